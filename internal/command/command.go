@@ -1,0 +1,205 @@
+// Package command defines courier's internal command model: the one shape
+// that every front end (the tag protocol today, JSON operations later) maps a
+// reply onto, and that the engine carries out and reports on.
+package command
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Type names a kind of command. The values are the tag names of the
+// CodingAgent protocol, so they read naturally in results and JSON output.
+type Type string
+
+// The command types courier understands.
+const (
+	CreateFile Type = "CREATE_FILE"
+	EditFile   Type = "EDIT_FILE"
+	DeleteFile Type = "DELETE_FILE"
+	ReadFile   Type = "READ_FILE"
+	RunCommand Type = "RUN_COMMAND"
+	Message    Type = "MESSAGE"
+	Done       Type = "DONE"
+	// ParseError stands for a block the parser could not understand; it
+	// carries the explanation that goes back to the LLM.
+	ParseError Type = "PARSE_ERROR"
+)
+
+// Types lists the commands an LLM may send, in the order the protocol text
+// presents them. Error messages use it to list the valid commands.
+var Types = []Type{CreateFile, EditFile, DeleteFile, ReadFile, RunCommand, Message, Done}
+
+// Edit is one search/replace pair of an EDIT_FILE command.
+type Edit struct {
+	Search  string `json:"search"`
+	Replace string `json:"replace"`
+}
+
+// Command is one instruction from a reply.
+//
+// Which fields apply depends on Type:
+//   - CREATE_FILE: Path, Content, NoOverwrite
+//   - EDIT_FILE: Path and either StartLine/EndLine with Content (line range)
+//     or Edits (search/replace)
+//   - DELETE_FILE: Path
+//   - READ_FILE: Path (a file or a glob), optionally StartLine/EndLine
+//   - RUN_COMMAND: Command, optionally Dir, Timeout, Env
+//   - MESSAGE, DONE: Text
+//   - PARSE_ERROR: Error, and Path when the broken block named one
+type Command struct {
+	Type Type `json:"type"`
+	// ID correlates a command with its result (JSON front ends set it).
+	ID   string `json:"id,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Content is the file body of CREATE_FILE or the replacement text of a
+	// line-range EDIT_FILE.
+	Content   string `json:"content,omitempty"`
+	StartLine int    `json:"start_line,omitempty"`
+	EndLine   int    `json:"end_line,omitempty"`
+	Edits     []Edit `json:"edits,omitempty"`
+	// NoOverwrite makes CREATE_FILE fail when the file exists.
+	NoOverwrite bool   `json:"no_overwrite,omitempty"`
+	Command     string `json:"command,omitempty"`
+	// Dir is the working folder of RUN_COMMAND, relative to the workspace.
+	Dir string `json:"dir,omitempty"`
+	// Timeout overrides the session's command timeout when non-zero.
+	Timeout time.Duration     `json:"timeout,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Text    string            `json:"text,omitempty"`
+	Error   string            `json:"error,omitempty"`
+	// Line is the 1-based line of the reply where the block starts.
+	Line int `json:"line,omitempty"`
+}
+
+// IsLineRange reports whether an EDIT_FILE replaces a line range rather than
+// applying search/replace pairs.
+func (c Command) IsLineRange() bool {
+	return c.Type == EditFile && len(c.Edits) == 0 && (c.StartLine != 0 || c.EndLine != 0)
+}
+
+// ChangesFiles reports whether the command may change the workspace's files.
+func (c Command) ChangesFiles() bool {
+	switch c.Type {
+	case CreateFile, EditFile, DeleteFile:
+		return true
+	}
+	return false
+}
+
+// MarshalJSON writes the fields that apply to the command's type, so that an
+// empty file body still appears as "content": "" for CREATE_FILE.
+func (c Command) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"type": c.Type}
+	if c.ID != "" {
+		m["id"] = c.ID
+	}
+	if c.Line != 0 {
+		m["line"] = c.Line
+	}
+	switch c.Type {
+	case CreateFile:
+		m["path"] = c.Path
+		m["content"] = c.Content
+		if c.NoOverwrite {
+			m["no_overwrite"] = true
+		}
+	case EditFile:
+		m["path"] = c.Path
+		if len(c.Edits) > 0 {
+			m["edits"] = c.Edits
+		} else {
+			m["start_line"] = c.StartLine
+			m["end_line"] = c.EndLine
+			m["content"] = c.Content
+		}
+	case DeleteFile:
+		m["path"] = c.Path
+	case ReadFile:
+		m["path"] = c.Path
+		if c.StartLine != 0 || c.EndLine != 0 {
+			m["start_line"] = c.StartLine
+			m["end_line"] = c.EndLine
+		}
+	case RunCommand:
+		m["command"] = c.Command
+		if c.Dir != "" {
+			m["dir"] = c.Dir
+		}
+		if c.Timeout != 0 {
+			m["timeout"] = c.Timeout.String()
+		}
+		if len(c.Env) > 0 {
+			m["env"] = c.Env
+		}
+	case Message, Done:
+		m["text"] = c.Text
+	case ParseError:
+		m["error"] = c.Error
+		if c.Path != "" {
+			m["path"] = c.Path
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (a timeout is a Go duration
+// string), so that journals round-trip.
+func (c *Command) UnmarshalJSON(data []byte) error {
+	type plain Command
+	var aux struct {
+		plain
+		Timeout string `json:"timeout,omitempty"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	*c = Command(aux.plain)
+	if aux.Timeout != "" {
+		d, err := time.ParseDuration(aux.Timeout)
+		if err != nil {
+			return err
+		}
+		c.Timeout = d
+	}
+	return nil
+}
+
+// Status is the outcome of one command.
+type Status string
+
+// The outcomes of a command.
+const (
+	OK Status = "ok"
+	// Failed covers every error: bad input, I/O errors, non-zero exits.
+	Failed Status = "failed"
+	// Rejected is a path outside the workspace.
+	Rejected Status = "rejected"
+	// Denied is a command the policy or the person refused.
+	Denied Status = "denied"
+	// Interrupted is a command cut short by a crash; it is not re-run.
+	Interrupted Status = "interrupted"
+)
+
+// Result is what happened when one command was carried out.
+type Result struct {
+	Type   Type   `json:"type"`
+	Path   string `json:"path,omitempty"`
+	Status Status `json:"status"`
+	// Summary is the one line shown after [OK] or [FAILED].
+	Summary string `json:"summary"`
+	// Output holds command output or further detail for the LLM.
+	Output string `json:"output,omitempty"`
+	// Diff is a unified diff of a file change.
+	Diff     string `json:"diff,omitempty"`
+	Added    int    `json:"added,omitempty"`
+	Removed  int    `json:"removed,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	// DurationMS is how long a RUN_COMMAND took.
+	DurationMS int64 `json:"durationMs,omitempty"`
+	// Command echoes a RUN_COMMAND's text, for the console.
+	Command string `json:"command,omitempty"`
+}
+
+// Success reports whether the command did what it was asked.
+func (r Result) Success() bool { return r.Status == OK }
