@@ -1,0 +1,81 @@
+// Package atomicfile writes files so that a reader, or a courier restarted
+// after a crash, sees either the old content or the new, never a mix.
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TempPrefix starts the name of every temporary file courier writes, so
+// that a crash leftover can be recognised, hidden and removed.
+const TempPrefix = ".courier-tmp-"
+
+// Write replaces path with data: it writes a temporary file in the same
+// folder, syncs it, renames it over path and syncs the folder, so the rename
+// itself survives a power cut. The temporary file never outlives the call.
+func Write(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
+// SyncDir makes a rename or creation in dir durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// IsTemp reports whether a file name is one of Write's temporary files.
+func IsTemp(name string) bool {
+	return len(name) > len(TempPrefix) && name[:len(TempPrefix)] == TempPrefix
+}
+
+// CleanTemps removes temporary files a crash left in dir.
+func CleanTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("clean %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if IsTemp(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("clean %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// RecordKind names a journal record.
+type RecordKind string
+
+// The journal records of a turn, in the order they are written.
+const (
+	// Begin is written before anything executes: which reply, which commands.
+	Begin RecordKind = "begin"
+	// Apply is written just before a file change, with the content hashes
+	// that let recovery tell whether the change happened.
+	Apply RecordKind = "apply"
+	// Start is written just before a RUN_COMMAND starts.
+	Start RecordKind = "start"
+	// Result is written once a command is finished.
+	Result RecordKind = "result"
+	// Decision records the person's answer to an approval question.
+	Decision RecordKind = "decision"
+	// Undone marks a turn whose file changes were reverted.
+	Undone RecordKind = "undone"
+)
+
+// Record is one line of a turn's journal.
+type Record struct {
+	Kind  RecordKind `json:"kind"`
+	Index int        `json:"index"`
+	At    time.Time  `json:"at"`
+
+	// Begin
+	ReplyHash string            `json:"replyHash,omitempty"`
+	ReplyFile string            `json:"replyFile,omitempty"`
+	Commands  []command.Command `json:"commands,omitempty"`
+
+	// Apply
+	Change *Change `json:"change,omitempty"`
+
+	// Result
+	Result *command.Result `json:"result,omitempty"`
+
+	// Decision
+	Approved bool   `json:"approved,omitempty"`
+	All      bool   `json:"all,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Change describes one file change before it is made.
+type Change struct {
+	Path string `json:"path"`
+	// Before is the blob of the content before the change, "" when the file
+	// did not exist.
+	Before     string      `json:"before,omitempty"`
+	BeforeMode fs.FileMode `json:"beforeMode,omitempty"`
+	// After is the hash of the content after the change, "" for a delete.
+	After string `json:"after,omitempty"`
+	// CreatedDirs are the folders the change makes, outermost first.
+	CreatedDirs []string `json:"createdDirs,omitempty"`
+	// Base and Range describe a line-range edit: the blob its line numbers
+	// refer to and the range it replaced there, so later edits of the same
+	// reply can still be placed.
+	Base  string `json:"base,omitempty"`
+	Range [2]int `json:"range,omitempty"`
+	// Done is the result to record once the change is in place.
+	Done command.Result `json:"done"`
+}
+
+// Hash is the content hash courier uses for replies and file contents.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Turn is the on-disk record of processing one reply: its journal, the
+// reply itself and the file contents needed to reverse it.
+type Turn struct {
+	Dir      string
+	Sequence int
+	Records  []Record
+	f        *os.File
+}
+
+// TurnDir returns the folder of the turn that answers outbox seq.
+func (s Store) TurnDir(id string, seq int) string {
+	return filepath.Join(s.Folder(id), "turns", fmt.Sprintf("%04d", seq))
+}
+
+// Turns lists the sequence numbers that have a turn folder, oldest first.
+func (s Store) Turns(id string) ([]int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Folder(id), "turns"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list turns of %s: %w", id, err)
+	}
+	var seqs []int
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() {
+			seqs = append(seqs, n)
+		}
+	}
+	sort.Ints(seqs)
+	return seqs, nil
+}
+
+// journalName is the file of a turn's records, one JSON object per line.
+const journalName = "journal.jsonl"
+
+// OpenTurn opens (creating if needed) the turn folder and its journal,
+// reading the records already there. A last line torn by a crash is cut
+// off: it was never acknowledged, so nothing relied on it.
+func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
+	dir := s.TurnDir(id, seq)
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	t := &Turn{Dir: dir, Sequence: seq}
+	p := filepath.Join(dir, journalName)
+	data, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	good := 0
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			break
+		}
+		t.Records = append(t.Records, r)
+		good += len(line) + 1
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	if good < len(data) {
+		if err := f.Truncate(int64(good)); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("repair journal of turn %d: %w", seq, err)
+		}
+	}
+	if _, err := f.Seek(int64(good), 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	t.f = f
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// ReadTurn reads a turn's records without opening it for writing.
+func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
+	dir := s.TurnDir(id, seq)
+	data, err := os.ReadFile(filepath.Join(dir, journalName))
+	if err != nil {
+		return nil, fmt.Errorf("read turn %d: %w", seq, err)
+	}
+	t := &Turn{Dir: dir, Sequence: seq}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var r Record
+		if len(line) == 0 || json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		t.Records = append(t.Records, r)
+	}
+	return t, nil
+}
+
+// Append writes a record durably: the call returns only once the record is
+// on disk, so whatever follows may rely on it after a crash.
+func (t *Turn) Append(r Record) error {
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if _, err := t.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := t.f.Sync(); err != nil {
+		return fmt.Errorf("journal: sync: %w", err)
+	}
+	t.Records = append(t.Records, r)
+	return nil
+}
+
+// Close releases the journal file.
+func (t *Turn) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.f = nil
+	return err
+}
+
+// SaveBlob stores content by its hash and returns the hash.
+func (t *Turn) SaveBlob(data []byte) (string, error) {
+	h := Hash(data)
+	p := filepath.Join(t.Dir, "blobs", h)
+	if _, err := os.Stat(p); err == nil {
+		return h, nil
+	}
+	if err := atomicfile.Write(p, data, 0o644); err != nil {
+		return "", fmt.Errorf("save snapshot: %w", err)
+	}
+	return h, nil
+}
+
+// Blob returns stored content by hash.
+func (t *Turn) Blob(hash string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(t.Dir, "blobs", hash))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", hash, err)
+	}
+	return data, nil
+}
+
+// SaveReply keeps the reply's raw bytes with the turn, so the turn can be
+// finished after a crash even if the inbox file is gone.
+func (t *Turn) SaveReply(raw []byte) error {
+	return atomicfile.Write(filepath.Join(t.Dir, "reply.txt"), raw, 0o644)
+}
+
+// Reply returns the raw reply kept with the turn.
+func (t *Turn) Reply() ([]byte, error) {
+	return os.ReadFile(filepath.Join(t.Dir, "reply.txt"))
+}
+
+// Begun returns the turn's begin record, if it has one.
+func (t *Turn) Begun() (Record, bool) {
+	for _, r := range t.Records {
+		if r.Kind == Begin {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// IsUndone reports whether the turn's changes were reverted.
+func (t *Turn) IsUndone() bool {
+	for _, r := range t.Records {
+		if r.Kind == Undone {
+			return true
+		}
+	}
+	return false
+}
+
+// Changes returns the apply records of the turn in order.
+func (t *Turn) Changes() []Record {
+	var out []Record
+	for _, r := range t.Records {
+		if r.Kind == Apply && r.Change != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,119 @@
+// Package session keeps courier's durable record of a task: the session
+// state file, the per-turn journal that makes processing a reply crash-safe,
+// the snapshots that make a turn reversible, and the lock that keeps two
+// processes off one session.
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// State is what sessions/<id>.json holds. The first eight fields are the
+// CodingAgent protocol's; the rest are courier's own.
+type State struct {
+	SessionID        string           `json:"sessionId"`
+	Task             string           `json:"task"`
+	SequenceNumber   int              `json:"sequenceNumber"`
+	IsComplete       bool             `json:"isComplete"`
+	CreatedAt        time.Time        `json:"createdAt"`
+	UpdatedAt        time.Time        `json:"updatedAt"`
+	LastResults      []command.Result `json:"lastResults"`
+	ReadFileRequests []ReadRequest    `json:"readFileRequests"`
+
+	// Workspace is the absolute folder the session works on.
+	Workspace string `json:"workspace"`
+	// Notices are told to the LLM at the top of the next outbox's results
+	// (an undo, a reply without commands).
+	Notices []string `json:"notices,omitempty"`
+	// Replies lists every reply applied, so a reply saved twice is
+	// recognised rather than run again.
+	Replies []ReplyRecord `json:"replies,omitempty"`
+	// Summary is the DONE text once the session is complete.
+	Summary string `json:"summary,omitempty"`
+	// Includes are glob patterns whose files the first outbox attaches.
+	Includes []string `json:"includes,omitempty"`
+	// ApprovedRules are "approve all like it" answers for this session.
+	ApprovedRules []string `json:"approvedRules,omitempty"`
+	// Pending is set while a turn waits for the person's approval.
+	Pending *Pending `json:"pending,omitempty"`
+}
+
+// ReadRequest is a READ_FILE waiting to be shown in the next outbox. It is
+// stored as a plain path string when it has no line range, as the protocol
+// describes, and as an object otherwise.
+type ReadRequest struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty"`
+}
+
+// MarshalJSON writes a plain path when there is no range.
+func (r ReadRequest) MarshalJSON() ([]byte, error) {
+	if r.StartLine == 0 && r.EndLine == 0 {
+		return json.Marshal(r.Path)
+	}
+	type plain ReadRequest
+	return json.Marshal(plain(r))
+}
+
+// UnmarshalJSON reads both forms MarshalJSON writes.
+func (r *ReadRequest) UnmarshalJSON(data []byte) error {
+	var p string
+	if err := json.Unmarshal(data, &p); err == nil {
+		*r = ReadRequest{Path: p}
+		return nil
+	}
+	type plain ReadRequest
+	var v plain
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("read request: %w", err)
+	}
+	*r = ReadRequest(v)
+	return nil
+}
+
+// ReplyRecord remembers one applied reply.
+type ReplyRecord struct {
+	// Hash is the SHA-256 of the decoded reply text, so the same reply
+	// re-saved with other line endings or encoding is still recognised.
+	Hash string `json:"hash"`
+	// Sequence is the outbox the reply answered.
+	Sequence  int       `json:"sequence"`
+	File      string    `json:"file"`
+	AppliedAt time.Time `json:"appliedAt"`
+}
+
+// Pending describes a command waiting for the person's decision.
+type Pending struct {
+	Sequence int    `json:"sequence"`
+	Index    int    `json:"index"`
+	Command  string `json:"command"`
+	Reason   string `json:"reason"`
+	Rule     string `json:"rule,omitempty"`
+}
+
+// FindReply returns the applied reply with the given hash.
+func (s *State) FindReply(hash string) (ReplyRecord, bool) {
+	for _, r := range s.Replies {
+		if r.Hash == hash {
+			return r, true
+		}
+	}
+	return ReplyRecord{}, false
+}
+
+// Status is a one-word description of where the session stands.
+func (s *State) Status() string {
+	switch {
+	case s.IsComplete:
+		return "complete"
+	case s.Pending != nil:
+		return "awaiting approval"
+	default:
+		return "waiting for reply"
+	}
+}

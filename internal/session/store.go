@@ -1,0 +1,158 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/hint"
+)
+
+// idPattern is the shape of a session id: the first 8 hex digits of a UUID.
+var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// ValidID reports whether id has the shape of a session id.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// ErrNotFound is returned for a session id with no session file.
+var ErrNotFound = errors.New("session not found")
+
+// CorruptError reports a session file that does not load. courier never
+// replaces such a file: the person decides what to do with it.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("session file %s is corrupt: %v", e.Path, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Store is the sessions folder.
+type Store struct {
+	Dir string
+}
+
+// Path returns the state file of a session.
+func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+".json") }
+
+// Folder returns the folder holding a session's journals and snapshots.
+func (s Store) Folder(id string) string { return filepath.Join(s.Dir, id) }
+
+// Load reads a session's state.
+func (s Store) Load(id string) (*State, error) {
+	if !ValidID(id) {
+		return nil, hint.Wrap(fmt.Errorf("'%s' is not a session id (8 hex digits)", id),
+			"run 'courier sessions' to list the sessions")
+	}
+	p := s.Path(id)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, hint.Wrap(fmt.Errorf("session %s: %w (no %s)", id, ErrNotFound, p),
+			"run 'courier sessions' to list the sessions")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return decodeState(p, id, data)
+}
+
+func decodeState(p, id string, data []byte) (*State, error) {
+	var st State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, hint.Wrap(&CorruptError{Path: p, Err: err},
+			"courier leaves it as it is; restore it from a backup or move it aside to forget the session")
+	}
+	if st.SessionID != id || st.SequenceNumber < 1 {
+		return nil, hint.Wrap(&CorruptError{Path: p, Err: fmt.Errorf("sessionId %q and sequenceNumber %d do not fit the file name", st.SessionID, st.SequenceNumber)},
+			"courier leaves it as it is; restore it from a backup or move it aside to forget the session")
+	}
+	return &st, nil
+}
+
+// Save writes a session's state atomically.
+func (s Store) Save(st *State) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", st.SessionID, err)
+	}
+	if err := atomicfile.Write(s.Path(st.SessionID), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("save session %s: %w", st.SessionID, err)
+	}
+	return nil
+}
+
+// Create saves a new session, refusing to replace an existing one.
+func (s Store) Create(st *State) error {
+	if _, err := os.Stat(s.Path(st.SessionID)); err == nil {
+		return fmt.Errorf("session %s already exists", st.SessionID)
+	}
+	if err := os.MkdirAll(s.Folder(st.SessionID), 0o755); err != nil {
+		return fmt.Errorf("create session %s: %w", st.SessionID, err)
+	}
+	return s.Save(st)
+}
+
+// List loads every session, newest update first. Files that do not load
+// are returned as errors next to the sessions that do.
+func (s Store) List() ([]*State, []error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("list sessions: %w", err)}
+	}
+	var out []*State
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || e.IsDir() || !ValidID(id) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(s.Dir, name))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read session %s: %w", id, err))
+			continue
+		}
+		st, err := decodeState(filepath.Join(s.Dir, name), id, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, st)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	return out, errs
+}
+
+// Latest returns the most recently updated incomplete session.
+func (s Store) Latest() (*State, error) {
+	all, errs := s.List()
+	for _, st := range all {
+		if !st.IsComplete {
+			return st, nil
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return nil, hint.Wrap(errors.New("no incomplete session"),
+		"start one with 'courier new \"TASK\"', or name a session id")
+}
+
+// Resolve loads the named session, or the latest incomplete one when id is
+// empty.
+func (s Store) Resolve(id string) (*State, error) {
+	if id == "" {
+		return s.Latest()
+	}
+	return s.Load(id)
+}

@@ -1,0 +1,146 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+)
+
+// Entry is one file of a listing.
+type Entry struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	Binary bool   `json:"binary,omitempty"`
+	// Files is set on folder summaries: how many files the folder holds.
+	Files int  `json:"files,omitempty"`
+	IsDir bool `json:"isDir,omitempty"`
+}
+
+// ListOptions shape a listing.
+type ListOptions struct {
+	// MaxEntries is how many lines the listing may have before folders are
+	// summarised (0: no limit).
+	MaxEntries int
+	// Ignore, when set, hides a path (slash form, relative) from the listing;
+	// for a folder it hides everything below it.
+	Ignore func(p string, isDir bool) bool
+}
+
+// skippedDirs are folders that are tool state or downloaded dependencies:
+// listing them would drown the LLM's context in noise.
+var skippedDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "node_modules": true,
+	"__pycache__": true, ".venv": true, "venv": true, ".mypy_cache": true,
+	".pytest_cache": true, ".tox": true, ".gradle": true, ".idea": true,
+	".next": true, ".cache": true,
+}
+
+// SkippedDir reports whether a folder name is always left out of listings.
+func SkippedDir(name string) bool { return skippedDirs[name] }
+
+// List walks the workspace and returns its files sorted by path, or folder
+// summaries when there are more than opts.MaxEntries files.
+func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
+	fsys := w.root.FS()
+	var files []Entry
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			// An unreadable folder is left out rather than failing the listing.
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if skippedDirs[name] || (opts.Ignore != nil && opts.Ignore(p, true)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if atomicfile.IsTemp(name) || (opts.Ignore != nil && opts.Ignore(p, false)) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		e := Entry{Path: p, Size: info.Size()}
+		if info.Mode().IsRegular() {
+			e.Binary = isBinary(fsys, p)
+		}
+		files = append(files, e)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list workspace: %w", err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	if opts.MaxEntries > 0 && len(files) > opts.MaxEntries {
+		return summarise(files, opts.MaxEntries), nil
+	}
+	return files, nil
+}
+
+// isBinary looks for a NUL byte in the first 8 KB, as git does.
+func isBinary(fsys fs.FS, p string) bool {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 8192)
+	n, _ := io.ReadFull(f, buf)
+	return bytes.IndexByte(buf[:n], 0) >= 0
+}
+
+// summarise groups files by folder at the deepest level whose listing still
+// fits in max lines, so a huge tree reads as a map rather than a flood.
+func summarise(files []Entry, max int) []Entry {
+	best := group(files, 1)
+	for depth := 2; ; depth++ {
+		g := group(files, depth)
+		if len(g) > max || len(g) == len(best) {
+			break
+		}
+		best = g
+	}
+	return best
+}
+
+// group lists files that sit less than depth folders deep individually and
+// folds the rest into their folder at that depth.
+func group(files []Entry, depth int) []Entry {
+	var out []Entry
+	index := map[string]int{}
+	for _, f := range files {
+		parts := strings.Split(f.Path, "/")
+		if len(parts) <= depth {
+			out = append(out, f)
+			continue
+		}
+		dir := path.Join(parts[:depth]...) + "/"
+		i, ok := index[dir]
+		if !ok {
+			i = len(out)
+			index[dir] = i
+			out = append(out, Entry{Path: dir, IsDir: true})
+		}
+		out[i].Files++
+		out[i].Size += f.Size
+	}
+	return out
+}

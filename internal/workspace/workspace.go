@@ -1,0 +1,282 @@
+// Package workspace carries out file operations inside one folder and never
+// outside it: every access goes through os.Root, so absolute paths, ".."
+// escapes and symlinks that lead out are refused by the kernel-level lookup.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+)
+
+// OutsideError reports a path that would leave the workspace.
+type OutsideError struct{ Path string }
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("Path '%s' is outside workspace", e.Path)
+}
+
+// IsOutside reports whether err is (or wraps) an OutsideError.
+func IsOutside(err error) bool {
+	var oe *OutsideError
+	return errors.As(err, &oe)
+}
+
+// Workspace is an open workspace folder.
+type Workspace struct {
+	dir  string
+	root *os.Root
+}
+
+// Open opens dir, which must exist, as a workspace.
+func Open(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	return &Workspace{dir: abs, root: r}, nil
+}
+
+// Close releases the workspace folder.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// Dir returns the absolute path of the workspace folder.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Clean checks a path an LLM wrote and returns it in canonical slash form,
+// relative to the workspace. Absolute paths and paths that climb out with
+// ".." are refused here; symlinks that lead out are refused by os.Root when
+// the path is used.
+func Clean(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	slashed := strings.ReplaceAll(p, `\`, "/")
+	if path.IsAbs(slashed) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" || hasDriveLetter(slashed) {
+		return "", &OutsideError{Path: p}
+	}
+	c := path.Clean(slashed)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", &OutsideError{Path: p}
+	}
+	return c, nil
+}
+
+// hasDriveLetter catches "C:/x" written on a Unix machine.
+func hasDriveLetter(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
+}
+
+// wrap turns os.Root's escape error into an OutsideError naming the path as
+// the LLM wrote it. os.Root does not export its error value, so the text is
+// the only way to recognise it.
+func wrap(p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return &OutsideError{Path: p}
+	}
+	return err
+}
+
+// ReadFile returns the content of a file in the workspace.
+func (w *Workspace) ReadFile(p string) ([]byte, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	info, err := w.root.Stat(c)
+	if err != nil {
+		return nil, wrap(p, err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("'%s' is a folder, not a file", p)
+	}
+	data, err := w.root.ReadFile(c)
+	return data, wrap(p, err)
+}
+
+// Stat describes a file in the workspace, following symlinks that stay
+// inside.
+func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	info, err := w.root.Stat(c)
+	return info, wrap(p, err)
+}
+
+// Exists reports whether a path exists in the workspace; a path outside is
+// an error.
+func (w *Workspace) Exists(p string) (bool, error) {
+	_, err := w.Stat(p)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
+}
+
+// WriteResult tells what WriteFile had to do besides writing.
+type WriteResult struct {
+	// Created lists the folders made for the file, outermost first.
+	CreatedDirs []string
+}
+
+// WriteFile replaces or creates a file atomically (temporary file, sync,
+// rename), making parent folders as needed and keeping an existing file's
+// permissions.
+func (w *Workspace) WriteFile(p string, data []byte) (WriteResult, error) {
+	var res WriteResult
+	c, err := Clean(p)
+	if err != nil {
+		return res, err
+	}
+	if c == "." {
+		return res, errors.New("path names the workspace folder itself, not a file")
+	}
+	perm := fs.FileMode(0o644)
+	if info, err := w.root.Stat(c); err == nil {
+		if info.IsDir() {
+			return res, fmt.Errorf("'%s' is a folder, not a file", p)
+		}
+		perm = info.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return res, wrap(p, err)
+	}
+	dir := path.Dir(c)
+	if dir != "." {
+		created, err := w.mkdirAll(p, dir)
+		res.CreatedDirs = created
+		if err != nil {
+			return res, err
+		}
+	}
+	tmp := path.Join(dir, fmt.Sprintf("%s%s-%d", atomicfile.TempPrefix, path.Base(c), time.Now().UnixNano()))
+	if err := w.writeTemp(p, tmp, data, perm); err != nil {
+		return res, err
+	}
+	if err := w.root.Rename(tmp, c); err != nil {
+		w.root.Remove(tmp)
+		return res, wrap(p, err)
+	}
+	return res, w.syncDir(dir)
+}
+
+func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode) (err error) {
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return wrap(p, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			w.root.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// mkdirAll makes the folders of dir that are missing and returns them.
+func (w *Workspace) mkdirAll(p, dir string) ([]string, error) {
+	var missing []string
+	for d := dir; d != "."; d = path.Dir(d) {
+		info, err := w.root.Stat(d)
+		if err == nil {
+			if !info.IsDir() {
+				return nil, fmt.Errorf("'%s' is a file, so it cannot hold '%s'", d, p)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, wrap(p, err)
+		}
+		missing = append(missing, d)
+	}
+	var created []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := w.root.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return created, wrap(p, err)
+		}
+		created = append(created, missing[i])
+	}
+	return created, nil
+}
+
+func (w *Workspace) syncDir(dir string) error {
+	d, err := w.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Remove deletes a file (never a folder). A symlink is removed itself, not
+// what it points to.
+func (w *Workspace) Remove(p string) error {
+	c, err := Clean(p)
+	if err != nil {
+		return err
+	}
+	info, err := w.root.Lstat(c)
+	if err != nil {
+		return wrap(p, err)
+	}
+	if info.IsDir() {
+		return fmt.Errorf("'%s' is a folder; DELETE_FILE deletes files only", p)
+	}
+	if err := w.root.Remove(c); err != nil {
+		return wrap(p, err)
+	}
+	return w.syncDir(path.Dir(c))
+}
+
+// RemoveEmptyDir removes a folder if it is empty, and is quiet otherwise.
+func (w *Workspace) RemoveEmptyDir(p string) error {
+	c, err := Clean(p)
+	if err != nil {
+		return err
+	}
+	entries, err := fs.ReadDir(w.root.FS(), c)
+	if err != nil || len(entries) > 0 {
+		return nil
+	}
+	return wrap(p, w.root.Remove(c))
+}
+
+// Chmod sets a file's permission bits.
+func (w *Workspace) Chmod(p string, mode fs.FileMode) error {
+	c, err := Clean(p)
+	if err != nil {
+		return err
+	}
+	return wrap(p, w.root.Chmod(c, mode))
+}
+
+// FS returns the workspace as a read-only fs.FS.
+func (w *Workspace) FS() fs.FS { return w.root.FS() }
