@@ -1,0 +1,146 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+const (
+	// killGrace is how long a timed-out or canceled command gets between
+	// SIGTERM and SIGKILL to clean up (remove lock files, flush output).
+	killGrace = time.Second
+	// drainGrace bounds the wait for the output pipe to close after the
+	// process group is dead. Only a process that left the group (a daemon
+	// that called setsid) can hold it open longer; Run stops reading then.
+	drainGrace = 500 * time.Millisecond
+)
+
+type processSpec struct {
+	argv []string
+	dir  string
+	env  []string
+	out  io.Writer
+}
+
+// process is a started command: the shell (leader of its own session and
+// process group) and the goroutines that copy its output and watch it exit.
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	r      *os.File
+	copied chan struct{} // closed when the output copy ends
+	exited chan struct{} // closed when the shell has exited (see watchExit)
+}
+
+// startProcess starts the command with stdout and stderr on one pipe, so
+// their output interleaves as it arrives, and stdin on /dev/null.
+func startProcess(ps processSpec) (*process, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create output pipe: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path:        ps.argv[0],
+		Args:        ps.argv,
+		Dir:         ps.dir,
+		Env:         ps.env,
+		Stdout:      w, // an *os.File is handed to the child as is: no copy goroutine in os/exec
+		Stderr:      w,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("start %s: %w", ps.argv[0], err)
+	}
+	p := &process{
+		cmd:    cmd,
+		pgid:   cmd.Process.Pid, // Setsid makes the shell the group leader
+		r:      r,
+		copied: make(chan struct{}),
+		exited: make(chan struct{}),
+	}
+	go func() {
+		defer close(p.copied)
+		_, _ = io.Copy(ps.out, r) // a read error only ends the capture early
+	}()
+	go p.watchExit()
+	return p, nil
+}
+
+// ending says how a command ended.
+type ending struct {
+	exitCode int
+	timedOut bool
+	canceled bool
+}
+
+// wait waits for the shell to exit, the timeout, or ctx; then kills what is
+// left of the process group, reaps the shell and finishes reading output.
+func (p *process) wait(ctx context.Context, timeout time.Duration) ending {
+	var limit <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		limit = t.C
+	}
+	var end ending
+	select {
+	case <-p.exited:
+	case <-limit:
+		end.timedOut = true
+		p.stop()
+	case <-ctx.Done():
+		end.canceled = true
+		p.stop()
+	}
+	// Background jobs the shell left behind die with it. On Linux the shell
+	// is not reaped yet, so its pid, which is the group id, cannot have been
+	// reused by an unrelated process.
+	p.signalGroup(syscall.SIGKILL)
+	p.reap()
+	p.drain()
+	end.exitCode = p.cmd.ProcessState.ExitCode() // -1 if killed by a signal
+	if end.timedOut || end.canceled {
+		end.exitCode = -1
+	}
+	return end
+}
+
+// stop ends a running command: SIGTERM to the whole group, then SIGKILL
+// after killGrace if the shell is still there.
+func (p *process) stop() {
+	p.signalGroup(syscall.SIGTERM)
+	grace := time.NewTimer(killGrace)
+	defer grace.Stop()
+	select {
+	case <-p.exited:
+	case <-grace.C:
+	}
+	p.signalGroup(syscall.SIGKILL)
+	<-p.exited
+}
+
+func (p *process) signalGroup(sig syscall.Signal) {
+	// ESRCH only means the group is already gone.
+	_ = syscall.Kill(-p.pgid, sig)
+}
+
+// drain waits for the output copy to reach end of file, or gives up after
+// drainGrace when a process outside the group still holds the pipe.
+func (p *process) drain() {
+	grace := time.NewTimer(drainGrace)
+	defer grace.Stop()
+	select {
+	case <-p.copied:
+	case <-grace.C:
+	}
+	p.r.Close() // unblocks a pending read
+	<-p.copied
+}

@@ -1,0 +1,119 @@
+// Package shell runs one RUN_COMMAND for courier: /bin/sh -c in the
+// workspace, with no stdin, a filtered environment, a time limit that kills
+// everything the command started, capped output, and optionally the Landlock
+// sandbox.
+package shell
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/courier-agent/courier/internal/sandbox"
+)
+
+// DefaultMaxOutput is the number of output characters kept when
+// Spec.MaxOutput is 0, as the CodingAgent protocol specifies.
+const DefaultMaxOutput = 4000
+
+// shellPath is the shell every command runs in. It is absolute because the
+// sandbox launcher executes it without a PATH search.
+const shellPath = "/bin/sh"
+
+// Spec describes one command to run.
+type Spec struct {
+	Command   string            // shell text, run as `/bin/sh -c Command`
+	Dir       string            // absolute working folder (the workspace root or a folder in it)
+	Timeout   time.Duration     // whole-run limit; 0 means no limit
+	MaxOutput int               // characters of output kept (DefaultMaxOutput if 0)
+	Env       []string          // base environment (e.g. os.Environ()); Run filters it with FilterEnv
+	ExtraEnv  map[string]string // set after filtering (the command's own env)
+	KeepEnv   []string          // names or globs of variables kept even though they look secret
+	Sandbox   *sandbox.Options  // nil: no OS sandbox
+}
+
+// Result is what a finished command left behind.
+type Result struct {
+	ExitCode  int           // -1 when killed by a signal, timed out or canceled
+	Output    string        // stdout and stderr interleaved as they arrived, capped
+	TimedOut  bool          // the Timeout ran out and the command was killed
+	Canceled  bool          // ctx was canceled and the command was killed
+	Duration  time.Duration // from start until every process of the command was gone
+	Truncated bool          // Output lost characters to the cap
+	Sandboxed bool          // Landlock was in force
+}
+
+// Run runs spec.Command and waits for it, its time limit, or ctx.
+//
+// The command runs in a new session (so it has no controlling terminal and
+// cannot prompt on the person's terminal) whose process group contains
+// everything it starts. When the shell exits, or when the time limit or ctx
+// ends it, Run kills the whole group: courier leaves no background processes
+// behind, and a grandchild that holds the output pipe cannot keep Run
+// waiting.
+//
+// The error is non-nil only when the command could not be started; a
+// command that failed, timed out or was canceled is described by Result.
+func Run(ctx context.Context, spec Spec) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("command not started: %w", err)
+	}
+	if !filepath.IsAbs(spec.Dir) {
+		return Result{}, fmt.Errorf("working folder %q is not an absolute path", spec.Dir)
+	}
+	argv, sandboxed, err := commandLine(spec)
+	if err != nil {
+		return Result{}, err
+	}
+	env := mergeEnv(FilterEnv(spec.Env, spec.KeepEnv), spec.ExtraEnv)
+	maxOutput := spec.MaxOutput
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxOutput
+	}
+	out := newCapture(maxOutput)
+
+	begin := time.Now()
+	p, err := startProcess(processSpec{argv: argv, dir: spec.Dir, env: env, out: out})
+	if err != nil {
+		return Result{}, err
+	}
+	end := p.wait(ctx, spec.Timeout)
+	res := Result{
+		ExitCode:  end.exitCode,
+		Output:    out.text(),
+		TimedOut:  end.timedOut,
+		Canceled:  end.canceled,
+		Duration:  time.Since(begin),
+		Truncated: out.truncated(),
+		Sandboxed: sandboxed,
+	}
+	return res, nil
+}
+
+// commandLine returns the argv to execute and whether it runs under
+// Landlock. Without Landlock support it falls back to running unconfined,
+// unless the sandbox is strict.
+func commandLine(spec Spec) ([]string, bool, error) {
+	argv := []string{shellPath, "-c", spec.Command}
+	if spec.Sandbox == nil {
+		return argv, false, nil
+	}
+	abi, err := sandbox.Available()
+	if abi == 0 {
+		if spec.Sandbox.Strict {
+			return nil, false, fmt.Errorf("landlock is not available on this kernel (%w); the command was not run because the sandbox is strict", err)
+		}
+		return argv, false, nil
+	}
+	opts := *spec.Sandbox
+	if opts.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, false, fmt.Errorf("find courier's executable for the sandbox: %w", err)
+		}
+		opts.Exe = exe
+	}
+	return sandbox.Command(opts, argv), true, nil
+}

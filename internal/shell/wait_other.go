@@ -1,0 +1,16 @@
+//go:build !linux
+
+package shell
+
+// watchExit closes p.exited when the shell exits. Without waitid's WNOWAIT
+// the shell is reaped here, so the later group kill has a tiny window in
+// which the group id could have been reused.
+func (p *process) watchExit() {
+	defer close(p.exited)
+	_ = p.cmd.Wait() // the exit status is read from ProcessState
+}
+
+// reap waits for watchExit, which already reaped the shell.
+func (p *process) reap() {
+	<-p.exited
+}
