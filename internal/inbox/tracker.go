@@ -1,0 +1,192 @@
+package inbox
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// version is one state of a file as stat sees it. A change of size, mtime or
+// identity (an editor's atomic replace makes a new file) means the file is
+// still being written and its settle period starts again.
+type version struct {
+	info fs.FileInfo
+}
+
+func (v version) same(o version) bool {
+	if v.info == nil || o.info == nil {
+		return v.info == o.info
+	}
+	return v.info.Size() == o.info.Size() &&
+		v.info.ModTime().Equal(o.info.ModTime()) &&
+		os.SameFile(v.info, o.info)
+}
+
+// entry is what the tracker knows about one candidate file.
+type entry struct {
+	seen  version
+	since time.Time // when seen was first observed
+	// done means seen needs no delivery: it was delivered, or its content
+	// equals what was delivered last.
+	done      bool
+	delivered bool
+	sum       [sha256.Size]byte // content of the last delivery
+	readErr   string            // last read failure, so it is reported once
+}
+
+// tracker decides when candidate files have settled. It is used from one
+// goroutine only.
+type tracker struct {
+	settle time.Duration
+	files  map[string]*entry
+}
+
+func newTracker(settle time.Duration) *tracker {
+	return &tracker{settle: settle, files: make(map[string]*entry)}
+}
+
+// observe stats path and records its state at now. It reports whether the
+// state differs from what was recorded (a new file, a change, or removal).
+func (t *tracker) observe(path string, now time.Time) bool {
+	info, err := os.Lstat(path)
+	if err != nil {
+		// Gone (moved to processed/) or unreadable: nothing to deliver.
+		_, had := t.files[path]
+		delete(t.files, path)
+		return had
+	}
+	return t.record(path, info, now)
+}
+
+// record notes info as the state of path at now and reports whether it
+// changed.
+func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
+	if !info.Mode().IsRegular() {
+		_, had := t.files[path]
+		delete(t.files, path)
+		return had
+	}
+	v := version{info: info}
+	e := t.files[path]
+	if e == nil {
+		e = &entry{}
+		t.files[path] = e
+	} else if e.seen.same(v) {
+		return false
+	}
+	e.seen, e.since, e.done = v, now, false
+	return true
+}
+
+// keepOnly forgets files that a listing no longer shows.
+func (t *tracker) keepOnly(present map[string]bool) {
+	for path := range t.files {
+		if !present[path] {
+			delete(t.files, path)
+		}
+	}
+}
+
+// waiting reports whether e still has a version to deliver. Empty files never
+// count: browsers create the final name empty before the download lands, and
+// an empty reply carries no commands anyway.
+func (e *entry) waiting() bool {
+	return !e.done && e.seen.info.Size() > 0
+}
+
+// ready lists the files that have been unchanged for the settle period, in
+// the order the protocol processes replies: oldest write first.
+func (t *tracker) ready(now time.Time) []string {
+	var rs []reply
+	for path, e := range t.files {
+		if e.waiting() && !now.Before(e.since.Add(t.settle)) {
+			rs = append(rs, reply{path: path, info: e.seen.info})
+		}
+	}
+	sortOldestFirst(rs)
+	paths := make([]string, len(rs))
+	for i, r := range rs {
+		paths[i] = r.path
+	}
+	return paths
+}
+
+// nextDue reports when the earliest waiting file will have settled.
+func (t *tracker) nextDue() (time.Time, bool) {
+	var next time.Time
+	found := false
+	for _, e := range t.files {
+		if !e.waiting() {
+			continue
+		}
+		due := e.since.Add(t.settle)
+		if !found || due.Before(next) {
+			next, found = due, true
+		}
+	}
+	return next, found
+}
+
+// confirm checks, just before delivery, that a ready file still exists, is
+// unchanged, is readable, and holds content not delivered before. It
+// returns the content's checksum when the file should be delivered. A read
+// failure is returned once per distinct failure, and retried after another
+// settle period.
+func (t *tracker) confirm(path string, now time.Time) ([sha256.Size]byte, bool, error) {
+	var zero [sha256.Size]byte
+	e := t.files[path]
+	if e == nil || t.observe(path, now) {
+		return zero, false, nil
+	}
+	sum, err := hashFile(path)
+	if err != nil {
+		return zero, false, t.readFailed(path, e, err, now)
+	}
+	e.readErr = ""
+	if t.observe(path, now) {
+		return zero, false, nil // written to while being read
+	}
+	if e.delivered && sum == e.sum {
+		e.done = true
+		return zero, false, nil
+	}
+	return sum, true, nil
+}
+
+func (t *tracker) readFailed(path string, e *entry, err error, now time.Time) error {
+	if errors.Is(err, fs.ErrNotExist) || t.observe(path, now) {
+		return nil
+	}
+	e.since = now // back off for one settle period
+	if err.Error() == e.readErr {
+		return nil
+	}
+	e.readErr = err.Error()
+	return err
+}
+
+// delivered records that path was handed over with content sum.
+func (t *tracker) delivered(path string, sum [sha256.Size]byte) {
+	if e := t.files[path]; e != nil {
+		e.done, e.delivered, e.sum = true, true, sum
+	}
+}
+
+func hashFile(path string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, fmt.Errorf("read reply: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, fmt.Errorf("read reply: %w", err)
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
+}

@@ -1,0 +1,220 @@
+package inbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Defaults for the zero fields of WatchOptions.
+const (
+	DefaultInterval = 500 * time.Millisecond
+	DefaultRescan   = 2 * time.Second
+	// DefaultSettle is long enough to bridge the pauses of an editor or
+	// browser writing a file in pieces, and short next to a chat turn.
+	DefaultSettle = time.Second
+)
+
+// WatchOptions tunes Watch. The zero value watches with file events.
+type WatchOptions struct {
+	// Poll lists the folder every Interval instead of using file events.
+	Poll bool
+	// Interval is the polling period (default DefaultInterval).
+	Interval time.Duration
+	// Rescan is the period of the safety listing done alongside file
+	// events, which finds files whose events never arrive, as on network
+	// and virtual filesystems (default DefaultRescan).
+	Rescan time.Duration
+	// Settle is how long a file must stay unchanged (size, modification
+	// time and identity) before it is delivered (default DefaultSettle).
+	Settle time.Duration
+	// Log, if set, receives one line whenever Watch changes how it watches:
+	// falling back to polling, rescanning after lost events, an unreadable
+	// folder or file.
+	Log io.Writer
+}
+
+func (o WatchOptions) withDefaults() WatchOptions {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Rescan <= 0 {
+		o.Rescan = DefaultRescan
+	}
+	if o.Settle <= 0 {
+		o.Settle = DefaultSettle
+	}
+	return o
+}
+
+// Watch calls deliver with the path of each complete reply file in dir until
+// ctx is done, and then returns nil. It starts with the files already there,
+// oldest first.
+//
+// A file is delivered once it has stayed unchanged for Settle, so a reply
+// written in pieces is delivered once, whole. It is delivered again only if
+// its content changes later; a file that is removed and reappears counts as
+// new. Empty files wait until they have content. Just before each delivery
+// Watch checks that the file still exists and is readable, so a file moved
+// away (to processed/) is not delivered.
+//
+// deliver runs on Watch's goroutine: while it runs nothing else is delivered,
+// and changes it makes to the folder (moving the file away) are seen before
+// the next delivery. If deliver returns an error, Watch stops and returns it
+// unchanged.
+//
+// If file events cannot be set up (inotify limits, unsupported filesystem)
+// Watch notes it on Log and polls instead.
+func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path string) error) error {
+	dir = filepath.Clean(dir)
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("watch inbox: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("watch inbox: %s is not a folder", dir)
+	}
+	w := &watcher{
+		dir:     dir,
+		opts:    opts.withDefaults(),
+		deliver: deliver,
+		files:   newTracker(opts.withDefaults().Settle),
+	}
+	if !w.opts.Poll {
+		w.startEvents()
+	}
+	defer w.stopEvents()
+	return w.run(ctx)
+}
+
+// watcher is the state of one Watch call; only Watch's goroutine uses it.
+type watcher struct {
+	dir     string
+	opts    WatchOptions
+	deliver func(string) error
+	files   *tracker
+	events  *fsnotify.Watcher // nil when polling
+	// dirLost is set when the folder itself was removed or renamed, which
+	// ends its event watch; rescans try to watch it again.
+	dirLost bool
+	scanErr string // last listing failure, so it is reported once
+}
+
+func (w *watcher) run(ctx context.Context) error {
+	if err := w.scan(time.Now()); err != nil {
+		return fmt.Errorf("watch inbox: %w", err)
+	}
+	ticker := time.NewTicker(w.scanPeriod())
+	defer ticker.Stop()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	events, errs := w.eventChannels()
+	for {
+		if err := w.deliverReady(ctx); err != nil {
+			return err
+		}
+		w.arm(timer)
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			w.handleEvent(ev)
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			w.handleEventError(err)
+		case <-ticker.C:
+			w.rescan()
+		case <-timer.C:
+		}
+	}
+}
+
+// scanPeriod is how often the folder is listed: constantly when polling,
+// rarely as a safety net beside file events.
+func (w *watcher) scanPeriod() time.Duration {
+	if w.events == nil {
+		return w.opts.Interval
+	}
+	return w.opts.Rescan
+}
+
+// arm sets timer to fire when the next waiting file settles.
+func (w *watcher) arm(timer *time.Timer) {
+	next, ok := w.files.nextDue()
+	if !ok {
+		timer.Stop()
+		return
+	}
+	timer.Reset(max(time.Until(next), 0))
+}
+
+// deliverReady hands over every settled file, oldest first.
+func (w *watcher) deliverReady(ctx context.Context) error {
+	for _, path := range w.files.ready(time.Now()) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		sum, ok, err := w.files.confirm(path, time.Now())
+		if err != nil {
+			w.notef("cannot read %s yet: %v", path, err)
+		}
+		if !ok {
+			continue
+		}
+		if err := w.deliver(path); err != nil {
+			return err
+		}
+		w.files.delivered(path, sum)
+	}
+	return nil
+}
+
+// scan lists the folder and records the state of every candidate in it.
+func (w *watcher) scan(now time.Time) error {
+	found, err := listReplies(w.dir)
+	if err != nil {
+		return err
+	}
+	present := make(map[string]bool, len(found))
+	for _, r := range found {
+		present[r.path] = true
+		w.files.record(r.path, r.info, now)
+	}
+	w.files.keepOnly(present)
+	return nil
+}
+
+// rescan is the periodic listing; failures are reported once and retried,
+// since a network folder may come back.
+func (w *watcher) rescan() {
+	if w.dirLost {
+		w.rewatch()
+	}
+	err := w.scan(time.Now())
+	switch {
+	case err != nil && err.Error() != w.scanErr:
+		w.scanErr = err.Error()
+		w.notef("%v; retrying", err)
+	case err == nil && w.scanErr != "":
+		w.scanErr = ""
+		w.notef("inbox %s is readable again", w.dir)
+	}
+}
+
+func (w *watcher) notef(format string, args ...any) {
+	if w.opts.Log != nil {
+		fmt.Fprintf(w.opts.Log, format+"\n", args...)
+	}
+}
