@@ -31,11 +31,11 @@ func fail(stderr io.Writer, err error) int {
 
 // confine applies the Landlock rules for opts to the current process.
 func confine(opts Options) error {
-	abi, err := Available()
+	abi, err := Check(opts)
+	if err != nil {
+		return err
+	}
 	if abi == 0 {
-		if opts.Strict {
-			return fmt.Errorf("landlock is not available on this kernel (%w)", err)
-		}
 		return nil
 	}
 	if err := landlockConfig(opts).BestEffort().Restrict(rules(opts, abi)...); err != nil {

@@ -94,17 +94,17 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 
 // commandLine returns the argv to execute and whether it runs under
 // Landlock. Without Landlock support it falls back to running unconfined,
-// unless the sandbox is strict.
+// unless the sandbox options forbid that (see sandbox.Check).
 func commandLine(spec Spec) ([]string, bool, error) {
 	argv := []string{shellPath, "-c", spec.Command}
 	if spec.Sandbox == nil {
 		return argv, false, nil
 	}
-	abi, err := sandbox.Available()
+	abi, err := sandbox.Check(*spec.Sandbox)
+	if err != nil {
+		return nil, false, err
+	}
 	if abi == 0 {
-		if spec.Sandbox.Strict {
-			return nil, false, fmt.Errorf("landlock is not available on this kernel (%w); the command was not run because the sandbox is strict", err)
-		}
 		return argv, false, nil
 	}
 	opts := *spec.Sandbox
