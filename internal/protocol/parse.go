@@ -1,0 +1,151 @@
+package protocol
+
+import (
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// Reply is a parsed reply.
+type Reply struct {
+	// Session is the session id the reply echoes ("Session: a1b2c3d4"
+	// before the first command), lower case; "" if none.
+	Session string
+	// Sequence is the echoed "Sequence: 3"; 0 if none.
+	Sequence int
+	// Commands are in order of appearance, PARSE_ERROR entries included.
+	Commands []command.Command
+}
+
+// Parse reads decoded reply text (see Decode). It never fails: whatever it
+// cannot understand becomes a command.ParseError entry whose Error tells the
+// LLM what to resend. Every command's Line is the 1-based line of its
+// opening tag.
+//
+// The rules, beyond the protocol text:
+//   - A tag counts only at the start of a line (after indentation, invisible
+//     characters and one Markdown list marker); prose, fences and reasoning
+//     sections (<think>...</think>) around blocks are ignored.
+//   - A body ends at its closing tag line. A file body (CREATE_FILE,
+//     EDIT_FILE) may contain other tags, so only a new tag of the same
+//     command ends it early; other bodies end at any command tag. A block
+//     ended early or by the end of the reply is reported, not run, except a
+//     final [DONE] whose summary runs to the end of the reply.
+//   - File content is the body's lines each ending in "\n" (an empty body is
+//     ""), so a body of N lines makes a file of N lines; see fileText for
+//     the fence and indentation rules.
+func Parse(text string) Reply {
+	r, _ := parseSpans(text)
+	return r
+}
+
+// span is a run of reply lines that is either prose or one command's block.
+// The spans of a reply tile its lines exactly; the fuzz test checks this.
+type span struct {
+	first, end int // 0-based line numbers, end exclusive
+	cmd        int // index into Reply.Commands, or -1 for prose
+}
+
+// maxErrors caps the PARSE_ERROR entries of one reply; the rest are
+// summarised in one last entry, so that an adversarial reply cannot make
+// the parser build millions of messages nobody will read.
+const maxErrors = 100
+
+// parser holds the state of one Parse call.
+type parser struct {
+	text   string
+	reply  Reply
+	spans  []span
+	errors int
+	// more counts problems beyond maxErrors; moreCmd is the index of the
+	// summary entry that stands for them.
+	more, moreCmd int
+	seenCommand   bool // header echo lines count only before the first tag
+	seenThink     bool
+}
+
+// cursor is the start of a line: its byte offset and 0-based number. An
+// offset beyond the text means there are no more lines.
+type cursor struct{ pos, line int }
+
+func parseSpans(text string) (Reply, []span) {
+	if strings.Contains(text, "\r\n") {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+	p := &parser{text: text, moreCmd: -1}
+	for c := (cursor{}); !p.done(c); {
+		line, next := p.lineAt(c)
+		c = p.step(c, line, next)
+	}
+	return p.reply, p.spans
+}
+
+func (p *parser) done(c cursor) bool { return c.pos > len(p.text) }
+
+// lineAt returns the line at c, without its "\n", and the next line's cursor.
+func (p *parser) lineAt(c cursor) (string, cursor) {
+	rest := p.text[c.pos:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		return rest[:i], cursor{c.pos + i + 1, c.line + 1}
+	}
+	return rest, cursor{len(p.text) + 1, c.line + 1}
+}
+
+// step handles the line at c and returns where to go on.
+func (p *parser) step(c cursor, line string, next cursor) cursor {
+	if r, ok := p.think(c, line, next); ok {
+		return r
+	}
+	t := classify(line)
+	switch t.kind {
+	case kindOpen:
+		p.seenCommand = true
+		if t.typ == command.DeleteFile || t.typ == command.ReadFile {
+			return p.selfClosing(c, t, next)
+		}
+		return p.block(c, t, next)
+	case kindOther:
+		return p.unknown(c, t, next)
+	case kindClose:
+		if p.strayCloser(c, t, next) {
+			return next
+		}
+	}
+	if !p.seenCommand {
+		p.header(line)
+	}
+	p.prose(c.line, next.line)
+	return next
+}
+
+// prose records lines that are not part of any command.
+func (p *parser) prose(first, end int) {
+	if n := len(p.spans); n > 0 && p.spans[n-1].cmd < 0 && p.spans[n-1].end == first {
+		p.spans[n-1].end = end
+		return
+	}
+	p.spans = append(p.spans, span{first, end, -1})
+}
+
+// add records a command whose block covers lines [first, end).
+func (p *parser) add(cmd command.Command, first, end int) {
+	cmd.Line = first + 1
+	p.spans = append(p.spans, span{first, end, len(p.reply.Commands)})
+	p.reply.Commands = append(p.reply.Commands, cmd)
+}
+
+// fail records a PARSE_ERROR covering lines [first, end).
+func (p *parser) fail(msg, path string, first, end int) {
+	p.errors++
+	if p.errors <= maxErrors {
+		p.add(command.Command{Type: command.ParseError, Error: msg, Path: path}, first, end)
+		return
+	}
+	if p.moreCmd < 0 {
+		p.moreCmd = len(p.reply.Commands)
+		p.reply.Commands = append(p.reply.Commands, command.Command{Type: command.ParseError, Line: first + 1})
+	}
+	p.more++
+	p.reply.Commands[p.moreCmd].Error = moreProblems(p.more, p.reply.Commands[p.moreCmd].Line)
+	p.spans = append(p.spans, span{first, end, p.moreCmd})
+}

@@ -1,0 +1,164 @@
+package protocol
+
+import (
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// bodyScan is where a block's body ends and why.
+type bodyScan struct {
+	body   string // the lines between the tags, each with its "\n"
+	closed bool
+	resume cursor // where parsing goes on
+	// stop is the tag that ended an unclosed body early (line is 0-based);
+	// stop.typ is "" when the reply ended first.
+	stop tagAt
+	// skipped are command tags inside an unclosed file body, not run.
+	skipped  []tagAt
+	nSkipped int
+	// wrong is the first closing tag of another name inside the body, a
+	// likely typo for the missing one.
+	wrong tagAt
+}
+
+// tagAt names a tag and its 0-based line.
+type tagAt struct {
+	name string
+	line int
+}
+
+// maxListed bounds the tags an error message lists.
+const maxListed = 5
+
+// scanBody finds the end of the body of a typ block that starts at from.
+// Every line is looked at once: parsing goes on where the scan stopped.
+func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
+	fileBody := typ == command.CreateFile || typ == command.EditFile
+	var sc bodyScan
+	c := from
+	for !p.done(c) {
+		line, next := p.lineAt(c)
+		t := classify(line)
+		switch {
+		case t.kind == kindClose && t.name == string(typ):
+			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
+			return sc
+		case t.kind == kindClose && sc.wrong.name == "":
+			sc.wrong = tagAt{t.name, c.line}
+		case t.kind == kindOpen && (!fileBody || t.typ == typ):
+			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
+			return sc
+		case t.kind == kindOpen:
+			if len(sc.skipped) < maxListed {
+				sc.skipped = append(sc.skipped, tagAt{string(t.typ), c.line})
+			}
+			sc.nSkipped++
+		}
+		c = next
+	}
+	if from.pos < len(p.text) {
+		sc.body = p.text[from.pos:]
+	}
+	sc.resume = c
+	return sc
+}
+
+// block handles a command with a body, whose opening tag t is at c.
+func (p *parser) block(c cursor, t tagLine, next cursor) cursor {
+	var sc bodyScan
+	if t.hasInline {
+		sc = bodyScan{body: t.inline + "\n", closed: true, resume: next}
+	} else {
+		sc = p.scanBody(t.typ, next)
+		if lead := leadText(t); lead != "" {
+			sc.body = lead + "\n" + sc.body
+		}
+	}
+	cmd, problem := buildBlock(t, sc.body, c.line+1)
+	switch {
+	case !sc.closed && t.typ == command.Done && sc.stop.name == "" && problem == "":
+		// A final [DONE] without its closing tag still ends the session.
+		p.add(cmd, c.line, sc.resume.line)
+	case !sc.closed:
+		p.fail(joinProblems(unclosedMessage(t, c.line, cmd.Path, sc), problem), cmd.Path, c.line, sc.resume.line)
+	case problem != "":
+		p.fail(problem, cmd.Path, c.line, sc.resume.line)
+	default:
+		p.add(cmd, c.line, sc.resume.line)
+	}
+	return sc.resume
+}
+
+// leadText is text after a [MESSAGE] or [DONE] tag on its own line, which
+// starts the body; after other tags it is a mistake reported by buildBlock.
+func leadText(t tagLine) string {
+	if t.typ != command.Message && t.typ != command.Done {
+		return ""
+	}
+	return trimLead(t.trailing)
+}
+
+// selfClosing handles DELETE_FILE and READ_FILE. A needless closing tag
+// right after (blank lines allowed) is taken as part of the command.
+func (p *parser) selfClosing(c cursor, t tagLine, next cursor) cursor {
+	cmd, problem := buildSimple(t, c.line+1)
+	end := next
+	for e := next; !p.done(e); {
+		line, after := p.lineAt(e)
+		if isBlankLine(line) {
+			e = after
+			continue
+		}
+		if ct := classify(line); ct.kind == kindClose && ct.name == t.name {
+			end = after
+		}
+		break
+	}
+	if problem != "" {
+		p.fail(problem, cmd.Path, c.line, end.line)
+	} else {
+		p.add(cmd, c.line, end.line)
+	}
+	return end
+}
+
+// unknown handles a tag line whose name courier does not know. It is
+// reported when it looks like a command: a near miss of a known name,
+// attributes, or a matching closing tag before the next tag line. The scan
+// for that closing tag stops at the next tag line, so no line is scanned
+// twice by it.
+func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
+	end := next
+	closed := false
+	for e := next; !p.done(e); {
+		line, after := p.lineAt(e)
+		ct := classify(line)
+		if ct.kind == kindClose && ct.name == t.name {
+			end, closed = after, true
+		}
+		if ct.kind != kindText {
+			break
+		}
+		e = after
+	}
+	if !commandLike(t) && !(closed && isUpperName(t.written)) {
+		p.prose(c.line, next.line)
+		return next
+	}
+	if !closed {
+		end = next
+	}
+	p.fail(unknownMessage(t, c.line, end.line, closed), "", c.line, end.line)
+	return end
+}
+
+// strayCloser reports a closing tag of a block command that opens nowhere:
+// its opening tag was most likely not at the start of a line, so the block
+// was silently lost. Closers of DELETE_FILE and READ_FILE are harmless.
+func (p *parser) strayCloser(c cursor, t tagLine, next cursor) bool {
+	typ, ok := knownTypes[t.name]
+	if !ok || typ == command.DeleteFile || typ == command.ReadFile {
+		return false
+	}
+	p.fail(strayMessage(typ, c.line), "", c.line, next.line)
+	return true
+}

@@ -1,0 +1,211 @@
+package protocol
+
+import (
+	"path"
+	"strings"
+)
+
+// Bodies are kept byte for byte, with three exceptions a person reading the
+// reply would expect:
+//   - A block indented as part of a Markdown list is read at its tag's
+//     indentation: up to that many columns of leading blanks are removed
+//     from each body line (lines with less keep what they have left).
+//   - A fence wrapping the whole body (first non-blank line opens it, last
+//     non-blank line closes it) is removed with the blank lines around it.
+//     For Markdown-like files the wrapper must also be labelled as Markdown
+//     or text (or not at all) and its opening fence must pair with the last
+//     line, nested fences counted; so a README that starts with one code
+//     block and ends with another keeps every line.
+//   - File content is the remaining lines, each ending in "\n"; an empty body
+//     is the empty file.
+
+// fileText turns a raw body into file content for path.
+func fileText(body string, indent int, p string) string {
+	return unfence(dedent(body, indent), isMarkup(p))
+}
+
+// commandText is a RUN_COMMAND body: a fence around it removed, blank lines
+// around it dropped, no final newline.
+func commandText(body string, indent int) string {
+	return trimBlankLines(unfence(dedent(body, indent), false))
+}
+
+// plainText is a MESSAGE or DONE body without the blank lines around it.
+func plainText(body string, indent int) string {
+	return trimBlankLines(dedent(body, indent))
+}
+
+// trimLead cleans text written after a [MESSAGE] or [DONE] tag on its line.
+func trimLead(s string) string {
+	return strings.TrimSpace(strings.TrimLeft(s, ":-–— \t"))
+}
+
+// markupExts are files whose content may itself hold fenced code.
+var markupExts = map[string]bool{
+	".md": true, ".markdown": true, ".mdx": true, ".mdown": true, ".mkd": true,
+	".rst": true, ".adoc": true, ".asciidoc": true, ".qmd": true, ".rmd": true,
+}
+
+func isMarkup(p string) bool {
+	return markupExts[strings.ToLower(path.Ext(p))]
+}
+
+// markupInfos are fence labels that mean "this is the Markdown file itself".
+var markupInfos = map[string]bool{
+	"": true, "markdown": true, "md": true, "mdx": true, "gfm": true, "text": true,
+	"txt": true, "plaintext": true, "rst": true, "restructuredtext": true,
+	"adoc": true, "asciidoc": true,
+}
+
+// eachLine calls f with every line of s (without "\n") and its offset.
+func eachLine(s string, f func(line string, start int) bool) {
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		if !f(s[start:end], start) {
+			return
+		}
+		start = end + 1
+	}
+}
+
+// dedent removes up to indent columns of leading blanks from each line.
+func dedent(s string, indent int) string {
+	if indent == 0 || s == "" {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	eachLine(s, func(line string, start int) bool {
+		cols, i := 0, 0
+		for i < len(line) && cols < indent && isBlank(line[i]) {
+			if line[i] == '\t' {
+				cols += 4 - cols%4
+			} else {
+				cols++
+			}
+			i++
+		}
+		b.WriteString(line[i:])
+		if start+len(line) < len(s) {
+			b.WriteByte('\n')
+		}
+		return true
+	})
+	return b.String()
+}
+
+// fence is an opening code fence: its character, length and label.
+type fence struct {
+	ch   byte
+	n    int
+	info string
+}
+
+// openFence reads a fence line: three or more backticks or tildes,
+// optionally followed by a label.
+func openFence(line string) (fence, bool) {
+	s := trimLine(line)
+	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
+		return fence{}, false
+	}
+	n := 0
+	for n < len(s) && s[n] == s[0] {
+		n++
+	}
+	if n < 3 {
+		return fence{}, false
+	}
+	info := strings.TrimSpace(s[n:])
+	if s[0] == '`' && strings.Contains(info, "`") {
+		return fence{}, false
+	}
+	if i := strings.IndexAny(info, " \t{"); i >= 0 {
+		info = info[:i]
+	}
+	return fence{ch: s[0], n: n, info: strings.ToLower(info)}, true
+}
+
+// closes reports whether line closes f: only fence characters, at least as
+// many.
+func (f fence) closes(line string) bool {
+	g, ok := openFence(line)
+	return ok && g.ch == f.ch && g.n >= f.n && g.info == "" && strings.Trim(trimLine(line), string(f.ch)) == ""
+}
+
+// unfence removes a fence that wraps the whole of s (see the rules above).
+func unfence(s string, markup bool) string {
+	first, last := -1, -1
+	var firstEnd, lastStart int
+	eachLine(s, func(line string, start int) bool {
+		if !isBlankLine(line) {
+			if first < 0 {
+				first, firstEnd = start, start+len(line)
+			}
+			last, lastStart = start, start
+		}
+		return true
+	})
+	if first < 0 || first == last {
+		return s
+	}
+	f, ok := openFence(s[first:firstEnd])
+	lastLine := s[lastStart:]
+	if i := strings.IndexByte(lastLine, '\n'); i >= 0 {
+		lastLine = lastLine[:i]
+	}
+	if !ok || !f.closes(lastLine) {
+		return s
+	}
+	inner := s[firstEnd+1 : lastStart]
+	if markup && (!markupInfos[f.info] || !wrapsAll(f, inner)) {
+		return s
+	}
+	return inner
+}
+
+// wrapsAll reports whether the fence f, opened before inner and closed after
+// it, stays open throughout: fences inside pair up among themselves.
+func wrapsAll(f fence, inner string) bool {
+	stack := []fence{f}
+	ok := true
+	eachLine(inner, func(line string, _ int) bool {
+		g, isFence := openFence(line)
+		if !isFence {
+			return true
+		}
+		if top := stack[len(stack)-1]; top.closes(line) {
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				ok = false
+				return false
+			}
+			return true
+		}
+		stack = append(stack, g)
+		return true
+	})
+	return ok && len(stack) == 1
+}
+
+// trimBlankLines drops blank lines at both ends and the final newline.
+func trimBlankLines(s string) string {
+	start, end := len(s), 0
+	eachLine(s, func(line string, i int) bool {
+		if !isBlankLine(line) {
+			if start > i {
+				start = i
+			}
+			end = i + len(line)
+		}
+		return true
+	})
+	if start >= end {
+		return ""
+	}
+	return s[start:end]
+}

@@ -1,0 +1,242 @@
+package protocol
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// attrs gives the attribute values of a tag by normalised name.
+type attrs map[string]string
+
+// tagAttrs collects t's attributes; a name given twice, or words without a
+// value, are problems.
+func tagAttrs(t tagLine) (attrs, string) {
+	m := make(attrs, len(t.attrs))
+	problem := t.problem
+	for _, a := range t.attrs {
+		if _, dup := m[a.key]; dup && problem == "" {
+			problem = "the attribute " + a.key + " is given twice"
+		}
+		m[a.key] = a.val
+	}
+	if len(t.bare) > 0 && problem == "" {
+		problem = fmt.Sprintf("%s in the tag is not an attribute (attributes are written name=\"value\")", show(t.bare[0]))
+	}
+	return m, problem
+}
+
+// tagPath reads and checks the path attribute.
+func tagPath(m attrs) (string, string) {
+	p, ok := m["path"]
+	if !ok {
+		return "", "has no path attribute"
+	}
+	if problem := checkPath(p); problem != "" {
+		return "", problem
+	}
+	return p, ""
+}
+
+// buildSimple makes a DELETE_FILE or READ_FILE command from its tag.
+func buildSimple(t tagLine, line int) (command.Command, string) {
+	cmd := command.Command{Type: t.typ}
+	m, problem := tagAttrs(t)
+	path, pathProblem := tagPath(m)
+	cmd.Path = path
+	if pathProblem != "" {
+		return cmd, tagProblem(t, line, path, pathProblem)
+	}
+	if problem == "" && t.trailing != "" && !isCloserOf(t.trailing, t.name) {
+		problem = trailingProblem(t)
+	}
+	if problem == "" && t.typ == command.ReadFile {
+		cmd.StartLine, cmd.EndLine, problem = readRange(m)
+	}
+	if problem != "" {
+		return cmd, tagProblem(t, line, path, problem)
+	}
+	return cmd, ""
+}
+
+func isCloserOf(s, name string) bool {
+	c := parseCloser(s)
+	return strings.HasPrefix(s, "[/") && c.kind == kindClose && c.name == name
+}
+
+// readRange reads READ_FILE's lines="120-180" ("120", "120-", "-180") or
+// start_line/end_line. EndLine 0 means to the end of the file.
+func readRange(m attrs) (start, end int, problem string) {
+	if v, ok := m["lines"]; ok {
+		v = strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(v)
+		a, b, isRange := strings.Cut(v, "-")
+		switch {
+		case !isRange:
+			start, end, problem = lineNumber("lines", a, false), 0, ""
+			if start > 0 {
+				end = start
+			}
+		case a == "":
+			start, end = 1, lineNumber("lines", b, false)
+		default:
+			start = lineNumber("lines", a, false)
+			end = lineNumber("lines", b, true)
+		}
+		if start < 0 || end < 0 {
+			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(m["lines"]))
+		}
+	} else {
+		var p string
+		if start, end, p = lineAttrs(m, true); p != "" {
+			return 0, 0, p
+		}
+	}
+	if end != 0 && end < start {
+		return 0, 0, fmt.Sprintf("asks for lines %d to %d, but the range ends before it starts", start, end)
+	}
+	return start, end, ""
+}
+
+// lineNumber reads a positive line number; -1 when it is not one. An empty
+// string is 0 when empty is allowed.
+func lineNumber(_ string, v string, empty bool) int {
+	if v == "" && empty {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// lineAttrs reads start_line and end_line. Both are needed unless
+// openEnd allows start_line alone (READ_FILE to the end of the file).
+func lineAttrs(m attrs, openEnd bool) (start, end int, problem string) {
+	sv, hasStart := m["start_line"]
+	ev, hasEnd := m["end_line"]
+	if !hasStart && !hasEnd {
+		return 0, 0, ""
+	}
+	if hasStart != hasEnd && !(openEnd && hasStart) {
+		return 0, 0, "has only one of start_line and end_line; give both, as whole line numbers"
+	}
+	start = lineNumber("start_line", strings.TrimSpace(sv), false)
+	end = lineNumber("end_line", strings.TrimSpace(ev), !hasEnd)
+	if start < 0 || end < 0 {
+		return 0, 0, fmt.Sprintf("has start_line=%s end_line=%s; line numbers are whole numbers from 1", show(sv), show(ev))
+	}
+	if end != 0 && end < start {
+		return 0, 0, fmt.Sprintf("has end_line %d before start_line %d", end, start)
+	}
+	return start, end, ""
+}
+
+// buildBlock makes a command with a body. line is the 1-based line of the
+// opening tag, for messages.
+func buildBlock(t tagLine, body string, line int) (command.Command, string) {
+	cmd := command.Command{Type: t.typ}
+	m, problem := tagAttrs(t)
+	if problem == "" && t.trailing != "" && leadText(t) == "" {
+		problem = trailingProblem(t)
+	}
+	var p string
+	switch t.typ {
+	case command.CreateFile:
+		cmd.Path, p = tagPath(m)
+		cmd.Content = fileText(body, t.indent, cmd.Path)
+		cmd.NoOverwrite = noOverwrite(m)
+	case command.EditFile:
+		cmd, p = buildEdit(m, body, t.indent, line)
+	case command.RunCommand:
+		cmd.Command = commandText(body, t.indent)
+		cmd.Dir = m["cwd"]
+		cmd.Timeout, p = timeoutAttr(m)
+		if p == "" && cmd.Command == "" {
+			p = "has an empty body; put the shell command between [RUN_COMMAND] and [/RUN_COMMAND]"
+		}
+	case command.Message, command.Done:
+		cmd.Text = plainText(body, t.indent)
+	}
+	if problem == "" {
+		problem = p
+	}
+	if problem != "" {
+		return cmd, tagProblem(t, line, cmd.Path, problem)
+	}
+	return cmd, ""
+}
+
+// noOverwrite reads overwrite="false" or no_overwrite="true".
+func noOverwrite(m attrs) bool {
+	if v, ok := m["overwrite"]; ok {
+		return isFalse(v)
+	}
+	if v, ok := m["no_overwrite"]; ok {
+		return !isFalse(v)
+	}
+	return false
+}
+
+func isFalse(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "no", "0", "off":
+		return true
+	}
+	return false
+}
+
+// timeoutAttr reads timeout="60s" (a Go duration) or timeout="60" (seconds).
+func timeoutAttr(m attrs) (time.Duration, string) {
+	v, ok := m["timeout"]
+	if !ok {
+		return 0, ""
+	}
+	v = strings.TrimSpace(v)
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		n, nerr := strconv.Atoi(v)
+		if nerr != nil {
+			return 0, fmt.Sprintf("has timeout=%s; write seconds (timeout=\"60\") or a duration (timeout=\"2m\")", show(v))
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d <= 0 {
+		return 0, fmt.Sprintf("has timeout=%s; the timeout must be positive", show(v))
+	}
+	return d, ""
+}
+
+// buildEdit makes an EDIT_FILE: a line range when start_line/end_line are
+// given, search/replace pairs otherwise.
+func buildEdit(m attrs, body string, indent, line int) (command.Command, string) {
+	cmd := command.Command{Type: command.EditFile}
+	var p string
+	if cmd.Path, p = tagPath(m); p != "" {
+		return cmd, p
+	}
+	start, end, p := lineAttrs(m, false)
+	if p != "" {
+		return cmd, p
+	}
+	text := dedent(body, indent)
+	markup := isMarkup(cmd.Path)
+	edits, p, hasPairs := parseEdits(text, markup, line+1)
+	switch {
+	case start != 0 && hasPairs:
+		return cmd, "has start_line/end_line and also SEARCH/REPLACE markers; use one form per EDIT_FILE"
+	case start != 0:
+		cmd.StartLine, cmd.EndLine = start, end
+		cmd.Content = unfence(text, markup)
+		return cmd, ""
+	case !hasPairs:
+		return cmd, editFormsProblem(cmd.Path)
+	case p != "":
+		return cmd, p
+	}
+	cmd.Edits = edits
+	return cmd, ""
+}

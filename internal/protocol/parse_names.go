@@ -1,0 +1,107 @@
+package protocol
+
+import (
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// nameHints maps names LLMs use instead of courier's (letters only, upper
+// case) to the command they mean.
+var nameHints = map[string]command.Type{
+	"CREATE": command.CreateFile, "WRITE": command.CreateFile, "WRITEFILE": command.CreateFile,
+	"NEWFILE": command.CreateFile, "SAVEFILE": command.CreateFile, "CREATEFILES": command.CreateFile,
+	"FILE": command.CreateFile,
+	"EDIT": command.EditFile, "MODIFY": command.EditFile, "MODIFYFILE": command.EditFile,
+	"UPDATE": command.EditFile, "UPDATEFILE": command.EditFile, "PATCH": command.EditFile,
+	"PATCHFILE": command.EditFile, "REPLACE": command.EditFile, "EDITFILES": command.EditFile,
+	"DELETE": command.DeleteFile, "REMOVE": command.DeleteFile, "REMOVEFILE": command.DeleteFile,
+	"RM":   command.DeleteFile,
+	"READ": command.ReadFile, "VIEW": command.ReadFile, "VIEWFILE": command.ReadFile,
+	"OPEN": command.ReadFile, "OPENFILE": command.ReadFile, "CAT": command.ReadFile,
+	"READFILES": command.ReadFile, "SHOWFILE": command.ReadFile,
+	"RUN": command.RunCommand, "COMMAND": command.RunCommand, "EXEC": command.RunCommand,
+	"EXECUTE": command.RunCommand, "SHELL": command.RunCommand, "RUNSHELL": command.RunCommand,
+	"RUNCMD": command.RunCommand, "CMD": command.RunCommand, "RUNCOMMANDS": command.RunCommand,
+	"MSG": command.Message, "SAY": command.Message,
+	"FINISH": command.Done, "FINISHED": command.Done, "COMPLETE": command.Done,
+	"COMPLETED": command.Done, "TASKDONE": command.Done, "TASKCOMPLETE": command.Done,
+}
+
+// letters keeps the ASCII letters of s, upper-cased.
+func letters(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; isLetter(c) {
+			b.WriteByte(c &^ 0x20)
+		}
+	}
+	return b.String()
+}
+
+// nearMiss reports the command a misspelt tag name most likely means:
+// a known name spelt with other separators, a common synonym, or a name
+// within a small edit distance.
+func nearMiss(words string) (command.Type, bool) {
+	if len(words) > 40 {
+		return "", false
+	}
+	w := letters(words)
+	if typ, ok := nameHints[w]; ok {
+		return typ, true
+	}
+	for _, typ := range command.Types {
+		k := letters(string(typ))
+		if w == k || (len(w) >= 8 && editDistance(w, k) <= 2) || (len(w) >= 5 && editDistance(w, k) <= 1) {
+			return typ, true
+		}
+	}
+	return "", false
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// isUpperName reports an UPPER_SNAKE name as written, like "NOTE" or
+// "WRITE_FILE" (not "x" or "Note").
+func isUpperName(name string) bool {
+	hasLetter := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			return false
+		case c >= 'A' && c <= 'Z':
+			hasLetter = true
+		}
+	}
+	return hasLetter
+}
+
+// commandLike reports whether an unknown tag line is meant as a command:
+// a near miss of a known name, or a name with attributes. Markdown such as
+// [x], [1] or [NOTE] is not.
+func commandLike(t tagLine) bool {
+	if _, ok := nearMiss(t.words); ok {
+		return true
+	}
+	return len(t.attrs) > 0
+}

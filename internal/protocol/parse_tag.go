@@ -1,0 +1,282 @@
+package protocol
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// lineKind says what a line is to the scanner.
+type lineKind uint8
+
+const (
+	kindText  lineKind = iota // prose, or a line of a body
+	kindOpen                  // opening tag of a command courier knows
+	kindOther                 // a whole line that is a tag with another name
+	kindClose                 // a closing tag, [/NAME]
+)
+
+// attr is one attribute of a tag, its name normalised (see attrKey).
+type attr struct {
+	key, val string
+}
+
+// tagLine is a line that starts with a tag, taken apart.
+type tagLine struct {
+	kind lineKind
+	typ  command.Type // the command, for kindOpen
+	// name is the tag name in upper case; with bare words that follow it
+	// ("CREATE FILE") in words, for spotting near misses.
+	name, words string
+	written     string // the name as written, for telling NOTE from Note
+	attrs       []attr
+	bare        []string // words without "=value"
+	selfClose   bool     // written as [NAME .../]
+	trailing    string   // text after the closing ']'
+	indent      int      // column of the '['
+	problem     string   // what is wrong with the tag's syntax, if anything
+	// inline holds the body of a one-line block, [NAME]body[/NAME].
+	inline    string
+	hasInline bool
+}
+
+// knownTypes maps tag names to commands.
+var knownTypes = map[string]command.Type{
+	"CREATE_FILE": command.CreateFile,
+	"EDIT_FILE":   command.EditFile,
+	"DELETE_FILE": command.DeleteFile,
+	"READ_FILE":   command.ReadFile,
+	"RUN_COMMAND": command.RunCommand,
+	"MESSAGE":     command.Message,
+	"DONE":        command.Done,
+}
+
+// classify says whether a line is a tag line and takes it apart.
+func classify(line string) tagLine {
+	s, indent, ok := tagStart(line)
+	if !ok {
+		return tagLine{}
+	}
+	t := parseTag(s)
+	t.indent = indent
+	return t
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isNameByte(c byte) bool {
+	return isLetter(c) || (c >= '0' && c <= '9') || c == '_' || c == '-'
+}
+
+func nameEnd(s string, i int) int {
+	for i < len(s) && isNameByte(s[i]) {
+		i++
+	}
+	return i
+}
+
+// parseTag reads a tag from s, which starts with '['.
+func parseTag(s string) tagLine {
+	if strings.HasPrefix(s, "[/") {
+		return parseCloser(s)
+	}
+	if len(s) < 2 || !isLetter(s[1]) {
+		return tagLine{}
+	}
+	end := nameEnd(s, 1)
+	t := tagLine{name: strings.ToUpper(s[1:end]), written: s[1:end]}
+	t.typ = knownTypes[t.name]
+	words := []string{t.name}
+	complete := t.readAttrs(s, end, &words)
+	t.words = strings.Join(words, " ")
+	switch {
+	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
+		// "[DONE](url)" is a Markdown link, not a command.
+		return tagLine{}
+	case t.typ != "":
+		t.kind = kindOpen
+		if !complete && t.problem == "" {
+			t.problem = "the tag has no closing ']'"
+		}
+		t.splitInline()
+	case complete && t.trailing == "" && t.problem == "":
+		t.kind = kindOther
+	default:
+		return tagLine{}
+	}
+	return t
+}
+
+// readAttrs reads attributes from s[i:] up to the closing ']'. It reports
+// whether the tag was closed; syntax problems go to t.problem.
+func (t *tagLine) readAttrs(s string, i int, words *[]string) bool {
+	for {
+		for i < len(s) && (isBlank(s[i]) || s[i] == ',') {
+			i++
+		}
+		switch {
+		case i >= len(s):
+			return false
+		case s[i] == ']':
+			t.trailing = strings.TrimSpace(s[i+1:])
+			return true
+		case strings.HasPrefix(s[i:], "/]"):
+			t.selfClose = true
+			t.trailing = strings.TrimSpace(s[i+2:])
+			return true
+		}
+		next := t.readAttr(s, i, words)
+		if next <= i {
+			t.problem = "unexpected '" + firstRune(s[i:]) + "' in the tag"
+			return strings.Contains(s[i:], "]")
+		}
+		i = next
+	}
+}
+
+// readAttr reads one key=value pair or bare word at s[i:] and returns the
+// index after it.
+func (t *tagLine) readAttr(s string, i int, words *[]string) int {
+	start := i
+	i = nameEnd(s, i)
+	if i == start {
+		return bareEnd(s, start, t)
+	}
+	key := s[start:i]
+	j := skipBlanks(s, i)
+	if j >= len(s) || s[j] != '=' {
+		if len(t.attrs) == 0 {
+			*words = append(*words, strings.ToUpper(key))
+		}
+		return bareEnd(s, start, t)
+	}
+	j = skipBlanks(s, j+1)
+	val, next, problem := readValue(s, j)
+	if problem != "" && t.problem == "" {
+		t.problem = "the value of " + key + " " + problem
+	}
+	t.attrs = append(t.attrs, attr{key: attrKey(key), val: val})
+	return next
+}
+
+// bareEnd records a word without a value and returns the index after it.
+func bareEnd(s string, i int, t *tagLine) int {
+	j := i
+	for j < len(s) && !isBlank(s[j]) && s[j] != ']' {
+		j++
+	}
+	if strings.HasSuffix(s[i:j], "/") && j < len(s) && s[j] == ']' {
+		j--
+	}
+	if j > i {
+		t.bare = append(t.bare, s[i:j])
+	}
+	return j
+}
+
+// readValue reads an attribute value: quoted with ASCII or typographic
+// quotes, or unquoted up to a blank or the ']'.
+func readValue(s string, i int) (val string, next int, problem string) {
+	if i >= len(s) {
+		return "", i, "is missing"
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if closers := quoteClosers(r); closers != "" {
+		body := s[i+size:]
+		end := strings.IndexAny(body, closers)
+		if end < 0 {
+			return strings.TrimSpace(body), len(s), "has no closing quote"
+		}
+		_, csize := utf8.DecodeRuneInString(body[end:])
+		return strings.TrimSpace(body[:end]), i + size + end + csize, ""
+	}
+	j := i
+	for j < len(s) && !isBlank(s[j]) && s[j] != ']' {
+		j++
+	}
+	if j < len(s) && s[j] == ']' && j > i && s[j-1] == '/' {
+		j-- // "path=a.txt/]": the slash closes the tag
+	}
+	if j == i {
+		return "", j, "is missing"
+	}
+	return s[i:j], j, ""
+}
+
+// quoteClosers lists the characters that may end a value opened by r; ""
+// when r is not a quote. ASCII quotes must be closed by the same quote;
+// typographic ones by any quote of their kind, since chat pages and word
+// processors pair them inconsistently.
+func quoteClosers(r rune) string {
+	switch r {
+	case '"':
+		return `"`
+	case '\'':
+		return `'`
+	case '“', '”', '„', '‟', '″':
+		return `"“”„‟″`
+	case '‘', '’', '‚', '‛':
+		return `'‘’‚‛`
+	case '«', '»':
+		return "«»"
+	case '‹', '›':
+		return "‹›"
+	}
+	return ""
+}
+
+func firstRune(s string) string {
+	r, _ := utf8.DecodeRuneInString(s)
+	return string(r)
+}
+
+// attrAliases maps attribute spellings LLMs use to courier's names.
+var attrAliases = map[string]string{
+	"file": "path", "filename": "path", "filepath": "path", "file_path": "path",
+	"start": "start_line", "startline": "start_line", "line_start": "start_line",
+	"end": "end_line", "endline": "end_line", "line_end": "end_line",
+	"line": "lines", "range": "lines",
+	"dir": "cwd", "workdir": "cwd", "working_dir": "cwd",
+	"nooverwrite": "no_overwrite",
+}
+
+// attrKey normalises an attribute name: case and '-' versus '_' do not
+// matter, and a few aliases are accepted.
+func attrKey(k string) string {
+	k = strings.ReplaceAll(strings.ToLower(k), "-", "_")
+	if a, ok := attrAliases[k]; ok {
+		return a
+	}
+	return k
+}
+
+// parseCloser reads [/NAME] (blanks inside the brackets allowed). Anything
+// else after it makes the line ordinary text.
+func parseCloser(s string) tagLine {
+	inner, ok := strings.CutSuffix(s[2:], "]")
+	if !ok {
+		return tagLine{}
+	}
+	inner = strings.TrimSpace(inner)
+	if inner == "" || !isLetter(inner[0]) || nameEnd(inner, 0) != len(inner) {
+		return tagLine{}
+	}
+	return tagLine{kind: kindClose, name: strings.ToUpper(inner)}
+}
+
+// splitInline turns "[NAME]body[/NAME]" into a one-line block.
+func (t *tagLine) splitInline() {
+	if t.trailing == "" {
+		return
+	}
+	i := strings.LastIndex(t.trailing, "[/")
+	if i < 0 {
+		return
+	}
+	if c := parseCloser(t.trailing[i:]); c.kind == kindClose && c.name == t.name {
+		t.inline = strings.TrimSpace(t.trailing[:i])
+		t.hasInline = true
+		t.trailing = ""
+	}
+}

@@ -1,0 +1,168 @@
+package protocol
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Reasoning sections (<think>...</think>, <thinking>...</thinking>) are
+// drafts, not the answer: commands inside them are ignored. Some local
+// models print only the closing </think> (the opening one is in their
+// prompt template); then everything before it is reasoning. A <think> that
+// never closes makes the rest of the reply reasoning, since the model was
+// cut off while still drafting; commands in it are reported, not run.
+
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// thinkOpen reports a line that starts a reasoning section and returns
+// the text after the opening tag.
+func thinkOpen(line string) (string, bool) {
+	s := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(s, "<") {
+		return "", false
+	}
+	s = trimLine(s)
+	for _, tag := range []string{"<think>", "<thinking>"} {
+		if hasPrefixFold(s, tag) {
+			return s[len(tag):], true
+		}
+	}
+	return "", false
+}
+
+// hasThinkClose reports whether s contains </think> or </thinking>.
+func hasThinkClose(s string) bool {
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		if hasPrefixFold(s[i:], "</think>") || hasPrefixFold(s[i:], "</thinking>") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// isOrphanClose reports a line that starts or ends with a closing think tag.
+func isOrphanClose(line string) bool {
+	s := trimLine(line)
+	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// think handles a reasoning section starting at c, if there is one.
+func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
+	if !strings.Contains(line, "<") {
+		return c, false
+	}
+	if rest, ok := thinkOpen(line); ok {
+		p.seenThink = true
+		if hasThinkClose(rest) {
+			p.prose(c.line, next.line)
+			return next, true
+		}
+		return p.skipThink(c, next), true
+	}
+	if !p.seenThink && isOrphanClose(line) {
+		// Everything so far was reasoning: forget what it seemed to say.
+		p.seenThink = true
+		p.reply = Reply{}
+		p.spans = p.spans[:0]
+		p.errors, p.more, p.moreCmd, p.seenCommand = 0, 0, -1, false
+		p.prose(0, next.line)
+		return next, true
+	}
+	return c, false
+}
+
+// skipThink skips a reasoning section whose opening line is at c.
+func (p *parser) skipThink(c, next cursor) cursor {
+	var tags []tagAt
+	n := 0
+	for e := next; !p.done(e); {
+		line, after := p.lineAt(e)
+		if hasThinkClose(line) {
+			p.prose(c.line, after.line)
+			return after
+		}
+		if t := classify(line); t.kind == kindOpen {
+			if len(tags) < maxListed {
+				tags = append(tags, tagAt{string(t.typ), e.line})
+			}
+			n++
+		}
+		e = after
+	}
+	end := p.lineCount()
+	if n == 0 {
+		p.prose(c.line, end)
+	} else {
+		p.fail(thinkMessage(c.line, tags, n), "", c.line, end)
+	}
+	return cursor{len(p.text) + 1, end}
+}
+
+func (p *parser) lineCount() int { return strings.Count(p.text, "\n") + 1 }
+
+func thinkMessage(line0 int, tags []tagAt, n int) string {
+	return "The reasoning section opened at line " + strconv.Itoa(line0+1) +
+		" (<think>) is never closed, so everything after it counts as reasoning and the " +
+		plural(n, "command tag", "command tags") + " in it (" + listTags(tags, n) + ") " + isAre(n) +
+		" not run. Close the reasoning with </think> before the commands and resend them."
+}
+
+// header picks up the "Session: a1b2c3d4" and "Sequence: 3" lines the
+// outbox asks the LLM to echo, written plainly or with Markdown decoration.
+func (p *parser) header(line string) {
+	if len(line) > 200 || (p.reply.Session != "" && p.reply.Sequence != 0) {
+		return
+	}
+	s := strings.Map(func(r rune) rune {
+		if r == '*' || r == '_' || r == '`' {
+			return -1
+		}
+		return r
+	}, trimLine(line))
+	s = strings.TrimLeft(s, "#>-+ \t")
+	key, val, ok := strings.Cut(s, ":")
+	if !ok {
+		return
+	}
+	key = strings.ToLower(strings.TrimSpace(key))
+	fields := strings.Fields(val)
+	if len(fields) == 0 {
+		return
+	}
+	v := fields[0]
+	switch key {
+	case "session", "session id", "sessionid":
+		if p.reply.Session == "" && isSessionID(v) {
+			p.reply.Session = strings.ToLower(v)
+		}
+	case "sequence", "seq":
+		if n, err := strconv.Atoi(v); err == nil && n > 0 && p.reply.Sequence == 0 {
+			p.reply.Sequence = n
+		}
+	}
+}
+
+func isSessionID(s string) bool {
+	if len(s) != 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
