@@ -1,0 +1,295 @@
+package edit
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// Applied is the outcome of ApplyEdits.
+type Applied struct {
+	// Text is the new file content.
+	Text string
+	// Notes say, one line per pair, how a pair that did not match exactly
+	// was matched, or that it was skipped as already applied. The LLM should
+	// see them: they tell it what to copy more carefully next time.
+	Notes []string
+	// Skipped holds the 1-based numbers of pairs skipped as already applied.
+	Skipped []int
+}
+
+// SearchReplace applies search/replace pairs in order to content, each to the
+// result of the previous one. It is all-or-nothing: on any error, including a
+// pair that seems already applied (errors.Is(err, ErrAlreadyApplied)), it
+// returns the original content and an *EditError.
+//
+// Matching rules, tried in this order for each pair:
+//   - CRLF files match search text written with LF, and the replacement is
+//     written with the file's line ending.
+//   - An empty (or blank) search text sets the content of an empty file; on
+//     any other file it is an error, since it does not say where to edit.
+//   - Exact substring match, which also covers a search text that is the
+//     whole file.
+//   - Whole lines ignoring trailing whitespace.
+//   - Whole lines indented uniformly more or less than the file (tabs and
+//     spaces compared in columns); the replacement is shifted by the same
+//     amount and indented in the file's style.
+//   - The same three again after dropping blank lines at the start or end of
+//     the search text (and the same blank lines of the replacement), then
+//     after removing line numbers copied from a numbered listing ("  12 | ").
+//
+// The first rule that finds anything decides: one place is replaced; several
+// places are an error naming their lines. When nothing matches but the
+// replacement is found once, the pair is reported as already applied;
+// otherwise the error shows the most similar part of the file.
+func SearchReplace(content string, edits []command.Edit) (string, error) {
+	a, err := applyAll(content, edits, false)
+	if err != nil {
+		return content, err
+	}
+	return a.Text, nil
+}
+
+// ApplyEdits is SearchReplace that skips pairs which seem already applied,
+// listing them in Skipped and Notes, so that a resent or repeated reply does
+// not fail. Every other error keeps the original content.
+func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
+	a, err := applyAll(content, edits, true)
+	if err != nil {
+		return Applied{Text: content}, err
+	}
+	return a, nil
+}
+
+func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, error) {
+	if len(edits) == 0 {
+		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one SEARCH block and its REPLACE block", Err: ErrNoEdits}
+	}
+	a := Applied{Text: content}
+	origLines := len(splitLines(content))
+	for i, e := range edits {
+		text, note, err := applyPair(a.Text, e, i+1)
+		if err != nil {
+			var ee *EditError
+			if skipApplied && errors.As(err, &ee) && ee.Err == ErrAlreadyApplied {
+				a.Skipped = append(a.Skipped, i+1)
+				a.Notes = append(a.Notes, ee.Reason+"; skipped it")
+				continue
+			}
+			if i > 0 && len(splitLines(a.Text)) != origLines && errors.As(err, &ee) && len(ee.Lines) > 0 {
+				ee.Detail = strings.TrimLeft(ee.Detail+"\n(line numbers count the file after the earlier pairs of this edit were applied)", "\n")
+			}
+			return Applied{}, err
+		}
+		a.Text = text
+		if note != "" {
+			a.Notes = append(a.Notes, note)
+		}
+	}
+	return a, nil
+}
+
+// variant is a reading of a search/replace pair; the later ones undo
+// mistakes LLMs make when copying the search text.
+type variant struct {
+	search, replace string
+	how             string // how the pair was read, for notes; "" as written
+}
+
+// applyPair applies pair n (1-based) to content.
+func applyPair(content string, e command.Edit, n int) (string, string, error) {
+	search, replace := toLF(e.Search), toLF(e.Replace)
+	if isBlank(search) {
+		if isBlank(content) {
+			return replace, "", nil
+		}
+		return "", "", &EditError{Index: n,
+			Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in SEARCH, or send the whole file with CREATE_FILE", n),
+			Err:    ErrEmptySearch}
+	}
+	m := newMatcher(content)
+	for _, v := range variants(search, replace) {
+		for lv := levelExact; lv <= levelIndent; lv++ {
+			hits := m.find(v.search, lv)
+			if len(hits) == 0 {
+				continue
+			}
+			if len(hits) > 1 {
+				return "", "", ambiguous(m, hits, lv, n)
+			}
+			if lv == levelExact && v.how == "" && alreadyInserted(m, v) {
+				line := m.lineOf(m.findExact(v.replace)[0], levelExact)
+				return "", "", alreadyApplied(n, line)
+			}
+			return m.replace(hits[0], lv, v.replace), matchNote(n, m.lineOf(hits[0], lv), v, lv, hits[0]), nil
+		}
+	}
+	if line, ok := findApplied(m, search, replace); ok {
+		return "", "", alreadyApplied(n, line)
+	}
+	return "", "", notFound(m, search, replace, n)
+}
+
+// variants lists the readings of a pair to try, as written first.
+func variants(search, replace string) []variant {
+	out := []variant{{search: search, replace: replace}}
+	if s, r, ok := dropBlankEdges(search, replace); ok {
+		out = append(out, variant{s, r, "after dropping blank lines at the start or end of the search text"})
+	}
+	if s, r, ok := dropNumbers(search, replace); ok {
+		out = append(out, variant{s, r, "after removing line numbers copied from a numbered listing"})
+		if s2, r2, ok := dropBlankEdges(s, r); ok {
+			out = append(out, variant{s2, r2, "after removing copied line numbers and blank lines at the edges of the search text"})
+		}
+	}
+	return out
+}
+
+// dropBlankEdges removes blank lines at the start and end of the search
+// text. The replacement loses as many blank lines at the same edge, when it
+// has them: the LLM copied the stray line into both.
+func dropBlankEdges(search, replace string) (string, string, bool) {
+	sl, rl := bodyLines(search), bodyLines(replace)
+	lead, trail := blankEdges(sl)
+	if lead == 0 && trail == 0 || lead == len(sl) {
+		return "", "", false
+	}
+	rlead, rtrail := blankEdges(rl)
+	if rlead == len(rl) {
+		rlead, rtrail = 0, 0
+	}
+	rl = rl[min(lead, rlead) : len(rl)-min(trail, rtrail)]
+	return strings.Join(sl[lead:len(sl)-trail], "\n"), strings.Join(rl, "\n"), true
+}
+
+// blankEdges counts blank lines at the start and at the end of lines.
+func blankEdges(lines []string) (lead, trail int) {
+	for lead < len(lines) && isBlank(lines[lead]) {
+		lead++
+	}
+	for trail < len(lines)-lead && isBlank(lines[len(lines)-1-trail]) {
+		trail++
+	}
+	return lead, trail
+}
+
+// numberPrefix is the "  12 | " that Numbered puts before each line; an LLM
+// aiming at a numbered listing sometimes copies it into SEARCH and REPLACE.
+var numberPrefix = regexp.MustCompile(`^\s*(\d+) \|(?: |$)`)
+
+// dropNumbers strips listing numbers when every search line carries one and
+// they count up by one, which real code does not do by accident. The
+// replacement loses them too when all its non-blank lines have them.
+func dropNumbers(search, replace string) (string, string, bool) {
+	sl := bodyLines(search)
+	prev := -1
+	for i, l := range sl {
+		sm := numberPrefix.FindStringSubmatch(l)
+		if sm == nil {
+			return "", "", false
+		}
+		num, _ := strconv.Atoi(sm[1])
+		if i > 0 && num != prev+1 {
+			return "", "", false
+		}
+		prev = num
+		sl[i] = l[len(sm[0]):]
+	}
+	rl := bodyLines(replace)
+	stripped := make([]string, len(rl))
+	for i, l := range rl {
+		sm := numberPrefix.FindString(l)
+		if sm == "" && !isBlank(l) {
+			return strings.Join(sl, "\n"), replace, true
+		}
+		stripped[i] = l[len(sm):]
+	}
+	return strings.Join(sl, "\n"), strings.Join(stripped, "\n"), true
+}
+
+// alreadyInserted catches an insertion made twice: the replacement contains
+// the search text (it keeps the anchor and adds lines), and the whole
+// replacement is already in the file around that anchor.
+func alreadyInserted(m *matcher, v variant) bool {
+	return strings.Contains(v.replace, v.search) && len(m.findExact(v.replace)) > 0
+}
+
+// findApplied looks for the replacement when the search text is gone; found
+// exactly once, the pair was most likely applied already.
+func findApplied(m *matcher, search, replace string) (int, bool) {
+	if isBlank(replace) {
+		return 0, false
+	}
+	for _, v := range variants(replace, "") {
+		for lv := levelExact; lv <= levelIndent; lv++ {
+			hits := m.find(v.search, lv)
+			if len(hits) == 1 {
+				return m.lineOf(hits[0], lv), true
+			}
+			if len(hits) > 1 {
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+func alreadyApplied(n, line int) error {
+	return &EditError{Index: n,
+		Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
+		Lines:  []int{line},
+		Err:    ErrAlreadyApplied}
+}
+
+// ambiguous names the lines where the search text matched.
+func ambiguous(m *matcher, hits []hit, lv level, n int) error {
+	lines := m.hitLines(hits, lv)
+	const show = 10
+	list := make([]string, 0, show)
+	for _, l := range lines[:min(len(lines), show)] {
+		list = append(list, fmt.Sprint(l))
+	}
+	where := "lines " + strings.Join(list, ", ")
+	if len(lines) == 1 {
+		where = "all on line " + list[0]
+	}
+	if len(lines) > show {
+		where += fmt.Sprintf(" and %d more", len(lines)-show)
+	}
+	return &EditError{Index: n,
+		Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
+		Lines:  lines,
+		Err:    ErrAmbiguous}
+}
+
+// matchNote says how a pair matched when it was not exactly as written.
+func matchNote(n, line int, v variant, lv level, h hit) string {
+	var how []string
+	if v.how != "" {
+		how = append(how, v.how)
+	}
+	switch lv {
+	case levelTrailing:
+		how = append(how, "ignoring trailing whitespace")
+	case levelIndent:
+		how = append(how, indentNote(h.shift))
+	}
+	if len(how) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("edit %d matched at line %d only %s", n, line, strings.Join(how, " and "))
+}
+
+func indentNote(shift int) string {
+	switch {
+	case shift > 0:
+		return fmt.Sprintf("with the file indented %d columns deeper; the replacement was indented the same way", shift)
+	case shift < 0:
+		return fmt.Sprintf("with the file indented %d columns less; the replacement was indented the same way", -shift)
+	}
+	return "with tabs and spaces swapped; the replacement was indented like the file"
+}

@@ -1,0 +1,271 @@
+package edit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tuning of the "did you mean" search.
+const (
+	// lineWeight is what a whole equal line is worth against one shared
+	// token: equal lines pin the place down far better than common words.
+	lineWeight = 4
+	// refineTop is how many of the best coarse windows are compared line by
+	// line.
+	refineTop = 16
+	// showLines caps the excerpt in a not-found error.
+	showLines = 20
+	// quoteLen caps a line quoted inside a sentence.
+	quoteLen = 100
+)
+
+// mostSimilar finds the window of len(search) file lines most like the
+// search text and returns its first line (0-based). The coarse pass slides
+// the window once over the file keeping counts of shared whole lines and
+// tokens, so it costs O(file + search) after hashing; only the best few
+// windows get a line-by-line comparison. ok is false when no window shares
+// anything with the search text.
+func mostSimilar(file, search []string) (start int, ok bool) {
+	n := min(len(search), len(file))
+	if n == 0 {
+		return 0, false
+	}
+	k := newKeyer()
+	fileKeys := k.keysOf(file)
+	searchKeys := k.keysOf(search)
+	need := make([]int, k.count())
+	for _, ks := range searchKeys {
+		for _, key := range ks {
+			need[key.id] += key.weight
+		}
+	}
+	w := slider{need: need, have: make([]int, len(need))}
+	for i := range n {
+		w.add(fileKeys[i], 1)
+	}
+	scores := []int{w.score}
+	for i := n; i < len(file); i++ {
+		w.add(fileKeys[i-n], -1)
+		w.add(fileKeys[i], 1)
+		scores = append(scores, w.score)
+	}
+	return refine(file, search, scores)
+}
+
+// refine compares the best coarse windows line by line and returns the
+// winner; ties go to the higher coarse score, then to the earlier window.
+func refine(file, search []string, scores []int) (int, bool) {
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return scores[b] - scores[a] })
+	if scores[order[0]] == 0 {
+		return 0, false
+	}
+	best, bestFine := order[0], -1.0
+	for _, c := range order[:min(refineTop, len(order))] {
+		if scores[c] == 0 {
+			break
+		}
+		fine := 0.0
+		for j := 0; j < len(search) && c+j < len(file); j++ {
+			fine += lineSimilarity(search[j], file[c+j])
+		}
+		if fine > bestFine {
+			best, bestFine = c, fine
+		}
+	}
+	return best, true
+}
+
+// key is a hashed whole line or token with its weight in the score.
+type key struct{ id, weight int }
+
+// keyer interns normalized lines and tokens as small integers: even ids for
+// lines, odd ones for tokens, so a line never collides with a token.
+type keyer struct{ lines, toks map[string]int }
+
+func newKeyer() *keyer { return &keyer{lines: map[string]int{}, toks: map[string]int{}} }
+
+func (k *keyer) count() int { return 2*max(len(k.lines), len(k.toks)) + 2 }
+
+func intern(ids map[string]int, s string) int {
+	id, ok := ids[s]
+	if !ok {
+		id = len(ids)
+		ids[s] = id
+	}
+	return id
+}
+
+// keysOf returns, per line, the keys of the whole line and of its tokens.
+// Blank lines have none: they are everywhere and prove nothing.
+func (k *keyer) keysOf(lines []string) [][]key {
+	out := make([][]key, len(lines))
+	for i, l := range lines {
+		norm := normalizeSpace(l)
+		if norm == "" {
+			continue
+		}
+		toks := tokens(norm)
+		ks := make([]key, 0, len(toks)+1)
+		ks = append(ks, key{2 * intern(k.lines, norm), lineWeight})
+		for _, t := range toks {
+			ks = append(ks, key{2*intern(k.toks, t) + 1, 1})
+		}
+		out[i] = ks
+	}
+	return out
+}
+
+// slider keeps the score of a window: the weight of keys it shares with the
+// search text, each key counted at most as often as the search has it.
+type slider struct {
+	need, have []int
+	score      int
+}
+
+func (s *slider) add(keys []key, sign int) {
+	for _, k := range keys {
+		before := min(s.have[k.id], s.need[k.id])
+		s.have[k.id] += sign * k.weight
+		s.score += min(s.have[k.id], s.need[k.id]) - before
+	}
+}
+
+// lineSimilarity is 1 for lines equal but for spacing, else the Dice
+// coefficient of their tokens.
+func lineSimilarity(a, b string) float64 {
+	na, nb := normalizeSpace(a), normalizeSpace(b)
+	if na == "" || nb == "" {
+		return 0
+	}
+	if na == nb {
+		return 1
+	}
+	ta, tb := tokens(na), tokens(nb)
+	if len(ta)+len(tb) == 0 {
+		return 0
+	}
+	count := map[string]int{}
+	for _, t := range ta {
+		count[t]++
+	}
+	shared := 0
+	for _, t := range tb {
+		if count[t] > 0 {
+			count[t]--
+			shared++
+		}
+	}
+	return 2 * float64(shared) / float64(len(ta)+len(tb))
+}
+
+// normalizeSpace trims a line and collapses inner runs of whitespace.
+func normalizeSpace(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, "  ") && !strings.ContainsAny(s, "\t\r\v\f") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// tokens splits a line into words of letters, digits and underscores.
+func tokens(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// isWordRune reports whether r belongs in a token, checking ASCII first
+// since code is mostly ASCII.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// notFound builds the error for a search text that matches nowhere, showing
+// the most similar part of the file.
+func notFound(m *matcher, search, replace string, n int) error {
+	e := &EditError{Index: n,
+		Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
+		Err:    ErrNotFound}
+	m.loadLines()
+	sl := bodyLines(search)
+	start, ok := mostSimilar(m.lines, sl)
+	var b strings.Builder
+	if !ok {
+		b.WriteString("no part of the file resembles it; read the file again with READ_FILE and copy SEARCH from it\n")
+	} else {
+		end := min(start+len(sl), len(m.lines))
+		e.Lines = []int{start + 1}
+		fmt.Fprintf(&b, "the most similar part of the file is %s:\n", span(start+1, end))
+		b.WriteString(numberLines(m.lines[start:min(end, start+showLines)], start+1, end))
+		if end-start > showLines {
+			fmt.Fprintf(&b, "[... %d more lines]\n", end-start-showLines)
+		}
+		b.WriteString(firstDifference(m.lines[start:end], sl, start+1))
+		b.WriteString("copy SEARCH exactly from the file as it is now\n")
+	}
+	if isBlank(replace) {
+		b.WriteString("(if this text was already removed, this edit is not needed)\n")
+	}
+	e.Detail = b.String()
+	return e
+}
+
+// span writes "line 4" or "lines 4-9".
+func span(first, last int) string {
+	if first == last {
+		return fmt.Sprintf("line %d", first)
+	}
+	return fmt.Sprintf("lines %d-%d", first, last)
+}
+
+// firstDifference points at the first window line that differs from the
+// search text, which is usually the line the LLM misremembered.
+func firstDifference(window, search []string, first int) string {
+	for j := range min(len(window), len(search)) {
+		if normalizeSpace(window[j]) != normalizeSpace(search[j]) {
+			return fmt.Sprintf("the first difference is at line %d: the file has %s where your search text has %s\n",
+				first+j, quote(window[j]), quote(search[j]))
+		}
+	}
+	if len(search) > len(window) {
+		return fmt.Sprintf("your search text has %d lines but the file only %d\n", len(search), len(window))
+	}
+	return "these lines differ from your search text only in whitespace (inside lines, or indentation that is not shifted evenly)\n"
+}
+
+// quote shows a line inside a sentence, trimmed and capped.
+func quote(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > quoteLen {
+		s = strings.ToValidUTF8(s[:quoteLen], "") + "..."
+	}
+	if s == "" {
+		return "an empty line"
+	}
+	return "`" + s + "`"
+}
