@@ -1,0 +1,215 @@
+package edit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// LineRange is one line-range replacement. Start and End are 1-based and
+// inclusive and refer to the ORIGINAL text, as the LLM saw it before its
+// reply. Lines Start..End are removed and Text put in their place: any number
+// of lines, a final newline only ending the last one, empty for a pure
+// deletion.
+//
+// End = Start-1 removes nothing and inserts Text before line Start; in
+// particular Start = lines+1, End = lines appends to the file, and Start 1,
+// End 0 fills an empty file.
+type LineRange struct {
+	Start, End int
+	Text       string
+}
+
+// String writes the range the way errors name it.
+func (r LineRange) String() string {
+	if r.End < r.Start {
+		return fmt.Sprintf("insertion before line %d", r.Start)
+	}
+	return span(r.Start, r.End)
+}
+
+// overlaps reports whether two ranges change a common line. An insertion
+// conflicts with a range that removes the lines on both sides of it; two
+// insertions at one place do not conflict and land in the order applied.
+func overlaps(a, b LineRange) bool {
+	if a.End < a.Start && b.End < b.Start {
+		return false
+	}
+	if a.End < a.Start {
+		return b.Start < a.Start && b.End >= a.Start
+	}
+	if b.End < b.Start {
+		return a.Start < b.Start && a.End >= b.Start
+	}
+	return max(a.Start, b.Start) <= min(a.End, b.End)
+}
+
+// before orders ranges in the file: by start line, and an insertion before
+// line s ahead of the range that replaces line s.
+func before(a, b LineRange) bool {
+	if a.Start != b.Start {
+		return a.Start < b.Start
+	}
+	return a.End < a.Start && b.End >= b.Start
+}
+
+// Tracker applies the line-range edits of one reply to one file one at a
+// time, each addressed in the file's original line numbers however much the
+// earlier ones moved the lines. It assumes nothing else changes the file in
+// between; after any other change, start a new Tracker from the new text.
+type Tracker struct {
+	orig    []string // original lines without terminators
+	terms   []string // their terminators; "" for an unterminated last line
+	eol     string   // terminator for new lines
+	noFinal bool     // the original is not empty and lacks a final newline
+	applied []LineRange
+	calls   int // Apply calls so far, to number edits in errors
+	text    string
+}
+
+// NewTracker starts tracking edits to original.
+func NewTracker(original string) *Tracker {
+	t := &Tracker{eol: lineEnding(original), text: original}
+	t.noFinal = original != "" && !strings.HasSuffix(original, "\n")
+	for _, l := range splitLines(original) {
+		body := strings.TrimSuffix(l, "\r")
+		t.orig = append(t.orig, body)
+		t.terms = append(t.terms, l[len(body):]+"\n")
+	}
+	if t.noFinal {
+		t.terms[len(t.terms)-1] = ""
+	}
+	return t
+}
+
+// ResumeTracker rebuilds a Tracker after a crash from the original text and
+// the ranges already applied to it, in the order they were applied.
+func ResumeTracker(original string, applied []LineRange) (*Tracker, error) {
+	t := NewTracker(original)
+	for _, r := range applied {
+		if _, err := t.Apply(r); err != nil {
+			return nil, fmt.Errorf("replay applied line ranges: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// Apply applies r and returns the whole new text. It fails, changing
+// nothing, when r is reversed, reaches outside the original text, or
+// overlaps a range applied earlier.
+func (t *Tracker) Apply(r LineRange) (string, error) {
+	t.calls++
+	if err := t.check(r); err != nil {
+		return t.text, err
+	}
+	at := len(t.applied)
+	for i, a := range t.applied {
+		if before(r, a) {
+			at = i
+			break
+		}
+	}
+	t.applied = slices.Insert(t.applied, at, r)
+	t.text = t.render()
+	return t.text, nil
+}
+
+// Text returns the current text.
+func (t *Tracker) Text() string { return t.text }
+
+// Lines returns the original line count, the one every range refers to.
+func (t *Tracker) Lines() int { return len(t.orig) }
+
+// Applied returns the ranges applied so far, in file order, for a caller
+// that persists them to resume after a crash.
+func (t *Tracker) Applied() []LineRange { return slices.Clone(t.applied) }
+
+// check validates r against the original text and the earlier ranges.
+func (t *Tracker) check(r LineRange) error {
+	n := len(t.orig)
+	bad := func(reason string) error {
+		return &EditError{Index: t.calls, Reason: fmt.Sprintf("edit %d: %s", t.calls, reason), Err: ErrBadRange}
+	}
+	switch {
+	case r.Start < 1:
+		return bad(fmt.Sprintf("start_line %d is invalid; lines count from 1", r.Start))
+	case r.End < r.Start-1:
+		return bad(fmt.Sprintf("end_line %d is before start_line %d", r.End, r.Start))
+	case r.End > n || r.Start > n+1:
+		return bad(fmt.Sprintf("%s is past the end of the file, which has %d lines (before this reply's edits); to add lines at the end use start_line=\"%d\" end_line=\"%d\"",
+			lineRef(r), n, n+1, n))
+	}
+	for _, a := range t.applied {
+		if overlaps(a, r) {
+			return &EditError{Index: t.calls,
+				Reason: fmt.Sprintf("edit %d (%s) overlaps an earlier edit (%s); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits", t.calls, r, a),
+				Lines:  []int{a.Start},
+				Err:    ErrOverlap}
+		}
+	}
+	return nil
+}
+
+// lineRef names the line of r that is out of range.
+func lineRef(r LineRange) string {
+	if r.Start > r.End {
+		return fmt.Sprintf("start_line %d", r.Start)
+	}
+	return fmt.Sprintf("end_line %d", r.End)
+}
+
+// render builds the text from the original lines and the applied ranges.
+func (t *Tracker) render() string {
+	var b strings.Builder
+	next := 0 // 0-based next original line to copy
+	for _, r := range t.applied {
+		for ; next < r.Start-1; next++ {
+			b.WriteString(t.orig[next] + t.term(next))
+		}
+		for _, l := range bodyLines(r.Text) {
+			b.WriteString(l + t.eol)
+		}
+		next = max(next, r.End)
+	}
+	for ; next < len(t.orig); next++ {
+		b.WriteString(t.orig[next] + t.term(next))
+	}
+	out := b.String()
+	if t.noFinal {
+		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
+	}
+	return out
+}
+
+// term is the terminator of original line i as written inside the text:
+// the unterminated last line gets one, since render trims the very end.
+func (t *Tracker) term(i int) string {
+	if t.terms[i] == "" {
+		return t.eol
+	}
+	return t.terms[i]
+}
+
+// ApplyLineRanges applies several line-range edits that all refer to
+// original, in whatever order they come. Overlapping ranges are an error
+// naming both; ranges outside the file name its actual line count. Nothing
+// is applied when any range is bad.
+func ApplyLineRanges(original string, edits []LineRange) (string, error) {
+	for i, r := range edits {
+		for j, a := range edits[:i] {
+			if overlaps(a, r) {
+				return original, &EditError{Index: i + 1,
+					Reason: fmt.Sprintf("edit %d (%s) overlaps edit %d (%s); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits", i+1, r, j+1, a),
+					Lines:  []int{r.Start, a.Start},
+					Err:    ErrOverlap}
+			}
+		}
+	}
+	t := NewTracker(original)
+	for _, r := range edits {
+		if _, err := t.Apply(r); err != nil {
+			return original, err
+		}
+	}
+	return t.Text(), nil
+}

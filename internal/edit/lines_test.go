@@ -1,0 +1,201 @@
+package edit
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestApplyLineRanges(t *testing.T) {
+	const five = "one\ntwo\nthree\nfour\nfive\n"
+	tests := []struct {
+		name     string
+		original string
+		edits    []LineRange
+		want     string
+	}{
+		{"replace one line by two", five, []LineRange{{2, 2, "TWO\n2b"}}, "one\nTWO\n2b\nthree\nfour\nfive\n"},
+		{"replace a range by one line", five, []LineRange{{2, 4, "middle"}}, "one\nmiddle\nfive\n"},
+		{"empty text deletes", five, []LineRange{{1, 2, ""}}, "three\nfour\nfive\n"},
+		{"blank line is one empty line", five, []LineRange{{3, 3, "\n"}}, "one\ntwo\n\nfour\nfive\n"},
+		{"end before start inserts", five, []LineRange{{3, 2, "2.5\n"}}, "one\ntwo\n2.5\nthree\nfour\nfive\n"},
+		{"append after the last line", five, []LineRange{{6, 5, "six"}}, five + "six\n"},
+		{"fill an empty file", "", []LineRange{{1, 0, "first"}}, "first\n"},
+		{"delete everything", five, []LineRange{{1, 5, ""}}, ""},
+		{
+			name:     "later edits keep the original numbering, in any order",
+			original: five,
+			edits:    []LineRange{{5, 5, "FIVE"}, {1, 1, "ONE\none and a half"}, {3, 4, ""}},
+			want:     "ONE\none and a half\ntwo\nFIVE\n",
+		},
+		{
+			name:     "insertion and replacement at the same line",
+			original: five,
+			edits:    []LineRange{{2, 3, "2-3"}, {2, 1, "before two"}, {4, 3, "after three"}},
+			want:     "one\nbefore two\n2-3\nafter three\nfour\nfive\n",
+		},
+		{"two insertions at one place keep their order", five, []LineRange{{2, 1, "a"}, {2, 1, "b"}}, "one\na\nb\ntwo\nthree\nfour\nfive\n"},
+		{"CRLF file stays CRLF", "a\r\nb\r\nc\r\n", []LineRange{{2, 2, "B\nB2\n"}}, "a\r\nB\r\nB2\r\nc\r\n"},
+		{"CRLF replacement on an LF file", "a\nb\n", []LineRange{{1, 1, "x\r\ny\r\n"}}, "x\ny\nb\n"},
+		{"no final newline is kept", "a\nb\nc", []LineRange{{3, 3, "C\nD"}}, "a\nb\nC\nD"},
+		{"appending to a file without final newline", "a\nb", []LineRange{{3, 2, "c"}}, "a\nb\nc"},
+		{"deleting the last line of a file without final newline", "a\nb", []LineRange{{2, 2, ""}}, "a"},
+		{"untouched lines keep odd endings", "a\r\nb\nc\n", []LineRange{{3, 3, "C"}}, "a\r\nb\nC\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ApplyLineRanges(tt.original, tt.edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyLineRangesErrors(t *testing.T) {
+	const five = "one\ntwo\nthree\nfour\nfive\n"
+	tests := []struct {
+		name  string
+		edits []LineRange
+		is    error
+		index int
+		msg   string
+	}{
+		{
+			name:  "overlap names both edits",
+			edits: []LineRange{{12, 20, "x"}, {1, 1, "y"}, {10, 15, "z"}},
+			is:    ErrOverlap,
+			index: 3,
+			msg:   "edit 3 (lines 10-15) overlaps edit 1 (lines 12-20); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits",
+		},
+		{
+			name:  "insertion inside a replaced range",
+			edits: []LineRange{{2, 4, "x"}, {3, 2, "y"}},
+			is:    ErrOverlap,
+			index: 2,
+			msg:   "edit 2 (insertion before line 3) overlaps edit 1 (lines 2-4); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits",
+		},
+		{
+			name:  "end past the file names its line count",
+			edits: []LineRange{{1, 1, "x"}, {4, 9, "y"}},
+			is:    ErrBadRange,
+			index: 2,
+			msg:   `edit 2: end_line 9 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end use start_line="6" end_line="5"`,
+		},
+		{
+			name:  "insertion past the end",
+			edits: []LineRange{{7, 6, "x"}},
+			is:    ErrBadRange,
+			index: 1,
+			msg:   `edit 1: start_line 7 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end use start_line="6" end_line="5"`,
+		},
+		{
+			name:  "line zero",
+			edits: []LineRange{{0, 2, "x"}},
+			is:    ErrBadRange,
+			index: 1,
+			msg:   "edit 1: start_line 0 is invalid; lines count from 1",
+		},
+		{
+			name:  "reversed range",
+			edits: []LineRange{{4, 2, "x"}},
+			is:    ErrBadRange,
+			index: 1,
+			msg:   "edit 1: end_line 2 is before start_line 4",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			orig := five
+			if tt.is == ErrOverlap {
+				orig = numberedFile(30, nil)
+			}
+			got, err := ApplyLineRanges(orig, tt.edits)
+			if err == nil {
+				t.Fatalf("succeeded with %q", got)
+			}
+			if got != orig {
+				t.Errorf("text changed on error: %q", got)
+			}
+			var ee *EditError
+			if !errors.As(err, &ee) || !errors.Is(err, tt.is) {
+				t.Fatalf("err = %#v, want *EditError wrapping %v", err, tt.is)
+			}
+			if ee.Index != tt.index {
+				t.Errorf("Index = %d, want %d", ee.Index, tt.index)
+			}
+			if err.Error() != tt.msg {
+				t.Errorf("error text:\n%s\nwant:\n%s", err, tt.msg)
+			}
+		})
+	}
+}
+
+func TestTrackerOneAtATime(t *testing.T) {
+	tr := NewTracker("a\nb\nc\nd\n")
+	steps := []struct {
+		r    LineRange
+		want string
+		msg  string
+	}{
+		{LineRange{1, 1, "A1\nA2\nA3"}, "A1\nA2\nA3\nb\nc\nd\n", ""},
+		{LineRange{3, 3, "C"}, "A1\nA2\nA3\nb\nC\nd\n", ""},
+		{LineRange{2, 3, "x"}, "A1\nA2\nA3\nb\nC\nd\n",
+			"edit 3 (lines 2-3) overlaps an earlier edit (line 3); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits"},
+		{LineRange{4, 4, ""}, "A1\nA2\nA3\nb\nC\n", ""},
+		{LineRange{5, 4, "e"}, "A1\nA2\nA3\nb\nC\ne\n", ""},
+	}
+	for i, s := range steps {
+		got, err := tr.Apply(s.r)
+		if s.msg == "" && err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if s.msg != "" && (err == nil || err.Error() != s.msg) {
+			t.Fatalf("step %d: err = %v, want %q", i+1, err, s.msg)
+		}
+		if got != s.want || tr.Text() != s.want {
+			t.Errorf("step %d: text %q (Text() %q), want %q", i+1, got, tr.Text(), s.want)
+		}
+	}
+	if tr.Lines() != 4 {
+		t.Errorf("Lines() = %d, want the original 4", tr.Lines())
+	}
+}
+
+func TestResumeTracker(t *testing.T) {
+	original := numberedFile(10, nil)
+	edits := []LineRange{{8, 9, "eight-nine"}, {2, 2, "two\ntwo more"}, {5, 4, "inserted"}}
+	want, err := ApplyLineRanges(original, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := NewTracker(original)
+	for _, r := range edits[:2] {
+		if _, err := before.Apply(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A crash here: only the original and the applied ranges survive.
+	resumed, err := ResumeTracker(original, before.Applied())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Text() != before.Text() {
+		t.Fatalf("resumed text %q, want %q", resumed.Text(), before.Text())
+	}
+	got, err := resumed.Apply(edits[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := resumed.Apply(LineRange{9, 9, "again"}); !errors.Is(err, ErrOverlap) {
+		t.Errorf("overlap after resume: err = %v", err)
+	}
+	if _, err := ResumeTracker(original, []LineRange{{11, 12, "x"}}); !errors.Is(err, ErrBadRange) {
+		t.Errorf("resume with a bad range: err = %v", err)
+	}
+}
