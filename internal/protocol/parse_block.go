@@ -123,7 +123,8 @@ func (p *parser) selfClosing(c cursor, t tagLine, next cursor) cursor {
 
 // unknown handles a tag line whose name courier does not know. It is
 // reported when it looks like a command: a near miss of a known name,
-// attributes, or a matching closing tag before the next tag line. The scan
+// attributes, or an UPPER_CASE name with its closing tag (spelt the same)
+// before the next tag line. The scan
 // for that closing tag stops at the next tag line, so no line is scanned
 // twice by it.
 func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
@@ -132,7 +133,7 @@ func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
 	for e := next; !p.done(e); {
 		line, after := p.lineAt(e)
 		ct := classify(line)
-		if ct.kind == kindClose && ct.name == t.name {
+		if ct.kind == kindClose && ct.written == t.written {
 			end, closed = after, true
 		}
 		if ct.kind != kindText {

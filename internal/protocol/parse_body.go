@@ -13,9 +13,9 @@ import (
 //   - A fence wrapping the whole body (first non-blank line opens it, last
 //     non-blank line closes it) is removed with the blank lines around it.
 //     For Markdown-like files the wrapper must also be labelled as Markdown
-//     or text (or not at all) and its opening fence must pair with the last
-//     line, nested fences counted; so a README that starts with one code
-//     block and ends with another keeps every line.
+//     or text (or not at all) and must really wrap the whole body (see
+//     wrapsAll); so a README that starts with one code block and ends with
+//     another keeps every line.
 //   - File content is the remaining lines, each ending in "\n"; an empty body
 //     is the empty file.
 
@@ -168,9 +168,19 @@ func unfence(s string, markup bool) string {
 	return inner
 }
 
-// wrapsAll reports whether the fence f, opened before inner and closed after
-// it, stays open throughout: fences inside pair up among themselves.
+// wrapsAll reports whether the fence f, opened before inner and closed
+// after it, wraps all of inner. Fence lines inside are read two ways, since
+// LLMs nest fences without making them longer:
+//   - after a bare opener, as CommonMark-like nesting: a labelled fence line
+//     opens a nested block, a bare one closes the innermost open block, and
+//     f must not be closed before the end;
+//   - after an opener labelled as Markdown, which says plainly that it
+//     wraps the file, inner fence lines only need to pair up among
+//     themselves, the first of each pair opening a block.
 func wrapsAll(f fence, inner string) bool {
+	if f.info != "" {
+		return innerFencesPair(inner)
+	}
 	stack := []fence{f}
 	ok := true
 	eachLine(inner, func(line string, _ int) bool {
@@ -178,18 +188,33 @@ func wrapsAll(f fence, inner string) bool {
 		if !isFence {
 			return true
 		}
-		if top := stack[len(stack)-1]; top.closes(line) {
+		if stack[len(stack)-1].closes(line) {
 			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				ok = false
-				return false
-			}
-			return true
+			ok = len(stack) > 0
+			return ok
 		}
 		stack = append(stack, g)
 		return true
 	})
 	return ok && len(stack) == 1
+}
+
+// innerFencesPair reports whether every code block opened in s is closed.
+func innerFencesPair(s string) bool {
+	var open fence
+	inBlock := false
+	eachLine(s, func(line string, _ int) bool {
+		g, isFence := openFence(line)
+		switch {
+		case !isFence:
+		case !inBlock:
+			open, inBlock = g, true
+		case open.closes(line):
+			inBlock = false
+		}
+		return true
+	})
+	return !inBlock
 }
 
 // trimBlankLines drops blank lines at both ends and the final newline.

@@ -13,7 +13,7 @@ import (
 type attrs map[string]string
 
 // tagAttrs collects t's attributes; a name given twice, or words without a
-// value, are problems.
+// value, are problems. Malformed values are left out.
 func tagAttrs(t tagLine) (attrs, string) {
 	m := make(attrs, len(t.attrs))
 	problem := t.problem
@@ -21,10 +21,18 @@ func tagAttrs(t tagLine) (attrs, string) {
 		if _, dup := m[a.key]; dup && problem == "" {
 			problem = "the attribute " + a.key + " is given twice"
 		}
+		if a.bad {
+			delete(m, a.key)
+			continue
+		}
 		m[a.key] = a.val
 	}
 	if len(t.bare) > 0 && problem == "" {
-		problem = fmt.Sprintf("%s in the tag is not an attribute (attributes are written name=\"value\")", show(t.bare[0]))
+		if _, hasPath := m["path"]; !hasPath && t.typ != command.RunCommand && t.typ != command.Message && t.typ != command.Done {
+			problem = "has no path attribute; write it as path=" + show(t.bare[0])
+		} else {
+			problem = fmt.Sprintf("has %s in the tag, which is not an attribute (write attributes as name=\"value\")", show(t.bare[0]))
+		}
 	}
 	return m, problem
 }
@@ -33,7 +41,7 @@ func tagAttrs(t tagLine) (attrs, string) {
 func tagPath(m attrs) (string, string) {
 	p, ok := m["path"]
 	if !ok {
-		return "", "has no path attribute"
+		return "", `has no path attribute; write it as path="relative/path"`
 	}
 	if problem := checkPath(p); problem != "" {
 		return "", problem
@@ -47,8 +55,8 @@ func buildSimple(t tagLine, line int) (command.Command, string) {
 	m, problem := tagAttrs(t)
 	path, pathProblem := tagPath(m)
 	cmd.Path = path
-	if pathProblem != "" {
-		return cmd, tagProblem(t, line, path, pathProblem)
+	if problem == "" {
+		problem = pathProblem
 	}
 	if problem == "" && t.trailing != "" && !isCloserOf(t.trailing, t.name) {
 		problem = trailingProblem(t)

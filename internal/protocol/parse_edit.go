@@ -77,7 +77,7 @@ func parseEdits(body string, markup bool, base int) ([]command.Edit, string, boo
 	eachLine(body, func(line string, start int) bool {
 		e.line(line, start, base+n)
 		n++
-		return e.problem == ""
+		return true // go on after a problem, to learn whether there are pairs
 	})
 	if e.problem == "" && e.state != outside {
 		e.problem = fmt.Sprintf("has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line", e.open)
@@ -117,8 +117,11 @@ func (e *editScan) line(line string, start, lineNo int) {
 	}
 }
 
+// fail keeps the first problem; after it the scan only looks for markers.
 func (e *editScan) fail(line int, format string) {
-	e.problem = fmt.Sprintf(format, line)
+	if e.problem == "" {
+		e.problem = fmt.Sprintf(format, line)
+	}
 }
 
 // section is the text from the current section's start to end, with the

@@ -20,6 +20,7 @@ const (
 // attr is one attribute of a tag, its name normalised (see attrKey).
 type attr struct {
 	key, val string
+	bad      bool // the value is malformed (an unclosed quote, say)
 }
 
 // tagLine is a line that starts with a tag, taken apart.
@@ -156,7 +157,7 @@ func (t *tagLine) readAttr(s string, i int, words *[]string) int {
 	if problem != "" && t.problem == "" {
 		t.problem = "the value of " + key + " " + problem
 	}
-	t.attrs = append(t.attrs, attr{key: attrKey(key), val: val})
+	t.attrs = append(t.attrs, attr{key: attrKey(key), val: val, bad: problem != ""})
 	return next
 }
 
@@ -262,7 +263,7 @@ func parseCloser(s string) tagLine {
 	if inner == "" || !isLetter(inner[0]) || nameEnd(inner, 0) != len(inner) {
 		return tagLine{}
 	}
-	return tagLine{kind: kindClose, name: strings.ToUpper(inner)}
+	return tagLine{kind: kindClose, name: strings.ToUpper(inner), written: inner}
 }
 
 // splitInline turns "[NAME]body[/NAME]" into a one-line block.
