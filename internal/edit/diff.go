@@ -1,0 +1,192 @@
+package edit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// diffContext is the number of unchanged lines shown around a change.
+const diffContext = 3
+
+// noNewline marks a last line without a line terminator, as diff and patch
+// write it.
+const noNewline = `\ No newline at end of file`
+
+// opKind is what happens to a line in a diff.
+type opKind byte
+
+const (
+	opEqual  opKind = ' '
+	opDelete opKind = '-'
+	opInsert opKind = '+'
+)
+
+// op is one line of an edit script: ai and bi are the line's index in old
+// and new, or for a line missing from one side, the index of that side's
+// next line.
+type op struct {
+	kind   opKind
+	ai, bi int
+}
+
+// side is one version of a file as lines.
+type side struct {
+	lines   []string
+	noFinal bool // the last line has no terminator
+}
+
+func newSide(s string) side {
+	return side{lines: splitLines(s), noFinal: s != "" && !strings.HasSuffix(s, "\n")}
+}
+
+// Diff returns a unified diff between old and new: "---"/"+++" headers with
+// path ("/dev/null" for an empty side, as for a created or deleted file),
+// hunks with 3 lines of context, and "\ No newline at end of file" where a
+// last line lacks its terminator. CRs of CRLF lines are not shown. When the
+// diff is longer than maxBytes (0: no limit) its lines stop before the limit
+// and a note "... diff cut: N more lines" follows. added and removed count
+// the lines of the whole diff. Equal texts give an empty diff.
+func Diff(path, old, new string, maxBytes int) (diff string, added, removed int) {
+	if old == new {
+		return "", 0, 0
+	}
+	a, b := newSide(old), newSide(new)
+	ops := editScript(a, b)
+	for _, o := range ops {
+		switch o.kind {
+		case opInsert:
+			added++
+		case opDelete:
+			removed++
+		}
+	}
+	lines := []string{"--- " + header(path, old), "+++ " + header(path, new)}
+	for _, h := range hunks(ops) {
+		lines = append(lines, hunkLines(ops[h[0]:h[1]], a, b)...)
+	}
+	return capLines(lines, maxBytes), added, removed
+}
+
+func header(path, text string) string {
+	if text == "" {
+		return "/dev/null"
+	}
+	return path
+}
+
+// editScript turns the common lines of a and b into a line-by-line script.
+func editScript(a, b side) []op {
+	ids := make(map[string]int, len(a.lines))
+	ka, kb := keys(a, ids), keys(b, ids)
+	ops := make([]op, 0, max(len(ka), len(kb)))
+	i, j := 0, 0
+	flush := func(ti, tj int) {
+		for ; i < ti; i++ {
+			ops = append(ops, op{opDelete, i, j})
+		}
+		for ; j < tj; j++ {
+			ops = append(ops, op{opInsert, i, j})
+		}
+	}
+	for _, p := range commonLines(ka, kb, len(ids)) {
+		flush(p.i, p.j)
+		ops = append(ops, op{opEqual, i, j})
+		i, j = i+1, j+1
+	}
+	flush(len(ka), len(kb))
+	return ops
+}
+
+// keys hashes lines to ints. An unterminated last line gets its own key, so
+// that it differs from the same text with a newline, as in diff.
+func keys(s side, ids map[string]int) []int {
+	out := make([]int, len(s.lines))
+	for i, l := range s.lines {
+		if s.noFinal && i == len(s.lines)-1 {
+			l += "\x00"
+		}
+		id, ok := ids[l]
+		if !ok {
+			id = len(ids)
+			ids[l] = id
+		}
+		out[i] = id
+	}
+	return out
+}
+
+// hunks groups the changes of ops with their context into [start, end)
+// spans of ops; changes at most twice the context apart share a hunk, as
+// in diff, since their contexts would touch.
+func hunks(ops []op) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(ops); i++ {
+		if ops[i].kind == opEqual {
+			continue
+		}
+		start := max(i-diffContext, 0)
+		if len(out) > 0 {
+			start = max(start, out[len(out)-1][1])
+		}
+		last := i
+		for j := i + 1; j < len(ops) && j-last <= 2*diffContext+1; j++ {
+			if ops[j].kind != opEqual {
+				last = j
+			}
+		}
+		end := min(last+1+diffContext, len(ops))
+		out = append(out, [2]int{start, end})
+		i = end - 1
+	}
+	return out
+}
+
+// hunkLines writes one hunk: its @@ header and its lines.
+func hunkLines(ops []op, a, b side) []string {
+	var oldN, newN int
+	for _, o := range ops {
+		if o.kind != opInsert {
+			oldN++
+		}
+		if o.kind != opDelete {
+			newN++
+		}
+	}
+	out := []string{fmt.Sprintf("@@ -%s +%s @@", hunkRange(ops[0].ai, oldN), hunkRange(ops[0].bi, newN))}
+	for _, o := range ops {
+		text, s, idx := a.lines, a, o.ai
+		if o.kind == opInsert {
+			text, s, idx = b.lines, b, o.bi
+		}
+		out = append(out, string(o.kind)+strings.TrimSuffix(text[idx], "\r"))
+		if s.noFinal && idx == len(s.lines)-1 {
+			out = append(out, noNewline)
+		}
+	}
+	return out
+}
+
+// hunkRange writes "start,count" the way diff does: the count is left out
+// when it is 1, and an empty range names the line before it.
+func hunkRange(first, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", first)
+	case 1:
+		return fmt.Sprint(first + 1)
+	}
+	return fmt.Sprintf("%d,%d", first+1, n)
+}
+
+// capLines joins lines, stopping before maxBytes with a note of the rest.
+func capLines(lines []string, maxBytes int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if maxBytes > 0 && b.Len()+len(l)+1 > maxBytes && i > 2 {
+			fmt.Fprintf(&b, "... diff cut: %d more lines\n", len(lines)-i)
+			break
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
