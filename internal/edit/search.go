@@ -94,7 +94,8 @@ func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, 
 }
 
 // variant is a reading of a search/replace pair; the later ones undo
-// mistakes LLMs make when copying the search text.
+// mistakes LLMs make when copying the search text. Rewritten texts drop
+// their final newline on both sides alike, so the pair still fits together.
 type variant struct {
 	search, replace string
 	how             string // how the pair was read, for notes; "" as written
@@ -204,7 +205,7 @@ func dropNumbers(search, replace string) (string, string, bool) {
 	for i, l := range rl {
 		sm := numberPrefix.FindString(l)
 		if sm == "" && !isBlank(l) {
-			return strings.Join(sl, "\n"), replace, true
+			return strings.Join(sl, "\n"), strings.Join(rl, "\n"), true
 		}
 		stripped[i] = l[len(sm):]
 	}
