@@ -69,8 +69,9 @@ type Change struct {
 	// did not exist.
 	Before     string      `json:"before,omitempty"`
 	BeforeMode fs.FileMode `json:"beforeMode,omitempty"`
-	// After is the hash of the content after the change, "" for a delete.
-	After string `json:"after,omitempty"`
+	// After is the blob of the content after the change; a delete has none.
+	After  string `json:"after,omitempty"`
+	Delete bool   `json:"delete,omitempty"`
 	// CreatedDirs are the folders the change makes, outermost first.
 	CreatedDirs []string `json:"createdDirs,omitempty"`
 	// Base and Range describe a line-range edit: the blob its line numbers

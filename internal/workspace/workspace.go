@@ -280,3 +280,24 @@ func (w *Workspace) Chmod(p string, mode fs.FileMode) error {
 
 // FS returns the workspace as a read-only fs.FS.
 func (w *Workspace) FS() fs.FS { return w.root.FS() }
+
+// MissingDirs lists the folders that writing p would have to create,
+// outermost first.
+func (w *Workspace) MissingDirs(p string) ([]string, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for d := path.Dir(c); d != "."; d = path.Dir(d) {
+		_, err := w.root.Stat(d)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, wrap(p, err)
+		}
+		missing = append([]string{d}, missing...)
+	}
+	return missing, nil
+}

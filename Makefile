@@ -1,0 +1,44 @@
+# courier's everyday tasks. `make test` is the one command that runs every
+# test; CI runs exactly that.
+
+GO ?= go
+TASK ?=
+BIN := bin/courier
+
+.PHONY: all build run test vet bench fuzz crash-test install clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/courier
+
+# Start a session in this folder: make run TASK="write hello.py that prints hello"
+run:
+	@test -n "$(TASK)" || { echo 'usage: make run TASK="what the LLM should do"'; exit 2; }
+	$(GO) run ./cmd/courier new "$(TASK)"
+
+vet:
+	@out=$$(gofmt -l cmd internal prompts); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: vet
+	$(GO) test ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Fuzz the reply parser (FUZZTIME=10m for a longer run).
+FUZZTIME ?= 2m
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./internal/protocol/
+
+# The crash test with many more kill points than `make test` uses.
+CRASH_ITERATIONS ?= 300
+crash-test:
+	COURIER_CRASH_ITERATIONS=$(CRASH_ITERATIONS) $(GO) test -run TestCrash -count=1 -v ./cmd/courier/
+
+install:
+	$(GO) install ./cmd/courier
+
+clean:
+	rm -rf bin

@@ -1,0 +1,39 @@
+// Command courier turns any chat LLM into a coding agent on the person's own
+// machine, by copy and paste. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/courier-agent/courier/internal/cli"
+	"github.com/courier-agent/courier/internal/sandbox"
+)
+
+func main() {
+	// The command sandbox re-runs courier to confine itself before it starts
+	// the shell; that run does nothing else.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	exe, _ := os.Executable()
+	code := cli.Main(ctx, os.Args[1:], &cli.IO{
+		In:          os.Stdin,
+		Out:         os.Stdout,
+		Err:         os.Stderr,
+		InTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
+		OutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Getenv:      os.Getenv,
+		Environ:     os.Environ(),
+		Exe:         exe,
+	})
+	stop()
+	os.Exit(code)
+}

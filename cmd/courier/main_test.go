@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary act as the courier binary in scripts, so
+// the end-to-end tests run the real program on real folders and shells.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"courier": main,
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// Every script starts in its own root, as a person running
+			// courier in a fresh clone would.
+			env.Setenv("COURIER_ROOT", env.WorkDir)
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfile":  cmdWaitFile,
+			"chunked":   cmdChunked,
+			"subst":     cmdSubst,
+			"sessionid": cmdSessionID,
+			"within":    cmdWithin,
+			"countfiles": cmdCountFiles,
+		},
+	})
+}
+
+// waitfile [-timeout D] PATH... waits until every PATH exists (a hang
+// guard for background commands, not a speed check).
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	timeout := 30 * time.Second
+	if len(args) >= 2 && args[0] == "-timeout" {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		timeout, args = d, args[2:]
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: waitfile [-timeout D] PATH...")
+	}
+	deadline := time.Now().Add(timeout)
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		for {
+			_, err := os.Stat(p)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				if neg {
+					return
+				}
+				ts.Fatalf("%s did not appear within %s", a, timeout)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if neg {
+		ts.Fatalf("%v appeared", args)
+	}
+}
+
+// chunked SRC DST PAUSE writes SRC into DST in two halves with a pause
+// between them, as a browser or editor saving slowly would.
+func cmdChunked(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: chunked SRC DST PAUSE")
+	}
+	data := []byte(ts.ReadFile(args[0]))
+	pause, err := time.ParseDuration(args[2])
+	ts.Check(err)
+	f, err := os.Create(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer f.Close()
+	half := len(data) / 2
+	_, err = f.Write(data[:half])
+	ts.Check(err)
+	ts.Check(f.Sync())
+	time.Sleep(pause)
+	_, err = f.Write(data[half:])
+	ts.Check(err)
+}
+
+// subst SRC DST copies SRC to DST with $VAR and ${VAR} replaced by the
+// script's environment, so replies can name the session id.
+func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: subst SRC DST")
+	}
+	out := os.Expand(ts.ReadFile(args[0]), func(name string) string {
+		if v := ts.Getenv(name); v != "" {
+			return v
+		}
+		return "$" + name
+	})
+	// Write through a temporary name so a watching courier never sees half.
+	dst := ts.MkAbs(args[1])
+	tmp := filepath.Join(filepath.Dir(dst), ".subst-"+filepath.Base(dst))
+	ts.Check(os.WriteFile(tmp, []byte(out), 0o644))
+	ts.Check(os.Rename(tmp, dst))
+}
+
+// sessionid VAR [N] sets VAR to the id of the session listed Nth (1-based,
+// newest first) in sessions/.
+func cmdSessionID(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: sessionid VAR [N]")
+	}
+	entries, err := os.ReadDir(ts.MkAbs("sessions"))
+	ts.Check(err)
+	type s struct {
+		id  string
+		mod time.Time
+	}
+	var ids []s
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			info, err := e.Info()
+			ts.Check(err)
+			ids = append(ids, s{id, info.ModTime()})
+		}
+	}
+	if len(ids) == 0 {
+		ts.Fatalf("no session in sessions/")
+	}
+	n := 1
+	if len(args) > 1 {
+		fmt.Sscan(args[1], &n)
+	}
+	// Oldest first by creation order of the files' names is not defined;
+	// sort by modification time, newest first.
+	for i := range ids {
+		for j := i + 1; j < len(ids); j++ {
+			if ids[j].mod.After(ids[i].mod) {
+				ids[i], ids[j] = ids[j], ids[i]
+			}
+		}
+	}
+	ts.Setenv(args[0], ids[n-1].id)
+}
+
+// within D PROG ARGS... runs a program and fails if it has not finished
+// within D: a guard against hangs (a command waiting for an orphaned
+// grandchild), with a wide margin, not a speed measurement.
+func cmdWithin(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: within D PROG ARGS...")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	done := make(chan error, 1)
+	go func() { done <- ts.Exec(args[1], args[2:]...) }()
+	select {
+	case err := <-done:
+		if err != nil && !neg {
+			ts.Fatalf("%v", err)
+		}
+		if err == nil && neg {
+			ts.Fatalf("unexpected success")
+		}
+	case <-time.After(d):
+		ts.Fatalf("%s did not finish within %s", args[1], d)
+	}
+}
+
+// countfiles DIR N checks that DIR holds exactly N entries whose names do
+// not start with ".", e.g. no outbox written twice.
+func cmdCountFiles(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: countfiles DIR N")
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var names bytes.Buffer
+	n := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			n++
+			names.WriteString(e.Name() + " ")
+		}
+	}
+	if fmt.Sprint(n) != args[1] {
+		ts.Fatalf("%s holds %d files (%s), want %s", args[0], n, names.String(), args[1])
+	}
+}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/loop"
+)
+
+func newLogCmd(g *globals) *cobra.Command {
+	var id string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "log [ID]",
+		Short: "List a session's turns and the files each changed",
+		Example: `  courier log
+  courier log 3f9a1c2e --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				id = args[0]
+			}
+			l, err := g.loop()
+			if err != nil {
+				return err
+			}
+			st, err := l.Store.Resolve(id)
+			if err != nil {
+				return err
+			}
+			turns, err := l.Log(st)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if turns == nil {
+					turns = []loop.TurnInfo{}
+				}
+				return writeJSON(g.io.Out, turns)
+			}
+			w := g.io.Out
+			fmt.Fprintf(w, "Session %s: %s\n", st.SessionID, firstLine(st.Task, 80))
+			if len(turns) == 0 {
+				fmt.Fprintln(w, "No replies applied yet.")
+			}
+			for _, t := range turns {
+				var marks []string
+				if t.Undone {
+					marks = append(marks, "undone")
+				}
+				if !t.Finished {
+					marks = append(marks, "unfinished")
+				}
+				mark := ""
+				if len(marks) > 0 {
+					mark = " [" + strings.Join(marks, ", ") + "]"
+				}
+				fmt.Fprintf(w, "request %d  %s  %s  %d commands, %d failed%s\n", t.Sequence,
+					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), t.Reply, t.Commands, t.Failed, mark)
+				for _, f := range t.Files {
+					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, f.Path, f.Added, f.Removed)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

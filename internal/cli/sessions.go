@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+type sessionsOptions struct {
+	g    *globals
+	json bool
+}
+
+func newSessionsCmd(g *globals) *cobra.Command {
+	o := &sessionsOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "sessions",
+		Short:   "List the sessions, most recently updated first",
+		Example: `  courier sessions --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSessions(o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
+	return cmd
+}
+
+func runSessions(o *sessionsOptions) error {
+	l, err := o.g.loop()
+	if err != nil {
+		return err
+	}
+	all, errs := l.Store.List()
+	for _, e := range errs {
+		fmt.Fprintf(o.g.io.Err, "courier: warning: %v\n", e)
+	}
+	infos := make([]sessionInfo, 0, len(all))
+	for _, st := range all {
+		infos = append(infos, infoOf(l, st))
+	}
+	if o.json {
+		return writeJSON(o.g.io.Out, infos)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(o.g.io.Out, `No sessions yet; start one with: courier new "TASK"`)
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.g.io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tREQUEST\tSTATUS\tUPDATED\tTASK")
+	for _, i := range infos {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", i.ID, i.Sequence, i.Status, i.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(i.Task, 50))
+	}
+	return tw.Flush()
+}

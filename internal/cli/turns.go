@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/hint"
+	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// engineOptions are the command settings from the flags.
+func (g *globals) engineOptions() engine.Options {
+	return engine.Options{
+		CommandTimeout: g.commandTimeout,
+		MaxOutput:      g.maxOutput,
+		Env:            g.io.Environ,
+	}
+}
+
+// newConsole returns the console printer for a command.
+func (g *globals) newConsole(l *loop.Loop) *console {
+	return &console{w: g.io.Out, root: l.Paths.Root}
+}
+
+// held is a session loaded under its lock.
+type held struct {
+	st   *session.State
+	lock *session.Lock
+}
+
+func (h *held) release() { h.lock.Unlock() }
+
+// hold locks a session (the named one, or the latest incomplete) and loads
+// its state under the lock, so nothing changes it behind courier's back.
+func (g *globals) hold(l *loop.Loop, id, what string) (*held, error) {
+	if id == "" {
+		st, err := l.Store.Latest()
+		if err != nil {
+			return nil, err
+		}
+		id = st.SessionID
+	}
+	if !session.ValidID(id) {
+		return nil, hint.Wrap(fmt.Errorf("'%s' is not a session id (8 hex digits)", id), "run 'courier sessions' to list the sessions")
+	}
+	lock, err := l.Store.Lock(id, what)
+	if err != nil {
+		return nil, err
+	}
+	st, err := l.Store.Load(id)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	if g.set["workspace"] && filepath.Clean(st.Workspace) != filepath.Clean(l.Paths.Workspace) {
+		lock.Unlock()
+		return nil, hint.Wrap(fmt.Errorf("session %s works on %s, not on %s", id, st.Workspace, l.Paths.Workspace),
+			"leave out --workspace to resume it, or start a new session for the other folder")
+	}
+	return &held{st: st, lock: lock}, nil
+}
+
+// recoverTurn finishes a turn an earlier run left unfinished (a crash, a
+// Ctrl-C, an approval), telling the person about it.
+func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *console, opts engine.Options) (loop.Outcome, bool, error) {
+	file, ok := l.Unfinished(h.st)
+	if !ok {
+		return loop.Outcome{}, false, nil
+	}
+	fmt.Fprintf(g.io.Out, "Session %s: finishing reply %s to request %d, which was not finished\n", h.st.SessionID, file, h.st.SequenceNumber)
+	out, ok, err := l.Recover(ctx, h.st, opts)
+	if err != nil || !ok {
+		return out, ok, err
+	}
+	con.summary(out)
+	return out, true, nil
+}
+
+// readReply reads a reply file; one that cannot be applied at all (too
+// large, not text) is moved out of the inbox so it is not tried again.
+func (g *globals) readReply(l *loop.Loop, path string, con *console) (loop.Reply, error) {
+	r, err := l.ReadReply(path)
+	if err != nil {
+		if moved, mvErr := l.Reject(path); mvErr == nil && moved != "" {
+			err = fmt.Errorf("%w (moved to %s)", err, con.rel(moved))
+		}
+	}
+	return r, err
+}
+
+// apply applies a reply to the held session and prints the turn. Refused
+// replies (duplicates, stale answers) are reported as warnings and return
+// a *loop.RefusedError.
+func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply, con *console, opts engine.Options) (loop.Outcome, error) {
+	fmt.Fprintf(g.io.Out, "Reply %s → session %s, request %d\n", con.rel(r.Path), h.st.SessionID, h.st.SequenceNumber)
+	out, err := l.Process(ctx, h.st, r, opts)
+	var refused *loop.RefusedError
+	if errors.As(err, &refused) {
+		fmt.Fprintf(g.io.Err, "courier: warning: %s\n", refused.Reason)
+		if refused.MovedTo != "" {
+			fmt.Fprintf(g.io.Err, "courier: hint: moved to %s\n", con.rel(refused.MovedTo))
+		}
+		return out, err
+	}
+	if err != nil {
+		return out, err
+	}
+	con.summary(out)
+	return out, nil
+}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/shell"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// Answer is the person's decision on a command that needs approval.
+type Answer int
+
+// The answers an Approver can give.
+const (
+	// Wait leaves the question open: the turn pauses until 'courier approve'
+	// or 'courier deny' answers it.
+	Wait Answer = iota
+	Approve
+	// ApproveAll approves this command and every later one like it in the
+	// session.
+	ApproveAll
+	Reject
+)
+
+// Approver asks the person about a command the policy will not run alone.
+type Approver interface {
+	Approve(ctx context.Context, c command.Command, v Verdict) (Answer, string, error)
+}
+
+// Decision is what the policy says about a command.
+type Decision string
+
+// The policy's decisions.
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+// Verdict is a policy decision with its reason. Rule names the kind of
+// command, so that "approve all like it" can be remembered.
+type Verdict struct {
+	Decision Decision
+	Reason   string
+	Rule     string
+}
+
+// Policy decides whether a command may run.
+type Policy interface {
+	Check(command string) Verdict
+}
+
+// runCommand carries out a RUN_COMMAND after the policy and, where needed,
+// the person have allowed it.
+func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command) (command.Result, *session.Pending, error) {
+	v := Verdict{Decision: Allow}
+	if e.opts.Policy != nil {
+		v = e.opts.Policy.Check(c.Command)
+	}
+	switch v.Decision {
+	case Deny:
+		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
+	case Ask:
+		ok, res, pending, err := e.approval(ctx, st, t, js, i, c, v)
+		if err != nil || pending != nil || !ok {
+			return res, pending, err
+		}
+	}
+	dir := e.ws.Dir()
+	if c.Dir != "" {
+		clean, err := workspace.Clean(c.Dir)
+		if err != nil {
+			return rejected(command.Command{Type: c.Type, Path: c.Dir}, err), nil, nil
+		}
+		info, err := e.ws.Stat(clean)
+		if err != nil {
+			if workspace.IsOutside(err) {
+				return rejected(command.Command{Type: c.Type, Path: c.Dir}, err), nil, nil
+			}
+			return failed(c, "Working folder '%s' not found", c.Dir), nil, nil
+		}
+		if !info.IsDir() {
+			return failed(c, "Working folder '%s' is a file", c.Dir), nil, nil
+		}
+		dir = filepath.Join(dir, filepath.FromSlash(clean))
+	}
+	if err := t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
+		return command.Result{}, nil, err
+	}
+	timeout := e.opts.CommandTimeout
+	if c.Timeout > 0 {
+		timeout = c.Timeout
+	}
+	out, err := shell.Run(ctx, shell.Spec{
+		Command:   c.Command,
+		Dir:       dir,
+		Timeout:   timeout,
+		MaxOutput: e.opts.MaxOutput,
+		Env:       e.opts.Env,
+		ExtraEnv:  c.Env,
+		KeepEnv:   e.opts.KeepEnv,
+		Sandbox:   e.opts.Sandbox,
+	})
+	return commandResult(c, out, err, timeout), nil, nil
+}
+
+// approval settles a command that needs the person's yes. It reports
+// whether the command may run, or else its result or the pending question.
+func (e *Engine) approval(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command, v Verdict) (bool, command.Result, *session.Pending, error) {
+	if d, ok := js.decisions[i]; ok {
+		if d.All && v.Rule != "" && !slices.Contains(st.ApprovedRules, v.Rule) {
+			st.ApprovedRules = append(st.ApprovedRules, v.Rule)
+		}
+		if !d.Approved {
+			return false, deniedByPerson(c, d.Reason), nil, nil
+		}
+		return true, command.Result{}, nil, nil
+	}
+	if v.Rule != "" && slices.Contains(st.ApprovedRules, v.Rule) {
+		return true, command.Result{}, nil, nil
+	}
+	pending := &session.Pending{Sequence: t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
+	if e.opts.Approver == nil {
+		return false, command.Result{}, pending, nil
+	}
+	ans, reason, err := e.opts.Approver.Approve(ctx, c, v)
+	if err != nil {
+		return false, command.Result{}, nil, err
+	}
+	if ans == Wait {
+		return false, command.Result{}, pending, nil
+	}
+	rec := session.Record{Kind: session.Decision, Index: i, Approved: ans != Reject, All: ans == ApproveAll, Reason: reason}
+	if err := t.Append(rec); err != nil {
+		return false, command.Result{}, nil, err
+	}
+	js.decisions[i] = rec
+	if rec.All && v.Rule != "" && !slices.Contains(st.ApprovedRules, v.Rule) {
+		st.ApprovedRules = append(st.ApprovedRules, v.Rule)
+	}
+	if !rec.Approved {
+		return false, deniedByPerson(c, reason), nil, nil
+	}
+	return true, command.Result{}, nil, nil
+}
+
+func denied(c command.Command, summary string) command.Result {
+	return command.Result{Type: c.Type, Status: command.Denied, Command: c.Command, Summary: summary}
+}
+
+func deniedByPerson(c command.Command, reason string) command.Result {
+	s := fmt.Sprintf("Not run: the person denied '%s'", firstLine(c.Command))
+	if reason != "" {
+		s += ": " + reason
+	}
+	return denied(c, s+". Find another way, or explain in a MESSAGE why it is needed")
+}
+
+// commandResult turns a finished command into the result the LLM reads.
+func commandResult(c command.Command, out shell.Result, err error, timeout time.Duration) command.Result {
+	r := command.Result{Type: c.Type, Command: c.Command, Output: out.Output, DurationMS: out.Duration.Milliseconds()}
+	name := firstLine(c.Command)
+	switch {
+	case err != nil:
+		r.Status = command.Failed
+		r.Summary = fmt.Sprintf("Could not start '%s': %v", name, err)
+	case out.Canceled:
+		r.Status = command.Interrupted
+		r.Summary = fmt.Sprintf("Command '%s' was stopped by the person (Ctrl-C) after %s; it was not run again", name, out.Duration.Round(100*time.Millisecond))
+	case out.TimedOut:
+		r.Status = command.Failed
+		r.Summary = fmt.Sprintf("Command '%s' timed out after %s and was stopped, with every process it started", name, timeout)
+	default:
+		code := out.ExitCode
+		r.ExitCode = &code
+		if code == 0 {
+			r.Status = command.OK
+			r.Summary = fmt.Sprintf("Ran '%s' (exit code 0)", name)
+		} else {
+			r.Status = command.Failed
+			r.Summary = fmt.Sprintf("Ran '%s' (exit code %d)", name, code)
+		}
+	}
+	return r
+}

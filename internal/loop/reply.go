@@ -1,0 +1,276 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/hint"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// Reply is a reply file read and parsed, not yet applied.
+type Reply struct {
+	Path string
+	Raw  []byte
+	// Hash identifies the reply's text whatever its encoding or line endings.
+	Hash   string
+	Parsed protocol.Reply
+}
+
+// ReadReply reads, decodes and parses a reply file, refusing one that is too
+// large or not text before anything runs.
+func (l *Loop) ReadReply(p string) (Reply, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return Reply{}, fmt.Errorf("read reply: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, l.opts.MaxReply+1))
+	if err != nil {
+		return Reply{}, fmt.Errorf("read reply %s: %w", p, err)
+	}
+	if int64(len(raw)) > l.opts.MaxReply {
+		return Reply{}, hint.Wrap(fmt.Errorf("reply %s is larger than the %d MB limit; nothing was run", p, l.opts.MaxReply>>20),
+			"ask the LLM for a shorter answer, or raise max_reply in courier.toml")
+	}
+	text, err := protocol.Decode(raw)
+	if err != nil {
+		return Reply{}, hint.Wrap(fmt.Errorf("reply %s: %w; nothing was run", p, err),
+			"save the LLM's answer as plain text")
+	}
+	return Reply{Path: p, Raw: raw, Hash: session.Hash([]byte(text)), Parsed: protocol.Parse(text)}, nil
+}
+
+// Route names the session a reply belongs to: the one it echoes, else the
+// one its file name starts with, else "" (the caller's default).
+func Route(r Reply) string {
+	if r.Parsed.Session != "" {
+		return r.Parsed.Session
+	}
+	base := strings.ToLower(filepath.Base(r.Path))
+	if len(base) >= 8 && session.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
+		return base[:8]
+	}
+	return ""
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+}
+
+// RefusedError is a reply that is not applied: a duplicate or a stale
+// answer. The reply is moved aside and the person told why.
+type RefusedError struct {
+	Reason string
+	// MovedTo is where the reply went.
+	MovedTo string
+	// Duplicate is set when the reply was already applied.
+	Duplicate bool
+}
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+// Process applies a reply to a session whose lock the caller holds.
+func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts engine.Options) (Outcome, error) {
+	if st.IsComplete {
+		return Outcome{}, hint.Wrap(fmt.Errorf("session %s is complete", st.SessionID), "start a new one with 'courier new'")
+	}
+	eng, ws, err := l.engine(st, opts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer ws.Close()
+	if begin, ok, err := eng.Unfinished(st); err != nil {
+		return Outcome{}, err
+	} else if ok && begin.ReplyHash != r.Hash {
+		return Outcome{}, hint.Wrap(fmt.Errorf("session %s is still applying %s", st.SessionID, begin.ReplyFile),
+			"finish that reply first: run 'courier process' or 'courier watch' (and answer its approval question if it waits for one)")
+	} else if !ok {
+		if err := l.check(st, r); err != nil {
+			return Outcome{}, err
+		}
+	}
+	out, err := eng.Apply(ctx, st, engine.Input{Raw: r.Raw, Hash: r.Hash, File: filepath.Base(r.Path), Commands: r.Parsed.Commands})
+	if err != nil {
+		return Outcome{State: st, Engine: out}, err
+	}
+	return l.finish(st, out, r.Path, r.Hash)
+}
+
+// check refuses a reply that was applied before or answers another request
+// than the current one, moving it out of the inbox.
+func (l *Loop) check(st *session.State, r Reply) error {
+	if prev, ok := st.FindReply(r.Hash); ok {
+		moved, _ := l.moveAside(r.Path, "processed")
+		return &RefusedError{Duplicate: true, MovedTo: moved, Reason: fmt.Sprintf(
+			"reply %s was already applied as the answer to request %d of session %s (on %s); it was not run again",
+			filepath.Base(r.Path), prev.Sequence, st.SessionID, prev.AppliedAt.Local().Format("2006-01-02 15:04"))}
+	}
+	seq := r.Parsed.Sequence
+	if seq != 0 && seq != st.SequenceNumber {
+		moved, _ := l.moveAside(r.Path, "rejected")
+		when := "an outdated request"
+		if seq > st.SequenceNumber {
+			when = "a request that does not exist yet"
+		}
+		return &RefusedError{MovedTo: moved, Reason: fmt.Sprintf(
+			"reply %s answers request %d of session %s, %s: the current request is %d (%s); nothing was run",
+			filepath.Base(r.Path), seq, st.SessionID, when, st.SequenceNumber, l.OutboxPath(st.SessionID, st.SequenceNumber))}
+	}
+	return nil
+}
+
+func (l *Loop) engine(st *session.State, opts engine.Options) (*engine.Engine, interface{ Close() error }, error) {
+	ws, err := l.OpenWorkspace(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	return engine.New(ws, l.Store, opts), ws, nil
+}
+
+// Recover finishes a turn that courier left unfinished (crash, Ctrl-C,
+// approval). It reports false when there was none.
+func (l *Loop) Recover(ctx context.Context, st *session.State, opts engine.Options) (Outcome, bool, error) {
+	eng, ws, err := l.engine(st, opts)
+	if err != nil {
+		return Outcome{}, false, err
+	}
+	defer ws.Close()
+	begin, ok, err := eng.Unfinished(st)
+	if err != nil || !ok {
+		return Outcome{}, false, err
+	}
+	out, err := eng.Resume(ctx, st)
+	if err != nil {
+		return Outcome{State: st, Engine: out}, true, err
+	}
+	res, err := l.finish(st, out, filepath.Join(l.Paths.Inbox, begin.ReplyFile), begin.ReplyHash)
+	return res, true, err
+}
+
+// finish commits a turn: the next outbox first, then the session state (the
+// commit point), then the reply is moved out of the inbox. A crash before
+// the state is saved repeats the outbox write; after it, the reply is
+// recognised as applied.
+func (l *Loop) finish(st *session.State, out engine.Outcome, replyPath, hash string) (Outcome, error) {
+	res := Outcome{State: st, Engine: out}
+	if out.Waiting != nil {
+		st.UpdatedAt = time.Now().UTC()
+		if err := l.Store.Save(st); err != nil {
+			return res, err
+		}
+		return res, nil
+	}
+	next := *st
+	next.Pending = nil
+	next.LastResults = out.Results
+	if next.LastResults == nil {
+		next.LastResults = []command.Result{}
+	}
+	next.ReadFileRequests = readRequests(out)
+	next.Notices = nil
+	if len(out.Commands) == 0 {
+		next.Notices = []string{protocol.NoCommandsNotice}
+	}
+	next.Replies = append(append([]session.ReplyRecord{}, st.Replies...), session.ReplyRecord{
+		Hash: hash, Sequence: st.SequenceNumber, File: filepath.Base(replyPath), AppliedAt: time.Now().UTC()})
+	next.UpdatedAt = time.Now().UTC()
+	if out.Done {
+		next.IsComplete = true
+		next.Summary = out.Summary
+	} else {
+		next.SequenceNumber++
+		p, err := l.WriteOutbox(&next)
+		if err != nil {
+			return res, err
+		}
+		res.Outbox = p
+	}
+	if err := l.Store.Save(&next); err != nil {
+		return res, err
+	}
+	*st = next
+	res.State = st
+	if filepath.Dir(replyPath) == filepath.Clean(l.Paths.Inbox) && sameReply(replyPath, hash) {
+		moved, err := l.moveAside(replyPath, "processed")
+		if err != nil {
+			return res, err
+		}
+		res.MovedTo = moved
+	}
+	return res, nil
+}
+
+// sameReply reports whether the file at p still holds the reply with the
+// given hash, so recovery never moves an unrelated file of the same name.
+func sameReply(p, hash string) bool {
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	text, err := protocol.Decode(raw)
+	return err == nil && session.Hash([]byte(text)) == hash
+}
+
+func readRequests(out engine.Outcome) []session.ReadRequest {
+	reqs := []session.ReadRequest{}
+	for i, c := range out.Commands {
+		if c.Type == command.ReadFile && i < len(out.Results) && out.Results[i].Success() {
+			reqs = append(reqs, session.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
+		}
+	}
+	return reqs
+}
+
+// moveAside moves a reply from the inbox into inbox/<sub>/, never replacing
+// a file already there. A reply outside the inbox is left where it is.
+func (l *Loop) moveAside(p, sub string) (string, error) {
+	if filepath.Dir(p) != filepath.Clean(l.Paths.Inbox) {
+		return "", nil
+	}
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	dir := filepath.Join(l.Paths.Inbox, sub)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("move reply: %w", err)
+	}
+	base := filepath.Base(p)
+	dst := filepath.Join(dir, base)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		dst = filepath.Join(dir, fmt.Sprintf("%s.%d%s", stem, n, ext))
+	}
+	if err := os.Rename(p, dst); err != nil {
+		return "", fmt.Errorf("move reply: %w", err)
+	}
+	return dst, nil
+}
+
+// Reject moves a reply that cannot be applied (too large, not text) out of
+// the inbox so that it is not tried again, and returns where it went.
+func (l *Loop) Reject(p string) (string, error) { return l.moveAside(p, "rejected") }
+
+// Unfinished reports whether the session's current request has a reply
+// that was begun but not finished, and which file it came from.
+func (l *Loop) Unfinished(st *session.State) (string, bool) {
+	t, err := l.Store.ReadTurn(st.SessionID, st.SequenceNumber)
+	if err != nil {
+		return "", false
+	}
+	begin, ok := t.Begun()
+	return begin.ReplyFile, ok && !st.IsComplete
+}

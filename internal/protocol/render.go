@@ -1,0 +1,145 @@
+package protocol
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/workspace"
+	"github.com/courier-agent/courier/prompts"
+)
+
+// Continuation is the PROMPT of every outbox after the first.
+const Continuation = "Continue working on the task based on the results above. If the task is complete, send [DONE] with a summary."
+
+// NoCommandsNotice goes to the LLM when its reply held no command at all:
+// it says so plainly and restates the format in two lines.
+const NoCommandsNotice = `Your last reply contained no commands, so nothing was done.
+Answer with command blocks, each tag on its own line: [CREATE_FILE path="a.txt"] ... [/CREATE_FILE], [RUN_COMMAND] ... [/RUN_COMMAND], and [DONE] ... [/DONE] when the task is complete.`
+
+// Outbox is everything one request to the LLM shows.
+type Outbox struct {
+	Session  string
+	Sequence int
+	Task     string
+	Files    []workspace.Entry
+	// Notices come before the results: things the person did (an undo) or
+	// that were wrong with the reply as a whole.
+	Notices []string
+	// Results are the last reply's command results; nil in the first outbox.
+	Results   []command.Result
+	Requested []FileContent
+}
+
+// FileContent is one file shown under Requested File Contents.
+type FileContent struct {
+	Path string
+	// Text is the content as shown (numbered), or the reason it cannot be.
+	Text string
+}
+
+// Render writes the outbox text: HEADER, PROTOCOL, CONTEXT and PROMPT.
+func Render(o Outbox) string {
+	var b strings.Builder
+	b.WriteString("=== HEADER ===\n")
+	fmt.Fprintf(&b, "Session: %s\nSequence: %d\nTask: %s\n\n", o.Session, o.Sequence, oneLine(o.Task))
+	b.WriteString("=== PROTOCOL ===\n")
+	b.WriteString(strings.TrimRight(prompts.Protocol, "\n"))
+	b.WriteString("\n\n=== CONTEXT ===\n")
+	renderFiles(&b, o.Files)
+	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
+		b.WriteString("\n## Previous Command Results\n")
+		for _, n := range o.Notices {
+			b.WriteString(strings.TrimRight(n, "\n"))
+			b.WriteString("\n")
+		}
+		for _, r := range o.Results {
+			renderResult(&b, r)
+		}
+		if len(o.Notices) == 0 && len(o.Results) == 0 {
+			b.WriteString("(no commands were run)\n")
+		}
+	}
+	if len(o.Requested) > 0 {
+		b.WriteString("\n## Requested File Contents\n")
+		for _, f := range o.Requested {
+			fmt.Fprintf(&b, "--- %s ---\n", f.Path)
+			b.WriteString(f.Text)
+			if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "--- end %s ---\n", f.Path)
+		}
+	}
+	b.WriteString("\n=== PROMPT ===\n")
+	if o.Sequence <= 1 {
+		b.WriteString(strings.TrimSpace(o.Task))
+	} else {
+		b.WriteString(Continuation)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func renderFiles(b *strings.Builder, files []workspace.Entry) {
+	b.WriteString("## Workspace Files\n")
+	if len(files) == 0 {
+		b.WriteString("(empty workspace)\n")
+		return
+	}
+	for _, f := range files {
+		switch {
+		case f.IsDir:
+			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", f.Path, f.Files, f.Size)
+		case f.Binary:
+			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", f.Path, f.Size)
+		default:
+			fmt.Fprintf(b, "  %s (%d bytes)\n", f.Path, f.Size)
+		}
+	}
+}
+
+// renderResult writes one "[OK] TYPE: summary" line and its detail.
+func renderResult(b *strings.Builder, r command.Result) {
+	mark := "[OK]"
+	if !r.Success() {
+		mark = "[FAILED]"
+	}
+	fmt.Fprintf(b, "%s %s: %s\n", mark, r.Type, r.Summary)
+	if r.Type == command.RunCommand && (r.Output != "" || r.ExitCode != nil) {
+		writeBlock(b, "Output", r.Output, "(no output)")
+	} else if r.Output != "" {
+		writeBlock(b, "Detail", r.Output, "")
+	}
+	// A created file's diff would only repeat what the LLM just wrote, and
+	// a deleted one's what it chose to drop; edits are where a diff tells.
+	if r.Diff != "" && r.Type != command.DeleteFile && !strings.HasPrefix(r.Summary, "Created ") {
+		writeBlock(b, "Diff", r.Diff, "")
+	}
+}
+
+// writeBlock writes a labelled text, inline when it is one line and as an
+// indented block otherwise, so it cannot be mistaken for a result line.
+func writeBlock(b *strings.Builder, label, text, empty string) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		if empty != "" {
+			fmt.Fprintf(b, "  %s: %s\n", label, empty)
+		}
+		return
+	}
+	if !strings.Contains(text, "\n") {
+		fmt.Fprintf(b, "  %s: %s\n", label, text)
+		return
+	}
+	fmt.Fprintf(b, "  %s:\n", label)
+	for _, line := range strings.Split(text, "\n") {
+		b.WriteString("    ")
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,80 @@
+package workspace
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// IsGlob reports whether a path holds glob characters.
+func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// Glob returns the workspace files matching pattern, sorted. Besides the
+// usual "*", "?" and "[...]" within one path segment, a "**" segment matches
+// any number of folders, as in .gitignore and most editors. Folders that
+// listings always skip (.git, node_modules, ...) are skipped here too unless
+// the pattern names them.
+func (w *Workspace) Glob(pattern string) ([]string, error) {
+	c, err := Clean(pattern)
+	if err != nil {
+		return nil, err
+	}
+	segs := strings.Split(c, "/")
+	for _, s := range segs {
+		if _, err := path.Match(s, ""); err != nil {
+			return nil, fmt.Errorf("bad pattern '%s': %w", pattern, err)
+		}
+	}
+	var out []string
+	err = fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
+			return nil
+		}
+		if d.IsDir() {
+			if skippedDirs[d.Name()] && !strings.Contains(c, d.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if matchSegments(segs, strings.Split(p, "/")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("glob %s: %w", pattern, err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// matchSegments matches path segments against pattern segments, where "**"
+// stands for zero or more segments. Memoised so that many "**" stay linear
+// in the product of the two lengths.
+func matchSegments(pat, name []string) bool {
+	memo := make(map[[2]int]bool)
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		key := [2]int{i, j}
+		if v, ok := memo[key]; ok {
+			return v
+		}
+		var r bool
+		switch {
+		case i == len(pat):
+			r = j == len(name)
+		case pat[i] == "**":
+			r = match(i+1, j) || (j < len(name) && match(i, j+1))
+		case j == len(name):
+			r = false
+		default:
+			ok, _ := path.Match(pat[i], name[j])
+			r = ok && match(i+1, j+1)
+		}
+		memo[key] = r
+		return r
+	}
+	return match(0, 0)
+}

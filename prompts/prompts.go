@@ -1,0 +1,13 @@
+// Package prompts holds the text courier puts in front of the LLM. It lives
+// in files so that it reads and diffs as prose, and is embedded so that the
+// binary is self-contained.
+package prompts
+
+import _ "embed"
+
+// Protocol is the PROTOCOL section of every outbox: the commands with an
+// example each, the path rules and the behaviour rules. It is the same in
+// every outbox.
+//
+//go:embed protocol.txt
+var Protocol string
