@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,7 +64,6 @@ type Tracker struct {
 	eol     string   // terminator for new lines
 	noFinal bool     // the original is not empty and lacks a final newline
 	applied []LineRange
-	calls   int // Apply calls so far, to number edits in errors
 	text    string
 }
 
@@ -96,9 +96,9 @@ func ResumeTracker(original string, applied []LineRange) (*Tracker, error) {
 
 // Apply applies r and returns the whole new text. It fails, changing
 // nothing, when r is reversed, reaches outside the original text, or
-// overlaps a range applied earlier.
+// overlaps a range applied earlier. Its errors speak of "this edit", since
+// the caller knows which command it is; their Index is 0.
 func (t *Tracker) Apply(r LineRange) (string, error) {
-	t.calls++
 	if err := t.check(r); err != nil {
 		return t.text, err
 	}
@@ -128,7 +128,7 @@ func (t *Tracker) Applied() []LineRange { return slices.Clone(t.applied) }
 func (t *Tracker) check(r LineRange) error {
 	n := len(t.orig)
 	bad := func(reason string) error {
-		return &EditError{Index: t.calls, Reason: fmt.Sprintf("edit %d: %s", t.calls, reason), Err: ErrBadRange}
+		return &EditError{Reason: reason, Err: ErrBadRange}
 	}
 	switch {
 	case r.Start < 1:
@@ -141,14 +141,17 @@ func (t *Tracker) check(r LineRange) error {
 	}
 	for _, a := range t.applied {
 		if overlaps(a, r) {
-			return &EditError{Index: t.calls,
-				Reason: fmt.Sprintf("edit %d (%s) overlaps an earlier edit (%s); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits", t.calls, r, a),
+			return &EditError{
+				Reason: fmt.Sprintf("this edit (%s) overlaps an earlier edit of this reply (%s); %s", r, a, overlapAdvice),
 				Lines:  []int{a.Start},
 				Err:    ErrOverlap}
 		}
 	}
 	return nil
 }
+
+// overlapAdvice ends every overlap error.
+const overlapAdvice = "line numbers refer to the file before this reply, so each line can be changed once: merge the two edits"
 
 // lineRef names the line of r that is out of range.
 func lineRef(r LineRange) string {
@@ -192,22 +195,28 @@ func (t *Tracker) term(i int) string {
 
 // ApplyLineRanges applies several line-range edits that all refer to
 // original, in whatever order they come. Overlapping ranges are an error
-// naming both; ranges outside the file name its actual line count. Nothing
-// is applied when any range is bad.
+// naming both; ranges outside the file name its actual line count. Errors
+// are numbered by the edits' 1-based position in the list. Nothing is
+// applied when any range is bad.
 func ApplyLineRanges(original string, edits []LineRange) (string, error) {
 	for i, r := range edits {
 		for j, a := range edits[:i] {
 			if overlaps(a, r) {
 				return original, &EditError{Index: i + 1,
-					Reason: fmt.Sprintf("edit %d (%s) overlaps edit %d (%s); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits", i+1, r, j+1, a),
+					Reason: fmt.Sprintf("edit %d (%s) overlaps edit %d (%s); %s", i+1, r, j+1, a, overlapAdvice),
 					Lines:  []int{r.Start, a.Start},
 					Err:    ErrOverlap}
 			}
 		}
 	}
 	t := NewTracker(original)
-	for _, r := range edits {
+	for i, r := range edits {
 		if _, err := t.Apply(r); err != nil {
+			var ee *EditError
+			if errors.As(err, &ee) {
+				ee.Index = i + 1
+				ee.Reason = fmt.Sprintf("edit %d: %s", i+1, ee.Reason)
+			}
 			return original, err
 		}
 	}

@@ -143,7 +143,7 @@ func TestTrackerOneAtATime(t *testing.T) {
 		{LineRange{1, 1, "A1\nA2\nA3"}, "A1\nA2\nA3\nb\nc\nd\n", ""},
 		{LineRange{3, 3, "C"}, "A1\nA2\nA3\nb\nC\nd\n", ""},
 		{LineRange{2, 3, "x"}, "A1\nA2\nA3\nb\nC\nd\n",
-			"edit 3 (lines 2-3) overlaps an earlier edit (line 3); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits"},
+			"this edit (lines 2-3) overlaps an earlier edit of this reply (line 3); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits"},
 		{LineRange{4, 4, ""}, "A1\nA2\nA3\nb\nC\n", ""},
 		{LineRange{5, 4, "e"}, "A1\nA2\nA3\nb\nC\ne\n", ""},
 	}
@@ -194,6 +194,11 @@ func TestResumeTracker(t *testing.T) {
 	}
 	if _, err := resumed.Apply(LineRange{9, 9, "again"}); !errors.Is(err, ErrOverlap) {
 		t.Errorf("overlap after resume: err = %v", err)
+	}
+	_, err = resumed.Apply(LineRange{12, 12, "x"})
+	wantMsg := `end_line 12 is past the end of the file, which has 10 lines (before this reply's edits); to add lines at the end use start_line="11" end_line="10"`
+	if err == nil || err.Error() != wantMsg {
+		t.Errorf("out of range after resume: err = %v, want %q", err, wantMsg)
 	}
 	if _, err := ResumeTracker(original, []LineRange{{11, 12, "x"}}); !errors.Is(err, ErrBadRange) {
 		t.Errorf("resume with a bad range: err = %v", err)
