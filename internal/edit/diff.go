@@ -44,7 +44,8 @@ func newSide(s string) side {
 // hunks with 3 lines of context, and "\ No newline at end of file" where a
 // last line lacks its terminator. CRs of CRLF lines are not shown. When the
 // diff is longer than maxBytes (0: no limit) its lines stop before the limit
-// and a note "... diff cut: N more lines" follows. added and removed count
+// and a note "... diff cut: N more lines" follows; the headers and the first
+// @@ line are always kept. added and removed count
 // the lines of the whole diff. Equal texts give an empty diff.
 func Diff(path, old, new string, maxBytes int) (diff string, added, removed int) {
 	if old == new {

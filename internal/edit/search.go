@@ -94,8 +94,9 @@ func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, 
 }
 
 // variant is a reading of a search/replace pair; the later ones undo
-// mistakes LLMs make when copying the search text. Rewritten texts drop
-// their final newline on both sides alike, so the pair still fits together.
+// mistakes LLMs make when copying the search text. Rewritten texts keep the
+// final newline their original had, so a pair of whole lines stays one and
+// an empty replacement still deletes whole lines.
 type variant struct {
 	search, replace string
 	how             string // how the pair was read, for notes; "" as written
@@ -126,7 +127,8 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 				line := m.lineOf(m.findExact(v.replace)[0], levelExact)
 				return "", "", alreadyApplied(n, line)
 			}
-			return m.replace(hits[0], lv, v.replace), matchNote(n, m.lineOf(hits[0], lv), v, lv, hits[0]), nil
+			note := matchNote(n, m.lineOf(hits[0], lv), howMatched(v, lv, hits[0]))
+			return m.replace(hits[0], lv, v.replace), note, nil
 		}
 	}
 	if line, ok := findApplied(m, search, replace); ok {
@@ -164,7 +166,19 @@ func dropBlankEdges(search, replace string) (string, string, bool) {
 		rlead, rtrail = 0, 0
 	}
 	rl = rl[min(lead, rlead) : len(rl)-min(trail, rtrail)]
-	return strings.Join(sl[lead:len(sl)-trail], "\n"), strings.Join(rl, "\n"), true
+	return joinLike(sl[lead:len(sl)-trail], search), joinLike(rl, replace), true
+}
+
+// joinLike joins lines, ending them with a newline when orig ended so.
+func joinLike(lines []string, orig string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	s := strings.Join(lines, "\n")
+	if strings.HasSuffix(orig, "\n") {
+		s += "\n"
+	}
+	return s
 }
 
 // blankEdges counts blank lines at the start and at the end of lines.
@@ -205,11 +219,11 @@ func dropNumbers(search, replace string) (string, string, bool) {
 	for i, l := range rl {
 		sm := numberPrefix.FindString(l)
 		if sm == "" && !isBlank(l) {
-			return strings.Join(sl, "\n"), strings.Join(rl, "\n"), true
+			return joinLike(sl, search), replace, true
 		}
 		stripped[i] = l[len(sm):]
 	}
-	return strings.Join(sl, "\n"), strings.Join(stripped, "\n"), true
+	return joinLike(sl, search), joinLike(stripped, replace), true
 }
 
 // alreadyInserted catches an insertion made twice: the replacement contains
@@ -267,30 +281,36 @@ func ambiguous(m *matcher, hits []hit, lv level, n int) error {
 		Err:    ErrAmbiguous}
 }
 
-// matchNote says how a pair matched when it was not exactly as written.
-func matchNote(n, line int, v variant, lv level, h hit) string {
+// howMatched lists what was forgiven to match a pair; nothing when it
+// matched as written.
+func howMatched(v variant, lv level, h hit) []string {
 	var how []string
 	if v.how != "" {
 		how = append(how, v.how)
 	}
 	switch lv {
 	case levelTrailing:
-		how = append(how, "ignoring trailing whitespace")
+		how = append(how, "after ignoring trailing whitespace")
 	case levelIndent:
 		how = append(how, indentNote(h.shift))
 	}
+	return how
+}
+
+// matchNote says how pair n matched at line when it was not as written.
+func matchNote(n, line int, how []string) string {
 	if len(how) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("edit %d matched at line %d only %s", n, line, strings.Join(how, " and "))
+	return fmt.Sprintf("edit %d matched line %d only %s", n, line, strings.Join(how, " and "))
 }
 
 func indentNote(shift int) string {
 	switch {
 	case shift > 0:
-		return fmt.Sprintf("with the file indented %d columns deeper; the replacement was indented the same way", shift)
+		return fmt.Sprintf("after allowing for the file being indented %d columns deeper (the replacement was indented the same way)", shift)
 	case shift < 0:
-		return fmt.Sprintf("with the file indented %d columns less; the replacement was indented the same way", -shift)
+		return fmt.Sprintf("after allowing for the file being indented %d columns less (the replacement was indented the same way)", -shift)
 	}
-	return "with tabs and spaces swapped; the replacement was indented like the file"
+	return "after allowing for tabs and spaces being swapped (the replacement was indented like the file)"
 }
