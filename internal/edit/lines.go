@@ -136,8 +136,7 @@ func (t *Tracker) check(r LineRange) error {
 	case r.End < r.Start-1:
 		return bad(fmt.Sprintf("end_line %d is before start_line %d", r.End, r.Start))
 	case r.End > n || r.Start > n+1:
-		return bad(fmt.Sprintf("%s is past the end of the file, which has %d lines (before this reply's edits); to add lines at the end use start_line=\"%d\" end_line=\"%d\"",
-			lineRef(r), n, n+1, n))
+		return bad(fmt.Sprintf("%s is past the end of the file, which has %d lines (before this reply's edits); %s", lineRef(r), n, appendAdvice(n)))
 	}
 	for _, a := range t.applied {
 		if overlaps(a, r) {
@@ -152,6 +151,15 @@ func (t *Tracker) check(r LineRange) error {
 
 // overlapAdvice ends every overlap error.
 const overlapAdvice = "line numbers refer to the file before this reply, so each line can be changed once: merge the two edits"
+
+// appendAdvice tells how to add lines at the end in a form every front end
+// accepts: replacing the last line with itself and the new lines.
+func appendAdvice(n int) string {
+	if n == 0 {
+		return "the file is empty, so send its content with CREATE_FILE"
+	}
+	return fmt.Sprintf("to add lines at the end, replace line %d with itself followed by the new lines (start_line=\"%d\" end_line=\"%d\")", n, n, n)
+}
 
 // lineRef names the line of r that is out of range.
 func lineRef(r LineRange) string {

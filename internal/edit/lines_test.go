@@ -56,8 +56,10 @@ func TestApplyLineRanges(t *testing.T) {
 
 func TestApplyLineRangesErrors(t *testing.T) {
 	const five = "one\ntwo\nthree\nfour\nfive\n"
+	thirty := numberedFile(30, nil)
 	tests := []struct {
 		name  string
+		orig  string
 		edits []LineRange
 		is    error
 		index int
@@ -65,6 +67,7 @@ func TestApplyLineRangesErrors(t *testing.T) {
 	}{
 		{
 			name:  "overlap names both edits",
+			orig:  thirty,
 			edits: []LineRange{{12, 20, "x"}, {1, 1, "y"}, {10, 15, "z"}},
 			is:    ErrOverlap,
 			index: 3,
@@ -72,6 +75,7 @@ func TestApplyLineRangesErrors(t *testing.T) {
 		},
 		{
 			name:  "insertion inside a replaced range",
+			orig:  thirty,
 			edits: []LineRange{{2, 4, "x"}, {3, 2, "y"}},
 			is:    ErrOverlap,
 			index: 2,
@@ -79,20 +83,31 @@ func TestApplyLineRangesErrors(t *testing.T) {
 		},
 		{
 			name:  "end past the file names its line count",
+			orig:  five,
 			edits: []LineRange{{1, 1, "x"}, {4, 9, "y"}},
 			is:    ErrBadRange,
 			index: 2,
-			msg:   `edit 2: end_line 9 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end use start_line="6" end_line="5"`,
+			msg:   `edit 2: end_line 9 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end, replace line 5 with itself followed by the new lines (start_line="5" end_line="5")`,
 		},
 		{
 			name:  "insertion past the end",
+			orig:  five,
 			edits: []LineRange{{7, 6, "x"}},
 			is:    ErrBadRange,
 			index: 1,
-			msg:   `edit 1: start_line 7 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end use start_line="6" end_line="5"`,
+			msg:   `edit 1: start_line 7 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end, replace line 5 with itself followed by the new lines (start_line="5" end_line="5")`,
+		},
+		{
+			name:  "range in an empty file",
+			orig:  "",
+			edits: []LineRange{{1, 1, "x"}},
+			is:    ErrBadRange,
+			index: 1,
+			msg:   "edit 1: end_line 1 is past the end of the file, which has 0 lines (before this reply's edits); the file is empty, so send its content with CREATE_FILE",
 		},
 		{
 			name:  "line zero",
+			orig:  five,
 			edits: []LineRange{{0, 2, "x"}},
 			is:    ErrBadRange,
 			index: 1,
@@ -100,6 +115,7 @@ func TestApplyLineRangesErrors(t *testing.T) {
 		},
 		{
 			name:  "reversed range",
+			orig:  five,
 			edits: []LineRange{{4, 2, "x"}},
 			is:    ErrBadRange,
 			index: 1,
@@ -108,10 +124,7 @@ func TestApplyLineRangesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			orig := five
-			if tt.is == ErrOverlap {
-				orig = numberedFile(30, nil)
-			}
+			orig := tt.orig
 			got, err := ApplyLineRanges(orig, tt.edits)
 			if err == nil {
 				t.Fatalf("succeeded with %q", got)
@@ -196,7 +209,7 @@ func TestResumeTracker(t *testing.T) {
 		t.Errorf("overlap after resume: err = %v", err)
 	}
 	_, err = resumed.Apply(LineRange{12, 12, "x"})
-	wantMsg := `end_line 12 is past the end of the file, which has 10 lines (before this reply's edits); to add lines at the end use start_line="11" end_line="10"`
+	wantMsg := `end_line 12 is past the end of the file, which has 10 lines (before this reply's edits); to add lines at the end, replace line 10 with itself followed by the new lines (start_line="10" end_line="10")`
 	if err == nil || err.Error() != wantMsg {
 		t.Errorf("out of range after resume: err = %v, want %q", err, wantMsg)
 	}
