@@ -77,6 +77,10 @@ func parseSpans(text string) (Reply, []span) {
 		line, next := p.lineAt(c)
 		c = p.step(c, line, next)
 	}
+	if p.moreCmd >= 0 {
+		c := &p.reply.Commands[p.moreCmd]
+		c.Error = moreProblems(p.more, c.Line)
+	}
 	return p.reply, p.spans
 }
 
@@ -146,6 +150,5 @@ func (p *parser) fail(msg, path string, first, end int) {
 		p.reply.Commands = append(p.reply.Commands, command.Command{Type: command.ParseError, Line: first + 1})
 	}
 	p.more++
-	p.reply.Commands[p.moreCmd].Error = moreProblems(p.more, p.reply.Commands[p.moreCmd].Line)
 	p.spans = append(p.spans, span{first, end, p.moreCmd})
 }

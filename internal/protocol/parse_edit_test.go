@@ -36,7 +36,7 @@ func TestParseSearchReplace(t *testing.T) {
 				"DEBUG = True\n", "DEBUG = False\n")},
 		},
 		{
-			name: "empty replacement deletes the lines",
+			name:  "empty replacement deletes the lines",
 			reply: "[EDIT_FILE path=\"a.txt\"]\n<<<<<<< SEARCH\nremove me\n=======\n>>>>>>> REPLACE\n[/EDIT_FILE]\n",
 			want:  []command.Command{edit(1, "a.txt", "remove me\n", "")},
 		},
@@ -99,7 +99,7 @@ func TestParseSearchReplace(t *testing.T) {
 			},
 		},
 		{
-			name: "line-range edit with an empty body deletes the lines",
+			name:  "line-range edit with an empty body deletes the lines",
 			reply: "[EDIT_FILE path=\"x.js\" start_line=\"10\" end_line=\"12\"]\n[/EDIT_FILE]\n",
 			want:  []command.Command{{Type: command.EditFile, Path: "x.js", StartLine: 10, EndLine: 12, Content: "", Line: 1}},
 		},

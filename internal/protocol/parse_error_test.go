@@ -51,7 +51,7 @@ func TestParseUnclosedBlocks(t *testing.T) {
 			},
 		},
 		{
-			name: "a wrong closing tag is pointed out",
+			name:  "a wrong closing tag is pointed out",
 			reply: "[CREATE_FILE path=\"x.go\"]\npackage x\n[/CREATE]\n",
 			want: []command.Command{
 				perr(1, "x.go", "has no closing [/CREATE_FILE]", "Line 3 has [/CREATE], which does not close it"),
@@ -84,14 +84,14 @@ func TestParseUnclosedBlocks(t *testing.T) {
 			want:  []command.Command{perr(1, "", "MESSAGE (line 1) has no closing [/MESSAGE]", "cut off")},
 		},
 		{
-			name: "unclosed edit",
+			name:  "unclosed edit",
 			reply: "[EDIT_FILE path=\"a.c\"]\n<<<<<<< SEARCH\nint x;\n=======\n",
 			want: []command.Command{
 				perr(1, "a.c", "EDIT_FILE for 'a.c' (line 1) has no closing [/EDIT_FILE]", "The file was not changed"),
 			},
 		},
 		{
-			name: "DONE without closing tag followed by other commands is not done",
+			name:  "DONE without closing tag followed by other commands is not done",
 			reply: "[DONE]\nAll finished.\n[RUN_COMMAND]\nls\n[/RUN_COMMAND]\n",
 			want: []command.Command{
 				perr(1, "", "DONE (line 1) has no closing [/DONE] before the RUN_COMMAND tag at line 3", "put [DONE] ... [/DONE] last"),
@@ -104,7 +104,7 @@ func TestParseUnclosedBlocks(t *testing.T) {
 			want:  []command.Command{{Type: command.Done, Text: "", Line: 3}},
 		},
 		{
-			name: "thousands of unclosed tags each get one line",
+			name:  "thousands of unclosed tags each get one line",
 			reply: strings.Repeat("[CREATE_FILE path=\"a\"]\n", 3) + "[CREATE_FILE path=\"b\"]\nok\n[/CREATE_FILE]\n",
 			want: []command.Command{
 				perr(1, "a", "before the CREATE_FILE tag at line 2"),
@@ -193,7 +193,7 @@ func TestParseBadAttributes(t *testing.T) {
 			},
 		},
 		{
-			name: "edit with neither form explains both",
+			name:  "edit with neither form explains both",
 			reply: "[EDIT_FILE path=\"a.go\"]\nfunc x() {}\n[/EDIT_FILE]\n",
 			want: []command.Command{
 				perr(1, "a.go", "has neither start_line/end_line attributes nor SEARCH/REPLACE pairs",

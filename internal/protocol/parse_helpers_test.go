@@ -29,6 +29,8 @@ func runCases(t *testing.T, cases []parseCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Parse(tc.reply)
 			checkCommands(t, got.Commands, tc.want)
+			// The fuzz invariants hold for every realistic reply too.
+			checkParseInvariants(t, tc.reply)
 		})
 	}
 }

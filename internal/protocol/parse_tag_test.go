@@ -94,12 +94,12 @@ func TestParseTagSpelling(t *testing.T) {
 			},
 		},
 		{
-			name: "closing tag with blanks and other case",
+			name:  "closing tag with blanks and other case",
 			reply: "[MESSAGE]\nhi\n  [/message ]  \n",
-			want: []command.Command{{Type: command.Message, Text: "hi", Line: 1}},
+			want:  []command.Command{{Type: command.Message, Text: "hi", Line: 1}},
 		},
 		{
-			name: "crlf line endings",
+			name:  "crlf line endings",
 			reply: "Session: 12345678\r\n[CREATE_FILE path=\"w.bat\"]\r\n@echo off\r\necho hi\r\n[/CREATE_FILE]\r\n[DONE]\r\nok\r\n[/DONE]\r\n",
 			want: []command.Command{
 				{Type: command.CreateFile, Path: "w.bat", Content: "@echo off\necho hi\n", Line: 2},
@@ -131,9 +131,9 @@ func TestParseIndentation(t *testing.T) {
 			want: []command.Command{{Type: command.CreateFile, Path: "t.txt", Content: "one\ntwo\nthree\n   four\n", Line: 1}},
 		},
 		{
-			name: "tab-indented block",
+			name:  "tab-indented block",
 			reply: "\t[RUN_COMMAND]\n\tmake\n\t\tmake install\n\t[/RUN_COMMAND]\n",
-			want: []command.Command{{Type: command.RunCommand, Command: "make\n\tmake install", Line: 1}},
+			want:  []command.Command{{Type: command.RunCommand, Command: "make\n\tmake install", Line: 1}},
 		},
 		{
 			name: "indented search/replace pairs",
@@ -148,9 +148,9 @@ func TestParseIndentation(t *testing.T) {
 				Edits: []command.Edit{{Search: "\tx := 1\n", Replace: "\tx := 2\n"}}}},
 		},
 		{
-			name: "message text indented in a list",
+			name:  "message text indented in a list",
 			reply: "- [MESSAGE]\n  Line one.\n    Indented.\n  [/MESSAGE]\n",
-			want: []command.Command{{Type: command.Message, Text: "Line one.\n  Indented.", Line: 1}},
+			want:  []command.Command{{Type: command.Message, Text: "Line one.\n  Indented.", Line: 1}},
 		},
 	})
 }

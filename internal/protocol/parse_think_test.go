@@ -32,7 +32,7 @@ func TestParseReasoningSections(t *testing.T) {
 			want: []command.Command{{Type: command.RunCommand, Command: "go test ./...", Line: 9}},
 		},
 		{
-			name: "unclosed think with commands in it is reported",
+			name:  "unclosed think with commands in it is reported",
 			reply: "<think>\nI'll create it:\n[CREATE_FILE path=\"a.txt\"]\nx\n[/CREATE_FILE]\n",
 			want: []command.Command{perr(1, "", "reasoning section opened at line 1 (<think>) is never closed",
 				"1 command tag in it (CREATE_FILE at line 3) was not run", "</think>")},
@@ -43,12 +43,12 @@ func TestParseReasoningSections(t *testing.T) {
 			want:  nil,
 		},
 		{
-			name: "think inside a file body is file content",
+			name:  "think inside a file body is file content",
 			reply: "[CREATE_FILE path=\"prompt.txt\"]\n<think>\nplan\n</think>\n[/CREATE_FILE]\n",
 			want:  []command.Command{{Type: command.CreateFile, Path: "prompt.txt", Content: "<think>\nplan\n</think>\n", Line: 1}},
 		},
 		{
-			name: "a closing think tag after a think section is prose",
+			name:  "a closing think tag after a think section is prose",
 			reply: "<think>a</think>\n[DELETE_FILE path=\"k\"]\n</think>\n",
 			want:  []command.Command{{Type: command.DeleteFile, Path: "k", Line: 2}},
 		},
