@@ -1,0 +1,131 @@
+package protocol
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The parser is linear in time and memory on any input. These benchmarks
+// parse an ordinary reply and adversarial ones at the same sizes; run them
+// with go test -bench . -benchmem ./internal/protocol/. MB/s must stay
+// roughly flat as the size grows, and adversarial inputs within a small
+// factor of ordinary ones. Measurements are in the comment at the end.
+
+// benchSizes are the input sizes every benchmark runs at.
+var benchSizes = []int{1 << 20, 10 << 20, 50 << 20}
+
+// ordinaryReply is a typical reply: prose, a fenced file, an edit, a run.
+const ordinaryReply = `I'll add the handler and a test, then run the suite.
+
+### Handler
+
+[CREATE_FILE path="internal/api/handler.go"]
+` + "```go" + `
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Handler answers health checks.
+func Handler(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
+}
+` + "```" + `
+[/CREATE_FILE]
+
+[EDIT_FILE path="cmd/server/main.go"]
+<<<<<<< SEARCH
+	mux := http.NewServeMux()
+=======
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", api.Handler)
+>>>>>>> REPLACE
+[/EDIT_FILE]
+
+- [RUN_COMMAND timeout="120s"]
+  go test ./...
+  [/RUN_COMMAND]
+
+That should do it.
+`
+
+// adversarial builds inputs of about the given size, each meant to make a
+// careless parser rescan or allocate per line.
+var adversarial = []struct {
+	name string
+	gen  func(size int) string
+}{
+	// Every line opens a block that never closes.
+	{"unclosed", func(size int) string {
+		return repeatTo("[CREATE_FILE path=\"a\"]\n[RUN_COMMAND]\n[MESSAGE]\n[EDIT_FILE path=\"b\"]\n[DONE]\n", size)
+	}},
+	// One unclosed file body swallowing command tags to the end.
+	{"swallowing", func(size int) string {
+		return "[CREATE_FILE path=\"a\"]\n" + repeatTo("[RUN_COMMAND]\n[/EDIT_FILE]\n", size)
+	}},
+	// Unknown and near-miss tags, with closers only at the very end.
+	{"unknown", func(size int) string {
+		return repeatTo("[WRITE_FILE path=\"x\"]\n[NOTE]\nprose\n[RUN]\n[SHELL]\n", size) + "[/SHELL]\n[/NOTE]\n"
+	}},
+	// A single unterminated tag line as long as the input.
+	{"longline", func(size int) string {
+		return "[CREATE_FILE path=\"" + strings.Repeat("a", size)
+	}},
+	// An unclosed reasoning section full of command tags.
+	{"think", func(size int) string {
+		return "<think>\n" + repeatTo("[DELETE_FILE path=\"x\"]\n<thinking>\n", size)
+	}},
+	// Fence lines inside a Markdown file, checked for wrapping.
+	{"fences", func(size int) string {
+		return "[CREATE_FILE path=\"a.md\"]\n```markdown\n" + repeatTo("```js\n```\n````\n", size) + "```\n[/CREATE_FILE]\n"
+	}},
+	// Search/replace markers that never complete a pair.
+	{"markers", func(size int) string {
+		return "[EDIT_FILE path=\"a\"]\n" + repeatTo("<<<<<<< SEARCH\n=======\n", size) + "[/EDIT_FILE]\n"
+	}},
+	// Self-closing tags each followed by many blank lines.
+	{"blanks", func(size int) string {
+		return repeatTo("[READ_FILE path=\"a\"]\n"+strings.Repeat("\n", 50), size)
+	}},
+}
+
+func repeatTo(unit string, size int) string {
+	return strings.Repeat(unit, max(1, size/len(unit)))
+}
+
+func benchParse(b *testing.B, text string) {
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse(text)
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, size := range benchSizes {
+		mb := fmt.Sprintf("%dMB", size>>20)
+		b.Run("ordinary/"+mb, func(b *testing.B) { benchParse(b, repeatTo(ordinaryReply, size)) })
+		for _, a := range adversarial {
+			b.Run(a.name+"/"+mb, func(b *testing.B) { benchParse(b, a.gen(size)) })
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, size := range benchSizes {
+		raw := []byte(strings.ReplaceAll(repeatTo(ordinaryReply, size), "\n", "\r\n"))
+		b.Run(fmt.Sprintf("crlf/%dMB", size>>20), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
