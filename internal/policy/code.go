@@ -1,0 +1,243 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// shells are the programs whose -c string, script on standard input or
+// here-document is shell code that courier parses again.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
+	"ash": true, "yash": true, "posh": true, "rbash": true, "fish": true,
+}
+
+// downloaders fetch from the network; their output run as code needs
+// approval.
+var downloaders = map[string]bool{
+	"curl": true, "wget": true, "wget2": true, "fetch": true, "aria2c": true,
+	"http": true, "https": true, "xh": true, "lwp-request": true, "GET": true,
+}
+
+// interpSpec describes how an interpreter is given its program.
+type interpSpec struct {
+	inline string   // short options whose value is the program (python -c)
+	long   []string // long options whose value is the program
+	values string   // other short options that take a value
+}
+
+// interpreters run code other than shell code; courier cannot check that
+// code, but notices when it comes from a download or a pipe.
+var interpreters = map[string]interpSpec{
+	"python": {inline: "cm", values: "WX"},
+	"pypy":   {inline: "cm", values: "WX"},
+	"perl":   {inline: "eE", values: "IM"},
+	"ruby":   {inline: "e", values: "IrE"},
+	"node":   {inline: "ep", long: []string{"--eval", "--print"}, values: "r"},
+	"nodejs": {inline: "ep", long: []string{"--eval", "--print"}, values: "r"},
+	"php":    {inline: "rBRE", values: "cdz"},
+	"lua":    {inline: "e", values: "l"},
+}
+
+// interpreterSpec finds an interpreter by name, with versions like
+// python3.12 counting as python.
+func interpreterSpec(name string) (interpSpec, bool) {
+	spec, ok := interpreters[strings.TrimRight(name, "0123456789.")]
+	return spec, ok
+}
+
+// codeSource is shell code a program runs: a -c string, eval's arguments,
+// a here-document and the like.
+type codeSource struct {
+	prog    string // what runs the code, for messages: "bash -c", "eval"
+	subject string // what the reason quotes
+	words   []word // joined with spaces, they are the code
+}
+
+// code parses shell code again and analyzes it one level deeper. Code built
+// from expansions is checked as written, and also needs approval itself,
+// since its text is only known at run time.
+func (a *analyzer) code(c codeSource) {
+	if a.scratch {
+		return
+	}
+	texts := make([]string, len(c.words))
+	expands := false
+	for i, w := range c.words {
+		texts[i] = w.code
+		expands = expands || w.expands
+	}
+	if expands {
+		a.computedCode(c)
+	}
+	if a.depth >= maxDepth {
+		a.finding(checkUnparseable, c.subject, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
+		return
+	}
+	newAnalyzer(a.out, a.depth+1, a.printer).run(strings.Join(texts, " "), c.subject, "the code for "+c.prog)
+}
+
+// computedCode notes code whose text is only known at run time.
+func (a *analyzer) computedCode(c codeSource) {
+	for _, w := range c.words {
+		if w.node != nil && a.downloads(w.node) {
+			a.finding(checkDownload, c.subject, "runs code downloaded from the network")
+			return
+		}
+	}
+	a.finding(checkDynamic, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
+}
+
+// shell looks at how a shell gets its code: a -c string, standard input,
+// or a script file.
+func (a *analyzer) shell(name string, words []word, in stdin) {
+	i, cflag, sflag := 1, false, false
+options:
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w.computed() {
+			a.computedCode(codeSource{prog: name, subject: wordsText(words), words: words[i:]})
+			return
+		}
+		v := w.value
+		switch {
+		case v == "--" || v == "-":
+			i++
+			break options
+		case strings.HasPrefix(v, "--"):
+			if v == "--rcfile" || v == "--init-file" {
+				i++
+			}
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			cflag = cflag || (v[0] == '-' && strings.ContainsRune(v, 'c'))
+			sflag = sflag || (v[0] == '-' && strings.ContainsRune(v, 's'))
+			if strings.ContainsAny(v[1:], "oO") {
+				i++
+			}
+		default:
+			break options
+		}
+	}
+	rest := words[min(i, len(words)):]
+	switch {
+	case cflag:
+		if len(rest) > 0 {
+			a.code(codeSource{prog: name + " -c", subject: wordsText(words), words: rest[:1]})
+		}
+	case sflag || len(rest) == 0:
+		a.stdinCode(name, in)
+	case rest[0].node != nil && hasProcSubst(rest[0].node):
+		a.procCode(name, words, rest[0])
+	}
+}
+
+// interpreter looks at how a python, perl, node or similar program gets
+// its code. Inline code and script files are the person's to read; code
+// from a pipe or a process substitution is not visible to anyone.
+func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) {
+	i := 1
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w.computed() {
+			break
+		}
+		v := w.value
+		if v == "-" || v == "--" || len(v) < 2 || v[0] != '-' {
+			if v == "--" {
+				i++
+			}
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			if long, _, _ := strings.Cut(v, "="); slices.Contains(spec.long, long) {
+				return
+			}
+			continue
+		}
+		if strings.ContainsAny(v[1:], spec.inline) {
+			return
+		}
+		if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
+			i++
+		}
+	}
+	if i >= len(words) || (!words[i].computed() && words[i].value == "-") {
+		if in.kind == stdinPipe {
+			a.stdinCode(name, in)
+		}
+		return
+	}
+	if words[i].node != nil && hasProcSubst(words[i].node) {
+		a.procCode(name, words, words[i])
+	}
+}
+
+// stdinCode handles a program that reads its code from standard input.
+func (a *analyzer) stdinCode(name string, in stdin) {
+	switch in.kind {
+	case stdinPipe:
+		if in.download {
+			a.finding(checkDownload, in.src, "runs code downloaded from the network")
+			return
+		}
+		a.finding(checkDynamic, in.src, name+" runs code read from a pipe, which courier cannot check")
+	case stdinText:
+		if shells[name] {
+			a.code(codeSource{prog: name, subject: in.src, words: []word{*in.text}})
+		}
+	}
+}
+
+// procCode handles a program whose script is a process substitution, as
+// in `bash <(curl -s URL)`.
+func (a *analyzer) procCode(name string, words []word, script word) {
+	if a.downloads(script.node) {
+		a.finding(checkDownload, wordsText(words), "runs code downloaded from the network")
+		return
+	}
+	a.finding(checkDynamic, wordsText(words), name+" runs code produced by another command, which courier cannot check")
+}
+
+// alias definitions are code that runs wherever the alias is used.
+func (a *analyzer) alias(words []word) {
+	for _, w := range words[1:] {
+		name, _, ok := strings.Cut(w.value, "=")
+		if !ok || name == "" || strings.ContainsAny(name, "$`-") {
+			continue
+		}
+		_, code, _ := strings.Cut(w.code, "=")
+		v := w
+		v.value = w.value[len(name)+1:]
+		v.code = code
+		a.code(codeSource{prog: "alias " + name, subject: wordsText(words), words: []word{v}})
+	}
+}
+
+// trap's first operand is code the shell runs on a signal or at exit.
+func (a *analyzer) trap(words []word) {
+	args := words[1:]
+	for len(args) > 0 && !args[0].computed() && strings.HasPrefix(args[0].value, "-") && args[0].value != "-" {
+		done := args[0].value == "--"
+		args = args[1:]
+		if done {
+			break
+		}
+	}
+	if len(args) < 2 {
+		return
+	}
+	v := args[0].value
+	if !args[0].computed() && (v == "-" || strings.Trim(v, "0123456789") == "") {
+		return
+	}
+	a.code(codeSource{prog: "trap", subject: wordsText(words), words: args[:1]})
+}
+
+// source runs a script in the current shell; a process substitution as the
+// script is code no one can read beforehand.
+func (a *analyzer) source(words []word) {
+	if len(words) > 1 && words[1].node != nil && hasProcSubst(words[1].node) {
+		a.procCode(words[0].value, words, words[1])
+	}
+}

@@ -1,0 +1,111 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// harmlessDevices are the device files commands use every day.
+var harmlessDevices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/full": true,
+	"/dev/random": true, "/dev/urandom": true, "/dev/tty": true,
+	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
+}
+
+// writeOps are the redirections that open their file for writing.
+var writeOps = map[syntax.RedirOperator]bool{
+	syntax.RdrOut: true, syntax.AppOut: true, syntax.RdrClob: true, syntax.AppClob: true,
+	syntax.RdrAll: true, syntax.RdrAllClob: true, syntax.AppAll: true, syntax.AppAllClob: true,
+	syntax.RdrInOut: true, syntax.DplOut: true,
+}
+
+// normalize cleans a path for the device checks. A relative path that
+// climbs with "../" can reach / from anywhere, so what follows the climb is
+// judged as if absolute; /proc/PID/root is another way to name /.
+func normalize(p string) string {
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		for c == ".." || strings.HasPrefix(c, "../") {
+			c = strings.TrimPrefix(strings.TrimPrefix(c, ".."), "/")
+		}
+		c = "/" + c
+	}
+	if rest, ok := strings.CutPrefix(c, "/proc/"); ok {
+		if parts := strings.SplitN(rest, "/", 3); len(parts) == 3 && parts[1] == "root" {
+			c = "/" + parts[2]
+		}
+	}
+	return c
+}
+
+// isDevice reports whether p names a device other than the harmless ones,
+// such as a disk.
+func isDevice(p string) bool {
+	c := normalize(p)
+	if !strings.HasPrefix(c, "/dev/") || harmlessDevices[c] {
+		return false
+	}
+	return !strings.HasPrefix(c, "/dev/fd/") && !strings.HasPrefix(c, "/dev/shm/")
+}
+
+// isKernelFile reports whether writing p would change the running system:
+// files under /proc and /sys, apart from a process's own descriptors.
+func isKernelFile(p string) bool {
+	c := normalize(p)
+	if strings.HasPrefix(c, "/sys/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(c, "/proc/")
+	if !ok {
+		return false
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	return len(parts) < 2 || parts[1] != "fd"
+}
+
+// redirect checks where a redirection writes or reads. Targets computed at
+// run time are not judged.
+func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
+	if r.Word == nil || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+		return
+	}
+	w := a.word(r.Word)
+	if w.computed() {
+		return
+	}
+	p := w.value
+	switch {
+	case r.Op == syntax.DplOut && (p == "-" || strings.Trim(p, "0123456789") == ""):
+		// >&2 duplicates a descriptor; it opens no file.
+	case writeOps[r.Op] && (isDevice(p) || isKernelFile(p)):
+		a.finding(checkDeviceWrite, a.text(s), "writes to "+p)
+	case isDevice(p):
+		a.finding(checkDevice, a.text(s), "uses the device "+p)
+	}
+}
+
+// deviceArgs checks a program's literal arguments for devices: dd's of=
+// and tee's files are written, anything else naming a disk or similar
+// needs approval.
+func (a *analyzer) deviceArgs(inv Invocation, words []word) {
+	for _, w := range words[1:] {
+		if w.computed() {
+			continue
+		}
+		p := w.value
+		key, val, hasValue := strings.Cut(p, "=")
+		if hasValue {
+			p = val
+		}
+		write := (inv.base == "dd" && hasValue && key == "of") ||
+			(inv.base == "tee" && !hasValue && !strings.HasPrefix(p, "-"))
+		switch {
+		case write && (isDevice(p) || isKernelFile(p)):
+			a.finding(checkDeviceWrite, inv.String(), "writes to "+p)
+		case isDevice(p):
+			a.finding(checkDevice, inv.String(), "uses the device "+p)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// layer is one set of rules: the config's or the defaults.
+type layer struct {
+	byName  map[string][]*rule // rules for one literal program name
+	globbed []*rule            // rules whose program is a pattern or a path
+	checks  map[string]*rule   // the most severe rule naming each check
+}
+
+// newLayer compiles the three lists of a config.
+func newLayer(cfg Config, user bool) (layer, error) {
+	l := layer{byName: map[string][]*rule{}, checks: map[string]*rule{}}
+	lists := []struct {
+		name  string
+		d     Decision
+		rules []string
+	}{{"deny", Deny, cfg.Deny}, {"ask", Ask, cfg.Ask}, {"allow", Allow, cfg.Allow}}
+	for _, list := range lists {
+		for _, text := range list.rules {
+			r, err := parseRule(text, list.d)
+			if err != nil {
+				return layer{}, fmt.Errorf("%s rule %q: %w", list.name, text, err)
+			}
+			r.user = user
+			l.add(r)
+		}
+	}
+	return l, nil
+}
+
+func (l *layer) add(r *rule) {
+	switch {
+	case r.check != "":
+		if old := l.checks[r.check]; old == nil || r.decision.severity() > old.decision.severity() {
+			l.checks[r.check] = r
+		}
+	case r.literal != "":
+		l.byName[r.literal] = append(l.byName[r.literal], r)
+	default:
+		l.globbed = append(l.globbed, r)
+	}
+}
+
+// match returns the most severe rule of the layer that applies to a
+// program, or nil. Deny and ask rules apply when they may match; allow
+// rules only when they surely do.
+func (l *layer) match(inv Invocation, toks []token) *rule {
+	var best *rule
+	consider := func(rules []*rule) {
+		for _, r := range rules {
+			if best != nil && r.decision.severity() <= best.decision.severity() {
+				continue
+			}
+			m := possibly
+			if r.decision == Allow {
+				m = surely
+			}
+			if r.matchProgram(inv) && r.matchArgs(toks, m) {
+				best = r
+			}
+		}
+	}
+	consider(l.byName[inv.base])
+	consider(l.globbed)
+	return best
+}
+
+// reason explains the rule's decision on a program.
+func (r *rule) reason(inv Invocation, toks []token) string {
+	subject := inv.String()
+	if r.decision == Deny && len(r.options) == 0 && len(r.operands) == 0 {
+		subject = inv.Name
+	}
+	desc := r.desc
+	if desc == "" {
+		desc = fmt.Sprintf("matches the rule %q", r.text)
+		if r.user {
+			desc = fmt.Sprintf("matches your rule %q", r.text)
+		}
+	}
+	if r.decision != Allow && !r.matchArgs(toks, literally) {
+		desc += " (its arguments are only known at run time)"
+	}
+	return phrase(r.decision, subject, desc)
+}
+
+// phrase writes a reason: "`sudo` is denied: ...", "`rm -rf x` needs
+// approval: ...".
+func phrase(d Decision, subject, detail string) string {
+	subject = shorten(subject)
+	switch d {
+	case Deny:
+		return fmt.Sprintf("`%s` is denied: %s", subject, detail)
+	case Ask:
+		return fmt.Sprintf("`%s` needs approval: %s", subject, detail)
+	}
+	return fmt.Sprintf("`%s` is allowed: %s", subject, detail)
+}
+
+// maxSubject bounds how much of a command a reason quotes.
+const maxSubject = 80
+
+// shorten puts a subject on one line and cuts it to maxSubject characters.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= maxSubject {
+		return s
+	}
+	return string([]rune(s)[:maxSubject-1]) + "…"
+}
+
+func joinRules(rules []string) string { return strings.Join(rules, ", ") }
+
+func joinReasons(reasons []string) string { return strings.Join(reasons, "; ") }

@@ -1,0 +1,165 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
+)
+
+// ErrInvalidRule is wrapped by every error about a rule's syntax.
+var ErrInvalidRule = errors.New("invalid rule")
+
+// The built-in checks, which rules name with a leading "@".
+const (
+	checkDynamic     = "@dynamic"
+	checkDownload    = "@download"
+	checkDevice      = "@device"
+	checkDeviceWrite = "@device-write"
+	checkUnparseable = "@unparseable"
+)
+
+// checks lists the built-in checks with what they notice.
+var checks = map[string]string{
+	checkDynamic:     "a program name or shell code computed at run time",
+	checkDownload:    "code downloaded from the network and run",
+	checkDevice:      "a device such as a disk named in the command",
+	checkDeviceWrite: "a write to a device or to a kernel file under /proc or /sys",
+	checkUnparseable: "command text that cannot be parsed as shell",
+}
+
+// rule is one compiled entry of a Deny, Ask or Allow list.
+type rule struct {
+	text     string // the pattern, words separated by one space: the rule's key
+	decision Decision
+	desc     string // the text after "#", shown in reasons
+	user     bool   // from Config rather than Default
+	check    string // the built-in check it names, or ""
+	program  *regexp.Regexp
+	literal  string // the program name when it has no pattern characters
+	full     bool   // the program pattern has a "/": match the whole path
+	options  []string
+	operands []*regexp.Regexp
+}
+
+// parseRule compiles one rule; see the package documentation for the
+// syntax.
+func parseRule(text string, d Decision) (*rule, error) {
+	pat, desc, _ := strings.Cut(text, "#")
+	fields := strings.Fields(pat)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("%w: no program in it", ErrInvalidRule)
+	}
+	r := &rule{text: strings.Join(fields, " "), decision: d, desc: strings.TrimSpace(desc)}
+	if strings.HasPrefix(fields[0], "@") {
+		if _, ok := checks[fields[0]]; !ok {
+			return nil, fmt.Errorf("%w: unknown check %s (known: %s)", ErrInvalidRule, fields[0], checkNames())
+		}
+		if len(fields) > 1 {
+			return nil, fmt.Errorf("%w: check %s takes no arguments", ErrInvalidRule, fields[0])
+		}
+		r.check = fields[0]
+		return r, nil
+	}
+	if err := r.setProgram(fields[0]); err != nil {
+		return nil, err
+	}
+	for _, f := range fields[1:] {
+		if err := r.addWord(f); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *rule) setProgram(p string) error {
+	if strings.HasPrefix(p, "-") {
+		return fmt.Errorf("%w: it starts with an option, not a program", ErrInvalidRule)
+	}
+	r.full = strings.Contains(p, "/")
+	if r.full {
+		p = path.Clean(p)
+	}
+	re, err := compilePattern(p)
+	if err != nil {
+		return err
+	}
+	r.program = re
+	if !r.full && !pattern.HasMeta(p, 0) {
+		r.literal = p
+	}
+	return nil
+}
+
+func (r *rule) addWord(f string) error {
+	if !strings.HasPrefix(f, "-") {
+		re, err := compilePattern(f)
+		if err != nil {
+			return err
+		}
+		r.operands = append(r.operands, re)
+		return nil
+	}
+	if f == "-" || f == "--" || strings.Contains(f, "=") {
+		return fmt.Errorf("%w: %q is not an option a rule can match (write -x, -name or --name)", ErrInvalidRule, f)
+	}
+	r.options = append(r.options, f)
+	return nil
+}
+
+func compilePattern(p string) (*regexp.Regexp, error) {
+	expr, err := pattern.Regexp(p, pattern.EntireString)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
+	}
+	return re, nil
+}
+
+func checkNames() string {
+	return strings.Join([]string{checkDevice, checkDeviceWrite, checkDownload, checkDynamic, checkUnparseable}, ", ")
+}
+
+// matchMode says how generously a rule reads what is uncertain.
+type matchMode struct {
+	// computed lets a computed argument stand for whatever the rule needs.
+	computed bool
+	// every requires a match under every reading of words that may be an
+	// option's value or an operand; otherwise one reading suffices.
+	every bool
+}
+
+var (
+	// possibly is how deny and ask rules match: when in doubt, they match.
+	possibly = matchMode{computed: true}
+	// literally ignores computed arguments, to tell whether a match relied
+	// on them.
+	literally = matchMode{}
+	// surely is how allow rules match: only when there is no doubt.
+	surely = matchMode{every: true}
+)
+
+// matchProgram reports whether the rule's program pattern matches.
+func (r *rule) matchProgram(inv Invocation) bool {
+	if r.full {
+		return inv.path != "" && r.program.MatchString(inv.path)
+	}
+	return r.program.MatchString(inv.base)
+}
+
+// matchArgs reports whether the rule's options and operands match the
+// command's arguments.
+func (r *rule) matchArgs(toks []token, m matchMode) bool {
+	for _, o := range r.options {
+		if !hasOption(toks, o, m) {
+			return false
+		}
+	}
+	return matchOperands(r.operands, toks, m)
+}

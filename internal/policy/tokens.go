@@ -1,0 +1,137 @@
+package policy
+
+import (
+	"regexp"
+	"strings"
+)
+
+type tokenKind uint8
+
+const (
+	tokOption   tokenKind = iota // a literal option, before any "--"
+	tokOperand                   // a literal operand
+	tokComputed                  // known only at run time
+)
+
+// token is one argument classified for rule matching.
+type token struct {
+	kind  tokenKind
+	value string
+	// afterOption marks an operand right after an option without "=": it
+	// may be that option's value (git -C dir) rather than an operand.
+	afterOption bool
+	// optLike marks a computed argument that may turn into an option.
+	optLike bool
+}
+
+// tokens classifies a program's arguments. "--" ends the options and is
+// itself dropped.
+func tokens(args []word) []token {
+	out := make([]token, 0, len(args))
+	ended, prevOption := false, false
+	for _, w := range args {
+		v := w.value
+		switch {
+		case w.computed():
+			out = append(out, token{kind: tokComputed, value: v, optLike: w.optLike && !ended})
+			prevOption = false
+		case !ended && v == "--":
+			ended, prevOption = true, false
+		case !ended && len(v) > 1 && v[0] == '-':
+			out = append(out, token{kind: tokOption, value: v})
+			prevOption = !strings.Contains(v, "=")
+		default:
+			out = append(out, token{kind: tokOperand, value: v, afterOption: prevOption})
+			prevOption = false
+		}
+	}
+	return out
+}
+
+// hasOption reports whether an option of the rule is among the arguments.
+func hasOption(toks []token, opt string, m matchMode) bool {
+	for _, t := range toks {
+		switch t.kind {
+		case tokOption:
+			if optionMatches(opt, t.value, !m.every) {
+				return true
+			}
+		case tokComputed:
+			if m.computed && t.optLike {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// optionMatches reports whether a rule option matches one argument. A
+// one-letter option matches inside a cluster (-r in -rf); longer ones
+// match whole, with or without "=value", and --name also matches the
+// shortened forms GNU programs accept (--rec for --recursive) when
+// abbrev is set.
+func optionMatches(opt, arg string, abbrev bool) bool {
+	if len(opt) == 2 {
+		return !strings.HasPrefix(arg, "--") && strings.IndexByte(arg[1:], opt[1]) >= 0
+	}
+	name, _, _ := strings.Cut(arg, "=")
+	if name == opt {
+		return true
+	}
+	return abbrev && strings.HasPrefix(opt, "--") && strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(opt, name)
+}
+
+// matchOperands reports whether the patterns match the first operands in
+// order. Words that may be an option's value are read both ways; computed
+// words may stand for any number of operands.
+func matchOperands(pats []*regexp.Regexp, toks []token, m matchMode) bool {
+	if len(pats) == 0 {
+		return true
+	}
+	memo := make([]int8, (len(pats)+1)*(len(toks)+1))
+	var match func(p, t int) bool
+	match = func(p, t int) bool {
+		if p == len(pats) {
+			return true
+		}
+		if t == len(toks) {
+			return false
+		}
+		key := p*(len(toks)+1) + t
+		if memo[key] != 0 {
+			return memo[key] > 0
+		}
+		ok := matchAt(pats, toks, m, p, t, match)
+		memo[key] = -1
+		if ok {
+			memo[key] = 1
+		}
+		return ok
+	}
+	return match(0, 0)
+}
+
+// matchAt is one step of matchOperands: token t against pattern p.
+func matchAt(pats []*regexp.Regexp, toks []token, m matchMode, p, t int, match func(p, t int) bool) bool {
+	tok := toks[t]
+	switch tok.kind {
+	case tokOption:
+		return match(p, t+1)
+	case tokComputed:
+		if m.computed {
+			return true
+		}
+		// Read literally it is left out; surely, it could shift the
+		// operands, so nothing after it is certain.
+		return !m.every && match(p, t+1)
+	}
+	asOperand := pats[p].MatchString(tok.value) && match(p+1, t+1)
+	if !tok.afterOption {
+		return asOperand
+	}
+	asValue := match(p, t+1)
+	if m.every {
+		return asOperand && asValue
+	}
+	return asOperand || asValue
+}

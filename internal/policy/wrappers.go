@@ -1,0 +1,286 @@
+package policy
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wrapperSpec describes a program that runs another program named after
+// its own options and operands.
+type wrapperSpec struct {
+	values   string   // short options that take a value
+	long     []string // long options that take a value unless written --opt=value
+	operands int      // operands before the program, like timeout's duration
+	assigns  bool     // NAME=value words may come before the program, as for env
+	stops    string   // short options that mean no program is run (command -v)
+}
+
+// wrappers are the programs that start the program named in their
+// arguments. sudo and friends are denied by rule; they are looked through
+// only so that every program shows up.
+var wrappers = map[string]wrapperSpec{
+	"nohup":   {},
+	"builtin": {},
+	"busybox": {},
+	"setsid":  {},
+	"exec":    {values: "a"},
+	"command": {stops: "vV"},
+	"timeout": {values: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
+	"nice":    {values: "n", long: []string{"--adjustment"}},
+	"ionice":  {values: "cnpPuU", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+	"stdbuf":  {values: "ioe", long: []string{"--input", "--output", "--error"}},
+	"chroot":  {long: []string{"--userspec", "--groups"}, operands: 1},
+	"time":    {values: "fo", long: []string{"--format", "--output"}},
+	"env":     {values: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, assigns: true},
+	"sudo":    {values: "CDghpRrtTUu", long: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}, assigns: true},
+	"doas":    {values: "uC"},
+	"pkexec":  {long: []string{"--user"}},
+}
+
+var (
+	xargsSpec = wrapperSpec{values: "aEIdLnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}
+	watchSpec = wrapperSpec{values: "nq", long: []string{"--interval", "--equexit"}}
+)
+
+// option is an option a wrapper was given, with its value if it takes one.
+type option struct {
+	name  string
+	value word
+}
+
+// dispatch looks into a program that runs other programs or code.
+func (a *analyzer) dispatch(name string, words []word, in stdin) {
+	switch {
+	case name == "env":
+		a.env(words, in)
+	case name == "xargs":
+		a.xargs(words)
+	case name == "find":
+		a.find(words, in)
+	case name == "watch":
+		a.watch(words)
+	case name == "eval":
+		a.code(codeSource{prog: "eval", subject: wordsText(words), words: skipDashes(words[1:])})
+	case name == "alias":
+		a.alias(words)
+	case name == "trap":
+		a.trap(words)
+	case name == "source" || name == ".":
+		a.source(words)
+	case shells[name]:
+		a.shell(name, words, in)
+	default:
+		if spec, ok := wrappers[name]; ok {
+			next, _, stop := skipOptions(spec, words)
+			if !stop {
+				a.rest(words, next, in)
+			}
+			return
+		}
+		if spec, ok := interpreterSpec(name); ok {
+			a.interpreter(name, spec, words, in)
+		}
+	}
+}
+
+// rest analyzes the program a wrapper starts, if there is one.
+func (a *analyzer) rest(words []word, next int, in stdin) {
+	if next < len(words) {
+		a.command(words[next:], in)
+	}
+}
+
+// skipOptions steps over a wrapper's options, NAME=value words and
+// operands, and returns the index of the program it runs. Options end at
+// the first other word, as these programs do not reorder their arguments.
+// A computed word ends them too: it might be the program.
+func skipOptions(spec wrapperSpec, words []word) (next int, opts []option, stop bool) {
+	i := 1
+	for i < len(words) {
+		w := words[i]
+		if w.computed() {
+			break
+		}
+		v := w.value
+		switch {
+		case v == "--":
+			return i + 1 + spec.operands, opts, stop
+		case strings.HasPrefix(v, "--"):
+			name, _, hasValue := strings.Cut(v, "=")
+			o := option{name: name}
+			if hasValue {
+				o.value = literalWord(v[len(name)+1:])
+			} else if slices.Contains(spec.long, name) && i+1 < len(words) {
+				i++
+				o.value = words[i]
+			}
+			opts = append(opts, o)
+			i++
+		case len(v) > 1 && v[0] == '-':
+			o, used, s := shortOptions(spec, words, i)
+			opts = append(opts, o...)
+			stop = stop || s
+			i += used
+		case spec.assigns && (v == "-" || isAssignment(v)):
+			i++
+		default:
+			return i + spec.operands, opts, stop
+		}
+	}
+	return i + spec.operands, opts, stop
+}
+
+// shortOptions reads a cluster of short options like -rf or -n10 at
+// words[i], and returns them with the number of words they took and
+// whether one of them means no program is run.
+func shortOptions(spec wrapperSpec, words []word, i int) ([]option, int, bool) {
+	v := words[i].value
+	var opts []option
+	stop := false
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		if strings.IndexByte(spec.stops, c) >= 0 {
+			stop = true
+		}
+		if strings.IndexByte(spec.values, c) < 0 {
+			opts = append(opts, option{name: "-" + string(c)})
+			continue
+		}
+		if j < len(v)-1 {
+			return append(opts, option{name: "-" + string(c), value: literalWord(v[j+1:])}), 1, stop
+		}
+		if i+1 < len(words) {
+			return append(opts, option{name: "-" + string(c), value: words[i+1]}), 2, stop
+		}
+		return append(opts, option{name: "-" + string(c)}), 1, stop
+	}
+	return opts, 1, stop
+}
+
+// isAssignment reports whether a word is NAME=value.
+func isAssignment(v string) bool {
+	name, _, ok := strings.Cut(v, "=")
+	return ok && syntax.ValidName(name)
+}
+
+// literalWord makes a word from known text, such as an option's value
+// taken from inside a longer word.
+func literalWord(s string) word {
+	return word{value: s, code: s, src: s, tail: s}
+}
+
+// skipDashes drops a leading "--", which eval accepts before its operands.
+func skipDashes(words []word) []word {
+	if len(words) > 0 && !words[0].computed() && words[0].value == "--" {
+		return words[1:]
+	}
+	return words
+}
+
+// env runs a program, or with -S a string it splits into words the way a
+// shell would.
+func (a *analyzer) env(words []word, in stdin) {
+	next, opts, _ := skipOptions(wrappers["env"], words)
+	for _, o := range opts {
+		if o.name == "-S" || o.name == "--split-string" {
+			code := append([]word{o.value}, words[min(next, len(words)):]...)
+			a.code(codeSource{prog: "env -S", subject: wordsText(words), words: code})
+			return
+		}
+	}
+	a.rest(words, next, in)
+}
+
+// xargs runs a program with arguments read from its input, so the program
+// gets arguments no one can see yet: a hidden computed word stands for
+// them, and with -I the words holding the replacement string are computed.
+func (a *analyzer) xargs(words []word) {
+	next, opts, _ := skipOptions(xargsSpec, words)
+	replace := ""
+	for _, w := range words[1:min(next, len(words))] {
+		v := w.value
+		switch {
+		case strings.HasPrefix(v, "--replace"):
+			replace = "{}"
+			if _, r, ok := strings.Cut(v, "="); ok {
+				replace = r
+			}
+		case strings.HasPrefix(v, "-i"):
+			replace = cmp.Or(v[2:], "{}")
+		}
+	}
+	for _, o := range opts {
+		if o.name == "-I" {
+			replace = o.value.value
+		}
+	}
+	inner := slices.Clone(words[min(next, len(words)):])
+	if len(inner) == 0 {
+		inner = []word{literalWord("echo")}
+	}
+	if replace == "" {
+		inner = append(inner, word{src: "{input}", expands: true, optLike: true, hidden: true})
+	} else {
+		markReplaced(inner, replace, true)
+	}
+	a.command(inner, stdin{})
+}
+
+// markReplaced marks the words holding a placeholder that a program fills
+// in at run time (xargs -I, find -exec's {}) as computed.
+func markReplaced(words []word, placeholder string, optLike bool) {
+	for i := range words {
+		w := &words[i]
+		if !w.computed() && strings.Contains(w.value, placeholder) {
+			w.expands = true
+			w.src = w.value
+			w.optLike = optLike && strings.HasPrefix(w.value, placeholder)
+		}
+	}
+}
+
+// find runs the program of every -exec, -execdir, -ok and -okdir action.
+// The {} it fills in are paths that start with a starting point, so they
+// are computed but never options.
+func (a *analyzer) find(words []word, in stdin) {
+	for i := 1; i < len(words); i++ {
+		switch words[i].value {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		start := i + 1
+		j := start
+		for ; j < len(words); j++ {
+			v := words[j].value
+			if v == ";" || (v == "+" && j > start && words[j-1].value == "{}") {
+				break
+			}
+		}
+		clause := slices.Clone(words[start:j])
+		markReplaced(clause, "{}", false)
+		if len(clause) > 0 {
+			a.command(clause, in)
+		}
+		i = j
+	}
+}
+
+// watch runs its arguments joined into one string by sh -c, or with -x
+// as a program and arguments.
+func (a *analyzer) watch(words []word) {
+	next, opts, _ := skipOptions(watchSpec, words)
+	rest := words[min(next, len(words)):]
+	for _, o := range opts {
+		if o.name == "-x" || o.name == "--exec" {
+			a.rest(words, next, stdin{})
+			return
+		}
+	}
+	if len(rest) > 0 {
+		a.code(codeSource{prog: "watch", subject: wordsText(words), words: rest})
+	}
+}
