@@ -163,3 +163,14 @@ func TestSandboxLauncherFailures(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckAcceptsWhatTheKernelSupports(t *testing.T) {
+	requireLandlock(t, netABI)
+	want, _ := Available()
+	for _, opts := range []Options{{}, {Strict: true}, {NoNetwork: true}} {
+		abi, err := Check(opts)
+		if err != nil || abi != want {
+			t.Errorf("Check(%+v) = %d, %v; want %d and no error", opts, abi, err, want)
+		}
+	}
+}

@@ -59,24 +59,27 @@ func (c *capture) Write(p []byte) (int, error) {
 }
 
 // completePending joins the bytes held back from the previous Write with the
-// start of p, decodes the rune they form (or an error rune), and returns the
-// unconsumed rest of p.
+// start of p, decodes the rune they form (or error runes), and returns the
+// part of p not consumed.
 func (c *capture) completePending(p []byte) []byte {
-	for len(p) > 0 && len(c.pending) < utf8.UTFMax && !utf8.FullRune(c.pending) {
-		c.pending = append(c.pending, p[0])
-		p = p[1:]
+	old := len(c.pending)
+	for taken := 0; taken < len(p) && len(c.pending) < utf8.UTFMax && !utf8.FullRune(c.pending); taken++ {
+		c.pending = append(c.pending, p[taken])
 	}
 	if !utf8.FullRune(c.pending) {
-		return p // still incomplete; p is empty here
+		return nil // still incomplete, and all of p is held in pending
 	}
 	r, size := utf8.DecodeRune(c.pending)
 	c.add(r)
-	// Bytes after an invalid lead byte were not part of a rune; give them
-	// back to p by re-slicing: they came from p's start or from pending.
-	rest := c.pending[size:]
 	c.pending = c.pending[:0]
-	if len(rest) > 0 {
-		return append(append([]byte(nil), rest...), p...)
+	if size >= old {
+		return p[size-old:]
+	}
+	// The held lead byte did not start a valid rune. The held bytes after it
+	// are continuation bytes (an incomplete prefix has no others), which
+	// decode as one error rune each; nothing of p was used.
+	for range old - size {
+		c.add(utf8.RuneError)
 	}
 	return p
 }
@@ -94,7 +97,7 @@ func (c *capture) skipToTail(p []byte) []byte {
 	for cut > 0 && !utf8.RuneStart(p[cut]) {
 		cut--
 	}
-	c.total += int64(utf8.RuneCount(p[:cut]))
+	c.total += int64(runeCount(p[:cut]))
 	return p[cut:]
 }
 
@@ -159,4 +162,19 @@ func (c *capture) tailRunes() []rune {
 
 func cutNote(n int64) string {
 	return fmt.Sprintf("\n... [%d characters cut] ...\n", n)
+}
+
+// runeCount is utf8.RuneCount without its conversion to string, which
+// allocates a copy of large inputs.
+func runeCount(p []byte) int {
+	n := 0
+	for i := 0; i < len(p); n++ {
+		if p[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(p[i:])
+		i += size
+	}
+	return n
 }

@@ -101,9 +101,9 @@ func (p *process) wait(ctx context.Context, timeout time.Duration) ending {
 		p.stop()
 	}
 	// Background jobs the shell left behind die with it. On Linux the shell
-	// is not reaped yet, so its pid, which is the group id, cannot have been
-	// reused by an unrelated process.
-	p.signalGroup(syscall.SIGKILL)
+	// is not reaped yet, so its pid, which is the group and session id,
+	// cannot have been reused by an unrelated process.
+	p.signalSession(syscall.SIGKILL)
 	p.reap()
 	p.drain()
 	end.exitCode = p.cmd.ProcessState.ExitCode() // -1 if killed by a signal
@@ -113,17 +113,17 @@ func (p *process) wait(ctx context.Context, timeout time.Duration) ending {
 	return end
 }
 
-// stop ends a running command: SIGTERM to the whole group, then SIGKILL
-// after killGrace if the shell is still there.
+// stop ends a running command: SIGTERM to everything it started, then
+// SIGKILL after killGrace or as soon as the shell is gone.
 func (p *process) stop() {
-	p.signalGroup(syscall.SIGTERM)
+	p.signalSession(syscall.SIGTERM)
 	grace := time.NewTimer(killGrace)
 	defer grace.Stop()
 	select {
 	case <-p.exited:
 	case <-grace.C:
 	}
-	p.signalGroup(syscall.SIGKILL)
+	p.signalSession(syscall.SIGKILL)
 	<-p.exited
 }
 

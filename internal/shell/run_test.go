@@ -152,6 +152,9 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 		{"subshell detaching a child", func(m string) string {
 			return "(" + grandchildMarker(m, delay) + "&); echo started; sleep 200"
 		}},
+		{"grandchild in its own group (GNU timeout)", func(m string) string {
+			return "timeout 60 sh -c \"" + grandchildMarker(m, delay) + "\" & echo started; sleep 100"
+		}},
 		{"shell ignoring SIGTERM", func(m string) string {
 			return "trap '' TERM; " + grandchildMarker(m, delay) + "& echo started; sleep 100; sleep 100"
 		}},
@@ -179,17 +182,34 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 
 func TestRunDoesNotWaitForBackgroundJobs(t *testing.T) {
 	const delay = 3
-	dir := t.TempDir()
-	marker := filepath.Join(dir, "marker")
-	start := time.Now()
-	res := run(t, Spec{Command: grandchildMarker(marker, delay) + "& echo done", Dir: dir})
-	if time.Since(start) >= delay*time.Second {
-		t.Errorf("Run returned after %v: it waited for the background job", time.Since(start))
+	tests := []struct {
+		name    string
+		command func(marker string) string
+	}{
+		{"background job", func(m string) string {
+			return grandchildMarker(m, delay) + "& echo done"
+		}},
+		{"background job in its own group (GNU timeout)", func(m string) string {
+			// The sleep lets timeout move to its own group before the shell ends.
+			return "timeout 60 sh -c \"" + grandchildMarker(m, delay) + "\" & sleep 0.5; echo done"
+		}},
 	}
-	if res.ExitCode != 0 || res.Output != "done\n" || res.TimedOut {
-		t.Errorf("got %+v, want a normal exit with output %q", res, "done\n")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			marker := filepath.Join(dir, "marker")
+			start := time.Now()
+			res := run(t, Spec{Command: tt.command(marker), Dir: dir})
+			if time.Since(start) >= delay*time.Second {
+				t.Errorf("Run returned after %v: it waited for the background job", time.Since(start))
+			}
+			if res.ExitCode != 0 || res.Output != "done\n" || res.TimedOut {
+				t.Errorf("got %+v, want a normal exit with output %q", res, "done\n")
+			}
+			assertNeverWritten(t, marker, start.Add(delay*time.Second))
+		})
 	}
-	assertNeverWritten(t, marker, start.Add(delay*time.Second))
 }
 
 func TestRunDoesNotWaitForEscapedDaemon(t *testing.T) {
