@@ -43,7 +43,7 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// waitfile [-timeout D] PATH... waits until every PATH exists (a hang
+// waitfile [-timeout D] PATH... waits until every PATH (a glob) exists (a hang
 // guard for background commands, not a speed check).
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	timeout := 30 * time.Second
@@ -59,8 +59,7 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range args {
 		p := ts.MkAbs(a)
 		for {
-			_, err := os.Stat(p)
-			if err == nil {
+			if m, _ := filepath.Glob(p); len(m) > 0 {
 				break
 			}
 			if time.Now().After(deadline) {
