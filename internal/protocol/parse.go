@@ -35,8 +35,9 @@ type Reply struct {
 //     ""), so a body of N lines makes a file of N lines; see fileText for
 //     the fence and indentation rules.
 func Parse(text string) Reply {
-	r, _ := parseSpans(text)
-	return r
+	p := newParser(text, false)
+	p.run()
+	return p.reply
 }
 
 // span is a run of reply lines that is either prose or one command's block.
@@ -54,34 +55,84 @@ const maxErrors = 100
 // parser holds the state of one Parse call.
 type parser struct {
 	text   string
-	reply  Reply
-	spans  []span
-	errors int
+	reply  Reply // Session and Sequence; the commands are in cmds
+	cmds   cmdList
+	// spans are recorded only for tests, since they cost memory per block.
+	spans      []span
+	trackSpans bool
+	errors     int
 	// more counts problems beyond maxErrors; moreCmd is the index of the
-	// summary entry that stands for them.
+	// summary entry that stands for them, moreEntry the entry itself.
 	more, moreCmd int
+	moreEntry     *command.Command
 	seenCommand   bool // header echo lines count only before the first tag
 	seenThink     bool
+}
+
+// cmdList collects commands in chunks that never move, so that a reply
+// with very many commands is copied once at the end rather than at every
+// growth of one big slice.
+type cmdList struct {
+	chunks [][]command.Command
+	n      int
+}
+
+const maxChunk = 1024
+
+// add appends c and returns its index and where it is kept.
+func (l *cmdList) add(c command.Command) (int, *command.Command) {
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
+		l.chunks = append(l.chunks, make([]command.Command, 0, min(max(8, l.n), maxChunk)))
+		k++
+	}
+	l.chunks[k] = append(l.chunks[k], c)
+	l.n++
+	return l.n - 1, &l.chunks[k][len(l.chunks[k])-1]
+}
+
+func (l *cmdList) all() []command.Command {
+	if len(l.chunks) <= 1 {
+		if l.n == 0 {
+			return nil
+		}
+		return l.chunks[0]
+	}
+	out := make([]command.Command, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
 // offset beyond the text means there are no more lines.
 type cursor struct{ pos, line int }
 
+// parseSpans parses text and also returns how its lines divide into prose
+// and blocks, for tests.
 func parseSpans(text string) (Reply, []span) {
+	p := newParser(text, true)
+	p.run()
+	return p.reply, p.spans
+}
+
+func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	p := &parser{text: text, moreCmd: -1}
+	return &parser{text: text, moreCmd: -1, trackSpans: spans}
+}
+
+func (p *parser) run() {
 	for c := (cursor{}); !p.done(c); {
 		line, next := p.lineAt(c)
 		c = p.step(c, line, next)
 	}
-	if p.moreCmd >= 0 {
-		c := &p.reply.Commands[p.moreCmd]
-		c.Error = moreProblems(p.more, c.Line)
+	if e := p.moreEntry; e != nil {
+		e.Error = moreProblems(p.more, e.Line)
 	}
-	return p.reply, p.spans
+	p.reply.Commands = p.cmds.all()
 }
 
 func (p *parser) done(c cursor) bool { return c.pos > len(p.text) }
@@ -123,32 +174,39 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 }
 
 // prose records lines that are not part of any command.
-func (p *parser) prose(first, end int) {
-	if n := len(p.spans); n > 0 && p.spans[n-1].cmd < 0 && p.spans[n-1].end == first {
+func (p *parser) prose(first, end int) { p.span(first, end, -1) }
+
+// span records that lines [first, end) belong to command cmd (-1: prose),
+// merging with the span before when it is the same.
+func (p *parser) span(first, end, cmd int) {
+	if !p.trackSpans {
+		return
+	}
+	if n := len(p.spans); n > 0 && p.spans[n-1].cmd == cmd && p.spans[n-1].end == first {
 		p.spans[n-1].end = end
 		return
 	}
-	p.spans = append(p.spans, span{first, end, -1})
+	p.spans = append(p.spans, span{first, end, cmd})
 }
 
 // add records a command whose block covers lines [first, end).
 func (p *parser) add(cmd command.Command, first, end int) {
 	cmd.Line = first + 1
-	p.spans = append(p.spans, span{first, end, len(p.reply.Commands)})
-	p.reply.Commands = append(p.reply.Commands, cmd)
+	i, _ := p.cmds.add(cmd)
+	p.span(first, end, i)
 }
 
-// fail records a PARSE_ERROR covering lines [first, end).
-func (p *parser) fail(msg, path string, first, end int) {
+// fail records a PARSE_ERROR covering lines [first, end). The message is
+// built only if it will be listed.
+func (p *parser) fail(first, end int, path string, msg func() string) {
 	p.errors++
 	if p.errors <= maxErrors {
-		p.add(command.Command{Type: command.ParseError, Error: msg, Path: path}, first, end)
+		p.add(command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
 		return
 	}
 	if p.moreCmd < 0 {
-		p.moreCmd = len(p.reply.Commands)
-		p.reply.Commands = append(p.reply.Commands, command.Command{Type: command.ParseError, Line: first + 1})
+		p.moreCmd, p.moreEntry = p.cmds.add(command.Command{Type: command.ParseError, Line: first + 1})
 	}
 	p.more++
-	p.spans = append(p.spans, span{first, end, p.moreCmd})
+	p.span(first, end, p.moreCmd)
 }

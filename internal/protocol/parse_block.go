@@ -73,19 +73,40 @@ func (p *parser) block(c cursor, t tagLine, next cursor) cursor {
 			sc.body = lead + "\n" + sc.body
 		}
 	}
+	// A final [DONE] without its closing tag still ends the session.
+	finalDone := t.typ == command.Done && sc.stop.name == ""
+	if !sc.closed && !finalDone {
+		path, problem := blockPath(t)
+		p.fail(c.line, sc.resume.line, path, func() string {
+			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblemIf(t, c.line+1, path, problem))
+		})
+		return sc.resume
+	}
 	cmd, problem := buildBlock(t, sc.body, c.line+1)
 	switch {
-	case !sc.closed && t.typ == command.Done && sc.stop.name == "" && problem == "":
-		// A final [DONE] without its closing tag still ends the session.
-		p.add(cmd, c.line, sc.resume.line)
-	case !sc.closed:
-		p.fail(joinProblems(unclosedMessage(t, c.line, cmd.Path, sc), problem), cmd.Path, c.line, sc.resume.line)
+	case problem != "" && !sc.closed:
+		p.fail(c.line, sc.resume.line, cmd.Path, func() string {
+			return joinProblems(unclosedMessage(t, c.line, cmd.Path, sc), tagProblem(t, c.line+1, cmd.Path, problem))
+		})
 	case problem != "":
-		p.fail(problem, cmd.Path, c.line, sc.resume.line)
+		p.fail(c.line, sc.resume.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
 	default:
 		p.add(cmd, c.line, sc.resume.line)
 	}
 	return sc.resume
+}
+
+// blockPath is the path of a block that will not run, for its message.
+func blockPath(t tagLine) (string, string) {
+	m, problem := tagAttrs(t)
+	if t.typ != command.CreateFile && t.typ != command.EditFile {
+		return "", problem
+	}
+	path, pathProblem := tagPath(m)
+	if problem == "" {
+		problem = pathProblem
+	}
+	return path, problem
 }
 
 // leadText is text after a [MESSAGE] or [DONE] tag on its own line, which
@@ -98,25 +119,29 @@ func leadText(t tagLine) string {
 }
 
 // selfClosing handles DELETE_FILE and READ_FILE. A needless closing tag
-// right after (blank lines allowed) is taken as part of the command.
+// right after (blank lines allowed) is taken as part of the command;
+// otherwise the blank lines looked at are prose.
 func (p *parser) selfClosing(c cursor, t tagLine, next cursor) cursor {
-	cmd, problem := buildSimple(t, c.line+1)
-	end := next
-	for e := next; !p.done(e); {
-		line, after := p.lineAt(e)
-		if isBlankLine(line) {
-			e = after
-			continue
+	cmd, problem := buildSimple(t)
+	end, blanks := next, next
+	for !p.done(blanks) {
+		line, after := p.lineAt(blanks)
+		if !isBlankLine(line) {
+			if ct := classify(line); ct.kind == kindClose && ct.name == t.name {
+				end = after
+			}
+			break
 		}
-		if ct := classify(line); ct.kind == kindClose && ct.name == t.name {
-			end = after
-		}
-		break
+		blanks = after
 	}
 	if problem != "" {
-		p.fail(problem, cmd.Path, c.line, end.line)
+		p.fail(c.line, end.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
 	} else {
 		p.add(cmd, c.line, end.line)
+	}
+	if end == next && blanks != next {
+		p.prose(next.line, blanks.line)
+		return blanks
 	}
 	return end
 }
@@ -148,7 +173,7 @@ func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
 	if !closed {
 		end = next
 	}
-	p.fail(unknownMessage(t, c.line, end.line, closed), "", c.line, end.line)
+	p.fail(c.line, end.line, "", func() string { return unknownMessage(t, c.line, end.line, closed) })
 	return end
 }
 
@@ -160,6 +185,6 @@ func (p *parser) strayCloser(c cursor, t tagLine, next cursor) bool {
 	if !ok || typ == command.DeleteFile || typ == command.ReadFile {
 		return false
 	}
-	p.fail(strayMessage(typ, c.line), "", c.line, next.line)
+	p.fail(c.line, next.line, "", func() string { return strayMessage(typ, c.line) })
 	return true
 }

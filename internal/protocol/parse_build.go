@@ -9,26 +9,46 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// attrs gives the attribute values of a tag by normalised name.
-type attrs map[string]string
+// attrs are a tag's well-formed attributes; tags have few, so a slice
+// beats a map.
+type attrs []attr
 
-// tagAttrs collects t's attributes; a name given twice, or words without a
-// value, are problems. Malformed values are left out.
+// get returns the value of the attribute named k.
+func (m attrs) get(k string) (string, bool) {
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i].key == k {
+			return m[i].val, true
+		}
+	}
+	return "", false
+}
+
+func (m attrs) val(k string) string {
+	v, _ := m.get(k)
+	return v
+}
+
+// maxAttrs bounds the attributes of one tag; no command needs more.
+const maxAttrs = 16
+
+// tagAttrs collects t's attributes; a name given twice, too many names, or
+// words without a value, are problems. Malformed values are left out.
 func tagAttrs(t tagLine) (attrs, string) {
-	m := make(attrs, len(t.attrs))
 	problem := t.problem
-	for _, a := range t.attrs {
-		if _, dup := m[a.key]; dup && problem == "" {
+	if len(t.attrs) > maxAttrs && problem == "" {
+		problem = fmt.Sprintf("has %d attributes; no command takes more than a few", len(t.attrs))
+	}
+	m := attrs(t.attrs)
+	for i, a := range t.attrs {
+		if problem == "" && i < maxAttrs && attrs(t.attrs[:i]).has(a.key) {
 			problem = "the attribute " + a.key + " is given twice"
 		}
-		if a.bad {
-			delete(m, a.key)
-			continue
+		if a.bad && len(m) == len(t.attrs) {
+			m = wellFormed(t.attrs)
 		}
-		m[a.key] = a.val
 	}
 	if len(t.bare) > 0 && problem == "" {
-		if _, hasPath := m["path"]; !hasPath && t.typ != command.RunCommand && t.typ != command.Message && t.typ != command.Done {
+		if _, hasPath := m.get("path"); !hasPath && t.typ != command.RunCommand && t.typ != command.Message && t.typ != command.Done {
 			problem = "has no path attribute; write it as path=" + show(t.bare[0])
 		} else {
 			problem = fmt.Sprintf("has %s in the tag, which is not an attribute (write attributes as name=\"value\")", show(t.bare[0]))
@@ -37,9 +57,25 @@ func tagAttrs(t tagLine) (attrs, string) {
 	return m, problem
 }
 
+// wellFormed copies the attributes whose values are not malformed.
+func wellFormed(all []attr) attrs {
+	m := make(attrs, 0, len(all))
+	for _, a := range all {
+		if !a.bad {
+			m = append(m, a)
+		}
+	}
+	return m
+}
+
+func (m attrs) has(k string) bool {
+	_, ok := m.get(k)
+	return ok
+}
+
 // tagPath reads and checks the path attribute.
 func tagPath(m attrs) (string, string) {
-	p, ok := m["path"]
+	p, ok := m.get("path")
 	if !ok {
 		return "", `has no path attribute; write it as path="relative/path"`
 	}
@@ -49,8 +85,9 @@ func tagPath(m attrs) (string, string) {
 	return p, ""
 }
 
-// buildSimple makes a DELETE_FILE or READ_FILE command from its tag.
-func buildSimple(t tagLine, line int) (command.Command, string) {
+// buildSimple makes a DELETE_FILE or READ_FILE command from its tag, or
+// says what is wrong with it (see tagProblem).
+func buildSimple(t tagLine) (command.Command, string) {
 	cmd := command.Command{Type: t.typ}
 	m, problem := tagAttrs(t)
 	path, pathProblem := tagPath(m)
@@ -64,10 +101,7 @@ func buildSimple(t tagLine, line int) (command.Command, string) {
 	if problem == "" && t.typ == command.ReadFile {
 		cmd.StartLine, cmd.EndLine, problem = readRange(m)
 	}
-	if problem != "" {
-		return cmd, tagProblem(t, line, path, problem)
-	}
-	return cmd, ""
+	return cmd, problem
 }
 
 func isCloserOf(s, name string) bool {
@@ -78,7 +112,7 @@ func isCloserOf(s, name string) bool {
 // readRange reads READ_FILE's lines="120-180" ("120", "120-", "-180") or
 // start_line/end_line. EndLine 0 means to the end of the file.
 func readRange(m attrs) (start, end int, problem string) {
-	if v, ok := m["lines"]; ok {
+	if v, ok := m.get("lines"); ok {
 		v = strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(v)
 		a, b, isRange := strings.Cut(v, "-")
 		switch {
@@ -94,7 +128,7 @@ func readRange(m attrs) (start, end int, problem string) {
 			end = lineNumber("lines", b, true)
 		}
 		if start < 0 || end < 0 {
-			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(m["lines"]))
+			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(m.val("lines")))
 		}
 	} else {
 		var p string
@@ -124,8 +158,8 @@ func lineNumber(_ string, v string, empty bool) int {
 // lineAttrs reads start_line and end_line. Both are needed unless
 // openEnd allows start_line alone (READ_FILE to the end of the file).
 func lineAttrs(m attrs, openEnd bool) (start, end int, problem string) {
-	sv, hasStart := m["start_line"]
-	ev, hasEnd := m["end_line"]
+	sv, hasStart := m.get("start_line")
+	ev, hasEnd := m.get("end_line")
 	if !hasStart && !hasEnd {
 		return 0, 0, ""
 	}
@@ -143,8 +177,8 @@ func lineAttrs(m attrs, openEnd bool) (start, end int, problem string) {
 	return start, end, ""
 }
 
-// buildBlock makes a command with a body. line is the 1-based line of the
-// opening tag, for messages.
+// buildBlock makes a command with a body, or says what is wrong with it
+// (see tagProblem). line is the 1-based line of the opening tag.
 func buildBlock(t tagLine, body string, line int) (command.Command, string) {
 	cmd := command.Command{Type: t.typ}
 	m, problem := tagAttrs(t)
@@ -161,7 +195,7 @@ func buildBlock(t tagLine, body string, line int) (command.Command, string) {
 		cmd, p = buildEdit(m, body, t.indent, line)
 	case command.RunCommand:
 		cmd.Command = commandText(body, t.indent)
-		cmd.Dir = m["cwd"]
+		cmd.Dir = m.val("cwd")
 		cmd.Timeout, p = timeoutAttr(m)
 		if p == "" && cmd.Command == "" {
 			p = "has an empty body; put the shell command between [RUN_COMMAND] and [/RUN_COMMAND]"
@@ -172,18 +206,15 @@ func buildBlock(t tagLine, body string, line int) (command.Command, string) {
 	if problem == "" {
 		problem = p
 	}
-	if problem != "" {
-		return cmd, tagProblem(t, line, cmd.Path, problem)
-	}
-	return cmd, ""
+	return cmd, problem
 }
 
 // noOverwrite reads overwrite="false" or no_overwrite="true".
 func noOverwrite(m attrs) bool {
-	if v, ok := m["overwrite"]; ok {
+	if v, ok := m.get("overwrite"); ok {
 		return isFalse(v)
 	}
-	if v, ok := m["no_overwrite"]; ok {
+	if v, ok := m.get("no_overwrite"); ok {
 		return !isFalse(v)
 	}
 	return false
@@ -199,7 +230,7 @@ func isFalse(v string) bool {
 
 // timeoutAttr reads timeout="60s" (a Go duration) or timeout="60" (seconds).
 func timeoutAttr(m attrs) (time.Duration, string) {
-	v, ok := m["timeout"]
+	v, ok := m.get("timeout")
 	if !ok {
 		return 0, ""
 	}

@@ -1,10 +1,6 @@
 package protocol
 
-import (
-	"strings"
-
-	"github.com/courier-agent/courier/internal/command"
-)
+import "github.com/courier-agent/courier/internal/command"
 
 // nameHints maps names LLMs use instead of courier's (letters only, upper
 // case) to the command they mean.
@@ -28,42 +24,63 @@ var nameHints = map[string]command.Type{
 	"COMPLETED": command.Done, "TASKDONE": command.Done, "TASKCOMPLETE": command.Done,
 }
 
-// letters keeps the ASCII letters of s, upper-cased.
-func letters(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+// maxNameLetters bounds the names checked for near misses; longer ones
+// are not misspellings of a command.
+const maxNameLetters = 40
+
+// letters keeps the ASCII letters of s, upper-cased, in buf.
+func letters(buf *[maxNameLetters]byte, s string) string {
+	n := 0
+	for i := 0; i < len(s) && n < len(buf); i++ {
 		if c := s[i]; isLetter(c) {
-			b.WriteByte(c &^ 0x20)
+			buf[n] = c &^ 0x20
+			n++
 		}
 	}
-	return b.String()
+	return string(buf[:n])
+}
+
+// knownLetters are the command names without separators.
+var knownLetters = []struct {
+	typ     command.Type
+	letters string
+}{
+	{command.CreateFile, "CREATEFILE"}, {command.EditFile, "EDITFILE"},
+	{command.DeleteFile, "DELETEFILE"}, {command.ReadFile, "READFILE"},
+	{command.RunCommand, "RUNCOMMAND"}, {command.Message, "MESSAGE"},
+	{command.Done, "DONE"},
 }
 
 // nearMiss reports the command a misspelt tag name most likely means:
 // a known name spelt with other separators, a common synonym, or a name
 // within a small edit distance.
 func nearMiss(words string) (command.Type, bool) {
-	if len(words) > 40 {
+	if len(words) > maxNameLetters {
 		return "", false
 	}
-	w := letters(words)
+	var buf [maxNameLetters]byte
+	w := letters(&buf, words)
 	if typ, ok := nameHints[w]; ok {
 		return typ, true
 	}
-	for _, typ := range command.Types {
-		k := letters(string(typ))
-		if w == k || (len(w) >= 8 && editDistance(w, k) <= 2) || (len(w) >= 5 && editDistance(w, k) <= 1) {
-			return typ, true
+	for _, k := range knownLetters {
+		if len(w) < len(k.letters)-2 || len(w) > len(k.letters)+2 {
+			continue // too far apart in length to be a near miss
+		}
+		d := editDistance(w, k.letters)
+		if d == 0 || (len(w) >= 8 && d <= 2) || (len(w) >= 5 && d <= 1) {
+			return k.typ, true
 		}
 	}
 	return "", false
 }
 
-// editDistance is the Levenshtein distance of two short strings.
+// editDistance is the Levenshtein distance of two strings of at most
+// maxNameLetters bytes.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
+	var rows [2][maxNameLetters + 1]int
+	prev, cur := &rows[0], &rows[1]
+	for j := 0; j <= len(b); j++ {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {

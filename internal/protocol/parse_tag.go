@@ -88,9 +88,12 @@ func parseTag(s string) tagLine {
 	end := nameEnd(s, 1)
 	t := tagLine{name: strings.ToUpper(s[1:end]), written: s[1:end]}
 	t.typ = knownTypes[t.name]
-	words := []string{t.name}
-	complete := t.readAttrs(s, end, &words)
-	t.words = strings.Join(words, " ")
+	wordsEnd := end
+	complete := t.readAttrs(s, end, &wordsEnd)
+	t.words = t.name
+	if wordsEnd > end {
+		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
+	}
 	switch {
 	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
 		// "[DONE](url)" is a Markdown link, not a command.
@@ -111,7 +114,7 @@ func parseTag(s string) tagLine {
 
 // readAttrs reads attributes from s[i:] up to the closing ']'. It reports
 // whether the tag was closed; syntax problems go to t.problem.
-func (t *tagLine) readAttrs(s string, i int, words *[]string) bool {
+func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
 	for {
 		for i < len(s) && (isBlank(s[i]) || s[i] == ',') {
 			i++
@@ -127,7 +130,7 @@ func (t *tagLine) readAttrs(s string, i int, words *[]string) bool {
 			t.trailing = strings.TrimSpace(s[i+2:])
 			return true
 		}
-		next := t.readAttr(s, i, words)
+		next := t.readAttr(s, i, wordsEnd)
 		if next <= i {
 			t.problem = "unexpected '" + firstRune(s[i:]) + "' in the tag"
 			return strings.Contains(s[i:], "]")
@@ -138,7 +141,7 @@ func (t *tagLine) readAttrs(s string, i int, words *[]string) bool {
 
 // readAttr reads one key=value pair or bare word at s[i:] and returns the
 // index after it.
-func (t *tagLine) readAttr(s string, i int, words *[]string) int {
+func (t *tagLine) readAttr(s string, i int, wordsEnd *int) int {
 	start := i
 	i = nameEnd(s, i)
 	if i == start {
@@ -148,7 +151,7 @@ func (t *tagLine) readAttr(s string, i int, words *[]string) int {
 	j := skipBlanks(s, i)
 	if j >= len(s) || s[j] != '=' {
 		if len(t.attrs) == 0 {
-			*words = append(*words, strings.ToUpper(key))
+			*wordsEnd = i // "CREATE FILE": the words are part of the name
 		}
 		return bareEnd(s, start, t)
 	}

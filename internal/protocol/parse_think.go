@@ -74,9 +74,9 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		p.reply = Reply{}
+		p.reply, p.cmds = Reply{}, cmdList{}
 		p.spans = p.spans[:0]
-		p.errors, p.more, p.moreCmd, p.seenCommand = 0, 0, -1, false
+		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand = 0, 0, -1, nil, false
 		p.prose(0, next.line)
 		return next, true
 	}
@@ -105,7 +105,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 	if n == 0 {
 		p.prose(c.line, end)
 	} else {
-		p.fail(thinkMessage(c.line, tags, n), "", c.line, end)
+		p.fail(c.line, end, "", func() string { return thinkMessage(c.line, tags, n) })
 	}
 	return cursor{len(p.text) + 1, end}
 }
