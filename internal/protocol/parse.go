@@ -54,9 +54,9 @@ const maxErrors = 100
 
 // parser holds the state of one Parse call.
 type parser struct {
-	text   string
-	reply  Reply // Session and Sequence; the commands are in cmds
-	cmds   cmdList
+	text  string
+	reply Reply // Session and Sequence; the commands are in cmds
+	cmds  cmdList
 	// spans are recorded only for tests, since they cost memory per block.
 	spans      []span
 	trackSpans bool
