@@ -141,6 +141,7 @@ func assertNeverWritten(t *testing.T, marker string, until time.Time) {
 }
 
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	const delay = 3 // seconds before a surviving grandchild writes its marker
 	tests := []struct {
 		name    string
@@ -181,6 +182,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestRunDoesNotWaitForBackgroundJobs(t *testing.T) {
+	t.Parallel() // these wait seconds for a grandchild that must not act
 	const delay = 3
 	tests := []struct {
 		name    string
@@ -213,6 +215,7 @@ func TestRunDoesNotWaitForBackgroundJobs(t *testing.T) {
 }
 
 func TestRunDoesNotWaitForEscapedDaemon(t *testing.T) {
+	t.Parallel() // these wait seconds for a grandchild that must not act
 	// A process that leaves the session with setsid cannot be killed with
 	// the group; Run must still return instead of reading its pipe forever.
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {

@@ -76,6 +76,7 @@ func TestRunSandboxed(t *testing.T) {
 }
 
 func TestRunSandboxedTimeout(t *testing.T) {
+	t.Parallel()
 	requireLandlock(t)
 	ws := t.TempDir()
 	marker := filepath.Join(ws, "marker")

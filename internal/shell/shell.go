@@ -28,7 +28,7 @@ type Spec struct {
 	Dir       string            // absolute working folder (the workspace root or a folder in it)
 	Timeout   time.Duration     // whole-run limit; 0 means no limit
 	MaxOutput int               // characters of output kept (DefaultMaxOutput if 0)
-	Env       []string          // base environment (e.g. os.Environ()); Run filters it with FilterEnv
+	Env       []string          // base environment (e.g. os.Environ()), filtered with FilterEnv; nil is empty, not courier's
 	ExtraEnv  map[string]string // set after filtering (the command's own env)
 	KeepEnv   []string          // names or globs of variables kept even though they look secret
 	Sandbox   *sandbox.Options  // nil: no OS sandbox
