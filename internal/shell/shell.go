@@ -47,12 +47,14 @@ type Result struct {
 
 // Run runs spec.Command and waits for it, its time limit, or ctx.
 //
-// The command runs in a new session (so it has no controlling terminal and
-// cannot prompt on the person's terminal) whose process group contains
-// everything it starts. When the shell exits, or when the time limit or ctx
-// ends it, Run kills the whole group: courier leaves no background processes
-// behind, and a grandchild that holds the output pipe cannot keep Run
-// waiting.
+// The command runs in a new session, so it has no controlling terminal and
+// cannot prompt on the person's terminal. When the time limit or ctx ends
+// it, everything in the session gets SIGTERM, then SIGKILL after a second.
+// When the shell exits by itself, whatever it left running is killed at
+// once: courier leaves no background processes behind, and a grandchild
+// holding the output pipe cannot keep Run waiting. A process that leaves the
+// session (setsid) escapes; Run then stops reading output after a short
+// grace instead of waiting for it.
 //
 // The error is non-nil only when the command could not be started; a
 // command that failed, timed out or was canceled is described by Result.
