@@ -11,11 +11,11 @@ import (
 //     indentation: up to that many columns of leading blanks are removed
 //     from each body line (lines with less keep what they have left).
 //   - A fence wrapping the whole body (first non-blank line opens it, last
-//     non-blank line closes it) is removed with the blank lines around it.
-//     For Markdown-like files the wrapper must also be labelled as Markdown
-//     or text (or not at all) and must really wrap the whole body (see
-//     wrapsAll); so a README that starts with one code block and ends with
-//     another keeps every line.
+//     non-blank line is its matching closer, see wrapsAll) is removed with
+//     the blank lines around it. So a README that starts with one code block
+//     and ends with another keeps every line. For Markdown-like files the
+//     wrapper must also be labelled as Markdown or text, or not at all: a
+//     README.md that is one ```bash block is content, not a wrapper.
 //   - File content is the remaining lines, each ending in "\n"; an empty body
 //     is the empty file.
 
@@ -162,7 +162,7 @@ func unfence(s string, markup bool) string {
 		return s
 	}
 	inner := s[firstEnd+1 : lastStart]
-	if markup && (!markupInfos[f.info] || !wrapsAll(f, inner)) {
+	if !wrapsAll(f, inner) || (markup && !markupInfos[f.info]) {
 		return s
 	}
 	return inner

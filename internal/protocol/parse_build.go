@@ -106,7 +106,7 @@ func buildSimple(t tagLine) (command.Command, string) {
 
 func isCloserOf(s, name string) bool {
 	c := parseCloser(s)
-	return strings.HasPrefix(s, "[/") && c.kind == kindClose && c.name == name
+	return c.kind == kindClose && c.name == name
 }
 
 // readRange reads READ_FILE's lines="120-180" ("120", "120-", "-180") or

@@ -243,3 +243,20 @@ func TestParseUnknownTags(t *testing.T) {
 		},
 	})
 }
+
+func TestParseCapsErrorEntries(t *testing.T) {
+	reply := strings.Repeat("[RUN_COMMAND]\n", maxErrors+50) + "[DELETE_FILE path=\"kept\"]\n"
+	cmds := Parse(reply).Commands
+	if len(cmds) != maxErrors+2 {
+		t.Fatalf("got %d commands, want %d errors, a summary and the delete", len(cmds), maxErrors+2)
+	}
+	sum := cmds[maxErrors]
+	if sum.Type != command.ParseError || sum.Line != maxErrors+1 ||
+		!strings.Contains(sum.Error, "50 more problems from line 101") {
+		t.Errorf("summary entry %s", dumpOne(sum))
+	}
+	if last := cmds[maxErrors+1]; last.Type != command.DeleteFile || last.Path != "kept" || last.Line != maxErrors+51 {
+		t.Errorf("last entry %s", dumpOne(last))
+	}
+	checkParseInvariants(t, reply)
+}

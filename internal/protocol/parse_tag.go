@@ -116,7 +116,7 @@ func parseTag(s string) tagLine {
 // whether the tag was closed; syntax problems go to t.problem.
 func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
 	for {
-		for i < len(s) && (isBlank(s[i]) || s[i] == ',') {
+		for i < len(s) && (isBlank(s[i]) || s[i] == ',' || s[i] == ':') {
 			i++
 		}
 		switch {
@@ -149,7 +149,7 @@ func (t *tagLine) readAttr(s string, i int, wordsEnd *int) int {
 	}
 	key := s[start:i]
 	j := skipBlanks(s, i)
-	if j >= len(s) || s[j] != '=' {
+	if j >= len(s) || (s[j] != '=' && s[j] != ':') {
 		if len(t.attrs) == 0 {
 			*wordsEnd = i // "CREATE FILE": the words are part of the name
 		}
@@ -193,7 +193,7 @@ func readValue(s string, i int) (val string, next int, problem string) {
 			return strings.TrimSpace(body), len(s), "has no closing quote"
 		}
 		_, csize := utf8.DecodeRuneInString(body[end:])
-		return strings.TrimSpace(body[:end]), i + size + end + csize, ""
+		return unquoteCode(strings.TrimSpace(body[:end])), i + size + end + csize, ""
 	}
 	j := i
 	for j < len(s) && !isBlank(s[j]) && s[j] != ']' {
@@ -226,8 +226,19 @@ func quoteClosers(r rune) string {
 		return "«»"
 	case '‹', '›':
 		return "‹›"
+	case '`':
+		return "`"
 	}
 	return ""
+}
+
+// unquoteCode removes Markdown code quotes inside a quoted value:
+// path="`src/a.go`" names src/a.go.
+func unquoteCode(v string) string {
+	if len(v) >= 2 && v[0] == '`' && v[len(v)-1] == '`' {
+		return strings.TrimSpace(v[1 : len(v)-1])
+	}
+	return v
 }
 
 func firstRune(s string) string {
@@ -258,6 +269,9 @@ func attrKey(k string) string {
 // parseCloser reads [/NAME] (blanks inside the brackets allowed). Anything
 // else after it makes the line ordinary text.
 func parseCloser(s string) tagLine {
+	if !strings.HasPrefix(s, "[/") {
+		return tagLine{}
+	}
 	inner, ok := strings.CutSuffix(s[2:], "]")
 	if !ok {
 		return tagLine{}

@@ -154,3 +154,33 @@ func TestParseIndentation(t *testing.T) {
 		},
 	})
 }
+
+func TestParseTagOddities(t *testing.T) {
+	runCases(t, []parseCase{
+		{
+			name: "backticks and colons that LLMs add",
+			reply: "[DELETE_FILE path=\"`old/a.js`\"]\n" +
+				"[DELETE_FILE path=`b.js`]\n" +
+				"[READ_FILE: path=\"c.js\"]\n" +
+				"[READ_FILE path: \"d.js\", lines: \"3-4\"]\n",
+			want: []command.Command{
+				{Type: command.DeleteFile, Path: "old/a.js", Line: 1},
+				{Type: command.DeleteFile, Path: "b.js", Line: 2},
+				{Type: command.ReadFile, Path: "c.js", Line: 3},
+				{Type: command.ReadFile, Path: "d.js", StartLine: 3, EndLine: 4, Line: 4},
+			},
+		},
+		{
+			name: "text file with two code blocks keeps its fences",
+			reply: "[CREATE_FILE path=\"notes.txt\"]\n```\nmake\n```\nthen\n```\nmake install\n```\n[/CREATE_FILE]\n",
+			want: []command.Command{{Type: command.CreateFile, Path: "notes.txt", Line: 1,
+				Content: "```\nmake\n```\nthen\n```\nmake install\n```\n"}},
+		},
+		{
+			name: "code file wrapped in a labelled fence with fenced examples in a docstring",
+			reply: "[CREATE_FILE path=\"doc.py\"]\n```python\ndef f():\n    \"\"\"\n    ```\n    f()\n    ```\n    \"\"\"\n```\n[/CREATE_FILE]\n",
+			want: []command.Command{{Type: command.CreateFile, Path: "doc.py", Line: 1,
+				Content: "def f():\n    \"\"\"\n    ```\n    f()\n    ```\n    \"\"\"\n"}},
+		},
+	})
+}
