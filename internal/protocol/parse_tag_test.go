@@ -171,13 +171,13 @@ func TestParseTagOddities(t *testing.T) {
 			},
 		},
 		{
-			name: "text file with two code blocks keeps its fences",
+			name:  "text file with two code blocks keeps its fences",
 			reply: "[CREATE_FILE path=\"notes.txt\"]\n```\nmake\n```\nthen\n```\nmake install\n```\n[/CREATE_FILE]\n",
 			want: []command.Command{{Type: command.CreateFile, Path: "notes.txt", Line: 1,
 				Content: "```\nmake\n```\nthen\n```\nmake install\n```\n"}},
 		},
 		{
-			name: "code file wrapped in a labelled fence with fenced examples in a docstring",
+			name:  "code file wrapped in a labelled fence with fenced examples in a docstring",
 			reply: "[CREATE_FILE path=\"doc.py\"]\n```python\ndef f():\n    \"\"\"\n    ```\n    f()\n    ```\n    \"\"\"\n```\n[/CREATE_FILE]\n",
 			want: []command.Command{{Type: command.CreateFile, Path: "doc.py", Line: 1,
 				Content: "def f():\n    \"\"\"\n    ```\n    f()\n    ```\n    \"\"\"\n"}},
