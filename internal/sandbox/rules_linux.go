@@ -1,16 +1,6 @@
 package sandbox
 
-import (
-	"os"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
-)
-
-// tempDirs are writable for every command: compilers, test runners and
-// package managers expect scratch space there.
-func tempDirs() []string {
-	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
-}
+import "github.com/landlock-lsm/go-landlock/landlock"
 
 // devices are the device files ordinary commands write to or control.
 // The ioctl right (Landlock ABI 5) keeps terminal operations (tcgetattr,

@@ -10,6 +10,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 )
 
 // ExecArg is the hidden first argument that makes courier act as the
@@ -90,3 +91,9 @@ func parseArgs(args []string) (Options, []string, error) {
 // ExitFailure is Main's exit code when it cannot run the command, the
 // shell's own code for "found but could not be executed".
 const ExitFailure = 126
+
+// tempDirs are writable for every command: compilers, test runners and
+// package managers expect scratch space there.
+func tempDirs() []string {
+	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
+}
