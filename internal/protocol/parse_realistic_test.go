@@ -186,3 +186,89 @@ func TestParseRealisticReplies(t *testing.T) {
 		},
 	})
 }
+
+// More replies in the styles of particular models.
+func TestParseRealisticRepliesMore(t *testing.T) {
+	runCases(t, []parseCase{
+		{
+			name: "claude: each block in a fence labelled with the file's language",
+			reply: "Session: c0ffee00\nSequence: 5\n\nHere's the fix:\n\n" +
+				"```python\n" +
+				"[CREATE_FILE path=\"calc.py\"]\n" +
+				"def add(a, b):\n" +
+				"    return a + b\n" +
+				"[/CREATE_FILE]\n" +
+				"```\n\n" +
+				"```bash\n" +
+				"[RUN_COMMAND]\n" +
+				"python -c 'import calc; print(calc.add(2, 3))'\n" +
+				"[/RUN_COMMAND]\n" +
+				"```\n",
+			want: []command.Command{
+				{Type: command.CreateFile, Path: "calc.py", Content: "def add(a, b):\n    return a + b\n", Line: 7},
+				{Type: command.RunCommand, Command: "python -c 'import calc; print(calc.add(2, 3))'", Line: 14},
+			},
+		},
+		{
+			name: "qwen-style local model: think, then terse blocks and a final DONE",
+			reply: "<think>\nOkay, so the user wants me to add a .gitignore. I'll write [CREATE_FILE path=\".gitignore\"] with node_modules.\n</think>\n\n" +
+				"[CREATE_FILE path=\".gitignore\"]\nnode_modules/\ndist/\n[/CREATE_FILE]\n" +
+				"[RUN_COMMAND]git status --short[/RUN_COMMAND]\n" +
+				"[DONE]\nAdded .gitignore for node_modules and dist.\n",
+			want: []command.Command{
+				{Type: command.CreateFile, Path: ".gitignore", Content: "node_modules/\ndist/\n", Line: 5},
+				{Type: command.RunCommand, Command: "git status --short", Line: 9},
+				{Type: command.Done, Text: "Added .gitignore for node_modules and dist.", Line: 10},
+			},
+		},
+		{
+			name: "gemini: bold step headings, blank lines between pairs, message at the end",
+			reply: "**Step 1: Fix the import**\n\n" +
+				"[EDIT_FILE path=\"src/index.ts\"]\n" +
+				"\n" +
+				"<<<<<<< SEARCH\n" +
+				"import { foo } from './foo'\n" +
+				"=======\n" +
+				"import { foo } from './foo.js'\n" +
+				">>>>>>> REPLACE\n" +
+				"\n\n" +
+				"<<<<<<< SEARCH\n" +
+				"foo()\n" +
+				"=======\n" +
+				"await foo()\n" +
+				">>>>>>> REPLACE\n" +
+				"\n" +
+				"[/EDIT_FILE]\n\n" +
+				"**Step 2: Explain**\n\n" +
+				"[MESSAGE]\n\nThe import needed a .js extension under NodeNext resolution.\n\n[/MESSAGE]\n",
+			want: []command.Command{
+				{Type: command.EditFile, Path: "src/index.ts", Line: 3, Edits: []command.Edit{
+					{Search: "import { foo } from './foo'\n", Replace: "import { foo } from './foo.js'\n"},
+					{Search: "foo()\n", Replace: "await foo()\n"},
+				}},
+				{Type: command.Message, Text: "The import needed a .js extension under NodeNext resolution.", Line: 22},
+			},
+		},
+		{
+			name: "chatgpt: README with code blocks and no wrapper",
+			reply: "Here's an updated README:\n\n" +
+				"[CREATE_FILE path=\"README.md\"]\n" +
+				"# calc\n\n" +
+				"```bash\npip install calc\n```\n\n" +
+				"Usage:\n\n" +
+				"```python\nimport calc\n```\n" +
+				"[/CREATE_FILE]\n",
+			want: []command.Command{{Type: command.CreateFile, Path: "README.md", Line: 3,
+				Content: "# calc\n\n```bash\npip install calc\n```\n\nUsage:\n\n```python\nimport calc\n```\n"}},
+		},
+		{
+			name: "reply cut off by the length limit in the middle of an edit",
+			reply: "[CREATE_FILE path=\"a.go\"]\npackage a\n[/CREATE_FILE]\n" +
+				"[EDIT_FILE path=\"b.go\"]\n<<<<<<< SEARCH\nfunc B() {\n=======\nfunc B() error {\n",
+			want: []command.Command{
+				{Type: command.CreateFile, Path: "a.go", Content: "package a\n", Line: 1},
+				perr(4, "b.go", "EDIT_FILE for 'b.go' (line 4) has no closing [/EDIT_FILE]", "looks cut off", "The file was not changed"),
+			},
+		},
+	})
+}
