@@ -117,17 +117,39 @@ func columns(s string) int {
 	return n
 }
 
+// skipJunk skips blanks, invisible characters and non-ASCII spaces.
+func skipJunk(s string, i int) int {
+	for i < len(s) {
+		if isBlank(s[i]) {
+			i++
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			return i
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isInvisible(r) && !isWideSpace(r) {
+			return i
+		}
+		i += size
+	}
+	return i
+}
+
 // tagStart finds a tag at the start of a line: it returns the cleaned text
 // from the '[' on and the column of that '['. Most lines are rejected by
-// their first byte without any copying.
+// their first characters without any copying.
 func tagStart(line string) (string, int, bool) {
-	i := skipBlanks(line, 0)
+	i := skipJunk(line, 0)
 	if i == len(line) {
 		return "", 0, false
 	}
-	if c := line[i]; c < utf8.RuneSelf && c != '[' {
+	if line[i] != '[' {
 		j := skipListMarker(line, i)
-		if j == i || j >= len(line) || (line[j] != '[' && line[j] < utf8.RuneSelf) {
+		if j == i {
+			return "", 0, false
+		}
+		if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
 			return "", 0, false
 		}
 	}
