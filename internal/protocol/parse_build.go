@@ -1,89 +1,10 @@
 package protocol
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/courier-agent/courier/internal/command"
 )
-
-// attrs are a tag's well-formed attributes; tags have few, so a slice
-// beats a map.
-type attrs []attr
-
-// get returns the value of the attribute named k.
-func (m attrs) get(k string) (string, bool) {
-	for i := len(m) - 1; i >= 0; i-- {
-		if m[i].key == k {
-			return m[i].val, true
-		}
-	}
-	return "", false
-}
-
-func (m attrs) val(k string) string {
-	v, _ := m.get(k)
-	return v
-}
-
-// maxAttrs bounds the attributes of one tag; no command needs more.
-const maxAttrs = 16
-
-// tagAttrs collects t's attributes; a name given twice, too many names, or
-// words without a value, are problems. Malformed values are left out.
-func tagAttrs(t tagLine) (attrs, string) {
-	problem := t.problem
-	if len(t.attrs) > maxAttrs && problem == "" {
-		problem = fmt.Sprintf("has %d attributes; no command takes more than a few", len(t.attrs))
-	}
-	m := attrs(t.attrs)
-	for i, a := range t.attrs {
-		if problem == "" && i < maxAttrs && attrs(t.attrs[:i]).has(a.key) {
-			problem = "the attribute " + a.key + " is given twice"
-		}
-		if a.bad && len(m) == len(t.attrs) {
-			m = wellFormed(t.attrs)
-		}
-	}
-	if len(t.bare) > 0 && problem == "" {
-		if _, hasPath := m.get("path"); !hasPath && t.typ != command.RunCommand && t.typ != command.Message && t.typ != command.Done {
-			problem = "has no path attribute; write it as path=" + show(t.bare[0])
-		} else {
-			problem = fmt.Sprintf("has %s in the tag, which is not an attribute (write attributes as name=\"value\")", show(t.bare[0]))
-		}
-	}
-	return m, problem
-}
-
-// wellFormed copies the attributes whose values are not malformed.
-func wellFormed(all []attr) attrs {
-	m := make(attrs, 0, len(all))
-	for _, a := range all {
-		if !a.bad {
-			m = append(m, a)
-		}
-	}
-	return m
-}
-
-func (m attrs) has(k string) bool {
-	_, ok := m.get(k)
-	return ok
-}
-
-// tagPath reads and checks the path attribute.
-func tagPath(m attrs) (string, string) {
-	p, ok := m.get("path")
-	if !ok {
-		return "", `has no path attribute; write it as path="relative/path"`
-	}
-	if problem := checkPath(p); problem != "" {
-		return "", problem
-	}
-	return p, ""
-}
 
 // buildSimple makes a DELETE_FILE or READ_FILE command from its tag, or
 // says what is wrong with it (see tagProblem).
@@ -109,74 +30,6 @@ func isCloserOf(s, name string) bool {
 	return c.kind == kindClose && c.name == name
 }
 
-// readRange reads READ_FILE's lines="120-180" ("120", "120-", "-180") or
-// start_line/end_line. EndLine 0 means to the end of the file.
-func readRange(m attrs) (start, end int, problem string) {
-	if v, ok := m.get("lines"); ok {
-		v = strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(v)
-		a, b, isRange := strings.Cut(v, "-")
-		switch {
-		case !isRange:
-			start, end, problem = lineNumber("lines", a, false), 0, ""
-			if start > 0 {
-				end = start
-			}
-		case a == "":
-			start, end = 1, lineNumber("lines", b, false)
-		default:
-			start = lineNumber("lines", a, false)
-			end = lineNumber("lines", b, true)
-		}
-		if start < 0 || end < 0 {
-			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(m.val("lines")))
-		}
-	} else {
-		var p string
-		if start, end, p = lineAttrs(m, true); p != "" {
-			return 0, 0, p
-		}
-	}
-	if end != 0 && end < start {
-		return 0, 0, fmt.Sprintf("asks for lines %d to %d, but the range ends before it starts", start, end)
-	}
-	return start, end, ""
-}
-
-// lineNumber reads a positive line number; -1 when it is not one. An empty
-// string is 0 when empty is allowed.
-func lineNumber(_ string, v string, empty bool) int {
-	if v == "" && empty {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return -1
-	}
-	return n
-}
-
-// lineAttrs reads start_line and end_line. Both are needed unless
-// openEnd allows start_line alone (READ_FILE to the end of the file).
-func lineAttrs(m attrs, openEnd bool) (start, end int, problem string) {
-	sv, hasStart := m.get("start_line")
-	ev, hasEnd := m.get("end_line")
-	if !hasStart && !hasEnd {
-		return 0, 0, ""
-	}
-	if hasStart != hasEnd && !(openEnd && hasStart) {
-		return 0, 0, "has only one of start_line and end_line; give both, as whole line numbers"
-	}
-	start = lineNumber("start_line", strings.TrimSpace(sv), false)
-	end = lineNumber("end_line", strings.TrimSpace(ev), !hasEnd)
-	if start < 0 || end < 0 {
-		return 0, 0, fmt.Sprintf("has start_line=%s end_line=%s; line numbers are whole numbers from 1", show(sv), show(ev))
-	}
-	if end != 0 && end < start {
-		return 0, 0, fmt.Sprintf("has end_line %d before start_line %d", end, start)
-	}
-	return start, end, ""
-}
-
 // buildBlock makes a command with a body, or says what is wrong with it
 // (see tagProblem). line is the 1-based line of the opening tag.
 func buildBlock(t tagLine, body string, line int) (command.Command, string) {
@@ -196,7 +49,12 @@ func buildBlock(t tagLine, body string, line int) (command.Command, string) {
 	case command.RunCommand:
 		cmd.Command = commandText(body, t.indent)
 		cmd.Dir = m.val("cwd")
-		cmd.Timeout, p = timeoutAttr(m)
+		if cmd.Dir != "" {
+			p = strings.Replace(checkPath(cmd.Dir), "path", "cwd", 1)
+		}
+		if p == "" {
+			cmd.Timeout, p = timeoutAttr(m)
+		}
 		if p == "" && cmd.Command == "" {
 			p = "has an empty body; put the shell command between [RUN_COMMAND] and [/RUN_COMMAND]"
 		}
@@ -207,46 +65,6 @@ func buildBlock(t tagLine, body string, line int) (command.Command, string) {
 		problem = p
 	}
 	return cmd, problem
-}
-
-// noOverwrite reads overwrite="false" or no_overwrite="true".
-func noOverwrite(m attrs) bool {
-	if v, ok := m.get("overwrite"); ok {
-		return isFalse(v)
-	}
-	if v, ok := m.get("no_overwrite"); ok {
-		return !isFalse(v)
-	}
-	return false
-}
-
-func isFalse(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "false", "no", "0", "off":
-		return true
-	}
-	return false
-}
-
-// timeoutAttr reads timeout="60s" (a Go duration) or timeout="60" (seconds).
-func timeoutAttr(m attrs) (time.Duration, string) {
-	v, ok := m.get("timeout")
-	if !ok {
-		return 0, ""
-	}
-	v = strings.TrimSpace(v)
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		n, nerr := strconv.Atoi(v)
-		if nerr != nil {
-			return 0, fmt.Sprintf("has timeout=%s; write seconds (timeout=\"60\") or a duration (timeout=\"2m\")", show(v))
-		}
-		d = time.Duration(n) * time.Second
-	}
-	if d <= 0 {
-		return 0, fmt.Sprintf("has timeout=%s; the timeout must be positive", show(v))
-	}
-	return d, ""
 }
 
 // buildEdit makes an EDIT_FILE: a line range when start_line/end_line are

@@ -171,7 +171,9 @@ func TestParseBadAttributes(t *testing.T) {
 				"[DELETE_FILE path=\"c\" path=\"d\"]\n" +
 				"[RUN_COMMAND timeout=\"soon\"]\nls\n[/RUN_COMMAND]\n" +
 				"[RUN_COMMAND]\n\n[/RUN_COMMAND]\n" +
-				"[READ_FILE path=\"e\"\n",
+				"[READ_FILE path=\"e\"\n" +
+				"[RUN_COMMAND cwd=\"a\x07b\"]\nls\n[/RUN_COMMAND]\n" +
+				"[RUN_COMMAND timeout=\"99999999999999\"]\nls\n[/RUN_COMMAND]\n",
 			want: []command.Command{
 				perr(1, "", "the value of path has no closing quote"),
 				perr(2, "", "has no path attribute"),
@@ -179,6 +181,8 @@ func TestParseBadAttributes(t *testing.T) {
 				perr(4, "", "RUN_COMMAND (line 4) has timeout='soon'"),
 				perr(7, "", "RUN_COMMAND (line 7) has an empty body"),
 				perr(10, "e", "the tag has no closing ']'"),
+				perr(11, "", "RUN_COMMAND (line 11) has a control character in its cwd"),
+				perr(14, "", "has timeout='99999999999999', which is too long"),
 			},
 		},
 		{
