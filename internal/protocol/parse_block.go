@@ -10,7 +10,7 @@ type bodyScan struct {
 	closed bool
 	resume cursor // where parsing goes on
 	// stop is the tag that ended an unclosed body early (line is 0-based);
-	// stop.typ is "" when the reply ended first.
+	// stop.name is "" when the reply ended first.
 	stop tagAt
 	// skipped are command tags inside an unclosed file body, not run.
 	skipped  []tagAt
@@ -42,7 +42,7 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
-		case t.kind == kindClose && sc.wrong.name == "":
+		case t.kind == kindClose && sc.wrong.name == "" && isCommandName(t.name):
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
@@ -149,9 +149,8 @@ func (p *parser) selfClosing(c cursor, t tagLine, next cursor) cursor {
 // unknown handles a tag line whose name courier does not know. It is
 // reported when it looks like a command: a near miss of a known name,
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
-// before the next tag line. The scan
-// for that closing tag stops at the next tag line, so no line is scanned
-// twice by it.
+// before the next tag line. The scan for that closing tag stops at the next
+// tag line, so no line is scanned twice by it.
 func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
 	end := next
 	closed := false

@@ -97,6 +97,15 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// isCommandName reports a known command name or a near miss of one.
+func isCommandName(name string) bool {
+	if _, ok := knownTypes[name]; ok {
+		return true
+	}
+	_, ok := nearMiss(name)
+	return ok
+}
+
 // isUpperName reports an UPPER_SNAKE name as written, like "NOTE" or
 // "WRITE_FILE" (not "x" or "Note").
 func isUpperName(name string) bool {
