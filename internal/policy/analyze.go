@@ -51,6 +51,8 @@ type analyzer struct {
 	out   *analysis
 	funcs map[string]bool
 	piped map[*syntax.Stmt]stdin
+	// fetched remembers which pipeline stages download.
+	fetched map[*syntax.Stmt]bool
 	// scratch analyzers only collect program names, to see whether a part
 	// of a command downloads; they skip checks and nested code.
 	scratch bool
@@ -61,7 +63,7 @@ func newAnalyzer(out *analysis, depth int, printer *syntax.Printer) *analyzer {
 	if printer == nil {
 		printer = syntax.NewPrinter(syntax.SingleLine(true))
 	}
-	return &analyzer{out: out, depth: depth, piped: map[*syntax.Stmt]stdin{}, printer: printer}
+	return &analyzer{out: out, depth: depth, piped: map[*syntax.Stmt]stdin{}, fetched: map[*syntax.Stmt]bool{}, printer: printer}
 }
 
 // analyze finds every program a command would start and everything the
@@ -126,8 +128,8 @@ func (a *analyzer) walk(n syntax.Node) {
 		case *syntax.Stmt:
 			a.stmt(n)
 		case *syntax.BinaryCmd:
-			if !a.scratch && (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) {
-				a.piped[n.Y] = stdin{kind: stdinPipe, download: a.downloads(n.X), src: a.text(n)}
+			if !a.scratch && isPipe(n) {
+				a.piped[n.Y] = stdin{kind: stdinPipe, download: a.stageDownloads(n.X), src: a.text(n)}
 			}
 		}
 		return true
@@ -210,6 +212,27 @@ func (a *analyzer) command(words []word, in stdin) {
 	a.dispatch(inv.base, words, in)
 }
 
+func isPipe(n *syntax.BinaryCmd) bool {
+	return n.Op == syntax.Pipe || n.Op == syntax.PipeAll
+}
+
+// stageDownloads reports whether a pipeline, or one stage of it,
+// downloads. Results are kept, so a long pipeline is looked at once per
+// stage rather than once per pair of stages.
+func (a *analyzer) stageDownloads(s *syntax.Stmt) bool {
+	if d, ok := a.fetched[s]; ok {
+		return d
+	}
+	var d bool
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && isPipe(b) && len(s.Redirs) == 0 {
+		d = a.stageDownloads(b.X) || a.stageDownloads(b.Y)
+	} else {
+		d = a.downloads(s)
+	}
+	a.fetched[s] = d
+	return d
+}
+
 // downloads reports whether a part of a command starts a program that
 // fetches from the network.
 func (a *analyzer) downloads(n syntax.Node) bool {
@@ -233,13 +256,14 @@ func (a *analyzer) finding(check, subject, detail string) {
 	a.out.findings = append(a.out.findings, finding{check: check, subject: subject, detail: detail})
 }
 
-// text returns the source text of a node.
+// text returns the source text of a node, or prints it when it has none.
 func (a *analyzer) text(n syntax.Node) string {
-	start, end := int(n.Pos().Offset()), int(n.End().Offset())
-	if start < 0 || end > len(a.src) || start > end {
+	pos, end := n.Pos(), n.End()
+	start, stop := int(pos.Offset()), int(end.Offset())
+	if !pos.IsValid() || !end.IsValid() || stop > len(a.src) || start > stop {
 		return a.print(n)
 	}
-	return a.src[start:end]
+	return a.src[start:stop]
 }
 
 // print renders a node as shell text, for parts that have no source text

@@ -97,7 +97,11 @@ options:
 	for ; i < len(words); i++ {
 		w := words[i]
 		if w.computed() {
-			a.computedCode(codeSource{prog: name, subject: wordsText(words), words: words[i:]})
+			if !w.optLike || cflag {
+				break options
+			}
+			// It may be options such as -c, and then anything.
+			a.computedCode(codeSource{prog: name, subject: wordsSource(words), words: words[i:]})
 			return
 		}
 		v := w.value
@@ -123,7 +127,7 @@ options:
 	switch {
 	case cflag:
 		if len(rest) > 0 {
-			a.code(codeSource{prog: name + " -c", subject: wordsText(words), words: rest[:1]})
+			a.code(codeSource{prog: name + " -c", subject: wordsSource(words), words: rest[:1]})
 		}
 	case sflag || len(rest) == 0:
 		a.stdinCode(name, in)
@@ -193,10 +197,10 @@ func (a *analyzer) stdinCode(name string, in stdin) {
 // in `bash <(curl -s URL)`.
 func (a *analyzer) procCode(name string, words []word, script word) {
 	if a.downloads(script.node) {
-		a.finding(checkDownload, wordsText(words), "runs code downloaded from the network")
+		a.finding(checkDownload, wordsSource(words), "runs code downloaded from the network")
 		return
 	}
-	a.finding(checkDynamic, wordsText(words), name+" runs code produced by another command, which courier cannot check")
+	a.finding(checkDynamic, wordsSource(words), name+" runs code produced by another command, which courier cannot check")
 }
 
 // alias definitions are code that runs wherever the alias is used.
@@ -210,7 +214,7 @@ func (a *analyzer) alias(words []word) {
 		v := w
 		v.value = w.value[len(name)+1:]
 		v.code = code
-		a.code(codeSource{prog: "alias " + name, subject: wordsText(words), words: []word{v}})
+		a.code(codeSource{prog: "alias " + name, subject: wordsSource(words), words: []word{v}})
 	}
 }
 
@@ -231,7 +235,7 @@ func (a *analyzer) trap(words []word) {
 	if !args[0].computed() && (v == "-" || strings.Trim(v, "0123456789") == "") {
 		return
 	}
-	a.code(codeSource{prog: "trap", subject: wordsText(words), words: args[:1]})
+	a.code(codeSource{prog: "trap", subject: wordsSource(words), words: args[:1]})
 }
 
 // source runs a script in the current shell; a process substitution as the

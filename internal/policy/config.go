@@ -77,6 +77,8 @@ var defaultAsk = []string{
 	"git clean -f # deletes untracked files", "git clean --force # deletes untracked files",
 	"git stash drop # deletes stashed changes", "git stash clear # deletes stashed changes",
 	"git branch -D # deletes a branch that may not be merged",
+	"git branch -d -f # deletes a branch that may not be merged",
+	"git branch --delete --force # deletes a branch that may not be merged",
 	"chmod -R" + permDesc, "chmod --recursive" + permDesc,
 	"chown -R" + permDesc, "chown --recursive" + permDesc,
 	"chgrp -R" + permDesc, "chgrp --recursive" + permDesc,

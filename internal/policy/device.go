@@ -50,6 +50,13 @@ func isDevice(p string) bool {
 	return !strings.HasPrefix(c, "/dev/fd/") && !strings.HasPrefix(c, "/dev/shm/")
 }
 
+// isNetworkPath reports whether p is one of the names through which bash
+// redirections open network connections.
+func isNetworkPath(p string) bool {
+	c := normalize(p)
+	return strings.HasPrefix(c, "/dev/tcp/") || strings.HasPrefix(c, "/dev/udp/")
+}
+
 // isKernelFile reports whether writing p would change the running system:
 // files under /proc and /sys, apart from a process's own descriptors.
 func isKernelFile(p string) bool {
@@ -79,6 +86,8 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 	switch {
 	case r.Op == syntax.DplOut && (p == "-" || strings.Trim(p, "0123456789") == ""):
 		// >&2 duplicates a descriptor; it opens no file.
+	case isNetworkPath(p):
+		a.finding(checkDevice, a.text(s), "opens a network connection through "+p)
 	case writeOps[r.Op] && (isDevice(p) || isKernelFile(p)):
 		a.finding(checkDeviceWrite, a.text(s), "writes to "+p)
 	case isDevice(p):
@@ -103,9 +112,9 @@ func (a *analyzer) deviceArgs(inv Invocation, words []word) {
 			(inv.base == "tee" && !hasValue && !strings.HasPrefix(p, "-"))
 		switch {
 		case write && (isDevice(p) || isKernelFile(p)):
-			a.finding(checkDeviceWrite, inv.String(), "writes to "+p)
+			a.finding(checkDeviceWrite, inv.source(), "writes to "+p)
 		case isDevice(p):
-			a.finding(checkDevice, inv.String(), "uses the device "+p)
+			a.finding(checkDevice, inv.source(), "uses the device "+p)
 		}
 	}
 }

@@ -24,8 +24,9 @@
 //	program [option|operand ...] [# description]
 //
 // The program is a name or a shell pattern (*, ?, [...]) matched against
-// the program's base name: "sudo", "mkfs*". With a "/" it is matched
-// against the whole path as written, cleaned: "./deploy.sh".
+// the program's base name, ignoring case as case-insensitive file systems
+// do: "sudo", "mkfs*". With a "/" it is matched against the whole path as
+// written, cleaned: "./deploy.sh".
 //
 // An option word starts with "-". A single letter (-r) matches that
 // option alone or in a cluster (-rf, -fr); a longer one (-delete,
@@ -46,7 +47,8 @@
 //	               (curl URL | sh, bash <(wget -O- URL), bash -c "$(curl URL)")
 //	@device-write  a write to a device (> /dev/sda, dd of=/dev/sdb) or to a
 //	               kernel file under /proc or /sys
-//	@device        any other use of a device such as a disk
+//	@device        any other use of a device such as a disk, and bash's
+//	               /dev/tcp and /dev/udp network redirections
 //	@unparseable   command text that cannot be parsed as shell
 //
 // /dev/null, /dev/zero, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N and
@@ -67,7 +69,9 @@
 // or operand, and a word after an option may be that option's value or an
 // operand. So `rm "$f"` needs approval under the rule "rm -r" (write
 // `rm -- "$f"` to say it is a file), and an allow rule "git push" does not
-// cover `git --no-pager push`.
+// cover `git --no-pager push`. A program path with an unquoted expansion,
+// like $HOME/bin/tool, needs approval as a computed name, since the
+// expansion may split into several words; "$HOME"/bin/tool does not.
 //
 // Only whole-tree git discards ask by default (git checkout ., git
 // restore ., git reset --hard); restoring named files is an everyday undo

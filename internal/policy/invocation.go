@@ -35,6 +35,11 @@ func (inv Invocation) String() string {
 	return inv.Name + " " + strings.Join(inv.Args, " ")
 }
 
+// source returns the program and its arguments as written, for reasons.
+func (inv Invocation) source() string {
+	return wordsSource(inv.words)
+}
+
 // Programs parses a command as shell and returns every program it would
 // start, in the order they appear in the text: in pipelines and lists, in
 // substitutions, subshells, function bodies and compound commands, behind
@@ -84,12 +89,12 @@ func programBase(w word) (string, bool) {
 	return w.tail[i+1:], true
 }
 
-// wordsText shows words as the reasons quote them.
-func wordsText(words []word) string {
+// wordsSource shows words as written, as the reasons quote them.
+func wordsSource(words []word) string {
 	parts := make([]string, 0, len(words))
 	for _, w := range words {
 		if !w.hidden {
-			parts = append(parts, w.shown())
+			parts = append(parts, w.src)
 		}
 	}
 	return strings.Join(parts, " ")

@@ -66,14 +66,14 @@ func (l *layer) match(inv Invocation, toks []token) *rule {
 			}
 		}
 	}
-	consider(l.byName[inv.base])
+	consider(l.byName[strings.ToLower(inv.base)])
 	consider(l.globbed)
 	return best
 }
 
 // reason explains the rule's decision on a program.
 func (r *rule) reason(inv Invocation, toks []token) string {
-	subject := inv.String()
+	subject := inv.source()
 	if r.decision == Deny && len(r.options) == 0 && len(r.operands) == 0 {
 		subject = inv.Name
 	}

@@ -116,7 +116,7 @@ type outcome struct {
 // judge decides on one program.
 func (p *Policy) judge(inv Invocation) outcome {
 	if inv.Dynamic {
-		return p.judgeFinding(finding{check: checkDynamic, subject: inv.String(), detail: "program name is computed at run time"})
+		return p.judgeFinding(finding{check: checkDynamic, subject: inv.source(), detail: "program name is computed at run time"})
 	}
 	toks := tokens(inv.words[1:])
 	for _, l := range p.layers {

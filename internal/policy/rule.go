@@ -38,11 +38,11 @@ type rule struct {
 	desc     string // the text after "#", shown in reasons
 	user     bool   // from Config rather than Default
 	check    string // the built-in check it names, or ""
-	program  *regexp.Regexp
-	literal  string // the program name when it has no pattern characters
+	program  matcher
+	literal  string // the program name in lower case when it is no pattern
 	full     bool   // the program pattern has a "/": match the whole path
 	options  []string
-	operands []*regexp.Regexp
+	operands []matcher
 }
 
 // parseRule compiles one rule; see the package documentation for the
@@ -83,24 +83,26 @@ func (r *rule) setProgram(p string) error {
 	if r.full {
 		p = path.Clean(p)
 	}
-	re, err := compilePattern(p)
+	// Program names ignore case: on a case-insensitive file system, as on
+	// macOS, SUDO runs sudo.
+	m, err := compilePattern(p, true)
 	if err != nil {
 		return err
 	}
-	r.program = re
-	if !r.full && !pattern.HasMeta(p, 0) {
-		r.literal = p
+	r.program = m
+	if !r.full && m.re == nil {
+		r.literal = strings.ToLower(p)
 	}
 	return nil
 }
 
 func (r *rule) addWord(f string) error {
 	if !strings.HasPrefix(f, "-") {
-		re, err := compilePattern(f)
+		m, err := compilePattern(f, false)
 		if err != nil {
 			return err
 		}
-		r.operands = append(r.operands, re)
+		r.operands = append(r.operands, m)
 		return nil
 	}
 	if f == "-" || f == "--" || strings.Contains(f, "=") {
@@ -110,16 +112,42 @@ func (r *rule) addWord(f string) error {
 	return nil
 }
 
-func compilePattern(p string) (*regexp.Regexp, error) {
-	expr, err := pattern.Regexp(p, pattern.EntireString)
+// matcher matches a string against a rule's shell pattern; most patterns
+// are plain names, which need no regular expression.
+type matcher struct {
+	literal string
+	fold    bool // ignore case
+	re      *regexp.Regexp
+}
+
+func (m matcher) MatchString(s string) bool {
+	switch {
+	case m.re != nil:
+		return m.re.MatchString(s)
+	case m.fold:
+		return strings.EqualFold(s, m.literal)
+	}
+	return s == m.literal
+}
+
+// compilePattern compiles a shell pattern; fold makes it ignore case.
+func compilePattern(p string, fold bool) (matcher, error) {
+	if !pattern.HasMeta(p, 0) && !strings.Contains(p, `\`) {
+		return matcher{literal: p, fold: fold}, nil
+	}
+	mode := pattern.EntireString
+	if fold {
+		mode |= pattern.NoGlobCase
+	}
+	expr, err := pattern.Regexp(p, mode)
 	if err != nil {
-		return nil, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
+		return matcher{}, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
+		return matcher{}, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
 	}
-	return re, nil
+	return matcher{re: re}, nil
 }
 
 func checkNames() string {

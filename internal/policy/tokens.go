@@ -1,9 +1,6 @@
 package policy
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 type tokenKind uint8
 
@@ -84,7 +81,7 @@ func optionMatches(opt, arg string, abbrev bool) bool {
 // matchOperands reports whether the patterns match the first operands in
 // order. Words that may be an option's value are read both ways; computed
 // words may stand for any number of operands.
-func matchOperands(pats []*regexp.Regexp, toks []token, m matchMode) bool {
+func matchOperands(pats []matcher, toks []token, m matchMode) bool {
 	if len(pats) == 0 {
 		return true
 	}
@@ -112,7 +109,7 @@ func matchOperands(pats []*regexp.Regexp, toks []token, m matchMode) bool {
 }
 
 // matchAt is one step of matchOperands: token t against pattern p.
-func matchAt(pats []*regexp.Regexp, toks []token, m matchMode, p, t int, match func(p, t int) bool) bool {
+func matchAt(pats []matcher, toks []token, m matchMode, p, t int, match func(p, t int) bool) bool {
 	tok := toks[t]
 	switch tok.kind {
 	case tokOption:

@@ -57,7 +57,12 @@ func (a *analyzer) words(args []*syntax.Word) []word {
 	out := make([]word, 0, len(args))
 	for _, w := range args {
 		for _, e := range braces(w) {
-			out = append(out, a.word(e))
+			r := a.word(e)
+			if e != w {
+				// An expanded word has no source text of its own.
+				r.src = a.print(e)
+			}
+			out = append(out, r)
 		}
 	}
 	return out
@@ -146,7 +151,7 @@ func (b *wordBuilder) finish(n *syntax.Word) word {
 	b.w.value = b.value.String()
 	b.w.code = b.code.String()
 	b.w.tail = b.tail.String()
-	b.w.src = b.a.print(n)
+	b.w.src = b.a.text(n)
 	if b.w.computed() {
 		lead := b.lead.String()
 		b.w.optLike = lead == "" || lead[0] == '-'
@@ -172,7 +177,7 @@ func (b *wordBuilder) computedPart(p syntax.WordPart, quoted bool) {
 	if !quoted {
 		b.w.split = true
 	}
-	src := b.a.print(p)
+	src := b.a.text(p)
 	b.value.WriteString(src)
 	if hasSubstitution(p) {
 		b.code.WriteString(outputPlaceholder)
@@ -198,7 +203,7 @@ func (b *wordBuilder) parts(parts []syntax.WordPart, quoted bool) {
 			b.prefix = false
 			b.tail.Reset()
 			b.w.glob = true
-			src := b.a.print(p)
+			src := b.a.text(p)
 			b.value.WriteString(src)
 			b.code.WriteString(src)
 		default:

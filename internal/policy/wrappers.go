@@ -63,7 +63,7 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	case name == "watch":
 		a.watch(words)
 	case name == "eval":
-		a.code(codeSource{prog: "eval", subject: wordsText(words), words: skipDashes(words[1:])})
+		a.code(codeSource{prog: "eval", subject: wordsSource(words), words: skipDashes(words[1:])})
 	case name == "alias":
 		a.alias(words)
 	case name == "trap":
@@ -187,7 +187,7 @@ func (a *analyzer) env(words []word, in stdin) {
 	for _, o := range opts {
 		if o.name == "-S" || o.name == "--split-string" {
 			code := append([]word{o.value}, words[min(next, len(words)):]...)
-			a.code(codeSource{prog: "env -S", subject: wordsText(words), words: code})
+			a.code(codeSource{prog: "env -S", subject: wordsSource(words), words: code})
 			return
 		}
 	}
@@ -236,7 +236,6 @@ func markReplaced(words []word, placeholder string, optLike bool) {
 		w := &words[i]
 		if !w.computed() && strings.Contains(w.value, placeholder) {
 			w.expands = true
-			w.src = w.value
 			w.optLike = optLike && strings.HasPrefix(w.value, placeholder)
 		}
 	}
@@ -281,6 +280,6 @@ func (a *analyzer) watch(words []word) {
 		}
 	}
 	if len(rest) > 0 {
-		a.code(codeSource{prog: "watch", subject: wordsText(words), words: rest})
+		a.code(codeSource{prog: "watch", subject: wordsSource(words), words: rest})
 	}
 }
