@@ -33,11 +33,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfile":  cmdWaitFile,
-			"chunked":   cmdChunked,
-			"subst":     cmdSubst,
-			"sessionid": cmdSessionID,
-			"within":    cmdWithin,
+			"waitfile":   cmdWaitFile,
+			"chunked":    cmdChunked,
+			"subst":      cmdSubst,
+			"sessionid":  cmdSessionID,
+			"within":     cmdWithin,
 			"countfiles": cmdCountFiles,
 		},
 	})

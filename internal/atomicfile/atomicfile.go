@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TempPrefix starts the name of every temporary file courier writes, so
@@ -65,13 +66,18 @@ func IsTemp(name string) bool {
 }
 
 // CleanTemps removes temporary files a crash left in dir.
-func CleanTemps(dir string) error {
+func CleanTemps(dir string) error { return CleanTempsFor(dir, "") }
+
+// CleanTempsFor removes the temporary files a crash left in dir while
+// writing files whose names start with base, leaving other writers'
+// temporary files alone.
+func CleanTempsFor(dir, base string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("clean %s: %w", dir, err)
 	}
 	for _, e := range entries {
-		if IsTemp(e.Name()) {
+		if IsTemp(e.Name()) && strings.HasPrefix(e.Name()[len(TempPrefix):], base) {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
 				return fmt.Errorf("clean %s: %w", dir, err)
 			}

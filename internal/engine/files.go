@@ -105,7 +105,7 @@ func (e *Engine) changeFile(t *session.Turn, js journalState, i int, c command.C
 	if res != nil {
 		return *res, nil
 	}
-	return e.commitChange(t, i, c, cur, pl)
+	return e.commitChange(t, js, i, c, cur, pl)
 }
 
 func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
@@ -232,7 +232,7 @@ func replay(base string, ranges []edit.LineRange) string {
 }
 
 // commitChange journals a planned change and then makes it.
-func (e *Engine) commitChange(t *session.Turn, i int, c command.Command, cur fileState, pl plan) (command.Result, error) {
+func (e *Engine) commitChange(t *session.Turn, js journalState, i int, c command.Command, cur fileState, pl plan) (command.Result, error) {
 	clean, _ := workspace.Clean(c.Path)
 	ch := &session.Change{Path: clean, BeforeMode: cur.mode, Delete: pl.delete, Base: pl.base, Range: pl.rng}
 	if cur.exists {
@@ -264,6 +264,7 @@ func (e *Engine) commitChange(t *session.Turn, i int, c command.Command, cur fil
 	if err := t.Append(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
 		return command.Result{}, err
 	}
+	js.changes[i] = ch
 	if err := e.make(t, ch); err != nil {
 		return failed(c, "Cannot change '%s': %v", c.Path, err), nil
 	}
@@ -286,6 +287,9 @@ func (e *Engine) make(t *session.Turn, ch *session.Change) error {
 // recoverChange settles a change that was journaled but whose result was
 // not: the file's content tells whether it happened.
 func (e *Engine) recoverChange(t *session.Turn, ch *session.Change) (command.Result, error) {
+	if err := e.ws.CleanTemps(ch.Path); err != nil {
+		return command.Result{}, err
+	}
 	cur, err := e.current(ch.Path)
 	if err != nil {
 		return command.Result{}, err

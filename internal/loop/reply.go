@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
@@ -140,6 +141,9 @@ func (l *Loop) engine(st *session.State, opts engine.Options) (*engine.Engine, i
 // Recover finishes a turn that courier left unfinished (crash, Ctrl-C,
 // approval). It reports false when there was none.
 func (l *Loop) Recover(ctx context.Context, st *session.State, opts engine.Options) (Outcome, bool, error) {
+	if err := l.cleanTemps(st.SessionID); err != nil {
+		return Outcome{}, false, err
+	}
 	eng, ws, err := l.engine(st, opts)
 	if err != nil {
 		return Outcome{}, false, err
@@ -155,6 +159,16 @@ func (l *Loop) Recover(ctx context.Context, st *session.State, opts engine.Optio
 	}
 	res, err := l.finish(st, out, filepath.Join(l.Paths.Inbox, begin.ReplyFile), begin.ReplyHash)
 	return res, true, err
+}
+
+// cleanTemps removes the temporary files a crash left while writing the
+// session's own outboxes and state; other sessions' are left alone, as they
+// may be being written right now.
+func (l *Loop) cleanTemps(id string) error {
+	if err := atomicfile.CleanTempsFor(l.Paths.Outbox, id+"_"); err != nil {
+		return err
+	}
+	return atomicfile.CleanTempsFor(l.Paths.Sessions, id+".")
 }
 
 // finish commits a turn: the next outbox first, then the session state (the

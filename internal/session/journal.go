@@ -133,6 +133,12 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
+	// Only the lock holder writes here, so any temporary file is a crash's.
+	for _, d := range []string{dir, filepath.Join(dir, "blobs")} {
+		if err := atomicfile.CleanTemps(d); err != nil {
+			return nil, err
+		}
+	}
 	t := &Turn{Dir: dir, Sequence: seq}
 	p := filepath.Join(dir, journalName)
 	data, err := os.ReadFile(p)

@@ -301,3 +301,25 @@ func (w *Workspace) MissingDirs(p string) ([]string, error) {
 	}
 	return missing, nil
 }
+
+// CleanTemps removes what an interrupted WriteFile of p left behind.
+func (w *Workspace) CleanTemps(p string) error {
+	c, err := Clean(p)
+	if err != nil {
+		return err
+	}
+	dir := path.Dir(c)
+	entries, err := fs.ReadDir(w.root.FS(), dir)
+	if err != nil {
+		return nil
+	}
+	prefix := atomicfile.TempPrefix + path.Base(c) + "-"
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			if err := w.root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return wrap(p, err)
+			}
+		}
+	}
+	return nil
+}
