@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 )
@@ -123,16 +124,15 @@ options:
 			break options
 		}
 	}
-	rest := words[min(i, len(words)):]
 	switch {
 	case cflag:
-		if len(rest) > 0 {
-			a.code(codeSource{prog: name + " -c", subject: wordsSource(words), words: rest[:1]})
+		if i < len(words) {
+			a.code(codeSource{prog: name + " -c", subject: wordsSource(words), words: words[i : i+1]})
 		}
-	case sflag || len(rest) == 0:
+	case sflag:
 		a.stdinCode(name, in)
-	case rest[0].node != nil && hasProcSubst(rest[0].node):
-		a.procCode(name, words, rest[0])
+	default:
+		a.script(name, words, i, in)
 	}
 }
 
@@ -154,20 +154,38 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 			break
 		}
 		if strings.HasPrefix(v, "--") {
-			if long, _, _ := strings.Cut(v, "="); slices.Contains(spec.long, long) {
+			if long, _, hasValue := strings.Cut(v, "="); slices.Contains(spec.long, long) {
+				a.inlineCode(name+" "+long, words, i, !hasValue)
 				return
 			}
 			continue
 		}
-		if strings.ContainsAny(v[1:], spec.inline) {
+		if j := strings.IndexAny(v[1:], spec.inline); j >= 0 {
+			a.inlineCode(name+" -"+v[j+1:j+2], words, i, j == len(v)-2)
 			return
 		}
 		if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
 			i++
 		}
 	}
-	if i >= len(words) || (!words[i].computed() && words[i].value == "-") {
-		if in.kind == stdinPipe {
+	a.script(name, words, i, in)
+}
+
+// inlineCode looks at the code given to an interpreter with an option like
+// python -c. Its text is the person's to read, unless it is computed: then
+// it may be anything, even a download.
+func (a *analyzer) inlineCode(prog string, words []word, i int, nextWord bool) {
+	if nextWord && i+1 < len(words) && words[i+1].expands {
+		a.computedCode(codeSource{prog: prog, subject: wordsSource(words), words: words[i+1 : i+2]})
+	}
+}
+
+// script looks at the script operand words[i] of a shell or interpreter:
+// none, "-" or a name for standard input means the code comes from there,
+// a process substitution means another command produces it.
+func (a *analyzer) script(name string, words []word, i int, in stdin) {
+	if i >= len(words) || (!words[i].computed() && isStdinPath(words[i].value)) {
+		if in.kind == stdinPipe || shells[name] {
 			a.stdinCode(name, in)
 		}
 		return
@@ -175,6 +193,15 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 	if words[i].node != nil && hasProcSubst(words[i].node) {
 		a.procCode(name, words, words[i])
 	}
+}
+
+// isStdinPath reports whether a script operand names standard input.
+func isStdinPath(p string) bool {
+	switch path.Clean(p) {
+	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
 }
 
 // stdinCode handles a program that reads its code from standard input.
@@ -240,8 +267,8 @@ func (a *analyzer) trap(words []word) {
 
 // source runs a script in the current shell; a process substitution as the
 // script is code no one can read beforehand.
-func (a *analyzer) source(words []word) {
-	if len(words) > 1 && words[1].node != nil && hasProcSubst(words[1].node) {
-		a.procCode(words[0].value, words, words[1])
+func (a *analyzer) source(words []word, in stdin) {
+	if len(words) > 1 {
+		a.script(words[0].value, words, 1, in)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/pattern"
@@ -22,14 +23,9 @@ const (
 	checkUnparseable = "@unparseable"
 )
 
-// checks lists the built-in checks with what they notice.
-var checks = map[string]string{
-	checkDynamic:     "a program name or shell code computed at run time",
-	checkDownload:    "code downloaded from the network and run",
-	checkDevice:      "a device such as a disk named in the command",
-	checkDeviceWrite: "a write to a device or to a kernel file under /proc or /sys",
-	checkUnparseable: "command text that cannot be parsed as shell",
-}
+// checks lists the built-in checks; the package documentation says what
+// each notices.
+var checks = []string{checkDevice, checkDeviceWrite, checkDownload, checkDynamic, checkUnparseable}
 
 // rule is one compiled entry of a Deny, Ask or Allow list.
 type rule struct {
@@ -55,8 +51,8 @@ func parseRule(text string, d Decision) (*rule, error) {
 	}
 	r := &rule{text: strings.Join(fields, " "), decision: d, desc: strings.TrimSpace(desc)}
 	if strings.HasPrefix(fields[0], "@") {
-		if _, ok := checks[fields[0]]; !ok {
-			return nil, fmt.Errorf("%w: unknown check %s (known: %s)", ErrInvalidRule, fields[0], checkNames())
+		if !slices.Contains(checks, fields[0]) {
+			return nil, fmt.Errorf("%w: unknown check %s (known: %s)", ErrInvalidRule, fields[0], strings.Join(checks, ", "))
 		}
 		if len(fields) > 1 {
 			return nil, fmt.Errorf("%w: check %s takes no arguments", ErrInvalidRule, fields[0])
@@ -148,10 +144,6 @@ func compilePattern(p string, fold bool) (matcher, error) {
 		return matcher{}, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
 	}
 	return matcher{re: re}, nil
-}
-
-func checkNames() string {
-	return strings.Join([]string{checkDevice, checkDeviceWrite, checkDownload, checkDynamic, checkUnparseable}, ", ")
 }
 
 // matchMode says how generously a rule reads what is uncertain.

@@ -85,49 +85,58 @@ func matchOperands(pats []matcher, toks []token, m matchMode) bool {
 	if len(pats) == 0 {
 		return true
 	}
-	memo := make([]int8, (len(pats)+1)*(len(toks)+1))
-	var match func(p, t int) bool
-	match = func(p, t int) bool {
-		if p == len(pats) {
-			return true
-		}
-		if t == len(toks) {
-			return false
-		}
-		key := p*(len(toks)+1) + t
-		if memo[key] != 0 {
-			return memo[key] > 0
-		}
-		ok := matchAt(pats, toks, m, p, t, match)
-		memo[key] = -1
-		if ok {
-			memo[key] = 1
-		}
-		return ok
-	}
-	return match(0, 0)
+	om := operandMatch{pats: pats, toks: toks, mode: m, memo: make([]int8, (len(pats)+1)*(len(toks)+1))}
+	return om.match(0, 0)
 }
 
-// matchAt is one step of matchOperands: token t against pattern p.
-func matchAt(pats []matcher, toks []token, m matchMode, p, t int, match func(p, t int) bool) bool {
-	tok := toks[t]
+// operandMatch is one run of matchOperands. It remembers the answer for
+// each pattern and token position, so that reading ambiguous words both
+// ways stays linear in their number.
+type operandMatch struct {
+	pats []matcher
+	toks []token
+	mode matchMode
+	memo []int8 // 0 unknown, 1 match, -1 no match
+}
+
+// match reports whether pats[p:] match the operands in toks[t:].
+func (om *operandMatch) match(p, t int) bool {
+	if p == len(om.pats) {
+		return true
+	}
+	if t == len(om.toks) {
+		return false
+	}
+	key := p*(len(om.toks)+1) + t
+	if om.memo[key] == 0 {
+		om.memo[key] = -1
+		if om.step(p, t) {
+			om.memo[key] = 1
+		}
+	}
+	return om.memo[key] > 0
+}
+
+// step reads token t against pattern p.
+func (om *operandMatch) step(p, t int) bool {
+	tok := om.toks[t]
 	switch tok.kind {
 	case tokOption:
-		return match(p, t+1)
+		return om.match(p, t+1)
 	case tokComputed:
-		if m.computed {
+		if om.mode.computed {
 			return true
 		}
 		// Read literally it is left out; surely, it could shift the
 		// operands, so nothing after it is certain.
-		return !m.every && match(p, t+1)
+		return !om.mode.every && om.match(p, t+1)
 	}
-	asOperand := pats[p].MatchString(tok.value) && match(p+1, t+1)
+	asOperand := om.pats[p].MatchString(tok.value) && om.match(p+1, t+1)
 	if !tok.afterOption {
 		return asOperand
 	}
-	asValue := match(p, t+1)
-	if m.every {
+	asValue := om.match(p, t+1)
+	if om.mode.every {
 		return asOperand && asValue
 	}
 	return asOperand || asValue

@@ -69,7 +69,7 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	case name == "trap":
 		a.trap(words)
 	case name == "source" || name == ".":
-		a.source(words)
+		a.source(words, in)
 	case shells[name]:
 		a.shell(name, words, in)
 	default:
