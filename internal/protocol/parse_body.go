@@ -11,11 +11,14 @@ import (
 //     indentation: up to that many columns of leading blanks are removed
 //     from each body line (lines with less keep what they have left).
 //   - A fence wrapping the whole body (first non-blank line opens it, last
-//     non-blank line is its matching closer, see wrapsAll) is removed with
-//     the blank lines around it. So a README that starts with one code block
-//     and ends with another keeps every line. For Markdown-like files the
-//     wrapper must also be labelled as Markdown or text, or not at all: a
-//     README.md that is one ```bash block is content, not a wrapper.
+//     non-blank line closes it) is removed with the blank lines around it.
+//     For a code file under a labelled fence (```python) that is all. An
+//     unlabelled fence, or one around a Markdown-like file, must also be the
+//     last line's match (see wrapsAll): so a README or notes.txt that starts
+//     with one code block and ends with another keeps every line. A
+//     Markdown-like file's wrapper must also be labelled as Markdown or
+//     text, or not at all: a README.md that is one ```bash block is
+//     content, not a wrapper.
 //   - File content is the remaining lines, each ending in "\n"; an empty body
 //     is the empty file.
 
@@ -162,7 +165,14 @@ func unfence(s string, markup bool) string {
 		return s
 	}
 	inner := s[firstEnd+1 : lastStart]
-	if !wrapsAll(f, inner) || (markup && !markupInfos[f.info]) {
+	switch {
+	case markup && !markupInfos[f.info]:
+		return s
+	case f.info != "" && !markup:
+		// A code file under a labelled fence: fence lines inside are the
+		// code's own business.
+		return inner
+	case !wrapsAll(f, inner):
 		return s
 	}
 	return inner
