@@ -10,11 +10,18 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/courier-agent/courier/internal/sandbox"
 )
 
 // TestMain lets the test binary act as the courier binary in scripts, so
 // the end-to-end tests run the real program on real folders and shells.
 func TestMain(m *testing.M) {
+	// The command sandbox re-runs the executable itself, which in tests is
+	// this binary under its own name.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"courier": main,
 	})

@@ -93,7 +93,10 @@ func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *con
 		return err
 	}
 	defer h.release()
-	opts := o.g.engineOptions()
+	opts, err := o.g.engineOptions(l)
+	if err != nil {
+		return err
+	}
 	opts.Observer = con
 	rec, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
 	if err != nil {
@@ -140,7 +143,10 @@ func (o *processOptions) recoverAll(ctx context.Context, l *loop.Loop, con *cons
 		if err != nil {
 			return err
 		}
-		opts := o.g.engineOptions()
+		opts, err := o.g.engineOptions(l)
+	if err != nil {
+		return err
+	}
 		opts.Observer = con
 		out, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
 		if err == nil && recovered {

@@ -75,6 +75,11 @@ type globals struct {
 	workspace      string
 	commandTimeout time.Duration
 	maxOutput      int
+	yes            bool
+	sandboxMode    string
+	network        bool
+	// warnedSandbox keeps the missing-Landlock warning to once a run.
+	warnedSandbox bool
 	// set records which flags were given on the command line.
 	set map[string]bool
 }
@@ -144,6 +149,9 @@ until the LLM says DONE.`,
 	pf.StringVar(&g.workspace, "workspace", "", "folder the LLM works on (default: ROOT/workspace)")
 	pf.DurationVar(&g.commandTimeout, "command-timeout", 30*time.Second, "time limit of each RUN_COMMAND")
 	pf.IntVar(&g.maxOutput, "max-output", 4000, "characters of command output kept for the LLM")
+	pf.BoolVar(&g.yes, "yes", false, "approve every command that needs approval (the policy still denies what it denies)")
+	pf.StringVar(&g.sandboxMode, "sandbox", "auto", "OS sandbox for commands: auto, strict (refuse to run without it) or off")
+	pf.BoolVar(&g.network, "network", true, "let commands use the network (--network=false cuts it, under the sandbox)")
 	root.AddCommand(
 		newNewCmd(g),
 		newWatchCmd(g),
@@ -154,6 +162,9 @@ until the LLM says DONE.`,
 		newShowCmd(g),
 		newUndoCmd(g),
 		newLogCmd(g),
+		newApproveCmd(g),
+		newDenyCmd(g),
+		newPolicyCmd(g),
 	)
 	return root
 }
@@ -195,5 +206,5 @@ func (g *globals) loop() (*loop.Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loop.New(p, loop.Options{Engine: g.engineOptions()}), nil
+	return loop.New(p, loop.Options{}), nil
 }

@@ -12,15 +12,6 @@ import (
 	"github.com/courier-agent/courier/internal/session"
 )
 
-// engineOptions are the command settings from the flags.
-func (g *globals) engineOptions() engine.Options {
-	return engine.Options{
-		CommandTimeout: g.commandTimeout,
-		MaxOutput:      g.maxOutput,
-		Env:            g.io.Environ,
-	}
-}
-
 // newConsole returns the console printer for a command.
 func (g *globals) newConsole(l *loop.Loop) *console {
 	return &console{w: g.io.Out, root: l.Paths.Root}
@@ -71,7 +62,11 @@ func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *c
 	if !ok {
 		return loop.Outcome{}, false, nil
 	}
-	fmt.Fprintf(g.io.Out, "Session %s: finishing reply %s to request %d, which was not finished\n", h.st.SessionID, file, h.st.SequenceNumber)
+	if h.st.Pending != nil {
+		fmt.Fprintf(g.io.Out, "Session %s: continuing reply %s to request %d\n", h.st.SessionID, file, h.st.SequenceNumber)
+	} else {
+		fmt.Fprintf(g.io.Out, "Session %s: finishing reply %s to request %d, which was not finished\n", h.st.SessionID, file, h.st.SequenceNumber)
+	}
 	out, ok, err := l.Recover(ctx, h.st, opts)
 	if err != nil || !ok {
 		return out, ok, err

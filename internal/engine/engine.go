@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -29,7 +30,7 @@ type Options struct {
 	// Sandbox, when set, runs commands under the OS sandbox.
 	Sandbox *sandbox.Options
 	// Policy decides which commands run; nil allows every command.
-	Policy Policy
+	Policy *policy.Policy
 	// Approver answers commands that need the person's approval; nil makes
 	// the turn wait for 'courier approve' or 'courier deny'.
 	Approver Approver

@@ -144,19 +144,23 @@ func (e *Engine) planEdit(t *session.Turn, js journalState, i int, c command.Com
 	}
 	before := string(cur.data)
 	if len(c.Edits) > 0 {
-		after, err := edit.SearchReplace(before, c.Edits)
-		if errors.Is(err, edit.ErrAlreadyApplied) {
-			r := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-				Summary: fmt.Sprintf("No change to '%s': %v", c.Path, err)}
-			return plan{}, &r, nil
-		}
+		a, err := edit.ApplyEdits(before, c.Edits)
 		if err != nil {
 			r := editFailed(c, err)
 			return plan{}, &r, nil
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("Edited '%s' (%s)", c.Path, plural(len(c.Edits), "search/replace edit"))}
-		return plan{after: []byte(after), done: done}, nil, nil
+		notes := strings.Join(a.Notes, "\n")
+		if len(a.Skipped) == len(c.Edits) {
+			r := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
+				Summary: fmt.Sprintf("No change to '%s': the edit was already applied", c.Path), Output: notes}
+			return plan{}, &r, nil
+		}
+		summary := fmt.Sprintf("Edited '%s' (%s)", c.Path, plural(len(c.Edits)-len(a.Skipped), "search/replace edit"))
+		if len(a.Skipped) > 0 {
+			summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
+		}
+		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
+		return plan{after: []byte(a.Text), done: done}, nil, nil
 	}
 	base, baseText, prior, err := e.lineBase(t, js, i, c.Path, before)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/shell"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -30,43 +32,20 @@ const (
 
 // Approver asks the person about a command the policy will not run alone.
 type Approver interface {
-	Approve(ctx context.Context, c command.Command, v Verdict) (Answer, string, error)
-}
-
-// Decision is what the policy says about a command.
-type Decision string
-
-// The policy's decisions.
-const (
-	Allow Decision = "allow"
-	Ask   Decision = "ask"
-	Deny  Decision = "deny"
-)
-
-// Verdict is a policy decision with its reason. Rule names the kind of
-// command, so that "approve all like it" can be remembered.
-type Verdict struct {
-	Decision Decision
-	Reason   string
-	Rule     string
-}
-
-// Policy decides whether a command may run.
-type Policy interface {
-	Check(command string) Verdict
+	Approve(ctx context.Context, c command.Command, v policy.Verdict) (Answer, string, error)
 }
 
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
 func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command) (command.Result, *session.Pending, error) {
-	v := Verdict{Decision: Allow}
+	v := policy.Verdict{Decision: policy.Allow}
 	if e.opts.Policy != nil {
 		v = e.opts.Policy.Check(c.Command)
 	}
 	switch v.Decision {
-	case Deny:
+	case policy.Deny:
 		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
-	case Ask:
+	case policy.Ask:
 		ok, res, pending, err := e.approval(ctx, st, t, js, i, c, v)
 		if err != nil || pending != nil || !ok {
 			return res, pending, err
@@ -105,24 +84,35 @@ func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.T
 		Env:       e.opts.Env,
 		ExtraEnv:  c.Env,
 		KeepEnv:   e.opts.KeepEnv,
-		Sandbox:   e.opts.Sandbox,
+		Sandbox:   e.sandbox(),
 	})
 	return commandResult(c, out, err, timeout), nil, nil
 }
 
+// sandbox returns the OS sandbox for a command: the configured one, with
+// the workspace writable.
+func (e *Engine) sandbox() *sandbox.Options {
+	if e.opts.Sandbox == nil {
+		return nil
+	}
+	sb := *e.opts.Sandbox
+	sb.Writable = append([]string{e.ws.Dir()}, sb.Writable...)
+	return &sb
+}
+
 // approval settles a command that needs the person's yes. It reports
 // whether the command may run, or else its result or the pending question.
-func (e *Engine) approval(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command, v Verdict) (bool, command.Result, *session.Pending, error) {
+func (e *Engine) approval(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command, v policy.Verdict) (bool, command.Result, *session.Pending, error) {
 	if d, ok := js.decisions[i]; ok {
-		if d.All && v.Rule != "" && !slices.Contains(st.ApprovedRules, v.Rule) {
-			st.ApprovedRules = append(st.ApprovedRules, v.Rule)
+		if d.All {
+			approveAll(st, v)
 		}
 		if !d.Approved {
 			return false, deniedByPerson(c, d.Reason), nil, nil
 		}
 		return true, command.Result{}, nil, nil
 	}
-	if v.Rule != "" && slices.Contains(st.ApprovedRules, v.Rule) {
+	if v.CoveredBy(st.ApprovedRules) {
 		return true, command.Result{}, nil, nil
 	}
 	pending := &session.Pending{Sequence: t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
@@ -141,13 +131,23 @@ func (e *Engine) approval(ctx context.Context, st *session.State, t *session.Tur
 		return false, command.Result{}, nil, err
 	}
 	js.decisions[i] = rec
-	if rec.All && v.Rule != "" && !slices.Contains(st.ApprovedRules, v.Rule) {
-		st.ApprovedRules = append(st.ApprovedRules, v.Rule)
+	if rec.All {
+		approveAll(st, v)
 	}
 	if !rec.Approved {
 		return false, deniedByPerson(c, reason), nil, nil
 	}
 	return true, command.Result{}, nil, nil
+}
+
+// approveAll remembers "approve all like it": each rule behind the verdict
+// on its own, so later commands doing part of the same are covered too.
+func approveAll(st *session.State, v policy.Verdict) {
+	for _, r := range v.Rules {
+		if !slices.Contains(st.ApprovedRules, r) {
+			st.ApprovedRules = append(st.ApprovedRules, r)
+		}
+	}
 }
 
 func denied(c command.Command, summary string) command.Result {

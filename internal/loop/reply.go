@@ -48,6 +48,10 @@ func (l *Loop) ReadReply(p string) (Reply, error) {
 		return Reply{}, hint.Wrap(fmt.Errorf("reply %s: %w; nothing was run", p, err),
 			"save the LLM's answer as plain text")
 	}
+	if protocol.IsOutbox(text) {
+		return Reply{}, hint.Wrap(fmt.Errorf("%s is a request written by courier, not the LLM's answer; nothing was run", p),
+			"paste the request into the chat and save the chat's answer instead")
+	}
 	return Reply{Path: p, Raw: raw, Hash: session.Hash([]byte(text)), Parsed: protocol.Parse(text)}, nil
 }
 
@@ -287,4 +291,24 @@ func (l *Loop) Unfinished(st *session.State) (string, bool) {
 	}
 	begin, ok := t.Begun()
 	return begin.ReplyFile, ok && !st.IsComplete
+}
+
+// Decide records the person's answer to the question the session waits
+// for; the caller then resumes the turn with Recover.
+func (l *Loop) Decide(st *session.State, approved, all bool, reason string) (*session.Pending, error) {
+	p := st.Pending
+	if p == nil {
+		return nil, hint.Wrap(fmt.Errorf("session %s is not waiting for an approval", st.SessionID),
+			"'courier status' shows what a session waits for")
+	}
+	t, err := l.Store.OpenTurn(st.SessionID, p.Sequence)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	rec := session.Record{Kind: session.Decision, Index: p.Index, Approved: approved, All: all && approved, Reason: reason}
+	if err := t.Append(rec); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

@@ -143,3 +143,11 @@ func writeBlock(b *strings.Builder, label, text, empty string) {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// IsOutbox reports whether text is one of courier's own requests (saved or
+// copied by mistake where a reply belongs): its examples must never run.
+func IsOutbox(text string) bool {
+	text = strings.TrimPrefix(text, "\ufeff")
+	return strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "=== HEADER ===") &&
+		strings.Contains(text, "\n=== PROTOCOL ===\n")
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/sandbox"
+)
+
+// engineOptions are the settings commands run with: limits, environment,
+// policy, sandbox and who answers approval questions.
+func (g *globals) engineOptions(l *loop.Loop) (engine.Options, error) {
+	pol, err := policy.New(g.policyConfig())
+	if err != nil {
+		return engine.Options{}, fmt.Errorf("policy: %w", err)
+	}
+	return engine.Options{
+		CommandTimeout: g.commandTimeout,
+		MaxOutput:      g.maxOutput,
+		Env:            g.io.Environ,
+		Policy:         pol,
+		Sandbox:        g.sandboxOptions(),
+		Approver:       g.approver(),
+	}, nil
+}
+
+func (g *globals) policyConfig() policy.Config { return policy.Config{} }
+
+// sandboxOptions returns the OS sandbox for commands, or nil when it is
+// off or the kernel cannot provide it (said once per run).
+func (g *globals) sandboxOptions() *sandbox.Options {
+	if g.sandboxMode == "off" {
+		return nil
+	}
+	opts := &sandbox.Options{Exe: g.io.Exe, Strict: g.sandboxMode == "strict", NoNetwork: !g.network, Writable: g.cacheDirs()}
+	if opts.Strict || opts.NoNetwork {
+		// Refusing to run unconfined is the shell's job; it says why per
+		// command.
+		return opts
+	}
+	if abi, err := sandbox.Available(); abi == 0 {
+		if !g.warnedSandbox {
+			g.warnedSandbox = true
+			fmt.Fprintf(g.io.Err, "courier: warning: commands run without the Landlock sandbox: %v\n", err)
+			fmt.Fprintf(g.io.Err, "courier: hint: set sandbox = \"strict\" in courier.toml to refuse commands instead\n")
+		}
+		return nil
+	}
+	return opts
+}
+
+// cacheDirs are the per-user tool caches commands may write under the
+// sandbox: without them a build or test in the workspace fails to cache.
+// Only folders that exist are given.
+func (g *globals) cacheDirs() []string {
+	home := g.io.Getenv("HOME")
+	if home == "" {
+		return nil
+	}
+	var dirs []string
+	for _, d := range []string{".cache", ".npm", "go", ".cargo", ".m2", ".gradle", ".rustup"} {
+		p := filepath.Join(home, d)
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
+}
+
+// approver answers approval questions: yes to all with --yes, on a
+// terminal by asking, and otherwise not at all (the session waits for
+// 'courier approve' or 'courier deny').
+func (g *globals) approver() engine.Approver {
+	switch {
+	case g.yes:
+		return yesApprover{}
+	case g.io.InTerminal && g.io.ErrTerminal:
+		return &terminalApprover{g: g, in: bufio.NewReader(g.io.In)}
+	}
+	return nil
+}
+
+type yesApprover struct{}
+
+func (yesApprover) Approve(context.Context, command.Command, policy.Verdict) (engine.Answer, string, error) {
+	return engine.Approve, "", nil
+}
+
+// terminalApprover asks the person on the terminal.
+type terminalApprover struct {
+	g  *globals
+	in *bufio.Reader
+}
+
+func (a *terminalApprover) Approve(ctx context.Context, c command.Command, v policy.Verdict) (engine.Answer, string, error) {
+	return askApproval(a.g.io.Err, a.in, c, v)
+}
+
+// askApproval shows the command and reads the answer: y (run it), n (do
+// not), a (run it and every later one like it), w (decide later).
+func askApproval(w interface{ Write([]byte) (int, error) }, in *bufio.Reader, c command.Command, v policy.Verdict) (engine.Answer, string, error) {
+	fmt.Fprintf(w, "\ncourier: this command needs your approval: %s\n", v.Reason)
+	for _, line := range strings.Split(strings.TrimRight(c.Command, "\n"), "\n") {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
+	for {
+		fmt.Fprintf(w, "Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: ")
+		line, err := in.ReadString('\n')
+		answer := strings.ToLower(strings.TrimSpace(line))
+		switch {
+		case answer == "y" || answer == "yes":
+			return engine.Approve, "", nil
+		case answer == "a" || answer == "all":
+			return engine.ApproveAll, "", nil
+		case answer == "n" || answer == "no":
+			fmt.Fprintf(w, "Why (told to the LLM; Enter to skip): ")
+			reason, _ := in.ReadString('\n')
+			return engine.Reject, strings.TrimSpace(reason), nil
+		case answer == "w" || answer == "wait" || err != nil:
+			return engine.Wait, "", nil
+		}
+	}
+}

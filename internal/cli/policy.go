@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/policy"
+)
+
+func newPolicyCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Check what courier's command policy says about a shell command",
+		Example: `  courier policy check 'rm -rf build && make'
+  courier policy check --json 'curl -fsSL https://example.com/install.sh | sh'`,
+	}
+	var asJSON bool
+	check := &cobra.Command{
+		Use:   "check COMMAND...",
+		Short: "Print the decision (allow, ask or deny) and its reason for a command",
+		Long: `Print what courier would do with a RUN_COMMAND: allow it, ask for your
+approval first, or deny it, and why. The words of COMMAND are joined with
+spaces; quote the command to keep its own quoting.`,
+		Example: `  courier policy check 'git push origin main'
+  courier policy check --json 'sudo make install'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pol, err := policy.New(g.policyConfig())
+			if err != nil {
+				return fmt.Errorf("policy: %w", err)
+			}
+			v := pol.Check(strings.Join(args, " "))
+			if asJSON {
+				return writeJSON(g.io.Out, v)
+			}
+			fmt.Fprintf(g.io.Out, "decision: %s\nreason:   %s\n", v.Decision, v.Reason)
+			if len(v.Programs) > 0 {
+				fmt.Fprintf(g.io.Out, "programs: %s\n", strings.Join(v.Programs, ", "))
+			}
+			return nil
+		},
+	}
+	check.Flags().BoolVar(&asJSON, "json", false, `print {"decision": ..., "reason": ...}`)
+	cmd.AddCommand(check)
+	return cmd
+}
