@@ -144,9 +144,9 @@ func (o *processOptions) recoverAll(ctx context.Context, l *loop.Loop, con *cons
 			return err
 		}
 		opts, err := o.g.engineOptions(l)
-	if err != nil {
-		return err
-	}
+		if err != nil {
+			return err
+		}
 		opts.Observer = con
 		out, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
 		if err == nil && recovered {
