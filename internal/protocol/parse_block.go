@@ -82,6 +82,9 @@ func (p *parser) block(c cursor, t tagLine, next cursor) cursor {
 		})
 		return sc.resume
 	}
+	if finalDone && !sc.closed {
+		sc.body = dropDanglingFence(sc.body)
+	}
 	cmd, problem := buildBlock(t, sc.body, c.line+1)
 	switch {
 	case problem != "" && !sc.closed:

@@ -227,6 +227,28 @@ func innerFencesPair(s string) bool {
 	return !inBlock
 }
 
+// dropDanglingFence removes a last fence line that closes nothing in s:
+// the end of a fence around the whole reply, caught by a final [DONE]
+// without its closing tag.
+func dropDanglingFence(s string) string {
+	fences, lastStart, lastIsFence := 0, 0, false
+	eachLine(s, func(line string, start int) bool {
+		if isBlankLine(line) {
+			return true
+		}
+		_, lastIsFence = openFence(line)
+		if lastIsFence {
+			fences++
+		}
+		lastStart = start
+		return true
+	})
+	if lastIsFence && fences%2 == 1 {
+		return s[:lastStart]
+	}
+	return s
+}
+
 // trimBlankLines drops blank lines at both ends and the final newline.
 func trimBlankLines(s string) string {
 	start, end := len(s), 0

@@ -119,6 +119,17 @@ func TestParseRealisticReplies(t *testing.T) {
 			},
 		},
 		{
+			name: "whole reply in a fence, final DONE without closing tag",
+			reply: "```\n" +
+				"[RUN_COMMAND]\nmake test\n[/RUN_COMMAND]\n" +
+				"[DONE]\nTests pass. Example:\n```sh\nmake test\n```\n" +
+				"```\n",
+			want: []command.Command{
+				{Type: command.RunCommand, Command: "make test", Line: 2},
+				{Type: command.Done, Text: "Tests pass. Example:\n```sh\nmake test\n```", Line: 5},
+			},
+		},
+		{
 			name: "whole reply wrapped in a tilde fence with a language",
 			reply: "~~~~text\n" +
 				"[RUN_COMMAND]\n" +
