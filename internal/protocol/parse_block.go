@@ -15,8 +15,8 @@ type bodyScan struct {
 	// skipped are command tags inside an unclosed file body, not run.
 	skipped  []tagAt
 	nSkipped int
-	// wrong is the first closing tag of another name inside the body, a
-	// likely typo for the missing one.
+	// wrong is the first closing tag of another command inside the body
+	// that closes nothing there, a likely typo for the missing one.
 	wrong tagAt
 }
 
@@ -34,6 +34,7 @@ const maxListed = 5
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
 	var sc bodyScan
+	opened := map[string]bool{} // commands opened inside the body
 	c := from
 	for !p.done(c) {
 		line, next := p.lineAt(c)
@@ -42,12 +43,13 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
-		case t.kind == kindClose && sc.wrong.name == "" && isCommandName(t.name):
+		case t.kind == kindClose && sc.wrong.name == "" && !opened[t.name] && isCommandName(t.name):
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
 			return sc
 		case t.kind == kindOpen:
+			opened[t.name] = true
 			if len(sc.skipped) < maxListed {
 				sc.skipped = append(sc.skipped, tagAt{string(t.typ), c.line})
 			}
