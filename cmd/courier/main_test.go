@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,6 +47,7 @@ func TestScripts(t *testing.T) {
 			"subst":      cmdSubst,
 			"sessionid":  cmdSessionID,
 			"within":     cmdWithin,
+			"exits":      cmdExits,
 			"countfiles": cmdCountFiles,
 		},
 	})
@@ -183,6 +186,25 @@ func cmdWithin(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case <-time.After(d):
 		ts.Fatalf("%s did not finish within %s", args[1], d)
+	}
+}
+
+// exits CODE PROG ARGS... runs a program that must end with exit status
+// CODE; its output can be checked afterwards as usual.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || neg {
+		ts.Fatalf("usage: exits CODE PROG ARGS...")
+	}
+	err := ts.Exec(args[1], args[2:]...)
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if fmt.Sprint(code) != args[0] {
+		ts.Fatalf("%s exited with %d, want %s", args[1], code, args[0])
 	}
 }
 
