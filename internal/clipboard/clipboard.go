@@ -17,7 +17,7 @@ var ErrEmpty = errors.New("clipboard is empty")
 
 // toolTimeout bounds one run of a clipboard tool, so a display that stops
 // answering cannot hang courier.
-const toolTimeout = 10 * time.Second
+const toolTimeout = 5 * time.Second
 
 // verifyPoll is how often Copy re-reads the clipboard while waiting for a
 // tool that returns before its server owns the clipboard.
@@ -38,6 +38,10 @@ const (
 // takes the text away, and courier does not wait for it. Copy returns once
 // a paste would return text.
 func (c *Clipboard) Copy(text string) error {
+	if c.b.maxCopy > 0 && len(text) > c.b.maxCopy {
+		return fmt.Errorf("copy with %s: %d bytes is more than %s copies reliably (%d); install xclip",
+			c.b.name, len(text), c.b.name, c.b.maxCopy)
+	}
 	for attempt := 1; ; attempt++ {
 		if err := c.runCopy(text); err != nil {
 			return err
@@ -92,6 +96,16 @@ func (c *Clipboard) holds(text string) bool {
 
 // Paste returns the text on the clipboard, or ErrEmpty when there is none.
 func (c *Clipboard) Paste() (string, error) {
+	text, err := c.runPaste()
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The request may have gone to a program that was giving up the
+		// clipboard and never answered; the new owner will.
+		text, err = c.runPaste()
+	}
+	return text, err
+}
+
+func (c *Clipboard) runPaste() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
@@ -103,6 +117,9 @@ func (c *Clipboard) Paste() (string, error) {
 	// pipes keep Paste waiting.
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("paste with %s: no answer within %s: %w", c.b.name, toolTimeout, ctx.Err())
+	}
 	text := c.b.codec.decodeText(stdout.Bytes())
 	if text == "" && (err == nil || saysEmpty(stderr.String())) {
 		return "", ErrEmpty

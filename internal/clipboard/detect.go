@@ -24,7 +24,10 @@ type backend struct {
 	// fork a server (xclip, xsel, wl-copy) return before that server owns
 	// the clipboard, so a paste right after could still see the old text.
 	verify bool
-	codec  codec
+	// maxCopy, when set, is the largest text in bytes the tool copies
+	// reliably.
+	maxCopy int
+	codec   codec
 }
 
 // backends in order of preference. Wayland comes before X because X tools
@@ -49,6 +52,10 @@ var backends = []backend{
 		copy:    []string{"xsel", "--clipboard", "--input"},
 		paste:   []string{"xsel", "--clipboard", "--output"},
 		applies: hasDisplay, verify: true,
+		// xsel 1.2's server hands over texts longer than about 4000 bytes
+		// in pieces, and dies when the pasting program goes away early, so
+		// the clipboard turns empty later; refusing is more honest.
+		maxCopy: 4000,
 	},
 	{
 		name: "pbcopy", install: "pbcopy (part of macOS)",
