@@ -158,10 +158,10 @@ func (t *tracker) confirm(path string, now time.Time) ([sha256.Size]byte, bool, 
 }
 
 func (t *tracker) readFailed(path string, e *entry, err error, now time.Time) error {
-	if errors.Is(err, fs.ErrNotExist) || t.observe(path, now) {
-		return nil
-	}
 	e.since = now // back off for one settle period
+	if t.observe(path, now) || errors.Is(err, fs.ErrNotExist) {
+		return nil // changed or gone: not worth a report
+	}
 	if err.Error() == e.readErr {
 		return nil
 	}

@@ -35,7 +35,7 @@ type WatchOptions struct {
 	Settle time.Duration
 	// Log, if set, receives one line whenever Watch changes how it watches:
 	// falling back to polling, rescanning after lost events, an unreadable
-	// folder or file.
+	// folder or file. It is written from Watch's goroutine.
 	Log io.Writer
 }
 
@@ -79,12 +79,8 @@ func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path
 	if !info.IsDir() {
 		return fmt.Errorf("watch inbox: %s is not a folder", dir)
 	}
-	w := &watcher{
-		dir:     dir,
-		opts:    opts.withDefaults(),
-		deliver: deliver,
-		files:   newTracker(opts.withDefaults().Settle),
-	}
+	opts = opts.withDefaults()
+	w := &watcher{dir: dir, opts: opts, deliver: deliver, files: newTracker(opts.Settle)}
 	if !w.opts.Poll {
 		w.startEvents()
 	}
@@ -107,7 +103,7 @@ type watcher struct {
 
 func (w *watcher) run(ctx context.Context) error {
 	if err := w.scan(time.Now()); err != nil {
-		return fmt.Errorf("watch inbox: %w", err)
+		return err
 	}
 	ticker := time.NewTicker(w.scanPeriod())
 	defer ticker.Stop()
