@@ -18,6 +18,8 @@ type console struct {
 	color bool
 	quiet bool
 	root  string
+	// progress, when set, shows the elapsed time of a running command.
+	progress *progress
 }
 
 const (
@@ -44,12 +46,18 @@ func (c *console) rel(p string) string {
 	return p
 }
 
-// Started is part of engine.Observer; results are printed when they are
-// known.
-func (c *console) Started(int, command.Command) {}
+// Started shows a running command's elapsed time, on a terminal.
+func (c *console) Started(_ int, cmd command.Command) {
+	if cmd.Type == command.RunCommand && c.progress != nil {
+		c.progress.start(firstLine(cmd.Command, 50))
+	}
+}
 
 // Finished prints one command's line.
 func (c *console) Finished(_ int, cmd command.Command, r command.Result) {
+	if c.progress != nil {
+		c.progress.stop()
+	}
 	if cmd.Type == command.Message {
 		fmt.Fprintf(c.w, "  %s %s\n", c.paint(bold, "MESSAGE"), indentAfterFirst(cmd.Text, "    "))
 		return
@@ -122,6 +130,9 @@ func (c *console) summary(out loop.Outcome) {
 		added += r.Added
 		removed += r.Removed
 	}
+	if c.quiet && bad == 0 && !out.State.IsComplete {
+		return
+	}
 	line := fmt.Sprintf("%d commands: %d ok", len(res), ok)
 	if bad > 0 {
 		line += ", " + c.paint(red, fmt.Sprintf("%d failed", bad))
@@ -137,17 +148,6 @@ func (c *console) summary(out loop.Outcome) {
 		if s := strings.TrimSpace(st.Summary); s != "" {
 			fmt.Fprintf(c.w, "  %s\n", indentAfterFirst(s, "  "))
 		}
-	case out.Engine.Waiting != nil:
-	case out.Outbox != "":
-		c.next(out.Outbox)
-	}
-}
-
-// next tells the person what to do with a new outbox.
-func (c *console) next(outbox string) {
-	fmt.Fprintf(c.w, "Next request: %s\n", c.paint(bold, c.rel(outbox)))
-	if !c.quiet {
-		fmt.Fprintf(c.w, "  paste it into the chat, then save the answer into %s\n", c.rel(filepath.Join(c.root, "inbox"))+string(filepath.Separator))
 	}
 }
 

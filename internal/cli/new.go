@@ -49,9 +49,9 @@ func runNew(cmd *cobra.Command, o *newOptions) error {
 	con := o.g.newConsole(l)
 	fmt.Fprintf(o.g.io.Out, "Session: %s\n", st.SessionID)
 	fmt.Fprintf(o.g.io.Out, "Outbox: %s\n", con.rel(outbox))
+	o.g.announce(con, outbox)
 	if o.noWatch {
-		fmt.Fprintf(o.g.io.Out, "Paste the outbox into the chat, save the answer into %s, then run 'courier watch %s' or 'courier process'.\n",
-			con.rel(l.Paths.Inbox)+"/", st.SessionID)
+		fmt.Fprintf(o.g.io.Out, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", st.SessionID)
 		return nil
 	}
 	return runWatch(cmd.Context(), &watchOptions{g: o.g, id: st.SessionID, flags: o.watch, fresh: true})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/policy"
@@ -23,24 +24,25 @@ func (g *globals) engineOptions(l *loop.Loop) (engine.Options, error) {
 		return engine.Options{}, fmt.Errorf("policy: %w", err)
 	}
 	return engine.Options{
-		CommandTimeout: g.commandTimeout,
-		MaxOutput:      g.maxOutput,
+		CommandTimeout: g.cfg.CommandTimeout,
+		MaxOutput:      g.cfg.MaxOutput,
 		Env:            g.io.Environ,
+		KeepEnv:        g.cfg.KeepEnv,
 		Policy:         pol,
 		Sandbox:        g.sandboxOptions(),
 		Approver:       g.approver(),
 	}, nil
 }
 
-func (g *globals) policyConfig() policy.Config { return policy.Config{} }
+func (g *globals) policyConfig() policy.Config { return g.cfg.Policy }
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
 // off or the kernel cannot provide it (said once per run).
 func (g *globals) sandboxOptions() *sandbox.Options {
-	if g.sandboxMode == "off" {
+	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
-	opts := &sandbox.Options{Exe: g.io.Exe, Strict: g.sandboxMode == "strict", NoNetwork: !g.network, Writable: g.cacheDirs()}
+	opts := &sandbox.Options{Exe: g.io.Exe, Strict: g.cfg.Sandbox == config.SandboxStrict, NoNetwork: !g.cfg.Network, Writable: g.cacheDirs()}
 	if opts.Strict || opts.NoNetwork {
 		// Refusing to run unconfined is the shell's job; it says why per
 		// command.
@@ -80,7 +82,7 @@ func (g *globals) cacheDirs() []string {
 // 'courier approve' or 'courier deny').
 func (g *globals) approver() engine.Approver {
 	switch {
-	case g.yes:
+	case g.cfg.Yes:
 		return yesApprover{}
 	case g.io.InTerminal && g.io.ErrTerminal:
 		return &terminalApprover{g: g, in: bufio.NewReader(g.io.In)}

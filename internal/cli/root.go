@@ -11,11 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/loop"
 )
@@ -68,20 +68,26 @@ func waitingError(id, command, reason string) error {
 		fmt.Sprintf("run 'courier approve %s' to run it or 'courier deny %s' to refuse it", id, id))
 }
 
-// globals are the persistent flags every command shares.
+// globals are the persistent flags and the effective settings every
+// command shares.
 type globals struct {
-	io             *IO
-	root           string
-	workspace      string
-	commandTimeout time.Duration
-	maxOutput      int
-	yes            bool
-	sandboxMode    string
-	network        bool
-	// warnedSandbox keeps the missing-Landlock warning to once a run.
-	warnedSandbox bool
+	io        *IO
+	root      string
+	workspace string
+	// cfg is the effective configuration: defaults, courier.toml,
+	// COURIER_* variables and flags, in that order.
+	cfg *config.Config
+	// flags holds the raw text of the setting flags, applied over the
+	// settings when given on the command line.
+	flags   map[string]*string
+	bools   map[string]*bool
+	noColor bool
+	quiet   bool
 	// set records which flags were given on the command line.
 	set map[string]bool
+	// warnedSandbox and warnedClipboard keep those warnings to once a run.
+	warnedSandbox   bool
+	warnedClipboard bool
 }
 
 // Main runs courier with args (without the program name) and returns the
@@ -138,7 +144,7 @@ until the LLM says DONE.`,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			cmd.Flags().Visit(func(f *pflag.Flag) { g.set[f.Name] = true })
-			return nil
+			return g.configure()
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -147,11 +153,9 @@ until the LLM says DONE.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.root, "root", "", "folder holding workspace/, inbox/, outbox/ and sessions/ (env COURIER_ROOT; default: current folder)")
 	pf.StringVar(&g.workspace, "workspace", "", "folder the LLM works on (default: ROOT/workspace)")
-	pf.DurationVar(&g.commandTimeout, "command-timeout", 30*time.Second, "time limit of each RUN_COMMAND")
-	pf.IntVar(&g.maxOutput, "max-output", 4000, "characters of command output kept for the LLM")
-	pf.BoolVar(&g.yes, "yes", false, "approve every command that needs approval (the policy still denies what it denies)")
-	pf.StringVar(&g.sandboxMode, "sandbox", "auto", "OS sandbox for commands: auto, strict (refuse to run without it) or off")
-	pf.BoolVar(&g.network, "network", true, "let commands use the network (--network=false cuts it, under the sandbox)")
+	g.settingFlags(pf)
+	pf.BoolVar(&g.noColor, "no-color", false, "no colour in output (same as --color never)")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only failures, messages and what to do next")
 	root.AddCommand(
 		newNewCmd(g),
 		newWatchCmd(g),
@@ -165,6 +169,8 @@ until the LLM says DONE.`,
 		newApproveCmd(g),
 		newDenyCmd(g),
 		newPolicyCmd(g),
+		newConfigCmd(g),
+		newPasteCmd(g),
 	)
 	return root
 }
@@ -172,13 +178,7 @@ until the LLM says DONE.`,
 // paths resolves the root and workspace folders and creates what is
 // missing.
 func (g *globals) paths() (loop.Paths, error) {
-	root := g.root
-	if root == "" {
-		root = g.io.Getenv("COURIER_ROOT")
-	}
-	if root == "" {
-		root = "."
-	}
+	root := g.rootDir()
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return loop.Paths{}, fmt.Errorf("root %s: %w", root, err)
@@ -206,5 +206,10 @@ func (g *globals) loop() (*loop.Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loop.New(p, loop.Options{}), nil
+	return loop.New(p, loop.Options{
+		MaxReply:  g.cfg.MaxReply,
+		ListLimit: g.cfg.ListLimit,
+		ReadLines: g.cfg.ReadLines,
+		Ignore:    gitIgnore,
+	}), nil
 }

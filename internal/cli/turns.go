@@ -6,15 +6,27 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/session"
 )
 
-// newConsole returns the console printer for a command.
+// newConsole returns the console printer for a command: colour only on a
+// terminal and as the color setting allows, progress only on a terminal.
 func (g *globals) newConsole(l *loop.Loop) *console {
-	return &console{w: g.io.Out, root: l.Paths.Root}
+	c := &console{w: g.io.Out, root: l.Paths.Root, quiet: g.quiet}
+	switch g.cfg.Color {
+	case config.ColorAlways:
+		c.color = true
+	case config.ColorAuto:
+		c.color = g.io.OutTerminal
+	}
+	if g.io.ErrTerminal {
+		c.progress = &progress{w: g.io.Err}
+	}
+	return c
 }
 
 // held is a session loaded under its lock.
@@ -72,6 +84,9 @@ func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *c
 		return out, ok, err
 	}
 	con.summary(out)
+	if out.Outbox != "" {
+		g.announce(con, out.Outbox)
+	}
 	return out, true, nil
 }
 
@@ -105,5 +120,8 @@ func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply
 		return out, err
 	}
 	con.summary(out)
+	if out.Outbox != "" {
+		g.announce(con, out.Outbox)
+	}
 	return out, nil
 }

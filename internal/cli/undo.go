@@ -53,7 +53,7 @@ What RUN_COMMAND did is not reverted.`,
 			for _, p := range kept {
 				fmt.Fprintf(g.io.Err, "courier: warning: %s had changed since that reply; its content was kept in %s\n", p, con.rel(rep.Kept[p]))
 			}
-			con.next(rep.Outbox)
+			g.announce(con, rep.Outbox)
 			return nil
 		},
 	}

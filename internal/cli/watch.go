@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,15 +11,14 @@ import (
 	"github.com/courier-agent/courier/internal/loop"
 )
 
-// watchFlags are the flags of every command that waits for replies.
+// watchFlags are the flags of every command that waits for replies (poll
+// and settle are settings, so they are flags of every command).
 type watchFlags struct {
-	poll   bool
-	settle time.Duration
+	clipboard bool
 }
 
 func (w *watchFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&w.poll, "poll", false, "look for replies by listing inbox/ periodically instead of file events")
-	cmd.Flags().DurationVar(&w.settle, "settle", inbox.DefaultSettle, "how long a reply file must stay unchanged before it is read")
+	cmd.Flags().BoolVar(&w.clipboard, "clipboard", false, "also take the LLM's answer when you copy it (text with command blocks)")
 }
 
 type watchOptions struct {
@@ -96,11 +94,17 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		if rewritten {
 			fmt.Fprintf(g.io.Out, "Session %s: rewrote the missing outbox\n", h.st.SessionID)
 		}
-		fmt.Fprintf(g.io.Out, "Session %s, request %d: %s\n", h.st.SessionID, h.st.SequenceNumber, con.rel(outbox))
+		fmt.Fprintf(g.io.Out, "Session %s, request %d\n", h.st.SessionID, h.st.SequenceNumber)
+		g.announce(con, outbox)
+	}
+	if o.flags.clipboard {
+		cctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go g.watchClipboard(cctx, l, h.st, con)
 	}
 	fmt.Fprintf(g.io.Out, "Waiting for the reply in %s (Ctrl-C to stop)\n", con.rel(l.Paths.Inbox)+"/")
 	skipped := map[string]bool{}
-	err = inbox.Watch(ctx, l.Paths.Inbox, inbox.WatchOptions{Poll: o.flags.poll, Settle: o.flags.settle, Log: g.io.Err}, func(path string) error {
+	err = inbox.Watch(ctx, l.Paths.Inbox, inbox.WatchOptions{Poll: g.cfg.Poll, Settle: g.cfg.Settle, Log: g.io.Err}, func(path string) error {
 		r, err := g.readReply(l, path, con)
 		if err != nil {
 			report(g.io.Err, err)

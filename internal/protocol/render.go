@@ -151,3 +151,39 @@ func IsOutbox(text string) bool {
 	return strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "=== HEADER ===") &&
 		strings.Contains(text, "\n=== PROTOCOL ===\n")
 }
+
+// Part is one part of an outbox and its size.
+type Part struct {
+	Name  string
+	Bytes int
+}
+
+// Measure splits an outbox into its parts (the protocol, the workspace
+// listing, the results, each requested file, the prompt) with their sizes,
+// so the person can see what makes a request large.
+func Measure(text string) []Part {
+	var parts []Part
+	cur := Part{Name: "Header"}
+	flush := func(next string) {
+		if cur.Bytes > 0 {
+			parts = append(parts, cur)
+		}
+		cur = Part{Name: next}
+	}
+	for _, line := range strings.SplitAfter(text, "\n") {
+		trimmed := strings.TrimRight(line, "\n")
+		switch {
+		case trimmed == "=== PROTOCOL ===":
+			flush("Protocol")
+		case trimmed == "=== PROMPT ===":
+			flush("Prompt")
+		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results":
+			flush(strings.TrimPrefix(trimmed, "## "))
+		case strings.HasPrefix(trimmed, "--- ") && strings.HasSuffix(trimmed, " ---") && !strings.HasPrefix(trimmed, "--- end ") && cur.Name != "Previous Command Results":
+			flush("file " + strings.TrimSuffix(strings.TrimPrefix(trimmed, "--- "), " ---"))
+		}
+		cur.Bytes += len(line)
+	}
+	flush("")
+	return parts
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/courier-agent/courier/internal/config"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// settingFlags defines a flag for every top-level setting, so a setting
+// added to the config table is a flag too.
+func (g *globals) settingFlags(pf *pflag.FlagSet) {
+	g.flags = map[string]*string{}
+	g.bools = map[string]*bool{}
+	for _, s := range config.Settings() {
+		if s.Flag == "" {
+			continue
+		}
+		help := s.Help
+		if s.Kind == "bool" {
+			def, _ := strconv.ParseBool(s.Default)
+			g.bools[s.Flag] = pf.Bool(s.Flag, def, help)
+			continue
+		}
+		g.flags[s.Flag] = pf.String(s.Flag, s.Default, help)
+	}
+}
+
+// configure builds the effective settings: defaults, then courier.toml in
+// the root, then COURIER_* variables, then the flags given.
+func (g *globals) configure() error {
+	cfg := config.Defaults()
+	if err := cfg.LoadFile(filepath.Join(g.rootDir(), "courier.toml")); err != nil {
+		return err
+	}
+	if err := cfg.LoadEnv(g.io.Getenv); err != nil {
+		return err
+	}
+	for name, v := range g.flags {
+		if g.set[name] {
+			if err := cfg.Set(name, *v, config.FlagSource(name)); err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+		}
+	}
+	for name, v := range g.bools {
+		if g.set[name] {
+			if err := cfg.Set(name, strconv.FormatBool(*v), config.FlagSource(name)); err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+		}
+	}
+	if g.noColor {
+		if err := cfg.Set("color", config.ColorNever, config.FlagSource("no-color")); err != nil {
+			return err
+		}
+	}
+	g.cfg = cfg
+	return nil
+}
+
+// rootDir is the root folder as given (flag, COURIER_ROOT, or the current
+// folder).
+func (g *globals) rootDir() string {
+	root := g.root
+	if root == "" {
+		root = g.io.Getenv("COURIER_ROOT")
+	}
+	if root == "" {
+		root = "."
+	}
+	return root
+}
+
+// gitIgnore hides what the workspace's .gitignore files ignore.
+func gitIgnore(ws *workspace.Workspace) func(string, bool) bool {
+	return ws.GitIgnore()
+}
+
+func newConfigCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Print the effective settings and where each came from",
+		Long: `Print every setting with its value and its source: the default,
+courier.toml in the root (with its line), a COURIER_* environment variable,
+or a flag. Later sources win, in that order. The output is valid TOML, so it
+can start a courier.toml.`,
+		Example: `  courier config
+  COURIER_MAX_OUTPUT=8000 courier config --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				data, err := g.cfg.JSON()
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(g.io.Out, "%s\n", data)
+				return err
+			}
+			return g.cfg.Print(g.io.Out)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
