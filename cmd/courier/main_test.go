@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/courier-agent/courier/internal/clipboard/xvfbtest"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
@@ -31,14 +32,36 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end scripts in testdata/script.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script", nil))
+}
+
+// TestClipboardScripts runs the scripts that use a real X clipboard, on a
+// private Xvfb display (xclip and Xvfb are installed by .ci/run).
+func TestClipboardScripts(t *testing.T) {
+	display := xvfbtest.Display(t)
+	for _, tool := range []string{"xclip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			xvfbtest.Unavailable(t, tool+" is not installed")
+		}
+	}
+	testscript.Run(t, scriptParams("testdata/clipboard", []string{"DISPLAY=" + display}))
+}
+
+// scriptParams are the settings of every script run: a fresh root per
+// script and courier's own helper commands.
+func scriptParams(dir string, env []string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
+		Setup: func(e *testscript.Env) error {
 			// Every script starts in its own root, as a person running
 			// courier in a fresh clone would.
-			env.Setenv("COURIER_ROOT", env.WorkDir)
-			env.Setenv("NO_COLOR", "1")
+			e.Setenv("COURIER_ROOT", e.WorkDir)
+			e.Setenv("NO_COLOR", "1")
+			for _, kv := range env {
+				k, v, _ := strings.Cut(kv, "=")
+				e.Setenv(k, v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -50,7 +73,7 @@ func TestScripts(t *testing.T) {
 			"exits":      cmdExits,
 			"countfiles": cmdCountFiles,
 		},
-	})
+	}
 }
 
 // waitfile [-timeout D] PATH... waits until every PATH (a glob) exists (a hang

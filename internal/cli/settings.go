@@ -1,7 +1,8 @@
 package cli
 
 import (
-	"fmt"
+	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strconv"
 
@@ -100,7 +101,12 @@ can start a courier.toml.`,
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(g.io.Out, "%s\n", data)
+				var out bytes.Buffer
+				if err := json.Indent(&out, data, "", "  "); err != nil {
+					return err
+				}
+				out.WriteByte('\n')
+				_, err = g.io.Out.Write(out.Bytes())
 				return err
 			}
 			return g.cfg.Print(g.io.Out)
