@@ -92,7 +92,7 @@ run 'courier process'.`,
 				return hint.Wrap(err, "save the answer into inbox/ by hand instead")
 			}
 			text, err := cb.Paste()
-			if err != nil {
+			if err != nil && !errors.Is(err, clipboard.ErrEmpty) {
 				return fmt.Errorf("read the clipboard: %w", err)
 			}
 			if strings.TrimSpace(text) == "" {

@@ -304,6 +304,19 @@ func TestSearchReplaceErrors(t *testing.T) {
 				"copy SEARCH exactly from the file as it is now",
 		},
 		{
+			name:    "not found: a misspelt name points at the right function, not an earlier look-alike",
+			content: "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
+			edits:   pairs("def mull(a, b):\n    return a ** b\n", "x\n"),
+			is:      ErrNotFound,
+			index:   1,
+			msg: "search text of edit 1 was not found in the file\n" +
+				"the most similar part of the file is lines 5-6:\n" +
+				"   5 | def mul(a, b):\n" +
+				"   6 |     return a * b\n" +
+				"the first difference is at line 5: the file has `def mul(a, b):` where your search text has `def mull(a, b):`\n" +
+				"copy SEARCH exactly from the file as it is now",
+		},
+		{
 			name:    "not found, differing only in uneven indentation",
 			content: "if a {\n    b()\n        c()\n}\n",
 			edits:   pairs("if a {\n  b()\n  c()\n}", "x"),

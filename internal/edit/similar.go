@@ -137,8 +137,10 @@ func (s *slider) add(keys []key, sign int) {
 	}
 }
 
-// lineSimilarity is 1 for lines equal but for spacing, else the Dice
-// coefficient of their tokens.
+// lineSimilarity is 1 for lines equal but for spacing, else the mean of
+// the Dice coefficients of their tokens and of their character pairs: the
+// tokens find the right kind of line, the character pairs tell a misspelt
+// name ("mull" for "mul") from a different one ("add").
 func lineSimilarity(a, b string) float64 {
 	na, nb := normalizeSpace(a), normalizeSpace(b)
 	if na == "" || nb == "" {
@@ -147,6 +149,32 @@ func lineSimilarity(a, b string) float64 {
 	if na == nb {
 		return 1
 	}
+	return (tokenDice(na, nb) + bigramDice(na, nb)) / 2
+}
+
+// bigramDice is the Dice coefficient of the pairs of adjacent characters.
+func bigramDice(a, b string) float64 {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) < 2 || len(rb) < 2 {
+		return 0
+	}
+	count := map[[2]rune]int{}
+	for i := 0; i+1 < len(ra); i++ {
+		count[[2]rune{ra[i], ra[i+1]}]++
+	}
+	shared := 0
+	for i := 0; i+1 < len(rb); i++ {
+		k := [2]rune{rb[i], rb[i+1]}
+		if count[k] > 0 {
+			count[k]--
+			shared++
+		}
+	}
+	return 2 * float64(shared) / float64(len(ra)+len(rb)-2)
+}
+
+// tokenDice is the Dice coefficient of the words of two lines.
+func tokenDice(na, nb string) float64 {
 	ta, tb := tokens(na), tokens(nb)
 	if len(ta)+len(tb) == 0 {
 		return 0
