@@ -14,6 +14,7 @@ import (
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/shell"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -90,6 +91,11 @@ type Outcome struct {
 	Waiting *session.Pending
 	// Resumed is set when the turn continued an interrupted one.
 	Resumed bool
+}
+
+// commandTag names one command of one turn, for its environment.
+func commandTag(st *session.State, seq, i int) string {
+	return fmt.Sprintf("%s/%d/%d", st.SessionID, seq, i+1)
 }
 
 // ErrNoTurn is returned by Resume when the session has no unfinished turn.
@@ -249,8 +255,14 @@ func (e *Engine) step(ctx context.Context, st *session.State, t *session.Turn, j
 		return res, nil, err
 	}
 	if js.started[i] {
-		return command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command,
-			Summary: fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", firstLine(c.Command))}, nil, nil
+		// Whatever the command left running when courier died is stopped
+		// now, so it cannot go on changing the workspace unseen.
+		left := shell.KillTagged(commandTag(st, t.Sequence, i))
+		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", firstLine(c.Command))
+		if left > 0 {
+			summary += fmt.Sprintf(", and the %s it left running %s stopped", plural(left, "process"), map[bool]string{true: "was", false: "were"}[left == 1])
+		}
+		return command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}, nil, nil
 	}
 	if e.opts.Observer != nil {
 		e.opts.Observer.Started(i, c)

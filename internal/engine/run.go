@@ -76,13 +76,17 @@ func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.T
 	if c.Timeout > 0 {
 		timeout = c.Timeout
 	}
+	env := map[string]string{shell.TagVar: commandTag(st, t.Sequence, i)}
+	for k, v := range c.Env {
+		env[k] = v
+	}
 	out, err := shell.Run(ctx, shell.Spec{
 		Command:   c.Command,
 		Dir:       dir,
 		Timeout:   timeout,
 		MaxOutput: e.opts.MaxOutput,
 		Env:       e.opts.Env,
-		ExtraEnv:  c.Env,
+		ExtraEnv:  env,
 		KeepEnv:   e.opts.KeepEnv,
 		Sandbox:   e.sandbox(),
 	})
