@@ -1,0 +1,123 @@
+package config
+
+import (
+	"strings"
+
+	"github.com/courier-agent/courier/internal/policy"
+)
+
+// listValue is a list of strings: a TOML array, or comma-separated text
+// in environment variables and flags.
+type listValue struct{ p *[]string }
+
+const wantList = `a list of strings like ["AWS_PROFILE"]`
+
+func (listValue) kind() string { return "list" }
+
+// parse splits at commas; empty items are dropped so that "A, B," works.
+func (l listValue) parse(text string) error {
+	var out []string
+	for item := range strings.SplitSeq(text, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	*l.p = out
+	return nil
+}
+
+func (l listValue) decode(v any) error {
+	out, err := decodeStrings(v)
+	if err != nil {
+		return err
+	}
+	*l.p = out
+	return nil
+}
+
+// decodeStrings accepts a TOML array of non-empty strings.
+func decodeStrings(v any) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, wantError(wantList, describe(v))
+	}
+	out := make([]string, 0, len(arr))
+	for _, item := range arr {
+		s, ok := item.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil, wantError(wantList, describe(v))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (l listValue) toml() string {
+	q := make([]string, len(*l.p))
+	for i, s := range *l.p {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func (l listValue) json() any {
+	if *l.p == nil {
+		return []string{}
+	}
+	return *l.p
+}
+
+// ruleList is a list of policy rules of one decision ("deny", "ask" or
+// "allow"); each rule is checked when it is set, so that a wrong rule is
+// reported with the line that holds it.
+type ruleList struct {
+	p        *[]string
+	decision string
+}
+
+func (ruleList) kind() string { return "list" }
+
+func (r ruleList) parse(text string) error {
+	var rules []string
+	if err := (listValue{&rules}).parse(text); err != nil {
+		return err
+	}
+	return r.set(rules)
+}
+
+func (r ruleList) decode(v any) error {
+	rules, err := decodeStrings(v)
+	if err != nil {
+		return wantError(`a list of rules like ["git push"]`, describe(v))
+	}
+	return r.set(rules)
+}
+
+func (r ruleList) set(rules []string) error {
+	for _, rule := range rules {
+		if err := checkRule(r.decision, rule); err != nil {
+			return err
+		}
+	}
+	*r.p = rules
+	return nil
+}
+
+// checkRule compiles one rule alone, the cheapest way to ask the policy
+// package whether its syntax is right.
+func checkRule(decision, rule string) error {
+	cfg := policy.Config{NoDefaults: true}
+	switch decision {
+	case "deny":
+		cfg.Deny = []string{rule}
+	case "ask":
+		cfg.Ask = []string{rule}
+	default:
+		cfg.Allow = []string{rule}
+	}
+	_, err := policy.New(cfg)
+	return err
+}
+
+func (r ruleList) toml() string { return listValue{r.p}.toml() }
+func (r ruleList) json() any    { return listValue{r.p}.json() }

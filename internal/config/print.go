@@ -1,0 +1,87 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/policy"
+)
+
+// row is one setting as Print and JSON show it.
+type row struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Source Source `json:"source"`
+	text   string // Value as courier.toml writes it
+}
+
+func (c *Config) rows() []row {
+	out := make([]row, 0, len(settings))
+	for _, s := range settings {
+		v := s.bind(c)
+		out = append(out, row{Key: s.key, Value: v.json(), Source: c.Source(s.key), text: v.toml()})
+	}
+	return out
+}
+
+// Print writes every setting as "key = value  # source", aligned, then
+// the [policy] table and a note on the built-in rules. The text is valid
+// TOML, so it can start a courier.toml.
+func (c *Config) Print(w io.Writer) error {
+	var top, pol []row
+	for _, r := range c.rows() {
+		if k, ok := strings.CutPrefix(r.Key, policyTable+"."); ok {
+			r.Key = k
+			pol = append(pol, r)
+		} else {
+			top = append(top, r)
+		}
+	}
+	var b strings.Builder
+	writeRows(&b, top)
+	b.WriteString("\n[" + policyTable + "]\n")
+	writeRows(&b, pol)
+	b.WriteString(builtinNote(c.Policy) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// valueColumn caps the width values are padded to, so that one long list
+// does not push every comment far right.
+const valueColumn = 24
+
+func writeRows(b *strings.Builder, rows []row) {
+	keyW, valW := 0, 0
+	for _, r := range rows {
+		keyW = max(keyW, len(r.Key))
+		if len(r.text) <= valueColumn {
+			valW = max(valW, len(r.text))
+		}
+	}
+	for _, r := range rows {
+		fmt.Fprintf(b, "%-*s = %-*s  # %s\n", keyW, r.Key, valW, r.text, r.Source)
+	}
+}
+
+// builtinNote says whether courier's own rules apply under the person's.
+func builtinNote(cfg policy.Config) string {
+	if cfg.NoDefaults {
+		return "# courier's built-in rules are off (no_defaults)"
+	}
+	return "# courier's built-in rules apply after these"
+}
+
+// JSON returns every setting as {"settings": [{"key", "value", "source"}]}
+// in display order; values are as courier.toml writes them, so durations
+// and sizes are strings like "30s" and "20MB".
+func (c *Config) JSON() ([]byte, error) {
+	out, err := json.Marshal(struct {
+		Settings []row `json:"settings"`
+	}{c.rows()})
+	if err != nil {
+		return nil, fmt.Errorf("settings as json: %w", err)
+	}
+	return out, nil
+}

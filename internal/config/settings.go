@@ -1,0 +1,120 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// setting is one entry of the settings table. Adding a setting is adding
+// an entry here and the Config field it binds.
+type setting struct {
+	// key is the name in courier.toml; "policy.deny" is key deny of the
+	// [policy] table. Top-level keys also have an environment variable
+	// (COURIER_ and the key in capitals) and a flag (dashes for
+	// underscores).
+	key string
+	// def is the default as an environment variable would give it.
+	def  string
+	help string
+	bind func(*Config) value
+}
+
+// settings lists every setting in the order courier config shows them.
+var settings = []setting{
+	{key: "command_timeout", def: "30s", help: "time limit of each RUN_COMMAND",
+		bind: func(c *Config) value { return durationValue{&c.CommandTimeout} }},
+	{key: "max_output", def: "4000", help: "characters of command output kept for the LLM",
+		bind: func(c *Config) value { return intValue{&c.MaxOutput, 1} }},
+	{key: "copy", def: "false", help: "put each new outbox on the clipboard",
+		bind: func(c *Config) value { return boolValue{&c.Copy} }},
+	{key: "token_budget", def: "100000", help: "warn when an outbox's estimated tokens exceed this (0: never)",
+		bind: func(c *Config) value { return intValue{&c.TokenBudget, 0} }},
+	{key: "max_reply", def: "20MB", help: "largest reply accepted (like 512KB, 20MB, 1GB or bytes; 1KB is 1024 bytes)",
+		bind: func(c *Config) value { return sizeValue{&c.MaxReply} }},
+	{key: "poll", def: "false", help: "watch the inbox by listing it instead of file events",
+		bind: func(c *Config) value { return boolValue{&c.Poll} }},
+	{key: "settle", def: "1s", help: "how long a reply file must stay unchanged before it is read",
+		bind: func(c *Config) value { return durationValue{&c.Settle} }},
+	{key: "color", def: ColorAuto, help: "colour output: auto (on a terminal), always or never; NO_COLOR means never unless courier.toml, COURIER_COLOR or --color say otherwise",
+		bind: func(c *Config) value { return enumValue{&c.Color, []string{ColorAuto, ColorAlways, ColorNever}} }},
+	{key: "sandbox", def: SandboxAuto, help: "confine commands with Landlock: auto (when the kernel has it), strict (refuse to run commands without it) or off",
+		bind: func(c *Config) value { return enumValue{&c.Sandbox, []string{SandboxAuto, SandboxStrict, SandboxOff}} }},
+	{key: "network", def: "true", help: "let commands use the network",
+		bind: func(c *Config) value { return boolValue{&c.Network} }},
+	{key: "keep_env", def: "", help: "variables (names or globs) passed to commands although they look secret",
+		bind: func(c *Config) value { return listValue{&c.KeepEnv} }},
+	{key: "yes", def: "false", help: "approve every command that needs approval",
+		bind: func(c *Config) value { return boolValue{&c.Yes} }},
+	{key: "list_limit", def: "300", help: "files the workspace listing shows before it stops",
+		bind: func(c *Config) value { return intValue{&c.ListLimit, 1} }},
+	{key: "read_lines", def: "500", help: "lines of one requested file an outbox shows",
+		bind: func(c *Config) value { return intValue{&c.ReadLines, 1} }},
+	{key: policyTable + ".deny", def: "", help: "rules of commands never run",
+		bind: func(c *Config) value { return ruleList{&c.Policy.Deny, "deny"} }},
+	{key: policyTable + ".ask", def: "", help: "rules of commands run only with the person's approval",
+		bind: func(c *Config) value { return ruleList{&c.Policy.Ask, "ask"} }},
+	{key: policyTable + ".allow", def: "", help: "rules of commands run without asking",
+		bind: func(c *Config) value { return ruleList{&c.Policy.Allow, "allow"} }},
+	{key: policyTable + ".no_defaults", def: "false", help: "drop courier's built-in rules, keeping only these lists",
+		bind: func(c *Config) value { return boolValue{&c.Policy.NoDefaults} }},
+}
+
+// policyTable is the one table of courier.toml.
+const policyTable = "policy"
+
+// Setting describes one setting, for help texts and flag definitions.
+type Setting struct {
+	// Key is the name in courier.toml, e.g. "command_timeout" or
+	// "policy.deny" (key deny of the [policy] table).
+	Key string
+	// Kind is "duration", "int", "bool", "size", "string" or "list".
+	Kind string
+	// Values lists the allowed values of a "string" setting.
+	Values []string
+	// Default is the default as text, e.g. "30s"; lists are
+	// comma-separated.
+	Default string
+	// Env and Flag are the environment variable and the flag name (without
+	// dashes) that set it; both are "" for keys of the [policy] table.
+	Env  string
+	Flag string
+	Help string
+}
+
+// Settings describes every setting in display order.
+func Settings() []Setting {
+	var c Config
+	out := make([]Setting, 0, len(settings))
+	for _, s := range settings {
+		v := s.bind(&c)
+		info := Setting{Key: s.key, Kind: v.kind(), Default: s.def, Help: s.help}
+		if e, ok := v.(enumValue); ok {
+			info.Values = append([]string(nil), e.allowed...)
+		}
+		if s.topLevel() {
+			info.Env, info.Flag = s.env(), strings.ReplaceAll(s.key, "_", "-")
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+func (s setting) topLevel() bool { return !strings.Contains(s.key, ".") }
+
+// env is the variable that sets a top-level setting.
+func (s setting) env() string { return "COURIER_" + strings.ToUpper(s.key) }
+
+// find returns the setting named key, or an error suggesting a near name.
+func find(key string) (setting, error) {
+	for _, s := range settings {
+		if s.key == key {
+			return s, nil
+		}
+	}
+	return setting{}, fmt.Errorf("unknown setting '%s'%s", key, suggestion(key))
+}
+
+// normalizeKey turns a flag name into a key.
+func normalizeKey(key string) string {
+	return strings.ReplaceAll(strings.TrimLeft(key, "-"), "-", "_")
+}

@@ -1,0 +1,172 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// value is a setting bound to its field of a Config. parse takes text as
+// environment variables and flags give it, decode a value of courier.toml;
+// both leave the field unchanged on error. Errors say what was wanted and
+// what was got, and the caller adds where.
+type value interface {
+	kind() string
+	parse(text string) error
+	decode(v any) error
+	// toml writes the value as courier.toml would hold it.
+	toml() string
+	// json is the value for JSON output: what courier.toml would hold.
+	json() any
+}
+
+// wantError says what a setting accepts and what it got instead.
+func wantError(want, got string) error {
+	return fmt.Errorf("want %s, got %s", want, got)
+}
+
+type durationValue struct{ p *time.Duration }
+
+const wantDuration = `a duration like "45s"`
+
+func (durationValue) kind() string { return "duration" }
+
+func (d durationValue) parse(text string) error {
+	v, err := time.ParseDuration(strings.TrimSpace(text))
+	if err != nil {
+		return wantError(wantDuration, quote(text))
+	}
+	if v <= 0 {
+		return wantError("a duration above zero", quote(text))
+	}
+	*d.p = v
+	return nil
+}
+
+func (d durationValue) decode(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return wantError(wantDuration, describe(v))
+	}
+	return d.parse(s)
+}
+
+func (d durationValue) toml() string { return quote(formatDuration(*d.p)) }
+func (d durationValue) json() any    { return formatDuration(*d.p) }
+
+// formatDuration drops the zero tails of time.Duration's text: "1m", not
+// "1m0s".
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// intValue is a whole number of at least min.
+type intValue struct {
+	p   *int
+	min int
+}
+
+func (intValue) kind() string { return "int" }
+
+func (n intValue) parse(text string) error {
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil {
+		return wantError("a whole number", quote(text))
+	}
+	return n.set(v)
+}
+
+func (n intValue) decode(v any) error {
+	i, ok := v.(int64)
+	if !ok || int64(int(i)) != i {
+		return wantError("a whole number", describe(v))
+	}
+	return n.set(int(i))
+}
+
+func (n intValue) set(v int) error {
+	if v < n.min {
+		return wantError(fmt.Sprintf("a whole number of at least %d", n.min), strconv.Itoa(v))
+	}
+	*n.p = v
+	return nil
+}
+
+func (n intValue) toml() string { return strconv.Itoa(*n.p) }
+func (n intValue) json() any    { return *n.p }
+
+type boolValue struct{ p *bool }
+
+func (boolValue) kind() string { return "bool" }
+
+// parse accepts the usual spellings of yes and no, as environment
+// variables are written by hand.
+func (b boolValue) parse(text string) error {
+	switch strings.ToLower(strings.TrimSpace(text)) {
+	case "true", "yes", "on", "1":
+		*b.p = true
+	case "false", "no", "off", "0":
+		*b.p = false
+	default:
+		return wantError("true or false", quote(text))
+	}
+	return nil
+}
+
+func (b boolValue) decode(v any) error {
+	x, ok := v.(bool)
+	if !ok {
+		return wantError("true or false", describe(v))
+	}
+	*b.p = x
+	return nil
+}
+
+func (b boolValue) toml() string { return strconv.FormatBool(*b.p) }
+func (b boolValue) json() any    { return *b.p }
+
+// enumValue is one of a few words.
+type enumValue struct {
+	p       *string
+	allowed []string
+}
+
+func (enumValue) kind() string { return "string" }
+
+func (e enumValue) want() string {
+	q := make([]string, len(e.allowed))
+	for i, a := range e.allowed {
+		q[i] = quote(a)
+	}
+	return "one of " + strings.Join(q, ", ")
+}
+
+func (e enumValue) parse(text string) error {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, a := range e.allowed {
+		if t == a {
+			*e.p = a
+			return nil
+		}
+	}
+	return wantError(e.want(), quote(text))
+}
+
+func (e enumValue) decode(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return wantError(e.want(), describe(v))
+	}
+	return e.parse(s)
+}
+
+func (e enumValue) toml() string { return quote(*e.p) }
+func (e enumValue) json() any    { return *e.p }
