@@ -177,9 +177,11 @@ func Measure(text string) []Part {
 			flush("Protocol")
 		case trimmed == "=== PROMPT ===":
 			flush("Prompt")
-		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results":
+		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results", trimmed == "## Requested File Contents":
 			flush(strings.TrimPrefix(trimmed, "## "))
-		case strings.HasPrefix(trimmed, "--- ") && strings.HasSuffix(trimmed, " ---") && !strings.HasPrefix(trimmed, "--- end ") && cur.Name != "Previous Command Results":
+		case strings.HasPrefix(trimmed, "--- ") && strings.HasSuffix(trimmed, " ---") && !strings.HasPrefix(trimmed, "--- end "):
+			// Results indent their diffs, so a line starting "--- " is a
+			// requested file's header.
 			flush("file " + strings.TrimSuffix(strings.TrimPrefix(trimmed, "--- "), " ---"))
 		}
 		cur.Bytes += len(line)

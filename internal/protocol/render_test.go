@@ -1,0 +1,109 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/workspace"
+	"github.com/courier-agent/courier/prompts"
+)
+
+func intp(n int) *int { return &n }
+
+func TestRenderFirstOutbox(t *testing.T) {
+	got := Render(Outbox{Session: "a1b2c3d4", Sequence: 1, Task: "Create a calculator app\nin C#"})
+	want := "=== HEADER ===\nSession: a1b2c3d4\nSequence: 1\nTask: Create a calculator app in C#\n\n" +
+		"=== PROTOCOL ===\n" + strings.TrimRight(prompts.Protocol, "\n") + "\n\n" +
+		"=== CONTEXT ===\n## Workspace Files\n(empty workspace)\n\n" +
+		"=== PROMPT ===\nCreate a calculator app\nin C#\n"
+	if got != want {
+		t.Errorf("first outbox:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestRenderResults(t *testing.T) {
+	got := Render(Outbox{
+		Session: "a1b2c3d4", Sequence: 3, Task: "t",
+		Files: []workspace.Entry{
+			{Path: "src/Calculator.cs", Size: 245},
+			{Path: "logo.png", Size: 900, Binary: true},
+			{Path: "vendor/", IsDir: true, Files: 120, Size: 50000},
+		},
+		Notices: []string{"The user undid something."},
+		Results: []command.Result{
+			{Type: command.CreateFile, Status: command.OK, Summary: "Created 'src/Calculator.cs' (7 lines)", Diff: "--- /dev/null\n+++ src/Calculator.cs\n"},
+			{Type: command.RunCommand, Status: command.OK, Summary: "Ran 'dotnet build' (exit code 0)", ExitCode: intp(0), Output: "Build succeeded. 0 Warning(s) 0 Error(s)\n"},
+			{Type: command.RunCommand, Status: command.Failed, Summary: "Ran 'make' (exit code 2)", ExitCode: intp(2), Output: "line one\nline two\n"},
+			{Type: command.EditFile, Status: command.Failed, Summary: "File 'src/Missing.cs' not found"},
+			{Type: command.EditFile, Status: command.OK, Summary: "Edited 'a.go' lines 1-1", Diff: "--- a.go\n+++ a.go\n@@ -1 +1 @@\n-x\n+y\n"},
+			{Type: command.CreateFile, Status: command.Rejected, Summary: "REJECTED: Path '../x' is outside workspace"},
+		},
+		Requested: []FileContent{{Path: "src/Calculator.cs", Text: "   1 | using System;\n"}},
+	})
+	for _, want := range []string{
+		"## Workspace Files\n  src/Calculator.cs (245 bytes)\n  logo.png (900 bytes, binary)\n  vendor/ (120 files, 50000 bytes)\n",
+		"## Previous Command Results\nThe user undid something.\n[OK] CREATE_FILE: Created 'src/Calculator.cs' (7 lines)\n[OK] RUN_COMMAND:",
+		"[OK] RUN_COMMAND: Ran 'dotnet build' (exit code 0)\n  Output: Build succeeded. 0 Warning(s) 0 Error(s)\n",
+		"[FAILED] RUN_COMMAND: Ran 'make' (exit code 2)\n  Output:\n    line one\n    line two\n",
+		"[FAILED] EDIT_FILE: File 'src/Missing.cs' not found\n",
+		"[OK] EDIT_FILE: Edited 'a.go' lines 1-1\n  Diff:\n    --- a.go\n    +++ a.go\n    @@ -1 +1 @@\n    -x\n    +y\n",
+		"[FAILED] CREATE_FILE: REJECTED: Path '../x' is outside workspace\n",
+		"## Requested File Contents\n--- src/Calculator.cs ---\n   1 | using System;\n--- end src/Calculator.cs ---\n",
+		"=== PROMPT ===\n" + Continuation + "\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("outbox lacks\n%s\nin\n%s", want, got)
+		}
+	}
+	// A created file's diff would repeat what the LLM just wrote.
+	if strings.Contains(got, "+++ src/Calculator.cs") {
+		t.Errorf("the diff of a created file is in the outbox")
+	}
+	if !IsOutbox(got) {
+		t.Errorf("IsOutbox does not recognise an outbox")
+	}
+}
+
+func TestRenderNoResults(t *testing.T) {
+	got := Render(Outbox{Session: "a1b2c3d4", Sequence: 2, Task: "t", Results: []command.Result{}})
+	if !strings.Contains(got, "## Previous Command Results\n(no commands were run)\n") {
+		t.Errorf("an empty result list is not said:\n%s", got)
+	}
+}
+
+func TestIsOutbox(t *testing.T) {
+	for text, want := range map[string]bool{
+		Render(Outbox{Session: "a1b2c3d4", Sequence: 1, Task: "t"}):    true,
+		"\ufeff" + Render(Outbox{Session: "a1b2c3d4", Sequence: 1}):    true,
+		"Session: a1b2c3d4\n[CREATE_FILE path=\"a\"]\n[/CREATE_FILE]\n": false,
+		"Here is what the request said:\n=== HEADER ===\n":              false,
+	} {
+		if got := IsOutbox(text); got != want {
+			t.Errorf("IsOutbox(%.40q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestMeasure(t *testing.T) {
+	text := Render(Outbox{Session: "a1b2c3d4", Sequence: 2, Task: "t",
+		Results:   []command.Result{{Type: command.RunCommand, Status: command.OK, Summary: "Ran 'x'", Output: "--- not a file ---\n"}},
+		Requested: []FileContent{{Path: "a.go", Text: strings.Repeat("x", 1000)}, {Path: "b.go", Text: "y"}}})
+	sizes := map[string]int{}
+	total := 0
+	for _, p := range Measure(text) {
+		sizes[p.Name] = p.Bytes
+		total += p.Bytes
+	}
+	if total != len(text) {
+		t.Errorf("parts add up to %d bytes, the outbox has %d", total, len(text))
+	}
+	for _, name := range []string{"Header", "Protocol", "Workspace Files", "Previous Command Results", "Requested File Contents", "file a.go", "file b.go", "Prompt"} {
+		if sizes[name] == 0 {
+			t.Errorf("no part %q in %v", name, sizes)
+		}
+	}
+	if sizes["file a.go"] < 1000 || sizes["file b.go"] > 100 {
+		t.Errorf("file sizes wrong: %v", sizes)
+	}
+}
