@@ -74,8 +74,8 @@ func TestRenderNoResults(t *testing.T) {
 
 func TestIsOutbox(t *testing.T) {
 	for text, want := range map[string]bool{
-		Render(Outbox{Session: "a1b2c3d4", Sequence: 1, Task: "t"}):    true,
-		"\ufeff" + Render(Outbox{Session: "a1b2c3d4", Sequence: 1}):    true,
+		Render(Outbox{Session: "a1b2c3d4", Sequence: 1, Task: "t"}):     true,
+		"\ufeff" + Render(Outbox{Session: "a1b2c3d4", Sequence: 1}):     true,
 		"Session: a1b2c3d4\n[CREATE_FILE path=\"a\"]\n[/CREATE_FILE]\n": false,
 		"Here is what the request said:\n=== HEADER ===\n":              false,
 	} {
