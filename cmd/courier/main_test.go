@@ -32,7 +32,28 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end scripts in testdata/script.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, scriptParams("testdata/script", nil))
+	testscript.Run(t, scriptParams("testdata/script", []string{"OUTSIDE=" + outsideDir(t)}))
+}
+
+// outsideDir is a folder that commands must not be able to write to: not
+// the workspace and not a temporary folder (those are writable on
+// purpose). It is made under the home folder and removed afterwards.
+func outsideDir(t *testing.T) string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatalf("no home folder for the sandbox test: %v", err)
+	}
+	for _, tmp := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+		if strings.HasPrefix(home+"/", strings.TrimSuffix(tmp, "/")+"/") {
+			t.Fatalf("the home folder %s is in a temporary folder, which commands may write to; the sandbox test needs a folder outside", home)
+		}
+	}
+	dir, err := os.MkdirTemp(home, ".courier-test-outside-")
+	if err != nil {
+		t.Fatalf("sandbox test folder: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // TestClipboardScripts runs the scripts that use a real X clipboard, on a
