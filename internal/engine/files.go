@@ -124,7 +124,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 		verb = "Overwrote"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("%s '%s' (%d lines)", verb, c.Path, countLines(c.Content))}
+		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, plural(countLines(c.Content), "line"))}
 	return plan{after: []byte(c.Content), done: done}, nil
 }
 
