@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/courier-agent/courier/internal/textdist"
+)
 
 // suggestion completes an unknown-setting error: a known key spelled
 // nearly like key, or the right place for a key written in the wrong
@@ -23,7 +27,7 @@ func suggestion(key string) string {
 	best, bestDist := "", 0
 	for _, known := range knownKeys() {
 		// Allow a slip of about one character in three.
-		d := distance(key, known)
+		d := textdist.Levenshtein(key, known)
 		if d <= max(1, len(known)/3) && (best == "" || d < bestDist) {
 			best, bestDist = known, d
 		}
@@ -41,26 +45,4 @@ func knownKeys() []string {
 		keys = append(keys, s.key)
 	}
 	return append(keys, policyTable)
-}
-
-// distance is the Levenshtein distance between a and b, counted in bytes
-// as keys are ASCII.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

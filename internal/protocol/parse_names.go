@@ -1,6 +1,9 @@
 package protocol
 
-import "github.com/courier-agent/courier/internal/command"
+import (
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/textdist"
+)
 
 // nameHints maps names LLMs use instead of courier's (letters only, upper
 // case) to the command they mean.
@@ -67,34 +70,12 @@ func nearMiss(words string) (command.Type, bool) {
 		if len(w) < len(k.letters)-2 || len(w) > len(k.letters)+2 {
 			continue // too far apart in length to be a near miss
 		}
-		d := editDistance(w, k.letters)
+		d := textdist.Levenshtein(w, k.letters)
 		if d == 0 || (len(w) >= 8 && d <= 2) || (len(w) >= 5 && d <= 1) {
 			return k.typ, true
 		}
 	}
 	return "", false
-}
-
-// editDistance is the Levenshtein distance of two strings of at most
-// maxNameLetters bytes.
-func editDistance(a, b string) int {
-	var rows [2][maxNameLetters + 1]int
-	prev, cur := &rows[0], &rows[1]
-	for j := 0; j <= len(b); j++ {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // isCommandName reports a known command name or a near miss of one.

@@ -1,0 +1,34 @@
+// Package textdist measures how far apart two short strings are, for the
+// "did you mean" suggestions courier makes about misspelt names.
+package textdist
+
+// shortLen is the longest second string measured without allocating:
+// command and setting names are shorter.
+const shortLen = 32
+
+// Levenshtein returns the number of single-byte insertions, deletions and
+// substitutions that turn a into b. Names are ASCII, so bytes are letters.
+func Levenshtein(a, b string) int {
+	var buf [2][shortLen + 1]int
+	var prev, cur []int
+	if len(b) <= shortLen {
+		prev, cur = buf[0][:len(b)+1], buf[1][:len(b)+1]
+	} else {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
