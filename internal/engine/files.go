@@ -189,6 +189,7 @@ func (e *Engine) planEdit(t *session.Turn, js journalState, i int, c command.Com
 // blob, its text and the earlier ranges to replay on it.
 func (e *Engine) lineBase(t *session.Turn, js journalState, i int, p, current string) (string, string, []edit.LineRange, error) {
 	begin, _ := t.Begun()
+	p, _ = workspace.Clean(p) // changes are journaled under the clean path
 	var base string
 	var prior []edit.LineRange
 	for j := 0; j < i; j++ {
@@ -199,7 +200,10 @@ func (e *Engine) lineBase(t *session.Turn, js journalState, i int, p, current st
 		if res, ok := js.results[j]; !ok || res.Status != command.OK {
 			continue
 		}
-		if ch.Base == "" || ch.Base != base {
+		// A line-range edit whose base is the content it found started
+		// afresh (after a RUN_COMMAND changed the file, even back to
+		// its original content).
+		if ch.Base == "" || ch.Base != base || ch.Before == ch.Base {
 			prior = nil
 			base = ch.Base
 		}
