@@ -154,7 +154,7 @@ func TestLineRangeEdits(t *testing.T) {
 		statuses: "fff",
 		want:     "1\n2\n3\n",
 	}, {
-		name:   "missing file fails",
+		name: "missing file fails",
 		cmds: []command.Command{
 			lines("f.txt", 1, 1, "x\n"),
 		},
