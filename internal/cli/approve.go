@@ -27,9 +27,7 @@ commands like it run without asking for the rest of the session.`,
   courier approve --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.id = args[0]
-			}
+			o.id = optionalArg(args)
 			return runDecide(cmd.Context(), o)
 		},
 	}
@@ -47,9 +45,7 @@ told (with --reason, why), and the rest of the reply is carried out.`,
 		Example: `  courier deny 3f9a1c2e --reason "do not delete the build cache"`,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.id = args[0]
-			}
+			o.id = optionalArg(args)
 			return runDecide(cmd.Context(), o)
 		},
 	}

@@ -76,14 +76,8 @@ run 'courier process'.`,
   courier paste 3f9a1c2e && courier process`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				id = args[0]
-			}
-			l, err := g.loop()
-			if err != nil {
-				return err
-			}
-			st, err := l.Store.Resolve(id)
+			id = optionalArg(args)
+			l, st, err := g.resolve(id)
 			if err != nil {
 				return err
 			}

@@ -33,9 +33,7 @@ the LLM in the next outbox.`,
   courier process`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.file = args[0]
-			}
+			o.file = optionalArg(args)
 			return runProcess(cmd.Context(), o)
 		},
 	}

@@ -55,9 +55,7 @@ func newStatusCmd(g *globals) *cobra.Command {
   courier status 3f9a1c2e --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.id = args[0]
-			}
+			o.id = optionalArg(args)
 			return runStatus(o)
 		},
 	}
@@ -66,11 +64,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 }
 
 func runStatus(o *statusOptions) error {
-	l, err := o.g.loop()
-	if err != nil {
-		return err
-	}
-	st, err := l.Store.Resolve(o.id)
+	l, st, err := o.g.resolve(o.id)
 	if err != nil {
 		return err
 	}

@@ -125,3 +125,25 @@ func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply
 	}
 	return out, nil
 }
+
+// optionalArg returns the single optional argument, or "".
+func optionalArg(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return ""
+}
+
+// resolve loads the named session, or the most recently updated incomplete
+// one, for commands that only read it.
+func (g *globals) resolve(id string) (*loop.Loop, *session.State, error) {
+	l, err := g.loop()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := l.Store.Resolve(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, st, nil
+}

@@ -20,9 +20,7 @@ What RUN_COMMAND did is not reverted.`,
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				id = args[0]
-			}
+			id = optionalArg(args)
 			l, err := g.loop()
 			if err != nil {
 				return err

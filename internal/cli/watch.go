@@ -43,9 +43,7 @@ Ctrl-C stops cleanly; run 'courier watch' again to go on.`,
   courier resume 3f9a1c2e --poll`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.id = args[0]
-			}
+			o.id = optionalArg(args)
 			return runWatch(cmd.Context(), o)
 		},
 	}
