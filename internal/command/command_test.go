@@ -1,0 +1,74 @@
+package command
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// The JSON of `courier parse --json` has the fields that apply to each type.
+func TestMarshalJSON(t *testing.T) {
+	tests := []struct {
+		c    Command
+		want string
+	}{
+		{Command{Type: CreateFile, Path: "a.txt", Line: 3}, `{"content":"","line":3,"path":"a.txt","type":"CREATE_FILE"}`},
+		{Command{Type: EditFile, Path: "a.go", StartLine: 2, EndLine: 4, Content: "x\n"}, `{"content":"x\n","end_line":4,"path":"a.go","start_line":2,"type":"EDIT_FILE"}`},
+		{Command{Type: EditFile, Path: "a.go", Edits: []Edit{{Search: "a", Replace: "b"}}}, `{"edits":[{"search":"a","replace":"b"}],"path":"a.go","type":"EDIT_FILE"}`},
+		{Command{Type: DeleteFile, Path: "old"}, `{"path":"old","type":"DELETE_FILE"}`},
+		{Command{Type: ReadFile, Path: "big.go", StartLine: 120, EndLine: 180}, `{"end_line":180,"path":"big.go","start_line":120,"type":"READ_FILE"}`},
+		{Command{Type: RunCommand, Command: "make", Dir: "src", Timeout: time.Minute}, `{"command":"make","dir":"src","timeout":"1m0s","type":"RUN_COMMAND"}`},
+		{Command{Type: Message, Text: "hi"}, `{"text":"hi","type":"MESSAGE"}`},
+		{Command{Type: Done, Text: ""}, `{"text":"","type":"DONE"}`},
+		{Command{Type: ParseError, Error: "no closing tag", Path: "x"}, `{"error":"no closing tag","path":"x","type":"PARSE_ERROR"}`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.c)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tt.c, got, err, tt.want)
+		}
+	}
+}
+
+// Journals store commands as JSON and must read them back unchanged.
+func TestJSONRoundTrip(t *testing.T) {
+	for _, c := range []Command{
+		{Type: CreateFile, Path: "a", Content: "x\n", NoOverwrite: true, Line: 1},
+		{Type: EditFile, Path: "a", StartLine: 1, EndLine: 2, Content: ""},
+		{Type: EditFile, Path: "a", Edits: []Edit{{Search: "s\n", Replace: "r\n"}}},
+		{Type: RunCommand, Command: "go test ./...", Dir: "sub", Timeout: 90 * time.Second, Env: map[string]string{"A": "1"}},
+		{Type: ReadFile, Path: "src/**/*.go"},
+		{Type: Done, Text: "summary"},
+	} {
+		data, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Command
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", data, err)
+		}
+		if !reflect.DeepEqual(back, c) {
+			t.Errorf("round trip of %s gave %+v, want %+v", data, back, c)
+		}
+	}
+}
+
+func TestKinds(t *testing.T) {
+	if !(Command{Type: EditFile, StartLine: 1, EndLine: 1}).IsLineRange() {
+		t.Error("a line-range edit is not recognised")
+	}
+	if (Command{Type: EditFile, Edits: []Edit{{}}}).IsLineRange() {
+		t.Error("a search/replace edit is taken for a line range")
+	}
+	for _, typ := range Types {
+		want := typ == CreateFile || typ == EditFile || typ == DeleteFile
+		if got := (Command{Type: typ}).ChangesFiles(); got != want {
+			t.Errorf("%s ChangesFiles = %v", typ, got)
+		}
+	}
+	if !(Result{Status: OK}).Success() || (Result{Status: Rejected}).Success() {
+		t.Error("Success does not follow the status")
+	}
+}
