@@ -259,8 +259,10 @@ func (e *Engine) step(ctx context.Context, st *session.State, t *session.Turn, j
 		// now, so it cannot go on changing the workspace unseen.
 		left := shell.KillTagged(commandTag(st, t.Sequence, i))
 		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", firstLine(c.Command))
-		if left > 0 {
-			summary += fmt.Sprintf(", and the %s it left running %s stopped", plural(left, "process"), map[bool]string{true: "was", false: "were"}[left == 1])
+		if left == 1 {
+			summary += ", and the process it left running was stopped"
+		} else if left > 1 {
+			summary += fmt.Sprintf(", and the %d processes it left running were stopped", left)
 		}
 		return command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}, nil, nil
 	}
