@@ -1,0 +1,194 @@
+package workspace
+
+import (
+	"bytes"
+	"strings"
+)
+
+// ignoreRule is one pattern line of a .gitignore file.
+type ignoreRule struct {
+	// name is the pattern of a rule without a slash, which matches the
+	// last element of a path at any depth below the file's folder.
+	name *elemGlob
+	// paths are the element patterns of a rule with a slash, matched from
+	// the file's folder; a path matching any of them matches.
+	paths   [][]elemGlob
+	negate  bool
+	dirOnly bool
+}
+
+// ignoreFile holds the rules of one ignore file and where it applies.
+type ignoreFile struct {
+	// depth is how many elements the file's folder has ("" is 0): the rules
+	// see paths relative to it.
+	depth int
+	rules []ignoreRule
+}
+
+// parseIgnore compiles an ignore file's lines, keeping only those that can
+// match something.
+func parseIgnore(data []byte) []ignoreRule {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var rules []ignoreRule
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if r, ok := parseRule(string(line)); ok {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// parseRule compiles one line the way git reads it: "#" starts a comment,
+// trailing spaces go unless escaped, "!" negates, a trailing "/" means
+// folders only, a slash anywhere else anchors the pattern to the file's
+// folder.
+func parseRule(line string) (ignoreRule, bool) {
+	var r ignoreRule
+	if line == "" || line[0] == '#' {
+		return r, false
+	}
+	line = trimTrailingSpaces(line)
+	if line == "" {
+		return r, false
+	}
+	if line[0] == '!' {
+		r.negate = true
+		line = line[1:]
+	}
+	if strings.HasSuffix(line, "/") {
+		r.dirOnly = true
+		line = line[:len(line)-1]
+	}
+	if line == "" {
+		return r, false
+	}
+	if !strings.Contains(line, "/") {
+		g, ok := compileElem(line)
+		// A lone "**" in a rule without a slash is any name, not any depth.
+		if g.anyElems {
+			g, ok = compileElem("*")
+		}
+		r.name = &g
+		return r, ok
+	}
+	for _, alt := range pathForms(strings.TrimPrefix(line, "/")) {
+		elems, ok := compilePath(alt)
+		if !ok {
+			return r, false
+		}
+		r.paths = append(r.paths, elems)
+	}
+	return r, true
+}
+
+// compilePath compiles the elements of a pattern with a slash.
+func compilePath(p string) ([]elemGlob, bool) {
+	var elems []elemGlob
+	parts, escaped := splitPattern(p)
+	for i, part := range parts {
+		g, ok := compileElem(part)
+		if !ok {
+			return nil, false
+		}
+		// A trailing "/**" matches what is inside, not the folder itself,
+		// and git lets "**\/" skip no folder: at least one element.
+		if g.anyElems && (i == len(parts)-1 || escaped[i]) {
+			star, _ := compileElem("*")
+			elems = append(elems, star)
+		}
+		elems = append(elems, g)
+	}
+	return elems, true
+}
+
+// pathForms returns the patterns that together match what git matches for
+// p. Git compares the literal start of a pattern separately and runs its
+// matcher on the rest, so a "**" right after a literal start that does not
+// end in "/" ("b**/x") counts as a leading "**": it matches across folders,
+// and "**/" may match nothing at all ("bx"). Other patterns have one form.
+func pathForms(p string) []string {
+	n := strings.IndexAny(p, `*?[\`)
+	if n <= 0 || p[n-1] == '/' || !strings.HasPrefix(p[n:], "**") {
+		return []string{p}
+	}
+	lit, rest := p[:n], strings.TrimLeft(p[n:], "*")
+	switch {
+	case rest == "":
+		return []string{lit + "*", lit + "*/**"}
+	case rest[0] == '/':
+		return []string{lit + rest[1:], lit + "*/**/" + rest[1:]}
+	case strings.HasPrefix(rest, `\/`):
+		return []string{lit + "*/**/" + rest[2:]}
+	}
+	return []string{p}
+}
+
+// splitPattern splits a pattern into elements at its slashes, an escaped
+// "\/" included, but not at a slash inside "[...]": git's matcher reads the
+// whole pattern at once, so such a bracket is one piece of one element.
+// escaped[i] tells that part i ended at an escaped slash.
+func splitPattern(p string) (parts []string, escaped []bool) {
+	start := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			if i+1 < len(p) && p[i+1] == '/' {
+				parts = append(parts, p[start:i])
+				escaped = append(escaped, true)
+				start = i + 2
+			}
+			i++
+		case '[':
+			if _, n, ok := compileSet(p[i:]); ok {
+				i += n - 1
+			}
+		case '/':
+			parts = append(parts, p[start:i])
+			escaped = append(escaped, false)
+			start = i + 1
+		}
+	}
+	return append(parts, p[start:]), append(escaped, false)
+}
+
+// trimTrailingSpaces drops trailing spaces, except one escaped by "\".
+func trimTrailingSpaces(s string) string {
+	cut := -1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ':
+			if cut < 0 {
+				cut = i
+			}
+		case '\\':
+			i++
+			cut = -1
+		default:
+			cut = -1
+		}
+	}
+	if cut >= 0 {
+		return s[:cut]
+	}
+	return s
+}
+
+// match reports whether the rule matches a path given as its elements
+// relative to the rule's file.
+func (r *ignoreRule) match(elems []string, isDir bool) bool {
+	if r.dirOnly && !isDir {
+		return false
+	}
+	if r.name != nil {
+		return r.name.match(elems[len(elems)-1])
+	}
+	for _, p := range r.paths {
+		if matchElems(p, elems) {
+			return true
+		}
+	}
+	return false
+}

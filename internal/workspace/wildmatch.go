@@ -1,0 +1,287 @@
+package workspace
+
+import "strings"
+
+// elemGlob is one path element of a .gitignore pattern, compiled once so
+// that matching thousands of paths does not parse the pattern again. It
+// follows git's wildmatch byte by byte, not rune by rune, as git does.
+type elemGlob struct {
+	// lit is the element when it holds no wildcard: compared as is.
+	lit  string
+	toks []globTok
+	// anyElems marks a "**" element: any number of path elements.
+	anyElems bool
+}
+
+type tokKind uint8
+
+const (
+	tokByte tokKind = iota
+	tokOne          // "?"
+	tokStar         // "*" (and "**" inside an element)
+	tokSet          // "[...]"
+)
+
+type globTok struct {
+	kind tokKind
+	b    byte
+	set  *byteSet
+}
+
+// byteSet is a bracket expression as a bitmap of the bytes it matches.
+type byteSet [4]uint64
+
+func (s *byteSet) add(lo, hi byte) {
+	for c := int(lo); c <= int(hi); c++ {
+		s[c>>6] |= 1 << (c & 63)
+	}
+}
+
+func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
+
+// compileElem compiles one element; ok is false when git's wildmatch would
+// never match it (an unterminated "[", a trailing lone "\", an unknown
+// "[:class:]").
+func compileElem(e string) (g elemGlob, ok bool) {
+	// Two or more stars alone between slashes cross folders, as in git.
+	if len(e) >= 2 && strings.Trim(e, "*") == "" {
+		return elemGlob{anyElems: true}, true
+	}
+	if !strings.ContainsAny(e, `*?[\`) {
+		return elemGlob{lit: e}, true
+	}
+	for i := 0; i < len(e); {
+		switch c := e[i]; c {
+		case '*':
+			g.toks = append(g.toks, globTok{kind: tokStar})
+			for i < len(e) && e[i] == '*' {
+				i++
+			}
+		case '?':
+			g.toks = append(g.toks, globTok{kind: tokOne})
+			i++
+		case '[':
+			set, n, ok := compileSet(e[i:])
+			if !ok {
+				return elemGlob{}, false
+			}
+			g.toks = append(g.toks, globTok{kind: tokSet, set: set})
+			i += n
+		case '\\':
+			if i+1 >= len(e) {
+				return elemGlob{}, false
+			}
+			g.toks = append(g.toks, globTok{kind: tokByte, b: e[i+1]})
+			i += 2
+		default:
+			g.toks = append(g.toks, globTok{kind: tokByte, b: c})
+			i++
+		}
+	}
+	return g, true
+}
+
+// compileSet compiles the bracket expression at the start of p and returns
+// how many bytes it took. As in git: "!" or "^" first negates, a "]" first
+// is literal, "\" escapes, "a-z" is a range, "[:alpha:]" a class.
+func compileSet(p string) (*byteSet, int, bool) {
+	var set byteSet
+	i := 1
+	negate := i < len(p) && (p[i] == '!' || p[i] == '^')
+	if negate {
+		i++
+	}
+	prev := -1 // the byte a following "-" would start a range from
+	for first := true; ; first = false {
+		if i >= len(p) {
+			return nil, 0, false
+		}
+		c := p[i]
+		switch {
+		case c == ']' && !first:
+			if negate {
+				for k := range set {
+					set[k] = ^set[k]
+				}
+			}
+			return &set, i + 1, true
+		case c == '\\':
+			if i+1 >= len(p) {
+				return nil, 0, false
+			}
+			set.add(p[i+1], p[i+1])
+			prev = int(p[i+1])
+			i += 2
+		case c == '-' && prev >= 0 && i+1 < len(p) && p[i+1] != ']':
+			hi, n, ok := rangeEnd(p[i+1:])
+			if !ok {
+				return nil, 0, false
+			}
+			if byte(prev) <= hi {
+				set.add(byte(prev), hi)
+			}
+			prev = -1
+			i += 1 + n
+		case c == '[' && i+1 < len(p) && p[i+1] == ':':
+			n, ok, known := addClass(&set, p[i:])
+			if !known {
+				return nil, 0, false
+			}
+			if ok {
+				prev = -1
+				i += n
+				continue
+			}
+			// "[:" without ":]" is an ordinary "[".
+			set.add('[', '[')
+			prev = '['
+			i++
+		default:
+			set.add(c, c)
+			prev = int(c)
+			i++
+		}
+	}
+}
+
+// rangeEnd reads the end of a range, which may be escaped.
+func rangeEnd(p string) (byte, int, bool) {
+	if p[0] != '\\' {
+		return p[0], 1, true
+	}
+	if len(p) < 2 {
+		return 0, 0, false
+	}
+	return p[1], 2, true
+}
+
+// addClass adds the "[:name:]" class at the start of p. ok is false when
+// the text up to the next "]" does not end in ":" (then it is no class);
+// known is false for a class name git does not know, or a "[:" never closed
+// by "]", which make git's whole pattern fail.
+func addClass(set *byteSet, p string) (n int, ok, known bool) {
+	end := strings.IndexByte(p[2:], ']')
+	if end < 0 {
+		return 0, false, false
+	}
+	body := p[2 : 2+end]
+	name, isClass := strings.CutSuffix(body, ":")
+	if !isClass {
+		return 0, false, true
+	}
+	for c := 0; c < 256; c++ {
+		in, valid := inClass(name, byte(c))
+		if !valid {
+			return 0, false, false
+		}
+		if in {
+			set.add(byte(c), byte(c))
+		}
+	}
+	return 2 + end + 1, true, true
+}
+
+// inClass reports whether c is in the POSIX class name (ASCII only, as in
+// git).
+func inClass(name string, c byte) (in, valid bool) {
+	lower := c >= 'a' && c <= 'z'
+	upper := c >= 'A' && c <= 'Z'
+	digit := c >= '0' && c <= '9'
+	graph := c > ' ' && c < 0x7f
+	switch name {
+	case "alnum":
+		return lower || upper || digit, true
+	case "alpha":
+		return lower || upper, true
+	case "blank":
+		return c == ' ' || c == '\t', true
+	case "cntrl":
+		return c < ' ' || c == 0x7f, true
+	case "digit":
+		return digit, true
+	case "graph":
+		return graph, true
+	case "lower":
+		return lower, true
+	case "print":
+		return graph || c == ' ', true
+	case "punct":
+		return graph && !lower && !upper && !digit, true
+	case "space":
+		return c == ' ' || (c >= '\t' && c <= '\r'), true
+	case "upper":
+		return upper, true
+	case "xdigit":
+		return digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'), true
+	}
+	return false, false
+}
+
+// match reports whether one path element matches. Greedy with a single
+// backtrack point per "*", so it stays linear-ish on hostile patterns.
+func (g *elemGlob) match(s string) bool {
+	if g.toks == nil {
+		return g.lit == s
+	}
+	ti, si := 0, 0
+	star, starS := -1, 0
+	for ti < len(g.toks) || si < len(s) {
+		if ti < len(g.toks) {
+			t := &g.toks[ti]
+			if t.kind == tokStar {
+				star, starS = ti, si
+				ti++
+				continue
+			}
+			if si < len(s) && t.matches(s[si]) {
+				ti++
+				si++
+				continue
+			}
+		}
+		if star < 0 || starS >= len(s) {
+			return false
+		}
+		starS++
+		ti, si = star+1, starS
+	}
+	return true
+}
+
+func (t *globTok) matches(c byte) bool {
+	switch t.kind {
+	case tokOne:
+		return true
+	case tokSet:
+		return t.set.has(c)
+	}
+	return t.b == c
+}
+
+// matchElems matches path elements against compiled pattern elements, a
+// "**" element standing for any number of path elements. Same greedy scheme
+// as elemGlob.match, one level up.
+func matchElems(pat []elemGlob, elems []string) bool {
+	pi, ei := 0, 0
+	star, starE := -1, 0
+	for pi < len(pat) || ei < len(elems) {
+		if pi < len(pat) {
+			if pat[pi].anyElems {
+				star, starE = pi, ei
+				pi++
+				continue
+			}
+			if ei < len(elems) && pat[pi].match(elems[ei]) {
+				pi++
+				ei++
+				continue
+			}
+		}
+		if star < 0 || starE >= len(elems) {
+			return false
+		}
+		starE++
+		pi, ei = star+1, starE
+	}
+	return true
+}
