@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"sort"
-	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -29,7 +27,8 @@ type ListOptions struct {
 	// summarised (0: no limit).
 	MaxEntries int
 	// Ignore, when set, hides a path (slash form, relative) from the listing;
-	// for a folder it hides everything below it.
+	// for a folder it hides everything below it. (*Workspace).GitIgnore
+	// makes one that follows the workspace's .gitignore files.
 	Ignore func(p string, isDir bool) bool
 }
 
@@ -46,10 +45,14 @@ var skippedDirs = map[string]bool{
 func SkippedDir(name string) bool { return skippedDirs[name] }
 
 // List walks the workspace and returns its files sorted by path, or folder
-// summaries when there are more than opts.MaxEntries files.
+// summaries when there are more than opts.MaxEntries files (and, if even
+// the top level does not fit, a last RestPath entry counting the rest).
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	fsys := w.root.FS()
 	var files []Entry
+	// One sniff buffer for the whole walk: a buffer per file would be
+	// most of a large listing's allocations.
+	sniff := make([]byte, sniffSize)
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
@@ -80,7 +83,7 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 		}
 		e := Entry{Path: p, Size: info.Size()}
 		if info.Mode().IsRegular() {
-			e.Binary = isBinary(fsys, p)
+			e.Binary = isBinary(fsys, p, sniff)
 		}
 		files = append(files, e)
 		return nil
@@ -95,52 +98,16 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	return files, nil
 }
 
-// isBinary looks for a NUL byte in the first 8 KB, as git does.
-func isBinary(fsys fs.FS, p string) bool {
+// sniffSize is how much of a file isBinary reads, as git does.
+const sniffSize = 8192
+
+// isBinary looks for a NUL byte in the first sniffSize bytes, as git does.
+func isBinary(fsys fs.FS, p string, buf []byte) bool {
 	f, err := fsys.Open(p)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	buf := make([]byte, 8192)
 	n, _ := io.ReadFull(f, buf)
 	return bytes.IndexByte(buf[:n], 0) >= 0
-}
-
-// summarise groups files by folder at the deepest level whose listing still
-// fits in max lines, so a huge tree reads as a map rather than a flood.
-func summarise(files []Entry, max int) []Entry {
-	best := group(files, 1)
-	for depth := 2; ; depth++ {
-		g := group(files, depth)
-		if len(g) > max || len(g) == len(best) {
-			break
-		}
-		best = g
-	}
-	return best
-}
-
-// group lists files that sit less than depth folders deep individually and
-// folds the rest into their folder at that depth.
-func group(files []Entry, depth int) []Entry {
-	var out []Entry
-	index := map[string]int{}
-	for _, f := range files {
-		parts := strings.Split(f.Path, "/")
-		if len(parts) <= depth {
-			out = append(out, f)
-			continue
-		}
-		dir := path.Join(parts[:depth]...) + "/"
-		i, ok := index[dir]
-		if !ok {
-			i = len(out)
-			index[dir] = i
-			out = append(out, Entry{Path: dir, IsDir: true})
-		}
-		out[i].Files++
-		out[i].Size += f.Size
-	}
-	return out
 }

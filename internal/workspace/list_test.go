@@ -1,0 +1,238 @@
+package workspace_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+func TestListWithGitIgnore(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".gitignore":               "*.log\nbuild/\n!keep.log\n/secret.txt\n",
+		"main.go":                  "package main\n",
+		"debug.log":                "noise",
+		"keep.log":                 "kept",
+		"secret.txt":               "s",
+		"build/out.bin":            "\x00\x01",
+		"sub/.gitignore":           "generated/\n",
+		"sub/generated/x.go":       "x",
+		"sub/secret.txt":           "not anchored here",
+		"sub/trace.log":            "noise",
+		"node_modules/dep/i.js":    "dep",
+		".git/config":              "[core]",
+		".courier-tmp-main.go-123": "crash leftover",
+		"img.png":                  "\x89PNG\x00\x00",
+	})
+	w := openWS(t, dir)
+	got, err := w.List(workspace.ListOptions{Ignore: w.GitIgnore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []workspace.Entry{
+		{Path: ".gitignore", Size: 35},
+		{Path: "img.png", Size: 6, Binary: true},
+		{Path: "keep.log", Size: 4},
+		{Path: "main.go", Size: 13},
+		{Path: "sub/.gitignore", Size: 11},
+		{Path: "sub/secret.txt", Size: 17},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("listing:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Without the option nothing is hidden by .gitignore, but tool folders
+	// and temporary files still are.
+	all, err := w.List(workspace.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := entryPaths(all)
+	for _, p := range []string{"debug.log", "build/out.bin", "sub/generated/x.go"} {
+		if !strings.Contains(paths, p+"\n") {
+			t.Errorf("%s missing from the plain listing:\n%s", p, paths)
+		}
+	}
+	for _, p := range []string{"node_modules", ".git/", ".courier-tmp"} {
+		if strings.Contains(paths, p) {
+			t.Errorf("%s listed:\n%s", p, paths)
+		}
+	}
+}
+
+func TestListSkipsToolFolders(t *testing.T) {
+	tree := map[string]string{"a.txt": "a"}
+	for _, d := range []string{".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+		".mypy_cache", ".pytest_cache", ".tox", ".gradle", ".idea", ".next", ".cache", "sub/node_modules"} {
+		tree[d+"/x"] = "x"
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, tree)
+	got, err := openWS(t, dir).List(workspace.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []workspace.Entry{{Path: "a.txt", Size: 1}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestListBinaryMarks(t *testing.T) {
+	tests := []struct {
+		content string
+		binary  bool
+	}{
+		{content: "plain text\n"},
+		{content: "utf-8 ünïcødé\n"},
+		{content: ""},
+		{content: "nul\x00inside", binary: true},
+		{content: strings.Repeat("a", 8191) + "\x00", binary: true},
+		{content: strings.Repeat("a", 8192) + "\x00"},
+	}
+	for i, tc := range tests {
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{"f": tc.content})
+		got, err := openWS(t, dir).List(workspace.ListOptions{})
+		if err != nil || len(got) != 1 {
+			t.Fatalf("case %d: %+v, %v", i, got, err)
+		}
+		if got[0].Binary != tc.binary || got[0].Size != int64(len(tc.content)) {
+			t.Errorf("case %d: %+v, want binary %v", i, got[0], tc.binary)
+		}
+	}
+}
+
+func TestListSummarisesHugeTrees(t *testing.T) {
+	tests := []struct {
+		name string
+		// files makes the tree: path -> content.
+		files func() map[string]string
+		max   int
+		want  []workspace.Entry
+	}{
+		{
+			name: "folders at depth two fit",
+			files: func() map[string]string {
+				m := map[string]string{"README": "r"}
+				for i := range 2000 {
+					m[fmt.Sprintf("pkg%d/mod%d/f%04d.go", i%4, i%10, i)] = strings.Repeat("x", i%7)
+				}
+				return m
+			},
+			max:  100,
+			want: depthTwoSummary(),
+		},
+		{
+			name: "only top folders fit",
+			files: func() map[string]string {
+				m := map[string]string{}
+				for i := range 2000 {
+					m[fmt.Sprintf("d%d/s%03d/f%d", i%5, i%200, i)] = "ab"
+				}
+				return m
+			},
+			max: 100,
+			want: []workspace.Entry{
+				{Path: "d0/", IsDir: true, Files: 400, Size: 800},
+				{Path: "d1/", IsDir: true, Files: 400, Size: 800},
+				{Path: "d2/", IsDir: true, Files: 400, Size: 800},
+				{Path: "d3/", IsDir: true, Files: 400, Size: 800},
+				{Path: "d4/", IsDir: true, Files: 400, Size: 800},
+			},
+		},
+		{
+			name: "flat folder is cut with a rest line",
+			files: func() map[string]string {
+				m := map[string]string{"zz/a": "1", "zz/b": "22"}
+				for i := range 2000 {
+					m[fmt.Sprintf("f%04d", i)] = "abc"
+				}
+				return m
+			},
+			max:  100,
+			want: flatSummary(),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			files := tc.files()
+			writeTree(t, dir, files)
+			got, err := openWS(t, dir).List(workspace.ListOptions{MaxEntries: tc.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) > tc.max {
+				t.Errorf("%d lines, limit %d", len(got), tc.max)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("summary:\n got %+v\nwant %+v", got, tc.want)
+			}
+			n, size := 0, int64(0)
+			for _, e := range got {
+				n += max(e.Files, 1)
+				size += e.Size
+			}
+			var wantSize int64
+			for _, c := range files {
+				wantSize += int64(len(c))
+			}
+			if n != len(files) || size != wantSize {
+				t.Errorf("summary covers %d files, %d bytes; tree has %d, %d", n, size, len(files), wantSize)
+			}
+		})
+	}
+}
+
+// depthTwoSummary is the listing of the first summary case: README, then
+// pkgP/modM/ for the ten modules each package gets (i%4 and i%10 pair up
+// as P and M of equal parity), 100 files each.
+func depthTwoSummary() []workspace.Entry {
+	want := []workspace.Entry{{Path: "README", Size: 1}}
+	for p := range 4 {
+		for m := range 10 {
+			if p%2 != m%2 {
+				continue
+			}
+			e := workspace.Entry{Path: fmt.Sprintf("pkg%d/mod%d/", p, m), IsDir: true}
+			for i := range 2000 {
+				if i%4 == p && i%10 == m {
+					e.Files++
+					e.Size += int64(i % 7)
+				}
+			}
+			want = append(want, e)
+		}
+	}
+	return want
+}
+
+// flatSummary is the listing of the flat case: the folder first, then as
+// many files as fit, then one line for the rest.
+func flatSummary() []workspace.Entry {
+	var want []workspace.Entry
+	for i := range 98 {
+		want = append(want, workspace.Entry{Path: fmt.Sprintf("f%04d", i), Size: 3})
+	}
+	want = append(want, workspace.Entry{Path: "zz/", IsDir: true, Files: 2, Size: 3})
+	return append(want, workspace.Entry{Path: workspace.RestPath, IsDir: true, Files: 1902, Size: 1902 * 3})
+}
+
+func TestListEmptyWorkspace(t *testing.T) {
+	got, err := openWS(t, t.TempDir()).List(workspace.ListOptions{MaxEntries: 10})
+	if err != nil || len(got) != 0 {
+		t.Errorf("got %+v, %v", got, err)
+	}
+}
+
+func entryPaths(es []workspace.Entry) string {
+	var b strings.Builder
+	for _, e := range es {
+		b.WriteString(e.Path + "\n")
+	}
+	return b.String()
+}
