@@ -12,8 +12,9 @@ import (
 func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
 // Glob returns the workspace files matching pattern, sorted. Besides the
-// usual "*", "?" and "[...]" within one path segment, a "**" segment matches
-// any number of folders, as in .gitignore and most editors. Folders that
+// usual "*", "?" and "[...]" (negated by "!" or "^") within one path
+// segment, a "**" segment matches any number of folders, as in .gitignore
+// and most editors. Folders that
 // listings always skip (.git, node_modules, ...) are skipped here too unless
 // the pattern names them.
 func (w *Workspace) Glob(pattern string) ([]string, error) {
@@ -22,8 +23,9 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 		return nil, err
 	}
 	segs := strings.Split(c, "/")
-	for _, s := range segs {
-		if _, err := path.Match(s, ""); err != nil {
+	for i, s := range segs {
+		segs[i] = shellSets(s)
+		if _, err := path.Match(segs[i], ""); err != nil {
 			return nil, fmt.Errorf("bad pattern '%s': %w", pattern, err)
 		}
 	}
@@ -77,4 +79,30 @@ func matchSegments(pat, name []string) bool {
 		return r
 	}
 	return match(0, 0)
+}
+
+// shellSets turns the shell's negated set "[!...]" into path.Match's
+// "[^...]": LLMs write shell globs, and path.Match would read the "!" as a
+// member of the set.
+func shellSets(seg string) string {
+	if !strings.Contains(seg, "[!") {
+		return seg
+	}
+	b := []byte(seg)
+	inSet := false
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\\':
+			i++
+		case !inSet && b[i] == '[':
+			inSet = true
+			if i+1 < len(b) && b[i+1] == '!' {
+				b[i+1] = '^'
+				i++
+			}
+		case inSet && b[i] == ']':
+			inSet = false
+		}
+	}
+	return string(b)
 }
