@@ -20,7 +20,7 @@ func TestLineRangeEdits(t *testing.T) {
 		name   string
 		before string
 		cmds   []command.Command
-		// status of each command, "ok" or "failed" initials: "oof" ...
+		// statuses has each result's initial: o(k), f(ailed), ...
 		statuses string
 		want     string
 	}{{
