@@ -1,0 +1,277 @@
+package session_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// sampleRecords is one turn's journal with every kind of record.
+func sampleRecords() []session.Record {
+	exit := 0
+	at := func(s int) time.Time { return day.Add(time.Duration(s) * time.Second) }
+	return []session.Record{
+		{Kind: session.Begin, At: at(0), ReplyHash: session.Hash([]byte("reply")), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
+			{Type: command.CreateFile, Path: "a.go", Content: "package a\n"},
+			{Type: command.RunCommand, Command: "go test ./..."},
+		}},
+		{Kind: session.Apply, Index: 0, At: at(1), Change: &session.Change{
+			Path: "a.go", After: session.Hash([]byte("package a\n")), CreatedDirs: []string{"x"},
+			Done: command.Result{Type: command.CreateFile, Path: "a.go", Status: command.OK, Summary: "created"},
+		}},
+		{Kind: session.Start, Index: 1, At: at(2)},
+		{Kind: session.Result, Index: 1, At: at(3), Result: &command.Result{Type: command.RunCommand, Status: command.OK, Summary: "ok", ExitCode: &exit}},
+		{Kind: session.Decision, Index: 1, At: at(4), Approved: true, All: true, Reason: "tests"},
+	}
+}
+
+func openTurn(t *testing.T, s session.Store, seq int) *session.Turn {
+	t.Helper()
+	turn, err := s.OpenTurn("0000000a", seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { turn.Close() })
+	return turn
+}
+
+func TestJournalRoundTrip(t *testing.T) {
+	s := newStore(t)
+	recs := sampleRecords()
+	turn := openTurn(t, s, 1)
+	if len(turn.Records) != 0 {
+		t.Fatalf("new turn has records %+v", turn.Records)
+	}
+	for _, r := range recs[:3] {
+		if err := turn.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn.Close()
+
+	reopened := openTurn(t, s, 1)
+	if !reflect.DeepEqual(reopened.Records, recs[:3]) {
+		t.Fatalf("reopened records\n%+v\nwant\n%+v", reopened.Records, recs[:3])
+	}
+	for _, r := range recs[3:] {
+		if err := reopened.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := s.ReadTurn("0000000a", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(read.Records, recs) || read.Sequence != 1 || read.Dir != s.TurnDir("0000000a", 1) {
+		t.Errorf("ReadTurn = %+v", read)
+	}
+	if b, ok := read.Begun(); !ok || b.ReplyFile != "inbox/r1.txt" {
+		t.Errorf("Begun = %+v, %v", b, ok)
+	}
+	if ch := read.Changes(); len(ch) != 1 || ch[0].Change.Path != "a.go" {
+		t.Errorf("Changes = %+v", ch)
+	}
+	if read.IsUndone() {
+		t.Error("turn reads as undone")
+	}
+}
+
+func TestAppendFillsTime(t *testing.T) {
+	s := newStore(t)
+	turn := openTurn(t, s, 1)
+	before := time.Now()
+	if err := turn.Append(session.Record{Kind: session.Undone}); err != nil {
+		t.Fatal(err)
+	}
+	read, _ := s.ReadTurn("0000000a", 1)
+	if len(read.Records) != 1 || read.Records[0].At.Before(before.Add(-time.Second)) || !read.IsUndone() {
+		t.Errorf("records %+v", read.Records)
+	}
+}
+
+// tornTail is what a crash can leave after the last whole record.
+func TestTornLastLineIsCutOff(t *testing.T) {
+	recs := sampleRecords()
+	whole, err := json.Marshal(recs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		tail string
+	}{
+		{name: "half a line", tail: string(whole[:len(whole)/2])},
+		{name: "one byte", tail: "{"},
+		{name: "garbage", tail: "\x00\x00\x00"},
+		{name: "line without its newline", tail: string(whole)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			turn := openTurn(t, s, 1)
+			for _, r := range recs[:2] {
+				if err := turn.Append(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			turn.Close()
+			p := filepath.Join(s.TurnDir("0000000a", 1), "journal.jsonl")
+			good := readBytes(t, p)
+			appendBytes(t, p, tc.tail)
+
+			reopened := openTurn(t, s, 1)
+			n := len(reopened.Records)
+			if n < 2 || !reflect.DeepEqual(reopened.Records[:2], recs[:2]) {
+				t.Fatalf("reopened records %+v", reopened.Records)
+			}
+			next := recs[3]
+			if err := reopened.Append(next); err != nil {
+				t.Fatal(err)
+			}
+			reopened.Close()
+
+			data := readBytes(t, p)
+			if !bytes.HasPrefix(data, good) {
+				t.Errorf("whole records changed")
+			}
+			checkJournalLines(t, data)
+			read, err := s.ReadTurn("0000000a", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(read.Records) != n+1 || !reflect.DeepEqual(read.Records[n], next) {
+				t.Errorf("after repair and append ReadTurn has %d records, want %d ending in the appended one:\n%+v", len(read.Records), n+1, read.Records)
+			}
+			again := openTurn(t, s, 1)
+			if !reflect.DeepEqual(again.Records, read.Records) {
+				t.Errorf("reopening again gives %+v", again.Records)
+			}
+		})
+	}
+}
+
+// checkJournalLines fails unless every line of a journal is a whole JSON
+// record ending in a newline.
+func checkJournalLines(t *testing.T, data []byte) {
+	t.Helper()
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Errorf("journal does not end in a newline")
+	}
+	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		var r session.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Errorf("journal line %d %q: %v", i+1, line, err)
+		}
+	}
+}
+
+func appendBytes(t *testing.T, p, s string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadTurnMissing(t *testing.T) {
+	if _, err := newStore(t).ReadTurn("0000000a", 7); err == nil {
+		t.Error("ReadTurn of a missing turn succeeded")
+	}
+}
+
+func TestOpenTurnRemovesCrashTemps(t *testing.T) {
+	s := newStore(t)
+	openTurn(t, s, 1).Close()
+	dir := s.TurnDir("0000000a", 1)
+	for _, p := range []string{filepath.Join(dir, ".courier-tmp-reply.txt-1"), filepath.Join(dir, "blobs", ".courier-tmp-abc-2")} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openTurn(t, s, 1)
+	for _, d := range []string{dir, filepath.Join(dir, "blobs")} {
+		if left := tempNames(t, d); len(left) > 0 {
+			t.Errorf("temporary files left in %s: %q", d, left)
+		}
+	}
+}
+
+func TestBlobs(t *testing.T) {
+	s := newStore(t)
+	turn := openTurn(t, s, 1)
+	const helloHash = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+	tests := []struct {
+		data string
+		hash string
+	}{
+		{data: "hello", hash: helloHash},
+		{data: "hello", hash: helloHash},
+		{data: "", hash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{data: "hello\n", hash: session.Hash([]byte("hello\n"))},
+	}
+	for _, tc := range tests {
+		h, err := turn.SaveBlob([]byte(tc.data))
+		if err != nil || h != tc.hash {
+			t.Errorf("SaveBlob(%q) = %s, %v; want %s", tc.data, h, err, tc.hash)
+		}
+		got, err := turn.Blob(h)
+		if err != nil || string(got) != tc.data {
+			t.Errorf("Blob(%s) = %q, %v; want %q", h, got, err, tc.data)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(turn.Dir, "blobs"))
+	if len(entries) != 3 {
+		t.Errorf("%d blob files, want 3 (same content stored once)", len(entries))
+	}
+	if _, err := turn.Blob("0000"); err == nil {
+		t.Error("Blob of an unknown hash succeeded")
+	}
+}
+
+func TestReplyKeptWithTurn(t *testing.T) {
+	s := newStore(t)
+	turn := openTurn(t, s, 2)
+	raw := []byte("[DONE]\nall good\n[/DONE]\r\n")
+	if err := turn.SaveReply(raw); err != nil {
+		t.Fatal(err)
+	}
+	got, err := turn.Reply()
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Errorf("Reply = %q, %v", got, err)
+	}
+}
+
+func TestTurnsOrder(t *testing.T) {
+	s := newStore(t)
+	if seqs, err := s.Turns("0000000a"); err != nil || seqs != nil {
+		t.Errorf("Turns of a session without turns = %v, %v", seqs, err)
+	}
+	for _, seq := range []int{10, 2, 1, 9} {
+		openTurn(t, s, seq).Close()
+	}
+	turns := filepath.Join(s.Folder("0000000a"), "turns")
+	if err := os.WriteFile(filepath.Join(turns, "0003"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(turns, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seqs, err := s.Turns("0000000a")
+	if want := []int{1, 2, 9, 10}; err != nil || !reflect.DeepEqual(seqs, want) {
+		t.Errorf("Turns = %v, %v; want %v", seqs, err, want)
+	}
+	if got, want := s.TurnDir("0000000a", 9), filepath.Join(turns, "0009"); got != want {
+		t.Errorf("TurnDir = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,138 @@
+package session_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/courier-agent/courier/internal/hint"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// lockChildEnv makes the re-executed test binary a lock holder: it takes
+// the lock named in the variable ("dir:id"), says "locked" and waits for
+// its standard input to close, or for its death.
+const lockChildEnv = "SESSION_TEST_LOCK_HOLDER"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(lockChildEnv); spec != "" {
+		os.Exit(holdLock(spec))
+	}
+	os.Exit(m.Run())
+}
+
+func holdLock(spec string) int {
+	dir, id, _ := strings.Cut(spec, ":")
+	l, err := session.Store{Dir: dir}.Lock(id, "courier watch")
+	if err != nil {
+		fmt.Println("lock failed:", err)
+		return 1
+	}
+	defer l.Unlock()
+	fmt.Println("locked")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+func TestLockIsExclusive(t *testing.T) {
+	s := newStore(t)
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Lock("0000000a", "courier run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Lock("0000000a", "courier watch")
+	if !errors.Is(err, session.ErrLocked) {
+		t.Fatalf("second Lock = %v, want ErrLocked", err)
+	}
+	for _, want := range []string{"0000000a", "courier run", fmt.Sprintf("pid %d", os.Getpid())} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if hint.Of(err) == "" {
+		t.Errorf("no hint on %v", err)
+	}
+
+	other, err := s.Lock("0000000b", "courier run")
+	if err != nil {
+		t.Fatalf("lock of another session = %v", err)
+	}
+	other.Unlock()
+
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Errorf("second Unlock = %v", err)
+	}
+	var none *session.Lock
+	if err := none.Unlock(); err != nil {
+		t.Errorf("Unlock of nil = %v", err)
+	}
+	again, err := s.Lock("0000000a", "courier watch")
+	if err != nil {
+		t.Fatalf("Lock after Unlock = %v", err)
+	}
+	again.Unlock()
+}
+
+func TestLockMissingFolder(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Lock("0000000a", "courier run"); err == nil || errors.Is(err, session.ErrLocked) {
+		t.Errorf("Lock with no sessions folder = %v", err)
+	}
+}
+
+// TestLockReleasedWhenHolderIsKilled has another process take the lock and
+// die by SIGKILL, which runs no cleanup: the kernel must release it.
+func TestLockReleasedWhenHolderIsKilled(t *testing.T) {
+	s := newStore(t)
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(os.Args[0])
+	child.Env = append(os.Environ(), lockChildEnv+"="+s.Dir+":0000000a")
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if line != "locked\n" {
+		child.Process.Kill()
+		child.Wait()
+		t.Fatalf("holder said %q", line)
+	}
+
+	_, err = s.Lock("0000000a", "courier run")
+	if !errors.Is(err, session.ErrLocked) {
+		t.Errorf("Lock while another process holds it = %v, want ErrLocked", err)
+	} else if want := fmt.Sprintf("courier watch (pid %d", child.Process.Pid); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the holder %q", err, want)
+	}
+
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	l, err := s.Lock("0000000a", "courier run")
+	if err != nil {
+		t.Fatalf("Lock after the holder was killed = %v", err)
+	}
+	l.Unlock()
+}
