@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -145,18 +144,11 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
-	good := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			break
-		}
-		t.Records = append(t.Records, r)
-		good += len(line) + 1
+	records, good, err := parseJournal(data)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", p, err)
 	}
+	t.Records = records
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
@@ -182,19 +174,36 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 // ReadTurn reads a turn's records without opening it for writing.
 func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
 	dir := s.TurnDir(id, seq)
-	data, err := os.ReadFile(filepath.Join(dir, journalName))
+	p := filepath.Join(dir, journalName)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("read turn %d: %w", seq, err)
 	}
-	t := &Turn{Dir: dir, Sequence: seq}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		var r Record
-		if len(line) == 0 || json.Unmarshal(line, &r) != nil {
-			continue
-		}
-		t.Records = append(t.Records, r)
+	records, _, err := parseJournal(data)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", p, err)
 	}
-	return t, nil
+	return &Turn{Dir: dir, Sequence: seq, Records: records}, nil
+}
+
+// parseJournal reads whole lines only: Append writes each record with its
+// newline, so a last line without one was torn by a crash, even when its
+// JSON happens to be complete, and is not counted (good is where it
+// starts). A whole line that does not parse is damage, not a crash, and is
+// an error: cutting it would silently drop the records after it.
+func parseJournal(data []byte) (records []Record, good int, err error) {
+	for line := 1; ; line++ {
+		n := bytes.IndexByte(data[good:], '\n')
+		if n < 0 {
+			return records, good, nil
+		}
+		var r Record
+		if err := json.Unmarshal(data[good:good+n], &r); err != nil {
+			return nil, 0, fmt.Errorf("damaged at line %d: %w", line, err)
+		}
+		records = append(records, r)
+		good += n + 1
+	}
 }
 
 // Append writes a record durably: the call returns only once the record is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,6 +182,37 @@ func appendBytes(t *testing.T, p, s string) {
 	defer f.Close()
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A damaged line in the middle is not a crash's torn write: courier says so
+// rather than drop the records after it.
+func TestDamagedJournalIsAnError(t *testing.T) {
+	s := newStore(t)
+	turn := openTurn(t, s, 1)
+	for _, r := range sampleRecords()[:2] {
+		if err := turn.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn.Close()
+	p := filepath.Join(s.TurnDir("0000000a", 1), "journal.jsonl")
+	data := readBytes(t, p)
+	damaged := append([]byte("{not json}\n"), data...)
+	if err := os.WriteFile(p, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, open := range map[string]func() error{
+		"OpenTurn": func() error { _, err := s.OpenTurn("0000000a", 1); return err },
+		"ReadTurn": func() error { _, err := s.ReadTurn("0000000a", 1); return err },
+	} {
+		err := open()
+		if err == nil || !strings.Contains(err.Error(), "damaged at line 1") {
+			t.Errorf("%s of a damaged journal: %v", name, err)
+		}
+	}
+	if got := readBytes(t, p); !bytes.Equal(got, damaged) {
+		t.Error("the damaged journal was changed")
 	}
 }
 
