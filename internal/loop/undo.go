@@ -118,7 +118,7 @@ func (l *Loop) Undo(st *session.State) (UndoReport, error) {
 	defer closer.Close()
 	if _, ok, err := eng.Unfinished(st); err != nil {
 		return rep, err
-	} else if ok {
+	} else if ok && !st.IsComplete { // a DONE turn's sequence stays, yet it is finished
 		return rep, hint.Wrap(fmt.Errorf("session %s is in the middle of applying a reply", st.SessionID),
 			"finish it first with 'courier process' (or answer its approval question)")
 	}
