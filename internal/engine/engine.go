@@ -205,6 +205,7 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 	out := Outcome{Commands: begin.Commands}
 	js := index(t)
 	st.Pending = nil
+	e.reapproveAll(st, begin.Commands, js)
 	for i, c := range begin.Commands {
 		res, known := js.results[i]
 		if !known {
@@ -286,4 +287,18 @@ func (e *Engine) step(ctx context.Context, st *session.State, t *session.Turn, j
 	}
 	return command.Result{Type: c.Type, Status: command.Failed,
 		Summary: fmt.Sprintf("Unknown command %s", c.Type)}, nil, nil
+}
+
+// reapproveAll puts back the "approve all like it" answers given during
+// this turn: until the turn is committed they live only in its journal, so
+// a crash would otherwise make courier ask again.
+func (e *Engine) reapproveAll(st *session.State, cmds []command.Command, js journalState) {
+	if e.opts.Policy == nil {
+		return
+	}
+	for i, c := range cmds {
+		if d, ok := js.decisions[i]; ok && d.All && d.Approved {
+			approveAll(st, e.opts.Policy.Check(c.Command))
+		}
+	}
 }

@@ -177,7 +177,7 @@ func (e *Engine) planEdit(t *session.Turn, js journalState, i int, c command.Com
 	}
 	summary := fmt.Sprintf("Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
 	if len(prior) > 0 {
-		summary += " (line numbers as in the file before this reply)"
+		summary += " (numbered as before this reply's earlier edits of it)"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
 	return plan{after: []byte(after), base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil

@@ -210,7 +210,7 @@ func TestLineRangeSummaries(t *testing.T) {
 		summary string
 	}{
 		{command.OK, "Edited 'f.txt' lines 2-2"},
-		{command.OK, "Edited 'f.txt' lines 5-6 (line numbers as in the file before this reply)"},
+		{command.OK, "Edited 'f.txt' lines 5-6 (numbered as before this reply's earlier edits of it)"},
 		{command.Failed, "Edit of 'f.txt' failed, file unchanged: this edit (lines 6-7) overlaps an earlier edit of this reply (lines 5-6); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits"},
 		{command.Failed, `Edit of 'f.txt' failed, file unchanged: end_line 12 is past the end of the file, which has 10 lines (before this reply's edits); to add lines at the end, replace line 10 with itself followed by the new lines (start_line="10" end_line="10")`},
 	}

@@ -40,7 +40,7 @@ func (l *Loop) ReadReply(p string) (Reply, error) {
 		return Reply{}, fmt.Errorf("read reply %s: %w", p, err)
 	}
 	if int64(len(raw)) > l.opts.MaxReply {
-		return Reply{}, hint.Wrap(fmt.Errorf("reply %s is larger than the %d MB limit; nothing was run", p, l.opts.MaxReply>>20),
+		return Reply{}, hint.Wrap(fmt.Errorf("reply %s is larger than the %s limit; nothing was run", p, sizeText(l.opts.MaxReply)),
 			"ask the LLM for a shorter answer, or raise max_reply in courier.toml")
 	}
 	text, err := protocol.Decode(raw)
@@ -53,6 +53,18 @@ func (l *Loop) ReadReply(p string) (Reply, error) {
 			"paste the request into the chat and save the chat's answer instead")
 	}
 	return Reply{Path: p, Raw: raw, Hash: session.Hash([]byte(text)), Parsed: protocol.Parse(text)}, nil
+}
+
+// sizeText writes a byte count in the largest unit that divides it, as
+// courier.toml sizes are written ("2 MB", "512 KB", "1000 bytes").
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Route names the session a reply belongs to: the one it echoes, else the
@@ -147,6 +159,9 @@ func (l *Loop) engine(st *session.State, opts engine.Options) (*engine.Engine, i
 func (l *Loop) Recover(ctx context.Context, st *session.State, opts engine.Options) (Outcome, bool, error) {
 	if err := l.cleanTemps(st.SessionID); err != nil {
 		return Outcome{}, false, err
+	}
+	if st.IsComplete {
+		return Outcome{}, false, nil
 	}
 	eng, ws, err := l.engine(st, opts)
 	if err != nil {
