@@ -56,16 +56,34 @@ func outsideDir(t *testing.T) string {
 	return dir
 }
 
-// TestClipboardScripts runs the scripts that use a real X clipboard, on a
-// private Xvfb display (xclip and Xvfb are installed by .ci/run).
+// TestClipboardScripts runs the scripts that use a real X clipboard, each
+// on a private Xvfb display of its own, since scripts run in parallel and
+// share nothing (xclip and Xvfb are installed by .ci/run).
 func TestClipboardScripts(t *testing.T) {
-	display := xvfbtest.Display(t)
-	for _, tool := range []string{"xclip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			xvfbtest.Unavailable(t, tool+" is not installed")
-		}
+	if _, err := exec.LookPath("xclip"); err != nil {
+		xvfbtest.Unavailable(t, "xclip is not installed")
 	}
-	testscript.Run(t, scriptParams("testdata/clipboard", []string{"DISPLAY=" + display}))
+	scripts, err := filepath.Glob("testdata/clipboard/*.txtar")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no clipboard scripts: %v", err)
+	}
+	displays := map[string]string{}
+	for _, s := range scripts {
+		displays[strings.TrimSuffix(filepath.Base(s), ".txtar")] = xvfbtest.Display(t)
+	}
+	params := scriptParams("testdata/clipboard", nil)
+	setup := params.Setup
+	params.Setup = func(e *testscript.Env) error {
+		// testscript names each work folder "script-NAME".
+		name := strings.TrimPrefix(filepath.Base(e.WorkDir), "script-")
+		d, ok := displays[name]
+		if !ok {
+			return fmt.Errorf("no display for script %q", name)
+		}
+		e.Setenv("DISPLAY", d)
+		return setup(e)
+	}
+	testscript.Run(t, params)
 }
 
 // scriptParams are the settings of every script run: a fresh root per
