@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -35,7 +36,7 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if skippedDirs[d.Name()] && !strings.Contains(c, d.Name()) {
+			if skippedDirs[d.Name()] && !slices.Contains(segs, d.Name()) {
 				return fs.SkipDir
 			}
 			return nil
