@@ -15,6 +15,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/clipboard/xvfbtest"
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary act as the courier binary in scripts, so
@@ -30,30 +31,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs the end-to-end scripts in testdata/script.
+// TestScripts runs the end-to-end scripts in testdata/script. OUTSIDE is a
+// folder sandboxed commands must not be able to write to.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, scriptParams("testdata/script", []string{"OUTSIDE=" + outsideDir(t)}))
-}
-
-// outsideDir is a folder that commands must not be able to write to: not
-// the workspace and not a temporary folder (those are writable on
-// purpose). It is made under the home folder and removed afterwards.
-func outsideDir(t *testing.T) string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatalf("no home folder for the sandbox test: %v", err)
-	}
-	for _, tmp := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
-		if strings.HasPrefix(home+"/", strings.TrimSuffix(tmp, "/")+"/") {
-			t.Fatalf("the home folder %s is in a temporary folder, which commands may write to; the sandbox test needs a folder outside", home)
-		}
-	}
-	dir, err := os.MkdirTemp(home, ".courier-test-outside-")
-	if err != nil {
-		t.Fatalf("sandbox test folder: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	testscript.Run(t, scriptParams("testdata/script", []string{"OUTSIDE=" + sandboxtest.OutsideDir(t)}))
 }
 
 // TestClipboardScripts runs the scripts that use a real X clipboard, each
@@ -92,6 +73,20 @@ func scriptParams(dir string, env []string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if cond != "landlock" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			// A missing Landlock fails the scripts that need it, unless the
+			// person running the tests said it is expected here.
+			if abi, err := sandbox.Available(); abi == 0 {
+				if os.Getenv(sandboxtest.SkipEnv) == "1" {
+					return false, nil
+				}
+				return false, fmt.Errorf("the kernel has no landlock (%v); set %s=1 to skip the sandbox scripts", err, sandboxtest.SkipEnv)
+			}
+			return true, nil
+		},
 		Setup: func(e *testscript.Env) error {
 			// Every script starts in its own root, as a person running
 			// courier in a fresh clone would.

@@ -10,47 +10,12 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
-// requireLandlock fails the test when the kernel lacks Landlock, unless
-// COURIER_TEST_NO_LANDLOCK=1 says that is expected on this machine.
-func requireLandlock(t *testing.T) {
-	t.Helper()
-	if abi, err := sandbox.Available(); abi == 0 {
-		if os.Getenv("COURIER_TEST_NO_LANDLOCK") == "1" {
-			t.Skipf("landlock unavailable (%v); skipped because COURIER_TEST_NO_LANDLOCK=1", err)
-		}
-		t.Fatalf("landlock unavailable: %v; set COURIER_TEST_NO_LANDLOCK=1 to skip the sandbox tests on such a kernel", err)
-	}
-}
-
-// outsideDir returns a new folder that is neither the workspace nor a
-// temporary folder, so a sandboxed command must not write there.
-func outsideDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	home, _ := os.UserHomeDir()
-	for _, base := range []string{wd, home} {
-		if base == "" || strings.HasPrefix(base, os.TempDir()) || strings.HasPrefix(base, "/tmp") {
-			continue
-		}
-		dir, err := os.MkdirTemp(base, ".courier-shell-probe-")
-		if err != nil {
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		return dir
-	}
-	t.Fatalf("no folder outside the temporary folders to probe writes in (tried %s and %s)", wd, home)
-	return ""
-}
-
 func TestRunSandboxed(t *testing.T) {
-	requireLandlock(t)
-	ws, out := outsideDir(t), outsideDir(t)
+	sandboxtest.RequireLandlock(t, 1)
+	ws, out := sandboxtest.OutsideDir(t), sandboxtest.OutsideDir(t)
 	res := run(t, Spec{
 		Command: `echo inside > inside.txt; echo outside > "$OUT/outside.txt"; env`,
 		Dir:     ws,
@@ -77,7 +42,7 @@ func TestRunSandboxed(t *testing.T) {
 
 func TestRunSandboxedTimeout(t *testing.T) {
 	t.Parallel()
-	requireLandlock(t)
+	sandboxtest.RequireLandlock(t, 1)
 	ws := t.TempDir()
 	marker := filepath.Join(ws, "marker")
 	start := time.Now()

@@ -1,0 +1,76 @@
+// Package sandboxtest gives tests of the command sandbox what they share:
+// a check that the kernel has Landlock, and a folder outside every place a
+// sandboxed command may write to, to try writes in.
+package sandboxtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/courier-agent/courier/internal/sandbox"
+)
+
+// SkipEnv, set to "1", lets sandbox tests skip (saying why) on a kernel
+// without Landlock, instead of failing.
+const SkipEnv = "COURIER_TEST_NO_LANDLOCK"
+
+// RequireLandlock fails t when the kernel lacks the Landlock ABI minABI,
+// or skips it when SkipEnv says that is expected on this machine.
+func RequireLandlock(t testing.TB, minABI int) {
+	t.Helper()
+	abi, err := sandbox.Available()
+	if abi >= minABI {
+		return
+	}
+	msg := fmt.Sprintf("this test needs landlock ABI %d, the kernel has %d", minABI, abi)
+	if err != nil {
+		msg += " (" + err.Error() + ")"
+	}
+	if os.Getenv(SkipEnv) == "1" {
+		t.Skip(msg + "; skipped because " + SkipEnv + "=1")
+	}
+	t.Fatal(msg + "; set " + SkipEnv + "=1 to skip the sandbox tests on such a kernel")
+}
+
+// temporaryFolders are writable by sandboxed commands on purpose.
+var temporaryFolders = []string{"/tmp", "/var/tmp", "/dev/shm"}
+
+// OutsideDir returns a new folder that is neither a temporary folder nor
+// under one (sandboxed commands may write there), made in the home folder
+// or else the current one, and removed when t ends.
+func OutsideDir(t testing.TB) string {
+	t.Helper()
+	temps := append([]string{os.TempDir()}, temporaryFolders...)
+	var bases []string
+	if home, err := os.UserHomeDir(); err == nil {
+		bases = append(bases, home)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		bases = append(bases, wd)
+	}
+	for _, base := range bases {
+		if under(base, temps) {
+			continue
+		}
+		dir, err := os.MkdirTemp(base, ".courier-sandbox-probe-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	t.Fatalf("no folder outside the temporary folders to try writes in (tried %v)", bases)
+	return ""
+}
+
+func under(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return true
+		}
+	}
+	return false
+}
