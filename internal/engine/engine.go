@@ -199,13 +199,23 @@ func index(t *session.Turn) journalState {
 	return js
 }
 
+// turnRun is one run of a turn: the engine, the session it changes, the
+// turn's journal and what the journal says so far.
+type turnRun struct {
+	*Engine
+	st *session.State
+	t  *session.Turn
+	js journalState
+}
+
 // run carries out the turn's commands that have no result yet, in order.
 func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
 	out := Outcome{Commands: begin.Commands}
 	js := index(t)
+	r := &turnRun{Engine: e, st: st, t: t, js: js}
 	st.Pending = nil
-	e.reapproveAll(st, begin.Commands, js)
+	r.reapproveAll(begin.Commands)
 	for i, c := range begin.Commands {
 		res, known := js.results[i]
 		if !known {
@@ -214,7 +224,7 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 			}
 			var waiting *session.Pending
 			var err error
-			res, waiting, err = e.step(ctx, st, t, js, i, c)
+			res, waiting, err = r.step(ctx, i, c)
 			if err != nil {
 				return out, err
 			}
@@ -250,15 +260,15 @@ func (e *Engine) finished(i int, c command.Command, r command.Result) {
 
 // step carries out one command that has no recorded result, first settling
 // anything an interrupted run left half done.
-func (e *Engine) step(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command) (command.Result, *session.Pending, error) {
-	if ch := js.changes[i]; ch != nil {
-		res, err := e.recoverChange(t, ch)
+func (r *turnRun) step(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
+	if ch := r.js.changes[i]; ch != nil {
+		res, err := r.recoverChange(r.t, ch)
 		return res, nil, err
 	}
-	if js.started[i] {
+	if r.js.started[i] {
 		// Whatever the command left running when courier died is stopped
 		// now, so it cannot go on changing the workspace unseen.
-		left := shell.KillTagged(commandTag(st, t.Sequence, i))
+		left := shell.KillTagged(commandTag(r.st, r.t.Sequence, i))
 		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", firstLine(c.Command))
 		if left == 1 {
 			summary += ", and the process it left running was stopped"
@@ -267,17 +277,17 @@ func (e *Engine) step(ctx context.Context, st *session.State, t *session.Turn, j
 		}
 		return command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}, nil, nil
 	}
-	if e.opts.Observer != nil {
-		e.opts.Observer.Started(i, c)
+	if r.opts.Observer != nil {
+		r.opts.Observer.Started(i, c)
 	}
 	switch c.Type {
 	case command.CreateFile, command.EditFile, command.DeleteFile:
-		res, err := e.changeFile(t, js, i, c)
+		res, err := r.changeFile(i, c)
 		return res, nil, err
 	case command.ReadFile:
-		return e.readFile(c), nil, nil
+		return r.readFile(c), nil, nil
 	case command.RunCommand:
-		return e.runCommand(ctx, st, t, js, i, c)
+		return r.runCommand(ctx, i, c)
 	case command.Message:
 		return command.Result{Type: c.Type, Status: command.OK, Summary: "Message shown to the person"}, nil, nil
 	case command.Done:
@@ -292,13 +302,13 @@ func (e *Engine) step(ctx context.Context, st *session.State, t *session.Turn, j
 // reapproveAll puts back the "approve all like it" answers given during
 // this turn: until the turn is committed they live only in its journal, so
 // a crash would otherwise make courier ask again.
-func (e *Engine) reapproveAll(st *session.State, cmds []command.Command, js journalState) {
-	if e.opts.Policy == nil {
+func (r *turnRun) reapproveAll(cmds []command.Command) {
+	if r.opts.Policy == nil {
 		return
 	}
 	for i, c := range cmds {
-		if d, ok := js.decisions[i]; ok && d.All && d.Approved {
-			approveAll(st, e.opts.Policy.Check(c.Command))
+		if d, ok := r.js.decisions[i]; ok && d.All && d.Approved {
+			approveAll(r.st, r.opts.Policy.Check(c.Command))
 		}
 	}
 }

@@ -72,14 +72,14 @@ type plan struct {
 // changeFile carries out CREATE_FILE, EDIT_FILE or DELETE_FILE: it computes
 // the new content, journals the change with the before and after content,
 // and only then touches the file.
-func (e *Engine) changeFile(t *session.Turn, js journalState, i int, c command.Command) (command.Result, error) {
+func (r *turnRun) changeFile(i int, c command.Command) (command.Result, error) {
 	if _, err := workspace.Clean(c.Path); err != nil {
 		if workspace.IsOutside(err) {
 			return rejected(c, err), nil
 		}
 		return failed(c, "Invalid path '%s': %v", c.Path, err), nil
 	}
-	cur, err := e.current(c.Path)
+	cur, err := r.current(c.Path)
 	if err != nil {
 		return failed(c, "Cannot read '%s': %v", c.Path, err), nil
 	}
@@ -93,11 +93,11 @@ func (e *Engine) changeFile(t *session.Turn, js journalState, i int, c command.C
 	var res *command.Result
 	switch c.Type {
 	case command.CreateFile:
-		pl, res = e.planCreate(c, cur)
+		pl, res = r.planCreate(c, cur)
 	case command.EditFile:
-		pl, res, err = e.planEdit(t, js, i, c, cur)
+		pl, res, err = r.planEdit(i, c, cur)
 	case command.DeleteFile:
-		pl, res = e.planDelete(c, cur)
+		pl, res = r.planDelete(c, cur)
 	}
 	if err != nil {
 		return command.Result{}, err
@@ -105,7 +105,7 @@ func (e *Engine) changeFile(t *session.Turn, js journalState, i int, c command.C
 	if res != nil {
 		return *res, nil
 	}
-	return e.commitChange(t, js, i, c, cur, pl)
+	return r.commitChange(i, c, cur, pl)
 }
 
 func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
@@ -137,7 +137,7 @@ func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Re
 	return plan{delete: true, done: done}, nil
 }
 
-func (e *Engine) planEdit(t *session.Turn, js journalState, i int, c command.Command, cur fileState) (plan, *command.Result, error) {
+func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
 	if !cur.exists {
 		r := failed(c, "File '%s' not found", c.Path)
 		return plan{}, &r, nil
@@ -162,7 +162,7 @@ func (e *Engine) planEdit(t *session.Turn, js journalState, i int, c command.Com
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
 		return plan{after: []byte(a.Text), done: done}, nil, nil
 	}
-	base, baseText, prior, err := e.lineBase(t, js, i, c.Path, before)
+	base, baseText, prior, err := r.lineBase(i, c.Path, before)
 	if err != nil {
 		return plan{}, nil, err
 	}
@@ -187,17 +187,17 @@ func (e *Engine) planEdit(t *session.Turn, js journalState, i int, c command.Com
 // it was before this reply if only line-range edits of this reply have
 // changed it since, otherwise its current content. It returns the base's
 // blob, its text and the earlier ranges to replay on it.
-func (e *Engine) lineBase(t *session.Turn, js journalState, i int, p, current string) (string, string, []edit.LineRange, error) {
-	begin, _ := t.Begun()
+func (r *turnRun) lineBase(i int, p, current string) (string, string, []edit.LineRange, error) {
+	begin, _ := r.t.Begun()
 	p, _ = workspace.Clean(p) // changes are journaled under the clean path
 	var base string
 	var prior []edit.LineRange
 	for j := 0; j < i; j++ {
-		ch := js.changes[j]
+		ch := r.js.changes[j]
 		if ch == nil || ch.Path != p {
 			continue
 		}
-		if res, ok := js.results[j]; !ok || res.Status != command.OK {
+		if res, ok := r.js.results[j]; !ok || res.Status != command.OK {
 			continue
 		}
 		// A line-range edit whose base is the content it found started
@@ -213,7 +213,7 @@ func (e *Engine) lineBase(t *session.Turn, js journalState, i int, p, current st
 		}
 	}
 	if base != "" {
-		data, err := t.Blob(base)
+		data, err := r.t.Blob(base)
 		if err != nil {
 			return "", "", nil, err
 		}
@@ -224,7 +224,7 @@ func (e *Engine) lineBase(t *session.Turn, js journalState, i int, p, current st
 			return base, string(data), prior, nil
 		}
 	}
-	h, err := t.SaveBlob([]byte(current))
+	h, err := r.t.SaveBlob([]byte(current))
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -240,11 +240,11 @@ func replay(base string, ranges []edit.LineRange) string {
 }
 
 // commitChange journals a planned change and then makes it.
-func (e *Engine) commitChange(t *session.Turn, js journalState, i int, c command.Command, cur fileState, pl plan) (command.Result, error) {
+func (r *turnRun) commitChange(i int, c command.Command, cur fileState, pl plan) (command.Result, error) {
 	clean, _ := workspace.Clean(c.Path)
 	ch := &session.Change{Path: clean, BeforeMode: cur.mode, Delete: pl.delete, Base: pl.base, Range: pl.rng}
 	if cur.exists {
-		h, err := t.SaveBlob(cur.data)
+		h, err := r.t.SaveBlob(cur.data)
 		if err != nil {
 			return command.Result{}, err
 		}
@@ -254,12 +254,12 @@ func (e *Engine) commitChange(t *session.Turn, js journalState, i int, c command
 		if cur.exists && string(cur.data) == string(pl.after) {
 			pl.done.Summary = fmt.Sprintf("No change to '%s': the new content is the same as the old", c.Path)
 		}
-		h, err := t.SaveBlob(pl.after)
+		h, err := r.t.SaveBlob(pl.after)
 		if err != nil {
 			return command.Result{}, err
 		}
 		ch.After = h
-		dirs, err := e.ws.MissingDirs(c.Path)
+		dirs, err := r.ws.MissingDirs(c.Path)
 		if err != nil {
 			return failed(c, "Cannot write '%s': %v", c.Path, err), nil
 		}
@@ -267,13 +267,13 @@ func (e *Engine) commitChange(t *session.Turn, js journalState, i int, c command
 	}
 	old := string(cur.data)
 	newText := string(pl.after)
-	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, old, newText, e.opts.DiffLimit)
+	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, old, newText, r.opts.DiffLimit)
 	ch.Done = pl.done
-	if err := t.Append(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
+	if err := r.t.Append(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
 		return command.Result{}, err
 	}
-	js.changes[i] = ch
-	if err := e.make(t, ch); err != nil {
+	r.js.changes[i] = ch
+	if err := r.make(r.t, ch); err != nil {
 		return failed(c, "Cannot change '%s': %v", c.Path, err), nil
 	}
 	return pl.done, nil

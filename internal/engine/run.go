@@ -37,27 +37,27 @@ type Approver interface {
 
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
-func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command) (command.Result, *session.Pending, error) {
+func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
 	v := policy.Verdict{Decision: policy.Allow}
-	if e.opts.Policy != nil {
-		v = e.opts.Policy.Check(c.Command)
+	if r.opts.Policy != nil {
+		v = r.opts.Policy.Check(c.Command)
 	}
 	switch v.Decision {
 	case policy.Deny:
 		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
 	case policy.Ask:
-		ok, res, pending, err := e.approval(ctx, st, t, js, i, c, v)
+		ok, res, pending, err := r.approval(ctx, i, c, v)
 		if err != nil || pending != nil || !ok {
 			return res, pending, err
 		}
 	}
-	dir := e.ws.Dir()
+	dir := r.ws.Dir()
 	if c.Dir != "" {
 		clean, err := workspace.Clean(c.Dir)
 		if err != nil {
 			return rejected(command.Command{Type: c.Type, Path: c.Dir}, err), nil, nil
 		}
-		info, err := e.ws.Stat(clean)
+		info, err := r.ws.Stat(clean)
 		if err != nil {
 			if workspace.IsOutside(err) {
 				return rejected(command.Command{Type: c.Type, Path: c.Dir}, err), nil, nil
@@ -69,14 +69,14 @@ func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.T
 		}
 		dir = filepath.Join(dir, filepath.FromSlash(clean))
 	}
-	if err := t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
+	if err := r.t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}
-	timeout := e.opts.CommandTimeout
+	timeout := r.opts.CommandTimeout
 	if c.Timeout > 0 {
 		timeout = c.Timeout
 	}
-	env := map[string]string{shell.TagVar: commandTag(st, t.Sequence, i)}
+	env := map[string]string{shell.TagVar: commandTag(r.st, r.t.Sequence, i)}
 	for k, v := range c.Env {
 		env[k] = v
 	}
@@ -84,11 +84,11 @@ func (e *Engine) runCommand(ctx context.Context, st *session.State, t *session.T
 		Command:   c.Command,
 		Dir:       dir,
 		Timeout:   timeout,
-		MaxOutput: e.opts.MaxOutput,
-		Env:       e.opts.Env,
+		MaxOutput: r.opts.MaxOutput,
+		Env:       r.opts.Env,
 		ExtraEnv:  env,
-		KeepEnv:   e.opts.KeepEnv,
-		Sandbox:   e.sandbox(),
+		KeepEnv:   r.opts.KeepEnv,
+		Sandbox:   r.sandbox(),
 	})
 	return commandResult(c, out, err, timeout), nil, nil
 }
@@ -106,24 +106,24 @@ func (e *Engine) sandbox() *sandbox.Options {
 
 // approval settles a command that needs the person's yes. It reports
 // whether the command may run, or else its result or the pending question.
-func (e *Engine) approval(ctx context.Context, st *session.State, t *session.Turn, js journalState, i int, c command.Command, v policy.Verdict) (bool, command.Result, *session.Pending, error) {
-	if d, ok := js.decisions[i]; ok {
+func (r *turnRun) approval(ctx context.Context, i int, c command.Command, v policy.Verdict) (bool, command.Result, *session.Pending, error) {
+	if d, ok := r.js.decisions[i]; ok {
 		if d.All {
-			approveAll(st, v)
+			approveAll(r.st, v)
 		}
 		if !d.Approved {
 			return false, deniedByPerson(c, d.Reason), nil, nil
 		}
 		return true, command.Result{}, nil, nil
 	}
-	if v.CoveredBy(st.ApprovedRules) {
+	if v.CoveredBy(r.st.ApprovedRules) {
 		return true, command.Result{}, nil, nil
 	}
-	pending := &session.Pending{Sequence: t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
-	if e.opts.Approver == nil {
+	pending := &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
+	if r.opts.Approver == nil {
 		return false, command.Result{}, pending, nil
 	}
-	ans, reason, err := e.opts.Approver.Approve(ctx, c, v)
+	ans, reason, err := r.opts.Approver.Approve(ctx, c, v)
 	if err != nil {
 		return false, command.Result{}, nil, err
 	}
@@ -131,12 +131,12 @@ func (e *Engine) approval(ctx context.Context, st *session.State, t *session.Tur
 		return false, command.Result{}, pending, nil
 	}
 	rec := session.Record{Kind: session.Decision, Index: i, Approved: ans != Reject, All: ans == ApproveAll, Reason: reason}
-	if err := t.Append(rec); err != nil {
+	if err := r.t.Append(rec); err != nil {
 		return false, command.Result{}, nil, err
 	}
-	js.decisions[i] = rec
+	r.js.decisions[i] = rec
 	if rec.All {
-		approveAll(st, v)
+		approveAll(r.st, v)
 	}
 	if !rec.Approved {
 		return false, deniedByPerson(c, reason), nil, nil
