@@ -13,6 +13,10 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
+// maxGlobFiles caps the files one READ_FILE pattern brings into an
+// outbox, so "**/*" cannot flood the chat.
+const maxGlobFiles = 30
+
 // requested reads the files the LLM asked for, as they are now, numbered
 // and cut to a sensible length.
 func (l *Loop) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []protocol.FileContent {
@@ -25,6 +29,11 @@ func (l *Loop) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []
 			if err != nil || len(matches) == 0 {
 				out = append(out, protocol.FileContent{Path: r.Path, Text: "(no file matches this pattern now)"})
 				continue
+			}
+			if len(matches) > maxGlobFiles {
+				out = append(out, protocol.FileContent{Path: r.Path, Text: fmt.Sprintf(
+					"(%d files match; the first %d are shown below. Ask for the others with narrower patterns.)", len(matches), maxGlobFiles)})
+				matches = matches[:maxGlobFiles]
 			}
 			paths = matches
 		}
