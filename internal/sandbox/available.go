@@ -8,8 +8,8 @@ import (
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// netABI is the first Landlock ABI that can restrict TCP (Linux 6.7).
-const netABI = 4
+// NetABI is the first Landlock ABI that can restrict TCP (Linux 6.7).
+const NetABI = 4
 
 // Available reports the Landlock ABI version the running kernel supports,
 // or 0 and the reason when it supports none.
@@ -40,8 +40,8 @@ func Check(opts Options) (int, error) {
 		return 0, fmt.Errorf("landlock is not available on this kernel (%w); the sandbox settings forbid running the command unconfined", err)
 	case abi == 0:
 		return 0, nil
-	case opts.NoNetwork && abi < netABI:
-		return 0, fmt.Errorf("cutting the network needs landlock ABI %d (Linux 6.7 or newer) but this kernel has ABI %d", netABI, abi)
+	case opts.NoNetwork && abi < NetABI:
+		return 0, fmt.Errorf("cutting the network needs landlock ABI %d (Linux 6.7 or newer) but this kernel has ABI %d", NetABI, abi)
 	}
 	return abi, nil
 }

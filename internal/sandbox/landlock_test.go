@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package sandbox_test
 
 import (
 	"net"
@@ -11,10 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
 func TestSandboxFilesystem(t *testing.T) {
-	requireLandlock(t, 5) // 5: truncate (3) and device ioctl (5) are exercised
+	sandboxtest.RequireLandlock(t, 5) // 5: truncate (3) and device ioctl (5) are exercised
 	tests := []struct {
 		name   string
 		script string
@@ -38,13 +41,13 @@ func TestSandboxFilesystem(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// The workspace too lies outside the temporary folders, as a
 			// real one does, so only the Writable rule can allow writes.
-			ws, out := outsideDir(t), outsideDir(t)
+			ws, out := sandboxtest.OutsideDir(t), sandboxtest.OutsideDir(t)
 			existing := filepath.Join(out, "existing")
 			if err := os.WriteFile(existing, []byte("original\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			output, code := runSandboxed(t, sandboxRun{
-				opts:   Options{Writable: []string{ws}, Strict: true},
+				opts:   sandbox.Options{Writable: []string{ws}, Strict: true},
 				script: tt.script,
 				dir:    ws,
 				env:    []string{"WS=" + ws, "OUT=" + out},
@@ -75,7 +78,7 @@ func assertOutsideUnchanged(t *testing.T, out, existing string) {
 }
 
 func TestSandboxNoNetwork(t *testing.T) {
-	requireLandlock(t, netABI)
+	sandboxtest.RequireLandlock(t, sandbox.NetABI)
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatalf("this test connects with bash's /dev/tcp: %v", err)
 	}
@@ -99,7 +102,7 @@ func TestSandboxNoNetwork(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := t.TempDir()
 			output, code := runSandboxed(t, sandboxRun{
-				opts:   Options{Writable: []string{ws}, NoNetwork: tt.noNetwork},
+				opts:   sandbox.Options{Writable: []string{ws}, NoNetwork: tt.noNetwork},
 				script: connect,
 				dir:    ws,
 			})
@@ -121,7 +124,7 @@ func acceptAll(ln net.Listener) {
 }
 
 func TestSandboxCannotSignalOutside(t *testing.T) {
-	requireLandlock(t, 6) // signal scoping
+	sandboxtest.RequireLandlock(t, 6) // signal scoping
 	victim := exec.Command("sleep", "60")
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
@@ -130,7 +133,7 @@ func TestSandboxCannotSignalOutside(t *testing.T) {
 	ws := t.TempDir()
 	pid := strconv.Itoa(victim.Process.Pid)
 	output, _ := runSandboxed(t, sandboxRun{
-		opts:   Options{Writable: []string{ws}},
+		opts:   sandbox.Options{Writable: []string{ws}},
 		script: "kill -TERM " + pid + " && echo outside-killed; sleep 5 & kill -TERM $! && echo own-child-killed",
 		dir:    ws,
 	})
@@ -146,31 +149,31 @@ func TestSandboxCannotSignalOutside(t *testing.T) {
 }
 
 func TestSandboxLauncherFailures(t *testing.T) {
-	requireLandlock(t, 1)
+	sandboxtest.RequireLandlock(t, 1)
 	ws := t.TempDir()
 	tests := []struct {
 		name string
-		opts Options
+		opts sandbox.Options
 	}{
-		{"missing writable folder", Options{Writable: []string{filepath.Join(ws, "missing")}}},
+		{"missing writable folder", sandbox.Options{Writable: []string{filepath.Join(ws, "missing")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			output, code := runSandboxed(t, sandboxRun{opts: tt.opts, script: "echo ran", dir: ws})
-			if code != ExitFailure || strings.Contains(output, "ran") || !strings.HasPrefix(output, "courier: error: sandbox: ") {
-				t.Errorf("got exit %d with %q, want %d and a courier error line", code, output, ExitFailure)
+			if code != sandbox.ExitFailure || strings.Contains(output, "ran") || !strings.HasPrefix(output, "courier: error: sandbox: ") {
+				t.Errorf("got exit %d with %q, want %d and a courier error line", code, output, sandbox.ExitFailure)
 			}
 		})
 	}
 }
 
 func TestCheckAcceptsWhatTheKernelSupports(t *testing.T) {
-	requireLandlock(t, netABI)
-	want, _ := Available()
-	for _, opts := range []Options{{}, {Strict: true}, {NoNetwork: true}} {
-		abi, err := Check(opts)
+	sandboxtest.RequireLandlock(t, sandbox.NetABI)
+	want, _ := sandbox.Available()
+	for _, opts := range []sandbox.Options{{}, {Strict: true}, {NoNetwork: true}} {
+		abi, err := sandbox.Check(opts)
 		if err != nil || abi != want {
-			t.Errorf("Check(%+v) = %d, %v; want %d and no error", opts, abi, err, want)
+			t.Errorf("sandbox.Check(%+v) = %d, %v; want %d and no error", opts, abi, err, want)
 		}
 	}
 }

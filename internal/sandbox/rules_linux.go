@@ -32,7 +32,7 @@ func landlockConfig(opts Options) landlock.Config {
 // network rule, a handled network (NoNetwork) denies all TCP bind/connect.
 func rules(opts Options, abi int) []landlock.Rule {
 	writable := landlock.RWDirs(opts.Writable...).WithResolveUnix()
-	temp := landlock.RWDirs(tempDirs()...).WithResolveUnix().IgnoreIfMissing()
+	temp := landlock.RWDirs(TempDirs()...).WithResolveUnix().IgnoreIfMissing()
 	// Moving or linking a file between folders needs "refer" (ABI 2). On an
 	// ABI 1 kernel asking for it would make BestEffort drop Landlock
 	// entirely, while ABI 1 always forbids such moves anyway.

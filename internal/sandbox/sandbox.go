@@ -92,8 +92,8 @@ func parseArgs(args []string) (Options, []string, error) {
 // shell's own code for "found but could not be executed".
 const ExitFailure = 126
 
-// tempDirs are writable for every command: compilers, test runners and
+// TempDirs are writable for every command: compilers, test runners and
 // package managers expect scratch space there.
-func tempDirs() []string {
+func TempDirs() []string {
 	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
 }

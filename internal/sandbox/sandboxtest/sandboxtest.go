@@ -35,15 +35,12 @@ func RequireLandlock(t testing.TB, minABI int) {
 	t.Fatal(msg + "; set " + SkipEnv + "=1 to skip the sandbox tests on such a kernel")
 }
 
-// temporaryFolders are writable by sandboxed commands on purpose.
-var temporaryFolders = []string{"/tmp", "/var/tmp", "/dev/shm"}
-
 // OutsideDir returns a new folder that is neither a temporary folder nor
 // under one (sandboxed commands may write there), made in the home folder
 // or else the current one, and removed when t ends.
 func OutsideDir(t testing.TB) string {
 	t.Helper()
-	temps := append([]string{os.TempDir()}, temporaryFolders...)
+	temps := sandbox.TempDirs()
 	var bases []string
 	if home, err := os.UserHomeDir(); err == nil {
 		bases = append(bases, home)
