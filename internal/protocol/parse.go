@@ -109,14 +109,6 @@ func (l *cmdList) all() []command.Command {
 // offset beyond the text means there are no more lines.
 type cursor struct{ pos, line int }
 
-// parseSpans parses text and also returns how its lines divide into prose
-// and blocks, for tests.
-func parseSpans(text string) (Reply, []span) {
-	p := newParser(text, true)
-	p.run()
-	return p.reply, p.spans
-}
-
 func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")

@@ -41,9 +41,6 @@ var skippedDirs = map[string]bool{
 	".next": true, ".cache": true,
 }
 
-// SkippedDir reports whether a folder name is always left out of listings.
-func SkippedDir(name string) bool { return skippedDirs[name] }
-
 // List walks the workspace and returns its files sorted by path, or folder
 // summaries when there are more than opts.MaxEntries files (and, if even
 // the top level does not fit, a last RestPath entry counting the rest).
