@@ -210,6 +210,5 @@ func (g *globals) loop() (*loop.Loop, error) {
 		MaxReply:  g.cfg.MaxReply,
 		ListLimit: g.cfg.ListLimit,
 		ReadLines: g.cfg.ReadLines,
-		Ignore:    gitIgnore,
 	}), nil
 }

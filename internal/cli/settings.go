@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // settingFlags defines a flag for every top-level setting, so a setting
@@ -76,11 +75,6 @@ func (g *globals) rootDir() string {
 		root = "."
 	}
 	return root
-}
-
-// gitIgnore hides what the workspace's .gitignore files ignore.
-func gitIgnore(ws *workspace.Workspace) func(string, bool) bool {
-	return ws.GitIgnore()
 }
 
 func newConfigCmd(g *globals) *cobra.Command {

@@ -130,22 +130,7 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 // Unfinished returns the begin record of the session's current turn if a
 // reply was being applied when courier stopped.
 func (e *Engine) Unfinished(st *session.State) (session.Record, bool, error) {
-	seqs, err := e.store.Turns(st.SessionID)
-	if err != nil {
-		return session.Record{}, false, err
-	}
-	for _, s := range seqs {
-		if s != st.SequenceNumber {
-			continue
-		}
-		t, err := e.store.ReadTurn(st.SessionID, s)
-		if err != nil {
-			return session.Record{}, false, nil
-		}
-		r, ok := t.Begun()
-		return r, ok, nil
-	}
-	return session.Record{}, false, nil
+	return e.store.Unfinished(st)
 }
 
 // Resume finishes the session's current turn after a crash, a Ctrl-C or an

@@ -57,7 +57,6 @@ func (p Paths) Ensure() error {
 
 // Options tune the loop.
 type Options struct {
-	Engine engine.Options
 	// MaxReply is the largest reply accepted, in bytes (default 20 MB).
 	MaxReply int64
 	// ListLimit is how many files the workspace listing shows before it
@@ -66,8 +65,6 @@ type Options struct {
 	// ReadLines is how many lines of one requested file an outbox shows
 	// before cutting (default 500).
 	ReadLines int
-	// Ignore hides paths from the workspace listing (.gitignore rules).
-	Ignore func(ws *workspace.Workspace) func(p string, isDir bool) bool
 }
 
 // Loop runs sessions in one root.
@@ -184,11 +181,7 @@ func (l *Loop) RenderOutbox(st *session.State) (string, error) {
 		return "", err
 	}
 	defer ws.Close()
-	var ignore func(string, bool) bool
-	if l.opts.Ignore != nil {
-		ignore = l.opts.Ignore(ws)
-	}
-	files, err := ws.List(workspace.ListOptions{MaxEntries: l.opts.ListLimit, Ignore: ignore})
+	files, err := ws.List(workspace.ListOptions{MaxEntries: l.opts.ListLimit, Ignore: ws.GitIgnore()})
 	if err != nil {
 		return "", err
 	}

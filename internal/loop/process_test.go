@@ -266,7 +266,7 @@ func TestProcessWaitsForApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := engine.Options{Policy: pol}
-	f := newFixture(t, loop.Options{Engine: opts})
+	f := newFixture(t, loop.Options{})
 	f.writeWS("junk/file", "x")
 	st := f.newSession("clean up")
 	out, err := f.tryProcess(st, "reply.txt", "[RUN_COMMAND]\nrm -rf junk\n[/RUN_COMMAND]\n[CREATE_FILE path=\"after.txt\"]\nx\n[/CREATE_FILE]\n", opts)

@@ -106,7 +106,7 @@ func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts eng
 		return Outcome{}, err
 	}
 	defer ws.Close()
-	if begin, ok, err := eng.Unfinished(st); err != nil {
+	if begin, ok, err := l.Store.Unfinished(st); err != nil {
 		return Outcome{}, err
 	} else if ok && begin.ReplyHash != r.Hash {
 		return Outcome{}, hint.Wrap(fmt.Errorf("session %s is still applying %s", st.SessionID, begin.ReplyFile),
@@ -160,18 +160,15 @@ func (l *Loop) Recover(ctx context.Context, st *session.State, opts engine.Optio
 	if err := l.cleanTemps(st.SessionID); err != nil {
 		return Outcome{}, false, err
 	}
-	if st.IsComplete {
-		return Outcome{}, false, nil
+	begin, ok, err := l.Store.Unfinished(st)
+	if err != nil || !ok {
+		return Outcome{}, false, err
 	}
 	eng, ws, err := l.engine(st, opts)
 	if err != nil {
 		return Outcome{}, false, err
 	}
 	defer ws.Close()
-	begin, ok, err := eng.Unfinished(st)
-	if err != nil || !ok {
-		return Outcome{}, false, err
-	}
 	out, err := eng.Resume(ctx, st)
 	if err != nil {
 		return Outcome{State: st, Engine: out}, true, err
@@ -300,12 +297,8 @@ func (l *Loop) Reject(p string) (string, error) { return l.moveAside(p, "rejecte
 // Unfinished reports whether the session's current request has a reply
 // that was begun but not finished, and which file it came from.
 func (l *Loop) Unfinished(st *session.State) (string, bool) {
-	t, err := l.Store.ReadTurn(st.SessionID, st.SequenceNumber)
-	if err != nil {
-		return "", false
-	}
-	begin, ok := t.Begun()
-	return begin.ReplyFile, ok && !st.IsComplete
+	begin, ok, err := l.Store.Unfinished(st)
+	return begin.ReplyFile, ok && err == nil
 }
 
 // Decide records the person's answer to the question the session waits

@@ -111,14 +111,9 @@ type UndoReport struct {
 // the session lock.
 func (l *Loop) Undo(st *session.State) (UndoReport, error) {
 	var rep UndoReport
-	eng, closer, err := l.engine(st, l.opts.Engine)
-	if err != nil {
+	if _, ok, err := l.Store.Unfinished(st); err != nil {
 		return rep, err
-	}
-	defer closer.Close()
-	if _, ok, err := eng.Unfinished(st); err != nil {
-		return rep, err
-	} else if ok && !st.IsComplete { // a DONE turn's sequence stays, yet it is finished
+	} else if ok {
 		return rep, hint.Wrap(fmt.Errorf("session %s is in the middle of applying a reply", st.SessionID),
 			"finish it first with 'courier process' (or answer its approval question)")
 	}

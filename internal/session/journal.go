@@ -269,6 +269,24 @@ func (t *Turn) Reply() ([]byte, error) {
 	return os.ReadFile(filepath.Join(t.Dir, "reply.txt"))
 }
 
+// Unfinished returns the begin record of the turn answering the session's
+// current request when a reply was begun there but not committed. A
+// complete session has none: its DONE turn keeps the last sequence number.
+func (s Store) Unfinished(st *State) (Record, bool, error) {
+	if st.IsComplete {
+		return Record{}, false, nil
+	}
+	t, err := s.ReadTurn(st.SessionID, st.SequenceNumber)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, err
+	}
+	r, ok := t.Begun()
+	return r, ok, nil
+}
+
 // Begun returns the turn's begin record, if it has one.
 func (t *Turn) Begun() (Record, bool) {
 	for _, r := range t.Records {
