@@ -162,13 +162,9 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
 		return plan{after: []byte(a.Text), done: done}, nil, nil
 	}
-	base, baseText, prior, err := r.lineBase(i, c.Path, before)
+	base, tr, earlier, err := r.lineBase(i, c.Path, before)
 	if err != nil {
 		return plan{}, nil, err
-	}
-	tr, err := edit.ResumeTracker(baseText, prior)
-	if err != nil {
-		return plan{}, nil, fmt.Errorf("line edits of '%s': %w", c.Path, err)
 	}
 	after, err := tr.Apply(edit.LineRange{Start: c.StartLine, End: c.EndLine, Text: c.Content})
 	if err != nil {
@@ -176,7 +172,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		return plan{}, &r, nil
 	}
 	summary := fmt.Sprintf("Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
-	if len(prior) > 0 {
+	if earlier {
 		summary += " (numbered as before this reply's earlier edits of it)"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
@@ -186,8 +182,9 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 // lineBase finds the text a line-range edit's numbers refer to: the file as
 // it was before this reply if only line-range edits of this reply have
 // changed it since, otherwise its current content. It returns the base's
-// blob, its text and the earlier ranges to replay on it.
-func (r *turnRun) lineBase(i int, p, current string) (string, string, []edit.LineRange, error) {
+// blob, a tracker holding the earlier ranges applied to it, and whether
+// there were any.
+func (r *turnRun) lineBase(i int, p, current string) (string, *edit.Tracker, bool, error) {
 	begin, _ := r.t.Begun()
 	p, _ = workspace.Clean(p) // changes are journaled under the clean path
 	var base string
@@ -215,28 +212,20 @@ func (r *turnRun) lineBase(i int, p, current string) (string, string, []edit.Lin
 	if base != "" {
 		data, err := r.t.Blob(base)
 		if err != nil {
-			return "", "", nil, err
+			return "", nil, false, err
 		}
 		// A RUN_COMMAND may have changed the file in between; then the
 		// recorded ranges no longer describe it and the current text is the
 		// base.
-		if replay(string(data), prior) == current {
-			return base, string(data), prior, nil
+		if tr, err := edit.ResumeTracker(string(data), prior); err == nil && tr.Text() == current {
+			return base, tr, len(prior) > 0, nil
 		}
 	}
 	h, err := r.t.SaveBlob([]byte(current))
 	if err != nil {
-		return "", "", nil, err
+		return "", nil, false, err
 	}
-	return h, current, nil, nil
-}
-
-func replay(base string, ranges []edit.LineRange) string {
-	tr, err := edit.ResumeTracker(base, ranges)
-	if err != nil {
-		return ""
-	}
-	return tr.Text()
+	return h, edit.NewTracker(current), false, nil
 }
 
 // commitChange journals a planned change and then makes it.
