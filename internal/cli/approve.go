@@ -85,12 +85,10 @@ func runDecide(ctx context.Context, o *decideOptions) error {
 	}
 	fmt.Fprintf(g.io.Out, "%s '%s'\n", verb, firstLine(p.Command, 80))
 	con := g.newConsole(l)
-	opts, err := g.engineOptions(l)
+	opts, err := g.engineOptions(con)
 	if err != nil {
 		return err
 	}
-	opts.Observer = con
-	opts.Approver = g.approver()
 	out, _, err := g.recoverTurn(ctx, l, h, con, opts)
 	if err != nil {
 		return interrupted(ctx, h, err)

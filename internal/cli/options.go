@@ -11,30 +11,43 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
 // engineOptions are the settings commands run with: limits, environment,
-// policy, sandbox and who answers approval questions.
-func (g *globals) engineOptions(l *loop.Loop) (engine.Options, error) {
-	pol, err := policy.New(g.policyConfig())
-	if err != nil {
-		return engine.Options{}, fmt.Errorf("policy: %w", err)
+// policy, sandbox, who answers approval questions, and the console that
+// hears about each command. They are built once a run, so the policy is
+// compiled once and one reader serves every question asked on stdin.
+func (g *globals) engineOptions(con *console) (engine.Options, error) {
+	if g.engineOpts == nil {
+		pol, err := g.policy()
+		if err != nil {
+			return engine.Options{}, err
+		}
+		g.engineOpts = &engine.Options{
+			CommandTimeout: g.cfg.CommandTimeout,
+			MaxOutput:      g.cfg.MaxOutput,
+			Env:            g.io.Environ,
+			KeepEnv:        g.cfg.KeepEnv,
+			Policy:         pol,
+			Sandbox:        g.sandboxOptions(),
+			Approver:       g.approver(),
+		}
 	}
-	return engine.Options{
-		CommandTimeout: g.cfg.CommandTimeout,
-		MaxOutput:      g.cfg.MaxOutput,
-		Env:            g.io.Environ,
-		KeepEnv:        g.cfg.KeepEnv,
-		Policy:         pol,
-		Sandbox:        g.sandboxOptions(),
-		Approver:       g.approver(),
-	}, nil
+	opts := *g.engineOpts
+	opts.Observer = con
+	return opts, nil
 }
 
-func (g *globals) policyConfig() policy.Config { return g.cfg.Policy }
+// policy compiles the command policy from the settings.
+func (g *globals) policy() (*policy.Policy, error) {
+	pol, err := policy.New(g.cfg.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return pol, nil
+}
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
 // off or the kernel cannot provide it (said once per run).

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/courier-agent/courier/internal/policy"
 )
 
 func newPolicyCmd(g *globals) *cobra.Command {
@@ -27,9 +25,9 @@ spaces; quote the command to keep its own quoting.`,
   courier policy check --json 'sudo make install'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pol, err := policy.New(g.policyConfig())
+			pol, err := g.policy()
 			if err != nil {
-				return fmt.Errorf("policy: %w", err)
+				return err
 			}
 			v := pol.Check(strings.Join(args, " "))
 			if asJSON {

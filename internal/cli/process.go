@@ -91,11 +91,10 @@ func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *con
 		return err
 	}
 	defer h.release()
-	opts, err := o.g.engineOptions(l)
+	opts, err := o.g.engineOptions(con)
 	if err != nil {
 		return err
 	}
-	opts.Observer = con
 	rec, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
 	if err != nil {
 		return interrupted(ctx, h, err)
@@ -141,11 +140,10 @@ func (o *processOptions) recoverAll(ctx context.Context, l *loop.Loop, con *cons
 		if err != nil {
 			return err
 		}
-		opts, err := o.g.engineOptions(l)
+		opts, err := o.g.engineOptions(con)
 		if err != nil {
 			return err
 		}
-		opts.Observer = con
 		out, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
 		if err == nil && recovered {
 			_, err = o.g.afterTurn(h, out)

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/courier-agent/courier/internal/config"
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/loop"
 )
@@ -85,6 +86,8 @@ type globals struct {
 	quiet   bool
 	// set records which flags were given on the command line.
 	set map[string]bool
+	// engineOpts are built once a run (see engineOptions).
+	engineOpts *engine.Options
 	// warnedSandbox and warnedClipboard keep those warnings to once a run.
 	warnedSandbox   bool
 	warnedClipboard bool

@@ -66,11 +66,10 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	defer h.release()
 	con := g.newConsole(l)
-	opts, err := g.engineOptions(l)
+	opts, err := g.engineOptions(con)
 	if err != nil {
 		return err
 	}
-	opts.Observer = con
 	if h.st.IsComplete {
 		fmt.Fprintf(g.io.Out, "Session %s is already complete.\n", h.st.SessionID)
 		return nil
