@@ -85,11 +85,7 @@ func runDecide(ctx context.Context, o *decideOptions) error {
 	}
 	fmt.Fprintf(g.io.Out, "%s '%s'\n", verb, firstLine(p.Command, 80))
 	con := g.newConsole(l)
-	opts, err := g.engineOptions(con)
-	if err != nil {
-		return err
-	}
-	out, _, err := g.recoverTurn(ctx, l, h, con, opts)
+	out, _, err := g.recoverTurn(ctx, l, h, con)
 	if err != nil {
 		return interrupted(ctx, h, err)
 	}

@@ -91,11 +91,7 @@ func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *con
 		return err
 	}
 	defer h.release()
-	opts, err := o.g.engineOptions(con)
-	if err != nil {
-		return err
-	}
-	rec, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
+	rec, recovered, err := o.g.recoverTurn(ctx, l, h, con)
 	if err != nil {
 		return interrupted(ctx, h, err)
 	}
@@ -107,7 +103,7 @@ func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *con
 			return err
 		}
 	}
-	out, err := o.g.apply(ctx, l, h, r, con, opts)
+	out, err := o.g.apply(ctx, l, h, r, con)
 	var refused *loop.RefusedError
 	if errors.As(err, &refused) {
 		if refused.Duplicate {
@@ -140,11 +136,7 @@ func (o *processOptions) recoverAll(ctx context.Context, l *loop.Loop, con *cons
 		if err != nil {
 			return err
 		}
-		opts, err := o.g.engineOptions(con)
-		if err != nil {
-			return err
-		}
-		out, recovered, err := o.g.recoverTurn(ctx, l, h, con, opts)
+		out, recovered, err := o.g.recoverTurn(ctx, l, h, con)
 		if err == nil && recovered {
 			_, err = o.g.afterTurn(h, out)
 		}

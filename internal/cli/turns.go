@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/session"
@@ -69,10 +68,14 @@ func (g *globals) hold(l *loop.Loop, id, what string) (*held, error) {
 
 // recoverTurn finishes a turn an earlier run left unfinished (a crash, a
 // Ctrl-C, an approval), telling the person about it.
-func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *console, opts engine.Options) (loop.Outcome, bool, error) {
+func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *console) (loop.Outcome, bool, error) {
 	file, ok := l.Unfinished(h.st)
 	if !ok {
 		return loop.Outcome{}, false, nil
+	}
+	opts, err := g.engineOptions(con)
+	if err != nil {
+		return loop.Outcome{}, false, err
 	}
 	if h.st.Pending != nil {
 		fmt.Fprintf(g.io.Out, "Session %s: continuing reply %s to request %d\n", h.st.SessionID, file, h.st.SequenceNumber)
@@ -83,11 +86,17 @@ func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *c
 	if err != nil || !ok {
 		return out, ok, err
 	}
+	g.reportTurn(con, out)
+	return out, true, nil
+}
+
+// reportTurn prints the end of a turn: its summary, then the next request
+// and what to do with it.
+func (g *globals) reportTurn(con *console, out loop.Outcome) {
 	con.summary(out)
 	if out.Outbox != "" {
 		g.announce(con, out.Outbox)
 	}
-	return out, true, nil
 }
 
 // readReply reads a reply file; one that cannot be applied at all (too
@@ -105,7 +114,11 @@ func (g *globals) readReply(l *loop.Loop, path string, con *console) (loop.Reply
 // apply applies a reply to the held session and prints the turn. Refused
 // replies (duplicates, stale answers) are reported as warnings and return
 // a *loop.RefusedError.
-func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply, con *console, opts engine.Options) (loop.Outcome, error) {
+func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply, con *console) (loop.Outcome, error) {
+	opts, err := g.engineOptions(con)
+	if err != nil {
+		return loop.Outcome{}, err
+	}
 	fmt.Fprintf(g.io.Out, "Reply %s → session %s, request %d\n", con.rel(r.Path), h.st.SessionID, h.st.SequenceNumber)
 	out, err := l.Process(ctx, h.st, r, opts)
 	var refused *loop.RefusedError
@@ -119,10 +132,7 @@ func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply
 	if err != nil {
 		return out, err
 	}
-	con.summary(out)
-	if out.Outbox != "" {
-		g.announce(con, out.Outbox)
-	}
+	g.reportTurn(con, out)
 	return out, nil
 }
 

@@ -66,15 +66,11 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	defer h.release()
 	con := g.newConsole(l)
-	opts, err := g.engineOptions(con)
-	if err != nil {
-		return err
-	}
 	if h.st.IsComplete {
 		fmt.Fprintf(g.io.Out, "Session %s is already complete.\n", h.st.SessionID)
 		return nil
 	}
-	out, recovered, err := g.recoverTurn(ctx, l, h, con, opts)
+	out, recovered, err := g.recoverTurn(ctx, l, h, con)
 	if err != nil {
 		return interrupted(ctx, h, err)
 	}
@@ -114,7 +110,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 			}
 			return nil
 		}
-		out, err := g.apply(ctx, l, h, r, con, opts)
+		out, err := g.apply(ctx, l, h, r, con)
 		var refused *loop.RefusedError
 		if errors.As(err, &refused) {
 			return nil
