@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/protocol"
 )
 
 // estimateTokens guesses how many tokens a chat model counts for text:
 // about four characters a token for English prose and code.
-func estimateTokens(text string) int { return (len([]rune(text)) + 3) / 4 }
+func estimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
 
 // announce tells the person about a new outbox: where it is, how big, that
 // it is on the clipboard (with copy on), and what to do with it; above the
