@@ -27,9 +27,23 @@ func (g *globals) settingFlags(pf *pflag.FlagSet) {
 			g.bools[s.Flag] = pf.Bool(s.Flag, def, help)
 			continue
 		}
-		g.flags[s.Flag] = pf.String(s.Flag, s.Default, help)
+		v := &settingFlag{text: s.Default, kind: s.Kind}
+		pf.Var(v, s.Flag, help)
+		g.flags[s.Flag] = &v.text
 	}
 }
+
+// settingFlag holds a setting's flag as text, for the config package to
+// parse with its own rules and errors; its kind names the value in --help
+// ("--command-timeout duration"), as typed flags would.
+type settingFlag struct {
+	text string
+	kind string
+}
+
+func (f *settingFlag) String() string     { return f.text }
+func (f *settingFlag) Set(v string) error { f.text = v; return nil }
+func (f *settingFlag) Type() string       { return f.kind }
 
 // configure builds the effective settings: defaults, then courier.toml in
 // the root, then COURIER_* variables, then the flags given.
