@@ -120,10 +120,6 @@ func (t *Tracker) Text() string { return t.text }
 // Lines returns the original line count, the one every range refers to.
 func (t *Tracker) Lines() int { return len(t.orig) }
 
-// Applied returns the ranges applied so far, in file order, for a caller
-// that persists them to resume after a crash.
-func (t *Tracker) Applied() []LineRange { return slices.Clone(t.applied) }
-
 // check validates r against the original text and the earlier ranges.
 func (t *Tracker) check(r LineRange) error {
 	n := len(t.orig)
