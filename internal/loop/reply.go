@@ -16,6 +16,7 @@ import (
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // Reply is a reply file read and parsed, not yet applied.
@@ -101,11 +102,6 @@ func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts eng
 	if st.IsComplete {
 		return Outcome{}, hint.Wrap(fmt.Errorf("session %s is complete", st.SessionID), "start a new one with 'courier new'")
 	}
-	eng, ws, err := l.engine(st, opts)
-	if err != nil {
-		return Outcome{}, err
-	}
-	defer ws.Close()
 	if begin, ok, err := l.Store.Unfinished(st); err != nil {
 		return Outcome{}, err
 	} else if ok && begin.ReplyHash != r.Hash {
@@ -116,6 +112,11 @@ func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts eng
 			return Outcome{}, err
 		}
 	}
+	eng, ws, err := l.engine(st, opts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer ws.Close()
 	out, err := eng.Apply(ctx, st, engine.Input{Raw: r.Raw, Hash: r.Hash, File: filepath.Base(r.Path), Commands: r.Parsed.Commands})
 	if err != nil {
 		return Outcome{State: st, Engine: out}, err
@@ -146,7 +147,7 @@ func (l *Loop) check(st *session.State, r Reply) error {
 	return nil
 }
 
-func (l *Loop) engine(st *session.State, opts engine.Options) (*engine.Engine, interface{ Close() error }, error) {
+func (l *Loop) engine(st *session.State, opts engine.Options) (*engine.Engine, *workspace.Workspace, error) {
 	ws, err := l.OpenWorkspace(st)
 	if err != nil {
 		return nil, nil, err
