@@ -13,7 +13,7 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 )
@@ -50,7 +50,7 @@ func (g *globals) copyOutbox(text string) bool {
 
 // saveReply writes a reply taken from the clipboard into the inbox under a
 // name that routes it to the session, and returns its path.
-func saveReply(l *loop.Loop, id, text string) (string, error) {
+func saveReply(l *runner.Loop, id, text string) (string, error) {
 	name := fmt.Sprintf("%s_reply_%s.txt", id, time.Now().Format("20060102-150405.000"))
 	p := filepath.Join(l.Paths.Inbox, name)
 	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
@@ -115,7 +115,7 @@ run 'courier process'.`,
 // command blocks, is not courier's own request and differs from what was on
 // the clipboard before, is saved into the inbox for the session. It runs
 // until ctx is done.
-func (g *globals) watchClipboard(ctx context.Context, l *loop.Loop, st *session.State, con *console) {
+func (g *globals) watchClipboard(ctx context.Context, l *runner.Loop, st *session.State, con *console) {
 	cb := g.clipboard()
 	if cb == nil {
 		return

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 // console prints what happens in a turn for the person: a line per command
@@ -108,7 +108,7 @@ func describe(cmd command.Command, r command.Result) string {
 
 // summary prints the end of a turn: counts, file changes and what to do
 // next.
-func (c *console) summary(out loop.Outcome) {
+func (c *console) summary(out runner.Outcome) {
 	res := out.Engine.Results
 	ok, bad := 0, 0
 	var created, edited, deleted, added, removed int

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 func newLogCmd(g *globals) *cobra.Command {
@@ -30,7 +30,7 @@ func newLogCmd(g *globals) *cobra.Command {
 			}
 			if asJSON {
 				if turns == nil {
-					turns = []loop.TurnInfo{}
+					turns = []runner.TurnInfo{}
 				}
 				return writeJSON(g.io.Out, turns)
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/inbox"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 type processOptions struct {
@@ -77,14 +77,14 @@ func runProcess(ctx context.Context, o *processOptions) error {
 
 // processFile applies one reply to the session it routes to, first
 // finishing an interrupted turn of that session.
-func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *console, path string) error {
+func (o *processOptions) processFile(ctx context.Context, l *runner.Loop, con *console, path string) error {
 	r, err := o.g.readReply(l, path, con)
 	if err != nil {
 		return err
 	}
 	id := o.session
 	if id == "" {
-		id = loop.Route(r)
+		id = runner.Route(r)
 	}
 	h, err := o.g.hold(l, id, "courier process")
 	if err != nil {
@@ -104,7 +104,7 @@ func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *con
 		}
 	}
 	out, err := o.g.apply(ctx, l, h, r, con)
-	var refused *loop.RefusedError
+	var refused *runner.RefusedError
 	if errors.As(err, &refused) {
 		if refused.Duplicate {
 			return nil
@@ -120,7 +120,7 @@ func (o *processOptions) processFile(ctx context.Context, l *loop.Loop, con *con
 
 // recoverAll finishes the interrupted turns of every incomplete session
 // (or of --session).
-func (o *processOptions) recoverAll(ctx context.Context, l *loop.Loop, con *console) error {
+func (o *processOptions) recoverAll(ctx context.Context, l *runner.Loop, con *console) error {
 	ids := []string{o.session}
 	if o.session == "" {
 		ids = nil

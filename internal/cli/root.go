@@ -18,7 +18,7 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 // IO is where a command reads and writes, and what it knows about the
@@ -180,36 +180,36 @@ until the LLM says DONE.`,
 
 // paths resolves the root and workspace folders and creates what is
 // missing.
-func (g *globals) paths() (loop.Paths, error) {
+func (g *globals) paths() (runner.Paths, error) {
 	root := g.rootDir()
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return loop.Paths{}, fmt.Errorf("root %s: %w", root, err)
+		return runner.Paths{}, fmt.Errorf("root %s: %w", root, err)
 	}
-	p := loop.DefaultPaths(abs)
+	p := runner.DefaultPaths(abs)
 	if g.workspace != "" {
 		ws, err := filepath.Abs(g.workspace)
 		if err != nil {
-			return loop.Paths{}, fmt.Errorf("workspace %s: %w", g.workspace, err)
+			return runner.Paths{}, fmt.Errorf("workspace %s: %w", g.workspace, err)
 		}
 		if info, err := os.Stat(ws); err != nil || !info.IsDir() {
-			return loop.Paths{}, hint.Wrap(fmt.Errorf("workspace %s is not a folder", g.workspace), "point --workspace at an existing project folder")
+			return runner.Paths{}, hint.Wrap(fmt.Errorf("workspace %s is not a folder", g.workspace), "point --workspace at an existing project folder")
 		}
 		p.Workspace = ws
 	}
 	if err := p.Ensure(); err != nil {
-		return loop.Paths{}, err
+		return runner.Paths{}, err
 	}
 	return p, nil
 }
 
 // loop returns the session loop for the resolved folders.
-func (g *globals) loop() (*loop.Loop, error) {
+func (g *globals) loop() (*runner.Loop, error) {
 	p, err := g.paths()
 	if err != nil {
 		return nil, err
 	}
-	return loop.New(p, loop.Options{
+	return runner.New(p, runner.Options{
 		MaxReply:  g.cfg.MaxReply,
 		ListLimit: g.cfg.ListLimit,
 		ReadLines: g.cfg.ReadLines,

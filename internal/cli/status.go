@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 
@@ -27,7 +27,7 @@ type sessionInfo struct {
 	Summary   string           `json:"summary,omitempty"`
 }
 
-func infoOf(l *loop.Loop, st *session.State) sessionInfo {
+func infoOf(l *runner.Loop, st *session.State) sessionInfo {
 	i := sessionInfo{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
 		Status: st.Status(), UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace,
 		Pending: st.Pending, Summary: st.Summary}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 
 // newConsole returns the console printer for a command: colour only on a
 // terminal and as the color setting allows, progress only on a terminal.
-func (g *globals) newConsole(l *loop.Loop) *console {
+func (g *globals) newConsole(l *runner.Loop) *console {
 	c := &console{w: g.io.Out, root: l.Paths.Root, quiet: g.quiet}
 	switch g.cfg.Color {
 	case config.ColorAlways:
@@ -38,7 +38,7 @@ func (h *held) release() { h.lock.Unlock() }
 
 // hold locks a session (the named one, or the latest incomplete) and loads
 // its state under the lock, so nothing changes it behind courier's back.
-func (g *globals) hold(l *loop.Loop, id, what string) (*held, error) {
+func (g *globals) hold(l *runner.Loop, id, what string) (*held, error) {
 	if id == "" {
 		st, err := l.Store.Latest()
 		if err != nil {
@@ -68,14 +68,14 @@ func (g *globals) hold(l *loop.Loop, id, what string) (*held, error) {
 
 // recoverTurn finishes a turn an earlier run left unfinished (a crash, a
 // Ctrl-C, an approval), telling the person about it.
-func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *console) (loop.Outcome, bool, error) {
+func (g *globals) recoverTurn(ctx context.Context, l *runner.Loop, h *held, con *console) (runner.Outcome, bool, error) {
 	file, ok := l.Unfinished(h.st)
 	if !ok {
-		return loop.Outcome{}, false, nil
+		return runner.Outcome{}, false, nil
 	}
 	opts, err := g.engineOptions(con)
 	if err != nil {
-		return loop.Outcome{}, false, err
+		return runner.Outcome{}, false, err
 	}
 	if h.st.Pending != nil {
 		fmt.Fprintf(g.io.Out, "Session %s: continuing reply %s to request %d\n", h.st.SessionID, file, h.st.SequenceNumber)
@@ -92,7 +92,7 @@ func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *c
 
 // reportTurn prints the end of a turn: its summary, then the next request
 // and what to do with it.
-func (g *globals) reportTurn(con *console, out loop.Outcome) {
+func (g *globals) reportTurn(con *console, out runner.Outcome) {
 	con.summary(out)
 	if out.Outbox != "" {
 		g.announce(con, out.Outbox)
@@ -101,7 +101,7 @@ func (g *globals) reportTurn(con *console, out loop.Outcome) {
 
 // readReply reads a reply file; one that cannot be applied at all (too
 // large, not text) is moved out of the inbox so it is not tried again.
-func (g *globals) readReply(l *loop.Loop, path string, con *console) (loop.Reply, error) {
+func (g *globals) readReply(l *runner.Loop, path string, con *console) (runner.Reply, error) {
 	r, err := l.ReadReply(path)
 	if err != nil {
 		if moved, mvErr := l.Reject(path); mvErr == nil && moved != "" {
@@ -113,15 +113,15 @@ func (g *globals) readReply(l *loop.Loop, path string, con *console) (loop.Reply
 
 // apply applies a reply to the held session and prints the turn. Refused
 // replies (duplicates, stale answers) are reported as warnings and return
-// a *loop.RefusedError.
-func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply, con *console) (loop.Outcome, error) {
+// a *runner.RefusedError.
+func (g *globals) apply(ctx context.Context, l *runner.Loop, h *held, r runner.Reply, con *console) (runner.Outcome, error) {
 	opts, err := g.engineOptions(con)
 	if err != nil {
-		return loop.Outcome{}, err
+		return runner.Outcome{}, err
 	}
 	fmt.Fprintf(g.io.Out, "Reply %s → session %s, request %d\n", con.rel(r.Path), h.st.SessionID, h.st.SequenceNumber)
 	out, err := l.Process(ctx, h.st, r, opts)
-	var refused *loop.RefusedError
+	var refused *runner.RefusedError
 	if errors.As(err, &refused) {
 		fmt.Fprintf(g.io.Err, "courier: warning: %s\n", refused.Reason)
 		if refused.MovedTo != "" {
@@ -146,7 +146,7 @@ func optionalArg(args []string) string {
 
 // resolve loads the named session, or the most recently updated incomplete
 // one, for commands that only read it.
-func (g *globals) resolve(id string) (*loop.Loop, *session.State, error) {
+func (g *globals) resolve(id string) (*runner.Loop, *session.State, error) {
 	l, err := g.loop()
 	if err != nil {
 		return nil, nil, err

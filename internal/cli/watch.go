@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/inbox"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 // watchFlags are the flags of every command that waits for replies (poll
@@ -103,7 +103,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 			report(g.io.Err, err)
 			return nil
 		}
-		if id := loop.Route(r); id != "" && id != h.st.SessionID {
+		if id := runner.Route(r); id != "" && id != h.st.SessionID {
 			if !skipped[path] {
 				fmt.Fprintf(g.io.Out, "Reply %s is for session %s; leaving it for that session\n", con.rel(path), id)
 				skipped[path] = true
@@ -111,7 +111,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 			return nil
 		}
 		out, err := g.apply(ctx, l, h, r, con)
-		var refused *loop.RefusedError
+		var refused *runner.RefusedError
 		if errors.As(err, &refused) {
 			return nil
 		}
@@ -141,7 +141,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 // afterTurn decides whether watching goes on after a turn: not when the
 // session is complete, nor when it waits for an approval that only
 // 'courier approve' can give.
-func (g *globals) afterTurn(h *held, out loop.Outcome) (bool, error) {
+func (g *globals) afterTurn(h *held, out runner.Outcome) (bool, error) {
 	if h.st.IsComplete {
 		return true, nil
 	}

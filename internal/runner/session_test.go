@@ -1,4 +1,4 @@
-package loop_test
+package runner_test
 
 import (
 	"encoding/json"
@@ -12,14 +12,14 @@ import (
 	"unicode/utf16"
 
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 )
 
 func TestNewSession(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	f.writeWS("main.go", "package main\n")
 	st, p, err := f.l.NewSession("  add a --verbose flag\n", nil)
 	if err != nil {
@@ -79,7 +79,7 @@ func TestNewSession(t *testing.T) {
 
 func TestNewSessionIncludes(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	f.writeWS("docs/a.md", "# A\n")
 	f.writeWS("docs/b.txt", "b\n")
 	st, p, err := f.l.NewSession("document it", []string{"docs/*.md"})
@@ -110,7 +110,7 @@ func TestNewSessionRefused(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, loop.Options{})
+			f := newFixture(t, runner.Options{})
 			if tc.noWS {
 				if err := os.Remove(f.paths.Workspace); err != nil {
 					t.Fatal(err)
@@ -135,7 +135,7 @@ func TestNewSessionRefused(t *testing.T) {
 
 func TestNewSessionIDsDiffer(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	seen := map[string]bool{}
 	for range 20 {
 		st := f.newSession("task")
@@ -181,7 +181,7 @@ func TestReadReply(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, loop.Options{MaxReply: tc.max})
+			f := newFixture(t, runner.Options{MaxReply: tc.max})
 			p := filepath.Join(f.paths.Inbox, "reply.txt")
 			if err := os.WriteFile(p, tc.raw, 0o644); err != nil {
 				t.Fatal(err)
@@ -211,7 +211,7 @@ func TestReadReply(t *testing.T) {
 
 func TestReadReplyMissing(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	if _, err := f.l.ReadReply(filepath.Join(f.paths.Inbox, "nope.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("error %v, want one for a missing file", err)
 	}
@@ -220,7 +220,7 @@ func TestReadReplyMissing(t *testing.T) {
 // TestReplyHash: the same reply saved by different editors is one reply.
 func TestReplyHash(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	variants := map[string][]byte{
 		"lf":         []byte(simpleReply),
 		"crlf":       []byte(strings.ReplaceAll(simpleReply, "\n", "\r\n")),
@@ -254,7 +254,7 @@ func TestReplyHash(t *testing.T) {
 
 func TestRoute(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	cases := []struct {
 		file, text, want string
 	}{
@@ -272,7 +272,7 @@ func TestRoute(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := f.readReply(f.inbox(tc.file, tc.text))
-		if got := loop.Route(r); got != tc.want {
+		if got := runner.Route(r); got != tc.want {
 			t.Errorf("%s with %q: routed to %q, want %q", tc.file, tc.text, got, tc.want)
 		}
 	}

@@ -2,7 +2,7 @@
 // reply, refuses duplicates and stale answers, has the engine apply it,
 // writes the next outbox and commits the session, in an order that a crash
 // at any point can be recovered from.
-package loop
+package runner
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package loop_test
+package runner_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 
@@ -17,17 +17,17 @@ import (
 // the workspace new sessions work on.
 type fixture struct {
 	t     *testing.T
-	paths loop.Paths
-	l     *loop.Loop
+	paths runner.Paths
+	l     *runner.Loop
 }
 
-func newFixture(t *testing.T, opts loop.Options) *fixture {
+func newFixture(t *testing.T, opts runner.Options) *fixture {
 	t.Helper()
-	paths := loop.DefaultPaths(t.TempDir())
+	paths := runner.DefaultPaths(t.TempDir())
 	if err := paths.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, paths: paths, l: loop.New(paths, opts)}
+	return &fixture{t: t, paths: paths, l: runner.New(paths, opts)}
 }
 
 func (f *fixture) newSession(task string) *session.State {
@@ -66,7 +66,7 @@ func (f *fixture) inbox(name, content string) string {
 	return p
 }
 
-func (f *fixture) readReply(p string) loop.Reply {
+func (f *fixture) readReply(p string) runner.Reply {
 	f.t.Helper()
 	r, err := f.l.ReadReply(p)
 	if err != nil {
@@ -76,13 +76,13 @@ func (f *fixture) readReply(p string) loop.Reply {
 }
 
 // tryProcess saves a reply in the inbox and processes it.
-func (f *fixture) tryProcess(st *session.State, name, content string, opts engine.Options) (loop.Outcome, error) {
+func (f *fixture) tryProcess(st *session.State, name, content string, opts engine.Options) (runner.Outcome, error) {
 	f.t.Helper()
 	r := f.readReply(f.inbox(name, content))
 	return f.l.Process(context.Background(), st, r, opts)
 }
 
-func (f *fixture) process(st *session.State, name, content string) loop.Outcome {
+func (f *fixture) process(st *session.State, name, content string) runner.Outcome {
 	f.t.Helper()
 	out, err := f.tryProcess(st, name, content, engine.Options{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package loop_test
+package runner_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/policy"
 )
 
@@ -83,7 +83,7 @@ echo side > side.txt
 // turn made are gone, and the LLM is told in a new outbox.
 func TestUndoRestores(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	f.writeMode("keep.txt", "line1\r\nline2", 0o640)
 	f.writeMode("script.sh", "#!/bin/sh\necho hi\n", 0o755)
 	f.writeMode("data.txt", "old data\n", 0o600)
@@ -134,7 +134,7 @@ func TestUndoRestores(t *testing.T) {
 
 func TestUndoWalksBack(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("versions")
 	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\nv1\n[/CREATE_FILE]\n")
 	f.process(st, "r2.txt", "[CREATE_FILE path=\"a.txt\"]\nv2\n[/CREATE_FILE]\n[CREATE_FILE path=\"b.txt\"]\nb\n[/CREATE_FILE]\n")
@@ -173,7 +173,7 @@ func TestUndoWalksBack(t *testing.T) {
 // before they are put back.
 func TestUndoKeepsLaterWork(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	f.writeWS("old.txt", "original old\n")
 	f.writeWS("same.txt", "same\n")
 	st := f.newSession("notes")
@@ -201,7 +201,7 @@ func TestUndoKeepsLaterWork(t *testing.T) {
 
 func TestUndoReopensCompleteSession(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("finish")
 	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\na\n[/CREATE_FILE]\n[DONE]\nDone.\n[/DONE]\n")
 	rep, err := f.l.Undo(st)
@@ -220,7 +220,7 @@ func TestUndoRefusedWhileUnfinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("clean")
 	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\na\n[/CREATE_FILE]\n")
 	out, err := f.tryProcess(st, "r2.txt", "[RUN_COMMAND]\nrm -rf a.txt\n[/RUN_COMMAND]\n", engine.Options{Policy: pol})
@@ -242,7 +242,7 @@ func TestLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	f.writeWS("b.txt", "b1\nb2\n")
 	st := f.newSession("log")
 	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\n1\n2\n[/CREATE_FILE]\n[RUN_COMMAND]\nexit 1\n[/RUN_COMMAND]\n")

@@ -1,4 +1,4 @@
-package loop
+package runner
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package loop_test
+package runner_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -45,7 +45,7 @@ func crashBeforeCommit(t *testing.T, f *fixture, st *session.State, replyPath st
 // session id.
 func referenceOutbox(t *testing.T, files map[string]string, reply, id string) string {
 	t.Helper()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	for p, c := range files {
 		f.writeWS(p, c)
 	}
@@ -75,7 +75,7 @@ func TestRecoverAfterCrash(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, loop.Options{})
+			f := newFixture(t, runner.Options{})
 			for p, c := range files {
 				f.writeWS(p, c)
 			}
@@ -147,7 +147,7 @@ func TestRecoverAfterCrash(t *testing.T) {
 
 func TestRecoverNothing(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("count")
 	out, ok, err := f.l.Recover(context.Background(), st, engine.Options{})
 	if ok || err != nil || out.Outbox != "" {
@@ -169,7 +169,7 @@ func TestRecoverNothing(t *testing.T) {
 // existing one left alone.
 func TestEnsureOutbox(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("count")
 	first := f.outbox(st, 1)
 	if p, wrote, err := f.l.EnsureOutbox(st); err != nil || wrote || p != f.l.OutboxPath(st.SessionID, 1) {

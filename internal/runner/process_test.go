@@ -1,4 +1,4 @@
-package loop_test
+package runner_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
@@ -28,7 +28,7 @@ echo ran >> runs.txt
 // inbox.
 func TestProcessCommits(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("greet")
 	out := f.process(st, "reply.txt", workReply)
 
@@ -76,7 +76,7 @@ func TestProcessCommits(t *testing.T) {
 
 func TestProcessDuplicate(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("greet")
 	f.process(st, "reply.txt", workReply)
 	cases := []struct {
@@ -88,7 +88,7 @@ func TestProcessDuplicate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := f.tryProcess(st, tc.file, tc.text, engine.Options{})
-		var refused *loop.RefusedError
+		var refused *runner.RefusedError
 		if !errors.As(err, &refused) || !refused.Duplicate {
 			t.Fatalf("%s: error %v, want a duplicate refusal", tc.file, err)
 		}
@@ -113,7 +113,7 @@ func TestProcessDuplicate(t *testing.T) {
 
 func TestProcessStale(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("greet")
 	f.process(st, "first.txt", "Sequence: 1\n"+workReply)
 	cases := []struct {
@@ -126,7 +126,7 @@ func TestProcessStale(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := f.tryProcess(st, tc.file, tc.text, engine.Options{})
-		var refused *loop.RefusedError
+		var refused *runner.RefusedError
 		if !errors.As(err, &refused) || refused.Duplicate {
 			t.Fatalf("%s: error %v, want a stale refusal", tc.file, err)
 		}
@@ -151,7 +151,7 @@ func TestProcessStale(t *testing.T) {
 
 func TestProcessDone(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("greet")
 	out := f.process(st, "reply.txt", "[CREATE_FILE path=\"hello.txt\"]\nhello\n[/CREATE_FILE]\n[DONE]\nCreated hello.txt.\n[/DONE]\n")
 	if out.Outbox != "" || exists(f.l.OutboxPath(st.SessionID, 2)) {
@@ -177,7 +177,7 @@ func TestProcessDone(t *testing.T) {
 
 func TestProcessNoCommands(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	st := f.newSession("greet")
 	f.process(st, "chat.txt", "Sure! I will get right on it. What language should I use?\n")
 	text := f.outbox(st, 2)
@@ -192,7 +192,7 @@ func TestProcessNoCommands(t *testing.T) {
 
 func TestProcessReadRequests(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, loop.Options{ReadLines: 4})
+	f := newFixture(t, runner.Options{ReadLines: 4})
 	f.writeWS("a.txt", "alpha\nbeta\n")
 	f.writeWS("long.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
 	f.writeWS("src/x.go", "package x\n")
@@ -266,7 +266,7 @@ func TestProcessWaitsForApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := engine.Options{Policy: pol}
-	f := newFixture(t, loop.Options{})
+	f := newFixture(t, runner.Options{})
 	f.writeWS("junk/file", "x")
 	st := f.newSession("clean up")
 	out, err := f.tryProcess(st, "reply.txt", "[RUN_COMMAND]\nrm -rf junk\n[/RUN_COMMAND]\n[CREATE_FILE path=\"after.txt\"]\nx\n[/CREATE_FILE]\n", opts)
@@ -333,7 +333,7 @@ func TestDecide(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, loop.Options{})
+			f := newFixture(t, runner.Options{})
 			st := f.newSession("task")
 			if _, err := f.l.Decide(st, tc.approved, tc.all, tc.reason); err == nil || !strings.Contains(err.Error(), "is not waiting for an approval") {
 				t.Errorf("decide without a question: %v", err)
