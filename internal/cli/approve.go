@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 type decideOptions struct {
@@ -22,13 +23,15 @@ func newApproveCmd(g *globals) *cobra.Command {
 		Short: "Run the command a session waits on, and go on with the reply",
 		Long: `Approve the command the session is waiting on (see 'courier status'): it
 runs, and the rest of the reply is carried out in order. With --all, later
-commands like it run without asking for the rest of the session.`,
+commands like it run without asking for the rest of the session. When a
+'courier watch' waits on the question in another terminal, it gets the
+answer and goes on by itself.`,
 		Example: `  courier approve 3f9a1c2e
   courier approve --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.id = optionalArg(args)
-			return runDecide(cmd.Context(), o)
+			return runDecide(cmd, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "also approve every later command like it in this session")
@@ -46,49 +49,33 @@ told (with --reason, why), and the rest of the reply is carried out.`,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.id = optionalArg(args)
-			return runDecide(cmd.Context(), o)
+			return runDecide(cmd, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.reason, "reason", "", "tell the LLM why")
 	return cmd
 }
 
-func runDecide(ctx context.Context, o *decideOptions) error {
-	g := o.g
-	l, err := g.loop()
+func runDecide(cmd *cobra.Command, o *decideOptions) error {
+	b, err := o.g.runner(view{wait: runner.Stop})
 	if err != nil {
 		return err
 	}
-	id := o.id
-	if id == "" {
-		// The session waiting for approval, rather than just the latest.
-		all, _ := l.Store.List()
-		for _, st := range all {
-			if st.Pending != nil {
-				id = st.SessionID
-				break
-			}
+	d := runner.Decision{Answer: runner.Deny, Reason: o.reason}
+	switch {
+	case o.approve && o.all:
+		d = runner.Decision{Answer: runner.ApproveAll}
+	case o.approve:
+		d = runner.Decision{Answer: runner.Approve}
+	}
+	ctx := cmd.Context()
+	handed, err := b.Decide(ctx, o.id, d)
+	if handed {
+		verb := "denial"
+		if o.approve {
+			verb = "approval"
 		}
+		fmt.Fprintf(o.g.io.Out, "Gave the %s to the courier process waiting for it; it goes on there\n", verb)
 	}
-	h, err := g.hold(l, id, "courier "+map[bool]string{true: "approve", false: "deny"}[o.approve])
-	if err != nil {
-		return err
-	}
-	defer h.release()
-	p, err := l.Decide(h.st, o.approve, o.all, o.reason)
-	if err != nil {
-		return err
-	}
-	verb := "Denied"
-	if o.approve {
-		verb = "Approved"
-	}
-	fmt.Fprintf(g.io.Out, "%s '%s'\n", verb, firstLine(p.Command, 80))
-	con := g.newConsole(l)
-	out, _, err := g.recoverTurn(ctx, l, h, con)
-	if err != nil {
-		return interrupted(ctx, h, err)
-	}
-	_, err = g.afterTurn(h, out)
 	return err
 }

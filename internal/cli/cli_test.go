@@ -1,18 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
-
-	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/policy"
-	"github.com/courier-agent/courier/internal/protocol"
 )
 
 // Every command a person can run shows an example in its --help.
@@ -30,65 +24,10 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 	walk(root)
 }
 
-func TestAskApproval(t *testing.T) {
-	c := command.Command{Type: command.RunCommand, Command: "rm -rf build"}
-	v := policy.Verdict{Decision: policy.Ask, Reason: "`rm -rf build` needs approval: recursive or forced delete"}
-	tests := []struct {
-		input  string
-		want   engine.Answer
-		reason string
-	}{
-		{"y\n", engine.Approve, ""},
-		{"YES\n", engine.Approve, ""},
-		{"a\n", engine.ApproveAll, ""},
-		{"n\nit deletes my cache\n", engine.Reject, "it deletes my cache"},
-		{"no\n\n", engine.Reject, ""},
-		{"maybe\ny\n", engine.Approve, ""},
-		{"w\n", engine.Wait, ""},
-		{"", engine.Wait, ""}, // end of input: decide later, never run
-	}
-	for _, tt := range tests {
-		var out bytes.Buffer
-		got, reason, err := askApproval(&out, bufio.NewReader(strings.NewReader(tt.input)), c, v)
-		if err != nil || got != tt.want || reason != tt.reason {
-			t.Errorf("input %q: got %v %q %v, want %v %q", tt.input, got, reason, err, tt.want, tt.reason)
-		}
-		if !strings.Contains(out.String(), "    rm -rf build\n") || !strings.Contains(out.String(), v.Reason) {
-			t.Errorf("input %q: the question does not show the command and the reason:\n%s", tt.input, out.String())
-		}
-	}
-}
-
-func TestNumbersForPeople(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-	for n, want := range map[int]string{12: "12 bytes", 2048: "2.0 KB", 3 << 20: "3.0 MB"} {
-		if got := humanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-	if got := estimateTokens(strings.Repeat("abcd", 100)); got != 100 {
-		t.Errorf("estimateTokens of 400 characters = %d, want 100", got)
-	}
-}
-
-// The budget warning names what makes a request large and how to shrink it.
-func TestBudgetAdvice(t *testing.T) {
-	big := strings.Repeat("   1 | some code line\n", 4000)
-	text := protocol.Render(protocol.Outbox{Session: "a1b2c3d4", Sequence: 2, Task: "t",
-		Results:   []command.Result{},
-		Requested: []protocol.FileContent{{Path: "src/big.go", Text: big}}})
-	advice := budgetAdvice(text)
-	if !strings.HasPrefix(advice, "the largest parts are file src/big.go ") || !strings.Contains(advice, `lines="A-B"`) {
-		t.Errorf("advice = %q", advice)
-	}
-}
-
-// Errors are one line with a hint and the right exit status.
+// Errors are one line with a hint and the right exit status; every way of
+// calling courier wrongly is a usage error, exit status 2.
 func TestMainReportsErrors(t *testing.T) {
+	root := t.TempDir()
 	tests := []struct {
 		args []string
 		code int
@@ -96,7 +35,15 @@ func TestMainReportsErrors(t *testing.T) {
 	}{
 		{[]string{"--bogus"}, ExitUsage, []string{"courier: error: unknown flag: --bogus\n", "courier: hint: run 'courier --help' for usage\n"}},
 		{[]string{"--max-output", "lots", "sessions"}, ExitUsage, []string{"courier: error: flag --max-output: "}},
-		{[]string{"--root", t.TempDir(), "status", "nothex!"}, 1, []string{"courier: error: 'nothex!' is not a session id (8 hex digits)\n"}},
+		{[]string{"bogus"}, ExitUsage, []string{"courier: error: unknown command \"bogus\"\n", "courier: hint: run 'courier --help' for the commands\n"}},
+		{[]string{"--root", root, "parse"}, ExitUsage, []string{"courier: error: accepts 1 arg(s), received 0\n", "courier: hint: run 'courier parse --help' for usage\n"}},
+		{[]string{"--root", root, "status", "a", "b"}, ExitUsage, []string{"courier: error: accepts at most 1 arg(s), received 2\n"}},
+		{[]string{"--root", root, "sessions", "extra"}, ExitUsage, []string{"courier: error: unknown command \"extra\" for \"courier sessions\"\n"}},
+		{[]string{"--root", root, "new"}, ExitUsage, []string{"courier: error: requires at least 1 arg(s), only received 0\n"}},
+		{[]string{"--root", root, "new", "--no-watch", " "}, ExitUsage, []string{"courier: error: the task is empty\n", "courier: hint: describe the task"}},
+		{[]string{"--root", root, "watch", "--bogus"}, ExitUsage, []string{"courier: error: unknown flag: --bogus\n"}},
+		{[]string{"--root", root, "status", "nothex!"}, 1, []string{"courier: error: 'nothex!' is not a session id (8 hex digits)\n", "courier: hint: run 'courier sessions' to list the sessions\n"}},
+		{[]string{"--root", root, "status"}, 1, []string{"courier: error: no incomplete session\n", "courier: hint: start one with 'courier new \"TASK\"', or name a session id\n"}},
 	}
 	for _, tt := range tests {
 		var out, errw bytes.Buffer

@@ -6,11 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
 func newLogCmd(g *globals) *cobra.Command {
-	var id string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "log [ID]",
@@ -19,12 +20,11 @@ func newLogCmd(g *globals) *cobra.Command {
   courier log 3f9a1c2e --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id = optionalArg(args)
-			l, st, err := g.resolve(id)
+			b, err := g.runner(view{})
 			if err != nil {
 				return err
 			}
-			turns, err := l.Log(st)
+			info, turns, err := b.Log(optionalArg(args))
 			if err != nil {
 				return err
 			}
@@ -35,7 +35,7 @@ func newLogCmd(g *globals) *cobra.Command {
 				return writeJSON(g.io.Out, turns)
 			}
 			w := g.io.Out
-			fmt.Fprintf(w, "Session %s: %s\n", st.SessionID, firstLine(st.Task, 80))
+			fmt.Fprintf(w, "Session %s: %s\n", info.ID, console.Safe(human.FirstLine(info.Task, 80)))
 			if len(turns) == 0 {
 				fmt.Fprintln(w, "No replies applied yet.")
 			}
@@ -51,10 +51,10 @@ func newLogCmd(g *globals) *cobra.Command {
 				if len(marks) > 0 {
 					mark = " [" + strings.Join(marks, ", ") + "]"
 				}
-				fmt.Fprintf(w, "request %d  %s  %s  %d commands, %d failed%s\n", t.Sequence,
-					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), t.Reply, t.Commands, t.Failed, mark)
+				fmt.Fprintf(w, "request %d  %s  %s  %s, %d failed%s\n", t.Sequence,
+					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), console.Safe(t.Reply), human.Count(t.Commands, "command", ""), t.Failed, mark)
 				for _, f := range t.Files {
-					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, f.Path, f.Added, f.Removed)
+					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, console.Safe(f.Path), f.Added, f.Removed)
 				}
 			}
 			return nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 type newOptions struct {
@@ -28,31 +30,25 @@ session id and the outbox path, and then watches inbox/ for the reply, as
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.task = strings.Join(args, " ")
-			return runNew(cmd, o)
+			b, err := g.runner(view{json: o.watch.json, wait: runner.Later})
+			if err != nil {
+				return err
+			}
+			id, err := b.Create(o.task, runner.CreateOptions{Includes: o.includes})
+			if err != nil {
+				return err
+			}
+			if o.noWatch {
+				if b.text != nil {
+					fmt.Fprintf(g.io.Out, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", id)
+				}
+				return nil
+			}
+			return watch(cmd.Context(), b, &watchOptions{g: g, id: id, flags: o.watch})
 		},
 	}
 	cmd.Flags().BoolVar(&o.noWatch, "no-watch", false, "exit after writing the first outbox")
 	cmd.Flags().StringArrayVar(&o.includes, "include", nil, "attach the files matching GLOB to the first request (repeatable)")
 	o.watch.register(cmd)
 	return cmd
-}
-
-func runNew(cmd *cobra.Command, o *newOptions) error {
-	l, err := o.g.loop()
-	if err != nil {
-		return err
-	}
-	st, outbox, err := l.NewSession(o.task, o.includes)
-	if err != nil {
-		return err
-	}
-	con := o.g.newConsole(l)
-	fmt.Fprintf(o.g.io.Out, "Session: %s\n", st.SessionID)
-	fmt.Fprintf(o.g.io.Out, "Outbox: %s\n", con.rel(outbox))
-	o.g.announce(con, outbox)
-	if o.noWatch {
-		fmt.Fprintf(o.g.io.Out, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", st.SessionID)
-		return nil
-	}
-	return runWatch(cmd.Context(), &watchOptions{g: o.g, id: st.SessionID, flags: o.watch, fresh: true})
 }

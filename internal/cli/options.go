@@ -1,43 +1,114 @@
 package cli
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/config"
+	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-// engineOptions are the settings commands run with: limits, environment,
-// policy, sandbox, who answers approval questions, and the console that
-// hears about each command. They are built once a run, so the policy is
-// compiled once and one reader serves every question asked on stdin.
-func (g *globals) engineOptions(con *console) (engine.Options, error) {
-	if g.engineOpts == nil {
-		pol, err := g.policy()
-		if err != nil {
-			return engine.Options{}, err
-		}
-		g.engineOpts = &engine.Options{
-			CommandTimeout: g.cfg.CommandTimeout,
-			MaxOutput:      g.cfg.MaxOutput,
-			Env:            g.io.Environ,
-			KeepEnv:        g.cfg.KeepEnv,
-			Policy:         pol,
-			Sandbox:        g.sandboxOptions(),
-			Approver:       g.approver(),
+// view is how a command shows what happens: the text console or JSON lines.
+type view struct {
+	json bool
+	// wait is what the terminal's "w" answer means for the command.
+	wait runner.Answer
+}
+
+// built is a runner with the text console it reports to (nil with JSON).
+type built struct {
+	*runner.Runner
+	text *console.Text
+}
+
+// runner builds the runner a command uses: the folders, the limits, how
+// commands run, the protocols, and who reports and who answers questions.
+func (g *globals) runner(v view) (*built, error) {
+	p, err := g.paths()
+	if err != nil {
+		return nil, err
+	}
+	b := &built{}
+	var rep runner.Reporter
+	if v.json {
+		rep = console.NewJSON(g.io.Out)
+	} else {
+		b.text = g.console(p.Root)
+		rep = b.text
+	}
+	eng, err := g.engineOptions(rep)
+	if err != nil {
+		return nil, err
+	}
+	b.Runner = runner.New(runner.Config{
+		Paths:          p,
+		WorkspaceGiven: g.workspace != "",
+		Limits: runner.Limits{
+			MaxReply:  g.cfg.MaxReply,
+			ListLimit: g.cfg.ListLimit,
+			ReadLines: g.cfg.ReadLines,
+		},
+		Engine:    eng,
+		FrontEnds: []frontend.FrontEnd{protocol.Tags{}},
+		Reporter:  rep,
+		Approver:  g.approver(v),
+	})
+	return b, nil
+}
+
+// console returns the text reporter: colour only on a terminal and as the
+// color setting allows, progress only on a terminal, requests copied to the
+// clipboard with copy on.
+func (g *globals) console(root string) *console.Text {
+	o := console.Options{Out: g.io.Out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal, TokenBudget: g.cfg.TokenBudget}
+	switch g.cfg.Color {
+	case config.ColorAlways:
+		o.Color = true
+	case config.ColorAuto:
+		o.Color = g.io.OutTerminal
+	}
+	if g.cfg.Copy {
+		if cb := g.clipboard(); cb != nil {
+			o.Copier = cb
 		}
 	}
-	opts := *g.engineOpts
-	opts.Observer = con
-	return opts, nil
+	return console.NewText(o)
+}
+
+// clipboard returns the system clipboard, or nil after saying (as a hint,
+// never an error) why there is none.
+func (g *globals) clipboard() *clipboard.Clipboard {
+	cb, err := clipboard.Detect(g.io.Environ)
+	if err != nil {
+		fmt.Fprintf(g.io.Err, "courier: hint: %v; copy the outbox by hand (or use 'courier show')\n", err)
+		return nil
+	}
+	return cb
+}
+
+// engineOptions are the settings commands run with: limits, environment,
+// policy and sandbox.
+func (g *globals) engineOptions(rep runner.Reporter) (engine.Options, error) {
+	pol, err := g.policy()
+	if err != nil {
+		return engine.Options{}, err
+	}
+	return engine.Options{
+		CommandTimeout: g.cfg.CommandTimeout,
+		MaxOutput:      g.cfg.MaxOutput,
+		Env:            g.io.Environ,
+		KeepEnv:        g.cfg.KeepEnv,
+		Policy:         pol,
+		Sandbox:        g.sandboxOptions(rep),
+	}, nil
 }
 
 // policy compiles the command policy from the settings.
@@ -50,8 +121,8 @@ func (g *globals) policy() (*policy.Policy, error) {
 }
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off or the kernel cannot provide it (said once per run).
-func (g *globals) sandboxOptions() *sandbox.Options {
+// off or the kernel cannot provide it (said once, as a warning).
+func (g *globals) sandboxOptions(rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
@@ -62,11 +133,10 @@ func (g *globals) sandboxOptions() *sandbox.Options {
 		return opts
 	}
 	if abi, err := sandbox.Available(); abi == 0 {
-		if !g.warnedSandbox {
-			g.warnedSandbox = true
-			fmt.Fprintf(g.io.Err, "courier: warning: commands run without the Landlock sandbox: %v\n", err)
-			fmt.Fprintf(g.io.Err, "courier: hint: set sandbox = \"strict\" in courier.toml to refuse commands instead\n")
-		}
+		rep.Report(runner.Warning{
+			Message: fmt.Sprintf("commands run without the Landlock sandbox: %v", err),
+			Hint:    `set sandbox = "strict" in courier.toml to refuse commands instead`,
+		})
 		return nil
 	}
 	return opts
@@ -90,57 +160,15 @@ func (g *globals) cacheDirs() []string {
 	return dirs
 }
 
-// approver answers approval questions: yes to all with --yes, on a
-// terminal by asking, and otherwise not at all (the session waits for
+// approver answers approval questions: yes to all with the yes setting, on
+// a terminal by asking, and otherwise not at all (the session waits for
 // 'courier approve' or 'courier deny').
-func (g *globals) approver() engine.Approver {
+func (g *globals) approver(v view) runner.Approver {
 	switch {
 	case g.cfg.Yes:
-		return yesApprover{}
-	case g.io.InTerminal && g.io.ErrTerminal:
-		return &terminalApprover{g: g, in: bufio.NewReader(g.io.In)}
+		return runner.Yes{}
+	case g.io.InTerminal && g.io.ErrTerminal && !v.json:
+		return console.NewTerminal(g.io.In, g.io.Err, v.wait)
 	}
 	return nil
-}
-
-type yesApprover struct{}
-
-func (yesApprover) Approve(context.Context, command.Command, policy.Verdict) (engine.Answer, string, error) {
-	return engine.Approve, "", nil
-}
-
-// terminalApprover asks the person on the terminal.
-type terminalApprover struct {
-	g  *globals
-	in *bufio.Reader
-}
-
-func (a *terminalApprover) Approve(ctx context.Context, c command.Command, v policy.Verdict) (engine.Answer, string, error) {
-	return askApproval(a.g.io.Err, a.in, c, v)
-}
-
-// askApproval shows the command and reads the answer: y (run it), n (do
-// not), a (run it and every later one like it), w (decide later).
-func askApproval(w interface{ Write([]byte) (int, error) }, in *bufio.Reader, c command.Command, v policy.Verdict) (engine.Answer, string, error) {
-	fmt.Fprintf(w, "\ncourier: this command needs your approval: %s\n", v.Reason)
-	for _, line := range strings.Split(strings.TrimRight(c.Command, "\n"), "\n") {
-		fmt.Fprintf(w, "    %s\n", line)
-	}
-	for {
-		fmt.Fprintf(w, "Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: ")
-		line, err := in.ReadString('\n')
-		answer := strings.ToLower(strings.TrimSpace(line))
-		switch {
-		case answer == "y" || answer == "yes":
-			return engine.Approve, "", nil
-		case answer == "a" || answer == "all":
-			return engine.ApproveAll, "", nil
-		case answer == "n" || answer == "no":
-			fmt.Fprintf(w, "Why (told to the LLM; Enter to skip): ")
-			reason, _ := in.ReadString('\n')
-			return engine.Reject, strings.TrimSpace(reason), nil
-		case answer == "w" || answer == "wait" || err != nil:
-			return engine.Wait, "", nil
-		}
-	}
 }

@@ -3,13 +3,13 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/reply"
 )
 
 type parseOptions struct {
@@ -23,6 +23,8 @@ func newParseCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "parse FILE",
 		Short: "Show the commands a reply contains, without running anything",
+		Long: `Read the reply FILE as courier would (the same size limit, decoding and
+checks) and show the commands it holds, without running anything.`,
 		Example: `  courier parse inbox/answer.txt
   courier parse --json inbox/answer.txt | jq '.[].type'`,
 		Args: cobra.ExactArgs(1),
@@ -36,16 +38,19 @@ func newParseCmd(g *globals) *cobra.Command {
 }
 
 func runParse(o *parseOptions) error {
-	raw, err := os.ReadFile(o.file)
+	b, err := o.g.runner(view{})
 	if err != nil {
-		return fmt.Errorf("read reply: %w", err)
+		return err
 	}
-	text, err := protocol.Decode(raw)
+	fe, err := b.FrontEnd("")
 	if err != nil {
-		return fmt.Errorf("reply %s: %w", o.file, err)
+		return err
 	}
-	reply := protocol.Parse(text)
-	cmds := reply.Commands
+	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, fe)
+	if err != nil {
+		return err
+	}
+	cmds := rep.Parsed.Commands
 	if cmds == nil {
 		cmds = []command.Command{}
 	}
@@ -55,15 +60,15 @@ func runParse(o *parseOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(cmds)
 	}
-	if reply.Session != "" {
-		fmt.Fprintf(w, "Session: %s  Sequence: %d\n", reply.Session, reply.Sequence)
+	if rep.Parsed.Session != "" {
+		fmt.Fprintf(w, "Session: %s  Sequence: %d\n", rep.Parsed.Session, rep.Parsed.Sequence)
 	}
 	if len(cmds) == 0 {
 		fmt.Fprintln(w, "No commands found.")
 		return nil
 	}
 	for i, c := range cmds {
-		fmt.Fprintf(w, "%d. %s\n", i+1, parseLine(c))
+		fmt.Fprintf(w, "%d. %s\n", i+1, console.Safe(parseLine(c)))
 	}
 	return nil
 }
@@ -73,10 +78,10 @@ func parseLine(c command.Command) string {
 	at := fmt.Sprintf(" (line %d)", c.Line)
 	switch c.Type {
 	case command.CreateFile:
-		return fmt.Sprintf("CREATE_FILE %s: %d lines%s", c.Path, strings.Count(c.Content, "\n"), at)
+		return fmt.Sprintf("CREATE_FILE %s: %s%s", c.Path, human.Count(human.Lines(c.Content), "line", ""), at)
 	case command.EditFile:
 		if len(c.Edits) > 0 {
-			return fmt.Sprintf("EDIT_FILE %s: %d search/replace edits%s", c.Path, len(c.Edits), at)
+			return fmt.Sprintf("EDIT_FILE %s: %s%s", c.Path, human.Count(len(c.Edits), "search/replace edit", ""), at)
 		}
 		return fmt.Sprintf("EDIT_FILE %s: lines %d-%d%s", c.Path, c.StartLine, c.EndLine, at)
 	case command.DeleteFile, command.ReadFile:
@@ -86,9 +91,9 @@ func parseLine(c command.Command) string {
 		}
 		return s + at
 	case command.RunCommand:
-		return "RUN_COMMAND " + firstLine(c.Command, 70) + at
+		return "RUN_COMMAND " + human.FirstLine(c.Command, 70) + at
 	case command.Message, command.Done:
-		return fmt.Sprintf("%s %s%s", c.Type, firstLine(c.Text, 70), at)
+		return fmt.Sprintf("%s %s%s", c.Type, human.FirstLine(c.Text, 70), at)
 	case command.ParseError:
 		return fmt.Sprintf("PARSE_ERROR%s: %s", at, c.Error)
 	}

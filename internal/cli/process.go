@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -15,6 +13,7 @@ type processOptions struct {
 	g       *globals
 	file    string
 	session string
+	json    bool
 }
 
 func newProcessCmd(g *globals) *cobra.Command {
@@ -34,116 +33,30 @@ the LLM in the next outbox.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.file = optionalArg(args)
-			return runProcess(cmd.Context(), o)
+			b, err := g.runner(view{json: o.json, wait: runner.Stop})
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if o.file != "" {
+				err := b.ApplyFrom(ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox}, o.session, "courier process")
+				return err
+			}
+			q := inbox.Queue{Dir: b.Paths().Inbox}
+			waiting, err := inbox.Pending(q.Dir)
+			if err != nil {
+				return err
+			}
+			if err := b.ProcessQueue(ctx, q, "courier process"); err != nil {
+				return err
+			}
+			if len(waiting) == 0 && b.text != nil {
+				fmt.Fprintf(g.io.Out, "No replies waiting in %s/\n", b.text.Rel(q.Dir))
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&o.session, "session", "", "apply to this session instead of the one the reply names")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event instead of text")
 	return cmd
-}
-
-func runProcess(ctx context.Context, o *processOptions) error {
-	l, err := o.g.loop()
-	if err != nil {
-		return err
-	}
-	con := o.g.newConsole(l)
-	if o.file != "" {
-		return o.processFile(ctx, l, con, o.file)
-	}
-	if err := o.recoverAll(ctx, l, con); err != nil {
-		return err
-	}
-	pending, err := inbox.Pending(l.Paths.Inbox)
-	if err != nil {
-		return err
-	}
-	if len(pending) == 0 {
-		fmt.Fprintf(o.g.io.Out, "No replies waiting in %s\n", con.rel(l.Paths.Inbox)+"/")
-		return nil
-	}
-	var failed error
-	for _, p := range pending {
-		if err := o.processFile(ctx, l, con, p); err != nil {
-			var ee *ExitError
-			if ctx.Err() != nil || errors.As(err, &ee) {
-				return err
-			}
-			report(o.g.io.Err, err)
-			failed = &ExitError{Code: 1, Err: quietError("some replies could not be applied")}
-		}
-	}
-	return failed
-}
-
-// processFile applies one reply to the session it routes to, first
-// finishing an interrupted turn of that session.
-func (o *processOptions) processFile(ctx context.Context, l *runner.Loop, con *console, path string) error {
-	r, err := o.g.readReply(l, path, con)
-	if err != nil {
-		return err
-	}
-	id := o.session
-	if id == "" {
-		id = runner.Route(r)
-	}
-	h, err := o.g.hold(l, id, "courier process")
-	if err != nil {
-		return err
-	}
-	defer h.release()
-	rec, recovered, err := o.g.recoverTurn(ctx, l, h, con)
-	if err != nil {
-		return interrupted(ctx, h, err)
-	}
-	if recovered {
-		if stop, err := o.g.afterTurn(h, rec); stop || err != nil {
-			if err == nil {
-				err = fmt.Errorf("session %s is complete; %s was not applied", h.st.SessionID, con.rel(path))
-			}
-			return err
-		}
-	}
-	out, err := o.g.apply(ctx, l, h, r, con)
-	var refused *runner.RefusedError
-	if errors.As(err, &refused) {
-		if refused.Duplicate {
-			return nil
-		}
-		return &ExitError{Code: 1, Err: quietError("the reply was not applied")}
-	}
-	if err != nil {
-		return interrupted(ctx, h, err)
-	}
-	_, err = o.g.afterTurn(h, out)
-	return err
-}
-
-// recoverAll finishes the interrupted turns of every incomplete session
-// (or of --session).
-func (o *processOptions) recoverAll(ctx context.Context, l *runner.Loop, con *console) error {
-	ids := []string{o.session}
-	if o.session == "" {
-		ids = nil
-		all, _ := l.Store.List()
-		for _, st := range all {
-			if _, ok := l.Unfinished(st); ok && st.Pending == nil {
-				ids = append(ids, st.SessionID)
-			}
-		}
-	}
-	for _, id := range ids {
-		h, err := o.g.hold(l, id, "courier process")
-		if err != nil {
-			return err
-		}
-		out, recovered, err := o.g.recoverTurn(ctx, l, h, con)
-		if err == nil && recovered {
-			_, err = o.g.afterTurn(h, out)
-		}
-		h.release()
-		if err != nil {
-			return interrupted(ctx, h, err)
-		}
-	}
-	return nil
 }

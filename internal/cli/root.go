@@ -1,23 +1,21 @@
 // Package cli is courier's command line: one file per command, each with an
-// options struct and a run function, writing only through the IO it is
-// given so that tests can capture everything.
+// options struct and a run function. It parses flags, builds a runner with
+// its source, reporter and approver, and displays; it writes only through
+// the IO it is given, so tests can capture everything, and errors become
+// what the person reads in one place (errors.go).
 package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -27,9 +25,9 @@ type IO struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
-	// InTerminal and ErrTerminal tell whether stdin and stderr are
-	// terminals: questions are asked only on a terminal, colour and progress
-	// shown only there.
+	// InTerminal, OutTerminal and ErrTerminal tell whether stdin, stdout
+	// and stderr are terminals: questions are asked only on a terminal,
+	// colour and progress shown only there.
 	InTerminal  bool
 	OutTerminal bool
 	ErrTerminal bool
@@ -39,34 +37,6 @@ type IO struct {
 	Environ []string
 	// Exe is courier's own executable, re-run for the command sandbox.
 	Exe string
-}
-
-// ExitError carries a specific exit status.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Exit codes beyond 0 (success) and 1 (error).
-const (
-	ExitUsage = 2
-	// ExitWaiting means the session waits for the person's approval.
-	ExitWaiting = 3
-)
-
-// quietError is an ending that is not a failure (Ctrl-C, a session waiting
-// for approval): it is printed without "error:".
-type quietError string
-
-func (q quietError) Error() string { return string(q) }
-
-// waitingError says a session waits for the person's decision.
-func waitingError(id, command, reason string) error {
-	return hint.Wrap(quietError(fmt.Sprintf("session %s waits for approval of '%s' (%s)", id, firstLine(command, 80), reason)),
-		fmt.Sprintf("run 'courier approve %s' to run it or 'courier deny %s' to refuse it", id, id))
 }
 
 // globals are the persistent flags and the effective settings every
@@ -86,11 +56,6 @@ type globals struct {
 	quiet   bool
 	// set records which flags were given on the command line.
 	set map[string]bool
-	// engineOpts are built once a run (see engineOptions).
-	engineOpts *engine.Options
-	// warnedSandbox and warnedClipboard keep those warnings to once a run.
-	warnedSandbox   bool
-	warnedClipboard bool
 }
 
 // Main runs courier with args (without the program name) and returns the
@@ -111,26 +76,6 @@ func Main(ctx context.Context, args []string, stdio *IO) int {
 	return report(stdio.Err, err)
 }
 
-// report prints an error as "courier: error: ..." with its hint and
-// returns the exit status.
-func report(w io.Writer, err error) int {
-	msg := strings.TrimSuffix(err.Error(), ".")
-	var q quietError
-	if errors.As(err, &q) {
-		fmt.Fprintf(w, "courier: %s\n", msg)
-	} else {
-		fmt.Fprintf(w, "courier: error: %s\n", msg)
-	}
-	if h := hint.Of(err); h != "" {
-		fmt.Fprintf(w, "courier: hint: %s\n", h)
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	return 1
-}
-
 func newRoot(stdio *IO) *cobra.Command {
 	g := &globals{io: stdio, set: map[string]bool{}}
 	root := &cobra.Command{
@@ -145,13 +90,21 @@ until the LLM says DONE.`,
   courier process inbox/reply.txt`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// With subcommands, an unknown word reaches the root: a usage error.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usage(withHint(fmt.Errorf("unknown command %q", args[0]), "run 'courier --help' for the commands"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			cmd.Flags().Visit(func(f *pflag.Flag) { g.set[f.Name] = true })
 			return g.configure()
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: hint.Wrap(err, "run 'courier --help' for usage")}
+		return usage(withHint(err, "run 'courier --help' for usage"))
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.root, "root", "", "folder holding workspace/, inbox/, outbox/ and sessions/ (env COURIER_ROOT; default: current folder)")
@@ -175,6 +128,19 @@ until the LLM says DONE.`,
 		newConfigCmd(g),
 		newPasteCmd(g),
 	)
+	// Wrong arguments are usage errors, whichever command they reach.
+	var usageArgs func(c *cobra.Command)
+	usageArgs = func(c *cobra.Command) {
+		if check := c.Args; check != nil && c != root {
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				return usage(withHint(check(cmd, args), fmt.Sprintf("run '%s --help' for usage", cmd.CommandPath())))
+			}
+		}
+		for _, sub := range c.Commands() {
+			usageArgs(sub)
+		}
+	}
+	usageArgs(root)
 	return root
 }
 
@@ -193,7 +159,7 @@ func (g *globals) paths() (runner.Paths, error) {
 			return runner.Paths{}, fmt.Errorf("workspace %s: %w", g.workspace, err)
 		}
 		if info, err := os.Stat(ws); err != nil || !info.IsDir() {
-			return runner.Paths{}, hint.Wrap(fmt.Errorf("workspace %s is not a folder", g.workspace), "point --workspace at an existing project folder")
+			return runner.Paths{}, withHint(fmt.Errorf("workspace %s is not a folder", g.workspace), "point --workspace at an existing project folder")
 		}
 		p.Workspace = ws
 	}
@@ -201,17 +167,4 @@ func (g *globals) paths() (runner.Paths, error) {
 		return runner.Paths{}, err
 	}
 	return p, nil
-}
-
-// loop returns the session loop for the resolved folders.
-func (g *globals) loop() (*runner.Loop, error) {
-	p, err := g.paths()
-	if err != nil {
-		return nil, err
-	}
-	return runner.New(p, runner.Options{
-		MaxReply:  g.cfg.MaxReply,
-		ListLimit: g.cfg.ListLimit,
-		ReadLines: g.cfg.ReadLines,
-	}), nil
 }

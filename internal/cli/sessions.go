@@ -5,6 +5,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 type sessionsOptions struct {
@@ -28,17 +31,13 @@ func newSessionsCmd(g *globals) *cobra.Command {
 }
 
 func runSessions(o *sessionsOptions) error {
-	l, err := o.g.loop()
+	b, err := o.g.runner(view{})
 	if err != nil {
 		return err
 	}
-	all, errs := l.Store.List()
+	infos, errs := b.Sessions()
 	for _, e := range errs {
-		fmt.Fprintf(o.g.io.Err, "courier: warning: %v\n", e)
-	}
-	infos := make([]sessionInfo, 0, len(all))
-	for _, st := range all {
-		infos = append(infos, infoOf(l, st))
+		b.text.Warn(console.Safe(e.Error()), "")
 	}
 	if o.json {
 		return writeJSON(o.g.io.Out, infos)
@@ -50,7 +49,7 @@ func runSessions(o *sessionsOptions) error {
 	tw := tabwriter.NewWriter(o.g.io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tREQUEST\tSTATUS\tUPDATED\tTASK")
 	for _, i := range infos {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", i.ID, i.Sequence, i.Status, i.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(i.Task, 50))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", i.ID, i.Sequence, statusText(i), i.UpdatedAt.Local().Format("2006-01-02 15:04"), console.Safe(human.FirstLine(i.Task, 50)))
 	}
 	return tw.Flush()
 }

@@ -58,14 +58,14 @@ func (g *globals) configure() error {
 	for name, v := range g.flags {
 		if g.set[name] {
 			if err := cfg.Set(name, *v, config.FlagSource(name)); err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
+				return usage(err)
 			}
 		}
 	}
 	for name, v := range g.bools {
 		if g.set[name] {
 			if err := cfg.Set(name, strconv.FormatBool(*v), config.FlagSource(name)); err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
+				return usage(err)
 			}
 		}
 	}

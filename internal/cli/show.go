@@ -1,39 +1,36 @@
 package cli
 
 import (
-	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/console"
 )
 
 func newShowCmd(g *globals) *cobra.Command {
-	var id string
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Print the session's current outbox, e.g. to pipe it into a clipboard tool",
+		Long: `Print the current request of the session ID (default: the most recently
+updated incomplete one), exactly as written, for a clipboard tool; on a
+terminal, control characters from command output are shown visibly.`,
 		Example: `  courier show | xclip -selection clipboard
   courier show 3f9a1c2e | pbcopy`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id = optionalArg(args)
-			l, st, err := g.resolve(id)
+			b, err := g.runner(view{})
 			if err != nil {
 				return err
 			}
-			if st.IsComplete {
-				return fmt.Errorf("session %s is complete; it has no request waiting", st.SessionID)
-			}
-			data, err := os.ReadFile(l.OutboxPath(st.SessionID, st.SequenceNumber))
+			text, err := b.RequestText(optionalArg(args))
 			if err != nil {
-				// A lost outbox is rebuilt from the session state.
-				text, rerr := l.RenderOutbox(st)
-				if rerr != nil {
-					return rerr
-				}
-				data = []byte(text)
+				return err
 			}
-			_, err = g.io.Out.Write(data)
+			if g.io.OutTerminal {
+				text = console.Safe(text)
+			}
+			_, err = io.WriteString(g.io.Out, text)
 			return err
 		},
 	}

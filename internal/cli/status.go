@@ -4,40 +4,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
-// sessionInfo is the view of a session that status and sessions print.
-type sessionInfo struct {
-	ID        string           `json:"id"`
-	Task      string           `json:"task"`
-	Sequence  int              `json:"sequence"`
-	Complete  bool             `json:"complete"`
-	Status    string           `json:"status"`
-	UpdatedAt time.Time        `json:"updatedAt"`
-	CreatedAt time.Time        `json:"createdAt"`
-	Workspace string           `json:"workspace"`
-	Outbox    string           `json:"outbox,omitempty"`
-	Pending   *session.Pending `json:"pending,omitempty"`
-	Summary   string           `json:"summary,omitempty"`
-}
-
-func infoOf(l *runner.Loop, st *session.State) sessionInfo {
-	i := sessionInfo{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
-		Status: st.Status(), UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace,
-		Pending: st.Pending, Summary: st.Summary}
-	if !st.IsComplete {
-		i.Outbox = l.OutboxPath(st.SessionID, st.SequenceNumber)
+// statusText is how status and sessions word a session's state.
+func statusText(i runner.Info) string {
+	switch i.State {
+	case runner.StateComplete:
+		return "complete"
+	case runner.StateAwaitingApproval:
+		return "awaiting approval"
+	case runner.StateApplying:
+		if i.Holder != nil {
+			return "applying a reply"
+		}
+		return "interrupted (run 'courier process' to finish)"
 	}
-	if _, ok := l.Unfinished(st); ok && st.Pending == nil {
-		i.Status = "interrupted (run 'courier process' to finish)"
-	}
-	return i
+	return "waiting for reply"
 }
 
 type statusOptions struct {
@@ -51,6 +40,10 @@ func newStatusCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [ID]",
 		Short: "Show where a session stands",
+		Long: `Show where the session ID (default: the most recently updated one) stands:
+waiting for a reply, awaiting approval, applying a reply, or complete, and
+which courier process works on it now and what it waits for. With --json,
+"state" is one of waiting, awaiting_approval, applying, complete.`,
 		Example: `  courier status
   courier status 3f9a1c2e --json`,
 		Args: cobra.MaximumNArgs(1),
@@ -64,31 +57,36 @@ func newStatusCmd(g *globals) *cobra.Command {
 }
 
 func runStatus(o *statusOptions) error {
-	l, st, err := o.g.resolve(o.id)
+	b, err := o.g.runner(view{})
 	if err != nil {
 		return err
 	}
-	info := infoOf(l, st)
+	info, err := b.Status(o.id)
+	if err != nil {
+		return err
+	}
 	if o.json {
 		return writeJSON(o.g.io.Out, info)
 	}
 	w := o.g.io.Out
-	con := o.g.newConsole(l)
 	fmt.Fprintf(w, "Session:   %s\n", info.ID)
-	fmt.Fprintf(w, "Task:      %s\n", firstLine(info.Task, 100))
-	fmt.Fprintf(w, "Status:    %s\n", info.Status)
+	fmt.Fprintf(w, "Task:      %s\n", console.Safe(human.FirstLine(info.Task, 100)))
+	fmt.Fprintf(w, "Status:    %s\n", statusText(info))
 	fmt.Fprintf(w, "Request:   %d\n", info.Sequence)
-	if info.Outbox != "" {
-		fmt.Fprintf(w, "Outbox:    %s\n", con.rel(info.Outbox))
+	if info.Request != "" {
+		fmt.Fprintf(w, "Outbox:    %s\n", b.text.Rel(info.Request))
 	}
-	fmt.Fprintf(w, "Workspace: %s\n", info.Workspace)
+	fmt.Fprintf(w, "Workspace: %s\n", console.Safe(info.Workspace))
 	fmt.Fprintf(w, "Updated:   %s\n", info.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+	if h := info.Holder; h != nil {
+		fmt.Fprintf(w, "Held by:   %s\n", console.Safe(h.String()))
+	}
 	if p := info.Pending; p != nil {
-		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", firstLine(p.Command, 80), p.Reason)
+		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", console.Safe(human.FirstLine(p.Command, 80)), console.Safe(p.Reason))
 		fmt.Fprintf(w, "           run 'courier approve %s' or 'courier deny %s'\n", info.ID, info.ID)
 	}
 	if info.Summary != "" {
-		fmt.Fprintf(w, "Summary:   %s\n", indentAfterFirst(info.Summary, "           "))
+		fmt.Fprintf(w, "Summary:   %s\n", console.Safe(strings.ReplaceAll(strings.TrimSpace(info.Summary), "\n", "\n           ")))
 	}
 	return nil
 }

@@ -1,11 +1,8 @@
 package engine_test
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -23,37 +20,10 @@ func defaultPolicy(t *testing.T) *policy.Policy {
 	return p
 }
 
-// approver answers approval questions as a person at the terminal would,
-// and remembers what it was asked.
-type approver struct {
-	answer engine.Answer
-	reason string
-	err    error
-
-	mu    sync.Mutex
-	asked []string
-}
-
-func (a *approver) Approve(ctx context.Context, c command.Command, v policy.Verdict) (engine.Answer, string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if v.Decision != policy.Ask {
-		return engine.Reject, "", errors.New("asked about a command the policy does not ask about: " + c.Command)
-	}
-	a.asked = append(a.asked, c.Command)
-	return a.answer, a.reason, a.err
-}
-
-func (a *approver) questions() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.asked)
-}
-
 func TestPolicyDenies(t *testing.T) {
 	t.Parallel()
 	pol := defaultPolicy(t)
-	h := newHarness(t, engine.Options{Policy: pol, Approver: &approver{answer: engine.Approve}})
+	h := newHarness(t, engine.Options{Policy: pol})
 	out := h.apply(run("sudo touch root.txt"), run("touch after.txt"))
 	r := out.Results[0]
 	want := "Not run: " + pol.Check("sudo touch root.txt").Reason + ". Do the task without it, or ask the person to run it themselves (MESSAGE)"
@@ -89,9 +59,6 @@ func TestAskWithoutApproverWaits(t *testing.T) {
 	want := session.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
 	if out.Waiting == nil || *out.Waiting != want {
 		t.Fatalf("Waiting %+v, want %+v", out.Waiting, want)
-	}
-	if h.st.Pending == nil || *h.st.Pending != want {
-		t.Errorf("State.Pending %+v, want %+v", h.st.Pending, want)
 	}
 	if len(out.Results) != 1 || !h.exists("before.txt") {
 		t.Errorf("results before the question:%s", summaries(out.Results))
@@ -152,7 +119,7 @@ func TestDecisionInJournal(t *testing.T) {
 			}
 			h.record(tc.decision)
 			out := h.resume()
-			if out.Waiting != nil || h.st.Pending != nil {
+			if out.Waiting != nil {
 				t.Errorf("still waiting: %+v", out.Waiting)
 			}
 			if len(out.Results) != 3 {
@@ -171,91 +138,32 @@ func TestDecisionInJournal(t *testing.T) {
 	}
 }
 
-func TestApprover(t *testing.T) {
-	t.Parallel()
-	reply := []command.Command{
-		run("rm -rf junk"),
-		run("touch between.txt"),
-		run("rm -rf junk2"),
-	}
-	cases := []struct {
-		name     string
-		answer   engine.Answer
-		reason   string
-		asked    int
-		statuses string // of the results present
-		waiting  bool
-		junkGone bool
-	}{
-		{name: "approve", answer: engine.Approve, asked: 2, statuses: "ooo", junkGone: true},
-		{name: "approve all like it", answer: engine.ApproveAll, asked: 1, statuses: "ooo", junkGone: true},
-		{name: "reject", answer: engine.Reject, reason: "no", asked: 2, statuses: "dod"},
-		{name: "wait", answer: engine.Wait, asked: 1, statuses: "", waiting: true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			a := &approver{answer: tc.answer, reason: tc.reason}
-			h := newHarness(t, engine.Options{Policy: defaultPolicy(t), Approver: a})
-			h.write("junk/file", "x")
-			h.write("junk2/file", "x")
-			out := h.apply(reply...)
-			var got strings.Builder
-			for _, r := range out.Results {
-				got.WriteByte(string(r.Status)[0])
-			}
-			if got.String() != tc.statuses {
-				t.Errorf("statuses %q, want %q:%s", got.String(), tc.statuses, summaries(out.Results))
-			}
-			if q := a.questions(); len(q) != tc.asked || q[0] != "rm -rf junk" {
-				t.Errorf("asked %q, want %d questions", q, tc.asked)
-			}
-			if (out.Waiting != nil) != tc.waiting {
-				t.Errorf("Waiting %+v", out.Waiting)
-			}
-			if h.exists("junk/file") == tc.junkGone || h.exists("junk2/file") == tc.junkGone {
-				t.Errorf("junk there: %v, junk2 there: %v; want gone: %v", h.exists("junk/file"), h.exists("junk2/file"), tc.junkGone)
-			}
-			if h.exists("between.txt") == tc.waiting {
-				t.Errorf("between.txt exists: %v while waiting: %v", h.exists("between.txt"), tc.waiting)
-			}
-		})
-	}
-}
-
-func TestRejectReasonReachesLLM(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, engine.Options{Policy: defaultPolicy(t), Approver: &approver{answer: engine.Reject, reason: "use git clean instead"}})
-	r := h.apply(run("rm -rf build")).Results[0]
-	want := "Not run: the person denied 'rm -rf build': use git clean instead. Find another way, or explain in a MESSAGE why it is needed"
-	if r.Status != command.Denied || r.Summary != want {
-		t.Errorf("%s %q\nwant denied %q", r.Status, r.Summary, want)
-	}
-}
-
 // TestApproveAllLasts: "approve all like it" is kept in the session state,
 // so the next turn runs such commands without asking.
 func TestApproveAllLasts(t *testing.T) {
 	t.Parallel()
 	pol := defaultPolicy(t)
-	a := &approver{answer: engine.ApproveAll}
-	h := newHarness(t, engine.Options{Policy: pol, Approver: a})
-	h.apply(run("rm -rf junk"))
+	h := newHarness(t, engine.Options{Policy: pol})
+	if out := h.apply(run("rm -rf junk")); out.Waiting == nil {
+		t.Fatal("the turn did not wait")
+	}
+	h.record(session.Record{Kind: session.Decision, Index: 0, Approved: true, All: true})
+	out := h.resume()
 	for _, rule := range pol.Check("rm -rf junk").Rules {
-		if !slices.Contains(h.st.ApprovedRules, rule) {
-			t.Errorf("ApprovedRules %q lack %q", h.st.ApprovedRules, rule)
+		if !slices.Contains(out.ApprovedRules, rule) {
+			t.Errorf("ApprovedRules %q lack %q", out.ApprovedRules, rule)
 		}
 	}
-	// The next turn, with nobody to ask.
+	if len(h.st.ApprovedRules) != 0 {
+		t.Errorf("the engine changed the session state: %q", h.st.ApprovedRules)
+	}
+	// The next turn, with the rules committed to the session.
+	h.st.ApprovedRules = out.ApprovedRules
 	h.nextTurn()
-	h.opts.Approver = nil
 	h.write("other/file", "x")
-	out := h.apply(run("rm -rf other"), run("rm -r other2"))
+	out = h.apply(run("rm -rf other"), run("rm -r other2"))
 	if out.Waiting != nil || out.Results[0].Status != command.OK || h.exists("other/file") {
 		t.Errorf("a command like an approved one was not run: waiting %+v%s", out.Waiting, summaries(out.Results))
-	}
-	if len(a.questions()) != 1 {
-		t.Errorf("asked %q", a.questions())
 	}
 }
 
@@ -274,43 +182,8 @@ func TestApproveAllFromJournal(t *testing.T) {
 	if out.Waiting != nil || h.exists("junk/file") || h.exists("junk2/file") {
 		t.Errorf("waiting %+v%s", out.Waiting, summaries(out.Results))
 	}
-	if len(h.st.ApprovedRules) == 0 {
-		t.Error("the approval for all like it is not in the session state")
-	}
-}
-
-func TestApproverError(t *testing.T) {
-	t.Parallel()
-	broken := errors.New("terminal went away")
-	h := newHarness(t, engine.Options{Policy: defaultPolicy(t), Approver: &approver{err: broken}})
-	h.write("junk/file", "x")
-	_, err := h.applyCtx(context.Background(), askReply...)
-	if !errors.Is(err, broken) {
-		t.Errorf("Apply returned %v, want the approver's error", err)
-	}
-	if !h.exists("junk/file") || h.exists("after.txt") {
-		t.Error("commands ran although the question was not answered")
-	}
-}
-
-// TestAnswerSurvivesCrash: the person's answer is journaled before the
-// command starts, so a crash in between does not ask again.
-func TestAnswerSurvivesCrash(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, engine.Options{Policy: defaultPolicy(t), Approver: &approver{answer: engine.Approve}})
-	h.write("junk/file", "x")
-	h.apply(run("rm -rf junk"), create("after.txt", "after\n"))
-	if got := h.kinds(); got != "begin decision start result apply result" {
-		t.Fatalf("journal: %s", got)
-	}
-	h.crashAfter(2)
-	h.write("junk/file", "x")
-	h.remove("after.txt")
-	never := &approver{err: errors.New("asked again after the answer was journaled")}
-	h.opts.Approver = never
-	out := h.resume()
-	if out.Results[0].Status != command.OK || h.exists("junk/file") || !h.exists("after.txt") {
-		t.Errorf("resumed:%s", summaries(out.Results))
+	if len(out.ApprovedRules) == 0 {
+		t.Error("the approval for all like it is not in the outcome")
 	}
 }
 
@@ -319,17 +192,17 @@ func TestAnswerSurvivesCrash(t *testing.T) {
 // finished from the journal (the session state was not saved yet).
 func TestApproveAllSurvivesCrash(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, engine.Options{Policy: defaultPolicy(t), Approver: &approver{answer: engine.ApproveAll}})
+	h := newHarness(t, engine.Options{Policy: defaultPolicy(t)})
 	h.write("junk/file", "x")
 	h.write("junk2/file", "x")
 	h.apply(run("rm -rf junk"), run("true"), run("rm -rf junk2"))
+	h.record(session.Record{Kind: session.Decision, Index: 0, Approved: true, All: true})
+	h.resume()
 	if got := h.kinds(); got != "begin decision start result start result start result" {
 		t.Fatalf("journal: %s", got)
 	}
 	h.crashAfter(4)
 	h.write("junk2/file", "x")
-	h.st.ApprovedRules = nil
-	h.opts.Approver = nil
 	out := h.resume()
 	if out.Waiting != nil || h.exists("junk2/file") {
 		t.Errorf("asked again about a command like one approved for all: waiting %+v%s", out.Waiting, summaries(out.Results))

@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
@@ -20,9 +22,9 @@ import (
 
 // Options set how commands run.
 type Options struct {
-	// CommandTimeout limits each RUN_COMMAND (default 30s).
+	// CommandTimeout limits each RUN_COMMAND; 0 means no limit.
 	CommandTimeout time.Duration
-	// MaxOutput caps a command's output in characters (default 4000).
+	// MaxOutput caps a command's output in characters.
 	MaxOutput int
 	// Env is the environment commands start from (secrets are removed).
 	Env []string
@@ -32,18 +34,18 @@ type Options struct {
 	Sandbox *sandbox.Options
 	// Policy decides which commands run; nil allows every command.
 	Policy *policy.Policy
-	// Approver answers commands that need the person's approval; nil makes
-	// the turn wait for 'courier approve' or 'courier deny'.
-	Approver Approver
-	// Observer hears about each command, for the console; may be nil.
+	// Observer hears about each command as it runs; may be nil.
 	Observer Observer
-	// DiffLimit caps each file change's diff in bytes (default 3000).
-	DiffLimit int
 }
+
+// diffLimit caps the diff a file change's result carries, in bytes: enough
+// to show an edit, not a rewritten file.
+const diffLimit = 3000
 
 // Observer is told about progress as it happens.
 type Observer interface {
-	// Started is called before a command is carried out.
+	// Started is called when a command is about to be carried out: after
+	// the policy and the person allowed it, never before a question.
 	Started(i int, c command.Command)
 	// Finished is called with each command's result, including results
 	// recovered from an interrupted run.
@@ -57,25 +59,19 @@ type Engine struct {
 	opts  Options
 }
 
-// New returns an engine for a workspace and session store.
+// New returns an engine for a workspace and session store. The options'
+// values are used as given: the config package holds the defaults.
 func New(ws *workspace.Workspace, store session.Store, opts Options) *Engine {
-	if opts.CommandTimeout == 0 {
-		opts.CommandTimeout = 30 * time.Second
-	}
-	if opts.MaxOutput == 0 {
-		opts.MaxOutput = 4000
-	}
-	if opts.DiffLimit == 0 {
-		opts.DiffLimit = 3000
-	}
 	return &Engine{ws: ws, store: store, opts: opts}
 }
 
 // Input is a reply ready to apply.
 type Input struct {
-	Raw      []byte
+	// Name says where the reply came from (recorded in the journal).
+	Name string
+	// Text is the decoded reply, kept with the turn.
+	Text     string
 	Hash     string
-	File     string
 	Commands []command.Command
 }
 
@@ -86,9 +82,13 @@ type Outcome struct {
 	// Done is set when the reply held a DONE command.
 	Done    bool
 	Summary string
-	// Waiting is set when a command awaits the person's approval; the turn
-	// is not finished and resumes once it is answered.
+	// Waiting is set when a command awaits the person's approval: no
+	// decision for it is journaled and no approved rule covers it. The turn
+	// is not finished; it resumes once a decision is journaled.
 	Waiting *session.Pending
+	// ApprovedRules are the session's "approve all like it" rules together
+	// with those given during this turn, for the session state.
+	ApprovedRules []string
 	// Resumed is set when the turn continued an interrupted one.
 	Resumed bool
 }
@@ -101,6 +101,18 @@ func commandTag(st *session.State, seq, i int) string {
 // ErrNoTurn is returned by Resume when the session has no unfinished turn.
 var ErrNoTurn = errors.New("no unfinished turn")
 
+// BusyTurnError is a reply offered while another reply's turn is still
+// unfinished.
+type BusyTurnError struct {
+	Session  string
+	Sequence int
+	Reply    string
+}
+
+func (e *BusyTurnError) Error() string {
+	return fmt.Sprintf("session %s is still applying %s to request %d", e.Session, e.Reply, e.Sequence)
+}
+
 // Apply starts the turn answering the session's current outbox with a new
 // reply and carries it out. If the turn had already begun (with this very
 // reply) it is resumed instead.
@@ -112,14 +124,13 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 	defer t.Close()
 	begin, begun := t.Begun()
 	if begun && begin.ReplyHash != in.Hash {
-		return Outcome{}, fmt.Errorf("turn %d of session %s is already applying another reply (%s); finish it with 'courier process' first",
-			st.SequenceNumber, st.SessionID, begin.ReplyFile)
+		return Outcome{}, &BusyTurnError{Session: st.SessionID, Sequence: st.SequenceNumber, Reply: begin.ReplyFile}
 	}
 	if !begun {
-		if err := t.SaveReply(in.Raw); err != nil {
+		if err := t.SaveReply([]byte(in.Text)); err != nil {
 			return Outcome{}, err
 		}
-		err := t.Append(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.File, Commands: in.Commands})
+		err := t.Append(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -184,23 +195,26 @@ func index(t *session.Turn) journalState {
 	return js
 }
 
-// turnRun is one run of a turn: the engine, the session it changes, the
-// turn's journal and what the journal says so far.
+// turnRun is one run of a turn: the engine, the session it works for (read
+// only), the turn's journal and what the journal says so far.
 type turnRun struct {
 	*Engine
 	st *session.State
 	t  *session.Turn
 	js journalState
+	// approved are the session's "approve all like it" rules and those
+	// given during this turn.
+	approved []string
 }
 
 // run carries out the turn's commands that have no result yet, in order.
-func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (Outcome, error) {
+func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (out Outcome, err error) {
 	begin, _ := t.Begun()
-	out := Outcome{Commands: begin.Commands}
+	out.Commands = begin.Commands
 	js := index(t)
-	r := &turnRun{Engine: e, st: st, t: t, js: js}
-	st.Pending = nil
+	r := &turnRun{Engine: e, st: st, t: t, js: js, approved: slices.Clone(st.ApprovedRules)}
 	r.reapproveAll(begin.Commands)
+	defer func() { out.ApprovedRules = r.approved }()
 	for i, c := range begin.Commands {
 		res, known := js.results[i]
 		if !known {
@@ -214,7 +228,6 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 				return out, err
 			}
 			if waiting != nil {
-				st.Pending = waiting
 				out.Waiting = waiting
 				return out, nil
 			}
@@ -254,7 +267,7 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (command.R
 		// Whatever the command left running when courier died is stopped
 		// now, so it cannot go on changing the workspace unseen.
 		left := shell.KillTagged(commandTag(r.st, r.t.Sequence, i))
-		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", firstLine(c.Command))
+		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", human.FirstLine(c.Command, 0))
 		if left == 1 {
 			summary += ", and the process it left running was stopped"
 		} else if left > 1 {
@@ -293,7 +306,7 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 	}
 	for i, c := range cmds {
 		if d, ok := r.js.decisions[i]; ok && d.All && d.Approved {
-			approveAll(r.st, r.opts.Policy.Check(c.Command))
+			r.approveAll(r.opts.Policy.Check(c.Command))
 		}
 	}
 }

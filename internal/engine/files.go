@@ -8,6 +8,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -124,7 +125,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 		verb = "Overwrote"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, plural(countLines(c.Content), "line"))}
+		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))}
 	return plan{after: []byte(c.Content), done: done}, nil
 }
 
@@ -155,7 +156,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 				Summary: fmt.Sprintf("No change to '%s': the edit was already applied", c.Path), Output: notes}
 			return plan{}, &r, nil
 		}
-		summary := fmt.Sprintf("Edited '%s' (%s)", c.Path, plural(len(c.Edits)-len(a.Skipped), "search/replace edit"))
+		summary := fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits)-len(a.Skipped), "search/replace edit", ""))
 		if len(a.Skipped) > 0 {
 			summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
 		}
@@ -256,7 +257,7 @@ func (r *turnRun) commitChange(i int, c command.Command, cur fileState, pl plan)
 	}
 	old := string(cur.data)
 	newText := string(pl.after)
-	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, old, newText, r.opts.DiffLimit)
+	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, old, newText, diffLimit)
 	ch.Done = pl.done
 	if err := r.t.Append(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
 		return command.Result{}, err
@@ -331,7 +332,7 @@ func (e *Engine) readFile(c command.Command) command.Result {
 			return failed(c, "No file matches '%s'", c.Path)
 		}
 		return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("Queued %s matching '%s' for the next request", plural(len(matches), "file"), c.Path)}
+			Summary: fmt.Sprintf("Queued %s matching '%s' for the next request", human.Count(len(matches), "file", ""), c.Path)}
 	}
 	info, err := e.ws.Stat(c.Path)
 	switch {
@@ -346,33 +347,4 @@ func (e *Engine) readFile(c command.Command) command.Result {
 	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 		Summary: fmt.Sprintf("Queued '%s' for the next request", c.Path)}
-}
-
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	if strings.HasSuffix(word, "s") {
-		return fmt.Sprintf("%d %ses", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " ..."
-	}
-	return s
 }

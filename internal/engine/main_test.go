@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
@@ -49,6 +50,13 @@ func newHarness(t *testing.T, opts engine.Options) *harness {
 	// A session id of its own keeps the command tags (and so the leftover
 	// processes a recovery stops) apart from other tests running at once.
 	st := &session.State{SessionID: randomID(t), SequenceNumber: 1, Workspace: dir}
+	defaults := config.Defaults()
+	if opts.CommandTimeout == 0 {
+		opts.CommandTimeout = defaults.CommandTimeout
+	}
+	if opts.MaxOutput == 0 {
+		opts.MaxOutput = defaults.MaxOutput
+	}
 	return &harness{t: t, root: root, dir: dir, store: session.Store{Dir: filepath.Join(root, "sessions")}, st: st, opts: opts}
 }
 
@@ -75,7 +83,7 @@ func (h *harness) engine() *engine.Engine {
 // input is a reply made of cmds; its hash identifies the command list.
 func input(cmds []command.Command) engine.Input {
 	raw, _ := json.Marshal(cmds)
-	return engine.Input{Raw: raw, Hash: session.Hash(raw), File: "reply.txt", Commands: cmds}
+	return engine.Input{Text: string(raw), Hash: session.Hash(raw), Name: "reply.txt", Commands: cmds}
 }
 
 // applyCtx applies a reply of cmds to the current request.

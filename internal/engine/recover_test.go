@@ -227,7 +227,7 @@ func TestResumeStopsLeftoverProcess(t *testing.T) {
 	// The journal of a courier that died while 'sleep 600' ran.
 	cmds := []command.Command{run("sleep 600"), create("after.txt", "after\n")}
 	in := input(cmds)
-	h.record(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.File, Commands: cmds})
+	h.record(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: cmds})
 	h.record(session.Record{Kind: session.Start, Index: 0})
 	// What the command left running carries its tag.
 	leftover := exec.Command("sleep", "600")
@@ -275,7 +275,8 @@ func TestApplyAnotherReplyRefused(t *testing.T) {
 	h := newHarness(t, engine.Options{})
 	h.apply(create("a.txt", "a\n"))
 	_, err := h.applyCtx(context.Background(), create("b.txt", "b\n"))
-	if err == nil || !strings.Contains(err.Error(), "is already applying another reply (reply.txt)") {
+	var busy *engine.BusyTurnError
+	if !errors.As(err, &busy) || busy.Reply != "reply.txt" || busy.Sequence != 1 {
 		t.Errorf("error %v, want one naming the reply being applied", err)
 	}
 	if h.exists("b.txt") {

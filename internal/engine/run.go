@@ -8,32 +8,13 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/shell"
 	"github.com/courier-agent/courier/internal/workspace"
 )
-
-// Answer is the person's decision on a command that needs approval.
-type Answer int
-
-// The answers an Approver can give.
-const (
-	// Wait leaves the question open: the turn pauses until 'courier approve'
-	// or 'courier deny' answers it.
-	Wait Answer = iota
-	Approve
-	// ApproveAll approves this command and every later one like it in the
-	// session.
-	ApproveAll
-	Reject
-)
-
-// Approver asks the person about a command the policy will not run alone.
-type Approver interface {
-	Approve(ctx context.Context, c command.Command, v policy.Verdict) (Answer, string, error)
-}
 
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
@@ -46,9 +27,9 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	case policy.Deny:
 		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
 	case policy.Ask:
-		ok, res, pending, err := r.approval(ctx, i, c, v)
-		if err != nil || pending != nil || !ok {
-			return res, pending, err
+		ok, res, pending := r.approval(i, c, v)
+		if pending != nil || !ok {
+			return res, pending, nil
 		}
 	}
 	dir := r.ws.Dir()
@@ -104,52 +85,32 @@ func (e *Engine) sandbox() *sandbox.Options {
 	return &sb
 }
 
-// approval settles a command that needs the person's yes. It reports
-// whether the command may run, or else its result or the pending question.
-func (r *turnRun) approval(ctx context.Context, i int, c command.Command, v policy.Verdict) (bool, command.Result, *session.Pending, error) {
+// approval settles a command that needs the person's yes from what the
+// journal and the approved rules say. It reports whether the command may
+// run, or else its result or the question to put to the person (who
+// answers through the runner, which journals the decision and resumes).
+func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (bool, command.Result, *session.Pending) {
 	if d, ok := r.js.decisions[i]; ok {
 		if d.All {
-			approveAll(r.st, v)
+			r.approveAll(v)
 		}
 		if !d.Approved {
-			return false, deniedByPerson(c, d.Reason), nil, nil
+			return false, deniedByPerson(c, d.Reason), nil
 		}
-		return true, command.Result{}, nil, nil
+		return true, command.Result{}, nil
 	}
-	if v.CoveredBy(r.st.ApprovedRules) {
-		return true, command.Result{}, nil, nil
+	if v.CoveredBy(r.approved) {
+		return true, command.Result{}, nil
 	}
-	pending := &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
-	if r.opts.Approver == nil {
-		return false, command.Result{}, pending, nil
-	}
-	ans, reason, err := r.opts.Approver.Approve(ctx, c, v)
-	if err != nil {
-		return false, command.Result{}, nil, err
-	}
-	if ans == Wait {
-		return false, command.Result{}, pending, nil
-	}
-	rec := session.Record{Kind: session.Decision, Index: i, Approved: ans != Reject, All: ans == ApproveAll, Reason: reason}
-	if err := r.t.Append(rec); err != nil {
-		return false, command.Result{}, nil, err
-	}
-	r.js.decisions[i] = rec
-	if rec.All {
-		approveAll(r.st, v)
-	}
-	if !rec.Approved {
-		return false, deniedByPerson(c, reason), nil, nil
-	}
-	return true, command.Result{}, nil, nil
+	return false, command.Result{}, &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
 }
 
 // approveAll remembers "approve all like it": each rule behind the verdict
 // on its own, so later commands doing part of the same are covered too.
-func approveAll(st *session.State, v policy.Verdict) {
-	for _, r := range v.Rules {
-		if !slices.Contains(st.ApprovedRules, r) {
-			st.ApprovedRules = append(st.ApprovedRules, r)
+func (r *turnRun) approveAll(v policy.Verdict) {
+	for _, rule := range v.Rules {
+		if !slices.Contains(r.approved, rule) {
+			r.approved = append(r.approved, rule)
 		}
 	}
 }
@@ -159,7 +120,7 @@ func denied(c command.Command, summary string) command.Result {
 }
 
 func deniedByPerson(c command.Command, reason string) command.Result {
-	s := fmt.Sprintf("Not run: the person denied '%s'", firstLine(c.Command))
+	s := fmt.Sprintf("Not run: the person denied '%s'", human.FirstLine(c.Command, 0))
 	if reason != "" {
 		s += ": " + reason
 	}
@@ -169,7 +130,7 @@ func deniedByPerson(c command.Command, reason string) command.Result {
 // commandResult turns a finished command into the result the LLM reads.
 func commandResult(c command.Command, out shell.Result, err error, timeout time.Duration) command.Result {
 	r := command.Result{Type: c.Type, Command: c.Command, Output: out.Output, DurationMS: out.Duration.Milliseconds()}
-	name := firstLine(c.Command)
+	name := human.FirstLine(c.Command, 0)
 	switch {
 	case err != nil:
 		r.Status = command.Failed

@@ -52,7 +52,7 @@ func TestRunCommand(t *testing.T) {
 		name:    "script of several lines",
 		cmd:     run("echo a\necho b\n"),
 		status:  command.OK,
-		summary: "Ran 'echo a ...' (exit code 0)",
+		summary: "Ran 'echo a …' (exit code 0)",
 		output:  "a\nb\n",
 	}, {
 		name:    "working folder",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/workspace"
 	"github.com/courier-agent/courier/prompts"
 )
@@ -17,29 +18,8 @@ const Continuation = "Continue working on the task based on the results above. I
 const NoCommandsNotice = `Your last reply contained no commands, so nothing was done.
 Answer with command blocks, each tag on its own line: [CREATE_FILE path="a.txt"] ... [/CREATE_FILE], [RUN_COMMAND] ... [/RUN_COMMAND], and [DONE] ... [/DONE] when the task is complete.`
 
-// Outbox is everything one request to the LLM shows.
-type Outbox struct {
-	Session  string
-	Sequence int
-	Task     string
-	Files    []workspace.Entry
-	// Notices come before the results: things the person did (an undo) or
-	// that were wrong with the reply as a whole.
-	Notices []string
-	// Results are the last reply's command results; nil in the first outbox.
-	Results   []command.Result
-	Requested []FileContent
-}
-
-// FileContent is one file shown under Requested File Contents.
-type FileContent struct {
-	Path string
-	// Text is the content as shown (numbered), or the reason it cannot be.
-	Text string
-}
-
 // Render writes the outbox text: HEADER, PROTOCOL, CONTEXT and PROMPT.
-func Render(o Outbox) string {
+func Render(o frontend.Request) string {
 	var b strings.Builder
 	b.WriteString("=== HEADER ===\n")
 	fmt.Fprintf(&b, "Session: %s\nSequence: %d\nTask: %s\n\n", o.Session, o.Sequence, oneLine(o.Task))
@@ -142,14 +122,6 @@ func writeBlock(b *strings.Builder, label, text, empty string) {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// IsOutbox reports whether text is one of courier's own requests (saved or
-// copied by mistake where a reply belongs): its examples must never run.
-func IsOutbox(text string) bool {
-	text = strings.TrimPrefix(text, "\ufeff")
-	return strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "=== HEADER ===") &&
-		strings.Contains(text, "\n=== PROTOCOL ===\n")
 }
 
 // Part is one part of an outbox and its size.

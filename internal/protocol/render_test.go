@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/workspace"
 	"github.com/courier-agent/courier/prompts"
 )
@@ -12,7 +13,7 @@ import (
 func intp(n int) *int { return &n }
 
 func TestRenderFirstOutbox(t *testing.T) {
-	got := Render(Outbox{Session: "a1b2c3d4", Sequence: 1, Task: "Create a calculator app\nin C#"})
+	got := Render(frontend.Request{Session: "a1b2c3d4", Sequence: 1, Task: "Create a calculator app\nin C#"})
 	want := "=== HEADER ===\nSession: a1b2c3d4\nSequence: 1\nTask: Create a calculator app in C#\n\n" +
 		"=== PROTOCOL ===\n" + strings.TrimRight(prompts.Protocol, "\n") + "\n\n" +
 		"=== CONTEXT ===\n## Workspace Files\n(empty workspace)\n\n" +
@@ -23,7 +24,7 @@ func TestRenderFirstOutbox(t *testing.T) {
 }
 
 func TestRenderResults(t *testing.T) {
-	got := Render(Outbox{
+	got := Render(frontend.Request{
 		Session: "a1b2c3d4", Sequence: 3, Task: "t",
 		Files: []workspace.Entry{
 			{Path: "src/Calculator.cs", Size: 245},
@@ -39,7 +40,7 @@ func TestRenderResults(t *testing.T) {
 			{Type: command.EditFile, Status: command.OK, Summary: "Edited 'a.go' lines 1-1", Diff: "--- a.go\n+++ a.go\n@@ -1 +1 @@\n-x\n+y\n"},
 			{Type: command.CreateFile, Status: command.Rejected, Summary: "REJECTED: Path '../x' is outside workspace"},
 		},
-		Requested: []FileContent{{Path: "src/Calculator.cs", Text: "   1 | using System;\n"}},
+		Requested: []frontend.FileContent{{Path: "src/Calculator.cs", Text: "   1 | using System;\n"}},
 	})
 	for _, want := range []string{
 		"## Workspace Files\n  src/Calculator.cs (245 bytes)\n  logo.png (900 bytes, binary)\n  vendor/ (120 files, 50000 bytes)\n",
@@ -60,35 +61,35 @@ func TestRenderResults(t *testing.T) {
 	if strings.Contains(got, "+++ src/Calculator.cs") {
 		t.Errorf("the diff of a created file is in the outbox")
 	}
-	if !IsOutbox(got) {
+	if !frontend.IsRequest(got) {
 		t.Errorf("IsOutbox does not recognise an outbox")
 	}
 }
 
 func TestRenderNoResults(t *testing.T) {
-	got := Render(Outbox{Session: "a1b2c3d4", Sequence: 2, Task: "t", Results: []command.Result{}})
+	got := Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", Results: []command.Result{}})
 	if !strings.Contains(got, "## Previous Command Results\n(no commands were run)\n") {
 		t.Errorf("an empty result list is not said:\n%s", got)
 	}
 }
 
-func TestIsOutbox(t *testing.T) {
+func TestIsRequest(t *testing.T) {
 	for text, want := range map[string]bool{
-		Render(Outbox{Session: "a1b2c3d4", Sequence: 1, Task: "t"}):     true,
-		"\ufeff" + Render(Outbox{Session: "a1b2c3d4", Sequence: 1}):     true,
-		"Session: a1b2c3d4\n[CREATE_FILE path=\"a\"]\n[/CREATE_FILE]\n": false,
-		"Here is what the request said:\n=== HEADER ===\n":              false,
+		Render(frontend.Request{Session: "a1b2c3d4", Sequence: 1, Task: "t"}): true,
+		"\ufeff" + Render(frontend.Request{Session: "a1b2c3d4", Sequence: 1}): true,
+		"Session: a1b2c3d4\n[CREATE_FILE path=\"a\"]\n[/CREATE_FILE]\n":       false,
+		"Here is what the request said:\n=== HEADER ===\n":                    false,
 	} {
-		if got := IsOutbox(text); got != want {
-			t.Errorf("IsOutbox(%.40q) = %v, want %v", text, got, want)
+		if got := frontend.IsRequest(text); got != want {
+			t.Errorf("frontend.IsRequest(%.40q) = %v, want %v", text, got, want)
 		}
 	}
 }
 
 func TestMeasure(t *testing.T) {
-	text := Render(Outbox{Session: "a1b2c3d4", Sequence: 2, Task: "t",
+	text := Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t",
 		Results:   []command.Result{{Type: command.RunCommand, Status: command.OK, Summary: "Ran 'x'", Output: "--- not a file ---\n"}},
-		Requested: []FileContent{{Path: "a.go", Text: strings.Repeat("x", 1000)}, {Path: "b.go", Text: "y"}}})
+		Requested: []frontend.FileContent{{Path: "a.go", Text: strings.Repeat("x", 1000)}, {Path: "b.go", Text: "y"}}})
 	sizes := map[string]int{}
 	total := 0
 	for _, p := range Measure(text) {

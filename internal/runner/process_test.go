@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 

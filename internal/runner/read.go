@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/edit"
-	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -19,19 +19,19 @@ const maxGlobFiles = 30
 
 // requested reads the files the LLM asked for, as they are now, numbered
 // and cut to a sensible length.
-func (l *Loop) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []protocol.FileContent {
-	var out []protocol.FileContent
+func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []frontend.FileContent {
+	var out []frontend.FileContent
 	seen := map[string]bool{}
 	for _, r := range reqs {
 		paths := []string{r.Path}
 		if workspace.IsGlob(r.Path) {
 			matches, err := ws.Glob(r.Path)
 			if err != nil || len(matches) == 0 {
-				out = append(out, protocol.FileContent{Path: r.Path, Text: "(no file matches this pattern now)"})
+				out = append(out, frontend.FileContent{Path: r.Path, Text: "(no file matches this pattern now)"})
 				continue
 			}
 			if len(matches) > maxGlobFiles {
-				out = append(out, protocol.FileContent{Path: r.Path, Text: fmt.Sprintf(
+				out = append(out, frontend.FileContent{Path: r.Path, Text: fmt.Sprintf(
 					"(%d files match; the first %d are shown below. Ask for the others with narrower patterns.)", len(matches), maxGlobFiles)})
 				matches = matches[:maxGlobFiles]
 			}
@@ -43,13 +43,13 @@ func (l *Loop) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []
 				continue
 			}
 			seen[key] = true
-			out = append(out, protocol.FileContent{Path: p, Text: l.fileText(ws, p, r)})
+			out = append(out, frontend.FileContent{Path: p, Text: rn.fileText(ws, p, r)})
 		}
 	}
 	return out
 }
 
-func (l *Loop) fileText(ws *workspace.Workspace, p string, r session.ReadRequest) string {
+func (rn *Runner) fileText(ws *workspace.Workspace, p string, r session.ReadRequest) string {
 	data, err := ws.ReadFile(p)
 	switch {
 	case workspace.IsOutside(err):
@@ -61,5 +61,5 @@ func (l *Loop) fileText(ws *workspace.Workspace, p string, r session.ReadRequest
 	case bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data):
 		return fmt.Sprintf("(binary file, %d bytes; not shown)", len(data))
 	}
-	return edit.Numbered(p, string(data), edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: l.opts.ReadLines, MaxLineLen: 2000})
+	return edit.Numbered(p, string(data), edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: 2000})
 }

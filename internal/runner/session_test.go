@@ -12,8 +12,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 

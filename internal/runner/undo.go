@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -34,15 +33,25 @@ type TurnInfo struct {
 	Finished  bool         `json:"finished"`
 }
 
-// Log lists a session's turns, oldest first.
-func (l *Loop) Log(st *session.State) ([]TurnInfo, error) {
-	seqs, err := l.Store.Turns(st.SessionID)
+// Log lists the turns of a session (the named one, or the most recently
+// updated), oldest first.
+func (r *Runner) Log(id string) (Info, []TurnInfo, error) {
+	st, err := r.resolve(id, true)
+	if err != nil {
+		return Info{}, nil, err
+	}
+	turns, err := r.turns(st)
+	return r.info(st), turns, err
+}
+
+func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
+	seqs, err := r.store.Turns(st.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	var out []TurnInfo
 	for _, seq := range seqs {
-		t, err := l.Store.ReadTurn(st.SessionID, seq)
+		t, err := r.store.ReadTurn(st.SessionID, seq)
 		if err != nil {
 			continue
 		}
@@ -106,22 +115,21 @@ type UndoReport struct {
 	Outbox string
 }
 
-// Undo reverts the file changes of the last applied reply not yet undone,
-// tells the LLM in a new outbox, and returns what it did. The caller holds
-// the session lock.
-func (l *Loop) Undo(st *session.State) (UndoReport, error) {
+// Undo reverts the file changes of the held session's last applied reply
+// not yet undone, tells the LLM in a new request, and returns what it did.
+func (s *Session) Undo() (UndoReport, error) {
 	var rep UndoReport
-	if _, ok, err := l.Store.Unfinished(st); err != nil {
+	l, st := s.r, s.st
+	if begin, ok, err := l.store.Unfinished(st); err != nil {
 		return rep, err
 	} else if ok {
-		return rep, hint.Wrap(fmt.Errorf("session %s is in the middle of applying a reply", st.SessionID),
-			"finish it first with 'courier process' (or answer its approval question)")
+		return rep, &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil}
 	}
 	t, err := l.lastUndoable(st)
 	if err != nil {
 		return rep, err
 	}
-	ws, err := l.OpenWorkspace(st)
+	ws, err := openWorkspace(st)
 	if err != nil {
 		return rep, err
 	}
@@ -131,7 +139,7 @@ func (l *Loop) Undo(st *session.State) (UndoReport, error) {
 	if err := l.revert(ws, t, &rep); err != nil {
 		return rep, err
 	}
-	tw, err := l.Store.OpenTurn(st.SessionID, t.Sequence)
+	tw, err := l.store.OpenTurn(st.SessionID, t.Sequence)
 	if err != nil {
 		return rep, err
 	}
@@ -148,22 +156,24 @@ func (l *Loop) Undo(st *session.State) (UndoReport, error) {
 	next.ReadFileRequests = []session.ReadRequest{}
 	next.Notices = []string{undoNotice(rep)}
 	next.UpdatedAt = time.Now().UTC()
-	p, err := l.WriteOutbox(&next)
+	p, text, err := l.writeRequest(&next)
 	if err != nil {
 		return rep, err
 	}
-	if err := l.Store.Save(&next); err != nil {
+	if err := l.store.Save(&next); err != nil {
 		return rep, err
 	}
 	*st = next
 	rep.Outbox = p
+	l.report(TurnUndone{Session: st.SessionID, Report: rep})
+	l.report(RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p, Text: text})
 	return rep, nil
 }
 
 // lastUndoable finds the newest finished turn with file changes that has
 // not been undone.
-func (l *Loop) lastUndoable(st *session.State) (*session.Turn, error) {
-	seqs, err := l.Store.Turns(st.SessionID)
+func (l *Runner) lastUndoable(st *session.State) (*session.Turn, error) {
+	seqs, err := l.store.Turns(st.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -172,18 +182,17 @@ func (l *Loop) lastUndoable(st *session.State) (*session.Turn, error) {
 		if seq >= st.SequenceNumber && !st.IsComplete {
 			continue
 		}
-		t, err := l.Store.ReadTurn(st.SessionID, seq)
+		t, err := l.store.ReadTurn(st.SessionID, seq)
 		if err != nil || t.IsUndone() || len(t.Changes()) == 0 {
 			continue
 		}
 		return t, nil
 	}
-	return nil, hint.Wrap(fmt.Errorf("session %s has no file changes left to undo", st.SessionID),
-		"'courier log' lists the turns and what each changed")
+	return nil, &NothingToUndoError{Session: st.SessionID}
 }
 
 // revert puts every file the turn changed back as it was before the turn.
-func (l *Loop) revert(ws *workspace.Workspace, t *session.Turn, rep *UndoReport) error {
+func (l *Runner) revert(ws *workspace.Workspace, t *session.Turn, rep *UndoReport) error {
 	first := map[string]*session.Change{}
 	last := map[string]*session.Change{}
 	var order []string
@@ -235,7 +244,7 @@ func (l *Loop) revert(ws *workspace.Workspace, t *session.Turn, rep *UndoReport)
 
 // keepIfChanged saves a file's current content when it differs from what
 // the turn left, so undo never destroys work done after the turn.
-func (l *Loop) keepIfChanged(ws *workspace.Workspace, t *session.Turn, p string, last *session.Change, rep *UndoReport) error {
+func (l *Runner) keepIfChanged(ws *workspace.Workspace, t *session.Turn, p string, last *session.Change, rep *UndoReport) error {
 	data, err := ws.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -11,8 +11,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 // tree records every file and folder of the workspace with its mode and

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,16 +9,15 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // Lock is an exclusive hold on one session. It is an flock on
 // sessions/<id>.lock, so the kernel releases it when the process dies, even
-// by SIGKILL; the file also names the holder for the error the next process
-// shows.
+// by SIGKILL; the file also says who holds it and what it is doing, for
+// other processes to show.
 type Lock struct {
-	f *os.File
+	f      *os.File
+	holder Holder
 }
 
 // Holder describes the process that holds a lock.
@@ -25,44 +25,121 @@ type Holder struct {
 	PID     int       `json:"pid"`
 	Command string    `json:"command"`
 	Since   time.Time `json:"since"`
+	// Doing says what the holder is doing now ("waiting for a reply to
+	// request 3", "waiting for approval of 'rm -rf build'").
+	Doing string `json:"doing,omitempty"`
 }
 
-// ErrLocked is returned when another process holds the session.
+func (h Holder) String() string {
+	s := fmt.Sprintf("%s (pid %d, since %s)", h.Command, h.PID, h.Since.Local().Format("15:04:05"))
+	if h.Doing != "" {
+		s += ", " + h.Doing
+	}
+	return s
+}
+
+// ErrLocked is wrapped by a *LockedError.
 var ErrLocked = errors.New("session is in use")
 
+// LockedError: another process holds the session.
+type LockedError struct {
+	Session string
+	// Holder is who holds it, if the lock file says.
+	Holder *Holder
+}
+
+func (e *LockedError) Error() string {
+	who := "another courier process"
+	if e.Holder != nil {
+		who = e.Holder.String()
+	}
+	return fmt.Sprintf("session %s is in use by %s", e.Session, who)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+func (s Store) lockPath(id string) string { return filepath.Join(s.Dir, id+".lock") }
+
 // Lock takes the session's lock without waiting. what describes the holder
-// (e.g. "courier watch") for the error another process would show.
+// (e.g. "courier watch") for other processes.
 func (s Store) Lock(id, what string) (*Lock, error) {
-	p := filepath.Join(s.Dir, id+".lock")
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, hint.Wrap(fmt.Errorf("session %s: %w by %s", id, ErrLocked, describeHolder(f)),
-				"wait for that process to finish, or stop it (Ctrl-C in its terminal)")
+			return nil, &LockedError{Session: id, Holder: readHolder(f)}
 		}
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
-	h, _ := json.Marshal(Holder{PID: os.Getpid(), Command: what, Since: time.Now().UTC()})
-	// Naming the holder is a courtesy: failing to write it must not fail the
-	// lock, which the flock alone provides.
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt(append(h, '\n'), 0)
-	}
-	return &Lock{f: f}, nil
+	l := &Lock{f: f, holder: Holder{PID: os.Getpid(), Command: what, Since: time.Now().UTC()}}
+	l.write()
+	return l, nil
 }
 
-func describeHolder(f *os.File) string {
-	buf := make([]byte, 512)
+// Note records what the holder is doing now, for 'courier status' and for
+// the error another process shows.
+func (l *Lock) Note(doing string) {
+	if l == nil || l.f == nil || l.holder.Doing == doing {
+		return
+	}
+	if r := []rune(doing); len(r) > 200 {
+		doing = string(r[:200]) + "…"
+	}
+	l.holder.Doing = doing
+	l.write()
+}
+
+// write names the holder in the lock file. It is a courtesy: failing to
+// write it must not fail the lock, which the flock alone provides. The
+// record is written in one call over a fixed-size padded area, so a reader
+// never sees half of two records.
+func (l *Lock) write() {
+	h, err := json.Marshal(l.holder)
+	if err != nil {
+		return
+	}
+	h = append(h, '\n')
+	if len(h) > holderSize {
+		return
+	}
+	h = append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...)
+	l.f.WriteAt(h, 0)
+}
+
+// holderSize is the area a holder record is padded to; Note keeps a record
+// within it.
+const holderSize = 1024
+
+func readHolder(f *os.File) *Holder {
+	buf := make([]byte, 4096)
 	n, _ := f.ReadAt(buf, 0)
 	var h Holder
 	if err := json.Unmarshal(buf[:n], &h); err != nil || h.PID == 0 {
-		return "another courier process"
+		return nil
 	}
-	return fmt.Sprintf("%s (pid %d, since %s)", h.Command, h.PID, h.Since.Local().Format("15:04:05"))
+	return &h
+}
+
+// Holder returns who holds the session's lock, if anyone does.
+func (s Store) Holder(id string) (Holder, bool) {
+	f, err := os.Open(s.lockPath(id))
+	if err != nil {
+		return Holder{}, false
+	}
+	defer f.Close()
+	// A shared lock is refused only while the holder's exclusive one is
+	// held; taking it for a moment disturbs no one.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return Holder{}, false
+	}
+	if h := readHolder(f); h != nil {
+		return *h, true
+	}
+	return Holder{Command: "another courier process"}, true
 }
 
 // Unlock releases the lock.

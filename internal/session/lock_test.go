@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/session"
 )
 
@@ -57,8 +56,20 @@ func TestLockIsExclusive(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	if hint.Of(err) == "" {
-		t.Errorf("no hint on %v", err)
+	var locked *session.LockedError
+	if !errors.As(err, &locked) || locked.Holder == nil || locked.Holder.Command != "courier run" || locked.Holder.PID != os.Getpid() {
+		t.Errorf("error %#v does not describe the holder", err)
+	}
+	if h, held := s.Holder("0000000a"); !held || h.Command != "courier run" {
+		t.Errorf("Holder = %+v, %v; want courier run, held", h, held)
+	}
+	l.Note("waiting for approval of 'rm -rf build'")
+	if h, _ := s.Holder("0000000a"); h.Doing != "waiting for approval of 'rm -rf build'" {
+		t.Errorf("Holder after Note = %+v", h)
+	}
+	l.Note("waiting")
+	if h, _ := s.Holder("0000000a"); h.Doing != "waiting" {
+		t.Errorf("a shorter note after a longer one reads %+v", h)
 	}
 
 	other, err := s.Lock("0000000b", "courier run")

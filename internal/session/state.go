@@ -40,6 +40,9 @@ type State struct {
 	ApprovedRules []string `json:"approvedRules,omitempty"`
 	// Pending is set while a turn waits for the person's approval.
 	Pending *Pending `json:"pending,omitempty"`
+	// Protocol names the front end the session speaks; "" is the tag
+	// protocol.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // ReadRequest is a READ_FILE waiting to be shown in the next outbox. It is
@@ -104,16 +107,4 @@ func (s *State) FindReply(hash string) (ReplyRecord, bool) {
 		}
 	}
 	return ReplyRecord{}, false
-}
-
-// Status is a one-word description of where the session stands.
-func (s *State) Status() string {
-	switch {
-	case s.IsComplete:
-		return "complete"
-	case s.Pending != nil:
-		return "awaiting approval"
-	default:
-		return "waiting for reply"
-	}
 }

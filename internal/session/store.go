@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // idPattern is the shape of a session id: the first 8 hex digits of a UUID.
@@ -23,6 +22,13 @@ func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // ErrNotFound is returned for a session id with no session file.
 var ErrNotFound = errors.New("session not found")
+
+// InvalidIDError is a session id of the wrong shape.
+type InvalidIDError struct{ ID string }
+
+func (e *InvalidIDError) Error() string {
+	return fmt.Sprintf("'%s' is not a session id (8 hex digits)", e.ID)
+}
 
 // CorruptError reports a session file that does not load. courier never
 // replaces such a file: the person decides what to do with it.
@@ -51,14 +57,12 @@ func (s Store) Folder(id string) string { return filepath.Join(s.Dir, id) }
 // Load reads a session's state.
 func (s Store) Load(id string) (*State, error) {
 	if !ValidID(id) {
-		return nil, hint.Wrap(fmt.Errorf("'%s' is not a session id (8 hex digits)", id),
-			"run 'courier sessions' to list the sessions")
+		return nil, &InvalidIDError{ID: id}
 	}
 	p := s.Path(id)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, hint.Wrap(fmt.Errorf("session %s: %w (no %s)", id, ErrNotFound, p),
-			"run 'courier sessions' to list the sessions")
+		return nil, fmt.Errorf("session %s: %w (no %s)", id, ErrNotFound, p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", id, err)
@@ -69,12 +73,10 @@ func (s Store) Load(id string) (*State, error) {
 func decodeState(p, id string, data []byte) (*State, error) {
 	var st State
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, hint.Wrap(&CorruptError{Path: p, Err: err},
-			"courier leaves it as it is; restore it from a backup or move it aside to forget the session")
+		return nil, &CorruptError{Path: p, Err: err}
 	}
 	if st.SessionID != id || st.SequenceNumber < 1 {
-		return nil, hint.Wrap(&CorruptError{Path: p, Err: fmt.Errorf("sessionId %q and sequenceNumber %d do not fit the file name", st.SessionID, st.SequenceNumber)},
-			"courier leaves it as it is; restore it from a backup or move it aside to forget the session")
+		return nil, &CorruptError{Path: p, Err: fmt.Errorf("sessionId %q and sequenceNumber %d do not fit the file name", st.SessionID, st.SequenceNumber)}
 	}
 	return &st, nil
 }
@@ -131,28 +133,4 @@ func (s Store) List() ([]*State, []error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 	return out, errs
-}
-
-// Latest returns the most recently updated incomplete session.
-func (s Store) Latest() (*State, error) {
-	all, errs := s.List()
-	for _, st := range all {
-		if !st.IsComplete {
-			return st, nil
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs[0]
-	}
-	return nil, hint.Wrap(errors.New("no incomplete session"),
-		"start one with 'courier new \"TASK\"', or name a session id")
-}
-
-// Resolve loads the named session, or the latest incomplete one when id is
-// empty.
-func (s Store) Resolve(id string) (*State, error) {
-	if id == "" {
-		return s.Latest()
-	}
-	return s.Load(id)
 }

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// Exit statuses beyond 0 (success) and 1 (error).
+const (
+	ExitUsage = 2
+	// ExitWaiting means the session waits for the person's approval.
+	ExitWaiting = 3
+	// ExitStopped is Ctrl-C, as shells report it.
+	ExitStopped = 130
+)
+
+// This file is the one place where errors become what the person reads:
+// "courier: error: ..." (or a calm "courier: ..." for an ending that is not
+// a failure), a "courier: hint: ..." with the next step, and the exit
+// status. Lower packages return typed errors and never word advice.
+
+// usageError is a mistake in how courier was called: exit status 2.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err}
+}
+
+// hinted carries a hint decided by the command itself.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hinted{err: err, hint: hint}
+}
+
+// quietError is an ending that is not a failure; it is printed without
+// "error:".
+type quietError string
+
+func (q quietError) Error() string { return string(q) }
+
+// explained is how an error is shown.
+type explained struct {
+	msg   string
+	hint  string
+	code  int
+	quiet bool
+}
+
+// explain turns an error into what the person reads, with the exit status.
+func explain(err error) explained {
+	e := explained{msg: strings.TrimSuffix(err.Error(), "."), code: 1}
+	var (
+		h          *hinted
+		use        *usageError
+		waiting    *runner.WaitingError
+		stopped    *runner.InterruptedError
+		unapplied  *runner.UnappliedError
+		quiet      quietError
+		complete   *runner.CompleteError
+		notWaiting *runner.NotWaitingError
+		unfinished *runner.UnfinishedError
+		busyTurn   *engine.BusyTurnError
+		otherWS    *runner.OtherWorkspaceError
+		wsErr      *runner.WorkspaceError
+		empty      runner.EmptyTaskError
+		nothing    *runner.NothingToUndoError
+		locked     *session.LockedError
+		badID      *session.InvalidIDError
+		corrupt    *session.CorruptError
+		tooLarge   *reply.TooLargeError
+		notText    *reply.NotTextError
+		echo       *reply.EchoError
+	)
+	switch {
+	case errors.As(err, &use):
+		e.code = ExitUsage
+	case errors.As(err, &waiting):
+		e.quiet, e.code = true, ExitWaiting
+		e.msg = fmt.Sprintf("session %s waits for approval of '%s' (%s)", waiting.Session, console.Safe(human.FirstLine(waiting.Pending.Command, 80)), waiting.Pending.Reason)
+		e.hint = fmt.Sprintf("run 'courier approve %s' to run it or 'courier deny %s' to refuse it", waiting.Session, waiting.Session)
+	case errors.As(err, &stopped):
+		e.quiet, e.code = true, ExitStopped
+		e.msg = fmt.Sprintf("stopped; run 'courier watch %s' to go on", stopped.Session)
+	case errors.As(err, &unapplied):
+		e.quiet = true
+	case errors.Is(err, context.Canceled):
+		e.quiet, e.code, e.msg = true, ExitStopped, "stopped"
+	case errors.As(err, &quiet):
+		e.quiet = true
+	case errors.As(err, &complete):
+		e.hint = "start a new one with 'courier new'"
+	case errors.As(err, &notWaiting):
+		e.hint = "'courier status' shows what a session waits for"
+	case errors.As(err, &unfinished):
+		e.hint = "finish that reply first: run 'courier process' or 'courier watch'"
+		if unfinished.Approval {
+			e.hint = fmt.Sprintf("it waits for your decision: run 'courier approve %s' or 'courier deny %s'", unfinished.Session, unfinished.Session)
+		}
+	case errors.As(err, &busyTurn):
+		e.hint = "finish that reply first with 'courier process'"
+	case errors.As(err, &otherWS):
+		e.hint = "leave out --workspace to resume it, or start a new session for the other folder"
+	case errors.As(err, &wsErr):
+		e.hint = "create it, or point --workspace at your project folder"
+		if wsErr.Session != "" {
+			e.hint = "the session's workspace folder must exist"
+		}
+	case errors.As(err, &empty):
+		e.code = ExitUsage
+		e.hint = `describe the task, e.g. courier new "add a --verbose flag"`
+	case errors.As(err, &nothing):
+		e.hint = "'courier log' lists the turns and what each changed"
+	case errors.As(err, &locked):
+		e.hint = "wait for that process to finish, or stop it (Ctrl-C in its terminal)"
+		if locked.Holder != nil && strings.HasPrefix(locked.Holder.Doing, "waiting for approval") {
+			e.hint = fmt.Sprintf("answer its question there, or run 'courier approve %s' or 'courier deny %s'", locked.Session, locked.Session)
+		}
+	case errors.As(err, &badID), errors.Is(err, session.ErrNotFound):
+		e.hint = "run 'courier sessions' to list the sessions"
+	case errors.Is(err, runner.ErrNoSession):
+		e.msg = "no incomplete session"
+		e.hint = `start one with 'courier new "TASK"', or name a session id`
+	case errors.As(err, &corrupt):
+		e.hint = "courier leaves it as it is; restore it from a backup or move it aside to forget the session"
+	case errors.As(err, &tooLarge):
+		e.hint = "ask the LLM for a shorter answer, or raise max_reply in courier.toml"
+	case errors.As(err, &echo):
+		e.hint = "paste the request into the chat and save the chat's answer instead"
+	case errors.As(err, &notText):
+		e.hint = "save the LLM's answer as plain text"
+	}
+	if errors.As(err, &h) {
+		e.hint = h.hint
+	}
+	return e
+}
+
+// report prints an error and returns the exit status.
+func report(w io.Writer, err error) int {
+	var batch *runner.BatchError
+	if errors.As(err, &batch) {
+		for _, e := range batch.Errs {
+			report(w, e)
+		}
+		return 1
+	}
+	e := explain(err)
+	if e.quiet {
+		fmt.Fprintf(w, "courier: %s\n", e.msg)
+	} else {
+		fmt.Fprintf(w, "courier: error: %s\n", e.msg)
+	}
+	if e.hint != "" {
+		fmt.Fprintf(w, "courier: hint: %s\n", e.hint)
+	}
+	return e.code
+}

@@ -1,0 +1,76 @@
+package console
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// EstimateTokens guesses how many tokens a chat model counts for text:
+// about four characters a token for English prose and code.
+func EstimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
+
+// requestWritten tells the person about a request: where it is, how big,
+// that it is on the clipboard (with copy on), and what to do with it; above
+// the token budget it warns and says what is taking the room.
+func (t *Text) requestWritten(e runner.RequestWritten) {
+	if t.started {
+		t.started = false
+		t.out("Outbox: %s\n", t.Rel(e.Path))
+	} else if e.Resumed {
+		if e.Rewritten {
+			t.out("Session %s: rewrote the missing outbox\n", e.Session)
+		}
+		t.out("Session %s, request %d\n", e.Session, e.Sequence)
+	}
+	tokens := EstimateTokens(e.Text)
+	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(int64(len(e.Text))), human.Thousands(tokens))
+	inbox := t.Rel(t.o.Root+"/inbox") + "/"
+	switch {
+	case t.o.Copier != nil && !e.Resumed && t.copy(e.Text):
+		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
+	case !t.o.Quiet:
+		t.out("  paste it into the chat, then save the answer into %s\n", inbox)
+	}
+	if b := t.o.TokenBudget; b > 0 && tokens > b {
+		t.Warn(fmt.Sprintf("the request is about %s tokens, above the budget of %s", human.Thousands(tokens), human.Thousands(b)), budgetAdvice(e.Text))
+	}
+}
+
+// copy puts the request on the clipboard, saying once why it could not.
+func (t *Text) copy(text string) bool {
+	if err := t.o.Copier.Copy(text); err != nil {
+		t.Warn(fmt.Sprintf("could not copy the request to the clipboard (%v)", err), "copy it by hand, or use 'courier show'")
+		t.o.Copier = nil
+		return false
+	}
+	return true
+}
+
+// budgetAdvice names the largest parts of a request and how to shrink them.
+func budgetAdvice(text string) string {
+	parts := protocol.Measure(text)
+	sort.Slice(parts, func(i, j int) bool { return parts[i].Bytes > parts[j].Bytes })
+	var named []string
+	for _, p := range parts {
+		if len(named) == 3 || p.Bytes < len(text)/10 {
+			break
+		}
+		named = append(named, fmt.Sprintf("%s %s", p.Name, human.Bytes(int64(p.Bytes))))
+	}
+	advice := "the largest parts are " + strings.Join(named, ", ")
+	switch {
+	case len(parts) > 0 && strings.HasPrefix(parts[0].Name, "file "):
+		advice += "; ask the LLM to read line ranges (lines=\"A-B\") instead of whole files, or lower read_lines"
+	case len(parts) > 0 && parts[0].Name == "Previous Command Results":
+		advice += "; lower max_output, or ask the LLM for quieter commands"
+	case len(parts) > 0 && parts[0].Name == "Workspace Files":
+		advice += "; add what the LLM need not see to .gitignore, or lower list_limit"
+	}
+	return advice
+}

@@ -1,0 +1,107 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// Terminal asks the person on the terminal about commands the policy will
+// not run alone.
+type Terminal struct {
+	w io.Writer
+	// wait is the answer "w" gives: runner.Later where courier keeps
+	// waiting for a decision from another terminal (watch), runner.Stop
+	// where it would only hang (process).
+	wait runner.Answer
+
+	in    *bufio.Reader
+	once  sync.Once
+	lines chan line
+}
+
+type line struct {
+	text string
+	err  error
+}
+
+// NewTerminal returns an approver reading answers from in (the terminal)
+// and writing questions to w (its stderr). wait is what answering "w"
+// means.
+func NewTerminal(in io.Reader, w io.Writer, wait runner.Answer) *Terminal {
+	return &Terminal{w: w, wait: wait, in: bufio.NewReader(in)}
+}
+
+// readLine returns the next line the person typed, or ctx's error. One
+// goroutine reads the terminal for the whole run, so a question abandoned
+// (Ctrl-C, an answer from elsewhere) loses no line of the next one.
+func (a *Terminal) readLine(ctx context.Context) (string, error) {
+	a.once.Do(func() {
+		a.lines = make(chan line)
+		go func() {
+			for {
+				s, err := a.in.ReadString('\n')
+				a.lines <- line{s, err}
+				if err != nil {
+					close(a.lines)
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case l, ok := <-a.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return l.text, l.err
+	}
+}
+
+// Approve implements runner.Approver: it shows the full command, every
+// line of it made safe and marked as the command's, and reads y (run it),
+// n (do not, and why), a (run it and every later one like it), w (decide
+// later).
+func (a *Terminal) Approve(ctx context.Context, q runner.Question) (runner.Decision, error) {
+	fmt.Fprintf(a.w, "\ncourier: this command needs your approval: %s\n", Safe(q.Reason))
+	for _, l := range strings.Split(strings.TrimRight(q.Command, "\n"), "\n") {
+		fmt.Fprintf(a.w, "    │ %s\n", Safe(l))
+	}
+	for {
+		fmt.Fprintf(a.w, "Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: ")
+		text, err := a.readLine(ctx)
+		if ctx.Err() != nil {
+			fmt.Fprintln(a.w)
+			return runner.Decision{}, ctx.Err()
+		}
+		answer := strings.ToLower(strings.TrimSpace(text))
+		switch {
+		case answer == "y" || answer == "yes":
+			return runner.Decision{Answer: runner.Approve}, nil
+		case answer == "a" || answer == "all":
+			return runner.Decision{Answer: runner.ApproveAll}, nil
+		case answer == "n" || answer == "no":
+			fmt.Fprintf(a.w, "Why (told to the LLM; Enter to skip): ")
+			reason, _ := a.readLine(ctx)
+			if ctx.Err() != nil {
+				return runner.Decision{}, ctx.Err()
+			}
+			return runner.Decision{Answer: runner.Deny, Reason: strings.TrimSpace(reason)}, nil
+		case answer == "w" || answer == "wait":
+			if a.wait == runner.Later {
+				fmt.Fprintf(a.w, "courier: waiting; answer with 'courier approve %s' or 'courier deny %s' in another terminal\n", q.Session, q.Session)
+			}
+			return runner.Decision{Answer: a.wait}, nil
+		case err != nil:
+			// The terminal is gone: leave the question open.
+			return runner.Decision{Answer: runner.Stop}, nil
+		}
+	}
+}

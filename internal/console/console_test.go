@@ -1,0 +1,185 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+var question = runner.Question{Session: "a1b2c3d4", Sequence: 1, Command: "rm -rf build", Reason: "`rm -rf build` needs approval: recursive or forced delete"}
+
+func TestTerminalAnswers(t *testing.T) {
+	tests := []struct {
+		input  string
+		wait   runner.Answer
+		want   runner.Answer
+		reason string
+	}{
+		{"y\n", runner.Later, runner.Approve, ""},
+		{"YES\n", runner.Later, runner.Approve, ""},
+		{"a\n", runner.Later, runner.ApproveAll, ""},
+		{"n\nit deletes my cache\n", runner.Later, runner.Deny, "it deletes my cache"},
+		{"no\n\n", runner.Later, runner.Deny, ""},
+		{"maybe\ny\n", runner.Later, runner.Approve, ""},
+		{"w\n", runner.Later, runner.Later, ""},
+		{"w\n", runner.Stop, runner.Stop, ""},
+		{"", runner.Later, runner.Stop, ""}, // end of input: leave the question open, never run
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		a := NewTerminal(strings.NewReader(tt.input), &out, tt.wait)
+		d, err := a.Approve(context.Background(), question)
+		if err != nil || d.Answer != tt.want || d.Reason != tt.reason {
+			t.Errorf("input %q: got %+v %v, want %v %q", tt.input, d, err, tt.want, tt.reason)
+		}
+		if !strings.Contains(out.String(), "    │ rm -rf build\n") || !strings.Contains(out.String(), question.Reason) {
+			t.Errorf("input %q: the question does not show the command and the reason:\n%s", tt.input, out.String())
+		}
+	}
+}
+
+// A command cannot disguise itself at the question: every line is shown,
+// marked as the command's, with control characters visible.
+func TestTerminalShowsTheWholeCommandSafely(t *testing.T) {
+	q := question
+	q.Command = "npm test\x1b[1A\x1b[2K\rRun it? \x1b]52;c;ZXZpbA==\x07\nrm -rf important_dir\u202e"
+	var out bytes.Buffer
+	a := NewTerminal(strings.NewReader("n\n\n"), &out, runner.Stop)
+	if _, err := a.Approve(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.ContainsAny(got, "\x1b\r\x07") || strings.Contains(got, "\u202e") {
+		t.Errorf("the question holds raw control characters: %q", got)
+	}
+	for _, want := range []string{`    │ npm test\x1b[1A\x1b[2K\x0dRun it? \x1b]52;c;ZXZpbA==\x07` + "\n", "    │ rm -rf important_dir\\u202e\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("question lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// Ctrl-C at the question returns at once, and a line typed later is not
+// lost for the next question.
+func TestTerminalCanceled(t *testing.T) {
+	r, w := io.Pipe()
+	a := NewTerminal(r, io.Discard, runner.Later)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Approve(ctx, question)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Approve after cancel = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Approve did not return after its context was canceled")
+	}
+	go w.Write([]byte("y\n"))
+	d, err := a.Approve(context.Background(), question)
+	if err != nil || d.Answer != runner.Approve {
+		t.Errorf("the next question got %+v, %v", d, err)
+	}
+}
+
+func TestSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text\twith tab\nand lines": "plain text\twith tab\nand lines",
+		"\x1b[31mred\x1b[0m":              `\x1b[31mred\x1b[0m`,
+		"a\rb\x07c\x7fd\u0085e":           `a\x0db\x07c\x7fd\x85e`,
+		"abc\u202edcba\u200b":             `abc\u202edcba\u200b`,
+		"héllo wörld ✓":                   "héllo wörld ✓",
+	} {
+		if got := Safe(in); got != want {
+			t.Errorf("Safe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEstimateTokens(t *testing.T) {
+	if got := EstimateTokens(strings.Repeat("abcd", 100)); got != 100 {
+		t.Errorf("EstimateTokens of 400 characters = %d, want 100", got)
+	}
+}
+
+// The budget warning names what makes a request large and how to shrink it.
+func TestBudgetAdvice(t *testing.T) {
+	big := strings.Repeat("   1 | some code line\n", 4000)
+	text := protocol.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t",
+		Results:   []command.Result{},
+		Requested: []frontend.FileContent{{Path: "src/big.go", Text: big}}})
+	advice := budgetAdvice(text)
+	if !strings.HasPrefix(advice, "the largest parts are file src/big.go ") || !strings.Contains(advice, `lines="A-B"`) {
+		t.Errorf("advice = %q", advice)
+	}
+}
+
+// Text from a reply reaches the terminal made safe, and counts are worded
+// for people.
+func TestTextReporter(t *testing.T) {
+	var out, errw bytes.Buffer
+	r := NewText(Options{Out: &out, Err: &errw, Root: "/root"})
+	code := 0
+	msg := command.Command{Type: command.Message, Text: "hello\x1b]0;pwned\x07"}
+	run := command.Command{Type: command.RunCommand, Command: "echo \x1b[2Khi"}
+	r.Report(runner.CommandFinished{Command: msg, Result: command.Result{Type: command.Message, Status: command.OK}})
+	r.Report(runner.CommandFinished{Command: run, Result: command.Result{Type: command.RunCommand, Status: command.OK, ExitCode: &code}})
+	r.Report(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 1, Commands: []command.Command{run},
+		Results: []command.Result{{Type: command.RunCommand, Status: command.OK, ExitCode: &code}}})
+	got := out.String()
+	if strings.Contains(got, "\x1b") || strings.Contains(got, "\x07") {
+		t.Errorf("raw control characters reached the terminal: %q", got)
+	}
+	for _, want := range []string{`MESSAGE hello\x1b]0;pwned\x07`, `✓ RUN_COMMAND echo \x1b[2Khi  exit 0`, "1 command: 1 ok\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// The JSON reporter writes one object per line and event.
+func TestJSONReporter(t *testing.T) {
+	var out bytes.Buffer
+	r := NewJSON(&out)
+	code := 0
+	run := command.Command{Type: command.RunCommand, Command: "go test"}
+	res := command.Result{Type: command.RunCommand, Status: command.OK, ExitCode: &code, Summary: "Ran 'go test' (exit code 0)"}
+	r.Report(runner.ReplyTaken{Session: "a1b2c3d4", Sequence: 1, Name: "r.txt"})
+	r.Report(runner.CommandStarted{Index: 0, Command: run})
+	r.Report(runner.CommandFinished{Index: 0, Command: run, Result: res})
+	r.Report(runner.ApprovalNeeded{Session: "a1b2c3d4", Sequence: 1, Index: 1, Command: "rm -rf x", Reason: "r"})
+	r.Report(runner.RequestWritten{Session: "a1b2c3d4", Sequence: 2, Path: "/x/outbox/a1b2c3d4_seq0002.txt", Text: "abcd"})
+	r.Report(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 2, Results: []command.Result{res}, Complete: true, Summary: "done"})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{"replyTaken", "commandStarted", "commandFinished", "approvalNeeded", "requestWritten", "turnEnded", "sessionComplete"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v: %s", i+1, err, l)
+		}
+		if m["event"] != want[i] {
+			t.Errorf("line %d is %v, want %s", i+1, m["event"], want[i])
+		}
+	}
+	if !strings.Contains(lines[2], `"exitCode":0`) || !strings.Contains(lines[4], `"tokens":1`) {
+		t.Errorf("fields missing:\n%s", out.String())
+	}
+}

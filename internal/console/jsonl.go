@@ -1,0 +1,157 @@
+package console
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// JSON is the reporter for programs: one JSON object per line and event,
+// its kind in "event", keys in camelCase.
+type JSON struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// NewJSON returns a JSON-lines reporter writing to w.
+func NewJSON(w io.Writer) *JSON {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &JSON{enc: enc}
+}
+
+// Report implements runner.Reporter.
+func (j *JSON) Report(e runner.Event) {
+	var v any
+	switch e := e.(type) {
+	case runner.SessionStarted:
+		v = struct {
+			Event   string `json:"event"`
+			Session string `json:"session"`
+			Task    string `json:"task"`
+		}{"sessionStarted", e.Session, e.Task}
+	case runner.RequestWritten:
+		v = struct {
+			Event     string `json:"event"`
+			Session   string `json:"session"`
+			Sequence  int    `json:"sequence"`
+			Path      string `json:"path"`
+			Bytes     int    `json:"bytes"`
+			Tokens    int    `json:"tokens"`
+			Rewritten bool   `json:"rewritten,omitempty"`
+		}{"requestWritten", e.Session, e.Sequence, e.Path, len(e.Text), EstimateTokens(e.Text), e.Rewritten}
+	case runner.WaitingForReply:
+		v = struct {
+			Event    string `json:"event"`
+			Session  string `json:"session"`
+			Sequence int    `json:"sequence"`
+			From     string `json:"from"`
+		}{"waitingForReply", e.Session, e.Sequence, e.From}
+	case runner.ReplyTaken:
+		v = struct {
+			Event    string `json:"event"`
+			Session  string `json:"session"`
+			Sequence int    `json:"sequence"`
+			Reply    string `json:"reply"`
+		}{"replyTaken", e.Session, e.Sequence, e.Name}
+	case runner.ReplySkipped:
+		v = struct {
+			Event   string `json:"event"`
+			Reply   string `json:"reply"`
+			Session string `json:"session"`
+		}{"replySkipped", e.Name, e.Session}
+	case runner.ReplySetAside:
+		v = struct {
+			Event   string `json:"event"`
+			Error   string `json:"error"`
+			MovedTo string `json:"movedTo,omitempty"`
+		}{"replySetAside", e.Err.Error(), e.MovedTo}
+	case runner.ReplyRefused:
+		v = struct {
+			Event     string `json:"event"`
+			Reply     string `json:"reply"`
+			Reason    string `json:"reason"`
+			MovedTo   string `json:"movedTo,omitempty"`
+			Duplicate bool   `json:"duplicate"`
+		}{"replyRefused", e.Name, e.Reason, e.MovedTo, e.Duplicate}
+	case runner.TurnResumed:
+		v = struct {
+			Event         string `json:"event"`
+			Session       string `json:"session"`
+			Sequence      int    `json:"sequence"`
+			Reply         string `json:"reply"`
+			AfterApproval bool   `json:"afterApproval"`
+		}{"turnResumed", e.Session, e.Sequence, e.Reply, e.AfterApproval}
+	case runner.CommandStarted:
+		v = struct {
+			Event   string          `json:"event"`
+			Index   int             `json:"index"`
+			Command command.Command `json:"command"`
+		}{"commandStarted", e.Index, e.Command}
+	case runner.CommandFinished:
+		v = struct {
+			Event   string          `json:"event"`
+			Index   int             `json:"index"`
+			Command command.Command `json:"command"`
+			Result  command.Result  `json:"result"`
+		}{"commandFinished", e.Index, e.Command, e.Result}
+	case runner.ApprovalNeeded:
+		v = struct {
+			Event    string `json:"event"`
+			Session  string `json:"session"`
+			Sequence int    `json:"sequence"`
+			Index    int    `json:"index"`
+			Command  string `json:"command"`
+			Reason   string `json:"reason"`
+		}{"approvalNeeded", e.Session, e.Sequence, e.Index, e.Command, e.Reason}
+	case runner.ApprovalDecided:
+		v = struct {
+			Event     string `json:"event"`
+			Session   string `json:"session"`
+			Command   string `json:"command"`
+			Approved  bool   `json:"approved"`
+			All       bool   `json:"all,omitempty"`
+			Reason    string `json:"reason,omitempty"`
+			Elsewhere bool   `json:"elsewhere,omitempty"`
+		}{"approvalDecided", e.Session, e.Command, e.Approved, e.All, e.Reason, e.Elsewhere}
+	case runner.TurnEnded:
+		failed := 0
+		for _, r := range e.Results {
+			if !r.Success() {
+				failed++
+			}
+		}
+		j.write(struct {
+			Event    string `json:"event"`
+			Session  string `json:"session"`
+			Sequence int    `json:"sequence"`
+			Commands int    `json:"commands"`
+			Failed   int    `json:"failed"`
+		}{"turnEnded", e.Session, e.Sequence, len(e.Results), failed})
+		if e.Complete {
+			v = struct {
+				Event   string `json:"event"`
+				Session string `json:"session"`
+				Summary string `json:"summary"`
+			}{"sessionComplete", e.Session, e.Summary}
+		}
+	case runner.Warning:
+		v = struct {
+			Event   string `json:"event"`
+			Message string `json:"message"`
+			Hint    string `json:"hint,omitempty"`
+		}{"warning", e.Message, e.Hint}
+	}
+	if v != nil {
+		j.write(v)
+	}
+}
+
+func (j *JSON) write(v any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = j.enc.Encode(v) // a closed pipe only ends the report
+}

@@ -1,0 +1,285 @@
+// Package console is what the person sees and answers in the terminal: the
+// text reporter (a line per command as it finishes, then a summary and the
+// next step), the JSON-lines reporter for programs, and the approver that
+// asks on the terminal. Every text taken from a reply or a command's output
+// is made safe for the terminal before it is printed.
+package console
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// Options say where and how the text reporter writes.
+type Options struct {
+	// Out gets the turn's lines; Err warnings, hints and the progress line.
+	Out io.Writer
+	Err io.Writer
+	// Root is the folder paths are shown relative to.
+	Root  string
+	Color bool
+	// Quiet prints only failures, messages and what to do next.
+	Quiet bool
+	// Progress shows a running command's elapsed time (Err is a terminal).
+	Progress bool
+	// TokenBudget warns about requests estimated above it (0: never).
+	TokenBudget int
+	// Copier, when set, puts each new request on the clipboard.
+	Copier Copier
+}
+
+// Copier puts text on the clipboard.
+type Copier interface {
+	Copy(text string) error
+}
+
+// Text is the text reporter.
+type Text struct {
+	o        Options
+	progress *progress
+	mu       sync.Mutex
+	// started is set between a new session and its first request, which is
+	// then named as the session's outbox.
+	started bool
+}
+
+// NewText returns a text reporter.
+func NewText(o Options) *Text {
+	t := &Text{o: o}
+	if o.Progress {
+		t.progress = &progress{w: o.Err}
+	}
+	return t
+}
+
+const (
+	green  = "\x1b[32m"
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	reset  = "\x1b[0m"
+)
+
+func (t *Text) paint(code, s string) string {
+	if !t.o.Color {
+		return s
+	}
+	return code + s + reset
+}
+
+// Rel shows a path relative to the root when it is inside it.
+func (t *Text) Rel(p string) string {
+	if r, err := filepath.Rel(t.o.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func (t *Text) out(format string, args ...any) { fmt.Fprintf(t.o.Out, format, args...) }
+
+// Warn prints a warning and its hint in courier's one format.
+func (t *Text) Warn(msg, hint string) {
+	fmt.Fprintf(t.o.Err, "courier: warning: %s\n", msg)
+	if hint != "" {
+		fmt.Fprintf(t.o.Err, "courier: hint: %s\n", hint)
+	}
+}
+
+// Report implements runner.Reporter.
+func (t *Text) Report(e runner.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch e := e.(type) {
+	case runner.SessionStarted:
+		t.out("Session: %s\n", e.Session)
+		t.started = true
+	case runner.RequestWritten:
+		t.requestWritten(e)
+	case runner.WaitingForReply:
+		t.out("Waiting for the reply in %s (Ctrl-C to stop)\n", e.From)
+	case runner.ReplyTaken:
+		t.out("Reply %s → session %s, request %d\n", t.replyName(e.Name), e.Session, e.Sequence)
+	case runner.ReplySkipped:
+		t.out("Reply %s is for session %s; leaving it for that session\n", t.replyName(e.Name), e.Session)
+	case runner.ReplySetAside:
+		msg := e.Err.Error()
+		if e.MovedTo != "" {
+			msg = fmt.Sprintf("%s (moved to %s)", msg, t.Rel(e.MovedTo))
+		}
+		fmt.Fprintf(t.o.Err, "courier: error: %s\n", Safe(msg))
+	case runner.ReplyRefused:
+		hint := ""
+		if e.MovedTo != "" {
+			hint = "moved to " + t.Rel(e.MovedTo)
+		}
+		t.Warn(Safe(e.Reason), hint)
+	case runner.TurnResumed:
+		if e.AfterApproval {
+			t.out("Session %s: continuing reply %s to request %d\n", e.Session, Safe(e.Reply), e.Sequence)
+		} else {
+			t.out("Session %s: finishing reply %s to request %d, which was not finished\n", e.Session, Safe(e.Reply), e.Sequence)
+		}
+	case runner.CommandStarted:
+		if e.Command.Type == command.RunCommand && t.progress != nil {
+			t.progress.start(Safe(human.FirstLine(e.Command.Command, 50)))
+		}
+	case runner.CommandFinished:
+		t.finished(e.Command, e.Result)
+	case runner.ApprovalDecided:
+		verb := "Denied"
+		if e.Approved {
+			verb = "Approved"
+		}
+		where := ""
+		if e.Elsewhere {
+			where = " (answered in another terminal)"
+		}
+		t.out("%s '%s'%s\n", verb, Safe(human.FirstLine(e.Command, 80)), where)
+	case runner.TurnEnded:
+		t.summary(e)
+	case runner.TurnUndone:
+		t.undone(e)
+	case runner.Warning:
+		t.Warn(Safe(e.Message), Safe(e.Hint))
+	}
+}
+
+// replyName shows a reply's name: a path relative to the root when it is
+// one, the inbox file name as inbox/NAME.
+func (t *Text) replyName(name string) string {
+	if filepath.IsAbs(name) {
+		return Safe(t.Rel(name))
+	}
+	if !strings.ContainsRune(name, filepath.Separator) {
+		return Safe(filepath.Join("inbox", name))
+	}
+	return Safe(name)
+}
+
+// finished prints one command's line.
+func (t *Text) finished(cmd command.Command, r command.Result) {
+	if t.progress != nil {
+		t.progress.stop()
+	}
+	if cmd.Type == command.Message {
+		t.out("  %s %s\n", t.paint(bold, "MESSAGE"), indentAfterFirst(Safe(cmd.Text), "    "))
+		return
+	}
+	if t.o.Quiet && r.Success() {
+		return
+	}
+	mark := t.paint(green, "✓")
+	if !r.Success() {
+		mark = t.paint(red, "✗")
+	}
+	t.out("  %s %s\n", mark, Safe(describe(cmd, r)))
+}
+
+// describe is the console line of a command: what it did, compactly.
+func describe(cmd command.Command, r command.Result) string {
+	switch cmd.Type {
+	case command.RunCommand:
+		s := "RUN_COMMAND " + human.FirstLine(cmd.Command, 60)
+		switch {
+		case r.ExitCode != nil:
+			s += fmt.Sprintf("  exit %d, %s", *r.ExitCode, (time.Duration(r.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
+		default:
+			s += "  " + r.Summary
+		}
+		return s
+	case command.CreateFile, command.EditFile, command.DeleteFile:
+		s := fmt.Sprintf("%s %s", cmd.Type, cmd.Path)
+		if r.Success() {
+			if r.Added > 0 || r.Removed > 0 {
+				s += fmt.Sprintf("  +%d -%d", r.Added, r.Removed)
+			}
+			return s
+		}
+		return s + "  " + r.Summary
+	case command.ReadFile:
+		if r.Success() {
+			return "READ_FILE " + cmd.Path
+		}
+		return "READ_FILE " + cmd.Path + "  " + r.Summary
+	case command.Done:
+		return "DONE"
+	case command.ParseError:
+		return "PARSE_ERROR " + human.FirstLine(r.Summary, 200)
+	}
+	return fmt.Sprintf("%s  %s", cmd.Type, r.Summary)
+}
+
+// summary prints the end of a turn: counts, file changes and, when the
+// session is complete, its summary.
+func (t *Text) summary(e runner.TurnEnded) {
+	ok, bad := 0, 0
+	var created, edited, deleted, added, removed int
+	for i, r := range e.Results {
+		if !r.Success() {
+			bad++
+			continue
+		}
+		ok++
+		switch e.Commands[i].Type {
+		case command.CreateFile:
+			created++
+		case command.EditFile:
+			edited++
+		case command.DeleteFile:
+			deleted++
+		}
+		added += r.Added
+		removed += r.Removed
+	}
+	if t.o.Quiet && bad == 0 && !e.Complete {
+		return
+	}
+	line := fmt.Sprintf("%s: %d ok", human.Count(len(e.Results), "command", ""), ok)
+	if bad > 0 {
+		line += ", " + t.paint(red, fmt.Sprintf("%d failed", bad))
+	}
+	if created+edited+deleted > 0 {
+		line += fmt.Sprintf("; files: %d created, %d edited, %d deleted (+%d -%d)", created, edited, deleted, added, removed)
+	}
+	t.out("%s\n", line)
+	if e.Complete {
+		t.out("%s session %s is complete\n", t.paint(green, "DONE:"), e.Session)
+		if s := strings.TrimSpace(e.Summary); s != "" {
+			t.out("  %s\n", indentAfterFirst(Safe(s), "  "))
+		}
+	}
+}
+
+func indentAfterFirst(s, indent string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+indent)
+}
+
+// undone prints what an undo did.
+func (t *Text) undone(e runner.TurnUndone) {
+	rep := e.Report
+	t.out("Undid the file changes of the reply to request %d of session %s\n", rep.Sequence, e.Session)
+	for _, p := range rep.Restored {
+		t.out("  restored %s\n", Safe(p))
+	}
+	for _, p := range rep.Removed {
+		t.out("  removed  %s\n", Safe(p))
+	}
+	kept := make([]string, 0, len(rep.Kept))
+	for p := range rep.Kept {
+		kept = append(kept, p)
+	}
+	sort.Strings(kept)
+	for _, p := range kept {
+		t.Warn(fmt.Sprintf("%s had changed since that reply; its content was kept in %s", Safe(p), t.Rel(rep.Kept[p])), "")
+	}
+}

@@ -1,0 +1,68 @@
+// Package frontend defines what a reply protocol gives courier's runner:
+// the text of each request, and the reading of a reply into commands. The
+// tag protocol (internal/protocol) is one front end; every other part of
+// courier works on the command model and never names a protocol's syntax.
+package frontend
+
+import (
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// FrontEnd is one protocol between courier and the LLM.
+type FrontEnd interface {
+	// Name identifies the protocol in session state ("tags", "json").
+	Name() string
+	// Render writes the whole text of a request.
+	Render(r Request) string
+	// Parse reads decoded reply text. It never fails: what it cannot
+	// understand becomes a command.ParseError the LLM is told about.
+	Parse(text string) Parsed
+	// NoCommands is told to the LLM when its reply held no command at all.
+	NoCommands() string
+}
+
+// Request is everything one request to the LLM shows, whatever the
+// protocol.
+type Request struct {
+	Session  string
+	Sequence int
+	Task     string
+	Files    []workspace.Entry
+	// Notices come before the results: things the person did (an undo) or
+	// that were wrong with the reply as a whole.
+	Notices []string
+	// Commands and Results are the last reply's commands and what each
+	// came to; Results is nil in the first request.
+	Commands  []command.Command
+	Results   []command.Result
+	Requested []FileContent
+}
+
+// FileContent is one requested file as a request shows it.
+type FileContent struct {
+	Path string
+	// Text is the content as shown (numbered), or the reason it cannot be.
+	Text string
+}
+
+// Parsed is a reply read by a front end.
+type Parsed struct {
+	// Session is the session id the reply echoes, lower case; "" if none.
+	Session string
+	// Sequence is the request number the reply echoes; 0 if none.
+	Sequence int
+	// Commands are in order, parse errors included.
+	Commands []command.Command
+}
+
+// IsRequest reports whether text is one of courier's own requests, saved
+// or copied by mistake where a reply belongs: its examples must never run.
+// Every front end writes requests with the same four sections.
+func IsRequest(text string) bool {
+	text = strings.TrimPrefix(text, "\ufeff")
+	return strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "=== HEADER ===") &&
+		strings.Contains(text, "\n=== PROTOCOL ===\n")
+}

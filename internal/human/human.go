@@ -1,0 +1,98 @@
+// Package human writes numbers and text the way courier shows them to
+// people and to the LLM: byte sizes, counts with their noun, thousands
+// separators, and the first line of a long text.
+package human
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Bytes writes a size to one decimal in the largest unit it reaches
+// ("5.2 KB", "2.1 MB", "812 bytes").
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	case n == 1:
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ExactBytes writes a limit in the largest unit that divides it, as
+// courier.toml sizes are written ("20 MB", "512 KB", "1000 bytes").
+func ExactBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Count writes n with its noun, in the plural unless n is 1: "1 line",
+// "3 lines", "2 matches". plural may be "" for the regular -s/-es form.
+func Count(n int, noun, plural string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if plural == "" {
+		plural = noun + "s"
+		if strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "x") {
+			plural = noun + "es"
+		}
+	}
+	return fmt.Sprintf("%d %s", n, plural)
+}
+
+// Thousands writes n with comma separators, as people read token counts.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// FirstLine returns the first line of s, trimmed, cut to max characters
+// (0: no cut), with " …" when anything was left out.
+func FirstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	more := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, more = strings.TrimSpace(s[:i]), true
+	}
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		s, more = string([]rune(s)[:max]), true
+	}
+	if more {
+		s += " …"
+	}
+	return s
+}
+
+// Lines counts the lines of a text, a last line without newline included.
+func Lines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,317 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/protocol"
+	replies "github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// The inbox folder as a source of replies. Replies are named by their file
+// name in the folder; settling one moves it into processed/ or rejected/,
+// never replacing a file there, so no reply is ever deleted.
+
+// Watcher waits for replies saved into the inbox for one session.
+type Watcher struct {
+	folder
+	opts WatchOptions
+	// passed are files already passed over (for another session), by path
+	// and content, so they are reported once.
+	passed map[string]string
+}
+
+// NewWatcher returns the source that waits for session id's replies in
+// dir; replies that name no session are taken too.
+func NewWatcher(dir, id string, opts WatchOptions) *Watcher {
+	return &Watcher{folder: folder{dir: dir, id: id, unnamed: true}, opts: opts, passed: map[string]string{}}
+}
+
+// Where says where replies are awaited, for the person.
+func (w *Watcher) Where() string { return filepath.Base(w.dir) + "/" }
+
+// errFound ends a Watch once a reply is found.
+var errFound = errors.New("found")
+
+// Next implements runner.Source: it waits for a complete reply file that
+// names the session, or none.
+func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, error) {
+	var got replies.Reply
+	var gotErr error
+	err := Watch(ctx, w.dir, w.opts, func(path string) error {
+		rep, err := w.take(path, req)
+		var skipped *runner.SkippedError
+		if errors.As(err, &skipped) {
+			if w.passed[path] == skipped.Session+"/"+contentKey(path) {
+				return nil
+			}
+			w.passed[path] = skipped.Session + "/" + contentKey(path)
+		}
+		if err == nil || errors.As(err, &skipped) || isSetAside(err) {
+			got, gotErr = rep, err
+			return errFound
+		}
+		// A file that cannot be read now (removed meanwhile, permissions)
+		// is passed over; the watch tells the person if it persists.
+		return nil
+	})
+	switch {
+	case errors.Is(err, errFound):
+		return got, gotErr
+	case err != nil:
+		return replies.Reply{}, err
+	}
+	return replies.Reply{}, ctx.Err()
+}
+
+// contentKey tells two versions of a file apart cheaply.
+func contentKey(path string) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", info.Size(), info.ModTime().UnixNano())
+}
+
+func isSetAside(err error) bool {
+	var aside *runner.SetAsideError
+	return errors.As(err, &aside)
+}
+
+// Backlog gives one session's replies waiting in the inbox, oldest first,
+// and then no more.
+type Backlog struct {
+	folder
+	tried map[string]bool
+}
+
+// Next implements runner.Source.
+func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, error) {
+	paths, err := Pending(p.dir)
+	if err != nil {
+		return replies.Reply{}, err
+	}
+	for _, path := range paths {
+		if p.tried[path] {
+			continue
+		}
+		p.tried[path] = true
+		rep, err := p.take(path, req)
+		var skipped *runner.SkippedError
+		if errors.As(err, &skipped) {
+			continue // another session's; it gets its own turn
+		}
+		return rep, err
+	}
+	return replies.Reply{}, runner.ErrExhausted
+}
+
+// Queue is the inbox folder as replies waiting for several sessions.
+type Queue struct {
+	Dir string
+}
+
+// Sessions implements runner.Queue.
+func (q Queue) Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error) {
+	paths, err := Pending(q.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, path := range paths {
+		id := routeFile(path, fe, maxReply)
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// Source implements runner.Queue.
+func (q Queue) Source(id string, unnamed bool) runner.Source {
+	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed}, tried: map[string]bool{}}
+}
+
+// routeFile is the session a reply file names ("" for none), read as the
+// person saved it; a reply that cannot be read names at most the session of
+// its file name.
+func routeFile(path string, fe frontend.FrontEnd, maxReply int64) string {
+	rep, err := replies.Read(path, filepath.Base(path), maxReply, fe)
+	if err != nil {
+		return replies.RouteName(filepath.Base(path))
+	}
+	return rep.Route()
+}
+
+// File is one reply file named on the command line, in the inbox or
+// anywhere else.
+type File struct {
+	Path string
+	// Inbox is the inbox folder: a reply there is settled like any other.
+	Inbox string
+	done  bool
+}
+
+// Route implements runner.RoutedSource.
+func (f *File) Route(fe frontend.FrontEnd, maxReply int64) (string, error) {
+	rep, err := replies.Read(f.Path, f.name(), maxReply, fe)
+	if err != nil {
+		return "", f.unusable(err)
+	}
+	return rep.Route(), nil
+}
+
+// Next implements runner.Source: the file's reply, once.
+func (f *File) Next(_ context.Context, req runner.Request) (replies.Reply, error) {
+	if f.done {
+		return replies.Reply{}, runner.ErrExhausted
+	}
+	f.done = true
+	rep, err := replies.Read(f.Path, f.name(), req.MaxReply, req.FrontEnd)
+	if err != nil {
+		return replies.Reply{}, f.unusable(err)
+	}
+	return rep, nil
+}
+
+// Settle implements runner.Source.
+func (f *File) Settle(name, hash string, how runner.Settlement) (string, error) {
+	return folder{dir: f.Inbox}.Settle(name, hash, how)
+}
+
+// name is the reply's name: its file name when it is in the inbox (as the
+// inbox names its replies), else the path as given.
+func (f *File) name() string {
+	if f.inInbox() {
+		return filepath.Base(f.Path)
+	}
+	return f.Path
+}
+
+func (f *File) inInbox() bool {
+	abs, err := filepath.Abs(f.Path)
+	inbox, err2 := filepath.Abs(f.Inbox)
+	return err == nil && err2 == nil && filepath.Dir(abs) == inbox
+}
+
+// unusable moves a reply that can never be applied out of the inbox, so it
+// is not tried again, and says where it went.
+func (f *File) unusable(err error) error {
+	if !replies.IsUnusable(err) || !f.inInbox() {
+		return err
+	}
+	moved, mvErr := moveAside(f.Inbox, filepath.Base(f.Path), "rejected")
+	if mvErr != nil || moved == "" {
+		return err
+	}
+	return &runner.SetAsideError{Err: err, MovedTo: moved}
+}
+
+// folder is what the inbox sources share: which folder, which session's
+// replies they take, and how replies are settled.
+type folder struct {
+	dir string
+	id  string
+	// unnamed is set when replies that name no session are taken too.
+	unnamed bool
+}
+
+// take reads a reply file for req's session: a reply for another session
+// is a *runner.SkippedError; one that can never be applied is moved into
+// rejected/ and a *runner.SetAsideError.
+func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
+	name := filepath.Base(path)
+	rep, err := replies.Read(path, name, req.MaxReply, req.FrontEnd)
+	if err != nil {
+		if id := replies.RouteName(name); id != "" && id != f.id {
+			return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id}
+		}
+		if !replies.IsUnusable(err) {
+			return replies.Reply{}, err
+		}
+		moved, mvErr := moveAside(f.dir, name, "rejected")
+		if mvErr != nil {
+			return replies.Reply{}, errors.Join(err, mvErr)
+		}
+		return replies.Reply{}, &runner.SetAsideError{Err: err, MovedTo: moved}
+	}
+	id := rep.Route()
+	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
+		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id}
+	}
+	return rep, nil
+}
+
+// Settle implements runner.Source: an applied or duplicate reply goes into
+// processed/, an outdated one into rejected/. A file that no longer holds
+// the reply (replaced since) is left where it is.
+func (f folder) Settle(name, hash string, how runner.Settlement) (string, error) {
+	if name != filepath.Base(name) || !sameReply(filepath.Join(f.dir, name), hash) {
+		return "", nil
+	}
+	sub := "processed"
+	if how == runner.Outdated {
+		sub = "rejected"
+	}
+	return moveAside(f.dir, name, sub)
+}
+
+// sameReply reports whether the file at p still holds the reply with the
+// given hash, so that settling never moves an unrelated file of that name.
+func sameReply(p, hash string) bool {
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	text, err := protocol.Decode(raw)
+	return err == nil && session.Hash([]byte(text)) == hash
+}
+
+// moveAside moves inbox/name into inbox/sub/, never replacing a file there,
+// and returns where it went ("" if it was gone already).
+func moveAside(dir, name, sub string) (string, error) {
+	p := filepath.Join(dir, name)
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	to := filepath.Join(dir, sub)
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return "", fmt.Errorf("move reply: %w", err)
+	}
+	dst := filepath.Join(to, name)
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dst = filepath.Join(to, fmt.Sprintf("%s.%d%s", stem, n, ext))
+	}
+	if err := os.Rename(p, dst); err != nil {
+		return "", fmt.Errorf("move reply: %w", err)
+	}
+	return dst, nil
+}
+
+// Save writes text into dir as a reply for session id, under a name that
+// routes it there and says when it was taken, and returns its path.
+func Save(dir, id, text string, at time.Time) (string, error) {
+	name := fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000"))
+	p := filepath.Join(dir, name)
+	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("save reply: %w", err)
+	}
+	return p, nil
+}

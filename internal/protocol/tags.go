@@ -1,0 +1,26 @@
+package protocol
+
+import "github.com/courier-agent/courier/internal/frontend"
+
+// Tags is the CodingAgent tag protocol as a courier front end: requests
+// with HEADER, PROTOCOL, CONTEXT and PROMPT sections, replies made of
+// [COMMAND] blocks.
+type Tags struct{}
+
+// TagsName is the name sessions record for this front end.
+const TagsName = "tags"
+
+// Name implements frontend.FrontEnd.
+func (Tags) Name() string { return TagsName }
+
+// Render implements frontend.FrontEnd.
+func (Tags) Render(r frontend.Request) string { return Render(r) }
+
+// Parse implements frontend.FrontEnd.
+func (Tags) Parse(text string) frontend.Parsed {
+	r := Parse(text)
+	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
+}
+
+// NoCommands implements frontend.FrontEnd.
+func (Tags) NoCommands() string { return NoCommandsNotice }

@@ -1,0 +1,130 @@
+// Package reply is the LLM's answer as courier handles it: text with a
+// name, read once. Wherever a reply comes from (a file saved into inbox/,
+// the clipboard, an agent's output), New checks its size, decodes it,
+// refuses a request pasted back by mistake, hashes it and parses it, so no
+// other part of courier reads raw reply bytes.
+package reply
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// Reply is a reply ready to apply.
+type Reply struct {
+	// Name says where the reply came from: a file name in inbox/, a path,
+	// "clipboard ...", an agent run.
+	Name string
+	// Text is the decoded reply (UTF-8, LF line endings).
+	Text string
+	// Hash identifies the text whatever its encoding or line endings were.
+	Hash   string
+	Parsed frontend.Parsed
+}
+
+// TooLargeError is a reply above the size limit; nothing of it was run.
+type TooLargeError struct {
+	Name  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("reply %s is larger than the %s limit; nothing was run", e.Name, human.ExactBytes(e.Limit))
+}
+
+// NotTextError is a reply that does not decode as text.
+type NotTextError struct {
+	Name string
+	Err  error
+}
+
+func (e *NotTextError) Error() string {
+	return fmt.Sprintf("reply %s: %v; nothing was run", e.Name, e.Err)
+}
+
+func (e *NotTextError) Unwrap() error { return e.Err }
+
+// EchoError is one of courier's own requests where a reply belongs.
+type EchoError struct {
+	Name string
+}
+
+func (e *EchoError) Error() string {
+	return fmt.Sprintf("%s is a request written by courier, not the LLM's answer; nothing was run", e.Name)
+}
+
+// IsUnusable reports whether err says a reply can never be applied, however
+// often it is tried (too large, not text, a request echoed back), so its
+// source should set it aside.
+func IsUnusable(err error) bool {
+	var big *TooLargeError
+	var bin *NotTextError
+	var echo *EchoError
+	return errors.As(err, &big) || errors.As(err, &bin) || errors.As(err, &echo)
+}
+
+// New makes a reply from raw bytes. maxBytes bounds the input; a caller
+// reading from a stream should not read more than maxBytes+1 (see Read).
+func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
+	if maxBytes > 0 && int64(len(raw)) > maxBytes {
+		return Reply{}, &TooLargeError{Name: name, Limit: maxBytes}
+	}
+	text, err := protocol.Decode(raw)
+	if err != nil {
+		return Reply{}, &NotTextError{Name: name, Err: err}
+	}
+	if frontend.IsRequest(text) {
+		return Reply{}, &EchoError{Name: name}
+	}
+	return Reply{Name: name, Text: text, Hash: session.Hash([]byte(text)), Parsed: fe.Parse(text)}, nil
+}
+
+// Read reads a reply file, never more than maxBytes+1 bytes of it.
+func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Reply{}, fmt.Errorf("read reply: %w", err)
+	}
+	defer f.Close()
+	var src io.Reader = f
+	if maxBytes > 0 {
+		src = io.LimitReader(f, maxBytes+1)
+	}
+	raw, err := io.ReadAll(src)
+	if err != nil {
+		return Reply{}, fmt.Errorf("read reply %s: %w", name, err)
+	}
+	return New(name, raw, maxBytes, fe)
+}
+
+// Route names the session a reply belongs to: the one it echoes, else the
+// one its name starts with (clipboard replies are saved as <id>_reply_...),
+// else "" (the caller's default).
+func (r Reply) Route() string {
+	if r.Parsed.Session != "" {
+		return r.Parsed.Session
+	}
+	return RouteName(r.Name)
+}
+
+// RouteName is the session a reply file's name points to, or "".
+func RouteName(name string) string {
+	base := strings.ToLower(filepath.Base(name))
+	if len(base) >= 8 && session.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
+		return base[:8]
+	}
+	return ""
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+}

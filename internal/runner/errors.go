@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// The runner's errors are typed so that the command line alone decides how
+// to word them for the person, what to suggest and which exit status to
+// use.
+
+// ErrNoSession: no session to work on (none yet, or none incomplete).
+var ErrNoSession = errors.New("no session")
+
+// ErrExhausted is returned by a source with no more replies to give.
+var ErrExhausted = errors.New("no more replies")
+
+// CompleteError: the session is complete; it takes no reply.
+type CompleteError struct{ Session string }
+
+func (e *CompleteError) Error() string { return fmt.Sprintf("session %s is complete", e.Session) }
+
+// WaitingError: the session waits for the person's decision on a command.
+type WaitingError struct {
+	Session string
+	Pending session.Pending
+}
+
+func (e *WaitingError) Error() string {
+	return fmt.Sprintf("session %s waits for approval of '%s' (%s)", e.Session, e.Pending.Command, e.Pending.Reason)
+}
+
+// NotWaitingError: a decision was given but no command waits for one.
+type NotWaitingError struct{ Session string }
+
+func (e *NotWaitingError) Error() string {
+	return fmt.Sprintf("session %s is not waiting for an approval", e.Session)
+}
+
+// UnfinishedError: a reply cannot be taken or undone while another turn is
+// unfinished.
+type UnfinishedError struct {
+	Session string
+	Reply   string
+	// Approval is set when the turn waits for the person's decision.
+	Approval bool
+}
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("session %s is still applying %s", e.Session, e.Reply)
+}
+
+// RefusedError: a reply that is not applied, because it was applied
+// before or answers another request than the current one.
+type RefusedError struct {
+	Reply  string
+	Reason string
+	// Duplicate is set when the reply was already applied.
+	Duplicate bool
+}
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+// SkippedError is returned by a source for a reply that belongs to another
+// session; the runner tells the person and asks for the next reply.
+type SkippedError struct {
+	Reply   string
+	Session string
+}
+
+func (e *SkippedError) Error() string {
+	return fmt.Sprintf("reply %s is for session %s", e.Reply, e.Session)
+}
+
+// SetAsideError is returned by a source for a reply that can never be
+// applied (too large, not text, a request pasted back), which it moved out
+// of the way; the runner tells the person and asks for the next reply.
+type SetAsideError struct {
+	Err     error
+	MovedTo string
+}
+
+func (e *SetAsideError) Error() string { return e.Err.Error() }
+func (e *SetAsideError) Unwrap() error { return e.Err }
+
+// WorkspaceError: the session's workspace folder cannot be used.
+type WorkspaceError struct {
+	Session string
+	Path    string
+	Err     error
+}
+
+func (e *WorkspaceError) Error() string {
+	if e.Session == "" {
+		return fmt.Sprintf("workspace %s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("session %s: workspace %s: %v", e.Session, e.Path, e.Err)
+}
+
+func (e *WorkspaceError) Unwrap() error { return e.Err }
+
+// OtherWorkspaceError: the session works on another folder than the one
+// given with --workspace.
+type OtherWorkspaceError struct {
+	Session   string
+	Workspace string
+	Given     string
+}
+
+func (e *OtherWorkspaceError) Error() string {
+	return fmt.Sprintf("session %s works on %s, not on %s", e.Session, e.Workspace, e.Given)
+}
+
+// EmptyTaskError: a session was started without a task.
+type EmptyTaskError struct{}
+
+func (EmptyTaskError) Error() string { return "the task is empty" }
+
+// NothingToUndoError: no turn with changes is left to undo.
+type NothingToUndoError struct{ Session string }
+
+func (e *NothingToUndoError) Error() string {
+	return fmt.Sprintf("session %s has no file changes left to undo", e.Session)
+}
+
+// InterruptedError: the run was stopped (Ctrl-C) while working on a
+// session; its journal lets the next run go on where it stopped.
+type InterruptedError struct {
+	Session string
+	Err     error
+}
+
+func (e *InterruptedError) Error() string { return fmt.Sprintf("session %s: stopped", e.Session) }
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// UnappliedError: some of a source's replies were not applied (outdated,
+// unreadable); each was reported as it was passed over.
+type UnappliedError struct{ Count int }
+
+func (e *UnappliedError) Error() string {
+	if e.Count == 1 {
+		return "the reply was not applied"
+	}
+	return fmt.Sprintf("%d replies were not applied", e.Count)
+}
+
+// interrupted marks an error caused by ctx ending as an interruption of
+// session id.
+func interrupted(ctx context.Context, id string, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &InterruptedError{Session: id, Err: err}
+	}
+	return err
+}

@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// Reporter is told what happens in a session, as it happens: the text
+// console, JSON lines, and later a web page each implement it. Report is
+// called from the goroutine running the session; it must not block for
+// long.
+type Reporter interface {
+	Report(e Event)
+}
+
+// Event is one thing that happened. The concrete types below are all there
+// is; a reporter switches on them and ignores those it does not show.
+type Event interface{ event() }
+
+// SessionStarted: a new session was created.
+type SessionStarted struct {
+	Session string
+	Task    string
+}
+
+// RequestWritten: a request was written and waits to be answered.
+type RequestWritten struct {
+	Session  string
+	Sequence int
+	Path     string
+	Text     string
+	// Rewritten is set when a missing request was written again.
+	Rewritten bool
+	// Resumed is set when a session is taken up again (not just written).
+	Resumed bool
+}
+
+// WaitingForReply: the runner waits for the source to produce a reply.
+type WaitingForReply struct {
+	Session  string
+	Sequence int
+	// From says where the reply is awaited ("inbox/", "the clipboard").
+	From string
+}
+
+// ReplyTaken: a reply is about to be applied.
+type ReplyTaken struct {
+	Session  string
+	Sequence int
+	Name     string
+}
+
+// ReplySkipped: a reply belongs to another session and was left for it.
+type ReplySkipped struct {
+	Name    string
+	Session string
+}
+
+// ReplySetAside: a reply could not be used at all (too large, not text, a
+// request pasted back) and was moved out of the way.
+type ReplySetAside struct {
+	Name    string
+	Err     error
+	MovedTo string
+}
+
+// ReplyRefused: a reply was not applied because it was applied before or
+// answers another request.
+type ReplyRefused struct {
+	Name      string
+	Reason    string
+	MovedTo   string
+	Duplicate bool
+}
+
+// TurnResumed: an unfinished turn is being finished.
+type TurnResumed struct {
+	Session  string
+	Sequence int
+	Reply    string
+	// AfterApproval is set when the turn waited for the person.
+	AfterApproval bool
+}
+
+// CommandStarted: a command is about to be carried out (after any
+// approval).
+type CommandStarted struct {
+	Index   int
+	Command command.Command
+}
+
+// CommandFinished: a command's result.
+type CommandFinished struct {
+	Index   int
+	Command command.Command
+	Result  command.Result
+}
+
+// ApprovalNeeded: a command waits for the person's decision.
+type ApprovalNeeded struct {
+	Session  string
+	Sequence int
+	Index    int
+	Command  string
+	Reason   string
+}
+
+// ApprovalDecided: the person answered.
+type ApprovalDecided struct {
+	Session  string
+	Command  string
+	Approved bool
+	All      bool
+	Reason   string
+	// Elsewhere is set when the answer came from another courier process
+	// ('courier approve' in another terminal).
+	Elsewhere bool
+}
+
+// TurnEnded: a turn was committed.
+type TurnEnded struct {
+	Session  string
+	Sequence int
+	Commands []command.Command
+	Results  []command.Result
+	Complete bool
+	Summary  string
+}
+
+// TurnUndone: the changes of a turn were reverted.
+type TurnUndone struct {
+	Session string
+	Report  UndoReport
+}
+
+// Warning: something the person should know; Hint may name a next step.
+type Warning struct {
+	Message string
+	Hint    string
+}
+
+func (SessionStarted) event()  {}
+func (RequestWritten) event()  {}
+func (WaitingForReply) event() {}
+func (ReplyTaken) event()      {}
+func (ReplySkipped) event()    {}
+func (ReplySetAside) event()   {}
+func (ReplyRefused) event()    {}
+func (TurnResumed) event()     {}
+func (CommandStarted) event()  {}
+func (CommandFinished) event() {}
+func (ApprovalNeeded) event()  {}
+func (ApprovalDecided) event() {}
+func (TurnEnded) event()       {}
+func (TurnUndone) event()      {}
+func (Warning) event()         {}
+
+// observer turns the engine's progress calls into events.
+type observer struct{ r Reporter }
+
+func (o observer) Started(i int, c command.Command) {
+	o.r.Report(CommandStarted{Index: i, Command: c})
+}
+
+func (o observer) Finished(i int, c command.Command, res command.Result) {
+	o.r.Report(CommandFinished{Index: i, Command: c, Result: res})
+}
+
+// discard is the reporter of a runner given none.
+type discard struct{}
+
+func (discard) Report(Event) {}

@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// The states a session can be in, as status shows them to programs.
+const (
+	StateWaiting          = "waiting"           // for a reply to its request
+	StateAwaitingApproval = "awaiting_approval" // for the person's decision on a command
+	StateApplying         = "applying"          // a reply's turn is unfinished
+	StateComplete         = "complete"
+)
+
+// Info is a session as status and sessions show it.
+type Info struct {
+	ID        string    `json:"id"`
+	Task      string    `json:"task"`
+	Sequence  int       `json:"sequence"`
+	Complete  bool      `json:"complete"`
+	State     string    `json:"state"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	CreatedAt time.Time `json:"createdAt"`
+	Workspace string    `json:"workspace"`
+	// Request is the request waiting for a reply, unless complete.
+	Request string           `json:"outbox,omitempty"`
+	Pending *session.Pending `json:"pending,omitempty"`
+	Summary string           `json:"summary,omitempty"`
+	// Unfinished names the reply whose turn was left unfinished.
+	Unfinished string `json:"unfinished,omitempty"`
+	// Holder is the courier process working on the session now, if any.
+	Holder *session.Holder `json:"holder,omitempty"`
+}
+
+func (r *Runner) info(st *session.State) Info {
+	i := Info{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
+		UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace, Pending: st.Pending, Summary: st.Summary}
+	switch {
+	case st.IsComplete:
+		i.State = StateComplete
+	case st.Pending != nil:
+		i.State = StateAwaitingApproval
+	default:
+		i.State = StateWaiting
+	}
+	if !st.IsComplete {
+		i.Request = r.requestPath(st.SessionID, st.SequenceNumber)
+	}
+	if begin, ok, _ := r.store.Unfinished(st); ok {
+		i.Unfinished = begin.ReplyFile
+		if st.Pending == nil {
+			i.State = StateApplying
+		}
+	}
+	if h, held := r.store.Holder(st.SessionID); held {
+		i.Holder = &h
+	}
+	return i
+}
+
+// Status describes a session: the named one, or the most recently updated.
+func (r *Runner) Status(id string) (Info, error) {
+	st, err := r.resolve(id, true)
+	if err != nil {
+		return Info{}, err
+	}
+	return r.info(st), nil
+}
+
+// Sessions describes every session, most recently updated first, with the
+// errors of session files that do not load.
+func (r *Runner) Sessions() ([]Info, []error) {
+	all, errs := r.store.List()
+	out := make([]Info, 0, len(all))
+	for _, st := range all {
+		out = append(out, r.info(st))
+	}
+	return out, errs
+}
+
+// cleanTemps removes the temporary files a crash left while writing the
+// session's own requests and state; other sessions' are left alone, as they
+// may be being written right now.
+func (r *Runner) cleanTemps(id string) error {
+	if err := atomicfile.CleanTempsFor(r.cfg.Paths.Outbox, id+"_"); err != nil {
+		return err
+	}
+	return atomicfile.CleanTempsFor(r.cfg.Paths.Sessions, id+".")
+}

@@ -1,0 +1,130 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// Request is the request a session waits to have answered.
+type Request struct {
+	Session  string
+	Sequence int
+	// Path is the request's file in outbox/; Text its content.
+	Path string
+	Text string
+	// FrontEnd reads the replies to it.
+	FrontEnd frontend.FrontEnd
+	// MaxReply is the largest reply accepted, in bytes.
+	MaxReply int64
+}
+
+// requestPath is where the request of a sequence of a session lives.
+func (r *Runner) requestPath(id string, seq int) string {
+	return filepath.Join(r.cfg.Paths.Outbox, fmt.Sprintf("%s_seq%04d.txt", id, seq))
+}
+
+// writeRequest renders the session's current request and writes it
+// atomically.
+func (r *Runner) writeRequest(st *session.State) (string, string, error) {
+	text, err := r.render(st)
+	if err != nil {
+		return "", "", err
+	}
+	p := r.requestPath(st.SessionID, st.SequenceNumber)
+	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
+		return "", "", fmt.Errorf("write request: %w", err)
+	}
+	return p, text, nil
+}
+
+// render builds the text of the session's current request from its state
+// and the workspace as it is now.
+func (r *Runner) render(st *session.State) (string, error) {
+	fe, err := r.frontEnd(st)
+	if err != nil {
+		return "", err
+	}
+	ws, err := openWorkspace(st)
+	if err != nil {
+		return "", err
+	}
+	defer ws.Close()
+	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, Ignore: ws.GitIgnore()})
+	if err != nil {
+		return "", err
+	}
+	req := frontend.Request{
+		Session:  st.SessionID,
+		Sequence: st.SequenceNumber,
+		Task:     st.Task,
+		Files:    files,
+		Notices:  st.Notices,
+	}
+	if st.SequenceNumber > 1 {
+		req.Results = st.LastResults
+		if req.Results == nil {
+			req.Results = []command.Result{}
+		}
+	}
+	reqs := st.ReadFileRequests
+	if st.SequenceNumber == 1 {
+		for _, inc := range st.Includes {
+			reqs = append(reqs, session.ReadRequest{Path: inc})
+		}
+	}
+	req.Requested = r.requested(ws, reqs)
+	return fe.Render(req), nil
+}
+
+// request returns the session's current request, writing it again if its
+// file is missing.
+func (s *Session) request() (Request, error) {
+	p := s.r.requestPath(s.st.SessionID, s.st.SequenceNumber)
+	req := Request{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, FrontEnd: s.fe, MaxReply: s.r.cfg.Limits.MaxReply}
+	data, err := os.ReadFile(p)
+	if err == nil {
+		req.Text = string(data)
+		return req, nil
+	}
+	_, text, err := s.r.writeRequest(s.st)
+	if err != nil {
+		return req, err
+	}
+	req.Text = text
+	s.r.report(RequestWritten{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, Text: text, Rewritten: true, Resumed: true})
+	return req, nil
+}
+
+// RequestText returns the current request of a session (the named one, or
+// the most recent incomplete one) without holding it: from its file, or
+// rendered afresh when the file is missing.
+func (r *Runner) RequestText(id string) (string, error) {
+	st, err := r.resolve(id, false)
+	if err != nil {
+		return "", err
+	}
+	if st.IsComplete {
+		return "", &CompleteError{Session: st.SessionID}
+	}
+	data, err := os.ReadFile(r.requestPath(st.SessionID, st.SequenceNumber))
+	if err == nil {
+		return string(data), nil
+	}
+	return r.render(st)
+}
+
+// resolve loads the named session, or the latest one (incomplete only
+// unless anyState).
+func (r *Runner) resolve(id string, anyState bool) (*session.State, error) {
+	if id == "" {
+		return r.latest(anyState)
+	}
+	return r.store.Load(id)
+}

@@ -1,0 +1,287 @@
+// Package runner owns a session's turns from end to end: it takes the
+// session's lock, finishes a turn left unfinished, takes a reply from a
+// source, has the engine apply it, puts the commands that need the person
+// to an approver, commits the turn in a crash-safe order (next request,
+// then state), and tells a reporter what happened. Data flows one way:
+// source -> reply -> front end -> engine -> commit -> next request ->
+// reporter. Only the runner changes session state and journals the
+// person's decisions.
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// Paths are the folders courier works with.
+type Paths struct {
+	Root     string
+	Inbox    string
+	Outbox   string
+	Sessions string
+	// Workspace is the folder new sessions work on; a resumed session keeps
+	// the folder it was created with.
+	Workspace string
+}
+
+// DefaultPaths returns the standard layout under root.
+func DefaultPaths(root string) Paths {
+	return Paths{
+		Root:      root,
+		Inbox:     filepath.Join(root, "inbox"),
+		Outbox:    filepath.Join(root, "outbox"),
+		Sessions:  filepath.Join(root, "sessions"),
+		Workspace: filepath.Join(root, "workspace"),
+	}
+}
+
+// Ensure creates the folders that are missing.
+func (p Paths) Ensure() error {
+	for _, d := range []string{p.Inbox, p.Outbox, p.Sessions, p.Workspace} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// Limits bound what a turn reads and shows.
+type Limits struct {
+	// MaxReply is the largest reply accepted, in bytes.
+	MaxReply int64
+	// ListLimit is how many files a request lists before it summarises
+	// folders.
+	ListLimit int
+	// ReadLines is how many lines of one requested file a request shows.
+	ReadLines int
+}
+
+// Config is what a runner is built from.
+type Config struct {
+	Paths Paths
+	// WorkspaceGiven is set when the person named the workspace
+	// (--workspace): a session working on another folder is refused rather
+	// than silently resumed there.
+	WorkspaceGiven bool
+	Limits         Limits
+	// Engine says how commands run; the runner sets its Observer.
+	Engine engine.Options
+	// FrontEnds are the protocols sessions may speak; the first is the one
+	// new sessions use unless told otherwise.
+	FrontEnds []frontend.FrontEnd
+	Reporter  Reporter
+	// Approver answers questions about commands; nil stops the turn at a
+	// question (the session waits for 'courier approve' or 'courier deny').
+	Approver Approver
+}
+
+// Runner runs the sessions of one root.
+type Runner struct {
+	cfg   Config
+	store session.Store
+	// created is the session this runner started: its first request was
+	// announced already, so serving it does not announce it again.
+	created string
+}
+
+// New returns a runner.
+func New(cfg Config) *Runner {
+	if cfg.Reporter == nil {
+		cfg.Reporter = discard{}
+	}
+	cfg.Engine.Observer = observer{cfg.Reporter}
+	return &Runner{cfg: cfg, store: session.Store{Dir: cfg.Paths.Sessions}}
+}
+
+// Paths returns the runner's folders.
+func (r *Runner) Paths() Paths { return r.cfg.Paths }
+
+func (r *Runner) report(e Event) { r.cfg.Reporter.Report(e) }
+
+// frontEnd returns the front end a session speaks.
+func (r *Runner) frontEnd(st *session.State) (frontend.FrontEnd, error) {
+	return r.FrontEnd(st.Protocol)
+}
+
+// FrontEnd returns the front end of that name; "" is the default one.
+func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
+	if len(r.cfg.FrontEnds) == 0 {
+		return nil, errors.New("no protocol configured")
+	}
+	if name == "" {
+		return r.cfg.FrontEnds[0], nil
+	}
+	for _, fe := range r.cfg.FrontEnds {
+		if fe.Name() == name {
+			return fe, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown protocol %q", name)
+}
+
+// CreateOptions say how a new session starts.
+type CreateOptions struct {
+	// Includes are glob patterns whose files the first request attaches.
+	Includes []string
+	// Protocol names the front end; "" is the default one.
+	Protocol string
+}
+
+// Create starts a session for task: it writes the first request and saves
+// the session, and returns the session's id.
+func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
+	task = strings.TrimSpace(task)
+	if task == "" {
+		return "", EmptyTaskError{}
+	}
+	fe, err := r.FrontEnd(opts.Protocol)
+	if err != nil {
+		return "", err
+	}
+	ws, err := filepath.Abs(r.cfg.Paths.Workspace)
+	if err != nil {
+		return "", &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
+	}
+	if info, err := os.Stat(ws); err != nil || !info.IsDir() {
+		return "", &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
+	}
+	now := time.Now().UTC()
+	st := &session.State{
+		SessionID:        newID(),
+		Task:             task,
+		SequenceNumber:   1,
+		CreatedAt:        now,
+		UpdatedAt:        now,
+		LastResults:      []command.Result{},
+		ReadFileRequests: []session.ReadRequest{},
+		Workspace:        ws,
+		Includes:         opts.Includes,
+	}
+	if opts.Protocol != "" && fe != r.cfg.FrontEnds[0] {
+		st.Protocol = fe.Name()
+	}
+	for {
+		if _, err := os.Stat(r.store.Path(st.SessionID)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		st.SessionID = newID()
+	}
+	// The request is written first: a session file always has its request.
+	p, text, err := r.writeRequest(st)
+	if err != nil {
+		return "", err
+	}
+	if err := r.store.Create(st); err != nil {
+		os.Remove(p)
+		return "", err
+	}
+	r.created = st.SessionID
+	r.report(SessionStarted{Session: st.SessionID, Task: task})
+	r.report(RequestWritten{Session: st.SessionID, Sequence: 1, Path: p, Text: text})
+	return st.SessionID, nil
+}
+
+// newID is the first 8 hex digits of a random UUID, as the protocol says.
+func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
+
+// openWorkspace opens the folder a session works on.
+func openWorkspace(st *session.State) (*workspace.Workspace, error) {
+	ws, err := workspace.Open(st.Workspace)
+	if err != nil {
+		return nil, &WorkspaceError{Session: st.SessionID, Path: st.Workspace, Err: err}
+	}
+	return ws, nil
+}
+
+// Session is a session held under its lock: nothing else changes it while
+// it is held.
+type Session struct {
+	r    *Runner
+	st   *session.State
+	lock *session.Lock
+	fe   frontend.FrontEnd
+}
+
+// Hold locks a session (the named one, or the most recently updated
+// incomplete one when id is "") and loads it. what describes the holder
+// for other processes ("courier watch").
+func (r *Runner) Hold(id, what string) (*Session, error) {
+	return r.hold(id, what, false)
+}
+
+// HoldLatest is Hold where "" means the most recently updated session,
+// complete or not.
+func (r *Runner) HoldLatest(id, what string) (*Session, error) {
+	return r.hold(id, what, true)
+}
+
+func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
+	if id == "" {
+		st, err := r.latest(anyState)
+		if err != nil {
+			return nil, err
+		}
+		id = st.SessionID
+	}
+	if !session.ValidID(id) {
+		return nil, &session.InvalidIDError{ID: id}
+	}
+	lock, err := r.store.Lock(id, what)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.store.Load(id)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	if r.cfg.WorkspaceGiven && filepath.Clean(st.Workspace) != filepath.Clean(r.cfg.Paths.Workspace) {
+		lock.Unlock()
+		return nil, &OtherWorkspaceError{Session: id, Workspace: st.Workspace, Given: r.cfg.Paths.Workspace}
+	}
+	fe, err := r.frontEnd(st)
+	if err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	return &Session{r: r, st: st, lock: lock, fe: fe}, nil
+}
+
+// Release gives the session up.
+func (s *Session) Release() { s.lock.Unlock() }
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.st.SessionID }
+
+// Complete reports whether the session is complete.
+func (s *Session) Complete() bool { return s.st.IsComplete }
+
+// note tells other processes what the holder is doing.
+func (s *Session) note(doing string) { s.lock.Note(doing) }
+
+// latest returns the most recently updated session: any, or only an
+// incomplete one.
+func (r *Runner) latest(anyState bool) (*session.State, error) {
+	all, errs := r.store.List()
+	for _, st := range all {
+		if anyState || !st.IsComplete {
+			return st, nil
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return nil, ErrNoSession
+}

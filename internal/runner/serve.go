@@ -1,0 +1,248 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/reply"
+)
+
+// Source gives a session its replies: the inbox folder, the clipboard,
+// later an agent or a web page.
+type Source interface {
+	// Next returns the next reply to req, waiting for one. It returns
+	// ErrExhausted when it has no more, a *SkippedError or *SetAsideError
+	// for a reply it passed over (the runner says so and asks again), or
+	// ctx's error.
+	Next(ctx context.Context, req Request) (reply.Reply, error)
+	// Settle is told what became of a reply it gave, by name and hash (a
+	// recovered turn knows its reply only so). It returns where the reply
+	// went, if it moved it.
+	Settle(name, hash string, how Settlement) (string, error)
+}
+
+// Settlement is what became of a reply.
+type Settlement int
+
+// The settlements.
+const (
+	// Applied: the reply's turn was committed.
+	Applied Settlement = iota
+	// Duplicate: the reply had been applied before.
+	Duplicate
+	// Outdated: the reply answers another request than the current one.
+	Outdated
+)
+
+// Serve runs the held session's turns until it is complete (nil), a
+// command waits for a decision that will not come here (*WaitingError),
+// the source has no more replies (nil), or ctx is done.
+func (s *Session) Serve(ctx context.Context, src Source) error {
+	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
+}
+
+func (s *Session) serve(ctx context.Context, src Source) error {
+	if s.st.IsComplete {
+		return &CompleteError{Session: s.st.SessionID}
+	}
+	settle := func(name, hash string) { s.settle(src, name, hash, Applied) }
+	if _, err := s.Recover(ctx, settle); err != nil {
+		return err
+	}
+	// A source that waits (the inbox folder, the clipboard) is watched by a
+	// person, who is shown the request being waited for.
+	where, waits := src.(interface{ Where() string })
+	resumed := s.r.created != s.st.SessionID
+	unapplied := 0
+	for !s.st.IsComplete {
+		req, err := s.request()
+		if err != nil {
+			return err
+		}
+		if waits {
+			if resumed {
+				s.r.report(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Resumed: true})
+			}
+			s.r.report(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
+		}
+		resumed = false
+		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
+		rep, err := src.Next(ctx, req)
+		var skipped *SkippedError
+		var aside *SetAsideError
+		switch {
+		case errors.As(err, &skipped):
+			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
+			continue
+		case errors.As(err, &aside):
+			s.r.report(ReplySetAside{Err: aside.Err, MovedTo: aside.MovedTo})
+			unapplied++
+			continue
+		case errors.Is(err, ErrExhausted) && unapplied > 0:
+			return &UnappliedError{Count: unapplied}
+		case errors.Is(err, ErrExhausted):
+			return nil
+		case err != nil:
+			return err
+		}
+		err = s.apply(ctx, rep)
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			how := Outdated
+			if refused.Duplicate {
+				how = Duplicate
+			} else {
+				unapplied++
+			}
+			moved, _ := src.Settle(rep.Name, rep.Hash, how)
+			s.r.report(ReplyRefused{Name: rep.Name, Reason: refused.Reason, MovedTo: moved, Duplicate: refused.Duplicate})
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		settle(rep.Name, rep.Hash)
+	}
+	return nil
+}
+
+// settle tells the source what became of a reply; a failure to move it is
+// only a warning, since the session itself is committed.
+func (s *Session) settle(src Source, name, hash string, how Settlement) {
+	if _, err := src.Settle(name, hash, how); err != nil {
+		s.r.report(Warning{Message: err.Error()})
+	}
+}
+
+// RoutedSource is a source that can tell which session its replies are for
+// before any session is held (a reply file given on the command line).
+type RoutedSource interface {
+	Source
+	// Route returns the session the reply names, or "".
+	Route(fe frontend.FrontEnd, maxReply int64) (string, error)
+}
+
+// ApplyFrom applies the replies of src to the session named by id, else
+// the one they name, else the most recently updated incomplete one,
+// finishing first a turn that session left unfinished.
+func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what string) error {
+	if id == "" {
+		fe, err := r.FrontEnd("")
+		if err != nil {
+			return err
+		}
+		if id, err = src.Route(fe, r.cfg.Limits.MaxReply); err != nil {
+			return err
+		}
+	}
+	s, err := r.Hold(id, what)
+	if err != nil {
+		return err
+	}
+	defer s.Release()
+	return s.Serve(ctx, src)
+}
+
+// Queue is replies waiting for several sessions: the inbox folder.
+type Queue interface {
+	// Sessions lists the sessions with replies waiting, in the order their
+	// oldest reply was saved; "" stands for replies that name none.
+	Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error)
+	// Source gives the replies waiting for session id, and those naming no
+	// session when unnamed is set.
+	Source(id string, unnamed bool) Source
+}
+
+// BatchError holds the errors of the sessions a batch could not finish;
+// the other sessions' replies were applied.
+type BatchError struct {
+	Errs []error
+}
+
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("%d sessions could not be finished: %v", len(e.Errs), errors.Join(e.Errs...))
+}
+
+// ProcessQueue finishes every unfinished turn that does not wait for the
+// person, then applies the replies waiting in q, session by session. A
+// question that stops a turn, or ctx, ends it at once; other failures are
+// collected in a *BatchError.
+func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
+	var errs []error
+	all, _ := r.store.List()
+	for _, st := range all {
+		if _, ok, _ := r.store.Unfinished(st); !ok || st.Pending != nil {
+			continue
+		}
+		if err := r.recoverOne(ctx, st.SessionID, q.Source(st.SessionID, false), what); err != nil {
+			if stops(ctx, err) {
+				return err
+			}
+			errs = append(errs, err)
+		}
+	}
+	fe, err := r.FrontEnd("")
+	if err != nil {
+		return err
+	}
+	ids, err := q.Sessions(fe, r.cfg.Limits.MaxReply)
+	if err != nil {
+		return err
+	}
+	// Replies that name no session go to the most recently updated
+	// incomplete one, with that session's own replies.
+	def := ""
+	var order []string
+	for _, id := range ids {
+		if id == "" {
+			st, err := r.latest(false)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			def, id = st.SessionID, st.SessionID
+		}
+		if !slices.Contains(order, id) {
+			order = append(order, id)
+		}
+	}
+	for _, id := range order {
+		err := func() error {
+			s, err := r.Hold(id, what)
+			if err != nil {
+				return err
+			}
+			defer s.Release()
+			return s.Serve(ctx, q.Source(id, id == def))
+		}()
+		if err != nil {
+			if stops(ctx, err) {
+				return err
+			}
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return &BatchError{Errs: errs}
+	}
+	return nil
+}
+
+func (r *Runner) recoverOne(ctx context.Context, id string, src Source, what string) error {
+	s, err := r.Hold(id, what)
+	if err != nil {
+		return err
+	}
+	defer s.Release()
+	_, err = s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
+	return err
+}
+
+// stops reports whether err ends a batch: the person is asked, or stopped it.
+func stops(ctx context.Context, err error) bool {
+	var w *WaitingError
+	return ctx.Err() != nil || errors.As(err, &w)
+}

@@ -1,0 +1,337 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// Apply applies a reply to the held session: it refuses a reply applied
+// before or answering another request (*RefusedError), carries out the
+// commands, asks about those that need the person, and commits the turn.
+// A *WaitingError means the turn stopped at a question.
+func (s *Session) Apply(ctx context.Context, rep reply.Reply) error {
+	return interrupted(ctx, s.st.SessionID, s.apply(ctx, rep))
+}
+
+func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
+	st := s.st
+	if st.IsComplete {
+		return &CompleteError{Session: st.SessionID}
+	}
+	begin, unfinished, err := s.r.store.Unfinished(st)
+	if err != nil {
+		return err
+	}
+	if unfinished && begin.ReplyHash != rep.Hash {
+		return &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil}
+	}
+	if !unfinished {
+		if err := s.check(rep); err != nil {
+			return err
+		}
+	}
+	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
+	s.note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
+	return s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
+		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Text: rep.Text, Hash: rep.Hash, Commands: rep.Parsed.Commands})
+	})
+}
+
+// check refuses a reply that was applied before or answers another request
+// than the current one.
+func (s *Session) check(rep reply.Reply) error {
+	st := s.st
+	if prev, ok := st.FindReply(rep.Hash); ok {
+		return &RefusedError{Reply: rep.Name, Duplicate: true, Reason: fmt.Sprintf(
+			"reply %s was already applied as the answer to request %d of session %s (on %s); it was not run again",
+			rep.Name, prev.Sequence, st.SessionID, prev.AppliedAt.Local().Format("2006-01-02 15:04"))}
+	}
+	seq := rep.Parsed.Sequence
+	if seq != 0 && seq != st.SequenceNumber {
+		when := "an outdated request"
+		if seq > st.SequenceNumber {
+			when = "a request that does not exist yet"
+		}
+		return &RefusedError{Reply: rep.Name, Reason: fmt.Sprintf(
+			"reply %s answers request %d of session %s, %s: the current request is %d (%s); nothing was run",
+			rep.Name, seq, st.SessionID, when, st.SequenceNumber, s.r.requestPath(st.SessionID, st.SequenceNumber))}
+	}
+	return nil
+}
+
+// Recover finishes a turn an earlier run left unfinished (a crash, a
+// Ctrl-C, a question), and reports whether there was one. A decision
+// another process left for the waiting question is taken first. settle,
+// when not nil, is told that the turn's reply was applied.
+func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
+	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
+		return false, err
+	}
+	begin, ok, err := s.r.store.Unfinished(s.st)
+	if err != nil || !ok {
+		return false, err
+	}
+	if s.st.Pending != nil {
+		if n, found, err := s.r.readDecision(s.st); err != nil {
+			return true, err
+		} else if found {
+			if err := s.journalDecision(n, true); err != nil {
+				return true, err
+			}
+		}
+	}
+	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil})
+	s.note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
+	err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
+		return eng.Resume(ctx, s.st)
+	})
+	if err == nil && settle != nil {
+		settle(begin.ReplyFile, begin.ReplyHash)
+	}
+	return true, err
+}
+
+// turn runs the engine (start applies or resumes), puts each question to
+// the approver and resumes after each answer, and commits the turn.
+func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) error {
+	ws, err := openWorkspace(s.st)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	eng := engine.New(ws, s.r.store, s.r.cfg.Engine)
+	out, err := start(eng)
+	for err == nil && out.Waiting != nil {
+		if err = s.wait(ctx, out); err != nil {
+			break
+		}
+		out, err = eng.Resume(ctx, s.st)
+	}
+	if err != nil {
+		return err
+	}
+	return s.commit(out)
+}
+
+// wait settles the question a turn stopped at and journals the answer: the
+// approver's, or one given meanwhile from another terminal ('courier
+// approve' leaves it for the process holding the session). When the
+// approver stops the turn, the session is left waiting and a *WaitingError
+// returned.
+func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
+	p := *out.Waiting
+	st := s.st
+	st.Pending = &p
+	st.ApprovedRules = out.ApprovedRules
+	st.UpdatedAt = time.Now().UTC()
+	if err := s.r.store.Save(st); err != nil {
+		return err
+	}
+	s.r.report(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
+	s.note(fmt.Sprintf("waiting for approval of '%s'", p.Command))
+	if s.r.cfg.Approver == nil {
+		return &WaitingError{Session: st.SessionID, Pending: p}
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		d   Decision
+		err error
+	}
+	answered := make(chan answer, 1)
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason}
+	go func() {
+		d, err := s.r.cfg.Approver.Approve(actx, q)
+		answered <- answer{d, err}
+	}()
+	tick := time.NewTicker(decisionPoll)
+	defer tick.Stop()
+	asking := true
+	for {
+		select {
+		case a := <-answered:
+			asking = false
+			switch {
+			case a.err != nil && ctx.Err() != nil:
+				return ctx.Err()
+			case a.err != nil:
+				return a.err
+			case a.d.Answer == Stop:
+				return &WaitingError{Session: st.SessionID, Pending: p}
+			case a.d.Answer != Later:
+				n := decisionNote{Sequence: p.Sequence, Index: p.Index, Approved: a.d.Answer != Deny, All: a.d.Answer == ApproveAll, Reason: a.d.Reason}
+				return s.journalDecision(n, false)
+			}
+		case <-tick.C:
+			n, found, err := s.r.readDecision(st)
+			if err != nil {
+				return err
+			}
+			if found {
+				if asking {
+					cancel()
+					<-answered
+				}
+				return s.journalDecision(n, true)
+			}
+		case <-ctx.Done():
+			if asking {
+				cancel()
+				<-answered
+			}
+			return ctx.Err()
+		}
+	}
+}
+
+// journalDecision writes the person's answer into the turn's journal, where
+// the engine finds it when the turn resumes.
+func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
+	t, err := s.r.store.OpenTurn(s.st.SessionID, n.Sequence)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	rec := session.Record{Kind: session.Decision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
+	if err := t.Append(rec); err != nil {
+		return err
+	}
+	if elsewhere {
+		if err := os.Remove(s.r.decisionPath(s.st.SessionID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("decision: %w", err)
+		}
+	}
+	cmd := ""
+	if s.st.Pending != nil {
+		cmd = s.st.Pending.Command
+	}
+	s.r.report(ApprovalDecided{Session: s.st.SessionID, Command: cmd, Approved: rec.Approved, All: rec.All, Reason: rec.Reason, Elsewhere: elsewhere})
+	return nil
+}
+
+// commit finishes a turn: the next request first, then the session state
+// (the commit point). A crash before the state is saved repeats the request
+// write; after it, the reply is recognised as applied.
+func (s *Session) commit(out engine.Outcome) error {
+	st := s.st
+	begin, _, err := s.r.store.Unfinished(st)
+	if err != nil {
+		return err
+	}
+	next := *st
+	next.Pending = nil
+	next.ApprovedRules = out.ApprovedRules
+	next.LastResults = out.Results
+	if next.LastResults == nil {
+		next.LastResults = []command.Result{}
+	}
+	next.ReadFileRequests = readRequests(out)
+	next.Notices = nil
+	if len(out.Commands) == 0 {
+		next.Notices = []string{s.fe.NoCommands()}
+	}
+	next.Replies = append(append([]session.ReplyRecord{}, st.Replies...), session.ReplyRecord{
+		Hash: begin.ReplyHash, Sequence: st.SequenceNumber, File: begin.ReplyFile, AppliedAt: time.Now().UTC()})
+	next.UpdatedAt = time.Now().UTC()
+	var written *RequestWritten
+	if out.Done {
+		next.IsComplete = true
+		next.Summary = out.Summary
+	} else {
+		next.SequenceNumber++
+		p, text, err := s.r.writeRequest(&next)
+		if err != nil {
+			return err
+		}
+		written = &RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p, Text: text}
+	}
+	if err := s.r.store.Save(&next); err != nil {
+		return err
+	}
+	*st = next
+	s.r.report(TurnEnded{Session: st.SessionID, Sequence: st.SequenceNumber - boolInt(!out.Done), Commands: out.Commands,
+		Results: out.Results, Complete: out.Done, Summary: out.Summary})
+	if written != nil {
+		s.r.report(*written)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func readRequests(out engine.Outcome) []session.ReadRequest {
+	reqs := []session.ReadRequest{}
+	for i, c := range out.Commands {
+		if c.Type == command.ReadFile && i < len(out.Results) && out.Results[i].Success() {
+			reqs = append(reqs, session.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
+		}
+	}
+	return reqs
+}
+
+// Decide records the person's decision on the command the session (the
+// named one, or the one waiting) waits for, and carries on with the turn.
+// When another courier process holds the session waiting for this very
+// decision, the decision is left for it and Decide returns at once with
+// handedOver set.
+func (r *Runner) Decide(ctx context.Context, id string, d Decision) (handedOver bool, err error) {
+	if id == "" {
+		if id, err = r.waitingSession(); err != nil {
+			return false, err
+		}
+	}
+	st, err := r.store.Load(id)
+	if err != nil {
+		return false, err
+	}
+	if st.Pending == nil {
+		return false, &NotWaitingError{Session: id}
+	}
+	n := decisionNote{Sequence: st.Pending.Sequence, Index: st.Pending.Index, Approved: d.Answer != Deny, All: d.Answer == ApproveAll, Reason: d.Reason}
+	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
+	var locked *session.LockedError
+	if errors.As(err, &locked) {
+		if err := r.leaveDecision(id, n); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer s.Release()
+	if s.st.Pending == nil {
+		return false, &NotWaitingError{Session: id}
+	}
+	if err := s.journalDecision(n, false); err != nil {
+		return false, err
+	}
+	_, err = s.Recover(ctx, nil)
+	return false, interrupted(ctx, id, err)
+}
+
+// waitingSession returns the id of the most recently updated session that
+// waits for a decision.
+func (r *Runner) waitingSession() (string, error) {
+	all, _ := r.store.List()
+	for _, st := range all {
+		if st.Pending != nil {
+			return st.SessionID, nil
+		}
+	}
+	return "", ErrNoSession
+}
