@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -69,7 +70,7 @@ func runDecide(cmd *cobra.Command, o *decideOptions) error {
 		d = runner.Decision{Answer: runner.Approve}
 	}
 	ctx := cmd.Context()
-	handed, err := b.Decide(ctx, o.id, d)
+	handed, err := b.Decide(ctx, o.id, d, inbox.Queue{Dir: b.Paths().Inbox}.Source("", false))
 	if handed {
 		verb := "denial"
 		if o.approve {

@@ -250,6 +250,15 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (o
 	return out, nil
 }
 
+// started tells the observer a command is about to be carried out; a
+// RUN_COMMAND is announced only once the policy and the person let it run,
+// so nothing shows it as running while a question is on the screen.
+func (e *Engine) started(i int, c command.Command) {
+	if e.opts.Observer != nil {
+		e.opts.Observer.Started(i, c)
+	}
+}
+
 func (e *Engine) finished(i int, c command.Command, r command.Result) {
 	if e.opts.Observer != nil {
 		e.opts.Observer.Finished(i, c, r)
@@ -275,8 +284,8 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (command.R
 		}
 		return command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}, nil, nil
 	}
-	if r.opts.Observer != nil {
-		r.opts.Observer.Started(i, c)
+	if c.Type != command.RunCommand {
+		r.started(i, c)
 	}
 	switch c.Type {
 	case command.CreateFile, command.EditFile, command.DeleteFile:

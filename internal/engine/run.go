@@ -50,6 +50,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 		dir = filepath.Join(dir, filepath.FromSlash(clean))
 	}
+	r.started(i, c)
 	if err := r.t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}

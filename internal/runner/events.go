@@ -154,14 +154,25 @@ func (TurnEnded) event()       {}
 func (TurnUndone) event()      {}
 func (Warning) event()         {}
 
-// observer turns the engine's progress calls into events.
-type observer struct{ r Reporter }
+// observer turns the engine's progress calls for one turn into events,
+// each command's result once: resuming after a question, the engine goes
+// over the results it already has, which the person has seen.
+type observer struct {
+	r    Reporter
+	seen map[int]bool
+}
 
-func (o observer) Started(i int, c command.Command) {
+func newObserver(r Reporter) *observer { return &observer{r: r, seen: map[int]bool{}} }
+
+func (o *observer) Started(i int, c command.Command) {
 	o.r.Report(CommandStarted{Index: i, Command: c})
 }
 
-func (o observer) Finished(i int, c command.Command, res command.Result) {
+func (o *observer) Finished(i int, c command.Command, res command.Result) {
+	if o.seen[i] {
+		return
+	}
+	o.seen[i] = true
 	o.r.Report(CommandFinished{Index: i, Command: c, Result: res})
 }
 

@@ -101,7 +101,6 @@ func New(cfg Config) *Runner {
 	if cfg.Reporter == nil {
 		cfg.Reporter = discard{}
 	}
-	cfg.Engine.Observer = observer{cfg.Reporter}
 	return &Runner{cfg: cfg, store: session.Store{Dir: cfg.Paths.Sessions}}
 }
 

@@ -108,7 +108,9 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 		return err
 	}
 	defer ws.Close()
-	eng := engine.New(ws, s.r.store, s.r.cfg.Engine)
+	opts := s.r.cfg.Engine
+	opts.Observer = newObserver(s.r.cfg.Reporter)
+	eng := engine.New(ws, s.r.store, opts)
 	out, err := start(eng)
 	for err == nil && out.Waiting != nil {
 		if err = s.wait(ctx, out); err != nil {
@@ -284,11 +286,11 @@ func readRequests(out engine.Outcome) []session.ReadRequest {
 }
 
 // Decide records the person's decision on the command the session (the
-// named one, or the one waiting) waits for, and carries on with the turn.
-// When another courier process holds the session waiting for this very
-// decision, the decision is left for it and Decide returns at once with
-// handedOver set.
-func (r *Runner) Decide(ctx context.Context, id string, d Decision) (handedOver bool, err error) {
+// named one, or the one waiting) waits for, and carries on with the turn;
+// src settles the turn's reply once it is applied. When another courier
+// process holds the session waiting for this very decision, the decision is
+// left for it and Decide returns at once with handedOver set.
+func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
 		if id, err = r.waitingSession(); err != nil {
 			return false, err
@@ -320,7 +322,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision) (handedOver 
 	if err := s.journalDecision(n, false); err != nil {
 		return false, err
 	}
-	_, err = s.Recover(ctx, nil)
+	_, err = s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
 	return false, interrupted(ctx, id, err)
 }
 
