@@ -155,7 +155,7 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 		fmt.Fprintf(stderr, "courier: %s\n", redactString(err.Error(), secrets))
 		var se *StatusError
 		if errors.As(err, &se) {
-			err = statusHint(se, o.keyEnv, o.baseURL)
+			err = statusHint(err, se, o.keyEnv, o.baseURL)
 		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("request stopped: %w", context.Cause(ctx))

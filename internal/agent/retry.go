@@ -116,13 +116,14 @@ func retryableStatus(code int) bool {
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
 }
 
-// statusHint says what to check for the statuses a person can fix.
-func statusHint(err *StatusError, keyEnv, baseURL string) error {
-	switch err.Status {
+// statusHint adds to err what to check for the statuses a person can fix;
+// se is the status err holds.
+func statusHint(err error, se *StatusError, keyEnv, baseURL string) error {
+	switch se.Status {
 	case http.StatusUnauthorized:
 		return hint.Wrap(err, "check the key in "+keyEnv+" (api_key_env names the variable) and that it belongs to "+baseURL)
 	case http.StatusForbidden:
-		return hint.Wrap(err, "check that the key in "+keyEnv+" may use the model '"+err.model+"'")
+		return hint.Wrap(err, "check that the key in "+keyEnv+" may use the model '"+se.model+"'")
 	case http.StatusNotFound:
 		return hint.Wrap(err, "check model and base_url in the [agent] table (the base URL usually ends in /v1)")
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Step is how ChatServer answers one request.
@@ -38,6 +39,9 @@ type Step struct {
 	Chunk int
 	// Usage is the completion tokens reported, 0 for none.
 	Usage int
+	// Delay holds the answer back this long (or until the client gives
+	// up), as a model reading a long request does.
+	Delay time.Duration
 }
 
 // ChatMessage is one message of a request.
@@ -66,6 +70,7 @@ type ChatServer struct {
 	quit    chan struct{} // closed when the test ends, to end stalled answers
 	mu      sync.Mutex
 	reqs    []ChatRequest
+	aborted int
 }
 
 // NewChatServer serves the steps in order, one a request; a request past
@@ -91,6 +96,14 @@ func NewChatServerFunc(t testing.TB, respond func(n int, req ChatRequest) Step) 
 	return s
 }
 
+// Aborted counts the stalled answers that ended because the client gave
+// up on them (closed the connection), as a canceled request does.
+func (s *ChatServer) Aborted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.aborted
+}
+
 // Requests returns the requests received so far.
 func (s *ChatServer) Requests() []ChatRequest {
 	s.mu.Lock()
@@ -114,6 +127,17 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	step := s.respond(n, req)
+	if step.Delay > 0 {
+		t := time.NewTimer(step.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
 	switch {
 	case step.Hangup:
 		hangup(w)
@@ -194,6 +218,9 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	case step.Stall:
 		select {
 		case <-r.Context().Done():
+			s.mu.Lock()
+			s.aborted++
+			s.mu.Unlock()
 		case <-s.quit:
 		}
 		return

@@ -159,10 +159,12 @@ func splitList(s string) []string {
 }
 
 // spawnChild starts a copy of fakellm that sleeps, in the same process
-// group, to stand for what an agent program leaves running.
+// group and holding the same stdout and stderr, to stand for what an agent
+// program leaves running.
 func spawnChild() int {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		fail(5, "spawn: %v", err)
 	}
