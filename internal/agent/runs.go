@@ -104,6 +104,9 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	if a == nil {
 		return Reply{}, errors.New("no agent")
 	}
+	if err := ctx.Err(); err != nil {
+		return Reply{}, fmt.Errorf("request not sent: %w", context.Cause(ctx))
+	}
 	model := ""
 	if b, ok := a.(backend); ok {
 		model = b.model()

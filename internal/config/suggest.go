@@ -18,8 +18,8 @@ func suggestion(key string) string {
 	for _, s := range settings {
 		sParent, sName, sNested := strings.Cut(s.key, ".")
 		switch {
-		case nested && parent == policyTable && !sNested && s.key == name:
-			return "; '" + name + "' goes above the [policy] table, as keys after a [table] line belong to it"
+		case nested && isTable(parent) && !sNested && s.key == name:
+			return "; '" + name + "' goes above the [" + parent + "] table, as keys after a [table] line belong to it"
 		case !nested && sNested && sName == name:
 			return "; did you mean '" + name + "' in the [" + sParent + "] table?"
 		}
@@ -38,11 +38,11 @@ func suggestion(key string) string {
 	return "; did you mean '" + best + "'?"
 }
 
-// knownKeys lists the setting keys and the table name.
+// knownKeys lists the setting keys and the table names.
 func knownKeys() []string {
-	keys := make([]string, 0, len(settings)+1)
+	keys := make([]string, 0, len(settings)+2)
 	for _, s := range settings {
 		keys = append(keys, s.key)
 	}
-	return append(keys, policyTable)
+	return append(keys, tableNames()...)
 }
