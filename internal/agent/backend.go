@@ -131,13 +131,7 @@ func commandLine(argv []string) ([]string, error) {
 
 // nameSuggestion completes an unknown-agent error with a near name.
 func nameSuggestion(name string) string {
-	best, bestDist := "", 0
-	for _, known := range Names() {
-		d := textdist.Levenshtein(name, known)
-		if d <= max(1, len(known)/3) && (best == "" || d < bestDist) {
-			best, bestDist = known, d
-		}
-	}
+	best := textdist.Nearest(name, Names())
 	if best == "" {
 		return ""
 	}

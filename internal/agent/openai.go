@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/hint"
 )
@@ -398,4 +399,4 @@ func (r *idleReader) Read(p []byte) (int, error) {
 // estimateTokens guesses how many tokens a chat model counts for text:
 // about four characters a token for English prose and code, as courier
 // estimates elsewhere.
-func estimateTokens(text string) int { return (len([]rune(text)) + 3) / 4 }
+func estimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }

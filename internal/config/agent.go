@@ -1,8 +1,6 @@
 package config
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -268,15 +266,12 @@ func (b budgetValue) json() any {
 	return *b.p
 }
 
-// errNoFlag is find's answer for a flag no setting has.
-var errNoFlag = errors.New("no such flag")
-
 // findFlag returns the setting a flag (without dashes) sets.
-func findFlag(flag string) (setting, error) {
+func findFlag(flag string) (setting, bool) {
 	for _, s := range settings {
-		if s.flagName() == flag {
-			return s, nil
+		if s.hasEnv() && s.flagName() == flag {
+			return s, true
 		}
 	}
-	return setting{}, fmt.Errorf("%w: --%s", errNoFlag, flag)
+	return setting{}, false
 }

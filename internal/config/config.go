@@ -106,7 +106,7 @@ func (c *Config) Set(key, text string, src Source) error {
 	s, err := find(normalizeKey(key))
 	if err != nil {
 		// A flag of a table's key ("agent-command") names it by flag.
-		if byFlag, ferr := findFlag(strings.TrimLeft(key, "-")); ferr == nil {
+		if byFlag, ok := findFlag(strings.TrimLeft(key, "-")); ok {
 			s, err = byFlag, nil
 		}
 	}

@@ -24,14 +24,7 @@ func suggestion(key string) string {
 			return "; did you mean '" + name + "' in the [" + sParent + "] table?"
 		}
 	}
-	best, bestDist := "", 0
-	for _, known := range knownKeys() {
-		// Allow a slip of about one character in three.
-		d := textdist.Levenshtein(key, known)
-		if d <= max(1, len(known)/3) && (best == "" || d < bestDist) {
-			best, bestDist = known, d
-		}
-	}
+	best := textdist.Nearest(key, knownKeys())
 	if best == "" {
 		return ""
 	}
