@@ -290,3 +290,35 @@ func TestSSEReader(t *testing.T) {
 		t.Errorf("an endless line: %v", err)
 	}
 }
+
+// TestDecodeChunks reads the shapes servers send: one chunk an event,
+// several when a server leaves out the blank lines between events, and a
+// content given as a list of parts.
+func TestDecodeChunks(t *testing.T) {
+	tests := []struct {
+		data string
+		want []string
+	}{
+		{`{"choices":[{"delta":{"content":"a"}}]}`, []string{"a"}},
+		{`{"choices":[{"delta":{"content":"a"}}]}` + "\n" + `{"choices":[{"delta":{"content":"b"}}]}`, []string{"a", "b"}},
+		{`{"choices":[{"delta":{"content":[{"type":"text","text":"x"},{"type":"image_url"},{"type":"text","text":"y"}]}}]}`, []string{"xy"}},
+		{`{"choices":[{"delta":{"content":null,"reasoning_content":"hmm"}}]}`, []string{""}},
+	}
+	for _, tt := range tests {
+		chunks, err := decodeChunks(tt.data)
+		if err != nil {
+			t.Errorf("decodeChunks(%s): %v", tt.data, err)
+			continue
+		}
+		var got []string
+		for _, c := range chunks {
+			got = append(got, string(c.Choices[0].Delta.Content))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("decodeChunks(%s) = %q, want %q", tt.data, got, tt.want)
+		}
+	}
+	if _, err := decodeChunks(`{"choices": [`); err == nil || !strings.Contains(err.Error(), "not a chat completion chunk") {
+		t.Errorf("broken JSON: %v", err)
+	}
+}

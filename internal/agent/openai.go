@@ -310,22 +310,41 @@ func (a *attempt) readStream(body io.Reader) error {
 		if strings.TrimSpace(data) == "[DONE]" {
 			return nil
 		}
-		dec := json.NewDecoder(strings.NewReader(data))
-		for dec.More() {
-			var c chunk
-			if err := dec.Decode(&c); err != nil {
-				return fmt.Errorf("the stream holds something that is not a chat completion chunk: %s", cleanLine(data))
-			}
-			if msg := c.errorText(); msg != "" {
+		chunks, err := decodeChunks(data)
+		if err != nil {
+			return err
+		}
+		for i := range chunks {
+			if msg := chunks[i].errorText(); msg != "" {
 				return &midStreamError{cleanLine(msg)}
 			}
-			done, err := a.take(&c, true)
+			done, err := a.take(&chunks[i], true)
 			if err != nil {
 				return err
 			}
 			finished = finished || done
 		}
 	}
+}
+
+// decodeChunks reads the JSON of one event: one chunk, as servers send
+// it, or several in a row from a server that leaves out the blank lines
+// between events.
+func decodeChunks(data string) ([]chunk, error) {
+	var one [1]chunk
+	if json.Unmarshal([]byte(data), &one[0]) == nil {
+		return one[:], nil
+	}
+	var out []chunk
+	dec := json.NewDecoder(strings.NewReader(data))
+	for dec.More() {
+		var c chunk
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("the stream holds something that is not a chat completion chunk: %s", cleanLine(data))
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // readWhole reads a completion sent at once.
@@ -353,11 +372,11 @@ func (a *attempt) readWhole(body io.Reader) error {
 func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	done := false
 	for _, ch := range c.Choices {
-		raw := ch.Message.Content
+		text := string(ch.Message.Content)
 		if streamed {
-			raw = ch.Delta.Content
+			text = string(ch.Delta.Content)
 		}
-		if text := content(raw); text != "" {
+		if text != "" {
 			a.started = true
 			if _, err := io.WriteString(a.out, text); err != nil {
 				return done, err

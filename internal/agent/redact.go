@@ -63,15 +63,20 @@ func (r *redactor) Write(p []byte) (int, error) {
 	if len(r.secrets) == 0 {
 		return r.w.Write(p)
 	}
-	buf := append(r.hold, p...)
+	buf := p
+	if len(r.hold) > 0 {
+		buf = append(r.hold, p...)
+	}
 	for _, s := range r.secrets {
-		buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+		if bytes.Contains(buf, s) {
+			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+		}
 	}
 	keep := r.pending(buf)
 	if _, err := r.w.Write(buf[:len(buf)-keep]); err != nil {
 		return 0, err
 	}
-	r.hold = append([]byte(nil), buf[len(buf)-keep:]...)
+	r.hold = append(r.hold[:0:0], buf[len(buf)-keep:]...)
 	return len(p), nil
 }
 

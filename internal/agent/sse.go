@@ -25,10 +25,10 @@ type chunk struct {
 	Error   json.RawMessage `json:"error"`
 	Choices []struct {
 		Delta struct {
-			Content json.RawMessage `json:"content"`
+			Content messageText `json:"content"`
 		} `json:"delta"`
 		Message struct {
-			Content json.RawMessage `json:"content"`
+			Content messageText `json:"content"`
 		} `json:"message"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
@@ -63,15 +63,18 @@ func (c *chunk) errorText() string {
 	return string(c.Error)
 }
 
-// content reads a message content: a string, null, or a list of parts of
-// which the text ones count.
-func content(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
+// messageText is a message's content: a string, null, or a list of parts
+// of which the text ones count.
+type messageText string
+
+func (m *messageText) UnmarshalJSON(raw []byte) error {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return err
+		}
+		*m = messageText(s)
+		return nil
 	}
 	var parts []struct {
 		Type string `json:"type"`
@@ -84,9 +87,9 @@ func content(raw json.RawMessage) string {
 				b.WriteString(p.Text)
 			}
 		}
-		return b.String()
+		*m = messageText(b.String())
 	}
-	return ""
+	return nil // null, or a shape without text
 }
 
 // sseReader reads the data of server-sent events: data lines of an event
