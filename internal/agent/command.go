@@ -40,7 +40,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	defer files.close()
 	secrets := secretsOf(runCtx, c.getenv)
 
-	runCtx2, cancel := context.WithCancelCause(ctx)
+	progCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stdout := newRedactor(files.stdout, secrets)
 	out := &meter{
@@ -52,7 +52,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	stderr := newRedactor(io.MultiWriter(files.stderr, last), secrets)
 	errOut := &meter{w: stderr, limit: stderrLimit, drop: true}
 
-	code, runErr := runProgram(runCtx2, program{
+	code, runErr := runProgram(progCtx, program{
 		argv:    c.argv,
 		dir:     runCtx.WorkingDir,
 		env:     mergeEnvironment(os.Environ(), runCtx.Environment),
@@ -68,7 +68,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	_ = stderr.Close()
 	rep.flush()
 	o := outcome{exitCode: code, hasExit: runErr == nil || isExit(runErr)}
-	if errors.Is(context.Cause(runCtx2), errReplyTooLarge) && ctx.Err() == nil {
+	if errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil {
 		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, sizeText(c.maxReply))
 	}
 	if runErr != nil {

@@ -381,3 +381,32 @@ func TestExecuteAlone(t *testing.T) {
 		t.Errorf("err = %#v, want *ExitError code 9", err)
 	}
 }
+
+// TestFakeLLMScriptFolder: a folder of replies named by sequence number,
+// with expectations on the request.
+func TestFakeLLMScriptFolder(t *testing.T) {
+	s := newSession(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"1":       "first {{SEQUENCE}}",
+		"002.txt": "expect: ## Previous Command Results\nexpect: (results)\nsecond {{SEQUENCE}} of {{SESSION}}",
+		"3.txt":   "expect: something the request lacks\nthird",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("FAKELLM_SCRIPT", dir)
+	a := commandAgentT(t)
+	for seq, want := range map[int]string{1: "first 1", 2: "second 2 of 1a2b3c4d"} {
+		if reply, err := send(t, s, a, s.request(seq, nil)); err != nil || reply.Text != want {
+			t.Errorf("request %d: %q, %v; want %q", seq, reply.Text, err, want)
+		}
+	}
+	for seq, want := range map[int]string{3: `request 3 does not hold "something the request lacks"`, 4: "no reply scripted for sequence 4"} {
+		if _, err := send(t, s, a, s.request(seq, nil)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("request %d: %v, want %q", seq, err, want)
+		}
+	}
+}

@@ -130,9 +130,9 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	defer stderr.Close()
 	a := &attempt{o: o, key: key, body: body, rep: rep,
 		out: &meter{w: stdout, limit: o.maxReply}}
-	var o2 outcome
+	var res outcome
 	for n := 1; ; n++ {
-		o2, err = a.send(ctx)
+		res, err = a.send(ctx)
 		if err == nil || a.started || ctx.Err() != nil {
 			break
 		}
@@ -161,12 +161,12 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 		if ctx.Err() != nil {
 			err = fmt.Errorf("request stopped: %w", context.Cause(ctx))
 		}
-		return o2, redactError(err, secrets)
+		return res, redactError(err, secrets)
 	}
 	if err := files.sync(); err != nil {
-		return o2, err
+		return res, err
 	}
-	return o2, nil
+	return res, nil
 }
 
 // messages is the conversation sent: the request alone, or with the

@@ -122,7 +122,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	var o outcome
 	runErr := rep.safeEvent(Event{Kind: EventStart})
 	if runErr == nil {
-		o, runErr = r.execute(ctx, a, runCtx, rep)
+		o, runErr = r.runAgent(ctx, a, runCtx, rep)
 	}
 	var text string
 	if runErr == nil {
@@ -145,10 +145,10 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	return reply, nil
 }
 
-// execute runs the agent: through the backend's own entry when it has
+// runAgent runs the agent: through the backend's own entry when it has
 // one, which reports progress; a panic in an agent from elsewhere is
 // recovered too.
-func (r Runs) execute(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
+func (r Runs) runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	if b, ok := a.(backend); ok {
 		return execute(ctx, b, runCtx, rep)
 	}
