@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/courier-agent/courier/internal/policy"
@@ -71,6 +72,8 @@ type Config struct {
 	// Policy holds the [policy] table: the person's rules, which
 	// policy.New layers over courier's built-in ones.
 	Policy policy.Config
+	// Agent holds the [agent] table.
+	Agent AgentSettings
 
 	sources map[string]origin
 }
@@ -101,6 +104,12 @@ func (c *Config) Source(key string) Source {
 // comma-separated.
 func (c *Config) Set(key, text string, src Source) error {
 	s, err := find(normalizeKey(key))
+	if err != nil {
+		// A flag of a table's key ("agent-command") names it by flag.
+		if byFlag, ok := findFlag(strings.TrimLeft(key, "-")); ok {
+			s, err = byFlag, nil
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ func TestDefaults(t *testing.T) {
 		CommandTimeout: 30 * time.Second, MaxOutput: 4000, TokenBudget: 100000,
 		MaxReply: 20 << 20, Settle: time.Second, Color: ColorAuto, Sandbox: SandboxAuto,
 		Network: true, ListLimit: 300, ReadLines: 500,
+		Agent: AgentSettings{APIKeyEnv: "OPENAI_API_KEY", Stream: true, MaxTurns: 30, MaxRestarts: 3,
+			RestartPause: 5 * time.Second, TimeBudget: 2 * time.Hour},
 	}
 	got := *c
 	got.sources = nil
@@ -33,7 +35,14 @@ func equalConfig(a, b Config) bool {
 		a.Network == b.Network && slices.Equal(a.KeepEnv, b.KeepEnv) && a.Yes == b.Yes &&
 		a.ListLimit == b.ListLimit && a.ReadLines == b.ReadLines &&
 		slices.Equal(a.Policy.Deny, b.Policy.Deny) && slices.Equal(a.Policy.Ask, b.Policy.Ask) &&
-		slices.Equal(a.Policy.Allow, b.Policy.Allow) && a.Policy.NoDefaults == b.Policy.NoDefaults
+		slices.Equal(a.Policy.Allow, b.Policy.Allow) && a.Policy.NoDefaults == b.Policy.NoDefaults &&
+		equalAgent(a.Agent, b.Agent)
+}
+
+func equalAgent(a, b AgentSettings) bool {
+	return a.Name == b.Name && slices.Equal(a.Command, b.Command) && a.Model == b.Model && a.BaseURL == b.BaseURL &&
+		a.APIKeyEnv == b.APIKeyEnv && a.History == b.History && a.Stream == b.Stream && a.MaxTurns == b.MaxTurns &&
+		a.MaxRestarts == b.MaxRestarts && a.RestartPause == b.RestartPause && a.TimeBudget == b.TimeBudget
 }
 
 func TestSettingsDescribeEnvAndFlags(t *testing.T) {
@@ -47,6 +56,17 @@ func TestSettingsDescribeEnvAndFlags(t *testing.T) {
 		{"color", "string", "COURIER_COLOR", "color", "auto"},
 		{"policy.deny", "list", "", "", ""},
 		{"policy.no_defaults", "bool", "", "", "false"},
+		{"agent.name", "string", "COURIER_AGENT_NAME", "agent", ""},
+		{"agent.command", "command", "COURIER_AGENT_COMMAND", "agent-command", ""},
+		{"agent.model", "string", "COURIER_AGENT_MODEL", "model", ""},
+		{"agent.base_url", "string", "COURIER_AGENT_BASE_URL", "base-url", ""},
+		{"agent.api_key_env", "string", "COURIER_AGENT_API_KEY_ENV", "api-key-env", "OPENAI_API_KEY"},
+		{"agent.history", "budget", "COURIER_AGENT_HISTORY", "history", "false"},
+		{"agent.stream", "bool", "COURIER_AGENT_STREAM", "stream", "true"},
+		{"agent.max_turns", "int", "COURIER_AGENT_MAX_TURNS", "max-turns", "30"},
+		{"agent.max_restarts", "int", "COURIER_AGENT_MAX_RESTARTS", "max-restarts", "3"},
+		{"agent.restart_pause", "duration", "COURIER_AGENT_RESTART_PAUSE", "restart-pause", "5s"},
+		{"agent.time_budget", "duration", "COURIER_AGENT_TIME_BUDGET", "time-budget", "2h"},
 	}
 	all := Settings()
 	for _, tt := range tests {
@@ -64,6 +84,17 @@ func TestSettingsDescribeEnvAndFlags(t *testing.T) {
 	i := slices.IndexFunc(all, func(s Setting) bool { return s.Key == "sandbox" })
 	if got := all[i].Values; !slices.Equal(got, []string{"auto", "strict", "off"}) {
 		t.Errorf("sandbox values = %q", got)
+	}
+	// Flags are unique: the cli defines one for each.
+	seen := map[string]string{}
+	for _, s := range all {
+		if s.Flag == "" {
+			continue
+		}
+		if other, dup := seen[s.Flag]; dup {
+			t.Errorf("settings %s and %s share the flag --%s", other, s.Key, s.Flag)
+		}
+		seen[s.Flag] = s.Key
 	}
 }
 

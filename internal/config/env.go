@@ -25,7 +25,7 @@ func (c *Config) LoadEnv(getenv func(string) string) error {
 	}
 	var errs []error
 	for _, s := range settings {
-		if !s.topLevel() {
+		if !s.hasEnv() {
 			continue
 		}
 		name := s.env()

@@ -73,9 +73,9 @@ const maxFileErrors = 10
 func (f *fileLoad) apply(key toml.Key) error {
 	name := key.String()
 	val := lookup(f.raw, key)
-	if name == policyTable {
+	if isTable(name) {
 		if _, ok := val.(map[string]any); !ok {
-			return fmt.Errorf("%s: %w", name, wantError("a table like [policy]", describe(val)))
+			return fmt.Errorf("%s: %w", name, wantError("a table like ["+name+"]", describe(val)))
 		}
 		return nil
 	}

@@ -40,6 +40,7 @@ read_lines = 2000
 		MaxReply: 1 << 30, Poll: true, Settle: 250 * time.Millisecond, Color: ColorNever,
 		Sandbox: SandboxStrict, Network: false, KeepEnv: []string{"AWS_PROFILE", "GH_*"},
 		Yes: true, ListLimit: 50, ReadLines: 2000,
+		Agent: Defaults().Agent, // untouched by this file
 	}
 	if !equalConfig(*c, want) {
 		t.Errorf("loaded %+v\nwant   %+v", *c, want)

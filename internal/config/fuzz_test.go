@@ -17,6 +17,7 @@ func FuzzLoadFile(f *testing.F) {
 		"[[policy]]\n",
 		"max_output = = 1\n",
 		"\"quo,ted\" = 1\n",
+		"[agent]\nname = \"claude\"\ncommand = [\"claude\", \"--tools\", \"\"]\nhistory = 5000\n",
 	} {
 		f.Add(seed)
 	}

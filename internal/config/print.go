@@ -27,23 +27,28 @@ func (c *Config) rows() []row {
 }
 
 // Print writes every setting as "key = value  # source", aligned, then
-// the [policy] table and a note on the built-in rules. The text is valid
-// TOML, so it can start a courier.toml.
+// each table: [policy] with a note on the built-in rules, then [agent].
+// The text is valid TOML, so it can start a courier.toml.
 func (c *Config) Print(w io.Writer) error {
-	var top, pol []row
+	var top []row
+	tables := map[string][]row{}
 	for _, r := range c.rows() {
-		if k, ok := strings.CutPrefix(r.Key, policyTable+"."); ok {
+		if table, k, ok := strings.Cut(r.Key, "."); ok {
 			r.Key = k
-			pol = append(pol, r)
+			tables[table] = append(tables[table], r)
 		} else {
 			top = append(top, r)
 		}
 	}
 	var b strings.Builder
 	writeRows(&b, top)
-	b.WriteString("\n[" + policyTable + "]\n")
-	writeRows(&b, pol)
-	b.WriteString(builtinNote(c.Policy) + "\n")
+	for _, table := range tableNames() {
+		b.WriteString("\n[" + table + "]\n")
+		writeRows(&b, tables[table])
+		if table == policyTable {
+			b.WriteString(builtinNote(c.Policy) + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

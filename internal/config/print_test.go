@@ -22,15 +22,22 @@ max_reply = 1000
 [policy]
 deny = ["curl # no downloads here", "wget"]
 allow = ["git push"]
+
+[agent]
+name = "command"
+history = 20000
 `)
 	c := Defaults()
 	if err := c.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.LoadEnv(env(map[string]string{"COURIER_MAX_OUTPUT": "8000", "NO_COLOR": "1"})); err != nil {
+	if err := c.LoadEnv(env(map[string]string{"COURIER_MAX_OUTPUT": "8000", "NO_COLOR": "1", "COURIER_AGENT_MAX_TURNS": "12"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Set("command-timeout", "2m0s", FlagSource("command-timeout")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set("agent-command", `llm -m "gpt 4o"`, FlagSource("agent-command")); err != nil {
 		t.Fatal(err)
 	}
 	return c, path
@@ -121,6 +128,11 @@ func TestJSON(t *testing.T) {
 		"keep_env":        `["AWS_PROFILE","GH_*"] from courier.toml:2`,
 		"policy.ask":      `[] from default`,
 		"policy.allow":    `["git push"] from courier.toml:7`,
+		"agent.name":      `"command" from courier.toml:10`,
+		"agent.command":   `["llm","-m","gpt 4o"] from flag --agent-command`,
+		"agent.history":   `20000 from courier.toml:11`,
+		"agent.stream":    `true from default`,
+		"agent.max_turns": `12 from env COURIER_AGENT_MAX_TURNS`,
 	}
 	for _, s := range got.Settings {
 		w, ok := want[s.Key]

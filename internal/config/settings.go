@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -13,6 +14,10 @@ type setting struct {
 	// (COURIER_ and the key in capitals) and a flag (dashes for
 	// underscores).
 	key string
+	// flag gives a key of a table a flag of this name, and an environment
+	// variable (COURIER_, the table and the key in capitals:
+	// COURIER_AGENT_MODEL).
+	flag string
 	// def is the default as an environment variable would give it.
 	def  string
 	help string
@@ -20,7 +25,10 @@ type setting struct {
 }
 
 // settings lists every setting in the order courier config shows them.
-var settings = []setting{
+var settings = slices.Concat(baseSettings, agentSettings())
+
+// baseSettings are the top-level settings and the [policy] table.
+var baseSettings = []setting{
 	{key: "command_timeout", def: "30s", help: "time limit of each RUN_COMMAND",
 		bind: func(c *Config) value { return durationValue{&c.CommandTimeout} }},
 	{key: "max_output", def: "4000", help: "characters of command output kept for the LLM",
@@ -59,8 +67,14 @@ var settings = []setting{
 		bind: func(c *Config) value { return boolValue{&c.Policy.NoDefaults} }},
 }
 
-// policyTable is the one table of courier.toml.
+// policyTable holds the person's command rules.
 const policyTable = "policy"
+
+// tableNames lists the tables of courier.toml in display order.
+func tableNames() []string { return []string{policyTable, agentTable} }
+
+// isTable reports whether name is a table of courier.toml.
+func isTable(name string) bool { return slices.Contains(tableNames(), name) }
 
 // Setting describes one setting, for help texts and flag definitions.
 type Setting struct {
@@ -91,8 +105,8 @@ func Settings() []Setting {
 		if e, ok := v.(enumValue); ok {
 			info.Values = append([]string(nil), e.allowed...)
 		}
-		if s.topLevel() {
-			info.Env, info.Flag = s.env(), strings.ReplaceAll(s.key, "_", "-")
+		if s.hasEnv() {
+			info.Env, info.Flag = s.env(), s.flagName()
 		}
 		out = append(out, info)
 	}
@@ -101,8 +115,22 @@ func Settings() []Setting {
 
 func (s setting) topLevel() bool { return !strings.Contains(s.key, ".") }
 
-// env is the variable that sets a top-level setting.
-func (s setting) env() string { return "COURIER_" + strings.ToUpper(s.key) }
+// hasEnv reports whether the setting has an environment variable and a
+// flag: every top-level one, and the keys of tables given a flag.
+func (s setting) hasEnv() bool { return s.topLevel() || s.flag != "" }
+
+// env is the variable that sets a setting with one.
+func (s setting) env() string {
+	return "COURIER_" + strings.ToUpper(strings.ReplaceAll(s.key, ".", "_"))
+}
+
+// flagName is the flag of a setting with one.
+func (s setting) flagName() string {
+	if s.flag != "" {
+		return s.flag
+	}
+	return strings.ReplaceAll(s.key, "_", "-")
+}
 
 // find returns the setting named key, or an error suggesting a near name.
 func find(key string) (setting, error) {

@@ -18,31 +18,24 @@ func suggestion(key string) string {
 	for _, s := range settings {
 		sParent, sName, sNested := strings.Cut(s.key, ".")
 		switch {
-		case nested && parent == policyTable && !sNested && s.key == name:
-			return "; '" + name + "' goes above the [policy] table, as keys after a [table] line belong to it"
+		case nested && isTable(parent) && !sNested && s.key == name:
+			return "; '" + name + "' goes above the [" + parent + "] table, as keys after a [table] line belong to it"
 		case !nested && sNested && sName == name:
 			return "; did you mean '" + name + "' in the [" + sParent + "] table?"
 		}
 	}
-	best, bestDist := "", 0
-	for _, known := range knownKeys() {
-		// Allow a slip of about one character in three.
-		d := textdist.Levenshtein(key, known)
-		if d <= max(1, len(known)/3) && (best == "" || d < bestDist) {
-			best, bestDist = known, d
-		}
-	}
+	best := textdist.Nearest(key, knownKeys())
 	if best == "" {
 		return ""
 	}
 	return "; did you mean '" + best + "'?"
 }
 
-// knownKeys lists the setting keys and the table name.
+// knownKeys lists the setting keys and the table names.
 func knownKeys() []string {
-	keys := make([]string, 0, len(settings)+1)
+	keys := make([]string, 0, len(settings)+2)
 	for _, s := range settings {
 		keys = append(keys, s.key)
 	}
-	return append(keys, policyTable)
+	return append(keys, tableNames()...)
 }

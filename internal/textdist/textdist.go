@@ -32,3 +32,17 @@ func Levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Nearest returns the known name closest to word within a slip of about
+// one character in three (at least one), the first of equals winning; ""
+// when none is that close.
+func Nearest(word string, known []string) string {
+	best, bestDist := "", 0
+	for _, k := range known {
+		d := Levenshtein(word, k)
+		if d <= max(1, len(k)/3) && (best == "" || d < bestDist) {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}

@@ -36,3 +36,20 @@ func BenchmarkLevenshteinName(b *testing.B) {
 		Levenshtein("CREAT_FILE", "CREATE_FILE")
 	}
 }
+
+func TestNearest(t *testing.T) {
+	known := []string{"claude", "codex", "gemini", "command", "max_turns", "max_restarts"}
+	tests := []struct{ word, want string }{
+		{"claud", "claude"},
+		{"comand", "command"},
+		{"max_turn", "max_turns"},
+		{"codec", "codex"},
+		{"chatgpt", ""},
+		{"x", ""},
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.word, known); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+// Package agent gets courier's replies from an LLM without a person: a
+// program that reads the request on stdin and writes the reply on stdout
+// (a coding CLI such as claude or codex, llm, ollama, a script) or an
+// OpenAI-compatible chat-completions endpoint. It implements the
+// conductor-loop agent protocol: an Agent executes one run described by a
+// RunContext, with its output captured in files; Runs keeps every request
+// sent to an agent as a run folder of the session, so that a reply is used
+// only once its run has completed and a crash never hands over half a
+// reply.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+)
+
+// Agent is one backend, as the conductor-loop agent protocol defines it.
+type Agent interface {
+	// Execute runs the agent once: it reads runCtx.Prompt and leaves the
+	// reply in runCtx.StdoutPath and diagnostics in runCtx.StderrPath. It
+	// returns nil on success (exit code 0); otherwise an error, an
+	// *ExitError when the agent exited with another code. It stops when ctx
+	// is done and never panics.
+	Execute(ctx context.Context, runCtx *RunContext) error
+
+	// Type names the backend in lower case: "claude", "command", "openai".
+	Type() string
+}
+
+// RunContext is what one run of an agent needs.
+type RunContext struct {
+	RunID       string            // unique id of the run, YYYYMMDD-HHMMSSmmm-PID (see NewRunID)
+	ProjectID   string            // the project: the workspace's folder name
+	TaskID      string            // the task: the session id
+	Prompt      string            // the request text; may be empty
+	WorkingDir  string            // absolute folder the agent works in
+	StdoutPath  string            // absolute path of the file that receives the agent's stdout (the reply)
+	StderrPath  string            // absolute path of the file that receives its stderr
+	Environment map[string]string // variables set over the process environment
+}
+
+// runIDPattern is the shape NewRunID gives: date, time to the
+// millisecond, process id.
+var runIDPattern = regexp.MustCompile(`^\d{8}-\d{9}-\d+$`)
+
+// NewRunID returns the id of a run started at t by process pid, in the
+// protocol's format YYYYMMDD-HHMMSSmmm-PID. The time is UTC, so that ids
+// sort in the order runs started, whatever the time zone or daylight
+// saving.
+func NewRunID(t time.Time, pid int) string {
+	t = t.UTC()
+	return fmt.Sprintf("%s%03d-%d", t.Format("20060102-150405"), t.Nanosecond()/int(time.Millisecond), pid)
+}
+
+// ValidRunID reports whether id has the shape NewRunID gives.
+func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
+
+// Validate checks the fields the protocol requires before anything runs:
+// the run id, the working folder (an existing folder) and the two output
+// paths (absolute). Each error names the field.
+func (rc *RunContext) Validate() error {
+	if rc == nil {
+		return errors.New("run context is nil")
+	}
+	if rc.RunID == "" {
+		return errors.New("run context: RunID is empty")
+	}
+	if !ValidRunID(rc.RunID) {
+		return fmt.Errorf("run context: RunID %q is not of the form YYYYMMDD-HHMMSSmmm-PID", rc.RunID)
+	}
+	if rc.WorkingDir == "" {
+		return errors.New("run context: WorkingDir is empty")
+	}
+	if !filepath.IsAbs(rc.WorkingDir) {
+		return fmt.Errorf("run context: WorkingDir %q is not an absolute path", rc.WorkingDir)
+	}
+	if fi, err := os.Stat(rc.WorkingDir); err != nil {
+		return fmt.Errorf("run context: WorkingDir: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("run context: WorkingDir %q is not a folder", rc.WorkingDir)
+	}
+	for _, f := range []struct{ name, path string }{{"StdoutPath", rc.StdoutPath}, {"StderrPath", rc.StderrPath}} {
+		if f.path == "" {
+			return fmt.Errorf("run context: %s is empty", f.name)
+		}
+		if !filepath.IsAbs(f.path) {
+			return fmt.Errorf("run context: %s %q is not an absolute path", f.name, f.path)
+		}
+	}
+	if rc.StdoutPath == rc.StderrPath {
+		return errors.New("run context: StdoutPath and StderrPath are the same file")
+	}
+	return nil
+}
+
+// ExitError is the failure of an agent program that exited with a code
+// other than 0, or was killed by a signal (Code -1).
+type ExitError struct {
+	Agent string // the agent's type
+	Code  int
+	// Detail is the last line the program wrote on stderr, if any, so the
+	// person sees why without opening the run folder.
+	Detail string
+	Err    error // the error of os/exec
+}
+
+func (e *ExitError) Error() string {
+	msg := fmt.Sprintf("%s exited with code %d", e.Agent, e.Code)
+	if e.Code < 0 {
+		msg = e.Agent + " was killed by a signal"
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// panicError is a panic inside a backend, recovered into an error so that
+// it cannot take courier down in the middle of a session.
+type panicError struct{ value any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("agent panic: %v", e.value) }
+
+// recoverPanic turns a panic into *err; deferred first thing in every
+// Execute.
+func recoverPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = &panicError{r}
+	}
+}

@@ -1,0 +1,56 @@
+// Package agenttest gives tests of courier's agent backends real
+// counterparts to run against: fakellm, a program built from source that
+// plays the LLM behind the command backend (see the fakellm command for
+// its settings), and ChatServer, an HTTP server speaking the
+// chat-completions protocol from a script, failures included.
+package agenttest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// fakellmPackage is the import path of the fakellm command.
+const fakellmPackage = "github.com/courier-agent/courier/internal/agent/agenttest/fakellm"
+
+// BuildFakeLLM builds fakellm into dir and returns its path. Building
+// takes a few seconds, so a test package builds it once (in TestMain).
+func BuildFakeLLM(dir string) (string, error) {
+	goTool := "go"
+	if p, err := exec.LookPath("go"); err == nil {
+		goTool = p
+	} else if root := os.Getenv("GOROOT"); root != "" {
+		goTool = filepath.Join(root, "bin", "go")
+	}
+	out := filepath.Join(dir, "fakellm")
+	if runtime.GOOS == "windows" {
+		out += ".exe"
+	}
+	cmd := exec.Command(goTool, "build", "-o", out, fakellmPackage)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", &buildError{err: err, output: string(msg)}
+	}
+	return out, nil
+}
+
+type buildError struct {
+	err    error
+	output string
+}
+
+func (e *buildError) Error() string { return "build fakellm: " + e.err.Error() + "\n" + e.output }
+
+// Install puts fakellm in a new folder under the name of the program it
+// stands for (claude, codex, ...) and returns the folder, to be put first
+// on PATH.
+func Install(t testing.TB, fakellm, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Symlink(fakellm, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -1,0 +1,261 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Step is how ChatServer answers one request.
+type Step struct {
+	// Reply is the assistant message of a 200 answer, streamed when the
+	// request asks for a stream.
+	Reply string
+	// Status, when not 0 or 200, answers with that status and ErrorBody
+	// (default: an OpenAI-style error object saying "scripted failure").
+	Status     int
+	ErrorBody  string
+	RetryAfter string // the Retry-After header of an error answer
+	// MidStreamError streams half of Reply, then an error object with this
+	// message (vLLM's shape with VLLMError, else OpenAI's), then ends.
+	MidStreamError string
+	VLLMError      bool
+	// Stall streams half of Reply, then sends nothing more until the
+	// client gives up.
+	Stall bool
+	// Hangup closes the connection without an answer.
+	Hangup bool
+	// Comments puts keep-alive comment lines between the chunks.
+	Comments bool
+	// NoDone ends the stream after the last chunk without "data: [DONE]".
+	NoDone bool
+	// Chunk is the number of characters per streamed chunk (default 5).
+	Chunk int
+	// Usage is the completion tokens reported, 0 for none.
+	Usage int
+	// Delay holds the answer back this long (or until the client gives
+	// up), as a model reading a long request does.
+	Delay time.Duration
+}
+
+// ChatMessage is one message of a request.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatRequest is a request as ChatServer received it.
+type ChatRequest struct {
+	Header   http.Header
+	Path     string
+	Model    string        `json:"model"`
+	Messages []ChatMessage `json:"messages"`
+	Stream   bool          `json:"stream"`
+}
+
+// ChatServer is an OpenAI-compatible chat-completions endpoint answering
+// from a script, for tests. Its base URL ends in /v1.
+type ChatServer struct {
+	URL string
+
+	t       testing.TB
+	srv     *httptest.Server
+	respond func(n int, req ChatRequest) Step
+	quit    chan struct{} // closed when the test ends, to end stalled answers
+	mu      sync.Mutex
+	reqs    []ChatRequest
+	aborted int
+}
+
+// NewChatServer serves the steps in order, one a request; a request past
+// the last fails the test.
+func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
+	return NewChatServerFunc(t, func(n int, _ ChatRequest) Step {
+		if n > len(steps) {
+			t.Errorf("chat server: request %d, but only %d are scripted", n, len(steps))
+			return Step{Status: http.StatusInternalServerError, ErrorBody: `{"error":{"message":"no more scripted replies"}}`}
+		}
+		return steps[n-1]
+	})
+}
+
+// NewChatServerFunc answers request n (from 1) with respond's step, so a
+// test can answer according to what was asked.
+func NewChatServerFunc(t testing.TB, respond func(n int, req ChatRequest) Step) *ChatServer {
+	s := &ChatServer{t: t, respond: respond, quit: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	t.Cleanup(func() { close(s.quit) }) // runs first: Close waits for handlers
+	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// Aborted counts the stalled answers that ended because the client gave
+// up on them (closed the connection), as a canceled request does.
+func (s *ChatServer) Aborted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.aborted
+}
+
+// Requests returns the requests received so far.
+func (s *ChatServer) Requests() []ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ChatRequest(nil), s.reqs...)
+}
+
+func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
+	var req ChatRequest
+	data, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(data, &req); err != nil {
+		s.t.Errorf("chat server: request body is not JSON: %v\n%s", err, data)
+	}
+	req.Header, req.Path = r.Header.Clone(), r.URL.Path
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+		return
+	}
+	step := s.respond(n, req)
+	if step.Delay > 0 {
+		t := time.NewTimer(step.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
+	switch {
+	case step.Hangup:
+		hangup(w)
+	case step.Status != 0 && step.Status != http.StatusOK:
+		body := step.ErrorBody
+		if body == "" {
+			body = `{"error":{"message":"scripted failure","type":"server_error"}}`
+		}
+		if step.RetryAfter != "" {
+			w.Header().Set("Retry-After", step.RetryAfter)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(step.Status)
+		io.WriteString(w, body)
+	case req.Stream:
+		s.stream(w, r, step)
+	default:
+		whole(w, req, step)
+	}
+}
+
+func hangup(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("chat server: cannot hang up")
+	}
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+func whole(w http.ResponseWriter, req ChatRequest, step Step) {
+	resp := map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "model": req.Model,
+		"choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": step.Reply},
+		}},
+	}
+	if step.Usage > 0 {
+		resp["usage"] = map[string]any{"completion_tokens": step.Usage}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
+}
+
+func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(text string) {
+		io.WriteString(w, text)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	reply := []rune(step.Reply)
+	if step.MidStreamError != "" || step.Stall {
+		reply = reply[:len(reply)/2]
+	}
+	size := step.Chunk
+	if size <= 0 {
+		size = 5
+	}
+	if step.Comments {
+		send(": keep-alive\n\n")
+	}
+	for i := 0; i < len(reply); i += size {
+		piece := string(reply[i:min(i+size, len(reply))])
+		send("data: " + chunkJSON(piece, "") + "\n\n")
+		if step.Comments {
+			send(": PROCESSING\n\n")
+		}
+	}
+	switch {
+	case step.Stall:
+		select {
+		case <-r.Context().Done():
+			s.mu.Lock()
+			s.aborted++
+			s.mu.Unlock()
+		case <-s.quit:
+		}
+		return
+	case step.MidStreamError != "":
+		msg, _ := json.Marshal(step.MidStreamError)
+		if step.VLLMError {
+			send(fmt.Sprintf(`data: {"object":"error","message":%s,"type":"BadRequestError","code":400}`+"\n\n", msg))
+		} else {
+			send(fmt.Sprintf(`data: {"error":{"message":%s,"type":"server_error"}}`+"\n\n", msg))
+		}
+		return
+	}
+	last := chunkJSON("", "stop")
+	if step.Usage > 0 {
+		last = strings.TrimSuffix(last, "}") + fmt.Sprintf(`,"usage":{"completion_tokens":%d}}`, step.Usage)
+	}
+	send("data: " + last + "\n\n")
+	if !step.NoDone {
+		send("data: [DONE]\n\n")
+	}
+}
+
+// chunkJSON is one streamed chunk holding text, or a finish reason.
+func chunkJSON(text, finish string) string {
+	delta := map[string]any{}
+	if text != "" {
+		delta["content"] = text
+	}
+	var reason any
+	if finish != "" {
+		reason = finish
+	}
+	data, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion.chunk",
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": reason}},
+	})
+	return string(data)
+}

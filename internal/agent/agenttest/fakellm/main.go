@@ -1,0 +1,256 @@
+// Command fakellm plays the LLM behind courier's command backend in
+// tests. It reads a courier request on stdin, checks it (a HEADER with the
+// session and sequence number; from the second request on, the results of
+// the previous turn) and prints the scripted reply for that sequence
+// number. Installed under another name (claude, codex, ...) it also
+// records the arguments and stdin it got, to pin a preset's invocation.
+//
+// Its behaviour is set by environment variables:
+//
+//	FAKELLM_SCRIPT   a folder holding one file per reply, named by sequence
+//	                 number (1, 2.txt, 003.txt), or a file of replies
+//	                 separated by lines "--- next reply ---". In a reply,
+//	                 leading lines "expect: TEXT" name text the request must
+//	                 hold, and {{SESSION}} and {{SEQUENCE}} are replaced by
+//	                 the request's. Without a script, any stdin is accepted
+//	                 and FAKELLM_REPLY (or "reply from NAME") is printed.
+//	FAKELLM_RECORD   a folder: argv.json (the arguments) and stdin are
+//	                 written there, numbered from the second call on
+//	                 (argv.2.json, stdin.2).
+//	FAKELLM_STATE    a folder for the call counter FAKELLM_FAIL needs.
+//	FAKELLM_FAIL     fail (exit 7) the first N calls.
+//	FAKELLM_PIDFILE  write the process id there, and the child's with
+//	                 FAKELLM_SPAWN=1 (which starts a child that sleeps).
+//	FAKELLM_PARTIAL  printed on stdout before FAKELLM_SLEEP.
+//	FAKELLM_SLEEP    a duration to sleep before answering.
+//	FAKELLM_STDERR   printed on stderr.
+//	FAKELLM_ECHO_ENV names of variables whose "NAME=value" is printed on
+//	                 stdout and stderr (comma-separated).
+//	FAKELLM_FLOOD    print this many bytes on stdout instead of a reply.
+//	FAKELLM_EXIT     exit with this code after answering.
+//
+// Exit codes: 3 a request that fails a check, 4 no reply scripted, 5 a
+// broken setup, 7 a scripted failure.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ResultsHeading is how a courier request shows the previous turn's
+// results.
+const resultsHeading = "## Previous Command Results"
+
+// separator divides the replies of a script file.
+const separator = "--- next reply ---"
+
+func main() {
+	if os.Getenv("FAKELLM_CHILD") == "1" {
+		time.Sleep(time.Hour)
+		return
+	}
+	stdin, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail(5, "read stdin: %v", err)
+	}
+	call := nextCall()
+	record(stdin, call)
+	if n, _ := strconv.Atoi(os.Getenv("FAKELLM_FAIL")); call <= n {
+		fail(7, "scripted failure %d of %d", call, n)
+	}
+	if path := os.Getenv("FAKELLM_PIDFILE"); path != "" {
+		pids := strconv.Itoa(os.Getpid())
+		if os.Getenv("FAKELLM_SPAWN") == "1" {
+			pids += " " + strconv.Itoa(spawnChild())
+		}
+		writeFile(path, pids+"\n")
+	}
+	if text := os.Getenv("FAKELLM_STDERR"); text != "" {
+		fmt.Fprintln(os.Stderr, text)
+	}
+	for _, name := range splitList(os.Getenv("FAKELLM_ECHO_ENV")) {
+		line := name + "=" + os.Getenv(name)
+		fmt.Println(line)
+		fmt.Fprintln(os.Stderr, line)
+	}
+	if text := os.Getenv("FAKELLM_PARTIAL"); text != "" {
+		fmt.Print(text)
+		os.Stdout.Sync()
+	}
+	if d := os.Getenv("FAKELLM_SLEEP"); d != "" {
+		dur, err := time.ParseDuration(d)
+		if err != nil {
+			fail(5, "FAKELLM_SLEEP: %v", err)
+		}
+		time.Sleep(dur)
+	}
+	if n, _ := strconv.ParseInt(os.Getenv("FAKELLM_FLOOD"), 10, 64); n > 0 {
+		flood(n)
+	} else {
+		fmt.Print(reply(string(stdin)))
+	}
+	if code, err := strconv.Atoi(os.Getenv("FAKELLM_EXIT")); err == nil {
+		os.Exit(code)
+	}
+}
+
+func fail(code int, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fakellm: "+format+"\n", args...)
+	os.Exit(code)
+}
+
+// nextCall counts the calls in FAKELLM_STATE; without it every call is
+// the first.
+func nextCall() int {
+	dir := os.Getenv("FAKELLM_STATE")
+	if dir == "" {
+		if os.Getenv("FAKELLM_FAIL") != "" {
+			fail(5, "FAKELLM_FAIL needs FAKELLM_STATE")
+		}
+		return 1
+	}
+	path := filepath.Join(dir, "calls")
+	data, _ := os.ReadFile(path)
+	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	n++
+	writeFile(path, strconv.Itoa(n)+"\n")
+	return n
+}
+
+// record writes the arguments and stdin of this call.
+func record(stdin []byte, call int) {
+	dir := os.Getenv("FAKELLM_RECORD")
+	if dir == "" {
+		return
+	}
+	suffix := ""
+	if call > 1 {
+		suffix = "." + strconv.Itoa(call)
+	}
+	args, _ := json.Marshal(append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...))
+	writeFile(filepath.Join(dir, "argv"+suffix+".json"), string(args)+"\n")
+	writeFile(filepath.Join(dir, "stdin"+suffix), string(stdin))
+}
+
+func writeFile(path, text string) {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		fail(5, "%v", err)
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// spawnChild starts a copy of fakellm that sleeps, in the same process
+// group and holding the same stdout and stderr, to stand for what an agent
+// program leaves running.
+func spawnChild() int {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fail(5, "spawn: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+func flood(n int64) {
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	line := strings.Repeat("x", 1023) + "\n"
+	for ; n > 0; n -= int64(len(line)) {
+		if _, err := w.WriteString(line); err != nil {
+			os.Exit(0) // the reader stopped reading: that is the test
+		}
+	}
+	w.Flush()
+}
+
+var (
+	sessionLine  = regexp.MustCompile(`(?m)^Session: *(\S+)`)
+	sequenceLine = regexp.MustCompile(`(?m)^Sequence: *(\d+)`)
+)
+
+// reply returns the scripted reply to a request, after checking it.
+func reply(request string) string {
+	script := os.Getenv("FAKELLM_SCRIPT")
+	if script == "" {
+		if text := os.Getenv("FAKELLM_REPLY"); text != "" {
+			return text
+		}
+		return "reply from " + filepath.Base(os.Args[0]) + "\n"
+	}
+	header, _, _ := strings.Cut(request, "=== PROTOCOL ===")
+	if !strings.Contains(header, "=== HEADER ===") {
+		fail(3, "the request has no HEADER")
+	}
+	session := sessionLine.FindStringSubmatch(header)
+	seq := sequenceLine.FindStringSubmatch(header)
+	if session == nil || seq == nil {
+		fail(3, "the request's HEADER has no session or no sequence number")
+	}
+	n, _ := strconv.Atoi(seq[1])
+	if n > 1 && !strings.Contains(request, resultsHeading) {
+		fail(3, "request %d does not show the previous turn's results (%q)", n, resultsHeading)
+	}
+	text := scripted(script, n)
+	var expects []string
+	for {
+		line, rest, _ := strings.Cut(text, "\n")
+		want, ok := strings.CutPrefix(line, "expect: ")
+		if !ok {
+			break
+		}
+		expects = append(expects, want)
+		text = rest
+	}
+	for _, want := range expects {
+		if !strings.Contains(request, want) {
+			fail(3, "request %d does not hold %q", n, want)
+		}
+	}
+	text = strings.ReplaceAll(text, "{{SESSION}}", session[1])
+	return strings.ReplaceAll(text, "{{SEQUENCE}}", seq[1])
+}
+
+// scripted reads reply n of the script.
+func scripted(script string, n int) string {
+	fi, err := os.Stat(script)
+	if err != nil {
+		fail(5, "FAKELLM_SCRIPT: %v", err)
+	}
+	if !fi.IsDir() {
+		data, err := os.ReadFile(script)
+		if err != nil {
+			fail(5, "FAKELLM_SCRIPT: %v", err)
+		}
+		replies := strings.Split(string(data), "\n"+separator+"\n")
+		if n < 1 || n > len(replies) {
+			fail(4, "no reply scripted for sequence %d (the script has %d)", n, len(replies))
+		}
+		return strings.TrimPrefix(replies[n-1], "\n")
+	}
+	for _, name := range []string{strconv.Itoa(n), strconv.Itoa(n) + ".txt", fmt.Sprintf("%03d.txt", n)} {
+		if data, err := os.ReadFile(filepath.Join(script, name)); err == nil {
+			return string(data)
+		}
+	}
+	fail(4, "no reply scripted for sequence %d in %s", n, script)
+	return ""
+}

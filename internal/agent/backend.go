@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/hint"
+	"github.com/courier-agent/courier/internal/textdist"
+)
+
+// The backends besides the presets.
+const (
+	NameCommand = "command" // any program: Spec.Command
+	NameOpenAI  = "openai"  // an OpenAI-compatible chat-completions endpoint
+)
+
+// DefaultMaxReply is the largest reply accepted when Spec.MaxReply is 0,
+// as courier's max_reply setting defaults to.
+const DefaultMaxReply = 20 << 20
+
+// DefaultAPIKeyEnv is the variable the openai backend reads its key from.
+const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+
+// Spec describes the agent to build; courier fills it from the [agent]
+// settings.
+type Spec struct {
+	// Name is a preset ("claude", "codex", "gemini", "llm", "ollama"),
+	// "command" or "openai". Empty with a Command means "command".
+	Name string
+	// Command is the program and its arguments for "command", never run
+	// through a shell. A relative path in its first word is taken from the
+	// current folder.
+	Command []string
+	// Model is passed to the preset or sent to the endpoint; "" leaves a
+	// preset's program its default. ollama and openai need one.
+	Model string
+	// BaseURL is the openai endpoint's base, like http://localhost:11434/v1;
+	// "" means OPENAI_BASE_URL, then https://api.openai.com/v1.
+	BaseURL string
+	// APIKeyEnv names the variable holding the openai key; "" means
+	// OPENAI_API_KEY.
+	APIKeyEnv string
+	// History is the token budget of earlier requests and replies the
+	// openai backend sends along, oldest dropped first; 0 sends each
+	// request alone (it is complete in itself). Programs get only the
+	// request.
+	History int
+	// NoStream asks the openai endpoint for the whole reply at once
+	// instead of streaming it.
+	NoStream bool
+	// MaxReply is the largest reply accepted, in bytes; a longer one fails
+	// the run and stops the agent. 0 means DefaultMaxReply.
+	MaxReply int64
+	// HTTP tunes the openai backend's timeouts and retries; zero fields
+	// take the defaults.
+	HTTP HTTPOptions
+	// Getenv reads OPENAI_BASE_URL and the keys; nil means os.Getenv. A
+	// run's Environment comes first.
+	Getenv func(string) string
+}
+
+// Names lists the agent names Spec.Name accepts: the presets, then
+// "command" and "openai".
+func Names() []string {
+	out := make([]string, 0, len(presets)+2)
+	for _, p := range presets {
+		out = append(out, p.name)
+	}
+	return append(out, NameCommand, NameOpenAI)
+}
+
+// New builds the agent spec describes, or says clearly what is missing.
+func New(spec Spec) (Agent, error) {
+	getenv := spec.Getenv
+	if getenv == nil {
+		getenv = osGetenv
+	}
+	maxReply := spec.MaxReply
+	if maxReply <= 0 {
+		maxReply = DefaultMaxReply
+	}
+	name := strings.ToLower(strings.TrimSpace(spec.Name))
+	if name == "" && len(spec.Command) > 0 {
+		name = NameCommand
+	}
+	switch name {
+	case "":
+		return nil, hint.Wrap(errors.New("no agent chosen"),
+			"set name in the [agent] table of courier.toml, or use --agent NAME ("+strings.Join(Names(), ", ")+")")
+	case NameCommand:
+		argv, err := commandLine(spec.Command)
+		if err != nil {
+			return nil, err
+		}
+		return &commandAgent{typ: NameCommand, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
+	case NameOpenAI:
+		return newOpenAI(spec, getenv, maxReply)
+	}
+	p, ok := findPreset(name)
+	if !ok {
+		return nil, hint.Wrap(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
+			"the agents are "+strings.Join(Names(), ", "))
+	}
+	if p.needsModel && spec.Model == "" {
+		return nil, hint.Wrap(fmt.Errorf("the %s agent needs a model", name),
+			"set model in the [agent] table of courier.toml, or use --model NAME")
+	}
+	return &commandAgent{typ: name, argv: p.argv(spec.Model), modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
+}
+
+// commandLine checks the command backend's argument list.
+func commandLine(argv []string) ([]string, error) {
+	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+		return nil, hint.Wrap(errors.New("the command agent has no command"),
+			`set command = ["llm", "-m", "gpt-4o"] in the [agent] table of courier.toml, or use --agent-command 'llm -m gpt-4o'`)
+	}
+	out := append([]string(nil), argv...)
+	if strings.Contains(out[0], "/") && !filepath.IsAbs(out[0]) {
+		abs, err := filepath.Abs(out[0])
+		if err != nil {
+			return nil, fmt.Errorf("agent command %q: %w", out[0], err)
+		}
+		out[0] = abs
+	}
+	return out, nil
+}
+
+// nameSuggestion completes an unknown-agent error with a near name.
+func nameSuggestion(name string) string {
+	best := textdist.Nearest(name, Names())
+	if best == "" {
+		return ""
+	}
+	return "; did you mean '" + best + "'?"
+}
+
+// envNamePattern is the shape of an environment variable's name.
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ValidEnvName reports whether name can name an environment variable, as
+// api_key_env must.
+func ValidEnvName(name string) bool { return envNamePattern.MatchString(name) }
+
+// backend is what the agents New builds share beyond Agent: they name
+// their model and report progress and details of the run to Runs.
+type backend interface {
+	Agent
+	model() string
+	run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error)
+}
+
+// outcome is what a run's record needs besides its error.
+type outcome struct {
+	exitCode   int  // the program's exit code
+	hasExit    bool // a program ran and exited by itself
+	httpStatus int  // the endpoint's last HTTP status, 0 if none
+	tokens     int  // tokens of the reply, when known
+}
+
+// execute is Execute of every backend: it validates the run context and
+// turns a panic into an error, then runs.
+func execute(ctx context.Context, b backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
+	defer recoverPanic(&err)
+	if err := runCtx.Validate(); err != nil {
+		return outcome{}, permanentError{err}
+	}
+	return b.run(ctx, runCtx, rep)
+}
+
+// permanentError marks an error no restart can fix.
+type permanentError struct{ error }
+
+func (e permanentError) Unwrap() error   { return e.error }
+func (e permanentError) permanent() bool { return true }
+
+// permanent reports whether err is a failure that running the agent again
+// cannot fix (a missing program, a refused key, an unknown model), so the
+// restart loop stops at once.
+func permanent(err error) bool {
+	var p interface{ permanent() bool }
+	return errors.As(err, &p) && p.permanent()
+}

@@ -1,0 +1,421 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/hint"
+)
+
+// defaultBaseURL is OpenAI's own endpoint, used when neither base_url nor
+// OPENAI_BASE_URL says otherwise.
+const defaultBaseURL = "https://api.openai.com/v1"
+
+// maxErrorBody caps what courier reads of an error answer.
+const maxErrorBody = 64 << 10
+
+// openAI talks to an OpenAI-compatible chat-completions endpoint, as
+// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve
+// it, with plain net/http.
+type openAI struct {
+	baseURL  string
+	modelID  string
+	keyEnv   string
+	history  int
+	stream   bool
+	maxReply int64
+	http     HTTPOptions
+	getenv   func(string) string
+}
+
+func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, error) {
+	if spec.Model == "" {
+		return nil, hint.Wrap(errors.New("the openai agent needs a model"),
+			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
+	}
+	keyEnv := spec.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = DefaultAPIKeyEnv
+	}
+	if !ValidEnvName(keyEnv) {
+		return nil, fmt.Errorf("api_key_env %q is not a variable name", keyEnv)
+	}
+	base := spec.BaseURL
+	if base == "" {
+		base = getenv("OPENAI_BASE_URL")
+	}
+	if base == "" {
+		base = defaultBaseURL
+	}
+	base, err := NormalizeBaseURL(base)
+	if err != nil {
+		return nil, err
+	}
+	return &openAI{
+		baseURL: base, modelID: spec.Model, keyEnv: keyEnv, history: max(spec.History, 0),
+		stream: !spec.NoStream, maxReply: maxReply, http: spec.HTTP.withDefaults(), getenv: getenv,
+	}, nil
+}
+
+// NormalizeBaseURL checks an endpoint's base URL and trims what people
+// often paste with it: a trailing slash, or the /chat/completions path
+// itself.
+func NormalizeBaseURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", hint.Wrap(fmt.Errorf("base URL %q is not an http or https URL", raw),
+			"write it like http://localhost:11434/v1")
+	}
+	if u.User != nil {
+		return "", hint.Wrap(fmt.Errorf("base URL %q holds a user name or password", u.Redacted()),
+			"put the key in OPENAI_API_KEY (or the variable api_key_env names) instead")
+	}
+	u.RawQuery, u.Fragment = "", ""
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions")
+	u.RawPath = ""
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func (o *openAI) Type() string  { return NameOpenAI }
+func (o *openAI) model() string { return o.modelID }
+
+// Execute sends the request once (with retries), as the protocol says.
+func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
+	_, err := execute(ctx, o, runCtx, nil)
+	return err
+}
+
+// message is one chat message.
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+func (o *openAI) endpoint() string { return o.baseURL + "/chat/completions" }
+
+func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
+	files, err := createOutputs(runCtx)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer files.close()
+	key := lookupEnv(runCtx, o.getenv, o.keyEnv)
+	secrets := secretsOf(runCtx, o.getenv, o.keyEnv)
+
+	messages, err := o.messages(runCtx)
+	if err != nil {
+		return outcome{}, err
+	}
+	body, err := json.Marshal(struct {
+		Model    string    `json:"model"`
+		Messages []message `json:"messages"`
+		Stream   bool      `json:"stream"`
+	}{o.modelID, messages, o.stream})
+	if err != nil {
+		return outcome{}, fmt.Errorf("encode the request: %w", err)
+	}
+
+	stdout := newRedactor(files.stdout, secrets)
+	stderr := newRedactor(&meter{w: files.stderr, limit: stderrLimit, drop: true}, secrets)
+	defer stderr.Close()
+	a := &attempt{o: o, key: key, body: body, rep: rep,
+		out: &meter{w: stdout, limit: o.maxReply}}
+	var res outcome
+	for n := 1; ; n++ {
+		res, err = a.send(ctx)
+		if err == nil || a.started || ctx.Err() != nil {
+			break
+		}
+		wait, retry, waitErr := o.http.retryWait(err, n)
+		if waitErr != nil {
+			err = waitErr
+			break
+		}
+		if !retry || n > o.http.Retries {
+			break
+		}
+		fmt.Fprintf(stderr, "courier: attempt %d failed: %s; retrying in %s\n", n, redactString(err.Error(), secrets), wait.Round(time.Millisecond))
+		rep.event(Event{Kind: EventRetry, Attempt: n + 1, Wait: wait, Err: redactError(err, secrets)})
+		if err = sleep(ctx, wait); err != nil {
+			break
+		}
+	}
+	_ = stdout.Close()
+	rep.flush()
+	if err != nil {
+		fmt.Fprintf(stderr, "courier: %s\n", redactString(err.Error(), secrets))
+		var se *StatusError
+		if errors.As(err, &se) {
+			err = statusHint(err, se, o.keyEnv, o.baseURL)
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("request stopped: %w", context.Cause(ctx))
+		}
+		return res, redactError(err, secrets)
+	}
+	if err := files.sync(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// messages is the conversation sent: the request alone, or with the
+// earlier requests and replies of the session that fit the history
+// budget.
+func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
+	current := message{Role: "user", Content: runCtx.Prompt}
+	if o.history == 0 {
+		return []message{current}, nil
+	}
+	earlier, err := history(runCtx, o.history-estimateTokens(runCtx.Prompt))
+	if err != nil {
+		return nil, err
+	}
+	return append(earlier, current), nil
+}
+
+// attempt sends the request, possibly several times.
+type attempt struct {
+	o       *openAI
+	key     string
+	body    []byte
+	rep     *reporter
+	out     *meter
+	started bool // some of the reply arrived: no retry may send it twice
+	tokens  int
+}
+
+// Errors that end an attempt from inside.
+var (
+	errNoResponse = errors.New("no response")
+	errStalled    = errors.New("stalled")
+)
+
+// send makes one request and reads its answer into the reply.
+func (a *attempt) send(ctx context.Context) (outcome, error) {
+	o := a.o
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, o.endpoint(), bytes.NewReader(a.body))
+	if err != nil {
+		return outcome{}, fmt.Errorf("build the request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if o.stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	if a.key != "" {
+		req.Header.Set("Authorization", "Bearer "+a.key)
+	}
+	waiting := time.AfterFunc(o.http.ResponseTimeout, func() { cancel(errNoResponse) })
+	resp, err := o.http.Client.Do(req)
+	waiting.Stop()
+	if err != nil {
+		return outcome{}, a.transportError(ctx, actx, err)
+	}
+	defer resp.Body.Close()
+	res := outcome{httpStatus: resp.StatusCode}
+	if resp.StatusCode != http.StatusOK {
+		return res, a.statusError(resp)
+	}
+	body := &idleReader{r: resp.Body, timer: time.AfterFunc(o.http.IdleTimeout, func() { cancel(errStalled) }), idle: o.http.IdleTimeout}
+	defer body.timer.Stop()
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mediaType == "text/event-stream" {
+		err = a.readStream(body)
+	} else {
+		err = a.readWhole(body)
+	}
+	res.tokens = a.tokens
+	if err != nil {
+		return res, a.transportError(ctx, actx, err)
+	}
+	return res, nil
+}
+
+// transportError explains a failed exchange: the caller's cancellation as
+// is, courier's own timeouts plainly, and anything else as a connection
+// error worth a retry.
+func (a *attempt) transportError(ctx, actx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	switch context.Cause(actx) {
+	case errNoResponse:
+		return fmt.Errorf("the endpoint %s did not answer within %s", a.o.endpoint(), a.o.http.ResponseTimeout)
+	case errStalled:
+		return fmt.Errorf("the endpoint sent nothing for %s in the middle of the reply; courier gave up on it", a.o.http.IdleTimeout)
+	}
+	if errors.Is(err, errReplyTooLarge) {
+		return fmt.Errorf("the reply passed %s; courier stopped it", sizeText(a.o.maxReply))
+	}
+	var se *StatusError
+	var me *midStreamError
+	if errors.As(err, &se) || errors.As(err, &me) {
+		return err
+	}
+	return &connError{err}
+}
+
+// statusError reads an error answer: the server's message and any
+// Retry-After.
+func (a *attempt) statusError(resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	se := &StatusError{Status: resp.StatusCode, url: a.o.endpoint(), model: a.o.modelID}
+	var c chunk
+	if json.Unmarshal(data, &c) == nil && c.errorText() != "" {
+		se.Message = cleanLine(c.errorText())
+	} else {
+		se.Message = cleanLine(string(data))
+	}
+	se.RetryAfter, se.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return se
+}
+
+// midStreamError is an error the endpoint reported inside a 200 answer.
+type midStreamError struct{ msg string }
+
+func (e *midStreamError) Error() string {
+	return "the endpoint reported an error in the middle of the reply: " + e.msg
+}
+
+// readStream reads a streamed completion, writing each piece of the reply
+// as it arrives.
+func (a *attempt) readStream(body io.Reader) error {
+	s := newSSEReader(body)
+	finished := false
+	for {
+		data, err := s.next()
+		if errors.Is(err, errEndOfStream) {
+			if finished {
+				return nil
+			}
+			return errors.New("the stream ended before the reply was complete (no [DONE])")
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(data) == "[DONE]" {
+			return nil
+		}
+		chunks, err := decodeChunks(data)
+		if err != nil {
+			return err
+		}
+		for i := range chunks {
+			if msg := chunks[i].errorText(); msg != "" {
+				return &midStreamError{cleanLine(msg)}
+			}
+			done, err := a.take(&chunks[i], true)
+			if err != nil {
+				return err
+			}
+			finished = finished || done
+		}
+	}
+}
+
+// decodeChunks reads the JSON of one event: one chunk, as servers send
+// it, or several in a row from a server that leaves out the blank lines
+// between events.
+func decodeChunks(data string) ([]chunk, error) {
+	var one [1]chunk
+	if json.Unmarshal([]byte(data), &one[0]) == nil {
+		return one[:], nil
+	}
+	var out []chunk
+	dec := json.NewDecoder(strings.NewReader(data))
+	for dec.More() {
+		var c chunk
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("the stream holds something that is not a chat completion chunk: %s", cleanLine(data))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// readWhole reads a completion sent at once.
+func (a *attempt) readWhole(body io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(body, a.o.maxReply*2+maxErrorBody))
+	if err != nil {
+		return err
+	}
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("the answer is not a chat completion: %s", cleanLine(string(data)))
+	}
+	if msg := c.errorText(); msg != "" {
+		return &midStreamError{cleanLine(msg)}
+	}
+	if len(c.Choices) == 0 {
+		return fmt.Errorf("the answer holds no reply: %s", cleanLine(string(data)))
+	}
+	_, err = a.take(&c, false)
+	return err
+}
+
+// take writes the text of one chunk to the reply; done reports a finish
+// reason.
+func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
+	done := false
+	for _, ch := range c.Choices {
+		text := string(ch.Message.Content)
+		if streamed {
+			text = string(ch.Delta.Content)
+		}
+		if text != "" {
+			a.started = true
+			if _, err := io.WriteString(a.out, text); err != nil {
+				return done, err
+			}
+			if streamed {
+				a.tokens++
+			}
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			done = true
+		}
+		break // courier asks for one choice; others are not the reply
+	}
+	if c.Usage != nil && c.Usage.CompletionTokens > 0 {
+		a.tokens = c.Usage.CompletionTokens
+	}
+	a.rep.setBytes(a.out.total())
+	a.rep.setTokens(a.tokens)
+	a.rep.tick()
+	return done, nil
+}
+
+// idleReader cancels a response that stays silent for longer than idle:
+// every read that brings data pushes the timer back.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	idle  time.Duration
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.timer.Reset(r.idle)
+	}
+	return n, err
+}
+
+// estimateTokens guesses how many tokens a chat model counts for text:
+// about four characters a token for English prose and code, as courier
+// estimates elsewhere.
+func estimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }

@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// redacted replaces a key wherever courier would otherwise write it.
+const redacted = "[redacted]"
+
+// redactString removes the secrets from s.
+func redactString(s string, secrets []string) string {
+	for _, k := range secrets {
+		s = strings.ReplaceAll(s, k, redacted)
+	}
+	return s
+}
+
+// redactError returns err with the secrets removed from its text, keeping
+// what errors.Is and errors.As find.
+func redactError(err error, secrets []string) error {
+	if err == nil || len(secrets) == 0 {
+		return err
+	}
+	msg := err.Error()
+	clean := redactString(msg, secrets)
+	if clean == msg {
+		return err
+	}
+	return &redactedError{msg: clean, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactor writes through to w with the secrets replaced. A secret may
+// arrive split across writes, so it holds back the longest tail that could
+// begin one; Close writes that tail.
+type redactor struct {
+	w       io.Writer
+	secrets [][]byte
+	hold    []byte
+}
+
+func newRedactor(w io.Writer, secrets []string) *redactor {
+	r := &redactor{w: w}
+	for _, s := range secrets {
+		r.secrets = append(r.secrets, []byte(s))
+	}
+	return r
+}
+
+func (r *redactor) Write(p []byte) (int, error) {
+	if len(r.secrets) == 0 {
+		return r.w.Write(p)
+	}
+	buf := p
+	if len(r.hold) > 0 {
+		buf = append(r.hold, p...)
+	}
+	for _, s := range r.secrets {
+		if bytes.Contains(buf, s) {
+			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+		}
+	}
+	keep := r.pending(buf)
+	if _, err := r.w.Write(buf[:len(buf)-keep]); err != nil {
+		return 0, err
+	}
+	r.hold = append(r.hold[:0:0], buf[len(buf)-keep:]...)
+	return len(p), nil
+}
+
+// pending is the length of the longest tail of buf that is the start of a
+// secret.
+func (r *redactor) pending(buf []byte) int {
+	best := 0
+	for _, s := range r.secrets {
+		for n := min(len(s)-1, len(buf)); n > best; n-- {
+			if bytes.HasSuffix(buf, s[:n]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// Close writes what was held back.
+func (r *redactor) Close() error {
+	if len(r.hold) == 0 {
+		return nil
+	}
+	_, err := r.w.Write(r.hold)
+	r.hold = nil
+	return err
+}
+
+// errReplyTooLarge stops an agent whose reply outgrows the limit, so a
+// runaway program cannot fill the disk.
+var errReplyTooLarge = errors.New("reply too large")
+
+// meter counts what an agent writes to one of its outputs and enforces a
+// limit. Past the limit of the reply (stdout) it fails the run; past the
+// limit of stderr it silently drops the rest, as stderr is only for the
+// person to read.
+type meter struct {
+	mu       sync.Mutex
+	w        io.Writer
+	n        int64
+	limit    int64
+	drop     bool        // past the limit: discard instead of failing
+	exceeded func()      // called once when a failing limit is passed
+	onWrite  func(int64) // called with the running total after each write
+	failed   bool
+}
+
+func (m *meter) Write(p []byte) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failed {
+		return 0, errReplyTooLarge
+	}
+	room := m.limit - m.n
+	m.n += int64(len(p))
+	if m.onWrite != nil {
+		m.onWrite(m.n)
+	}
+	if int64(len(p)) <= room {
+		_, err := m.w.Write(p)
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if room > 0 {
+		if _, err := m.w.Write(p[:room]); err != nil {
+			return 0, err
+		}
+	}
+	if m.drop {
+		return len(p), nil
+	}
+	m.failed = true
+	if m.exceeded != nil {
+		m.exceeded()
+	}
+	return 0, fmt.Errorf("%w: more than %d bytes", errReplyTooLarge, m.limit)
+}
+
+// total is the number of bytes written so far, including dropped ones.
+func (m *meter) total() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}

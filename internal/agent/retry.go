@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/hint"
+)
+
+// HTTPOptions tunes the openai backend; each zero field takes its default.
+type HTTPOptions struct {
+	// Client sends the requests; nil means a client with the default
+	// transport (which honours HTTPS_PROXY) and no overall timeout, since
+	// a streamed reply may rightly take many minutes.
+	Client *http.Client
+	// ResponseTimeout bounds the wait for the response to begin, while the
+	// model reads the request (default 10m: a local model on a CPU may take
+	// minutes over a long request).
+	ResponseTimeout time.Duration
+	// IdleTimeout bounds the silence of a response once it began (default
+	// 2m): a stalled stream fails the run instead of hanging it.
+	IdleTimeout time.Duration
+	// Retries is how many times a failed request is sent again, on 408,
+	// 429, 5xx and connection errors before any of the reply arrived
+	// (default 4; negative for none).
+	Retries int
+	// Backoff is the pause before the first retry (default 1s); it doubles
+	// for each next one, up to MaxBackoff (default 30s), with jitter.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// MaxRetryAfter is the longest Retry-After courier waits for (default
+	// 2m); a server asking for longer fails the run at once, saying so.
+	MaxRetryAfter time.Duration
+}
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	if o.ResponseTimeout <= 0 {
+		o.ResponseTimeout = 10 * time.Minute
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 2 * time.Minute
+	}
+	switch {
+	case o.Retries == 0:
+		o.Retries = 4
+	case o.Retries < 0:
+		o.Retries = 0
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = 2 * time.Minute
+	}
+	return o
+}
+
+// backoff is the pause before retry n (1 for the first): exponential,
+// with "equal jitter" (half fixed, half random) so that many clients
+// refused at once do not come back at once.
+func (o HTTPOptions) backoff(n int) time.Duration {
+	d := o.Backoff
+	for i := 1; i < n && d < o.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, o.MaxBackoff)
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+// StatusError is an HTTP answer other than 200 from the endpoint.
+type StatusError struct {
+	Status  int
+	Message string // the server's own message, cleaned for a terminal
+	// RetryAfter is the wait the server asked for, if it did.
+	RetryAfter    time.Duration
+	hasRetryAfter bool
+	url, model    string
+}
+
+func (e *StatusError) Error() string {
+	status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
+	var msg string
+	switch e.Status {
+	case http.StatusUnauthorized:
+		msg = "the endpoint refused the API key (" + status + ")"
+	case http.StatusForbidden:
+		msg = "the endpoint refused the request (" + status + ")"
+	case http.StatusNotFound:
+		msg = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", e.model, e.url, status)
+	default:
+		msg = "the endpoint answered " + status
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+// permanent: only timeouts, rate limits and server errors may pass.
+func (e *StatusError) permanent() bool { return !retryableStatus(e.Status) }
+
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// statusHint adds to err what to check for the statuses a person can fix;
+// se is the status err holds.
+func statusHint(err error, se *StatusError, keyEnv, baseURL string) error {
+	switch se.Status {
+	case http.StatusUnauthorized:
+		return hint.Wrap(err, "check the key in "+keyEnv+" (api_key_env names the variable) and that it belongs to "+baseURL)
+	case http.StatusForbidden:
+		return hint.Wrap(err, "check that the key in "+keyEnv+" may use the model '"+se.model+"'")
+	case http.StatusNotFound:
+		return hint.Wrap(err, "check model and base_url in the [agent] table (the base URL usually ends in /v1)")
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return hint.Wrap(err, "check the model name; the request may also be longer than the model's context")
+	}
+	return err
+}
+
+// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 || secs > 1e7 {
+			return 0, false
+		}
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// connError is a request that got no HTTP answer: refused, reset, closed
+// early. Worth a retry.
+type connError struct{ err error }
+
+func (e *connError) Error() string { return "could not reach the endpoint: " + e.err.Error() }
+func (e *connError) Unwrap() error { return e.err }
+
+// retryWait decides whether a failed attempt is retried and after which
+// pause: ok is false for errors no retry fixes, and an error is returned
+// when the server asks for a longer wait than courier allows.
+func (o HTTPOptions) retryWait(err error, retry int) (time.Duration, bool, error) {
+	var se *StatusError
+	var ce *connError
+	switch {
+	case errors.As(err, &se) && retryableStatus(se.Status):
+		if se.hasRetryAfter {
+			if se.RetryAfter > o.MaxRetryAfter {
+				return 0, false, fmt.Errorf("%w; the server asks to wait %s before trying again, longer than courier waits (%s)",
+					err, se.RetryAfter.Round(time.Second), o.MaxRetryAfter)
+			}
+			return se.RetryAfter, true, nil
+		}
+		return o.backoff(retry), true, nil
+	case errors.As(err, &ce):
+		return o.backoff(retry), true, nil
+	}
+	return 0, false, nil
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

@@ -1,0 +1,406 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+)
+
+// The files of a run folder, as the protocol names them.
+const (
+	PromptFile  = "prompt.md"     // the request text
+	StdoutFile  = "stdout"        // the agent's stdout: the reply once the run completed
+	StderrFile  = "stderr"        // the agent's stderr and courier's notes on the run
+	RunInfoFile = "run-info.json" // the run's record (RunInfo)
+)
+
+// The statuses of a run.
+const (
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// RunInfo is a run's record, run-info.json. It never holds the
+// environment: keys stay out of every file courier writes.
+type RunInfo struct {
+	RunID         string     `json:"runId"`
+	PreviousRunID string     `json:"previousRunId,omitempty"`
+	Agent         string     `json:"agent"`
+	Model         string     `json:"model,omitempty"`
+	ProjectID     string     `json:"projectId,omitempty"`
+	TaskID        string     `json:"taskId,omitempty"`
+	Status        string     `json:"status"`
+	StartTime     time.Time  `json:"startTime"`
+	EndTime       *time.Time `json:"endTime,omitempty"`
+	// ExitCode is the program's exit code; absent for an HTTP agent and a
+	// program that was stopped.
+	ExitCode    *int  `json:"exitCode,omitempty"`
+	HTTPStatus  int   `json:"httpStatus,omitempty"`
+	StdoutBytes int64 `json:"stdoutBytes"`
+	StderrBytes int64 `json:"stderrBytes"`
+	Tokens      int   `json:"tokens,omitempty"`
+	// PID and PIDStart identify the agent program while it runs (PIDStart
+	// is its start time as the kernel counts it), so that a courier
+	// restarted after a crash can stop a program its predecessor left
+	// running, and never another process that got the same pid.
+	PID      int    `json:"pid,omitempty"`
+	PIDStart uint64 `json:"pidStart,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Runs is the runs folder of one session: <session folder>/runs/<RunID>/.
+// Its methods expect the caller to hold the session's lock.
+type Runs struct {
+	// SessionDir is the session's folder (sessions/<id>), TASK_FOLDER for
+	// the agent.
+	SessionDir string
+	// MaxReply is the largest reply Send reads back; 0 means
+	// DefaultMaxReply.
+	MaxReply int64
+}
+
+// Dir is the folder holding the runs.
+func (r Runs) Dir() string { return filepath.Join(r.SessionDir, "runs") }
+
+// Request is one request to send to an agent.
+type Request struct {
+	Prompt     string // the request text (the outbox)
+	WorkingDir string // the workspace, where the agent runs
+	ProjectID  string // the workspace's folder name
+	TaskID     string // the session id
+	// Environment is set over the process environment for the agent; the
+	// run's own variables (TASK_FOLDER, RUN_FOLDER, JRUN_*) win over it.
+	Environment map[string]string
+	// Observer hears about the run as it happens; nil for none.
+	Observer Observer
+}
+
+// Reply is the reply of a completed run.
+type Reply struct {
+	RunID string
+	Text  string // the run's stdout: for a program what it printed, for HTTP the assistant message
+	Path  string // the run's stdout file
+	Info  RunInfo
+}
+
+// Send runs one request end to end: it creates the run folder (prompt.md,
+// run-info.json as running), executes the agent with its output in the
+// folder, records how the run ended, and returns the reply. The reply is
+// handed over only after run-info.json says completed, so a crash at any
+// point leaves either a completed run with its whole reply or a run that
+// Recover marks failed. An empty reply fails the run.
+func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
+	if a == nil {
+		return Reply{}, errors.New("no agent")
+	}
+	if err := ctx.Err(); err != nil {
+		return Reply{}, fmt.Errorf("request not sent: %w", context.Cause(ctx))
+	}
+	model := ""
+	if b, ok := a.(backend); ok {
+		model = b.model()
+	}
+	dir, info, err := r.create(a.Type(), model, req)
+	if err != nil {
+		return Reply{}, err
+	}
+	runCtx := r.runContext(dir, info.RunID, req)
+	rep := newReporter(req.Observer, info.RunID, a.Type(), model)
+	rep.started = func(pid int) { r.recordPID(dir, &info, pid) }
+
+	var o outcome
+	runErr := rep.safeEvent(Event{Kind: EventStart})
+	if runErr == nil {
+		o, runErr = r.runAgent(ctx, a, runCtx, rep)
+	}
+	var text string
+	if runErr == nil {
+		text, runErr = r.readReply(runCtx.StdoutPath, a.Type())
+	}
+	runErr = redactError(runErr, secretsOf(runCtx, osGetenv))
+	info = finish(info, dir, o, runErr)
+	if err := writeInfo(dir, info); err != nil {
+		// Without a record saying completed, the reply must not be used.
+		return Reply{}, fmt.Errorf("record run %s: %w", info.RunID, err)
+	}
+	endErr := rep.safeEvent(Event{Kind: EventEnd, Status: info.Status, Err: runErr})
+	if runErr != nil {
+		return Reply{RunID: info.RunID, Info: info}, fmt.Errorf("run %s of %s failed: %w", info.RunID, a.Type(), runErr)
+	}
+	reply := Reply{RunID: info.RunID, Text: text, Path: runCtx.StdoutPath, Info: info}
+	if endErr != nil {
+		return reply, fmt.Errorf("run %s completed, then: %w", info.RunID, endErr)
+	}
+	return reply, nil
+}
+
+// runAgent runs the agent: through the backend's own entry when it has
+// one, which reports progress; a panic in an agent from elsewhere is
+// recovered too.
+func (r Runs) runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
+	if b, ok := a.(backend); ok {
+		return execute(ctx, b, runCtx, rep)
+	}
+	defer recoverPanic(&err)
+	err = a.Execute(ctx, runCtx)
+	var ee *ExitError
+	switch {
+	case err == nil:
+		o = outcome{hasExit: true}
+	case errors.As(err, &ee):
+		o = outcome{hasExit: true, exitCode: ee.Code}
+	}
+	return o, err
+}
+
+// create makes the run's folder with its prompt and its record as
+// running.
+func (r Runs) create(agentType, model string, req Request) (string, RunInfo, error) {
+	if err := os.MkdirAll(r.Dir(), 0o755); err != nil {
+		return "", RunInfo{}, fmt.Errorf("create the runs folder: %w", err)
+	}
+	ids, err := r.ids()
+	if err != nil {
+		return "", RunInfo{}, err
+	}
+	previous := ""
+	if len(ids) > 0 {
+		previous = ids[len(ids)-1]
+	}
+	id, dir, err := r.mkdirRun(previous)
+	if err != nil {
+		return "", RunInfo{}, err
+	}
+	info := RunInfo{
+		RunID: id, PreviousRunID: previous, Agent: agentType, Model: model,
+		ProjectID: req.ProjectID, TaskID: req.TaskID, Status: StatusRunning, StartTime: time.Now().UTC(),
+	}
+	if err := atomicfile.Write(filepath.Join(dir, PromptFile), []byte(req.Prompt), 0o644); err != nil {
+		return "", RunInfo{}, err
+	}
+	if err := writeInfo(dir, info); err != nil {
+		return "", RunInfo{}, err
+	}
+	return dir, info, nil
+}
+
+// mkdirRun creates the folder of a new run whose id sorts after previous,
+// even if the clock went back or another run started in the same
+// millisecond.
+func (r Runs) mkdirRun(previous string) (string, string, error) {
+	t := time.Now()
+	if prev, ok := runTime(previous); ok && !t.After(prev) {
+		t = prev.Add(time.Millisecond)
+	}
+	for range 1000 {
+		id := NewRunID(t, os.Getpid())
+		dir := filepath.Join(r.Dir(), id)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return id, dir, atomicfile.SyncDir(r.Dir())
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", "", fmt.Errorf("create the run folder: %w", err)
+		}
+		t = t.Add(time.Millisecond)
+	}
+	return "", "", errors.New("create the run folder: no free run id")
+}
+
+// runTime reads the start time an id holds.
+func runTime(id string) (time.Time, bool) {
+	if !ValidRunID(id) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102-150405.000", id[:15]+"."+id[15:18])
+	return t, err == nil
+}
+
+// runContext is the protocol's view of the run.
+func (r Runs) runContext(dir, id string, req Request) *RunContext {
+	env := make(map[string]string, len(req.Environment)+5)
+	for k, v := range req.Environment {
+		env[k] = v
+	}
+	session, _ := filepath.Abs(r.SessionDir)
+	runDir, _ := filepath.Abs(dir)
+	env[EnvTaskFolder] = session
+	env[EnvRunFolder] = runDir
+	env[EnvProjectID] = req.ProjectID
+	env[EnvTaskID] = req.TaskID
+	env[EnvRunID] = id
+	return &RunContext{
+		RunID: id, ProjectID: req.ProjectID, TaskID: req.TaskID, Prompt: req.Prompt,
+		WorkingDir: req.WorkingDir,
+		StdoutPath: filepath.Join(runDir, StdoutFile), StderrPath: filepath.Join(runDir, StderrFile),
+		Environment: env,
+	}
+}
+
+// recordPID notes the running program in the run's record.
+func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
+	info.PID = pid
+	info.PIDStart, _ = processStart(pid)
+	// Losing this note only means a crash could leave the program to end
+	// by itself; the run goes on.
+	_ = writeInfo(dir, *info)
+}
+
+// readReply reads a finished run's stdout: the reply.
+func (r Runs) readReply(path, agentType string) (string, error) {
+	limit := r.MaxReply
+	if limit <= 0 {
+		limit = DefaultMaxReply
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read the reply: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", fmt.Errorf("read the reply: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return "", fmt.Errorf("the reply of %s is larger than %s", agentType, sizeText(limit))
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return "", fmt.Errorf("%s finished without writing a reply", agentType)
+	}
+	return string(data), nil
+}
+
+// finish completes a record with how the run ended.
+func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
+	end := time.Now().UTC()
+	info.EndTime = &end
+	info.Status = StatusCompleted
+	if err != nil {
+		info.Status = StatusFailed
+		info.Error = cleanLine(err.Error())
+	}
+	if o.hasExit {
+		code := o.exitCode
+		info.ExitCode = &code
+	}
+	info.HTTPStatus = o.httpStatus
+	info.Tokens = o.tokens
+	info.StdoutBytes = fileSize(filepath.Join(dir, StdoutFile))
+	info.StderrBytes = fileSize(filepath.Join(dir, StderrFile))
+	info.PID, info.PIDStart = 0, 0
+	return info
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// writeInfo replaces a run's record atomically.
+func writeInfo(dir string, info RunInfo) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run-info: %w", err)
+	}
+	return atomicfile.Write(filepath.Join(dir, RunInfoFile), append(data, '\n'), 0o644)
+}
+
+// readInfo reads a run's record.
+func readInfo(dir string) (RunInfo, error) {
+	var info RunInfo
+	data, err := os.ReadFile(filepath.Join(dir, RunInfoFile))
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return info, fmt.Errorf("%s: %w", filepath.Join(dir, RunInfoFile), err)
+	}
+	return info, nil
+}
+
+// ids lists the run ids of the session in the order the runs started.
+func (r Runs) ids() ([]string, error) {
+	entries, err := os.ReadDir(r.Dir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the runs: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && ValidRunID(e.Name()) {
+			ids = append(ids, e.Name())
+		}
+	}
+	slices.SortFunc(ids, compareRunIDs)
+	return ids, nil
+}
+
+// compareRunIDs orders ids by start time, then by pid.
+func compareRunIDs(a, b string) int {
+	if c := strings.Compare(a[:18], b[:18]); c != 0 {
+		return c
+	}
+	if c := len(a) - len(b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// Recover closes the runs a stopped courier left running: each is marked
+// failed, so its partial stdout is never taken for a reply, and an agent
+// program still running from it is stopped. A run folder without a
+// readable record is marked failed too. It returns the ids of the runs it
+// closed.
+func (r Runs) Recover() ([]string, error) {
+	ids, err := r.ids()
+	if err != nil {
+		return nil, err
+	}
+	var closed []string
+	for _, id := range ids {
+		dir := filepath.Join(r.Dir(), id)
+		if err := atomicfile.CleanTemps(dir); err != nil {
+			return closed, err
+		}
+		info, err := readInfo(dir)
+		switch {
+		case err != nil:
+			info = RunInfo{RunID: id, Status: StatusRunning, Error: "courier stopped before recording the run"}
+			if t, ok := runTime(id); ok {
+				info.StartTime = t
+			}
+		case info.Status != StatusRunning:
+			continue
+		}
+		stopLeftover(info.PID, info.PIDStart)
+		info = finish(info, dir, outcome{}, errors.New(orDefault(info.Error, "courier stopped during the run, before the reply was complete")))
+		if err := writeInfo(dir, info); err != nil {
+			return closed, err
+		}
+		closed = append(closed, id)
+	}
+	return closed, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
