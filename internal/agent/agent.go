@@ -135,3 +135,20 @@ func recoverPanic(err *error) {
 		*err = &panicError{r}
 	}
 }
+
+// SetupError is an agent that cannot work as it is set up (no model, a
+// wrong key, an unknown name); Fix says what to change.
+type SetupError struct {
+	Err error
+	Fix string
+}
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+func setupError(err error, fix string) error {
+	if err == nil {
+		return nil
+	}
+	return &SetupError{Err: err, Fix: fix}
+}

@@ -322,3 +322,12 @@ func TestDecodeChunks(t *testing.T) {
 		t.Errorf("broken JSON: %v", err)
 	}
 }
+
+// fixOf is what a *SetupError says to change, or "".
+func fixOf(err error) string {
+	var se *SetupError
+	if errors.As(err, &se) {
+		return se.Fix
+	}
+	return ""
+}

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/textdist"
 )
 
@@ -89,7 +88,7 @@ func New(spec Spec) (Agent, error) {
 	}
 	switch name {
 	case "":
-		return nil, hint.Wrap(errors.New("no agent chosen"),
+		return nil, setupError(errors.New("no agent chosen"),
 			"set name in the [agent] table of courier.toml, or use --agent NAME ("+strings.Join(Names(), ", ")+")")
 	case NameCommand:
 		argv, err := commandLine(spec.Command)
@@ -102,11 +101,11 @@ func New(spec Spec) (Agent, error) {
 	}
 	p, ok := findPreset(name)
 	if !ok {
-		return nil, hint.Wrap(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
+		return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
 			"the agents are "+strings.Join(Names(), ", "))
 	}
 	if p.needsModel && spec.Model == "" {
-		return nil, hint.Wrap(fmt.Errorf("the %s agent needs a model", name),
+		return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
 			"set model in the [agent] table of courier.toml, or use --model NAME")
 	}
 	return &commandAgent{typ: name, argv: p.argv(spec.Model), modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
@@ -115,7 +114,7 @@ func New(spec Spec) (Agent, error) {
 // commandLine checks the command backend's argument list.
 func commandLine(argv []string) ([]string, error) {
 	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
-		return nil, hint.Wrap(errors.New("the command agent has no command"),
+		return nil, setupError(errors.New("the command agent has no command"),
 			`set command = ["llm", "-m", "gpt-4o"] in the [agent] table of courier.toml, or use --agent-command 'llm -m gpt-4o'`)
 	}
 	out := append([]string(nil), argv...)

@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // defaultBaseURL is OpenAI's own endpoint, used when neither base_url nor
@@ -40,7 +39,7 @@ type openAI struct {
 
 func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, error) {
 	if spec.Model == "" {
-		return nil, hint.Wrap(errors.New("the openai agent needs a model"),
+		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
 	}
 	keyEnv := spec.APIKeyEnv
@@ -73,11 +72,11 @@ func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, 
 func NormalizeBaseURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", hint.Wrap(fmt.Errorf("base URL %q is not an http or https URL", raw),
+		return "", setupError(fmt.Errorf("base URL %q is not an http or https URL", raw),
 			"write it like http://localhost:11434/v1")
 	}
 	if u.User != nil {
-		return "", hint.Wrap(fmt.Errorf("base URL %q holds a user name or password", u.Redacted()),
+		return "", setupError(fmt.Errorf("base URL %q holds a user name or password", u.Redacted()),
 			"put the key in OPENAI_API_KEY (or the variable api_key_env names) instead")
 	}
 	u.RawQuery, u.Fragment = "", ""

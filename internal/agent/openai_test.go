@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/agent/agenttest"
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // fastHTTP keeps retries and timeouts short, so the tests do not wait.
@@ -214,8 +213,8 @@ func TestOpenAIClearErrors(t *testing.T) {
 				return agenttest.Step{Status: tt.status, ErrorBody: tt.body}
 			})
 			_, err := s.runs.SendWithRestarts(t.Context(), openAIAgent(t, srv, nil), s.request(1, nil), RestartPolicy{MaxRestarts: 3, Pause: time.Millisecond})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(hint.Of(err), tt.wantHint) {
-				t.Fatalf("err = %v (hint %q), want %q (hint %q)", err, hint.Of(err), tt.want, tt.wantHint)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(fixOf(err), tt.wantHint) {
+				t.Fatalf("err = %v (hint %q), want %q (hint %q)", err, fixOf(err), tt.want, tt.wantHint)
 			}
 			if strings.Contains(err.Error(), "\x1b") {
 				t.Errorf("the server's escape codes reach the error: %q", err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/agent/agenttest"
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // TestPresetInvocations runs each preset against a stub program of its
@@ -85,8 +84,8 @@ func TestNewRefusesWhatCannotWork(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := New(tt.spec)
-		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(hint.Of(err), tt.wantHint) {
-			t.Errorf("New(%+v) = %v (hint %q), want %q (hint with %q)", tt.spec, err, hint.Of(err), tt.want, tt.wantHint)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(fixOf(err), tt.wantHint) {
+			t.Errorf("New(%+v) = %v (hint %q), want %q (hint with %q)", tt.spec, err, fixOf(err), tt.want, tt.wantHint)
 		}
 	}
 	if got := Names(); !slices.Equal(got, []string{"claude", "codex", "gemini", "llm", "ollama", "command", "openai"}) {

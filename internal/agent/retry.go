@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // HTTPOptions tunes the openai backend; each zero field takes its default.
@@ -121,13 +120,13 @@ func retryableStatus(code int) bool {
 func statusHint(err error, se *StatusError, keyEnv, baseURL string) error {
 	switch se.Status {
 	case http.StatusUnauthorized:
-		return hint.Wrap(err, "check the key in "+keyEnv+" (api_key_env names the variable) and that it belongs to "+baseURL)
+		return setupError(err, "check the key in "+keyEnv+" (api_key_env names the variable) and that it belongs to "+baseURL)
 	case http.StatusForbidden:
-		return hint.Wrap(err, "check that the key in "+keyEnv+" may use the model '"+se.model+"'")
+		return setupError(err, "check that the key in "+keyEnv+" may use the model '"+se.model+"'")
 	case http.StatusNotFound:
-		return hint.Wrap(err, "check model and base_url in the [agent] table (the base URL usually ends in /v1)")
+		return setupError(err, "check model and base_url in the [agent] table (the base URL usually ends in /v1)")
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return hint.Wrap(err, "check the model name; the request may also be longer than the model's context")
+		return setupError(err, "check the model name; the request may also be longer than the model's context")
 	}
 	return err
 }

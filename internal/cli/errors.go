@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
@@ -96,6 +97,7 @@ func explain(err error) explained {
 		tooLarge   *reply.TooLargeError
 		notText    *reply.NotTextError
 		echo       *reply.EchoError
+		setup      *agent.SetupError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -154,6 +156,8 @@ func explain(err error) explained {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
 	case errors.As(err, &notText):
 		e.hint = "save the LLM's answer as plain text"
+	case errors.As(err, &setup):
+		e.hint = setup.Fix
 	}
 	if errors.As(err, &h) {
 		e.hint = h.hint
