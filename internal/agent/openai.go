@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
 )
 
 // defaultBaseURL is OpenAI's own endpoint, used when neither base_url nor

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // HTTPOptions tunes the openai backend; each zero field takes its default.
