@@ -117,17 +117,17 @@ func shellFields(e *Event, c command.Command, r command.Result) {
 
 func denial(e Event, typ OpType, r command.Result) Event {
 	e.Type, e.OperationType = EventPolicyDenied, typ
-	e.Reason = r.Reason
-	if e.Reason == "" {
-		e.Reason = r.Summary
-	}
+	e.Reason, e.Suggestion = r.Reason, suggestPolicy
 	switch {
 	case r.Status == command.Rejected:
-		e.Suggestion = suggestOutside
+		e.Reason, e.Suggestion = r.Summary, suggestOutside
 	case r.Cause == command.CausePerson:
-		e.Suggestion = suggestPerson
-	default:
-		e.Suggestion = suggestPolicy
+		e.Reason, e.Suggestion = "The user denied it", suggestPerson
+		if r.Reason != "" {
+			e.Reason += ": " + r.Reason
+		}
+	case e.Reason == "":
+		e.Reason = r.Summary
 	}
 	return e
 }

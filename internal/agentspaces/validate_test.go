@@ -118,29 +118,6 @@ func TestValidationBoundaries(t *testing.T) {
 	}
 }
 
-// Base64 content is limited by its decoded size: exactly 10 MB is a valid
-// file, one byte more is refused before anything is written.
-func TestBase64ContentLimit(t *testing.T) {
-	for _, n := range []int{MaxContentBytes, MaxContentBytes + 1} {
-		content := base64.StdEncoding.EncodeToString(make([]byte, n))
-		c := decodeOne(t, `{"type": "createFile", "path": "big.bin", "encoding": "base64", "content": "`+content+`"}`)
-		switch n {
-		case MaxContentBytes:
-			if c.Type != command.CreateFile || c.Encoding != command.Base64 || c.Content != content {
-				t.Errorf("10 MB of base64 was not accepted: %s %.100s", c.Type, c.Error)
-			}
-		default:
-			if c.Type != command.ParseError || !strings.Contains(c.Error, "decodes to 10485761 bytes") {
-				t.Errorf("10 MB + 1 of base64 gave %s %.200s", c.Type, c.Error)
-			}
-		}
-	}
-	text := strings.Repeat("x", MaxContentBytes+1)
-	if c := decodeOne(t, `{"type": "createFile", "path": "big.txt", "content": "`+text+`"}`); c.Type != command.ParseError {
-		t.Errorf("10 MB + 1 of text was accepted")
-	}
-}
-
 // Base64 written without padding or wrapped in lines is accepted and
 // passed on in the one form the engine decodes.
 func TestBase64Forms(t *testing.T) {
