@@ -12,6 +12,11 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
+// MaxOperations is the most operations one message may hold. The
+// protocol sets no limit; courier does, so that a message of many tiny
+// operations cannot make it build millions of commands and events.
+const MaxOperations = 10_000
+
 // MaxMessageBytes is the largest operations message courier reads. It
 // leaves room for a file of the largest allowed content written with JSON
 // escapes; a reader should stop at one byte more and refuse the message.
@@ -57,10 +62,13 @@ func Decode(data []byte) ([]command.Command, error) {
 	return b.cmds, nil
 }
 
-// rawOp is one element of an operations array and where it starts.
+// rawOp is one element of an operations array, read as an object's
+// members (nil when it is not an object: notObject says what it is), and
+// where it starts.
 type rawOp struct {
-	data   json.RawMessage
-	offset int // byte offset in the whole input
+	fields    fields
+	notObject string
+	offset    int // byte offset in the whole input
 }
 
 // message is an operations message read but not yet validated.
@@ -102,7 +110,7 @@ func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message,
 				return m, &MessageError{Line: lines.line(base + int(dec.InputOffset())), Reason: `"operations" appears twice in the message; send one array`}
 			}
 			m.hasOps = true
-			if err := m.readOps(dec, base, lines); err != nil {
+			if err := m.readOps(dec, data, base, lines); err != nil {
 				if _, ok := err.(*MessageError); ok {
 					return m, err
 				}
@@ -138,7 +146,7 @@ func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message,
 
 // readOps reads the value of "operations", which must be an array, one
 // element at a time so that each keeps its position for error messages.
-func (m *message) readOps(dec *json.Decoder, base int, lines *lineIndex) error {
+func (m *message) readOps(dec *json.Decoder, data []byte, base int, lines *lineIndex) error {
 	at := base + int(dec.InputOffset())
 	tok, err := dec.Token()
 	if err != nil {
@@ -148,11 +156,24 @@ func (m *message) readOps(dec *json.Decoder, base int, lines *lineIndex) error {
 		return &MessageError{Line: lines.line(at), Reason: fmt.Sprintf(`"operations" must be an array of operations, not %s`, tokenKind(tok))}
 	}
 	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
+		if len(m.ops) == MaxOperations {
+			return &MessageError{Line: lines.line(at), Reason: fmt.Sprintf("the message has more than %d operations; send at most %d at a time", MaxOperations, MaxOperations)}
 		}
-		m.ops = append(m.ops, rawOp{data: raw, offset: base + int(dec.InputOffset()) - len(raw)})
+		// The element starts after the separator the decoder stopped at.
+		start := int(dec.InputOffset())
+		start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n,"))
+		op := rawOp{offset: base + start}
+		if err := dec.Decode(&op.fields); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				return err
+			}
+			op.fields, op.notObject = nil, kindName(te.Value)
+		}
+		if op.fields == nil && op.notObject == "" {
+			op.notObject = "null"
+		}
+		m.ops = append(m.ops, op)
 	}
 	_, err = dec.Token()
 	return err
@@ -213,6 +234,20 @@ func tokenKind(tok json.Token) string {
 		return "null"
 	}
 	return "something else"
+}
+
+// kindName names a kind of JSON value as the decoder's type errors give
+// it ("array", "bool"), for error messages.
+func kindName(value string) string {
+	switch value {
+	case "array":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	case "object":
+		return "an object"
+	}
+	return "a " + value
 }
 
 // positiveInt reads a JSON number or numeric string as a positive int; 0

@@ -72,4 +72,51 @@ func TestDecodeTooLarge(t *testing.T) {
 	if _, err := Decode(big); err == nil || !strings.Contains(err.Error(), "larger than the 64 MiB limit") {
 		t.Errorf("Decode of a message over the limit = %v", err)
 	}
+	if r := ParseReply(string(big)); len(r.Commands) != 1 || !strings.Contains(r.Commands[0].Error, "larger than 64 MiB") {
+		t.Errorf("ParseReply of a reply over the limit = %+v", r.Commands)
+	}
+}
+
+// Elements that are not objects are validation errors in their place,
+// named by their kind.
+func TestDecodeNonObjectOperations(t *testing.T) {
+	cmds, err := Decode([]byte(`{"protocolVersion": "1.0", "operations": [[1], true, null, 2, "x", {"type": "message", "content": "ok"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"an array", "a boolean", "null", "a number", "a string"}
+	for i, kind := range want {
+		if c := cmds[i]; c.Type != command.ParseError || !strings.HasSuffix(c.Error, "must be a JSON object, not "+kind) {
+			t.Errorf("element %d: %s %q", i, c.Type, c.Error)
+		}
+	}
+	if cmds[5].Type != command.Message {
+		t.Errorf("the valid operation after them is %s", cmds[5].Type)
+	}
+}
+
+// A message may hold at most MaxOperations operations; one more makes it
+// unreadable as a whole rather than a million events.
+func TestDecodeOperationLimit(t *testing.T) {
+	op := `{"type": "message", "content": "x"},`
+	for _, n := range []int{MaxOperations, MaxOperations + 1} {
+		in := `{"protocolVersion": "1.0", "operations": [` + strings.TrimSuffix(strings.Repeat(op, n), ",") + `]}`
+		cmds, err := Decode([]byte(in))
+		if n == MaxOperations && (err != nil || len(cmds) != n) {
+			t.Errorf("%d operations: %d commands, %v", n, len(cmds), err)
+		}
+		if n > MaxOperations && (err == nil || !strings.Contains(err.Error(), "more than 10000 operations")) {
+			t.Errorf("%d operations: %d commands, %v", n, len(cmds), err)
+		}
+		r := ParseReply(in)
+		if n > MaxOperations && (len(r.Commands) != 1 || !strings.Contains(r.Commands[0].Error, "more than 10000 operations")) {
+			t.Errorf("as a reply, %d operations gave %d commands", n, len(r.Commands))
+		}
+	}
+	// Across the messages of one reply, too.
+	half := `{"operations": [` + strings.TrimSuffix(strings.Repeat(op, MaxOperations/2+1), ",") + `]}`
+	r := ParseReply(half + "\n" + half)
+	if n := len(r.Commands); n != MaxOperations/2+2 || !strings.Contains(r.Commands[n-1].Error, "the reply has more than 10000 operations") {
+		t.Errorf("two halves gave %d commands, the last %q", n, r.Commands[n-1].Error)
+	}
 }

@@ -45,6 +45,10 @@ const NoMessage = `your reply holds no operations message, so nothing was done. 
 // operations runs. "protocolVersion" may be left out, but another
 // version than "1.0" is refused.
 func ParseReply(text string) Reply {
+	if len(text) > MaxMessageBytes {
+		return Reply{Commands: []command.Command{{Type: command.ParseError,
+			Error: fmt.Sprintf("your reply is larger than %d MiB, so nothing was done; send smaller steps", MaxMessageBytes>>20)}}}
+	}
 	s := scan(text)
 	lines := newLineIndex(text)
 	var r Reply
@@ -60,9 +64,17 @@ func ParseReply(text string) Reply {
 		if !p.hasOps {
 			continue
 		}
+		if (p.broken || len(b.cmds) >= MaxOperations) && problems >= maxProblems {
+			problems++ // nothing of it would be shown or run
+			continue
+		}
 		// Positions are asked in increasing order, which keeps counting
 		// lines linear: the message's own line first.
 		line := lines.line(p.start)
+		if len(b.cmds) >= MaxOperations {
+			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
+			continue
+		}
 		m, err := readMessage(s.json(p), p.start, lines, false)
 		if err == nil && !p.broken {
 			err = m.checkVersion(false)
@@ -78,6 +90,10 @@ func ParseReply(text string) Reply {
 			continue
 		}
 		found = true
+		if len(b.cmds)+len(m.ops) > MaxOperations {
+			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
+			continue
+		}
 		if r.Session == "" {
 			r.Session = m.session
 		}

@@ -38,7 +38,10 @@ type frame struct {
 type scanner struct {
 	text   string
 	pieces []piece
-	blanks [][2]int // byte ranges to blank, in order
+	// blanks are byte ranges to blank, in order. ParseReply reads at most
+	// MaxMessageBytes, so offsets fit in 32 bits, which halves the memory
+	// of a reply full of comments.
+	blanks [][2]int32
 	stack  []frame
 	// kept are the closed objects holding "operations" inside the object
 	// being scanned, outermost only: if that object turns out broken
@@ -159,12 +162,12 @@ func stringEnd(text string, i int) int {
 // Each comment is moved at most once, by the one comma it follows.
 func (s *scanner) blankComma(i int) {
 	k := len(s.blanks)
-	for k > 0 && s.blanks[k-1][0] > i {
+	for k > 0 && int(s.blanks[k-1][0]) > i {
 		k--
 	}
-	s.blanks = append(s.blanks, [2]int{})
+	s.blanks = append(s.blanks, [2]int32{})
 	copy(s.blanks[k+1:], s.blanks[k:])
-	s.blanks[k] = [2]int{i, i + 1}
+	s.blanks[k] = [2]int32{int32(i), int32(i + 1)}
 }
 
 // noteString marks the innermost open object when a string of it is
@@ -204,7 +207,7 @@ func (s *scanner) comment(i int) (int, bool) {
 	default:
 		return 0, false
 	}
-	s.blanks = append(s.blanks, [2]int{i, end})
+	s.blanks = append(s.blanks, [2]int32{int32(i), int32(end)})
 	return end, true
 }
 
@@ -236,9 +239,9 @@ func (s *scanner) broken(at int) int {
 // are the reply's offsets minus p.start.
 func (s *scanner) json(p piece) []byte {
 	data := []byte(s.text[p.start:p.end])
-	i := sort.Search(len(s.blanks), func(i int) bool { return s.blanks[i][1] > p.start })
-	for ; i < len(s.blanks) && s.blanks[i][0] < p.end; i++ {
-		from, to := max(s.blanks[i][0], p.start), min(s.blanks[i][1], p.end)
+	i := sort.Search(len(s.blanks), func(i int) bool { return int(s.blanks[i][1]) > p.start })
+	for ; i < len(s.blanks) && int(s.blanks[i][0]) < p.end; i++ {
+		from, to := max(int(s.blanks[i][0]), p.start), min(int(s.blanks[i][1]), p.end)
 		for j := from; j < to; j++ {
 			if data[j-p.start] != '\n' {
 				data[j-p.start] = ' '

@@ -1,6 +1,7 @@
 package agentspaces
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -46,7 +47,7 @@ func (b *batch) addAll(ops []rawOp, lines *lineIndex) {
 func (b *batch) add(op rawOp, lines *lineIndex) {
 	n := len(b.cmds) + 1
 	line := lines.line(op.offset)
-	o, err := validate(op.data)
+	o, err := validate(op)
 	if err != nil {
 		where := fmt.Sprintf("operation %d", n)
 		if o.Type != "" {
@@ -72,11 +73,11 @@ type fields map[string]json.RawMessage
 // validate checks one operation against the protocol's schema and rules.
 // On error it still returns what it could read of the operation (its type,
 // id and path), so the error event can name it.
-func validate(raw json.RawMessage) (Operation, error) {
+func validate(op rawOp) (Operation, error) {
 	var o Operation
-	var f fields
-	if json.Unmarshal(raw, &f) != nil || f == nil {
-		return o, fmt.Errorf("an operation must be a JSON object, not %s", valueKind(raw))
+	f := op.fields
+	if f == nil {
+		return o, fmt.Errorf("an operation must be a JSON object, not %s", op.notObject)
 	}
 	id, _, err := f.str("id", false)
 	if err != nil {
@@ -236,11 +237,22 @@ func (f fields) str(key string, required bool) (string, bool, error) {
 		}
 		return "", false, nil
 	}
-	var s string
-	if valueKind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
+	if valueKind(raw) != "a string" {
 		return "", false, fmt.Errorf("%q must be a string, not %s", key, valueKind(raw))
 	}
-	return s, true, nil
+	return unquote(raw), true, nil
+}
+
+// unquote decodes a JSON string the decoder has checked. Most strings have
+// no escapes and are valid UTF-8, and are taken as they are.
+func unquote(raw json.RawMessage) string {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }
 
 func (f fields) boolean(key string) (bool, bool, error) {
