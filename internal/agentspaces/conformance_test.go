@@ -301,6 +301,14 @@ func conformanceWithoutEngine(t *testing.T, all []*conformanceCase) {
 // exact shape: decoding it into Event and encoding it gives it back.
 func conformanceShapes(t *testing.T, cases []*conformanceCase) {
 	for _, c := range cases {
+		if data, ok := c.sections["approval.json"]; ok {
+			if _, err := DecodeApproval(data); err != nil {
+				t.Errorf("%s approval.json: %v", c.name, err)
+			}
+		}
+		if c.mode() == "ops" {
+			operationShapes(t, c)
+		}
 		for _, sec := range []string{"events.json", "resumed.json", "event.json"} {
 			data, ok := c.sections[sec]
 			if !ok {
@@ -333,6 +341,32 @@ func conformanceShapes(t *testing.T, cases []*conformanceCase) {
 					t.Errorf("%s %s event %d does not encode back:\nwant %s\n got %s", c.name, sec, i, raw, back)
 				}
 			}
+		}
+	}
+}
+
+// operationShapes checks that every valid operation of a program's
+// message, read into Operation, encodes back to what was sent.
+func operationShapes(t *testing.T, c *conformanceCase) {
+	var m struct{ Operations []json.RawMessage }
+	if json.Unmarshal(c.input(), &m) != nil {
+		return // an unreadable message; its own case checks the error
+	}
+	for i, raw := range m.Operations {
+		var f fields
+		if json.Unmarshal(raw, &f) != nil {
+			continue
+		}
+		o, err := validate(rawOp{fields: f})
+		if err != nil {
+			continue
+		}
+		back, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, got := decodeAny(t, raw), decodeAny(t, back); !reflect.DeepEqual(want, got) {
+			t.Errorf("%s operation %d does not encode back:\nwant %s\n got %s", c.name, i+1, raw, back)
 		}
 	}
 }

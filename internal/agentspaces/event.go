@@ -62,7 +62,7 @@ const (
 //	userMessage       Content
 //	message           Success (always true)
 //	createFile        Path, Success, Error or BytesWritten
-//	readFile          Path, Success, Error or Content, Encoding, Size
+//	readFile          Path, Success, Error or Content, Encoding and Size
 //	editFile          Path, Success, Error or EditsApplied
 //	deleteFile        Path, Success, Error
 //	shell             Command, Success, ExitCode, Stdout, Stderr,
@@ -178,13 +178,13 @@ func (e Event) writeFileFields(w *objectWriter) {
 	case EventCreateFile:
 		w.field("bytesWritten", e.BytesWritten)
 	case EventReadFile:
+		// Encoding and size come together; courier always sets them, the
+		// protocol's excerpts sometimes leave both out.
 		w.field("content", e.Content)
-		enc := e.Encoding
-		if enc == "" {
-			enc = UTF8
+		if e.Encoding != "" {
+			w.field("encoding", e.Encoding)
+			w.field("size", e.Size)
 		}
-		w.field("encoding", enc)
-		w.field("size", e.Size)
 	case EventEditFile:
 		w.field("editsApplied", e.EditsApplied)
 	}

@@ -37,7 +37,8 @@ const (
 )
 
 // OperationsMessage is what an agent sends: a batch of operations to run
-// in order.
+// in order. Programs build it to send; courier reads messages with Decode
+// or ParseReply, which validate every operation.
 type OperationsMessage struct {
 	ProtocolVersion string      `json:"protocolVersion"`
 	Operations      []Operation `json:"operations"`

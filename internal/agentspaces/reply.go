@@ -26,9 +26,9 @@ type Reply struct {
 // courier build a million messages nobody reads.
 const maxProblems = 100
 
-// NoMessage is the validation error of a reply that holds no operations
+// noMessage is the validation error of a reply that holds no operations
 // message at all.
-const NoMessage = `your reply holds no operations message, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "operations": [...]} in a ` + "```json" + ` fence`
+const noMessage = `your reply holds no operations message, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "operations": [...]} in a ` + "```json" + ` fence`
 
 // ParseReply reads the operations a chat LLM wrote in its reply (text as
 // protocol.Decode returns it). It never fails: what it cannot use becomes
@@ -107,7 +107,7 @@ func ParseReply(text string) Reply {
 			Error: fmt.Sprintf("%d more broken operations messages were not run", problems-maxProblems)})
 	}
 	if !found && problems == 0 {
-		b.cmds = append(b.cmds, command.Command{Type: command.ParseError, Error: NoMessage + loneOperation(s, lines)})
+		b.cmds = append(b.cmds, command.Command{Type: command.ParseError, Error: noMessage + loneOperation(s, lines)})
 	}
 	r.Commands = b.cmds
 	markFinal(r.Commands)
