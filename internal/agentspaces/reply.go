@@ -76,17 +76,16 @@ func ParseReply(text string) Reply {
 			continue
 		}
 		m, err := readMessage(s.json(p), p.start, lines, false)
-		if err == nil && !p.broken {
-			err = m.checkVersion(false)
-		}
-		if err == nil && p.broken {
+		switch {
+		case err == nil && p.broken:
 			err = &MessageError{Line: line, Reason: "the JSON ends before the message is complete"}
+		case err == nil && !m.hasOps:
+			continue // "operations" was only a value: not a message
+		case err == nil:
+			err = m.checkVersion(false)
 		}
 		if err != nil {
 			problem(line, fmt.Sprintf("the operations message at line %d was not run: %v", line, err))
-			continue
-		}
-		if !m.hasOps {
 			continue
 		}
 		found = true

@@ -79,6 +79,7 @@ func TestParseReplyProblems(t *testing.T) {
 	}{
 		{"no JSON", "I think we should use Python. Shall I?", []string{"PARSE_ERROR:your reply holds no operations message"}},
 		{"unrelated JSON only", "```json\n{\"name\": \"demo\"}\n```", []string{"PARSE_ERROR:your reply holds no operations message"}},
+		{"operations only as a value", `{"protocolVersion": "2.0", "note": "operations"}`, []string{"PARSE_ERROR:your reply holds no operations message"}},
 		{"lone operation", "```json\n{\"type\": \"shell\", \"command\": \"ls\"}\n```", []string{"The shell operation at line 2 is not inside an operations message"}},
 		{"cut off", "Here:\n```json\n{\"protocolVersion\": \"1.0\", \"operations\": [\n  {\"type\": \"createFile\", \"path\": \"a\", \"content\": \"x\"},\n  {\"type\": \"shell\", \"comm",
 			[]string{"PARSE_ERROR:the operations message at line 3 was not run: not valid JSON at line 5"}},

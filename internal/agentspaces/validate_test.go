@@ -52,6 +52,8 @@ func TestValidationBoundaries(t *testing.T) {
 		{"leading dot-dot", `{"type": "editFile", "path": "../outside.txt", "edits": [{"oldContent": "a", "newContent": "b"}]}`, `".." segment`},
 		{"trailing dot-dot", `{"type": "deleteFile", "path": "a/.."}`, `".." segment`},
 		{"backslash dot-dot", `{"type": "deleteFile", "path": "a\\..\\..\\b"}`, `".." segment`},
+		{"dot-dot written as escapes", `{"type": "createFile", "path": "a/\u002e\u002e/b", "content": ""}`, `".." segment`},
+		{"slash written as an escape", `{"type": "deleteFile", "path": "\u002fetc/passwd"}`, "is absolute"},
 		{"dots inside a name", `{"type": "readFile", "path": "notes..txt"}`, ""},
 		{"NUL in path", `{"type": "readFile", "path": "file\u0000.txt"}`, "contains a NUL character"},
 		{"empty path", `{"type": "readFile", "path": ""}`, "is empty"},
