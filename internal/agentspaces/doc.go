@@ -70,10 +70,16 @@
 //     so an operation cannot replace them; validation already refuses
 //     names starting with COURIER_.
 //
-// For every result the engine also sets Time (when the command finished),
-// and on denial Reason (the policy's reason or the person's words) with
-// Cause CausePolicy or CausePerson; a command interrupted by the run's own
-// deadline has Cause CauseDeadline.
+// For every result the engine also sets Time (when the command finished).
+// A command the policy denies has Cause CausePolicy and Reason the
+// verdict's reason; one the person denies has Cause CausePerson and
+// Reason the person's own words, possibly empty. A command interrupted by
+// the run's own deadline has Cause CauseDeadline. A paused command
+// becomes a Pause with the pending command's index, the verdict's reason
+// and its rule key (policy.Verdict.Rule), and after the answer the run
+// resumes with Outcome.From at that index: approved, the command runs
+// and its event comes first; denied, it gives policyDenied; the rest of
+// the batch runs either way.
 //
 // # Events
 //

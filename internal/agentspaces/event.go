@@ -47,7 +47,9 @@ const (
 // Category classifies an error event.
 type Category string
 
-// The error categories.
+// The error categories. courier reports a refusal as a policyDenied
+// event, as the protocol's special event for it, so CategoryPolicy is
+// never sent; it is here to read other runtimes' events.
 const (
 	CategoryValidation Category = "validation"
 	CategoryPolicy     Category = "policy"
