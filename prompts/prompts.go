@@ -11,3 +11,10 @@ import _ "embed"
 //
 //go:embed protocol.txt
 var Protocol string
+
+// ProtocolJSON is the PROTOCOL section of a request in the Agent Spaces
+// JSON protocol: the operations message, the six operations, the limits,
+// how events come back, and how a session ends.
+//
+//go:embed protocol_json.txt
+var ProtocolJSON string

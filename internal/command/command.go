@@ -36,17 +36,25 @@ type Edit struct {
 	Replace string `json:"replace"`
 }
 
+// Base64 is the Encoding of content carried as standard base64 text (with
+// padding), so that any bytes survive JSON journals unchanged.
+const Base64 = "base64"
+
 // Command is one instruction from a reply.
 //
 // Which fields apply depends on Type:
-//   - CREATE_FILE: Path, Content, NoOverwrite
+//   - CREATE_FILE: Path, Content, NoOverwrite, Encoding
 //   - EDIT_FILE: Path and either StartLine/EndLine with Content (line range)
-//     or Edits (search/replace)
+//     or Edits (search/replace), and Literal
 //   - DELETE_FILE: Path
-//   - READ_FILE: Path (a file or a glob), optionally StartLine/EndLine
-//   - RUN_COMMAND: Command, optionally Dir, Timeout, Env
+//   - READ_FILE: Path (a file or a glob), optionally StartLine/EndLine; or,
+//     with Inline, one file named literally, and Encoding
+//   - RUN_COMMAND: Command, optionally Dir, Timeout, Env, SplitOutput
 //   - MESSAGE, DONE: Text
 //   - PARSE_ERROR: Error, and Path when the broken block named one
+//
+// The tag protocol leaves Literal, Encoding, SplitOutput and Inline unset;
+// the Agent Spaces JSON protocol sets them to ask for its semantics.
 type Command struct {
 	Type Type `json:"type"`
 	// ID correlates a command with its result (JSON front ends set it).
@@ -70,6 +78,23 @@ type Command struct {
 	Error   string            `json:"error,omitempty"`
 	// Line is the 1-based line of the reply where the block starts.
 	Line int `json:"line,omitempty"`
+
+	// Literal makes EDIT_FILE's Edits exact: each Search replaces its first
+	// occurrence in the text the previous pair left, byte for byte, with
+	// Replace taken literally; no tolerant matching, no uniqueness rule, no
+	// pair skipped as already applied. All pairs apply or none does.
+	Literal bool `json:"literal,omitempty"`
+	// Encoding is Base64 when CREATE_FILE's Content is the base64 text of
+	// the bytes to write, or when READ_FILE must return its content as
+	// base64. Empty means text.
+	Encoding string `json:"encoding,omitempty"`
+	// SplitOutput asks RUN_COMMAND for stdout and stderr separately
+	// (Result.Stdout, Result.Stderr) rather than interleaved in Output.
+	SplitOutput bool `json:"split_output,omitempty"`
+	// Inline asks READ_FILE for the content in its Result (Content,
+	// Encoding, Size) instead of in the next request; Path is then one file,
+	// never a glob.
+	Inline bool `json:"inline,omitempty"`
 }
 
 // IsLineRange reports whether an EDIT_FILE replaces a line range rather than
@@ -104,10 +129,16 @@ func (c Command) MarshalJSON() ([]byte, error) {
 		if c.NoOverwrite {
 			m["no_overwrite"] = true
 		}
+		if c.Encoding != "" {
+			m["encoding"] = c.Encoding
+		}
 	case EditFile:
 		m["path"] = c.Path
 		if len(c.Edits) > 0 {
 			m["edits"] = c.Edits
+			if c.Literal {
+				m["literal"] = true
+			}
 		} else {
 			m["start_line"] = c.StartLine
 			m["end_line"] = c.EndLine
@@ -121,6 +152,12 @@ func (c Command) MarshalJSON() ([]byte, error) {
 			m["start_line"] = c.StartLine
 			m["end_line"] = c.EndLine
 		}
+		if c.Inline {
+			m["inline"] = true
+		}
+		if c.Encoding != "" {
+			m["encoding"] = c.Encoding
+		}
 	case RunCommand:
 		m["command"] = c.Command
 		if c.Dir != "" {
@@ -131,6 +168,9 @@ func (c Command) MarshalJSON() ([]byte, error) {
 		}
 		if len(c.Env) > 0 {
 			m["env"] = c.Env
+		}
+		if c.SplitOutput {
+			m["split_output"] = true
 		}
 	case Message, Done:
 		m["text"] = c.Text
@@ -181,6 +221,25 @@ const (
 	Interrupted Status = "interrupted"
 )
 
+// Cause says why a command failed or was denied, for front ends that
+// report failures by kind rather than by their summary text.
+type Cause string
+
+// The causes an engine reports. Other failures leave Cause empty.
+const (
+	// CauseExists: CREATE_FILE with NoOverwrite found the file there.
+	CauseExists Cause = "exists"
+	// CauseNotFound: the file to edit, delete or read does not exist.
+	CauseNotFound Cause = "not_found"
+	// CausePolicy: the policy's rules refused the command (status Denied).
+	CausePolicy Cause = "policy"
+	// CausePerson: the person refused the command (status Denied).
+	CausePerson Cause = "person"
+	// CauseDeadline: the run's own time limit interrupted the command
+	// (status Interrupted), as opposed to a crash or Ctrl-C.
+	CauseDeadline Cause = "deadline"
+)
+
 // Result is what happened when one command was carried out.
 type Result struct {
 	Type   Type   `json:"type"`
@@ -199,6 +258,26 @@ type Result struct {
 	DurationMS int64 `json:"durationMs,omitempty"`
 	// Command echoes a RUN_COMMAND's text, for the console.
 	Command string `json:"command,omitempty"`
+
+	// Stdout and Stderr are a RUN_COMMAND's two streams, each capped like
+	// Output, when the command asked for SplitOutput.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+	// TimedOut is set when a RUN_COMMAND ran out of time and was stopped.
+	TimedOut bool `json:"timedOut,omitempty"`
+	// Content is an Inline READ_FILE's content: the text, or base64 when
+	// Encoding is Base64. Size is the file's size in bytes.
+	Content  string `json:"content,omitempty"`
+	Encoding string `json:"encoding,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+	// Cause says why the command failed or was denied, where it is one of
+	// the kinds front ends report by name.
+	Cause Cause `json:"cause,omitempty"`
+	// Reason is why a Denied command was refused: the policy's reason or
+	// the person's words, without courier's advice around it.
+	Reason string `json:"reason,omitempty"`
+	// Time is when the command finished.
+	Time time.Time `json:"time,omitzero"`
 }
 
 // Success reports whether the command did what it was asked.

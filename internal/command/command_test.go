@@ -22,6 +22,11 @@ func TestMarshalJSON(t *testing.T) {
 		{Command{Type: Message, Text: "hi"}, `{"text":"hi","type":"MESSAGE"}`},
 		{Command{Type: Done, Text: ""}, `{"text":"","type":"DONE"}`},
 		{Command{Type: ParseError, Error: "no closing tag", Path: "x"}, `{"error":"no closing tag","path":"x","type":"PARSE_ERROR"}`},
+		// The JSON front end's flags appear only where they apply.
+		{Command{Type: CreateFile, ID: "f1", Path: "a.bin", Content: "AAE=", Encoding: Base64, NoOverwrite: true}, `{"content":"AAE=","encoding":"base64","id":"f1","no_overwrite":true,"path":"a.bin","type":"CREATE_FILE"}`},
+		{Command{Type: EditFile, Path: "a", Edits: []Edit{{Search: "$1", Replace: "x"}}, Literal: true}, `{"edits":[{"search":"$1","replace":"x"}],"literal":true,"path":"a","type":"EDIT_FILE"}`},
+		{Command{Type: ReadFile, Path: "a*b", Inline: true, Encoding: Base64}, `{"encoding":"base64","inline":true,"path":"a*b","type":"READ_FILE"}`},
+		{Command{Type: RunCommand, Command: "ls", SplitOutput: true}, `{"command":"ls","split_output":true,"type":"RUN_COMMAND"}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.c)
@@ -40,6 +45,13 @@ func TestJSONRoundTrip(t *testing.T) {
 		{Type: RunCommand, Command: "go test ./...", Dir: "sub", Timeout: 90 * time.Second, Env: map[string]string{"A": "1"}},
 		{Type: ReadFile, Path: "src/**/*.go"},
 		{Type: Done, Text: "summary"},
+		// A journal that dropped these flags would replay a JSON reply with
+		// the tag protocol's semantics after a crash: base64 text written
+		// as the file, a tolerant edit instead of an exact one.
+		{Type: CreateFile, ID: "img", Path: "a.png", Content: "iVBORw0KGgo=", Encoding: Base64, NoOverwrite: true},
+		{Type: EditFile, ID: "e", Path: "a", Edits: []Edit{{Search: "x", Replace: "$1"}}, Literal: true},
+		{Type: ReadFile, ID: "r", Path: "[x].txt", Inline: true, Encoding: Base64},
+		{Type: RunCommand, ID: "s", Command: "make", SplitOutput: true, Env: map[string]string{"DEBUG": "true"}},
 	} {
 		data, err := json.Marshal(c)
 		if err != nil {
@@ -70,5 +82,33 @@ func TestKinds(t *testing.T) {
 	}
 	if !(Result{Status: OK}).Success() || (Result{Status: Rejected}).Success() {
 		t.Error("Success does not follow the status")
+	}
+}
+
+// Results carry what the JSON front end reports, and journals keep it.
+func TestResultJSONRoundTrip(t *testing.T) {
+	code := 0
+	for _, r := range []Result{
+		{Type: RunCommand, Status: Failed, Stdout: "out\n", Stderr: "err\n", TimedOut: true, DurationMS: 1000},
+		{Type: ReadFile, Status: OK, Path: "a.bin", Content: "AAE=", Encoding: Base64, Size: 2},
+		{Type: CreateFile, Status: Failed, Cause: CauseExists, Summary: "File 'a' already exists"},
+		{Type: RunCommand, Status: Denied, Cause: CausePolicy, Reason: "`sudo` is denied", ExitCode: &code,
+			Time: time.Date(2025, 1, 15, 10, 30, 0, 123e6, time.UTC)},
+	} {
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Result
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", data, err)
+		}
+		if !reflect.DeepEqual(back, r) {
+			t.Errorf("round trip of %s gave %+v, want %+v", data, back, r)
+		}
+	}
+	data, _ := json.Marshal(Result{Type: Message, Status: OK})
+	if string(data) != `{"type":"MESSAGE","status":"ok","summary":""}` {
+		t.Errorf("a result without the new fields encodes as %s", data)
 	}
 }

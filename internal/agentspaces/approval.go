@@ -1,0 +1,99 @@
+package agentspaces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Decision answers an approvalRequired event.
+type Decision string
+
+// The two decisions.
+const (
+	Approved Decision = "approved"
+	Denied   Decision = "denied"
+)
+
+// Approval is the answer to a paused run.
+type Approval struct {
+	// OperationID names the operation awaiting approval; "" when the
+	// answer was a userMessage, which answers whatever is waiting.
+	OperationID string   `json:"operationId,omitempty"`
+	Decision    Decision `json:"decision"`
+	Reason      string   `json:"reason,omitempty"`
+}
+
+// DecodeApproval reads the answer to a paused run in either form the
+// protocol gives:
+//
+//	{"approval": {"operationId": "shell-1", "decision": "approved", "reason": "..."}}
+//	{"type": "userMessage", "content": "approved"}
+//
+// The userMessage form may also come inside an events list, as the seed's
+// examples send user messages: {"events": [{"type": "userMessage", ...}]}.
+// Its content must be "approved" or "denied" (case and surrounding spaces
+// do not matter); any other text is not taken as a decision.
+func DecodeApproval(data []byte) (Approval, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	var msg struct {
+		Approval *struct {
+			OperationID *string `json:"operationId"`
+			Decision    *string `json:"decision"`
+			Reason      *string `json:"reason"`
+		} `json:"approval"`
+		Type    string  `json:"type"`
+		Content *string `json:"content"`
+		Events  []struct {
+			Type    string  `json:"type"`
+			Content *string `json:"content"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(data, &msg); err != nil {
+		return Approval{}, fmt.Errorf("the approval is not a JSON object: %w", err)
+	}
+	if a := msg.Approval; a != nil {
+		if a.OperationID == nil || *a.OperationID == "" {
+			return Approval{}, fmt.Errorf(`the approval has no "operationId"`)
+		}
+		if a.Decision == nil {
+			return Approval{}, fmt.Errorf(`the approval has no "decision"; it must be "approved" or "denied"`)
+		}
+		d, err := decision(*a.Decision, true)
+		if err != nil {
+			return Approval{}, err
+		}
+		out := Approval{OperationID: *a.OperationID, Decision: d}
+		if a.Reason != nil {
+			out.Reason = *a.Reason
+		}
+		return out, nil
+	}
+	content := msg.Content
+	typ := msg.Type
+	if len(msg.Events) == 1 {
+		typ, content = msg.Events[0].Type, msg.Events[0].Content
+	}
+	if typ != string(EventUserMessage) || content == nil {
+		return Approval{}, fmt.Errorf(`expected {"approval": {"operationId": ..., "decision": "approved" | "denied"}} or a userMessage saying "approved" or "denied"`)
+	}
+	d, err := decision(*content, false)
+	if err != nil {
+		return Approval{}, err
+	}
+	return Approval{Decision: d}, nil
+}
+
+// decision reads a decision; exact is the structured form, which must be
+// written as the protocol spells it.
+func decision(s string, exact bool) (Decision, error) {
+	if !exact {
+		s = strings.ToLower(strings.TrimSpace(s))
+	}
+	switch d := Decision(s); d {
+	case Approved, Denied:
+		return d, nil
+	}
+	return "", fmt.Errorf(`the decision must be "approved" or "denied", not %q`, clip(s, 40))
+}

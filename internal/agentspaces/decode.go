@@ -1,0 +1,316 @@
+package agentspaces
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// MaxOperations is the most operations one message may hold. The
+// protocol sets no limit; courier does, so that a message of many tiny
+// operations cannot make it build millions of commands and events.
+const MaxOperations = 10_000
+
+// MaxMessageBytes is the largest operations message courier reads. It
+// leaves room for a file of the largest allowed content written with JSON
+// escapes; a reader should stop at one byte more and refuse the message.
+const MaxMessageBytes = 64 << 20
+
+// MessageError is an operations message that cannot be run at all: not
+// JSON, not an object, the wrong protocol version, no operations array.
+// It becomes the one error event of a run with status "error".
+type MessageError struct {
+	// Line is the 1-based line of the input where the problem is, or 0.
+	Line   int
+	Reason string
+}
+
+func (e *MessageError) Error() string { return e.Reason }
+
+// Decode reads an operations message sent by a program (`courier ops`):
+// exactly one JSON object, strict JSON, optionally after a UTF-8 byte
+// order mark. A message that cannot be run as a whole gives a
+// *MessageError. Otherwise every operation becomes one command, in order:
+// a valid one the command it asks for, a malformed one a
+// command.ParseError whose Error says what is wrong (its validation error
+// event), so the batch runs on without it.
+func Decode(data []byte) ([]command.Command, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(data) > MaxMessageBytes {
+		return nil, &MessageError{Reason: fmt.Sprintf("the operations message is larger than the %d MiB limit", MaxMessageBytes>>20)}
+	}
+	text := string(data)
+	lines := newLineIndex(text)
+	m, err := readMessage(data, 0, lines, true)
+	if err != nil {
+		return nil, err
+	}
+	if !m.hasOps {
+		return nil, &MessageError{Line: 1, Reason: `the message has no "operations" array; send {"protocolVersion": "1.0", "operations": [...]}`}
+	}
+	if err := m.checkVersion(true); err != nil {
+		return nil, err
+	}
+	var b batch
+	b.addAll(m.ops, lines)
+	return b.cmds, nil
+}
+
+// rawOp is one element of an operations array, read as an object's
+// members (nil when it is not an object: notObject says what it is), and
+// where it starts.
+type rawOp struct {
+	fields    fields
+	notObject string
+	offset    int // byte offset in the whole input
+}
+
+// message is an operations message read but not yet validated.
+type message struct {
+	line       int // where the object starts
+	hasOps     bool
+	ops        []rawOp
+	hasVersion bool
+	version    json.RawMessage
+	// session and sequence are the routing fields a chat reply copies
+	// from the request's header; a program's message need not have them.
+	session  string
+	sequence int
+}
+
+// readMessage reads one JSON object, data, that starts at byte base of the
+// input, and collects its operations without validating them. strict
+// refuses anything after the object.
+func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	m := message{line: lines.line(base)}
+	syntax := func(err error) error { return syntaxError(err, data, base, lines) }
+	tok, err := dec.Token()
+	if err != nil {
+		return m, syntax(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return m, &MessageError{Line: m.line, Reason: fmt.Sprintf("the operations message must be a JSON object, not %s", tokenKind(tok))}
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return m, syntax(err)
+		}
+		key, _ := tok.(string)
+		if key == "operations" {
+			if m.hasOps {
+				return m, &MessageError{Line: lines.line(base + int(dec.InputOffset())), Reason: `"operations" appears twice in the message; send one array`}
+			}
+			m.hasOps = true
+			if err := m.readOps(dec, data, base, lines); err != nil {
+				if _, ok := err.(*MessageError); ok {
+					return m, err
+				}
+				return m, syntax(err)
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return m, syntax(err)
+		}
+		switch key {
+		case "protocolVersion":
+			m.hasVersion, m.version = true, raw
+		case "session":
+			var s string
+			if json.Unmarshal(raw, &s) == nil && len(s) <= 64 {
+				m.session = strings.ToLower(strings.TrimSpace(s))
+			}
+		case "sequence":
+			m.sequence = positiveInt(raw)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return m, syntax(err)
+	}
+	if rest := data[dec.InputOffset():]; strict && len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
+		off := base + len(data) - len(bytes.TrimLeft(rest, " \t\r\n"))
+		return m, &MessageError{Line: lines.line(off), Reason: fmt.Sprintf("unexpected data after the operations message at %s; send exactly one JSON object", lines.where(off))}
+	}
+	return m, nil
+}
+
+// readOps reads the value of "operations", which must be an array, one
+// element at a time so that each keeps its position for error messages.
+func (m *message) readOps(dec *json.Decoder, data []byte, base int, lines *lineIndex) error {
+	at := base + int(dec.InputOffset())
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return &MessageError{Line: lines.line(at), Reason: fmt.Sprintf(`"operations" must be an array of operations, not %s`, tokenKind(tok))}
+	}
+	for dec.More() {
+		if len(m.ops) == MaxOperations {
+			return &MessageError{Line: lines.line(at), Reason: fmt.Sprintf("the message has more than %d operations; send at most %d at a time", MaxOperations, MaxOperations)}
+		}
+		// The element starts after the separator the decoder stopped at.
+		start := int(dec.InputOffset())
+		start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n,"))
+		op := rawOp{offset: base + start}
+		if err := dec.Decode(&op.fields); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				return err
+			}
+			op.fields, op.notObject = nil, kindName(te.Value)
+		}
+		if op.fields == nil && op.notObject == "" {
+			op.notObject = "null"
+		}
+		m.ops = append(m.ops, op)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// checkVersion checks protocolVersion: it must be "1.0"; a chat reply
+// (not strict) may leave it out.
+func (m *message) checkVersion(strict bool) error {
+	if !m.hasVersion {
+		if strict {
+			return &MessageError{Line: m.line, Reason: `the message has no "protocolVersion"; courier speaks protocol version "1.0"`}
+		}
+		return nil
+	}
+	var v string
+	if json.Unmarshal(m.version, &v) != nil || v != ProtocolVersion {
+		return &MessageError{Line: m.line, Reason: fmt.Sprintf(`"protocolVersion" is %s; courier speaks protocol version "1.0" only`, clip(string(m.version), 40))}
+	}
+	return nil
+}
+
+// syntaxError turns a JSON decoding error of data, which starts at byte
+// base of the input, into a MessageError that says where the input stops
+// being JSON. The decoder's own offsets skip whitespace between tokens, so
+// the position comes from checking data afresh.
+func syntaxError(err error, data []byte, base int, lines *lineIndex) error {
+	off := base + len(data)
+	msg := "the JSON ends before the message is complete (was it cut off?)"
+	var se *json.SyntaxError
+	if errors.As(json.Unmarshal(data, &struct{}{}), &se) && se.Error() != "unexpected end of JSON input" {
+		off = base + max(int(se.Offset)-1, 0) // Offset counts the wrong byte
+		msg = se.Error()
+	} else if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		msg = err.Error()
+	}
+	reason := "not valid JSON at " + lines.where(off) + ": " + msg
+	if strings.Contains(msg, "in string literal") {
+		reason += `; inside a string, write a line break as \n, a tab as \t and a quote as \"`
+	}
+	return &MessageError{Line: lines.line(off), Reason: reason}
+}
+
+// tokenKind names what a JSON token starts, for error messages.
+func tokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "something else"
+}
+
+// kindName names a kind of JSON value as the decoder's type errors give
+// it ("array", "bool"), for error messages.
+func kindName(value string) string {
+	switch value {
+	case "array":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	case "object":
+		return "an object"
+	}
+	return "a " + value
+}
+
+// positiveInt reads a JSON number or numeric string as a positive int; 0
+// when it is neither.
+func positiveInt(raw json.RawMessage) int {
+	var n json.Number
+	s := strings.Trim(string(raw), `"`)
+	n = json.Number(s)
+	i, err := n.Int64()
+	if err != nil || i <= 0 || i > 1<<31 {
+		return 0
+	}
+	return int(i)
+}
+
+// clip shortens s to at most n runes for an error message.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "..."
+}
+
+// lineIndex turns byte offsets of one input into lines and columns. Offsets
+// are mostly asked in increasing order, so it counts forward from the last
+// one: the whole input is scanned once however many positions are asked.
+type lineIndex struct {
+	text string
+	pos  int // last offset asked
+	ln   int // its 1-based line
+	col  int // its 1-based column, in characters
+}
+
+func newLineIndex(text string) *lineIndex { return &lineIndex{text: text, ln: 1, col: 1} }
+
+func (x *lineIndex) seek(off int) {
+	off = min(max(off, 0), len(x.text))
+	if off < x.pos {
+		x.pos, x.ln, x.col = 0, 1, 1
+	}
+	for x.pos < off {
+		rest := x.text[x.pos:off]
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			x.col += utf8.RuneCountInString(rest)
+			x.pos = off
+			break
+		}
+		x.ln++
+		x.col = 1
+		x.pos += i + 1
+	}
+}
+
+// line is the 1-based line of offset off.
+func (x *lineIndex) line(off int) int {
+	x.seek(off)
+	return x.ln
+}
+
+// where describes offset off as "line L, column C".
+func (x *lineIndex) where(off int) string {
+	x.seek(off)
+	return fmt.Sprintf("line %d, column %d", x.ln, x.col)
+}

@@ -1,0 +1,102 @@
+// Package agentspaces is courier's second front end: the Agent Spaces
+// operations/events protocol, a JSON contract in which an agent sends
+// {"protocolVersion": "1.0", "operations": [...]} with six operation types
+// (message, createFile, readFile, editFile, deleteFile, shell) and courier
+// answers {"protocolVersion": "1.0", "runId": ..., "status": ...,
+// "events": [...]}, one event per operation, in order. It maps operations
+// onto courier's one command model (package command), so the same engine,
+// policy, sandbox, journal and undo carry them out as the tag protocol's
+// commands.
+//
+// # Reading operations
+//
+// Decode reads a message from a program (`courier ops`): strict JSON, one
+// object. A message that cannot run as a whole (not JSON, not an object,
+// another protocolVersion than "1.0", no "operations" array) is a
+// *MessageError: the run's status is "error" with one validation error
+// event. ParseReply reads a chat reply in the copy-paste loop: it finds
+// the operations messages in prose and fences, tolerates comments and
+// trailing commas, and never fails; see its documentation.
+//
+// Each operation is validated by the protocol's schema and rules: the
+// type is one of the six; a path is relative, has no leading "/", no ".."
+// segment, no NUL, is not empty and has at most 255 characters; file
+// content has at most 10 MB (decoded, for base64, and invalid base64 is an
+// error); a message at most 100,000 characters; a command at most 4,096;
+// a timeout is an integer from 1,000 to 3,600,000 ms; env values are
+// strings; edits has at least one {oldContent, newContent} pair of
+// strings. Lengths count characters (code points), sizes bytes. Members
+// the schema does not name are ignored, as the schema allows. An invalid
+// operation becomes a command.ParseError in its place, whose event is a
+// validation error naming the operation, its line and the rule, and the
+// batch goes on.
+//
+// # What the engine must do
+//
+// Valid operations become commands with flags that ask for the protocol's
+// semantics. The engine must honour them:
+//
+//   - message: MESSAGE with Text. In a chat reply of message operations
+//     only, the last is a DONE (the protocol's final response), which ends
+//     the session with it as the summary.
+//   - createFile: CREATE_FILE with NoOverwrite unless "overwrite": true
+//     (an existing file fails with Cause CauseExists). With Encoding
+//     command.Base64, Content is padded standard base64: the engine
+//     decodes it and writes the bytes, skips the check for elided code
+//     (which is for text) and shows no text diff. Parent folders are made.
+//   - readFile: READ_FILE with Inline: the engine reads exactly the one
+//     file Path names, literally (no glob), and puts it in the result:
+//     Content (the text if Encoding is empty and the bytes are valid
+//     UTF-8, else base64 with Result.Encoding command.Base64), Size (the
+//     file's size in bytes). A missing file fails with CauseNotFound, a
+//     folder fails. It should refuse files over MaxContentBytes rather
+//     than load them.
+//   - editFile: EDIT_FILE with Literal and Edits: each Search is found
+//     exactly (byte for byte, no whitespace or indentation tolerance) in
+//     the text the previous pairs left, its first occurrence is replaced by
+//     Replace taken literally ("$&", "$1" and the like are plain text), and
+//     nothing is skipped as already applied. All pairs are applied in
+//     memory first; if one is not found the file is left unchanged and the
+//     result fails, naming the pair. A missing file fails with
+//     CauseNotFound.
+//   - deleteFile: DELETE_FILE; files only; a missing file fails with
+//     CauseNotFound.
+//   - shell: RUN_COMMAND with SplitOutput, Dir (cwd), Timeout (0 means the
+//     session's default, 30 s unless configured, as the protocol's
+//     default) and Env. The engine fills Stdout and Stderr separately,
+//     each capped as Output is, ExitCode when the command exited,
+//     DurationMS, and TimedOut when the time limit stopped it. It sets
+//     courier's own variables (the command tag) after the command's Env,
+//     so an operation cannot replace them; validation already refuses
+//     names starting with COURIER_.
+//
+// For every result the engine also sets Time (when the command finished).
+// A command the policy denies has Cause CausePolicy and Reason the
+// verdict's reason; one the person denies has Cause CausePerson and
+// Reason the person's own words, possibly empty. A command interrupted by
+// the run's own deadline has Cause CauseDeadline. A paused command
+// becomes a Pause with the pending command's index, the verdict's reason
+// and its rule key (policy.Verdict.Rule), and after the answer the run
+// resumes with Outcome.From at that index: approved, the command runs
+// and its event comes first; denied, it gives policyDenied; the rest of
+// the batch runs either way.
+//
+// # Events
+//
+// ResultEvent turns a command and its result into the event the protocol
+// specifies; Events builds a run's events message and its status; Pause
+// and ApprovalEvent give approvalRequired, which pauses the run.
+// FormatEvents writes the message.
+//
+// # courier's own safety underneath
+//
+// Nothing here weakens what the tag protocol has: every file operation
+// goes through the workspace's os.Root, so links cannot lead outside
+// (such a path gives policyDenied); shell commands run under courier's
+// sandbox (namespaces, Landlock, no capabilities, an allow-listed
+// environment, a time limit that stops every process started); every
+// change is journaled before it is made, so a run killed at any instant
+// is finished exactly once, and undo restores what a run changed. The
+// shell policy is courier's own parser-based one, not the protocol's
+// substring lists; Preset maps the protocol's three presets onto it.
+package agentspaces

@@ -1,0 +1,267 @@
+package agentspaces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// RunStatus is the status of an events message.
+type RunStatus string
+
+// The three run statuses.
+const (
+	StatusCompleted        RunStatus = "completed"
+	StatusAwaitingApproval RunStatus = "awaiting_approval"
+	StatusError            RunStatus = "error"
+)
+
+// EventsMessage is what courier answers: the events of a run, one per
+// operation carried out, in order.
+type EventsMessage struct {
+	ProtocolVersion string    `json:"protocolVersion"`
+	RunID           string    `json:"runId"`
+	Status          RunStatus `json:"status"`
+	Events          []Event   `json:"events"`
+}
+
+// EventType names an event. The six operation events share their
+// operation's name.
+type EventType string
+
+// The event types.
+const (
+	EventUserMessage      EventType = "userMessage"
+	EventMessage          EventType = "message"
+	EventCreateFile       EventType = "createFile"
+	EventReadFile         EventType = "readFile"
+	EventEditFile         EventType = "editFile"
+	EventDeleteFile       EventType = "deleteFile"
+	EventShell            EventType = "shell"
+	EventApprovalRequired EventType = "approvalRequired"
+	EventPolicyDenied     EventType = "policyDenied"
+	EventError            EventType = "error"
+)
+
+// Category classifies an error event.
+type Category string
+
+// The error categories. courier reports a refusal as a policyDenied
+// event, as the protocol's special event for it, so CategoryPolicy is
+// never sent; it is here to read other runtimes' events.
+const (
+	CategoryValidation Category = "validation"
+	CategoryPolicy     Category = "policy"
+	CategoryExecution  Category = "execution"
+	CategoryTimeout    Category = "timeout"
+	CategorySystem     Category = "system"
+)
+
+// Event is one event of the protocol. Which fields apply depends on Type;
+// MarshalJSON writes exactly those, as the protocol shapes them:
+//
+//	userMessage       Content
+//	message           Success (always true)
+//	createFile        Path, Success, Error or BytesWritten
+//	readFile          Path, Success, Error or Content, Encoding and Size
+//	editFile          Path, Success, Error or EditsApplied
+//	deleteFile        Path, Success, Error
+//	shell             Command, Success, ExitCode, Stdout, Stderr,
+//	                  DurationMS, TimedOut, Error
+//	approvalRequired  OperationType, Reason, Details
+//	policyDenied      OperationType, Reason, Suggestion
+//	error             Category, Message, ErrorDetails
+//
+// Every event but userMessage may carry OperationID, and every event a
+// Timestamp (written in UTC, ISO 8601 with milliseconds).
+type Event struct {
+	Type        EventType `json:"type"`
+	OperationID string    `json:"operationId,omitempty"`
+	Timestamp   time.Time `json:"timestamp,omitzero"`
+
+	Path    string `json:"path,omitempty"`
+	Success bool   `json:"success,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Content is a userMessage's text or a readFile's content.
+	Content      string   `json:"content,omitempty"`
+	Encoding     Encoding `json:"encoding,omitempty"`
+	Size         int64    `json:"size,omitempty"`
+	BytesWritten int64    `json:"bytesWritten,omitempty"`
+	EditsApplied int      `json:"editsApplied,omitempty"`
+
+	Command string `json:"command,omitempty"`
+	// ExitCode is set for a shell command that ran (124 when it timed out).
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	Stdout     string `json:"stdout,omitempty"`
+	Stderr     string `json:"stderr,omitempty"`
+	DurationMS int64  `json:"durationMs,omitempty"`
+	TimedOut   bool   `json:"timedOut,omitempty"`
+
+	OperationType OpType           `json:"operationType,omitempty"`
+	Reason        string           `json:"reason,omitempty"`
+	Details       *ApprovalDetails `json:"details,omitempty"`
+	Suggestion    string           `json:"suggestion,omitempty"`
+
+	Category Category `json:"category,omitempty"`
+	Message  string   `json:"message,omitempty"`
+	// ErrorDetails are an error event's details; nil leaves them out.
+	ErrorDetails map[string]any `json:"-"`
+}
+
+// ApprovalDetails say what an approvalRequired event is about.
+type ApprovalDetails struct {
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+	// Policy names what asked for approval: courier's policy rules behind
+	// the decision, e.g. "rm -r".
+	Policy string `json:"policy,omitempty"`
+}
+
+// TimestampFormat is how event times are written: ISO 8601 in UTC with
+// milliseconds, as JavaScript's toISOString writes them.
+const TimestampFormat = "2006-01-02T15:04:05.000Z"
+
+// MarshalJSON writes the fields the event's type has, in the protocol's
+// order, including false, zero and empty values the protocol shows
+// (success: false, exitCode: 0, stdout: "").
+func (e Event) MarshalJSON() ([]byte, error) {
+	var w objectWriter
+	w.field("type", e.Type)
+	if e.OperationID != "" || e.Type == EventApprovalRequired {
+		w.field("operationId", e.OperationID)
+	}
+	if !e.Timestamp.IsZero() {
+		w.field("timestamp", e.Timestamp.UTC().Format(TimestampFormat))
+	}
+	switch e.Type {
+	case EventUserMessage:
+		w.field("content", e.Content)
+	case EventMessage:
+		w.field("success", true)
+	case EventCreateFile, EventReadFile, EventEditFile, EventDeleteFile:
+		e.writeFileFields(&w)
+	case EventShell:
+		e.writeShellFields(&w)
+	case EventApprovalRequired:
+		w.field("operationType", e.OperationType)
+		w.field("reason", e.Reason)
+		d := ApprovalDetails{}
+		if e.Details != nil {
+			d = *e.Details
+		}
+		w.field("details", d)
+	case EventPolicyDenied:
+		w.field("operationType", e.OperationType)
+		w.field("reason", e.Reason)
+		if e.Suggestion != "" {
+			w.field("suggestion", e.Suggestion)
+		}
+	case EventError:
+		w.field("category", e.Category)
+		w.field("message", e.Message)
+		if e.ErrorDetails != nil {
+			w.field("details", e.ErrorDetails)
+		}
+	}
+	return w.close()
+}
+
+func (e Event) writeFileFields(w *objectWriter) {
+	w.field("path", e.Path)
+	w.field("success", e.Success)
+	if !e.Success {
+		if e.Error != "" {
+			w.field("error", e.Error)
+		}
+		return
+	}
+	switch e.Type {
+	case EventCreateFile:
+		w.field("bytesWritten", e.BytesWritten)
+	case EventReadFile:
+		// Encoding and size come together; courier always sets them, the
+		// protocol's excerpts sometimes leave both out.
+		w.field("content", e.Content)
+		if e.Encoding != "" {
+			w.field("encoding", e.Encoding)
+			w.field("size", e.Size)
+		}
+	case EventEditFile:
+		w.field("editsApplied", e.EditsApplied)
+	}
+}
+
+// writeShellFields writes a shell event. A command that ran shows its exit
+// code, both streams and its duration; one that timed out shows the
+// streams only when it wrote something before it was stopped, so a silent
+// timeout has the protocol's exact shape.
+func (e Event) writeShellFields(w *objectWriter) {
+	w.field("command", e.Command)
+	w.field("success", e.Success)
+	if e.TimedOut {
+		w.field("timedOut", true)
+	}
+	if e.ExitCode != nil {
+		w.field("exitCode", *e.ExitCode)
+	}
+	ran := e.ExitCode != nil
+	if ran && (!e.TimedOut || e.Stdout != "") {
+		w.field("stdout", e.Stdout)
+	}
+	if ran && (!e.TimedOut || e.Stderr != "") {
+		w.field("stderr", e.Stderr)
+	}
+	if ran {
+		w.field("durationMs", e.DurationMS)
+	}
+	if e.Error != "" {
+		w.field("error", e.Error)
+	}
+}
+
+// UnmarshalJSON reads an event as MarshalJSON writes it, or as another
+// implementation of the protocol does (a "null" operationId is absent).
+func (e *Event) UnmarshalJSON(data []byte) error {
+	type plain Event
+	var aux struct {
+		plain
+		OperationID *string        `json:"operationId"`
+		Details     map[string]any `json:"details"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	*e = Event(aux.plain)
+	if aux.OperationID != nil {
+		e.OperationID = *aux.OperationID
+	}
+	switch {
+	case e.Type == EventError:
+		e.ErrorDetails = aux.Details
+	case aux.Details != nil:
+		d := ApprovalDetails{}
+		d.Command, _ = aux.Details["command"].(string)
+		d.Path, _ = aux.Details["path"].(string)
+		d.Policy, _ = aux.Details["policy"].(string)
+		e.Details = &d
+	}
+	return nil
+}
+
+// FormatEvents writes an events message as indented JSON with a final
+// newline: what `courier ops` prints and what the CONTEXT section of a
+// JSON request shows. Code and output keep their <, > and & as written.
+func FormatEvents(m EventsMessage) (string, error) {
+	if m.Events == nil {
+		m.Events = []Event{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return "", fmt.Errorf("encoding the events message: %w", err)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,267 @@
+package agentspaces
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// The seed's exact error texts for the failures it names.
+const (
+	errExists   = "File already exists"
+	errNotFound = "File not found"
+)
+
+// Suggestions of policyDenied events, by who refused.
+const (
+	suggestPolicy  = "Do the task without this command, or ask the user in a message operation to run it themselves"
+	suggestPerson  = "Find another way, or explain in a message operation why it is needed"
+	suggestOutside = "Use a path inside the workspace, relative to its root"
+)
+
+// ResultEvent is the event for command c, which the engine carried out
+// with result r. The event's time is r.Time, or now when the engine left
+// it unset.
+//
+//   - A command.ParseError gives an error event of category validation.
+//   - A command denied by the policy or the person (status Denied), or a
+//     path rejected as outside the workspace (status Rejected), gives
+//     policyDenied with the reason and a suggestion.
+//   - A command interrupted (status Interrupted: courier stopped while it
+//     ran, and it was not run again) gives an error event of category
+//     execution, or timeout when the run's own deadline stopped it.
+//   - Everything else gives the operation's own event, with success and,
+//     on failure, the error: "File already exists" and "File not found"
+//     as the protocol words them, otherwise courier's explanation. A shell
+//     command that ran has its exit code, stdout, stderr and duration; one
+//     that timed out has timedOut and exit code 124; one that could not
+//     start has only the error.
+func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
+	at := r.Time
+	if at.IsZero() {
+		at = now
+	}
+	e := Event{OperationID: c.ID, Timestamp: at}
+	typ := opTypeOf(c.Type)
+	switch {
+	case c.Type == command.ParseError:
+		e.Type, e.Category, e.Message = EventError, CategoryValidation, c.Error
+		if e.Message == "" {
+			e.Message = r.Summary
+		}
+		return e
+	case r.Status == command.Denied, r.Status == command.Rejected:
+		return denial(e, typ, r)
+	case r.Status == command.Interrupted:
+		e.Type, e.Category, e.Message = EventError, CategoryExecution, r.Summary
+		if r.Cause == command.CauseDeadline {
+			e.Category = CategoryTimeout
+		}
+		e.ErrorDetails = map[string]any{"operationType": string(typ)}
+		return e
+	}
+	e.Type = EventType(typ)
+	e.Success = r.Status == command.OK
+	if !e.Success {
+		e.Error = failure(r)
+	}
+	switch c.Type {
+	case command.Message, command.Done:
+		e.Success = true
+	case command.CreateFile:
+		e.Path = c.Path
+		e.BytesWritten = contentSize(c.Content, c.Encoding)
+	case command.ReadFile:
+		e.Path = c.Path
+		e.Content, e.Size, e.Encoding = r.Content, r.Size, UTF8
+		if r.Encoding == command.Base64 {
+			e.Encoding = Base64
+		}
+	case command.EditFile:
+		e.Path = c.Path
+		e.EditsApplied = len(c.Edits)
+	case command.DeleteFile:
+		e.Path = c.Path
+	case command.RunCommand:
+		shellFields(&e, c, r)
+	}
+	return e
+}
+
+// TimeoutExitCode is the exit code a timed-out command reports, as
+// timeout(1) does.
+const TimeoutExitCode = 124
+
+func shellFields(e *Event, c command.Command, r command.Result) {
+	e.Command = c.Command
+	e.Stdout, e.Stderr = r.Stdout, r.Stderr
+	if !c.SplitOutput {
+		e.Stdout, e.Stderr = r.Output, ""
+	}
+	switch {
+	case r.TimedOut:
+		code := TimeoutExitCode
+		e.ExitCode, e.TimedOut, e.Error = &code, true, ""
+	case r.ExitCode != nil:
+		code := *r.ExitCode
+		e.ExitCode, e.Error = &code, ""
+	}
+	if e.ExitCode != nil {
+		e.DurationMS = r.DurationMS
+	}
+}
+
+func denial(e Event, typ OpType, r command.Result) Event {
+	e.Type, e.OperationType = EventPolicyDenied, typ
+	e.Reason, e.Suggestion = r.Reason, suggestPolicy
+	switch {
+	case r.Status == command.Rejected:
+		e.Reason, e.Suggestion = r.Summary, suggestOutside
+	case r.Cause == command.CausePerson:
+		e.Reason, e.Suggestion = "The user denied it", suggestPerson
+		if r.Reason != "" {
+			e.Reason += ": " + r.Reason
+		}
+	case e.Reason == "":
+		e.Reason = r.Summary
+	}
+	return e
+}
+
+// failure is the error text of a failed operation: the protocol's words
+// where it has them, else courier's summary and detail.
+func failure(r command.Result) string {
+	switch r.Cause {
+	case command.CauseExists:
+		return errExists
+	case command.CauseNotFound:
+		return errNotFound
+	}
+	if r.Output != "" && r.Type != command.RunCommand {
+		return r.Summary + "\n" + r.Output
+	}
+	return r.Summary
+}
+
+// contentSize is the number of bytes content stands for. Base64 content
+// is in the padded form validation leaves it in.
+func contentSize(content, encoding string) int64 {
+	if encoding == command.Base64 {
+		pad := len(content) - len(strings.TrimRight(content, "="))
+		return int64(base64.StdEncoding.DecodedLen(len(content)) - pad)
+	}
+	return int64(len(content))
+}
+
+// opTypeOf names the operation a command came from.
+func opTypeOf(t command.Type) OpType {
+	switch t {
+	case command.Message, command.Done:
+		return OpMessage
+	case command.CreateFile:
+		return OpCreateFile
+	case command.ReadFile:
+		return OpReadFile
+	case command.EditFile:
+		return OpEditFile
+	case command.DeleteFile:
+		return OpDeleteFile
+	case command.RunCommand:
+		return OpShell
+	}
+	return ""
+}
+
+// Pause is a command waiting for the person's approval: the index of the
+// command in its run, the policy's reason, and the rules behind it.
+type Pause struct {
+	Index  int
+	Reason string
+	Rule   string
+}
+
+// ApprovalEvent is the approvalRequired event for command c. The
+// protocol requires an operationId; an operation sent without an id gets
+// "operation-N", N its 1-based place in the run, which is what an
+// approval must name.
+func ApprovalEvent(c command.Command, p Pause, now time.Time) Event {
+	return Event{
+		Type:          EventApprovalRequired,
+		Timestamp:     now,
+		OperationID:   ApprovalID(c, p.Index),
+		OperationType: opTypeOf(c.Type),
+		Reason:        p.Reason,
+		Details:       &ApprovalDetails{Command: c.Command, Policy: p.Rule},
+	}
+}
+
+// ApprovalID is the operation id an approval of command c, at index i of
+// its run, names.
+func ApprovalID(c command.Command, i int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("operation-%d", i+1)
+}
+
+// Outcome is what the engine did with a run, as far as it got.
+type Outcome struct {
+	// Commands are the run's commands, in order.
+	Commands []command.Command
+	// Results[i] is the result of Commands[i]; there may be fewer results
+	// than commands when the run paused or stopped.
+	Results []command.Result
+	// From is the first command whose event this message reports: 0 for a
+	// new run, the approved or denied command's index after a resume.
+	From int
+	// Paused is set when Commands[len(Results)] awaits approval.
+	Paused *Pause
+	// Err is a failure that stopped the run: a *MessageError for a message
+	// that could not be run at all, anything else a system failure (the
+	// journal or the disk).
+	Err error
+}
+
+// Events builds the events message of a run: one event per result from
+// From on, then the approvalRequired event if the run paused, or an error
+// event if it stopped. The status is error when it stopped,
+// awaiting_approval when it paused, completed otherwise.
+func Events(runID string, o Outcome, now time.Time) EventsMessage {
+	m := EventsMessage{ProtocolVersion: ProtocolVersion, RunID: runID, Status: StatusCompleted, Events: []Event{}}
+	for i := o.From; i < len(o.Results) && i < len(o.Commands); i++ {
+		m.Events = append(m.Events, ResultEvent(o.Commands[i], o.Results[i], now))
+	}
+	next := len(o.Results)
+	switch {
+	case o.Err != nil:
+		m.Status = StatusError
+		m.Events = append(m.Events, stopEvent(o, next, now))
+	case o.Paused != nil && next < len(o.Commands):
+		m.Status = StatusAwaitingApproval
+		m.Events = append(m.Events, ApprovalEvent(o.Commands[next], *o.Paused, now))
+	}
+	return m
+}
+
+// stopEvent is the error event of a run that stopped: validation for a
+// message that could not be run, system for everything else.
+func stopEvent(o Outcome, next int, now time.Time) Event {
+	e := Event{Type: EventError, Timestamp: now, Category: CategorySystem, Message: o.Err.Error()}
+	var me *MessageError
+	if errors.As(o.Err, &me) {
+		e.Category = CategoryValidation
+		if me.Line > 0 {
+			e.ErrorDetails = map[string]any{"line": me.Line}
+		}
+		return e
+	}
+	if next < len(o.Commands) {
+		e.OperationID = o.Commands[next].ID
+		e.Message = fmt.Sprintf("courier stopped the run: %v", o.Err)
+	}
+	return e
+}

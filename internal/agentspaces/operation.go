@@ -1,0 +1,176 @@
+package agentspaces
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// ProtocolVersion is the only version courier speaks, in both directions.
+const ProtocolVersion = "1.0"
+
+// OpType names one of the six operations.
+type OpType string
+
+// The operation types, in the order the protocol presents them.
+const (
+	OpMessage    OpType = "message"
+	OpCreateFile OpType = "createFile"
+	OpReadFile   OpType = "readFile"
+	OpEditFile   OpType = "editFile"
+	OpDeleteFile OpType = "deleteFile"
+	OpShell      OpType = "shell"
+)
+
+// opTypes lists the six operations in the protocol's order, for checks and
+// error messages.
+func opTypes() []OpType {
+	return []OpType{OpMessage, OpCreateFile, OpReadFile, OpEditFile, OpDeleteFile, OpShell}
+}
+
+// Encoding is how file content is carried in a JSON string.
+type Encoding string
+
+// The two encodings; an absent encoding means UTF8.
+const (
+	UTF8   Encoding = "utf-8"
+	Base64 Encoding = "base64"
+)
+
+// OperationsMessage is what an agent sends: a batch of operations to run
+// in order. Programs build it to send; courier reads messages with Decode
+// or ParseReply, which validate every operation.
+type OperationsMessage struct {
+	ProtocolVersion string      `json:"protocolVersion"`
+	Operations      []Operation `json:"operations"`
+}
+
+// Operation is one operation as the protocol defines it. Which fields apply
+// depends on Type:
+//
+//	message     Content
+//	createFile  Path, Content, Encoding, Overwrite
+//	readFile    Path, Encoding
+//	editFile    Path, Edits
+//	deleteFile  Path
+//	shell       Command, Cwd, Timeout (milliseconds), Env
+//
+// Optional fields are kept as given (an explicit "overwrite": false stays),
+// so an operation encodes back to the shape it was read from.
+type Operation struct {
+	Type      OpType            `json:"type"`
+	ID        string            `json:"id,omitempty"`
+	Content   string            `json:"content,omitempty"`
+	Path      string            `json:"path,omitempty"`
+	Encoding  Encoding          `json:"encoding,omitempty"`
+	Overwrite *bool             `json:"overwrite,omitempty"`
+	Edits     []FileEdit        `json:"edits,omitempty"`
+	Command   string            `json:"command,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	Timeout   int               `json:"timeout,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+}
+
+// FileEdit is one search/replace pair of an editFile operation.
+type FileEdit struct {
+	OldContent string `json:"oldContent"`
+	NewContent string `json:"newContent"`
+}
+
+// MarshalJSON writes the fields of the operation's type, in the order the
+// protocol lists them, so that a required field that is empty (a message
+// with "content": "") is still written.
+func (o Operation) MarshalJSON() ([]byte, error) {
+	var w objectWriter
+	w.field("type", o.Type)
+	if o.ID != "" {
+		w.field("id", o.ID)
+	}
+	switch o.Type {
+	case OpMessage:
+		w.field("content", o.Content)
+	case OpCreateFile:
+		w.field("path", o.Path)
+		w.field("content", o.Content)
+		if o.Encoding != "" {
+			w.field("encoding", o.Encoding)
+		}
+		if o.Overwrite != nil {
+			w.field("overwrite", *o.Overwrite)
+		}
+	case OpReadFile:
+		w.field("path", o.Path)
+		if o.Encoding != "" {
+			w.field("encoding", o.Encoding)
+		}
+	case OpEditFile:
+		w.field("path", o.Path)
+		edits := o.Edits
+		if edits == nil {
+			edits = []FileEdit{}
+		}
+		w.field("edits", edits)
+	case OpDeleteFile:
+		w.field("path", o.Path)
+	case OpShell:
+		w.field("command", o.Command)
+		if o.Cwd != "" {
+			w.field("cwd", o.Cwd)
+		}
+		if o.Timeout != 0 {
+			w.field("timeout", o.Timeout)
+		}
+		if o.Env != nil {
+			w.field("env", o.Env)
+		}
+	}
+	return w.close()
+}
+
+// marshal encodes v as JSON without escaping <, > and &, which would make
+// code and command output hard to read for the LLM and the person.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	// Encode ends with a newline.
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// objectWriter builds a JSON object with its keys in a chosen order.
+type objectWriter struct {
+	data []byte
+	err  error
+}
+
+func (w *objectWriter) field(key string, v any) {
+	if w.err != nil {
+		return
+	}
+	if len(w.data) == 0 {
+		w.data = append(w.data, '{')
+	} else {
+		w.data = append(w.data, ',')
+	}
+	k, _ := marshal(key)
+	w.data = append(w.data, k...)
+	w.data = append(w.data, ':')
+	val, err := marshal(v)
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.data = append(w.data, val...)
+}
+
+func (w *objectWriter) close() ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if len(w.data) == 0 {
+		return []byte("{}"), nil
+	}
+	return append(w.data, '}'), nil
+}

@@ -1,0 +1,453 @@
+package agentspaces
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// The protocol's validation limits. Lengths are counted in characters
+// (Unicode code points), sizes in bytes.
+const (
+	MaxPathChars    = 255
+	MaxMessageChars = 100_000
+	MaxCommandChars = 4096
+	// MaxContentBytes limits a file's content: createFile's content (after
+	// decoding, for base64) and each edit's old and new text.
+	MaxContentBytes = 10 << 20
+	MinTimeoutMS    = 1000
+	MaxTimeoutMS    = 3_600_000
+)
+
+// reservedEnvPrefix starts the names of variables courier sets for its
+// own use (the tag that lets it find a command's processes after a
+// crash); an operation may not set them.
+const reservedEnvPrefix = "COURIER_"
+
+// batch collects the commands of one run, numbering operations across
+// every message of a reply.
+type batch struct {
+	cmds []command.Command
+}
+
+// addAll validates operations and appends one command for each.
+func (b *batch) addAll(ops []rawOp, lines *lineIndex) {
+	for _, op := range ops {
+		b.add(op, lines)
+	}
+}
+
+func (b *batch) add(op rawOp, lines *lineIndex) {
+	n := len(b.cmds) + 1
+	line := lines.line(op.offset)
+	o, err := validate(op)
+	if err != nil {
+		where := fmt.Sprintf("operation %d", n)
+		if o.Type != "" {
+			where += " (" + string(o.Type) + ")"
+		}
+		b.cmds = append(b.cmds, command.Command{
+			Type:  command.ParseError,
+			ID:    o.ID,
+			Path:  o.Path,
+			Line:  line,
+			Error: fmt.Sprintf("%s at line %d: %v", where, line, err),
+		})
+		return
+	}
+	c := o.command()
+	c.Line = line
+	b.cmds = append(b.cmds, c)
+}
+
+// fields are the members of one operation object.
+type fields map[string]json.RawMessage
+
+// validate checks one operation against the protocol's schema and rules.
+// On error it still returns what it could read of the operation (its type,
+// id and path), so the error event can name it.
+func validate(op rawOp) (Operation, error) {
+	var o Operation
+	f := op.fields
+	if f == nil {
+		return o, fmt.Errorf("an operation must be a JSON object, not %s", op.notObject)
+	}
+	id, _, err := f.str("id", false)
+	if err != nil {
+		return o, err
+	}
+	o.ID = id
+	typ, _, err := f.str("type", true)
+	if err != nil {
+		return o, err
+	}
+	if !isOpType(OpType(typ)) {
+		return o, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), clip(typ, 40))
+	}
+	o.Type = OpType(typ)
+	switch o.Type {
+	case OpMessage:
+		err = f.message(&o)
+	case OpCreateFile:
+		err = f.createFile(&o)
+	case OpReadFile:
+		err = f.readFile(&o)
+	case OpEditFile:
+		err = f.editFile(&o)
+	case OpDeleteFile:
+		o.Path, err = f.path("path", true)
+	case OpShell:
+		err = f.shell(&o)
+	}
+	return o, err
+}
+
+func (f fields) message(o *Operation) error {
+	s, _, err := f.str("content", true)
+	if err != nil {
+		return err
+	}
+	if n := chars(s); n > MaxMessageChars {
+		return fmt.Errorf(`"content" is %d characters long; a message may have at most %d`, n, MaxMessageChars)
+	}
+	o.Content = s
+	return nil
+}
+
+func (f fields) createFile(o *Operation) error {
+	var err error
+	if o.Path, err = f.path("path", true); err != nil {
+		return err
+	}
+	if o.Encoding, err = f.encoding(); err != nil {
+		return err
+	}
+	if o.Content, _, err = f.str("content", true); err != nil {
+		return err
+	}
+	if o.Encoding == Base64 {
+		canon, n, err := canonicalBase64(o.Content)
+		if err != nil {
+			return fmt.Errorf(`"content" is not valid base64: %v`, err)
+		}
+		if n > MaxContentBytes {
+			return fmt.Errorf(`"content" decodes to %d bytes; a file may have at most %d (10 MB)`, n, MaxContentBytes)
+		}
+		o.Content = canon
+	} else if len(o.Content) > MaxContentBytes {
+		return fmt.Errorf(`"content" is %d bytes; a file may have at most %d (10 MB)`, len(o.Content), MaxContentBytes)
+	}
+	b, ok, err := f.boolean("overwrite")
+	if err != nil {
+		return err
+	}
+	if ok {
+		o.Overwrite = &b
+	}
+	return nil
+}
+
+func (f fields) readFile(o *Operation) error {
+	var err error
+	if o.Path, err = f.path("path", true); err != nil {
+		return err
+	}
+	o.Encoding, err = f.encoding()
+	return err
+}
+
+func (f fields) editFile(o *Operation) error {
+	var err error
+	if o.Path, err = f.path("path", true); err != nil {
+		return err
+	}
+	raw, ok := f["edits"]
+	if !ok || isNull(raw) {
+		return fmt.Errorf(`"edits" is required: a list of {"oldContent": ..., "newContent": ...}`)
+	}
+	var items []json.RawMessage
+	if valueKind(raw) != "an array" || json.Unmarshal(raw, &items) != nil {
+		return fmt.Errorf(`"edits" must be an array, not %s`, valueKind(raw))
+	}
+	if len(items) == 0 {
+		return fmt.Errorf(`"edits" is empty; send at least one {"oldContent": ..., "newContent": ...}`)
+	}
+	o.Edits = make([]FileEdit, len(items))
+	for i, item := range items {
+		var e fields
+		if json.Unmarshal(item, &e) != nil || e == nil {
+			return fmt.Errorf("edits[%d] must be an object, not %s", i, valueKind(item))
+		}
+		old, _, err := e.str("oldContent", true)
+		if err != nil {
+			return fmt.Errorf("edits[%d]: %w", i, err)
+		}
+		repl, _, err := e.str("newContent", true)
+		if err != nil {
+			return fmt.Errorf("edits[%d]: %w", i, err)
+		}
+		if old == "" {
+			return fmt.Errorf(`edits[%d]: "oldContent" is empty; copy the exact text to replace from the file`, i)
+		}
+		if len(old) > MaxContentBytes || len(repl) > MaxContentBytes {
+			return fmt.Errorf("edits[%d] is larger than %d bytes (10 MB)", i, MaxContentBytes)
+		}
+		o.Edits[i] = FileEdit{OldContent: old, NewContent: repl}
+	}
+	return nil
+}
+
+func (f fields) shell(o *Operation) error {
+	s, _, err := f.str("command", true)
+	if err != nil {
+		return err
+	}
+	switch n := chars(s); {
+	case strings.TrimSpace(s) == "":
+		return fmt.Errorf(`"command" is empty`)
+	case n > MaxCommandChars:
+		return fmt.Errorf(`"command" is %d characters long; the limit is %d`, n, MaxCommandChars)
+	case strings.IndexByte(s, 0) >= 0:
+		return fmt.Errorf(`"command" contains a NUL character`)
+	}
+	o.Command = s
+	if o.Cwd, err = f.path("cwd", false); err != nil {
+		return err
+	}
+	if o.Timeout, err = f.timeout(); err != nil {
+		return err
+	}
+	o.Env, err = f.env()
+	return err
+}
+
+// str reads a string member. An absent or null optional member is "".
+func (f fields) str(key string, required bool) (string, bool, error) {
+	raw, ok := f[key]
+	if !ok || (!required && isNull(raw)) {
+		if required {
+			return "", false, fmt.Errorf("%q is required", key)
+		}
+		return "", false, nil
+	}
+	if valueKind(raw) != "a string" {
+		return "", false, fmt.Errorf("%q must be a string, not %s", key, valueKind(raw))
+	}
+	return unquote(raw), true, nil
+}
+
+// unquote decodes a JSON string the decoder has checked. Most strings have
+// no escapes and are valid UTF-8, and are taken as they are.
+func unquote(raw json.RawMessage) string {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+func (f fields) boolean(key string) (bool, bool, error) {
+	raw, ok := f[key]
+	if !ok || isNull(raw) {
+		return false, false, nil
+	}
+	var b bool
+	if json.Unmarshal(raw, &b) != nil {
+		return false, false, fmt.Errorf("%q must be true or false, not %s", key, valueKind(raw))
+	}
+	return b, true, nil
+}
+
+func (f fields) encoding() (Encoding, error) {
+	s, ok, err := f.str("encoding", false)
+	if err != nil || !ok {
+		return "", err
+	}
+	switch e := Encoding(s); e {
+	case UTF8, Base64:
+		return e, nil
+	}
+	return "", fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, clip(s, 40))
+}
+
+// path reads and checks a path member: relative, no "..", no NUL, at most
+// 255 characters, not empty. An optional one (cwd) may be absent or "".
+func (f fields) path(key string, required bool) (string, error) {
+	p, ok, err := f.str(key, required)
+	if err != nil || (!required && (!ok || p == "")) {
+		return p, err
+	}
+	if err := checkPath(p); err != nil {
+		return p, fmt.Errorf("%s %q %v", key, clip(p, 60), err)
+	}
+	return p, nil
+}
+
+// checkPath applies the protocol's path rules. A backslash counts as a
+// separator too, as courier's workspace treats it.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("is empty")
+	case strings.IndexByte(p, 0) >= 0:
+		return fmt.Errorf("contains a NUL character")
+	}
+	if n := chars(p); n > MaxPathChars {
+		return fmt.Errorf("is %d characters long; the limit is %d", n, MaxPathChars)
+	}
+	if p[0] == '/' || p[0] == '\\' {
+		return fmt.Errorf(`is absolute; use a path relative to the workspace, without a leading "/"`)
+	}
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return fmt.Errorf(`has a ".." segment; paths must stay inside the workspace`)
+		}
+	}
+	return nil
+}
+
+func (f fields) timeout() (int, error) {
+	raw, ok := f["timeout"]
+	if !ok || isNull(raw) {
+		return 0, nil
+	}
+	bad := fmt.Errorf(`"timeout" must be an integer number of milliseconds from %d to %d; got %s`, MinTimeoutMS, MaxTimeoutMS, clip(string(raw), 40))
+	if valueKind(raw) != "a number" {
+		return 0, bad
+	}
+	v, err := json.Number(raw).Float64()
+	if err != nil || v != math.Trunc(v) || v < MinTimeoutMS || v > MaxTimeoutMS {
+		return 0, bad
+	}
+	return int(v), nil
+}
+
+func (f fields) env() (map[string]string, error) {
+	raw, ok := f["env"]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	var m fields
+	if valueKind(raw) != "an object" || json.Unmarshal(raw, &m) != nil {
+		return nil, fmt.Errorf(`"env" must be an object of strings, not %s`, valueKind(raw))
+	}
+	env := make(map[string]string, len(m))
+	for k := range m {
+		v, _, err := m.str(k, true)
+		if err != nil {
+			return nil, fmt.Errorf(`"env": %w`, err)
+		}
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			return nil, fmt.Errorf(`"env" has the invalid variable name %q`, clip(k, 40))
+		case strings.HasPrefix(strings.ToUpper(k), reservedEnvPrefix):
+			return nil, fmt.Errorf(`"env" may not set %s: names starting with %s are courier's own`, clip(k, 40), reservedEnvPrefix)
+		case strings.IndexByte(v, 0) >= 0:
+			return nil, fmt.Errorf(`"env" value of %s contains a NUL character`, clip(k, 40))
+		}
+		env[k] = v
+	}
+	return env, nil
+}
+
+// canonicalBase64 decodes standard base64, with or without padding and
+// with line breaks, and returns it in the padded form the engine decodes,
+// with the decoded size.
+func canonicalBase64(s string) (string, int, error) {
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err == nil {
+		if strings.ContainsAny(s, "\r\n") {
+			return base64.StdEncoding.EncodeToString(data), len(data), nil
+		}
+		return s, len(data), nil
+	}
+	if raw, err2 := base64.RawStdEncoding.DecodeString(s); err2 == nil {
+		return base64.StdEncoding.EncodeToString(raw), len(raw), nil
+	}
+	return "", 0, err
+}
+
+// command maps a valid operation onto courier's command model, with the
+// flags that ask the engine for the protocol's semantics.
+func (o Operation) command() command.Command {
+	c := command.Command{ID: o.ID}
+	switch o.Type {
+	case OpMessage:
+		c.Type, c.Text = command.Message, o.Content
+	case OpCreateFile:
+		c.Type, c.Path, c.Content = command.CreateFile, o.Path, o.Content
+		c.NoOverwrite = o.Overwrite == nil || !*o.Overwrite
+		if o.Encoding == Base64 {
+			c.Encoding = command.Base64
+		}
+	case OpReadFile:
+		c.Type, c.Path, c.Inline = command.ReadFile, o.Path, true
+		if o.Encoding == Base64 {
+			c.Encoding = command.Base64
+		}
+	case OpEditFile:
+		c.Type, c.Path, c.Literal = command.EditFile, o.Path, true
+		c.Edits = make([]command.Edit, len(o.Edits))
+		for i, e := range o.Edits {
+			c.Edits[i] = command.Edit{Search: e.OldContent, Replace: e.NewContent}
+		}
+	case OpDeleteFile:
+		c.Type, c.Path = command.DeleteFile, o.Path
+	case OpShell:
+		c.Type, c.Command, c.Dir, c.Env = command.RunCommand, o.Command, o.Cwd, o.Env
+		c.Timeout = time.Duration(o.Timeout) * time.Millisecond
+		c.SplitOutput = true
+	}
+	return c
+}
+
+func isOpType(t OpType) bool {
+	for _, k := range opTypes() {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+func typeList() string {
+	names := make([]string, 0, 6)
+	for _, t := range opTypes() {
+		names = append(names, string(t))
+	}
+	return strings.Join(names, ", ")
+}
+
+// chars counts the characters (code points) of s.
+func chars(s string) int { return utf8.RuneCountInString(s) }
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+// valueKind names the kind of a JSON value, for error messages.
+func valueKind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
