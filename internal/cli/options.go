@@ -16,8 +16,10 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-// view is how a command shows what happens: the text console or JSON lines.
+// view is how a command shows what happens (the text console or JSON
+// lines) and what it does with courier's folders.
 type view struct {
+	use  use
 	json bool
 	// wait is what the terminal's "w" answer means for the command.
 	wait runner.Answer
@@ -32,7 +34,7 @@ type built struct {
 // runner builds the runner a command uses: the folders, the limits, how
 // commands run, the protocols, and who reports and who answers questions.
 func (g *globals) runner(v view) (*built, error) {
-	p, err := g.paths()
+	p, err := g.paths(v.use)
 	if err != nil {
 		return nil, err
 	}
@@ -57,11 +59,16 @@ func (g *globals) runner(v view) (*built, error) {
 			ReadLines: g.cfg.ReadLines,
 		},
 		Engine:    eng,
-		FrontEnds: []frontend.FrontEnd{protocol.Tags{}},
+		FrontEnds: frontEnds(),
 		Reporter:  rep,
 		Approver:  g.approver(v),
 	})
 	return b, nil
+}
+
+// frontEnds are the protocols courier speaks, the default first.
+func frontEnds() []frontend.FrontEnd {
+	return []frontend.FrontEnd{protocol.Tags{}}
 }
 
 // console returns the text reporter: colour only on a terminal and as the

@@ -38,15 +38,7 @@ checks) and show the commands it holds, without running anything.`,
 }
 
 func runParse(o *parseOptions) error {
-	b, err := o.g.runner(view{})
-	if err != nil {
-		return err
-	}
-	fe, err := b.FrontEnd("")
-	if err != nil {
-		return err
-	}
-	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, fe)
+	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, frontEnds()[0])
 	if err != nil {
 		return err
 	}

@@ -144,9 +144,22 @@ until the LLM says DONE.`,
 	return root
 }
 
-// paths resolves the root and workspace folders and creates what is
-// missing.
-func (g *globals) paths() (runner.Paths, error) {
+// use says what a command does with courier's folders.
+type use int
+
+const (
+	// reading commands create nothing (status, log, show, parse...).
+	reading use = iota
+	// writing commands work in an existing root and make its missing
+	// folders (watch, process, approve, undo, paste).
+	writing
+	// starting makes a root where there is none (new).
+	starting
+)
+
+// paths resolves the root and workspace folders. Only a command that
+// starts a session makes a root; the others need one that holds sessions/.
+func (g *globals) paths(u use) (runner.Paths, error) {
 	root := g.rootDir()
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -163,8 +176,16 @@ func (g *globals) paths() (runner.Paths, error) {
 		}
 		p.Workspace = ws
 	}
-	if err := p.Ensure(); err != nil {
-		return runner.Paths{}, err
+	if u != starting {
+		if info, err := os.Stat(p.Sessions); err != nil || !info.IsDir() {
+			return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),
+				"start a session there with 'courier new', or point --root (COURIER_ROOT) at the folder that holds sessions/")
+		}
+	}
+	if u != reading {
+		if err := p.Ensure(); err != nil {
+			return runner.Paths{}, err
+		}
 	}
 	return p, nil
 }

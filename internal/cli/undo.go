@@ -16,7 +16,7 @@ What RUN_COMMAND did is not reverted.`,
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{})
+			b, err := g.runner(view{use: writing})
 			if err != nil {
 				return err
 			}
