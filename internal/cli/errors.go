@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/agentrun"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
@@ -98,6 +99,7 @@ func explain(err error) explained {
 		notText    *reply.NotTextError
 		echo       *reply.EchoError
 		setup      *agent.SetupError
+		limit      *agentrun.LimitError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -158,6 +160,9 @@ func explain(err error) explained {
 		e.hint = "save the LLM's answer as plain text"
 	case errors.As(err, &setup):
 		e.hint = setup.Fix
+	case errors.As(err, &limit):
+		e.quiet = true
+		e.hint = fmt.Sprintf("raise %s in the [agent] table (or its flag) and run 'courier watch' to go on, or answer by hand: 'courier watch --agent \"\"'", limit.Setting)
 	}
 	if errors.As(err, &h) {
 		e.hint = h.hint

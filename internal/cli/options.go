@@ -25,10 +25,12 @@ type view struct {
 	wait runner.Answer
 }
 
-// built is a runner with the text console it reports to (nil with JSON).
+// built is a runner with its reporter, and the text console when that is
+// the reporter (nil with JSON).
 type built struct {
 	*runner.Runner
-	text *console.Text
+	reporter runner.Reporter
+	text     *console.Text
 }
 
 // runner builds the runner a command uses: the folders, the limits, how
@@ -46,6 +48,7 @@ func (g *globals) runner(v view) (*built, error) {
 		b.text = g.console(p.Root)
 		rep = b.text
 	}
+	b.reporter = rep
 	eng, err := g.engineOptions(rep)
 	if err != nil {
 		return nil, err
@@ -75,14 +78,15 @@ func frontEnds() []frontend.FrontEnd {
 // color setting allows, progress only on a terminal, requests copied to the
 // clipboard with copy on.
 func (g *globals) console(root string) *console.Text {
-	o := console.Options{Out: g.io.Out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal, TokenBudget: g.cfg.TokenBudget}
+	o := console.Options{Out: g.io.Out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
+		TokenBudget: g.cfg.TokenBudget, Unattended: g.agentChosen()}
 	switch g.cfg.Color {
 	case config.ColorAlways:
 		o.Color = true
 	case config.ColorAuto:
 		o.Color = g.io.OutTerminal
 	}
-	if g.cfg.Copy {
+	if g.cfg.Copy && !o.Unattended {
 		if cb := g.clipboard(); cb != nil {
 			o.Copier = cb
 		}
@@ -178,4 +182,10 @@ func (g *globals) approver(v view) runner.Approver {
 		return console.NewTerminal(g.io.In, g.io.Err, v.wait)
 	}
 	return nil
+}
+
+// agentChosen reports whether an agent answers the requests instead of a
+// person ([agent] name or command, --agent, --agent-command).
+func (g *globals) agentChosen() bool {
+	return g.cfg.Agent.Name != "" || len(g.cfg.Agent.Command) > 0
 }

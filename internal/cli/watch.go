@@ -3,10 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/agentrun"
 	"github.com/courier-agent/courier/internal/clipboard"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -67,6 +71,13 @@ func watch(ctx context.Context, b *built, o *watchOptions) error {
 		fmt.Fprintf(o.g.io.Out, "Session %s is already complete.\n", s.ID())
 		return nil
 	}
+	if o.g.agentChosen() {
+		src, err := o.g.agentSource(b, s)
+		if err != nil {
+			return err
+		}
+		return s.Serve(ctx, src)
+	}
 	var src runner.Source = inbox.NewWatcher(b.Paths().Inbox, s.ID(), inbox.WatchOptions{
 		Poll: o.g.cfg.Poll, Settle: o.g.cfg.Settle, Log: o.g.io.Err})
 	if o.flags.clipboard {
@@ -83,4 +94,35 @@ func optionalArg(args []string) string {
 		return args[0]
 	}
 	return ""
+}
+
+// agentSource returns the agent the settings choose as the held session's
+// source, after closing the runs a crashed courier left open.
+func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, error) {
+	spec := g.cfg.AgentSpec()
+	spec.Getenv = g.io.Getenv
+	a, err := agent.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	src := agentrun.New(agentrun.Options{
+		Agent:      a,
+		Model:      spec.Model,
+		SessionDir: s.Folder(),
+		Workspace:  s.Workspace(),
+		MaxTurns:   g.cfg.Agent.MaxTurns,
+		Restarts:   agent.RestartPolicy{MaxRestarts: g.cfg.Agent.MaxRestarts, Pause: g.cfg.Agent.RestartPause},
+		TimeBudget: g.cfg.Agent.TimeBudget,
+		MaxReply:   g.cfg.MaxReply,
+		Reporter:   b.reporter,
+	})
+	failed, err := src.Recover()
+	if err != nil {
+		return nil, err
+	}
+	if len(failed) > 0 {
+		b.reporter.Report(runner.Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
+			human.Count(len(failed), "agent run", ""), strings.Join(failed, ", "))})
+	}
+	return src, nil
 }

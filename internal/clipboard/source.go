@@ -38,7 +38,7 @@ func NewSource(cb *Clipboard, keptDir string) *Source {
 }
 
 // Where says where replies are awaited, for the person.
-func (s *Source) Where() string { return "the clipboard" }
+func (s *Source) Where() string { return "on the clipboard" }
 
 // Next implements runner.Source.
 func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, error) {

@@ -30,9 +30,12 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	}
 	tokens := EstimateTokens(e.Text)
 	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(int64(len(e.Text))), human.Thousands(tokens))
+	if t.o.Unattended {
+		return
+	}
 	inbox := t.Rel(t.o.Root+"/inbox") + "/"
 	switch {
-	case t.o.Copier != nil && !e.Resumed && t.copy(e.Text):
+	case t.o.Copier != nil && t.copy(e.Text):
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
 	case !t.o.Quiet:
 		t.out("  paste it into the chat, then save the answer into %s\n", inbox)

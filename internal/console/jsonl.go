@@ -138,6 +138,25 @@ func (j *JSON) Report(e runner.Event) {
 				Summary string `json:"summary"`
 			}{"sessionComplete", e.Session, e.Summary}
 		}
+	case runner.AgentRun:
+		errText := ""
+		if e.Err != nil {
+			errText = e.Err.Error()
+		}
+		v = struct {
+			Event     string `json:"event"`
+			Kind      string `json:"kind"`
+			RunID     string `json:"runId"`
+			Agent     string `json:"agent"`
+			Model     string `json:"model,omitempty"`
+			ElapsedMS int64  `json:"elapsedMs"`
+			Bytes     int64  `json:"bytes"`
+			Tokens    int    `json:"tokens,omitempty"`
+			Attempt   int    `json:"attempt,omitempty"`
+			WaitMS    int64  `json:"waitMs,omitempty"`
+			Status    string `json:"status,omitempty"`
+			Error     string `json:"error,omitempty"`
+		}{"agentRun", string(e.Kind), e.RunID, e.Agent, e.Model, e.Elapsed.Milliseconds(), e.Bytes, e.Tokens, e.Attempt, e.Wait.Milliseconds(), e.Status, errText}
 	case runner.Warning:
 		v = struct {
 			Event   string `json:"event"`

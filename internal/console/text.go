@@ -35,6 +35,9 @@ type Options struct {
 	TokenBudget int
 	// Copier, when set, puts each new request on the clipboard.
 	Copier Copier
+	// Unattended is set when an agent answers the requests: the person is
+	// not asked to paste them.
+	Unattended bool
 }
 
 // Copier puts text on the clipboard.
@@ -106,7 +109,7 @@ func (t *Text) Report(e runner.Event) {
 	case runner.RequestWritten:
 		t.requestWritten(e)
 	case runner.WaitingForReply:
-		t.out("Waiting for the reply in %s (Ctrl-C to stop)\n", e.From)
+		t.out("Waiting for the reply %s (Ctrl-C to stop)\n", e.From)
 	case runner.ReplyTaken:
 		t.out("Reply %s → session %s, request %d\n", t.replyName(e.Name), e.Session, e.Sequence)
 	case runner.ReplySkipped:
@@ -149,6 +152,8 @@ func (t *Text) Report(e runner.Event) {
 		t.summary(e)
 	case runner.TurnUndone:
 		t.undone(e)
+	case runner.AgentRun:
+		t.agentRun(e)
 	case runner.Warning:
 		t.Warn(Safe(e.Message), Safe(e.Hint))
 	}
@@ -282,4 +287,45 @@ func (t *Text) undone(e runner.TurnUndone) {
 	for _, p := range kept {
 		t.Warn(fmt.Sprintf("%s had changed since that reply; its content was kept in %s", Safe(p), t.Rel(rep.Kept[p])), "")
 	}
+}
+
+// agentRun shows a run of an agent as it happens: what was asked of whom,
+// the elapsed time and what arrived (a progress line on a terminal), and
+// how it ended.
+func (t *Text) agentRun(e runner.AgentRun) {
+	who := e.Agent
+	if e.Model != "" {
+		who += " (" + e.Model + ")"
+	}
+	received := human.Bytes(e.Bytes)
+	if e.Tokens > 0 {
+		received += ", " + human.Count(e.Tokens, "token", "")
+	}
+	switch e.Kind {
+	case runner.RunStarted:
+		t.out("Asking %s: run %s\n", Safe(who), e.RunID)
+		if t.progress != nil {
+			t.progress.start(Safe(who) + " is answering")
+		}
+	case runner.RunRetry:
+		t.Warn(fmt.Sprintf("%s: %v; trying again in %s (attempt %d)", Safe(who), safeErr(e.Err), e.Wait.Round(time.Second), e.Attempt), "")
+	case runner.RunRestart:
+		t.Warn(fmt.Sprintf("run %s failed: %v; starting run %d in %s", e.RunID, safeErr(e.Err), e.Attempt, e.Wait.Round(time.Second)), "")
+	case runner.RunEnded:
+		if t.progress != nil {
+			t.progress.stop()
+		}
+		if e.Err != nil {
+			t.out("  %s run %s of %s failed after %s: %s\n", t.paint(red, "✗"), e.RunID, Safe(who), e.Elapsed.Round(100*time.Millisecond), safeErr(e.Err))
+			return
+		}
+		t.out("  %s answered in %s: %s\n", Safe(who), e.Elapsed.Round(100*time.Millisecond), received)
+	}
+}
+
+func safeErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return Safe(err.Error())
 }

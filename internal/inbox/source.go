@@ -38,7 +38,7 @@ func NewWatcher(dir, id string, opts WatchOptions) *Watcher {
 }
 
 // Where says where replies are awaited, for the person.
-func (w *Watcher) Where() string { return filepath.Base(w.dir) + "/" }
+func (w *Watcher) Where() string { return "in " + filepath.Base(w.dir) + "/" }
 
 // errFound ends a Watch once a reply is found.
 var errFound = errors.New("found")

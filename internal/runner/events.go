@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"time"
+
 	"github.com/courier-agent/courier/internal/command"
 )
 
@@ -38,7 +40,8 @@ type RequestWritten struct {
 type WaitingForReply struct {
 	Session  string
 	Sequence int
-	// From says where the reply is awaited ("inbox/", "the clipboard").
+	// From says where the reply is awaited ("in inbox/", "on the
+	// clipboard", "from the claude agent").
 	From string
 }
 
@@ -132,6 +135,37 @@ type TurnUndone struct {
 	Report  UndoReport
 }
 
+// AgentRun: a request sent to an agent, as it happens.
+type AgentRun struct {
+	Kind    RunKind
+	RunID   string
+	Agent   string
+	Model   string
+	Elapsed time.Duration
+	// Bytes and Tokens received so far.
+	Bytes  int64
+	Tokens int
+	// Attempt and Wait: the try about to be made and the pause before it
+	// (retries and restarts).
+	Attempt int
+	Wait    time.Duration
+	// Status is how the run ended (completed, failed).
+	Status string
+	Err    error
+}
+
+// RunKind says what an AgentRun reports.
+type RunKind string
+
+// The kinds of AgentRun.
+const (
+	RunStarted  RunKind = "start"
+	RunProgress RunKind = "progress"
+	RunRetry    RunKind = "retry"
+	RunRestart  RunKind = "restart"
+	RunEnded    RunKind = "end"
+)
+
 // Warning: something the person should know; Hint may name a next step.
 type Warning struct {
 	Message string
@@ -152,6 +186,7 @@ func (ApprovalNeeded) event()  {}
 func (ApprovalDecided) event() {}
 func (TurnEnded) event()       {}
 func (TurnUndone) event()      {}
+func (AgentRun) event()        {}
 func (Warning) event()         {}
 
 // observer turns the engine's progress calls for one turn into events,

@@ -264,6 +264,12 @@ func (s *Session) Release() { s.lock.Unlock() }
 // ID is the session's id.
 func (s *Session) ID() string { return s.st.SessionID }
 
+// Folder is the session's own folder (its journal, its agent runs).
+func (s *Session) Folder() string { return s.r.store.Folder(s.st.SessionID) }
+
+// Workspace is the folder the session works on.
+func (s *Session) Workspace() string { return s.st.Workspace }
+
 // Complete reports whether the session is complete.
 func (s *Session) Complete() bool { return s.st.IsComplete }
 

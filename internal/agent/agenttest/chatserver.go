@@ -64,7 +64,7 @@ type ChatRequest struct {
 type ChatServer struct {
 	URL string
 
-	t       testing.TB
+	fail    func(format string, args ...any)
 	srv     *httptest.Server
 	respond func(n int, req ChatRequest) Step
 	quit    chan struct{} // closed when the test ends, to end stalled answers
@@ -88,12 +88,25 @@ func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
 // NewChatServerFunc answers request n (from 1) with respond's step, so a
 // test can answer according to what was asked.
 func NewChatServerFunc(t testing.TB, respond func(n int, req ChatRequest) Step) *ChatServer {
-	s := &ChatServer{t: t, respond: respond, quit: make(chan struct{})}
+	s := StartChatServer(respond, t.Errorf)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// StartChatServer is NewChatServerFunc for callers without a testing.TB
+// (end-to-end scripts): fail reports a broken request, and Close stops the
+// server.
+func StartChatServer(respond func(n int, req ChatRequest) Step, fail func(format string, args ...any)) *ChatServer {
+	s := &ChatServer{fail: fail, respond: respond, quit: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
-	t.Cleanup(func() { close(s.quit) }) // runs first: Close waits for handlers
 	s.URL = s.srv.URL + "/v1"
 	return s
+}
+
+// Close ends stalled answers and stops the server.
+func (s *ChatServer) Close() {
+	close(s.quit) // first: closing the server waits for its handlers
+	s.srv.Close()
 }
 
 // Aborted counts the stalled answers that ended because the client gave
@@ -115,7 +128,7 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 	var req ChatRequest
 	data, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(data, &req); err != nil {
-		s.t.Errorf("chat server: request body is not JSON: %v\n%s", err, data)
+		s.fail("chat server: request body is not JSON: %v\n%s", err, data)
 	}
 	req.Header, req.Path = r.Header.Clone(), r.URL.Path
 	s.mu.Lock()

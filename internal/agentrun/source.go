@@ -1,0 +1,146 @@
+// Package agentrun makes an agent (a coding CLI, a local LLM program, an
+// OpenAI-compatible endpoint) the source of a session's replies: each
+// request is sent as a run of the conductor-loop agent protocol, in the
+// session's runs folder, and the unattended loop stops at its limits.
+package agentrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// Options set up the agent as a source.
+type Options struct {
+	Agent agent.Agent
+	// Model is shown with the agent's name ("" for its default).
+	Model string
+	// SessionDir is the session's folder; runs go into SessionDir/runs.
+	SessionDir string
+	// Workspace is where the agent runs.
+	Workspace string
+	// MaxTurns is how many replies the agent may give in this run of
+	// courier (0: no limit).
+	MaxTurns int
+	// Restarts says how often and how far apart a failed run is tried
+	// again.
+	Restarts agent.RestartPolicy
+	// TimeBudget bounds the agent's time on the session in this run of
+	// courier (0: no limit).
+	TimeBudget time.Duration
+	// MaxReply bounds a reply, in bytes.
+	MaxReply int64
+	// Reporter hears about each run as it happens.
+	Reporter runner.Reporter
+}
+
+// LimitError: the unattended loop reached one of its limits; the session
+// is left as it is, ready for the next request.
+type LimitError struct {
+	// Setting names the limit (max_turns, time_budget).
+	Setting string
+	Limit   string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the agent reached its limit (%s = %s); the session waits for its next reply", e.Setting, e.Limit)
+}
+
+// Source is an agent giving a session its replies.
+type Source struct {
+	o     Options
+	runs  agent.Runs
+	turns int
+	began time.Time
+}
+
+// New returns the source. Call Recover under the session's lock first.
+func New(o Options) *Source {
+	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, MaxReply: o.MaxReply}, began: time.Now()}
+}
+
+// Recover marks the runs a crashed courier left running as failed (their
+// partial output is never applied) and returns their ids.
+func (s *Source) Recover() ([]string, error) { return s.runs.Recover() }
+
+// Where says where replies come from, for the person.
+func (s *Source) Where() string {
+	if s.o.Model != "" {
+		return fmt.Sprintf("from the %s agent (model %s)", s.o.Agent.Type(), s.o.Model)
+	}
+	return fmt.Sprintf("from the %s agent", s.o.Agent.Type())
+}
+
+// Next implements runner.Source: it sends the request as a run (with
+// restarts) and returns the run's output as the reply.
+func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, error) {
+	if s.o.MaxTurns > 0 && s.turns >= s.o.MaxTurns {
+		return reply.Reply{}, &LimitError{Setting: "max_turns", Limit: fmt.Sprint(s.o.MaxTurns)}
+	}
+	runCtx := ctx
+	if s.o.TimeBudget > 0 {
+		deadline := s.began.Add(s.o.TimeBudget)
+		if !time.Now().Before(deadline) {
+			return reply.Reply{}, s.overBudget()
+		}
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	r, err := s.runs.SendWithRestarts(runCtx, s.o.Agent, agent.Request{
+		Prompt:     req.Text,
+		WorkingDir: s.o.Workspace,
+		ProjectID:  filepath.Base(s.o.Workspace),
+		TaskID:     req.Session,
+		Observer:   agent.ObserverFunc(s.observe),
+	}, s.o.Restarts)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return reply.Reply{}, ctx.Err()
+	case err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return reply.Reply{}, s.overBudget()
+	case err != nil:
+		return reply.Reply{}, err
+	}
+	s.turns++
+	rep, err := reply.New(r.RunID, []byte(r.Text), req.MaxReply, req.FrontEnd)
+	if err != nil {
+		// The run folder keeps what the agent said; the next turn asks again.
+		return reply.Reply{}, &runner.SetAsideError{Err: err, MovedTo: r.Path}
+	}
+	return rep, nil
+}
+
+func (s *Source) overBudget() error {
+	return &LimitError{Setting: "time_budget", Limit: s.o.TimeBudget.String()}
+}
+
+// Settle implements runner.Source: the run folder is the reply's record.
+func (s *Source) Settle(string, string, runner.Settlement) (string, error) { return "", nil }
+
+// observe turns the agent's events into the runner's.
+func (s *Source) observe(e agent.Event) {
+	ev := runner.AgentRun{RunID: e.RunID, Agent: e.Agent, Model: e.Model, Elapsed: e.Elapsed,
+		Bytes: e.Bytes, Tokens: e.Tokens, Attempt: e.Attempt, Wait: e.Wait, Status: e.Status, Err: e.Err}
+	switch e.Kind {
+	case agent.EventStart:
+		ev.Kind = runner.RunStarted
+	case agent.EventProgress:
+		ev.Kind = runner.RunProgress
+	case agent.EventRetry:
+		ev.Kind = runner.RunRetry
+	case agent.EventRestart:
+		ev.Kind = runner.RunRestart
+	case agent.EventEnd:
+		ev.Kind = runner.RunEnded
+	default:
+		return
+	}
+	s.o.Reporter.Report(ev)
+}
