@@ -2,41 +2,226 @@ package runner_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/inbox"
+	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 
-// fixture is a courier root in a fresh folder: inbox, outbox, sessions and
-// the workspace new sessions work on.
+// The tests of this package do not run in parallel. A session's lock is an
+// flock, and a process started by one test (a RUN_COMMAND) briefly holds a
+// copy of every open file of the test binary between its fork and its
+// exec, the locks of other tests' sessions included; a test holding a
+// session again right after releasing it could then find it "in use".
+
+// fixture is a courier root in a fresh folder (inbox, outbox, sessions and
+// the workspace new sessions work on) with the settings courier uses by
+// default. r is courier run without a terminal: nothing answers its
+// questions, and rec hears what it reports.
 type fixture struct {
-	t     *testing.T
-	paths runner.Paths
-	l     *runner.Loop
+	t      *testing.T
+	paths  runner.Paths
+	store  session.Store
+	pol    *policy.Policy
+	limits runner.Limits
+	r      *runner.Runner
+	rec    *recorder
+	// saved counts the replies saved into the inbox, so each gets a later
+	// modification time than the one before and the inbox's order is the
+	// order they were saved in.
+	saved int
 }
 
-func newFixture(t *testing.T, opts runner.Options) *fixture {
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	paths := runner.DefaultPaths(t.TempDir())
 	if err := paths.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, paths: paths, l: runner.New(paths, opts)}
+	d := config.Defaults()
+	pol, err := policy.New(d.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{
+		t:      t,
+		paths:  paths,
+		store:  session.Store{Dir: paths.Sessions},
+		pol:    pol,
+		limits: runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
+	}
+	f.r, f.rec = f.runner(nil)
+	return f
 }
 
-func (f *fixture) newSession(task string) *session.State {
+// runner starts courier afresh on the fixture's root, as another run of
+// the program would: a runner of its own, reporting to a recorder of its
+// own, asking approver (nil: nobody answers).
+func (f *fixture) runner(approver runner.Approver) (*runner.Runner, *recorder) {
+	d := config.Defaults()
+	rec := &recorder{}
+	r := runner.New(runner.Config{
+		Paths:  f.paths,
+		Limits: f.limits,
+		Engine: engine.Options{
+			CommandTimeout: d.CommandTimeout,
+			MaxOutput:      d.MaxOutput,
+			Env:            os.Environ(),
+			KeepEnv:        d.KeepEnv,
+			Policy:         f.pol,
+		},
+		FrontEnds: f.frontEnds(),
+		Reporter:  rec,
+		Approver:  approver,
+	})
+	return r, rec
+}
+
+// create starts a session with f.r and returns its id.
+func (f *fixture) create(task string) string {
 	f.t.Helper()
-	st, _, err := f.l.NewSession(task, nil)
+	id, err := f.r.Create(task, runner.CreateOptions{})
 	if err != nil {
 		f.t.Fatalf("new session: %v", err)
 	}
+	return id
+}
+
+// save writes a reply into the inbox as the person does, a second later
+// than the reply saved before it, and returns its path.
+func (f *fixture) save(name, content string) string {
+	f.t.Helper()
+	p := filepath.Join(f.paths.Inbox, name)
+	writeFile(f.t, p, content)
+	f.saved++
+	at := time.Now().Add(-time.Hour).Add(time.Duration(f.saved) * time.Second)
+	if err := os.Chtimes(p, at, at); err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+// drop writes a reply into the inbox in one step (a hidden file renamed),
+// so a watcher never sees it half written.
+func (f *fixture) drop(name, content string) string {
+	f.t.Helper()
+	tmp := filepath.Join(f.paths.Inbox, ".part-"+name)
+	writeFile(f.t, tmp, content)
+	p := filepath.Join(f.paths.Inbox, name)
+	if err := os.Rename(tmp, p); err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+// tryApply saves a reply in the inbox and applies it to session id with
+// r, as 'courier process --session id inbox/name' does.
+func (f *fixture) tryApply(r *runner.Runner, id, name, content string) error {
+	f.t.Helper()
+	p := f.save(name, content)
+	return r.ApplyFrom(context.Background(), &inbox.File{Path: p, Inbox: f.paths.Inbox}, id, "courier process")
+}
+
+// apply is tryApply with f.r, failing the test on an error.
+func (f *fixture) apply(id, name, content string) {
+	f.t.Helper()
+	if err := f.tryApply(f.r, id, name, content); err != nil {
+		f.t.Fatalf("apply %s: %v", name, err)
+	}
+}
+
+func (f *fixture) requestPath(id string, seq int) string {
+	return filepath.Join(f.paths.Outbox, fmt.Sprintf("%s_seq%04d.txt", id, seq))
+}
+
+// request returns the text of a session's request.
+func (f *fixture) request(id string, seq int) string {
+	f.t.Helper()
+	return readFile(f.t, f.requestPath(id, seq))
+}
+
+// load reads a session's state as saved.
+func (f *fixture) load(id string) *session.State {
+	f.t.Helper()
+	st, err := f.store.Load(id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	return st
+}
+
+// records reads the journal of a session's turn.
+func (f *fixture) records(id string, seq int) []session.Record {
+	f.t.Helper()
+	turn, err := f.store.ReadTurn(id, seq)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return turn.Records
+}
+
+// kinds lists the kinds of a turn's records, with the command index of
+// those about one command ("begin apply/0 result/0 decision/1 ...").
+func (f *fixture) kinds(id string, seq int) string {
+	f.t.Helper()
+	var out []string
+	for _, r := range f.records(id, seq) {
+		if r.Kind == session.Begin || r.Kind == session.Undone {
+			out = append(out, string(r.Kind))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s/%d", r.Kind, r.Index))
+	}
+	return strings.Join(out, " ")
+}
+
+func (f *fixture) journalPath(id string, seq int) string {
+	return filepath.Join(f.store.TurnDir(id, seq), "journal.jsonl")
+}
+
+// crashAfter cuts a turn's journal to its first n records, as if courier
+// had died right after writing record n.
+func (f *fixture) crashAfter(id string, seq, n int) {
+	f.t.Helper()
+	p := f.journalPath(id, seq)
+	lines := strings.SplitAfter(readFile(f.t, p), "\n")
+	if n > len(lines) {
+		f.t.Fatalf("journal has %d records, cannot keep %d", len(lines), n)
+	}
+	writeFile(f.t, p, strings.Join(lines[:n], ""))
+}
+
+// snapshot keeps a copy of a session's state file; restore puts it back,
+// as if nothing after the snapshot had been saved.
+func (f *fixture) snapshot(id string) []byte {
+	f.t.Helper()
+	data, err := os.ReadFile(f.store.Path(id))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return data
+}
+
+func (f *fixture) restore(id string, data []byte) {
+	f.t.Helper()
+	if err := os.WriteFile(f.store.Path(id), data, 0o644); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 func (f *fixture) wsPath(rel string) string {
@@ -54,57 +239,170 @@ func (f *fixture) readWS(rel string) string {
 }
 
 func (f *fixture) existsWS(rel string) bool {
-	_, err := os.Lstat(f.wsPath(rel))
-	return err == nil
+	return exists(f.wsPath(rel))
 }
 
-// inbox saves a reply in the inbox, as the person does.
-func (f *fixture) inbox(name, content string) string {
-	f.t.Helper()
-	p := filepath.Join(f.paths.Inbox, name)
-	writeFile(f.t, p, content)
-	return p
+func (f *fixture) inInbox(name string) bool {
+	return exists(filepath.Join(f.paths.Inbox, name))
 }
 
-func (f *fixture) readReply(p string) runner.Reply {
+func (f *fixture) processed(name string) string {
+	return filepath.Join(f.paths.Inbox, "processed", name)
+}
+
+func (f *fixture) rejected(name string) string {
+	return filepath.Join(f.paths.Inbox, "rejected", name)
+}
+
+// watchOptions tune the tests' watchers to notice a reply quickly; the
+// replies are written in one step, so a short settle splits none.
+func watchOptions() inbox.WatchOptions {
+	return inbox.WatchOptions{Settle: 100 * time.Millisecond, Interval: 50 * time.Millisecond, Rescan: 250 * time.Millisecond}
+}
+
+// watcher is the inbox source 'courier watch' uses for session id.
+func (f *fixture) watcher(id string) *inbox.Watcher {
+	return inbox.NewWatcher(f.paths.Inbox, id, watchOptions())
+}
+
+// serving is a session served in the background, as by 'courier watch'.
+type serving struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// serve holds session id with r and serves it from src until it ends; the
+// test's end stops it.
+func (f *fixture) serve(r *runner.Runner, id string, src runner.Source) *serving {
 	f.t.Helper()
-	r, err := f.l.ReadReply(p)
+	s, err := r.Hold(id, "courier watch")
 	if err != nil {
-		f.t.Fatalf("read reply: %v", err)
+		f.t.Fatalf("hold %s: %v", id, err)
 	}
-	return r
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	sv := &serving{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(sv.done)
+		sv.err = s.Serve(ctx, src)
+		s.Release()
+	}()
+	f.t.Cleanup(func() {
+		cancel()
+		<-sv.done
+	})
+	return sv
 }
 
-// tryProcess saves a reply in the inbox and processes it.
-func (f *fixture) tryProcess(st *session.State, name, content string, opts engine.Options) (runner.Outcome, error) {
-	f.t.Helper()
-	r := f.readReply(f.inbox(name, content))
-	return f.l.Process(context.Background(), st, r, opts)
+// wait returns what Serve returned, once the session is released.
+func (sv *serving) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-sv.done:
+		return sv.err
+	case <-time.After(waitLimit + 5*time.Second):
+		t.Fatal("Serve did not return")
+		return nil
+	}
 }
 
-func (f *fixture) process(st *session.State, name, content string) runner.Outcome {
-	f.t.Helper()
-	out, err := f.tryProcess(st, name, content, engine.Options{})
-	if err != nil {
-		f.t.Fatalf("process %s: %v", name, err)
+// waitLimit bounds every wait for the runner in the background; it is a
+// guard against a hang, not a speed check.
+const waitLimit = 30 * time.Second
+
+// waitFor polls cond until it holds, failing the test after waitLimit.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// recorder is a reporter keeping every event, safe to read while a
+// session is served in the background.
+type recorder struct {
+	mu     sync.Mutex
+	events []runner.Event
+}
+
+func (r *recorder) Report(e runner.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) all() []runner.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]runner.Event(nil), r.events...)
+}
+
+// eventsOf returns the events of type T a recorder heard, in order.
+func eventsOf[T runner.Event](r *recorder) []T {
+	var out []T
+	for _, e := range r.all() {
+		if v, ok := e.(T); ok {
+			out = append(out, v)
+		}
 	}
 	return out
 }
 
-// outbox returns the text of a session's outbox.
-func (f *fixture) outbox(st *session.State, seq int) string {
-	f.t.Helper()
-	return readFile(f.t, f.l.OutboxPath(st.SessionID, seq))
+// position returns the index of the first event matching match, or -1.
+func position(events []runner.Event, match func(runner.Event) bool) int {
+	for i, e := range events {
+		if match(e) {
+			return i
+		}
+	}
+	return -1
 }
 
-// load reads a session's state as saved.
-func (f *fixture) load(st *session.State) *session.State {
-	f.t.Helper()
-	saved, err := f.l.Store.Load(st.SessionID)
-	if err != nil {
-		f.t.Fatal(err)
+// person is the approver of a test: it answers the questions with its
+// answers in order, or fails with err, and keeps the questions it was
+// asked. asked, when set, is called with each question before it answers.
+type person struct {
+	mu        sync.Mutex
+	answers   []runner.Decision
+	err       error
+	asked     func(runner.Question)
+	questions []runner.Question
+}
+
+func (p *person) Approve(_ context.Context, q runner.Question) (runner.Decision, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.questions = append(p.questions, q)
+	if p.asked != nil {
+		p.asked(q)
 	}
-	return saved
+	if p.err != nil {
+		return runner.Decision{}, p.err
+	}
+	if len(p.answers) == 0 {
+		return runner.Decision{}, errors.New("the test has no answer for this question")
+	}
+	d := p.answers[0]
+	p.answers = p.answers[1:]
+	return d, nil
+}
+
+func (p *person) asks() []runner.Question {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]runner.Question(nil), p.questions...)
+}
+
+func answers(as ...runner.Answer) *person {
+	p := &person{}
+	for _, a := range as {
+		p.answers = append(p.answers, runner.Decision{Answer: a})
+	}
+	return p
 }
 
 func writeFile(t *testing.T, p, content string) {
@@ -131,10 +429,13 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// names lists the entries of a folder, sorted.
+// names lists the entries of a folder, sorted; none for a missing folder.
 func names(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,4 +454,18 @@ func lineCount(p string) int {
 		return 0
 	}
 	return strings.Count(string(data), "\n")
+}
+
+// frontEnds are the protocols courier speaks.
+func (f *fixture) frontEnds() []frontend.FrontEnd {
+	return []frontend.FrontEnd{protocol.Tags{}}
+}
+
+// eventTypes names the events in order, for a failure message.
+func eventTypes(events []runner.Event) string {
+	var out []string
+	for _, e := range events {
+		out = append(out, strings.TrimPrefix(fmt.Sprintf("%T", e), "runner."))
+	}
+	return strings.Join(out, " ")
 }

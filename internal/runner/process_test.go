@@ -3,15 +3,18 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
-	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 const workReply = `I will create the file and run the counter.
@@ -23,342 +26,430 @@ echo ran >> runs.txt
 [/RUN_COMMAND]
 `
 
-// TestProcessCommits checks the state after a reply is processed: the next
-// outbox exists with the results, the state moved on, the reply left the
-// inbox.
-func TestProcessCommits(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("greet")
-	out := f.process(st, "reply.txt", workReply)
+// TestApplyCommits checks a turn from the person's side: the next request
+// exists with the results, the state moved on, the reply left the inbox
+// for processed/, and the reporter heard each step in order.
+func TestApplyCommits(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	f.apply(id, "reply.txt", workReply)
 
-	next := f.l.OutboxPath(st.SessionID, 2)
-	if out.Outbox != next {
-		t.Errorf("outbox %q, want %q", out.Outbox, next)
-	}
-	text := f.outbox(st, 2)
+	text := f.request(id, 2)
 	for _, want := range []string{
-		"Session: " + st.SessionID + "\nSequence: 2\nTask: greet\n",
+		"Session: " + id + "\nSequence: 2\nTask: greet\n",
 		"  hello.txt (6 bytes)\n",
 		"\n## Previous Command Results\n[OK] CREATE_FILE: Created 'hello.txt' (1 line)\n[OK] RUN_COMMAND: Ran 'echo ran >> runs.txt' (exit code 0)\n  Output: (no output)\n",
 		"\n=== PROMPT ===\n" + protocol.Continuation + "\n",
 	} {
 		if !strings.Contains(text, want) {
-			t.Errorf("outbox 2 lacks %q", want)
+			t.Errorf("request 2 lacks %q", want)
 		}
 	}
 	if got := names(t, f.paths.Outbox); len(got) != 2 {
 		t.Errorf("outbox folder holds %v", got)
 	}
 
-	saved := f.load(st)
-	if saved.SequenceNumber != 2 || st.SequenceNumber != 2 || out.State.SequenceNumber != 2 {
-		t.Errorf("sequence: saved %d, state %d, outcome %d; want 2", saved.SequenceNumber, st.SequenceNumber, out.State.SequenceNumber)
-	}
-	if len(saved.LastResults) != 2 || !saved.LastResults[0].Success() || !saved.LastResults[1].Success() {
-		t.Errorf("saved results %+v", saved.LastResults)
+	saved := f.load(id)
+	if saved.SequenceNumber != 2 || len(saved.LastResults) != 2 || !saved.LastResults[0].Success() || !saved.LastResults[1].Success() {
+		t.Errorf("saved sequence %d, results %+v", saved.SequenceNumber, saved.LastResults)
 	}
 	if len(saved.Replies) != 1 || saved.Replies[0].Sequence != 1 || saved.Replies[0].File != "reply.txt" || saved.Pending != nil || saved.IsComplete {
 		t.Errorf("saved state %+v", saved)
 	}
-
-	moved := filepath.Join(f.paths.Inbox, "processed", "reply.txt")
-	if out.MovedTo != moved || !exists(moved) || exists(filepath.Join(f.paths.Inbox, "reply.txt")) {
-		t.Errorf("reply moved to %q; in processed: %v", out.MovedTo, exists(moved))
+	if !exists(f.processed("reply.txt")) || f.inInbox("reply.txt") {
+		t.Error("the applied reply was not moved into inbox/processed/")
 	}
 	if f.readWS("hello.txt") != "hello\n" || lineCount(f.wsPath("runs.txt")) != 1 {
 		t.Error("the reply's commands were not carried out once")
 	}
-	if len(out.Engine.Results) != 2 {
-		t.Errorf("engine results:%v", out.Engine.Results)
+
+	events := f.rec.all()
+	taken := position(events, func(e runner.Event) bool {
+		v, ok := e.(runner.ReplyTaken)
+		return ok && v == runner.ReplyTaken{Session: id, Sequence: 1, Name: "reply.txt"}
+	})
+	started := position(events, func(e runner.Event) bool {
+		v, ok := e.(runner.CommandStarted)
+		return ok && v.Index == 1 && v.Command.Command == "echo ran >> runs.txt"
+	})
+	ended := position(events, func(e runner.Event) bool {
+		v, ok := e.(runner.TurnEnded)
+		return ok && v.Session == id && v.Sequence == 1 && len(v.Commands) == 2 && len(v.Results) == 2 && !v.Complete
+	})
+	written := position(events, func(e runner.Event) bool {
+		v, ok := e.(runner.RequestWritten)
+		return ok && v.Sequence == 2 && v.Path == f.requestPath(id, 2) && v.Text == text && !v.Rewritten
+	})
+	if taken < 0 || started < taken || ended < started || written < ended {
+		t.Errorf("events out of order or missing (taken %d, started %d, ended %d, written %d): %s", taken, started, ended, written, eventTypes(events))
+	}
+	if n := len(eventsOf[runner.CommandFinished](f.rec)); n != 2 {
+		t.Errorf("%d commands reported finished, want 2", n)
 	}
 }
 
-func TestProcessDuplicate(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("greet")
-	f.process(st, "reply.txt", workReply)
+func utf16LE(s string) string {
+	out := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = append(out, byte(u), byte(u>>8))
+	}
+	return string(out)
+}
+
+// TestApplyDuplicate: a reply applied before is recognised however an
+// editor saved it again, is not run again, and goes to processed/ without
+// replacing the copy there.
+func TestApplyDuplicate(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	f.apply(id, "reply.txt", workReply)
 	cases := []struct {
 		file, text, movedTo string
 	}{
 		{"again.txt", strings.ReplaceAll(workReply, "\n", "\r\n"), "again.txt"},
 		{"reply.txt", "\ufeff" + workReply, "reply.2.txt"},
 		{"reply.txt", workReply, "reply.3.txt"},
+		{"cr.txt", strings.ReplaceAll(workReply, "\n", "\r"), "cr.txt"},
+		{"bom-crlf.md", "\ufeff" + strings.ReplaceAll(workReply, "\n", "\r\n"), "bom-crlf.md"},
+		{"utf16.txt", utf16LE(workReply), "utf16.txt"},
 	}
 	for _, tc := range cases {
-		_, err := f.tryProcess(st, tc.file, tc.text, engine.Options{})
-		var refused *runner.RefusedError
-		if !errors.As(err, &refused) || !refused.Duplicate {
-			t.Fatalf("%s: error %v, want a duplicate refusal", tc.file, err)
+		before := len(eventsOf[runner.ReplyRefused](f.rec))
+		if err := f.tryApply(f.r, id, tc.file, tc.text); err != nil {
+			t.Fatalf("%s: %v; a duplicate is reported, not an error", tc.file, err)
 		}
-		want := filepath.Join(f.paths.Inbox, "processed", tc.movedTo)
-		if refused.MovedTo != want || !exists(want) || exists(filepath.Join(f.paths.Inbox, tc.file)) {
-			t.Errorf("%s: moved to %q, want %q", tc.file, refused.MovedTo, want)
+		refusals := eventsOf[runner.ReplyRefused](f.rec)[before:]
+		want := f.processed(tc.movedTo)
+		if len(refusals) != 1 || !refusals[0].Duplicate || refusals[0].Name != tc.file || refusals[0].MovedTo != want {
+			t.Fatalf("%s: refusals %+v, want one duplicate moved to %s", tc.file, refusals, want)
 		}
-		if !strings.Contains(err.Error(), "was already applied as the answer to request 1 of session "+st.SessionID) {
-			t.Errorf("message %q", err)
+		if !strings.Contains(refusals[0].Reason, "reply "+tc.file+" was already applied as the answer to request 1 of session "+id) ||
+			!strings.Contains(refusals[0].Reason, "it was not run again") {
+			t.Errorf("%s: reason %q", tc.file, refusals[0].Reason)
 		}
+		if !exists(want) || f.inInbox(tc.file) {
+			t.Errorf("%s: not moved to %s", tc.file, want)
+		}
+	}
+	if readFile(t, f.processed("reply.txt")) != workReply {
+		t.Error("the first applied copy in processed/ was replaced")
 	}
 	if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 		t.Errorf("the reply ran %d times", n)
 	}
-	if saved := f.load(st); saved.SequenceNumber != 2 || len(saved.Replies) != 1 {
+	if saved := f.load(id); saved.SequenceNumber != 2 || len(saved.Replies) != 1 {
 		t.Errorf("state after duplicates: sequence %d, %d replies", saved.SequenceNumber, len(saved.Replies))
 	}
 	if got := names(t, f.paths.Outbox); len(got) != 2 {
 		t.Errorf("outbox folder holds %v", got)
 	}
+
+	// A reply that differs by one letter is another reply.
+	f.apply(id, "other.txt", strings.Replace(workReply, "hello\n", "hallo\n", 1))
+	if n := lineCount(f.wsPath("runs.txt")); n != 2 || f.readWS("hello.txt") != "hallo\n" {
+		t.Errorf("a different reply was not applied: ran %d times", n)
+	}
 }
 
-func TestProcessStale(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("greet")
-	f.process(st, "first.txt", "Sequence: 1\n"+workReply)
+// TestApplyDuplicateRefused: Session.Apply itself refuses a reply applied
+// before, with a *RefusedError, and runs nothing.
+func TestApplyDuplicateRefused(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	f.apply(id, "reply.txt", workReply)
+	s, err := f.r.Hold(id, "courier process")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	rep, err := reply.New("again.txt", []byte(workReply), f.limits.MaxReply, protocol.Tags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Apply(context.Background(), rep)
+	var refused *runner.RefusedError
+	if !errors.As(err, &refused) || !refused.Duplicate || refused.Reply != "again.txt" {
+		t.Fatalf("error %v, want a duplicate refusal", err)
+	}
+	if n := lineCount(f.wsPath("runs.txt")); n != 1 {
+		t.Errorf("the reply ran %d times", n)
+	}
+}
+
+// TestApplyStale: a reply answering another request than the current one
+// is refused, moved into rejected/, and nothing of it runs.
+func TestApplyStale(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	f.apply(id, "first.txt", "Sequence: 1\n"+workReply)
 	cases := []struct {
 		file, text, message string
 	}{
 		{"old.txt", "Sequence: 1\n[CREATE_FILE path=\"stale.txt\"]\nx\n[/CREATE_FILE]\n",
-			"answers request 1 of session " + st.SessionID + ", an outdated request: the current request is 2"},
-		{"future.txt", "Session: " + st.SessionID + "\nSequence: 7\n[CREATE_FILE path=\"stale.txt\"]\nx\n[/CREATE_FILE]\n",
-			"answers request 7 of session " + st.SessionID + ", a request that does not exist yet: the current request is 2"},
+			"reply old.txt answers request 1 of session " + id + ", an outdated request: the current request is 2 (" + f.requestPath(id, 2) + ")"},
+		{"future.txt", "Session: " + id + "\nSequence: 7\n[CREATE_FILE path=\"stale.txt\"]\nx\n[/CREATE_FILE]\n",
+			"reply future.txt answers request 7 of session " + id + ", a request that does not exist yet: the current request is 2"},
 	}
 	for _, tc := range cases {
-		_, err := f.tryProcess(st, tc.file, tc.text, engine.Options{})
-		var refused *runner.RefusedError
-		if !errors.As(err, &refused) || refused.Duplicate {
-			t.Fatalf("%s: error %v, want a stale refusal", tc.file, err)
+		before := len(eventsOf[runner.ReplyRefused](f.rec))
+		err := f.tryApply(f.r, id, tc.file, tc.text)
+		var unapplied *runner.UnappliedError
+		if !errors.As(err, &unapplied) || unapplied.Count != 1 {
+			t.Fatalf("%s: error %v, want one reply not applied", tc.file, err)
 		}
-		if !strings.Contains(err.Error(), tc.message) || !strings.Contains(err.Error(), "nothing was run") {
-			t.Errorf("%s: message %q\nwant %q", tc.file, err, tc.message)
+		refusals := eventsOf[runner.ReplyRefused](f.rec)[before:]
+		if len(refusals) != 1 || refusals[0].Duplicate {
+			t.Fatalf("%s: refusals %+v, want one stale refusal", tc.file, refusals)
 		}
-		want := filepath.Join(f.paths.Inbox, "rejected", tc.file)
-		if refused.MovedTo != want || !exists(want) {
-			t.Errorf("%s: moved to %q, want %q", tc.file, refused.MovedTo, want)
+		if r := refusals[0].Reason; !strings.Contains(r, tc.message) || !strings.Contains(r, "nothing was run") {
+			t.Errorf("%s: reason %q\nwant %q", tc.file, r, tc.message)
+		}
+		if want := f.rejected(tc.file); refusals[0].MovedTo != want || !exists(want) || f.inInbox(tc.file) {
+			t.Errorf("%s: moved to %q, want %q", tc.file, refusals[0].MovedTo, want)
 		}
 	}
 	if f.existsWS("stale.txt") {
 		t.Error("a stale reply was carried out")
 	}
+	if saved := f.load(id); saved.SequenceNumber != 2 || len(saved.Replies) != 1 {
+		t.Errorf("stale replies changed the state: sequence %d, %d replies", saved.SequenceNumber, len(saved.Replies))
+	}
 	// A reply that does not say which request it answers is taken as the
 	// answer to the current one.
-	out := f.process(st, "plain.txt", "[CREATE_FILE path=\"plain.txt\"]\nx\n[/CREATE_FILE]\n")
-	if out.State.SequenceNumber != 3 || !f.existsWS("plain.txt") {
-		t.Errorf("a reply without a sequence: state %d", out.State.SequenceNumber)
+	f.apply(id, "plain.txt", "[CREATE_FILE path=\"plain.txt\"]\nx\n[/CREATE_FILE]\n")
+	if saved := f.load(id); saved.SequenceNumber != 3 || !f.existsWS("plain.txt") {
+		t.Errorf("a reply without a sequence: state %d", saved.SequenceNumber)
 	}
 }
 
-func TestProcessDone(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("greet")
-	out := f.process(st, "reply.txt", "[CREATE_FILE path=\"hello.txt\"]\nhello\n[/CREATE_FILE]\n[DONE]\nCreated hello.txt.\n[/DONE]\n")
-	if out.Outbox != "" || exists(f.l.OutboxPath(st.SessionID, 2)) {
-		t.Errorf("a completed session got a next outbox %q", out.Outbox)
+func TestApplyDone(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	f.apply(id, "reply.txt", "[CREATE_FILE path=\"hello.txt\"]\nhello\n[/CREATE_FILE]\n[DONE]\nCreated hello.txt.\n[/DONE]\n")
+	if exists(f.requestPath(id, 2)) {
+		t.Error("a completed session got a next request")
 	}
-	saved := f.load(st)
-	if !saved.IsComplete || saved.Summary != "Created hello.txt." || saved.SequenceNumber != 1 || saved.Status() != "complete" {
+	for _, w := range eventsOf[runner.RequestWritten](f.rec) {
+		if w.Sequence != 1 {
+			t.Errorf("a request was announced after DONE: %+v", w)
+		}
+	}
+	saved := f.load(id)
+	if !saved.IsComplete || saved.Summary != "Created hello.txt." || saved.SequenceNumber != 1 || len(saved.Replies) != 1 {
 		t.Errorf("saved state: complete %v, summary %q, sequence %d", saved.IsComplete, saved.Summary, saved.SequenceNumber)
 	}
-	if out.MovedTo == "" || f.readWS("hello.txt") != "hello\n" {
-		t.Errorf("moved to %q", out.MovedTo)
+	ends := eventsOf[runner.TurnEnded](f.rec)
+	if len(ends) != 1 || !ends[0].Complete || ends[0].Summary != "Created hello.txt." || ends[0].Sequence != 1 {
+		t.Errorf("turn ends %+v", ends)
 	}
+	if !exists(f.processed("reply.txt")) || f.readWS("hello.txt") != "hello\n" {
+		t.Error("the DONE reply was not applied and moved")
+	}
+	if info, err := f.r.Status(id); err != nil || info.State != runner.StateComplete || info.Request != "" {
+		t.Errorf("status %+v, %v", info, err)
+	}
+
 	// Nothing more is applied to a complete session.
-	p := f.inbox("more.txt", "[CREATE_FILE path=\"more.txt\"]\nx\n[/CREATE_FILE]\n")
-	_, err := f.l.Process(context.Background(), st, f.readReply(p), engine.Options{})
-	if err == nil || !strings.Contains(err.Error(), "session "+st.SessionID+" is complete") {
+	err := f.tryApply(f.r, id, "more.txt", "[CREATE_FILE path=\"more.txt\"]\nx\n[/CREATE_FILE]\n")
+	var complete *runner.CompleteError
+	if !errors.As(err, &complete) || complete.Session != id || err.Error() != "session "+id+" is complete" {
 		t.Errorf("error %v, want the session complete", err)
 	}
-	if f.existsWS("more.txt") || !exists(p) {
+	if f.existsWS("more.txt") || !f.inInbox("more.txt") {
 		t.Error("a reply to a complete session was carried out or moved")
 	}
 }
 
-func TestProcessNoCommands(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("greet")
-	f.process(st, "chat.txt", "Sure! I will get right on it. What language should I use?\n")
-	text := f.outbox(st, 2)
+func TestApplyNoCommands(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	f.apply(id, "chat.txt", "Sure! I will get right on it. What language should I use?\n")
+	text := f.request(id, 2)
 	if !strings.Contains(text, "## Previous Command Results\n"+protocol.NoCommandsNotice+"\n") {
-		t.Errorf("outbox 2 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
+		t.Errorf("request 2 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
 	}
-	f.process(st, "reply.txt", workReply)
-	if text := f.outbox(st, 3); strings.Contains(text, protocol.NoCommandsNotice) {
+	if saved := f.load(id); saved.SequenceNumber != 2 || !slices.Equal(saved.Notices, []string{protocol.NoCommandsNotice}) {
+		t.Errorf("saved sequence %d, notices %q", saved.SequenceNumber, saved.Notices)
+	}
+	f.apply(id, "reply.txt", workReply)
+	if text := f.request(id, 3); strings.Contains(text, protocol.NoCommandsNotice) {
 		t.Error("the notice stayed for the next request")
 	}
-}
-
-func TestProcessReadRequests(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{ReadLines: 4})
-	f.writeWS("a.txt", "alpha\nbeta\n")
-	f.writeWS("long.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
-	f.writeWS("src/x.go", "package x\n")
-	f.writeWS("src/y.go", "package y\n")
-	f.writeWS("bin.dat", "\x00\x01\x02\x03")
-	st := f.newSession("read")
-	f.process(st, "reply.txt", `[READ_FILE path="a.txt"]
-[READ_FILE path="long.txt" lines="3-4"]
-[READ_FILE path="long.txt"]
-[READ_FILE path="src/*.go"]
-[READ_FILE path="bin.dat"]
-[READ_FILE path="missing.txt"]
-`)
-	text := f.outbox(st, 2)
-	requested := text[strings.Index(text, "## Requested File Contents"):]
-	want := `## Requested File Contents
---- a.txt ---
-   1 | alpha
-   2 | beta
---- end a.txt ---
---- long.txt ---
-   3 | 3
-   4 | 4
---- end long.txt ---
---- long.txt ---
-   1 | 1
-   2 | 2
-   3 | 3
-   4 | 4
-[... 6 more lines; request them with [READ_FILE path="long.txt" lines="5-8"] ...]
---- end long.txt ---
---- src/x.go ---
-   1 | package x
---- end src/x.go ---
---- src/y.go ---
-   1 | package y
---- end src/y.go ---
---- bin.dat ---
-(binary file, 4 bytes; not shown)
---- end bin.dat ---
-
-=== PROMPT ===
-`
-	if !strings.HasPrefix(requested, want) {
-		t.Errorf("requested files:\n%s\nwant\n%s", requested, want)
-	}
-	if !strings.Contains(text, "[FAILED] READ_FILE: File 'missing.txt' not found\n") {
-		t.Error("the failed READ_FILE is not reported")
-	}
-	// The requests are saved as the protocol describes: a plain path, or
-	// an object with the range.
-	saved := readFile(t, f.l.Store.Path(st.SessionID))
-	compact := strings.Join(strings.Fields(saved), "")
-	if !strings.Contains(compact, `"readFileRequests":["a.txt",{"path":"long.txt","startLine":3,"endLine":4},"long.txt","src/*.go","bin.dat"]`) {
-		t.Errorf("saved read requests:\n%s", saved)
-	}
-	// The next outbox shows nothing again unless asked.
-	f.process(st, "next.txt", "[MESSAGE]\nread them\n[/MESSAGE]\n")
-	if strings.Contains(f.outbox(st, 3), "## Requested File Contents") {
-		t.Error("files requested once are shown again")
+	if saved := f.load(id); len(saved.Notices) != 0 {
+		t.Errorf("notices %q stayed in the state", saved.Notices)
 	}
 }
 
-// TestProcessWaitsForApproval: a reply stopped at an approval question is
-// not committed; another reply is refused until it is finished, and
-// Decide plus Recover finish it.
-func TestProcessWaitsForApproval(t *testing.T) {
-	t.Parallel()
-	pol, err := policy.New(policy.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := engine.Options{Policy: pol}
-	f := newFixture(t, runner.Options{})
-	f.writeWS("junk/file", "x")
-	st := f.newSession("clean up")
-	out, err := f.tryProcess(st, "reply.txt", "[RUN_COMMAND]\nrm -rf junk\n[/RUN_COMMAND]\n[CREATE_FILE path=\"after.txt\"]\nx\n[/CREATE_FILE]\n", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Engine.Waiting == nil || out.Outbox != "" || out.MovedTo != "" {
-		t.Fatalf("waiting %+v, outbox %q, moved to %q", out.Engine.Waiting, out.Outbox, out.MovedTo)
-	}
-	saved := f.load(st)
-	if saved.Pending == nil || saved.Pending.Command != "rm -rf junk" || saved.SequenceNumber != 1 || saved.Status() != "awaiting approval" {
-		t.Errorf("saved state: pending %+v, sequence %d", saved.Pending, saved.SequenceNumber)
-	}
-	if file, ok := f.l.Unfinished(st); !ok || file != "reply.txt" {
-		t.Errorf("Unfinished: %q, %v", file, ok)
-	}
-	if !exists(filepath.Join(f.paths.Inbox, "reply.txt")) {
-		t.Error("the waiting reply left the inbox")
-	}
-
-	// Another reply meanwhile is refused and left alone.
-	_, err = f.tryProcess(st, "other.txt", "[CREATE_FILE path=\"other.txt\"]\nx\n[/CREATE_FILE]\n", opts)
-	if err == nil || !strings.Contains(err.Error(), "session "+st.SessionID+" is still applying reply.txt") {
-		t.Errorf("error %v, want the session busy with reply.txt", err)
-	}
-	if f.existsWS("other.txt") || !exists(filepath.Join(f.paths.Inbox, "other.txt")) {
-		t.Error("the other reply was carried out or moved")
-	}
-
-	if _, err := f.l.Decide(st, true, false, ""); err != nil {
-		t.Fatal(err)
-	}
-	res, ok, err := f.l.Recover(context.Background(), st, opts)
-	if err != nil || !ok {
-		t.Fatalf("recover: %v, %v", ok, err)
-	}
-	if f.existsWS("junk/file") || !f.existsWS("after.txt") || res.Outbox != f.l.OutboxPath(st.SessionID, 2) {
-		t.Errorf("after approval: outbox %q%v", res.Outbox, res.Engine.Results)
-	}
-	if saved := f.load(st); saved.Pending != nil || saved.SequenceNumber != 2 {
-		t.Errorf("saved state: pending %+v, sequence %d", saved.Pending, saved.SequenceNumber)
-	}
-	if !exists(filepath.Join(f.paths.Inbox, "processed", "reply.txt")) {
-		t.Error("the finished reply was not moved")
-	}
-	if _, ok := f.l.Unfinished(st); ok {
-		t.Error("still unfinished")
-	}
-}
-
-func TestDecide(t *testing.T) {
-	t.Parallel()
+// TestApplyUnusable: a reply that can never be applied (too large, not
+// text, one of courier's own requests) is set aside into rejected/, and
+// nothing of it runs; replies within the limits are applied.
+func TestApplyUnusable(t *testing.T) {
+	const body = "[CREATE_FILE path=\"a.txt\"]\nhello\n[/CREATE_FILE]\n"
+	latin1 := strings.Repeat("caf\xe9 cr\xe8me ", 20)
 	cases := []struct {
-		name               string
-		approved, all      bool
-		reason             string
-		wantApproved, want bool
+		name string
+		// text is the reply; "REQUEST" is replaced by the session's own
+		// first request.
+		text    string
+		max     int64
+		message string // "" when the reply is applied
+		is      func(error) bool
 	}{
-		{"approve", true, false, "", true, false},
-		{"approve all", true, true, "", true, true},
-		{"deny", false, false, "not now", false, false},
-		{"deny cannot cover all", false, true, "no", false, false},
+		{name: "plain reply", text: body},
+		{name: "at the size limit", text: body, max: int64(len(body))},
+		{name: "over the size limit", text: body, max: int64(len(body)) - 1, message: "is larger than", is: isA[*reply.TooLargeError]},
+		{name: "over 2 MB", text: body + strings.Repeat("x", 2<<20), max: 2 << 20, message: "is larger than the 2 MB limit; nothing was run", is: isA[*reply.TooLargeError]},
+		{name: "over 512 KB", text: body + strings.Repeat("x", 512<<10), max: 512 << 10, message: "is larger than the 512 KB limit; nothing was run", is: isA[*reply.TooLargeError]},
+		{name: "binary", text: "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", message: "nothing was run", is: func(err error) bool { return errors.Is(err, protocol.ErrBinary) }},
+		{name: "another encoding", text: latin1, message: "nothing was run", is: func(err error) bool { return errors.Is(err, protocol.ErrBinary) }},
+		{name: "request saved as the reply", text: "REQUEST", message: "is a request written by courier, not the LLM's answer; nothing was run", is: isA[*reply.EchoError]},
+		{name: "request with BOM and CRLF", text: "\ufeff\r\nREQUEST-CRLF", message: "is a request written by courier", is: isA[*reply.EchoError]},
+		{name: "UTF-16 request", text: "REQUEST-UTF16", message: "is a request written by courier", is: isA[*reply.EchoError]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t, runner.Options{})
-			st := f.newSession("task")
-			if _, err := f.l.Decide(st, tc.approved, tc.all, tc.reason); err == nil || !strings.Contains(err.Error(), "is not waiting for an approval") {
-				t.Errorf("decide without a question: %v", err)
+			f := newFixture(t)
+			if tc.max != 0 {
+				f.limits.MaxReply = tc.max
 			}
-			if seqs, _ := f.l.Store.Turns(st.SessionID); len(seqs) != 0 {
-				t.Errorf("a decision without a question left turns %v", seqs)
+			r, rec := f.runner(nil)
+			id := f.create("do it")
+			req := f.request(id, 1)
+			text := strings.NewReplacer("REQUEST-CRLF", strings.ReplaceAll(req, "\n", "\r\n"), "REQUEST-UTF16", utf16LE(req), "REQUEST", req).Replace(tc.text)
+			err := f.tryApply(r, id, "reply.txt", text)
+			if tc.message == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.readWS("a.txt") != "hello\n" || f.load(id).SequenceNumber != 2 || !exists(f.processed("reply.txt")) {
+					t.Error("the reply was not applied")
+				}
+				return
 			}
-			st.Pending = &session.Pending{Sequence: 1, Index: 2, Command: "rm -rf x"}
-			p, err := f.l.Decide(st, tc.approved, tc.all, tc.reason)
-			if err != nil || p != st.Pending {
-				t.Fatalf("decide: %v, %v", p, err)
+			var unapplied *runner.UnappliedError
+			if !errors.As(err, &unapplied) || unapplied.Count != 1 {
+				t.Fatalf("error %v, want the reply not applied", err)
 			}
-			turn, err := f.l.Store.ReadTurn(st.SessionID, 1)
-			if err != nil {
-				t.Fatal(err)
+			aside := eventsOf[runner.ReplySetAside](rec)
+			if len(aside) != 1 || !strings.Contains(aside[0].Err.Error(), tc.message) || !tc.is(aside[0].Err) {
+				t.Fatalf("set aside %+v, want %q", aside, tc.message)
 			}
-			want := session.Record{Kind: session.Decision, Index: 2, Approved: tc.wantApproved, All: tc.want, Reason: tc.reason}
-			if len(turn.Records) != 1 {
-				t.Fatalf("journal %+v", turn.Records)
+			if aside[0].MovedTo != f.rejected("reply.txt") || !exists(f.rejected("reply.txt")) || f.inInbox("reply.txt") {
+				t.Errorf("moved to %q, want inbox/rejected/reply.txt", aside[0].MovedTo)
 			}
-			got := turn.Records[0]
-			got.At = want.At
-			if got.Kind != want.Kind || got.Index != want.Index || got.Approved != want.Approved || got.All != want.All || got.Reason != want.Reason {
-				t.Errorf("recorded %+v, want %+v", got, want)
+			if f.existsWS("a.txt") || f.load(id).SequenceNumber != 1 || len(eventsOf[runner.ReplyTaken](rec)) != 0 {
+				t.Error("something of an unusable reply was carried out")
 			}
 		})
+	}
+}
+
+func isA[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+// TestApplyUnusableUnrouted: a reply file given without a session that
+// cannot be read as a reply is set aside before any session is touched.
+func TestApplyUnusableUnrouted(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("do it")
+	p := f.save("reply.txt", f.request(id, 1))
+	err := f.r.ApplyFrom(context.Background(), &inbox.File{Path: p, Inbox: f.paths.Inbox}, "", "courier process")
+	var aside *runner.SetAsideError
+	if !errors.As(err, &aside) || !isA[*reply.EchoError](err) || aside.MovedTo != f.rejected("reply.txt") || !exists(aside.MovedTo) {
+		t.Fatalf("error %v, want the request set aside into rejected/", err)
+	}
+	if st := f.load(id); st.SequenceNumber != 1 || len(st.Replies) != 0 {
+		t.Error("the session changed")
+	}
+}
+
+// TestRoute: a reply given without a session goes to the session it
+// names (in its text, else at the start of its file name), else to the
+// most recently updated incomplete one.
+func TestRoute(t *testing.T) {
+	const marker = "[CREATE_FILE path=\"routed.txt\"]\nx\n[/CREATE_FILE]\n"
+	cases := []struct {
+		// file and text name the older session {A} ({a} in upper case,
+		// {A7} its first seven digits) and the newer one {B}.
+		file, text string
+		toOlder    bool
+	}{
+		{"reply.txt", "Session: {A}\n" + marker, true},
+		{"{B}_reply.txt", "**Session:** {a}\n" + marker, true},
+		{"{A}_reply.txt", marker, true},
+		{"{A}_seq0002.txt", marker, true},
+		{"{a}-answer.md", marker, true},
+		{"{A}", marker, true},
+		{"{A}.txt", marker, true},
+		{"{A}cafe.txt", marker, false},
+		{"{A}0.txt", marker, false},
+		{"{A7}.txt", marker, false},
+		{"reply.txt", marker, false},
+		{"answer-{A}.txt", marker, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file+" "+strings.ReplaceAll(tc.text, "\n", " "), func(t *testing.T) {
+			f := newFixture(t)
+			older := f.create("first")
+			newer := f.create("second")
+			subst := strings.NewReplacer("{A7}", older[:7], "{A}", older, "{a}", strings.ToUpper(older), "{B}", newer)
+			file := subst.Replace(tc.file)
+			p := f.save(file, subst.Replace(tc.text))
+			if err := f.r.ApplyFrom(context.Background(), &inbox.File{Path: p, Inbox: f.paths.Inbox}, "", "courier process"); err != nil {
+				t.Fatal(err)
+			}
+			want, other := newer, older
+			if tc.toOlder {
+				want, other = older, newer
+			}
+			if st := f.load(want); st.SequenceNumber != 2 || st.Replies[0].File != file {
+				t.Errorf("%s was not applied to %s", file, want)
+			}
+			if st := f.load(other); st.SequenceNumber != 1 {
+				t.Errorf("%s was applied to %s", file, other)
+			}
+			if !exists(f.processed(file)) {
+				t.Error("the reply was not moved into processed/")
+			}
+		})
+	}
+}
+
+// TestApplyOtherWorkspace: with --workspace given, a session that works on
+// another folder is refused rather than resumed there.
+func TestApplyOtherWorkspace(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("here")
+	other := filepath.Join(f.paths.Root, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	paths := f.paths
+	paths.Workspace = other
+	r := runner.New(runner.Config{Paths: paths, WorkspaceGiven: true, Limits: f.limits, FrontEnds: f.frontEnds()})
+	err := r.ApplyFrom(context.Background(), &inbox.File{Path: f.save("reply.txt", workReply), Inbox: f.paths.Inbox}, id, "courier process")
+	var otherWS *runner.OtherWorkspaceError
+	if !errors.As(err, &otherWS) || otherWS.Session != id || otherWS.Given != other {
+		t.Fatalf("error %v, want the other workspace refused", err)
+	}
+	if f.existsWS("hello.txt") || exists(filepath.Join(other, "hello.txt")) || !f.inInbox("reply.txt") {
+		t.Error("the reply was carried out or moved")
+	}
+}
+
+// TestApplyRunResults: a failing command is a result the LLM reads, not
+// an error of the turn.
+func TestApplyRunResults(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("fail")
+	f.apply(id, "reply.txt", "[RUN_COMMAND]\necho oops; exit 3\n[/RUN_COMMAND]\n")
+	st := f.load(id)
+	if len(st.LastResults) != 1 || st.LastResults[0].Status != command.Failed || st.LastResults[0].ExitCode == nil || *st.LastResults[0].ExitCode != 3 {
+		t.Fatalf("results %+v", st.LastResults)
+	}
+	if text := f.request(id, 2); !strings.Contains(text, "[FAILED] RUN_COMMAND:") || !strings.Contains(text, "  Output: oops\n") {
+		t.Errorf("request 2 does not show the failure:\n%s", text[strings.Index(text, "## Previous"):])
 	}
 }

@@ -1,36 +1,119 @@
-package runner
+package runner_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/courier-agent/courier/internal/session"
-	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// A broad pattern brings a bounded number of files into the outbox, and
-// says how many more there were.
-func TestRequestedGlobIsCapped(t *testing.T) {
-	dir := t.TempDir()
-	for i := range maxGlobFiles + 5 {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), []byte("x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// TestReadRequests: the files the LLM asked for are shown in the next
+// request as they are then, numbered, cut to read_lines, and only once.
+func TestReadRequests(t *testing.T) {
+	f := newFixture(t)
+	f.limits.ReadLines = 4
+	f.r, f.rec = f.runner(nil)
+	f.writeWS("a.txt", "alpha\nbeta\n")
+	f.writeWS("long.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
+	f.writeWS("src/x.go", "package x\n")
+	f.writeWS("src/y.go", "package y\n")
+	f.writeWS("bin.dat", "\x00\x01\x02\x03")
+	id := f.create("read")
+	f.apply(id, "reply.txt", `[READ_FILE path="a.txt"]
+[READ_FILE path="long.txt" lines="3-4"]
+[READ_FILE path="long.txt"]
+[READ_FILE path="src/*.go"]
+[READ_FILE path="bin.dat"]
+[READ_FILE path="missing.txt"]
+`)
+	text := f.request(id, 2)
+	requested := text[strings.Index(text, "## Requested File Contents"):]
+	want := `## Requested File Contents
+--- a.txt ---
+   1 | alpha
+   2 | beta
+--- end a.txt ---
+--- long.txt ---
+   3 | 3
+   4 | 4
+--- end long.txt ---
+--- long.txt ---
+   1 | 1
+   2 | 2
+   3 | 3
+   4 | 4
+[... 6 more lines; request them with [READ_FILE path="long.txt" lines="5-8"] ...]
+--- end long.txt ---
+--- src/x.go ---
+   1 | package x
+--- end src/x.go ---
+--- src/y.go ---
+   1 | package y
+--- end src/y.go ---
+--- bin.dat ---
+(binary file, 4 bytes; not shown)
+--- end bin.dat ---
+
+=== PROMPT ===
+`
+	if !strings.HasPrefix(requested, want) {
+		t.Errorf("requested files:\n%s\nwant\n%s", requested, want)
 	}
-	ws, err := workspace.Open(dir)
-	if err != nil {
-		t.Fatal(err)
+	if !strings.Contains(text, "[FAILED] READ_FILE: File 'missing.txt' not found\n") {
+		t.Error("the failed READ_FILE is not reported")
 	}
-	defer ws.Close()
-	l := New(DefaultPaths(t.TempDir()), Options{})
-	got := l.requested(ws, []session.ReadRequest{{Path: "*.txt"}})
-	if len(got) != maxGlobFiles+1 {
-		t.Fatalf("%d parts, want a note and %d files", len(got), maxGlobFiles)
+	// The requests are saved as the protocol describes: a plain path, or
+	// an object with the range.
+	saved := readFile(t, f.store.Path(id))
+	compact := strings.Join(strings.Fields(saved), "")
+	if !strings.Contains(compact, `"readFileRequests":["a.txt",{"path":"long.txt","startLine":3,"endLine":4},"long.txt","src/*.go","bin.dat"]`) {
+		t.Errorf("saved read requests:\n%s", saved)
 	}
-	if !strings.Contains(got[0].Text, fmt.Sprintf("%d files match; the first %d are shown", maxGlobFiles+5, maxGlobFiles)) {
-		t.Errorf("note = %q", got[0].Text)
+	// The next request shows nothing again unless asked.
+	f.apply(id, "next.txt", "[MESSAGE]\nread them\n[/MESSAGE]\n")
+	if strings.Contains(f.request(id, 3), "## Requested File Contents") {
+		t.Error("files requested once are shown again")
+	}
+	if st := f.load(id); len(st.ReadFileRequests) != 0 {
+		t.Errorf("read requests %v stayed in the state", st.ReadFileRequests)
+	}
+}
+
+// TestReadRequestShowsCurrentContent: a requested file is shown as it is
+// when the request is written, and a file gone by then is said to be gone.
+func TestReadRequestShowsCurrentContent(t *testing.T) {
+	f := newFixture(t)
+	f.writeWS("a.txt", "old\n")
+	f.writeWS("gone.txt", "here\n")
+	id := f.create("read")
+	f.apply(id, "reply.txt", "[READ_FILE path=\"a.txt\"]\n[CREATE_FILE path=\"a.txt\"]\nnew\n[/CREATE_FILE]\n[READ_FILE path=\"gone.txt\"]\n[DELETE_FILE path=\"gone.txt\"]\n")
+	text := f.request(id, 2)
+	if !strings.Contains(text, "--- a.txt ---\n   1 | new\n--- end a.txt ---\n") {
+		t.Errorf("a.txt not shown as it is now:\n%s", text[strings.Index(text, "## Requested"):])
+	}
+	if !strings.Contains(text, "--- gone.txt ---\n(file not found: it no longer exists)\n--- end gone.txt ---\n") {
+		t.Errorf("gone.txt not said to be gone:\n%s", text[strings.Index(text, "## Requested"):])
+	}
+}
+
+// TestReadRequestGlobIsCapped: a broad pattern brings a bounded number of
+// files into the request, and says how many more there were.
+func TestReadRequestGlobIsCapped(t *testing.T) {
+	const shown, total = 30, 35
+	f := newFixture(t)
+	for i := range total {
+		f.writeWS(fmt.Sprintf("f%03d.txt", i), "x\n")
+	}
+	id := f.create("read")
+	f.apply(id, "reply.txt", "[READ_FILE path=\"*.txt\"]\n")
+	text := f.request(id, 2)
+	note := fmt.Sprintf("--- *.txt ---\n(%d files match; the first %d are shown below. Ask for the others with narrower patterns.)\n--- end *.txt ---\n", total, shown)
+	if !strings.Contains(text, note) {
+		t.Errorf("request lacks the note %q", note)
+	}
+	if n := strings.Count(text, "   1 | x\n"); n != shown {
+		t.Errorf("%d files shown, want %d", n, shown)
+	}
+	if !strings.Contains(text, fmt.Sprintf("--- f%03d.txt ---", shown-1)) || strings.Contains(text, fmt.Sprintf("--- f%03d.txt ---", shown)) {
+		t.Error("not the first files in order are shown")
 	}
 }

@@ -1,61 +1,70 @@
 package runner_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
-	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
 
-func TestNewSession(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
+func TestCreate(t *testing.T) {
+	f := newFixture(t)
 	f.writeWS("main.go", "package main\n")
-	st, p, err := f.l.NewSession("  add a --verbose flag\n", nil)
+	id, err := f.r.Create("  add a --verbose flag\n", runner.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !session.ValidID(st.SessionID) {
-		t.Errorf("session id %q is not 8 hex digits", st.SessionID)
+	if !session.ValidID(id) {
+		t.Errorf("session id %q is not 8 hex digits", id)
 	}
-	if want := filepath.Join(f.paths.Outbox, st.SessionID+"_seq0001.txt"); p != want {
-		t.Errorf("outbox %s, want %s", p, want)
-	}
+	p := filepath.Join(f.paths.Outbox, id+"_seq0001.txt")
 	text := readFile(t, p)
-	head := "=== HEADER ===\nSession: " + st.SessionID + "\nSequence: 1\nTask: add a --verbose flag\n\n=== PROTOCOL ===\n"
+	head := "=== HEADER ===\nSession: " + id + "\nSequence: 1\nTask: add a --verbose flag\n\n=== PROTOCOL ===\n"
 	if !strings.HasPrefix(text, head) {
-		t.Errorf("outbox begins\n%.200s\nwant\n%s", text, head)
+		t.Errorf("request begins\n%.200s\nwant\n%s", text, head)
 	}
 	for _, want := range []string{"\n## Workspace Files\n  main.go (13 bytes)\n", "\n=== PROMPT ===\nadd a --verbose flag\n"} {
 		if !strings.Contains(text, want) {
-			t.Errorf("outbox lacks %q", want)
+			t.Errorf("request lacks %q", want)
 		}
 	}
 	if strings.Contains(text, "## Previous Command Results") || !strings.HasSuffix(text, "add a --verbose flag\n") {
-		t.Errorf("first outbox:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
+		t.Errorf("first request:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
 	}
-	if !protocol.IsOutbox(text) {
-		t.Error("the outbox is not recognised as one")
+	if !frontend.IsRequest(text) {
+		t.Error("the request is not recognised as one")
+	}
+	if got := names(t, f.paths.Outbox); len(got) != 1 {
+		t.Errorf("outbox holds %v", got)
+	}
+
+	// The person is told of the session and its request.
+	started := eventsOf[runner.SessionStarted](f.rec)
+	written := eventsOf[runner.RequestWritten](f.rec)
+	if len(started) != 1 || started[0] != (runner.SessionStarted{Session: id, Task: "add a --verbose flag"}) {
+		t.Errorf("started %+v", started)
+	}
+	if len(written) != 1 || written[0] != (runner.RequestWritten{Session: id, Sequence: 1, Path: p, Text: text}) {
+		t.Errorf("written %+v", written)
 	}
 
 	// The session file has the protocol's fields, in its JSON names.
 	var saved map[string]any
-	if err := json.Unmarshal([]byte(readFile(t, f.l.Store.Path(st.SessionID))), &saved); err != nil {
+	if err := json.Unmarshal([]byte(readFile(t, f.store.Path(id))), &saved); err != nil {
 		t.Fatal(err)
 	}
 	ws, _ := filepath.Abs(f.paths.Workspace)
 	want := map[string]any{
-		"sessionId": st.SessionID, "task": "add a --verbose flag", "sequenceNumber": 1.0,
+		"sessionId": id, "task": "add a --verbose flag", "sequenceNumber": 1.0,
 		"isComplete": false, "lastResults": []any{}, "readFileRequests": []any{}, "workspace": ws,
 	}
 	for k, v := range want {
@@ -71,57 +80,53 @@ func TestNewSession(t *testing.T) {
 			t.Errorf("%s is %q, want the current time", k, s)
 		}
 	}
-	loaded := f.load(st)
-	if loaded.SessionID != st.SessionID || loaded.Task != st.Task || loaded.SequenceNumber != 1 {
-		t.Errorf("loaded %+v", loaded)
+	if info, err := f.r.Status(id); err != nil || info.State != runner.StateWaiting || info.Sequence != 1 || info.Request != p {
+		t.Errorf("status %+v, %v", info, err)
 	}
 }
 
-func TestNewSessionIncludes(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
+func TestCreateIncludes(t *testing.T) {
+	f := newFixture(t)
 	f.writeWS("docs/a.md", "# A\n")
 	f.writeWS("docs/b.txt", "b\n")
-	st, p, err := f.l.NewSession("document it", []string{"docs/*.md"})
+	id, err := f.r.Create("document it", runner.CreateOptions{Includes: []string{"docs/*.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := readFile(t, p)
+	text := f.request(id, 1)
 	if !strings.Contains(text, "\n## Requested File Contents\n--- docs/a.md ---\n   1 | # A\n--- end docs/a.md ---\n") || strings.Contains(text, "--- docs/b.txt ---") {
-		t.Errorf("included files in the first outbox:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
+		t.Errorf("included files in the first request:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
 	}
-	if st.SequenceNumber != 1 {
-		t.Errorf("sequence %d", st.SequenceNumber)
+	// Included files belong to the first request only.
+	f.apply(id, "reply.txt", "[MESSAGE]\nreading\n[/MESSAGE]\n")
+	if strings.Contains(f.request(id, 2), "--- docs/a.md ---") {
+		t.Error("the included file is shown again in request 2")
 	}
 }
 
-func TestNewSessionRefused(t *testing.T) {
-	t.Parallel()
+func TestCreateRefused(t *testing.T) {
 	cases := []struct {
 		name    string
 		task    string
 		noWS    bool
 		message string
+		is      func(error) bool
 	}{
-		{"empty task", "", false, "the task is empty"},
-		{"blank task", "  \n\t ", false, "the task is empty"},
-		{"no workspace folder", "do it", true, "is not a folder"},
+		{"empty task", "", false, "the task is empty", isA[runner.EmptyTaskError]},
+		{"blank task", "  \n\t ", false, "the task is empty", isA[runner.EmptyTaskError]},
+		{"no workspace folder", "do it", true, "not a folder", isA[*runner.WorkspaceError]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t, runner.Options{})
+			f := newFixture(t)
 			if tc.noWS {
 				if err := os.Remove(f.paths.Workspace); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, _, err := f.l.NewSession(tc.task, nil)
-			if err == nil || !strings.Contains(err.Error(), tc.message) {
+			_, err := f.r.Create(tc.task, runner.CreateOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.message) || !tc.is(err) {
 				t.Fatalf("error %v, want %q", err, tc.message)
-			}
-			if hint.Of(err) == "" {
-				t.Error("the error has no hint for the person")
 			}
 			if n := names(t, f.paths.Outbox); len(n) != 0 {
 				t.Errorf("outbox holds %v", n)
@@ -129,151 +134,126 @@ func TestNewSessionRefused(t *testing.T) {
 			if n := names(t, f.paths.Sessions); len(n) != 0 {
 				t.Errorf("sessions holds %v", n)
 			}
+			if len(f.rec.all()) != 0 {
+				t.Errorf("events %s for a refused session", eventTypes(f.rec.all()))
+			}
 		})
 	}
 }
 
-func TestNewSessionIDsDiffer(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
+func TestCreateIDsDiffer(t *testing.T) {
+	f := newFixture(t)
 	seen := map[string]bool{}
 	for range 20 {
-		st := f.newSession("task")
-		if seen[st.SessionID] {
-			t.Fatalf("session id %s given twice", st.SessionID)
+		id := f.create("task")
+		if seen[id] {
+			t.Fatalf("session id %s given twice", id)
 		}
-		seen[st.SessionID] = true
+		seen[id] = true
 	}
 }
 
-const simpleReply = "Session: 1a2b3c4d\nSequence: 2\n\n[CREATE_FILE path=\"a.txt\"]\nhello\n[/CREATE_FILE]\n"
-
-func utf16LE(s string) []byte {
-	out := []byte{0xFF, 0xFE}
-	for _, u := range utf16.Encode([]rune(s)) {
-		out = append(out, byte(u), byte(u>>8))
+// TestCreateUnknownProtocol: a session cannot be started in a protocol
+// courier does not speak.
+func TestCreateUnknownProtocol(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.r.Create("task", runner.CreateOptions{Protocol: "smoke-signals"}); err == nil || !strings.Contains(err.Error(), `unknown protocol "smoke-signals"`) {
+		t.Errorf("error %v", err)
 	}
-	return out
-}
-
-func TestReadReply(t *testing.T) {
-	t.Parallel()
-	outbox := protocol.Render(protocol.Outbox{Session: "1a2b3c4d", Sequence: 1, Task: "do it"})
-	latin1 := []byte(strings.Repeat("caf\xe9 cr\xe8me ", 20))
-	cases := []struct {
-		name    string
-		raw     []byte
-		max     int64
-		message string // "" when the reply is accepted
-		is      error
-	}{
-		{name: "plain reply", raw: []byte(simpleReply)},
-		{name: "at the size limit", raw: []byte(simpleReply), max: int64(len(simpleReply))},
-		{name: "over the size limit", raw: []byte(simpleReply), max: int64(len(simpleReply)) - 1, message: "is larger than"},
-		{name: "over 2 MB", raw: []byte(simpleReply + strings.Repeat("x", 2<<20)), max: 2 << 20, message: "is larger than the 2 MB limit; nothing was run"},
-		{name: "over 512 KB", raw: []byte(simpleReply + strings.Repeat("x", 512<<10)), max: 512 << 10, message: "is larger than the 512 KB limit; nothing was run"},
-		{name: "binary", raw: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), message: "nothing was run", is: protocol.ErrBinary},
-		{name: "another encoding", raw: latin1, message: "nothing was run", is: protocol.ErrBinary},
-		{name: "outbox saved as the reply", raw: []byte(outbox), message: "is a request written by courier, not the LLM's answer; nothing was run"},
-		{name: "outbox with BOM and CRLF", raw: []byte("\ufeff\r\n" + strings.ReplaceAll(outbox, "\n", "\r\n")), message: "is a request written by courier"},
-		{name: "UTF-16 outbox", raw: utf16LE(outbox), message: "is a request written by courier"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t, runner.Options{MaxReply: tc.max})
-			p := filepath.Join(f.paths.Inbox, "reply.txt")
-			if err := os.WriteFile(p, tc.raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			r, err := f.l.ReadReply(p)
-			if tc.message == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Path != p || string(r.Raw) != string(tc.raw) || r.Parsed.Session != "1a2b3c4d" || r.Parsed.Sequence != 2 || len(r.Parsed.Commands) != 1 {
-					t.Errorf("reply %+v", r)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.message) {
-				t.Fatalf("error %v, want %q", err, tc.message)
-			}
-			if tc.is != nil && !errors.Is(err, tc.is) {
-				t.Errorf("error %v is not %v", err, tc.is)
-			}
-			if hint.Of(err) == "" {
-				t.Error("the error has no hint for the person")
-			}
-		})
+	if n := names(t, f.paths.Sessions); len(n) != 0 {
+		t.Errorf("sessions holds %v", n)
 	}
 }
 
-func TestReadReplyMissing(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	if _, err := f.l.ReadReply(filepath.Join(f.paths.Inbox, "nope.txt")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("error %v, want one for a missing file", err)
+// TestServeAnnouncesResumedSession: serving a session started by another
+// run shows its request again and where the reply is awaited; the run that
+// started it does not announce it twice.
+func TestServeAnnouncesResumedSession(t *testing.T) {
+	f := newFixture(t)
+	id := f.create("greet")
+	r, rec := f.runner(nil)
+	sv := f.serve(r, id, f.watcher(id))
+	waitFor(t, "the watch to wait for a reply", func() bool { return len(eventsOf[runner.WaitingForReply](rec)) > 0 })
+	sv.cancel()
+	var stopped *runner.InterruptedError
+	if err := sv.wait(t); !errors.As(err, &stopped) || stopped.Session != id || !errors.Is(err, context.Canceled) {
+		t.Errorf("Serve after Ctrl-C: %v", err)
+	}
+	events := rec.all()
+	if len(events) < 2 {
+		t.Fatalf("events %s", eventTypes(events))
+	}
+	written, ok := events[0].(runner.RequestWritten)
+	if !ok || !written.Resumed || written.Rewritten || written.Sequence != 1 || written.Text != f.request(id, 1) {
+		t.Errorf("first event %+v, want request 1 shown again", events[0])
+	}
+	if w, ok := events[1].(runner.WaitingForReply); !ok || w != (runner.WaitingForReply{Session: id, Sequence: 1, From: "inbox/"}) {
+		t.Errorf("second event %+v, want waiting for a reply in inbox/", events[1])
+	}
+
+	// The run that created the session goes straight to waiting.
+	g := newFixture(t)
+	id2 := g.create("greet")
+	before := len(g.rec.all())
+	sv = g.serve(g.r, id2, g.watcher(id2))
+	waitFor(t, "the watch to wait for a reply", func() bool { return len(eventsOf[runner.WaitingForReply](g.rec)) > 0 })
+	sv.cancel()
+	sv.wait(t)
+	if got := g.rec.all()[before:]; len(got) == 0 || eventTypes(got[:1]) != "WaitingForReply" {
+		t.Errorf("events of the creating run: %s", eventTypes(got))
+	}
+	if n := len(eventsOf[runner.RequestWritten](g.rec)); n != 1 {
+		t.Errorf("the request was announced %d times", n)
 	}
 }
 
-// TestReplyHash: the same reply saved by different editors is one reply.
-func TestReplyHash(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	variants := map[string][]byte{
-		"lf":         []byte(simpleReply),
-		"crlf":       []byte(strings.ReplaceAll(simpleReply, "\n", "\r\n")),
-		"bom":        append([]byte("\ufeff"), simpleReply...),
-		"bom crlf":   append([]byte("\ufeff"), strings.ReplaceAll(simpleReply, "\n", "\r\n")...),
-		"cr":         []byte(strings.ReplaceAll(simpleReply, "\n", "\r")),
-		"utf-16 bom": utf16LE(simpleReply),
+// TestRequestRewritten: a request file the person deleted is written again
+// when the session is served, exactly as before; one that is there is
+// left alone. RequestText renders it without writing.
+func TestRequestRewritten(t *testing.T) {
+	f := newFixture(t)
+	f.writeWS("a.txt", "a\n")
+	id := f.create("count")
+	p := f.requestPath(id, 1)
+	first := readFile(t, p)
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
 	}
-	var first string
-	for name, raw := range variants {
-		p := filepath.Join(f.paths.Inbox, strings.ReplaceAll(name, " ", "-")+".txt")
-		if err := os.WriteFile(p, raw, 0o644); err != nil {
+	serveBacklog := func() *recorder {
+		t.Helper()
+		r, rec := f.runner(nil)
+		s, err := r.Hold(id, "courier process")
+		if err != nil {
 			t.Fatal(err)
 		}
-		r := f.readReply(p)
-		if first == "" {
-			first = r.Hash
+		defer s.Release()
+		if err := s.Serve(context.Background(), inbox.Queue{Dir: f.paths.Inbox}.Source(id, false)); err != nil {
+			t.Fatal(err)
 		}
-		if r.Hash != first {
-			t.Errorf("%s: hash %s differs from %s", name, r.Hash, first)
-		}
-		if len(r.Parsed.Commands) != 1 || r.Parsed.Commands[0].Content != "hello\n" {
-			t.Errorf("%s: commands %+v", name, r.Parsed.Commands)
-		}
+		return rec
 	}
-	other := f.readReply(f.inbox("other.txt", strings.Replace(simpleReply, "hello", "hallo", 1)))
-	if other.Hash == first {
-		t.Error("a different reply has the same hash")
+	rec := serveBacklog()
+	if info, err := os.Stat(p); err != nil || !info.ModTime().Equal(old) || len(eventsOf[runner.RequestWritten](rec)) != 0 {
+		t.Errorf("an existing request was written again")
 	}
-}
 
-func TestRoute(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	cases := []struct {
-		file, text, want string
-	}{
-		{"reply.txt", "Session: 1a2b3c4d\nSequence: 2\n[DONE]\nx\n[/DONE]\n", "1a2b3c4d"},
-		{"deadbeef_reply.txt", "**Session:** 1A2B3C4D\n[DONE]\nx\n[/DONE]\n", "1a2b3c4d"},
-		{"deadbeef_seq0002.txt", "[DONE]\nx\n[/DONE]\n", "deadbeef"},
-		{"DEADBEEF-answer.md", "no commands", "deadbeef"},
-		{"deadbeef", "no commands", "deadbeef"},
-		{"deadbeef.txt", "no commands", "deadbeef"},
-		{"deadbeefcafe.txt", "no commands", ""},
-		{"deadbeef0.txt", "no commands", ""},
-		{"deadbee.txt", "no commands", ""},
-		{"reply.txt", "no commands", ""},
-		{"answer-deadbeef.txt", "no commands", ""},
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range cases {
-		r := f.readReply(f.inbox(tc.file, tc.text))
-		if got := runner.Route(r); got != tc.want {
-			t.Errorf("%s with %q: routed to %q, want %q", tc.file, tc.text, got, tc.want)
-		}
+	text, err := f.r.RequestText(id)
+	if err != nil || text != first {
+		t.Errorf("RequestText of a missing request: %v\n%s", err, text)
+	}
+	if exists(p) {
+		t.Error("RequestText wrote the request")
+	}
+	rec = serveBacklog()
+	if readFile(t, p) != first {
+		t.Error("the rewritten request differs")
+	}
+	written := eventsOf[runner.RequestWritten](rec)
+	if len(written) != 1 || !written[0].Rewritten || written[0].Path != p || written[0].Text != first {
+		t.Errorf("rewrite announced as %+v", written)
 	}
 }

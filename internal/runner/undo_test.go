@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,9 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/hint"
-	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -78,26 +76,37 @@ echo side > side.txt
 [/RUN_COMMAND]
 `
 
+// undo reverts the last turn of session id with changes, as 'courier
+// undo' does.
+func (f *fixture) undo(id string) (runner.UndoReport, error) {
+	f.t.Helper()
+	s, err := f.r.Hold(id, "courier undo")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer s.Release()
+	return s.Undo()
+}
+
 // TestUndoRestores undoes a turn that created, edited and deleted files:
 // the workspace is back byte for byte, modes included, the folders the
-// turn made are gone, and the LLM is told in a new outbox.
+// turn made are gone, and the LLM is told in a new request.
 func TestUndoRestores(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
+	f := newFixture(t)
 	f.writeMode("keep.txt", "line1\r\nline2", 0o640)
 	f.writeMode("script.sh", "#!/bin/sh\necho hi\n", 0o755)
 	f.writeMode("data.txt", "old data\n", 0o600)
 	f.writeWS("existing/other.txt", "o\n")
-	st := f.newSession("change things")
+	id := f.create("change things")
 	before := f.tree()
-	out := f.process(st, "reply.txt", changeReply)
-	for _, r := range out.Engine.Results {
+	f.apply(id, "reply.txt", changeReply)
+	for _, r := range f.load(id).LastResults {
 		if !r.Success() {
 			t.Fatalf("the turn failed: %s %s", r.Type, r.Summary)
 		}
 	}
 
-	rep, err := f.l.Undo(st)
+	rep, err := f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,48 +131,61 @@ func TestUndoRestores(t *testing.T) {
 		t.Errorf("kept %v", rep.Kept)
 	}
 
-	// The LLM hears of it in the next request.
-	if rep.Outbox != f.l.OutboxPath(st.SessionID, 3) || st.SequenceNumber != 3 || f.load(st).SequenceNumber != 3 {
-		t.Errorf("outbox %q, sequence %d", rep.Outbox, st.SequenceNumber)
+	// The LLM hears of it in the next request, and the person through
+	// the reporter.
+	if rep.Outbox != f.requestPath(id, 3) || f.load(id).SequenceNumber != 3 {
+		t.Errorf("request %q, sequence %d", rep.Outbox, f.load(id).SequenceNumber)
 	}
 	notice := "The user undid the file changes of your reply to request 1. Restored to their earlier content: keep.txt, script.sh, data.txt. Removed (they did not exist before): new/deep/file.txt, existing/x.txt. Effects of RUN_COMMAND were not undone. Take the workspace as it is now (READ_FILE what you need) and continue."
-	if text := f.outbox(st, 3); !strings.Contains(text, "## Previous Command Results\n"+notice+"\n") {
-		t.Errorf("outbox 3 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
+	text := f.request(id, 3)
+	if !strings.Contains(text, "## Previous Command Results\n"+notice+"\n") {
+		t.Errorf("request 3 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
+	}
+	undone := eventsOf[runner.TurnUndone](f.rec)
+	if len(undone) != 1 || undone[0].Session != id || undone[0].Report.Sequence != 1 {
+		t.Errorf("undo reported as %+v", undone)
+	}
+	written := eventsOf[runner.RequestWritten](f.rec)
+	if last := written[len(written)-1]; last.Sequence != 3 || last.Text != text {
+		t.Errorf("last request announced: %d", last.Sequence)
+	}
+	if f.kinds(id, 1) != "begin apply/0 result/0 apply/1 result/1 apply/2 result/2 apply/3 result/3 apply/4 result/4 apply/5 result/5 start/6 result/6 undone" {
+		t.Errorf("journal %q does not end with the undo", f.kinds(id, 1))
 	}
 }
 
 func TestUndoWalksBack(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("versions")
-	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\nv1\n[/CREATE_FILE]\n")
-	f.process(st, "r2.txt", "[CREATE_FILE path=\"a.txt\"]\nv2\n[/CREATE_FILE]\n[CREATE_FILE path=\"b.txt\"]\nb\n[/CREATE_FILE]\n")
-	f.process(st, "r3.txt", "[MESSAGE]\nnothing to change\n[/MESSAGE]\n")
+	f := newFixture(t)
+	id := f.create("versions")
+	f.apply(id, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\nv1\n[/CREATE_FILE]\n")
+	f.apply(id, "r2.txt", "[CREATE_FILE path=\"a.txt\"]\nv2\n[/CREATE_FILE]\n[CREATE_FILE path=\"b.txt\"]\nb\n[/CREATE_FILE]\n")
+	f.apply(id, "r3.txt", "[MESSAGE]\nnothing to change\n[/MESSAGE]\n")
 
-	rep, err := f.l.Undo(st)
+	rep, err := f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Sequence != 2 || f.readWS("a.txt") != "v1\n" || f.existsWS("b.txt") {
 		t.Errorf("first undo: turn %d, a.txt %q, b.txt there: %v", rep.Sequence, f.readWS("a.txt"), f.existsWS("b.txt"))
 	}
-	rep, err = f.l.Undo(st)
+	rep, err = f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Sequence != 1 || f.existsWS("a.txt") {
 		t.Errorf("second undo: turn %d, a.txt there: %v", rep.Sequence, f.existsWS("a.txt"))
 	}
-	seq := st.SequenceNumber
-	_, err = f.l.Undo(st)
-	if err == nil || !strings.Contains(err.Error(), "has no file changes left to undo") || hint.Of(err) == "" {
+	seq := f.load(id).SequenceNumber
+	_, err = f.undo(id)
+	var nothing *runner.NothingToUndoError
+	if !errors.As(err, &nothing) || nothing.Session != id || !strings.Contains(err.Error(), "has no file changes left to undo") {
 		t.Errorf("third undo: %v", err)
 	}
-	if st.SequenceNumber != seq || exists(f.l.OutboxPath(st.SessionID, seq+1)) {
+	if f.load(id).SequenceNumber != seq || exists(f.requestPath(id, seq+1)) {
 		t.Error("a failed undo wrote a new request")
 	}
 	// The session goes on from the undone state.
-	f.process(st, "r4.txt", "[CREATE_FILE path=\"a.txt\"]\nv3\n[/CREATE_FILE]\n")
+	f.apply(id, "r4.txt", "[CREATE_FILE path=\"a.txt\"]\nv3\n[/CREATE_FILE]\n")
 	if f.readWS("a.txt") != "v3\n" {
 		t.Error("the reply after the undos was not applied")
 	}
@@ -172,16 +194,15 @@ func TestUndoWalksBack(t *testing.T) {
 // TestUndoKeepsLaterWork: files changed after the turn are saved aside
 // before they are put back.
 func TestUndoKeepsLaterWork(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
+	f := newFixture(t)
 	f.writeWS("old.txt", "original old\n")
 	f.writeWS("same.txt", "same\n")
-	st := f.newSession("notes")
-	f.process(st, "r1.txt", "[CREATE_FILE path=\"notes.txt\"]\nfrom the llm\n[/CREATE_FILE]\n[DELETE_FILE path=\"old.txt\"]\n[CREATE_FILE path=\"same.txt\"]\nsame too\n[/CREATE_FILE]\n")
+	id := f.create("notes")
+	f.apply(id, "r1.txt", "[CREATE_FILE path=\"notes.txt\"]\nfrom the llm\n[/CREATE_FILE]\n[DELETE_FILE path=\"old.txt\"]\n[CREATE_FILE path=\"same.txt\"]\nsame too\n[/CREATE_FILE]\n")
 	f.writeWS("notes.txt", "the person's notes\n")
 	f.writeWS("old.txt", "the person's old\n")
 
-	rep, err := f.l.Undo(st)
+	rep, err := f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,53 +221,46 @@ func TestUndoKeepsLaterWork(t *testing.T) {
 }
 
 func TestUndoReopensCompleteSession(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("finish")
-	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\na\n[/CREATE_FILE]\n[DONE]\nDone.\n[/DONE]\n")
-	rep, err := f.l.Undo(st)
+	f := newFixture(t)
+	id := f.create("finish")
+	f.apply(id, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\na\n[/CREATE_FILE]\n[DONE]\nDone.\n[/DONE]\n")
+	rep, err := f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := f.load(st)
-	if saved.IsComplete || saved.Summary != "" || saved.SequenceNumber != 2 || rep.Outbox != f.l.OutboxPath(st.SessionID, 2) || f.existsWS("a.txt") {
-		t.Errorf("after undo: complete %v, summary %q, sequence %d, outbox %q", saved.IsComplete, saved.Summary, saved.SequenceNumber, rep.Outbox)
+	saved := f.load(id)
+	if saved.IsComplete || saved.Summary != "" || saved.SequenceNumber != 2 || rep.Outbox != f.requestPath(id, 2) || f.existsWS("a.txt") {
+		t.Errorf("after undo: complete %v, summary %q, sequence %d, request %q", saved.IsComplete, saved.Summary, saved.SequenceNumber, rep.Outbox)
+	}
+	if info, err := f.r.Status(id); err != nil || info.State != runner.StateWaiting {
+		t.Errorf("status %+v, %v", info, err)
 	}
 }
 
 func TestUndoRefusedWhileUnfinished(t *testing.T) {
-	t.Parallel()
-	pol, err := policy.New(policy.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, runner.Options{})
-	st := f.newSession("clean")
-	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\na\n[/CREATE_FILE]\n")
-	out, err := f.tryProcess(st, "r2.txt", "[RUN_COMMAND]\nrm -rf a.txt\n[/RUN_COMMAND]\n", engine.Options{Policy: pol})
-	if err != nil || out.Engine.Waiting == nil {
+	f := newFixture(t)
+	id := f.create("clean")
+	f.apply(id, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\na\n[/CREATE_FILE]\n")
+	var waiting *runner.WaitingError
+	if err := f.tryApply(f.r, id, "r2.txt", "[RUN_COMMAND]\nrm -rf a.txt\n[/RUN_COMMAND]\n"); !errors.As(err, &waiting) {
 		t.Fatalf("the turn does not wait: %v", err)
 	}
-	_, err = f.l.Undo(st)
-	if err == nil || !strings.Contains(err.Error(), "is in the middle of applying a reply") {
+	_, err := f.undo(id)
+	var unfinished *runner.UnfinishedError
+	if !errors.As(err, &unfinished) || unfinished.Session != id || unfinished.Reply != "r2.txt" || !unfinished.Approval {
 		t.Errorf("undo: %v", err)
 	}
-	if f.readWS("a.txt") != "a\n" {
-		t.Error("undo changed files while a turn was unfinished")
+	if f.readWS("a.txt") != "a\n" || f.load(id).SequenceNumber != 2 {
+		t.Error("undo changed files or the session while a turn was unfinished")
 	}
 }
 
 func TestLog(t *testing.T) {
-	t.Parallel()
-	pol, err := policy.New(policy.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, runner.Options{})
+	f := newFixture(t)
 	f.writeWS("b.txt", "b1\nb2\n")
-	st := f.newSession("log")
-	f.process(st, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\n1\n2\n[/CREATE_FILE]\n[RUN_COMMAND]\nexit 1\n[/RUN_COMMAND]\n")
-	f.process(st, "r2.txt", `[EDIT_FILE path="a.txt"]
+	id := f.create("log")
+	f.apply(id, "r1.txt", "[CREATE_FILE path=\"a.txt\"]\n1\n2\n[/CREATE_FILE]\n[RUN_COMMAND]\nexit 1\n[/RUN_COMMAND]\n")
+	f.apply(id, "r2.txt", `[EDIT_FILE path="a.txt"]
 <<<<<<< SEARCH
 2
 =======
@@ -259,16 +273,20 @@ c
 [/CREATE_FILE]
 [DELETE_FILE path="c.txt"]
 `)
-	if _, err := f.l.Undo(st); err != nil {
+	if _, err := f.undo(id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.tryProcess(st, "r3.txt", "[RUN_COMMAND]\nrm -rf a.txt\n[/RUN_COMMAND]\n", engine.Options{Policy: pol}); err != nil {
+	var waiting *runner.WaitingError
+	if err := f.tryApply(f.r, id, "r3.txt", "[RUN_COMMAND]\nrm -rf a.txt\n[/RUN_COMMAND]\n"); !errors.As(err, &waiting) {
 		t.Fatal(err)
 	}
 
-	turns, err := f.l.Log(st)
+	info, turns, err := f.r.Log(id)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if info.ID != id || info.State != runner.StateAwaitingApproval || info.Sequence != 4 {
+		t.Errorf("log of %+v", info)
 	}
 	type entry struct {
 		Sequence         int
