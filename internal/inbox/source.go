@@ -43,12 +43,26 @@ func (w *Watcher) Where() string { return "in " + filepath.Base(w.dir) + "/" }
 // errFound ends a Watch once a reply is found.
 var errFound = errors.New("found")
 
+// Settle implements runner.Source; a reply passed over for another session
+// is not offered again while it is unchanged.
+func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, error) {
+	if how == runner.Skipped {
+		p := filepath.Join(w.dir, name)
+		w.passed[p] = "skipped/" + contentKey(p)
+		return "", nil
+	}
+	return w.folder.Settle(name, hash, how)
+}
+
 // Next implements runner.Source: it waits for a complete reply file that
 // names the session, or none.
 func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, error) {
 	var got replies.Reply
 	var gotErr error
 	err := Watch(ctx, w.dir, w.opts, func(path string) error {
+		if strings.HasPrefix(w.passed[path], "skipped/") && w.passed[path] == "skipped/"+contentKey(path) {
+			return nil
+		}
 		rep, err := w.take(path, req)
 		var skipped *runner.SkippedError
 		if errors.As(err, &skipped) {
@@ -216,7 +230,7 @@ func (f *File) unusable(err error) error {
 	if mvErr != nil || moved == "" {
 		return err
 	}
-	return &runner.SetAsideError{Err: err, MovedTo: moved}
+	return &runner.SetAsideError{Reply: f.name(), Err: err, MovedTo: moved}
 }
 
 // folder is what the inbox sources share: which folder, which session's
@@ -245,7 +259,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 		if mvErr != nil {
 			return replies.Reply{}, errors.Join(err, mvErr)
 		}
-		return replies.Reply{}, &runner.SetAsideError{Err: err, MovedTo: moved}
+		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
 	}
 	id := rep.Route()
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
@@ -255,10 +269,11 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 }
 
 // Settle implements runner.Source: an applied or duplicate reply goes into
-// processed/, an outdated one into rejected/. A file that no longer holds
-// the reply (replaced since) is left where it is.
+// processed/, an outdated one into rejected/, one for another session
+// stays. A file that no longer holds the reply (replaced since) is left
+// where it is.
 func (f folder) Settle(name, hash string, how runner.Settlement) (string, error) {
-	if name != filepath.Base(name) || !sameReply(filepath.Join(f.dir, name), hash) {
+	if how == runner.Skipped || name != filepath.Base(name) || !sameReply(filepath.Join(f.dir, name), hash) {
 		return "", nil
 	}
 	sub := "processed"

@@ -54,6 +54,24 @@ type Decision struct {
 	Reason string
 }
 
+// Decides reports whether d settles the question (approves or denies);
+// any other answer leaves it open.
+func (d Decision) Decides() bool {
+	return d.Answer == Approve || d.Answer == ApproveAll || d.Answer == Deny
+}
+
+// question is a pending question as the journal's decision refers to it.
+type question session.Pending
+
+func pendingOf(st *session.State) question { return question(*st.Pending) }
+
+// decided is the decision note answering the question with d, which must
+// decide it.
+func (q question) decided(d Decision) decisionNote {
+	approved := d.Answer == Approve || d.Answer == ApproveAll
+	return decisionNote{Sequence: q.Sequence, Index: q.Index, Approved: approved, All: d.Answer == ApproveAll, Reason: d.Reason}
+}
+
 // Yes approves everything (the yes setting).
 type Yes struct{}
 

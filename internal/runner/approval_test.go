@@ -142,7 +142,7 @@ func TestWaitsWithoutApprover(t *testing.T) {
 	}
 	f.checkWaiting(id)
 
-	handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve})
+	handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve}, f.settler())
 	if err != nil || handed {
 		t.Fatalf("decide: handed over %v, %v", handed, err)
 	}
@@ -151,7 +151,7 @@ func TestWaitsWithoutApprover(t *testing.T) {
 		t.Errorf("status after the decision: %+v, %v", info, err)
 	}
 	var notWaiting *runner.NotWaitingError
-	if _, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve}); !errors.As(err, &notWaiting) {
+	if _, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve}, f.settler()); !errors.As(err, &notWaiting) {
 		t.Errorf("a second decision: %v", err)
 	}
 }
@@ -190,7 +190,7 @@ func TestDecide(t *testing.T) {
 			f.writeWS("junk/file", "x")
 			id := f.create("task")
 			var notWaiting *runner.NotWaitingError
-			if _, err := f.r.Decide(context.Background(), id, tc.decision); !errors.As(err, &notWaiting) || notWaiting.Session != id {
+			if _, err := f.r.Decide(context.Background(), id, tc.decision, f.settler()); !errors.As(err, &notWaiting) || notWaiting.Session != id {
 				t.Errorf("decide without a question: %v", err)
 			}
 			if seqs, _ := f.store.Turns(id); len(seqs) != 0 {
@@ -201,7 +201,7 @@ func TestDecide(t *testing.T) {
 			other := f.create("other")
 
 			r, rec := f.runner(nil)
-			handed, err := r.Decide(context.Background(), "", tc.decision)
+			handed, err := r.Decide(context.Background(), "", tc.decision, f.settler())
 			if err != nil || handed {
 				t.Fatalf("decide: handed over %v, %v", handed, err)
 			}
@@ -380,7 +380,7 @@ func TestApproverFails(t *testing.T) {
 		t.Fatalf("error %v, want the approver's", err)
 	}
 	f.checkWaiting(id)
-	if handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve}); err != nil || handed {
+	if handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve}, f.settler()); err != nil || handed {
 		t.Fatalf("decide: %v, %v", handed, err)
 	}
 	f.checkApproved(id)

@@ -67,7 +67,7 @@ func TestDecideHandedOver(t *testing.T) {
 
 			// courier approve / deny, in another terminal.
 			decide, decideRec := f.runner(nil)
-			handed, err := decide.Decide(context.Background(), id, tc.decision)
+			handed, err := decide.Decide(context.Background(), id, tc.decision, f.settler())
 			if err != nil || !handed {
 				t.Fatalf("decide: handed over %v, %v", handed, err)
 			}
@@ -126,7 +126,7 @@ func TestDecisionNoteTakenByNextHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Deny, Reason: "keep it"})
+	handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Deny, Reason: "keep it"}, f.settler())
 	if err != nil || !handed {
 		t.Fatalf("decide while held: handed over %v, %v", handed, err)
 	}
@@ -211,7 +211,7 @@ func TestInterruptWhileAsking(t *testing.T) {
 		t.Errorf("status after the run ended: %+v, %v", info, err)
 	}
 
-	handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve})
+	handed, err := f.r.Decide(context.Background(), id, runner.Decision{Answer: runner.Approve}, f.settler())
 	if err != nil || handed {
 		t.Fatalf("decide: handed over %v, %v", handed, err)
 	}

@@ -79,6 +79,7 @@ func (e *SkippedError) Error() string {
 // applied (too large, not text, a request pasted back), which it moved out
 // of the way; the runner tells the person and asks for the next reply.
 type SetAsideError struct {
+	Reply   string
 	Err     error
 	MovedTo string
 }

@@ -469,3 +469,8 @@ func eventTypes(events []runner.Event) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// settler settles replies in the inbox, as 'courier approve' does.
+func (f *fixture) settler() runner.Source {
+	return inbox.Queue{Dir: f.paths.Inbox}.Source("", false)
+}

@@ -234,8 +234,10 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 		}
 		id = st.SessionID
 	}
-	if !session.ValidID(id) {
-		return nil, &session.InvalidIDError{ID: id}
+	// Loading first refuses a session that does not exist before its lock
+	// file is made.
+	if _, err := r.store.Load(id); err != nil {
+		return nil, err
 	}
 	lock, err := r.store.Lock(id, what)
 	if err != nil {

@@ -35,6 +35,9 @@ const (
 	Duplicate
 	// Outdated: the reply answers another request than the current one.
 	Outdated
+	// Skipped: the reply belongs to another session; it stays where it is
+	// and should not be offered again while it is unchanged.
+	Skipped
 )
 
 // Serve runs the held session's turns until it is complete (nil), a
@@ -78,7 +81,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
 			continue
 		case errors.As(err, &aside):
-			s.r.report(ReplySetAside{Err: aside.Err, MovedTo: aside.MovedTo})
+			s.r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			unapplied++
 			continue
 		case errors.Is(err, ErrExhausted) && unapplied > 0:
@@ -90,6 +93,11 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		err = s.apply(ctx, rep)
 		var refused *RefusedError
+		if errors.As(err, &skipped) {
+			s.settle(src, rep.Name, rep.Hash, Skipped)
+			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
+			continue
+		}
 		if errors.As(err, &refused) {
 			how := Outdated
 			if refused.Duplicate {

@@ -90,7 +90,7 @@ func TestServeEither(t *testing.T) {
 	other := inbox.NewWatcher(downloads, id, watchOptions())
 	sv := f.serve(r, id, runner.Either(f.watcher(id), other))
 	waitFor(t, "the watch to wait", func() bool { return len(eventsOf[runner.WaitingForReply](rec)) > 0 })
-	if from := eventsOf[runner.WaitingForReply](rec)[0].From; from != "inbox/ or downloads/" {
+	if from := eventsOf[runner.WaitingForReply](rec)[0].From; from != "in inbox/ or in downloads/" {
 		t.Errorf("waiting in %q", from)
 	}
 	writeFile(t, filepath.Join(downloads, ".part"), "[CREATE_FILE path=\"one.txt\"]\n1\n[/CREATE_FILE]\n")

@@ -187,7 +187,7 @@ func TestServeAnnouncesResumedSession(t *testing.T) {
 	if !ok || !written.Resumed || written.Rewritten || written.Sequence != 1 || written.Text != f.request(id, 1) {
 		t.Errorf("first event %+v, want request 1 shown again", events[0])
 	}
-	if w, ok := events[1].(runner.WaitingForReply); !ok || w != (runner.WaitingForReply{Session: id, Sequence: 1, From: "inbox/"}) {
+	if w, ok := events[1].(runner.WaitingForReply); !ok || w != (runner.WaitingForReply{Session: id, Sequence: 1, From: "in inbox/"}) {
 		t.Errorf("second event %+v, want waiting for a reply in inbox/", events[1])
 	}
 

@@ -39,6 +39,13 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 			return err
 		}
 	}
+	if !unfinished && rep.Route() == "" {
+		// A reply naming no session may be one another session's turn is
+		// still applying (waiting for a question): it belongs there.
+		if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
+			return &SkippedError{Reply: rep.Name, Session: other}
+		}
+	}
 	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
 	s.note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
 	return s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
@@ -130,9 +137,9 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 // approver stops the turn, the session is left waiting and a *WaitingError
 // returned.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
-	p := *out.Waiting
+	p := question(*out.Waiting)
 	st := s.st
-	st.Pending = &p
+	st.Pending = out.Waiting
 	st.ApprovedRules = out.ApprovedRules
 	st.UpdatedAt = time.Now().UTC()
 	if err := s.r.store.Save(st); err != nil {
@@ -141,7 +148,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	s.r.report(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
 	s.note(fmt.Sprintf("waiting for approval of '%s'", p.Command))
 	if s.r.cfg.Approver == nil {
-		return &WaitingError{Session: st.SessionID, Pending: p}
+		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -167,11 +174,12 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 				return ctx.Err()
 			case a.err != nil:
 				return a.err
-			case a.d.Answer == Stop:
-				return &WaitingError{Session: st.SessionID, Pending: p}
-			case a.d.Answer != Later:
-				n := decisionNote{Sequence: p.Sequence, Index: p.Index, Approved: a.d.Answer != Deny, All: a.d.Answer == ApproveAll, Reason: a.d.Reason}
-				return s.journalDecision(n, false)
+			case a.d.Answer == Later:
+				// Keep waiting for an answer from another terminal.
+			case a.d.Decides():
+				return s.journalDecision(p.decided(a.d), false)
+			default:
+				return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 			}
 		case <-tick.C:
 			n, found, err := s.r.readDecision(st)
@@ -300,10 +308,13 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if err != nil {
 		return false, err
 	}
+	if !d.Decides() {
+		return false, fmt.Errorf("a decision must approve or deny, not %v", d.Answer)
+	}
 	if st.Pending == nil {
 		return false, &NotWaitingError{Session: id}
 	}
-	n := decisionNote{Sequence: st.Pending.Sequence, Index: st.Pending.Index, Approved: d.Answer != Deny, All: d.Answer == ApproveAll, Reason: d.Reason}
+	n := pendingOf(st).decided(d)
 	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
 	var locked *session.LockedError
 	if errors.As(err, &locked) {
@@ -319,6 +330,12 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if s.st.Pending == nil {
 		return false, &NotWaitingError{Session: id}
 	}
+	// A decision left earlier for a holder that went away is older than
+	// this one: the person's last word counts.
+	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("decision: %w", err)
+	}
+	n = pendingOf(s.st).decided(d)
 	if err := s.journalDecision(n, false); err != nil {
 		return false, err
 	}
@@ -336,4 +353,19 @@ func (r *Runner) waitingSession() (string, error) {
 		}
 	}
 	return "", ErrNoSession
+}
+
+// applyingElsewhere returns the session, other than except, whose
+// unfinished turn applies the reply with this hash, or "".
+func (r *Runner) applyingElsewhere(hash, except string) string {
+	all, _ := r.store.List()
+	for _, st := range all {
+		if st.SessionID == except || st.IsComplete {
+			continue
+		}
+		if begin, ok, err := r.store.Unfinished(st); err == nil && ok && begin.ReplyHash == hash {
+			return st.SessionID
+		}
+	}
+	return ""
 }
