@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/courier-agent/courier/internal/agent/agenttest"
 
 	"github.com/courier-agent/courier/internal/clipboard/xvfbtest"
 	"github.com/courier-agent/courier/internal/sandbox"
@@ -32,9 +35,17 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script. OUTSIDE is a
-// folder sandboxed commands must not be able to write to.
+// folder sandboxed commands must not be able to write to; fakellm, the
+// program that plays the LLM for the agent scripts, is on PATH.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, scriptParams("testdata/script", []string{"OUTSIDE=" + sandboxtest.OutsideDir(t)}))
+	fakellm, err := agenttest.BuildFakeLLM(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, scriptParams("testdata/script", []string{
+		"OUTSIDE=" + sandboxtest.OutsideDir(t),
+		"PATH=" + filepath.Dir(fakellm) + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}))
 }
 
 // TestClipboardScripts runs the scripts that use a real X clipboard, each
@@ -106,6 +117,7 @@ func scriptParams(dir string, env []string) testscript.Params {
 			"within":     cmdWithin,
 			"exits":      cmdExits,
 			"countfiles": cmdCountFiles,
+			"chatserver": cmdChatServer,
 		},
 	}
 }
@@ -284,4 +296,23 @@ func cmdCountFiles(ts *testscript.TestScript, neg bool, args []string) {
 	if fmt.Sprint(n) != args[1] {
 		ts.Fatalf("%s holds %d files (%s), want %s", args[0], n, names.String(), args[1])
 	}
+}
+
+// chatserver STEPS VAR starts an OpenAI-compatible chat-completions server
+// answering request n with the nth step of the JSON array in STEPS (see
+// agenttest.Step) and sets VAR to its base URL; it stops with the script.
+func cmdChatServer(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: chatserver STEPS VAR")
+	}
+	var steps []agenttest.Step
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &steps))
+	srv := agenttest.StartChatServer(func(n int, _ agenttest.ChatRequest) agenttest.Step {
+		if n > len(steps) {
+			return agenttest.Step{Status: 500, ErrorBody: `{"error":{"message":"no more scripted replies"}}`}
+		}
+		return steps[n-1]
+	}, func(format string, a ...any) { ts.Logf(format, a...) })
+	ts.Defer(srv.Close)
+	ts.Setenv(args[1], srv.URL)
 }

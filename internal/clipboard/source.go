@@ -24,7 +24,13 @@ type Source struct {
 	// source started is not an answer.
 	last    string
 	started bool
-	taken   map[string]string // reply name -> text, until settled
+	taken   map[string]taken // by reply name, until settled
+}
+
+// taken is a reply taken from the clipboard, and the file name it is kept
+// under once settled.
+type taken struct {
+	text, file string
 }
 
 // pollInterval is how often the clipboard is read: quick enough that the
@@ -34,7 +40,7 @@ const pollInterval = 700 * time.Millisecond
 // NewSource returns the clipboard as a source; replies it takes are kept
 // in keptDir once settled.
 func NewSource(cb *Clipboard, keptDir string) *Source {
-	return &Source{cb: cb, kept: keptDir, taken: map[string]string{}}
+	return &Source{cb: cb, kept: keptDir, taken: map[string]taken{}}
 }
 
 // Where says where replies are awaited, for the person.
@@ -59,7 +65,8 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 			continue
 		}
 		s.last = text
-		name := fmt.Sprintf("%s_reply_%s.txt", req.Session, time.Now().Format("20060102-150405.000"))
+		stamp := time.Now().Format("20060102-150405.000")
+		name := "clipboard " + stamp
 		rep, err := reply.New(name, []byte(text), req.MaxReply, req.FrontEnd)
 		if err != nil || len(rep.Parsed.Commands) == 0 {
 			continue // not an answer: a request, other text, or too large
@@ -67,7 +74,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		if id := rep.Route(); id != "" && id != req.Session {
 			continue
 		}
-		s.taken[name] = text
+		s.taken[name] = taken{text: text, file: fmt.Sprintf("%s_reply_%s.txt", req.Session, stamp)}
 		return rep, nil
 	}
 }
@@ -75,7 +82,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 // Settle implements runner.Source: the reply is kept in the record folder,
 // as replies saved into the inbox are.
 func (s *Source) Settle(name, _ string, _ runner.Settlement) (string, error) {
-	text, ok := s.taken[name]
+	t, ok := s.taken[name]
 	if !ok {
 		return "", nil
 	}
@@ -83,8 +90,8 @@ func (s *Source) Settle(name, _ string, _ runner.Settlement) (string, error) {
 	if err := os.MkdirAll(s.kept, 0o755); err != nil {
 		return "", fmt.Errorf("keep clipboard reply: %w", err)
 	}
-	p := filepath.Join(s.kept, name)
-	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
+	p := filepath.Join(s.kept, t.file)
+	if err := atomicfile.Write(p, []byte(t.text), 0o644); err != nil {
 		return "", fmt.Errorf("keep clipboard reply: %w", err)
 	}
 	return p, nil

@@ -160,12 +160,13 @@ func (t *Text) Report(e runner.Event) {
 }
 
 // replyName shows a reply's name: a path relative to the root when it is
-// one, the inbox file name as inbox/NAME.
+// one, a file name from the inbox as inbox/NAME, others (an agent's run) as
+// they are.
 func (t *Text) replyName(name string) string {
 	if filepath.IsAbs(name) {
 		return Safe(t.Rel(name))
 	}
-	if !strings.ContainsRune(name, filepath.Separator) {
+	if !strings.ContainsAny(name, "/ ") && filepath.Ext(name) != "" {
 		return Safe(filepath.Join("inbox", name))
 	}
 	return Safe(name)
@@ -316,10 +317,10 @@ func (t *Text) agentRun(e runner.AgentRun) {
 			t.progress.stop()
 		}
 		if e.Err != nil {
-			t.out("  %s run %s of %s failed after %s: %s\n", t.paint(red, "✗"), e.RunID, Safe(who), e.Elapsed.Round(100*time.Millisecond), safeErr(e.Err))
+			t.out("  %s run %s of %s failed after %s: %s\n", t.paint(red, "✗"), e.RunID, Safe(who), roundElapsed(e.Elapsed), safeErr(e.Err))
 			return
 		}
-		t.out("  %s answered in %s: %s\n", Safe(who), e.Elapsed.Round(100*time.Millisecond), received)
+		t.out("  %s answered in %s: %s\n", Safe(who), roundElapsed(e.Elapsed), received)
 	}
 }
 
@@ -328,4 +329,13 @@ func safeErr(err error) string {
 		return ""
 	}
 	return Safe(err.Error())
+}
+
+// roundElapsed shows a duration as people read it: milliseconds below a
+// second, tenths of seconds above.
+func roundElapsed(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
