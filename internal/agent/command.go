@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/courier-agent/courier/internal/human"
 	"io"
 	"os"
 	"strings"
@@ -69,7 +70,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	rep.flush()
 	o := outcome{exitCode: code, hasExit: runErr == nil || isExit(runErr)}
 	if errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil {
-		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, sizeText(c.maxReply))
+		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.maxReply))
 	}
 	if runErr != nil {
 		if isExit(runErr) {
@@ -116,15 +117,4 @@ func (o *outputs) sync() error {
 func (o *outputs) close() {
 	o.stdout.Close()
 	o.stderr.Close()
-}
-
-// sizeText writes a byte count the way courier's settings do ("20MB").
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

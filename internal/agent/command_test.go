@@ -305,7 +305,7 @@ func TestRunawayOutputIsStopped(t *testing.T) {
 	t.Setenv("FAKELLM_FLOOD", strconv.Itoa(1<<40))
 	a := mustNew(t, Spec{Name: NameCommand, Command: []string{fakellm}, MaxReply: 1 << 20})
 	reply, err := send(t, s, a, s.request(1, nil))
-	if err == nil || !strings.Contains(err.Error(), "the reply of command passed 1MB; courier stopped it") {
+	if err == nil || !strings.Contains(err.Error(), "the reply of command passed 1 MB; courier stopped it") {
 		t.Fatalf("err = %v", err)
 	}
 	waitGone(t, waitPIDs(t, pidfile, 1)...)

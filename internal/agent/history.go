@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/courier-agent/courier/internal/human"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,7 +43,7 @@ func history(runCtx *RunContext, budget int) ([]message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		cost := estimateTokens(string(prompt)) + estimateTokens(string(reply))
+		cost := human.Tokens(string(prompt)) + human.Tokens(string(reply))
 		if used+cost > budget {
 			break
 		}

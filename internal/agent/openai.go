@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/courier-agent/courier/internal/human"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // defaultBaseURL is OpenAI's own endpoint, used when neither base_url nor
@@ -175,7 +175,7 @@ func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
 	if o.history == 0 {
 		return []message{current}, nil
 	}
-	earlier, err := history(runCtx, o.history-estimateTokens(runCtx.Prompt))
+	earlier, err := history(runCtx, o.history-human.Tokens(runCtx.Prompt))
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 		return fmt.Errorf("the endpoint sent nothing for %s in the middle of the reply; courier gave up on it", a.o.http.IdleTimeout)
 	}
 	if errors.Is(err, errReplyTooLarge) {
-		return fmt.Errorf("the reply passed %s; courier stopped it", sizeText(a.o.maxReply))
+		return fmt.Errorf("the reply passed %s; courier stopped it", human.ExactBytes(a.o.maxReply))
 	}
 	var se *StatusError
 	var me *midStreamError
@@ -412,8 +412,3 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// estimateTokens guesses how many tokens a chat model counts for text:
-// about four characters a token for English prose and code, as courier
-// estimates elsewhere.
-func estimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/courier-agent/courier/internal/human"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -315,7 +316,7 @@ func TestOpenAIReplyTooLarge(t *testing.T) {
 	srv := agenttest.NewChatServer(t, agenttest.Step{Reply: strings.Repeat("x", 5000), Chunk: 100})
 	a := openAIAgent(t, srv, nil, func(sp *Spec) { sp.MaxReply = 1024 })
 	reply, err := send(t, s, a, s.request(1, nil))
-	if err == nil || !strings.Contains(err.Error(), "the reply passed 1KB; courier stopped it") {
+	if err == nil || !strings.Contains(err.Error(), "the reply passed 1 KB; courier stopped it") {
 		t.Fatalf("err = %v", err)
 	}
 	if size := fileSize(filepath.Join(s.runDir(reply.RunID), StdoutFile)); size > 1024 {
@@ -374,7 +375,7 @@ func TestOpenAIHistory(t *testing.T) {
 
 	// A budget with room for the request and one exchange keeps the newest
 	// (run 4, completed above).
-	one := 2*estimateTokens(prompts[3]) + estimateTokens("reply 4")
+	one := 2*human.Tokens(prompts[3]) + human.Tokens("reply 4")
 	b := openAIAgent(t, srv, nil, func(sp *Spec) { sp.History = one })
 	if _, err := send(t, s, b, s.request(4, nil)); err != nil {
 		t.Fatal(err)

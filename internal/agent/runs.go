@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/courier-agent/courier/internal/human"
 	"io"
 	"io/fs"
 	"os"
@@ -273,7 +274,7 @@ func (r Runs) readReply(path, agentType string) (string, error) {
 		return "", fmt.Errorf("read the reply: %w", err)
 	}
 	if int64(len(data)) > limit {
-		return "", fmt.Errorf("the reply of %s is larger than %s", agentType, sizeText(limit))
+		return "", fmt.Errorf("the reply of %s is larger than %s", agentType, human.ExactBytes(limit))
 	}
 	if strings.TrimSpace(string(data)) == "" {
 		return "", fmt.Errorf("%s finished without writing a reply", agentType)

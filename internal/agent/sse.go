@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/courier-agent/courier/internal/human"
 	"io"
 	"strings"
 )
@@ -157,7 +158,7 @@ func (s *sseReader) readLine() (string, error) {
 		part, err := s.r.ReadSlice('\n')
 		buf = append(buf, part...)
 		if len(buf) > maxSSELine {
-			return "", fmt.Errorf("a line of the stream is longer than %s", sizeText(maxSSELine))
+			return "", fmt.Errorf("a line of the stream is longer than %s", human.ExactBytes(maxSSELine))
 		}
 		if err == nil {
 			break

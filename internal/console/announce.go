@@ -4,16 +4,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 )
-
-// EstimateTokens guesses how many tokens a chat model counts for text:
-// about four characters a token for English prose and code.
-func EstimateTokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
 
 // requestWritten tells the person about a request: where it is, how big,
 // that it is on the clipboard (with copy on), and what to do with it; above
@@ -28,7 +23,7 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		}
 		t.out("Session %s, request %d\n", e.Session, e.Sequence)
 	}
-	tokens := EstimateTokens(e.Text)
+	tokens := human.Tokens(e.Text)
 	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(int64(len(e.Text))), human.Thousands(tokens))
 	if t.o.Unattended {
 		return

@@ -111,12 +111,6 @@ func TestSafe(t *testing.T) {
 	}
 }
 
-func TestEstimateTokens(t *testing.T) {
-	if got := EstimateTokens(strings.Repeat("abcd", 100)); got != 100 {
-		t.Errorf("EstimateTokens of 400 characters = %d, want 100", got)
-	}
-}
-
 // The budget warning names what makes a request large and how to shrink it.
 func TestBudgetAdvice(t *testing.T) {
 	big := strings.Repeat("   1 | some code line\n", 4000)

@@ -96,3 +96,7 @@ func Lines(s string) int {
 	}
 	return n
 }
+
+// Tokens guesses how many tokens a chat model counts for text: about four
+// characters a token for English prose and code.
+func Tokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }

@@ -1,6 +1,9 @@
 package human
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestBytes(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 bytes", 1: "1 byte", 812: "812 bytes", 5325: "5.2 KB", 2202010: "2.1 MB", 3 << 30: "3.0 GB"} {
@@ -70,5 +73,14 @@ func TestLines(t *testing.T) {
 		if got := Lines(s); got != want {
 			t.Errorf("Lines(%q) = %d, want %d", s, got, want)
 		}
+	}
+}
+
+func TestTokens(t *testing.T) {
+	if got := Tokens(strings.Repeat("abcd", 100)); got != 100 {
+		t.Errorf("Tokens of 400 characters = %d, want 100", got)
+	}
+	if got := Tokens("héllo"); got != 2 {
+		t.Errorf("Tokens counts bytes, not characters: %d", got)
 	}
 }
