@@ -218,6 +218,9 @@ func describe(cmd command.Command, r command.Result) string {
 		}
 		return "READ_FILE " + cmd.Path + "  " + r.Summary
 	case command.Done:
+		if !r.Success() {
+			return "DONE  " + r.Summary
+		}
 		return "DONE"
 	case command.ParseError:
 		return "PARSE_ERROR " + human.FirstLine(r.Summary, 200)

@@ -92,21 +92,21 @@ func TestDecisionInJournal(t *testing.T) {
 			name:     "approved",
 			decision: session.Record{Kind: session.Decision, Index: 1, Approved: true},
 			status:   command.OK,
-			summary:  "Ran 'rm -rf junk' (exit code 0)",
+			summary:  "Ran 'rm -rf junk' (exit code 0) (approved by the user)",
 		},
 		{
 			name:     "denied with a reason",
 			decision: session.Record{Kind: session.Decision, Index: 1, Reason: "keep the junk"},
 			junk:     true,
 			status:   command.Denied,
-			summary:  "Not run: the person denied 'rm -rf junk': keep the junk. Find another way, or explain in a MESSAGE why it is needed",
+			summary:  "Not run: 'rm -rf junk' was denied by the user: keep the junk. Find another way, or explain in a MESSAGE why it is needed",
 		},
 		{
 			name:     "denied without a reason",
 			decision: session.Record{Kind: session.Decision, Index: 1},
 			junk:     true,
 			status:   command.Denied,
-			summary:  "Not run: the person denied 'rm -rf junk'. Find another way, or explain in a MESSAGE why it is needed",
+			summary:  "Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed",
 		},
 	}
 	for _, tc := range cases {

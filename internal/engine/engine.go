@@ -242,7 +242,7 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (o
 		}
 		e.finished(i, c, res)
 		out.Results = append(out.Results, res)
-		if c.Type == command.Done {
+		if c.Type == command.Done && res.Success() {
 			out.Done = true
 			out.Summary = c.Text
 		}
@@ -298,7 +298,7 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (command.R
 	case command.Message:
 		return command.Result{Type: c.Type, Status: command.OK, Summary: "Message shown to the person"}, nil, nil
 	case command.Done:
-		return command.Result{Type: c.Type, Status: command.OK, Summary: "Task marked complete"}, nil, nil
+		return r.done(i), nil, nil
 	case command.ParseError:
 		return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: c.Error}, nil, nil
 	}
@@ -318,4 +318,26 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 			r.approveAll(r.opts.Policy.Check(c.Command))
 		}
 	}
+}
+
+// done settles a DONE: it is honoured only if every command before it in
+// the reply succeeded, so a reply can end with its final check and DONE;
+// otherwise the session goes on and the LLM is told which command failed.
+func (r *turnRun) done(i int) command.Result {
+	begin, _ := r.t.Begun()
+	for j := 0; j < i; j++ {
+		res, ok := r.js.results[j]
+		if !ok || res.Success() || begin.Commands[j].Type == command.Message {
+			continue
+		}
+		what := string(res.Type)
+		if c := begin.Commands[j]; c.Type == command.RunCommand {
+			what += " '" + human.FirstLine(c.Command, 60) + "'"
+		} else if c.Path != "" {
+			what += " '" + c.Path + "'"
+		}
+		return command.Result{Type: command.Done, Status: command.Failed,
+			Summary: fmt.Sprintf("DONE held back: command %d of this reply (%s) failed; the session goes on. Fix it, check again, then send DONE", j+1, what)}
+	}
+	return command.Result{Type: command.Done, Status: command.OK, Summary: "Task marked complete"}
 }

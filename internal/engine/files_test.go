@@ -307,7 +307,7 @@ func TestParseErrorMessageDone(t *testing.T) {
 		{Type: command.ParseError, Path: "a.txt", Status: command.Failed, Summary: "CREATE_FILE at line 3 is not closed"},
 		{Type: command.Message, Status: command.OK, Summary: "Message shown to the person"},
 		{Type: command.CreateFile, Path: "a.txt", Status: command.OK, Summary: "Created 'a.txt' (1 line)"},
-		{Type: command.Done, Status: command.OK, Summary: "Task marked complete"},
+		{Type: command.Done, Status: command.Failed, Summary: "DONE held back: command 1 of this reply (PARSE_ERROR 'a.txt') failed; the session goes on. Fix it, check again, then send DONE"},
 	}
 	for i, w := range want {
 		r := out.Results[i]
@@ -315,8 +315,8 @@ func TestParseErrorMessageDone(t *testing.T) {
 			t.Errorf("result %d: %+v, want %+v", i, r, w)
 		}
 	}
-	if !out.Done || out.Summary != "Fixed the typo in a.txt." {
-		t.Errorf("Done %v, Summary %q; want the DONE text", out.Done, out.Summary)
+	if out.Done {
+		t.Errorf("DONE was honoured after a block that could not be read")
 	}
 	if !h.exists("a.txt") {
 		t.Error("a command after a parse error was not carried out")
@@ -332,5 +332,22 @@ func TestNoDoneWithoutDoneCommand(t *testing.T) {
 	out := h.apply(command.Command{Type: command.Message, Text: "Working on it."})
 	if out.Done || out.Summary != "" {
 		t.Errorf("Done %v, Summary %q without a DONE command", out.Done, out.Summary)
+	}
+}
+
+// A reply may end with its final check and DONE: DONE is honoured only if
+// every command before it succeeded.
+func TestDoneAfterTheCheck(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, engine.Options{})
+	out := h.apply(create("a.txt", "a\n"), run("test -s a.txt"), command.Command{Type: command.Done, Text: "checked"})
+	if !out.Done || out.Summary != "checked" || !out.Results[2].Success() {
+		t.Errorf("DONE after a passing check: Done %v, %+v", out.Done, out.Results[2])
+	}
+	h.nextTurn()
+	out = h.apply(run("test -s missing.txt"), command.Command{Type: command.Message, Text: "checking"}, command.Command{Type: command.Done, Text: "oops"})
+	want := "DONE held back: command 1 of this reply (RUN_COMMAND 'test -s missing.txt') failed; the session goes on. Fix it, check again, then send DONE"
+	if out.Done || out.Results[2].Status != command.Failed || out.Results[2].Summary != want {
+		t.Errorf("DONE after a failing check: Done %v, %q\nwant %q", out.Done, out.Results[2].Summary, want)
 	}
 }

@@ -20,6 +20,8 @@ import (
 // the person have allowed it.
 func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
 	v := policy.Verdict{Decision: policy.Allow}
+	// approved is set when the person (not a standing rule) let it run.
+	approved := false
 	if r.opts.Policy != nil {
 		v = r.opts.Policy.Check(c.Command)
 	}
@@ -31,6 +33,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		if pending != nil || !ok {
 			return res, pending, nil
 		}
+		_, approved = r.js.decisions[i]
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -72,7 +75,11 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		KeepEnv:   r.opts.KeepEnv,
 		Sandbox:   r.sandbox(),
 	})
-	return commandResult(c, out, err, timeout), nil, nil
+	res := commandResult(c, out, err, timeout)
+	if approved {
+		res.Summary += " (approved by the user)"
+	}
+	return res, nil, nil
 }
 
 // sandbox returns the OS sandbox for a command: the configured one, with
@@ -121,7 +128,7 @@ func denied(c command.Command, summary string) command.Result {
 }
 
 func deniedByPerson(c command.Command, reason string) command.Result {
-	s := fmt.Sprintf("Not run: the person denied '%s'", human.FirstLine(c.Command, 0))
+	s := fmt.Sprintf("Not run: '%s' was denied by the user", human.FirstLine(c.Command, 0))
 	if reason != "" {
 		s += ": " + reason
 	}

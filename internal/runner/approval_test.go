@@ -90,7 +90,7 @@ func (f *fixture) checkApproved(id string) {
 	if st.Pending != nil || st.SequenceNumber != 2 || len(st.Replies) != 1 {
 		f.t.Errorf("saved state: pending %+v, sequence %d", st.Pending, st.SequenceNumber)
 	}
-	if !strings.Contains(f.request(id, 2), "[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0)\n") {
+	if !strings.Contains(f.request(id, 2), "[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n") {
 		f.t.Error("request 2 lacks the approved command's result")
 	}
 	if got := f.kinds(id, 1); got != askJournal {
@@ -176,13 +176,13 @@ func TestDecide(t *testing.T) {
 		result   string
 	}{
 		{"approve", runner.Decision{Answer: runner.Approve}, session.Record{Kind: session.Decision, Index: 1, Approved: true},
-			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0)\n"},
+			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
 		{"approve all", runner.Decision{Answer: runner.ApproveAll}, session.Record{Kind: session.Decision, Index: 1, Approved: true, All: true},
-			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0)\n"},
+			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
 		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, session.Record{Kind: session.Decision, Index: 1, Reason: "not now"},
-			"[FAILED] RUN_COMMAND: Not run: the person denied 'rm -rf junk': not now. Find another way, or explain in a MESSAGE why it is needed\n"},
+			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user: not now. Find another way, or explain in a MESSAGE why it is needed\n"},
 		{"deny without a reason", runner.Decision{Answer: runner.Deny}, session.Record{Kind: session.Decision, Index: 1},
-			"[FAILED] RUN_COMMAND: Not run: the person denied 'rm -rf junk'. Find another way, or explain in a MESSAGE why it is needed\n"},
+			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -249,9 +249,9 @@ func TestApproverAnswers(t *testing.T) {
 		junk     bool
 		result   string
 	}{
-		{"approve", runner.Decision{Answer: runner.Approve}, false, "[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0)\n"},
+		{"approve", runner.Decision{Answer: runner.Approve}, false, "[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
 		{"deny with a reason", runner.Decision{Answer: runner.Deny, Reason: "keep the junk"}, true,
-			"[FAILED] RUN_COMMAND: Not run: the person denied 'rm -rf junk': keep the junk. Find another way, or explain in a MESSAGE why it is needed\n"},
+			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user: keep the junk. Find another way, or explain in a MESSAGE why it is needed\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -160,7 +160,7 @@ func TestDecisionNoteTakenByNextHolder(t *testing.T) {
 	if !f.existsWS("junk/file") || !f.existsWS("after.txt") || f.kinds(id, 1) != deniedJournal {
 		t.Errorf("the denial was not followed: journal %q", f.kinds(id, 1))
 	}
-	if !strings.Contains(f.request(id, 2), "Not run: the person denied 'rm -rf junk': keep it.") || exists(f.decisionNote(id)) {
+	if !strings.Contains(f.request(id, 2), "Not run: 'rm -rf junk' was denied by the user: keep it.") || exists(f.decisionNote(id)) {
 		t.Error("request 2 lacks the denial, or the note was left")
 	}
 }
