@@ -18,3 +18,9 @@ var Protocol string
 //
 //go:embed protocol_json.txt
 var ProtocolJSON string
+
+// Reminder stands for the protocol in the requests after the first of a
+// chat, when the person chose to paste the full text only once.
+//
+//go:embed reminder.txt
+var Reminder string

@@ -61,10 +61,12 @@ func (g *globals) runner(v view) (*built, error) {
 			ListLimit: g.cfg.ListLimit,
 			ReadLines: g.cfg.ReadLines,
 		},
-		Engine:    eng,
-		FrontEnds: frontEnds(),
-		Reporter:  rep,
-		Approver:  g.approver(v),
+		Engine:       eng,
+		FrontEnds:    frontEnds(),
+		Reporter:     rep,
+		Approver:     g.approver(v),
+		ProtocolOnce: g.cfg.Protocol == config.ProtocolFirst,
+		Environment:  g.cfg.Environment,
 	})
 	return b, nil
 }

@@ -51,6 +51,12 @@ const (
 	SandboxOff    = "off"    // never confine commands
 )
 
+// The values of Config.Protocol.
+const (
+	ProtocolEvery = "every" // the full protocol text in every request
+	ProtocolFirst = "first" // in the first request of a chat; a reminder after
+)
+
 // Config is the effective settings. Start from Defaults, which sets every
 // field; the Load and Set methods override fields and record their source.
 // The fields' meanings are listed in the settings table (Settings).
@@ -69,6 +75,9 @@ type Config struct {
 	Yes            bool
 	ListLimit      int
 	ReadLines      int
+	Protocol       string
+	Clipboard      bool
+	Environment    bool
 	// Policy holds the [policy] table: the person's rules, which
 	// policy.New layers over courier's built-in ones.
 	Policy policy.Config

@@ -9,6 +9,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/machine"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
@@ -161,4 +162,12 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 		}
 	}
 	return r
+}
+
+// Describe probes the machine as the session's commands see it: run like a
+// command, in the workspace, with the commands' environment and sandbox.
+func (e *Engine) Describe(ctx context.Context) machine.Description {
+	spec := shell.Spec{Dir: e.ws.Dir(), Env: e.opts.Env, KeepEnv: e.opts.KeepEnv, Sandbox: e.sandbox()}
+	noNet := e.opts.Sandbox != nil && e.opts.Sandbox.NoNetwork
+	return machine.Probe(ctx, spec, machine.Limits{Timeout: e.opts.CommandTimeout, MaxOutput: e.opts.MaxOutput, NoNetwork: noNet})
 }

@@ -29,7 +29,20 @@ type FrontEnd interface {
 type Request struct {
 	Session  string
 	Sequence int
-	Task     string
+	// Task is the session's task; FollowUps the tasks added since it was
+	// first complete.
+	Task      string
+	FollowUps []string
+	// Prompt is what the PROMPT section asks for when it is not the task
+	// of a first request or the request to continue (a follow-up task).
+	Prompt string
+	// Reminder is set when the request carries a short reminder instead of
+	// the whole protocol (a later request of the same chat).
+	Reminder bool
+	// Environment describes the machine (the first request of a chat).
+	Environment string
+	// Messages are the person's words to the LLM.
+	Messages []string
 	Files    []workspace.Entry
 	// Notices come before the results: things the person did (an undo) or
 	// that were wrong with the reply as a whole.

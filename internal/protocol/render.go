@@ -6,9 +6,14 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/workspace"
 	"github.com/courier-agent/courier/prompts"
 )
+
+// headerTask is how much of a task the HEADER shows when the task is in
+// full elsewhere.
+const headerTask = 120
 
 // Continuation is the PROMPT of every outbox after the first.
 const Continuation = "Continue working on the task based on the results above. If the task is complete, send [DONE] with a summary."
@@ -21,11 +26,42 @@ Answer with command blocks, each tag on its own line: [CREATE_FILE path="a.txt"]
 // Render writes the outbox text: HEADER, PROTOCOL, CONTEXT and PROMPT.
 func Render(o frontend.Request) string {
 	var b strings.Builder
+	prompt := o.Prompt
+	if prompt == "" && o.Sequence <= 1 {
+		prompt = o.Task
+	}
 	b.WriteString("=== HEADER ===\n")
-	fmt.Fprintf(&b, "Session: %s\nSequence: %d\nTask: %s\n\n", o.Session, o.Sequence, oneLine(o.Task))
-	b.WriteString("=== PROTOCOL ===\n")
-	b.WriteString(strings.TrimRight(prompts.Protocol, "\n"))
+	fmt.Fprintf(&b, "Session: %s\nSequence: %d\n", o.Session, o.Sequence)
+	// The task is written in full once: in the PROMPT when it is asked for
+	// there, else in the HEADER (unless the chat has it already).
+	task := oneLine(o.Task)
+	if prompt == o.Task || o.Reminder {
+		task = human.FirstLine(task, headerTask)
+	}
+	fmt.Fprintf(&b, "Task: %s\n", task)
+	for i, f := range o.FollowUps {
+		fmt.Fprintf(&b, "Follow-up task %d: %s\n", i+1, human.FirstLine(oneLine(f), headerTask))
+	}
+	b.WriteString("\n=== PROTOCOL ===\n")
+	if o.Reminder {
+		b.WriteString(strings.TrimRight(prompts.Reminder, "\n"))
+	} else {
+		b.WriteString(strings.TrimRight(prompts.Protocol, "\n"))
+	}
 	b.WriteString("\n\n=== CONTEXT ===\n")
+	if o.Environment != "" {
+		b.WriteString("## Environment\n")
+		b.WriteString(strings.TrimRight(o.Environment, "\n"))
+		b.WriteString("\n\n")
+	}
+	if len(o.Messages) > 0 {
+		b.WriteString("## Message from the user\n")
+		for _, m := range o.Messages {
+			b.WriteString(strings.TrimRight(m, "\n"))
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
 	renderFiles(&b, o.Files)
 	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
 		b.WriteString("\n## Previous Command Results\n")
@@ -52,8 +88,8 @@ func Render(o frontend.Request) string {
 		}
 	}
 	b.WriteString("\n=== PROMPT ===\n")
-	if o.Sequence <= 1 {
-		b.WriteString(strings.TrimSpace(o.Task))
+	if prompt != "" {
+		b.WriteString(strings.TrimSpace(prompt))
 	} else {
 		b.WriteString(Continuation)
 	}
@@ -149,7 +185,8 @@ func Measure(text string) []Part {
 			flush("Protocol")
 		case trimmed == "=== PROMPT ===":
 			flush("Prompt")
-		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results", trimmed == "## Requested File Contents":
+		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results", trimmed == "## Requested File Contents",
+			trimmed == "## Environment", trimmed == "## Message from the user":
 			flush(strings.TrimPrefix(trimmed, "## "))
 		case strings.HasPrefix(trimmed, "--- ") && strings.HasSuffix(trimmed, " ---") && !strings.HasPrefix(trimmed, "--- end "):
 			// Results indent their diffs, so a line starting "--- " is a

@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -60,12 +62,23 @@ func (r *Runner) render(st *session.State) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	fresh := st.SequenceNumber == 1 || st.NewChat
 	req := frontend.Request{
-		Session:  st.SessionID,
-		Sequence: st.SequenceNumber,
-		Task:     st.Task,
-		Files:    files,
-		Notices:  st.Notices,
+		Session:   st.SessionID,
+		Sequence:  st.SequenceNumber,
+		Task:      st.Task,
+		FollowUps: st.FollowUps,
+		Prompt:    st.Prompt,
+		Reminder:  r.cfg.ProtocolOnce && !fresh,
+		Messages:  st.Messages,
+		Files:     files,
+		Notices:   st.Notices,
+	}
+	if fresh && r.cfg.Environment {
+		if st.Environment == "" {
+			st.Environment = engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background()).Text()
+		}
+		req.Environment = st.Environment
 	}
 	if st.SequenceNumber > 1 {
 		req.Results = st.LastResults

@@ -85,6 +85,11 @@ type Config struct {
 	// Approver answers questions about commands; nil stops the turn at a
 	// question (the session waits for 'courier approve' or 'courier deny').
 	Approver Approver
+	// ProtocolOnce puts the whole protocol only in the first request of a
+	// chat, and a short reminder in the others.
+	ProtocolOnce bool
+	// Environment describes the machine in the first request of a chat.
+	Environment bool
 }
 
 // Runner runs the sessions of one root.

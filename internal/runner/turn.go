@@ -246,6 +246,10 @@ func (s *Session) commit(out engine.Outcome) error {
 	}
 	next.ReadFileRequests = readRequests(out)
 	next.Notices = nil
+	next.Messages = nil
+	next.NewChat = false
+	next.Prompt = ""
+	next.Environment = ""
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}

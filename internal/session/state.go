@@ -43,6 +43,19 @@ type State struct {
 	// Protocol names the front end the session speaks; "" is the tag
 	// protocol.
 	Protocol string `json:"protocol,omitempty"`
+	// Messages are the person's words for the next request.
+	Messages []string `json:"messages,omitempty"`
+	// FollowUps are the tasks the person added after the session was
+	// complete ('courier continue'), oldest first.
+	FollowUps []string `json:"followUps,omitempty"`
+	// NewChat is set when the next request goes to a fresh chat: it carries
+	// the full protocol and the machine's description again.
+	NewChat bool `json:"newChat,omitempty"`
+	// Prompt is the next request's task when it is a follow-up.
+	Prompt string `json:"prompt,omitempty"`
+	// Environment describes the machine for the first request of a chat;
+	// it is kept so that a request written again reads the same.
+	Environment string `json:"environment,omitempty"`
 }
 
 // ReadRequest is a READ_FILE waiting to be shown in the next outbox. It is
