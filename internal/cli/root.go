@@ -197,6 +197,9 @@ func (g *globals) paths() (loop.Paths, error) {
 		}
 		p.Workspace = ws
 	}
+	if err := p.CheckLayout(p.Workspace); err != nil {
+		return loop.Paths{}, err
+	}
 	if err := p.Ensure(); err != nil {
 		return loop.Paths{}, err
 	}

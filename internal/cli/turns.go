@@ -58,6 +58,10 @@ func (g *globals) hold(l *loop.Loop, id, what string) (*held, error) {
 		lock.Unlock()
 		return nil, err
 	}
+	if err := l.Paths.CheckLayout(st.Workspace); err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
 	if g.set["workspace"] && filepath.Clean(st.Workspace) != filepath.Clean(l.Paths.Workspace) {
 		lock.Unlock()
 		return nil, hint.Wrap(fmt.Errorf("session %s works on %s, not on %s", id, st.Workspace, l.Paths.Workspace),

@@ -141,6 +141,9 @@ func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 
 // OpenWorkspace opens the folder a session works on.
 func (l *Loop) OpenWorkspace(st *session.State) (*workspace.Workspace, error) {
+	if err := l.Paths.CheckLayout(st.Workspace); err != nil {
+		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
+	}
 	ws, err := workspace.Open(st.Workspace)
 	if err != nil {
 		return nil, hint.Wrap(fmt.Errorf("session %s: %w", st.SessionID, err), "the session's workspace folder must exist")
