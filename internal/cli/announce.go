@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // estimateTokens guesses how many tokens a chat model counts for text:
@@ -36,7 +37,7 @@ func (g *globals) announce(con *console, outbox string) {
 	}
 	if b := g.cfg.TokenBudget; b > 0 && tokens > b {
 		fmt.Fprintf(g.io.Err, "courier: warning: the request is about %s tokens, above the budget of %s\n", thousands(tokens), thousands(b))
-		fmt.Fprintf(g.io.Err, "courier: hint: %s\n", budgetAdvice(text))
+		fmt.Fprintf(g.io.Err, "courier: hint: %s\n", termtext.Safe(budgetAdvice(text)))
 	}
 }
 

@@ -53,9 +53,39 @@ func TestAskApproval(t *testing.T) {
 		if err != nil || got != tt.want || reason != tt.reason {
 			t.Errorf("input %q: got %v %q %v, want %v %q", tt.input, got, reason, err, tt.want, tt.reason)
 		}
-		if !strings.Contains(out.String(), "    rm -rf build\n") || !strings.Contains(out.String(), v.Reason) {
+		if !strings.Contains(out.String(), "    │ rm -rf build\n    └ end of the command (1 line)\nRun it?") || !strings.Contains(out.String(), v.Reason) {
 			t.Errorf("input %q: the question does not show the command and the reason:\n%s", tt.input, out.String())
 		}
+	}
+}
+
+// A command that tries to rewrite the question on the terminal is shown
+// whole, every line behind the bar, with its escapes visible, and nothing
+// it holds can pass for courier's own lines.
+func TestAskApprovalShowsAHostileCommandAsItIs(t *testing.T) {
+	cmd := "rm -rf important_dir\r\x1b[1A\x1b[2K\x1b]0;npm test\x07npm test\n" +
+		"\x1b]52;c;cm0gLXJmIH4=\x07echo done\n" +
+		"    └ end of the command (1 line)\n" +
+		"Run it? [y]es\u202e"
+	c := command.Command{Type: command.RunCommand, Command: cmd}
+	v := policy.Verdict{Decision: policy.Ask, Reason: "`rm -rf important_dir\x1b[2K` needs approval: recursive or forced delete"}
+	var out bytes.Buffer
+	if _, _, err := askApproval(&out, bufio.NewReader(strings.NewReader("n\n\n")), c, v); err != nil {
+		t.Fatal(err)
+	}
+	shown := out.String()
+	if strings.ContainsAny(shown, "\x1b\r\x07\u202e") {
+		t.Fatalf("the question holds raw control characters:\n%q", shown)
+	}
+	want := "\ncourier: this command needs your approval: `rm -rf important_dir\\x1b[2K` needs approval: recursive or forced delete\n" +
+		"    │ rm -rf important_dir\\r\\x1b[1A\\x1b[2K\\x1b]0;npm test\\x07npm test\n" +
+		"    │ \\x1b]52;c;cm0gLXJmIH4=\\x07echo done\n" +
+		"    │     └ end of the command (1 line)\n" +
+		"    │ Run it? [y]es\\u202e\n" +
+		"    └ end of the command (4 lines)\n" +
+		"Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: "
+	if !strings.HasPrefix(shown, want) {
+		t.Errorf("question:\n%s\nwant:\n%s", shown, want)
 	}
 }
 

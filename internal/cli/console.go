@@ -9,6 +9,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // console prints what happens in a turn for the person: a line per command
@@ -41,9 +42,9 @@ func (c *console) paint(code, s string) string {
 // rel shows a path relative to the root when it is inside it.
 func (c *console) rel(p string) string {
 	if r, err := filepath.Rel(c.root, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
+		return termtext.Safe(r)
 	}
-	return p
+	return termtext.Safe(p)
 }
 
 // Started shows a running command's elapsed time, on a terminal.
@@ -69,7 +70,7 @@ func (c *console) Finished(_ int, cmd command.Command, r command.Result) {
 	if !r.Success() {
 		mark = c.paint(red, "✗")
 	}
-	fmt.Fprintf(c.w, "  %s %s\n", mark, describe(cmd, r))
+	fmt.Fprintf(c.w, "  %s %s\n", mark, termtext.Safe(describe(cmd, r)))
 }
 
 // describe is the console line of a command: what it did, compactly.
@@ -151,8 +152,10 @@ func (c *console) summary(out loop.Outcome) {
 	}
 }
 
+// firstLine shortens reply or command text to its first line, made safe
+// for the terminal.
 func firstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
+	s = termtext.Safe(strings.TrimSpace(s))
 	more := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s, more = s[:i], true
@@ -166,6 +169,8 @@ func firstLine(s string, max int) string {
 	return s
 }
 
+// indentAfterFirst indents the lines of reply text after its first, made
+// safe for the terminal.
 func indentAfterFirst(s, indent string) string {
-	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+indent)
+	return strings.ReplaceAll(termtext.Safe(strings.TrimSpace(s)), "\n", "\n"+indent)
 }

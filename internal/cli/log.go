@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 func newLogCmd(g *globals) *cobra.Command {
@@ -52,9 +53,9 @@ func newLogCmd(g *globals) *cobra.Command {
 					mark = " [" + strings.Join(marks, ", ") + "]"
 				}
 				fmt.Fprintf(w, "request %d  %s  %s  %d commands, %d failed%s\n", t.Sequence,
-					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), t.Reply, t.Commands, t.Failed, mark)
+					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), termtext.Safe(t.Reply), t.Commands, t.Failed, mark)
 				for _, f := range t.Files {
-					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, f.Path, f.Added, f.Removed)
+					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, termtext.Safe(f.Path), f.Added, f.Removed)
 				}
 			}
 			return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // engineOptions are the settings commands run with: limits, environment,
@@ -121,11 +122,22 @@ func (a *terminalApprover) Approve(ctx context.Context, c command.Command, v pol
 
 // askApproval shows the command and reads the answer: y (run it), n (do
 // not), a (run it and every later one like it), w (decide later).
+//
+// The command is shown whole, every line indented behind a bar and made
+// safe for the terminal, and closed by a line of courier's own: nothing in
+// the command can move the cursor, clear what was shown, or pass for the
+// question.
 func askApproval(w interface{ Write([]byte) (int, error) }, in *bufio.Reader, c command.Command, v policy.Verdict) (engine.Answer, string, error) {
-	fmt.Fprintf(w, "\ncourier: this command needs your approval: %s\n", v.Reason)
-	for _, line := range strings.Split(strings.TrimRight(c.Command, "\n"), "\n") {
-		fmt.Fprintf(w, "    %s\n", line)
+	fmt.Fprintf(w, "\ncourier: this command needs your approval: %s\n", termtext.Safe(v.Reason))
+	lines := strings.Split(strings.TrimRight(c.Command, "\n"), "\n")
+	for _, line := range lines {
+		fmt.Fprintf(w, "    │ %s\n", termtext.Safe(line))
 	}
+	n := fmt.Sprintf("%d lines", len(lines))
+	if len(lines) == 1 {
+		n = "1 line"
+	}
+	fmt.Fprintf(w, "    └ end of the command (%s)\n", n)
 	for {
 		fmt.Fprintf(w, "Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: ")
 		line, err := in.ReadString('\n')

@@ -10,6 +10,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 type parseOptions struct {
@@ -63,7 +64,7 @@ func runParse(o *parseOptions) error {
 		return nil
 	}
 	for i, c := range cmds {
-		fmt.Fprintf(w, "%d. %s\n", i+1, parseLine(c))
+		fmt.Fprintf(w, "%d. %s\n", i+1, termtext.Safe(parseLine(c)))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/loop"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // IO is where a command reads and writes, and what it knows about the
@@ -114,7 +115,7 @@ func Main(ctx context.Context, args []string, stdio *IO) int {
 // report prints an error as "courier: error: ..." with its hint and
 // returns the exit status.
 func report(w io.Writer, err error) int {
-	msg := strings.TrimSuffix(err.Error(), ".")
+	msg := termtext.Safe(strings.TrimSuffix(err.Error(), "."))
 	var q quietError
 	if errors.As(err, &q) {
 		fmt.Fprintf(w, "courier: %s\n", msg)
@@ -122,7 +123,7 @@ func report(w io.Writer, err error) int {
 		fmt.Fprintf(w, "courier: error: %s\n", msg)
 	}
 	if h := hint.Of(err); h != "" {
-		fmt.Fprintf(w, "courier: hint: %s\n", h)
+		fmt.Fprintf(w, "courier: hint: %s\n", termtext.Safe(h))
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {

@@ -5,6 +5,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 type sessionsOptions struct {
@@ -34,7 +36,7 @@ func runSessions(o *sessionsOptions) error {
 	}
 	all, errs := l.Store.List()
 	for _, e := range errs {
-		fmt.Fprintf(o.g.io.Err, "courier: warning: %v\n", e)
+		fmt.Fprintf(o.g.io.Err, "courier: warning: %s\n", termtext.Safe(e.Error()))
 	}
 	infos := make([]sessionInfo, 0, len(all))
 	for _, st := range all {

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -32,6 +34,10 @@ func newShowCmd(g *globals) *cobra.Command {
 					return rerr
 				}
 				data = []byte(text)
+			}
+			if g.io.OutTerminal {
+				// Piped into a clipboard tool it stays as it is.
+				data = []byte(termtext.Safe(string(data)))
 			}
 			_, err = g.io.Out.Write(data)
 			return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // sessionInfo is the view of a session that status and sessions print.
@@ -84,7 +85,7 @@ func runStatus(o *statusOptions) error {
 	fmt.Fprintf(w, "Workspace: %s\n", info.Workspace)
 	fmt.Fprintf(w, "Updated:   %s\n", info.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
 	if p := info.Pending; p != nil {
-		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", firstLine(p.Command, 80), p.Reason)
+		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", firstLine(p.Command, 80), termtext.Safe(p.Reason))
 		fmt.Fprintf(w, "           run 'courier approve %s' or 'courier deny %s'\n", info.ID, info.ID)
 	}
 	if info.Summary != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/courier-agent/courier/internal/hint"
 	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // newConsole returns the console printer for a command: colour only on a
@@ -82,9 +83,9 @@ func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *c
 		return loop.Outcome{}, false, err
 	}
 	if h.st.Pending != nil {
-		fmt.Fprintf(g.io.Out, "Session %s: continuing reply %s to request %d\n", h.st.SessionID, file, h.st.SequenceNumber)
+		fmt.Fprintf(g.io.Out, "Session %s: continuing reply %s to request %d\n", h.st.SessionID, termtext.Safe(file), h.st.SequenceNumber)
 	} else {
-		fmt.Fprintf(g.io.Out, "Session %s: finishing reply %s to request %d, which was not finished\n", h.st.SessionID, file, h.st.SequenceNumber)
+		fmt.Fprintf(g.io.Out, "Session %s: finishing reply %s to request %d, which was not finished\n", h.st.SessionID, termtext.Safe(file), h.st.SequenceNumber)
 	}
 	out, ok, err := l.Recover(ctx, h.st, opts)
 	if err != nil || !ok {
@@ -127,7 +128,7 @@ func (g *globals) apply(ctx context.Context, l *loop.Loop, h *held, r loop.Reply
 	out, err := l.Process(ctx, h.st, r, opts)
 	var refused *loop.RefusedError
 	if errors.As(err, &refused) {
-		fmt.Fprintf(g.io.Err, "courier: warning: %s\n", refused.Reason)
+		fmt.Fprintf(g.io.Err, "courier: warning: %s\n", termtext.Safe(refused.Reason))
 		if refused.MovedTo != "" {
 			fmt.Fprintf(g.io.Err, "courier: hint: moved to %s\n", con.rel(refused.MovedTo))
 		}

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 func newUndoCmd(g *globals) *cobra.Command {
@@ -38,10 +40,10 @@ What RUN_COMMAND did is not reverted.`,
 			w := g.io.Out
 			fmt.Fprintf(w, "Undid the file changes of the reply to request %d of session %s\n", rep.Sequence, h.st.SessionID)
 			for _, p := range rep.Restored {
-				fmt.Fprintf(w, "  restored %s\n", p)
+				fmt.Fprintf(w, "  restored %s\n", termtext.Safe(p))
 			}
 			for _, p := range rep.Removed {
-				fmt.Fprintf(w, "  removed  %s\n", p)
+				fmt.Fprintf(w, "  removed  %s\n", termtext.Safe(p))
 			}
 			kept := make([]string, 0, len(rep.Kept))
 			for p := range rep.Kept {
@@ -49,7 +51,7 @@ What RUN_COMMAND did is not reverted.`,
 			}
 			sort.Strings(kept)
 			for _, p := range kept {
-				fmt.Fprintf(g.io.Err, "courier: warning: %s had changed since that reply; its content was kept in %s\n", p, con.rel(rep.Kept[p]))
+				fmt.Fprintf(g.io.Err, "courier: warning: %s had changed since that reply; its content was kept in %s\n", termtext.Safe(p), con.rel(rep.Kept[p]))
 			}
 			g.announce(con, rep.Outbox)
 			return nil
