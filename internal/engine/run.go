@@ -30,6 +30,10 @@ const (
 	Reject
 )
 
+// maxReplyTimeout bounds the timeout a reply may ask for; the person's
+// own command_timeout setting is not bounded.
+const maxReplyTimeout = time.Hour
+
 // Approver asks the person about a command the policy will not run alone.
 type Approver interface {
 	Approve(ctx context.Context, c command.Command, v policy.Verdict) (Answer, string, error)
@@ -38,6 +42,13 @@ type Approver interface {
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
 func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
+	if c.Timeout > maxReplyTimeout {
+		// Refused rather than cut short: a command that needs more than an
+		// hour would be stopped after the person had waited that hour.
+		res := failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour")
+		res.Command = c.Command
+		return res, nil, nil
+	}
 	v := policy.Verdict{Decision: policy.Allow}
 	if r.opts.Policy != nil {
 		v = r.opts.Policy.Check(c.Command)
