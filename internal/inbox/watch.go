@@ -56,8 +56,12 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // ctx is done, and then returns nil. It starts with the files already there,
 // oldest first.
 //
-// A file is delivered once it has stayed unchanged for Settle, so a reply
-// written in pieces is delivered once, whole. It is delivered again only if
+// A file is delivered as soon as it is complete: on Linux with file events,
+// when it is moved into dir (a browser's download, an editor's save by
+// rename, mv) or when its writer closes it, unless it still looks cut off
+// (an unclosed last block and no final newline). Otherwise, when polling,
+// and on other systems, it is delivered once it has stayed unchanged for
+// Settle. Either way a reply written in pieces is delivered once, whole. It is delivered again only if
 // its content changes later; a file that is removed and reappears counts as
 // new. Empty files wait until they have content. Just before each delivery
 // Watch checks that the file still exists and is readable, so a file moved
@@ -95,6 +99,10 @@ type watcher struct {
 	deliver func(string) error
 	files   *tracker
 	events  *fsnotify.Watcher // nil when polling
+	// closed reports files their writer closed or that were moved in
+	// (Linux); nil when polling or unavailable, and then every file
+	// waits for the settle period.
+	closed *closedEvents
 	// dirLost is set when the folder itself was removed or renamed, which
 	// ends its event watch; rescans try to watch it again.
 	dirLost bool
@@ -110,6 +118,7 @@ func (w *watcher) run(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	events, errs := w.eventChannels()
+	closed := w.closed.channel()
 	for {
 		if err := w.deliverReady(ctx); err != nil {
 			return err
@@ -130,6 +139,12 @@ func (w *watcher) run(ctx context.Context) error {
 				continue
 			}
 			w.handleEventError(err)
+		case name, ok := <-closed:
+			if !ok {
+				closed = nil
+				continue
+			}
+			w.handleClosed(name)
 		case <-ticker.C:
 			w.rescan()
 		case <-timer.C:

@@ -1,0 +1,71 @@
+package inbox
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+)
+
+// blockTags are the reply commands that have a body and a closing tag.
+var blockTags = [][]byte{[]byte("CREATE_FILE"), []byte("EDIT_FILE"), []byte("RUN_COMMAND"), []byte("MESSAGE"), []byte("DONE")}
+
+// maxCutOffScan bounds how much of a file looksCutOff reads; a larger
+// reply counts as cut off and waits to settle, as every reply used to.
+const maxCutOffScan = 64 << 20
+
+// looksCutOff reports whether a reply looks like a write still under way:
+// it does not end with a newline and its last command block is open (an
+// opening tag with no closing tag after it). A complete reply may lack a
+// final newline; a cut-off one usually stops inside a block.
+func looksCutOff(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if info.Size() == 0 {
+		return false, nil
+	}
+	if info.Size() > maxCutOffScan {
+		return true, nil
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, info.Size()-1); err != nil {
+		return false, err
+	}
+	if last[0] == '\n' {
+		return false, nil
+	}
+	return openBlockAtEnd(io.LimitReader(f, maxCutOffScan))
+}
+
+// openBlockAtEnd reads a reply line by line and reports whether a block
+// is open at its end. Tags are matched as the parser finds them: at the
+// start of a line, after blanks, in any case.
+func openBlockAtEnd(r io.Reader) (bool, error) {
+	open := false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxCutOffScan)
+	for sc.Scan() {
+		line := bytes.ToUpper(bytes.TrimLeft(sc.Bytes(), " \t"))
+		if len(line) < 2 || line[0] != '[' {
+			continue
+		}
+		closing := line[1] == '/'
+		name := line[1:]
+		if closing {
+			name = line[2:]
+		}
+		for _, t := range blockTags {
+			if bytes.HasPrefix(name, t) && (len(name) == len(t) || name[len(t)] == ']' || name[len(t)] == ' ') {
+				open = !closing
+			}
+		}
+	}
+	return open, sc.Err()
+}
