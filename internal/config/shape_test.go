@@ -60,11 +60,19 @@ func TestLoadFileRefusesAHugeFile(t *testing.T) {
 	}
 }
 
-// What ordinary files hold stays readable: dots and brackets inside
-// strings and comments, floats and long lists in values, quoted keys.
+// What ordinary files hold stays readable: every setting as courier
+// config prints them, dots and brackets inside strings and comments, floats and long lists in values, quoted keys.
 func TestCheckShapeAcceptsOrdinaryFiles(t *testing.T) {
+	var printed strings.Builder
+	c := Defaults()
+	if err := c.Set("policy.deny", "curl,wget,ssh", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Print(&printed); err != nil {
+		t.Fatal(err)
+	}
 	files := []string{
-		fullText,
+		printed.String(),
 		"# a.b.c.d.e.f.g.h.i.j.k [[[[[[[[[[[[[[[[[[\ncopy = true\n",
 		`keep_env = ["A.B.C.D.E.F.G.H.I.J", "[[[[[[[[[[[[[[[[[[[[", '{{{{{{{{{{{{{{{{{'] ` + "\n",
 		"x = [" + strings.Repeat("1.5, ", 9000) + "2.5]\n",
@@ -89,25 +97,3 @@ func manyKeys(n int) string {
 	}
 	return b.String()
 }
-
-// fullText is a courier.toml using every setting.
-const fullText = `command_timeout = "2m"
-max_output = 8000
-copy = true
-token_budget = 0
-max_reply = "1GB"
-poll = true
-settle = "250ms"
-color = "never"
-sandbox = "strict"
-network = false
-keep_env = ["AWS_PROFILE", "GH_*"]
-yes = true
-list_limit = 50
-read_lines = 2000
-
-[policy]
-deny = ["curl"]
-ask = ["npm publish # publishes"]
-allow = ["git push"]
-`

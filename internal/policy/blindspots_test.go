@@ -190,6 +190,11 @@ func TestTarRunningPrograms(t *testing.T) {
 		{`tar -czf out.tgz src`, Allow, ""},
 		{`tar xzf Images.tar.gz`, Allow, ""},
 		{`tar -cf x.tar --checkpoint=100 .`, Allow, ""},
+		{`tar -cf x.tar --checkpoint=1000 --checkpoint-action=dot .`, Allow, ""},
+		{`tar -cf x.tar --checkpoint-action="$a" .`, Ask, "--checkpoint-action"},
+		{`tar -cf x.tar --to-command=$c .`, Ask, "--to-command"},
+		{`tar -cf x.tar "--$opt=x" .`, Ask, "tar --$opt is an option named at run time"},
+		{`tar -czf "$out" "$src"`, Allow, ""},
 		{`tar -tvf -fImages.tar`, Allow, ""},
 	})
 }
@@ -204,6 +209,7 @@ func TestSSHLocalCommands(t *testing.T) {
 		{`ssh -F ./my_config host`, Ask, "reads ssh settings from ./my_config"},
 		{`scp -S ./fake-ssh a host:b`, Ask, "-S names a local program"},
 		{`ssh -o ProxyCommand='sudo nc %h %p' host`, Deny, "`sudo` is denied"},
+		{`ssh -oProxyCommand="$p" host`, Ask, "proxycommand"},
 		{`rsync -e 'sudo ssh' a host:b`, Deny, "`sudo` is denied"},
 		{`ssh -p 2222 -i key host uptime`, Allow, ""},
 		{`ssh -o StrictHostKeyChecking=no host`, Allow, ""},

@@ -14,7 +14,7 @@ const tarValues = "fCbgKLNTVXHIF"
 // tarNotes asks about tar told to run programs (--to-command,
 // --checkpoint-action=exec, -I and the like), and reads their commands.
 func (a *analyzer) tarNotes(words []word) []finding {
-	var runs []string
+	var runs, unknown []string
 	for i := 1; i < len(words); {
 		w := words[i]
 		v := w.value
@@ -25,13 +25,18 @@ func (a *analyzer) tarNotes(words []word) []finding {
 				runs = append(runs, "-"+string(v[strings.IndexAny(v, "IF")]))
 			}
 			i++
-		case w.computed() || !strings.HasPrefix(v, "-"):
-			i++
-		case v == "--":
+		case v == "--" && !w.computed():
 			i = len(words)
+		case strings.HasPrefix(v, "--") && w.computed() && strings.ContainsAny(strings.SplitN(v, "=", 2)[0], "$`"):
+			unknown = append(unknown, strings.SplitN(v, "=", 2)[0])
+			i++
+		case w.computed() && !strings.HasPrefix(v, "--"), !strings.HasPrefix(v, "-"):
+			i++
 		case strings.HasPrefix(v, "--"):
 			name, value, n := longValue(words, i, tarRunners)
-			if opt := tarRunner(name); opt != "" {
+			// Of the checkpoint actions only exec= runs a program; dot,
+			// echo, ttyout and the others print.
+			if opt := tarRunner(name); opt != "" && (opt != "--checkpoint-action" || value.computed() || strings.HasPrefix(value.value, "exec")) {
 				runs = append(runs, opt)
 				a.helperCode("tar "+opt, words, value)
 			}
@@ -45,10 +50,13 @@ func (a *analyzer) tarNotes(words []word) []finding {
 			})
 		}
 	}
-	if len(runs) == 0 {
-		return nil
+	switch {
+	case len(runs) > 0:
+		return []finding{runsCode("tar", words, "tar "+strings.Join(runs, ", ")+" runs a program or shell command")}
+	case len(unknown) > 0:
+		return []finding{runsCode("tar", words, "tar "+strings.Join(unknown, ", ")+" is an option named at run time, which may run a program")}
 	}
-	return []finding{runsCode("tar", words, "tar "+strings.Join(runs, ", ")+" runs a program or shell command")}
+	return nil
 }
 
 // tarRunner returns the tar option a long option is, or a shortening GNU
@@ -97,7 +105,7 @@ func (a *analyzer) sshNotes(prog string, words []word) []finding {
 	var notes []finding
 	for i := 1; i < len(words); {
 		w := words[i]
-		if w.computed() || !strings.HasPrefix(w.value, "-") || w.value == "--" {
+		if !strings.HasPrefix(w.value, "-") || w.value == "--" {
 			i++
 			continue
 		}
