@@ -114,9 +114,9 @@ func TestWatchWaitsForTheWriterToClose(t *testing.T) {
 	r.expect(delivery{"reply.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst half\nsecond half\n[/CREATE_FILE]\n"})
 }
 
-// A reply closed while it still looks cut off (an open block and no final
-// newline, as when a writer saves in several goes) waits to settle; once
-// the rest is written and closed it is taken at once.
+// A reply closed while it still looks cut off (an open last block, as when
+// a writer saves in several goes) waits to settle; once the rest is
+// written and closed it is taken at once.
 func TestWatchWaitsForACutOffReply(t *testing.T) {
 	r := startComplete(t)
 	path := filepath.Join(r.dir, "reply.txt")
@@ -141,7 +141,7 @@ func TestLooksCutOff(t *testing.T) {
 		{"[DONE]\nok\n[/DONE]", false},
 		{"[DONE]\nok\n[/DONE]\n", false},
 		{"[CREATE_FILE path=\"x\"]\nhalf", true},
-		{"[CREATE_FILE path=\"x\"]\nhalf\n", false}, // a final newline: complete as far as can be told
+		{"[CREATE_FILE path=\"x\"]\nhalf\n", true},
 		{"  [run_command]\nls", true},
 		{"[RUN_COMMAND timeout=\"5\"]\nls", true},
 		{"[MESSAGE]\na\n[/MESSAGE]\n[EDIT_FILE path=\"x\"]\n<<<<<<< SEARCH", true},

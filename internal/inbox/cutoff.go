@@ -15,9 +15,10 @@ var blockTags = [][]byte{[]byte("CREATE_FILE"), []byte("EDIT_FILE"), []byte("RUN
 const maxCutOffScan = 64 << 20
 
 // looksCutOff reports whether a reply looks like a write still under way:
-// it does not end with a newline and its last command block is open (an
-// opening tag with no closing tag after it). A complete reply may lack a
-// final newline; a cut-off one usually stops inside a block.
+// its last command block is open (an opening tag with no closing tag after
+// it). That is how a save in several goes looks between them, whether or
+// not a piece ends with a newline; a reply the chat itself cut off looks
+// the same, and then waiting the settle time costs little.
 func looksCutOff(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -28,20 +29,10 @@ func looksCutOff(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if info.Size() == 0 {
-		return false, nil
-	}
 	if info.Size() > maxCutOffScan {
 		return true, nil
 	}
-	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, info.Size()-1); err != nil {
-		return false, err
-	}
-	if last[0] == '\n' {
-		return false, nil
-	}
-	return openBlockAtEnd(io.LimitReader(f, maxCutOffScan))
+	return openBlockAtEnd(f)
 }
 
 // openBlockAtEnd reads a reply line by line and reports whether a block
@@ -52,17 +43,13 @@ func openBlockAtEnd(r io.Reader) (bool, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxCutOffScan)
 	for sc.Scan() {
-		line := bytes.ToUpper(bytes.TrimLeft(sc.Bytes(), " \t"))
+		line := bytes.TrimLeft(sc.Bytes(), " \t")
 		if len(line) < 2 || line[0] != '[' {
 			continue
 		}
-		closing := line[1] == '/'
-		name := line[1:]
-		if closing {
-			name = line[2:]
-		}
+		name, closing := bytes.CutPrefix(line[1:], []byte("/"))
 		for _, t := range blockTags {
-			if bytes.HasPrefix(name, t) && (len(name) == len(t) || name[len(t)] == ']' || name[len(t)] == ' ') {
+			if len(name) >= len(t) && bytes.EqualFold(name[:len(t)], t) && (len(name) == len(t) || name[len(t)] == ']' || name[len(t)] == ' ') {
 				open = !closing
 			}
 		}

@@ -59,13 +59,14 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // A file is delivered as soon as it is complete: on Linux with file events,
 // when it is moved into dir (a browser's download, an editor's save by
 // rename, mv) or when its writer closes it, unless it still looks cut off
-// (an unclosed last block and no final newline). Otherwise, when polling,
-// and on other systems, it is delivered once it has stayed unchanged for
-// Settle. Either way a reply written in pieces is delivered once, whole. It is delivered again only if
-// its content changes later; a file that is removed and reappears counts as
-// new. Empty files wait until they have content. Just before each delivery
-// Watch checks that the file still exists and is readable, so a file moved
-// away (to processed/) is not delivered.
+// (its last command block open). Otherwise, when polling, and on other
+// systems, it is delivered once it has stayed unchanged for Settle. Either
+// way a reply written in pieces is delivered once, whole, and replies are
+// delivered oldest first. A file is delivered again only if its content
+// changes later; a file that is removed and reappears counts as new. Empty
+// files wait until they have content. Just before each delivery Watch
+// checks that the file still exists and is readable, so a file moved away
+// (to processed/) is not delivered.
 //
 // deliver runs on Watch's goroutine: while it runs nothing else is delivered,
 // and changes it makes to the folder (moving the file away) are seen before
