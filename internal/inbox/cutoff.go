@@ -41,7 +41,7 @@ func looksCutOff(path string) (bool, error) {
 func openBlockAtEnd(r io.Reader) (bool, error) {
 	open := false
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxCutOffScan)
+	sc.Buffer(make([]byte, 4<<10), maxCutOffScan)
 	for sc.Scan() {
 		line := bytes.TrimLeft(sc.Bytes(), " \t")
 		if len(line) < 2 || line[0] != '[' {
