@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,4 +110,26 @@ func (c *closedEvents) stop() {
 		}
 	}()
 	c.wg.Wait()
+}
+
+// beingWritten reports whether some process holds path open for writing.
+// It asks for a read lease (fcntl F_SETLEASE), which the kernel grants only
+// on a file nobody has open for writing, and gives it back at once. Where
+// leases are not offered (network folders, another user's file) it says
+// it cannot tell.
+func beingWritten(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_RDLCK)
+	switch {
+	case err == nil:
+		unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_UNLCK)
+		return false, nil
+	case errors.Is(err, unix.EAGAIN):
+		return true, nil
+	}
+	return false, fmt.Errorf("lease %s: %w", path, err)
 }

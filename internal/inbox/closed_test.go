@@ -114,6 +114,47 @@ func TestWatchWaitsForTheWriterToClose(t *testing.T) {
 	r.expect(delivery{"reply.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst half\nsecond half\n[/CREATE_FILE]\n"})
 }
 
+// A reply saved just before Watch began is found by its first listing; it
+// is taken at once when no one has it open for writing, and a reply still
+// open for writing is taken when its writer closes it.
+func TestWatchTakesRepliesSavedBeforeItBegan(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("write leases are asked for on Linux only; elsewhere replies are delivered once they settle")
+	}
+	var open *os.File
+	r := startWatch(t, WatchOptions{Settle: noSettle, Rescan: time.Hour}, func(t *testing.T, dir string) {
+		writeAt(t, dir, "saved.txt", "[DONE]\nok\n[/DONE]\n", time.Now().Add(-2*time.Hour))
+		f, err := os.Create(filepath.Join(dir, "writing.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("[DONE]\nnot yet")
+		open = f
+	}, func(path string) { os.Remove(path) })
+	defer open.Close()
+	r.expect(delivery{"saved.txt", "[DONE]\nok\n[/DONE]\n"})
+	r.waitLive()
+	open.WriteString("\n[/DONE]\n")
+	open.Close()
+	r.expect(delivery{"writing.txt", "[DONE]\nnot yet\n[/DONE]\n"})
+}
+
+// Two writers: the first one's close does not make the reply complete
+// while the second still has it open.
+func TestWatchWaitsForTheLastWriter(t *testing.T) {
+	r := startComplete(t)
+	path := filepath.Join(r.dir, "reply.txt")
+	second, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	r.write("reply.txt", "[DONE]\nfirst\n[/DONE]\n") // opened, written and closed meanwhile
+	r.oldSentinel("a-sentinel.txt")
+	second.Close()
+	r.expect(delivery{"reply.txt", "[DONE]\nfirst\n[/DONE]\n"})
+}
+
 // A reply closed while it still looks cut off (an open last block, as when
 // a writer saves in several goes) waits to settle; once the rest is
 // written and closed it is taken at once.
@@ -177,8 +218,8 @@ func TestTrackerKeepsOrder(t *testing.T) {
 	tr := newTracker(time.Second)
 	tr.observe(older, now)
 	tr.observe(newer, now)
-	tr.finished(older, now) // closed, but cut off: it waits to settle
-	tr.finished(newer, now)
+	tr.finished(older, now, true) // closed, but cut off: it waits to settle
+	tr.finished(newer, now, true)
 	if got := tr.ready(now); len(got) != 0 {
 		t.Fatalf("ready = %v while the older reply settles", got)
 	}

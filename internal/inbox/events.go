@@ -71,7 +71,7 @@ func (w *watcher) handleClosed(name string) {
 	if filepath.Dir(name) != w.dir || !IsReply(name) {
 		return
 	}
-	w.files.finished(name, time.Now())
+	w.files.finished(name, time.Now(), true)
 }
 
 // handleEventError recovers from lost events by listing the folder: an

@@ -86,16 +86,32 @@ func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
 	return true
 }
 
-// finished records that path was just closed by its writer or moved in
-// whole: unless it looks cut off, it is ready at once.
-func (t *tracker) finished(path string, now time.Time) {
+// finished records that path was just closed by a writer or moved in
+// whole (closed), or was found by a listing: unless another writer still
+// has it open or it looks cut off, it is ready at once. A file found by a
+// listing counts only when it is sure that no one writes it.
+func (t *tracker) finished(path string, now time.Time, closed bool) {
 	t.observe(path, now)
 	e := t.files[path]
 	if e == nil || !e.waiting() || e.complete {
 		return
 	}
+	if writing, err := beingWritten(path); writing || (err != nil && !closed) {
+		return
+	}
 	if cut, err := looksCutOff(path); err == nil && !cut {
 		e.complete = true
+	}
+}
+
+// unwritten takes the waiting files that no one has open for writing as
+// complete, for those found by a listing rather than by their events: a
+// reply saved just before Watch began, or whose events were lost.
+func (t *tracker) unwritten(now time.Time) {
+	for path, e := range t.files {
+		if e.waiting() && !e.complete {
+			t.finished(path, now, false)
+		}
 	}
 }
 

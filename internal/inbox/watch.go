@@ -58,15 +58,17 @@ func (o WatchOptions) withDefaults() WatchOptions {
 //
 // A file is delivered as soon as it is complete: on Linux with file events,
 // when it is moved into dir (a browser's download, an editor's save by
-// rename, mv) or when its writer closes it, unless it still looks cut off
-// (its last command block open). Otherwise, when polling, and on other
-// systems, it is delivered once it has stayed unchanged for Settle. Either
-// way a reply written in pieces is delivered once, whole, and replies are
-// delivered oldest first. A file is delivered again only if its content
-// changes later; a file that is removed and reappears counts as new. Empty
-// files wait until they have content. Just before each delivery Watch
-// checks that the file still exists and is readable, so a file moved away
-// (to processed/) is not delivered.
+// rename, mv), when its writer closes it, or, for a file found by listing
+// the folder (one saved just before Watch began), when no process has it
+// open for writing; unless it still looks cut off (its last command block
+// open) or another writer still has it open. Otherwise, when polling, and
+// on other systems, it is delivered once it has stayed unchanged for
+// Settle. Either way a reply written in pieces is delivered once, whole,
+// and replies are delivered oldest first. A file is delivered again only
+// if its content changes later; a file that is removed and reappears
+// counts as new. Empty files wait until they have content. Just before
+// each delivery Watch checks that the file still exists and is readable,
+// so a file moved away (to processed/) is not delivered.
 //
 // deliver runs on Watch's goroutine: while it runs nothing else is delivered,
 // and changes it makes to the folder (moving the file away) are seen before
@@ -114,6 +116,7 @@ func (w *watcher) run(ctx context.Context) error {
 	if err := w.scan(time.Now()); err != nil {
 		return err
 	}
+	w.takeUnwritten()
 	ticker := time.NewTicker(w.scanPeriod())
 	defer ticker.Stop()
 	timer := time.NewTimer(time.Hour)
@@ -215,6 +218,7 @@ func (w *watcher) rescan() {
 		w.rewatch()
 	}
 	err := w.scan(time.Now())
+	w.takeUnwritten()
 	switch {
 	case err != nil && err.Error() != w.scanErr:
 		w.scanErr = err.Error()
@@ -222,6 +226,15 @@ func (w *watcher) rescan() {
 	case err == nil && w.scanErr != "":
 		w.scanErr = ""
 		w.notef("inbox %s is readable again", w.dir)
+	}
+}
+
+// takeUnwritten, with close events, takes the files a listing found that
+// no one is writing as complete (see tracker.unwritten). Polling waits for
+// every file to settle, as network folders offer no way to tell.
+func (w *watcher) takeUnwritten() {
+	if w.closed != nil {
+		w.files.unwritten(time.Now())
 	}
 }
 
