@@ -7,9 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
 	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/agentrun"
-	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/reply"
@@ -100,13 +101,14 @@ func explain(err error) explained {
 		echo       *reply.EchoError
 		setup      *agent.SetupError
 		limit      *agentrun.LimitError
+		layout     *runner.LayoutError
 	)
 	switch {
 	case errors.As(err, &use):
 		e.code = ExitUsage
 	case errors.As(err, &waiting):
 		e.quiet, e.code = true, ExitWaiting
-		e.msg = fmt.Sprintf("session %s waits for approval of '%s' (%s)", waiting.Session, console.Safe(human.FirstLine(waiting.Pending.Command, 80)), waiting.Pending.Reason)
+		e.msg = fmt.Sprintf("session %s waits for approval of '%s' (%s)", waiting.Session, termtext.Safe(human.FirstLine(waiting.Pending.Command, 80)), waiting.Pending.Reason)
 		e.hint = fmt.Sprintf("run 'courier approve %s' to run it or 'courier deny %s' to refuse it", waiting.Session, waiting.Session)
 	case errors.As(err, &stopped):
 		e.quiet, e.code = true, ExitStopped
@@ -158,6 +160,8 @@ func explain(err error) explained {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
 	case errors.As(err, &notText):
 		e.hint = "save the LLM's answer as plain text"
+	case errors.As(err, &layout):
+		e.hint = "keep courier's root outside the project, e.g. courier --root ~/courier-work --workspace " + layout.Workspace
 	case errors.As(err, &setup):
 		e.hint = setup.Fix
 	case errors.As(err, &limit):
@@ -180,13 +184,15 @@ func report(w io.Writer, err error) int {
 		return 1
 	}
 	e := explain(err)
+	// An error may quote a reply or a path a command made: safe for the
+	// terminal like everything else.
 	if e.quiet {
-		fmt.Fprintf(w, "courier: %s\n", e.msg)
+		fmt.Fprintf(w, "courier: %s\n", termtext.Safe(e.msg))
 	} else {
-		fmt.Fprintf(w, "courier: error: %s\n", e.msg)
+		fmt.Fprintf(w, "courier: error: %s\n", termtext.Safe(e.msg))
 	}
 	if e.hint != "" {
-		fmt.Fprintf(w, "courier: hint: %s\n", e.hint)
+		fmt.Fprintf(w, "courier: hint: %s\n", termtext.Safe(e.hint))
 	}
 	return e.code
 }

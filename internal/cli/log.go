@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
 	"github.com/spf13/cobra"
 
-	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -35,7 +36,7 @@ func newLogCmd(g *globals) *cobra.Command {
 				return writeJSON(g.io.Out, turns)
 			}
 			w := g.io.Out
-			fmt.Fprintf(w, "Session %s: %s\n", info.ID, console.Safe(human.FirstLine(info.Task, 80)))
+			fmt.Fprintf(w, "Session %s: %s\n", info.ID, termtext.Safe(human.FirstLine(info.Task, 80)))
 			if len(turns) == 0 {
 				fmt.Fprintln(w, "No replies applied yet.")
 			}
@@ -52,9 +53,9 @@ func newLogCmd(g *globals) *cobra.Command {
 					mark = " [" + strings.Join(marks, ", ") + "]"
 				}
 				fmt.Fprintf(w, "request %d  %s  %s  %s, %d failed%s\n", t.Sequence,
-					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), console.Safe(t.Reply), human.Count(t.Commands, "command", ""), t.Failed, mark)
+					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), termtext.Safe(t.Reply), human.Count(t.Commands, "command", ""), t.Failed, mark)
 				for _, f := range t.Files {
-					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, console.Safe(f.Path), f.Added, f.Removed)
+					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, termtext.Safe(f.Path), f.Added, f.Removed)
 				}
 			}
 			return nil

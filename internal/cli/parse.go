@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/reply"
 )
@@ -60,7 +61,7 @@ func runParse(o *parseOptions) error {
 		return nil
 	}
 	for i, c := range cmds {
-		fmt.Fprintf(w, "%d. %s\n", i+1, console.Safe(parseLine(c)))
+		fmt.Fprintf(w, "%d. %s\n", i+1, termtext.Safe(parseLine(c)))
 	}
 	return nil
 }

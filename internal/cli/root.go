@@ -176,6 +176,9 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 		}
 		p.Workspace = ws
 	}
+	if err := p.CheckLayout(p.Workspace); err != nil {
+		return runner.Paths{}, err
+	}
 	if u != starting {
 		if info, err := os.Stat(p.Sessions); err != nil || !info.IsDir() {
 			return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),

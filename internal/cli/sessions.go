@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
 	"github.com/spf13/cobra"
 
-	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/human"
 )
 
@@ -37,7 +38,7 @@ func runSessions(o *sessionsOptions) error {
 	}
 	infos, errs := b.Sessions()
 	for _, e := range errs {
-		b.text.Warn(console.Safe(e.Error()), "")
+		b.text.Warn(termtext.Safe(e.Error()), "")
 	}
 	if o.json {
 		return writeJSON(o.g.io.Out, infos)
@@ -49,7 +50,7 @@ func runSessions(o *sessionsOptions) error {
 	tw := tabwriter.NewWriter(o.g.io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tREQUEST\tSTATUS\tUPDATED\tTASK")
 	for _, i := range infos {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", i.ID, i.Sequence, statusText(i), i.UpdatedAt.Local().Format("2006-01-02 15:04"), console.Safe(human.FirstLine(i.Task, 50)))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", i.ID, i.Sequence, statusText(i), i.UpdatedAt.Local().Format("2006-01-02 15:04"), termtext.Safe(human.FirstLine(i.Task, 50)))
 	}
 	return tw.Flush()
 }

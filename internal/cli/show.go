@@ -3,9 +3,9 @@ package cli
 import (
 	"io"
 
-	"github.com/spf13/cobra"
+	"github.com/courier-agent/courier/internal/termtext"
 
-	"github.com/courier-agent/courier/internal/console"
+	"github.com/spf13/cobra"
 )
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -28,7 +28,7 @@ terminal, control characters from command output are shown visibly.`,
 				return err
 			}
 			if g.io.OutTerminal {
-				text = console.Safe(text)
+				text = termtext.Safe(text)
 			}
 			_, err = io.WriteString(g.io.Out, text)
 			return err

@@ -6,9 +6,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
 	"github.com/spf13/cobra"
 
-	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -70,23 +71,23 @@ func runStatus(o *statusOptions) error {
 	}
 	w := o.g.io.Out
 	fmt.Fprintf(w, "Session:   %s\n", info.ID)
-	fmt.Fprintf(w, "Task:      %s\n", console.Safe(human.FirstLine(info.Task, 100)))
+	fmt.Fprintf(w, "Task:      %s\n", termtext.Safe(human.FirstLine(info.Task, 100)))
 	fmt.Fprintf(w, "Status:    %s\n", statusText(info))
 	fmt.Fprintf(w, "Request:   %d\n", info.Sequence)
 	if info.Request != "" {
 		fmt.Fprintf(w, "Outbox:    %s\n", b.text.Rel(info.Request))
 	}
-	fmt.Fprintf(w, "Workspace: %s\n", console.Safe(info.Workspace))
+	fmt.Fprintf(w, "Workspace: %s\n", termtext.Safe(info.Workspace))
 	fmt.Fprintf(w, "Updated:   %s\n", info.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
 	if h := info.Holder; h != nil {
-		fmt.Fprintf(w, "Held by:   %s\n", console.Safe(h.String()))
+		fmt.Fprintf(w, "Held by:   %s\n", termtext.Safe(h.String()))
 	}
 	if p := info.Pending; p != nil {
-		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", console.Safe(human.FirstLine(p.Command, 80)), console.Safe(p.Reason))
+		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", termtext.Safe(human.FirstLine(p.Command, 80)), termtext.Safe(p.Reason))
 		fmt.Fprintf(w, "           run 'courier approve %s' or 'courier deny %s'\n", info.ID, info.ID)
 	}
 	if info.Summary != "" {
-		fmt.Fprintf(w, "Summary:   %s\n", console.Safe(strings.ReplaceAll(strings.TrimSpace(info.Summary), "\n", "\n           ")))
+		fmt.Fprintf(w, "Summary:   %s\n", termtext.Safe(strings.ReplaceAll(strings.TrimSpace(info.Summary), "\n", "\n           ")))
 	}
 	return nil
 }

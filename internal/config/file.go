@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -17,12 +18,20 @@ import (
 // is one, nothing of the file is applied. Sources are the path as given
 // and the line.
 func (c *Config) LoadFile(path string) error {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read settings: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return fmt.Errorf("read settings: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return fmt.Errorf("%s is larger than %d MB, the most a settings file may be", path, maxFileSize>>20)
 	}
 	return c.loadTOML(path, string(data))
 }
@@ -35,6 +44,9 @@ type fileLoad struct {
 }
 
 func (c *Config) loadTOML(name, data string) error {
+	if err := checkShape(name, data); err != nil {
+		return err
+	}
 	var raw map[string]any
 	md, err := toml.Decode(data, &raw)
 	if err != nil {

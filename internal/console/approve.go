@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -70,10 +73,14 @@ func (a *Terminal) readLine(ctx context.Context) (string, error) {
 // n (do not, and why), a (run it and every later one like it), w (decide
 // later).
 func (a *Terminal) Approve(ctx context.Context, q runner.Question) (runner.Decision, error) {
-	fmt.Fprintf(a.w, "\ncourier: this command needs your approval: %s\n", Safe(q.Reason))
-	for _, l := range strings.Split(strings.TrimRight(q.Command, "\n"), "\n") {
-		fmt.Fprintf(a.w, "    │ %s\n", Safe(l))
+	fmt.Fprintf(a.w, "\ncourier: this command needs your approval: %s\n", termtext.Safe(q.Reason))
+	lines := strings.Split(strings.TrimRight(q.Command, "\n"), "\n")
+	for _, l := range lines {
+		fmt.Fprintf(a.w, "    │ %s\n", termtext.Safe(l))
 	}
+	// A line of courier's own closes the command, so nothing in it can
+	// pass for the question.
+	fmt.Fprintf(a.w, "    └ end of the command (%s)\n", human.Count(len(lines), "line", ""))
 	for {
 		fmt.Fprintf(a.w, "Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: ")
 		text, err := a.readLine(ctx)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/courier-agent/courier/internal/termtext"
+
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
@@ -119,22 +121,22 @@ func (t *Text) Report(e runner.Event) {
 		if e.MovedTo != "" {
 			msg = fmt.Sprintf("%s (moved to %s)", msg, t.Rel(e.MovedTo))
 		}
-		fmt.Fprintf(t.o.Err, "courier: error: %s\n", Safe(msg))
+		fmt.Fprintf(t.o.Err, "courier: error: %s\n", termtext.Safe(msg))
 	case runner.ReplyRefused:
 		hint := ""
 		if e.MovedTo != "" {
 			hint = "moved to " + t.Rel(e.MovedTo)
 		}
-		t.Warn(Safe(e.Reason), hint)
+		t.Warn(termtext.Safe(e.Reason), hint)
 	case runner.TurnResumed:
 		if e.AfterApproval {
-			t.out("Session %s: continuing reply %s to request %d\n", e.Session, Safe(e.Reply), e.Sequence)
+			t.out("Session %s: continuing reply %s to request %d\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
 		} else {
-			t.out("Session %s: finishing reply %s to request %d, which was not finished\n", e.Session, Safe(e.Reply), e.Sequence)
+			t.out("Session %s: finishing reply %s to request %d, which was not finished\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
 		}
 	case runner.CommandStarted:
 		if e.Command.Type == command.RunCommand && t.progress != nil {
-			t.progress.start(Safe(human.FirstLine(e.Command.Command, 50)))
+			t.progress.start(termtext.Safe(human.FirstLine(e.Command.Command, 50)))
 		}
 	case runner.CommandFinished:
 		t.finished(e.Command, e.Result)
@@ -147,7 +149,7 @@ func (t *Text) Report(e runner.Event) {
 		if e.Elsewhere {
 			where = " (answered in another terminal)"
 		}
-		t.out("%s '%s'%s\n", verb, Safe(human.FirstLine(e.Command, 80)), where)
+		t.out("%s '%s'%s\n", verb, termtext.Safe(human.FirstLine(e.Command, 80)), where)
 	case runner.TurnEnded:
 		t.summary(e)
 	case runner.TurnUndone:
@@ -155,7 +157,7 @@ func (t *Text) Report(e runner.Event) {
 	case runner.AgentRun:
 		t.agentRun(e)
 	case runner.Warning:
-		t.Warn(Safe(e.Message), Safe(e.Hint))
+		t.Warn(termtext.Safe(e.Message), termtext.Safe(e.Hint))
 	}
 }
 
@@ -164,12 +166,12 @@ func (t *Text) Report(e runner.Event) {
 // they are.
 func (t *Text) replyName(name string) string {
 	if filepath.IsAbs(name) {
-		return Safe(t.Rel(name))
+		return termtext.Safe(t.Rel(name))
 	}
 	if !strings.ContainsAny(name, "/ ") && filepath.Ext(name) != "" {
-		return Safe(filepath.Join("inbox", name))
+		return termtext.Safe(filepath.Join("inbox", name))
 	}
-	return Safe(name)
+	return termtext.Safe(name)
 }
 
 // finished prints one command's line.
@@ -178,7 +180,7 @@ func (t *Text) finished(cmd command.Command, r command.Result) {
 		t.progress.stop()
 	}
 	if cmd.Type == command.Message {
-		t.out("  %s %s\n", t.paint(bold, "MESSAGE"), indentAfterFirst(Safe(cmd.Text), "    "))
+		t.out("  %s %s\n", t.paint(bold, "MESSAGE"), indentAfterFirst(termtext.Safe(cmd.Text), "    "))
 		return
 	}
 	if t.o.Quiet && r.Success() {
@@ -188,7 +190,7 @@ func (t *Text) finished(cmd command.Command, r command.Result) {
 	if !r.Success() {
 		mark = t.paint(red, "✗")
 	}
-	t.out("  %s %s\n", mark, Safe(describe(cmd, r)))
+	t.out("  %s %s\n", mark, termtext.Safe(describe(cmd, r)))
 }
 
 // describe is the console line of a command: what it did, compactly.
@@ -264,7 +266,7 @@ func (t *Text) summary(e runner.TurnEnded) {
 	if e.Complete {
 		t.out("%s session %s is complete\n", t.paint(green, "DONE:"), e.Session)
 		if s := strings.TrimSpace(e.Summary); s != "" {
-			t.out("  %s\n", indentAfterFirst(Safe(s), "  "))
+			t.out("  %s\n", indentAfterFirst(termtext.Safe(s), "  "))
 		}
 	}
 }
@@ -278,10 +280,10 @@ func (t *Text) undone(e runner.TurnUndone) {
 	rep := e.Report
 	t.out("Undid the file changes of the reply to request %d of session %s\n", rep.Sequence, e.Session)
 	for _, p := range rep.Restored {
-		t.out("  restored %s\n", Safe(p))
+		t.out("  restored %s\n", termtext.Safe(p))
 	}
 	for _, p := range rep.Removed {
-		t.out("  removed  %s\n", Safe(p))
+		t.out("  removed  %s\n", termtext.Safe(p))
 	}
 	kept := make([]string, 0, len(rep.Kept))
 	for p := range rep.Kept {
@@ -289,7 +291,7 @@ func (t *Text) undone(e runner.TurnUndone) {
 	}
 	sort.Strings(kept)
 	for _, p := range kept {
-		t.Warn(fmt.Sprintf("%s had changed since that reply; its content was kept in %s", Safe(p), t.Rel(rep.Kept[p])), "")
+		t.Warn(fmt.Sprintf("%s had changed since that reply; its content was kept in %s", termtext.Safe(p), t.Rel(rep.Kept[p])), "")
 	}
 }
 
@@ -307,12 +309,12 @@ func (t *Text) agentRun(e runner.AgentRun) {
 	}
 	switch e.Kind {
 	case runner.RunStarted:
-		t.out("Asking %s: run %s\n", Safe(who), e.RunID)
+		t.out("Asking %s: run %s\n", termtext.Safe(who), e.RunID)
 		if t.progress != nil {
-			t.progress.start(Safe(who) + " is answering")
+			t.progress.start(termtext.Safe(who) + " is answering")
 		}
 	case runner.RunRetry:
-		t.Warn(fmt.Sprintf("%s: %v; trying again in %s (attempt %d)", Safe(who), safeErr(e.Err), e.Wait.Round(time.Second), e.Attempt), "")
+		t.Warn(fmt.Sprintf("%s: %v; trying again in %s (attempt %d)", termtext.Safe(who), safeErr(e.Err), e.Wait.Round(time.Second), e.Attempt), "")
 	case runner.RunRestart:
 		t.Warn(fmt.Sprintf("run %s failed: %v; starting run %d in %s", e.RunID, safeErr(e.Err), e.Attempt, e.Wait.Round(time.Second)), "")
 	case runner.RunEnded:
@@ -320,10 +322,10 @@ func (t *Text) agentRun(e runner.AgentRun) {
 			t.progress.stop()
 		}
 		if e.Err != nil {
-			t.out("  %s run %s of %s failed after %s: %s\n", t.paint(red, "✗"), e.RunID, Safe(who), roundElapsed(e.Elapsed), safeErr(e.Err))
+			t.out("  %s run %s of %s failed after %s: %s\n", t.paint(red, "✗"), e.RunID, termtext.Safe(who), roundElapsed(e.Elapsed), safeErr(e.Err))
 			return
 		}
-		t.out("  %s answered in %s: %s\n", Safe(who), roundElapsed(e.Elapsed), received)
+		t.out("  %s answered in %s: %s\n", termtext.Safe(who), roundElapsed(e.Elapsed), received)
 	}
 }
 
@@ -331,7 +333,7 @@ func safeErr(err error) string {
 	if err == nil {
 		return ""
 	}
-	return Safe(err.Error())
+	return termtext.Safe(err.Error())
 }
 
 // roundElapsed shows a duration as people read it: milliseconds below a

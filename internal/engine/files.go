@@ -80,6 +80,9 @@ func (r *turnRun) changeFile(i int, c command.Command) (command.Result, error) {
 		}
 		return failed(c, "Invalid path '%s': %v", c.Path, err), nil
 	}
+	if err := r.ws.CheckWrite(c.Path); workspace.IsProtected(err) {
+		return rejected(c, err), nil
+	}
 	cur, err := r.current(c.Path)
 	if err != nil {
 		return failed(c, "Cannot read '%s': %v", c.Path, err), nil

@@ -17,9 +17,20 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
+// maxReplyTimeout bounds the timeout a reply may ask for; the person's
+// own command_timeout setting is not bounded.
+const maxReplyTimeout = time.Hour
+
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
 func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
+	if c.Timeout > maxReplyTimeout {
+		// Refused rather than cut short: a command that needs more than an
+		// hour would be stopped after the person had waited that hour.
+		res := failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour")
+		res.Command = c.Command
+		return res, nil, nil
+	}
 	v := policy.Verdict{Decision: policy.Allow}
 	// approved is set when the person (not a standing rule) let it run.
 	approved := false

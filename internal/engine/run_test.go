@@ -87,6 +87,24 @@ func TestRunCommand(t *testing.T) {
 		summary: "Command 'sleep 600' timed out after 300ms and was stopped, with every process it started",
 		exit:    -1,
 	}, {
+		name:    "a timeout above an hour is refused",
+		cmd:     withTimeout("touch here.txt", 136*365*24*time.Hour),
+		status:  command.Failed,
+		summary: `Not run: timeout="1191360h0m0s" is longer than the 1 hour a command may take; use at most timeout="1h", or split the work into shorter commands`,
+		exit:    -1,
+	}, {
+		name:    "a timeout of just over an hour is refused",
+		cmd:     withTimeout("touch here.txt", time.Hour+time.Second),
+		status:  command.Failed,
+		summary: `Not run: timeout="1h0m1s" is longer than the 1 hour a command may take; use at most timeout="1h", or split the work into shorter commands`,
+		exit:    -1,
+	}, {
+		name:    "a timeout of an hour is allowed",
+		cmd:     withTimeout("echo fine", time.Hour),
+		status:  command.OK,
+		summary: "Ran 'echo fine' (exit code 0)",
+		output:  "fine\n",
+	}, {
 		name:    "its own environment",
 		cmd:     withEnv("echo $GREETING", map[string]string{"GREETING": "hello"}),
 		status:  command.OK,

@@ -22,6 +22,10 @@ func (w *watcher) startEvents() {
 		return
 	}
 	w.events = ev
+	// Without close events (other systems, inotify limits) a reply is
+	// delivered once it has settled, as when polling; that is quiet, as
+	// nothing is lost but time.
+	w.closed, _ = startClosed(w.dir)
 }
 
 // stopEvents closes the fsnotify watcher, which also ends its goroutine.
@@ -29,6 +33,7 @@ func (w *watcher) stopEvents() {
 	if w.events != nil {
 		w.events.Close()
 	}
+	w.closed.stop()
 }
 
 // eventChannels returns fsnotify's channels, or nil channels (which never
@@ -59,6 +64,16 @@ func (w *watcher) handleEvent(ev fsnotify.Event) {
 	w.files.observe(name, time.Now())
 }
 
+// handleClosed takes a file its writer closed, or that was moved into the
+// folder: it is complete now, and is delivered without waiting to settle
+// unless it looks cut off.
+func (w *watcher) handleClosed(name string) {
+	if filepath.Dir(name) != w.dir || !IsReply(name) {
+		return
+	}
+	w.files.finished(name, time.Now(), true)
+}
+
 // handleEventError recovers from lost events by listing the folder: an
 // overflowed event queue drops events, and so may any other failure.
 func (w *watcher) handleEventError(err error) {
@@ -76,6 +91,7 @@ func (w *watcher) rewatch() {
 	if err := w.events.Add(w.dir); err != nil {
 		return
 	}
+	w.closed.add() // the settle time covers a failure
 	w.dirLost = false
 	w.notef("watching %s again", w.dir)
 }

@@ -34,8 +34,12 @@ type entry struct {
 	// equals what was delivered last.
 	done      bool
 	delivered bool
-	sum       [sha256.Size]byte // content of the last delivery
-	readErr   string            // last read failure, so it is reported once
+	// complete means seen is whole: its writer closed it, or it was
+	// moved in, and it does not look cut off. It is delivered without
+	// waiting for the settle period.
+	complete bool
+	sum      [sha256.Size]byte // content of the last delivery
+	readErr  string            // last read failure, so it is reported once
 }
 
 // tracker decides when candidate files have settled. It is used from one
@@ -78,8 +82,37 @@ func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
 	} else if e.seen.same(v) {
 		return false
 	}
-	e.seen, e.since, e.done = v, now, false
+	e.seen, e.since, e.done, e.complete = v, now, false, false
 	return true
+}
+
+// finished records that path was just closed by a writer or moved in
+// whole (closed), or was found by a listing: unless another writer still
+// has it open or it looks cut off, it is ready at once. A file found by a
+// listing counts only when it is sure that no one writes it.
+func (t *tracker) finished(path string, now time.Time, closed bool) {
+	t.observe(path, now)
+	e := t.files[path]
+	if e == nil || !e.waiting() || e.complete {
+		return
+	}
+	if writing, err := beingWritten(path); writing || (err != nil && !closed) {
+		return
+	}
+	if cut, err := looksCutOff(path); err == nil && !cut {
+		e.complete = true
+	}
+}
+
+// unwritten takes the waiting files that no one has open for writing as
+// complete, for those found by a listing rather than by their events: a
+// reply saved just before Watch began, or whose events were lost.
+func (t *tracker) unwritten(now time.Time) {
+	for path, e := range t.files {
+		if e.waiting() && !e.complete {
+			t.finished(path, now, false)
+		}
+	}
 }
 
 // keepOnly forgets files that a listing no longer shows.
@@ -98,35 +131,48 @@ func (e *entry) waiting() bool {
 	return !e.done && e.seen.info.Size() > 0
 }
 
-// ready lists the files that have been unchanged for the settle period, in
-// the order the protocol processes replies: oldest write first.
+// ready lists the files to deliver now, in the order the protocol
+// processes replies: oldest write first. A file is due once it is
+// complete or has been unchanged for the settle period; a due file waits
+// while an older one is still being written, so replies are never
+// delivered out of order.
 func (t *tracker) ready(now time.Time) []string {
 	var rs []reply
 	for path, e := range t.files {
-		if e.waiting() && !now.Before(e.since.Add(t.settle)) {
+		if e.waiting() {
 			rs = append(rs, reply{path: path, info: e.seen.info})
 		}
 	}
 	sortOldestFirst(rs)
-	paths := make([]string, len(rs))
-	for i, r := range rs {
-		paths[i] = r.path
+	var paths []string
+	for _, r := range rs {
+		if e := t.files[r.path]; !e.complete && now.Before(e.since.Add(t.settle)) {
+			break
+		}
+		paths = append(paths, r.path)
 	}
 	return paths
 }
 
-// nextDue reports when the earliest waiting file will have settled.
+// nextDue reports when ready may next list more files: when the earliest
+// file still being written settles, or, when every waiting file is
+// complete, at once.
 func (t *tracker) nextDue() (time.Time, bool) {
-	var next time.Time
-	found := false
+	var next, now time.Time
+	found, complete := false, false
 	for _, e := range t.files {
-		if !e.waiting() {
-			continue
+		switch {
+		case !e.waiting():
+		case e.complete:
+			complete, now = true, e.since
+		default:
+			if due := e.since.Add(t.settle); !found || due.Before(next) {
+				next, found = due, true
+			}
 		}
-		due := e.since.Add(t.settle)
-		if !found || due.Before(next) {
-			next, found = due, true
-		}
+	}
+	if !found && complete {
+		return now, true
 	}
 	return next, found
 }
@@ -158,7 +204,7 @@ func (t *tracker) confirm(path string, now time.Time) ([sha256.Size]byte, bool, 
 }
 
 func (t *tracker) readFailed(path string, e *entry, err error, now time.Time) error {
-	e.since = now // back off for one settle period
+	e.since, e.complete = now, false // back off for one settle period
 	if t.observe(path, now) || errors.Is(err, fs.ErrNotExist) {
 		return nil // changed or gone: not worth a report
 	}

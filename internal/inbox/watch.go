@@ -56,12 +56,19 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // ctx is done, and then returns nil. It starts with the files already there,
 // oldest first.
 //
-// A file is delivered once it has stayed unchanged for Settle, so a reply
-// written in pieces is delivered once, whole. It is delivered again only if
-// its content changes later; a file that is removed and reappears counts as
-// new. Empty files wait until they have content. Just before each delivery
-// Watch checks that the file still exists and is readable, so a file moved
-// away (to processed/) is not delivered.
+// A file is delivered as soon as it is complete: on Linux with file events,
+// when it is moved into dir (a browser's download, an editor's save by
+// rename, mv), when its writer closes it, or, for a file found by listing
+// the folder (one saved just before Watch began), when no process has it
+// open for writing; unless it still looks cut off (its last command block
+// open) or another writer still has it open. Otherwise, when polling, and
+// on other systems, it is delivered once it has stayed unchanged for
+// Settle. Either way a reply written in pieces is delivered once, whole,
+// and replies are delivered oldest first. A file is delivered again only
+// if its content changes later; a file that is removed and reappears
+// counts as new. Empty files wait until they have content. Just before
+// each delivery Watch checks that the file still exists and is readable,
+// so a file moved away (to processed/) is not delivered.
 //
 // deliver runs on Watch's goroutine: while it runs nothing else is delivered,
 // and changes it makes to the folder (moving the file away) are seen before
@@ -95,6 +102,10 @@ type watcher struct {
 	deliver func(string) error
 	files   *tracker
 	events  *fsnotify.Watcher // nil when polling
+	// closed reports files their writer closed or that were moved in
+	// (Linux); nil when polling or unavailable, and then every file
+	// waits for the settle period.
+	closed *closedEvents
 	// dirLost is set when the folder itself was removed or renamed, which
 	// ends its event watch; rescans try to watch it again.
 	dirLost bool
@@ -105,11 +116,13 @@ func (w *watcher) run(ctx context.Context) error {
 	if err := w.scan(time.Now()); err != nil {
 		return err
 	}
+	w.takeUnwritten()
 	ticker := time.NewTicker(w.scanPeriod())
 	defer ticker.Stop()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	events, errs := w.eventChannels()
+	closed := w.closed.channel()
 	for {
 		if err := w.deliverReady(ctx); err != nil {
 			return err
@@ -130,6 +143,12 @@ func (w *watcher) run(ctx context.Context) error {
 				continue
 			}
 			w.handleEventError(err)
+		case name, ok := <-closed:
+			if !ok {
+				closed = nil
+				continue
+			}
+			w.handleClosed(name)
 		case <-ticker.C:
 			w.rescan()
 		case <-timer.C:
@@ -199,6 +218,7 @@ func (w *watcher) rescan() {
 		w.rewatch()
 	}
 	err := w.scan(time.Now())
+	w.takeUnwritten()
 	switch {
 	case err != nil && err.Error() != w.scanErr:
 		w.scanErr = err.Error()
@@ -206,6 +226,15 @@ func (w *watcher) rescan() {
 	case err == nil && w.scanErr != "":
 		w.scanErr = ""
 		w.notef("inbox %s is readable again", w.dir)
+	}
+}
+
+// takeUnwritten, with close events, takes the files a listing found that
+// no one is writing as complete (see tracker.unwritten). Polling waits for
+// every file to settle, as network folders offer no way to tell.
+func (w *watcher) takeUnwritten() {
+	if w.closed != nil {
+		w.files.unwritten(time.Now())
 	}
 }
 

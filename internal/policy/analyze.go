@@ -16,6 +16,9 @@ type analysis struct {
 	invs     []Invocation
 	findings []finding
 	errs     []error
+	// downloads are the files downloaders save, by base name (see
+	// noteDownloads).
+	downloads []string
 }
 
 // finding is something a built-in check noticed, such as a write to a
@@ -24,6 +27,9 @@ type finding struct {
 	check   string // one of the check names, e.g. checkDownload
 	subject string // what the reason quotes
 	detail  string // why, for the reason
+	// key is what approving "all like it" remembers, when it should be
+	// narrower than the check ("@git-write commit"); "" means the check.
+	key string
 }
 
 // stdinKind says where a command's standard input comes from, which
@@ -41,6 +47,7 @@ type stdin struct {
 	download bool   // the producing command downloads from the network
 	src      string // the pipeline or statement, for messages
 	text     *word  // the here-document or here-string
+	file     *word  // the file redirected in with <, when literal
 }
 
 // analyzer walks one parsed piece of shell code. Code run by a shell inside
@@ -142,6 +149,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		for _, r := range s.Redirs {
 			a.redirect(s, r)
 		}
+		a.noteRedirectDownload(s)
 	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
@@ -181,7 +189,10 @@ func (a *analyzer) stdinOf(s *syntax.Stmt) stdin {
 		}
 		switch r.Op {
 		case syntax.RdrIn:
-			in = stdin{}
+			in = stdin{src: a.text(s)}
+			if w := a.word(r.Word); !w.computed() {
+				in.file = &w
+			}
 			if hasProcSubst(r.Word) {
 				in = stdin{kind: stdinPipe, download: a.downloads(r.Word), src: a.text(s)}
 			}
@@ -208,6 +219,9 @@ func (a *analyzer) command(words []word, in stdin) {
 	}
 	if !a.scratch {
 		a.deviceArgs(inv, words)
+		idx := len(a.out.invs) - 1
+		notes := a.programNotes(inv, words, in)
+		a.out.invs[idx].notes = notes
 	}
 	a.dispatch(inv.base, words, in)
 }

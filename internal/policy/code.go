@@ -140,6 +140,27 @@ options:
 // its code. Inline code and script files are the person's to read; code
 // from a pipe or a process substitution is not visible to anyone.
 func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) {
+	src := interpreterSource(spec, words)
+	if src.inline != nil {
+		if src.computed {
+			a.computedCode(codeSource{prog: name + " " + src.option, subject: wordsSource(words), words: []word{*src.inline}})
+		}
+		return
+	}
+	a.script(name, words, src.script, in)
+}
+
+// interpSource is where an interpreter's code comes from: inline after an
+// option like -c, or else the script operand at index script.
+type interpSource struct {
+	inline   *word  // the inline code
+	option   string // the option that gave it, "-c" or "--eval"
+	computed bool   // the inline code is its own word and computed
+	script   int
+}
+
+// interpreterSource finds an interpreter's code among its arguments.
+func interpreterSource(spec interpSpec, words []word) interpSource {
 	i := 1
 	for ; i < len(words); i++ {
 		w := words[i]
@@ -154,36 +175,44 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 			break
 		}
 		if strings.HasPrefix(v, "--") {
-			if long, _, hasValue := strings.Cut(v, "="); slices.Contains(spec.long, long) {
-				a.inlineCode(name+" "+long, words, i, !hasValue)
-				return
+			if long, value, hasValue := strings.Cut(v, "="); slices.Contains(spec.long, long) {
+				return inlineAt(long, words, i, value, hasValue)
 			}
 			continue
 		}
 		if j := strings.IndexAny(v[1:], spec.inline); j >= 0 {
-			a.inlineCode(name+" -"+v[j+1:j+2], words, i, j == len(v)-2)
-			return
+			return inlineAt("-"+v[j+1:j+2], words, i, v[j+2:], j < len(v)-2)
 		}
 		if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
 			i++
 		}
 	}
-	a.script(name, words, i, in)
+	return interpSource{script: i}
 }
 
-// inlineCode looks at the code given to an interpreter with an option like
-// python -c. Its text is the person's to read, unless it is computed: then
-// it may be anything, even a download.
-func (a *analyzer) inlineCode(prog string, words []word, i int, nextWord bool) {
-	if nextWord && i+1 < len(words) && words[i+1].expands {
-		a.computedCode(codeSource{prog: prog, subject: wordsSource(words), words: words[i+1 : i+2]})
+// inlineAt is inline code given with option at words[i]: the rest of the
+// word when attached, else the next word.
+func inlineAt(option string, words []word, i int, attached string, hasAttached bool) interpSource {
+	if hasAttached {
+		w := partOf(words[i], attached)
+		return interpSource{inline: &w, option: option}
 	}
+	if i+1 < len(words) {
+		return interpSource{inline: &words[i+1], option: option, computed: words[i+1].expands}
+	}
+	return interpSource{inline: &word{}, option: option}
 }
 
 // script looks at the script operand words[i] of a shell or interpreter:
 // none, "-" or a name for standard input means the code comes from there,
 // a process substitution means another command produces it.
 func (a *analyzer) script(name string, words []word, i int, in stdin) {
+	switch {
+	case i < len(words) && !isStdinPath(words[i].value) && a.downloaded(words[i]):
+		a.finding(checkDownload, wordsSource(words), "runs "+words[i].shown()+", a file downloaded from the network")
+	case (i >= len(words) || isStdinPath(words[i].value)) && in.file != nil && a.downloaded(*in.file):
+		a.finding(checkDownload, in.src, "runs "+in.file.value+", a file downloaded from the network")
+	}
 	if i >= len(words) || (!words[i].computed() && isStdinPath(words[i].value)) {
 		if in.kind == stdinPipe || shells[name] {
 			a.stdinCode(name, in)

@@ -39,6 +39,7 @@ const (
 	publish   = " # publishes to a registry others use"
 	mounts    = " # changes the machine's mounted file systems"
 	kills     = " # stops processes"
+	makefile  = " # runs the commands of a Makefile, which courier cannot check (the reply may have written it)"
 )
 
 // defaultDeny is what courier never runs without a config that allows it:
@@ -89,5 +90,6 @@ var defaultAsk = []string{
 	"cargo publish" + publish, "twine upload" + publish, "gem push" + publish,
 	"poetry publish" + publish, "uv publish" + publish,
 	"docker push" + publish, "podman push" + publish,
-	checkDownload, checkDynamic, checkDevice, checkUnparseable,
+	"make" + makefile, "gmake" + makefile,
+	checkDownload, checkDynamic, checkDevice, checkUnparseable, checkGitWrite, checkRunsCode,
 }

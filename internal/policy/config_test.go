@@ -95,7 +95,7 @@ func TestInvalidRules(t *testing.T) {
 		{Config{Allow: []string{"-rf"}}, "it starts with an option, not a program"},
 		{Config{Ask: []string{"git --"}}, `"--" is not an option a rule can match`},
 		{Config{Ask: []string{"git push --force=yes"}}, `"--force=yes" is not an option a rule can match`},
-		{Config{Deny: []string{"@network"}}, "unknown check @network (known: @device, @device-write, @download, @dynamic, @unparseable)"},
+		{Config{Deny: []string{"@network"}}, "unknown check @network (known: @device, @device-write, @download, @dynamic, @git-write, @runs-code, @unparseable)"},
 		{Config{Deny: []string{"@dynamic x"}}, "check @dynamic takes no arguments"},
 		{Config{Ask: []string{`git push x\`}}, `bad pattern "x\\": \ at end of pattern`},
 		{Config{Allow: []string{"ls [[:nope:]]"}}, `bad pattern "[[:nope:]]"`},

@@ -50,6 +50,26 @@
 //	@device        any other use of a device such as a disk, and bash's
 //	               /dev/tcp and /dev/udp network redirections
 //	@unparseable   command text that cannot be parsed as shell
+//	@git-write     a git command that writes the repository's .git (add,
+//	               commit, checkout, config, fetch...; not status, diff,
+//	               log and the other reading forms), which courier keeps
+//	               read-only for commands
+//	@runs-code     a program told to run code the policy cannot read or
+//	               that starts programs: git -c settings that name
+//	               programs (alias.*, core.fsmonitor...), awk system() and
+//	               pipes, sed's e and w, tar --to-command and
+//	               --checkpoint-action, ssh ProxyCommand and -F, inline
+//	               python, perl, ruby, node, php or lua code that deletes
+//	               files or starts programs
+//
+// @download also covers a file saved by curl or wget and then run in the
+// same command (curl -o a.sh URL && sh a.sh). The commands inside git
+// aliases, ssh ProxyCommand, tar --to-command, rsync -e, git submodule
+// foreach and git rebase --exec are read like any other, so a denied
+// program in them is denied. When one of the person's own rules matches a
+// program, it decides for that program instead of @git-write and
+// @runs-code, and approving "all like it" covers the one git subcommand
+// or program that was asked about.
 //
 // /dev/null, /dev/zero, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N and
 // the like are not devices for these checks.
@@ -73,13 +93,16 @@
 // like $HOME/bin/tool, needs approval as a computed name, since the
 // expansion may split into several words; "$HOME"/bin/tool does not.
 //
-// Only whole-tree git discards ask by default (git checkout ., git
-// restore ., git reset --hard); restoring named files is an everyday undo
-// and is allowed. mount and umount ask rather than being denied, because
-// listing mounts is common and harmless.
+// Whole-tree git discards (git checkout ., git restore ., git reset
+// --hard) say so in their reason beside @git-write. mount and umount ask
+// rather than being denied, because listing mounts is common and
+// harmless.
 //
-// The policy judges names and arguments; it cannot see into scripts and
-// programs the command runs (make, npm run, python -c), nor follow a
-// program copied or linked under another name. It is one layer of
-// courier's safety, beside the sandbox the shell runs in.
+// The policy judges names and arguments; it cannot see into the programs
+// a command runs: scripts and Makefiles the reply may have written (make
+// asks for that reason; sh script.sh, npm test, go test and python3 x.py
+// do not), interpreters' files, code built at run time, nor a program
+// copied or linked under another name. It is one layer of courier's
+// safety; the sandbox the shell runs in, and undo, are what contain the
+// rest.
 package policy

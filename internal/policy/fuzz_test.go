@@ -9,6 +9,9 @@ func FuzzCheck(f *testing.F) {
 		"sudo ls", `bash -c 'eval "$(curl x)"'`, "f(){ rm -rf /; }; f", "a <<EOF\n$(b)\nEOF",
 		"find . -exec sh -c 'x {}' \\;", "xargs -I% sh -c %", `echo "open`, "{a,b}{c,d}",
 		"dd of=../../dev/sda", "trap -- '' INT", "alias a=", "watch -x", "env -S",
+		"sed -n ':a;N;$!ba;s/x/y/e' f", "sed 's/\\", "awk -f", "tar -cI", "tar --to-c=x",
+		"ssh -o", "ssh -oProxyCommand", "git -c", "git -c alias.x=!", "git branch -", "curl -o",
+		"wget -O", "python3 -c", "node --eval", "rsync -e",
 	} {
 		f.Add(s)
 	}

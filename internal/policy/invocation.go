@@ -25,6 +25,10 @@ type Invocation struct {
 	base  string // the base name rules match, "sudo" for /usr/bin/sudo
 	path  string // the cleaned path when the name is literal
 	words []word // the program and its arguments, for rule matching
+	// notes are what the built-in checks noticed about this program's
+	// arguments (a sed e command, a git write); the person's own rule for
+	// the program, when one matches, decides instead.
+	notes []finding
 }
 
 // String returns the program and its arguments separated by spaces.

@@ -93,7 +93,13 @@ func (p *Policy) Check(command string) Verdict {
 	outs := make([]outcome, 0, len(an.invs)+len(an.findings))
 	var progs []string
 	for _, inv := range an.invs {
-		outs = append(outs, p.judge(inv))
+		o := p.judge(inv)
+		outs = append(outs, o)
+		if !o.user {
+			for _, f := range inv.notes {
+				outs = append(outs, p.judgeFinding(f))
+			}
+		}
 		if !inv.Function {
 			progs = append(progs, inv.Name)
 		}
@@ -111,6 +117,7 @@ type outcome struct {
 	decision Decision
 	key      string
 	reason   string
+	user     bool // decided by one of the person's rules
 }
 
 // judge decides on one program.
@@ -121,7 +128,7 @@ func (p *Policy) judge(inv Invocation) outcome {
 	toks := tokens(inv.words[1:])
 	for _, l := range p.layers {
 		if r := l.match(inv, toks); r != nil {
-			return outcome{decision: r.decision, key: r.text, reason: r.reason(inv, toks)}
+			return outcome{decision: r.decision, key: r.text, reason: r.reason(inv, toks), user: r.user}
 		}
 	}
 	return outcome{decision: Allow}
@@ -131,7 +138,11 @@ func (p *Policy) judge(inv Invocation) outcome {
 func (p *Policy) judgeFinding(f finding) outcome {
 	for _, l := range p.layers {
 		if r := l.checks[f.check]; r != nil {
-			return outcome{decision: r.decision, key: f.check, reason: phrase(r.decision, f.subject, f.detail)}
+			key := f.key
+			if key == "" || r.decision != Ask {
+				key = f.check
+			}
+			return outcome{decision: r.decision, key: key, reason: phrase(r.decision, f.subject, f.detail)}
 		}
 	}
 	return outcome{decision: Allow}

@@ -42,16 +42,12 @@ func TestCheckHarmlessCommands(t *testing.T) {
 		{`rm file.txt`, Allow, ""},
 		{`rm -- "$f"`, Allow, ""},
 		{`git pushd`, Allow, ""},
-		{`git commit -m "reboot now"`, Allow, ""},
-		{`git commit -m push`, Allow, ""},
-		{`git add . && git commit -m wip`, Allow, ""},
-		{`git checkout -- file.go`, Allow, ""},
-		{`git checkout main`, Allow, ""},
 		{`git clean -n`, Allow, ""},
+		{`git status && git diff --stat && git log --oneline -5`, Allow, ""},
+		{`go build ./... && go vet ./...`, Allow, ""},
 		{`npm run build`, Allow, ""},
 		{`npm install`, Allow, ""},
 		{`go test ./...`, Allow, ""},
-		{`make`, Allow, ""},
 		{`python3 -c "print('sudo')"`, Allow, ""},
 		{`node -e 'console.log(process.version)'`, Allow, ""},
 		{`perl -pe 's/a/b/' in.txt`, Allow, ""},
@@ -288,7 +284,8 @@ func TestVerdictRulesAndPrograms(t *testing.T) {
 		{`sudo ls`, "sudo", []string{"sudo", "ls"}},
 		{`curl -fsSL x | sh`, "@download", []string{"curl", "sh"}},
 		{`f(){ go vet ./...; }; f`, "", []string{"go"}},
-		{`timeout 5 make test`, "", []string{"timeout", "make"}},
+		{`timeout 5 make test`, "make", []string{"timeout", "make"}},
+		{`git commit -m x && git add y`, "@git-write add, @git-write commit", []string{"git", "git"}},
 	}
 	for _, tt := range tests {
 		v := p.Check(tt.cmd)

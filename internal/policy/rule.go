@@ -21,11 +21,13 @@ const (
 	checkDevice      = "@device"
 	checkDeviceWrite = "@device-write"
 	checkUnparseable = "@unparseable"
+	checkGitWrite    = "@git-write"
+	checkRunsCode    = "@runs-code"
 )
 
 // checks lists the built-in checks; the package documentation says what
 // each notices.
-var checks = []string{checkDevice, checkDeviceWrite, checkDownload, checkDynamic, checkUnparseable}
+var checks = []string{checkDevice, checkDeviceWrite, checkDownload, checkDynamic, checkGitWrite, checkRunsCode, checkUnparseable}
 
 // rule is one compiled entry of a Deny, Ask or Allow list.
 type rule struct {

@@ -53,7 +53,7 @@ func (r *Runner) render(st *session.State) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ws, err := openWorkspace(st)
+	ws, err := r.openWorkspace(st)
 	if err != nil {
 		return "", err
 	}

@@ -200,8 +200,13 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 // newID is the first 8 hex digits of a random UUID, as the protocol says.
 func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 
-// openWorkspace opens the folder a session works on.
-func openWorkspace(st *session.State) (*workspace.Workspace, error) {
+// openWorkspace opens the folder a session works on, refusing one that
+// holds courier's own control files (whatever it was when the session
+// began).
+func (r *Runner) openWorkspace(st *session.State) (*workspace.Workspace, error) {
+	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
+		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
+	}
 	ws, err := workspace.Open(st.Workspace)
 	if err != nil {
 		return nil, &WorkspaceError{Session: st.SessionID, Path: st.Workspace, Err: err}
@@ -252,6 +257,10 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 	if err != nil {
 		lock.Unlock()
 		return nil, err
+	}
+	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	if r.cfg.WorkspaceGiven && filepath.Clean(st.Workspace) != filepath.Clean(r.cfg.Paths.Workspace) {
 		lock.Unlock()

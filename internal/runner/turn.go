@@ -110,7 +110,7 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 // turn runs the engine (start applies or resumes), puts each question to
 // the approver and resumes after each answer, and commits the turn.
 func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) error {
-	ws, err := openWorkspace(s.st)
+	ws, err := s.r.openWorkspace(s.st)
 	if err != nil {
 		return err
 	}

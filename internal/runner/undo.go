@@ -129,7 +129,7 @@ func (s *Session) Undo() (UndoReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	ws, err := openWorkspace(st)
+	ws, err := l.openWorkspace(st)
 	if err != nil {
 		return rep, err
 	}

@@ -150,6 +150,9 @@ func (w *Workspace) WriteFile(p string, data []byte) (WriteResult, error) {
 	if c == "." {
 		return res, errors.New("path names the workspace folder itself, not a file")
 	}
+	if err := w.protect(p, c, true); err != nil {
+		return res, err
+	}
 	perm := fs.FileMode(0o644)
 	if info, err := w.root.Stat(c); err == nil {
 		if info.IsDir() {
@@ -243,6 +246,9 @@ func (w *Workspace) Remove(p string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.protect(p, c, false); err != nil {
+		return err
+	}
 	info, err := w.root.Lstat(c)
 	if err != nil {
 		return wrap(p, err)
@@ -262,6 +268,9 @@ func (w *Workspace) RemoveEmptyDir(p string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.protect(p, c, false); err != nil {
+		return err
+	}
 	entries, err := fs.ReadDir(w.root.FS(), c)
 	if err != nil || len(entries) > 0 {
 		return nil
@@ -273,6 +282,9 @@ func (w *Workspace) RemoveEmptyDir(p string) error {
 func (w *Workspace) Chmod(p string, mode fs.FileMode) error {
 	c, err := Clean(p)
 	if err != nil {
+		return err
+	}
+	if err := w.protect(p, c, true); err != nil {
 		return err
 	}
 	return wrap(p, w.root.Chmod(c, mode))

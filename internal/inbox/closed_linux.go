@@ -1,0 +1,135 @@
+package inbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// closedEvents reports, through inotify, the files of a folder that a
+// writer has just closed (IN_CLOSE_WRITE) or that were moved in whole
+// (IN_MOVED_TO): at that moment they are complete. fsnotify does not offer
+// close-write, so courier reads inotify for it, beside fsnotify's events.
+type closedEvents struct {
+	f     *os.File
+	dir   string
+	names chan string
+	wg    sync.WaitGroup
+}
+
+// startClosed watches dir for complete files, or reports why it cannot.
+func startClosed(dir string) (*closedEvents, error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("inotify: %w", err)
+	}
+	// A non-blocking descriptor wrapped in an os.File is read through the
+	// runtime's poller, so Close wakes the reader.
+	c := &closedEvents{f: os.NewFile(uintptr(fd), "inotify"), dir: dir, names: make(chan string, 64)}
+	if err := c.add(); err != nil {
+		c.f.Close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.read()
+	return c, nil
+}
+
+// add (re)watches the folder, as after it was removed and made again.
+func (c *closedEvents) add() error {
+	raw, err := c.f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	err = raw.Control(func(fd uintptr) {
+		_, werr = unix.InotifyAddWatch(int(fd), c.dir, unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO)
+	})
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("inotify watch %s: %w", c.dir, err)
+	}
+	return nil
+}
+
+// read turns inotify's records into paths until the file is closed.
+func (c *closedEvents) read() {
+	defer c.wg.Done()
+	defer close(c.names)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.f.Read(buf)
+		if err != nil {
+			// Closed by stop, or broken: either way the settle time
+			// still delivers every reply.
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			end := off + unix.SizeofInotifyEvent + int(ev.Len)
+			if end > n {
+				break
+			}
+			name := buf[off+unix.SizeofInotifyEvent : end]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if len(name) > 0 && ev.Mask&(unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO) != 0 {
+				c.names <- filepath.Join(c.dir, string(name))
+			}
+			off = end
+		}
+	}
+}
+
+// channel returns the paths of complete files; nil (never ready) when c is.
+func (c *closedEvents) channel() <-chan string {
+	if c == nil {
+		return nil
+	}
+	return c.names
+}
+
+// stop ends the watch and its reader.
+func (c *closedEvents) stop() {
+	if c == nil {
+		return
+	}
+	c.f.Close()
+	// The reader may be blocked handing over a name nobody takes now.
+	go func() {
+		for range c.names {
+		}
+	}()
+	c.wg.Wait()
+}
+
+// beingWritten reports whether some process holds path open for writing.
+// It asks for a read lease (fcntl F_SETLEASE), which the kernel grants only
+// on a file nobody has open for writing, and gives it back at once. Where
+// leases are not offered (network folders, another user's file) it says
+// it cannot tell.
+func beingWritten(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_RDLCK)
+	switch {
+	case err == nil:
+		unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_UNLCK)
+		return false, nil
+	case errors.Is(err, unix.EAGAIN):
+		return true, nil
+	}
+	return false, fmt.Errorf("lease %s: %w", path, err)
+}

@@ -1,0 +1,279 @@
+package policy
+
+import (
+	"regexp"
+	"strings"
+)
+
+// awks are the awk programs; their programs can run commands.
+var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "busybox-awk": true}
+
+// awkRuns finds what in an awk program runs a command: system(), a pipe
+// into or out of a command, a coprocess, or an extension loaded.
+var awkRuns = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
+
+// awkNotes asks about awk programs that run commands, or that courier
+// cannot read (from a file, or computed), unless --sandbox forbids that.
+func awkNotes(words []word) []finding {
+	var progs []word
+	fromFile, sandboxed := false, false
+	i := 1
+	for i < len(words) {
+		w := words[i]
+		v := w.value
+		switch {
+		case w.computed() && len(progs) == 0 && !fromFile:
+			progs = append(progs, w)
+			i = len(words)
+			continue
+		case v == "--":
+			i++
+		case strings.HasPrefix(v, "--"):
+			name, value, n := longValue(words, i, []string{"--file", "--exec", "--include", "--load", "--source", "--field-separator", "--assign"})
+			switch name {
+			case "--file", "--exec", "--include", "--load":
+				fromFile = true
+			case "--source":
+				progs = append(progs, value)
+			case "--sandbox":
+				sandboxed = true
+			}
+			i += n
+			continue
+		case len(v) > 1 && v[0] == '-':
+			i += shortValues(words, i, "fEileFvW", func(c byte, value word) {
+				switch c {
+				case 'f', 'E', 'i', 'l':
+					fromFile = true
+				case 'e':
+					progs = append(progs, value)
+				case 'S':
+					sandboxed = true
+				}
+			})
+			continue
+		}
+		if len(progs) == 0 && !fromFile && i < len(words) {
+			progs = append(progs, words[i])
+		}
+		break
+	}
+	switch {
+	case sandboxed:
+		return nil
+	case fromFile:
+		return []finding{runsCode("awk", words, "runs an awk program from a file, which courier cannot check")}
+	}
+	for _, p := range progs {
+		if p.computed() {
+			return []finding{runsCode("awk", words, "its awk program is only known at run time")}
+		}
+		if m := awkRuns.FindString(p.value); m != "" {
+			return []finding{runsCode("awk", words, "its awk program runs commands ("+strings.TrimSpace(shorten(m))+")")}
+		}
+	}
+	return nil
+}
+
+// sedNotes asks about sed scripts that run commands (the e command, the e
+// flag of s) or write files they name (w), and about scripts courier
+// cannot read, unless --sandbox forbids those.
+func sedNotes(words []word) []finding {
+	var scripts []word
+	fromFile, sandboxed := false, false
+	var operands []word
+	for i := 1; i < len(words); {
+		w := words[i]
+		v := w.value
+		switch {
+		case w.computed() || !strings.HasPrefix(v, "-") || v == "-":
+			operands = append(operands, w)
+			i++
+		case v == "--":
+			operands = append(operands, words[i+1:]...)
+			i = len(words)
+		case strings.HasPrefix(v, "--"):
+			name, value, n := longValue(words, i, []string{"--expression", "--file", "--line-length"})
+			switch name {
+			case "--expression":
+				scripts = append(scripts, value)
+			case "--file":
+				fromFile = true
+			case "--sandbox":
+				sandboxed = true
+			}
+			i += n
+		default:
+			// -i and -E never take the next word; -i takes the rest of
+			// the cluster as its suffix.
+			if j := strings.IndexByte(v, 'i'); j > 0 && (strings.IndexAny(v, "efl") < 0 || j < strings.IndexAny(v, "efl")) {
+				i++
+				continue
+			}
+			i += shortValues(words, i, "efl", func(c byte, value word) {
+				switch c {
+				case 'e':
+					scripts = append(scripts, value)
+				case 'f':
+					fromFile = true
+				}
+			})
+		}
+	}
+	if len(scripts) == 0 && !fromFile && len(operands) > 0 {
+		scripts = operands[:1]
+	}
+	switch {
+	case sandboxed:
+		return nil
+	case fromFile:
+		return []finding{runsCode("sed", words, "runs a sed script from a file, which courier cannot check")}
+	}
+	for _, s := range scripts {
+		if s.computed() {
+			return []finding{runsCode("sed", words, "its sed script is only known at run time")}
+		}
+		if what := sedRuns(s.value); what != "" {
+			return []finding{runsCode("sed", words, "its sed script "+what)}
+		}
+	}
+	return nil
+}
+
+// sedRuns reads a sed script command by command and says what in it runs
+// a command or writes a file: the e command, the w and W commands, and the
+// e and w flags of s. sed compiles the whole script before it runs any of
+// it, so a script this reading loses its way in is one sed refuses too.
+func sedRuns(script string) string {
+	r := sedReader{s: script}
+	for r.i < len(r.s) {
+		r.skip(" \t\n;")
+		if r.i >= len(r.s) {
+			break
+		}
+		if r.s[r.i] == '#' {
+			r.toLineEnd()
+			continue
+		}
+		r.address()
+		if r.peek() == ',' {
+			r.i++
+			r.address()
+		}
+		r.skip(" \t")
+		if r.peek() == '!' {
+			r.i++
+			r.skip(" \t")
+		}
+		if r.i >= len(r.s) {
+			break
+		}
+		c := r.s[r.i]
+		r.i++
+		switch c {
+		case 'e':
+			return "runs a command (the e command)"
+		case 'w', 'W':
+			return "writes a file it names (the " + string(c) + " command)"
+		case 's':
+			d := r.next()
+			r.until(d)
+			r.until(d)
+			for r.i < len(r.s) && strings.IndexByte("gpiImMe0123456789w", r.s[r.i]) >= 0 {
+				switch r.s[r.i] {
+				case 'e':
+					return "runs the text it makes as a command (the e flag of s)"
+				case 'w':
+					return "writes a file it names (the w flag of s)"
+				}
+				r.i++
+			}
+		case 'y':
+			d := r.next()
+			r.until(d)
+			r.until(d)
+		case 'a', 'i', 'c', 'r', 'R':
+			r.toLineEnd()
+		case ':', 'b', 't', 'T', 'v':
+			r.label()
+		}
+	}
+	return ""
+}
+
+// sedReader walks a sed script.
+type sedReader struct {
+	s string
+	i int
+}
+
+func (r *sedReader) peek() byte {
+	if r.i < len(r.s) {
+		return r.s[r.i]
+	}
+	return 0
+}
+
+func (r *sedReader) next() byte {
+	c := r.peek()
+	r.i++
+	return c
+}
+
+func (r *sedReader) skip(set string) {
+	for r.i < len(r.s) && strings.IndexByte(set, r.s[r.i]) >= 0 {
+		r.i++
+	}
+}
+
+// label skips a label or version: to a ";" or the end of the line, as GNU
+// sed reads them.
+func (r *sedReader) label() {
+	for r.i < len(r.s) && r.s[r.i] != '\n' && r.s[r.i] != ';' {
+		r.i++
+	}
+}
+
+// toLineEnd skips text or a file name, which run to the end of the line.
+func (r *sedReader) toLineEnd() {
+	for r.i < len(r.s) && r.s[r.i] != '\n' {
+		if r.s[r.i] == '\\' {
+			r.i++
+		}
+		r.i++
+	}
+}
+
+// until skips past the next unescaped d.
+func (r *sedReader) until(d byte) {
+	for r.i < len(r.s) {
+		c := r.s[r.i]
+		r.i++
+		switch {
+		case c == '\\':
+			r.i++
+		case c == d:
+			return
+		}
+	}
+}
+
+// address skips a line number, $, /regex/ or \cregexc, with GNU's
+// first~step, +N and ~N forms and the I and M flags.
+func (r *sedReader) address() {
+	switch c := r.peek(); {
+	case c >= '0' && c <= '9', c == '+', c == '~':
+		r.i++
+		r.skip("0123456789~")
+	case c == '$':
+		r.i++
+	case c == '/':
+		r.i++
+		r.until('/')
+		r.skip("IM")
+	case c == '\\':
+		r.i++
+		r.until(r.next())
+		r.skip("IM")
+	}
+}

@@ -1,0 +1,175 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// anyDownload stands for a downloaded file whose name is not known from
+// the command (curl -J, wget -i): any script run after it counts.
+const anyDownload = "*"
+
+// noteDownloads remembers the files a downloader saves (curl -o, wget
+// URL, tee after a download), by base name, so that running one later in
+// the same command (`curl -o a.sh URL && sh a.sh`) counts as running
+// downloaded code.
+func (a *analyzer) noteDownloads(inv Invocation, words []word, in stdin) {
+	switch name := strings.ToLower(inv.base); {
+	case name == "curl":
+		a.out.downloads = append(a.out.downloads, curlFiles(words)...)
+	case name == "wget" || name == "wget2":
+		a.out.downloads = append(a.out.downloads, wgetFiles(words)...)
+	case downloaders[name]:
+		a.out.downloads = append(a.out.downloads, anyDownload)
+	case name == "tee" && in.kind == stdinPipe && in.download:
+		for _, w := range words[1:] {
+			if !strings.HasPrefix(w.value, "-") {
+				a.out.downloads = append(a.out.downloads, fileKey(w))
+			}
+		}
+	}
+}
+
+// noteRedirectDownload remembers where a downloader's output is written
+// by a redirection (`curl URL > a.sh`).
+func (a *analyzer) noteRedirectDownload(s *syntax.Stmt) {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return
+	}
+	base, ok := programBase(a.word(c.Args[0]))
+	if !ok || !downloaders[strings.ToLower(base)] {
+		return
+	}
+	for _, r := range s.Redirs {
+		if r.Word != nil && writeOps[r.Op] && r.Op != syntax.DplOut {
+			a.out.downloads = append(a.out.downloads, fileKey(a.word(r.Word)))
+		}
+	}
+}
+
+// downloaded reports whether w names a file downloaded earlier in the
+// command.
+func (a *analyzer) downloaded(w word) bool {
+	k := fileKey(w)
+	for _, d := range a.out.downloads {
+		if d == anyDownload || d == k {
+			return true
+		}
+	}
+	return false
+}
+
+// fileKey is how downloaded and run files are compared: the base name, or
+// the word as written when it is computed ("$f").
+func fileKey(w word) string {
+	if w.computed() {
+		return w.src
+	}
+	return path.Base(w.value)
+}
+
+// curlValues are curl's short options that take a value.
+const curlValues = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
+
+// curlFiles lists what curl saves: -o FILE, and with -O the base name of
+// each URL.
+func curlFiles(words []word) []string {
+	var files, urls []string
+	remote := false
+	for i := 1; i < len(words); {
+		w := words[i]
+		switch {
+		case w.computed() || !strings.HasPrefix(w.value, "-") || w.value == "-":
+			urls = append(urls, fileKey(urlWord(w)))
+			i++
+		case strings.HasPrefix(w.value, "--"):
+			name, value, n := longValue(words, i, []string{"--output", "--url"})
+			switch name {
+			case "--output":
+				files = append(files, fileKey(value))
+			case "--url":
+				urls = append(urls, fileKey(urlWord(value)))
+			case "--remote-name", "--remote-name-all":
+				remote = true
+			case "--remote-header-name":
+				files = append(files, anyDownload)
+			}
+			i += n
+		default:
+			i += shortValues(words, i, curlValues, func(c byte, value word) {
+				switch c {
+				case 'o':
+					files = append(files, fileKey(value))
+				case 'O':
+					remote = true
+				case 'J':
+					files = append(files, anyDownload)
+				}
+			})
+		}
+	}
+	if remote {
+		files = append(files, urls...)
+	}
+	return files
+}
+
+// wgetValues are wget's short options that take a value.
+const wgetValues = "OoaiBtTwQPUelARDIX"
+
+// wgetFiles lists what wget saves: -O FILE, or else the base name of each
+// URL; with -i the names are unknown.
+func wgetFiles(words []word) []string {
+	var files, urls []string
+	named := false
+	for i := 1; i < len(words); {
+		w := words[i]
+		switch {
+		case w.computed() || !strings.HasPrefix(w.value, "-"):
+			urls = append(urls, fileKey(urlWord(w)))
+			i++
+		case strings.HasPrefix(w.value, "--"):
+			name, value, n := longValue(words, i, []string{"--output-document", "--input-file"})
+			switch name {
+			case "--output-document":
+				named = true
+				if value.value != "-" {
+					files = append(files, fileKey(value))
+				}
+			case "--input-file":
+				files = append(files, anyDownload)
+			}
+			i += n
+		default:
+			i += shortValues(words, i, wgetValues, func(c byte, value word) {
+				switch c {
+				case 'O':
+					named = true
+					if value.value != "-" {
+						files = append(files, fileKey(value))
+					}
+				case 'i':
+					files = append(files, anyDownload)
+				}
+			})
+		}
+	}
+	if !named {
+		files = append(files, urls...)
+	}
+	return files
+}
+
+// urlWord is the last path element of a URL, the name a download is saved
+// under, without a query.
+func urlWord(w word) word {
+	if w.computed() {
+		return w
+	}
+	u, _, _ := strings.Cut(w.value, "?")
+	u, _, _ = strings.Cut(u, "#")
+	return literalWord(path.Base(u))
+}

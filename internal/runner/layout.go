@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+)
+
+// SettingsName is the settings file courier reads from the root.
+const SettingsName = "courier.toml"
+
+// CheckLayout refuses a workspace that holds courier's own control files,
+// or lies among them: the root, sessions/, inbox/, outbox/ or the settings
+// file inside (or equal to) the workspace would let a reply rewrite
+// courier's settings (sandbox = "off", yes = true), answer for itself in
+// inbox/ or change a session's journal. Paths are compared as the files
+// they name (symlinks resolved, each folder compared by identity, so case
+// and bind mounts do not hide anything); parts not made yet are judged by
+// the folder they will be made in.
+func (p Paths) CheckLayout(workspace string) error {
+	ws, err := os.Stat(workspace)
+	if err != nil {
+		// A missing workspace has its own error where it is opened.
+		return nil
+	}
+	control := []struct {
+		name, path string
+	}{
+		{"the root", p.Root},
+		{"sessions/", p.Sessions},
+		{"inbox/", p.Inbox},
+		{"outbox/", p.Outbox},
+		{"the settings file " + SettingsName, filepath.Join(p.Root, SettingsName)},
+	}
+	for _, c := range control {
+		if c.path == "" {
+			continue
+		}
+		inside, err := within(c.path, ws)
+		if err != nil {
+			return err
+		}
+		if inside {
+			return layoutError(workspace, fmt.Sprintf("holds %s (%s)", c.name, c.path))
+		}
+	}
+	for _, c := range control[1:4] {
+		info, err := os.Stat(c.path)
+		if err != nil {
+			continue
+		}
+		inside, err := within(workspace, info)
+		if err != nil {
+			return err
+		}
+		if inside {
+			return layoutError(workspace, fmt.Sprintf("is inside %s (%s)", c.name, c.path))
+		}
+	}
+	return nil
+}
+
+func layoutError(workspace, where string) error {
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		abs = workspace
+	}
+	return &LayoutError{Workspace: abs, Where: where}
+}
+
+// LayoutError: the workspace holds courier's own control files, or lies
+// among them.
+type LayoutError struct {
+	Workspace string
+	// Where says what the workspace holds or lies in.
+	Where string
+}
+
+func (e *LayoutError) Error() string {
+	return fmt.Sprintf("the workspace %s %s, where a reply could rewrite courier's settings or its own next reply", e.Workspace, e.Where)
+}
+
+// within reports whether path, once its symlinks are resolved, is dir or
+// lies inside it: some folder on the way up from it is dir itself. A path
+// not made yet is judged by the nearest folder of it that exists.
+func within(path string, dir fs.FileInfo) (bool, error) {
+	real, err := realPath(path)
+	if err != nil {
+		return false, err
+	}
+	for p := real; ; p = filepath.Dir(p) {
+		if info, err := os.Stat(p); err == nil && os.SameFile(info, dir) {
+			return true, nil
+		}
+		if filepath.Dir(p) == p {
+			return false, nil
+		}
+	}
+}
+
+// realPath resolves the symlinks of the longest part of path that exists
+// and keeps the rest as written.
+func realPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(p) == p {
+			return "", fmt.Errorf("resolve %s: %w", path, err)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}

@@ -1,0 +1,100 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+)
+
+func TestCheckLayout(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup makes the folders under base and returns the root and the
+		// workspace.
+		setup func(t *testing.T, base string) (root, ws string)
+		want  string // part of the error, "" for none
+	}{
+		{"default layout", func(t *testing.T, b string) (string, string) {
+			return b, mkdir(t, b, "workspace")
+		}, ""},
+		{"project beside the root", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "courier-work"), mkdir(t, b, "project")
+		}, ""},
+		{"root not made yet, beside the project", func(t *testing.T, b string) (string, string) {
+			return filepath.Join(b, "new-root"), mkdir(t, b, "project")
+		}, ""},
+		{"workspace is the root", func(t *testing.T, b string) (string, string) {
+			return b, b
+		}, "holds the root"},
+		{"root inside the workspace", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "project/.courier"), filepath.Join(b, "project")
+		}, "holds the root"},
+		{"root not made yet, inside the workspace", func(t *testing.T, b string) (string, string) {
+			return filepath.Join(b, "project/later/root"), mkdir(t, b, "project")
+		}, "holds the root"},
+		{"workspace is inbox", func(t *testing.T, b string) (string, string) {
+			return b, mkdir(t, b, "inbox")
+		}, "holds inbox/"},
+		{"workspace inside sessions", func(t *testing.T, b string) (string, string) {
+			return b, mkdir(t, b, "sessions/0123abcd")
+		}, "is inside sessions/"},
+		{"workspace inside outbox", func(t *testing.T, b string) (string, string) {
+			return b, mkdir(t, b, "outbox/x")
+		}, "is inside outbox/"},
+		{"workspace reached through a symlink to the root", func(t *testing.T, b string) (string, string) {
+			root := mkdir(t, b, "root")
+			link := filepath.Join(b, "ws")
+			if err := os.Symlink(root, link); err != nil {
+				t.Fatal(err)
+			}
+			return root, link
+		}, "holds the root"},
+		{"inbox is a symlink into the workspace", func(t *testing.T, b string) (string, string) {
+			root, ws := mkdir(t, b, "root"), mkdir(t, b, "project")
+			if err := os.Symlink(mkdir(t, ws, "drop"), filepath.Join(root, "inbox")); err != nil {
+				t.Fatal(err)
+			}
+			return root, ws
+		}, "holds inbox/"},
+		{"settings file is a symlink into the workspace", func(t *testing.T, b string) (string, string) {
+			root, ws := mkdir(t, b, "root"), mkdir(t, b, "project")
+			if err := os.WriteFile(filepath.Join(ws, "courier.toml"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(ws, "courier.toml"), filepath.Join(root, "courier.toml")); err != nil {
+				t.Fatal(err)
+			}
+			return root, ws
+		}, "holds the settings file courier.toml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root, ws := tc.setup(t, t.TempDir())
+			err := DefaultPaths(root).CheckLayout(ws)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("CheckLayout = %v, want nil", err)
+			case tc.want == "":
+				return
+			case err == nil || !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("CheckLayout = %v, want an error containing %q", err, tc.want)
+			}
+			var le *LayoutError
+			if !errors.As(err, &le) || le.Workspace == "" {
+				t.Errorf("CheckLayout = %#v, want a *LayoutError naming the workspace", err)
+			}
+		})
+	}
+}
+
+func mkdir(t *testing.T, base, rel string) string {
+	t.Helper()
+	p := filepath.Join(base, rel)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

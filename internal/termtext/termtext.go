@@ -1,0 +1,97 @@
+// Package termtext makes text from a reply or a command's output safe to
+// print on a terminal: every character that a terminal would act on rather
+// than show, or that would make the text read differently from what it
+// is, is written visibly as an escape like \x1b, \r or \u202e.
+package termtext
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Safe returns s with every unsafe character shown as an escape, and s
+// itself when it holds none. Unsafe are: the C0 controls but tab and
+// newline (ESC starts cursor moves, line clearing, OSC 52 clipboard
+// writes and window titles; CR returns over what was printed), DEL, the
+// C1 controls U+0080-U+009F (U+009B is CSI on some terminals), bytes that
+// are not UTF-8 (a lone 0x9b is CSI to a terminal reading 8-bit
+// controls), the line and paragraph separators, and the invisible format
+// characters (bidi overrides and isolates like U+202E and U+2066-U+2069,
+// zero-width spaces and joiners, the BOM, tag characters), which reorder
+// or hide text. Courier's own colour codes are added after this.
+func Safe(s string) string {
+	i := firstUnsafe(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafe(r) && r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafe(r) && r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case unsafe(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// firstUnsafe returns the index of the first unsafe character, or -1.
+func firstUnsafe(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if unsafe(rune(c)) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || unsafe(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// unsafe reports whether a terminal would act on r, or it would change how
+// the text around it reads, rather than show as itself.
+func unsafe(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n':
+		return false
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r < 0x80:
+		return false
+	case r <= 0x9f:
+		return true
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || hiddenFiller(r)
+}
+
+// hiddenFiller lists letters that show as nothing, which can hide text
+// between visible words (the Hangul fillers).
+func hiddenFiller(r rune) bool {
+	switch r {
+	case 0x115f, 0x1160, 0x3164, 0xffa0:
+		return true
+	}
+	return false
+}

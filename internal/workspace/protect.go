@@ -1,0 +1,218 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// ProtectedError reports a write into the repository's .git, which holds
+// code that runs when the person uses git (hooks, core.fsmonitor,
+// aliases): file commands never change it.
+type ProtectedError struct{ Path string }
+
+func (e *ProtectedError) Error() string {
+	return fmt.Sprintf("Path '%s' is in .git, which is protected: use git commands, which ask the person", e.Path)
+}
+
+// IsProtected reports whether err is (or wraps) a ProtectedError.
+func IsProtected(err error) bool {
+	var pe *ProtectedError
+	return errors.As(err, &pe)
+}
+
+// maxLinks bounds the symlinks followed while resolving one path, as the
+// kernel does (ELOOP).
+const maxLinks = 40
+
+// CheckWrite reports whether p may be written (created, replaced, deleted,
+// its mode changed): a path in .git, by name (any folder or file named .git,
+// in any case, and the names case-insensitive file systems take for it) or
+// through symlinks, and the folder a top-level .git file or symlink points
+// to, are refused with a ProtectedError. Reading them stays allowed.
+func (w *Workspace) CheckWrite(p string) error {
+	c, err := Clean(p)
+	if err != nil {
+		return err
+	}
+	return w.protect(p, c, true)
+}
+
+// protect refuses a write of the clean path c (written p by the LLM). With
+// followLast, a symlink in the last place is judged by what it points to
+// too, for writes that would go through it.
+func (w *Workspace) protect(p, c string, followLast bool) error {
+	if hasDotGit(c) {
+		return &ProtectedError{Path: p}
+	}
+	targets := w.gitTargets()
+	real, ok := w.resolve(c, followLast)
+	if !ok {
+		// A loop or a link that leads out: os.Root refuses the write
+		// itself, with its own error.
+		return nil
+	}
+	if hasDotGit(real) || under(real, targets) {
+		return &ProtectedError{Path: p}
+	}
+	return nil
+}
+
+// hasDotGit reports whether a clean slash path has a .git element.
+func hasDotGit(c string) bool {
+	for _, part := range strings.Split(c, "/") {
+		if isDotGit(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDotGit reports whether a file name means .git to git on some file
+// system: any case, trailing dots and spaces (Windows), the 8.3 short name
+// GIT~1, and the invisible characters HFS+ ignores in names.
+func isDotGit(name string) bool {
+	if len(name) < 4 {
+		return false
+	}
+	name = strings.Map(func(r rune) rune {
+		if hfsIgnored(r) {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.ToLower(strings.TrimRight(name, ". "))
+	return name == ".git" || name == "git~1"
+}
+
+// hfsIgnored lists the code points HFS+ drops when comparing names.
+func hfsIgnored(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// under reports whether c is one of dirs or inside one, ignoring case.
+func under(c string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.EqualFold(c, d) || (len(c) > len(d) && strings.EqualFold(c[:len(d)], d) && c[len(d)] == '/') {
+			return true
+		}
+	}
+	return false
+}
+
+// gitTargets returns where a top-level .git that is a symlink or a
+// "gitdir:" file leads, when that is inside the workspace (elsewhere os.Root
+// keeps every write away anyway).
+func (w *Workspace) gitTargets() []string {
+	info, err := w.root.Lstat(".git")
+	if err != nil {
+		return nil
+	}
+	var target string
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		target = ".git"
+	case info.Mode().IsRegular() && info.Size() <= 4096:
+		data, err := w.root.ReadFile(".git")
+		if err != nil {
+			return nil
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return nil
+		}
+		target = w.inside(strings.TrimSpace(dir))
+	}
+	if target == "" {
+		return nil
+	}
+	real, ok := w.resolve(target, true)
+	if !ok {
+		return nil
+	}
+	return []string{real}
+}
+
+// inside turns a path git wrote (absolute, or relative to the workspace)
+// into a clean workspace path, or "" when it lies outside.
+func (w *Workspace) inside(p string) string {
+	if filepath.IsAbs(p) {
+		rel, ok := relTo(w.dir, p)
+		if !ok {
+			// git writes real paths; the workspace may be named through
+			// a symlink.
+			real, err := filepath.EvalSymlinks(w.dir)
+			if err != nil {
+				return ""
+			}
+			if rel, ok = relTo(real, p); !ok {
+				return ""
+			}
+		}
+		p = rel
+	}
+	c, err := Clean(p)
+	if err != nil || c == "." {
+		return ""
+	}
+	return c
+}
+
+// resolve follows the symlinks of a clean workspace path one element at a
+// time, as the kernel does (a ".." after a link climbs from where the link
+// leads, not from where it is), and returns the path with none left. With
+// followLast false a symlink in the last place is kept. It reports false
+// for a loop, an absolute link or one that climbs out.
+func (w *Workspace) resolve(c string, followLast bool) (string, bool) {
+	var done []string
+	todo := strings.Split(c, "/")
+	links := 0
+	for len(todo) > 0 {
+		part := todo[0]
+		todo = todo[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", false
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := path.Join(append(done, part)...)
+		info, err := w.root.Lstat(cur)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 || (len(todo) == 0 && !followLast) {
+			// Missing parts are made as plain folders and files.
+			done = append(done, part)
+			continue
+		}
+		links++
+		target, err := w.root.Readlink(cur)
+		if err != nil || links > maxLinks || path.IsAbs(filepath.ToSlash(target)) {
+			return "", false
+		}
+		todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
+	}
+	if len(done) == 0 {
+		return ".", true
+	}
+	return path.Join(done...), true
+}
+
+// relTo returns p relative to dir in slash form, if p is inside dir.
+func relTo(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
