@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
 )
 
 // SettingsName is the settings file courier reads from the root.
