@@ -112,22 +112,27 @@ func (s *Store) statOne(ch *dirChain, p string, prev *Entry, baseline bool, lim 
 			e.Hash, e.flags = prev.Hash, e.flags|prev.flags&(flagHashed|flagStored)
 			return e, true, nil, nil
 		}
-		if !lim.reserve(e.Size, baseline) {
+		if !lim.read(e.Size) {
 			return e, true, &Skipped{Path: p, Reason: "over the snapshot limit"}, nil
 		}
 		f, err := openFileAt(fd, name)
 		if err != nil {
 			return e, true, &Skipped{Path: p, Reason: "could not be read: " + err.Error()}, nil
 		}
-		r := s.readContent(job{f: f, size: e.Size}, racyFrom, x)
+		r := s.readContent(job{f: f, size: e.Size, baseline: baseline}, lim, racyFrom, x)
 		if r.err != nil {
 			return e, true, &Skipped{Path: p, Reason: "could not be read: " + r.err.Error()}, nil
 		}
 		e.Hash = r.hash
-		e.flags |= flagHashed | flagStored
+		e.flags |= flagHashed
+		if r.stored {
+			e.flags |= flagStored
+		} else {
+			skip = &Skipped{Path: p, Reason: "over the snapshot budget"}
+		}
 		if r.racy {
 			e.flags |= flagRacy
 		}
 	}
-	return e, true, nil, nil
+	return e, true, skip, nil
 }

@@ -52,7 +52,7 @@ func (r *restorer) run(pl []planned, rep *UndoReport) error {
 		c := Change{Path: p.path, Before: p.before, After: p.after}
 		switch {
 		case p.ignored:
-			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "left out of snapshots by .gitignore or the settings"})
+			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "ignored by .gitignore or the settings, so not snapshotted"})
 		case !c.Undoable():
 			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "its earlier content was not snapshotted"})
 		default:

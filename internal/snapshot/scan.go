@@ -29,23 +29,36 @@ type Skipped struct {
 	Reason string
 }
 
-// limits is what the contents read by one turn may still take.
+// limits is what one turn may still read and store.
 type limits struct {
 	mu sync.Mutex
-	// turnLeft bounds everything a turn reads into the store.
+	// turnLeft bounds the content a turn reads.
 	turnLeft int64
-	// budgetLeft bounds baseline content, which protects files no command
-	// changed: it may not push the store past its budget.
+	// budgetLeft bounds the new baseline content a turn stores: content
+	// that protects files no command changed may not push the store past
+	// its budget, while what commands wrote is stored regardless and the
+	// budget is met again by pruning old turns.
 	budgetLeft int64
 }
 
-func (l *limits) reserve(n int64, baseline bool) bool {
+// read takes n bytes from what the turn may read.
+func (l *limits) read(n int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n > l.turnLeft || (baseline && n > l.budgetLeft) {
+	if n > l.turnLeft {
 		return false
 	}
 	l.turnLeft -= n
+	return true
+}
+
+// store takes n bytes from what the store may grow by.
+func (l *limits) store(n int64, baseline bool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if baseline && n > l.budgetLeft {
+		return false
+	}
 	l.budgetLeft -= n
 	return true
 }
@@ -60,19 +73,23 @@ type scanResult struct {
 }
 
 type job struct {
-	idx  int
+	path string
 	f    *os.File
 	size int64
+	// baseline content is stored only within the budget.
+	baseline bool
 }
 
 type readResult struct {
-	idx     int
-	hash    Hash
-	ok      bool
-	racy    bool
-	read    int64
-	written int64
-	err     error
+	path string
+	hash Hash
+	// hashed is set once the content was read; stored once it is in the
+	// store (it may have been there already).
+	hashed, stored bool
+	racy           bool
+	read           int64
+	written        int64
+	err            error
 }
 
 type countingReader struct {

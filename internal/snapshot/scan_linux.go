@@ -8,32 +8,56 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // scanner walks the workspace once, comparing with the previous index as
-// it goes (both are in walk order), and reads only the files whose stat
-// data changed, on worker goroutines.
+// it goes (both are in walk order). Folders are walked by up to one
+// walker per processor, each producing its part of the index in walk
+// order; the files whose stat data changed are read on worker goroutines
+// meanwhile.
 type scanner struct {
 	s        *Store
 	scope    scope
 	prev     []Entry
-	pi       int
-	out      []Entry
 	sticky   bool
 	baseline bool
 	lim      *limits
 	racyFrom int64
-	dents    []byte
+	// walkers holds a token per walker goroutine that may still start.
+	walkers chan struct{}
+	entries atomic.Int64
 
 	jobs    chan job
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	results []readResult
+	full    atomic.Bool
+}
+
+// walker walks one subtree: its own cursor in the previous index, its
+// own part of the new one.
+type walker struct {
+	*scanner
+	pi int
+	// end is where the walker's subtree ends in the previous index.
+	end     int
+	out     []Entry
 	skipped []Skipped
-	full    bool
+	dents   []byte
+	// cuts are where subtrees walked by other walkers go in out.
+	cuts []cut
+}
+
+// cut is a subtree handed to another walker, whose entries belong at
+// position pos of the walker's output.
+type cut struct {
+	pos  int
+	sub  *walker
+	done chan struct{}
 }
 
 // scan walks the whole workspace. sticky keeps the previous scan's
@@ -41,45 +65,49 @@ type scanner struct {
 // files no command changed (before a turn) rather than what a command
 // wrote.
 func (s *Store) scan(prev []Entry, sticky, baseline bool, lim *limits) (scanResult, error) {
+	procs := min(runtime.GOMAXPROCS(0), 4)
 	sc := &scanner{
 		s:        s,
 		scope:    s.scope,
 		prev:     prev,
-		out:      make([]Entry, 0, len(prev)+16),
 		sticky:   sticky,
 		baseline: baseline,
 		lim:      lim,
 		racyFrom: time.Now().Add(-racyWindow).UnixNano(),
-		dents:    make([]byte, 64<<10),
+		walkers:  make(chan struct{}, procs),
 		jobs:     make(chan job, 64),
+	}
+	for range procs - 1 {
+		sc.walkers <- struct{}{}
 	}
 	sc.scope.gitignore = s.ws.GitIgnore()
 	var root Entry
 	if err := fstat(s.rootfd, &root); err != nil {
 		return scanResult{}, fmt.Errorf("scan workspace: %w", err)
 	}
-	sc.seek("")
-	sc.out = append(sc.out, root)
-	workers := min(runtime.GOMAXPROCS(0), 4)
-	for range workers {
+	for range procs {
 		sc.wg.Add(1)
 		go func() {
 			defer sc.wg.Done()
 			var x scratch
 			for j := range sc.jobs {
-				r := sc.s.readContent(j, sc.racyFrom, &x)
+				r := sc.s.readContent(j, sc.lim, sc.racyFrom, &x)
 				sc.mu.Lock()
 				sc.results = append(sc.results, r)
 				sc.mu.Unlock()
 			}
 		}()
 	}
-	sc.walkDir(s.rootfd, "", walkCtx{})
+	w := sc.newWalker("")
+	w.out = append(w.out, root)
+	w.walkDir(s.rootfd, "", walkCtx{})
+	var res scanResult
+	res.entries = w.merge(&res.skipped)
 	close(sc.jobs)
 	sc.wg.Wait()
-	res := scanResult{entries: sc.out, skipped: sc.skipped}
 	for _, r := range sc.results {
-		e := &sc.out[r.idx]
+		i := sort.Search(len(res.entries), func(i int) bool { return cmpPath(res.entries[i].Path, r.path) >= 0 })
+		e := &res.entries[i]
 		res.read += r.read
 		res.written += r.written
 		if r.err != nil {
@@ -87,9 +115,14 @@ func (s *Store) scan(prev []Entry, sticky, baseline bool, lim *limits) (scanResu
 			e.flags &^= flagHashed | flagStored
 			continue
 		}
-		if r.ok {
+		if r.hashed {
 			e.Hash = r.hash
-			e.flags |= flagHashed | flagStored
+			e.flags |= flagHashed
+		}
+		if r.stored {
+			e.flags |= flagStored
+		} else {
+			res.skipped = append(res.skipped, Skipped{Path: e.Path, Reason: "over the snapshot budget"})
 		}
 		if r.racy {
 			e.flags |= flagRacy
@@ -99,183 +132,272 @@ func (s *Store) scan(prev []Entry, sticky, baseline bool, lim *limits) (scanResu
 	return res, nil
 }
 
-// seek moves the cursor of the previous index to p and returns its entry
-// there, or nil.
-func (sc *scanner) seek(p string) *Entry {
-	for sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0 {
-		sc.pi++
+// newWalker returns a walker of the subtree at p, its cursor at p.
+func (sc *scanner) newWalker(p string) *walker {
+	w := &walker{scanner: sc, dents: make([]byte, 32<<10)}
+	w.pi = sort.Search(len(sc.prev), func(i int) bool { return cmpPath(sc.prev[i].Path, p) >= 0 })
+	w.end = len(sc.prev)
+	if p != "" {
+		w.end = w.pi + sort.Search(len(sc.prev)-w.pi, func(i int) bool {
+			q := sc.prev[w.pi+i].Path
+			return q != p && !isBelow(q, p)
+		})
 	}
-	if sc.pi < len(sc.prev) && sc.prev[sc.pi].Path == p {
-		return &sc.prev[sc.pi]
+	w.sizeOut()
+	return w
+}
+
+// sizeOut gives the walker's output room for what the previous index
+// holds in its subtree, and a little more, so that a large tree is
+// neither copied over and over as it grows nor held twice.
+func (w *walker) sizeOut() {
+	n := max(w.end-w.pi, 0)
+	w.out = make([]Entry, 0, n+n/16+16)
+}
+
+// merge returns the walker's entries with its subtrees' put in place,
+// once they are done. The subtrees are moved into the walker's own
+// output when it has room, so the whole index is not copied once more.
+func (w *walker) merge(skipped *[]Skipped) []Entry {
+	*skipped = append(*skipped, w.skipped...)
+	if len(w.cuts) == 0 {
+		return w.out
+	}
+	subs := make([][]Entry, len(w.cuts))
+	total := len(w.out)
+	for i, c := range w.cuts {
+		<-c.done
+		subs[i] = c.sub.merge(skipped)
+		total += len(subs[i])
+	}
+	if total > cap(w.out) {
+		out := make([]Entry, 0, total)
+		prev := 0
+		for i, c := range w.cuts {
+			out = append(out, w.out[prev:c.pos]...)
+			out = append(out, subs[i]...)
+			prev = c.pos
+		}
+		return append(out, w.out[prev:]...)
+	}
+	// Shift each run of the walker's own entries right, last first, and
+	// put each subtree in the gap before it.
+	src, dst := len(w.out), total
+	out := w.out[:total]
+	for i := len(w.cuts) - 1; i >= 0; i-- {
+		pos := w.cuts[i].pos
+		n := src - pos
+		copy(out[dst-n:dst], out[pos:src])
+		dst -= n
+		copy(out[dst-len(subs[i]):dst], subs[i])
+		dst -= len(subs[i])
+		src = pos
+	}
+	return out
+}
+
+// seek moves the walker's cursor in the previous index to p and returns
+// its entry there, or nil.
+func (w *walker) seek(p string) *Entry {
+	for w.pi < len(w.prev) && cmpPath(w.prev[w.pi].Path, p) < 0 {
+		w.pi++
+	}
+	if w.pi < len(w.prev) && w.prev[w.pi].Path == p {
+		return &w.prev[w.pi]
 	}
 	return nil
 }
 
 // prevHasInside reports whether the previous index holds paths inside p
 // (the cursor is at p).
-func (sc *scanner) prevHasInside(p string) bool {
-	i := sc.pi
-	if i < len(sc.prev) && sc.prev[i].Path == p {
+func (w *walker) prevHasInside(p string) bool {
+	i := w.pi
+	if i < len(w.prev) && w.prev[i].Path == p {
 		i++
 	}
-	return i < len(sc.prev) && isBelow(sc.prev[i].Path, p)
+	return i < len(w.prev) && isBelow(w.prev[i].Path, p)
 }
 
 // keepPrevInside copies the previous entries inside folder p unchanged,
 // for a folder that cannot be read: assuming its contents unchanged is
 // safer than reporting them deleted and recreating them on undo.
-func (sc *scanner) keepPrevInside(p string) {
-	sc.seek(p)
-	i := sc.pi
-	if i < len(sc.prev) && sc.prev[i].Path == p {
+func (w *walker) keepPrevInside(p string) {
+	w.seek(p)
+	i := w.pi
+	if i < len(w.prev) && w.prev[i].Path == p {
 		i++
 	}
-	for ; i < len(sc.prev) && isBelow(sc.prev[i].Path, p); i++ {
-		sc.out = append(sc.out, sc.prev[i])
+	for ; i < len(w.prev) && isBelow(w.prev[i].Path, p); i++ {
+		w.out = append(w.out, w.prev[i])
 	}
 }
 
-func (sc *scanner) skip(p, reason string) {
-	sc.skipped = append(sc.skipped, Skipped{Path: p, Reason: reason})
+func (w *walker) skip(p, reason string) {
+	w.skipped = append(w.skipped, Skipped{Path: p, Reason: reason})
 }
 
 // walkDir records the contents of folder dir, open as fd.
-func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
-	room := maxEntries - len(sc.out)
+func (w *walker) walkDir(fd int, dir string, cx walkCtx) {
+	room := maxEntries - int(w.entries.Load())
 	if room <= 0 {
-		if !sc.full {
-			sc.full = true
-			sc.skip(dir, fmt.Sprintf("the workspace holds more than %d paths; the rest is not snapshotted", maxEntries))
+		if !w.full.Swap(true) {
+			w.skip(dir, fmt.Sprintf("the workspace holds more than %d paths; the rest is not snapshotted", maxEntries))
 		}
-		sc.keepPrevInside(dir)
+		w.keepPrevInside(dir)
 		return
 	}
-	names, truncated, err := readNames(fd, sc.dents, room)
+	names, truncated, err := readNames(fd, w.dents, room)
 	if err == nil && truncated {
 		err = fmt.Errorf("more than %d entries", room)
 	}
 	if err != nil {
-		sc.skip(dir, "folder could not be read ("+err.Error()+"); its contents were taken as unchanged")
-		sc.keepPrevInside(dir)
+		w.skip(dir, "folder could not be read ("+err.Error()+"); its contents were taken as unchanged")
+		w.keepPrevInside(dir)
 		return
 	}
+	w.entries.Add(int64(len(names)))
 	sort.Strings(names)
 	for _, name := range names {
 		p := join(dir, name)
-		prev := sc.seek(p)
+		prev := w.seek(p)
 		e := Entry{Path: p}
 		if err := lstatAt(fd, name, &e); err != nil {
 			continue // gone since the listing
 		}
 		isDir := e.Kind == Dir
-		switch v := sc.scope.decide(p, isDir, prev, cx, sc.sticky); v {
+		switch v := w.scope.decide(p, isDir, prev, cx, w.sticky); v {
 		case excluded:
 		case hidden:
-			if isDir && sc.scope.enterLeftOut(p, sc.prevHasInside(p)) {
-				pos := len(sc.out)
-				sc.out = append(sc.out, e)
-				sc.enter(fd, name, sc.scope.child(cx, p, v))
-				if len(sc.out) == pos+1 {
-					sc.out = sc.out[:pos]
+			if isDir && w.scope.enterLeftOut(p, w.prevHasInside(p)) {
+				pos := len(w.out)
+				w.out = append(w.out, e)
+				w.enter(fd, name, w.scope.child(cx, p, v), false)
+				if len(w.out) == pos+1 {
+					w.out = w.out[:pos]
 				}
 			}
 		case boundary:
 			e.flags = flagIgnored
-			pos := len(sc.out)
-			sc.out = append(sc.out, e)
-			if isDir && sc.scope.enterLeftOut(p, sc.prevHasInside(p)) {
-				sc.enter(fd, name, sc.scope.child(cx, p, v))
-				if len(sc.out) > pos+1 {
+			pos := len(w.out)
+			w.out = append(w.out, e)
+			if isDir && w.scope.enterLeftOut(p, w.prevHasInside(p)) {
+				w.enter(fd, name, w.scope.child(cx, p, v), false)
+				if len(w.out) > pos+1 {
 					// Something inside is snapshotted: so is its folder.
-					sc.out[pos].flags = 0
+					w.out[pos].flags = 0
 				}
 			}
 		default:
-			sc.add(fd, name, e, prev, cx)
+			w.add(fd, name, e, prev, cx)
 		}
 	}
 }
 
 // add records a path in the snapshot's scope.
-func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
+func (w *walker) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 	if prev != nil && prev.Ignored() {
 		prev = nil
 	}
-	racy := e.Mtime >= sc.racyFrom || e.Ctime >= sc.racyFrom
+	racy := e.Mtime >= w.racyFrom || e.Ctime >= w.racyFrom
 	if racy {
 		e.flags |= flagRacy
 	}
 	fresh := prev != nil && prev.Kind == e.Kind && prev.flags&flagRacy == 0 && prev.sameStat(&e)
-	idx := len(sc.out)
 	switch e.Kind {
 	case Dir:
-		sc.out = append(sc.out, e)
+		w.out = append(w.out, e)
 		if cx.depth+1 >= maxDepth {
-			sc.out[idx].flags = flagIgnored
-			sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
+			w.out[len(w.out)-1].flags = flagIgnored
+			w.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
 			return
 		}
-		sc.enter(fd, name, sc.scope.child(cx, e.Path, inScope))
+		w.enter(fd, name, w.scope.child(cx, e.Path, inScope), true)
 	case Symlink:
 		if fresh {
 			e.Target = prev.Target
 		} else if t, err := readlinkAt(fd, name); err == nil {
 			e.Target = t
 		}
-		sc.out = append(sc.out, e)
+		w.out = append(w.out, e)
 	case File:
-		baseline := sc.baseline
+		baseline := w.baseline
 		if fresh && prev.Hashed() {
 			e.Hash = prev.Hash
 			e.flags |= prev.flags & (flagHashed | flagStored)
-			if e.Stored() {
-				sc.out = append(sc.out, e)
-				return
-			}
 			// Known but never stored (it did not fit): store it now if
 			// the budget has room.
+			if e.Stored() || !w.lim.store(0, true) {
+				w.out = append(w.out, e)
+				return
+			}
 			baseline = true
 		}
-		sc.out = append(sc.out, e)
-		if !sc.lim.reserve(e.Size, baseline) {
+		w.out = append(w.out, e)
+		if !w.lim.read(e.Size) {
 			if !e.Hashed() {
-				sc.skip(e.Path, "over the snapshot limit")
+				w.skip(e.Path, "over the snapshot limit")
 			}
 			return
 		}
 		f, err := openFileAt(fd, name)
 		if err != nil {
-			sc.skip(e.Path, "could not be read: "+err.Error())
+			w.skip(e.Path, "could not be read: "+err.Error())
 			return
 		}
-		sc.jobs <- job{idx: idx, f: f, size: e.Size}
+		w.jobs <- job{path: e.Path, f: f, size: e.Size, baseline: baseline}
 	default:
-		sc.out = append(sc.out, e)
+		w.out = append(w.out, e)
 	}
 }
 
-// enter walks a folder of fd.
-func (sc *scanner) enter(fd int, name string, cx walkCtx) {
-	p := sc.out[len(sc.out)-1].Path
+// enter walks the folder just recorded, itself or, when a walker is free
+// and the folder may be worth it, on another goroutine.
+func (w *walker) enter(fd int, name string, cx walkCtx, split bool) {
+	p := w.out[len(w.out)-1].Path
 	sub, err := openDirAt(fd, name)
 	if err != nil {
 		if !errors.Is(err, unix.ENOENT) {
-			sc.skip(p, "folder could not be opened ("+err.Error()+"); its contents were taken as unchanged")
-			sc.keepPrevInside(p)
+			w.skip(p, "folder could not be opened ("+err.Error()+"); its contents were taken as unchanged")
+			w.keepPrevInside(p)
 		}
 		return
 	}
+	if split && !cx.ignored && cx.depth <= 3 {
+		select {
+		case <-w.walkers:
+			other := w.newWalker(p)
+			pc := cut{pos: len(w.out), sub: other, done: make(chan struct{})}
+			w.cuts = append(w.cuts, pc)
+			go func() {
+				defer close(pc.done)
+				defer func() { w.walkers <- struct{}{} }()
+				defer unix.Close(sub)
+				other.walkDir(sub, p, cx)
+			}()
+			w.seekPast(p)
+			return
+		default:
+		}
+	}
 	defer unix.Close(sub)
-	sc.walkDir(sub, p, cx)
+	w.walkDir(sub, p, cx)
 }
 
-// readContent stores one file's content. It reads at most the size the
-// walk saw, so a file that keeps growing cannot hold the scan, and marks
-// the entry racy if the file changed meanwhile, so the next scan reads it
-// again.
-func (s *Store) readContent(j job, racyFrom int64, x *scratch) readResult {
+// seekPast moves the cursor beyond what the previous index holds inside
+// p, which another walker handles.
+func (w *walker) seekPast(p string) {
+	for w.pi < len(w.prev) && (w.prev[w.pi].Path == p || isBelow(w.prev[w.pi].Path, p)) {
+		w.pi++
+	}
+}
+
+// readContent hashes one file's content and stores it if the limits
+// allow. It reads at most the size the walk saw, so a file that keeps
+// growing cannot hold the scan, and marks the entry racy if the file
+// changed meanwhile, so the next scan reads it again.
+func (s *Store) readContent(j job, lim *limits, racyFrom int64, x *scratch) readResult {
 	defer j.f.Close()
-	r := readResult{idx: j.idx}
+	r := readResult{path: j.path}
 	var before Entry
 	if err := fstat(int(j.f.Fd()), &before); err != nil {
 		r.err = err
@@ -285,8 +407,9 @@ func (s *Store) readContent(j job, racyFrom int64, x *scratch) readResult {
 		r.err = errors.New("not a regular file any more")
 		return r
 	}
-	src := io.LimitReader(j.f, j.size)
-	if j.size <= smallFile {
+	src := &countingReader{r: io.LimitReader(j.f, j.size)}
+	switch {
+	case j.size <= smallFile:
 		if cap(x.data) < int(j.size) {
 			x.data = make([]byte, j.size)
 		}
@@ -296,18 +419,27 @@ func (s *Store) readContent(j job, racyFrom int64, x *scratch) readResult {
 			return r
 		}
 		data := x.data[:n]
-		r.hash = sha256.Sum256(data)
-		r.read = int64(n)
-		r.written, r.err = s.obj.putBytes(r.hash, data, x)
-	} else {
-		cr := &countingReader{r: src}
-		r.hash, r.written, r.err = s.obj.putStream(cr, x)
-		r.read = cr.n
+		r.hash, r.hashed = sha256.Sum256(data), true
+		if s.obj.has(r.hash) {
+			r.stored = true
+		} else if lim.store(int64(n), j.baseline) {
+			r.written, r.err = s.obj.putBytes(r.hash, data, x)
+			r.stored = r.err == nil
+		}
+	case lim.store(j.size, j.baseline):
+		r.hash, r.written, r.err = s.obj.putStream(src, x)
+		r.hashed, r.stored = r.err == nil, r.err == nil
+	default:
+		hw := sha256.New()
+		if _, r.err = io.Copy(hw, src); r.err == nil {
+			copy(r.hash[:], hw.Sum(nil))
+			r.hashed, r.stored = true, s.obj.has(r.hash)
+		}
 	}
+	r.read = src.n
 	if r.err != nil {
 		return r
 	}
-	r.ok = true
 	var after Entry
 	if fstat(int(j.f.Fd()), &after) != nil || !after.sameStat(&before) || r.read != j.size ||
 		after.Mtime >= racyFrom || after.Ctime >= racyFrom {

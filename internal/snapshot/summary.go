@@ -90,18 +90,34 @@ func collapse(list []Change, skipped map[string]string) []item {
 			out = append(out, it)
 			continue
 		}
-		if it.dir && (a == Created || a == Deleted) {
+		// A folder that appeared or went away, everything in it with it.
+		var inside Action
+		switch {
+		case a == Created && c.After.Kind == Dir, a == TypeChanged && c.After.Kind == Dir:
+			inside = Created
+		case a == Deleted && c.Before.Kind == Dir, a == TypeChanged && c.Before.Kind == Dir:
+			inside = Deleted
+		}
+		if inside != 0 {
 			files, size := 0, int64(0)
 			j := i + 1
-			for ; j < len(list) && isBelow(list[j].Path, c.Path) && list[j].Action() == a && !list[j].Ignored(); j++ {
+			for ; j < len(list) && isBelow(list[j].Path, c.Path) && list[j].Action() == inside && !list[j].Ignored(); j++ {
 				if !list[j].IsDir() {
 					files++
 					size += entryOf(&list[j]).Size
 				}
 			}
 			i = j - 1
-			it.counts[a] = files
-			it.text = displayItem(c.Path, true) + " (" + folderText(a, files, size) + ")"
+			it.counts[inside] = files
+			text := folderText(inside, files, size)
+			if a == TypeChanged {
+				it.dir = false
+				text = changeText(c)
+				if files > 0 {
+					text += ", " + folderText(inside, files, size)
+				}
+			}
+			it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
 			out = append(out, it)
 			continue
 		}
@@ -127,6 +143,8 @@ func entryOf(c *Change) *Entry {
 	return c.Before
 }
 
+// folderText says what happened inside a folder that appeared or went
+// away.
 func folderText(a Action, files int, size int64) string {
 	switch {
 	case a == Created && files == 0:

@@ -1,0 +1,264 @@
+package snapshot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// outsideDir is a folder outside the workspace holding a secret, as a
+// command would like to read or overwrite.
+func outsideDir(t *testing.T) (dir, listing0 string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{"secret.txt": "OUTSIDE-SECRET\n", "sub/a.txt": "outside a\n"})
+	return dir, listing(t, dir)
+}
+
+func storeHolds(t *testing.T, s *Store, marker string) bool {
+	t.Helper()
+	for _, c := range storedContents(t, s) {
+		if strings.Contains(c, marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSymlinksOutAreNeverFollowed plants symlinks to a folder outside the
+// workspace, replaces a source folder by one, and undoes it: the scan
+// never reads the outside files, and the undo never writes there.
+func TestSymlinksOutAreNeverFollowed(t *testing.T) {
+	outside, outsideBefore := outsideDir(t)
+	f := newFixture(t, Options{})
+	f.write(map[string]string{"src/main.go": "package main\n", "src/util/u.go": "package util\n"})
+	before := listing(t, f.dir)
+	ch := f.command(1, `ln -s `+outside+`/secret.txt leak && ln -s / root && rm -rf src && ln -s `+outside+` src`)
+	if sum := ch.Summary(10); !strings.Contains(sum, "src (folder → symlink, 2 files deleted)") || !strings.Contains(sum, "leak (new symlink to "+outside+"/secret.txt)") {
+		t.Errorf("summary: %s", sum)
+	}
+	if storeHolds(t, f.s, "OUTSIDE-SECRET") {
+		t.Fatal("the snapshot read a file outside the workspace through a symlink")
+	}
+	f.undo(1)
+	sameTree(t, "workspace after undo", listing(t, f.dir), before)
+	sameTree(t, "outside folder", listing(t, outside), outsideBefore)
+}
+
+// TestUndoDoesNotWriteThroughALaterSymlink: after a turn deleted a file,
+// something replaces its folder by a symlink to a folder outside. Undo
+// must not put the file back there.
+func TestUndoDoesNotWriteThroughALaterSymlink(t *testing.T) {
+	outside, outsideBefore := outsideDir(t)
+	f := newFixture(t, Options{})
+	f.write(map[string]string{"src/a.txt": "a\n", "src/keep.txt": "keep\n"})
+	f.command(1, `rm src/a.txt`)
+	f.sh(`mv src src.real && ln -s ` + outside + ` src`)
+	rep := f.undo(1)
+	sameTree(t, "outside folder", listing(t, outside), outsideBefore)
+	if _, err := os.Stat(filepath.Join(outside, "a.txt")); err == nil {
+		t.Fatal("undo wrote through the symlink")
+	}
+	if len(rep.NotUndone) != 1 || rep.NotUndone[0].Path != "src/a.txt" {
+		t.Errorf("not undone: %+v, want src/a.txt reported", rep.NotUndone)
+	}
+}
+
+// TestSpecialFilesDoNotHangTheScan: a FIFO (even one replacing a file
+// that was read before) and a socket created by a command are recorded,
+// never opened for reading, and undone.
+func TestSpecialFilesDoNotHangTheScan(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.write(map[string]string{"data.txt": "data\n"})
+	before := listing(t, f.dir)
+	done := make(chan Changes, 1)
+	go func() {
+		done <- f.command(1, `rm data.txt && mkfifo data.txt && mkfifo pipe && python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('sock')"`)
+	}()
+	select {
+	case ch := <-done:
+		sum := ch.Summary(10)
+		for _, want := range []string{"data.txt (file → fifo)", "pipe (new fifo)", "sock (new socket)"} {
+			if !strings.Contains(sum, want) {
+				t.Errorf("summary %q lacks %q", sum, want)
+			}
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the scan hung on a fifo")
+	}
+	f.undo(1)
+	sameTree(t, "after undo", listing(t, f.dir), before)
+}
+
+// TestHugeSparseFile: a sparse file of 64 GB counts against the limit by
+// its size, so it is not read: the scan stays quick and small, the turn
+// says the file is not snapshotted, and undo still removes it. One that
+// existed before the turn and is deleted is reported as not undoable.
+func TestHugeSparseFile(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.write(map[string]string{"small.txt": "small\n"})
+	f.sh(`truncate -s 70G old-huge.bin`)
+	start := time.Now()
+	ch := f.command(1, `truncate -s 64G huge.bin && rm old-huge.bin && echo changed > small.txt`)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the turn took %s: the sparse files were read", d)
+	}
+	sum := ch.Summary(10)
+	for _, want := range []string{"huge.bin (new, 64.0 GB, not snapshotted (over the snapshot limit)", "old-huge.bin (deleted, not undoable: not snapshotted)", "small.txt (edited)"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary %q lacks %q", sum, want)
+		}
+	}
+	if !ch.Partial() {
+		t.Error("the turn is not reported partly undoable")
+	}
+	rep := f.undo(1)
+	if _, err := os.Lstat(filepath.Join(f.dir, "huge.bin")); err == nil {
+		t.Error("undo left the sparse file the turn created")
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.dir, "small.txt")); string(data) != "small\n" {
+		t.Errorf("small.txt is %q after undo", data)
+	}
+	if len(rep.NotUndone) != 1 || rep.NotUndone[0].Path != "old-huge.bin" {
+		t.Errorf("not undone: %+v, want old-huge.bin", rep.NotUndone)
+	}
+	var size int64
+	for _, c := range storedContents(t, f.s) {
+		size += int64(len(c))
+	}
+	if size > 1<<20 {
+		t.Errorf("the store holds %d bytes", size)
+	}
+}
+
+// TestTurnLimit: a turn that changes more than the limit records what it
+// can and says plainly what is not undoable.
+func TestTurnLimit(t *testing.T) {
+	f := newFixture(t, Options{TurnLimit: 1 << 20})
+	f.write(map[string]string{"keep.txt": "keep\n"})
+	ch := f.command(1, `for i in 1 2 3; do head -c 600000 /dev/urandom > big$i.bin; done`)
+	if len(ch.Skipped) != 2 {
+		t.Fatalf("skipped %+v, want two of the three files over the 1 MB limit", ch.Skipped)
+	}
+	if strings.Count(ch.Summary(10), "not snapshotted (over the snapshot limit)") != 2 {
+		t.Errorf("summary: %s", ch.Summary(10))
+	}
+	before := listing(t, f.dir)
+	// The next turn overwrites all three: only one can come back.
+	ch = f.command(2, `for i in 1 2 3; do echo new > big$i.bin; done`)
+	if !ch.Partial() || strings.Count(ch.Summary(10), "not undoable") != 2 {
+		t.Errorf("summary: %s", ch.Summary(10))
+	}
+	rep := f.undo(2)
+	if len(rep.Restored) != 1 || len(rep.NotUndone) != 2 {
+		t.Errorf("restored %v, not undone %v", rep.Restored, rep.NotUndone)
+	}
+	got := listing(t, f.dir)
+	if !strings.Contains(before, strings.Split(got, "\n")[1]) {
+		t.Errorf("the restored file differs: %s", got)
+	}
+}
+
+// TestIgnoredPathsStayOut: paths .gitignore leaves out are not
+// snapshotted, and a command changing them is reported as such, even
+// when the command first deletes .gitignore or ignores everything.
+func TestIgnoredPathsStayOut(t *testing.T) {
+	setup := func(t *testing.T) *fixture {
+		f := newFixture(t, Options{})
+		f.write(map[string]string{
+			".gitignore":                 "node_modules/\nbuild/\n*.log\n",
+			"node_modules/pkg/index.js":  "IGNORED-DEPENDENCY\n",
+			"build/out.bin":              "IGNORED-BUILD\n",
+			"app.log":                    "IGNORED-LOG\n",
+			"src/main.js":                "tracked\n",
+			"src/deep/lib.js":            "tracked too\n",
+			".git/HEAD":                  "ref: refs/heads/main\n",
+			".git/info/exclude":          "*.tmp\n",
+			".git/objects/ab/cdef012345": "GIT-OBJECT\n",
+		})
+		return f
+	}
+	t.Run("changes reported, not stored", func(t *testing.T) {
+		f := setup(t)
+		ch := f.command(1, `rm -rf node_modules build && mkdir -p node_modules/x && echo NEW-IGNORED > node_modules/x/y.js && echo log > new.log && echo x > src/new.js`)
+		sum := ch.Summary(10)
+		for _, want := range []string{"node_modules/ (ignored, not undoable)", "build/ (ignored, not undoable)", "new.log (ignored, not undoable)", "src/new.js (new"} {
+			if !strings.Contains(sum, want) {
+				t.Errorf("summary %q lacks %q", sum, want)
+			}
+		}
+		for _, marker := range []string{"IGNORED-DEPENDENCY", "IGNORED-BUILD", "IGNORED-LOG", "NEW-IGNORED"} {
+			if storeHolds(t, f.s, marker) {
+				t.Errorf("the store holds ignored content %s", marker)
+			}
+		}
+		if !storeHolds(t, f.s, "GIT-OBJECT") {
+			t.Error(".git was not snapshotted")
+		}
+		rep := f.undo(1)
+		if s := rep.Summary(10); !strings.Contains(s, "not undone: build (ignored by .gitignore") || !strings.Contains(s, "node_modules (ignored by .gitignore") {
+			t.Errorf("undo summary: %s", s)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, "src/new.js")); err == nil {
+			t.Error("undo left src/new.js")
+		}
+	})
+	for _, attack := range []string{
+		`rm .gitignore && rm -rf src .git`,
+		`echo '*' > .gitignore && rm -rf src .git`,
+	} {
+		t.Run(attack, func(t *testing.T) {
+			f := setup(t)
+			before := listing(t, f.dir)
+			ch := f.command(1, attack)
+			if storeHolds(t, f.s, "IGNORED-DEPENDENCY") {
+				t.Error("deleting .gitignore pulled node_modules into the snapshot")
+			}
+			if !strings.Contains(ch.Summary(10), "src/ (3 files deleted)") && !strings.Contains(ch.Summary(10), "src/ (2 files deleted)") {
+				t.Errorf("summary: %s", ch.Summary(10))
+			}
+			f.undo(1)
+			sameTree(t, "after undo", listing(t, f.dir), before)
+		})
+	}
+}
+
+// TestSettingsExcludeAndInclude: the exclusion setting keeps paths out,
+// the inclusion setting brings paths .gitignore leaves out back in, even
+// inside an ignored folder.
+func TestSettingsExcludeAndInclude(t *testing.T) {
+	f := newFixture(t, Options{Exclude: []string{"data/", "*.secret"}, Include: []string{"node_modules/local-pkg/", ".env"}})
+	f.write(map[string]string{
+		".gitignore":                    "node_modules/\n.env\n",
+		"data/big.csv":                  "EXCLUDED-DATA\n",
+		"key.secret":                    "EXCLUDED-KEY\n",
+		".env":                          "INCLUDED-ENV\n",
+		"node_modules/local-pkg/a.js":   "INCLUDED-PKG\n",
+		"node_modules/other/b.js":       "IGNORED-OTHER\n",
+		"node_modules/local-pkg/sub/c.": "INCLUDED-DEEP\n",
+	})
+	before := listing(t, f.dir)
+	ch := f.command(1, `rm -rf node_modules/local-pkg .env data key.secret`)
+	for _, m := range []string{"INCLUDED-ENV", "INCLUDED-PKG", "INCLUDED-DEEP"} {
+		if !storeHolds(t, f.s, m) {
+			t.Errorf("%s was not snapshotted", m)
+		}
+	}
+	for _, m := range []string{"EXCLUDED-DATA", "EXCLUDED-KEY", "IGNORED-OTHER"} {
+		if storeHolds(t, f.s, m) {
+			t.Errorf("%s was snapshotted", m)
+		}
+	}
+	if strings.Contains(ch.Summary(20), "data") {
+		t.Errorf("an excluded path is reported: %s", ch.Summary(20))
+	}
+	f.undo(1)
+	got := listing(t, f.dir)
+	for _, l := range strings.Split(before, "\n") {
+		if !strings.Contains(l, "data") && !strings.Contains(l, "key.secret") && !strings.Contains(got, l) {
+			t.Errorf("missing after undo: %s", l)
+		}
+	}
+}
