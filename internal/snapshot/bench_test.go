@@ -202,3 +202,30 @@ func BenchmarkVersusGit(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUndo undoes a turn that rewrote 20 files, with 0 or 200
+// older turns in the session: an undo reads only its own turn's records,
+// so its cost does not grow with the history behind it.
+func BenchmarkUndo(b *testing.B) {
+	for _, history := range []int{0, 200} {
+		b.Run(fmt.Sprintf("history=%d", history), func(b *testing.B) {
+			f := newFixture(b, Options{})
+			makeTree(b, f.dir, 1000)
+			seq := 0
+			for range history {
+				seq++
+				f.command(seq, `echo $RANDOM >> pkg000/sub00/file00.go`)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				seq++
+				f.command(seq, `for f in pkg000/sub01/*; do echo changed >> "$f"; done`)
+				b.StartTimer()
+				if _, err := f.s.Undo(seq); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -216,16 +216,25 @@ func (c *dirChain) trim(n int) {
 
 func (c *dirChain) close() { c.trim(0) }
 
-// syncFS makes everything written to dir's file system durable with one
-// call, where an fsync per file would cost a journal commit each.
-func syncFS(dir string) error {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer unix.Close(fd)
-	if err := unix.Syncfs(fd); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+// syncFS makes everything written to the file systems holding dirs
+// durable, with one call per file system, where an fsync per file would
+// cost a journal commit each.
+func syncFS(dirs ...string) error {
+	done := map[uint64]bool{}
+	for _, dir := range dirs {
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("sync %s: %w", dir, err)
+		}
+		var st unix.Stat_t
+		if err = unix.Fstat(fd, &st); err == nil && !done[st.Dev] {
+			done[st.Dev] = true
+			err = unix.Syncfs(fd)
+		}
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("sync %s: %w", dir, err)
+		}
 	}
 	return nil
 }

@@ -235,7 +235,7 @@ func (o *objects) open(h Hash) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot of content %s: %w", h.String()[:12], err)
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(f, 16<<10)
 	tag, err := br.ReadByte()
 	if err != nil {
 		f.Close()

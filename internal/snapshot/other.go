@@ -14,7 +14,7 @@ func openRoot(string) (int, error) { return -1, errUnsupported }
 
 func closeFD(int) error { return nil }
 
-func syncFS(string) error { return errUnsupported }
+func syncFS(...string) error { return errUnsupported }
 
 type errNotDir struct{ path string }
 

@@ -2,10 +2,16 @@ package snapshot
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/hint"
 )
 
@@ -122,6 +128,11 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 		}
 	}
 	if len(payloads) == 0 {
+		// The marker lets the next run find this undo without reading
+		// every turn's undo file.
+		if err := atomicfile.Write(s.undoMarker(), []byte(strconv.Itoa(seq)), 0o644); err != nil {
+			return rep, err
+		}
 		if err := log.append([]byte{undoBegin}, true); err != nil {
 			return rep, err
 		}
@@ -134,30 +145,37 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 	}
 	sort.Slice(rep.Kept, func(i, j int) bool { return cmpPath(rep.Kept[i].Path, rep.Kept[j].Path) < 0 })
 	// What undo wrote must be on disk before the done record says so.
-	if err := syncFS(s.dir); err != nil {
-		return rep, err
-	}
-	if err := syncFS(s.ws.Dir()); err != nil {
+	if err := syncFS(s.dir, s.ws.Dir()); err != nil {
 		return rep, err
 	}
 	if err := log.append(append([]byte{undoDone}, encodeReport(rep)...), true); err != nil {
 		return rep, err
 	}
+	os.Remove(s.undoMarker())
 	return rep, nil
 }
+
+func (s *Store) undoMarker() string { return filepath.Join(s.dir, "undoing") }
 
 // UnfinishedUndo returns the turn whose undo was begun but not finished,
 // if any: the runner finishes it (Undo again) before anything else.
 func (s *Store) UnfinishedUndo() (int, bool, error) {
-	seqs, err := s.turnFiles("undo")
+	data, err := os.ReadFile(s.undoMarker())
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
 	if err != nil {
-		return 0, false, err
+		return 0, false, fmt.Errorf("snapshot: %w", err)
 	}
-	for _, seq := range seqs {
-		if s.undoUnfinished(seq) {
-			return seq, true, nil
-		}
+	seq, err := strconv.Atoi(string(data))
+	if err != nil {
+		return 0, false, fmt.Errorf("snapshot: damaged undo marker %s", s.undoMarker())
 	}
+	if s.undoUnfinished(seq) {
+		return seq, true, nil
+	}
+	// The undo finished but courier stopped before removing the marker.
+	os.Remove(s.undoMarker())
 	return 0, false, nil
 }
 
