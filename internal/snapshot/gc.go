@@ -31,12 +31,17 @@ type GCReport struct {
 // to say.
 func (r GCReport) Warning(budget int64) string {
 	var parts []string
-	if len(r.Pruned) > 0 {
-		parts = append(parts, fmt.Sprintf("snapshots of %s dropped to stay within the %s snapshot budget: %s no longer be undone",
-			turnList(r.Pruned), sizeText(budget), map[bool]string{true: "it can", false: "they can"}[len(r.Pruned) == 1]))
+	if n := len(r.Pruned); n > 0 {
+		verb := "they"
+		if n == 1 {
+			verb = "it"
+		}
+		parts = append(parts, fmt.Sprintf("snapshots of %s dropped to stay within the %s snapshot budget: %s can no longer be undone",
+			turnList(r.Pruned), sizeText(budget), verb))
 	}
 	if r.Over {
-		parts = append(parts, fmt.Sprintf("the snapshot store takes %s, over its %s budget, for the current workspace and the last turn alone", sizeText(r.Size), sizeText(budget)))
+		parts = append(parts, fmt.Sprintf("the snapshot store takes %s, over its %s budget, for the current workspace and the last turn alone",
+			sizeText(r.Size), sizeText(budget)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -24,7 +24,7 @@ func (s *Store) scan([]Entry, bool, bool, *limits) (scanResult, error) {
 	return scanResult{}, errUnsupported
 }
 
-func (t *Turn) refresh([]string, bool) ([]Change, []Skipped, error) {
+func (t *Turn) refresh([]string) ([]Change, []Skipped, error) {
 	return nil, nil, errUnsupported
 }
 

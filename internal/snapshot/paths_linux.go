@@ -13,9 +13,11 @@ import (
 // refresh brings the index up to date for a file command's paths and the
 // folders holding them, without walking the workspace, and returns what
 // changed there. The paths are snapshotted whatever .gitignore says, as
-// today's undo of file commands does (git's "add -f"). An *errNotDir
-// error means a symlink stands on the way: the caller scans instead.
-func (t *Turn) refresh(paths []string, baseline bool) ([]Change, []Skipped, error) {
+// undo of file commands always did (git's "add -f"), and within the turn
+// limit only: a file command is about to change them, so their content
+// is what undo will need, budget or not. An *errNotDir error means a
+// symlink stands on the way: the caller scans instead.
+func (t *Turn) refresh(paths []string) ([]Change, []Skipped, error) {
 	set := map[string]bool{}
 	for _, p := range paths {
 		c, err := workspace.Clean(p)
@@ -41,7 +43,7 @@ func (t *Turn) refresh(paths []string, baseline bool) ([]Change, []Skipped, erro
 	var skipped []Skipped
 	for _, p := range list {
 		prev := t.ix.get(p)
-		e, exists, skip, err := t.s.statOne(&ch, p, prev, baseline, t.lim, racyFrom, &x)
+		e, exists, skip, err := t.s.statOne(&ch, p, prev, t.lim, racyFrom, &x)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -77,7 +79,7 @@ func (t *Turn) refresh(paths []string, baseline bool) ([]Change, []Skipped, erro
 
 // statOne describes one path as a scan would, storing its content if it
 // changed since prev.
-func (s *Store) statOne(ch *dirChain, p string, prev *Entry, baseline bool, lim *limits, racyFrom int64, x *scratch) (e Entry, exists bool, skip *Skipped, err error) {
+func (s *Store) statOne(ch *dirChain, p string, prev *Entry, lim *limits, racyFrom int64, x *scratch) (e Entry, exists bool, skip *Skipped, err error) {
 	fd, err := ch.open(parentOf(p))
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
@@ -119,7 +121,7 @@ func (s *Store) statOne(ch *dirChain, p string, prev *Entry, baseline bool, lim 
 		if err != nil {
 			return e, true, &Skipped{Path: p, Reason: "could not be read: " + err.Error()}, nil
 		}
-		r := s.readContent(job{f: f, size: e.Size, baseline: baseline}, lim, racyFrom, x)
+		r := s.readContent(job{f: f, size: e.Size}, lim, racyFrom, x)
 		if r.err != nil {
 			return e, true, &Skipped{Path: p, Reason: "could not be read: " + r.err.Error()}, nil
 		}

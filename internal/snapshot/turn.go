@@ -104,7 +104,7 @@ func (t *Turn) Before(paths []string) error {
 		t.scanned = true
 	} else {
 		var err error
-		changes, skipped, err = t.refresh(paths, true)
+		changes, skipped, err = t.refresh(paths)
 		if errors.As(err, new(*errNotDir)) {
 			// A symlinked folder on the way: only a full scan sees where
 			// the command's writes really land.
@@ -139,7 +139,7 @@ func (t *Turn) After(key int, paths []string) (Changes, error) {
 	var skipped []Skipped
 	if paths != nil {
 		var err error
-		changes, skipped, err = t.refresh(paths, false)
+		changes, skipped, err = t.refresh(paths)
 		if errors.As(err, new(*errNotDir)) {
 			paths = nil
 		} else if err != nil {
