@@ -114,7 +114,16 @@ func (t *Turn) Before(paths []string) error {
 			return err
 		}
 	}
-	if len(changes) > 0 {
+	switch {
+	case len(changes) > 1000 && len(changes) > len(t.ix.entries)/4:
+		// Most of the workspace is new to the index (the session's first
+		// scan): saving the index costs less than recording it all. It
+		// keeps its turn number, so reopening this turn still replays the
+		// turn's own records onto it.
+		if err := t.ix.save(t.s.indexPath()); err != nil {
+			return err
+		}
+	case len(changes) > 0:
 		st := step{base: true, changes: changes, skipped: skipped}
 		if err := t.log.append(encodeStep(st), false); err != nil {
 			return err

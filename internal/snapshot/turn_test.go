@@ -4,6 +4,7 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,10 +127,19 @@ func TestFileCommandThroughSymlinkedFolder(t *testing.T) {
 // TestResumeAfterCrash simulates the two crash points of a command:
 // before its changes were recorded (the next run finds them) and after
 // (the next run does not record them twice).
+// With many files, the first scan saves the index instead of recording
+// them all; the resumed turn must still see only the command's changes.
 func TestResumeAfterCrash(t *testing.T) {
-	for _, recorded := range []bool{false, true} {
+	for _, c := range []struct {
+		recorded bool
+		extra    int
+	}{{false, 0}, {true, 0}, {false, 1500}, {true, 1500}} {
+		recorded := c.recorded
 		f := newFixture(t, Options{})
 		f.write(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+		for i := 0; i < c.extra; i++ {
+			f.write(map[string]string{fmt.Sprintf("more/%d", i): "x"})
+		}
 		before := listing(t, f.dir)
 		tr, err := f.s.Turn(1)
 		if err != nil {

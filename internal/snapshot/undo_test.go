@@ -47,6 +47,7 @@ func TestUndoRestoresExactly(t *testing.T) {
 		{"a script rewrites every file", `find . -type f -exec sh -c 'chmod u+w "$1" && echo rewritten > "$1"' _ {} \;`, "(edited"},
 		{"chmod -x", `chmod -x scripts/build.sh notes/setuid-like.sh`, "scripts/build.sh (mode 0755 → 0644)"},
 		{"chmod of folders", `chmod 500 docs/empty && chmod 700 src`, "mode"},
+		{"chmod of the workspace folder", `chmod 751 .`, "changed: . (mode 0"},
 		{"a file replaced by a symlink", `rm go.mod && ln -s /etc/passwd go.mod`, "go.mod (file → symlink)"},
 		{"a symlink replaced by a file", `rm src/readme-link && echo plain > src/readme-link`, "src/readme-link (symlink → file)"},
 		{"a symlink retargeted", `ln -sfn elsewhere dangling`, "dangling (symlink now to elsewhere)"},
@@ -184,4 +185,28 @@ func withoutLine(lines []string, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// TestUndoLargeFiles restores files larger than what is read whole into
+// memory, one that compresses and one that does not.
+func TestUndoLargeFiles(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.write(map[string]string{"text.txt": strings.Repeat("a line of text that compresses well\n", 100000)})
+	f.sh(`head -c 3000000 /dev/urandom > random.bin`)
+	before := listing(t, f.dir)
+	f.command(1, `rm text.txt && echo small > random.bin`)
+	f.undo(1)
+	sameTree(t, "after undo", listing(t, f.dir), before)
+	var total int
+	for _, c := range storedContents(t, f.s) {
+		total += len(c)
+	}
+	sizes, _ := f.s.objectSizes()
+	var onDisk int64
+	for _, n := range sizes {
+		onDisk += n
+	}
+	if onDisk > int64(total)*6/10 {
+		t.Errorf("the store takes %d bytes for %d bytes of content: text was not compressed", onDisk, total)
+	}
 }
