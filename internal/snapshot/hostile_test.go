@@ -264,3 +264,27 @@ func TestSettingsExcludeAndInclude(t *testing.T) {
 		}
 	}
 }
+
+// TestCourierFoldersInsideTheWorkspace: with the workspace set to
+// courier's root, the store, inbox and outbox lie inside it; snapshots
+// leave them out and undo does not touch them.
+func TestCourierFoldersInsideTheWorkspace(t *testing.T) {
+	f := &fixture{t: t, dir: t.TempDir()}
+	f.store = filepath.Join(f.dir, "sessions", "abcd1234", "snapshot")
+	f.write(map[string]string{"main.go": "package main\n", "inbox/reply.txt": "reply\n", "outbox/req.txt": "req\n"})
+	f.open(Options{Private: []string{filepath.Join(f.dir, "inbox"), filepath.Join(f.dir, "outbox"), filepath.Join(f.dir, "sessions")}})
+	ch := f.command(1, `echo changed > main.go && echo new > inbox/next.txt && echo more >> outbox/req.txt`)
+	if sum := ch.Summary(10); sum != "changed: main.go (edited)" {
+		t.Errorf("summary: %s", sum)
+	}
+	if storeHolds(t, f.s, "reply\n") || storeHolds(t, f.s, "req\n") {
+		t.Error("courier's own folders were snapshotted")
+	}
+	f.write(map[string]string{"outbox/req2.txt": "after\n"})
+	f.undo(1)
+	for p, want := range map[string]string{"main.go": "package main\n", "inbox/next.txt": "new\n", "outbox/req.txt": "req\nmore\n", "outbox/req2.txt": "after\n"} {
+		if data, _ := os.ReadFile(filepath.Join(f.dir, p)); string(data) != want {
+			t.Errorf("%s is %q after undo, want %q", p, data, want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func (t *Turn) refresh(paths []string) ([]Change, []Skipped, error) {
 	set := map[string]bool{}
 	for _, p := range paths {
 		c, err := workspace.Clean(p)
-		if err != nil || c == "." {
+		if err != nil || c == "." || t.s.scope.isPrivate(c) {
 			continue // the engine refuses such a path itself
 		}
 		for q := c; q != ""; q = parentOf(q) {

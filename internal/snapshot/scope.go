@@ -10,6 +10,8 @@ import "github.com/courier-agent/courier/internal/workspace"
 type scope struct {
 	gitignore        func(p string, isDir bool) bool
 	exclude, include *workspace.Patterns
+	// private holds courier's own folders inside the workspace.
+	private map[string]bool
 }
 
 // walkCtx is what a folder passes down to its contents.
@@ -49,6 +51,9 @@ const (
 // boundary, so that within a turn a command cannot pull an ignored folder
 // into the snapshot by deleting .gitignore.
 func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky bool) verdict {
+	if s.private[p] {
+		return excluded
+	}
 	if prev != nil && !prev.Ignored() {
 		return inScope
 	}
@@ -91,4 +96,14 @@ func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
 // the snapshot holds paths inside it, or the inclusion setting names some.
 func (s *scope) enterLeftOut(p string, prevHasInside bool) bool {
 	return prevHasInside || s.include.MayMatchInside(p)
+}
+
+// isPrivate reports whether p is in one of courier's own folders.
+func (s *scope) isPrivate(p string) bool {
+	for q := p; q != ""; q = parentOf(q) {
+		if s.private[q] {
+			return true
+		}
+	}
+	return false
 }

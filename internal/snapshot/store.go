@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -26,6 +27,10 @@ type Options struct {
 	// 1 GB): beyond it, changed files are not snapshotted and the turn is
 	// only partly undoable.
 	TurnLimit int64
+	// Private lists courier's own folders (inbox, outbox, sessions): when
+	// the workspace holds them, snapshots leave them out and undo never
+	// touches them. The store's own folder is always left out.
+	Private []string
 }
 
 // Defaults for Options.
@@ -81,9 +86,35 @@ func Open(dir string, ws *workspace.Workspace, opts Options) (*Store, error) {
 		ws:     ws,
 		rootfd: fd,
 		opts:   opts,
-		scope:  scope{exclude: exclude, include: include},
+		scope:  scope{exclude: exclude, include: include, private: privatePaths(ws.Dir(), append([]string{dir}, opts.Private...))},
 		obj:    &objects{dir: filepath.Join(dir, "objects")},
 	}, nil
+}
+
+// privatePaths returns, relative to the workspace, the folders among dirs
+// that lie inside it.
+func privatePaths(ws string, dirs []string) map[string]bool {
+	out := map[string]bool{}
+	base := resolved(ws)
+	for _, d := range dirs {
+		rel, err := filepath.Rel(base, resolved(d))
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out[filepath.ToSlash(rel)] = true
+	}
+	return out
+}
+
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
 }
 
 // Close releases the workspace folder.
