@@ -93,13 +93,13 @@ func (s *Store) diffPath(w io.Writer, p planned, maxBytes int) error {
 		_, err := fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
 		return err
 	}
-	if !bf || !af {
+	if b != nil && a != nil && b.Kind != a.Kind {
 		// A file that became or stopped being something else.
 		if err := s.diffOther(w, name, &c); err != nil {
 			return err
 		}
 	}
-	d, _, _ := edit.Diff(p.path, string(old), string(cur), maxBytes)
+	d, _, _ := edit.Diff(name, string(old), string(cur), maxBytes)
 	_, err := io.WriteString(w, d)
 	return err
 }

@@ -91,6 +91,20 @@ func TestFileCommandsAndRunCommandsInOneTurn(t *testing.T) {
 	sameTree(t, "after undo", listing(t, f.dir), before)
 }
 
+// TestDiffQuotesOddNames: a file name holding a newline cannot pass for
+// lines of the diff.
+func TestDiffQuotesOddNames(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.command(1, `printf 'x\n' > "$(printf 'a\n+++ forged')"`)
+	var diff bytes.Buffer
+	if err := f.s.Diff(&diff, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if want := "--- /dev/null\n+++ \"a\\n+++ forged\"\n@@ -0,0 +1 @@\n+x\n"; diff.String() != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", diff.String(), want)
+	}
+}
+
 // TestFileCommandThroughSymlinkedFolder: a file command whose path goes
 // through a symlinked folder inside the workspace changes the real
 // folder; the snapshot scans to see it and undo restores it.
