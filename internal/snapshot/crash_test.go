@@ -52,9 +52,12 @@ func crashChild(mode, dir, store, mark string) error {
 	if err != nil {
 		return err
 	}
-	if mode == "undo" {
+	switch mode {
+	case "undo":
 		_, err := s.Undo(1)
 		return err
+	case "hide":
+		return hideAndUndo(s, dir)
 	}
 	return recordCrashTurn(s, dir, mark)
 }

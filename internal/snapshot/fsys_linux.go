@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -88,16 +89,30 @@ func openDirAt(dirfd int, name string) (int, error) {
 // openFileAt opens a regular file of dirfd for reading. It refuses a
 // symlink, and opens without blocking so that a FIFO swapped in after the
 // stat cannot hang the scan; the caller checks the kind on the open file.
+// A file its owner cannot read (mode 000) is opened by lifting its mode
+// for the open only.
 func openFileAt(dirfd int, name string) (*os.File, error) {
+	fd, err := openat(dirfd, name)
+	if errors.Is(err, unix.EACCES) {
+		var st unix.Stat_t
+		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG &&
+			chmodAt(dirfd, name, st.Mode&0o7777|0o400) == nil {
+			fd, err = openat(dirfd, name)
+			chmodAt(dirfd, name, st.Mode&0o7777)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+func openat(dirfd int, name string) (int, error) {
 	for {
 		fd, err := unix.Openat(dirfd, name, fileFlags, 0)
-		if err == unix.EINTR {
-			continue
+		if err != unix.EINTR {
+			return fd, err
 		}
-		if err != nil {
-			return nil, err
-		}
-		return os.NewFile(uintptr(fd), name), nil
 	}
 }
 
@@ -237,4 +252,27 @@ func syncFS(dirs ...string) error {
 		}
 	}
 	return nil
+}
+
+// chmodAt sets the mode of name in folder fd, never through a symlink.
+func chmodAt(fd int, name string, mode uint32) error {
+	err := unix.Fchmodat(fd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
+	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
+		return err
+	}
+	// Kernels before 6.6 lack fchmodat2: chmod through an O_PATH
+	// descriptor of the path itself, as the C library does.
+	pfd, err := unix.Openat(fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(pfd)
+	var st unix.Stat_t
+	if err := unix.Fstat(pfd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return unix.EOPNOTSUPP
+	}
+	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
 }

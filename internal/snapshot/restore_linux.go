@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -451,29 +450,6 @@ func (r *restorer) chmod(p string, mode uint32) {
 	if err != nil {
 		r.fail(p, "could not set its mode: "+err.Error())
 	}
-}
-
-// chmodAt sets the mode of name in folder fd, never through a symlink.
-func chmodAt(fd int, name string, mode uint32) error {
-	err := unix.Fchmodat(fd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
-	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
-		return err
-	}
-	// Kernels before 6.6 lack fchmodat2: chmod through an O_PATH
-	// descriptor of the path itself, as the C library does.
-	pfd, err := unix.Openat(fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(pfd)
-	var st unix.Stat_t
-	if err := unix.Fstat(pfd, &st); err != nil {
-		return err
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-		return unix.EOPNOTSUPP
-	}
-	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
 }
 
 // tempName is the temporary name undo writes p's content under: fixed

@@ -354,7 +354,7 @@ func (w *walker) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 // and the folder may be worth it, on another goroutine.
 func (w *walker) enter(fd int, name string, cx walkCtx, split bool) {
 	p := w.out[len(w.out)-1].Path
-	sub, err := openDirAt(fd, name)
+	sub, reset, err := openDirToScan(fd, name, w.out[len(w.out)-1].Mode)
 	if err != nil {
 		if !errors.Is(err, unix.ENOENT) {
 			w.skip(p, "folder could not be opened ("+err.Error()+"); its contents were taken as unchanged")
@@ -371,6 +371,7 @@ func (w *walker) enter(fd int, name string, cx walkCtx, split bool) {
 			go func() {
 				defer close(pc.done)
 				defer func() { w.walkers <- struct{}{} }()
+				defer reset()
 				defer unix.Close(sub)
 				other.walkDir(sub, p, cx)
 			}()
@@ -379,8 +380,30 @@ func (w *walker) enter(fd int, name string, cx walkCtx, split bool) {
 		default:
 		}
 	}
+	defer reset()
 	defer unix.Close(sub)
 	w.walkDir(sub, p, cx)
+}
+
+// openDirToScan opens a folder of fd to list it. A folder its owner
+// cannot read or search (a command ran "chmod 000" on it, perhaps after
+// emptying it) is opened all the same: its mode is lifted while the scan
+// walks it and put back by reset, so what is inside cannot hide.
+func openDirToScan(fd int, name string, mode uint32) (sub int, reset func(), err error) {
+	sub, err = openDirAt(fd, name)
+	if !errors.Is(err, unix.EACCES) {
+		return sub, func() {}, err
+	}
+	if err := chmodAt(fd, name, mode|0o700); err != nil {
+		return -1, nil, unix.EACCES
+	}
+	reset = func() { chmodAt(fd, name, mode) }
+	sub, err = openDirAt(fd, name)
+	if err != nil {
+		reset()
+		return -1, nil, err
+	}
+	return sub, reset, nil
 }
 
 // seekPast moves the cursor beyond what the previous index holds inside
