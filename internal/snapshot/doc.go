@@ -25,6 +25,16 @@
 // (a kill -9 during a scan, a command or an undo) leaves a state the next
 // run finishes exactly once.
 //
+// Limits, chosen and reported: a turn reads at most Options.TurnLimit of
+// content, counting a sparse file by its apparent size (a 64 GB sparse
+// file is not read but reported as not snapshotted); the store is brought
+// back to Options.Budget after each turn by dropping the oldest turns.
+// Undo restores kinds, contents, permission bits (setuid, setgid and
+// sticky included) and symlink targets; it does not restore modification
+// times (a restored file is new to build tools, which is the safe side),
+// owners, extended attributes, hard links between paths, sockets or
+// device files.
+//
 // Layout of the store folder: index (the workspace as last scanned),
 // objects/ (the contents), turns/NNNN.log (what each command of turn NNNN
 // changed), turns/NNNN.undo (an undo in progress or done),
