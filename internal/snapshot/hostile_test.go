@@ -4,6 +4,7 @@ package snapshot
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,30 @@ func TestSpecialFilesDoNotHangTheScan(t *testing.T) {
 	before := listing(t, f.dir)
 	done := make(chan Changes, 1)
 	go func() {
-		done <- f.command(1, `rm data.txt && mkfifo data.txt && mkfifo pipe && python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('sock')"`)
+		tr, err := f.s.Turn(1)
+		if err != nil {
+			t.Error(err)
+		}
+		defer tr.Close()
+		if err := tr.Before(nil); err != nil {
+			t.Error(err)
+		}
+		f.sh(`rm data.txt && mkfifo data.txt && mkfifo pipe`)
+		// A server the command left listening on a socket in the workspace.
+		l, err := net.Listen("unix", filepath.Join(f.dir, "sock"))
+		if err != nil {
+			t.Error(err)
+		}
+		l.(*net.UnixListener).SetUnlinkOnClose(false)
+		l.Close()
+		ch, err := tr.After(0, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		if _, err := tr.Commit(); err != nil {
+			t.Error(err)
+		}
+		done <- ch
 	}()
 	select {
 	case ch := <-done:

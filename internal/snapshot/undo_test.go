@@ -55,7 +55,7 @@ func TestUndoRestoresExactly(t *testing.T) {
 		{"a file replaced by a folder", `rm README.md && mkdir -p README.md/inner && echo x > README.md/inner/f`, "README.md"},
 		{"thousands of files created", `mkdir -p gen/a/b/c && awk 'BEGIN { for (i = 0; i < 3000; i++) { f = "gen/f" i ".txt"; print i > f; close(f) } }'`, "gen/ (new, 3000 files"},
 		{"files moved around", `mkdir moved && mv src/* moved/ && mv notes/* src/`, "moved/"},
-		{"a fifo and a socket appear", `mkfifo pipe && python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.bind('sock')"`, "pipe (new fifo)"},
+		{"a fifo appears", `mkfifo pipe`, "pipe (new fifo)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
