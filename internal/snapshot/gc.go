@@ -1,0 +1,235 @@
+package snapshot
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/hint"
+)
+
+// GCReport says what a collection did.
+type GCReport struct {
+	// Pruned lists the turns, oldest first, whose snapshots were dropped
+	// to meet the budget: they can no longer be undone.
+	Pruned []int
+	// Freed is the bytes removed; Size what the store takes now.
+	Freed, Size int64
+	// Over is set when the store is still over the budget: what protects
+	// the current workspace and the newest turn alone exceed it.
+	Over bool
+}
+
+// Warning returns the line to show the person, "" when there is nothing
+// to say.
+func (r GCReport) Warning(budget int64) string {
+	var parts []string
+	if n := len(r.Pruned); n > 0 {
+		verb := "they"
+		if n == 1 {
+			verb = "it"
+		}
+		parts = append(parts, fmt.Sprintf("snapshots of %s dropped to stay within the %s snapshot budget: %s can no longer be undone",
+			turnList(r.Pruned), sizeText(budget), verb))
+	}
+	if r.Over {
+		parts = append(parts, fmt.Sprintf("the snapshot store takes %s, over its %s budget, for the current workspace and the last turn alone",
+			sizeText(r.Size), sizeText(budget)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func turnList(seqs []int) string {
+	if len(seqs) == 1 {
+		return fmt.Sprintf("turn %d", seqs[0])
+	}
+	return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+}
+
+// ErrPruned is returned for a turn whose snapshot was dropped.
+var ErrPruned = errors.New("its snapshot was dropped to stay within the snapshot budget")
+
+// turnFiles lists the sequence numbers that have a file with the given
+// extension in the turns folder, oldest first.
+func (s *Store) turnFiles(ext string) ([]int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.dir, "turns"))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot turns: %w", err)
+	}
+	var seqs []int
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), "."+ext)
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(name); err == nil {
+			seqs = append(seqs, n)
+		}
+	}
+	sort.Ints(seqs)
+	return seqs, nil
+}
+
+// turnsAfter lists the recorded turns later than seq.
+func (s *Store) turnsAfter(seq int) ([]int, error) {
+	all, err := s.turnFiles("log")
+	if err != nil {
+		return nil, err
+	}
+	i := sort.SearchInts(all, seq+1)
+	return all[i:], nil
+}
+
+func (s *Store) pruned(seq int) bool {
+	_, err := os.Stat(s.turnPath(seq, "pruned"))
+	return err == nil
+}
+
+// GC removes the contents nothing refers to any more and, while the store
+// is over budget, drops the snapshots of the oldest turns (never the
+// newest, nor one whose undo is unfinished). The caller holds the session
+// lock and has no turn open.
+func (s *Store) GC(budget int64) (GCReport, error) {
+	var rep GCReport
+	ix, err := loadIndex(s.indexPath())
+	if err != nil {
+		return rep, err
+	}
+	sizes, err := s.objectSizes()
+	if err != nil {
+		return rep, err
+	}
+	refs := map[Hash]int{}
+	live := map[Hash]bool{}
+	for i := range ix.entries {
+		if ix.entries[i].Stored() {
+			live[ix.entries[i].Hash] = true
+		}
+	}
+	seqs, err := s.turnFiles("log")
+	if err != nil {
+		return rep, err
+	}
+	turnRefs := map[int][]Hash{}
+	var kept []int
+	for _, seq := range seqs {
+		if s.pruned(seq) {
+			continue
+		}
+		steps, err := readSteps(s.turnPath(seq, "log"))
+		if err != nil {
+			return rep, err
+		}
+		hs := stepHashes(steps)
+		for _, h := range hs {
+			refs[h]++
+		}
+		turnRefs[seq] = hs
+		kept = append(kept, seq)
+	}
+	used := func(h Hash) bool { return live[h] || refs[h] > 0 }
+	for h, n := range sizes {
+		rep.Size += n
+		if !used(h) {
+			if err := s.dropObject(h); err != nil {
+				return rep, err
+			}
+			rep.Freed += n
+			rep.Size -= n
+		}
+	}
+	for len(kept) > 1 && rep.Size > budget {
+		seq := kept[0]
+		if s.undoUnfinished(seq) {
+			break
+		}
+		if err := atomicfile.Write(s.turnPath(seq, "pruned"), nil, 0o644); err != nil {
+			return rep, err
+		}
+		rep.Pruned = append(rep.Pruned, seq)
+		kept = kept[1:]
+		for _, h := range turnRefs[seq] {
+			refs[h]--
+			if n, ok := sizes[h]; ok && !used(h) {
+				if err := s.dropObject(h); err != nil {
+					return rep, err
+				}
+				delete(sizes, h)
+				rep.Freed += n
+				rep.Size -= n
+			}
+		}
+	}
+	rep.Over = rep.Size > budget
+	ix.stored = rep.Size
+	if err := ix.save(s.indexPath()); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// stepHashes lists the contents a turn's records refer to.
+func stepHashes(steps []step) []Hash {
+	seen := map[Hash]bool{}
+	var out []Hash
+	add := func(e *Entry) {
+		if e != nil && e.Stored() && !seen[e.Hash] {
+			seen[e.Hash] = true
+			out = append(out, e.Hash)
+		}
+	}
+	for _, st := range steps {
+		for _, c := range st.changes {
+			add(c.Before)
+			add(c.After)
+		}
+	}
+	return out
+}
+
+// objectSizes lists the stored contents and the bytes each takes.
+func (s *Store) objectSizes() (map[Hash]int64, error) {
+	sizes := map[Hash]int64{}
+	err := filepath.WalkDir(s.obj.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(s.obj.dir, p)
+		b, err := hex.DecodeString(strings.ReplaceAll(rel, string(filepath.Separator), ""))
+		if err != nil || len(b) != len(Hash{}) {
+			return nil // not an object (a crash's temporary file)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		var h Hash
+		copy(h[:], b)
+		sizes[h] = info.Size()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot store: %w", err)
+	}
+	return sizes, nil
+}
+
+func (s *Store) dropObject(h Hash) error {
+	if err := os.Remove(s.obj.path(h)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("snapshot store: %w", err)
+	}
+	return nil
+}
+
+// prunedError explains why a turn cannot be undone.
+func prunedError(seq int) error {
+	return hint.Wrap(fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned),
+		"raise snapshot_budget to keep more turns undoable")
+}

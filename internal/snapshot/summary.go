@@ -1,0 +1,280 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Changes is what one command changed in the workspace.
+type Changes struct {
+	// List holds the changed paths in walk order (a folder before what
+	// it holds).
+	List []Change
+	// Skipped lists changed paths whose content could not be snapshotted
+	// (over the limit, unreadable): a later change to them is not
+	// undoable.
+	Skipped []Skipped
+}
+
+// Partial reports whether undo cannot reverse all of the changes.
+func (cs Changes) Partial() bool {
+	for i := range cs.List {
+		if !cs.List[i].Undoable() {
+			return true
+		}
+	}
+	return false
+}
+
+// item is one entry of a summary: a path, or a folder standing for the
+// changes inside it.
+type item struct {
+	path string
+	dir  bool
+	text string
+	// counts of the files (not folders) behind the item, per action.
+	counts map[Action]int
+}
+
+// Summary writes the changes on one line for the LLM, at most max items
+// (folders summarised when many files under them changed), e.g.
+// "changed: build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files
+// deleted)". It is "" when nothing changed.
+func (cs Changes) Summary(max int) string {
+	skipped := map[string]string{}
+	for _, sk := range cs.Skipped {
+		skipped[sk.Path] = sk.Reason
+	}
+	items := collapse(cs.List, skipped)
+	if len(items) == 0 {
+		return ""
+	}
+	if max < 1 {
+		max = 1
+	}
+	if len(items) > max {
+		items = groupItems(items, max)
+	}
+	var parts []string
+	more := 0
+	for i, it := range items {
+		if i >= max-1 && len(items) > max {
+			for _, n := range it.counts {
+				more += n
+			}
+			if len(it.counts) == 0 {
+				more++
+			}
+			continue
+		}
+		parts = append(parts, it.text)
+	}
+	line := "changed: " + strings.Join(parts, ", ")
+	if more > 0 {
+		line += fmt.Sprintf(", and %d more", more)
+	}
+	return line
+}
+
+// collapse turns changes into items: a folder created or deleted with
+// everything in it is one item.
+func collapse(list []Change, skipped map[string]string) []item {
+	var out []item
+	for i := 0; i < len(list); i++ {
+		c := &list[i]
+		it := item{path: c.Path, dir: c.IsDir(), counts: map[Action]int{}}
+		a := c.Action()
+		if c.Ignored() {
+			it.text = displayItem(c.Path, it.dir) + " (ignored, not undoable)"
+			it.counts[a]++
+			out = append(out, it)
+			continue
+		}
+		// A folder that appeared or went away, everything in it with it.
+		var inside Action
+		switch {
+		case a == Created && c.After.Kind == Dir, a == TypeChanged && c.After.Kind == Dir:
+			inside = Created
+		case a == Deleted && c.Before.Kind == Dir, a == TypeChanged && c.Before.Kind == Dir:
+			inside = Deleted
+		}
+		if inside != 0 {
+			files, size := 0, int64(0)
+			j := i + 1
+			for ; j < len(list) && isBelow(list[j].Path, c.Path) && list[j].Action() == inside && !list[j].Ignored(); j++ {
+				if !list[j].IsDir() {
+					files++
+					size += entryOf(&list[j]).Size
+				}
+			}
+			i = j - 1
+			it.counts[inside] = files
+			text := folderText(inside, files, size)
+			if a == TypeChanged {
+				it.dir = false
+				text = changeText(c)
+				if files > 0 {
+					text += ", " + folderText(inside, files, size)
+				}
+			}
+			it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
+			out = append(out, it)
+			continue
+		}
+		if !it.dir {
+			it.counts[a]++
+		}
+		text := changeText(c)
+		if why, ok := skipped[c.Path]; ok && c.After != nil {
+			text += ", not snapshotted (" + why + "): a later change cannot be undone"
+		}
+		it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
+		out = append(out, it)
+	}
+	return out
+}
+
+// entryOf returns the state a change is about: after, or before for a
+// deletion.
+func entryOf(c *Change) *Entry {
+	if c.After != nil {
+		return c.After
+	}
+	return c.Before
+}
+
+// folderText says what happened inside a folder that appeared or went
+// away.
+func folderText(a Action, files int, size int64) string {
+	switch {
+	case a == Created && files == 0:
+		return "new folder"
+	case a == Created:
+		return fmt.Sprintf("new, %s, %s", plural(files, "file"), sizeText(size))
+	case files == 0:
+		return "folder deleted"
+	}
+	return plural(files, "file") + " deleted"
+}
+
+// changeText says what happened to one path.
+func changeText(c *Change) string {
+	var parts []string
+	switch a := c.Action(); a {
+	case Created:
+		switch c.After.Kind {
+		case File:
+			parts = append(parts, "new, "+sizeText(c.After.Size))
+		case Symlink:
+			parts = append(parts, "new symlink to "+display(c.After.Target))
+		default:
+			parts = append(parts, "new "+c.After.Kind.String())
+		}
+	case Deleted:
+		parts = append(parts, "deleted")
+	case TypeChanged:
+		parts = append(parts, c.Before.Kind.String()+" → "+c.After.Kind.String())
+	case TargetChanged:
+		parts = append(parts, "symlink now to "+display(c.After.Target))
+	case Edited:
+		parts = append(parts, "edited")
+	}
+	if c.ModeChanged() {
+		parts = append(parts, fmt.Sprintf("mode %04o → %04o", c.Before.Mode, c.After.Mode))
+	}
+	if !c.Undoable() {
+		parts = append(parts, "not undoable: not snapshotted")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupItems folds items into their folders at the deepest level where
+// the summary still fits in max items.
+func groupItems(items []item, max int) []item {
+	best := groupAt(items, 1)
+	for depth := 2; len(best) <= max; depth++ {
+		g := groupAt(items, depth)
+		if len(g) > max || len(g) == len(best) {
+			break
+		}
+		best = g
+	}
+	return best
+}
+
+// groupAt keeps items less than depth folders deep and folds the others
+// into their folder at that depth.
+func groupAt(items []item, depth int) []item {
+	var out []item
+	index := map[string]int{}
+	for _, it := range items {
+		parts := strings.Split(it.path, "/")
+		if len(parts) <= depth {
+			out = append(out, it)
+			continue
+		}
+		dir := strings.Join(parts[:depth], "/")
+		i, ok := index[dir]
+		if !ok {
+			i = len(out)
+			index[dir] = i
+			out = append(out, item{path: dir, dir: true, counts: map[Action]int{}})
+		}
+		for a, n := range it.counts {
+			out[i].counts[a] += n
+		}
+	}
+	for i := range out {
+		if out[i].text == "" {
+			out[i].text = displayItem(out[i].path, true) + " (" + countsText(out[i].counts) + ")"
+		}
+	}
+	return out
+}
+
+// countsText writes "3 new, 12 edited, 1 deleted".
+func countsText(counts map[Action]int) string {
+	var parts []string
+	for _, a := range []Action{Created, Edited, Deleted, TypeChanged, TargetChanged, ModeChanged} {
+		if n := counts[a]; n > 0 {
+			word := a.String()
+			if a == Created {
+				word = "new"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, word))
+		}
+	}
+	if len(parts) == 0 {
+		return "changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func displayItem(p string, dir bool) string {
+	if dir && p != "" {
+		return display(p + "/")
+	}
+	return display(p)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// sizeText writes a byte count as people read it: "2.1 MB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	case n == 1:
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
