@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/courier-agent/courier/internal/human"
+
 	"github.com/courier-agent/courier/internal/edit"
 )
 
@@ -142,11 +144,11 @@ func (s *Store) diffOther(w io.Writer, name string, c *Change) error {
 func sizes(b, a *Entry) string {
 	switch {
 	case b == nil || b.Kind != File:
-		return sizeText(a.Size)
+		return human.Bytes(a.Size)
 	case a == nil || a.Kind != File:
-		return sizeText(b.Size)
+		return human.Bytes(b.Size)
 	}
-	return sizeText(b.Size) + " → " + sizeText(a.Size)
+	return human.Bytes(b.Size) + " → " + human.Bytes(a.Size)
 }
 
 // isBinary looks for a NUL byte in the first 8000 bytes, as git does.

@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/human"
+
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // GCReport says what a collection did.
@@ -37,11 +38,11 @@ func (r GCReport) Warning(budget int64) string {
 			verb = "it"
 		}
 		parts = append(parts, fmt.Sprintf("snapshots of %s dropped to stay within the %s snapshot budget: %s can no longer be undone",
-			turnList(r.Pruned), sizeText(budget), verb))
+			turnList(r.Pruned), human.Bytes(budget), verb))
 	}
 	if r.Over {
 		parts = append(parts, fmt.Sprintf("the snapshot store takes %s, over its %s budget, for the current workspace and the last turn alone",
-			sizeText(r.Size), sizeText(budget)))
+			human.Bytes(r.Size), human.Bytes(budget)))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -55,6 +56,10 @@ func turnList(seqs []int) string {
 
 // ErrPruned is returned for a turn whose snapshot was dropped.
 var ErrPruned = errors.New("its snapshot was dropped to stay within the snapshot budget")
+
+// ErrNoSnapshot is returned for a turn that recorded nothing: it changed
+// no file and ran no command.
+var ErrNoSnapshot = errors.New("it changed no file and ran no command")
 
 // turnFiles lists the sequence numbers that have a file with the given
 // extension in the turns folder, oldest first.
@@ -230,6 +235,5 @@ func (s *Store) dropObject(h Hash) error {
 
 // prunedError explains why a turn cannot be undone.
 func prunedError(seq int) error {
-	return hint.Wrap(fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned),
-		"raise snapshot_budget to keep more turns undoable")
+	return fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned)
 }

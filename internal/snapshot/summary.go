@@ -3,6 +3,8 @@ package snapshot
 import (
 	"fmt"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Changes is what one command changed in the workspace.
@@ -150,11 +152,11 @@ func folderText(a Action, files int, size int64) string {
 	case a == Created && files == 0:
 		return "new folder"
 	case a == Created:
-		return fmt.Sprintf("new, %s, %s", plural(files, "file"), sizeText(size))
+		return fmt.Sprintf("new, %s, %s", human.Count(files, "file", ""), human.Bytes(size))
 	case files == 0:
 		return "folder deleted"
 	}
-	return plural(files, "file") + " deleted"
+	return human.Count(files, "file", "") + " deleted"
 }
 
 // changeText says what happened to one path.
@@ -164,7 +166,7 @@ func changeText(c *Change) string {
 	case Created:
 		switch c.After.Kind {
 		case File:
-			parts = append(parts, "new, "+sizeText(c.After.Size))
+			parts = append(parts, "new, "+human.Bytes(c.After.Size))
 		case Symlink:
 			parts = append(parts, "new symlink to "+display(c.After.Target))
 		default:
@@ -255,26 +257,4 @@ func displayItem(p string, dir bool) string {
 		return display(p + "/")
 	}
 	return display(p)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// sizeText writes a byte count as people read it: "2.1 MB".
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	case n == 1:
-		return "1 byte"
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/hint"
 )
 
 // UndoReport says what undoing a turn did.
@@ -106,8 +105,7 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 		return rep, err
 	}
 	if len(steps) == 0 {
-		return rep, hint.Wrap(fmt.Errorf("turn %d has no snapshot", seq),
-			"only turns that changed files or ran commands have one")
+		return rep, fmt.Errorf("turn %d has no snapshot: %w", seq, ErrNoSnapshot)
 	}
 	log, payloads, err := openRecords(s.turnPath(seq, "undo"))
 	if err != nil {
