@@ -102,6 +102,7 @@ func explain(err error) explained {
 		setup      *agent.SetupError
 		limit      *agentrun.LimitError
 		layout     *runner.LayoutError
+		notDone    *runner.NotCompleteError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -120,7 +121,7 @@ func explain(err error) explained {
 	case errors.As(err, &quiet):
 		e.quiet = true
 	case errors.As(err, &complete):
-		e.hint = "start a new one with 'courier new'"
+		e.hint = fmt.Sprintf("give it a follow-up task with 'courier continue %s TASK', or start a new one with 'courier new'", complete.Session)
 	case errors.As(err, &notWaiting):
 		e.hint = "'courier status' shows what a session waits for"
 	case errors.As(err, &unfinished):
@@ -160,6 +161,8 @@ func explain(err error) explained {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
 	case errors.As(err, &notText):
 		e.hint = "save the LLM's answer as plain text"
+	case errors.As(err, &notDone):
+		e.hint = fmt.Sprintf("it is still under way: talk to the LLM with 'courier say %s TEXT'", notDone.Session)
 	case errors.As(err, &layout):
 		e.hint = "keep courier's root outside the project, e.g. courier --root ~/courier-work --workspace " + layout.Workspace
 	case errors.As(err, &setup):

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/courier-agent/courier/internal/clipboard"
@@ -88,6 +89,7 @@ func (g *globals) console(root string) *console.Text {
 	case config.ColorAuto:
 		o.Color = g.io.OutTerminal
 	}
+	o.Notify = g.notifier()
 	if g.cfg.Copy && !o.Unattended {
 		if cb := g.clipboard(); cb != nil {
 			o.Copier = cb
@@ -190,4 +192,23 @@ func (g *globals) approver(v view) runner.Approver {
 // person ([agent] name or command, --agent, --agent-command).
 func (g *globals) agentChosen() bool {
 	return g.cfg.Agent.Name != "" || len(g.cfg.Agent.Command) > 0
+}
+
+// notifier calls the person's attention: a desktop notification where
+// notify-send exists and a display is there, else the terminal bell on a
+// terminal; nil when neither can be had.
+func (g *globals) notifier() func(string) {
+	display := g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
+	if send, err := exec.LookPath("notify-send"); err == nil && display {
+		return func(msg string) {
+			cmd := exec.Command(send, "--app-name=courier", "courier", msg)
+			if cmd.Start() == nil {
+				go cmd.Wait() // best effort: a notification that fails is no error
+			}
+		}
+	}
+	if g.io.ErrTerminal {
+		return func(string) { fmt.Fprint(g.io.Err, "\a") }
+	}
+	return nil
 }

@@ -88,6 +88,7 @@ until the LLM says DONE.`,
 		Example: `  courier new "add a --verbose flag to main.go"
   courier watch
   courier process inbox/reply.txt`,
+		Version:       versionLine(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// With subcommands, an unknown word reaches the root: a usage error.
@@ -103,6 +104,7 @@ until the LLM says DONE.`,
 			return g.configure()
 		},
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usage(withHint(err, "run 'courier --help' for usage"))
 	})
@@ -112,22 +114,22 @@ until the LLM says DONE.`,
 	g.settingFlags(pf)
 	pf.BoolVar(&g.noColor, "no-color", false, "no colour in output (same as --color never)")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only failures, messages and what to do next")
+	withID := []*cobra.Command{
+		newWatchCmd(g), newStatusCmd(g), newShowCmd(g), newUndoCmd(g), newLogCmd(g),
+		newApproveCmd(g), newDenyCmd(g), newPasteCmd(g), newSayCmd(g), newContinueCmd(g),
+	}
+	g.completeSessions(withID...)
+	root.AddCommand(withID...)
 	root.AddCommand(
 		newNewCmd(g),
-		newWatchCmd(g),
 		newProcessCmd(g),
 		newParseCmd(g),
-		newStatusCmd(g),
 		newSessionsCmd(g),
-		newShowCmd(g),
-		newUndoCmd(g),
-		newLogCmd(g),
-		newApproveCmd(g),
-		newDenyCmd(g),
 		newPolicyCmd(g),
 		newConfigCmd(g),
-		newPasteCmd(g),
+		newVersionCmd(g),
 	)
+	completeSettings(root)
 	// Wrong arguments are usage errors, whichever command they reach.
 	var usageArgs func(c *cobra.Command)
 	usageArgs = func(c *cobra.Command) {

@@ -15,15 +15,13 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// watchFlags are the flags of every command that waits for replies (poll
-// and settle are settings, so they are flags of every command).
+// watchFlags are the flags of every command that waits for replies (poll,
+// settle and clipboard are settings, so they are flags of every command).
 type watchFlags struct {
-	clipboard bool
-	json      bool
+	json bool
 }
 
 func (w *watchFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&w.clipboard, "clipboard", false, "also take the LLM's answer when you copy it (text with command blocks)")
 	cmd.Flags().BoolVar(&w.json, "json", false, "print one JSON object per event instead of text")
 }
 
@@ -80,7 +78,7 @@ func watch(ctx context.Context, b *built, o *watchOptions) error {
 	}
 	var src runner.Source = inbox.NewWatcher(b.Paths().Inbox, s.ID(), inbox.WatchOptions{
 		Poll: o.g.cfg.Poll, Settle: o.g.cfg.Settle, Log: o.g.io.Err})
-	if o.flags.clipboard {
+	if o.g.cfg.Clipboard {
 		if cb := o.g.clipboard(); cb != nil {
 			src = runner.Either(src, clipboard.NewSource(cb, b.Paths().Inbox+"/processed"))
 		}

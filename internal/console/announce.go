@@ -17,6 +17,8 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	if t.started {
 		t.started = false
 		t.out("Outbox: %s\n", t.Rel(e.Path))
+	} else if e.Updated {
+		t.out("Request %d updated: paste it again\n", e.Sequence)
 	} else if e.Resumed {
 		if e.Rewritten {
 			t.out("Session %s: rewrote the missing outbox\n", e.Session)
@@ -32,6 +34,7 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	switch {
 	case t.o.Copier != nil && t.copy(e.Text):
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
+		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))
 	case !t.o.Quiet:
 		t.out("  paste it into the chat, then save the answer into %s\n", inbox)
 	}

@@ -40,6 +40,10 @@ type Options struct {
 	// Unattended is set when an agent answers the requests: the person is
 	// not asked to paste them.
 	Unattended bool
+	// Notify, when set, calls the person's attention (the terminal bell, a
+	// desktop notification): a new request is on the clipboard, or a
+	// command waits for approval.
+	Notify func(message string)
 }
 
 // Copier puts text on the clipboard.
@@ -140,6 +144,8 @@ func (t *Text) Report(e runner.Event) {
 		}
 	case runner.CommandFinished:
 		t.finished(e.Command, e.Result)
+	case runner.ApprovalNeeded:
+		t.notify("a command waits for your approval")
 	case runner.ApprovalDecided:
 		verb := "Denied"
 		if e.Approved {
@@ -343,4 +349,10 @@ func roundElapsed(d time.Duration) time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+func (t *Text) notify(msg string) {
+	if t.o.Notify != nil {
+		t.o.Notify(msg)
+	}
 }

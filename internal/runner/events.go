@@ -34,6 +34,9 @@ type RequestWritten struct {
 	Rewritten bool
 	// Resumed is set when a session is taken up again (not just written).
 	Resumed bool
+	// Updated is set when a request not yet answered was written again
+	// with the person's message.
+	Updated bool
 }
 
 // WaitingForReply: the runner waits for the source to produce a reply.

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is courier's version as the build knows it: the module version
+// of an installed release, else the commit it was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+changes"
+	}
+	return "devel " + rev
+}
+
+// versionLine is what --version and 'courier version' print.
+func versionLine() string {
+	return fmt.Sprintf("courier %s (%s, %s/%s)", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func newVersionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print courier's version and the Go version it was built with",
+		Example: `  courier version`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprintln(g.io.Out, versionLine())
+			return err
+		},
+	}
+}
