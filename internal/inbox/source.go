@@ -263,7 +263,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	}
 	id := rep.Route()
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
-		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id}
+		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id, Hash: rep.Hash}
 	}
 	return rep, nil
 }

@@ -128,3 +128,19 @@ func RouteName(name string) string {
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
 }
+
+// Empty reports whether the reply says nothing: no command, and no text
+// besides the header lines echoing the session and sequence.
+func (r Reply) Empty() bool {
+	if len(r.Parsed.Commands) > 0 {
+		return false
+	}
+	for _, line := range strings.Split(r.Text, "\n") {
+		line = strings.TrimSpace(line)
+		lower := strings.ToLower(line)
+		if line != "" && !strings.HasPrefix(lower, "session:") && !strings.HasPrefix(lower, "sequence:") {
+			return false
+		}
+	}
+	return true
+}

@@ -69,6 +69,8 @@ func (e *RefusedError) Error() string { return e.Reason }
 type SkippedError struct {
 	Reply   string
 	Session string
+	// Hash identifies the reply, when it could be read.
+	Hash string
 }
 
 func (e *SkippedError) Error() string {
@@ -155,4 +157,22 @@ func interrupted(ctx context.Context, id string, err error) error {
 		return &InterruptedError{Session: id, Err: err}
 	}
 	return err
+}
+
+// EmptyReplyError: a reply with nothing in it (no command, no text but the
+// header); it does not use up a turn.
+type EmptyReplyError struct{ Reply string }
+
+func (e *EmptyReplyError) Error() string {
+	return fmt.Sprintf("reply %s is empty (no command, no text); it was set aside and did not use up a turn", e.Reply)
+}
+
+// NoSuchSessionError: a reply names a session that does not exist.
+type NoSuchSessionError struct {
+	Reply   string
+	Session string
+}
+
+func (e *NoSuchSessionError) Error() string {
+	return fmt.Sprintf("reply %s names session %s, which does not exist; it was set aside", e.Reply, e.Session)
 }

@@ -77,6 +77,11 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		var skipped *SkippedError
 		var aside *SetAsideError
 		switch {
+		case errors.As(err, &skipped) && !s.r.exists(skipped.Session):
+			// A reply for no session at all would wait forever: set it aside.
+			s.setAside(src, skipped.Reply, skipped.Hash, &NoSuchSessionError{Reply: skipped.Reply, Session: skipped.Session})
+			unapplied++
+			continue
 		case errors.As(err, &skipped):
 			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
 			continue
@@ -93,6 +98,12 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		err = s.apply(ctx, rep)
 		var refused *RefusedError
+		var empty *EmptyReplyError
+		if errors.As(err, &empty) {
+			s.setAside(src, rep.Name, rep.Hash, err)
+			unapplied++
+			continue
+		}
 		if errors.As(err, &skipped) {
 			s.settle(src, rep.Name, rep.Hash, Skipped)
 			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
@@ -115,6 +126,13 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		settle(rep.Name, rep.Hash)
 	}
 	return nil
+}
+
+// setAside moves a reply that will never be applied out of the way (as an
+// outdated one is) and tells the person why.
+func (s *Session) setAside(src Source, name, hash string, why error) {
+	moved, _ := src.Settle(name, hash, Outdated)
+	s.r.report(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
 // settle tells the source what became of a reply; a failure to move it is
@@ -217,7 +235,12 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			order = append(order, id)
 		}
 	}
+	unapplied := 0
 	for _, id := range order {
+		if !r.exists(id) {
+			unapplied += r.setAsideAll(ctx, q.Source(id, false), id)
+			continue
+		}
 		err := func() error {
 			s, err := r.Hold(id, what)
 			if err != nil {
@@ -226,12 +249,18 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			defer s.Release()
 			return s.Serve(ctx, q.Source(id, id == def))
 		}()
-		if err != nil {
-			if stops(ctx, err) {
-				return err
-			}
+		var un *UnappliedError
+		switch {
+		case errors.As(err, &un):
+			unapplied += un.Count
+		case err != nil && stops(ctx, err):
+			return err
+		case err != nil:
 			errs = append(errs, err)
 		}
+	}
+	if unapplied > 0 {
+		errs = append(errs, &UnappliedError{Count: unapplied})
 	}
 	if len(errs) > 0 {
 		return &BatchError{Errs: errs}
@@ -253,4 +282,35 @@ func (r *Runner) recoverOne(ctx context.Context, id string, src Source, what str
 func stops(ctx context.Context, err error) bool {
 	var w *WaitingError
 	return ctx.Err() != nil || errors.As(err, &w)
+}
+
+// exists reports whether a session of that id exists.
+func (r *Runner) exists(id string) bool {
+	_, err := r.store.Load(id)
+	return err == nil
+}
+
+// setAsideAll moves every reply src has for a session that does not exist
+// out of the way, and says how many.
+func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
+	fe, err := r.FrontEnd("")
+	if err != nil {
+		return 0
+	}
+	req := Request{Session: id, FrontEnd: fe, MaxReply: r.cfg.Limits.MaxReply}
+	for {
+		rep, err := src.Next(ctx, req)
+		var aside *SetAsideError
+		switch {
+		case errors.As(err, &aside):
+			r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
+			n++
+			continue
+		case err != nil:
+			return n
+		}
+		moved, _ := src.Settle(rep.Name, rep.Hash, Outdated)
+		r.report(ReplySetAside{Name: rep.Name, Err: &NoSuchSessionError{Reply: rep.Name, Session: id}, MovedTo: moved})
+		n++
+	}
 }

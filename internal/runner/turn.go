@@ -35,6 +35,9 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		return &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil}
 	}
 	if !unfinished {
+		if rep.Empty() {
+			return &EmptyReplyError{Reply: rep.Name}
+		}
 		if err := s.check(rep); err != nil {
 			return err
 		}
