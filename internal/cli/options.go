@@ -89,7 +89,10 @@ func (g *globals) console(root string) *console.Text {
 	case config.ColorAuto:
 		o.Color = g.io.OutTerminal
 	}
-	o.Notify = g.notifier()
+	if g.cfg.Copy || g.cfg.Clipboard {
+		// The person works in the chat window then, not in the terminal.
+		o.Notify = g.notifier()
+	}
 	if g.cfg.Copy && !o.Unattended {
 		if cb := g.clipboard(); cb != nil {
 			o.Copier = cb

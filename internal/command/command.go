@@ -63,11 +63,11 @@ type Command struct {
 	// Content is the file body of CREATE_FILE or the replacement text of a
 	// line-range EDIT_FILE.
 	Content   string `json:"content,omitempty"`
-	StartLine int    `json:"start_line,omitempty"`
-	EndLine   int    `json:"end_line,omitempty"`
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty"`
 	Edits     []Edit `json:"edits,omitempty"`
 	// NoOverwrite makes CREATE_FILE fail when the file exists.
-	NoOverwrite bool   `json:"no_overwrite,omitempty"`
+	NoOverwrite bool   `json:"noOverwrite,omitempty"`
 	Command     string `json:"command,omitempty"`
 	// Dir is the working folder of RUN_COMMAND, relative to the workspace.
 	Dir string `json:"dir,omitempty"`
@@ -90,7 +90,7 @@ type Command struct {
 	Encoding string `json:"encoding,omitempty"`
 	// SplitOutput asks RUN_COMMAND for stdout and stderr separately
 	// (Result.Stdout, Result.Stderr) rather than interleaved in Output.
-	SplitOutput bool `json:"split_output,omitempty"`
+	SplitOutput bool `json:"splitOutput,omitempty"`
 	// Inline asks READ_FILE for the content in its Result (Content,
 	// Encoding, Size) instead of in the next request; Path is then one file,
 	// never a glob.
@@ -127,7 +127,7 @@ func (c Command) MarshalJSON() ([]byte, error) {
 		m["path"] = c.Path
 		m["content"] = c.Content
 		if c.NoOverwrite {
-			m["no_overwrite"] = true
+			m["noOverwrite"] = true
 		}
 		if c.Encoding != "" {
 			m["encoding"] = c.Encoding
@@ -140,8 +140,8 @@ func (c Command) MarshalJSON() ([]byte, error) {
 				m["literal"] = true
 			}
 		} else {
-			m["start_line"] = c.StartLine
-			m["end_line"] = c.EndLine
+			m["startLine"] = c.StartLine
+			m["endLine"] = c.EndLine
 			m["content"] = c.Content
 		}
 	case DeleteFile:
@@ -149,8 +149,8 @@ func (c Command) MarshalJSON() ([]byte, error) {
 	case ReadFile:
 		m["path"] = c.Path
 		if c.StartLine != 0 || c.EndLine != 0 {
-			m["start_line"] = c.StartLine
-			m["end_line"] = c.EndLine
+			m["startLine"] = c.StartLine
+			m["endLine"] = c.EndLine
 		}
 		if c.Inline {
 			m["inline"] = true
@@ -170,7 +170,7 @@ func (c Command) MarshalJSON() ([]byte, error) {
 			m["env"] = c.Env
 		}
 		if c.SplitOutput {
-			m["split_output"] = true
+			m["splitOutput"] = true
 		}
 	case Message, Done:
 		m["text"] = c.Text
@@ -190,11 +190,19 @@ func (c *Command) UnmarshalJSON(data []byte) error {
 	var aux struct {
 		plain
 		Timeout string `json:"timeout,omitempty"`
+		// Journals written before the keys were camelCase.
+		OldStartLine   int  `json:"start_line,omitempty"`
+		OldEndLine     int  `json:"end_line,omitempty"`
+		OldNoOverwrite bool `json:"no_overwrite,omitempty"`
 	}
 	if err := json.Unmarshal(data, &aux); err != nil {
 		return err
 	}
 	*c = Command(aux.plain)
+	if aux.OldStartLine != 0 || aux.OldEndLine != 0 {
+		c.StartLine, c.EndLine = aux.OldStartLine, aux.OldEndLine
+	}
+	c.NoOverwrite = c.NoOverwrite || aux.OldNoOverwrite
 	if aux.Timeout != "" {
 		d, err := time.ParseDuration(aux.Timeout)
 		if err != nil {

@@ -14,19 +14,19 @@ func TestMarshalJSON(t *testing.T) {
 		want string
 	}{
 		{Command{Type: CreateFile, Path: "a.txt", Line: 3}, `{"content":"","line":3,"path":"a.txt","type":"CREATE_FILE"}`},
-		{Command{Type: EditFile, Path: "a.go", StartLine: 2, EndLine: 4, Content: "x\n"}, `{"content":"x\n","end_line":4,"path":"a.go","start_line":2,"type":"EDIT_FILE"}`},
+		{Command{Type: EditFile, Path: "a.go", StartLine: 2, EndLine: 4, Content: "x\n"}, `{"content":"x\n","endLine":4,"path":"a.go","startLine":2,"type":"EDIT_FILE"}`},
 		{Command{Type: EditFile, Path: "a.go", Edits: []Edit{{Search: "a", Replace: "b"}}}, `{"edits":[{"search":"a","replace":"b"}],"path":"a.go","type":"EDIT_FILE"}`},
 		{Command{Type: DeleteFile, Path: "old"}, `{"path":"old","type":"DELETE_FILE"}`},
-		{Command{Type: ReadFile, Path: "big.go", StartLine: 120, EndLine: 180}, `{"end_line":180,"path":"big.go","start_line":120,"type":"READ_FILE"}`},
+		{Command{Type: ReadFile, Path: "big.go", StartLine: 120, EndLine: 180}, `{"endLine":180,"path":"big.go","startLine":120,"type":"READ_FILE"}`},
 		{Command{Type: RunCommand, Command: "make", Dir: "src", Timeout: time.Minute}, `{"command":"make","dir":"src","timeout":"1m0s","type":"RUN_COMMAND"}`},
 		{Command{Type: Message, Text: "hi"}, `{"text":"hi","type":"MESSAGE"}`},
 		{Command{Type: Done, Text: ""}, `{"text":"","type":"DONE"}`},
 		{Command{Type: ParseError, Error: "no closing tag", Path: "x"}, `{"error":"no closing tag","path":"x","type":"PARSE_ERROR"}`},
 		// The JSON front end's flags appear only where they apply.
-		{Command{Type: CreateFile, ID: "f1", Path: "a.bin", Content: "AAE=", Encoding: Base64, NoOverwrite: true}, `{"content":"AAE=","encoding":"base64","id":"f1","no_overwrite":true,"path":"a.bin","type":"CREATE_FILE"}`},
+		{Command{Type: CreateFile, ID: "f1", Path: "a.bin", Content: "AAE=", Encoding: Base64, NoOverwrite: true}, `{"content":"AAE=","encoding":"base64","id":"f1","noOverwrite":true,"path":"a.bin","type":"CREATE_FILE"}`},
 		{Command{Type: EditFile, Path: "a", Edits: []Edit{{Search: "$1", Replace: "x"}}, Literal: true}, `{"edits":[{"search":"$1","replace":"x"}],"literal":true,"path":"a","type":"EDIT_FILE"}`},
 		{Command{Type: ReadFile, Path: "a*b", Inline: true, Encoding: Base64}, `{"encoding":"base64","inline":true,"path":"a*b","type":"READ_FILE"}`},
-		{Command{Type: RunCommand, Command: "ls", SplitOutput: true}, `{"command":"ls","split_output":true,"type":"RUN_COMMAND"}`},
+		{Command{Type: RunCommand, Command: "ls", SplitOutput: true}, `{"command":"ls","splitOutput":true,"type":"RUN_COMMAND"}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.c)

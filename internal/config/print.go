@@ -82,9 +82,8 @@ func builtinNote(cfg policy.Config) string {
 // in display order; values are as courier.toml writes them, so durations
 // and sizes are strings like "30s" and "20MB".
 func (c *Config) JSON() ([]byte, error) {
-	out, err := json.Marshal(struct {
-		Settings []row `json:"settings"`
-	}{c.rows()})
+	// A list is printed as a bare array, as every courier list is.
+	out, err := json.Marshal(c.rows())
 	if err != nil {
 		return nil, fmt.Errorf("settings as json: %w", err)
 	}

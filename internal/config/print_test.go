@@ -111,10 +111,10 @@ func TestJSON(t *testing.T) {
 			Key    string `json:"key"`
 			Value  any    `json:"value"`
 			Source string `json:"source"`
-		} `json:"settings"`
+		}
 	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(data, &got.Settings); err != nil {
+		t.Fatalf("the settings are not a bare array: %v", err)
 	}
 	if len(got.Settings) != len(Settings()) {
 		t.Fatalf("JSON has %d settings, want %d", len(got.Settings), len(Settings()))

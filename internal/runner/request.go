@@ -116,10 +116,10 @@ func (s *Session) request() (Request, error) {
 }
 
 // RequestText returns the current request of a session (the named one, or
-// the most recent incomplete one) without holding it: from its file, or
+// the most recently updated) without holding it: from its file, or
 // rendered afresh when the file is missing.
 func (r *Runner) RequestText(id string) (string, error) {
-	st, err := r.resolve(id, false)
+	st, err := r.resolve(id, true)
 	if err != nil {
 		return "", err
 	}

@@ -66,6 +66,12 @@ func (s *Session) check(rep reply.Reply) error {
 			rep.Name, prev.Sequence, st.SessionID, prev.AppliedAt.Local().Format("2006-01-02 15:04"))}
 	}
 	seq := rep.Parsed.Sequence
+	if seq != 0 && seq < st.SequenceNumber && s.r.undoneSince(st, seq) {
+		// Every turn since that request was undone: the workspace is as it
+		// saw it, so the reply (a complete one, after a cut-off one was
+		// applied and undone) still fits.
+		return nil
+	}
 	if seq != 0 && seq != st.SequenceNumber {
 		when := "an outdated request"
 		if seq > st.SequenceNumber {
@@ -375,4 +381,19 @@ func (r *Runner) applyingElsewhere(hash, except string) string {
 		}
 	}
 	return ""
+}
+
+// undoneSince reports whether every request from seq to the current one was
+// either never answered or had its turn undone.
+func (r *Runner) undoneSince(st *session.State, seq int) bool {
+	for k := seq; k < st.SequenceNumber; k++ {
+		t, err := r.store.ReadTurn(st.SessionID, k)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil || !t.IsUndone() {
+			return false
+		}
+	}
+	return true
 }
