@@ -62,8 +62,9 @@ func (j *JSON) Report(e runner.Event) {
 		v = struct {
 			Event   string `json:"event"`
 			Reply   string `json:"reply"`
-			Session string `json:"session"`
-		}{"replySkipped", e.Name, e.Session}
+			Session string `json:"session,omitempty"`
+			Why     string `json:"why,omitempty"`
+		}{"replySkipped", e.Name, e.Session, e.Why}
 	case runner.ReplySetAside:
 		v = struct {
 			Event   string `json:"event"`

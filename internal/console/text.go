@@ -119,6 +119,10 @@ func (t *Text) Report(e runner.Event) {
 	case runner.ReplyTaken:
 		t.out("Reply %s → session %s, request %d\n", t.replyName(e.Name), e.Session, e.Sequence)
 	case runner.ReplySkipped:
+		if e.Why != "" {
+			t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(filepath.Join("inbox", e.Name)), termtext.Safe(e.Why)), "")
+			break
+		}
 		t.out("Reply %s is for session %s; leaving it for that session\n", t.replyName(e.Name), e.Session)
 	case runner.ReplySetAside:
 		msg := e.Err.Error()
@@ -168,13 +172,13 @@ func (t *Text) Report(e runner.Event) {
 }
 
 // replyName shows a reply's name: a path relative to the root when it is
-// one, a file name from the inbox as inbox/NAME, others (an agent's run) as
-// they are.
+// one, a bare file name (the inbox names its replies so) as inbox/NAME,
+// others (an agent's run, the clipboard) as they are.
 func (t *Text) replyName(name string) string {
 	if filepath.IsAbs(name) {
 		return termtext.Safe(t.Rel(name))
 	}
-	if !strings.ContainsAny(name, "/ ") && filepath.Ext(name) != "" {
+	if !strings.ContainsAny(name, "/ ") {
 		return termtext.Safe(filepath.Join("inbox", name))
 	}
 	return termtext.Safe(name)

@@ -7,13 +7,19 @@ import (
 	"strings"
 )
 
-// replyExts are the extensions a reply may have; the protocol names .txt, and
-// chats offer "save as" .md just as often.
+// replyExts are the extensions of files taken as replies whatever they
+// hold; the protocol names .txt, and chats offer "save as" .md just as
+// often. A file with another extension (reply, answer.html, chat.markdown)
+// is taken when it holds command blocks or a courier header.
 var replyExts = []string{".txt", ".md"}
 
-// IsReply reports whether a file name is a reply candidate: it ends in .txt
-// or .md (in any case), is not hidden, and is not an editor's or browser's
-// temporary or partial file. Only the last element of name is considered.
+// tempSuffixes mark files still being written under a temporary name:
+// partial downloads, swap and backup files, atomic-write temporaries.
+var tempSuffixes = []string{".part", ".crdownload", ".download", ".partial", ".swp", ".swx", ".tmp", "~"}
+
+// IsReply reports whether a file name is a reply candidate: it is not
+// hidden, and is not an editor's or browser's temporary or partial file.
+// Only the last element of name is considered.
 //
 // Partial downloads (".part", ".crdownload", ".download", ".partial"), swap
 // and backup files (".swp", ".swx", "~"), atomic-write temporaries
@@ -21,7 +27,7 @@ var replyExts = []string{".txt", ".md"}
 // so that only the finished file, which appears under its final name, counts.
 func IsReply(name string) bool {
 	base := filepath.Base(name)
-	if base == "." || base == string(filepath.Separator) {
+	if base == "." || base == string(filepath.Separator) || base == "" {
 		return false
 	}
 	// Hidden covers vim swap files, emacs locks (".#x") and LibreOffice
@@ -30,16 +36,27 @@ func IsReply(name string) bool {
 		return false
 	}
 	// "#x.txt#" is an emacs autosave; "~$x.txt" an Office owner file.
-	if strings.HasPrefix(base, "#") || strings.HasPrefix(base, "~") {
+	if strings.HasPrefix(base, "#") || strings.HasPrefix(base, "~") || strings.HasSuffix(base, "#") {
 		return false
 	}
+	lower := strings.ToLower(base)
+	for _, suffix := range tempSuffixes {
+		if strings.HasSuffix(lower, suffix) {
+			return false
+		}
+	}
+	return true
+}
+
+// namedReply reports whether a file's extension makes it a reply whatever
+// it holds (.txt, .md).
+func namedReply(name string) bool {
+	base := filepath.Base(name)
 	ext := strings.ToLower(filepath.Ext(base))
 	for _, want := range replyExts {
 		if ext == want && len(base) > len(ext) {
 			return true
 		}
 	}
-	// Every temporary suffix (~, .swp, .part, .tmp, ...) lands here because
-	// the name no longer ends in a reply extension.
 	return false
 }

@@ -13,8 +13,9 @@ func TestIsReply(t *testing.T) {
 		{"answer.Md", true},
 		{"2024-05-01 chat answer.txt", true},
 		{"dir/sub/reply.txt", true},
-		{"reply", false},
-		{"reply.html", false},
+		{"reply", true},
+		{"reply.html", true},
+		{"answer.markdown", true},
 		{"reply.txt.tmp", false},
 		{"reply.txt~", false},
 		{"reply.txt.swp", false},
@@ -33,7 +34,7 @@ func TestIsReply(t *testing.T) {
 		{".txt", false},
 		{"", false},
 		{"/", false},
-		{"processed", false},
+		{"processed", true}, // a name like any other; folders are never listed
 	}
 	for _, tt := range tests {
 		if got := IsReply(tt.name); got != tt.want {

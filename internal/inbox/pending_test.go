@@ -46,7 +46,7 @@ func TestPending(t *testing.T) {
 			name: "temporary and hidden files ignored",
 			files: map[string]time.Duration{
 				"reply.txt": 0, ".reply.txt.swp": 0, "reply.txt.part": 0,
-				"x.txt.tmp": 0, "x.txt~": 0, "#x.txt#": 0, "notes.html": 0,
+				"x.txt.tmp": 0, "x.txt~": 0, "#x.txt#": 0, "x.txt.crdownload": 0,
 			},
 			want: []string{"reply.txt"},
 		},

@@ -122,7 +122,7 @@ func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, er
 		p.tried[path] = true
 		rep, err := p.take(path, req)
 		var skipped *runner.SkippedError
-		if errors.As(err, &skipped) {
+		if errors.As(err, &skipped) && skipped.Why == "" {
 			continue // another session's; it gets its own turn
 		}
 		return rep, err
@@ -211,6 +211,10 @@ func (f *File) name() string {
 	if f.inInbox() {
 		return filepath.Base(f.Path)
 	}
+	if !strings.ContainsRune(f.Path, filepath.Separator) {
+		// A bare name is what the inbox calls its replies.
+		return "." + string(filepath.Separator) + f.Path
+	}
 	return f.Path
 }
 
@@ -248,6 +252,15 @@ type folder struct {
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
 	rep, err := replies.Read(path, name, req.MaxReply, req.FrontEnd)
+	if !namedReply(name) && (err != nil || (len(rep.Parsed.Commands) == 0 && rep.Parsed.Session == "")) {
+		// A file saved under another extension counts only when it reads
+		// as a reply; anything else is left alone.
+		why := "it holds no command blocks and no courier header (.txt and .md files are taken whatever they hold)"
+		if err != nil {
+			why = "it cannot be read as a reply: " + err.Error()
+		}
+		return replies.Reply{}, &runner.SkippedError{Reply: name, Why: why}
+	}
 	if err != nil {
 		if id := replies.RouteName(name); id != "" && id != f.id {
 			return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id}

@@ -205,7 +205,7 @@ func TestWatch(t *testing.T) {
 			name: "hidden and temporary files ignored",
 			act: func(t *testing.T, r *watchRun) {
 				for _, name := range []string{".reply.txt", ".reply.txt.swp", "reply.txt~", "reply.txt.tmp",
-					"reply.txt.part", "#reply.txt#", "notes.html"} {
+					"reply.txt.part", "#reply.txt#", "reply.txt.crdownload"} {
 					r.write(name, "not a reply")
 				}
 				if err := os.Mkdir(filepath.Join(r.dir, "folder.txt"), 0o755); err != nil {

@@ -71,9 +71,14 @@ type SkippedError struct {
 	Session string
 	// Hash identifies the reply, when it could be read.
 	Hash string
+	// Why is set for a file that is no reply at all (Session is "" then).
+	Why string
 }
 
 func (e *SkippedError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("%s is not a reply: %s", e.Reply, e.Why)
+	}
 	return fmt.Sprintf("reply %s is for session %s", e.Reply, e.Session)
 }
 

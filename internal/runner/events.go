@@ -55,10 +55,12 @@ type ReplyTaken struct {
 	Name     string
 }
 
-// ReplySkipped: a reply belongs to another session and was left for it.
+// ReplySkipped: a reply belongs to another session and was left for it,
+// or a file in the inbox is no reply at all (Why says why; left alone).
 type ReplySkipped struct {
 	Name    string
 	Session string
+	Why     string
 }
 
 // ReplySetAside: a reply could not be used at all (too large, not text, a

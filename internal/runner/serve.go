@@ -60,16 +60,18 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	where, waits := src.(interface{ Where() string })
 	resumed := s.r.created != s.st.SessionID
 	unapplied := 0
+	waited := 0 // the request last announced as waited for
 	for !s.st.IsComplete {
 		req, err := s.request()
 		if err != nil {
 			return err
 		}
-		if waits {
+		if waits && waited != req.Sequence {
 			if resumed {
 				s.r.report(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Resumed: true})
 			}
 			s.r.report(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
+			waited = req.Sequence
 		}
 		resumed = false
 		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
@@ -77,13 +79,13 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		var skipped *SkippedError
 		var aside *SetAsideError
 		switch {
-		case errors.As(err, &skipped) && !s.r.exists(skipped.Session):
+		case errors.As(err, &skipped) && skipped.Why == "" && !s.r.exists(skipped.Session):
 			// A reply for no session at all would wait forever: set it aside.
 			s.setAside(src, skipped.Reply, skipped.Hash, &NoSuchSessionError{Reply: skipped.Reply, Session: skipped.Session})
 			unapplied++
 			continue
 		case errors.As(err, &skipped):
-			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
+			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session, Why: skipped.Why})
 			continue
 		case errors.As(err, &aside):
 			s.r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
