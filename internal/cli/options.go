@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/loop"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
@@ -25,13 +25,17 @@ func (g *globals) engineOptions(con *console) (engine.Options, error) {
 		if err != nil {
 			return engine.Options{}, err
 		}
+		sb, err := g.sandboxOptions()
+		if err != nil {
+			return engine.Options{}, err
+		}
 		g.engineOpts = &engine.Options{
 			CommandTimeout: g.cfg.CommandTimeout,
 			MaxOutput:      g.cfg.MaxOutput,
 			Env:            g.io.Environ,
 			KeepEnv:        g.cfg.KeepEnv,
 			Policy:         pol,
-			Sandbox:        g.sandboxOptions(),
+			Sandbox:        sb,
 			Approver:       g.approver(),
 		}
 	}
@@ -50,44 +54,54 @@ func (g *globals) policy() (*policy.Policy, error) {
 }
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off or the kernel cannot provide it (said once per run).
-func (g *globals) sandboxOptions() *sandbox.Options {
+// off. The kernel is probed once a run, and the layers it refuses are said
+// once a run; with sandbox = "strict" each command is refused instead (see
+// sandbox.Check).
+func (g *globals) sandboxOptions() (*sandbox.Options, error) {
 	if g.cfg.Sandbox == config.SandboxOff {
-		return nil
+		return nil, nil
 	}
-	opts := &sandbox.Options{Exe: g.io.Exe, Strict: g.cfg.Sandbox == config.SandboxStrict, NoNetwork: !g.cfg.Network, Writable: g.cacheDirs()}
-	if opts.Strict || opts.NoNetwork {
-		// Refusing to run unconfined is the shell's job; it says why per
-		// command.
-		return opts
+	opts, err := g.sandboxSettings()
+	if err != nil {
+		return nil, err
 	}
-	if abi, err := sandbox.Available(); abi == 0 {
-		if !g.warnedSandbox {
-			g.warnedSandbox = true
-			fmt.Fprintf(g.io.Err, "courier: warning: commands run without the Landlock sandbox: %v\n", err)
-			fmt.Fprintf(g.io.Err, "courier: hint: set sandbox = \"strict\" in courier.toml to refuse commands instead\n")
+	opts.Kernel = sandbox.Probe()
+	if missing := sandbox.Missing(opts); len(missing) > 0 && !opts.Strict && !g.warnedSandbox {
+		g.warnedSandbox = true
+		names := make([]string, len(missing))
+		for i, l := range missing {
+			names[i] = l.Name
 		}
-		return nil
+		fmt.Fprintf(g.io.Err, "courier: warning: commands run without %s: %s\n", strings.Join(names, ", "), missing[0].Detail)
+		fmt.Fprintf(g.io.Err, "courier: hint: 'courier sandbox check' shows what each layer protects; set sandbox = \"strict\" in courier.toml to refuse commands instead\n")
 	}
-	return opts
+	return &opts, nil
 }
 
-// cacheDirs are the per-user tool caches commands may write under the
-// sandbox: without them a build or test in the workspace fails to cache.
-// Only folders that exist are given.
-func (g *globals) cacheDirs() []string {
+// sandboxSettings are the sandbox options the settings and the person's
+// environment give, before the kernel is probed: courier's tool caches in
+// ROOT/cache, the person's secret places and session sockets hidden, and
+// courier's own sessions, inbox and outbox hidden too (a command could
+// otherwise read other sessions and answer for them).
+func (g *globals) sandboxSettings() (sandbox.Options, error) {
+	root, err := filepath.Abs(g.rootDir())
+	if err != nil {
+		return sandbox.Options{}, fmt.Errorf("root %s: %w", g.rootDir(), err)
+	}
+	p := loop.DefaultPaths(root)
 	home := g.io.Getenv("HOME")
-	if home == "" {
-		return nil
+	hide := append(sandbox.SecretPlaces(home), sandbox.SessionSockets(g.io.Getenv)...)
+	opts := sandbox.Options{
+		Hide:      append(hide, p.Sessions, p.Inbox, p.Outbox),
+		Show:      sandbox.ToolFolders(g.io.Getenv),
+		Caches:    filepath.Join(root, "cache"),
+		NoNetwork: !g.cfg.Network,
+		Strict:    g.cfg.Sandbox == config.SandboxStrict,
 	}
-	var dirs []string
-	for _, d := range []string{".cache", ".npm", "go", ".cargo", ".m2", ".gradle", ".rustup"} {
-		p := filepath.Join(home, d)
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			dirs = append(dirs, p)
-		}
+	if g.cfg.Home == config.HomeHidden && filepath.IsAbs(home) {
+		opts.HideHome = home
 	}
-	return dirs
+	return opts, nil
 }
 
 // approver answers approval questions: yes to all with --yes, on a

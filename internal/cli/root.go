@@ -37,8 +37,6 @@ type IO struct {
 	// start from.
 	Getenv  func(string) string
 	Environ []string
-	// Exe is courier's own executable, re-run for the command sandbox.
-	Exe string
 }
 
 // ExitError carries a specific exit status.
@@ -173,6 +171,7 @@ until the LLM says DONE.`,
 		newDenyCmd(g),
 		newPolicyCmd(g),
 		newConfigCmd(g),
+		newSandboxCmd(g),
 		newPasteCmd(g),
 	)
 	return root

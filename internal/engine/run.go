@@ -42,6 +42,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if r.opts.Policy != nil {
 		v = r.opts.Policy.Check(c.Command)
 	}
+	approved := false
 	switch v.Decision {
 	case policy.Deny:
 		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
@@ -50,6 +51,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		if err != nil || pending != nil || !ok {
 			return res, pending, err
 		}
+		approved = true
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -88,19 +90,25 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		Env:       r.opts.Env,
 		ExtraEnv:  env,
 		KeepEnv:   r.opts.KeepEnv,
-		Sandbox:   r.sandbox(),
+		Sandbox:   r.sandbox(approved),
 	})
 	return commandResult(c, out, err, timeout), nil, nil
 }
 
 // sandbox returns the OS sandbox for a command: the configured one, with
-// the workspace writable.
-func (e *Engine) sandbox() *sandbox.Options {
-	if e.opts.Sandbox == nil {
+// the workspace writable, the session's temporary folder, and the
+// workspace's .git read-only unless the person approved this very command
+// (git commit, git checkout and the like ask first for that reason).
+func (r *turnRun) sandbox(approved bool) *sandbox.Options {
+	if r.opts.Sandbox == nil {
 		return nil
 	}
-	sb := *e.opts.Sandbox
-	sb.Writable = append([]string{e.ws.Dir()}, sb.Writable...)
+	sb := *r.opts.Sandbox
+	sb.Writable = append([]string{r.ws.Dir()}, sb.Writable...)
+	sb.Session = r.st.SessionID
+	if !approved {
+		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), sandbox.GitPaths(r.ws.Dir())...)
+	}
 	return &sb
 }
 

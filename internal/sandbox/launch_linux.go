@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"os"
+	"syscall"
+)
+
+// selfExe names the inode courier runs from. The kernel resolves it in the
+// new process, which is still a copy of courier at that point: replacing or
+// renaming courier's file on disk cannot change what runs.
+const selfExe = "/proc/self/exe"
+
+// Launch is how to start a command.
+type Launch struct {
+	Path string
+	Args []string
+	Attr *syscall.SysProcAttr
+	// Confined is false when the command runs as it is (not on Linux).
+	Confined bool
+}
+
+// Launcher returns how to start argv (an absolute program path first)
+// confined as opts say.
+func Launcher(opts Options, argv []string) (Launch, error) {
+	args, err := launchArgs(opts, argv)
+	if err != nil {
+		return Launch{}, err
+	}
+	return Launch{
+		Path:     selfExe,
+		Args:     append([]string{"courier", ExecArg}, args...),
+		Attr:     launchAttr(opts.Kernel.Namespaces, opts.NoNetwork && opts.Kernel.Network),
+		Confined: true,
+	}, nil
+}
+
+// launchAttr starts the launcher in its own session and, when the kernel
+// allows it, in new user, mount and PID namespaces (and a network one),
+// mapping only the person's own user and group, so tools do not think they
+// are root. Pdeathsig ends the launcher when courier dies, even by kill -9;
+// as the PID namespace's first process its end ends every process in it.
+func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if !namespaces {
+		return attr
+	}
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+	if network {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	return attr
+}
