@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
@@ -400,13 +401,14 @@ func TestSandboxHidesSecretsAndHome(t *testing.T) {
 		}
 	}
 	ws := filepath.Join(home, "project")
-	read := `cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/notes.txt; echo listing; ls -A ~/.ssh; ~/.cargo/bin/tool; echo written > src/new.txt`
+	// The launcher's command line is readable too: it must not name them.
+	read := `cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/notes.txt; echo listing; ls -A ~/.ssh; ~/.cargo/bin/tool; echo written > src/new.txt; tr '\0' ' ' < /proc/1/cmdline`
 	env := []string{"HOME=" + home}
 	getenv := func(k string) string { return map[string]string{"HOME": home, "PATH": "/usr/bin:/bin"}[k] }
 	base := sandbox.Options{Writable: []string{ws}, Hide: sandbox.SecretPlaces(home), Show: sandbox.ToolFolders(getenv), Kernel: k}
 
 	output, _ := runSandboxed(t, sandboxRun{opts: base, script: read, dir: ws, env: env})
-	for _, secret := range []string{"SSH-KEY-SECRET", "AWS-SECRET", "NETRC-SECRET", "\nid_ed25519\n"} {
+	for _, secret := range []string{"SSH-KEY-SECRET", "AWS-SECRET", "NETRC-SECRET", "\nid_ed25519\n", ".ssh "} {
 		if strings.Contains(output, secret) {
 			t.Errorf("the command read %s:\n%s", secret, output)
 		}
@@ -485,4 +487,49 @@ func TestProbeFindsTheLayers(t *testing.T) {
 	if k.Landlock != abi || !k.Network || !k.Seccomp {
 		t.Errorf("Probe = %+v; want landlock %d, a network namespace and the socket filter", k, abi)
 	}
+}
+
+func TestSandboxCannotReachThePersonsTerminal(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	master, slave := openPTY(t)
+	ws := t.TempDir()
+	output, _ := runSandboxed(t, sandboxRun{
+		opts:   sandbox.Options{Writable: []string{ws}, Kernel: k},
+		script: "printf 'INJECTED\\033]52;c;cm0gLXJmIH4=\\a' > " + slave + " && echo wrote",
+		dir:    ws,
+	})
+	time.Sleep(100 * time.Millisecond)
+	buf := make([]byte, 256)
+	n, _ := syscall.Read(int(master.Fd()), buf) // non-blocking: what is there now
+	n = max(n, 0)
+	if n > 0 || strings.Contains(output, "wrote") {
+		t.Errorf("the command wrote %q to the person's terminal %s: %s", buf[:n], slave, output)
+	}
+}
+
+// openPTY opens a pseudo-terminal as the person's own shell has one, and
+// returns its master and the path of its slave.
+func openPTY(t *testing.T) (*os.File, string) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close() })
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatal(e)
+	}
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatal(e)
+	}
+	slave := "/dev/pts/" + strconv.Itoa(int(n))
+	// Opened once here, so the terminal stays up as a person's would.
+	f, err := os.OpenFile(slave, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return master, slave
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"syscall"
 )
@@ -15,6 +17,8 @@ type Launch struct {
 	Path string
 	Args []string
 	Attr *syscall.SysProcAttr
+	// Stdin carries the launcher's options; nil is /dev/null.
+	Stdin io.Reader
 	// Confined is false when the command runs as it is (not on Linux).
 	Confined bool
 }
@@ -22,14 +26,15 @@ type Launch struct {
 // Launcher returns how to start argv (an absolute program path first)
 // confined as opts say.
 func Launcher(opts Options, argv []string) (Launch, error) {
-	args, err := launchArgs(opts, argv)
+	data, err := encodeOptions(opts)
 	if err != nil {
 		return Launch{}, err
 	}
 	return Launch{
 		Path:     selfExe,
-		Args:     append([]string{"courier", ExecArg}, args...),
+		Args:     append([]string{"courier", ExecArg, "--"}, argv...),
 		Attr:     launchAttr(opts.Kernel.Namespaces, opts.NoNetwork && opts.Kernel.Network),
+		Stdin:    bytes.NewReader(data),
 		Confined: true,
 	}, nil
 }

@@ -37,7 +37,7 @@ func runSandboxed(t *testing.T, sr sandboxRun) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := &exec.Cmd{Path: l.Path, Args: l.Args, Dir: sr.dir, SysProcAttr: l.Attr}
+	cmd := &exec.Cmd{Path: l.Path, Args: l.Args, Dir: sr.dir, SysProcAttr: l.Attr, Stdin: l.Stdin}
 	cmd.Env = append(os.Environ(), sr.env...)
 	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv, os.Getenv) {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -19,8 +19,15 @@ func Main(args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == probeArg {
 		return probeChild(args[1:], os.Stdout)
 	}
-	opts, argv, err := parseArgs(args)
+	argv, err := parseArgs(args)
 	if err != nil {
+		return fail(stderr, err)
+	}
+	opts, err := readOptions(os.Stdin)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if err := nullStdin(); err != nil {
 		return fail(stderr, err)
 	}
 	if opts.Kernel.Namespaces {
@@ -40,6 +47,20 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	err = syscall.Exec(argv[0], argv, os.Environ())
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
+}
+
+// nullStdin puts /dev/null on stdin once the options are read: commands
+// have no input.
+func nullStdin() error {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	defer null.Close()
+	if err := syscall.Dup3(int(null.Fd()), 0, 0); err != nil {
+		return fmt.Errorf("put %s on stdin: %w", os.DevNull, err)
+	}
+	return nil
 }
 
 func fail(stderr io.Writer, err error) int {

@@ -21,6 +21,8 @@ type Launch struct {
 	Path string
 	Args []string
 	Attr *syscall.SysProcAttr
+	// Stdin is nil: the command reads /dev/null.
+	Stdin io.Reader
 	// Confined is false: the command runs as it is.
 	Confined bool
 }

@@ -26,7 +26,8 @@ type keep struct {
 }
 
 // isolate makes the command's view: private temporary folders, a hidden
-// home, empty secret places, a read-only .git and a /proc of its own.
+// home, empty secret places, a read-only .git, and a /proc and a /dev/pts
+// of its own.
 func isolate(opts Options) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
@@ -48,7 +49,10 @@ func isolate(opts Options) error {
 			return err
 		}
 	}
-	return mountProc()
+	if err := mountProc(); err != nil {
+		return err
+	}
+	return privateTerminals()
 }
 
 // keepList is every folder the covers must leave visible: the writable
@@ -110,7 +114,10 @@ func cover(c coverage, keeps []keep) error {
 		if k.path == c.dir {
 			return nil // the whole folder is kept: nothing to cover
 		}
-		if within(k.path, c.dir) && !slices.ContainsFunc(inside, func(o keep) bool { return within(k.path, o.path) }) {
+		// A writable folder stays writable: a read-only one inside it is
+		// not mounted again, one around it is mounted first (keeps are
+		// sorted parents first) and the writable one over it.
+		if within(k.path, c.dir) && (k.writable || !slices.ContainsFunc(keeps, func(o keep) bool { return o.writable && within(k.path, o.path) })) {
 			inside = append(inside, k)
 		}
 	}
@@ -208,8 +215,8 @@ func hide(p string, covered []string, keeps []keep) error {
 // readOnlyBind makes p (a folder or file, with everything below it)
 // read-only in the command's view.
 func readOnlyBind(p string) error {
-	if _, err := os.Lstat(p); err != nil {
-		return nil // gone meanwhile: nothing to protect
+	if _, err := os.Stat(p); err != nil {
+		return nil // gone, or a link to what the command cannot see
 	}
 	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("protect %s: %w", p, err)
@@ -263,6 +270,19 @@ func realPath(p string) string {
 		return real
 	}
 	return filepath.Clean(p)
+}
+
+// privateTerminals gives the command a devpts instance of its own: the
+// person's terminals (/dev/pts/N) are not in it, so a command cannot write
+// to them, while programs that open a new pseudo-terminal still can.
+func privateTerminals() error {
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount a private /dev/pts: %w", err)
+	}
+	if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("use the private /dev/pts/ptmx: %w", err)
+	}
+	return nil
 }
 
 // within reports whether p is dir or below it.

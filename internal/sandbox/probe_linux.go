@@ -157,7 +157,8 @@ func probeChild(args []string, stdout io.Writer) int {
 
 // probeMounts does, in the probe's private mount namespace, each kind of
 // mount a command's view needs: a covered folder with a folder shown in
-// it, an empty file, a read-only folder and a /proc of its own.
+// it, an empty file, a read-only folder, and a /proc and a /dev/pts of its
+// own.
 func probeMounts() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
@@ -192,7 +193,10 @@ func probeMounts() error {
 	if data, err := os.ReadFile(secret); err != nil || len(data) != 0 {
 		return fmt.Errorf("a hidden file still reads %q (%v)", data, err)
 	}
-	return mountProc()
+	if err := mountProc(); err != nil {
+		return err
+	}
+	return privateTerminals()
 }
 
 // probeSeccomp installs the UNIX socket filter on the probe itself and

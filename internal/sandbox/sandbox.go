@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -108,33 +109,49 @@ func Prepare(o Options) error {
 	return nil
 }
 
-// launchArgs returns the launcher's arguments after ExecArg: the options
-// as JSON, then "--" and the command.
-func launchArgs(opts Options, argv []string) ([]string, error) {
+// The launcher reads its options from stdin, then puts /dev/null there for
+// the command: in a PID namespace it stays running, and its command line,
+// which every process of the namespace can read, shows only the command.
+
+// maxOptions bounds what the launcher reads as options.
+const maxOptions = 16 << 20
+
+// encodeOptions is what the launcher reads on stdin.
+func encodeOptions(opts Options) ([]byte, error) {
 	data, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox options: %w", err)
 	}
-	return append([]string{string(data), "--"}, argv...), nil
+	return data, nil
 }
 
-// parseArgs reads launchArgs's arguments back.
-func parseArgs(args []string) (Options, []string, error) {
-	if len(args) < 2 || args[1] != "--" {
-		return Options{}, nil, errors.New("want the options, -- and the command")
+// readOptions reads the launcher's options from r.
+func readOptions(r io.Reader) (Options, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOptions))
+	if err != nil {
+		return Options{}, fmt.Errorf("read the options: %w", err)
 	}
 	var opts Options
-	if err := json.Unmarshal([]byte(args[0]), &opts); err != nil {
-		return Options{}, nil, fmt.Errorf("read the options: %w", err)
+	if err := json.Unmarshal(data, &opts); err != nil {
+		return Options{}, fmt.Errorf("read the options: %w", err)
 	}
-	argv := args[2:]
+	return opts, nil
+}
+
+// parseArgs reads the command the launcher runs: "--", then an absolute
+// program path and its arguments.
+func parseArgs(args []string) ([]string, error) {
+	if len(args) < 1 || args[0] != "--" {
+		return nil, errors.New("want -- and the command")
+	}
+	argv := args[1:]
 	if len(argv) == 0 {
-		return Options{}, nil, errors.New("no command after --")
+		return nil, errors.New("no command after --")
 	}
 	if !filepath.IsAbs(argv[0]) {
-		return Options{}, nil, fmt.Errorf("command %q is not an absolute path", argv[0])
+		return nil, fmt.Errorf("command %q is not an absolute path", argv[0])
 	}
-	return opts, argv, nil
+	return argv, nil
 }
 
 // TempDirs are the system's temporary folders. Commands may write them;

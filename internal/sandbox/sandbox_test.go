@@ -10,40 +10,50 @@ import (
 	"testing"
 )
 
-func TestLaunchArgsRoundTrip(t *testing.T) {
-	shell := []string{"/bin/sh", "-c", "echo -- x"}
+func TestOptionsRoundTrip(t *testing.T) {
 	tests := []Options{
 		{},
 		{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/home/me/.ssh"},
 			HideHome: "/home/me", Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
 			NoNetwork: true, Strict: true, Kernel: Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}},
-		{Writable: []string{"--", "-c"}},
+		{Writable: []string{"--", "-c\n\x00"}},
 	}
 	for _, opts := range tests {
-		args, err := launchArgs(opts, shell)
+		data, err := encodeOptions(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gotShell, err := parseArgs(args)
-		if err != nil {
-			t.Fatalf("parse %q: %v", args, err)
+		got, err := readOptions(bytes.NewReader(data))
+		if err != nil || !reflect.DeepEqual(got, opts) {
+			t.Errorf("round trip of %+v gave %+v, %v", opts, got, err)
 		}
-		if !reflect.DeepEqual(got, opts) || !reflect.DeepEqual(gotShell, shell) {
-			t.Errorf("round trip of %q gave %+v %q", args, got, gotShell)
+	}
+	if _, err := readOptions(strings.NewReader("not json")); err == nil {
+		t.Error("readOptions accepted garbage")
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--", "/bin/sh", "-c", "echo -- x"}, []string{"/bin/sh", "-c", "echo -- x"}},
+		{nil, nil},
+		{[]string{"/bin/true"}, nil},
+		{[]string{"--"}, nil},
+		{[]string{"--", "relative/sh"}, nil},
+	}
+	for _, tt := range tests {
+		got, err := parseArgs(tt.args)
+		if !reflect.DeepEqual(got, tt.want) || (err == nil) != (tt.want != nil) {
+			t.Errorf("parseArgs(%q) = %q, %v; want %q", tt.args, got, err, tt.want)
 		}
 	}
 }
 
 func TestMainRejectsBadArguments(t *testing.T) {
-	tests := [][]string{
-		nil,
-		{"{}"},
-		{"{}", "x", "/bin/true"},
-		{"not json", "--", "/bin/true"},
-		{"{}", "--"},
-		{"{}", "--", "relative/sh"},
-	}
-	for _, args := range tests {
+	for _, args := range [][]string{nil, {"/bin/true"}, {"--"}, {"--", "relative/sh"}} {
 		var stderr bytes.Buffer
 		code := Main(args, &stderr)
 		if code != ExitFailure || !strings.HasPrefix(stderr.String(), "courier: error: sandbox: ") {

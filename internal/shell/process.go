@@ -51,7 +51,8 @@ func startProcess(ps processSpec) (*process, error) {
 		Args:        ps.launch.Args,
 		Dir:         ps.dir,
 		Env:         ps.env,
-		Stdout:      w, // an *os.File is handed to the child as is: no copy goroutine in os/exec
+		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
+		Stdout:      w,               // an *os.File is handed to the child as is: no copy goroutine in os/exec
 		Stderr:      w,
 		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
 	}
