@@ -533,3 +533,60 @@ func openPTY(t *testing.T) (*os.File, string) {
 	t.Cleanup(func() { f.Close() })
 	return master, slave
 }
+
+// TestSandboxRootPowers plays a command run by courier as root (common in
+// containers) that tries root's powers over the machine. The clock and the
+// host name are set to the values they have, so that nothing changes even
+// if the sandbox failed; the system calls must still be refused.
+func TestSandboxRootPowers(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("NOT RUN: this test tries root's powers and needs root (CI runs it as root); an ordinary user's commands hold no capability to begin with")
+	}
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `python3 -c '
+import fcntl, os, socket, stat, struct, time
+def attempt(name, f):
+    try:
+        f(); print(name, "SUCCEEDED")
+    except OSError as e:
+        print(name, "refused:", e.strerror)
+def same_mtu():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    req = fcntl.ioctl(s, 0x8921, struct.pack("16si12x", b"lo", 0))
+    fcntl.ioctl(s, 0x8922, req)
+attempt("mknod block device", lambda: os.mknod("sda", stat.S_IFBLK | 0o600, os.makedev(8, 0)))
+attempt("mknod char device", lambda: os.mknod("mem", stat.S_IFCHR | 0o600, os.makedev(1, 1)))
+attempt("set the clock", lambda: time.clock_settime(time.CLOCK_REALTIME, time.clock_gettime(time.CLOCK_REALTIME)))
+attempt("set the host name", lambda: socket.sethostname(socket.gethostname()))
+attempt("configure the network", same_mtu)
+attempt("raw packet socket", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW))
+attempt("change owner", lambda: os.chown("owned", 1234, 1234))
+'`
+	for set, k := range layerSets(t) {
+		t.Run(set, func(t *testing.T) {
+			ws := t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "owned"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			output, _ := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, Kernel: k}, script: script, dir: ws})
+			if strings.Contains(output, "SUCCEEDED") || strings.Count(output, "refused") != 7 {
+				t.Errorf("a command used root's powers:\n%s", output)
+			}
+			for _, dev := range []string{"sda", "mem"} {
+				if _, err := os.Lstat(filepath.Join(ws, dev)); err == nil {
+					t.Errorf("a device node %s was made in the workspace", dev)
+				}
+			}
+			var st syscall.Stat_t
+			if err := syscall.Stat(filepath.Join(ws, "owned"), &st); err != nil || st.Uid != 0 {
+				t.Errorf("a file changed owner: uid %d, %v", st.Uid, err)
+			}
+			if now, _ := os.Hostname(); now != hostname {
+				t.Errorf("the host name changed from %q to %q", hostname, now)
+			}
+		})
+	}
+}
