@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -590,3 +591,28 @@ attempt("change owner", lambda: os.chown("owned", 1234, 1234))
 		})
 	}
 }
+
+// TestSandboxHoldsNoCapabilities checks what the command holds, as root or
+// not: the launcher keeps some capabilities for its mounts in the user
+// namespace, and none may reach the command.
+func TestSandboxHoldsNoCapabilities(t *testing.T) {
+	for set, k := range layerSets(t) {
+		t.Run(set, func(t *testing.T) {
+			ws := t.TempDir()
+			output, code := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, Kernel: k}, script: `grep -E '^(Cap|NoNewPrivs)' /proc/self/status`, dir: ws})
+			want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\n"
+			if os.Getuid() != 0 && !k.Namespaces {
+				// An ordinary user without namespaces holds none but
+				// cannot empty the bounding set (it needs CAP_SETPCAP);
+				// no_new_privs keeps it from mattering.
+				want = strings.Replace(want, "CapBnd:\t0000000000000000\n", "", 1)
+				output = regexpBnd.ReplaceAllString(output, "")
+			}
+			if code != 0 || output != want {
+				t.Errorf("the command's capabilities (exit %d):\n%s\nwant\n%s", code, output, want)
+			}
+		})
+	}
+}
+
+var regexpBnd = regexp.MustCompile(`(?m)^CapBnd:\t[0-9a-f]+\n`)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // selfExe names the inode courier runs from. The kernel resolves it in the
@@ -55,5 +57,10 @@ func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
 	}
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	// Running the launcher drops the capabilities the new user namespace
+	// gave it, since its user is not root there; these ambient ones it
+	// keeps for its mounts, the loopback and the securebits, and drops
+	// before it starts the command.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
 	return attr
 }

@@ -43,13 +43,17 @@ func Probe() Kernel {
 	if err != nil {
 		k.NamespacesWhy = explainUserNS(err)
 		k.NetworkWhy = "needs the user namespace"
-		if r, err = runProbe(false, false); err != nil {
+	}
+	k.Namespaces, k.NamespacesWhy = r.Namespaces, first(r.NamespacesWhy, k.NamespacesWhy)
+	k.Network, k.NetworkWhy = r.Network, first(r.NetworkWhy, k.NetworkWhy)
+	if !r.Namespaces {
+		// The socket filter is tried outside the namespaces then.
+		r, err = runProbe(false, false)
+		if err != nil {
 			k.SeccompWhy = err.Error()
 			return k
 		}
 	}
-	k.Namespaces, k.NamespacesWhy = r.Namespaces, first(r.NamespacesWhy, k.NamespacesWhy)
-	k.Network, k.NetworkWhy = r.Network, first(r.NetworkWhy, k.NetworkWhy)
 	k.Seccomp, k.SeccompWhy = r.Seccomp, r.SeccompWhy
 	return k
 }
@@ -144,10 +148,14 @@ func probeChild(args []string, stdout io.Writer) int {
 			}
 		}
 	}
-	if err := probeSeccomp(); err != nil {
-		k.SeccompWhy = err.Error()
-	} else {
-		k.Seccomp = true
+	// psx, which sets no_new_privs on every thread, finds the threads in
+	// /proc: in a new PID namespace only once /proc is its own.
+	if namespaced := slices.Contains(args, "namespaces"); !namespaced || k.Namespaces {
+		if err := probeSeccomp(); err != nil {
+			k.SeccompWhy = err.Error()
+		} else {
+			k.Seccomp = true
+		}
 	}
 	if err := json.NewEncoder(stdout).Encode(k); err != nil {
 		return ExitFailure
