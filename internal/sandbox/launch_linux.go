@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"syscall"
 
@@ -13,17 +12,6 @@ import (
 // new process, which is still a copy of courier at that point: replacing or
 // renaming courier's file on disk cannot change what runs.
 const selfExe = "/proc/self/exe"
-
-// Launch is how to start a command.
-type Launch struct {
-	Path string
-	Args []string
-	Attr *syscall.SysProcAttr
-	// Stdin carries the launcher's options; nil is /dev/null.
-	Stdin io.Reader
-	// Confined is false when the command runs as it is (not on Linux).
-	Confined bool
-}
 
 // Launcher returns how to start argv (an absolute program path first)
 // confined as opts say.

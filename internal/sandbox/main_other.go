@@ -16,17 +16,6 @@ func Main(args []string, stderr io.Writer) int {
 	return ExitFailure
 }
 
-// Launch is how to start a command.
-type Launch struct {
-	Path string
-	Args []string
-	Attr *syscall.SysProcAttr
-	// Stdin is nil: the command reads /dev/null.
-	Stdin io.Reader
-	// Confined is false: the command runs as it is.
-	Confined bool
-}
-
 // Launcher returns argv as it is: there is no confinement to start it in.
 func Launcher(opts Options, argv []string) (Launch, error) {
 	return Launch{Path: argv[0], Args: argv, Attr: &syscall.SysProcAttr{Setsid: true}}, nil

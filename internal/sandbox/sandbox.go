@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ExecArg is the hidden first argument that makes courier act as the
@@ -31,6 +32,17 @@ const ExecArg = "__sandbox-exec"
 // ExitFailure is Main's exit code when it cannot run the command, the
 // shell's own code for "found but could not be executed".
 const ExitFailure = 126
+
+// Launch is how to start a command (see Launcher).
+type Launch struct {
+	Path string
+	Args []string
+	Attr *syscall.SysProcAttr
+	// Stdin carries the launcher's options; nil is /dev/null.
+	Stdin io.Reader
+	// Confined is false when the command runs as it is (not on Linux).
+	Confined bool
+}
 
 // Options says how to confine a command.
 type Options struct {
