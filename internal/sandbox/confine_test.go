@@ -616,3 +616,42 @@ func TestSandboxHoldsNoCapabilities(t *testing.T) {
 }
 
 var regexpBnd = regexp.MustCompile(`(?m)^CapBnd:\t[0-9a-f]+\n`)
+
+// ioURingArg makes the test binary, run as a command, try to set up an
+// io_uring, through which it could make sockets without socket(2).
+const ioURingArg = "try-io-uring-setup"
+
+func ioURingSetup() int {
+	params := make([]byte, 120)                                                     // struct io_uring_params, zeroed
+	fd, _, errno := syscall.Syscall(425, 4, uintptr(unsafe.Pointer(&params[0])), 0) // io_uring_setup
+	if errno != 0 {
+		fmt.Println("io_uring refused:", errno)
+		return 1
+	}
+	syscall.Close(int(fd))
+	fmt.Println("io_uring created")
+	return 0
+}
+
+func TestSandboxNoNetworkRefusesIOURing(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []bool{false, true} {
+		ws := t.TempDir()
+		output, _ := runSandboxed(t, sandboxRun{
+			opts:   sandbox.Options{Writable: []string{ws}, Show: []string{filepath.Dir(exe)}, NoNetwork: cut, Kernel: k},
+			script: exe + " " + ioURingArg,
+			dir:    ws,
+		})
+		switch {
+		case cut && !strings.Contains(output, "io_uring refused: function not implemented"):
+			t.Errorf("with the network cut, io_uring: %s", output)
+		case !cut && !strings.Contains(output, "io_uring created"):
+			// The control: the kernel lets this program make one at all.
+			t.Errorf("with the network on, io_uring (is kernel.io_uring_disabled set?): %s", output)
+		}
+	}
+}

@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == ioURingArg {
+		os.Exit(ioURingSetup())
+	}
 	os.Exit(m.Run())
 }
 

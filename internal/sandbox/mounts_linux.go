@@ -96,7 +96,9 @@ func coverList(opts Options) []coverage {
 	for _, d := range TempDirs() {
 		add(d, true)
 	}
-	if opts.HideHome != "" {
+	// A home of "/" (some service accounts) is not hidden: that would
+	// hide the system with it.
+	if opts.HideHome != "" && filepath.Clean(opts.HideHome) != "/" {
 		add(opts.HideHome, false)
 	}
 	if opts.Caches != "" {

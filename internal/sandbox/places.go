@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // secretPlaces are where people keep credentials, relative to their home
@@ -166,13 +167,17 @@ func GitPaths(workspace string) []string {
 }
 
 // pointer reads the first line of a small git pointer file and returns what
-// follows prefix, or "".
+// follows prefix, or "". Commands can write these files: one that is not a
+// regular file (a FIFO would block the read for ever) reads as nothing.
 func pointer(path, prefix string) string {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
 	data, _ := io.ReadAll(io.LimitReader(f, 4096))
 	line, _, _ := bytes.Cut(data, []byte("\n"))
 	rest, ok := strings.CutPrefix(strings.TrimSpace(string(line)), prefix)

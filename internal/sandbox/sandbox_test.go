@@ -7,7 +7,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestOptionsRoundTrip(t *testing.T) {
@@ -95,6 +97,20 @@ func TestGitPaths(t *testing.T) {
 		}},
 		{"a .git file that is not a pointer", func(t *testing.T, ws, other string) { write(t, filepath.Join(ws, ".git"), "hello\n") },
 			func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
+		{"a commondir that is a FIFO", func(t *testing.T, ws, other string) {
+			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
+			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
+			if err := syscall.Mkfifo(filepath.Join(ws, ".repo", "commondir"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, func(ws, other string) []string {
+			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
+		}},
+		{"a .git that is a FIFO", func(t *testing.T, ws, other string) {
+			if err := syscall.Mkfifo(filepath.Join(ws, ".git"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
 		{"a symlink to a repository", func(t *testing.T, ws, other string) {
 			write(t, filepath.Join(other, "repo", "HEAD"), "ref: x\n")
 			if err := os.Symlink(filepath.Join(other, "repo"), filepath.Join(ws, ".git")); err != nil {
@@ -106,8 +122,16 @@ func TestGitPaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ws, other := t.TempDir(), t.TempDir()
 			tt.setup(t, ws, other)
-			if got, want := GitPaths(ws), tt.want(ws, other); !reflect.DeepEqual(got, want) {
-				t.Errorf("GitPaths = %q, want %q", got, want)
+			// A hang guard, not a speed check: a FIFO must not block.
+			done := make(chan []string, 1)
+			go func() { done <- GitPaths(ws) }()
+			select {
+			case got := <-done:
+				if want := tt.want(ws, other); !reflect.DeepEqual(got, want) {
+					t.Errorf("GitPaths = %q, want %q", got, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("GitPaths blocks")
 			}
 		})
 	}

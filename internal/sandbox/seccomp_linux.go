@@ -13,16 +13,19 @@ import (
 // sockets live in the file system: a command could still reach the SSH
 // agent, a database or a container engine through one. The kernels most
 // people have cannot refuse connect(2) on a pathname socket with Landlock
-// (ABI 9), so a seccomp filter refuses creating UNIX sockets at all;
-// socketpair(2), which connects only the command's own ends, still works.
+// (ABI 9), so a seccomp filter refuses creating UNIX sockets at all, and
+// io_uring, which could create them too; socketpair(2), which connects
+// only the command's own ends, still works.
 
 // x32Bit marks x32 system calls on amd64; no arm64 call number comes near
 // it either, so the filter refuses every call at or above it.
 const x32Bit = 0x40000000
 
 // socketFilter is the filter program: socket(AF_UNIX, ...) fails with
-// EACCES, and calls from another architecture's ABI (a 32-bit program,
-// whose socketcall(2) the filter could not read) fail with ENOSYS.
+// EACCES. io_uring_setup fails with ENOSYS, since io_uring can create and
+// connect sockets without the socket system call; programs fall back to
+// ordinary calls. Calls from another ABI (a 32-bit program, whose
+// socketcall(2) the filter could not read) fail with ENOSYS too.
 func socketFilter() ([]unix.SockFilter, error) {
 	if !filterArch {
 		return nil, fmt.Errorf("courier has no UNIX socket filter for %s", runtime.GOARCH)
@@ -35,18 +38,49 @@ func socketFilter() ([]unix.SockFilter, error) {
 		// offsets in struct seccomp_data
 		nr, arch, arg0 = 0, 4, 16
 	)
-	return []unix.SockFilter{
-		{Code: ld, K: arch},
-		{Code: jeq, K: auditArch, Jt: 0, Jf: 7}, // other ABI: 9
-		{Code: ld, K: nr},
-		{Code: jge, K: x32Bit, Jt: 5, Jf: 0},    // x32: 9
-		{Code: jeq, K: sysSocket, Jt: 0, Jf: 3}, // not socket: 8
-		{Code: ld, K: arg0},                     // the domain (low 32 bits)
-		{Code: jeq, K: unix.AF_UNIX, Jt: 0, Jf: 1},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
-	}, nil
+	return assemble([]insn{
+		{code: ld, k: arch},
+		{code: jeq, k: auditArch, jf: "nosys"},
+		{code: ld, k: nr},
+		{code: jge, k: x32Bit, jt: "nosys"},
+		{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: "nosys"},
+		{code: jeq, k: sysSocket, jf: "allow"},
+		{code: ld, k: arg0}, // the domain (low 32 bits)
+		{code: jeq, k: unix.AF_UNIX, jf: "allow"},
+		{code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
+		{label: "allow", code: ret, k: unix.SECCOMP_RET_ALLOW},
+		{label: "nosys", code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+	}), nil
+}
+
+// insn is a BPF instruction whose jumps name the label they go to; an
+// empty name goes on to the next instruction.
+type insn struct {
+	label  string
+	code   uint16
+	k      uint32
+	jt, jf string
+}
+
+// assemble turns the labels into the forward offsets BPF jumps take.
+func assemble(prog []insn) []unix.SockFilter {
+	at := map[string]int{}
+	for i, in := range prog {
+		if in.label != "" {
+			at[in.label] = i
+		}
+	}
+	offset := func(i int, label string) uint8 {
+		if label == "" {
+			return 0
+		}
+		return uint8(at[label] - i - 1)
+	}
+	out := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		out[i] = unix.SockFilter{Code: in.code, K: in.k, Jt: offset(i, in.jt), Jf: offset(i, in.jf)}
+	}
+	return out
 }
 
 // refuseUnixSockets installs the filter on every thread of the process;
