@@ -12,11 +12,11 @@ require (
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77
 	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
-	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )

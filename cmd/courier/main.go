@@ -15,14 +15,13 @@ import (
 )
 
 func main() {
-	// The command sandbox re-runs courier to confine itself before it starts
-	// the shell; that run does nothing else.
+	// The command sandbox starts courier again (from /proc/self/exe) as the
+	// launcher that confines the shell; that run does nothing else.
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	exe, _ := os.Executable()
 	code := cli.Main(ctx, os.Args[1:], &cli.IO{
 		In:          os.Stdin,
 		Out:         os.Stdout,
@@ -32,7 +31,6 @@ func main() {
 		ErrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		Getenv:      os.Getenv,
 		Environ:     os.Environ(),
-		Exe:         exe,
 	})
 	stop()
 	os.Exit(code)

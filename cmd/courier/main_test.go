@@ -84,20 +84,7 @@ func scriptParams(dir string, env []string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
-		Condition: func(cond string) (bool, error) {
-			if cond != "landlock" {
-				return false, fmt.Errorf("unknown condition %q", cond)
-			}
-			// A missing Landlock fails the scripts that need it, unless the
-			// person running the tests said it is expected here.
-			if abi, err := sandbox.Available(); abi == 0 {
-				if os.Getenv(sandboxtest.SkipEnv) == "1" {
-					return false, nil
-				}
-				return false, fmt.Errorf("the kernel has no landlock (%v); set %s=1 to skip the sandbox scripts", err, sandboxtest.SkipEnv)
-			}
-			return true, nil
-		},
+		Condition:           scriptCondition,
 		Setup: func(e *testscript.Env) error {
 			// Every script starts in its own root, as a person running
 			// courier in a fresh clone would.
@@ -118,6 +105,11 @@ func scriptParams(dir string, env []string) testscript.Params {
 			"exits":      cmdExits,
 			"countfiles": cmdCountFiles,
 			"chatserver": cmdChatServer,
+			// attacks on the sandbox (attack_test.go)
+			"stopsgrowing": cmdStopsGrowing,
+			"noproc":       cmdNoProc,
+			"listen":       cmdListen,
+			"nowhere":      cmdNowhere,
 		},
 	}
 }

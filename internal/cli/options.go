@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/config"
@@ -50,7 +50,7 @@ func (g *globals) runner(v view) (*built, error) {
 		rep = b.text
 	}
 	b.reporter = rep
-	eng, err := g.engineOptions(rep)
+	eng, err := g.engineOptions(p, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (g *globals) clipboard() *clipboard.Clipboard {
 
 // engineOptions are the settings commands run with: limits, environment,
 // policy and sandbox.
-func (g *globals) engineOptions(rep runner.Reporter) (engine.Options, error) {
+func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter) (engine.Options, error) {
 	pol, err := g.policy()
 	if err != nil {
 		return engine.Options{}, err
@@ -125,7 +125,7 @@ func (g *globals) engineOptions(rep runner.Reporter) (engine.Options, error) {
 		Env:            g.io.Environ,
 		KeepEnv:        g.cfg.KeepEnv,
 		Policy:         pol,
-		Sandbox:        g.sandboxOptions(rep),
+		Sandbox:        g.sandboxOptions(p, rep),
 	}, nil
 }
 
@@ -139,43 +139,47 @@ func (g *globals) policy() (*policy.Policy, error) {
 }
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off or the kernel cannot provide it (said once, as a warning).
-func (g *globals) sandboxOptions(rep runner.Reporter) *sandbox.Options {
+// off. The kernel is probed once a run, and the layers it refuses are said
+// once a run; with sandbox = "strict" each command is refused instead (see
+// sandbox.Check).
+func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
-	opts := &sandbox.Options{Exe: g.io.Exe, Strict: g.cfg.Sandbox == config.SandboxStrict, NoNetwork: !g.cfg.Network, Writable: g.cacheDirs()}
-	if opts.Strict || opts.NoNetwork {
-		// Refusing to run unconfined is the shell's job; it says why per
-		// command.
-		return opts
-	}
-	if abi, err := sandbox.Available(); abi == 0 {
+	opts := g.sandboxSettings(p)
+	opts.Kernel = sandbox.Probe()
+	if missing := sandbox.Missing(opts); len(missing) > 0 && !opts.Strict {
+		names := make([]string, len(missing))
+		for i, l := range missing {
+			names[i] = l.Name
+		}
 		rep.Report(runner.Warning{
-			Message: fmt.Sprintf("commands run without the Landlock sandbox: %v", err),
-			Hint:    `set sandbox = "strict" in courier.toml to refuse commands instead`,
+			Message: fmt.Sprintf("commands run without %s: %s", strings.Join(names, ", "), missing[0].Detail),
+			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
 		})
-		return nil
 	}
-	return opts
+	return &opts
 }
 
-// cacheDirs are the per-user tool caches commands may write under the
-// sandbox: without them a build or test in the workspace fails to cache.
-// Only folders that exist are given.
-func (g *globals) cacheDirs() []string {
+// sandboxSettings are the sandbox options the settings and the person's
+// environment give, before the kernel is probed: courier's tool caches in
+// ROOT/cache, the person's secret places and session sockets hidden, and
+// courier's own sessions, inbox and outbox hidden too (a command could
+// otherwise read other sessions and answer for them).
+func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	home := g.io.Getenv("HOME")
-	if home == "" {
-		return nil
+	hide := append(sandbox.SecretPlaces(home), sandbox.SessionSockets(g.io.Getenv)...)
+	opts := sandbox.Options{
+		Hide:      append(hide, p.Sessions, p.Inbox, p.Outbox),
+		Show:      sandbox.ToolFolders(g.io.Getenv),
+		Caches:    filepath.Join(p.Root, "cache"),
+		NoNetwork: !g.cfg.Network,
+		Strict:    g.cfg.Sandbox == config.SandboxStrict,
 	}
-	var dirs []string
-	for _, d := range []string{".cache", ".npm", "go", ".cargo", ".m2", ".gradle", ".rustup"} {
-		p := filepath.Join(home, d)
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			dirs = append(dirs, p)
-		}
+	if g.cfg.Home == config.HomeHidden && filepath.IsAbs(home) {
+		opts.HideHome = home
 	}
-	return dirs
+	return opts
 }
 
 // approver answers approval questions: yes to all with the yes setting, on

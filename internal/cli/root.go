@@ -35,8 +35,6 @@ type IO struct {
 	// start from.
 	Getenv  func(string) string
 	Environ []string
-	// Exe is courier's own executable, re-run for the command sandbox.
-	Exe string
 }
 
 // globals are the persistent flags and the effective settings every
@@ -128,6 +126,7 @@ until the LLM says DONE.`,
 		newPolicyCmd(g),
 		newConfigCmd(g),
 		newVersionCmd(g),
+		newSandboxCmd(g),
 	)
 	completeSettings(root)
 	// Wrong arguments are usage errors, whichever command they reach.

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 
@@ -99,25 +97,19 @@ func newConfigCmd(g *globals) *cobra.Command {
 		Long: `Print every setting with its value and its source: the default,
 courier.toml in the root (with its line), a COURIER_* environment variable,
 or a flag. Later sources win, in that order. The output is valid TOML, so it
-can start a courier.toml.`,
+can start a courier.toml. It ends with the variables commands get and the
+sandbox layers this kernel refuses ('courier sandbox check' shows them all).`,
 		Example: `  courier config
   COURIER_MAX_OUTPUT=8000 courier config --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
-				data, err := g.cfg.JSON()
-				if err != nil {
-					return err
-				}
-				var out bytes.Buffer
-				if err := json.Indent(&out, data, "", "  "); err != nil {
-					return err
-				}
-				out.WriteByte('\n')
-				_, err = g.io.Out.Write(out.Bytes())
+				return g.configJSON(g.io.Out)
+			}
+			if err := g.cfg.Print(g.io.Out); err != nil {
 				return err
 			}
-			return g.cfg.Print(g.io.Out)
+			return g.printConfigExtras(g.io.Out)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")

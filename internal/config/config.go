@@ -46,8 +46,8 @@ const (
 
 // The values of Config.Sandbox.
 const (
-	SandboxAuto   = "auto"   // Landlock when the kernel has it, else run unconfined
-	SandboxStrict = "strict" // refuse to run commands without Landlock
+	SandboxAuto   = "auto"   // every layer the kernel allows, saying which are missing
+	SandboxStrict = "strict" // refuse to run commands when a layer is missing
 	SandboxOff    = "off"    // never confine commands
 )
 
@@ -55,6 +55,12 @@ const (
 const (
 	ProtocolEvery = "every" // the full protocol text in every request
 	ProtocolFirst = "first" // in the first request of a chat; a reminder after
+)
+
+// The values of Config.Home: what commands see of the person's home folder.
+const (
+	HomeReadable = "readable" // all of it but the places that hold credentials
+	HomeHidden   = "hidden"   // only the tool folders builds need (and the workspace)
 )
 
 // Config is the effective settings. Start from Defaults, which sets every
@@ -71,6 +77,7 @@ type Config struct {
 	Color          string
 	Sandbox        string
 	Network        bool
+	Home           string
 	KeepEnv        []string
 	Yes            bool
 	ListLimit      int

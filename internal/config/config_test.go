@@ -12,7 +12,8 @@ func TestDefaults(t *testing.T) {
 	want := Config{
 		CommandTimeout: 30 * time.Second, MaxOutput: 4000, TokenBudget: 100000,
 		MaxReply: 20 << 20, Settle: time.Second, Color: ColorAuto, Sandbox: SandboxAuto,
-		Network: true, ListLimit: 300, ReadLines: 500,
+		Network: true, Home: HomeReadable, ListLimit: 300, ReadLines: 500,
+		Protocol: ProtocolEvery, Environment: true,
 		Agent: AgentSettings{APIKeyEnv: "OPENAI_API_KEY", Stream: true, MaxTurns: 30, MaxRestarts: 3,
 			RestartPause: 5 * time.Second, TimeBudget: 2 * time.Hour},
 	}
@@ -32,7 +33,7 @@ func equalConfig(a, b Config) bool {
 	return a.CommandTimeout == b.CommandTimeout && a.MaxOutput == b.MaxOutput && a.Copy == b.Copy &&
 		a.TokenBudget == b.TokenBudget && a.MaxReply == b.MaxReply && a.Poll == b.Poll &&
 		a.Settle == b.Settle && a.Color == b.Color && a.Sandbox == b.Sandbox &&
-		a.Network == b.Network && slices.Equal(a.KeepEnv, b.KeepEnv) && a.Yes == b.Yes &&
+		a.Network == b.Network && a.Home == b.Home && slices.Equal(a.KeepEnv, b.KeepEnv) && a.Yes == b.Yes &&
 		a.ListLimit == b.ListLimit && a.ReadLines == b.ReadLines &&
 		slices.Equal(a.Policy.Deny, b.Policy.Deny) && slices.Equal(a.Policy.Ask, b.Policy.Ask) &&
 		slices.Equal(a.Policy.Allow, b.Policy.Allow) && a.Policy.NoDefaults == b.Policy.NoDefaults &&
@@ -95,6 +96,10 @@ func TestSettingsDescribeEnvAndFlags(t *testing.T) {
 			t.Errorf("settings %s and %s share the flag --%s", other, s.Key, s.Flag)
 		}
 		seen[s.Flag] = s.Key
+	}
+	i = slices.IndexFunc(all, func(s Setting) bool { return s.Key == "home" })
+	if i < 0 || !slices.Equal(all[i].Values, []string{"readable", "hidden"}) || all[i].Default != "readable" || all[i].Env != "COURIER_HOME" {
+		t.Errorf("the home setting is missing or wrong: %+v", all)
 	}
 }
 

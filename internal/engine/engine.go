@@ -26,11 +26,13 @@ type Options struct {
 	CommandTimeout time.Duration
 	// MaxOutput caps a command's output in characters.
 	MaxOutput int
-	// Env is the environment commands start from (secrets are removed).
+	// Env is the environment commands start from (they get only its
+	// allow-listed variables, see shell.Environ).
 	Env []string
-	// KeepEnv names variables kept although they look like secrets.
+	// KeepEnv names more variables of Env that commands get.
 	KeepEnv []string
-	// Sandbox, when set, runs commands under the OS sandbox.
+	// Sandbox, when set, runs commands under the OS sandbox; each command
+	// adds the workspace, the session and the protection of .git to it.
 	Sandbox *sandbox.Options
 	// Policy decides which commands run; nil allows every command.
 	Policy *policy.Policy

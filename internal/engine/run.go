@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"time"
@@ -32,11 +34,15 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		return res, nil, nil
 	}
 	v := policy.Verdict{Decision: policy.Allow}
-	// approved is set when the person (not a standing rule) let it run.
-	approved := false
 	if r.opts.Policy != nil {
 		v = r.opts.Policy.Check(c.Command)
 	}
+	if v.Decision == policy.Ask && r.startsRepository(v) {
+		v.Decision = policy.Allow
+	}
+	// approved is set when the person let it run (this once, or with "all
+	// like it"): it may then write .git, and the LLM is told.
+	approved := false
 	switch v.Decision {
 	case policy.Deny:
 		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
@@ -45,7 +51,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		if pending != nil || !ok {
 			return res, pending, nil
 		}
-		_, approved = r.js.decisions[i]
+		approved = true
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -85,7 +91,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		Env:       r.opts.Env,
 		ExtraEnv:  env,
 		KeepEnv:   r.opts.KeepEnv,
-		Sandbox:   r.sandbox(),
+		Sandbox:   r.sandbox(r.st.SessionID, approved),
 	})
 	res := commandResult(c, out, err, timeout)
 	if approved {
@@ -95,13 +101,19 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 }
 
 // sandbox returns the OS sandbox for a command: the configured one, with
-// the workspace writable.
-func (e *Engine) sandbox() *sandbox.Options {
+// the workspace writable, the session's temporary folder, and the
+// workspace's .git read-only unless the person approved this very command
+// (git commit, git checkout and the like ask first for that reason).
+func (e *Engine) sandbox(session string, approved bool) *sandbox.Options {
 	if e.opts.Sandbox == nil {
 		return nil
 	}
 	sb := *e.opts.Sandbox
 	sb.Writable = append([]string{e.ws.Dir()}, sb.Writable...)
+	sb.Session = session
+	if !approved {
+		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), sandbox.GitPaths(e.ws.Dir())...)
+	}
 	return &sb
 }
 
@@ -177,8 +189,24 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 
 // Describe probes the machine as the session's commands see it: run like a
 // command, in the workspace, with the commands' environment and sandbox.
-func (e *Engine) Describe(ctx context.Context) machine.Description {
-	spec := shell.Spec{Dir: e.ws.Dir(), Env: e.opts.Env, KeepEnv: e.opts.KeepEnv, Sandbox: e.sandbox()}
+func (e *Engine) Describe(ctx context.Context, session string) machine.Description {
+	spec := shell.Spec{Dir: e.ws.Dir(), Env: e.opts.Env, KeepEnv: e.opts.KeepEnv, Sandbox: e.sandbox(session, false)}
 	noNet := e.opts.Sandbox != nil && e.opts.Sandbox.NoNetwork
 	return machine.Probe(ctx, spec, machine.Limits{Timeout: e.opts.CommandTimeout, MaxOutput: e.opts.MaxOutput, NoNetwork: noNet})
+}
+
+// startsRepository reports whether the only reason to ask is 'git init' in
+// a workspace without .git: making a new repository harms nothing, while
+// reinitialising one the person has could.
+func (r *turnRun) startsRepository(v policy.Verdict) bool {
+	if len(v.Rules) == 0 {
+		return false
+	}
+	for _, rule := range v.Rules {
+		if rule != "@git-write init" {
+			return false
+		}
+	}
+	_, err := r.ws.Stat(".git")
+	return errors.Is(err, fs.ErrNotExist)
 }

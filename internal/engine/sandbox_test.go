@@ -8,19 +8,18 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
+	"github.com/courier-agent/courier/internal/session"
 )
 
 func TestSandboxedCommands(t *testing.T) {
 	t.Parallel()
 	sandboxtest.RequireLandlock(t, 1)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := sandboxtest.RequireNamespaces(t)
 	outside := sandboxtest.OutsideDir(t)
-	h := newHarness(t, engine.Options{Sandbox: &sandbox.Options{Exe: exe}})
+	h := newHarness(t, engine.Options{Sandbox: &sandbox.Options{Kernel: k, Caches: filepath.Join(t.TempDir(), "cache")}})
 	h.write("sub/.keep", "")
 	inSub := run("echo below > below.txt")
 	inSub.Dir = "sub"
@@ -29,6 +28,7 @@ func TestSandboxedCommands(t *testing.T) {
 		inSub,
 		run("echo outside > "+filepath.Join(outside, "escaped.txt")),
 		create("after.txt", "after\n"),
+		run(`echo "$TMPDIR"`),
 	)
 	if r := out.Results[0]; r.Status != command.OK || r.Output != "inside\n" {
 		t.Errorf("a sandboxed command could not write in the workspace: %s %q %q", r.Status, r.Summary, r.Output)
@@ -48,5 +48,42 @@ func TestSandboxedCommands(t *testing.T) {
 	}
 	if out.Results[3].Status != command.OK {
 		t.Errorf("file change after a sandboxed command: %q", out.Results[3].Summary)
+	}
+	if got := out.Results[4].Output; !strings.HasSuffix(got, filepath.Join("tmp", h.st.SessionID)+"\n") {
+		t.Errorf("TMPDIR = %q, want the session's own temporary folder", got)
+	}
+}
+
+// An approved command runs with .git writable; any other finds it
+// read-only.
+func TestSandboxedGitNeedsApproval(t *testing.T) {
+	t.Parallel()
+	k := sandboxtest.RequireNamespaces(t)
+	pol, err := policy.New(policy.Config{Ask: []string{"git-config-writer"}, NoDefaults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, engine.Options{Policy: pol, Sandbox: &sandbox.Options{Kernel: k}})
+	h.write(".git/config", "[core]\n")
+	h.write("bin/git-config-writer", "#!/bin/sh\necho \"$1\" >> .git/config\n")
+	if err := os.Chmod(h.path("bin/git-config-writer"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := h.apply(
+		run(`echo "	fsmonitor = touch pwned" >> .git/config`),
+		run(`rm -rf .git`),
+		run(`./bin/git-config-writer "	approved = true"`),
+	)
+	if out.Waiting == nil || out.Waiting.Index != 2 {
+		t.Fatalf("the turn did not ask about the approved command: %+v", out.Waiting)
+	}
+	// The person approves it, as the runner journals their answer.
+	h.record(session.Record{Kind: session.Decision, Index: 2, Approved: true})
+	out = h.resume()
+	if r := out.Results[0]; r.Status != command.Failed || !strings.Contains(r.Output, "Read-only file system") {
+		t.Errorf("an unapproved write of .git: %s %q %q", r.Status, r.Summary, r.Output)
+	}
+	if got := h.read(".git/config"); got != "[core]\n\tapproved = true\n" {
+		t.Errorf(".git/config = %q, want only the approved command's line", got)
 	}
 }

@@ -27,21 +27,3 @@ func Available() (int, error) {
 	}
 	return abi, nil
 }
-
-// Check reports whether this kernel can confine a command as opts ask. It
-// returns the Landlock ABI version to use, 0 meaning "run unconfined",
-// which it allows only when opts ask for neither Strict nor NoNetwork: a
-// person who asked for those must not get a command that silently runs
-// without them.
-func Check(opts Options) (int, error) {
-	abi, err := Available()
-	switch {
-	case abi == 0 && (opts.Strict || opts.NoNetwork):
-		return 0, fmt.Errorf("landlock is not available on this kernel (%w); the sandbox settings forbid running the command unconfined", err)
-	case abi == 0:
-		return 0, nil
-	case opts.NoNetwork && abi < NetABI:
-		return 0, fmt.Errorf("cutting the network needs landlock ABI %d (Linux 6.7 or newer) but this kernel has ABI %d", NetABI, abi)
-	}
-	return abi, nil
-}

@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == ioURingArg {
+		os.Exit(ioURingSetup())
+	}
 	os.Exit(m.Run())
 }
 
@@ -26,24 +29,28 @@ type sandboxRun struct {
 }
 
 // runSandboxed runs script with /bin/sh under the sandbox through the real
-// re-exec of the test binary, and returns its combined output and exit code.
+// launcher (this test binary from /proc/self/exe), and returns its combined
+// output and exit code.
 func runSandboxed(t *testing.T, sr sandboxRun) (string, int) {
 	t.Helper()
-	exe, err := os.Executable()
+	if err := sandbox.Prepare(sr.opts); err != nil {
+		t.Fatal(err)
+	}
+	l, err := sandbox.Launcher(sr.opts, []string{"/bin/sh", "-c", sr.script})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sr.opts.Exe = exe
-	argv := sandbox.Command(sr.opts, []string{"/bin/sh", "-c", sr.script})
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = sr.dir
+	cmd := &exec.Cmd{Path: l.Path, Args: l.Args, Dir: sr.dir, SysProcAttr: l.Attr, Stdin: l.Stdin}
 	cmd.Env = append(os.Environ(), sr.env...)
+	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv, os.Getenv) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	err = cmd.Run()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
-		t.Fatalf("run %v: %v", argv, err)
+		t.Fatalf("run %v: %v", l.Args, err)
 	}
 	return out.String(), cmd.ProcessState.ExitCode()
 }

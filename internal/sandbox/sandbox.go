@@ -1,99 +1,173 @@
-// Package sandbox confines a shell command with Linux Landlock so that it may
-// read the machine but write only inside the workspace and temporary folders.
+// Package sandbox confines a RUN_COMMAND on Linux in every layer the kernel
+// allows: user, mount and PID namespaces (and a network namespace when the
+// network is cut); a read-only .git, empty secret places and a private
+// /tmp in the command's view of the files; Landlock; no capabilities;
+// no_new_privs; and, with the network cut, a seccomp filter that refuses
+// UNIX sockets. Layers the kernel refuses are reported (Layers), and
+// Options.Strict refuses to run without them.
 //
-// Landlock restricts the calling process and everything it starts, so courier
-// does not restrict itself: it re-executes its own binary with ExecArg as the
-// first argument; that short-lived process (Main) applies the rules and then
-// replaces itself with the shell.
+// courier does not confine itself. It starts the launcher from
+// /proc/self/exe, the inode courier itself runs from, so no command can
+// replace it by writing or renaming courier's file on disk. The launcher
+// (Main) builds the confinement and starts the shell. In a PID namespace it
+// stays as the namespace's first process: it reaps, passes termination
+// signals on, and exits with the shell's status, at which the kernel ends
+// every process still left in the namespace.
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"syscall"
 )
 
 // ExecArg is the hidden first argument that makes courier act as the
 // sandbox launcher instead of its normal command line.
 const ExecArg = "__sandbox-exec"
 
-// Options says how to confine a command.
-type Options struct {
-	// Exe is the courier executable to re-exec (os.Executable()); empty
-	// means the running executable.
-	Exe string
-	// Writable lists the folders the command may change, besides the
-	// temporary folders; the caller passes the workspace root here.
-	Writable []string
-	// NoNetwork also denies TCP connect/bind (Landlock ABI 4 and newer; UDP
-	// from ABI 10) and abstract UNIX sockets outside the sandbox.
-	NoNetwork bool
-	// Strict refuses to run a command when Landlock is unavailable instead
-	// of running it unconfined.
-	Strict bool
-}
-
-// Flags of the re-exec command line, between ExecArg and "--".
-const (
-	flagWritable  = "--rw"
-	flagNoNetwork = "--no-network"
-	flagStrict    = "--strict"
-	flagEnd       = "--"
-)
-
-// Command returns the argv that runs shellArgv (e.g. /bin/sh -c text) under
-// the sandbox: [Exe, ExecArg, flags..., "--", shellArgv...]. shellArgv[0]
-// must be an absolute path, since Main executes it without a PATH search.
-func Command(opts Options, shellArgv []string) []string {
-	argv := []string{opts.Exe, ExecArg}
-	for _, dir := range opts.Writable {
-		argv = append(argv, flagWritable, dir)
-	}
-	if opts.NoNetwork {
-		argv = append(argv, flagNoNetwork)
-	}
-	if opts.Strict {
-		argv = append(argv, flagStrict)
-	}
-	argv = append(argv, flagEnd)
-	return append(argv, shellArgv...)
-}
-
-// parseArgs reads the arguments Command put after ExecArg back into Options
-// and the command to execute.
-func parseArgs(args []string) (Options, []string, error) {
-	var opts Options
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case flagWritable:
-			if i+1 >= len(args) {
-				return Options{}, nil, errors.New("--rw needs a folder")
-			}
-			i++
-			opts.Writable = append(opts.Writable, args[i])
-		case flagNoNetwork:
-			opts.NoNetwork = true
-		case flagStrict:
-			opts.Strict = true
-		case flagEnd:
-			argv := args[i+1:]
-			if len(argv) == 0 {
-				return Options{}, nil, errors.New("no command after --")
-			}
-			return opts, argv, nil
-		default:
-			return Options{}, nil, fmt.Errorf("unknown argument %q", args[i])
-		}
-	}
-	return Options{}, nil, errors.New("missing -- before the command")
-}
-
 // ExitFailure is Main's exit code when it cannot run the command, the
 // shell's own code for "found but could not be executed".
 const ExitFailure = 126
 
-// TempDirs are writable for every command: compilers, test runners and
-// package managers expect scratch space there.
+// Launch is how to start a command (see Launcher).
+type Launch struct {
+	Path string
+	Args []string
+	Attr *syscall.SysProcAttr
+	// Stdin carries the launcher's options; nil is /dev/null.
+	Stdin io.Reader
+	// Confined is false when the command runs as it is (not on Linux).
+	Confined bool
+}
+
+// Options says how to confine a command.
+type Options struct {
+	// Writable lists the folders the command may change besides its tool
+	// caches and temporary folders; the caller passes the workspace here.
+	Writable []string `json:"writable,omitempty"`
+	// ReadOnly lists paths inside writable folders the command may only
+	// read: the workspace's .git (see GitPaths). It needs the mount
+	// namespace.
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// Hide lists folders and files whose content the command must not see:
+	// the person's secret places, the sockets of their session, courier's
+	// own sessions, inbox and outbox. Folders become empty and files empty.
+	Hide []string `json:"hide,omitempty"`
+	// HideHome, when set, is the person's home folder: the command then sees
+	// only the Show folders of it, and the writable ones.
+	HideHome string `json:"hideHome,omitempty"`
+	// Show lists folders kept visible, read-only, inside a hidden home or a
+	// private temporary folder: toolchains, PATH entries.
+	Show []string `json:"show,omitempty"`
+	// Caches is courier's folder for the commands' tool caches and
+	// temporary folders (see ToolEnv); empty leaves the tools' own
+	// settings alone.
+	Caches string `json:"caches,omitempty"`
+	// Session names the session whose private temporary folder the command
+	// gets under Caches.
+	Session string `json:"session,omitempty"`
+	// NoNetwork cuts the network: a network namespace with only loopback,
+	// no UNIX sockets, and Landlock's TCP rules.
+	NoNetwork bool `json:"noNetwork,omitempty"`
+	// Strict refuses to run a command when a layer these options need is
+	// missing, instead of running it with the layers there are.
+	Strict bool `json:"strict,omitempty"`
+	// Kernel is what the kernel allows, from Probe. The zero value means
+	// no namespaces and no seccomp filter: Landlock, capabilities and
+	// no_new_privs only.
+	Kernel Kernel `json:"kernel"`
+}
+
+// ToolsDir and TempDir are the folders under Caches that commands may
+// write: the shared tool caches, and the session's temporary folder.
+func (o Options) ToolsDir() string { return filepath.Join(o.Caches, "tools") }
+
+// TempDir is the session's private temporary folder, "" without Caches.
+func (o Options) TempDir() string {
+	if o.Caches == "" {
+		return ""
+	}
+	session := o.Session
+	if session == "" {
+		session = "none"
+	}
+	return filepath.Join(o.Caches, "tmp", filepath.Base(session))
+}
+
+// writable is every folder the command may change.
+func (o Options) writable() []string {
+	dirs := append([]string(nil), o.Writable...)
+	if o.Caches != "" {
+		dirs = append(dirs, o.ToolsDir(), o.TempDir())
+	}
+	return dirs
+}
+
+// Prepare creates courier's cache folders the options name, which must
+// exist before the launcher can open them.
+func Prepare(o Options) error {
+	if o.Caches == "" {
+		return nil
+	}
+	for _, d := range append(toolDirs(o), o.TempDir()) {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("create courier's tool caches: %w", err)
+		}
+	}
+	return nil
+}
+
+// The launcher reads its options from stdin, then puts /dev/null there for
+// the command: in a PID namespace it stays running, and its command line,
+// which every process of the namespace can read, shows only the command.
+
+// maxOptions bounds what the launcher reads as options.
+const maxOptions = 16 << 20
+
+// encodeOptions is what the launcher reads on stdin.
+func encodeOptions(opts Options) ([]byte, error) {
+	data, err := json.Marshal(opts)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox options: %w", err)
+	}
+	return data, nil
+}
+
+// readOptions reads the launcher's options from r.
+func readOptions(r io.Reader) (Options, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOptions))
+	if err != nil {
+		return Options{}, fmt.Errorf("read the options: %w", err)
+	}
+	var opts Options
+	if err := json.Unmarshal(data, &opts); err != nil {
+		return Options{}, fmt.Errorf("read the options: %w", err)
+	}
+	return opts, nil
+}
+
+// parseArgs reads the command the launcher runs: "--", then an absolute
+// program path and its arguments.
+func parseArgs(args []string) ([]string, error) {
+	if len(args) < 1 || args[0] != "--" {
+		return nil, errors.New("want -- and the command")
+	}
+	argv := args[1:]
+	if len(argv) == 0 {
+		return nil, errors.New("no command after --")
+	}
+	if !filepath.IsAbs(argv[0]) {
+		return nil, fmt.Errorf("command %q is not an absolute path", argv[0])
+	}
+	return argv, nil
+}
+
+// TempDirs are the system's temporary folders. Commands may write them;
+// with the mount namespace each command gets private, empty ones.
 func TempDirs() []string {
-	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
+	return []string{"/tmp", "/var/tmp", "/dev/shm"}
 }

@@ -2,47 +2,267 @@ package sandbox
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
-func TestCommandRoundTrip(t *testing.T) {
-	shell := []string{"/bin/sh", "-c", "echo --rw -- x"}
+func TestOptionsRoundTrip(t *testing.T) {
 	tests := []Options{
-		{Exe: "/usr/bin/courier"},
-		{Exe: "/c", Writable: []string{"/work/ws", "/other dir"}, NoNetwork: true, Strict: true},
-		{Exe: "/c", Writable: []string{"--strict"}},
+		{},
+		{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/home/me/.ssh"},
+			HideHome: "/home/me", Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
+			NoNetwork: true, Strict: true, Kernel: Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}},
+		{Writable: []string{"--", "-c\n\x00"}},
 	}
 	for _, opts := range tests {
-		argv := Command(opts, shell)
-		if argv[0] != opts.Exe || argv[1] != ExecArg {
-			t.Fatalf("argv %q does not start with the executable and %s", argv, ExecArg)
-		}
-		got, gotShell, err := parseArgs(argv[2:])
+		data, err := encodeOptions(opts)
 		if err != nil {
-			t.Fatalf("parse %q: %v", argv, err)
+			t.Fatal(err)
 		}
-		opts.Exe = ""
-		if !reflect.DeepEqual(got, opts) || !reflect.DeepEqual(gotShell, shell) {
-			t.Errorf("round trip of %q gave %+v %q", argv, got, gotShell)
+		got, err := readOptions(bytes.NewReader(data))
+		if err != nil || !reflect.DeepEqual(got, opts) {
+			t.Errorf("round trip of %+v gave %+v, %v", opts, got, err)
+		}
+	}
+	if _, err := readOptions(strings.NewReader("not json")); err == nil {
+		t.Error("readOptions accepted garbage")
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--", "/bin/sh", "-c", "echo -- x"}, []string{"/bin/sh", "-c", "echo -- x"}},
+		{nil, nil},
+		{[]string{"/bin/true"}, nil},
+		{[]string{"--"}, nil},
+		{[]string{"--", "relative/sh"}, nil},
+	}
+	for _, tt := range tests {
+		got, err := parseArgs(tt.args)
+		if !reflect.DeepEqual(got, tt.want) || (err == nil) != (tt.want != nil) {
+			t.Errorf("parseArgs(%q) = %q, %v; want %q", tt.args, got, err, tt.want)
 		}
 	}
 }
 
 func TestMainRejectsBadArguments(t *testing.T) {
-	tests := [][]string{
-		nil,
-		{"--rw"},
-		{"--bogus", "--", "/bin/true"},
-		{"--rw", "/tmp"},
-		{"--"},
-	}
-	for _, args := range tests {
+	for _, args := range [][]string{nil, {"/bin/true"}, {"--"}, {"--", "relative/sh"}} {
 		var stderr bytes.Buffer
 		code := Main(args, &stderr)
 		if code != ExitFailure || !strings.HasPrefix(stderr.String(), "courier: error: sandbox: ") {
 			t.Errorf("Main(%q) = %d with %q, want %d and a courier error line", args, code, stderr.String(), ExitFailure)
 		}
+	}
+}
+
+func TestGitPaths(t *testing.T) {
+	write := func(t *testing.T, p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, ws, other string)
+		want  func(ws, other string) []string
+	}{
+		{"no repository", func(t *testing.T, ws, other string) {},
+			func(ws, other string) []string { return nil }},
+		{"a .git folder", func(t *testing.T, ws, other string) { write(t, filepath.Join(ws, ".git", "HEAD"), "ref: x\n") },
+			func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
+		{"a pointer to a folder in the workspace", func(t *testing.T, ws, other string) {
+			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
+			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
+		}, func(ws, other string) []string {
+			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
+		}},
+		{"a worktree and its main repository", func(t *testing.T, ws, other string) {
+			write(t, filepath.Join(ws, ".git"), "gitdir: "+filepath.Join(other, ".git", "worktrees", "wt")+"\n")
+			write(t, filepath.Join(other, ".git", "worktrees", "wt", "commondir"), "../..\n")
+		}, func(ws, other string) []string {
+			return []string{filepath.Join(ws, ".git"), filepath.Join(other, ".git", "worktrees", "wt"), filepath.Join(other, ".git")}
+		}},
+		{"a .git file that is not a pointer", func(t *testing.T, ws, other string) { write(t, filepath.Join(ws, ".git"), "hello\n") },
+			func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
+		{"a commondir that is a FIFO", func(t *testing.T, ws, other string) {
+			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
+			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
+			if err := syscall.Mkfifo(filepath.Join(ws, ".repo", "commondir"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, func(ws, other string) []string {
+			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
+		}},
+		{"a .git that is a FIFO", func(t *testing.T, ws, other string) {
+			if err := syscall.Mkfifo(filepath.Join(ws, ".git"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
+		{"a symlink to a repository", func(t *testing.T, ws, other string) {
+			write(t, filepath.Join(other, "repo", "HEAD"), "ref: x\n")
+			if err := os.Symlink(filepath.Join(other, "repo"), filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, other := t.TempDir(), t.TempDir()
+			tt.setup(t, ws, other)
+			// A hang guard, not a speed check: a FIFO must not block.
+			done := make(chan []string, 1)
+			go func() { done <- GitPaths(ws) }()
+			select {
+			case got := <-done:
+				if want := tt.want(ws, other); !reflect.DeepEqual(got, want) {
+					t.Errorf("GitPaths = %q, want %q", got, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("GitPaths blocks")
+			}
+		})
+	}
+}
+
+func TestToolEnv(t *testing.T) {
+	home := t.TempDir()
+	mods := filepath.Join(home, "go", "pkg", "mod")
+	if err := os.MkdirAll(filepath.Join(mods, "cache", "download"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := func(vars map[string]string) func(string) string {
+		return func(k string) string { return vars[k] }
+	}
+	opts := Options{Caches: "/r/cache", Session: "abc"}
+	tests := []struct {
+		name        string
+		person      map[string]string
+		kept        map[string]string
+		wantFlags   string
+		wantProxy   string
+		wantNoProxy bool
+	}{
+		{"no Go module cache", map[string]string{"HOME": t.TempDir()}, nil, "-modcacherw", "", true},
+		{"the person's module cache first", map[string]string{"HOME": home}, nil, "-modcacherw",
+			"file://" + filepath.Join(mods, "cache", "download") + ",https://proxy.golang.org,direct", false},
+		{"a kept proxy and flags extended", map[string]string{"GOMODCACHE": mods}, map[string]string{"GOPROXY": "https://corp", "GOFLAGS": "-mod=mod"},
+			"-mod=mod -modcacherw", "file://" + filepath.Join(mods, "cache", "download") + ",https://corp", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ToolEnv(opts, env(tt.person), env(tt.kept))
+			want := map[string]string{
+				"GOPATH": "/r/cache/tools/go", "GOMODCACHE": "/r/cache/tools/go/pkg/mod", "GOCACHE": "/r/cache/tools/go-build",
+				"CARGO_HOME": "/r/cache/tools/cargo", "npm_config_cache": "/r/cache/tools/npm", "PIP_CACHE_DIR": "/r/cache/tools/pip",
+				"PYTHONUSERBASE": "/r/cache/tools/python", "XDG_CACHE_HOME": "/r/cache/tools/xdg", "TMPDIR": "/r/cache/tmp/abc",
+				"GOFLAGS": tt.wantFlags,
+			}
+			if !tt.wantNoProxy {
+				want["GOPROXY"] = tt.wantProxy
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ToolEnv =\n%v\nwant\n%v", got, want)
+			}
+			for name := range got {
+				if !slices.Contains(ToolVars(), name) {
+					t.Errorf("ToolVars lacks %s", name)
+				}
+			}
+		})
+	}
+	if got := ToolEnv(Options{}, env(nil), env(nil)); got != nil {
+		t.Errorf("without caches ToolEnv = %v, want nothing", got)
+	}
+}
+
+func TestSecretPlacesExist(t *testing.T) {
+	home := t.TempDir()
+	for _, p := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc"} {
+		full := filepath.Join(home, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("secret"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := SecretPlaces(home)
+	want := []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), filepath.Join(home, ".netrc")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SecretPlaces = %q, want %q", got, want)
+	}
+	if SecretPlaces("relative") != nil || SecretPlaces("") != nil {
+		t.Error("SecretPlaces of no absolute home is not empty")
+	}
+}
+
+func TestSessionSocketsHideTheAgentsFolderUnlessBroad(t *testing.T) {
+	dir := t.TempDir()
+	agentDir := filepath.Join(dir, "ssh-XXXX")
+	if err := os.Mkdir(agentDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(agentDir, "agent.1")
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := SessionSockets(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": sock}[k] })
+	if !slices.Contains(got, sock) || !slices.Contains(got, agentDir) {
+		t.Errorf("SessionSockets = %q, want the agent's socket and its folder", got)
+	}
+	if got := SessionSockets(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": "/tmp/agent.sock"}[k] }); slices.Contains(got, "/tmp") {
+		t.Errorf("SessionSockets = %q hides all of /tmp", got)
+	}
+}
+
+func TestCheckAndMissingLayers(t *testing.T) {
+	all := Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}
+	tests := []struct {
+		name    string
+		opts    Options
+		missing []string
+		err     string
+	}{
+		{"every layer", Options{Kernel: all, Strict: true}, nil, ""},
+		{"every layer, network cut", Options{Kernel: all, Strict: true, NoNetwork: true}, nil, ""},
+		{"network layers unneeded while the network is on", Options{Kernel: Kernel{Landlock: 7, Namespaces: true}, Strict: true}, nil, ""},
+		{"no user namespace, auto", Options{Kernel: Kernel{Landlock: 7, Seccomp: true}},
+			[]string{"user namespace", "mount namespace", "pid namespace"}, ""},
+		{"no user namespace, strict", Options{Kernel: Kernel{Landlock: 7, Seccomp: true}, Strict: true},
+			[]string{"user namespace", "mount namespace", "pid namespace"}, `sandbox = "strict" and this kernel does not allow user namespace, mount namespace, pid namespace`},
+		{"network cut by landlock alone", Options{Kernel: Kernel{Landlock: 7, Seccomp: true}, NoNetwork: true},
+			[]string{"user namespace", "mount namespace", "pid namespace", "network namespace"}, ""},
+		{"network cannot be cut", Options{Kernel: Kernel{Landlock: 3}, NoNetwork: true},
+			[]string{"user namespace", "mount namespace", "pid namespace", "network namespace", "unix socket filter", "landlock scopes"}, "network = false, but"},
+		{"old landlock, strict", Options{Kernel: Kernel{Landlock: 5, Namespaces: true}, Strict: true},
+			[]string{"landlock scopes"}, `does not allow landlock scopes`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var names []string
+			for _, l := range Missing(tt.opts) {
+				names = append(names, l.Name)
+			}
+			if !reflect.DeepEqual(names, tt.missing) {
+				t.Errorf("missing %q, want %q", names, tt.missing)
+			}
+			err := Check(tt.opts)
+			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("Check = %v, want an error with %q", err, tt.err)
+			}
+		})
 	}
 }

@@ -7,22 +7,16 @@ import (
 	"strings"
 )
 
-// secretPatterns are globs (matched case-insensitively on the upper-cased
-// name) of variables that commonly hold credentials. A command written by an
-// LLM has no business reading them: it could print them into the output that
-// goes back to the chat.
-var secretPatterns = []string{
-	"*_API_KEY", "*_APIKEY", "API_KEY", "APIKEY",
-	"*_TOKEN", "TOKEN", "*_TOKEN_*",
-	"*_SECRET", "SECRET", "*_SECRET_*",
-	"*PASSWORD*", "*PASSWD*", "*PASSPHRASE*",
-	"*_CREDENTIALS", "*_CREDENTIAL",
-	"*_PRIVATE_KEY", "*_ACCESS_KEY", "*_ACCESS_KEY_ID",
-	"*_CONNECTION_STRING",
-	"AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_STORAGE_KEY",
-	// Agent sockets let a command act as the person (push with their SSH
-	// key, sign with their GPG key).
-	"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+// allowed are the variables a command gets from courier's environment:
+// what programs need to be found and to speak the person's language and
+// time zone, and where toolchains are installed. Everything else (tokens,
+// keys, database URLs, agent sockets, proxies with passwords) stays out,
+// whatever its name, unless keep_env names it: a command written by an LLM
+// could print what it gets into the output that goes back to the chat.
+var allowed = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ",
+	"GOROOT", "GOTOOLCHAIN", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME",
+	"PYENV_ROOT", "PYENV_VERSION", "NVM_DIR",
 }
 
 // nonInteractive are set in every command's environment so that nothing
@@ -50,39 +44,54 @@ var nonInteractive = [][2]string{
 	{"TERM", "dumb"},
 }
 
-// FilterEnv returns env ("NAME=value" entries) without the variables that
-// look like secrets, except those whose name matches keep (exact names or
-// globs, case-insensitive), and with the non-interactive defaults set
-// (PAGER=cat, GIT_TERMINAL_PROMPT=0, EDITOR=false, CI=true, ...), replacing
-// any value env had for them.
-func FilterEnv(env []string, keep []string) []string {
-	out := make([]string, 0, len(env)+len(nonInteractive))
-	for _, kv := range env {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			continue
-		}
-		if isDefault(name) {
-			continue
-		}
-		if matchAny(name, secretPatterns) && !matchAny(name, keep) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	for _, d := range nonInteractive {
-		out = append(out, d[0]+"="+d[1])
+// AllowedVars lists the names and globs of the variables commands get
+// from courier's environment, besides keep_env.
+func AllowedVars() []string { return slices.Clone(allowed) }
+
+// DefaultVars lists the non-interactive settings every command gets, as
+// NAME=value.
+func DefaultVars() []string {
+	out := make([]string, len(nonInteractive))
+	for i, d := range nonInteractive {
+		out[i] = d[0] + "=" + d[1]
 	}
 	return out
 }
 
-func isDefault(name string) bool {
-	for _, d := range nonInteractive {
-		if d[0] == name {
-			return true
+// Environ returns a command's environment: the variables of base ("NAME=
+// value" entries) that are allow-listed or that keep names (exact names or
+// globs, case-insensitive); then tools (courier's tool caches), the
+// non-interactive defaults (PAGER=cat, GIT_TERMINAL_PROMPT=0, EDITOR=false,
+// CI=true, ...) and extra (the command's own env), each replacing earlier
+// values of the same names.
+func Environ(base, keep []string, tools, extra map[string]string) []string {
+	out := make([]string, 0, len(allowed)+len(tools)+len(nonInteractive)+len(extra))
+	for _, kv := range base {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if matchAny(name, allowed) || matchAny(name, keep) {
+			out = append(out, kv)
 		}
 	}
-	return false
+	defaults := make(map[string]string, len(nonInteractive))
+	for _, d := range nonInteractive {
+		defaults[d[0]] = d[1]
+	}
+	return mergeEnv(mergeEnv(mergeEnv(out, tools), defaults), extra)
+}
+
+// lookup returns a function reading env's variables.
+func lookup(env []string) func(string) string {
+	return func(name string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
 }
 
 // matchAny reports whether name matches one of the globs, ignoring case. A

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/courier-agent/courier/internal/sandbox"
 )
 
 const (
@@ -21,10 +23,10 @@ const (
 )
 
 type processSpec struct {
-	argv []string
-	dir  string
-	env  []string
-	out  io.Writer
+	launch sandbox.Launch
+	dir    string
+	env    []string
+	out    io.Writer
 }
 
 // process is a started command: the shell (leader of its own session and
@@ -45,19 +47,20 @@ func startProcess(ps processSpec) (*process, error) {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path:        ps.argv[0],
-		Args:        ps.argv,
+		Path:        ps.launch.Path,
+		Args:        ps.launch.Args,
 		Dir:         ps.dir,
 		Env:         ps.env,
-		Stdout:      w, // an *os.File is handed to the child as is: no copy goroutine in os/exec
+		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
+		Stdout:      w,               // an *os.File is handed to the child as is: no copy goroutine in os/exec
 		Stderr:      w,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
 	}
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("start %s: %w", ps.argv[0], err)
+		return nil, fmt.Errorf("start %s: %w", ps.launch.Args[0], err)
 	}
 	p := &process{
 		cmd:    cmd,

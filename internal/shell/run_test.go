@@ -297,20 +297,21 @@ func TestRunEnvironment(t *testing.T) {
 			"PATH=" + os.Getenv("PATH"),
 			"OPENAI_API_KEY=secret-1",
 			"GITHUB_TOKEN=secret-2",
-			"DB_PASSWORD=secret-3",
+			"DATABASE_URL=postgres://u:secret-3@db/x",
+			"SECRET_KEY=secret-4",
 			"CI_JOB_TOKEN=kept-token",
 			"PAGER=less",
-			"PLAIN=visible",
+			"PLAIN=not-allowed",
 		},
 		KeepEnv:  []string{"CI_*_TOKEN"},
-		ExtraEnv: map[string]string{"FROM_COMMAND": "extra", "PLAIN": "overridden"},
+		ExtraEnv: map[string]string{"FROM_COMMAND": "extra"},
 	})
-	for _, want := range []string{"CI_JOB_TOKEN=kept-token", "PLAIN=overridden", "FROM_COMMAND=extra", "PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CI=true"} {
+	for _, want := range []string{"CI_JOB_TOKEN=kept-token", "FROM_COMMAND=extra", "PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CI=true"} {
 		if !strings.Contains(res.Output, want+"\n") {
 			t.Errorf("environment lacks %s:\n%s", want, res.Output)
 		}
 	}
-	for _, secret := range []string{"secret-1", "secret-2", "secret-3", "PAGER=less"} {
+	for _, secret := range []string{"secret-1", "secret-2", "secret-3", "secret-4", "PAGER=less", "not-allowed"} {
 		if strings.Contains(res.Output, secret) {
 			t.Errorf("environment contains %s:\n%s", secret, res.Output)
 		}

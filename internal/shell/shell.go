@@ -1,14 +1,14 @@
 // Package shell runs one RUN_COMMAND for courier: /bin/sh -c in the
-// workspace, with no stdin, a filtered environment, a time limit that kills
-// everything the command started, capped output, and optionally the Landlock
-// sandbox.
+// workspace, with no stdin, an allow-listed environment, a time limit that
+// kills everything the command started, capped output, and optionally the
+// sandbox (see package sandbox).
 package shell
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/courier-agent/courier/internal/sandbox"
@@ -28,9 +28,9 @@ type Spec struct {
 	Dir       string            // absolute working folder (the workspace root or a folder in it)
 	Timeout   time.Duration     // whole-run limit; 0 means no limit
 	MaxOutput int               // characters of output kept (DefaultMaxOutput if 0)
-	Env       []string          // base environment (e.g. os.Environ()), filtered with FilterEnv; nil is empty, not courier's
-	ExtraEnv  map[string]string // set after filtering (the command's own env)
-	KeepEnv   []string          // names or globs of variables kept even though they look secret
+	Env       []string          // base environment (e.g. os.Environ()), of which the command gets the allow-listed variables (see Environ); nil is empty, not courier's
+	ExtraEnv  map[string]string // set last (the command's own env)
+	KeepEnv   []string          // names or globs of more variables of Env the command gets
 	Sandbox   *sandbox.Options  // nil: no OS sandbox
 }
 
@@ -42,7 +42,7 @@ type Result struct {
 	Canceled  bool          // ctx was canceled and the command was killed
 	Duration  time.Duration // from start until every process of the command was gone
 	Truncated bool          // Output lost characters to the cap
-	Sandboxed bool          // Landlock was in force
+	Sandboxed bool          // the sandbox launcher confined the command
 }
 
 // Run runs spec.Command and waits for it, its time limit, or ctx.
@@ -52,9 +52,11 @@ type Result struct {
 // it, everything in the session gets SIGTERM, then SIGKILL after a second.
 // When the shell exits by itself, whatever it left running is killed at
 // once: courier leaves no background processes behind, and a grandchild
-// holding the output pipe cannot keep Run waiting. A process that leaves the
-// session (setsid) escapes; Run then stops reading output after a short
-// grace instead of waiting for it.
+// holding the output pipe cannot keep Run waiting. In the sandbox's PID
+// namespace nothing escapes: the launcher's end ends every process in it.
+// Without that namespace a process that leaves the session (setsid)
+// escapes; Run then stops reading output after a short grace instead of
+// waiting for it.
 //
 // The error is non-nil only when the command could not be started; a
 // command that failed, timed out or was canceled is described by Result.
@@ -65,11 +67,10 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if !filepath.IsAbs(spec.Dir) {
 		return Result{}, fmt.Errorf("working folder %q is not an absolute path", spec.Dir)
 	}
-	argv, sandboxed, err := commandLine(spec)
+	launch, err := launcher(spec)
 	if err != nil {
 		return Result{}, err
 	}
-	env := mergeEnv(FilterEnv(spec.Env, spec.KeepEnv), spec.ExtraEnv)
 	maxOutput := spec.MaxOutput
 	if maxOutput <= 0 {
 		maxOutput = DefaultMaxOutput
@@ -77,7 +78,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	out := newCapture(maxOutput)
 
 	begin := time.Now()
-	p, err := startProcess(processSpec{argv: argv, dir: spec.Dir, env: env, out: out})
+	p, err := startProcess(processSpec{launch: launch, dir: spec.Dir, env: environment(spec), out: out})
 	if err != nil {
 		return Result{}, err
 	}
@@ -89,33 +90,36 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		Canceled:  end.canceled,
 		Duration:  time.Since(begin),
 		Truncated: out.truncated(),
-		Sandboxed: sandboxed,
+		Sandboxed: launch.Confined,
 	}
 	return res, nil
 }
 
-// commandLine returns the argv to execute and whether it runs under
-// Landlock. Without Landlock support it falls back to running unconfined,
-// unless the sandbox options forbid that (see sandbox.Check).
-func commandLine(spec Spec) ([]string, bool, error) {
+// launcher returns how to start the command: the shell itself, or the
+// sandbox launcher that confines it. A sandbox the kernel cannot provide
+// as the options demand is an error (see sandbox.Check).
+func launcher(spec Spec) (sandbox.Launch, error) {
 	argv := []string{shellPath, "-c", spec.Command}
 	if spec.Sandbox == nil {
-		return argv, false, nil
+		return sandbox.Launch{Path: shellPath, Args: argv, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
 	}
-	abi, err := sandbox.Check(*spec.Sandbox)
-	if err != nil {
-		return nil, false, err
+	if err := sandbox.Check(*spec.Sandbox); err != nil {
+		return sandbox.Launch{}, err
 	}
-	if abi == 0 {
-		return argv, false, nil
+	if err := sandbox.Prepare(*spec.Sandbox); err != nil {
+		return sandbox.Launch{}, err
 	}
-	opts := *spec.Sandbox
-	if opts.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, false, fmt.Errorf("find courier's executable for the sandbox: %w", err)
-		}
-		opts.Exe = exe
+	return sandbox.Launcher(*spec.Sandbox, argv)
+}
+
+// environment is the command's environment (see Environ), with the tool
+// variables that point its builds at courier's caches when it is
+// sandboxed.
+func environment(spec Spec) []string {
+	var tools map[string]string
+	if spec.Sandbox != nil {
+		kept := Environ(spec.Env, spec.KeepEnv, nil, nil)
+		tools = sandbox.ToolEnv(*spec.Sandbox, lookup(spec.Env), lookup(kept))
 	}
-	return sandbox.Command(opts, argv), true, nil
+	return Environ(spec.Env, spec.KeepEnv, tools, spec.ExtraEnv)
 }

@@ -1,6 +1,6 @@
 // Package sandboxtest gives tests of the command sandbox what they share:
-// a check that the kernel has Landlock, and a folder outside every place a
-// sandboxed command may write to, to try writes in.
+// checks that the kernel has Landlock and the namespaces, and a folder
+// outside every place a sandboxed command may write to, to try writes in.
 package sandboxtest
 
 import (
@@ -33,6 +33,28 @@ func RequireLandlock(t testing.TB, minABI int) {
 		t.Skip(msg + "; skipped because " + SkipEnv + "=1")
 	}
 	t.Fatal(msg + "; set " + SkipEnv + "=1 to skip the sandbox tests on such a kernel")
+}
+
+// NamespacesSkipEnv, set to "1", lets the tests of the namespace layers
+// skip (saying why) where the kernel refuses user namespaces to the user
+// running them, instead of failing.
+const NamespacesSkipEnv = "COURIER_TEST_NO_USERNS"
+
+// RequireNamespaces returns what the kernel allows (sandbox.Probe), failing
+// t when it refuses the user, mount and PID namespaces, or skipping it
+// when NamespacesSkipEnv says that is expected on this machine.
+func RequireNamespaces(t testing.TB) sandbox.Kernel {
+	t.Helper()
+	k := sandbox.Probe()
+	if k.Namespaces {
+		return k
+	}
+	msg := "this test needs user, mount and PID namespaces: " + k.NamespacesWhy
+	if os.Getenv(NamespacesSkipEnv) == "1" {
+		t.Skip(msg + "; skipped because " + NamespacesSkipEnv + "=1")
+	}
+	t.Fatal(msg + "; set " + NamespacesSkipEnv + "=1 to skip the namespace tests on such a machine")
+	return k
 }
 
 // OutsideDir returns a new folder that is neither a temporary folder nor

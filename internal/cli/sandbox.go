@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/config"
+	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/shell"
+)
+
+func newSandboxCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "sandbox",
+		Short:   "Show how commands are confined",
+		Example: "  courier sandbox check",
+		Args:    cobra.NoArgs,
+	}
+	var asJSON bool
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "List each layer of the command sandbox as active or missing, and why",
+		Long: `List each layer that confines RUN_COMMAND on this machine with the current
+settings (sandbox, network, home): active, missing with the reason, or not
+used by these settings. It tries the layers for real, as a command would get
+them, and always exits 0; with sandbox = "auto" commands run with the layers
+that are active, with sandbox = "strict" they are refused while one is
+missing.`,
+		Example: `  courier sandbox check
+  courier --network=false sandbox check --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			report, err := g.sandboxReport()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.io.Out, report)
+			}
+			return report.print(g.io.Out)
+		},
+	}
+	check.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(check)
+	return cmd
+}
+
+// sandboxReport is what courier sandbox check shows.
+type sandboxReport struct {
+	Sandbox     string          `json:"sandbox"`
+	Network     bool            `json:"network"`
+	Home        string          `json:"home"`
+	Layers      []sandbox.Layer `json:"layers"`
+	Environment commandEnv      `json:"environment"`
+}
+
+// commandEnv says which variables commands get.
+type commandEnv struct {
+	// Allowed are names and globs taken from courier's environment.
+	Allowed []string `json:"allowed"`
+	// KeepEnv are the person's additions (keep_env).
+	KeepEnv []string `json:"keepEnv"`
+	// Tools are set to courier's tool caches and temporary folder.
+	Tools []string `json:"tools"`
+	// Defaults are always set, as NAME=value.
+	Defaults []string `json:"defaults"`
+}
+
+func (g *globals) commandEnv() commandEnv {
+	return commandEnv{Allowed: shell.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: shell.DefaultVars()}
+}
+
+// sandboxReport probes the kernel and describes the layers the settings
+// give commands.
+func (g *globals) sandboxReport() (sandboxReport, error) {
+	root, err := filepath.Abs(g.rootDir())
+	if err != nil {
+		return sandboxReport{}, fmt.Errorf("root %s: %w", g.rootDir(), err)
+	}
+	opts := g.sandboxSettings(runner.DefaultPaths(root))
+	opts.Kernel = sandbox.Probe()
+	layers := sandbox.Layers(opts)
+	if g.cfg.Sandbox == config.SandboxOff {
+		for i := range layers {
+			layers[i].Active = false
+			layers[i].Detail = "sandbox = \"off\": commands are not confined"
+		}
+	}
+	return sandboxReport{Sandbox: g.cfg.Sandbox, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Environment: g.commandEnv()}, nil
+}
+
+func (r sandboxReport) print(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command sandbox (sandbox = %q, network = %v, home = %q):\n", r.Sandbox, r.Network, r.Home)
+	width := 0
+	for _, l := range r.Layers {
+		width = max(width, len(l.Name))
+	}
+	missing := 0
+	for _, l := range r.Layers {
+		state := "active"
+		switch {
+		case !l.Needed:
+			state = "unused"
+		case !l.Active:
+			state = "MISSING"
+			missing++
+		}
+		fmt.Fprintf(&b, "  %-7s  %-*s  %s\n", state, width, l.Name, l.Detail)
+	}
+	switch {
+	case r.Sandbox == config.SandboxOff:
+		b.WriteString("Commands run unconfined (sandbox = \"off\").\n")
+	case missing == 0:
+		b.WriteString("Every layer these settings need is active.\n")
+	case r.Sandbox == config.SandboxStrict:
+		fmt.Fprintf(&b, "%d layers are missing: with sandbox = \"strict\" commands are refused.\n", missing)
+	default:
+		fmt.Fprintf(&b, "%d layers are missing: commands run with the others (sandbox = \"strict\" would refuse them).\n", missing)
+	}
+	b.WriteString(r.Environment.text(""))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// text describes the environment commands get, each line after prefix.
+func (e commandEnv) text(prefix string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sCommands get these variables of yours: %s\n", prefix, strings.Join(e.Allowed, " "))
+	if len(e.KeepEnv) > 0 {
+		fmt.Fprintf(&b, "%s  and, by keep_env: %s\n", prefix, strings.Join(e.KeepEnv, " "))
+	} else {
+		fmt.Fprintf(&b, "%s  and no others (keep_env adds more)\n", prefix)
+	}
+	fmt.Fprintf(&b, "%sset to courier's tool caches (ROOT/cache): %s\n", prefix, strings.Join(e.Tools, " "))
+	fmt.Fprintf(&b, "%salways: %s\n", prefix, strings.Join(e.Defaults, " "))
+	return b.String()
+}
+
+// printConfigExtras ends courier config's text: the commands' environment
+// and the sandbox layers that are missing, as TOML comments.
+func (g *globals) printConfigExtras(w io.Writer) error {
+	report, err := g.sandboxReport()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	b.WriteString(report.Environment.text("# "))
+	var missing []string
+	for _, l := range report.Layers {
+		if l.Needed && !l.Active && g.cfg.Sandbox != config.SandboxOff {
+			missing = append(missing, l.Name+" ("+l.Detail+")")
+		}
+	}
+	switch {
+	case g.cfg.Sandbox == config.SandboxOff:
+		b.WriteString("# Sandbox: off, commands are not confined\n")
+	case len(missing) == 0:
+		b.WriteString("# Sandbox: every layer active ('courier sandbox check' lists them)\n")
+	default:
+		fmt.Fprintf(&b, "# Sandbox: missing %s\n", strings.Join(missing, "; "))
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// configJSON is courier config --json: the settings, the commands'
+// environment and the sandbox layers.
+func (g *globals) configJSON(w io.Writer) error {
+	data, err := g.cfg.JSON()
+	if err != nil {
+		return err
+	}
+	report, err := g.sandboxReport()
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, struct {
+		Settings    json.RawMessage `json:"settings"`
+		Environment commandEnv      `json:"environment"`
+		Sandbox     []sandbox.Layer `json:"sandbox"`
+	}{json.RawMessage(data), report.Environment, report.Layers})
+}

@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// selfExe names the inode courier runs from. The kernel resolves it in the
+// new process, which is still a copy of courier at that point: replacing or
+// renaming courier's file on disk cannot change what runs.
+const selfExe = "/proc/self/exe"
+
+// Launcher returns how to start argv (an absolute program path first)
+// confined as opts say.
+func Launcher(opts Options, argv []string) (Launch, error) {
+	data, err := encodeOptions(opts)
+	if err != nil {
+		return Launch{}, err
+	}
+	return Launch{
+		Path:     selfExe,
+		Args:     append([]string{"courier", ExecArg, "--"}, argv...),
+		Attr:     launchAttr(opts.Kernel.Namespaces, opts.NoNetwork && opts.Kernel.Network),
+		Stdin:    bytes.NewReader(data),
+		Confined: true,
+	}, nil
+}
+
+// launchAttr starts the launcher in its own session and, when the kernel
+// allows it, in new user, mount and PID namespaces (and a network one),
+// mapping only the person's own user and group, so tools do not think they
+// are root. Pdeathsig ends the launcher when courier dies, even by kill -9;
+// as the PID namespace's first process its end ends every process in it.
+func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if !namespaces {
+		return attr
+	}
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+	if network {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	// Running the launcher drops the capabilities the new user namespace
+	// gave it, since its user is not root there; these ambient ones it
+	// keeps for its mounts, the loopback and the securebits, and drops
+	// before it starts the command.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	return attr
+}

@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// Kernel is what the running kernel lets courier do, as Probe found it.
+// Each Why says why a layer is missing.
+type Kernel struct {
+	// Landlock is the Landlock ABI version, 0 for none.
+	Landlock    int    `json:"landlock"`
+	LandlockWhy string `json:"landlockWhy,omitempty"`
+	// Namespaces: user, mount and PID namespaces, with every mount the
+	// launcher makes in them.
+	Namespaces    bool   `json:"namespaces"`
+	NamespacesWhy string `json:"namespacesWhy,omitempty"`
+	// Network: a network namespace as well, with its loopback up.
+	Network    bool   `json:"network"`
+	NetworkWhy string `json:"networkWhy,omitempty"`
+	// Seccomp: the filter that refuses UNIX sockets.
+	Seccomp    bool   `json:"seccomp"`
+	SeccompWhy string `json:"seccompWhy,omitempty"`
+}
+
+// Layer is one layer of the confinement as courier sandbox check shows it.
+type Layer struct {
+	Name string `json:"name"`
+	// Needed is false for a layer these settings do not use (the network
+	// layers while the network is on).
+	Needed bool `json:"needed"`
+	Active bool `json:"active"`
+	// Detail says what the layer does when active, or else why it is
+	// missing and what is then not protected.
+	Detail string `json:"detail"`
+}
+
+// Layers describes each layer of the confinement opts give on this kernel.
+func Layers(opts Options) []Layer {
+	k := opts.Kernel
+	if runtime.GOOS != "linux" {
+		return []Layer{{Name: "sandbox", Needed: true, Detail: "commands are not confined on " + runtime.GOOS +
+			": they can read and write whatever you can, use the network and outlive their turn; only the environment allow-list and the command policy apply"}}
+	}
+	missing := func(why, unprotected string) string { return why + "; without it " + unprotected }
+	ns := k.Namespaces
+	layers := []Layer{
+		{Name: "user namespace", Needed: true, Active: ns, Detail: pick(ns,
+			"commands run as your own user in a namespace of their own, which gives them no power over the machine",
+			missing(k.NamespacesWhy, "the mount and PID namespaces are missing too"))},
+		{Name: "mount namespace", Needed: true, Active: ns, Detail: pick(ns,
+			".git is read-only; secret files, session sockets and courier's sessions, inbox and outbox are empty; /tmp and /dev/pts are private",
+			missing(k.NamespacesWhy, "commands can write .git, read your secret files and courier's sessions, reach your session's sockets and terminals, and share /tmp with you"))},
+		{Name: "pid namespace", Needed: true, Active: ns, Detail: pick(ns,
+			"commands see only their own processes, and every process they start ends with them",
+			missing(k.NamespacesWhy, "commands can read the environment of your processes in /proc, and a process that leaves its session (setsid) can outlive the command"))},
+	}
+	netOn := !opts.NoNetwork
+	layers = append(layers,
+		Layer{Name: "network namespace", Needed: !netOn, Active: !netOn && ns && k.Network, Detail: netDetail(opts)},
+		Layer{Name: "unix socket filter", Needed: !netOn, Active: !netOn && k.Seccomp, Detail: socketDetail(opts)},
+	)
+	ll := k.Landlock > 0
+	layers = append(layers,
+		Layer{Name: "landlock", Needed: true, Active: ll, Detail: pick(ll,
+			fmt.Sprintf("commands write only in the workspace, courier's tool caches and the temporary folders (Landlock ABI %d)", k.Landlock),
+			missing(k.LandlockWhy, "commands can write wherever you can"))},
+		Layer{Name: "landlock scopes", Needed: true, Active: k.Landlock >= scopeABI, Detail: pick(k.Landlock >= scopeABI,
+			"commands cannot signal processes outside their sandbox or connect to abstract UNIX sockets outside it (X11, D-Bus)",
+			missing(fmt.Sprintf("needs Landlock ABI %d (Linux 6.12), the kernel has %d", scopeABI, k.Landlock),
+				"commands can connect to abstract UNIX sockets of your session (X11, D-Bus) while the network is on"))},
+		Layer{Name: "capabilities", Needed: true, Active: true, Detail: capsDetail(ns)},
+		Layer{Name: "no_new_privs", Needed: true, Active: true, Detail: "setuid and file-capability programs give commands no privileges"},
+		Layer{Name: "environment allow-list", Needed: true, Active: true, Detail: "commands get only the allow-listed variables, the tool variables and keep_env (courier config lists them)"},
+	)
+	return layers
+}
+
+// scopeABI is the Landlock ABI that scopes signals and abstract sockets.
+const scopeABI = 6
+
+func pick(ok bool, active, missing string) string {
+	if ok {
+		return active
+	}
+	return missing
+}
+
+func netDetail(opts Options) string {
+	k := opts.Kernel
+	switch {
+	case !opts.NoNetwork:
+		return "not used: network = true"
+	case !k.Namespaces:
+		return fmt.Sprintf("needs the user namespace (%s); %s", k.NamespacesWhy, fallbackNet(k))
+	case !k.Network:
+		return fmt.Sprintf("%s; %s", k.NetworkWhy, fallbackNet(k))
+	}
+	return "commands have only a private loopback: no TCP, UDP or other traffic leaves"
+}
+
+// fallbackNet says what cuts the network without a network namespace.
+func fallbackNet(k Kernel) string {
+	if k.Landlock >= NetABI {
+		return "Landlock cuts TCP only; UDP still leaves"
+	}
+	return "nothing can cut TCP or UDP on this kernel"
+}
+
+func socketDetail(opts Options) string {
+	switch {
+	case !opts.NoNetwork:
+		return "not used: network = true (your session's sockets are hidden by the mount namespace)"
+	case !opts.Kernel.Seccomp:
+		return opts.Kernel.SeccompWhy + "; without it commands can connect to UNIX sockets they can reach"
+	}
+	return "commands cannot open UNIX sockets (socketpair still works)"
+}
+
+func capsDetail(namespaced bool) string {
+	switch {
+	case namespaced:
+		return "commands hold no capability: bounding, ambient, effective, permitted and inheritable sets emptied"
+	case os.Getuid() == 0:
+		return "commands run as root without any capability: every set emptied and securebits locked"
+	}
+	return "commands hold no capability (courier runs as an ordinary user)"
+}
+
+// Missing returns the layers opts need that are not active.
+func Missing(opts Options) []Layer {
+	var out []Layer
+	for _, l := range Layers(opts) {
+		if l.Needed && !l.Active {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Check reports whether a command may run confined as opts say. With
+// Strict, every layer opts need must be there. Without it, only a cut
+// network is insisted on: a person who set network = false must not get a
+// command that reaches the network, so when nothing can cut TCP the
+// command is refused.
+func Check(opts Options) error {
+	if runtime.GOOS != "linux" {
+		if opts.Strict || opts.NoNetwork {
+			return fmt.Errorf("commands cannot be confined on %s; the sandbox settings forbid running them unconfined", runtime.GOOS)
+		}
+		return nil
+	}
+	if opts.Strict {
+		if miss := Missing(opts); len(miss) > 0 {
+			names := make([]string, len(miss))
+			for i, l := range miss {
+				names[i] = l.Name
+			}
+			return fmt.Errorf("sandbox = \"strict\" and this kernel does not allow %s (courier sandbox check says why)", strings.Join(names, ", "))
+		}
+	}
+	k := opts.Kernel
+	if opts.NoNetwork && !(k.Namespaces && k.Network) && k.Landlock < NetABI {
+		return errors.New("network = false, but this kernel allows neither a network namespace nor Landlock's TCP rules (Linux 6.7), so the network cannot be cut")
+	}
+	return nil
+}

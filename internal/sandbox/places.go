@@ -1,0 +1,195 @@
+package sandbox
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// secretPlaces are where people keep credentials, relative to their home
+// folder: commands see them empty. Shell histories are here too, since
+// people type tokens on command lines.
+var secretPlaces = []string{
+	// keys, agents, password stores, keyrings
+	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".pki",
+	".local/share/kwalletd", ".config/keepassxc",
+	// cloud and platform credentials
+	".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
+	".config/containers/auth.json", ".oci", ".config/doctl", ".vault-token",
+	".terraform.d/credentials.tfrc.json", ".config/gh", ".config/hub",
+	".config/op", ".config/heroku", ".netrc", ".git-credentials",
+	".config/git/credentials", ".pgpass", ".my.cnf", ".s3cfg",
+	// package registries
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip/pip.conf",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+	// other coding agents' keys
+	".config/openai", ".codex", ".claude", ".claude.json",
+	// browser profiles and mail
+	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium",
+	".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi",
+	".config/opera", "snap/firefox", "snap/chromium",
+	// shell and tool histories
+	".bash_history", ".zsh_history", ".histfile", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+	".sqlite_history", ".lesshst",
+}
+
+// SecretPlaces returns the secret places under home that exist.
+func SecretPlaces(home string) []string {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil
+	}
+	var out []string
+	for _, p := range secretPlaces {
+		full := filepath.Join(home, filepath.FromSlash(p))
+		if _, err := os.Lstat(full); err == nil {
+			out = append(out, full)
+		}
+	}
+	return out
+}
+
+// systemSockets are sockets that give power over the machine to whoever
+// can connect: container engines (root on the host) and the system bus
+// (through polkit, an active desktop user may reboot or reconfigure).
+var systemSockets = []string{
+	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
+	"/run/podman/podman.sock", "/run/snapd.socket", "/run/dbus/system_bus_socket",
+}
+
+// SessionSockets returns the places of the person's session sockets that
+// exist: the runtime folder (ssh and gpg agents, the session bus, the
+// keyring), the SSH agent's socket and its folder, and the system sockets
+// above. The private /tmp hides the sockets kept there (X11, agents).
+func SessionSockets(getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" || !filepath.IsAbs(p) || slices.Contains(out, p) {
+			return
+		}
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	add(getenv("XDG_RUNTIME_DIR"))
+	add("/run/user/" + strconv.Itoa(os.Getuid()))
+	if sock := getenv("SSH_AUTH_SOCK"); sock != "" {
+		add(sock)
+		if dir := filepath.Dir(sock); !broad(dir) {
+			add(dir)
+		}
+	}
+	for _, s := range systemSockets {
+		add(s)
+	}
+	return out
+}
+
+// broad reports whether hiding dir would hide more than a socket's own
+// folder: the root, the system's runtime and temporary folders, a home.
+func broad(dir string) bool {
+	switch filepath.Clean(dir) {
+	case "/", "/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm", "/home", "/root":
+		return true
+	}
+	return filepath.Dir(filepath.Clean(dir)) == "/home"
+}
+
+// toolPlaces are folders under home that hold toolchains and the caches
+// builds read: shown read-only when the home folder is hidden.
+var toolPlaces = []string{
+	".rustup", ".cargo/bin", "go/bin", ".pyenv", ".nvm", ".volta", ".local/bin",
+	".sdkman", ".deno", ".bun", ".asdf", ".nodenv", ".rbenv", ".m2/repository",
+}
+
+// ToolFolders returns the folders a hidden home or a private /tmp keeps
+// visible, read-only: every folder on PATH, the toolchains under home and
+// the person's Go module cache (courier's Go proxy reads it, see ToolEnv).
+func ToolFolders(getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		p = filepath.Clean(p)
+		if slices.Contains(out, p) {
+			return
+		}
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			out = append(out, p)
+		}
+	}
+	for _, p := range filepath.SplitList(getenv("PATH")) {
+		add(p)
+	}
+	if home := getenv("HOME"); home != "" {
+		for _, p := range toolPlaces {
+			add(filepath.Join(home, filepath.FromSlash(p)))
+		}
+	}
+	add(personGoModCache(getenv))
+	return out
+}
+
+// GitPaths returns what of the repository in workspace a command must not
+// change: its .git folder; or, when .git is a "gitdir:" pointer file (a
+// worktree, a submodule), the file, the folder it names, and that folder's
+// common folder (the main repository's .git, for a worktree). It returns
+// nil when the workspace has no .git, so `git init` can make one.
+func GitPaths(workspace string) []string {
+	dotgit := filepath.Join(workspace, ".git")
+	info, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return nil
+	case info.IsDir():
+		return []string{dotgit}
+	case !info.Mode().IsRegular():
+		return []string{dotgit}
+	}
+	paths := []string{dotgit}
+	gitdir := pointer(dotgit, "gitdir:")
+	if gitdir == "" {
+		return paths
+	}
+	gitdir = resolve(workspace, gitdir)
+	paths = append(paths, gitdir)
+	if common := pointer(filepath.Join(gitdir, "commondir"), ""); common != "" {
+		paths = append(paths, resolve(gitdir, common))
+	}
+	return paths
+}
+
+// pointer reads the first line of a small git pointer file and returns what
+// follows prefix, or "". Commands can write these files: one that is not a
+// regular file (a FIFO would block the read for ever) reads as nothing.
+func pointer(path, prefix string) string {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, 4096))
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	rest, ok := strings.CutPrefix(strings.TrimSpace(string(line)), prefix)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(rest)
+}
+
+func resolve(base, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
