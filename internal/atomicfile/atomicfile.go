@@ -35,7 +35,7 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
+	if err = Sync(f); err != nil {
 		return fmt.Errorf("write %s: sync: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
@@ -54,7 +54,7 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := Sync(d); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil

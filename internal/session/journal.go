@@ -219,7 +219,7 @@ func (t *Turn) Append(r Record) error {
 	if _, err := t.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	if err := t.f.Sync(); err != nil {
+	if err := atomicfile.Sync(t.f); err != nil {
 		return fmt.Errorf("journal: sync: %w", err)
 	}
 	t.Records = append(t.Records, r)

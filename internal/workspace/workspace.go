@@ -195,7 +195,7 @@ func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode) (err
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
+	if err = atomicfile.Sync(f); err != nil {
 		return err
 	}
 	return f.Close()
@@ -233,7 +233,7 @@ func (w *Workspace) syncDir(dir string) error {
 		return err
 	}
 	defer d.Close()
-	return d.Sync()
+	return atomicfile.Sync(d)
 }
 
 // Remove deletes a file (never a folder). A symlink is removed itself, not
