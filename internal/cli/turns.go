@@ -69,6 +69,12 @@ func (g *globals) hold(l *loop.Loop, id, what string) (*held, error) {
 // recoverTurn finishes a turn an earlier run left unfinished (a crash, a
 // Ctrl-C, an approval), telling the person about it.
 func (g *globals) recoverTurn(ctx context.Context, l *loop.Loop, h *held, con *console) (loop.Outcome, bool, error) {
+	if rep, ok, err := l.FinishUndo(h.st); err != nil {
+		return loop.Outcome{}, false, err
+	} else if ok {
+		fmt.Fprintf(g.io.Out, "Session %s: finished the undo of the reply to request %d, which was interrupted; next request: %s\n",
+			h.st.SessionID, rep.Sequence, con.rel(rep.Outbox))
+	}
 	file, ok := l.Unfinished(h.st)
 	if !ok {
 		return loop.Outcome{}, false, nil

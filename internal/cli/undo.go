@@ -36,7 +36,11 @@ What RUN_COMMAND did is not reverted.`,
 			}
 			con := g.newConsole(l)
 			w := g.io.Out
-			fmt.Fprintf(w, "Undid the file changes of the reply to request %d of session %s\n", rep.Sequence, h.st.SessionID)
+			done := "Undid the file changes"
+			if rep.Resumed {
+				done = "Finished the interrupted undo of the file changes"
+			}
+			fmt.Fprintf(w, "%s of the reply to request %d of session %s\n", done, rep.Sequence, h.st.SessionID)
 			for _, p := range rep.Restored {
 				fmt.Fprintf(w, "  restored %s\n", p)
 			}

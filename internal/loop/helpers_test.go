@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -105,6 +106,24 @@ func (f *fixture) load(st *session.State) *session.State {
 		f.t.Fatal(err)
 	}
 	return saved
+}
+
+// applied reads the session's index of applied replies.
+func (f *fixture) applied(st *session.State) []session.ReplyRecord {
+	f.t.Helper()
+	data, err := os.ReadFile(filepath.Join(f.l.Store.Folder(st.SessionID), "replies.jsonl"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []session.ReplyRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r session.ReplyRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			f.t.Fatalf("replies.jsonl line %q: %v", line, err)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func writeFile(t *testing.T, p, content string) {

@@ -58,8 +58,11 @@ func TestProcessCommits(t *testing.T) {
 	if len(saved.LastResults) != 2 || !saved.LastResults[0].Success() || !saved.LastResults[1].Success() {
 		t.Errorf("saved results %+v", saved.LastResults)
 	}
-	if len(saved.Replies) != 1 || saved.Replies[0].Sequence != 1 || saved.Replies[0].File != "reply.txt" || saved.Pending != nil || saved.IsComplete {
+	if saved.Pending != nil || saved.IsComplete || saved.UndoTop != 1 {
 		t.Errorf("saved state %+v", saved)
+	}
+	if replies := f.applied(st); len(replies) != 1 || replies[0].Sequence != 1 || replies[0].File != "reply.txt" {
+		t.Errorf("applied replies %+v", replies)
 	}
 
 	moved := filepath.Join(f.paths.Inbox, "processed", "reply.txt")
@@ -103,8 +106,8 @@ func TestProcessDuplicate(t *testing.T) {
 	if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 		t.Errorf("the reply ran %d times", n)
 	}
-	if saved := f.load(st); saved.SequenceNumber != 2 || len(saved.Replies) != 1 {
-		t.Errorf("state after duplicates: sequence %d, %d replies", saved.SequenceNumber, len(saved.Replies))
+	if saved, replies := f.load(st), f.applied(st); saved.SequenceNumber != 2 || len(replies) != 1 {
+		t.Errorf("state after duplicates: sequence %d, %d replies", saved.SequenceNumber, len(replies))
 	}
 	if got := names(t, f.paths.Outbox); len(got) != 2 {
 		t.Errorf("outbox folder holds %v", got)

@@ -119,9 +119,9 @@ func TestRecoverAfterCrash(t *testing.T) {
 			if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 				t.Errorf("the command ran %d times", n)
 			}
-			saved := f.load(st)
-			if saved.SequenceNumber != 2 || len(saved.Replies) != 1 || saved.Replies[0].File != "reply.txt" {
-				t.Errorf("saved state: sequence %d, replies %+v", saved.SequenceNumber, saved.Replies)
+			saved, replies := f.load(st), f.applied(st)
+			if saved.SequenceNumber != 2 || len(replies) != 1 || replies[0].File != "reply.txt" {
+				t.Errorf("saved state: sequence %d, replies %+v", saved.SequenceNumber, replies)
 			}
 
 			processed := filepath.Join(f.paths.Inbox, "processed", "reply.txt")

@@ -99,6 +99,9 @@ func (e *RefusedError) Error() string { return e.Reason }
 
 // Process applies a reply to a session whose lock the caller holds.
 func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts engine.Options) (Outcome, error) {
+	if _, _, err := l.FinishUndo(st); err != nil {
+		return Outcome{}, err
+	}
 	if st.IsComplete {
 		return Outcome{}, hint.Wrap(fmt.Errorf("session %s is complete", st.SessionID), "start a new one with 'courier new'")
 	}
@@ -127,7 +130,11 @@ func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts eng
 // check refuses a reply that was applied before or answers another request
 // than the current one, moving it out of the inbox.
 func (l *Loop) check(st *session.State, r Reply) error {
-	if prev, ok := st.FindReply(r.Hash); ok {
+	prev, ok, err := l.Store.FindReply(st, r.Hash)
+	if err != nil {
+		return err
+	}
+	if ok {
 		moved, _ := l.moveAside(r.Path, "processed")
 		return &RefusedError{Duplicate: true, MovedTo: moved, Reason: fmt.Sprintf(
 			"reply %s was already applied as the answer to request %d of session %s (on %s); it was not run again",
@@ -161,6 +168,9 @@ func (l *Loop) Recover(ctx context.Context, st *session.State, opts engine.Optio
 	if err := l.cleanTemps(st.SessionID); err != nil {
 		return Outcome{}, false, err
 	}
+	if _, _, err := l.FinishUndo(st); err != nil {
+		return Outcome{}, false, err
+	}
 	begin, ok, err := l.Store.Unfinished(st)
 	if err != nil || !ok {
 		return Outcome{}, false, err
@@ -188,10 +198,11 @@ func (l *Loop) cleanTemps(id string) error {
 	return atomicfile.CleanTempsFor(l.Paths.Sessions, id+".")
 }
 
-// finish commits a turn: the next outbox first, then the session state (the
-// commit point), then the reply is moved out of the inbox. A crash before
-// the state is saved repeats the outbox write; after it, the reply is
-// recognised as applied.
+// finish commits a turn whose journal the engine left durable: the reply is
+// noted in the session's reply index, the next outbox is written, then the
+// session state is saved (the commit point), then the reply is moved out
+// of the inbox. A crash before the state is saved repeats all of it; after
+// it, the reply is recognised as applied.
 func (l *Loop) finish(st *session.State, out engine.Outcome, replyPath, hash string) (Outcome, error) {
 	res := Outcome{State: st, Engine: out}
 	if out.Waiting != nil {
@@ -201,8 +212,20 @@ func (l *Loop) finish(st *session.State, out engine.Outcome, replyPath, hash str
 		}
 		return res, nil
 	}
+	top, err := l.Store.UndoTop(st)
+	if err != nil {
+		return res, err
+	}
+	err = l.Store.NoteReply(st, session.ReplyRecord{Hash: hash, Sequence: st.SequenceNumber, File: filepath.Base(replyPath), AppliedAt: time.Now().UTC()})
+	if err != nil {
+		return res, err
+	}
 	next := *st
 	next.Pending = nil
+	next.UndoTop = top
+	if out.Changed {
+		next.UndoTop = st.SequenceNumber
+	}
 	next.LastResults = out.Results
 	if next.LastResults == nil {
 		next.LastResults = []command.Result{}
@@ -212,8 +235,6 @@ func (l *Loop) finish(st *session.State, out engine.Outcome, replyPath, hash str
 	if len(out.Commands) == 0 {
 		next.Notices = []string{protocol.NoCommandsNotice}
 	}
-	next.Replies = append(append([]session.ReplyRecord{}, st.Replies...), session.ReplyRecord{
-		Hash: hash, Sequence: st.SequenceNumber, File: filepath.Base(replyPath), AppliedAt: time.Now().UTC()})
 	next.UpdatedAt = time.Now().UTC()
 	if out.Done {
 		next.IsComplete = true

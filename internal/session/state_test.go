@@ -43,29 +43,25 @@ func TestReadRequestJSON(t *testing.T) {
 	}
 }
 
-func TestFindReplyAndStatus(t *testing.T) {
+func TestStatus(t *testing.T) {
 	st := newState("0000000a", 0, false)
-	st.Replies = []session.ReplyRecord{{Hash: "h1", Sequence: 1}, {Hash: "h2", Sequence: 2}}
-	if r, ok := st.FindReply("h2"); !ok || r.Sequence != 2 {
-		t.Errorf("FindReply(h2) = %+v, %v", r, ok)
-	}
-	if _, ok := st.FindReply("h3"); ok {
-		t.Error("FindReply found an unknown hash")
-	}
 	tests := []struct {
 		complete bool
 		pending  *session.Pending
+		undoing  *session.Undoing
 		want     string
 	}{
 		{want: "waiting for reply"},
 		{pending: &session.Pending{Command: "rm x"}, want: "awaiting approval"},
 		{complete: true, want: "complete"},
 		{complete: true, pending: &session.Pending{}, want: "complete"},
+		{undoing: &session.Undoing{Turn: 2}, want: "undo interrupted"},
+		{complete: true, undoing: &session.Undoing{Turn: 2}, want: "undo interrupted"},
 	}
 	for _, tc := range tests {
-		st.IsComplete, st.Pending = tc.complete, tc.pending
+		st.IsComplete, st.Pending, st.Undoing = tc.complete, tc.pending, tc.undoing
 		if got := st.Status(); got != tc.want {
-			t.Errorf("Status(complete=%v, pending=%v) = %q, want %q", tc.complete, tc.pending != nil, got, tc.want)
+			t.Errorf("Status(complete=%v, pending=%v, undoing=%v) = %q, want %q", tc.complete, tc.pending != nil, tc.undoing != nil, got, tc.want)
 		}
 	}
 }
