@@ -187,6 +187,9 @@ func (r *turnRun) queue(i int, record bool) {
 // flush makes the pending changes, then records and reports the queued
 // results in order.
 func (r *turnRun) flush() error {
+	// Whatever happens, the batch is spent: a change it could not make
+	// stays journaled without a result, for recovery to settle.
+	defer func() { r.b = newBatch() }()
 	if r.b.changes {
 		// Write-ahead: the changes' records (and the contents kept for
 		// them) are durable before any of them is made.
@@ -230,7 +233,6 @@ func (r *turnRun) flush() error {
 		}
 		r.report(q.index, res)
 	}
-	r.b = newBatch()
 	return nil
 }
 

@@ -58,6 +58,10 @@ func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 	if info.IsDir() {
 		return fileState{exists: true, isDir: true}, nil
 	}
+	if !info.Mode().IsRegular() {
+		// Reading a FIFO or a device could block forever or never end.
+		return fileState{}, fmt.Errorf("it is a %s, not a regular file; courier changes regular files only", special(info.Mode()))
+	}
 	if limit >= 0 && info.Size() > limit {
 		return fileState{exists: true, mode: info.Mode().Perm(), tooBig: info.Size()}, nil
 	}
@@ -66,6 +70,19 @@ func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 		return fileState{}, err
 	}
 	return fileState{data: data, exists: true, mode: info.Mode().Perm()}, nil
+}
+
+// special names a kind of file that is neither regular nor a folder.
+func special(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 func rejected(c command.Command, err error) command.Result {

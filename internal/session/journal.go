@@ -153,10 +153,13 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
 	// Only the lock holder writes here, so any temporary file is a crash's.
-	for _, d := range []string{dir, filepath.Join(dir, legacyBlobs), filepath.Join(dir, keptName)} {
+	for _, d := range []string{dir, filepath.Join(dir, legacyBlobs)} {
 		if err := atomicfile.CleanTemps(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+	}
+	if err := cleanKept(dir); err != nil {
+		return nil, err
 	}
 	t := &Turn{Dir: dir, Sequence: seq, blobs: pack{path: filepath.Join(dir, packName)}}
 	p := filepath.Join(dir, journalName)
@@ -366,7 +369,12 @@ func (t *Turn) Blob(hash string) ([]byte, error) {
 }
 
 // Stored is how many bytes of contents the turn keeps.
-func (t *Turn) Stored() int64 { return t.blobs.size }
+func (t *Turn) Stored() int64 {
+	if !t.blobs.loaded && t.blobs.load(false) != nil {
+		return 0
+	}
+	return t.blobs.size
+}
 
 // Unfinished returns the begin record of the turn answering the session's
 // current request when a reply was begun there but not committed. A

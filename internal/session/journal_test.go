@@ -234,13 +234,13 @@ func TestOpenTurnRemovesCrashTemps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, p := range []string{filepath.Join(dir, ".courier-tmp-reply.txt-1"), filepath.Join(dir, "blobs", ".courier-tmp-abc-2"), filepath.Join(dir, "kept", ".courier-tmp-a.go-3")} {
+	for _, p := range []string{filepath.Join(dir, ".courier-tmp-reply.txt-1"), filepath.Join(dir, "blobs", ".courier-tmp-abc-2"), filepath.Join(dir, "kept", ".courier-tmp-a.go-3"), filepath.Join(dir, "kept", "src", ".courier-tmp-b.go-4")} {
 		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	openTurn(t, s, 1)
-	for _, d := range []string{dir, filepath.Join(dir, "blobs"), filepath.Join(dir, "kept")} {
+	for _, d := range []string{dir, filepath.Join(dir, "blobs"), filepath.Join(dir, "kept"), filepath.Join(dir, "kept", "src")} {
 		if left := tempNames(t, d); len(left) > 0 {
 			t.Errorf("temporary files left in %s: %q", d, left)
 		}

@@ -82,6 +82,28 @@ func (t *Turn) Keep(p string, data []byte) (string, error) {
 	return dst, nil
 }
 
+// cleanKept removes what a crash left while undo kept a file of the turn
+// in dir.
+func cleanKept(dir string) error {
+	root := filepath.Join(dir, keptName)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && os.IsNotExist(err) {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if !d.IsDir() && atomicfile.IsTemp(d.Name()) {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("clean %s: %w", root, err)
+	}
+	return nil
+}
+
 // Kept lists the files undo kept for the turn, by workspace path.
 func (t *Turn) Kept() (map[string]string, error) {
 	root := filepath.Join(t.Dir, keptName)
