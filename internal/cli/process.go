@@ -126,7 +126,7 @@ func (o *processOptions) recoverAll(ctx context.Context, l *loop.Loop, con *cons
 		ids = nil
 		all, _ := l.Store.List()
 		for _, st := range all {
-			if _, ok := l.Unfinished(st); ok && st.Pending == nil || st.Undoing != nil {
+			if _, ok := l.Unfinished(st); (ok && st.Pending == nil) || st.Undoing != nil {
 				ids = append(ids, st.SessionID)
 			}
 		}

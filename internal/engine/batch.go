@@ -99,6 +99,7 @@ func (b *batch) pendingState(clean string) (fileState, bool) {
 // above or below one, or goes through a symlink, what is pending is made
 // first, so the change is planned against the files as they really are.
 func (r *turnRun) admit(clean string) error {
+	r.b.alone = false
 	if _, ok := r.b.files[clean]; ok {
 		return nil
 	}
@@ -170,7 +171,6 @@ func (r *turnRun) hold(i int, clean string, kind pendingKind, data []byte, hash 
 	r.b.changes = true
 	r.queue(i, true)
 	if r.b.alone || r.b.bytes > maxPending {
-		r.b.alone = false
 		return r.flush()
 	}
 	return nil

@@ -119,6 +119,9 @@ type UndoReport struct {
 // and the state saved with the undo done is the commit point, so a crash
 // anywhere makes the next run finish the same undo, exactly once.
 func (l *Loop) Undo(st *session.State) (UndoReport, error) {
+	if err := l.cleanTemps(st.SessionID); err != nil {
+		return UndoReport{}, err
+	}
 	if rep, ok, err := l.FinishUndo(st); ok || err != nil {
 		return rep, err
 	}
@@ -169,6 +172,10 @@ func (l *Loop) FinishUndo(st *session.State) (rep UndoReport, ok bool, err error
 func (l *Loop) finishUndo(st *session.State) (UndoReport, error) {
 	u := *st.Undoing
 	rep := UndoReport{Sequence: u.Turn}
+	// A crash may have left the outbox or the state half written.
+	if err := l.cleanTemps(st.SessionID); err != nil {
+		return rep, err
+	}
 	t, err := l.Store.OpenTurn(st.SessionID, u.Turn)
 	if err != nil {
 		return rep, err

@@ -29,14 +29,18 @@
 //     Contents after a change are never kept: they follow from the content
 //     before and the command, which the begin record holds. One sync
 //     covers all the records of a run of file commands, since nothing
-//     outside courier sees them in between.
+//     outside courier sees them in between. What one turn keeps is capped
+//     (the engine's KeepLimit); a change beyond it is refused, not made.
 //  3. A change's result is recorded only once the change is durable (its
 //     file synced before the rename that puts it in place, its folder
 //     synced after). Until then recovery decides from the file's content
 //     alone whether the change happened: the content before it (redo it,
 //     recomputing the new content), the content after it or after a later
-//     change of the same run (it happened), or anything else (something
-//     else changed the file: leave it and say so).
+//     change of the same run (it happened; the file and the folders above
+//     it are synced before that is recorded), or anything else (something
+//     else changed the file: leave it and say so). A run writes each file
+//     once, with its last content, so a crash leaves each file as before
+//     the run or as after it.
 //  4. The start record of a RUN_COMMAND is synced before the command starts,
 //     so it is never run twice; the file changes before it are durable by
 //     then (rule 3), because once a command has run, content no longer

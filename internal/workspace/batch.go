@@ -60,8 +60,10 @@ func (b *Batch) Write(p string, data []byte, perm fs.FileMode) {
 // points to).
 func (b *Batch) Remove(p string) { b.ops = append(b.ops, batchOp{kind: opRemove, path: p}) }
 
-// Keep makes p durable as it is now, written or removed: for a change made
-// before a crash, which must be on disk before it is recorded as done.
+// Keep makes p durable as it is now, written or removed, with every folder
+// above it (a crash may have come before their new entries were synced):
+// for a change made before a crash, which must be on disk before it is
+// recorded as done.
 func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, path: p}) }
 
 // Len is the number of operations in the batch.
@@ -108,6 +110,11 @@ func (b *Batch) Commit() []BatchResult {
 		case opKeep:
 			if info, err := b.w.root.Lstat(c); err == nil && info.Mode().IsRegular() {
 				syncNames, syncOps = append(syncNames, c), append(syncOps, i)
+			}
+			for d := path.Dir(c); d != "."; d = path.Dir(d) {
+				if _, err := b.w.root.Stat(d); err == nil {
+					addDir(path.Dir(d), i)
+				}
 			}
 		}
 		addDir(path.Dir(c), i)
