@@ -78,9 +78,9 @@ func New(ws *workspace.Workspace, store session.Store, opts Options) *Engine {
 	return &Engine{ws: ws, store: store, opts: opts}
 }
 
-// Input is a reply ready to apply.
+// Input is a reply ready to apply. Its commands are all the turn keeps of
+// it: the raw text stays in the inbox (and then inbox/processed/).
 type Input struct {
-	Raw      []byte
 	Hash     string
 	File     string
 	Commands []command.Command
@@ -130,7 +130,8 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 		if err != nil {
 			return Outcome{}, err
 		}
-		// Synced with the first change (or at the end of the turn): rule 1.
+		// Synced before the first change, or at the end of the turn (rule 1
+		// of the session package).
 		err = t.Add(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.File, Commands: in.Commands, UndoPrev: &prev})
 		if err != nil {
 			return Outcome{}, err

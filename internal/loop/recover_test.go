@@ -27,7 +27,7 @@ func crashBeforeCommit(t *testing.T, f *fixture, st *session.State, replyPath st
 	defer ws.Close()
 	running := *st
 	out, err := engine.New(ws, f.l.Store, engine.Options{}).Apply(context.Background(), &running,
-		engine.Input{Raw: r.Raw, Hash: r.Hash, File: filepath.Base(r.Path), Commands: r.Parsed.Commands})
+		engine.Input{Hash: r.Hash, File: filepath.Base(r.Path), Commands: r.Parsed.Commands})
 	if err != nil {
 		t.Fatal(err)
 	}

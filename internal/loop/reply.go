@@ -120,7 +120,7 @@ func (l *Loop) Process(ctx context.Context, st *session.State, r Reply, opts eng
 		return Outcome{}, err
 	}
 	defer ws.Close()
-	out, err := eng.Apply(ctx, st, engine.Input{Raw: r.Raw, Hash: r.Hash, File: filepath.Base(r.Path), Commands: r.Parsed.Commands})
+	out, err := eng.Apply(ctx, st, engine.Input{Hash: r.Hash, File: filepath.Base(r.Path), Commands: r.Parsed.Commands})
 	if err != nil {
 		return Outcome{State: st, Engine: out}, err
 	}
