@@ -39,6 +39,11 @@ type Options struct {
 	Observer Observer
 	// DiffLimit caps each file change's diff in bytes (default 3000).
 	DiffLimit int
+	// DiffBudget caps the diffs of one turn's results together, in bytes
+	// (default 256 KB): past it, a change's result gives its line counts
+	// without the diff, so a reply of many edits cannot make the journal
+	// (or the next request) grow without bound.
+	DiffBudget int
 	// KeepLimit caps the file contents one turn keeps for undo and
 	// recovery, in bytes (default 256 MB); a change that would need more is
 	// refused with a result saying so.
@@ -71,6 +76,9 @@ func New(ws *workspace.Workspace, store session.Store, opts Options) *Engine {
 	}
 	if opts.DiffLimit == 0 {
 		opts.DiffLimit = 3000
+	}
+	if opts.DiffBudget == 0 {
+		opts.DiffBudget = 256 << 10
 	}
 	if opts.KeepLimit == 0 {
 		opts.KeepLimit = 256 << 20
@@ -229,6 +237,9 @@ type turnRun struct {
 	out      Outcome
 	// starting is the command being carried out afresh, -1 for none.
 	starting int
+	// diffs is the size of the diffs of the turn's changes, -1 until
+	// counted.
+	diffs int
 }
 
 // command returns the turn's command i.
@@ -238,7 +249,7 @@ func (r *turnRun) command(i int) command.Command { return r.cmds[i] }
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1}
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1, diffs: -1}
 	r.out.Commands = begin.Commands
 	st.Pending = nil
 	r.reapproveAll(begin.Commands)

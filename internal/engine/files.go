@@ -158,6 +158,17 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 	return r.commitChange(i, c, clean, cur, pl)
 }
 
+// diffBytes is the size of the diffs the turn's changes carry so far.
+func (r *turnRun) diffBytes() int {
+	if r.diffs < 0 {
+		r.diffs = 0
+		for _, ch := range r.js.changes {
+			r.diffs += len(ch.Done.Diff)
+		}
+	}
+	return r.diffs
+}
+
 // settle records a command's result without anything to make.
 func (r *turnRun) settle(i int, res command.Result) error {
 	r.js.results[i] = res
@@ -379,11 +390,16 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		ch.CreatedDirs = dirs
 	}
 	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
+	if r.diffBytes()+len(pl.done.Diff) > r.opts.DiffBudget {
+		pl.done.Diff = ""
+		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
+	}
 	ch.Done = pl.done
 	if err := r.t.Add(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
 		return err
 	}
 	r.js.note(i, ch)
+	r.diffs = r.diffBytes() + len(ch.Done.Diff)
 	r.js.results[i] = pl.done
 	if pl.delete {
 		return r.hold(i, clean, pendingRemove, nil, "")

@@ -318,3 +318,22 @@ func TestWriteFailureFailsTheFilesChanges(t *testing.T) {
 		t.Errorf("workspace holds %d entries, want ok.txt and dir", len(entries))
 	}
 }
+
+// TestDiffBudget: past the turn's budget for diffs, a change's result keeps
+// its line counts and says its diff was left out.
+func TestDiffBudget(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, engine.Options{DiffBudget: 2048})
+	lines400 := func(s string) string { return strings.Repeat(s+"\n", 400) }
+	out := h.apply(create("a.txt", lines400("a")), create("b.txt", lines400("b")))
+	if a := out.Results[0]; a.Diff == "" || len(a.Diff) > 2048 || strings.Contains(a.Summary, "left out") {
+		t.Errorf("a.txt, within the budget: %q with a diff of %d bytes", a.Summary, len(a.Diff))
+	}
+	b := out.Results[1]
+	if b.Diff != "" || b.Added != 400 || !strings.HasSuffix(b.Summary, "(+400 -0; diff left out: this reply's diffs passed 2 KB)") {
+		t.Errorf("b.txt, past the budget: %q, diff of %d bytes, +%d", b.Summary, len(b.Diff), b.Added)
+	}
+	if !b.Success() || h.read("b.txt") != lines400("b") {
+		t.Error("the change itself was not made")
+	}
+}
