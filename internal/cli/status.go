@@ -37,6 +37,9 @@ func infoOf(l *loop.Loop, st *session.State) sessionInfo {
 	if _, ok := l.Unfinished(st); ok && st.Pending == nil {
 		i.Status = "interrupted (run 'courier process' to finish)"
 	}
+	if st.Undoing != nil {
+		i.Status = "undo interrupted (run 'courier undo' or 'courier process' to finish it)"
+	}
 	return i
 }
 
