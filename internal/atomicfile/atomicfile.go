@@ -93,7 +93,7 @@ func CleanTempsFor(dir, base string) error {
 // syncWorkers is how many syncs SyncAll keeps in flight. A journaling
 // filesystem commits the syncs that wait at the same moment together, so a
 // few in flight cost little more than one; more only add threads.
-const syncWorkers = 8
+const syncWorkers = 32
 
 // SyncAll makes many files (or folders) durable at once: each name is
 // opened with open, synced and closed, several at a time. It returns one

@@ -45,7 +45,9 @@
 //     so it is never run twice; the file changes before it are durable by
 //     then (rule 3), because once a command has run, content no longer
 //     tells what courier did.
-//  5. An approval answer is synced before the command it approves runs.
+//  5. An approval answer is synced before the command it approves runs; a
+//     turn that stops to wait for one syncs its journal before the state
+//     that names the question is saved.
 //  6. Commit: the journal is synced, the reply is noted in replies.jsonl,
 //     the next outbox is written (synced, renamed, folder synced), and then
 //     the state is saved the same way. Saving the state is the commit
@@ -58,11 +60,15 @@
 //  8. Undo is a transaction like a turn: the state is first saved with the
 //     undo under way (which turn, and what undo reverts after it); then
 //     each file is put back (each step idempotent: a file already as
-//     before is left alone), durably, as in rule 3; the turn's journal
+//     before is left alone, and one changed since the turn is first kept,
+//     synced, in kept/), durably, as in rule 3; the turn's journal
 //     gets its undone record (synced); the next outbox is written; and the
 //     state saved with the undo done is the commit point. Any later run
 //     holding the lock finishes an undo it finds under way before doing
 //     anything else, so an interrupted undo takes back exactly one turn.
+//
+// A turn of n new files thus costs about n+10 fsyncs, and the n are
+// issued together, where a filesystem commits them as one.
 //
 // # History outside the state
 //
