@@ -185,39 +185,42 @@ func crashTurn(t *testing.T, courier string, sc crashScenario) {
 	killed := 0
 	for it := 0; it < iterations; it++ {
 		root, id := crashRoot(t, courier, sc)
-		cmd := exec.Command(courier, "--root", root, "process")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		must(t, cmd.Start())
-		// Kill points spread over the whole run, from before the journal
-		// begins to after the outbox is written.
-		delay := time.Duration(rng.Int64N(int64(full) + int64(full)/4))
-		if killAfter(cmd, delay) {
+		out, delay, wasKilled := runKilled(t, rng, full, courier, "--root", root, "process")
+		if wasKilled {
 			killed++
 		}
 		// Recovery: the next process run finishes the turn.
 		rec, err := exec.Command(courier, "--root", root, "process").CombinedOutput()
 		if err != nil {
-			t.Fatalf("iteration %d (kill after %s): recovery failed: %v\nfirst run:\n%s\nrecovery:\n%s", it, delay, err, out.String(), rec)
+			t.Fatalf("iteration %d (kill after %s): recovery failed: %v\nfirst run:\n%s\nrecovery:\n%s", it, delay, err, out, rec)
 		}
-		ctx := fmt.Sprintf("iteration %d (kill after %s of %s)\nfirst run:\n%s\nrecovery:\n%s", it, delay, full, out.String(), rec)
+		ctx := fmt.Sprintf("iteration %d (kill after %s of %s)\nfirst run:\n%s\nrecovery:\n%s", it, delay, full, out, rec)
 		checkCrashInvariants(t, ctx, root, id, want, wantOutbox, wantRuns)
 	}
 	t.Logf("%d iterations, %d killed mid-run (a full run takes %s)", iterations, killed, full)
 }
 
-// killAfter sends SIGKILL to a started command after delay unless it ends
-// first, waits for it, and reports whether it was killed.
-func killAfter(cmd *exec.Cmd, delay time.Duration) bool {
+// runKilled runs courier and sends it SIGKILL at a random moment within a
+// quarter more than full (the time an uninterrupted run takes), unless it
+// ends first: kill points spread over the whole run, from before anything
+// is journaled to after the commit. It returns the output, the moment and
+// whether the kill came first.
+func runKilled(t *testing.T, rng *rand.Rand, full time.Duration, courier string, args ...string) (string, time.Duration, bool) {
+	t.Helper()
+	cmd := exec.Command(courier, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	must(t, cmd.Start())
+	delay := time.Duration(rng.Int64N(int64(full) + int64(full)/4))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-		return false
+		return out.String(), delay, false
 	case <-time.After(delay):
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-done
-		return true
+		return out.String(), delay, true
 	}
 }
 
@@ -393,15 +396,11 @@ func TestCrashUndo(t *testing.T) {
 	killed := 0
 	for it := 0; it < iterations; it++ {
 		root := copyRoot(t, tmpl, filepath.Join(base, fmt.Sprintf("run%d", it)), id)
-		cmd := exec.Command(courier, "--root", root, "undo")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		must(t, cmd.Start())
-		delay := time.Duration(rng.Int64N(int64(full) + int64(full)/4))
-		if killAfter(cmd, delay) {
+		out, delay, wasKilled := runKilled(t, rng, full, courier, "--root", root, "undo")
+		if wasKilled {
 			killed++
 		}
-		ctx := fmt.Sprintf("iteration %d (kill after %s of %s)\nundo:\n%s", it, delay, full, out.String())
+		ctx := fmt.Sprintf("iteration %d (kill after %s of %s)\nundo:\n%s", it, delay, full, out)
 		// Recovery: the next run that takes the session finishes the undo.
 		rec, err := exec.Command(courier, "--root", root, "process").CombinedOutput()
 		ctx += fmt.Sprintf("\nrecovery:\n%s", rec)

@@ -53,15 +53,7 @@ func SyncDir(dir string) error {
 	if !syncing {
 		return nil
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := Sync(d); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return syncOne(dir, os.Open)
 }
 
 // IsTemp reports whether a file name is one of Write's temporary files.
