@@ -32,32 +32,25 @@ func createReply(n int) string {
 // BenchmarkTurn measures one turn as 'courier process' runs it: read the
 // reply, journal and carry out its file blocks, write the next outbox and
 // commit the session. Run it once as is and once with -tags
-// courier_nofsync; the ratio of the two is what durability costs.
+// courier_nofsync (a build that never syncs, for this comparison only);
+// the ratio of the two is what durability costs.
 func BenchmarkTurn(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			reply := createReply(n)
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				paths := loop.DefaultPaths(b.TempDir())
-				if err := paths.Ensure(); err != nil {
-					b.Fatal(err)
-				}
-				l := loop.New(paths, loop.Options{})
-				st, _, err := l.NewSession("scaffold", nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				p := filepath.Join(paths.Inbox, "reply.txt")
+				s := newBenchSession(b, b.TempDir())
+				p := filepath.Join(s.paths.Inbox, "reply.txt")
 				if err := os.WriteFile(p, []byte(reply), 0o644); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				r, err := l.ReadReply(p)
+				r, err := s.l.ReadReply(p)
 				if err != nil {
 					b.Fatal(err)
 				}
-				out, err := l.Process(context.Background(), st, r, engine.Options{})
+				out, err := s.l.Process(context.Background(), s.st, r, engine.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
