@@ -239,3 +239,32 @@ func TestSyncDir(t *testing.T) {
 		t.Errorf("SyncDir of a missing folder = %v", err)
 	}
 }
+
+// TestSyncAll syncs many files at once and says which it could not.
+func TestSyncAll(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for i := 0; i < 40; i++ {
+		p := filepath.Join(dir, "f"+strings.Repeat("x", i))
+		if err := os.WriteFile(p, []byte("data"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p)
+	}
+	names = append(names, dir, filepath.Join(dir, "missing"))
+	errs := atomicfile.SyncAll(names, os.Open)
+	if len(errs) != len(names) {
+		t.Fatalf("%d errors for %d names", len(errs), len(names))
+	}
+	for i, err := range errs[:len(errs)-1] {
+		if err != nil {
+			t.Errorf("sync %s: %v", names[i], err)
+		}
+	}
+	if err := errs[len(errs)-1]; !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("sync of a missing file = %v", err)
+	}
+	if errs := atomicfile.SyncAll(nil, os.Open); len(errs) != 0 {
+		t.Errorf("SyncAll of nothing = %v", errs)
+	}
+}

@@ -17,6 +17,8 @@ import (
 // statusText is how status and sessions word a session's state.
 func statusText(i runner.Info) string {
 	switch i.State {
+	case runner.StateUndoing:
+		return "undo interrupted (run 'courier undo' or 'courier process' to finish it)"
 	case runner.StateComplete:
 		return "complete"
 	case runner.StateAwaitingApproval:

@@ -288,7 +288,11 @@ func indentAfterFirst(s, indent string) string {
 // undone prints what an undo did.
 func (t *Text) undone(e runner.TurnUndone) {
 	rep := e.Report
-	t.out("Undid the file changes of the reply to request %d of session %s\n", rep.Sequence, e.Session)
+	done := "Undid the file changes"
+	if rep.Resumed {
+		done = "Finished the interrupted undo of the file changes"
+	}
+	t.out("%s of the reply to request %d of session %s\n", done, rep.Sequence, e.Session)
 	for _, p := range rep.Restored {
 		t.out("  restored %s\n", termtext.Safe(p))
 	}

@@ -26,23 +26,28 @@ type Options struct {
 	CommandTimeout time.Duration
 	// MaxOutput caps a command's output in characters.
 	MaxOutput int
-	// Env is the environment commands start from (they get only its
-	// allow-listed variables, see shell.Environ).
+	// Env is the environment commands start from (secrets are removed).
 	Env []string
-	// KeepEnv names more variables of Env that commands get.
+	// KeepEnv names variables kept although they look like secrets.
 	KeepEnv []string
-	// Sandbox, when set, runs commands under the OS sandbox; each command
-	// adds the workspace, the session and the protection of .git to it.
+	// Sandbox, when set, runs commands under the OS sandbox.
 	Sandbox *sandbox.Options
 	// Policy decides which commands run; nil allows every command.
 	Policy *policy.Policy
 	// Observer hears about each command as it runs; may be nil.
 	Observer Observer
+	// DiffLimit caps each file change's diff in bytes (default 3000).
+	DiffLimit int
+	// DiffBudget caps the diffs of one turn's results together, in bytes
+	// (default 256 KB): past it, a change's result gives its line counts
+	// without the diff, so a reply of many edits cannot make the journal
+	// (or the next request) grow without bound.
+	DiffBudget int
+	// KeepLimit caps the file contents one turn keeps for undo and
+	// recovery, in bytes (default 256 MB); a change that would need more is
+	// refused with a result saying so.
+	KeepLimit int64
 }
-
-// diffLimit caps the diff a file change's result carries, in bytes: enough
-// to show an edit, not a rewritten file.
-const diffLimit = 3000
 
 // Observer is told about progress as it happens.
 type Observer interface {
@@ -61,18 +66,27 @@ type Engine struct {
 	opts  Options
 }
 
-// New returns an engine for a workspace and session store. The options'
-// values are used as given: the config package holds the defaults.
+// New returns an engine for a workspace and session store. The settings
+// among the options are used as given (the config package holds their
+// defaults); the engine's own bounds default here.
 func New(ws *workspace.Workspace, store session.Store, opts Options) *Engine {
+	if opts.DiffLimit == 0 {
+		opts.DiffLimit = 3000
+	}
+	if opts.DiffBudget == 0 {
+		opts.DiffBudget = 256 << 10
+	}
+	if opts.KeepLimit == 0 {
+		opts.KeepLimit = 256 << 20
+	}
 	return &Engine{ws: ws, store: store, opts: opts}
 }
 
-// Input is a reply ready to apply.
+// Input is a reply ready to apply. Its commands are all the turn keeps of
+// it: the raw text stays in the inbox (and then inbox/processed/).
 type Input struct {
 	// Name says where the reply came from (recorded in the journal).
-	Name string
-	// Text is the decoded reply, kept with the turn.
-	Text     string
+	Name     string
 	Hash     string
 	Commands []command.Command
 }
@@ -93,6 +107,9 @@ type Outcome struct {
 	ApprovedRules []string
 	// Resumed is set when the turn continued an interrupted one.
 	Resumed bool
+	// Changed is set when the turn journaled a file change, so undo can
+	// revert it.
+	Changed bool
 }
 
 // commandTag names one command of one turn, for its environment.
@@ -129,10 +146,13 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 		return Outcome{}, &BusyTurnError{Session: st.SessionID, Sequence: st.SequenceNumber, Reply: begin.ReplyFile}
 	}
 	if !begun {
-		if err := t.SaveReply([]byte(in.Text)); err != nil {
+		prev, err := e.store.UndoTop(st)
+		if err != nil {
 			return Outcome{}, err
 		}
-		err := t.Append(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands})
+		// Synced before the first change, or at the end of the turn (rule 1
+		// of the session package).
+		err = t.Add(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: &prev})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -171,6 +191,8 @@ type journalState struct {
 	changes   map[int]*session.Change
 	started   map[int]bool
 	decisions map[int]session.Record
+	// byPath lists the changes of each file, in order.
+	byPath map[string][]int
 }
 
 func index(t *session.Turn) journalState {
@@ -179,15 +201,20 @@ func index(t *session.Turn) journalState {
 		changes:   map[int]*session.Change{},
 		started:   map[int]bool{},
 		decisions: map[int]session.Record{},
+		byPath:    map[string][]int{},
 	}
 	for _, r := range t.Records {
 		switch r.Kind {
 		case session.Result:
 			if r.Result != nil {
 				js.results[r.Index] = *r.Result
+			} else if ch := js.changes[r.Index]; r.AsPlanned && ch != nil {
+				js.results[r.Index] = ch.Done
 			}
 		case session.Apply:
-			js.changes[r.Index] = r.Change
+			if r.Change != nil {
+				js.note(r.Index, r.Change)
+			}
 		case session.Start:
 			js.started[r.Index] = true
 		case session.Decision:
@@ -197,59 +224,96 @@ func index(t *session.Turn) journalState {
 	return js
 }
 
+// note adds a journaled change.
+func (js *journalState) note(i int, ch *session.Change) {
+	if _, ok := js.changes[i]; !ok {
+		js.byPath[ch.Path] = append(js.byPath[ch.Path], i)
+	}
+	js.changes[i] = ch
+}
+
+// seen reports whether the turn journaled a change of p before.
+func (js *journalState) seen(p string) bool { return len(js.byPath[p]) > 0 }
+
 // turnRun is one run of a turn: the engine, the session it works for (read
-// only), the turn's journal and what the journal says so far.
+// only), the turn's journal, what the journal says so far, and the file
+// changes journaled but not yet made.
 type turnRun struct {
 	*Engine
-	st *session.State
-	t  *session.Turn
-	js journalState
+	st       *session.State
+	t        *session.Turn
+	cmds     []command.Command
+	js       journalState
+	b        batch
+	trackers trackers
+	out      Outcome
+	// starting is the command being carried out afresh, -1 for none.
+	starting int
+	// diffs is the size of the diffs of the turn's changes, -1 until
+	// counted.
+	diffs int
 	// approved are the session's "approve all like it" rules and those
 	// given during this turn.
 	approved []string
 }
 
-// run carries out the turn's commands that have no result yet, in order.
-func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (out Outcome, err error) {
+// command returns the turn's command i.
+func (r *turnRun) command(i int) command.Command { return r.cmds[i] }
+
+// run carries out the turn's commands that have no result yet, in order,
+// and leaves everything it did durable.
+func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	out.Commands = begin.Commands
-	js := index(t)
-	r := &turnRun{Engine: e, st: st, t: t, js: js, approved: slices.Clone(st.ApprovedRules)}
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1, diffs: -1,
+		approved: slices.Clone(st.ApprovedRules)}
+	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
-	defer func() { out.ApprovedRules = r.approved }()
-	for i, c := range begin.Commands {
-		res, known := js.results[i]
-		if !known {
-			if err := ctx.Err(); err != nil {
-				return out, err
-			}
-			var waiting *session.Pending
-			var err error
-			res, waiting, err = r.step(ctx, i, c)
-			if err != nil {
-				return out, err
-			}
-			if waiting != nil {
-				out.Waiting = waiting
-				return out, nil
-			}
-			if err := t.Append(session.Record{Kind: session.Result, Index: i, Result: &res}); err != nil {
-				return out, err
-			}
-			js.results[i] = res
-			if ctx.Err() != nil && res.Status == command.Interrupted {
-				e.finished(i, c, res)
-				return out, ctx.Err()
-			}
+	err := r.commands(ctx)
+	if ferr := r.flush(); err == nil {
+		err = ferr
+	}
+	if serr := t.Sync(); err == nil {
+		err = serr
+	}
+	r.out.Changed = len(r.js.changes) > 0
+	r.out.ApprovedRules = r.approved
+	return r.out, err
+}
+
+// commands steps through the commands; the results settle in the batch.
+func (r *turnRun) commands(ctx context.Context) error {
+	for i, c := range r.cmds {
+		if _, known := r.js.results[i]; known {
+			r.queue(i, false)
+			continue
 		}
-		e.finished(i, c, res)
-		out.Results = append(out.Results, res)
-		if c.Type == command.Done && res.Success() {
-			out.Done = true
-			out.Summary = c.Text
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		waiting, err := r.step(ctx, i, c)
+		if err != nil {
+			return err
+		}
+		if waiting != nil {
+			r.out.Waiting = waiting
+			return nil
+		}
+		if res := r.js.results[i]; ctx.Err() != nil && res.Status == command.Interrupted {
+			return ctx.Err()
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// report tells the observer and the outcome about a settled command.
+func (r *turnRun) report(i int, res command.Result) {
+	c := r.cmds[i]
+	r.finished(i, c, res)
+	r.out.Results = append(r.out.Results, res)
+	if c.Type == command.Done && res.Success() {
+		r.out.Done = true
+		r.out.Summary = c.Text
+	}
 }
 
 // started tells the observer a command is about to be carried out; a
@@ -268,11 +332,11 @@ func (e *Engine) finished(i int, c command.Command, r command.Result) {
 }
 
 // step carries out one command that has no recorded result, first settling
-// anything an interrupted run left half done.
-func (r *turnRun) step(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
+// anything an interrupted run left half done. A file command only joins
+// the batch; anything that looks at the workspace makes the batch first.
+func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*session.Pending, error) {
 	if ch := r.js.changes[i]; ch != nil {
-		res, err := r.recoverChange(r.t, ch)
-		return res, nil, err
+		return nil, r.recoverChange(i, c, ch)
 	}
 	if r.js.started[i] {
 		// Whatever the command left running when courier died is stopped
@@ -284,28 +348,44 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (command.R
 		} else if left > 1 {
 			summary += fmt.Sprintf(", and the %d processes it left running were stopped", left)
 		}
-		return command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}, nil, nil
+		return nil, r.settle(i, command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary})
 	}
-	if c.Type != command.RunCommand {
-		r.started(i, c)
-	}
+	r.starting = i
+	defer func() { r.starting = -1 }()
 	switch c.Type {
 	case command.CreateFile, command.EditFile, command.DeleteFile:
-		res, err := r.changeFile(i, c)
-		return res, nil, err
+		return nil, r.changeFile(i, c)
 	case command.ReadFile:
-		return r.readFile(c), nil, nil
+		if err := r.flush(); err != nil {
+			return nil, err
+		}
+		return nil, r.settle(i, r.readFile(c))
 	case command.RunCommand:
-		return r.runCommand(ctx, i, c)
+		if err := r.flush(); err != nil {
+			return nil, err
+		}
+		r.starting = -1
+		res, waiting, err := r.runCommand(ctx, i, c)
+		if err != nil || waiting != nil {
+			return waiting, err
+		}
+		if err := r.settle(i, res); err != nil {
+			return nil, err
+		}
+		return nil, r.flush()
 	case command.Message:
-		return command.Result{Type: c.Type, Status: command.OK, Summary: "Message shown to the person"}, nil, nil
+		return nil, r.settle(i, command.Result{Type: c.Type, Status: command.OK, Summary: "Message shown to the person"})
 	case command.Done:
-		return r.done(i), nil, nil
+		// The results before it are settled first: DONE depends on them.
+		if err := r.flush(); err != nil {
+			return nil, err
+		}
+		return nil, r.settle(i, r.done(i))
 	case command.ParseError:
-		return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: c.Error}, nil, nil
+		return nil, r.settle(i, command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: c.Error})
 	}
-	return command.Result{Type: c.Type, Status: command.Failed,
-		Summary: fmt.Sprintf("Unknown command %s", c.Type)}, nil, nil
+	return nil, r.settle(i, command.Result{Type: c.Type, Status: command.Failed,
+		Summary: fmt.Sprintf("Unknown command %s", c.Type)})
 }
 
 // reapproveAll puts back the "approve all like it" answers given during
@@ -326,14 +406,13 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 // the reply succeeded, so a reply can end with its final check and DONE;
 // otherwise the session goes on and the LLM is told which command failed.
 func (r *turnRun) done(i int) command.Result {
-	begin, _ := r.t.Begun()
 	for j := 0; j < i; j++ {
 		res, ok := r.js.results[j]
-		if !ok || res.Success() || begin.Commands[j].Type == command.Message {
+		if !ok || res.Success() || r.cmds[j].Type == command.Message {
 			continue
 		}
 		what := string(res.Type)
-		if c := begin.Commands[j]; c.Type == command.RunCommand {
+		if c := r.cmds[j]; c.Type == command.RunCommand {
 			what += " '" + human.FirstLine(c.Command, 60) + "'"
 		} else if c.Path != "" {
 			what += " '" + c.Path + "'"

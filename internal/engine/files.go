@@ -20,9 +20,32 @@ type fileState struct {
 	mode    fs.FileMode
 	isDir   bool
 	outside error
+	tooBig  int64
+	hash    string // of data, when known
 }
 
-func (e *Engine) current(p string) (fileState, error) {
+// contentHash is the hash of the file's content.
+func (f *fileState) contentHash() string {
+	if f.hash == "" {
+		f.hash = session.Hash(f.data)
+	}
+	return f.hash
+}
+
+// current is a file as the turn's pending changes leave it, or else as it
+// is on disk.
+func (r *turnRun) current(p string) (fileState, error) {
+	if clean, err := workspace.Clean(p); err == nil {
+		if fs, ok := r.b.pendingState(clean); ok {
+			return fs, nil
+		}
+	}
+	return r.onDisk(p, -1)
+}
+
+// onDisk reads a file. A file larger than limit (when limit is not
+// negative) is not read: its size alone comes back, as tooBig.
+func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 	info, err := e.ws.Stat(p)
 	if workspace.IsOutside(err) {
 		return fileState{outside: err}, nil
@@ -36,11 +59,31 @@ func (e *Engine) current(p string) (fileState, error) {
 	if info.IsDir() {
 		return fileState{exists: true, isDir: true}, nil
 	}
+	if !info.Mode().IsRegular() {
+		// Reading a FIFO or a device could block forever or never end.
+		return fileState{}, fmt.Errorf("it is a %s, not a regular file; courier changes regular files only", special(info.Mode()))
+	}
+	if limit >= 0 && info.Size() > limit {
+		return fileState{exists: true, mode: info.Mode().Perm(), tooBig: info.Size()}, nil
+	}
 	data, err := e.ws.ReadFile(p)
 	if err != nil {
 		return fileState{}, err
 	}
 	return fileState{data: data, exists: true, mode: info.Mode().Perm()}, nil
+}
+
+// special names a kind of file that is neither regular nor a folder.
+func special(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 func rejected(c command.Command, err error) command.Result {
@@ -71,45 +114,98 @@ type plan struct {
 }
 
 // changeFile carries out CREATE_FILE, EDIT_FILE or DELETE_FILE: it computes
-// the new content, journals the change with the before and after content,
-// and only then touches the file.
-func (r *turnRun) changeFile(i int, c command.Command) (command.Result, error) {
-	if _, err := workspace.Clean(c.Path); err != nil {
+// the new content from the file as the turn has left it, journals the
+// change (keeping what undo and recovery will need), and adds it to the
+// batch, which makes it later.
+func (r *turnRun) changeFile(i int, c command.Command) error {
+	clean, err := workspace.Clean(c.Path)
+	if err != nil {
 		if workspace.IsOutside(err) {
-			return rejected(c, err), nil
+			return r.settle(i, rejected(c, err))
 		}
-		return failed(c, "Invalid path '%s': %v", c.Path, err), nil
+		return r.settle(i, failed(c, "Invalid path '%s': %v", c.Path, err))
 	}
 	if err := r.ws.CheckWrite(c.Path); workspace.IsProtected(err) {
-		return rejected(c, err), nil
+		return r.settle(i, rejected(c, err))
 	}
-	cur, err := r.current(c.Path)
-	if err != nil {
-		return failed(c, "Cannot read '%s': %v", c.Path, err), nil
+	if err := r.admit(clean); err != nil {
+		return err
 	}
-	if cur.outside != nil {
-		return rejected(c, cur.outside), nil
-	}
-	if cur.isDir {
-		return failed(c, "'%s' is a folder, not a file", c.Path), nil
-	}
-	var pl plan
-	var res *command.Result
-	switch c.Type {
-	case command.CreateFile:
-		pl, res = r.planCreate(c, cur)
-	case command.EditFile:
-		pl, res, err = r.planEdit(i, c, cur)
-	case command.DeleteFile:
-		pl, res = r.planDelete(c, cur)
+	cur, pending := r.b.pendingState(clean)
+	if !pending {
+		// The turn's first change of a file keeps its content for undo; a
+		// file whose copy would not fit is refused before it is read.
+		limit := int64(-1)
+		if !r.js.seen(clean) {
+			limit = r.keepRoom()
+		}
+		cur, err = r.onDisk(c.Path, limit)
 	}
 	if err != nil {
-		return command.Result{}, err
+		return r.settle(i, failed(c, "Cannot read '%s': %v", c.Path, err))
+	}
+	switch {
+	case cur.outside != nil:
+		return r.settle(i, rejected(c, cur.outside))
+	case cur.isDir:
+		return r.settle(i, failed(c, "'%s' is a folder, not a file", c.Path))
+	case cur.tooBig > 0:
+		return r.settle(i, r.tooMuch(c, cur.tooBig))
+	}
+	pl, res, err := r.plan(i, c, cur)
+	if err != nil {
+		return err
 	}
 	if res != nil {
-		return *res, nil
+		return r.settle(i, *res)
 	}
-	return r.commitChange(i, c, cur, pl)
+	return r.commitChange(i, c, clean, cur, pl)
+}
+
+// diffBytes is the size of the diffs the turn's changes carry so far.
+func (r *turnRun) diffBytes() int {
+	if r.diffs < 0 {
+		r.diffs = 0
+		for _, ch := range r.js.changes {
+			r.diffs += len(ch.Done.Diff)
+		}
+	}
+	return r.diffs
+}
+
+// settle records a command's result without anything to make.
+func (r *turnRun) settle(i int, res command.Result) error {
+	r.js.results[i] = res
+	r.queue(i, true)
+	return nil
+}
+
+// plan computes a file command's change against cur.
+func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
+	switch c.Type {
+	case command.CreateFile:
+		pl, res := r.planCreate(c, cur)
+		return pl, res, nil
+	case command.EditFile:
+		return r.planEdit(i, c, cur)
+	}
+	pl, res := r.planDelete(c, cur)
+	return pl, res, nil
+}
+
+// keepRoom is how many more bytes of file contents the turn may keep.
+func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.t.Stored()) }
+
+// tooMuch is the result of a change refused because the copy undo needs
+// would pass the turn's limit.
+func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
+	mb := func(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+	if size > r.opts.KeepLimit {
+		return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) is larger than the %s it keeps for one reply. Change it with a RUN_COMMAND instead (undo does not cover what commands do)",
+			c.Path, mb(size), mb(r.opts.KeepLimit))
+	}
+	return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) would take this reply's copies past %s. Change it in a later reply",
+		c.Path, mb(size), mb(r.opts.KeepLimit))
 }
 
 func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
@@ -166,7 +262,12 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
 		return plan{after: []byte(a.Text), done: done}, nil, nil
 	}
-	base, tr, earlier, err := r.lineBase(i, c.Path, before)
+	base, tr, n, err := r.lineBase(i, c.Path, before, cur.contentHash())
+	var over errTooMuch
+	if errors.As(err, &over) {
+		res := r.tooMuch(c, over.size)
+		return plan{}, &res, nil
+	}
 	if err != nil {
 		return plan{}, nil, err
 	}
@@ -175,8 +276,10 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		r := editFailed(c, err)
 		return plan{}, &r, nil
 	}
+	clean, _ := workspace.Clean(c.Path)
+	r.trackers.put(clean, base, n+1, tr)
 	summary := fmt.Sprintf("Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
-	if earlier {
+	if n > 0 {
 		summary += " (numbered as before this reply's earlier edits of it)"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
@@ -186,19 +289,51 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 // lineBase finds the text a line-range edit's numbers refer to: the file as
 // it was before this reply if only line-range edits of this reply have
 // changed it since, otherwise its current content. It returns the base's
-// blob, a tracker holding the earlier ranges applied to it, and whether
-// there were any.
-func (r *turnRun) lineBase(i int, p, current string) (string, *edit.Tracker, bool, error) {
-	begin, _ := r.t.Begun()
+// hash, a tracker holding the earlier ranges applied to it, and how many
+// there were.
+func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, int, error) {
 	p, _ = workspace.Clean(p) // changes are journaled under the clean path
+	base, prior := r.segment(p, i)
+	if base != "" {
+		// A RUN_COMMAND may have changed the file in between; then the
+		// recorded ranges no longer describe it and the current text is the
+		// base.
+		if tr := r.trackerFor(i, p, base, prior); tr != nil && tr.Text() == current {
+			return base, tr, len(prior), nil
+		}
+	}
+	if !r.t.HasBlob(h) && !r.rebuildable(p, h, i) {
+		// Recovery could not rebuild this base from the journal (something
+		// other than this turn's file commands left it): keep it.
+		if int64(len(current)) > r.keepRoom() {
+			return "", nil, 0, errTooMuch{int64(len(current))}
+		}
+		if _, err := r.t.SaveBlob([]byte(current)); err != nil {
+			return "", nil, 0, err
+		}
+	}
+	tr := edit.NewTracker(current)
+	r.trackers.put(p, h, 0, tr)
+	return h, tr, 0, nil
+}
+
+// errTooMuch is a line-range base that would take the turn's copies past
+// their limit.
+type errTooMuch struct{ size int64 }
+
+func (e errTooMuch) Error() string { return fmt.Sprintf("a %d-byte copy is over the limit", e.size) }
+
+// segment returns the base and the ranges applied to it by the line-range
+// edits of p before command i that i would continue.
+func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 	var base string
 	var prior []edit.LineRange
-	for j := 0; j < i; j++ {
+	for _, j := range r.js.byPath[p] {
 		ch := r.js.changes[j]
-		if ch == nil || ch.Path != p {
-			continue
+		if j >= i {
+			break
 		}
-		if res, ok := r.js.results[j]; !ok || res.Status != command.OK {
+		if !r.ok(j) {
 			continue
 		}
 		// A line-range edit whose base is the content it found started
@@ -209,112 +344,136 @@ func (r *turnRun) lineBase(i int, p, current string) (string, *edit.Tracker, boo
 			base = ch.Base
 		}
 		if ch.Base != "" {
-			cmd := begin.Commands[j]
-			prior = append(prior, edit.LineRange{Start: ch.Range[0], End: ch.Range[1], Text: cmd.Content})
+			prior = append(prior, edit.LineRange{Start: ch.Range[0], End: ch.Range[1], Text: r.command(j).Content})
 		}
 	}
-	if base != "" {
-		data, err := r.t.Blob(base)
-		if err != nil {
-			return "", nil, false, err
-		}
-		// A RUN_COMMAND may have changed the file in between; then the
-		// recorded ranges no longer describe it and the current text is the
-		// base.
-		if tr, err := edit.ResumeTracker(string(data), prior); err == nil && tr.Text() == current {
-			return base, tr, len(prior) > 0, nil
-		}
-	}
-	h, err := r.t.SaveBlob([]byte(current))
-	if err != nil {
-		return "", nil, false, err
-	}
-	return h, edit.NewTracker(current), false, nil
+	return base, prior
 }
 
-// commitChange journals a planned change and then makes it.
-func (r *turnRun) commitChange(i int, c command.Command, cur fileState, pl plan) (command.Result, error) {
-	clean, _ := workspace.Clean(c.Path)
+// trackerFor returns a tracker of base with the prior ranges applied: the
+// one the last edit of p left when it matches, else one rebuilt from the
+// base text. It returns nil when the base cannot be had.
+func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edit.Tracker {
+	if tr := r.trackers.get(p, base, len(prior)); tr != nil {
+		return tr
+	}
+	text, err := r.text(p, base, i)
+	if err != nil {
+		return nil
+	}
+	tr, err := edit.ResumeTracker(text, prior)
+	if err != nil {
+		return nil
+	}
+	r.trackers.put(p, base, len(prior), tr)
+	return tr
+}
+
+// commitChange journals a planned change and adds it to the batch.
+func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileState, pl plan) error {
 	ch := &session.Change{Path: clean, BeforeMode: cur.mode, Delete: pl.delete, Base: pl.base, Range: pl.rng}
 	if cur.exists {
-		h, err := r.t.SaveBlob(cur.data)
-		if err != nil {
-			return command.Result{}, err
+		ch.Before = cur.contentHash()
+		if !r.js.seen(clean) {
+			// Undo restores the file as it was before the turn's first
+			// change of it.
+			if _, err := r.t.SaveBlob(cur.data); err != nil {
+				return err
+			}
 		}
-		ch.Before = h
 	}
 	if !pl.delete {
 		if cur.exists && string(cur.data) == string(pl.after) {
 			pl.done.Summary = fmt.Sprintf("No change to '%s': the new content is the same as the old", c.Path)
 		}
-		h, err := r.t.SaveBlob(pl.after)
-		if err != nil {
-			return command.Result{}, err
-		}
-		ch.After = h
+		ch.After = session.Hash(pl.after)
 		dirs, err := r.ws.MissingDirs(c.Path)
 		if err != nil {
-			return failed(c, "Cannot write '%s': %v", c.Path, err), nil
+			return r.settle(i, failed(c, "Cannot write '%s': %v", c.Path, err))
 		}
 		ch.CreatedDirs = dirs
 	}
-	old := string(cur.data)
-	newText := string(pl.after)
-	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, old, newText, diffLimit)
+	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
+	if r.diffBytes()+len(pl.done.Diff) > r.opts.DiffBudget {
+		pl.done.Diff = ""
+		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
+	}
 	ch.Done = pl.done
-	if err := r.t.Append(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
-		return command.Result{}, err
-	}
-	r.js.changes[i] = ch
-	if err := r.make(r.t, ch); err != nil {
-		return failed(c, "Cannot change '%s': %v", c.Path, err), nil
-	}
-	return pl.done, nil
-}
-
-// make carries out a journaled change.
-func (e *Engine) make(t *session.Turn, ch *session.Change) error {
-	if ch.Delete {
-		return e.ws.Remove(ch.Path)
-	}
-	data, err := t.Blob(ch.After)
-	if err != nil {
+	if err := r.t.Add(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
 		return err
 	}
-	_, err = e.ws.WriteFile(ch.Path, data)
-	return err
+	r.js.note(i, ch)
+	r.diffs = r.diffBytes() + len(ch.Done.Diff)
+	r.js.results[i] = pl.done
+	if pl.delete {
+		return r.hold(i, clean, pendingRemove, nil, "")
+	}
+	return r.hold(i, clean, pendingWrite, pl.after, ch.After)
 }
 
 // recoverChange settles a change that was journaled but whose result was
-// not: the file's content tells whether it happened.
-func (e *Engine) recoverChange(t *session.Turn, ch *session.Change) (command.Result, error) {
-	if err := e.ws.CleanTemps(ch.Path); err != nil {
-		return command.Result{}, err
+// not: the file's content tells whether it happened. Content after a
+// later change of the same run counts as happened too, since a run is made
+// all at once. A change that did not happen is planned again from the
+// file as it is, which must give the content journaled.
+func (r *turnRun) recoverChange(i int, c command.Command, ch *session.Change) error {
+	if err := r.ws.CleanTemps(ch.Path); err != nil {
+		return err
 	}
-	cur, err := e.current(ch.Path)
+	if err := r.admit(ch.Path); err != nil {
+		return err
+	}
+	cur, err := r.current(ch.Path)
 	if err != nil {
-		return command.Result{}, err
+		return err
 	}
 	now := ""
 	if cur.exists && !cur.isDir {
-		now = session.Hash(cur.data)
+		now = cur.contentHash()
 	}
-	switch {
-	case ch.Delete && !cur.exists, !ch.Delete && now == ch.After:
-		return ch.Done, nil
-	case now == ch.Before && cur.exists == (ch.Before != ""):
-		if err := e.make(t, ch); err != nil {
-			r := ch.Done
-			r.Status = command.Failed
-			r.Summary = fmt.Sprintf("Cannot change '%s': %v", ch.Path, err)
-			return r, nil
+	if r.madeAlready(i, ch, cur.exists, now) {
+		r.js.results[i] = ch.Done
+		return r.hold(i, ch.Path, pendingKeep, nil, "")
+	}
+	if now == ch.Before && cur.exists == (ch.Before != "") {
+		pl, res, err := r.plan(i, c, cur)
+		if err != nil {
+			return err
 		}
-		return ch.Done, nil
+		if res == nil && pl.delete == ch.Delete && (pl.delete || session.Hash(pl.after) == ch.After) {
+			r.js.results[i] = ch.Done
+			if pl.delete {
+				return r.hold(i, ch.Path, pendingRemove, nil, "")
+			}
+			return r.hold(i, ch.Path, pendingWrite, pl.after, ch.After)
+		}
 	}
-	r := ch.Done
-	r.Status = command.Interrupted
-	r.Summary = fmt.Sprintf("Change to '%s' was interrupted and the file has since been changed by something else; it was left as it is", ch.Path)
-	return r, nil
+	res := ch.Done
+	res.Status = command.Interrupted
+	res.Diff, res.Added, res.Removed = "", 0, 0
+	res.Summary = fmt.Sprintf("Change to '%s' was interrupted and the file has since been changed by something else; it was left as it is", ch.Path)
+	return r.settle(i, res)
+}
+
+// madeAlready reports whether the file shows change i made: its content is
+// what i left, or what a later change of the same path left that was
+// journaled with no result either (the same unfinished run).
+func (r *turnRun) madeAlready(i int, ch *session.Change, exists bool, now string) bool {
+	leftBy := func(ch *session.Change) bool {
+		if ch.Delete {
+			return !exists
+		}
+		return exists && now == ch.After
+	}
+	if leftBy(ch) {
+		return true
+	}
+	for j, later := range r.js.changes {
+		if _, done := r.js.results[j]; j > i && later.Path == ch.Path && !done && leftBy(later) {
+			return true
+		}
+	}
+	return false
 }
 
 // readFile checks a READ_FILE; the content itself is taken when the next

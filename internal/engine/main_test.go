@@ -83,7 +83,7 @@ func (h *harness) engine() *engine.Engine {
 // input is a reply made of cmds; its hash identifies the command list.
 func input(cmds []command.Command) engine.Input {
 	raw, _ := json.Marshal(cmds)
-	return engine.Input{Text: string(raw), Hash: session.Hash(raw), Name: "reply.txt", Commands: cmds}
+	return engine.Input{Hash: session.Hash(raw), Name: "reply.txt", Commands: cmds}
 }
 
 // applyCtx applies a reply of cmds to the current request.

@@ -16,8 +16,9 @@ import (
 )
 
 // crashReply changes one file three times, the last two with line ranges
-// that would do damage if made twice, then creates another file. Its
-// journal: begin, then apply and result for each command (9 records).
+// that would do damage if made twice, then creates another file. The four
+// changes are one run, made together: the journal is the begin record,
+// the four apply records, then the four results (9 records).
 var crashReply = []command.Command{
 	create("counter.txt", "1\n2\n3\n4\n5\n"),
 	lines("counter.txt", 2, 2, "two\nzwei\n"),
@@ -46,17 +47,21 @@ func TestResumeFileChanges(t *testing.T) {
 		statuses string
 	}{
 		{name: "nothing but the begin record", keep: 1, counter: gone, want: counterFinal, statuses: "oooo"},
-		{name: "create journaled, not made", keep: 2, counter: gone, want: counterFinal, statuses: "oooo"},
-		{name: "create journaled, half written", keep: 2, counter: gone, temp: true, want: counterFinal, statuses: "oooo"},
-		{name: "line edit journaled, not made", keep: 4, counter: "1\n2\n3\n4\n5\n", want: counterFinal, statuses: "oooo"},
-		{name: "line edit made, not recorded", keep: 4, counter: "1\ntwo\nzwei\n3\n4\n5\n", want: counterFinal, statuses: "oooo"},
-		{name: "line edit made and recorded", keep: 5, counter: "1\ntwo\nzwei\n3\n4\n5\n", want: counterFinal, statuses: "oooo"},
-		{name: "second line edit made, not recorded", keep: 6, counter: counterFinal, want: counterFinal, statuses: "oooo"},
-		{name: "torn last line", keep: 4, counter: "1\n2\n3\n4\n5\n", tail: `{"kind":"result","index":1,"at":"2026-01-0`, want: counterFinal, statuses: "oooo"},
+		{name: "run journaled, nothing made", keep: 5, counter: gone, want: counterFinal, statuses: "oooo"},
+		{name: "run journaled, half written", keep: 5, counter: gone, temp: true, want: counterFinal, statuses: "oooo"},
+		{name: "run made but for the last file", keep: 5, counter: counterFinal, want: counterFinal, statuses: "oooo"},
+		// Not what a run leaves (it writes each file once), but the
+		// content alone must still tell which changes happened.
+		{name: "an earlier version of the run on disk", keep: 5, counter: "1\ntwo\nzwei\n3\n4\n5\n", want: counterFinal, statuses: "oooo"},
+		{name: "run made, two results recorded", keep: 7, counter: counterFinal, want: counterFinal, statuses: "oooo"},
+		{name: "run made, all but one result recorded", keep: 8, counter: counterFinal, want: counterFinal, statuses: "oooo"},
+		{name: "torn last line", keep: 5, counter: gone, tail: `{"kind":"result","index":1,"at":"2026-01-0`, want: counterFinal, statuses: "oooo"},
+		{name: "torn apply record", keep: 3, counter: gone, tail: `{"kind":"apply","index":2,"at":"2026-01-0`, want: counterFinal, statuses: "oooo"},
 		{
-			name: "file changed by something else", keep: 4, counter: "edited by hand\n",
-			// The later line edit then refers to lines that are not there.
-			want: "edited by hand\n", statuses: "oifo",
+			// Which of the run's changes of it were made can no longer be
+			// told: each is left as it is, and said so.
+			name: "file changed by something else", keep: 5, counter: "edited by hand\n",
+			want: "edited by hand\n", statuses: "iiio",
 		},
 	}
 	for _, tc := range cases {

@@ -66,7 +66,7 @@ func (f *fixture) pending() session.Pending {
 func (f *fixture) checkWaiting(id string) {
 	f.t.Helper()
 	st := f.load(id)
-	if st.Pending == nil || *st.Pending != f.pending() || st.SequenceNumber != 1 || len(st.Replies) != 0 {
+	if st.Pending == nil || *st.Pending != f.pending() || st.SequenceNumber != 1 || len(f.replies(id)) != 0 {
 		f.t.Errorf("saved state: pending %+v, sequence %d, want %+v", st.Pending, st.SequenceNumber, f.pending())
 	}
 	if !f.existsWS("before.txt") || !f.existsWS("junk/file") || f.existsWS("after.txt") {
@@ -87,7 +87,7 @@ func (f *fixture) checkApproved(id string) {
 		f.t.Error("the approved command or the one after it was not carried out")
 	}
 	st := f.load(id)
-	if st.Pending != nil || st.SequenceNumber != 2 || len(st.Replies) != 1 {
+	if st.Pending != nil || st.SequenceNumber != 2 || len(f.replies(id)) != 1 {
 		f.t.Errorf("saved state: pending %+v, sequence %d", st.Pending, st.SequenceNumber)
 	}
 	if !strings.Contains(f.request(id, 2), "[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n") {

@@ -106,8 +106,8 @@ func TestDecideHandedOver(t *testing.T) {
 				t.Fatalf("Serve: %v", err)
 			}
 			st := f.load(id)
-			if !st.IsComplete || st.Pending != nil || len(st.Replies) != 2 || !exists(f.processed("reply.txt")) || !exists(f.processed("done.txt")) {
-				t.Errorf("after DONE: complete %v, pending %+v, %d replies", st.IsComplete, st.Pending, len(st.Replies))
+			if !st.IsComplete || st.Pending != nil || len(f.replies(id)) != 2 || !exists(f.processed("reply.txt")) || !exists(f.processed("done.txt")) {
+				t.Errorf("after DONE: complete %v, pending %+v, %d replies", st.IsComplete, st.Pending, len(f.replies(id)))
 			}
 		})
 	}

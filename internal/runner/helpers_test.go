@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -473,4 +474,37 @@ func eventTypes(events []runner.Event) string {
 // settler settles replies in the inbox, as 'courier approve' does.
 func (f *fixture) settler() runner.Source {
 	return inbox.Queue{Dir: f.paths.Inbox}.Source("", false)
+}
+
+// replies returns the replies the session's index says were applied and
+// committed, in order (the index, not the state, holds them; it may run
+// ahead of the state after a crash, which the state's sequence tells).
+func (f *fixture) replies(id string) []session.ReplyRecord {
+	f.t.Helper()
+	st := f.load(id)
+	committed := st.SequenceNumber - 1
+	if st.IsComplete {
+		committed = st.SequenceNumber
+	}
+	data, err := os.ReadFile(filepath.Join(f.store.Folder(id), "replies.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []session.ReplyRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r session.ReplyRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			f.t.Fatalf("reply index: %v", err)
+		}
+		if r.Sequence <= committed {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ const (
 	StateAwaitingApproval = "awaiting_approval" // for the person's decision on a command
 	StateApplying         = "applying"          // a reply's turn is unfinished
 	StateComplete         = "complete"
+	StateUndoing          = "undoing" // an undo was interrupted; the next run finishes it
 )
 
 // Info is a session as status and sessions show it.
@@ -39,6 +40,8 @@ func (r *Runner) info(st *session.State) Info {
 	i := Info{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
 		UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace, Pending: st.Pending, Summary: st.Summary}
 	switch {
+	case st.Undoing != nil:
+		i.State = StateUndoing
 	case st.IsComplete:
 		i.State = StateComplete
 	case st.Pending != nil:

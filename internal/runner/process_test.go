@@ -53,7 +53,7 @@ func TestApplyCommits(t *testing.T) {
 	if saved.SequenceNumber != 2 || len(saved.LastResults) != 2 || !saved.LastResults[0].Success() || !saved.LastResults[1].Success() {
 		t.Errorf("saved sequence %d, results %+v", saved.SequenceNumber, saved.LastResults)
 	}
-	if len(saved.Replies) != 1 || saved.Replies[0].Sequence != 1 || saved.Replies[0].File != "reply.txt" || saved.Pending != nil || saved.IsComplete {
+	if len(f.replies(id)) != 1 || f.replies(id)[0].Sequence != 1 || f.replies(id)[0].File != "reply.txt" || saved.Pending != nil || saved.IsComplete {
 		t.Errorf("saved state %+v", saved)
 	}
 	if !exists(f.processed("reply.txt")) || f.inInbox("reply.txt") {
@@ -137,8 +137,8 @@ func TestApplyDuplicate(t *testing.T) {
 	if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 		t.Errorf("the reply ran %d times", n)
 	}
-	if saved := f.load(id); saved.SequenceNumber != 2 || len(saved.Replies) != 1 {
-		t.Errorf("state after duplicates: sequence %d, %d replies", saved.SequenceNumber, len(saved.Replies))
+	if saved := f.load(id); saved.SequenceNumber != 2 || len(f.replies(id)) != 1 {
+		t.Errorf("state after duplicates: sequence %d, %d replies", saved.SequenceNumber, len(f.replies(id)))
 	}
 	if got := names(t, f.paths.Outbox); len(got) != 2 {
 		t.Errorf("outbox folder holds %v", got)
@@ -211,8 +211,8 @@ func TestApplyStale(t *testing.T) {
 	if f.existsWS("stale.txt") {
 		t.Error("a stale reply was carried out")
 	}
-	if saved := f.load(id); saved.SequenceNumber != 2 || len(saved.Replies) != 1 {
-		t.Errorf("stale replies changed the state: sequence %d, %d replies", saved.SequenceNumber, len(saved.Replies))
+	if saved := f.load(id); saved.SequenceNumber != 2 || len(f.replies(id)) != 1 {
+		t.Errorf("stale replies changed the state: sequence %d, %d replies", saved.SequenceNumber, len(f.replies(id)))
 	}
 	// A reply that does not say which request it answers is taken as the
 	// answer to the current one.
@@ -235,7 +235,7 @@ func TestApplyDone(t *testing.T) {
 		}
 	}
 	saved := f.load(id)
-	if !saved.IsComplete || saved.Summary != "Created hello.txt." || saved.SequenceNumber != 1 || len(saved.Replies) != 1 {
+	if !saved.IsComplete || saved.Summary != "Created hello.txt." || saved.SequenceNumber != 1 || len(f.replies(id)) != 1 {
 		t.Errorf("saved state: complete %v, summary %q, sequence %d", saved.IsComplete, saved.Summary, saved.SequenceNumber)
 	}
 	ends := eventsOf[runner.TurnEnded](f.rec)
@@ -360,7 +360,7 @@ func TestApplyUnusableUnrouted(t *testing.T) {
 	if !errors.As(err, &aside) || !isA[*reply.EchoError](err) || aside.MovedTo != f.rejected("reply.txt") || !exists(aside.MovedTo) {
 		t.Fatalf("error %v, want the request set aside into rejected/", err)
 	}
-	if st := f.load(id); st.SequenceNumber != 1 || len(st.Replies) != 0 {
+	if st := f.load(id); st.SequenceNumber != 1 || len(f.replies(id)) != 0 {
 		t.Error("the session changed")
 	}
 }
@@ -404,7 +404,7 @@ func TestRoute(t *testing.T) {
 			if tc.toOlder {
 				want, other = older, newer
 			}
-			if st := f.load(want); st.SequenceNumber != 2 || st.Replies[0].File != file {
+			if st := f.load(want); st.SequenceNumber != 2 || f.replies(want)[0].File != file {
 				t.Errorf("%s was not applied to %s", file, want)
 			}
 			if st := f.load(other); st.SequenceNumber != 1 {

@@ -87,7 +87,7 @@ func TestRecoverAfterCrash(t *testing.T) {
 			default:
 				writeFile(t, replyPath, tc.inbox)
 			}
-			if st := f.load(id); st.SequenceNumber != 1 || len(st.Replies) != 0 {
+			if st := f.load(id); st.SequenceNumber != 1 || len(f.replies(id)) != 0 {
 				t.Fatalf("the crash left sequence %d saved", st.SequenceNumber)
 			}
 			if info, err := f.r.Status(id); err != nil || info.State != runner.StateApplying || info.Unfinished != "reply.txt" {
@@ -126,8 +126,8 @@ func TestRecoverAfterCrash(t *testing.T) {
 				t.Errorf("the command ran %d times", n)
 			}
 			saved := f.load(id)
-			if saved.SequenceNumber != 2 || len(saved.Replies) != 1 || saved.Replies[0].File != "reply.txt" {
-				t.Errorf("saved state: sequence %d, replies %+v", saved.SequenceNumber, saved.Replies)
+			if saved.SequenceNumber != 2 || len(f.replies(id)) != 1 || f.replies(id)[0].File != "reply.txt" {
+				t.Errorf("saved state: sequence %d, replies %+v", saved.SequenceNumber, f.replies(id))
 			}
 
 			processed := f.processed("reply.txt")
@@ -240,8 +240,8 @@ func TestCommitOrder(t *testing.T) {
 		t.Fatalf("error %v, want the request write to fail", err)
 	}
 	st := f.load(id)
-	if st.SequenceNumber != 1 || len(st.Replies) != 0 || !f.inInbox("reply.txt") {
-		t.Errorf("a turn without its request was committed: sequence %d, replies %+v", st.SequenceNumber, st.Replies)
+	if st.SequenceNumber != 1 || len(f.replies(id)) != 0 || !f.inInbox("reply.txt") {
+		t.Errorf("a turn without its request was committed: sequence %d, replies %+v", st.SequenceNumber, f.replies(id))
 	}
 	if info, _ := f.r.Status(id); info.State != runner.StateApplying {
 		t.Errorf("status %s, want %s", info.State, runner.StateApplying)
@@ -256,7 +256,7 @@ func TestCommitOrder(t *testing.T) {
 	if err := f.r.ProcessQueue(context.Background(), inbox.Queue{Dir: f.paths.Inbox}, "courier process"); err != nil {
 		t.Fatal(err)
 	}
-	if st := f.load(id); st.SequenceNumber != 2 || len(st.Replies) != 1 || lineCount(f.wsPath("runs.txt")) != 1 {
+	if st := f.load(id); st.SequenceNumber != 2 || len(f.replies(id)) != 1 || lineCount(f.wsPath("runs.txt")) != 1 {
 		t.Errorf("after recovery: sequence %d, ran %d times", st.SequenceNumber, lineCount(f.wsPath("runs.txt")))
 	}
 	if !strings.Contains(f.request(id, 2), "[OK] RUN_COMMAND: Ran 'echo ran >> runs.txt' (exit code 0)") || !exists(f.processed("reply.txt")) {

@@ -202,7 +202,7 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 	var errs []error
 	all, _ := r.store.List()
 	for _, st := range all {
-		if _, ok, _ := r.store.Unfinished(st); !ok || st.Pending != nil {
+		if _, ok, _ := r.store.Unfinished(st); (!ok || st.Pending != nil) && st.Undoing == nil {
 			continue
 		}
 		if err := r.recoverOne(ctx, st.SessionID, q.Source(st.SessionID, false), what); err != nil {

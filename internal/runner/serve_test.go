@@ -17,7 +17,7 @@ import (
 func (f *fixture) replyNames(id string) []string {
 	f.t.Helper()
 	var out []string
-	for _, r := range f.load(id).Replies {
+	for _, r := range f.replies(id) {
 		out = append(out, r.File)
 	}
 	return out

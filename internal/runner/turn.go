@@ -23,6 +23,9 @@ func (s *Session) Apply(ctx context.Context, rep reply.Reply) error {
 }
 
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
+	if _, _, err := s.finishUndo(); err != nil {
+		return err
+	}
 	st := s.st
 	if st.IsComplete {
 		return &CompleteError{Session: st.SessionID}
@@ -52,7 +55,7 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
 	s.note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
 	return s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
-		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Text: rep.Text, Hash: rep.Hash, Commands: rep.Parsed.Commands})
+		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Hash: rep.Hash, Commands: rep.Parsed.Commands})
 	})
 }
 
@@ -60,7 +63,11 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 // than the current one.
 func (s *Session) check(rep reply.Reply) error {
 	st := s.st
-	if prev, ok := st.FindReply(rep.Hash); ok {
+	prev, ok, err := s.r.store.FindReply(st, rep.Hash)
+	if err != nil {
+		return err
+	}
+	if ok {
 		return &RefusedError{Reply: rep.Name, Duplicate: true, Reason: fmt.Sprintf(
 			"reply %s was already applied as the answer to request %d of session %s (on %s); it was not run again",
 			rep.Name, prev.Sequence, st.SessionID, prev.AppliedAt.Local().Format("2006-01-02 15:04"))}
@@ -90,6 +97,9 @@ func (s *Session) check(rep reply.Reply) error {
 // when not nil, is told that the turn's reply was applied.
 func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
 	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
+		return false, err
+	}
+	if _, _, err := s.finishUndo(); err != nil {
 		return false, err
 	}
 	begin, ok, err := s.r.store.Unfinished(s.st)
@@ -237,17 +247,31 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	return nil
 }
 
-// commit finishes a turn: the next request first, then the session state
-// (the commit point). A crash before the state is saved repeats the request
-// write; after it, the reply is recognised as applied.
+// commit finishes a turn whose journal the engine left durable: the reply
+// is noted in the session's reply index, the next request is written, then
+// the session state is saved (the commit point); the source settles the
+// reply after. A crash before the state is saved repeats all of it; after
+// it, the reply is recognised as applied.
 func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
 	begin, _, err := s.r.store.Unfinished(st)
 	if err != nil {
 		return err
 	}
+	top, err := s.r.store.UndoTop(st)
+	if err != nil {
+		return err
+	}
+	err = s.r.store.NoteReply(st, session.ReplyRecord{Hash: begin.ReplyHash, Sequence: st.SequenceNumber, File: begin.ReplyFile, AppliedAt: time.Now().UTC()})
+	if err != nil {
+		return err
+	}
 	next := *st
 	next.Pending = nil
+	next.UndoTop = top
+	if out.Changed {
+		next.UndoTop = st.SequenceNumber
+	}
 	next.ApprovedRules = out.ApprovedRules
 	next.LastResults = out.Results
 	if next.LastResults == nil {
@@ -262,8 +286,6 @@ func (s *Session) commit(out engine.Outcome) error {
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}
-	next.Replies = append(append([]session.ReplyRecord{}, st.Replies...), session.ReplyRecord{
-		Hash: begin.ReplyHash, Sequence: st.SequenceNumber, File: begin.ReplyFile, AppliedAt: time.Now().UTC()})
 	next.UpdatedAt = time.Now().UTC()
 	var written *RequestWritten
 	if out.Done {
@@ -383,12 +405,13 @@ func (r *Runner) applyingElsewhere(hash, except string) string {
 	return ""
 }
 
-// undoneSince reports whether every request from seq to the current one was
-// either never answered or had its turn undone.
+// undoneSince reports whether the workspace is again as request seq showed
+// it: the turn answering seq was undone, and every later request was never
+// answered or had its turn undone too.
 func (r *Runner) undoneSince(st *session.State, seq int) bool {
 	for k := seq; k < st.SequenceNumber; k++ {
 		t, err := r.store.ReadTurn(st.SessionID, k)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) && k > seq {
 			continue
 		}
 		if err != nil || !t.IsUndone() {

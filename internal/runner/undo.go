@@ -61,8 +61,8 @@ func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
 		}
 		info := TurnInfo{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
 			Undone: t.IsUndone(), Finished: seq < st.SequenceNumber || st.IsComplete}
-		for _, r := range t.Records {
-			if r.Kind == session.Result && r.Result != nil && !r.Result.Success() {
+		for _, rec := range t.Records {
+			if rec.Kind == session.Result && rec.Result != nil && !rec.Result.Success() {
 				info.Failed++
 			}
 		}
@@ -113,42 +113,101 @@ type UndoReport struct {
 	// content was saved here before the file was restored.
 	Kept   map[string]string
 	Outbox string
+	// Resumed is set when the undo was one an earlier run had begun and
+	// not finished.
+	Resumed bool
 }
 
 // Undo reverts the file changes of the held session's last applied reply
 // not yet undone, tells the LLM in a new request, and returns what it did.
+// An undo that an earlier run left under way is finished instead, and
+// nothing more: it is the undo that was asked for.
+//
+// Undo is a transaction: the state is saved first with the undo under way,
+// then the files are put back (each step can be done again without harm),
+// and the state saved with the undo done is the commit point, so a crash
+// anywhere makes the next run finish the same undo, exactly once.
 func (s *Session) Undo() (UndoReport, error) {
-	var rep UndoReport
 	l, st := s.r, s.st
-	if begin, ok, err := l.store.Unfinished(st); err != nil {
-		return rep, err
-	} else if ok {
-		return rep, &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil}
+	if err := l.cleanTemps(st.SessionID); err != nil {
+		return UndoReport{}, err
 	}
-	t, err := l.lastUndoable(st)
+	if rep, ok, err := s.finishUndo(); ok || err != nil {
+		return rep, err
+	}
+	if begin, ok, err := l.store.Unfinished(st); err != nil {
+		return UndoReport{}, err
+	} else if ok {
+		return UndoReport{}, &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil}
+	}
+	top, err := l.store.UndoTop(st)
+	if err != nil {
+		return UndoReport{}, err
+	}
+	if top == 0 {
+		return UndoReport{}, &NothingToUndoError{Session: st.SessionID}
+	}
+	t, err := l.store.ReadTurn(st.SessionID, top)
+	if err != nil {
+		return UndoReport{}, err
+	}
+	below, err := l.store.UndoBelow(st.SessionID, t)
+	if err != nil {
+		return UndoReport{}, err
+	}
+	st.Undoing = &session.Undoing{Turn: top, Below: below}
+	if err := l.store.Save(st); err != nil {
+		st.Undoing = nil
+		return UndoReport{}, err
+	}
+	return s.undo(false)
+}
+
+// finishUndo finishes an undo an earlier run left under way; ok is false
+// when there was none. Every run that holds the session calls it before
+// doing anything else with the session.
+func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
+	if s.st.Undoing == nil {
+		return UndoReport{}, false, nil
+	}
+	rep, err = s.undo(true)
+	return rep, true, err
+}
+
+// undo carries out the undo the state says is under way and commits it;
+// resumed says an earlier run began it.
+func (s *Session) undo(resumed bool) (UndoReport, error) {
+	l, st := s.r, s.st
+	u := *st.Undoing
+	rep := UndoReport{Sequence: u.Turn, Resumed: resumed}
+	// A crash may have left the request or the state half written.
+	if err := l.cleanTemps(st.SessionID); err != nil {
+		return rep, err
+	}
+	t, err := l.store.OpenTurn(st.SessionID, u.Turn)
 	if err != nil {
 		return rep, err
 	}
+	defer t.Close()
 	ws, err := l.openWorkspace(st)
 	if err != nil {
 		return rep, err
 	}
 	defer ws.Close()
-	rep.Sequence = t.Sequence
-	rep.Kept = map[string]string{}
-	if err := l.revert(ws, t, &rep); err != nil {
+	if err := revert(ws, t, &rep); err != nil {
 		return rep, err
 	}
-	tw, err := l.store.OpenTurn(st.SessionID, t.Sequence)
-	if err != nil {
-		return rep, err
+	if !t.IsUndone() {
+		if err := t.Append(session.Record{Kind: session.Undone}); err != nil {
+			return rep, err
+		}
 	}
-	err = tw.Append(session.Record{Kind: session.Undone})
-	tw.Close()
-	if err != nil {
+	if rep.Kept, err = t.Kept(); err != nil {
 		return rep, err
 	}
 	next := *st
+	next.Undoing = nil
+	next.UndoTop = u.Below
 	next.IsComplete = false
 	next.Summary = ""
 	next.SequenceNumber++
@@ -170,29 +229,11 @@ func (s *Session) Undo() (UndoReport, error) {
 	return rep, nil
 }
 
-// lastUndoable finds the newest finished turn with file changes that has
-// not been undone.
-func (l *Runner) lastUndoable(st *session.State) (*session.Turn, error) {
-	seqs, err := l.store.Turns(st.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(seqs) - 1; i >= 0; i-- {
-		seq := seqs[i]
-		if seq >= st.SequenceNumber && !st.IsComplete {
-			continue
-		}
-		t, err := l.store.ReadTurn(st.SessionID, seq)
-		if err != nil || t.IsUndone() || len(t.Changes()) == 0 {
-			continue
-		}
-		return t, nil
-	}
-	return nil, &NothingToUndoError{Session: st.SessionID}
-}
-
-// revert puts every file the turn changed back as it was before the turn.
-func (l *Runner) revert(ws *workspace.Workspace, t *session.Turn, rep *UndoReport) error {
+// revert puts every file the turn changed back as it was before the turn,
+// durably. Each file is looked at first, so that doing it again after a
+// crash changes nothing more: a file already as before is left alone, and
+// one that changed since the turn is kept (again) before it is replaced.
+func revert(ws *workspace.Workspace, t *session.Turn, rep *UndoReport) error {
 	first := map[string]*session.Change{}
 	last := map[string]*session.Change{}
 	var order []string
@@ -206,31 +247,51 @@ func (l *Runner) revert(ws *workspace.Workspace, t *session.Turn, rep *UndoRepor
 		last[ch.Path] = ch
 		dirs = append(dirs, ch.CreatedDirs...)
 	}
+	b := ws.NewBatch()
+	var batched []string
 	for _, p := range order {
-		if err := l.keepIfChanged(ws, t, p, last[p], rep); err != nil {
-			return err
-		}
 		orig := first[p]
 		if orig.Before == "" {
-			if err := ws.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("undo %s: %w", p, err)
-			}
 			rep.Removed = append(rep.Removed, p)
-			continue
+		} else {
+			rep.Restored = append(rep.Restored, p)
 		}
-		data, err := t.Blob(orig.Before)
+		if err := ws.CleanTemps(p); err != nil {
+			return fmt.Errorf("undo %s: %w", p, err)
+		}
+		data, info, err := readIfFile(ws, p)
 		if err != nil {
 			return fmt.Errorf("undo %s: %w", p, err)
 		}
-		if _, err := ws.WriteFile(p, data); err != nil {
-			return fmt.Errorf("undo %s: %w", p, err)
+		exists := info != nil
+		if !exists && orig.Before == "" {
+			continue
 		}
-		if orig.BeforeMode != 0 {
-			if err := ws.Chmod(p, orig.BeforeMode); err != nil {
+		if exists && orig.Before != "" && session.Hash(data) == orig.Before &&
+			(orig.BeforeMode == 0 || info.Mode().Perm() == orig.BeforeMode) {
+			continue // already as before
+		}
+		if exists && (last[p].Delete || session.Hash(data) != last[p].After) {
+			// Changed since the turn: never destroy later work.
+			if _, err := t.Keep(p, data); err != nil {
 				return fmt.Errorf("undo %s: %w", p, err)
 			}
 		}
-		rep.Restored = append(rep.Restored, p)
+		if orig.Before == "" {
+			b.Remove(p)
+		} else {
+			data, err := t.Blob(orig.Before)
+			if err != nil {
+				return fmt.Errorf("undo %s: %w", p, err)
+			}
+			b.Write(p, data, orig.BeforeMode)
+		}
+		batched = append(batched, p)
+	}
+	for i, res := range b.Commit() {
+		if res.Err != nil && !errors.Is(res.Err, fs.ErrNotExist) {
+			return fmt.Errorf("undo %s: %w", batched[i], res.Err)
+		}
 	}
 	// Deepest folders first, so a chain of created folders goes entirely.
 	sort.Slice(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
@@ -242,25 +303,18 @@ func (l *Runner) revert(ws *workspace.Workspace, t *session.Turn, rep *UndoRepor
 	return nil
 }
 
-// keepIfChanged saves a file's current content when it differs from what
-// the turn left, so undo never destroys work done after the turn.
-func (l *Runner) keepIfChanged(ws *workspace.Workspace, t *session.Turn, p string, last *session.Change, rep *UndoReport) error {
-	data, err := ws.ReadFile(p)
+// readIfFile reads a workspace file; a missing one gives no info and no
+// error.
+func readIfFile(ws *workspace.Workspace, p string) ([]byte, fs.FileInfo, error) {
+	info, err := ws.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("undo %s: %w", p, err)
+		return nil, nil, err
 	}
-	if !last.Delete && session.Hash(data) == last.After {
-		return nil
-	}
-	h, err := t.SaveBlob(data)
-	if err != nil {
-		return err
-	}
-	rep.Kept[p] = t.Dir + "/blobs/" + h
-	return nil
+	data, err := ws.ReadFile(p)
+	return data, info, err
 }
 
 func undoNotice(rep UndoReport) string {

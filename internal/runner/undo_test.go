@@ -149,7 +149,7 @@ func TestUndoRestores(t *testing.T) {
 	if last := written[len(written)-1]; last.Sequence != 3 || last.Text != text {
 		t.Errorf("last request announced: %d", last.Sequence)
 	}
-	if f.kinds(id, 1) != "begin apply/0 result/0 apply/1 result/1 apply/2 result/2 apply/3 result/3 apply/4 result/4 apply/5 result/5 start/6 result/6 undone" {
+	if f.kinds(id, 1) != "begin apply/0 apply/1 apply/2 apply/3 apply/4 apply/5 result/0 result/1 result/2 result/3 result/4 result/5 start/6 result/6 undone" {
 		t.Errorf("journal %q does not end with the undo", f.kinds(id, 1))
 	}
 }

@@ -48,12 +48,18 @@ type Record struct {
 	ReplyHash string            `json:"replyHash,omitempty"`
 	ReplyFile string            `json:"replyFile,omitempty"`
 	Commands  []command.Command `json:"commands,omitempty"`
+	// UndoPrev is the turn undo reverts after this one: the session's
+	// UndoTop when this turn began. Journals written before courier kept
+	// it have none.
+	UndoPrev *int `json:"undoPrev,omitempty"`
 
 	// Apply
 	Change *Change `json:"change,omitempty"`
 
-	// Result
-	Result *command.Result `json:"result,omitempty"`
+	// Result; a file change's result that is its apply record's Done is
+	// written as AsPlanned instead of again in full.
+	Result    *command.Result `json:"result,omitempty"`
+	AsPlanned bool            `json:"asPlanned,omitempty"`
 
 	// Decision
 	Approved bool   `json:"approved,omitempty"`
@@ -64,18 +70,22 @@ type Record struct {
 // Change describes one file change before it is made.
 type Change struct {
 	Path string `json:"path"`
-	// Before is the blob of the content before the change, "" when the file
-	// did not exist.
+	// Before is the hash of the content before the change, "" when the
+	// file did not exist. The turn keeps that content (Turn.Blob) when it
+	// is the turn's first change of the file.
 	Before     string      `json:"before,omitempty"`
 	BeforeMode fs.FileMode `json:"beforeMode,omitempty"`
-	// After is the blob of the content after the change; a delete has none.
+	// After is the hash of the content after the change; a delete has
+	// none. The content itself is not kept: it follows from Before and the
+	// command.
 	After  string `json:"after,omitempty"`
 	Delete bool   `json:"delete,omitempty"`
 	// CreatedDirs are the folders the change makes, outermost first.
 	CreatedDirs []string `json:"createdDirs,omitempty"`
-	// Base and Range describe a line-range edit: the blob its line numbers
-	// refer to and the range it replaced there, so later edits of the same
-	// reply can still be placed.
+	// Base and Range describe a line-range edit: the hash of the text its
+	// line numbers refer to and the range it replaced there, so later
+	// edits of the same reply can still be placed. The turn keeps that
+	// text when its earlier records cannot rebuild it.
 	Base  string `json:"base,omitempty"`
 	Range [2]int `json:"range,omitempty"`
 	// Done is the result to record once the change is in place.
@@ -88,13 +98,17 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Turn is the on-disk record of processing one reply: its journal, the
-// reply itself and the file contents needed to reverse it.
+// Turn is the on-disk record of processing one reply: its journal, and the
+// file contents undo and recovery need that the journal cannot rebuild.
 type Turn struct {
 	Dir      string
 	Sequence int
 	Records  []Record
-	f        *os.File
+	f        *os.File // the journal, open for appending; nil for ReadTurn
+	dirty    bool     // records added since the last Sync
+	newDirs  []string // folders whose new entries the next Sync makes durable
+	blobs    pack
+	legacy   bool // the turn has a blobs folder of an earlier courier version
 }
 
 // TurnDir returns the folder of the turn that answers outbox seq.
@@ -124,24 +138,35 @@ func (s Store) Turns(id string) ([]int, error) {
 // journalName is the file of a turn's records, one JSON object per line.
 const journalName = "journal.jsonl"
 
+// legacyBlobs is the folder where turns written by earlier courier versions
+// kept one file per content.
+const legacyBlobs = "blobs"
+
 // OpenTurn opens (creating if needed) the turn folder and its journal,
 // reading the records already there. A last line torn by a crash is cut
-// off: it was never acknowledged, so nothing relied on it.
+// off: it was never acknowledged, so nothing relied on it. The same goes
+// for a torn last entry of the kept contents.
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	dir := s.TurnDir(id, seq)
-	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o755); err != nil {
+	newDirs, err := mkdirs(dir)
+	if err != nil {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
 	// Only the lock holder writes here, so any temporary file is a crash's.
-	for _, d := range []string{dir, filepath.Join(dir, "blobs")} {
-		if err := atomicfile.CleanTemps(d); err != nil {
+	for _, d := range []string{dir, filepath.Join(dir, legacyBlobs)} {
+		if err := atomicfile.CleanTemps(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 	}
-	t := &Turn{Dir: dir, Sequence: seq}
+	if err := cleanKept(dir); err != nil {
+		return nil, err
+	}
+	t := &Turn{Dir: dir, Sequence: seq, blobs: pack{path: filepath.Join(dir, packName)}}
 	p := filepath.Join(dir, journalName)
 	data, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
+		newDirs = append(newDirs, dir)
+	} else if err != nil {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
 	records, good, err := parseJournal(data)
@@ -164,11 +189,42 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
 	t.f = f
-	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+	if err := t.blobs.load(true); err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
+	t.newDirs = newDirs
+	t.legacy = isDir(filepath.Join(dir, legacyBlobs))
 	return t, nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
+// mkdirs makes dir and its missing parents and returns the folders whose
+// entries changed (the parent of each folder made), outermost first.
+func mkdirs(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		_, err := os.Stat(d)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+			return nil, err
+		}
+		missing = append(missing, d)
+	}
+	var changed []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		changed = append(changed, filepath.Dir(missing[i]))
+	}
+	return changed, nil
 }
 
 // ReadTurn reads a turn's records without opening it for writing.
@@ -183,10 +239,11 @@ func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", p, err)
 	}
-	return &Turn{Dir: dir, Sequence: seq, Records: records}, nil
+	return &Turn{Dir: dir, Sequence: seq, Records: records, blobs: pack{path: filepath.Join(dir, packName)},
+		legacy: isDir(filepath.Join(dir, legacyBlobs))}, nil
 }
 
-// parseJournal reads whole lines only: Append writes each record with its
+// parseJournal reads whole lines only: Add writes each record with its
 // newline, so a last line without one was torn by a crash, even when its
 // JSON happens to be complete, and is not counted (good is where it
 // starts). A whole line that does not parse is damage, not a crash, and is
@@ -206,9 +263,9 @@ func parseJournal(data []byte) (records []Record, good int, err error) {
 	}
 }
 
-// Append writes a record durably: the call returns only once the record is
-// on disk, so whatever follows may rely on it after a crash.
-func (t *Turn) Append(r Record) error {
+// Add writes a record to the journal without syncing it: the record
+// survives courier being killed, and a power cut once Sync has run.
+func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
@@ -219,15 +276,46 @@ func (t *Turn) Append(r Record) error {
 	if _, err := t.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	if err := t.f.Sync(); err != nil {
-		return fmt.Errorf("journal: sync: %w", err)
-	}
+	t.dirty = true
 	t.Records = append(t.Records, r)
 	return nil
 }
 
-// Close releases the journal file.
+// Sync makes everything added so far durable: the kept contents first,
+// then the records that refer to them, then the entries of the files and
+// folders the turn created.
+func (t *Turn) Sync() error {
+	if err := t.blobs.sync(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	// The records and the folder entries do not depend on each other:
+	// they are synced together.
+	var names []string
+	if t.dirty {
+		names = append(names, t.f.Name())
+	}
+	names = append(names, t.newDirs...)
+	for _, err := range atomicfile.SyncAll(names, os.Open) {
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+	}
+	t.dirty, t.newDirs = false, nil
+	return nil
+}
+
+// Append writes a record durably: the call returns only once the record is
+// on disk, so whatever follows may rely on it after a crash.
+func (t *Turn) Append(r Record) error {
+	if err := t.Add(r); err != nil {
+		return err
+	}
+	return t.Sync()
+}
+
+// Close releases the journal. What was added and not synced stays written.
 func (t *Turn) Close() error {
+	t.blobs.close()
 	if t.f == nil {
 		return nil
 	}
@@ -236,37 +324,56 @@ func (t *Turn) Close() error {
 	return err
 }
 
-// SaveBlob stores content by its hash and returns the hash.
+// SaveBlob keeps content with the turn, once however often it is saved,
+// and returns its hash. It is durable after the next Sync.
 func (t *Turn) SaveBlob(data []byte) (string, error) {
 	h := Hash(data)
-	p := filepath.Join(t.Dir, "blobs", h)
-	if _, err := os.Stat(p); err == nil {
+	if t.HasBlob(h) {
 		return h, nil
 	}
-	if err := atomicfile.Write(p, data, 0o644); err != nil {
-		return "", fmt.Errorf("save snapshot: %w", err)
+	created, err := t.blobs.save(h, data)
+	if err != nil {
+		return "", fmt.Errorf("keep a copy: %w", err)
+	}
+	if created {
+		t.newDirs = append(t.newDirs, t.Dir)
 	}
 	return h, nil
 }
 
-// Blob returns stored content by hash.
+// HasBlob reports whether the turn keeps the content with this hash.
+func (t *Turn) HasBlob(hash string) bool {
+	if t.blobs.has(hash) {
+		return true
+	}
+	if !t.legacy {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(t.Dir, legacyBlobs, hash))
+	return err == nil
+}
+
+// Blob returns kept content by hash, checked against it.
 func (t *Turn) Blob(hash string) ([]byte, error) {
-	data, err := os.ReadFile(filepath.Join(t.Dir, "blobs", hash))
+	data, err := t.blobs.read(hash)
+	if errors.Is(err, fs.ErrNotExist) && t.legacy {
+		data, err = os.ReadFile(filepath.Join(t.Dir, legacyBlobs, hash))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", hash, err)
+		return nil, fmt.Errorf("copy %s: %w", hash, err)
+	}
+	if Hash(data) != hash {
+		return nil, fmt.Errorf("copy %s is damaged", hash)
 	}
 	return data, nil
 }
 
-// SaveReply keeps the reply's raw bytes with the turn, so the turn can be
-// finished after a crash even if the inbox file is gone.
-func (t *Turn) SaveReply(raw []byte) error {
-	return atomicfile.Write(filepath.Join(t.Dir, "reply.txt"), raw, 0o644)
-}
-
-// Reply returns the raw reply kept with the turn.
-func (t *Turn) Reply() ([]byte, error) {
-	return os.ReadFile(filepath.Join(t.Dir, "reply.txt"))
+// Stored is how many bytes of contents the turn keeps.
+func (t *Turn) Stored() int64 {
+	if !t.blobs.loaded && t.blobs.load(false) != nil {
+		return 0
+	}
+	return t.blobs.size
 }
 
 // Unfinished returns the begin record of the turn answering the session's

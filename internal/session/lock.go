@@ -67,7 +67,15 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	// A holder killed while it started a command leaves the lock with the
+	// child until the child's exec closes it, a moment later: wait for
+	// that, never for a holder that is alive.
+	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && wait < deadHolderWait && !holderAlive(f); wait++ {
+		time.Sleep(10 * time.Millisecond)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
 		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &LockedError{Session: id, Holder: readHolder(f)}
@@ -77,6 +85,22 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	l := &Lock{f: f, holder: Holder{PID: os.Getpid(), Command: what, Since: time.Now().UTC()}}
 	l.write()
 	return l, nil
+}
+
+// deadHolderWait is how many 10 ms waits Lock allows a lock whose holder
+// has died.
+const deadHolderWait = 100
+
+// holderAlive reports whether the process the lock file names still runs
+// (or cannot be told).
+func holderAlive(f *os.File) bool {
+	buf := make([]byte, 512)
+	n, _ := f.ReadAt(buf, 0)
+	var h Holder
+	if err := json.Unmarshal(buf[:bytes.IndexByte(buf[:n], '\n')+1], &h); err != nil || h.PID <= 0 {
+		return true
+	}
+	return !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
 }
 
 // Note records what the holder is doing now, for 'courier status' and for

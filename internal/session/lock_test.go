@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/courier-agent/courier/internal/session"
 )
@@ -146,4 +149,40 @@ func TestLockReleasedWhenHolderIsKilled(t *testing.T) {
 		t.Fatalf("Lock after the holder was killed = %v", err)
 	}
 	l.Unlock()
+}
+
+// TestLockLeftWithDyingChild stands for a holder killed while it started a
+// command: the child it forked keeps the lock until its exec closes it. The
+// holder named in the lock file is dead, so Lock waits the moment out
+// instead of saying the session is in use.
+func TestLockLeftWithDyingChild(t *testing.T) {
+	s := newStore(t)
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(s.Dir, "0000000a.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "{\"pid\":%d,\"command\":\"courier process\"}\n", dead.Process.Pid)
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		close(released)
+	}()
+	l, err := s.Lock("0000000a", "courier process")
+	if err != nil {
+		t.Fatalf("Lock after the holder died = %v", err)
+	}
+	l.Unlock()
+	<-released
 }

@@ -29,9 +29,21 @@ type State struct {
 	// Notices are told to the LLM at the top of the next outbox's results
 	// (an undo, a reply without commands).
 	Notices []string `json:"notices,omitempty"`
-	// Replies lists every reply applied, so a reply saved twice is
-	// recognised rather than run again.
+	// Replies is where sessions written by earlier courier versions listed
+	// every applied reply. It is read, moved into replies.jsonl at the next
+	// save and never written again: the state keeps no list that grows
+	// with the turns.
 	Replies []ReplyRecord `json:"replies,omitempty"`
+	// Format is CurrentFormat for sessions that keep UndoTop; 0 for
+	// sessions written before, whose undo chain is found by reading their
+	// turns once.
+	Format int `json:"format,omitempty"`
+	// UndoTop is the turn 'courier undo' reverts next: the newest turn
+	// with file changes not undone, 0 when there is none.
+	UndoTop int `json:"undoTop,omitempty"`
+	// Undoing is set while an undo is under way (saved before any file is
+	// put back, cleared when the undo is committed).
+	Undoing *Undoing `json:"undoing,omitempty"`
 	// Summary is the DONE text once the session is complete.
 	Summary string `json:"summary,omitempty"`
 	// Includes are glob patterns whose files the first outbox attaches.
@@ -103,6 +115,18 @@ type ReplyRecord struct {
 	AppliedAt time.Time `json:"appliedAt"`
 }
 
+// CurrentFormat is the Format of sessions this courier writes.
+const CurrentFormat = 2
+
+// Undoing is an undo under way.
+type Undoing struct {
+	// Turn is the turn whose file changes are being reverted.
+	Turn int `json:"turn"`
+	// Below is the turn undo reverts after it, UndoTop once this one is
+	// committed.
+	Below int `json:"below"`
+}
+
 // Pending describes a command waiting for the person's decision.
 type Pending struct {
 	Sequence int    `json:"sequence"`
@@ -110,14 +134,4 @@ type Pending struct {
 	Command  string `json:"command"`
 	Reason   string `json:"reason"`
 	Rule     string `json:"rule,omitempty"`
-}
-
-// FindReply returns the applied reply with the given hash.
-func (s *State) FindReply(hash string) (ReplyRecord, bool) {
-	for _, r := range s.Replies {
-		if r.Hash == hash {
-			return r, true
-		}
-	}
-	return ReplyRecord{}, false
 }

@@ -81,8 +81,15 @@ func decodeState(p, id string, data []byte) (*State, error) {
 	return &st, nil
 }
 
-// Save writes a session's state atomically.
+// Save writes a session's state atomically. The replies list of a state
+// written by an earlier courier version moves into the reply index first.
 func (s Store) Save(st *State) error {
+	if len(st.Replies) > 0 {
+		if _, err := s.caughtUp(st); err != nil {
+			return fmt.Errorf("save session %s: %w", st.SessionID, err)
+		}
+		st.Replies = nil
+	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save session %s: %w", st.SessionID, err)
@@ -100,6 +107,9 @@ func (s Store) Create(st *State) error {
 	}
 	if err := os.MkdirAll(s.Folder(st.SessionID), 0o755); err != nil {
 		return fmt.Errorf("create session %s: %w", st.SessionID, err)
+	}
+	if st.Format == 0 {
+		st.Format = CurrentFormat
 	}
 	return s.Save(st)
 }

@@ -171,7 +171,7 @@ func (w *Workspace) WriteFile(p string, data []byte) (WriteResult, error) {
 		}
 	}
 	tmp := path.Join(dir, fmt.Sprintf("%s%s-%d", atomicfile.TempPrefix, path.Base(c), time.Now().UnixNano()))
-	if err := w.writeTemp(p, tmp, data, perm); err != nil {
+	if err := w.writeTemp(p, tmp, data, perm, true); err != nil {
 		return res, err
 	}
 	if err := w.root.Rename(tmp, c); err != nil {
@@ -181,7 +181,9 @@ func (w *Workspace) WriteFile(p string, data []byte) (WriteResult, error) {
 	return res, w.syncDir(dir)
 }
 
-func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode) (err error) {
+// writeTemp writes a temporary file, synced when sync is set (a Batch syncs
+// its temporary files together instead).
+func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode, sync bool) (err error) {
 	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return wrap(p, err)
@@ -198,8 +200,10 @@ func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode) (err
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if sync {
+		if err = atomicfile.Sync(f); err != nil {
+			return err
+		}
 	}
 	return f.Close()
 }
@@ -236,7 +240,7 @@ func (w *Workspace) syncDir(dir string) error {
 		return err
 	}
 	defer d.Close()
-	return d.Sync()
+	return atomicfile.Sync(d)
 }
 
 // Remove deletes a file (never a folder). A symlink is removed itself, not
@@ -249,6 +253,14 @@ func (w *Workspace) Remove(p string) error {
 	if err := w.protect(p, c, false); err != nil {
 		return err
 	}
+	if err := w.remove(p, c); err != nil {
+		return err
+	}
+	return w.syncDir(path.Dir(c))
+}
+
+// remove deletes the file at the clean path c, unsynced.
+func (w *Workspace) remove(p, c string) error {
 	info, err := w.root.Lstat(c)
 	if err != nil {
 		return wrap(p, err)
@@ -256,10 +268,7 @@ func (w *Workspace) Remove(p string) error {
 	if info.IsDir() {
 		return fmt.Errorf("'%s' is a folder; DELETE_FILE deletes files only", p)
 	}
-	if err := w.root.Remove(c); err != nil {
-		return wrap(p, err)
-	}
-	return w.syncDir(path.Dir(c))
+	return wrap(p, w.root.Remove(c))
 }
 
 // RemoveEmptyDir removes a folder if it is empty, and is quiet otherwise.

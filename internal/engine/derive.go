@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/edit"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// The journal keeps a file's content only where it cannot be rebuilt: a
+// change's new content follows from the content before it and its
+// command, so any version a chain of the turn's changes led to can be
+// rebuilt by replaying them from the nearest kept (or command-given)
+// content. These functions do that replay.
+
+// maxTrackers bounds the text the tracker cache holds.
+const maxTrackers = 64 << 20
+
+// trackers keeps the line-range tracker each file's last line-range edit
+// left, so that a run of line-range edits of one file neither replays its
+// earlier ranges nor reads the base again at each edit.
+type trackers struct {
+	m    map[string]cachedTracker
+	size int
+}
+
+type cachedTracker struct {
+	base string
+	n    int // ranges applied
+	tr   *edit.Tracker
+}
+
+func (c *trackers) get(p, base string, n int) *edit.Tracker {
+	if ct, ok := c.m[p]; ok && ct.base == base && ct.n == n {
+		return ct.tr
+	}
+	return nil
+}
+
+func (c *trackers) put(p, base string, n int, tr *edit.Tracker) {
+	if c.m == nil {
+		c.m = map[string]cachedTracker{}
+	}
+	if old, ok := c.m[p]; ok {
+		c.size -= len(old.tr.Text())
+	}
+	if c.size+len(tr.Text()) > maxTrackers {
+		clear(c.m)
+		c.size = 0
+	}
+	c.m[p] = cachedTracker{base: base, n: n, tr: tr}
+	c.size += len(tr.Text())
+}
+
+func (c *trackers) drop(p string) {
+	if old, ok := c.m[p]; ok {
+		c.size -= len(old.tr.Text())
+		delete(c.m, p)
+	}
+}
+
+// ok reports whether change k stands: made, or to be made by this run.
+func (r *turnRun) ok(k int) bool {
+	res, found := r.js.results[k]
+	return found && res.Status == command.OK
+}
+
+// startsChain reports whether the content before change k can be had
+// without replaying earlier changes, or does not matter: k gives the whole
+// new content, or the turn keeps what k started from. A line-range edit
+// that continues an earlier one's numbering needs that one's base, so it
+// never starts a chain.
+func (r *turnRun) startsChain(k int) bool {
+	ch := r.js.changes[k]
+	if ch.Base != "" && ch.Base != ch.Before {
+		return false
+	}
+	t := r.command(k).Type
+	return t == command.CreateFile || ch.Delete || ch.Before == "" || r.t.HasBlob(ch.Before)
+}
+
+// chainTo returns the changes of p to replay, oldest first, to rebuild the
+// content with hash h as the turn's changes before command i left it; nil
+// when it cannot be rebuilt.
+func (r *turnRun) chainTo(p, h string, i int) []int {
+	ks := r.js.byPath[p]
+	var chain []int
+	want := h
+	for x := len(ks) - 1; x >= 0; x-- {
+		k := ks[x]
+		ch := r.js.changes[k]
+		if k >= i || !r.ok(k) {
+			continue
+		}
+		if ch.Delete || ch.After != want {
+			if len(chain) == 0 {
+				continue // an earlier change may have left this content
+			}
+			return nil
+		}
+		chain = append(chain, k)
+		if r.startsChain(k) {
+			for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+				chain[a], chain[b] = chain[b], chain[a]
+			}
+			return chain
+		}
+		want = ch.Before
+	}
+	return nil
+}
+
+// rebuildable reports whether the content with hash h of p, as command i
+// finds it, can be rebuilt from the journal.
+func (r *turnRun) rebuildable(p, h string, i int) bool {
+	return r.chainTo(p, h, i) != nil
+}
+
+// text returns the content of p with hash h as command i finds it: kept by
+// the turn, or rebuilt.
+func (r *turnRun) text(p, h string, i int) (string, error) {
+	if r.t.HasBlob(h) {
+		data, err := r.t.Blob(h)
+		return string(data), err
+	}
+	chain := r.chainTo(p, h, i)
+	if chain == nil {
+		return "", fmt.Errorf("the content %s of '%s' is neither kept nor rebuildable", h, p)
+	}
+	return r.replay(chain)
+}
+
+// replay carries out a chain of changes of one file in memory and returns
+// the content the last one left, checking each against its journal hash.
+func (r *turnRun) replay(chain []int) (string, error) {
+	first := r.js.changes[chain[0]]
+	var text string
+	if first.Before != "" && r.t.HasBlob(first.Before) {
+		data, err := r.t.Blob(first.Before)
+		if err != nil {
+			return "", err
+		}
+		text = string(data)
+	}
+	var tr *edit.Tracker
+	for _, k := range chain {
+		ch, c := r.js.changes[k], r.command(k)
+		switch {
+		case ch.Base != "":
+			if ch.Base == ch.Before || tr == nil {
+				tr = edit.NewTracker(text)
+			}
+			next, err := tr.Apply(edit.LineRange{Start: ch.Range[0], End: ch.Range[1], Text: c.Content})
+			if err != nil {
+				return "", fmt.Errorf("rebuild '%s': %w", ch.Path, err)
+			}
+			text = next
+		case c.Type == command.CreateFile:
+			text, tr = c.Content, nil
+		default:
+			a, err := edit.ApplyEdits(text, c.Edits)
+			if err != nil {
+				return "", fmt.Errorf("rebuild '%s': %w", ch.Path, err)
+			}
+			text, tr = a.Text, nil
+		}
+		if session.Hash([]byte(text)) != ch.After {
+			return "", fmt.Errorf("rebuild '%s': command %d does not give the content journaled", ch.Path, k+1)
+		}
+	}
+	return text, nil
+}
