@@ -16,6 +16,7 @@ import (
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/snapshot"
 )
 
 // Exit statuses beyond 0 (success) and 1 (error).
@@ -103,6 +104,7 @@ func explain(err error) explained {
 		limit      *agentrun.LimitError
 		layout     *runner.LayoutError
 		notDone    *runner.NotCompleteError
+		snapErr    *runner.SnapshotError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -161,6 +163,10 @@ func explain(err error) explained {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
 	case errors.As(err, &notText):
 		e.hint = "save the LLM's answer as plain text"
+	case errors.Is(err, snapshot.ErrPruned):
+		e.hint = "raise snapshot_budget to keep more turns undoable"
+	case errors.As(err, &snapErr):
+		e.hint = "'courier log' shows what each turn changed"
 	case errors.As(err, &notDone):
 		e.hint = fmt.Sprintf("it is still under way: talk to the LLM with 'courier say %s TEXT'", notDone.Session)
 	case errors.As(err, &layout):

@@ -57,6 +57,13 @@ func newLogCmd(g *globals) *cobra.Command {
 				for _, f := range t.Files {
 					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, termtext.Safe(f.Path), f.Added, f.Removed)
 				}
+				for _, c := range t.ByCommand {
+					note := ""
+					if c.Pruned {
+						note = " (snapshot dropped: not undoable)"
+					}
+					fmt.Fprintf(w, "    command %d %s%s\n", c.Index, termtext.Safe(c.Changed), note)
+				}
 			}
 			return nil
 		},

@@ -24,6 +24,10 @@ type view struct {
 	json bool
 	// wait is what the terminal's "w" answer means for the command.
 	wait runner.Answer
+	// runs says the command may carry out a reply's commands; only then is
+	// the kernel probed for the sandbox (it starts processes, which
+	// 'courier status' and the like have no need to pay for).
+	runs bool
 }
 
 // built is a runner with its reporter, and the text console when that is
@@ -50,7 +54,7 @@ func (g *globals) runner(v view) (*built, error) {
 		rep = b.text
 	}
 	b.reporter = rep
-	eng, err := g.engineOptions(p, rep)
+	eng, err := g.engineOptions(p, rep, v.runs)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +72,13 @@ func (g *globals) runner(v view) (*built, error) {
 		Approver:     g.approver(v),
 		ProtocolOnce: g.cfg.Protocol == config.ProtocolFirst,
 		Environment:  g.cfg.Environment,
+		Snapshots: runner.Snapshots{
+			Off:       !g.cfg.Snapshots,
+			Exclude:   g.cfg.SnapshotExclude,
+			Include:   g.cfg.SnapshotInclude,
+			Budget:    g.cfg.SnapshotBudget,
+			TurnLimit: g.cfg.SnapshotLimit,
+		},
 	})
 	return b, nil
 }
@@ -114,7 +125,7 @@ func (g *globals) clipboard() *clipboard.Clipboard {
 
 // engineOptions are the settings commands run with: limits, environment,
 // policy and sandbox.
-func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter) (engine.Options, error) {
+func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter, runs bool) (engine.Options, error) {
 	pol, err := g.policy()
 	if err != nil {
 		return engine.Options{}, err
@@ -125,7 +136,7 @@ func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter) (engine.Opt
 		Env:            g.io.Environ,
 		KeepEnv:        g.cfg.KeepEnv,
 		Policy:         pol,
-		Sandbox:        g.sandboxOptions(p, rep),
+		Sandbox:        g.sandboxOptions(p, rep, runs),
 	}, nil
 }
 
@@ -142,11 +153,17 @@ func (g *globals) policy() (*policy.Policy, error) {
 // off. The kernel is probed once a run, and the layers it refuses are said
 // once a run; with sandbox = "strict" each command is refused instead (see
 // sandbox.Check).
-func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
+func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter, runs bool) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
 	opts := g.sandboxSettings(p)
+	if !runs {
+		// Fail closed: a command that was not meant to run commands
+		// refuses them rather than running them unconfined.
+		opts.Strict = true
+		return &opts
+	}
 	opts.Kernel = sandbox.Probe()
 	if missing := sandbox.Missing(opts); len(missing) > 0 && !opts.Strict {
 		names := make([]string, len(missing))

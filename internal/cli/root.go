@@ -115,6 +115,7 @@ until the LLM says DONE.`,
 	withID := []*cobra.Command{
 		newWatchCmd(g), newStatusCmd(g), newShowCmd(g), newUndoCmd(g), newLogCmd(g),
 		newApproveCmd(g), newDenyCmd(g), newPasteCmd(g), newSayCmd(g), newContinueCmd(g),
+		newDiffCmd(g), newGCCmd(g),
 	}
 	g.completeSessions(withID...)
 	root.AddCommand(withID...)

@@ -266,6 +266,9 @@ type Result struct {
 	DurationMS int64 `json:"durationMs,omitempty"`
 	// Command echoes a RUN_COMMAND's text, for the console.
 	Command string `json:"command,omitempty"`
+	// Changed says what a RUN_COMMAND changed in the workspace, on one
+	// line ("changed: go.sum (edited), build/ (3 files new)").
+	Changed string `json:"changed,omitempty"`
 
 	// Stdout and Stderr are a RUN_COMMAND's two streams, each capped like
 	// Output, when the command asked for SplitOutput.

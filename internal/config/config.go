@@ -85,6 +85,12 @@ type Config struct {
 	Protocol       string
 	Clipboard      bool
 	Environment    bool
+	// The snapshots that make commands undoable.
+	Snapshots       bool
+	SnapshotBudget  int64
+	SnapshotLimit   int64
+	SnapshotExclude []string
+	SnapshotInclude []string
 	// Policy holds the [policy] table: the person's rules, which
 	// policy.New layers over courier's built-in ones.
 	Policy policy.Config

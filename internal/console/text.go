@@ -288,9 +288,9 @@ func indentAfterFirst(s, indent string) string {
 // undone prints what an undo did.
 func (t *Text) undone(e runner.TurnUndone) {
 	rep := e.Report
-	done := "Undid the file changes"
+	done := "Undid the changes"
 	if rep.Resumed {
-		done = "Finished the interrupted undo of the file changes"
+		done = "Finished the interrupted undo of the changes"
 	}
 	t.out("%s of the reply to request %d of session %s\n", done, rep.Sequence, e.Session)
 	for _, p := range rep.Restored {
@@ -298,6 +298,9 @@ func (t *Text) undone(e runner.TurnUndone) {
 	}
 	for _, p := range rep.Removed {
 		t.out("  removed  %s\n", termtext.Safe(p))
+	}
+	for _, p := range rep.NotUndone {
+		t.Warn("not undone: "+termtext.Safe(p), "")
 	}
 	kept := make([]string, 0, len(rep.Kept))
 	for p := range rep.Kept {

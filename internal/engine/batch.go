@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/courier-agent/courier/internal/workspace"
+
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/session"
 )
@@ -190,6 +192,10 @@ func (r *turnRun) flush() error {
 	// Whatever happens, the batch is spent: a change it could not make
 	// stays journaled without a result, for recovery to settle.
 	defer func() { r.b = newBatch() }()
+	fresh, err := r.snapshotBefore()
+	if err != nil {
+		return err
+	}
 	if r.b.changes {
 		// Write-ahead: the changes' records (and the contents kept for
 		// them) are durable before any of them is made.
@@ -213,6 +219,11 @@ func (r *turnRun) flush() error {
 			if res.Err != nil && !gone { // a file created and deleted in one run is simply not there
 				r.failMembers(p, res.Err)
 			}
+		}
+	}
+	for _, q := range fresh {
+		if err := r.changed(q.index, q.paths, nil); err != nil {
+			return err
 		}
 	}
 	for _, q := range r.b.queue {
@@ -246,4 +257,43 @@ func (r *turnRun) failMembers(p string, err error) {
 		res.Diff, res.Added, res.Removed = "", 0, 0
 		r.js.results[i] = res
 	}
+}
+
+// snapshotted is a file command of the batch and the path it changes.
+type snapshotted struct {
+	index int
+	paths []string
+}
+
+// snapshotBefore has the snapshot hold the batch's paths as they are before
+// the batch changes them, and returns the commands to record after. A
+// change finished by recovery (not carried out afresh) is recorded at once:
+// whatever was already done of it is its own.
+func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
+	if r.rec == nil {
+		return nil, nil
+	}
+	var fresh []snapshotted
+	var paths []string
+	for _, q := range r.b.queue {
+		c := r.cmds[q.index]
+		clean, err := workspace.Clean(c.Path)
+		if !c.ChangesFiles() || !q.record || err != nil {
+			continue
+		}
+		if !q.start {
+			if err := r.changed(q.index, []string{clean}, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		fresh = append(fresh, snapshotted{q.index, []string{clean}})
+		paths = append(paths, clean)
+	}
+	if len(paths) > 0 {
+		if err := r.rec.Before(paths); err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	return fresh, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/shell"
+	"github.com/courier-agent/courier/internal/snapshot"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	Policy *policy.Policy
 	// Observer hears about each command as it runs; may be nil.
 	Observer Observer
+	// Snapshots, when set, records what every command changes in the
+	// workspace (RUN_COMMAND included), so that undo can reverse it and
+	// the LLM is told what its commands changed.
+	Snapshots *snapshot.Store
 	// DiffLimit caps each file change's diff in bytes (default 3000).
 	DiffLimit int
 	// DiffBudget caps the diffs of one turn's results together, in bytes
@@ -107,9 +112,12 @@ type Outcome struct {
 	ApprovedRules []string
 	// Resumed is set when the turn continued an interrupted one.
 	Resumed bool
-	// Changed is set when the turn journaled a file change, so undo can
-	// revert it.
+	// Changed is set when the turn changed files (a file command, or a
+	// command the snapshots saw change some), so undo can revert it.
 	Changed bool
+	// Warnings are for the person: a snapshot budget reached, a turn only
+	// partly undoable.
+	Warnings []string
 }
 
 // commandTag names one command of one turn, for its environment.
@@ -255,6 +263,8 @@ type turnRun struct {
 	// approved are the session's "approve all like it" rules and those
 	// given during this turn.
 	approved []string
+	// rec records what each command changes, when snapshots are kept.
+	rec *snapshot.Turn
 }
 
 // command returns the turn's command i.
@@ -268,6 +278,14 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 		approved: slices.Clone(st.ApprovedRules)}
 	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
+	if e.opts.Snapshots != nil {
+		rec, err := e.opts.Snapshots.Turn(t.Sequence)
+		if err != nil {
+			return r.out, fmt.Errorf("snapshot: %w", err)
+		}
+		defer rec.Close()
+		r.rec = rec
+	}
 	err := r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
@@ -275,8 +293,17 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 	if serr := t.Sync(); err == nil {
 		err = serr
 	}
-	r.out.Changed = len(r.js.changes) > 0
+	r.out.Changed = r.out.Changed || len(r.js.changes) > 0
 	r.out.ApprovedRules = r.approved
+	if err == nil && r.rec != nil && r.out.Waiting == nil {
+		gc, cerr := r.rec.Commit()
+		if cerr != nil {
+			return r.out, fmt.Errorf("snapshot: %w", cerr)
+		}
+		if w := gc.Warning(e.opts.Snapshots.Budget()); w != "" {
+			r.out.Warnings = append(r.out.Warnings, w)
+		}
+	}
 	return r.out, err
 }
 
@@ -348,7 +375,13 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*session.
 		} else if left > 1 {
 			summary += fmt.Sprintf(", and the %d processes it left running were stopped", left)
 		}
-		return nil, r.settle(i, command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary})
+		res := command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}
+		// What it changed before it stopped is its own, not the starting
+		// point of the next command.
+		if err := r.changed(i, nil, &res); err != nil {
+			return nil, err
+		}
+		return nil, r.settle(i, res)
 	}
 	r.starting = i
 	defer func() { r.starting = -1 }()
@@ -422,3 +455,29 @@ func (r *turnRun) done(i int) command.Result {
 	}
 	return command.Result{Type: command.Done, Status: command.OK, Summary: "Task marked complete"}
 }
+
+// changed records what command i changed (in paths, or anywhere for nil)
+// since the snapshot taken before it, and tells the LLM in its result.
+func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
+	if r.rec == nil {
+		return nil
+	}
+	ch, err := r.rec.After(i, paths)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if len(ch.List) == 0 {
+		return nil
+	}
+	r.out.Changed = true
+	if res != nil && res.Type == command.RunCommand {
+		res.Changed = ch.Summary(changedItems)
+		if ch.Partial() {
+			res.Changed += " (not all of it can be undone)"
+		}
+	}
+	return nil
+}
+
+// changedItems caps the paths a command's result names as changed.
+const changedItems = 10

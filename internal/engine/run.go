@@ -72,6 +72,12 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		dir = filepath.Join(dir, filepath.FromSlash(clean))
 	}
 	r.started(i, c)
+	if r.rec != nil {
+		// The workspace as it is before the command, to tell what it changed.
+		if err := r.rec.Before(nil); err != nil {
+			return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
+		}
+	}
 	if err := r.t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}
@@ -96,6 +102,9 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	res := commandResult(c, out, err, timeout)
 	if approved {
 		res.Summary += " (approved by the user)"
+	}
+	if err := r.changed(i, nil, &res); err != nil {
+		return command.Result{}, nil, err
 	}
 	return res, nil, nil
 }

@@ -127,6 +127,11 @@ func renderResult(b *strings.Builder, r command.Result) {
 	} else if r.Output != "" {
 		writeBlock(b, "Detail", r.Output, "")
 	}
+	if r.Changed != "" {
+		// What a command changed, so the LLM learns that go mod tidy
+		// rewrote go.sum without another command.
+		fmt.Fprintf(b, "  %s\n", r.Changed)
+	}
 	// A created file's diff would only repeat what the LLM just wrote, and
 	// a deleted one's what it chose to drop; edits are where a diff tells.
 	if r.Diff != "" && r.Type != command.DeleteFile && !strings.HasPrefix(r.Summary, "Created ") {

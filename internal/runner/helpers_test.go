@@ -40,8 +40,10 @@ type fixture struct {
 	store  session.Store
 	pol    *policy.Policy
 	limits runner.Limits
-	r      *runner.Runner
-	rec    *recorder
+	// snapshots is how the runners record the workspace for undo.
+	snapshots runner.Snapshots
+	r         *runner.Runner
+	rec       *recorder
 	// saved counts the replies saved into the inbox, so each gets a later
 	// modification time than the one before and the inbox's order is the
 	// order they were saved in.
@@ -89,6 +91,7 @@ func (f *fixture) runner(approver runner.Approver) (*runner.Runner, *recorder) {
 		FrontEnds: f.frontEnds(),
 		Reporter:  rec,
 		Approver:  approver,
+		Snapshots: f.snapshots,
 	})
 	return r, rec
 }

@@ -90,6 +90,8 @@ type Config struct {
 	ProtocolOnce bool
 	// Environment describes the machine in the first request of a chat.
 	Environment bool
+	// Snapshots say how the workspace is recorded for undo.
+	Snapshots Snapshots
 }
 
 // Runner runs the sessions of one root.
@@ -99,6 +101,9 @@ type Runner struct {
 	// created is the session this runner started: its first request was
 	// announced already, so serving it does not announce it again.
 	created string
+	// warnedSnapshots keeps the warning that snapshots cannot be kept to
+	// once a run.
+	warnedSnapshots bool
 }
 
 // New returns a runner.
@@ -190,6 +195,17 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	if err := r.store.Create(st); err != nil {
 		os.Remove(p)
 		return "", err
+	}
+	// The first record of the workspace, so that the first turn's commands
+	// can be undone.
+	if ws, err := r.openWorkspace(st); err == nil {
+		if snap := r.snapshots(st, ws); snap != nil {
+			if err := snap.Refresh(); err != nil {
+				r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
+			}
+			snap.Close()
+		}
+		ws.Close()
 	}
 	r.created = st.SessionID
 	r.report(SessionStarted{Session: st.SessionID, Task: task})

@@ -136,6 +136,10 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 	defer ws.Close()
 	opts := s.r.cfg.Engine
 	opts.Observer = newObserver(s.r.cfg.Reporter)
+	if snap := s.r.snapshots(s.st, ws); snap != nil {
+		defer snap.Close()
+		opts.Snapshots = snap
+	}
 	eng := engine.New(ws, s.r.store, opts)
 	out, err := start(eng)
 	for err == nil && out.Waiting != nil {
@@ -146,6 +150,9 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 	}
 	if err != nil {
 		return err
+	}
+	for _, w := range out.Warnings {
+		s.r.report(Warning{Message: w})
 	}
 	return s.commit(out)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/snapshot"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -29,8 +30,11 @@ type TurnInfo struct {
 	Commands  int          `json:"commands"`
 	Failed    int          `json:"failed"`
 	Files     []FileChange `json:"files"`
-	Undone    bool         `json:"undone"`
-	Finished  bool         `json:"finished"`
+	// ByCommand lists what each command changed, RUN_COMMAND included,
+	// when the turn has a snapshot.
+	ByCommand []CommandChange `json:"byCommand,omitempty"`
+	Undone    bool            `json:"undone"`
+	Finished  bool            `json:"finished"`
 }
 
 // Log lists the turns of a session (the named one, or the most recently
@@ -45,6 +49,13 @@ func (r *Runner) Log(id string) (Info, []TurnInfo, error) {
 }
 
 func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
+	var snap *snapshot.Store
+	if ws, err := r.openWorkspace(st); err == nil {
+		defer ws.Close()
+		if snap = r.snapshots(st, ws); snap != nil {
+			defer snap.Close()
+		}
+	}
 	seqs, err := r.store.Turns(st.SessionID)
 	if err != nil {
 		return nil, err
@@ -67,6 +78,7 @@ func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
 			}
 		}
 		info.Files = fileChanges(t)
+		info.ByCommand = commandChanges(snap, seq, len(begin.Commands))
 		out = append(out, info)
 	}
 	return out, nil
@@ -116,6 +128,10 @@ type UndoReport struct {
 	// Resumed is set when the undo was one an earlier run had begun and
 	// not finished.
 	Resumed bool
+	// Snapshot is set when the turn's snapshot put back what its commands
+	// did too; NotUndone says what it could not.
+	Snapshot  bool
+	NotUndone []string
 }
 
 // Undo reverts the file changes of the held session's last applied reply
@@ -194,16 +210,34 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		return rep, err
 	}
 	defer ws.Close()
+	// The snapshot puts back what every command did; the journal then
+	// checks the file commands' files (already back, they are left alone).
+	snap := l.snapshots(st, ws)
+	if snap != nil {
+		defer snap.Close()
+	}
+	var byCommands UndoReport
+	if err := undoSnapshot(snap, u.Turn, &byCommands); err != nil {
+		return rep, err
+	}
 	if err := revert(ws, t, &rep); err != nil {
 		return rep, err
 	}
+	mergeUndo(&rep, byCommands)
 	if !t.IsUndone() {
 		if err := t.Append(session.Record{Kind: session.Undone}); err != nil {
 			return rep, err
 		}
 	}
-	if rep.Kept, err = t.Kept(); err != nil {
+	kept, err := t.Kept()
+	if err != nil {
 		return rep, err
+	}
+	for p, at := range kept {
+		if rep.Kept == nil {
+			rep.Kept = map[string]string{}
+		}
+		rep.Kept[p] = at
 	}
 	next := *st
 	next.Undoing = nil
@@ -319,13 +353,31 @@ func readIfFile(ws *workspace.Workspace, p string) ([]byte, fs.FileInfo, error) 
 
 func undoNotice(rep UndoReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The user undid the file changes of your reply to request %d.", rep.Sequence)
+	fmt.Fprintf(&b, "The user undid the changes of your reply to request %d.", rep.Sequence)
 	if len(rep.Restored) > 0 {
-		fmt.Fprintf(&b, " Restored to their earlier content: %s.", strings.Join(rep.Restored, ", "))
+		fmt.Fprintf(&b, " Restored to their earlier content: %s.", someOf(rep.Restored))
 	}
 	if len(rep.Removed) > 0 {
-		fmt.Fprintf(&b, " Removed (they did not exist before): %s.", strings.Join(rep.Removed, ", "))
+		fmt.Fprintf(&b, " Removed (they did not exist before): %s.", someOf(rep.Removed))
 	}
-	b.WriteString(" Effects of RUN_COMMAND were not undone. Take the workspace as it is now (READ_FILE what you need) and continue.")
+	if len(rep.NotUndone) > 0 {
+		fmt.Fprintf(&b, " Not undone: %s.", someOf(rep.NotUndone))
+	}
+	if rep.Snapshot {
+		b.WriteString(" What your RUN_COMMANDs changed was undone too.")
+	} else {
+		b.WriteString(" Effects of RUN_COMMAND were not undone.")
+	}
+	b.WriteString(" Take the workspace as it is now (READ_FILE what you need) and continue.")
 	return b.String()
+}
+
+// someOf joins names for the LLM, at most noticeNames of them: an undone
+// "rm -rf" may put back thousands, and the request need not list them all.
+func someOf(names []string) string {
+	const noticeNames = 30
+	if len(names) <= noticeNames {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:noticeNames], ", "), len(names)-noticeNames)
 }

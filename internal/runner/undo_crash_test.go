@@ -96,7 +96,7 @@ func TestInterruptedUndoFinishedOnce(t *testing.T) {
 				if saved.SequenceNumber != 4 || saved.Undoing != nil || saved.UndoTop != 1 {
 					t.Errorf("state: sequence %d, undoing %v, undo top %d; want 4, none, 1", saved.SequenceNumber, saved.Undoing, saved.UndoTop)
 				}
-				if text := f.request(id, 4); !strings.Contains(text, "undid the file changes of your reply to request 2") {
+				if text := f.request(id, 4); !strings.Contains(text, "undid the changes of your reply to request 2") {
 					t.Error("request 4 lacks the undo notice")
 				}
 				// The next undo takes back the first turn, and only it.

@@ -88,11 +88,26 @@ func (f *fixture) undo(id string) (runner.UndoReport, error) {
 	return s.Undo()
 }
 
-// TestUndoRestores undoes a turn that created, edited and deleted files:
-// the workspace is back byte for byte, modes included, the folders the
-// turn made are gone, and the LLM is told in a new request.
+// TestUndoRestores undoes a turn that created, edited and deleted files
+// and ran a command: the workspace is back byte for byte, modes included,
+// the folders the turn made are gone, what the command wrote is gone, and
+// the LLM is told in a new request.
 func TestUndoRestores(t *testing.T) {
+	testUndoRestores(t, true)
+}
+
+// Without snapshots, undo reverts the file commands and says that what
+// commands did stays.
+func TestUndoWithoutSnapshotsRestoresFileCommands(t *testing.T) {
+	testUndoRestores(t, false)
+}
+
+func testUndoRestores(t *testing.T, snapshots bool) {
 	f := newFixture(t)
+	if !snapshots {
+		f.snapshots.Off = true
+		f.r, f.rec = f.runner(nil)
+	}
 	f.writeMode("keep.txt", "line1\r\nline2", 0o640)
 	f.writeMode("script.sh", "#!/bin/sh\necho hi\n", 0o755)
 	f.writeMode("data.txt", "old data\n", 0o600)
@@ -111,7 +126,9 @@ func TestUndoRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := f.tree()
-	if side := after["side.txt"]; !strings.Contains(side, "side") {
+	if side, ok := after["side.txt"]; snapshots && ok {
+		t.Errorf("the command's file is still there: %q", side)
+	} else if !snapshots && !strings.Contains(side, "side") {
 		t.Errorf("the command's file was touched: %q", side)
 	}
 	delete(after, "side.txt")
@@ -124,7 +141,13 @@ func TestUndoRestores(t *testing.T) {
 	if want := []string{"keep.txt", "script.sh", "data.txt"}; !reflect.DeepEqual(rep.Restored, want) {
 		t.Errorf("restored %q, want %q", rep.Restored, want)
 	}
-	if want := []string{"new/deep/file.txt", "existing/x.txt"}; !reflect.DeepEqual(rep.Removed, want) {
+	wantRemoved := []string{"new/deep/file.txt", "existing/x.txt"}
+	commands := "Effects of RUN_COMMAND were not undone."
+	if snapshots {
+		wantRemoved = append(wantRemoved, "side.txt")
+		commands = "What your RUN_COMMANDs changed was undone too."
+	}
+	if want := wantRemoved; !reflect.DeepEqual(rep.Removed, want) {
 		t.Errorf("removed %q, want %q", rep.Removed, want)
 	}
 	if len(rep.Kept) != 0 {
@@ -136,7 +159,7 @@ func TestUndoRestores(t *testing.T) {
 	if rep.Outbox != f.requestPath(id, 3) || f.load(id).SequenceNumber != 3 {
 		t.Errorf("request %q, sequence %d", rep.Outbox, f.load(id).SequenceNumber)
 	}
-	notice := "The user undid the file changes of your reply to request 1. Restored to their earlier content: keep.txt, script.sh, data.txt. Removed (they did not exist before): new/deep/file.txt, existing/x.txt. Effects of RUN_COMMAND were not undone. Take the workspace as it is now (READ_FILE what you need) and continue."
+	notice := "The user undid the changes of your reply to request 1. Restored to their earlier content: keep.txt, script.sh, data.txt. Removed (they did not exist before): " + strings.Join(wantRemoved, ", ") + ". " + commands + " Take the workspace as it is now (READ_FILE what you need) and continue."
 	text := f.request(id, 3)
 	if !strings.Contains(text, "## Previous Command Results\n"+notice+"\n") {
 		t.Errorf("request 3 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])

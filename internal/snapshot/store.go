@@ -120,6 +120,9 @@ func resolved(p string) string {
 // Close releases the workspace folder.
 func (s *Store) Close() error { return closeFD(s.rootfd) }
 
+// Budget is the size the store is kept within.
+func (s *Store) Budget() int64 { return s.opts.Budget }
+
 func (s *Store) indexPath() string { return filepath.Join(s.dir, "index") }
 
 func (s *Store) turnPath(seq int, ext string) string {

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/termtext"
+)
+
+func newDiffCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "diff [ID] [TURN]",
+		Short: "Show the unified diff of what a turn changed",
+		Long: `Show what the turn answering request TURN (default: the last one applied) of
+the session ID (default: the most recently updated) changed in the
+workspace, commands included: a unified diff of text files, binary and
+large files, modes and symlinks on "#" lines.`,
+		Example: `  courier diff
+  courier diff 3f9a1c2e 4`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, seq, err := sessionAndTurn(args)
+			if err != nil {
+				return err
+			}
+			b, err := g.runner(view{})
+			if err != nil {
+				return err
+			}
+			var out bytes.Buffer
+			if err := b.Diff(&out, id, seq); err != nil {
+				return err
+			}
+			text := out.String()
+			if g.io.OutTerminal {
+				text = termtext.Safe(text)
+			}
+			_, err = io.WriteString(g.io.Out, text)
+			return err
+		},
+	}
+	return cmd
+}
+
+// sessionAndTurn reads [ID] [TURN]: a session id, a request number, both
+// or neither.
+func sessionAndTurn(args []string) (string, int, error) {
+	id := ""
+	if len(args) > 0 && session.ValidID(args[0]) {
+		id, args = args[0], args[1:]
+	}
+	if len(args) == 0 {
+		return id, 0, nil
+	}
+	seq, err := strconv.Atoi(args[0])
+	if err != nil || seq < 1 || len(args) > 1 {
+		return "", 0, usage(withHint(fmt.Errorf("%q is neither a session id nor a request number", args[0]), "courier diff [ID] [TURN], e.g. courier diff 3f9a1c2e 4"))
+	}
+	return id, seq, nil
+}
+
+func newGCCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "gc [ID]",
+		Short: "Drop the oldest turns' snapshots beyond the snapshot budget",
+		Long: `Bring the snapshots of the session ID (default: the most recently updated)
+within snapshot_budget by dropping the oldest turns' snapshots: those turns
+can no longer be undone. courier does this after every turn too.`,
+		Example: `  courier gc
+  courier --snapshot-budget 100MB gc 3f9a1c2e`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := g.runner(view{use: writing})
+			if err != nil {
+				return err
+			}
+			rep, budget, err := b.GC(optionalArg(args))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.io.Out, "Snapshots take %s (budget %s); freed %s\n", human.Bytes(rep.Size), human.Bytes(budget), human.Bytes(rep.Freed))
+			if w := rep.Warning(budget); w != "" {
+				b.text.Warn(w, "")
+			}
+			return nil
+		},
+	}
+}
