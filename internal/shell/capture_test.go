@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -108,6 +109,47 @@ func TestCaptureLargeWritesSkipTheMiddle(t *testing.T) {
 	c := feed(input, 200, []int{64 << 10})
 	if got, want := c.text(), expectedCapture(input, 200); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestCaptureReadFromMatchesReference(t *testing.T) {
+	// Output read from a pipe-like reader in pieces of any size, long enough
+	// to wrap the ring many times, gives what decoding everything gives.
+	alphabet := [][]byte{[]byte("abcdefgh"), []byte("\n"), []byte("é"), []byte("€"), []byte("😀"), {0xff}, {0xe2, 0x82}, {0xf0, 0x9f}, {0x80}, {0xed, 0xa0, 0x80}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200; i++ {
+		var input []byte
+		for n := rng.IntN(50_000); n > 0; n-- {
+			input = append(input, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		max := 1 + rng.IntN(300)
+		readers := []io.Reader{bytes.NewReader(input), iotest.HalfReader(bytes.NewReader(input)), iotest.OneByteReader(bytes.NewReader(input))}
+		r := readers[i%len(readers)]
+		c := newCapture(max)
+		if _, err := io.Copy(c, r); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.text(), expectedCapture(input, max); got != want {
+			t.Fatalf("input of %d bytes, max %d, reader %d:\ngot  %q\nwant %q", len(input), max, i%len(readers), got, want)
+		}
+	}
+}
+
+func TestRuneCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 2000; i++ {
+		p := make([]byte, rng.IntN(200))
+		for j := range p {
+			// Mostly text, some high bytes of every kind.
+			if rng.IntN(4) == 0 {
+				p[j] = byte(0x80 + rng.IntN(0x80))
+			} else {
+				p[j] = byte('a' + rng.IntN(26))
+			}
+		}
+		if got, want := runeCount(p), utf8.RuneCount(p); got != want {
+			t.Fatalf("runeCount(%q) = %d, want %d", p, got, want)
+		}
 	}
 }
 
