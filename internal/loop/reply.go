@@ -2,6 +2,8 @@ package loop
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -36,7 +38,7 @@ func (l *Loop) ReadReply(p string) (Reply, error) {
 		return Reply{}, fmt.Errorf("read reply: %w", err)
 	}
 	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, l.opts.MaxReply+1))
+	raw, err := readLimited(f, l.opts.MaxReply+1)
 	if err != nil {
 		return Reply{}, fmt.Errorf("read reply %s: %w", p, err)
 	}
@@ -53,7 +55,49 @@ func (l *Loop) ReadReply(p string) (Reply, error) {
 		return Reply{}, hint.Wrap(fmt.Errorf("%s is a request written by courier, not the LLM's answer; nothing was run", p),
 			"paste the request into the chat and save the chat's answer instead")
 	}
-	return Reply{Path: p, Raw: raw, Hash: session.Hash([]byte(text)), Parsed: protocol.Parse(text)}, nil
+	return Reply{Path: p, Raw: raw, Hash: hashText(raw, text), Parsed: protocol.Parse(text)}, nil
+}
+
+// hashText is session.Hash of text without a copy of the whole reply:
+// Decode returns raw's own bytes when it had nothing to change, and other
+// text is hashed in pieces.
+func hashText(raw []byte, text string) string {
+	if string(raw) == text {
+		return session.Hash(raw)
+	}
+	h := sha256.New()
+	buf := make([]byte, min(len(text), 64<<10))
+	for rest := text; rest != ""; {
+		n := copy(buf, rest)
+		h.Write(buf[:n])
+		rest = rest[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readLimited reads f whole, but at most limit bytes, into a buffer sized
+// from the file's size, so a large reply is held once rather than in the
+// doubling buffers of io.ReadAll.
+func readLimited(f *os.File, limit int64) ([]byte, error) {
+	size := int64(512)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = min(info.Size()+1, limit) // +1 sees the end without growing
+	}
+	buf := make([]byte, 0, size)
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the file grew while read
+		}
+		n, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // sizeText writes a byte count in the largest unit that divides it, as
