@@ -181,7 +181,7 @@ func (l *Loop) RenderOutbox(st *session.State) (string, error) {
 		return "", err
 	}
 	defer ws.Close()
-	files, err := ws.List(workspace.ListOptions{MaxEntries: l.opts.ListLimit, Ignore: ws.GitIgnore()})
+	files, err := ws.List(workspace.ListOptions{MaxEntries: l.opts.ListLimit, GitIgnore: true})
 	if err != nil {
 		return "", err
 	}
