@@ -2,7 +2,10 @@ package protocol
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -63,12 +66,13 @@ func Render(o Outbox) string {
 	if len(o.Requested) > 0 {
 		b.WriteString("\n## Requested File Contents\n")
 		for _, f := range o.Requested {
-			fmt.Fprintf(&b, "--- %s ---\n", f.Path)
+			name := showName(f.Path)
+			fmt.Fprintf(&b, "--- %s ---\n", name)
 			b.WriteString(f.Text)
 			if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
 				b.WriteString("\n")
 			}
-			fmt.Fprintf(&b, "--- end %s ---\n", f.Path)
+			fmt.Fprintf(&b, "--- end %s ---\n", name)
 		}
 	}
 	b.WriteString("\n=== PROMPT ===\n")
@@ -90,13 +94,30 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 	for _, f := range files {
 		switch {
 		case f.IsDir:
-			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", f.Path, f.Files, f.Size)
+			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", showName(f.Path), f.Files, f.Size)
 		case f.Binary:
-			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", f.Path, f.Size)
+			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", showName(f.Path), f.Size)
 		default:
-			fmt.Fprintf(b, "  %s (%d bytes)\n", f.Path, f.Size)
+			fmt.Fprintf(b, "  %s (%d bytes)\n", showName(f.Path), f.Size)
 		}
 	}
+}
+
+// showName writes a file name from the workspace as it goes into a
+// request: as it is, or quoted with Go escapes when it holds a newline, a
+// control or other invisible character, or bytes that are not UTF-8, so
+// that a name a command chose cannot start a line of its own (a forged
+// section or result) or hide what it is.
+func showName(p string) string {
+	if strings.HasPrefix(p, `"`) || !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 // renderResult writes one "[OK] TYPE: summary" line and its detail.
