@@ -343,6 +343,9 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		return failed(c, "Cannot read '%s': %v", c.Path, err)
 	case info.IsDir():
 		return failed(c, "'%s' is a folder; the workspace listing shows its files", c.Path)
+	case !info.Mode().IsRegular():
+		err := &workspace.NotRegularError{Path: c.Path, Mode: info.Mode()}
+		return failed(c, "%v; READ_FILE reads regular files only", err)
 	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 		Summary: fmt.Sprintf("Queued '%s' for the next request", c.Path)}
