@@ -67,6 +67,18 @@ type parser struct {
 	moreEntry     *command.Command
 	seenCommand   bool // header echo lines count only before the first tag
 	seenThink     bool
+	// recent holds the last lines classified, by offset: a scan that stops
+	// at a tag line hands it back to the caller, which looks at it again.
+	recent     [2]classified
+	recentNext int
+	textLine   tagLine // what every text line is; never changed
+	cur        tagLine // the line the main loop handles (see head)
+}
+
+// classified is a line's offset and what classify made of it.
+type classified struct {
+	pos int
+	t   tagLine
 }
 
 // cmdList collects commands in chunks that never move, so that a reply
@@ -75,15 +87,27 @@ type parser struct {
 type cmdList struct {
 	chunks [][]command.Command
 	n      int
+	// guess is how many commands the reply probably holds: the first chunk
+	// is made that large, so that a reply of many commands is usually kept
+	// in one chunk and not copied at all.
+	guess int
 }
 
 const maxChunk = 1024
+
+// maxFirstChunk bounds the first chunk sized from a guess of the command
+// count, so that a reply of nothing but tags cannot make it huge.
+const maxFirstChunk = 1 << 16
 
 // add appends c and returns its index and where it is kept.
 func (l *cmdList) add(c command.Command) (int, *command.Command) {
 	k := len(l.chunks) - 1
 	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
-		l.chunks = append(l.chunks, make([]command.Command, 0, min(max(8, l.n), maxChunk)))
+		size := min(max(8, l.n), maxChunk)
+		if k < 0 {
+			size = max(size, l.guess)
+		}
+		l.chunks = append(l.chunks, make([]command.Command, 0, size))
 		k++
 	}
 	l.chunks[k] = append(l.chunks[k], c)
@@ -113,7 +137,53 @@ func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	return &parser{text: text, moreCmd: -1, trackSpans: spans}
+	p := &parser{text: text, moreCmd: -1, trackSpans: spans}
+	// Every block has a closing tag; a few more for READ_FILE and the like.
+	p.cmds.guess = min(strings.Count(text, "[/"), len(text)/32, maxFirstChunk) + 8
+	p.recent[0].pos, p.recent[1].pos = -1, -1
+	return p
+}
+
+// classify is what a scan needs to know of the line at c: what kind of
+// tag it is and its name (see tagLine.classify). The result is kept for
+// the next look at the same line, and is valid until the next call; most
+// lines are text and are refused without building anything.
+func (p *parser) classify(c cursor, line string) *tagLine {
+	if !maybeTag(line) {
+		return &p.textLine
+	}
+	for i := range p.recent {
+		if p.recent[i].pos == c.pos {
+			return &p.recent[i].t
+		}
+	}
+	k := p.recentNext
+	p.recentNext = 1 - k
+	r := &p.recent[k]
+	r.pos = c.pos
+	r.t.classify(line, false)
+	return &r.t
+}
+
+// head reads the line at c that the main loop is at, with the attributes
+// of a tag that starts a command, into p.cur, which scans do not touch:
+// it stays valid while the command is handled. Other lines are what
+// classify makes of them.
+func (p *parser) head(c cursor, line string) *tagLine {
+	if !maybeTag(line) {
+		return &p.textLine
+	}
+	for i := range p.recent {
+		if r := &p.recent[i]; r.pos == c.pos && r.t.kind != kindOpen {
+			if r.t.kind != kindOther {
+				return &r.t // used at once, before any scan
+			}
+			p.cur = r.t // an unknown tag's handler scans on
+			return &p.cur
+		}
+	}
+	p.cur.classify(line, true)
+	return &p.cur
 }
 
 func (p *parser) run() {
@@ -143,7 +213,7 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 	if r, ok := p.think(c, line, next); ok {
 		return r
 	}
-	t := classify(line)
+	t := p.head(c, line)
 	switch t.kind {
 	case kindOpen:
 		p.seenCommand = true
@@ -187,6 +257,10 @@ func (p *parser) add(cmd command.Command, first, end int) {
 	i, _ := p.cmds.add(cmd)
 	p.span(first, end, i)
 }
+
+// listing reports whether the next problem will be listed on its own,
+// rather than counted in the summary entry.
+func (p *parser) listing() bool { return p.errors < maxErrors }
 
 // fail records a PARSE_ERROR covering lines [first, end). The message is
 // built only if it will be listed.

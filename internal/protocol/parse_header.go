@@ -3,6 +3,7 @@ package protocol
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // header picks up the "Session: a1b2c3d4" and "Sequence: 3" lines the
@@ -22,22 +23,41 @@ func (p *parser) header(line string) {
 	if !ok {
 		return
 	}
-	key = strings.ToLower(strings.TrimSpace(key))
-	fields := strings.Fields(val)
-	if len(fields) == 0 {
+	key = strings.TrimSpace(key)
+	val = strings.TrimLeftFunc(val, unicode.IsSpace)
+	if i := strings.IndexFunc(val, unicode.IsSpace); i >= 0 {
+		val = val[:i]
+	}
+	if val == "" {
 		return
 	}
-	v := fields[0]
-	switch key {
-	case "session", "session id", "sessionid":
-		if p.reply.Session == "" && isSessionID(v) {
-			p.reply.Session = strings.ToLower(v)
+	switch {
+	case asciiFold(key, "session"), asciiFold(key, "session id"), asciiFold(key, "sessionid"):
+		if p.reply.Session == "" && isSessionID(val) {
+			p.reply.Session = strings.ToLower(val)
 		}
-	case "sequence", "seq":
-		if n, err := strconv.Atoi(v); err == nil && n > 0 && p.reply.Sequence == 0 {
+	case asciiFold(key, "sequence"), asciiFold(key, "seq"):
+		if n, err := strconv.Atoi(val); err == nil && n > 0 && p.reply.Sequence == 0 {
 			p.reply.Sequence = n
 		}
 	}
+}
+
+// asciiFold reports whether s is want (lower-case ASCII) in any ASCII case.
+func asciiFold(s, want string) bool {
+	if len(s) != len(want) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func isSessionID(s string) bool {

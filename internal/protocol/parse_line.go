@@ -75,6 +75,9 @@ func trimLine(s string) string {
 func isBlankLine(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !isBlank(s[i]) {
+			if s[i] < utf8.RuneSelf && s[i] != '\r' && s[i] != '\v' && s[i] != '\f' {
+				return false // printable ASCII: the line shows something
+			}
 			return trimLine(s) == ""
 		}
 	}
@@ -136,6 +139,23 @@ func skipJunk(s string, i int) int {
 	return i
 }
 
+// maybeTag is a quick look at a line: false when its first character that
+// is not a blank rules out a tag, which is so for most lines.
+func maybeTag(line string) bool {
+	i := 0
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) {
+		return false
+	}
+	switch c := line[i]; {
+	case c == '[', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
+		return true
+	}
+	return false
+}
+
 // tagStart finds a tag at the start of a line: it returns the cleaned text
 // from the '[' on and the column of that '['. Most lines are rejected by
 // their first characters without any copying.
@@ -159,5 +179,9 @@ func tagStart(line string) (string, int, bool) {
 	if j >= len(line) || line[j] != '[' {
 		return "", 0, false
 	}
-	return strings.TrimRight(line[j:], " \t"), columns(line[:j]), true
+	end := len(line)
+	for end > j && isBlank(line[end-1]) {
+		end--
+	}
+	return line[j:end], columns(line[:j]), true
 }

@@ -80,7 +80,7 @@ func nearMiss(words string) (command.Type, bool) {
 
 // isCommandName reports a known command name or a near miss of one.
 func isCommandName(name string) bool {
-	if _, ok := knownTypes[name]; ok {
+	if typeOf(name) != "" {
 		return true
 	}
 	_, ok := nearMiss(name)
@@ -106,9 +106,9 @@ func isUpperName(name string) bool {
 // commandLike reports whether an unknown tag line is meant as a command:
 // a near miss of a known name, or a name with attributes. Markdown such as
 // [x], [1] or [NOTE] is not.
-func commandLike(t tagLine) bool {
+func commandLike(t *tagLine) bool {
 	if _, ok := nearMiss(t.words); ok {
 		return true
 	}
-	return len(t.attrs) > 0
+	return t.nattrs > 0
 }

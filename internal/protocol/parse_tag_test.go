@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -183,4 +184,15 @@ func TestParseTagOddities(t *testing.T) {
 				Content: "def f():\n    \"\"\"\n    ```\n    f()\n    ```\n    \"\"\"\n"}},
 		},
 	})
+}
+
+// An unknown tag followed by list lines (which look like tags at first
+// sight) is still reported: what the parser read of the tag survives the
+// scan for its closing tag.
+func TestUnknownTagBeforeListLines(t *testing.T) {
+	r := Parse("[NOTE]\n[WRITE_FILE path=\"a.go\"]\n- one\n- two\n- three\n1. four\n[/WRITE_FILE]\n")
+	if len(r.Commands) != 1 || r.Commands[0].Type != command.ParseError ||
+		!strings.Contains(r.Commands[0].Error, "[WRITE_FILE] at line 2 is not a courier command, so its block (lines 2-7) was ignored. Did you mean [CREATE_FILE]?") {
+		t.Fatalf("got %s", dump(r.Commands))
+	}
 }

@@ -74,7 +74,7 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		p.reply, p.cmds = Reply{}, cmdList{}
+		p.reply, p.cmds = Reply{}, cmdList{guess: p.cmds.guess}
 		p.spans = p.spans[:0]
 		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand = 0, 0, -1, nil, false
 		p.prose(0, next.line)
@@ -93,7 +93,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 			p.prose(c.line, after.line)
 			return after
 		}
-		if t := classify(line); t.kind == kindOpen {
+		if t := p.classify(e, line); t.kind == kindOpen {
 			if len(tags) < maxListed {
 				tags = append(tags, tagAt{string(t.typ), e.line})
 			}
