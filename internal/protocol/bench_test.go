@@ -110,6 +110,30 @@ var adversarial = []struct {
 	{"blanks", func(size int) string {
 		return repeatTo("[READ_FILE path=\"a\"]\n"+strings.Repeat("\n", 50), size)
 	}},
+	// Nothing but empty lines: the most lines for the bytes.
+	{"newlines", func(size int) string {
+		return "[MESSAGE]\nhi\n[/MESSAGE]\n" + strings.Repeat("\n", size)
+	}},
+	// The shortest lines that are not blank.
+	{"shortlines", func(size int) string {
+		return "[MESSAGE]\nhi\n[/MESSAGE]\n" + repeatTo("a\n", size)
+	}},
+	// Prose before any command, each line a would-be header echo.
+	{"headers", func(size int) string {
+		return repeatTo("**Note**: `see` _below_\n", size)
+	}},
+	// Tags hidden behind invisible characters and odd spaces.
+	{"invisible", func(size int) string {
+		return repeatTo("\u200b[NOTE]\n\u00a0- [x] done\n\ufeff[RUN_COMMAND\u200b]\n", size)
+	}},
+	// Markup in prose: every line has a '<'.
+	{"html", func(size int) string {
+		return repeatTo("<div>\n<p>text</p>\n</div>\n", size)
+	}},
+	// Markdown task lists: every line starts like a tag.
+	{"tasks", func(size int) string {
+		return repeatTo("- [ ] todo\n- [x] done\n1. [ ]\n", size)
+	}},
 }
 
 func repeatTo(unit string, size int) string {

@@ -71,6 +71,8 @@ type parser struct {
 	// at a tag line hands it back to the caller, which looks at it again.
 	recent     [2]classified
 	recentNext int
+	lt, colon  ahead // the next '<' (reasoning tags) and ':' (header echo)
+	upper      upperNames
 	textLine   tagLine // what every text line is; never changed
 	cur        tagLine // the line the main loop handles (see head)
 }
@@ -137,9 +139,12 @@ func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	p := &parser{text: text, moreCmd: -1, trackSpans: spans}
-	// Every block has a closing tag; a few more for READ_FILE and the like.
-	p.cmds.guess = min(strings.Count(text, "[/"), len(text)/32, maxFirstChunk) + 8
+	p := &parser{text: text, moreCmd: -1, trackSpans: spans, lt: ahead{b: '<'}, colon: ahead{b: ':'}}
+	// Every block has a closing tag; count them in the first 64 KB and
+	// extrapolate. A few more for READ_FILE and the like.
+	sample := text[:min(len(text), 64<<10)]
+	guess := strings.Count(sample, "[/") * (len(text)/max(len(sample), 1) + 1)
+	p.cmds.guess = min(guess, len(text)/32, maxFirstChunk) + 8
 	p.recent[0].pos, p.recent[1].pos = -1, -1
 	return p
 }
@@ -161,34 +166,37 @@ func (p *parser) classify(c cursor, line string) *tagLine {
 	p.recentNext = 1 - k
 	r := &p.recent[k]
 	r.pos = c.pos
-	r.t.classify(line, false)
+	r.t.classify(line, false, &p.upper)
 	return &r.t
 }
 
 // head reads the line at c that the main loop is at, with the attributes
 // of a tag that starts a command, into p.cur, which scans do not touch:
 // it stays valid while the command is handled. Other lines are what
-// classify makes of them.
+// classify makes of them, valid until the next scan.
 func (p *parser) head(c cursor, line string) *tagLine {
 	if !maybeTag(line) {
 		return &p.textLine
 	}
 	for i := range p.recent {
 		if r := &p.recent[i]; r.pos == c.pos && r.t.kind != kindOpen {
-			if r.t.kind != kindOther {
-				return &r.t // used at once, before any scan
-			}
-			p.cur = r.t // an unknown tag's handler scans on
-			return &p.cur
+			return &r.t // see unknown, the handler that scans on
 		}
 	}
-	p.cur.classify(line, true)
+	p.cur.classify(line, true, &p.upper)
 	return &p.cur
 }
 
 func (p *parser) run() {
 	for c := (cursor{}); !p.done(c); {
 		line, next := p.lineAt(c)
+		if isBlankASCII(line) {
+			// A run of blank lines is prose whatever else is going on.
+			next = p.skipBlankLines(c)
+			p.prose(c.line, next.line)
+			c = next
+			continue
+		}
 		c = p.step(c, line, next)
 	}
 	if e := p.moreEntry; e != nil {
@@ -199,9 +207,46 @@ func (p *parser) run() {
 
 func (p *parser) done(c cursor) bool { return c.pos > len(p.text) }
 
+// isBlankASCII reports an empty line or one of spaces and tabs.
+func isBlankASCII(line string) bool {
+	for i := 0; i < len(line); i++ {
+		if !isBlank(line[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ahead is where the next occurrence of a byte is in the text, found once
+// for many lines rather than searched for in every line.
+type ahead struct {
+	b  byte
+	at int // offset of the next b at or after from; len(text) when none
+	ok bool
+}
+
+// in reports whether the line at c (of length n) holds the byte.
+func (a *ahead) in(text string, c cursor, n int) bool {
+	if !a.ok || a.at < c.pos {
+		a.ok = true
+		if i := strings.IndexByte(text[c.pos:], a.b); i >= 0 {
+			a.at = c.pos + i
+		} else {
+			a.at = len(text)
+		}
+	}
+	return a.at < c.pos+n
+}
+
 // lineAt returns the line at c, without its "\n", and the next line's cursor.
 func (p *parser) lineAt(c cursor) (string, cursor) {
 	rest := p.text[c.pos:]
+	// Short lines are found faster by looking than by a call to search.
+	for i := 0; i < len(rest) && i < 8; i++ {
+		if rest[i] == '\n' {
+			return rest[:i], cursor{c.pos + i + 1, c.line + 1}
+		}
+	}
 	if i := strings.IndexByte(rest, '\n'); i >= 0 {
 		return rest[:i], cursor{c.pos + i + 1, c.line + 1}
 	}
@@ -228,7 +273,7 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 			return next
 		}
 	}
-	if !p.seenCommand {
+	if !p.seenCommand && p.colon.in(p.text, c, len(line)) {
 		p.header(line)
 	}
 	p.prose(c.line, next.line)

@@ -58,13 +58,21 @@ const maxListed = 5
 
 // scanBody finds the end of the body of a typ block that starts at from.
 // Every line is looked at once: parsing goes on where the scan stopped.
+// Tag lines that cannot end the body are passed over by their name (see
+// canEnd), except in a file body whose message, should it turn out
+// unclosed, would be listed: that message names the tags inside.
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
+	quick := !fileBody || !p.listing()
 	var sc bodyScan
 	var opened typeSet // commands opened inside the body
 	c := from
 	for !p.done(c) {
 		line, next := p.lineAt(c)
+		if quick && !canEnd(line, typ, fileBody) {
+			c = next
+			continue
+		}
 		t := p.classify(c, line)
 		switch {
 		case t.kind == kindClose && t.name == string(typ):
@@ -89,6 +97,49 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	}
 	sc.resume = c
 	return sc
+}
+
+// canEnd is a quick look at a line of a typ body: false when it cannot end
+// the body or tell anything about it, because it is not a tag line, or it
+// is an opening tag that is neither a command (for any body) nor a typ
+// block (for a file body). Closing tags and anything unusual are looked at
+// properly.
+func canEnd(line string, typ command.Type, fileBody bool) bool {
+	if !maybeTag(line) {
+		return false
+	}
+	i := skipBlanks(line, 0)
+	if line[i] != '[' || !isASCII(line) {
+		// A list marker, or characters that reading the line removes:
+		// read it properly.
+		return true
+	}
+	if i+1 < len(line) && line[i+1] == '/' {
+		return true
+	}
+	name := line[i+1 : nameEnd(line, i+1)]
+	if fileBody {
+		return upperIs(name, string(typ))
+	}
+	for _, k := range command.Types {
+		if upperIs(name, string(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// upperIs reports whether name, in any ASCII case, is want (upper case).
+func upperIs(name, want string) bool {
+	if len(name) != len(want) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != want[i] && c-('a'-'A') != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // block handles a command with a body, whose opening tag t is at c.
@@ -161,8 +212,10 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		if ct := p.classify(blanks, line); ct.kind == kindClose && ct.name == t.name {
-			end = after
+		if maybeCloser(line) {
+			if ct := p.classify(blanks, line); ct.kind == kindClose && ct.name == t.name {
+				end = after
+			}
 		}
 	}
 	if problem != "" {
@@ -183,12 +236,15 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // before the next tag line. The scan for that closing tag stops at the next
 // tag line, so no line is scanned twice by it.
 func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
+	// t may be where the scan below keeps what it reads: copy what is
+	// needed of it first.
+	written, words, nattrs := t.written, t.words, t.nattrs
 	end := next
 	closed := false
 	for e := next; !p.done(e); {
 		line, after := p.lineAt(e)
 		ct := p.classify(e, line)
-		if ct.kind == kindClose && ct.written == t.written {
+		if ct.kind == kindClose && ct.written == written {
 			end, closed = after, true
 		}
 		if ct.kind != kindText {
@@ -196,14 +252,14 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 		}
 		e = after
 	}
-	if !commandLike(t) && !(closed && isUpperName(t.written)) {
+	if !commandLike(words, nattrs) && !(closed && isUpperName(written)) {
 		p.prose(c.line, next.line)
 		return next
 	}
 	if !closed {
 		end = next
 	}
-	p.fail(c.line, end.line, "", func() string { return unknownMessage(t, c.line, end.line, closed) })
+	p.fail(c.line, end.line, "", func() string { return unknownMessage(words, c.line, end.line, closed) })
 	return end
 }
 

@@ -117,13 +117,23 @@ type fence struct {
 // character without any copying.
 func openFence(line string) (fence, bool) {
 	i := 0
-	for i < len(line) && (isBlank(line[i]) || line[i] == '\r' || line[i] == '\v' || line[i] == '\f') {
+	for i < len(line) && isSpaceASCII(line[i]) {
 		i++
 	}
-	if i < len(line) && line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
+	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
 		return fence{}, false
 	}
-	s := trimLine(line)
+	var s string
+	if line[i] < utf8.RuneSelf && isASCII(line[i:]) {
+		s = line[i:]
+		end := len(s)
+		for end > 0 && isSpaceASCII(s[end-1]) {
+			end--
+		}
+		s = s[:end]
+	} else {
+		s = trimLine(line)
+	}
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false
 	}
@@ -134,15 +144,63 @@ func openFence(line string) (fence, bool) {
 	if n < 3 {
 		return fence{}, false
 	}
+	if n == len(s) {
+		return fence{ch: s[0], n: n, bare: true}, true
+	}
 	info := strings.TrimSpace(s[n:])
-	if s[0] == '`' && strings.Contains(info, "`") {
+	if s[0] == '`' && strings.IndexByte(info, '`') >= 0 {
 		return fence{}, false
 	}
 	bare := info == ""
-	if i := strings.IndexAny(info, " \t{"); i >= 0 {
-		info = info[:i]
+	for j := 0; j < len(info); j++ {
+		if c := info[j]; c == ' ' || c == '\t' || c == '{' {
+			info = info[:j]
+			break
+		}
 	}
 	return fence{ch: s[0], n: n, info: strings.ToLower(info), bare: bare}, true
+}
+
+// fenceMark is what closes and the nesting rules need of a fence line:
+// its character and length and whether it is bare; ok is false for a line
+// that is not a fence. It is openFence without the label.
+func fenceMark(line string) (f fence, ok bool) {
+	i := 0
+	for i < len(line) && isSpaceASCII(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
+		return fence{}, false
+	}
+	if line[i] >= utf8.RuneSelf || !isASCII(line[i:]) {
+		return openFence(line)
+	}
+	s := line[i:]
+	ch := s[0]
+	n := 0
+	for n < len(s) && s[n] == ch {
+		n++
+	}
+	if n < 3 {
+		return fence{}, false
+	}
+	rest := s[n:]
+	if ch == '`' && strings.IndexByte(rest, '`') >= 0 {
+		return fence{}, false
+	}
+	bare := true
+	for j := 0; j < len(rest); j++ {
+		if !isSpaceASCII(rest[j]) {
+			bare = false
+			break
+		}
+	}
+	return fence{ch: ch, n: n, bare: bare}, true
+}
+
+// isSpaceASCII reports the ASCII characters strings.TrimSpace removes.
+func isSpaceASCII(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // closes reports whether g, a fence line, closes f: only fence characters,
@@ -242,7 +300,7 @@ func wrapsAll(f fence, inner string) bool {
 	stack := []fence{f}
 	ok := true
 	eachLine(inner, func(line string, _ int) bool {
-		g, isFence := openFence(line)
+		g, isFence := fenceMark(line)
 		if !isFence {
 			return true
 		}
@@ -261,8 +319,14 @@ func wrapsAll(f fence, inner string) bool {
 func innerFencesPair(s string) bool {
 	var open fence
 	inBlock := false
-	eachLine(s, func(line string, _ int) bool {
-		g, isFence := openFence(line)
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		g, isFence := fenceMark(s[start:end])
 		switch {
 		case !isFence:
 		case !inBlock:
@@ -270,8 +334,8 @@ func innerFencesPair(s string) bool {
 		case open.closes(g):
 			inBlock = false
 		}
-		return true
-	})
+		start = end + 1
+	}
 	return !inBlock
 }
 

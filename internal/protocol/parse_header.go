@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -9,7 +10,11 @@ import (
 // header picks up the "Session: a1b2c3d4" and "Sequence: 3" lines the
 // outbox asks the LLM to echo, written plainly or with Markdown decoration.
 func (p *parser) header(line string) {
-	if len(line) > 200 || strings.IndexByte(line, ':') < 0 || (p.reply.Session != "" && p.reply.Sequence != 0) {
+	if len(line) > maxHeaderLine || strings.IndexByte(line, ':') < 0 || (p.reply.Session != "" && p.reply.Sequence != 0) {
+		return
+	}
+	if isASCII(line) {
+		p.headerASCII(line)
 		return
 	}
 	s := strings.Map(func(r rune) rune {
@@ -41,6 +46,70 @@ func (p *parser) header(line string) {
 			p.reply.Sequence = n
 		}
 	}
+}
+
+// maxHeaderLine is the longest line read as a header echo.
+const maxHeaderLine = 200
+
+// headerASCII is header for an ASCII line, in the same steps, without
+// copies: trim it, drop the Markdown marks, trim the quote and list marks
+// in front, split at ':', and take the first word of the value.
+func (p *parser) headerASCII(line string) {
+	var buf [maxHeaderLine]byte
+	// The line is trimmed before the marks are dropped.
+	lead, trail := 0, len(line)
+	for lead < trail && isSpaceASCII(line[lead]) {
+		lead++
+	}
+	for trail > lead && isSpaceASCII(line[trail-1]) {
+		trail--
+	}
+	b := buf[:0]
+	for i := lead; i < trail; i++ {
+		if c := line[i]; c != '*' && c != '_' && c != '`' {
+			b = append(b, c)
+		}
+	}
+	for len(b) > 0 && strings.IndexByte("#>-+ \t", b[0]) >= 0 {
+		b = b[1:]
+	}
+	colon := bytes.IndexByte(b, ':')
+	if colon < 0 {
+		return
+	}
+	key, val := trimSpaceBytes(b[:colon]), b[colon+1:]
+	for len(val) > 0 && isSpaceASCII(val[0]) {
+		val = val[1:]
+	}
+	for i, c := range val {
+		if isSpaceASCII(c) {
+			val = val[:i]
+			break
+		}
+	}
+	if len(val) == 0 {
+		return
+	}
+	switch {
+	case asciiFold(string(key), "session"), asciiFold(string(key), "session id"), asciiFold(string(key), "sessionid"):
+		if p.reply.Session == "" && isSessionID(string(val)) {
+			p.reply.Session = strings.ToLower(string(val))
+		}
+	case asciiFold(string(key), "sequence"), asciiFold(string(key), "seq"):
+		if n, err := strconv.Atoi(string(val)); err == nil && n > 0 && p.reply.Sequence == 0 {
+			p.reply.Sequence = n
+		}
+	}
+}
+
+func trimSpaceBytes(b []byte) []byte {
+	for len(b) > 0 && isSpaceASCII(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpaceASCII(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // asciiFold reports whether s is want (lower-case ASCII) in any ASCII case.

@@ -29,30 +29,38 @@ func isWideSpace(r rune) bool {
 	return false
 }
 
-// cleanLine removes invisible characters and turns non-ASCII spaces into
-// ordinary ones. It returns s itself when there is nothing to clean.
+// cleanLine removes invisible characters, turns non-ASCII spaces into
+// ordinary ones and bytes that are not UTF-8 into U+FFFD. It returns s
+// itself when there is nothing to clean.
 func cleanLine(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(s) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	run := 0 // start of the text not yet copied
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case isInvisible(r):
+			b.WriteString(s[run:i])
+			run = i + size
 		case isWideSpace(r):
+			b.WriteString(s[run:i])
 			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
+			run = i + size
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(s[run:i])
+			b.WriteRune(utf8.RuneError) // as ranging over the string reads it
+			run = i + size
 		}
+		i += size
 	}
+	b.WriteString(s[run:])
 	return b.String()
 }
 
@@ -139,6 +147,24 @@ func skipJunk(s string, i int) int {
 	return i
 }
 
+// isASCII reports whether s is all ASCII, eight bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // maybeTag is a quick look at a line: false when its first character that
 // is not a blank rules out a tag, which is so for most lines.
 func maybeTag(line string) bool {
@@ -156,6 +182,16 @@ func maybeTag(line string) bool {
 	return false
 }
 
+// maybeCloser is maybeTag for closing tags: false for a line that starts
+// with '[' but not "[/", like the next command's opening tag.
+func maybeCloser(line string) bool {
+	if !maybeTag(line) {
+		return false
+	}
+	i := skipBlanks(line, 0)
+	return line[i] != '[' || strings.HasPrefix(line[i:], "[/")
+}
+
 // tagStart finds a tag at the start of a line: it returns the cleaned text
 // from the '[' on and the column of that '['. Most lines are rejected by
 // their first characters without any copying.
@@ -164,6 +200,7 @@ func tagStart(line string) (string, int, bool) {
 	if i == len(line) {
 		return "", 0, false
 	}
+	k := i // where the '[' is
 	if line[i] != '[' {
 		j := skipListMarker(line, i)
 		if j == i {
@@ -172,16 +209,31 @@ func tagStart(line string) (string, int, bool) {
 		if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
 			return "", 0, false
 		}
+		k = j
 	}
-	line = cleanLine(line)
-	i = skipBlanks(line, 0)
-	j := skipListMarker(line, i)
-	if j >= len(line) || line[j] != '[' {
-		return "", 0, false
-	}
-	end := len(line)
-	for end > j && isBlank(line[end-1]) {
+	// What comes before the tag counts only for its width.
+	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
+}
+
+func trimRightBlanks(s string) string {
+	end := len(s)
+	for end > 0 && isBlank(s[end-1]) {
 		end--
 	}
-	return line[j:end], columns(line[:j]), true
+	return s[:end]
+}
+
+// cleanColumns is columns(cleanLine(s)).
+func cleanColumns(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case isInvisible(r):
+		case r == '\t':
+			n += 4 - n%4
+		default:
+			n++
+		}
+	}
+	return n
 }

@@ -161,15 +161,15 @@ func validCommands() string {
 }
 
 // unknownMessage explains a tag courier does not know.
-func unknownMessage(t *tagLine, line0, end0 int, closed bool) string {
+func unknownMessage(words string, line0, end0 int, closed bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] at line %d is not a courier command", t.words, line0+1)
+	fmt.Fprintf(&b, "[%s] at line %d is not a courier command", words, line0+1)
 	if closed {
 		fmt.Fprintf(&b, ", so its block (lines %d-%d) was ignored.", line0+1, end0)
 	} else {
 		b.WriteString(", so it was ignored.")
 	}
-	if typ, ok := nearMiss(t.words); ok {
+	if typ, ok := nearMiss(words); ok {
 		fmt.Fprintf(&b, " Did you mean [%s]?", typ)
 	}
 	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", validCommands())
