@@ -210,8 +210,9 @@ func (g *globals) loop() (*loop.Loop, error) {
 		return nil, err
 	}
 	return loop.New(p, loop.Options{
-		MaxReply:  g.cfg.MaxReply,
-		ListLimit: g.cfg.ListLimit,
-		ReadLines: g.cfg.ReadLines,
+		MaxReply:    g.cfg.MaxReply,
+		ListLimit:   g.cfg.ListLimit,
+		ReadLines:   g.cfg.ReadLines,
+		TokenBudget: g.cfg.TokenBudget,
 	}), nil
 }

@@ -65,6 +65,10 @@ type Options struct {
 	// ReadLines is how many lines of one requested file an outbox shows
 	// before cutting (default 500).
 	ReadLines int
+	// TokenBudget is the estimated tokens a request should stay within:
+	// the first request's pack of included files fills what the rest
+	// leaves (0: no limit).
+	TokenBudget int
 }
 
 // Loop runs sessions in one root.
@@ -198,13 +202,10 @@ func (l *Loop) RenderOutbox(st *session.State) (string, error) {
 			o.Results = []command.Result{}
 		}
 	}
-	reqs := st.ReadFileRequests
-	if st.SequenceNumber == 1 {
-		for _, inc := range st.Includes {
-			reqs = append(reqs, session.ReadRequest{Path: inc})
-		}
+	o.Requested = l.requested(ws, st.ReadFileRequests)
+	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
+		o.Requested = append(o.Requested, l.pack(ws, st, o)...)
 	}
-	o.Requested = l.requested(ws, reqs)
 	return protocol.Render(o), nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/edit"
+	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -74,7 +75,7 @@ func (l *Loop) fileText(ws *workspace.Workspace, p string, r session.ReadRequest
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
 		return binary
 	}
-	text, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: l.opts.ReadLines, MaxLineLen: 2000, Size: info.Size()})
+	text, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: l.opts.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
 		return binary
@@ -83,6 +84,10 @@ func (l *Loop) fileText(ws *workspace.Workspace, p string, r session.ReadRequest
 	}
 	return text
 }
+
+// maxLineLen cuts single lines of a shown file, so that one minified line
+// cannot fill a request.
+const maxLineLen = 2000
 
 // sniffSize is how much of a file's start tells whether it is text.
 const sniffSize = 8192
@@ -102,4 +107,18 @@ func looksBinary(head []byte) bool {
 		}
 	}
 	return !utf8.Valid(head)
+}
+
+// pack is the first request's pack of the files the person included
+// (see package pack), in the room the rest of request o leaves within the
+// token budget, counting about four bytes a token as the console's
+// estimate does.
+func (l *Loop) pack(ws *workspace.Workspace, st *session.State, o protocol.Outbox) []protocol.FileContent {
+	budget := 0
+	if l.opts.TokenBudget > 0 {
+		rest := utf8.RuneCountInString(protocol.Render(o)) / 4
+		// A twentieth is kept for the pack's own notes.
+		budget = max(1, (l.opts.TokenBudget-rest)*4*19/20)
+	}
+	return pack.Build(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: l.opts.ListLimit, MaxLineLen: maxLineLen})
 }

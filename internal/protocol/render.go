@@ -66,7 +66,7 @@ func Render(o Outbox) string {
 	if len(o.Requested) > 0 {
 		b.WriteString("\n## Requested File Contents\n")
 		for _, f := range o.Requested {
-			name := showName(f.Path)
+			name := ShowName(f.Path)
 			fmt.Fprintf(&b, "--- %s ---\n", name)
 			b.WriteString(f.Text)
 			if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
@@ -94,21 +94,21 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 	for _, f := range files {
 		switch {
 		case f.IsDir:
-			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", showName(f.Path), f.Files, f.Size)
+			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", ShowName(f.Path), f.Files, f.Size)
 		case f.Binary:
-			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", showName(f.Path), f.Size)
+			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", ShowName(f.Path), f.Size)
 		default:
-			fmt.Fprintf(b, "  %s (%d bytes)\n", showName(f.Path), f.Size)
+			fmt.Fprintf(b, "  %s (%d bytes)\n", ShowName(f.Path), f.Size)
 		}
 	}
 }
 
-// showName writes a file name from the workspace as it goes into a
+// ShowName writes a file name from the workspace as it goes into a
 // request: as it is, or quoted with Go escapes when it holds a newline, a
 // control or other invisible character, or bytes that are not UTF-8, so
 // that a name a command chose cannot start a line of its own (a forged
 // section or result) or hide what it is.
-func showName(p string) string {
+func ShowName(p string) string {
 	if strings.HasPrefix(p, `"`) || !utf8.ValidString(p) {
 		return strconv.Quote(p)
 	}

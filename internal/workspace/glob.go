@@ -11,13 +11,16 @@ import (
 // IsGlob reports whether a path holds glob characters.
 func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
-// Glob returns the workspace files matching pattern, sorted. Besides the
-// usual "*", "?" and "[...]" (negated by "!" or "^") within one path
-// segment, a "**" segment matches any number of folders, as in .gitignore
-// and most editors. Folders that
-// listings always skip (.git, node_modules, ...) are skipped here too unless
-// the pattern names them.
-func (w *Workspace) Glob(pattern string) ([]string, error) {
+// Pattern is a compiled glob: besides the usual "*", "?" and "[...]"
+// (negated by "!" or "^") within one path segment, a "**" segment matches
+// any number of folders, as in .gitignore and most editors.
+type Pattern struct {
+	segs []string
+	m    *segMatcher
+}
+
+// CompilePattern checks a glob an LLM or a person wrote and compiles it.
+func CompilePattern(pattern string) (*Pattern, error) {
 	c, err := Clean(pattern)
 	if err != nil {
 		return nil, err
@@ -29,8 +32,40 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 			return nil, fmt.Errorf("bad pattern '%s': %w", pattern, err)
 		}
 	}
+	return &Pattern{segs: segs, m: newSegMatcher(segs)}, nil
+}
+
+// Match reports whether the workspace path p (slash form, clean) matches.
+func (g *Pattern) Match(p string) bool {
+	st := g.m.start()
+	for rest := p; ; {
+		name, tail, more := strings.Cut(rest, "/")
+		st = g.m.step(st, name)
+		if !more {
+			return g.m.done(st)
+		}
+		if !g.m.more(st) {
+			return false
+		}
+		rest = tail
+	}
+}
+
+// Names reports whether a path segment of the pattern is name, so that a
+// folder listings skip (.git, node_modules, ...) is searched when the
+// pattern names it.
+func (g *Pattern) Names(name string) bool { return slices.Contains(g.segs, name) }
+
+// Glob returns the workspace files matching pattern (see Pattern), sorted.
+// Folders that listings always skip (.git, node_modules, ...) are skipped
+// here too unless the pattern names them.
+func (w *Workspace) Glob(pattern string) ([]string, error) {
+	g, err := CompilePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	m := newSegMatcher(segs)
+	m := g.m
 	// The states each walked folder reached, so that every entry is
 	// matched from its folder's states: one step per entry, whatever its
 	// depth. Folders no file below could match are not walked.
@@ -42,7 +77,7 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 		}
 		st := m.step(states[parent], e.name)
 		if e.isDir {
-			if skippedDirs[e.name] && !slices.Contains(segs, e.name) || !m.more(st) {
+			if skippedDirs[e.name] && !g.Names(e.name) || !m.more(st) {
 				return false
 			}
 			states[e.path] = st
