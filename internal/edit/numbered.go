@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -238,6 +239,13 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
 		}
+		if head == nil && err != bufio.ErrBufferFull && (limit <= 0 || len(chunk) <= limit) {
+			// The whole line at once, the usual case: one copy.
+			if bytes.IndexByte(chunk, 0) >= 0 || !utf8.Valid(chunk) {
+				return "", false, ErrNotText
+			}
+			return strings.TrimSuffix(string(chunk), "\r"), got, nil
+		}
 		if limit > 0 && len(head)+len(chunk) > limit {
 			room := limit - len(head)
 			head = append(head, chunk[:room]...)
@@ -316,16 +324,29 @@ func runeCountValid(p []byte) int {
 }
 
 // numberLines renders lines numbered from first, the numbers as wide as
-// widest needs, each line ending in a newline.
+// widest needs, each line ending in a newline ("  12 | code", or "  12 |"
+// for an empty line).
 func numberLines(lines []string, first, widest int) string {
-	width := max(len(fmt.Sprint(widest)), minNumberWidth)
-	var b strings.Builder
+	width := max(len(strconv.Itoa(widest)), minNumberWidth)
+	size := 0
+	for _, l := range lines {
+		size += width + 4 + len(l)
+	}
+	b := make([]byte, 0, size)
+	var num [20]byte
 	for i, l := range lines {
+		n := strconv.AppendInt(num[:0], int64(first+i), 10)
+		for range width - len(n) {
+			b = append(b, ' ')
+		}
+		b = append(b, n...)
 		if l == "" {
-			fmt.Fprintf(&b, "%*d |\n", width, first+i)
+			b = append(b, " |\n"...)
 			continue
 		}
-		fmt.Fprintf(&b, "%*d | %s\n", width, first+i, l)
+		b = append(b, " | "...)
+		b = append(b, l...)
+		b = append(b, '\n')
 	}
-	return b.String()
+	return string(b)
 }

@@ -44,6 +44,15 @@ type FileContent struct {
 // Render writes the outbox text: HEADER, PROTOCOL, CONTEXT and PROMPT.
 func Render(o Outbox) string {
 	var b strings.Builder
+	// Sized up front: a first request may pack a whole project.
+	size := len(prompts.Protocol) + len(o.Task)*2 + 1024 + 80*len(o.Files)
+	for _, f := range o.Requested {
+		size += len(f.Text) + 2*len(f.Path) + 32
+	}
+	for _, r := range o.Results {
+		size += len(r.Summary) + len(r.Output) + len(r.Diff) + 64
+	}
+	b.Grow(size)
 	b.WriteString("=== HEADER ===\n")
 	fmt.Fprintf(&b, "Session: %s\nSequence: %d\nTask: %s\n\n", o.Session, o.Sequence, oneLine(o.Task))
 	b.WriteString("=== PROTOCOL ===\n")

@@ -252,6 +252,7 @@ func entryPaths(es []workspace.Entry) string {
 // summarised like any tree: walking it costs each folder the same, not
 // its depth.
 func TestListDeepChain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := makeChain(dir, 5000); err != nil {
 		t.Fatal(err)
