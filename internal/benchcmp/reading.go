@@ -2,6 +2,7 @@ package benchcmp
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/shell"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // The reading side of a turn: parsing the reply, holding it, showing
@@ -138,21 +140,21 @@ func listingRows() []Row {
 		{
 			What: "listing Go's src (11,478 files) for a request", Goal: "≤ 2× find -type f", Limit: 2, Unit: "×",
 			Measure: func(e *Env) (float64, string, error) {
-				r, err := e.GoBench("./internal/workspace", "^BenchmarkListGoSrc$", "5x")
+				tree, err := goTree(e, "")
 				if err != nil {
 					return 0, "", err
 				}
-				return ratioOf(r, "BenchmarkListGoSrc/courier", "BenchmarkListGoSrc/find")
+				return measureListing(e, tree)
 			},
 		},
 		{
 			What: "listing a 100,000-file tree for a request", Goal: "≤ 2× find -type f", Limit: 2, Unit: "×",
 			Measure: func(e *Env) (float64, string, error) {
-				r, err := e.GoBench("./internal/workspace", "^BenchmarkList100k$", "3x")
+				tree, err := wideTree(e)
 				if err != nil {
 					return 0, "", err
 				}
-				return ratioOf(r, "BenchmarkList100k/courier", "BenchmarkList100k/find")
+				return measureListing(e, tree)
 			},
 		},
 		{
@@ -185,6 +187,39 @@ func listingRows() []Row {
 	}
 }
 
+// measureListing lists tree as a request does, in this process, next to
+// find -type f on it.
+func measureListing(e *Env, tree string) (float64, string, error) {
+	ws, err := workspace.Open(tree)
+	if err != nil {
+		return 0, "", err
+	}
+	defer ws.Close()
+	list := func() error {
+		_, err := ws.List(workspace.ListOptions{MaxEntries: 300, GitIgnore: true})
+		return err
+	}
+	find := func() error { return e.Shell(tree, "find . -type f > /dev/null") }
+	tc, tf, err := SideBySide(e, e.Rounds(9), list, find)
+	if err != nil {
+		return 0, "", err
+	}
+	return float64(tc) / float64(tf), fmt.Sprintf("%s vs %s", ms(tc), ms(tf)), nil
+}
+
+// wideTree is a tree of 100,000 small files (20,000 in a quick run),
+// made once per run.
+func wideTree(e *Env) (string, error) {
+	return Once(e, "widetree", func() (string, error) {
+		n := 100_000
+		if e.Quick {
+			n = 20_000
+		}
+		dir := filepath.Join(e.Dir, "trees", "wide")
+		return dir, writeWideTree(dir, n)
+	})
+}
+
 // measureMessageTurn times `courier process` of a reply holding only a
 // MESSAGE on a workspace of 100,000 files, next to find on the same tree.
 func measureMessageTurn(e *Env) (float64, string, error) {
@@ -192,13 +227,16 @@ func measureMessageTurn(e *Env) (float64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	root := filepath.Join(e.Dir, "turn")
-	ws := filepath.Join(root, "workspace")
-	n := 100_000
-	if e.Quick {
-		n = 20_000
+	tree, err := wideTree(e)
+	if err != nil {
+		return 0, "", err
 	}
-	if err := writeWideTree(ws, n); err != nil {
+	root := filepath.Join(e.Dir, "turn")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return 0, "", err
+	}
+	n, err := countFiles(tree)
+	if err != nil {
 		return 0, "", err
 	}
 	courier := func(args ...string) error {
@@ -209,7 +247,7 @@ func measureMessageTurn(e *Env) (float64, string, error) {
 		}
 		return nil
 	}
-	if err := courier("new", "--no-watch", "say hello"); err != nil {
+	if err := courier("--workspace", tree, "new", "--no-watch", "say hello"); err != nil {
 		return 0, "", err
 	}
 	round := 0
@@ -221,12 +259,24 @@ func measureMessageTurn(e *Env) (float64, string, error) {
 		}
 		return courier("process")
 	}
-	find := func() error { return e.Shell(root, "find workspace -type f > /dev/null") }
+	find := func() error { return e.Shell(tree, "find . -type f > /dev/null") }
 	tc, tf, err := SideBySide(e, e.Rounds(7), turn, find)
 	if err != nil {
 		return 0, "", err
 	}
 	return float64(tc) / float64(tf), fmt.Sprintf("%s vs %s (%d files)", ms(tc), ms(tf), n), nil
+}
+
+// countFiles counts the regular files below dir.
+func countFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	return n, err
 }
 
 // writeWideTree writes n small files, 100 to a folder.

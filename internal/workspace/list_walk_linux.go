@@ -3,9 +3,12 @@
 package workspace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -56,7 +59,8 @@ type walker struct {
 	w       *Workspace
 	h       walkHooks
 	buf     []byte
-	cur     int // the open folder, the top of stack; -1 when none is
+	ents    []dirent // the entries of the folder being read
+	cur     int      // the open folder, the top of stack; -1 when none is
 	stack   []walkDir
 	pending int // folders on the stack with subfolders still to walk
 }
@@ -257,9 +261,12 @@ func openDirAt(dirfd int, name string) (int, error) {
 	}
 }
 
-// read lists the open folder's entries: it visits each, and notes the
-// subfolders visit wants walked.
+// read lists the open folder's entries: it reads them all, looks up the
+// sizes and kinds getdents does not give (two at a time in a large folder,
+// since each is a system call), then visits each and notes the subfolders
+// visit wants walked.
 func (wk *walker) read(d *walkDir) error {
+	wk.ents = wk.ents[:0]
 	for {
 		n, err := unix.Getdents(wk.cur, wk.buf)
 		if err == unix.EINTR {
@@ -269,10 +276,33 @@ func (wk *walker) read(d *walkDir) error {
 			return err
 		}
 		if n <= 0 {
-			return nil
+			break
 		}
-		wk.entries(d, wk.buf[:n])
+		wk.parse(wk.buf[:n])
 	}
+	wk.statAll()
+	for i := range wk.ents {
+		de := &wk.ents[i]
+		if de.gone {
+			continue
+		}
+		e := walkEntry{path: joinPath(d.path, de.name), name: de.name, isDir: de.typ == unix.DT_DIR, size: de.size}
+		if wk.h.visit(e, d.ignore) && e.isDir {
+			if len(d.subdirs) == 0 {
+				wk.pending++
+			}
+			d.subdirs = append(d.subdirs, de.name)
+		}
+	}
+	return nil
+}
+
+// dirent is a folder entry as read, then looked up.
+type dirent struct {
+	name string
+	typ  uint8 // a DT_ value
+	size int64
+	gone bool // vanished before it could be looked up
 }
 
 // Offsets in a struct linux_dirent64 (see getdents64(2)).
@@ -282,7 +312,8 @@ const (
 	direntName   = 19
 )
 
-func (wk *walker) entries(d *walkDir, buf []byte) {
+// parse adds the entries of a getdents buffer to wk.ents.
+func (wk *walker) parse(buf []byte) {
 	for len(buf) > direntName {
 		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
 		if reclen <= direntName || reclen > len(buf) {
@@ -291,37 +322,62 @@ func (wk *walker) entries(d *walkDir, buf []byte) {
 		rec := buf[:reclen]
 		buf = buf[reclen:]
 		raw := rec[direntName:]
-		for i, c := range raw {
-			if c == 0 {
-				raw = raw[:i]
-				break
-			}
+		if i := bytes.IndexByte(raw, 0); i >= 0 {
+			raw = raw[:i]
 		}
 		if len(raw) == 0 || (raw[0] == '.' && (len(raw) == 1 || (len(raw) == 2 && raw[1] == '.'))) {
 			continue
 		}
-		name := string(raw)
-		typ := rec[direntType]
-		var st unix.Stat_t
-		statted := false
-		if typ == unix.DT_UNKNOWN || (wk.h.withSize && typ != unix.DT_DIR) {
-			if unix.Fstatat(wk.cur, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-				continue // gone since the folder was read
-			}
-			statted = true
-			if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
-				typ = unix.DT_DIR
-			}
+		wk.ents = append(wk.ents, dirent{name: string(raw), typ: rec[direntType]})
+	}
+}
+
+// parallelStat is how many entries a folder needs before its lookups are
+// shared with a second goroutine.
+const parallelStat = 64
+
+// statAll looks up the entries that need it: those getdents could not
+// type, and, when sizes are wanted, all but folders.
+func (wk *walker) statAll() {
+	need := func(de *dirent) bool {
+		return de.typ == unix.DT_UNKNOWN || (wk.h.withSize && de.typ != unix.DT_DIR)
+	}
+	n := 0
+	for i := range wk.ents {
+		if need(&wk.ents[i]) {
+			n++
 		}
-		e := walkEntry{path: joinPath(d.path, name), name: name, isDir: typ == unix.DT_DIR}
-		if statted && !e.isDir {
-			e.size = st.Size
+	}
+	if n < parallelStat || runtime.GOMAXPROCS(0) < 2 {
+		wk.stat(wk.ents, need)
+		return
+	}
+	half := len(wk.ents) / 2
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		wk.stat(wk.ents[half:], need)
+	}()
+	wk.stat(wk.ents[:half], need)
+	wg.Wait()
+}
+
+func (wk *walker) stat(ents []dirent, need func(*dirent) bool) {
+	var st unix.Stat_t
+	for i := range ents {
+		de := &ents[i]
+		if !need(de) {
+			continue
 		}
-		if wk.h.visit(e, d.ignore) && e.isDir {
-			if len(d.subdirs) == 0 {
-				wk.pending++
-			}
-			d.subdirs = append(d.subdirs, name)
+		if unix.Fstatat(wk.cur, de.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			de.gone = true
+			continue
+		}
+		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+			de.typ = unix.DT_DIR
+		} else {
+			de.size = st.Size
 		}
 	}
 }
