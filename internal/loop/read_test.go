@@ -77,6 +77,10 @@ func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 	if err := os.Truncate(sparse, 100<<30); err != nil {
 		t.Skipf("the file system cannot hold a 100 GB sparse file: %v", err)
 	}
+	// A device reached through a symlink is outside the workspace anyway.
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero")); err != nil {
+		t.Fatal(err)
+	}
 	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +89,7 @@ func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 	l := New(DefaultPaths(t.TempDir()), Options{})
 	done := make(chan []protocol.FileContent)
 	go func() {
-		done <- l.requested(ws, []session.ReadRequest{{Path: "pipe.txt"}, {Path: "sock.txt"}, {Path: "*.txt"}, {Path: "sparse.log"}})
+		done <- l.requested(ws, []session.ReadRequest{{Path: "pipe.txt"}, {Path: "sock.txt"}, {Path: "*.txt"}, {Path: "sparse.log"}, {Path: "zero"}})
 	}()
 	var got []protocol.FileContent
 	select {
@@ -97,8 +101,11 @@ func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 		"pipe.txt": "(not shown: 'pipe.txt' is a named pipe (FIFO), not a regular file; READ_FILE shows regular files only)",
 		"sock.txt": "(not shown: 'sock.txt' is a socket, not a regular file; READ_FILE shows regular files only)",
 	}
-	if len(got) != 3 {
-		t.Fatalf("%d parts, want pipe, socket (the glob adds nothing new) and the sparse file: %+v", len(got), got)
+	if len(got) != 4 {
+		t.Fatalf("%d parts, want pipe, socket (the glob adds nothing new), the sparse file and the device: %+v", len(got), got)
+	}
+	if got[3].Text != "(REJECTED: Path 'zero' is outside workspace)" {
+		t.Errorf("zero: %q", got[3].Text)
 	}
 	for _, f := range got[:2] {
 		if f.Text != want[f.Path] {
