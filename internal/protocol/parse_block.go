@@ -108,11 +108,12 @@ func canEnd(line string, typ command.Type, fileBody bool) bool {
 	if !maybeTag(line) {
 		return false
 	}
-	i := skipBlanks(line, 0)
-	if line[i] != '[' || !isASCII(line) {
-		// A list marker, or characters that reading the line removes:
-		// read it properly.
-		return true
+	i, ok := tagOpen(line)
+	if !ok {
+		return false
+	}
+	if !isASCII(line[i:]) {
+		return true // characters that reading the tag removes: read it properly
 	}
 	if i+1 < len(line) && line[i+1] == '/' {
 		return true

@@ -196,23 +196,32 @@ func maybeCloser(line string) bool {
 // from the '[' on and the column of that '['. Most lines are rejected by
 // their first characters without any copying.
 func tagStart(line string) (string, int, bool) {
-	i := skipJunk(line, 0)
-	if i == len(line) {
+	k, ok := tagOpen(line)
+	if !ok {
 		return "", 0, false
-	}
-	k := i // where the '[' is
-	if line[i] != '[' {
-		j := skipListMarker(line, i)
-		if j == i {
-			return "", 0, false
-		}
-		if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
-			return "", 0, false
-		}
-		k = j
 	}
 	// What comes before the tag counts only for its width.
 	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
+}
+
+// tagOpen finds the '[' of a tag at the start of a line, after
+// indentation, invisible characters and one list marker.
+func tagOpen(line string) (int, bool) {
+	i := skipJunk(line, 0)
+	if i == len(line) {
+		return 0, false
+	}
+	if line[i] == '[' {
+		return i, true
+	}
+	j := skipListMarker(line, i)
+	if j == i {
+		return 0, false
+	}
+	if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
+		return 0, false
+	}
+	return j, true
 }
 
 func trimRightBlanks(s string) string {
