@@ -5,7 +5,7 @@ GO ?= go
 TASK ?=
 BIN := bin/courier
 
-.PHONY: all build run test vet bench fuzz crash-test install clean
+.PHONY: all build run test vet bench bench-go fuzz crash-test install clean
 
 all: build
 
@@ -24,7 +24,16 @@ vet:
 test: vet
 	$(GO) test ./...
 
+# The speed and memory goals, each measured (Go benchmarks with -benchmem,
+# and courier side by side with find, cat, tar and repomix) and printed as
+# a table. Takes several minutes; BENCH_FLAGS="-quick" for a first look,
+# BENCH_FLAGS="-rows listing" for some rows only.
+BENCH_FLAGS ?=
 bench:
+	$(GO) run ./cmd/courier-bench $(BENCH_FLAGS)
+
+# Every Go benchmark of every package, without the table.
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Fuzz the reply parser (FUZZTIME=10m for a longer run).

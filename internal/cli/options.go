@@ -62,9 +62,10 @@ func (g *globals) runner(v view) (*built, error) {
 		Paths:          p,
 		WorkspaceGiven: g.workspace != "",
 		Limits: runner.Limits{
-			MaxReply:  g.cfg.MaxReply,
-			ListLimit: g.cfg.ListLimit,
-			ReadLines: g.cfg.ReadLines,
+			MaxReply:    g.cfg.MaxReply,
+			ListLimit:   g.cfg.ListLimit,
+			ReadLines:   g.cfg.ReadLines,
+			TokenBudget: g.cfg.TokenBudget,
 		},
 		Engine:       eng,
 		FrontEnds:    frontEnds(),

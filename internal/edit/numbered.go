@@ -1,7 +1,12 @@
 package edit
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,40 +22,113 @@ type NumberOptions struct {
 	// MaxLineLen cuts single lines longer than this many bytes (0: no cut),
 	// so one minified line cannot fill the request.
 	MaxLineLen int
+	// Size is the file's size in bytes, named in the cut note when the file
+	// is too large to count its lines (0: not known).
+	Size int64
 }
+
+// ErrNotText is returned by Numbered when a line it would show holds a NUL
+// byte or bytes that are not UTF-8.
+var ErrNotText = errors.New("not text")
 
 // minNumberWidth keeps short listings aligned like long ones.
 const minNumberWidth = 4
 
-// Numbered renders text with right-aligned line numbers ("  12 | code"), the
-// form an LLM needs to aim line-range edits. It shows lines From..To, cuts
-// after MaxLines with a note naming the READ_FILE that fetches the next
-// lines, and says so when the range is empty or past the end.
-func Numbered(path, text string, opts NumberOptions) string {
-	lines := splitLines(text)
-	total := len(lines)
-	from, to := max(opts.From, 1), opts.To
-	if to == 0 || to > total {
-		to = total
+// How far Numbered reads: to reach the first line asked for, into one
+// line it shows, and past the lines shown to count the rest. A file is
+// never read whole for a listing of a few hundred lines: a 100 GB file
+// costs what a small one does.
+const (
+	skipLimit  = 256 << 20
+	lineLimit  = 16 << 20
+	countLimit = 16 << 20
+)
+
+// errLimit stops a read at the bound it was given.
+var errLimit = errors.New("read limit reached")
+
+// Numbered renders the text read from r with right-aligned line numbers
+// ("  12 | code"), the form an LLM needs to aim line-range edits. It shows
+// lines From..To, cuts after MaxLines with a note naming the READ_FILE
+// that fetches the next lines, and says so when the range is empty or past
+// the end. It reads r as a stream and stops at what it shows, counting a
+// bounded amount of what follows for the note; memory follows the lines
+// shown, never the file.
+func Numbered(path string, r io.Reader, opts NumberOptions) (string, error) {
+	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
+	from := max(opts.From, 1)
+	for skipped := 0; skipped < from-1; skipped++ {
+		ok, err := lr.skip()
+		if errors.Is(err, errLimit) {
+			return fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
+				from, sizeText(skipLimit), sizeNote(opts.Size)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return pastEnd(skipped, from), nil
+		}
 	}
+	want := -1 // lines to show; -1: to the end
+	if opts.To > 0 {
+		if from > opts.To {
+			if ok, err := lr.more(); err != nil || !ok {
+				return pastEnd(from-1, from), err
+			}
+			return fmt.Sprintf("[no lines: %d is after %d]\n", from, opts.To), nil
+		}
+		want = opts.To - from + 1
+	}
+	if opts.MaxLines > 0 && (want < 0 || want > opts.MaxLines) {
+		want = opts.MaxLines
+	}
+	var shown []string
+	endless := false // a line shown goes on past lineLimit: the rest is unknown
+	for !endless && (want < 0 || len(shown) < want) {
+		lr.stop = lr.read + lineLimit
+		line, ok, err := lr.line(opts.MaxLineLen)
+		if errors.Is(err, errLimit) {
+			endless = true
+		} else if err != nil {
+			return "", err
+		}
+		if !ok {
+			break
+		}
+		shown = append(shown, line)
+	}
+	if len(shown) == 0 {
+		return pastEnd(from-1, from), nil
+	}
+	last := from + len(shown) - 1
+	// to is the last line of the range asked for that the file has; -1 when
+	// the file is too large to count that far.
+	to := last
 	switch {
-	case total == 0:
-		return "[empty file]\n"
-	case from > total:
-		return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
-	case from > to:
-		return fmt.Sprintf("[no lines: %d is after %d]\n", from, to)
+	case endless:
+		to = -1
+	case want >= 0 && len(shown) == want && (opts.To == 0 || last < opts.To):
+		limit := -1
+		if opts.To > 0 {
+			limit = opts.To - last
+		}
+		n, complete, err := lr.count(limit)
+		if err != nil {
+			return "", err
+		}
+		to = last + n
+		if !complete {
+			to = -1
+		}
 	}
-	last := to
-	if opts.MaxLines > 0 && to-from+1 > opts.MaxLines {
-		last = from + opts.MaxLines - 1
-	}
-	shown := lines[from-1 : last]
-	if opts.MaxLineLen > 0 {
-		shown = cutLongLines(shown, opts.MaxLineLen)
-	}
-	out := numberLines(shown, from, to)
-	if last < to {
+	out := numberLines(shown, from, max(to, last))
+	switch {
+	case to < 0:
+		next := last + 1
+		out += fmt.Sprintf("[... the file goes on after line %d%s; request the next lines with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n",
+			last, sizeNote(opts.Size), path, next, next+max(opts.MaxLines, len(shown))-1)
+	case last < to:
 		next := last + 1
 		ask := to
 		if opts.MaxLines > 0 {
@@ -58,35 +136,217 @@ func Numbered(path, text string, opts NumberOptions) string {
 		}
 		out += fmt.Sprintf("[... %d more lines; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", to-last, path, next, ask)
 	}
-	return out
+	return out, nil
+}
+
+// pastEnd is the note for a request starting after the last line.
+func pastEnd(total, from int) string {
+	if total == 0 {
+		return "[empty file]\n"
+	}
+	return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
+}
+
+// sizeNote names the file's size, when known, for a note.
+func sizeNote(size int64) string {
+	if size <= 0 {
+		return ""
+	}
+	return " (" + sizeText(size) + " in all)"
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// lineReader reads lines from a stream: a line ends at "\n" or at the end
+// of a stream that does not end in one. It reads no further than stop.
+type lineReader struct {
+	r    *bufio.Reader
+	read int64 // bytes read so far
+	stop int64
+}
+
+// chunk reads the next piece of a line (with its "\n" when it ends there);
+// bufio.ErrBufferFull means the line goes on, errLimit that it goes past
+// stop.
+func (lr *lineReader) chunk() ([]byte, error) {
+	if lr.read >= lr.stop {
+		return nil, errLimit
+	}
+	c, err := lr.r.ReadSlice('\n')
+	lr.read += int64(len(c))
+	return c, err
+}
+
+// skip reads past one line; false at the end of the stream.
+func (lr *lineReader) skip() (bool, error) {
+	got := false
+	for {
+		chunk, err := lr.chunk()
+		got = got || len(chunk) > 0
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			return got, nil
+		default:
+			return false, err
+		}
+	}
+}
+
+// more reports whether anything is left to read.
+func (lr *lineReader) more() (bool, error) {
+	_, err := lr.r.Peek(1)
+	if err == io.EOF {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// line reads one line as it is shown: without its "\n" and a final "\r",
+// and when it is longer than limit bytes (0: no limit), cut at a character
+// boundary with a note of how many characters were left out. Only the
+// shown part is kept in memory, and it must be text (see ErrNotText). A
+// line that goes on past stop is returned cut, with errLimit.
+func (lr *lineReader) line(limit int) (string, bool, error) {
+	var head []byte
+	rest := 0 // characters after what head keeps
+	cut := false
+	got := false
+	var stopped error
+	for {
+		chunk, err := lr.chunk()
+		if errors.Is(err, errLimit) {
+			stopped, cut = err, true
+			break
+		}
+		got = got || len(chunk) > 0
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) && err != io.EOF {
+			return "", false, err
+		}
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if head == nil && err != bufio.ErrBufferFull && (limit <= 0 || len(chunk) <= limit) {
+			// The whole line at once, the usual case: one copy.
+			if bytes.IndexByte(chunk, 0) >= 0 || !utf8.Valid(chunk) {
+				return "", false, ErrNotText
+			}
+			return strings.TrimSuffix(string(chunk), "\r"), got, nil
+		}
+		if limit > 0 && len(head)+len(chunk) > limit {
+			room := limit - len(head)
+			head = append(head, chunk[:room]...)
+			rest += runeCountValid(chunk[room:])
+			cut = true
+		} else if !cut {
+			head = append(head, chunk...)
+		} else {
+			rest += runeCountValid(chunk)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	if !got {
+		return "", false, stopped
+	}
+	if cut {
+		// Keep whole characters: a character cut at the limit counts among
+		// those left out.
+		keep := len(head)
+		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax+1; i-- {
+			if utf8.RuneStart(head[i]) {
+				if !utf8.FullRune(head[i:]) {
+					keep = i
+				}
+				break
+			}
+		}
+		rest += runeCountValid(head[keep:])
+		head = head[:keep]
+	}
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head) {
+		return "", false, ErrNotText
+	}
+	switch {
+	case stopped != nil:
+		return fmt.Sprintf("%s [... the line goes on for more than %d characters]", head, rest), true, stopped
+	case cut:
+		return fmt.Sprintf("%s [... %d more characters]", head, rest), true, nil
+	}
+	return strings.TrimSuffix(string(head), "\r"), true, nil
+}
+
+// count counts the lines left, up to limit of them (-1: all), reading at
+// most countLimit bytes; complete is false when it stopped at that bound
+// with lines left uncounted.
+func (lr *lineReader) count(limit int) (n int, complete bool, err error) {
+	lr.stop = lr.read + countLimit
+	for limit < 0 || n < limit {
+		ok, err := lr.skip()
+		if errors.Is(err, errLimit) {
+			return n, false, nil
+		}
+		if err != nil {
+			return n, false, err
+		}
+		if !ok {
+			return n, true, nil
+		}
+		n++
+	}
+	return n, true, nil
+}
+
+// runeCountValid counts the characters of UTF-8 text: its bytes that do
+// not continue a character. Pieces of a long line can be counted apart.
+func runeCountValid(p []byte) int {
+	n := 0
+	for _, c := range p {
+		if utf8.RuneStart(c) {
+			n++
+		}
+	}
+	return n
 }
 
 // numberLines renders lines numbered from first, the numbers as wide as
-// widest needs, each line ending in a newline; CRs are not shown.
+// widest needs, each line ending in a newline ("  12 | code", or "  12 |"
+// for an empty line).
 func numberLines(lines []string, first, widest int) string {
-	width := max(len(fmt.Sprint(widest)), minNumberWidth)
-	var b strings.Builder
+	width := max(len(strconv.Itoa(widest)), minNumberWidth)
+	size := 0
+	for _, l := range lines {
+		size += width + 4 + len(l)
+	}
+	b := make([]byte, 0, size)
+	var num [20]byte
 	for i, l := range lines {
-		l = strings.TrimSuffix(l, "\r")
+		n := strconv.AppendInt(num[:0], int64(first+i), 10)
+		for range width - len(n) {
+			b = append(b, ' ')
+		}
+		b = append(b, n...)
 		if l == "" {
-			fmt.Fprintf(&b, "%*d |\n", width, first+i)
+			b = append(b, " |\n"...)
 			continue
 		}
-		fmt.Fprintf(&b, "%*d | %s\n", width, first+i, l)
+		b = append(b, " | "...)
+		b = append(b, l...)
+		b = append(b, '\n')
 	}
-	return b.String()
-}
-
-// cutLongLines shortens lines over limit bytes, saying how much was cut.
-func cutLongLines(lines []string, limit int) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		if len(l) <= limit {
-			out[i] = l
-			continue
-		}
-		kept := strings.ToValidUTF8(l[:limit], "")
-		out[i] = fmt.Sprintf("%s [... %d more characters]", kept, utf8.RuneCountInString(l[len(kept):]))
-	}
-	return out
+	return string(b)
 }

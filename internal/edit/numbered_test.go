@@ -1,8 +1,14 @@
 package edit
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"unicode/utf8"
 )
 
 func TestNumbered(t *testing.T) {
@@ -73,8 +79,9 @@ func TestNumbered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Numbered("src/a.go", tt.text, tt.opts); got != tt.want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
+			got, err := Numbered("src/a.go", strings.NewReader(tt.text), tt.opts)
+			if err != nil || got != tt.want {
+				t.Errorf("got:\n%s\n%v\nwant:\n%s", got, err, tt.want)
 			}
 		})
 	}
@@ -83,12 +90,171 @@ func TestNumbered(t *testing.T) {
 // TestNumberedRoundTrip checks that a search text copied from a listing,
 // numbers and all, still applies.
 func TestNumberedRoundTrip(t *testing.T) {
-	listing := Numbered("main.go", goFile, NumberOptions{From: 2, To: 4})
+	listing, err := Numbered("main.go", strings.NewReader(goFile), NumberOptions{From: 2, To: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := SearchReplace(goFile, pairs(listing, "\nfunc main() {\n\tx := 7\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := strings.Replace(goFile, "x := 1", "x := 7", 1); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// referenceNumbered is Numbered written the simple way, over the whole text.
+func referenceNumbered(path, text string, opts NumberOptions) string {
+	lines := splitLines(text)
+	total := len(lines)
+	from, to := max(opts.From, 1), opts.To
+	if to == 0 || to > total {
+		to = total
+	}
+	switch {
+	case total == 0:
+		return "[empty file]\n"
+	case from > total:
+		return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
+	case from > to:
+		return fmt.Sprintf("[no lines: %d is after %d]\n", from, to)
+	}
+	last := to
+	if opts.MaxLines > 0 && to-from+1 > opts.MaxLines {
+		last = from + opts.MaxLines - 1
+	}
+	width := max(len(fmt.Sprint(to)), minNumberWidth)
+	var b strings.Builder
+	for i, l := range lines[from-1 : last] {
+		if opts.MaxLineLen > 0 && len(l) > opts.MaxLineLen {
+			kept := strings.ToValidUTF8(l[:opts.MaxLineLen], "")
+			l = fmt.Sprintf("%s [... %d more characters]", kept, utf8.RuneCountInString(l[len(kept):]))
+		}
+		l = strings.TrimSuffix(l, "\r")
+		if l == "" {
+			fmt.Fprintf(&b, "%*d |\n", width, from+i)
+		} else {
+			fmt.Fprintf(&b, "%*d | %s\n", width, from+i, l)
+		}
+	}
+	if last < to {
+		next := last + 1
+		ask := to
+		if opts.MaxLines > 0 {
+			ask = min(to, next+opts.MaxLines-1)
+		}
+		fmt.Fprintf(&b, "[... %d more lines; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", to-last, path, next, ask)
+	}
+	return b.String()
+}
+
+// Read as a stream in pieces of any size, any text gives what the simple
+// reading of the whole text gives, long lines across read buffers included.
+func TestNumberedStreamMatchesReference(t *testing.T) {
+	pieces := []string{"a", "b c", "\n", "\n", "\r\n", "é", "日本", "😀", "\t", strings.Repeat("x", 100), strings.Repeat("ü", 40000)}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 1500; i++ {
+		var b strings.Builder
+		for n := rng.IntN(60); n > 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		opts := NumberOptions{From: rng.IntN(8), To: rng.IntN(12), MaxLines: rng.IntN(6), MaxLineLen: rng.IntN(3) * (1 + rng.IntN(120))}
+		if opts.To > 0 && opts.To < opts.From && rng.IntN(2) == 0 {
+			opts.To = 0
+		}
+		want := referenceNumbered("a.txt", text, opts)
+		readers := []io.Reader{strings.NewReader(text), iotest.HalfReader(strings.NewReader(text)), iotest.OneByteReader(strings.NewReader(text))}
+		r := readers[i%3]
+		if len(text) > 4096 {
+			r = readers[i%2] // byte by byte is slow, and adds nothing for long texts
+		}
+		got, err := Numbered("a.txt", r, opts)
+		if err != nil || got != want {
+			t.Fatalf("text %.80q opts %+v:\ngot  %q (%v)\nwant %q", text, opts, got, err, want)
+		}
+	}
+}
+
+// endless is a file that never ends: the same line of text, forever.
+type endless struct {
+	off  int
+	read int64
+}
+
+var endlessLine = []byte("a line of a file that goes on and on\n")
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], endlessLine[e.off:])
+		e.off = (e.off + k) % len(endlessLine)
+		n += k
+	}
+	e.read += int64(n)
+	return n, nil
+}
+
+// A file larger than anything courier should read is shown by its first
+// lines: Numbered stops after a bounded count of what follows.
+func TestNumberedStopsEarly(t *testing.T) {
+	r := &endless{}
+	got, err := Numbered("huge.log", r, NumberOptions{MaxLines: 500, MaxLineLen: 2000, Size: 100 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, "   1 | a line of a file") || !strings.Contains(got, "\n 500 | a line of a file") {
+		t.Errorf("first line: %.40q", got)
+	}
+	wantNote := "[... the file goes on after line 500 (100.0 GB in all); request the next lines with [READ_FILE path=\"huge.log\" lines=\"501-1000\"] ...]\n"
+	if !strings.HasSuffix(got, wantNote) {
+		t.Errorf("note: %q", got[len(got)-200:])
+	}
+	if r.read > countLimit+1<<20 {
+		t.Errorf("read %d bytes for 500 lines", r.read)
+	}
+	// A start far into it is refused after a bounded read.
+	r = &endless{}
+	got, err = Numbered("huge.log", r, NumberOptions{From: 100_000_000, MaxLines: 500, Size: 100 << 30})
+	if err != nil || !strings.HasPrefix(got, "[line 100000000 is beyond the first 256.0 MB of the file (100.0 GB in all)") {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if r.read > skipLimit+1<<20 {
+		t.Errorf("read %d bytes to skip", r.read)
+	}
+}
+
+// A single line without end is cut after a bounded read, and the file is
+// said to go on.
+func TestNumberedEndlessLine(t *testing.T) {
+	r := &endlessX{}
+	got, err := Numbered("one.min.js", r, NumberOptions{MaxLines: 500, MaxLineLen: 20})
+	want := "   1 | xxxxxxxxxxxxxxxxxxxx [... the line goes on for more than 16777196 characters]\n" +
+		"[... the file goes on after line 1; request the next lines with [READ_FILE path=\"one.min.js\" lines=\"2-501\"] ...]\n"
+	if err != nil || got != want {
+		t.Errorf("got %q, %v\nwant %q", got, err, want)
+	}
+	if r.read > lineLimit+1<<20 {
+		t.Errorf("read %d bytes", r.read)
+	}
+}
+
+// endlessX is one line of x that never ends.
+type endlessX struct{ read int64 }
+
+func (e *endlessX) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// A line to show that is not text makes the whole file not text.
+func TestNumberedRefusesBinaryLines(t *testing.T) {
+	for _, text := range []string{"ok\nnul\x00here\n", "ok\nbad\xffbyte\n"} {
+		if got, err := Numbered("a", strings.NewReader(text), NumberOptions{}); !errors.Is(err, ErrNotText) {
+			t.Errorf("%q: got %q, %v", text, got, err)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 	}
 	if !info.Mode().IsRegular() {
 		// Reading a FIFO or a device could block forever or never end.
-		return fileState{}, fmt.Errorf("it is a %s, not a regular file; courier changes regular files only", special(info.Mode()))
+		return fileState{}, &workspace.NotRegularError{Path: p, Mode: info.Mode()}
 	}
 	if limit >= 0 && info.Size() > limit {
 		return fileState{exists: true, mode: info.Mode().Perm(), tooBig: info.Size()}, nil
@@ -71,19 +71,6 @@ func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 		return fileState{}, err
 	}
 	return fileState{data: data, exists: true, mode: info.Mode().Perm()}, nil
-}
-
-// special names a kind of file that is neither regular nor a folder.
-func special(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }
 
 func rejected(c command.Command, err error) command.Result {
@@ -140,6 +127,10 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 			limit = r.keepRoom()
 		}
 		cur, err = r.onDisk(c.Path, limit)
+	}
+	var notRegular *workspace.NotRegularError
+	if errors.As(err, &notRegular) {
+		return r.settle(i, failed(c, "%v; courier changes regular files only", err))
 	}
 	if err != nil {
 		return r.settle(i, failed(c, "Cannot read '%s': %v", c.Path, err))
@@ -506,6 +497,9 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		return failed(c, "Cannot read '%s': %v", c.Path, err)
 	case info.IsDir():
 		return failed(c, "'%s' is a folder; the workspace listing shows its files", c.Path)
+	case !info.Mode().IsRegular():
+		err := &workspace.NotRegularError{Path: c.Path, Mode: info.Mode()}
+		return failed(c, "%v; READ_FILE reads regular files only", err)
 	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 		Summary: fmt.Sprintf("Queued '%s' for the next request", c.Path)}

@@ -8,28 +8,17 @@ import (
 
 // The parser is linear in time and memory on any input. These benchmarks
 // parse an ordinary reply and adversarial ones at the same sizes; run them
-// with go test -bench . -benchmem ./internal/protocol/. MB/s must stay
-// roughly flat as the size grows, and adversarial inputs within a small
-// factor of ordinary ones.
-//
-// Measured with -benchtime 3x on a shared 2-core linux/amd64 machine
-// (MB/s, noisy to perhaps ±30%):
-//
-//	input        1 MB   10 MB   50 MB   bytes allocated per input byte (50 MB)
-//	ordinary      195     200     251   2.2
-//	unclosed      105      91      98   4.4 (one capped PARSE_ERROR per line)
-//	swallowing    257     170     232   0
-//	unknown        52      70      57   2.1
-//	longline     3173    3164    2267   0
-//	think         137     230     193   1.5
-//	fences         77      86      79   0
-//	markers       315     340     336   0
-//	blanks         36      66      61   7.3 (a valid command every 72 bytes)
-//	Decode (CRLF) 828     901     896   2.2
-//
-// The slowest adversarial input stays within about 4x of an ordinary reply
-// at every size. Memory follows the number of commands returned (a
+// with go test -bench . -benchmem ./internal/protocol/, or make bench for
+// the goals (ordinary replies at 300 MB/s or more, the worst adversarial
+// input at most 2x slower per byte). MB/s must stay roughly flat as the
+// size grows. Memory follows the number of commands returned (a
 // command.Command is about 200 bytes), never the number of tags rescanned.
+//
+// On a shared 2-core machine under heavy load, wall-clock MB/s vary by a
+// factor of two from run to run; measured by CPU time at 10 MB (best of
+// 12 runs) the parser reads ordinary replies at about 300-350 MB/s and
+// every adversarial input within about 2x of that (tags behind invisible
+// characters, the slowest, within 2.5-3x).
 
 // benchSizes are the input sizes every benchmark runs at.
 var benchSizes = []int{1 << 20, 10 << 20, 50 << 20}
@@ -109,6 +98,30 @@ var adversarial = []struct {
 	// Self-closing tags each followed by many blank lines.
 	{"blanks", func(size int) string {
 		return repeatTo("[READ_FILE path=\"a\"]\n"+strings.Repeat("\n", 50), size)
+	}},
+	// Nothing but empty lines: the most lines for the bytes.
+	{"newlines", func(size int) string {
+		return "[MESSAGE]\nhi\n[/MESSAGE]\n" + strings.Repeat("\n", size)
+	}},
+	// The shortest lines that are not blank.
+	{"shortlines", func(size int) string {
+		return "[MESSAGE]\nhi\n[/MESSAGE]\n" + repeatTo("a\n", size)
+	}},
+	// Prose before any command, each line a would-be header echo.
+	{"headers", func(size int) string {
+		return repeatTo("**Note**: `see` _below_\n", size)
+	}},
+	// Tags hidden behind invisible characters and odd spaces.
+	{"invisible", func(size int) string {
+		return repeatTo("\u200b[NOTE]\n\u00a0- [x] done\n\ufeff[RUN_COMMAND\u200b]\n", size)
+	}},
+	// Markup in prose: every line has a '<'.
+	{"html", func(size int) string {
+		return repeatTo("<div>\n<p>text</p>\n</div>\n", size)
+	}},
+	// Markdown task lists: every line starts like a tag.
+	{"tasks", func(size int) string {
+		return repeatTo("- [ ] todo\n- [x] done\n1. [ ]\n", size)
 	}},
 }
 

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ErrBinary is wrapped by every error Decode returns: the saved reply is not
@@ -38,35 +38,53 @@ var bomUTF8 = []byte{0xEF, 0xBB, 0xBF}
 // one when the NUL pattern shows it, as Windows tools write), and turns CRLF
 // and lone CR into LF. Input that is not text gives a *DecodeError, which
 // wraps ErrBinary.
+//
+// A reply that is already plain UTF-8 with LF line ends, the usual case, is
+// not copied: the text shares raw's memory, so raw must not be changed
+// afterwards. A large reply then costs its size once, not twice.
 func Decode(raw []byte) (string, error) {
-	var text string
+	var text []byte
+	var owned bool // text is a new buffer, which Decode may change in place
 	var err error
 	switch {
 	case bytes.HasPrefix(raw, bomUTF8):
-		text, err = decodeUTF8(raw[len(bomUTF8):], len(bomUTF8))
+		text, owned, err = decodeUTF8(raw[len(bomUTF8):], len(bomUTF8))
 	case bytes.HasPrefix(raw, []byte{0xFF, 0xFE}):
 		text, err = decodeUTF16(raw[2:], 2, false)
+		owned = true
 	case bytes.HasPrefix(raw, []byte{0xFE, 0xFF}):
 		text, err = decodeUTF16(raw[2:], 2, true)
+		owned = true
 	default:
 		if bigEndian, ok := looksUTF16(raw); ok {
 			text, err = decodeUTF16(raw, 0, bigEndian)
+			owned = true
 		} else {
-			text, err = decodeUTF8(raw, 0)
+			text, owned, err = decodeUTF8(raw, 0)
 		}
 	}
 	if err != nil {
 		return "", err
 	}
-	return normalizeNewlines(text), nil
+	if bytes.IndexByte(text, '\r') >= 0 {
+		text = normalizeNewlines(text, owned)
+	}
+	if len(text) == 0 {
+		return "", nil
+	}
+	// Nothing writes to text from here on: it is either raw, which the
+	// caller leaves alone, or a buffer only this string refers to.
+	return unsafe.String(&text[0], len(text)), nil
 }
 
-func decodeUTF8(raw []byte, base int) (string, error) {
+// decodeUTF8 checks UTF-8 text; it returns raw itself when it is valid, a
+// copy with U+FFFD for a few stray bytes (owned), or an error.
+func decodeUTF8(raw []byte, base int) (text []byte, owned bool, err error) {
 	if i := bytes.IndexByte(raw, 0); i >= 0 {
-		return "", &DecodeError{Offset: base + i, Reason: "NUL byte"}
+		return nil, false, &DecodeError{Offset: base + i, Reason: "NUL byte"}
 	}
 	if utf8.Valid(raw) {
-		return string(raw), nil
+		return raw, false, nil
 	}
 	first, count := -1, 0
 	for i := 0; i < len(raw); {
@@ -80,29 +98,43 @@ func decodeUTF8(raw []byte, base int) (string, error) {
 		i += size
 	}
 	if count > maxStrayBytes {
-		return "", &DecodeError{Offset: base + first, Reason: "invalid UTF-8"}
+		return nil, false, &DecodeError{Offset: base + first, Reason: "invalid UTF-8"}
 	}
-	return strings.ToValidUTF8(string(raw), "\uFFFD"), nil
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD")), true, nil
 }
 
-func decodeUTF16(raw []byte, base int, bigEndian bool) (string, error) {
+// decodeUTF16 decodes UTF-16 straight into UTF-8, without the copies a
+// []uint16 and a []rune in between would cost. An unpaired surrogate
+// becomes U+FFFD, as utf16.Decode makes it.
+func decodeUTF16(raw []byte, base int, bigEndian bool) ([]byte, error) {
 	if len(raw)%2 != 0 {
-		return "", &DecodeError{Offset: base + len(raw) - 1, Reason: "odd byte count in UTF-16 text"}
+		return nil, &DecodeError{Offset: base + len(raw) - 1, Reason: "odd byte count in UTF-16 text"}
 	}
-	units := make([]uint16, len(raw)/2)
-	for i := range units {
-		lo, hi := raw[2*i], raw[2*i+1]
+	unit := func(i int) rune {
 		if bigEndian {
-			lo, hi = hi, lo
+			return rune(raw[i])<<8 | rune(raw[i+1])
 		}
-		u := uint16(lo) | uint16(hi)<<8
-		if u == 0 {
-			return "", &DecodeError{Offset: base + 2*i, Reason: "NUL character in UTF-16 text"}
-		}
-		units[i] = u
+		return rune(raw[i]) | rune(raw[i+1])<<8
 	}
-	text := string(utf16.Decode(units))
-	return strings.TrimPrefix(text, "\uFEFF"), nil
+	out := make([]byte, 0, len(raw)/2*3/2+4)
+	for i := 0; i < len(raw); i += 2 {
+		r := unit(i)
+		if r == 0 {
+			return nil, &DecodeError{Offset: base + i, Reason: "NUL character in UTF-16 text"}
+		}
+		if utf16.IsSurrogate(r) {
+			if i+3 < len(raw) {
+				if pair := utf16.DecodeRune(r, unit(i+2)); pair != utf8.RuneError {
+					out = utf8.AppendRune(out, pair)
+					i += 2
+					continue
+				}
+			}
+			r = utf8.RuneError
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return bytes.TrimPrefix(out, []byte("\uFEFF")), nil
 }
 
 // looksUTF16 recognises UTF-16 without a byte order mark by its NUL
@@ -131,10 +163,24 @@ func looksUTF16(raw []byte) (bigEndian, ok bool) {
 	return false, false
 }
 
-func normalizeNewlines(s string) string {
-	if strings.IndexByte(s, '\r') < 0 {
-		return s
+// normalizeNewlines turns CRLF and lone CR into LF: in place when b is
+// owned, else into a new buffer of the exact size.
+func normalizeNewlines(b []byte, owned bool) []byte {
+	out := b
+	if !owned {
+		out = make([]byte, len(b)-bytes.Count(b, []byte("\r\n")))
 	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.ReplaceAll(s, "\r", "\n")
+	w := 0
+	for r := 0; r < len(b); r++ {
+		c := b[r]
+		if c == '\r' {
+			c = '\n'
+			if r+1 < len(b) && b[r+1] == '\n' {
+				r++
+			}
+		}
+		out[w] = c
+		w++
+	}
+	return out[:w]
 }

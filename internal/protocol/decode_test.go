@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,49 @@ func TestDecodeRejectsBinary(t *testing.T) {
 				t.Errorf("error %q lacks %q", err, tc.reason)
 			}
 		})
+	}
+}
+
+// UTF-16 with any mix of surrogates, paired or not, and CRs decodes to what
+// utf16.Decode gives, with line ends made LF.
+func TestDecodeUTF16MatchesReference(t *testing.T) {
+	alphabet := []uint16{'a', '\r', '\n', 0xE9, 0x65E5, 0xD83D, 0xDE42, 0xDC00, 0xFEFF, 0xFFFD}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 3000; i++ {
+		units := []uint16{0xFEFF}
+		for n := 1 + rng.IntN(40); n > 0; n-- {
+			units = append(units, alphabet[rng.IntN(len(alphabet))])
+		}
+		bigEndian := i%2 == 0
+		var raw []byte
+		for _, u := range units {
+			if bigEndian {
+				raw = append(raw, byte(u>>8), byte(u))
+			} else {
+				raw = append(raw, byte(u), byte(u>>8))
+			}
+		}
+		want := strings.TrimPrefix(string(utf16.Decode(units[1:])), "\uFEFF")
+		want = strings.ReplaceAll(strings.ReplaceAll(want, "\r\n", "\n"), "\r", "\n")
+		got, err := Decode(raw)
+		if err != nil {
+			t.Fatalf("units %x: %v", units, err)
+		}
+		if got != want {
+			t.Fatalf("units %x:\ngot  %q\nwant %q", units, got, want)
+		}
+	}
+}
+
+// Decode leaves the raw bytes as they were, whatever it had to change.
+func TestDecodeLeavesRawAlone(t *testing.T) {
+	for _, in := range []string{"a\r\nb\rc\n", "ok \xff\r\n", "\xef\xbb\xbfx\r\n"} {
+		raw := []byte(in)
+		if _, err := Decode(raw); err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) != in {
+			t.Errorf("Decode changed its input %q to %q", in, raw)
+		}
 	}
 }

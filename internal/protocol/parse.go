@@ -67,6 +67,20 @@ type parser struct {
 	moreEntry     *command.Command
 	seenCommand   bool // header echo lines count only before the first tag
 	seenThink     bool
+	// recent holds the last lines classified, by offset: a scan that stops
+	// at a tag line hands it back to the caller, which looks at it again.
+	recent     [2]classified
+	recentNext int
+	lt, colon  ahead // the next '<' (reasoning tags) and ':' (header echo)
+	upper      upperNames
+	textLine   tagLine // what every text line is; never changed
+	cur        tagLine // the line the main loop handles (see head)
+}
+
+// classified is a line's offset and what classify made of it.
+type classified struct {
+	pos int
+	t   tagLine
 }
 
 // cmdList collects commands in chunks that never move, so that a reply
@@ -75,15 +89,27 @@ type parser struct {
 type cmdList struct {
 	chunks [][]command.Command
 	n      int
+	// guess is how many commands the reply probably holds: the first chunk
+	// is made that large, so that a reply of many commands is usually kept
+	// in one chunk and not copied at all.
+	guess int
 }
 
 const maxChunk = 1024
+
+// maxFirstChunk bounds the first chunk sized from a guess of the command
+// count, so that a reply of nothing but tags cannot make it huge.
+const maxFirstChunk = 1 << 16
 
 // add appends c and returns its index and where it is kept.
 func (l *cmdList) add(c command.Command) (int, *command.Command) {
 	k := len(l.chunks) - 1
 	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
-		l.chunks = append(l.chunks, make([]command.Command, 0, min(max(8, l.n), maxChunk)))
+		size := min(max(8, l.n), maxChunk)
+		if k < 0 {
+			size = max(size, l.guess)
+		}
+		l.chunks = append(l.chunks, make([]command.Command, 0, size))
 		k++
 	}
 	l.chunks[k] = append(l.chunks[k], c)
@@ -113,12 +139,64 @@ func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	return &parser{text: text, moreCmd: -1, trackSpans: spans}
+	p := &parser{text: text, moreCmd: -1, trackSpans: spans, lt: ahead{b: '<'}, colon: ahead{b: ':'}}
+	// Every block has a closing tag; count them in the first 64 KB and
+	// extrapolate. A few more for READ_FILE and the like.
+	sample := text[:min(len(text), 64<<10)]
+	guess := strings.Count(sample, "[/") * (len(text)/max(len(sample), 1) + 1)
+	p.cmds.guess = min(guess, len(text)/32, maxFirstChunk) + 8
+	p.recent[0].pos, p.recent[1].pos = -1, -1
+	return p
+}
+
+// classify is what a scan needs to know of the line at c: what kind of
+// tag it is and its name (see tagLine.classify). The result is kept for
+// the next look at the same line, and is valid until the next call; most
+// lines are text and are refused without building anything.
+func (p *parser) classify(c cursor, line string) *tagLine {
+	if !maybeTag(line) {
+		return &p.textLine
+	}
+	for i := range p.recent {
+		if p.recent[i].pos == c.pos {
+			return &p.recent[i].t
+		}
+	}
+	k := p.recentNext
+	p.recentNext = 1 - k
+	r := &p.recent[k]
+	r.pos = c.pos
+	r.t.classify(line, false, &p.upper)
+	return &r.t
+}
+
+// head reads the line at c that the main loop is at, with the attributes
+// of a tag that starts a command, into p.cur, which scans do not touch:
+// it stays valid while the command is handled. Other lines are what
+// classify makes of them, valid until the next scan.
+func (p *parser) head(c cursor, line string) *tagLine {
+	if !maybeTag(line) {
+		return &p.textLine
+	}
+	for i := range p.recent {
+		if r := &p.recent[i]; r.pos == c.pos && r.t.kind != kindOpen {
+			return &r.t // see unknown, the handler that scans on
+		}
+	}
+	p.cur.classify(line, true, &p.upper)
+	return &p.cur
 }
 
 func (p *parser) run() {
 	for c := (cursor{}); !p.done(c); {
 		line, next := p.lineAt(c)
+		if isBlankASCII(line) {
+			// A run of blank lines is prose whatever else is going on.
+			next = p.skipBlankLines(c)
+			p.prose(c.line, next.line)
+			c = next
+			continue
+		}
 		c = p.step(c, line, next)
 	}
 	if e := p.moreEntry; e != nil {
@@ -129,9 +207,46 @@ func (p *parser) run() {
 
 func (p *parser) done(c cursor) bool { return c.pos > len(p.text) }
 
+// isBlankASCII reports an empty line or one of spaces and tabs.
+func isBlankASCII(line string) bool {
+	for i := 0; i < len(line); i++ {
+		if !isBlank(line[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ahead is where the next occurrence of a byte is in the text, found once
+// for many lines rather than searched for in every line.
+type ahead struct {
+	b  byte
+	at int // offset of the next b at or after from; len(text) when none
+	ok bool
+}
+
+// in reports whether the line at c (of length n) holds the byte.
+func (a *ahead) in(text string, c cursor, n int) bool {
+	if !a.ok || a.at < c.pos {
+		a.ok = true
+		if i := strings.IndexByte(text[c.pos:], a.b); i >= 0 {
+			a.at = c.pos + i
+		} else {
+			a.at = len(text)
+		}
+	}
+	return a.at < c.pos+n
+}
+
 // lineAt returns the line at c, without its "\n", and the next line's cursor.
 func (p *parser) lineAt(c cursor) (string, cursor) {
 	rest := p.text[c.pos:]
+	// Short lines are found faster by looking than by a call to search.
+	for i := 0; i < len(rest) && i < 8; i++ {
+		if rest[i] == '\n' {
+			return rest[:i], cursor{c.pos + i + 1, c.line + 1}
+		}
+	}
 	if i := strings.IndexByte(rest, '\n'); i >= 0 {
 		return rest[:i], cursor{c.pos + i + 1, c.line + 1}
 	}
@@ -143,7 +258,7 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 	if r, ok := p.think(c, line, next); ok {
 		return r
 	}
-	t := classify(line)
+	t := p.head(c, line)
 	switch t.kind {
 	case kindOpen:
 		p.seenCommand = true
@@ -158,7 +273,7 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 			return next
 		}
 	}
-	if !p.seenCommand {
+	if !p.seenCommand && p.colon.in(p.text, c, len(line)) {
 		p.header(line)
 	}
 	p.prose(c.line, next.line)
@@ -187,6 +302,10 @@ func (p *parser) add(cmd command.Command, first, end int) {
 	i, _ := p.cmds.add(cmd)
 	p.span(first, end, i)
 }
+
+// listing reports whether the next problem will be listed on its own,
+// rather than counted in the summary entry.
+func (p *parser) listing() bool { return p.errors < maxErrors }
 
 // fail records a PARSE_ERROR covering lines [first, end). The message is
 // built only if it will be listed.

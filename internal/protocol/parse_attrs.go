@@ -33,7 +33,7 @@ const maxAttrs = 16
 
 // tagAttrs collects t's attributes; a name given twice, too many names, or
 // words without a value, are problems. Malformed values are left out.
-func tagAttrs(t tagLine) (attrs, string) {
+func tagAttrs(t *tagLine) (attrs, string) {
 	problem := t.problem
 	if len(t.attrs) > maxAttrs && problem == "" {
 		problem = fmt.Sprintf("has %d attributes; no command takes more than a few", len(t.attrs))

@@ -20,6 +20,33 @@ type bodyScan struct {
 	wrong tagAt
 }
 
+// typeSet is a set of command types.
+type typeSet uint16
+
+func (s *typeSet) add(t command.Type) { *s |= typeBit(t) }
+
+func (s typeSet) has(t command.Type) bool { return t != "" && s&typeBit(t) != 0 }
+
+func typeBit(t command.Type) typeSet {
+	switch t {
+	case command.CreateFile:
+		return 1 << 0
+	case command.EditFile:
+		return 1 << 1
+	case command.DeleteFile:
+		return 1 << 2
+	case command.ReadFile:
+		return 1 << 3
+	case command.RunCommand:
+		return 1 << 4
+	case command.Message:
+		return 1 << 5
+	case command.Done:
+		return 1 << 6
+	}
+	return 0
+}
+
 // tagAt names a tag and its 0-based line.
 type tagAt struct {
 	name string
@@ -31,25 +58,33 @@ const maxListed = 5
 
 // scanBody finds the end of the body of a typ block that starts at from.
 // Every line is looked at once: parsing goes on where the scan stopped.
+// Tag lines that cannot end the body are passed over by their name (see
+// canEnd), except in a file body whose message, should it turn out
+// unclosed, would be listed: that message names the tags inside.
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
+	quick := !fileBody || !p.listing()
 	var sc bodyScan
-	opened := map[string]bool{} // commands opened inside the body
+	var opened typeSet // commands opened inside the body
 	c := from
 	for !p.done(c) {
 		line, next := p.lineAt(c)
-		t := classify(line)
+		if quick && !canEnd(line, typ, fileBody) {
+			c = next
+			continue
+		}
+		t := p.classify(c, line)
 		switch {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
-		case t.kind == kindClose && sc.wrong.name == "" && !opened[t.name] && isCommandName(t.name):
+		case t.kind == kindClose && sc.wrong.name == "" && !opened.has(typeOf(t.name)) && isCommandName(t.name):
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
 			return sc
 		case t.kind == kindOpen:
-			opened[t.name] = true
+			opened.add(t.typ)
 			if len(sc.skipped) < maxListed {
 				sc.skipped = append(sc.skipped, tagAt{string(t.typ), c.line})
 			}
@@ -64,8 +99,52 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	return sc
 }
 
+// canEnd is a quick look at a line of a typ body: false when it cannot end
+// the body or tell anything about it, because it is not a tag line, or it
+// is an opening tag that is neither a command (for any body) nor a typ
+// block (for a file body). Closing tags and anything unusual are looked at
+// properly.
+func canEnd(line string, typ command.Type, fileBody bool) bool {
+	if !maybeTag(line) {
+		return false
+	}
+	i, ok := tagOpen(line)
+	if !ok {
+		return false
+	}
+	if !isASCII(line[i:]) {
+		return true // characters that reading the tag removes: read it properly
+	}
+	if i+1 < len(line) && line[i+1] == '/' {
+		return true
+	}
+	name := line[i+1 : nameEnd(line, i+1)]
+	if fileBody {
+		return upperIs(name, string(typ))
+	}
+	for _, k := range command.Types {
+		if upperIs(name, string(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// upperIs reports whether name, in any ASCII case, is want (upper case).
+func upperIs(name, want string) bool {
+	if len(name) != len(want) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != want[i] && c-('a'-'A') != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // block handles a command with a body, whose opening tag t is at c.
-func (p *parser) block(c cursor, t tagLine, next cursor) cursor {
+func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	var sc bodyScan
 	if t.hasInline {
 		sc = bodyScan{body: t.inline + "\n", closed: true, resume: next}
@@ -78,7 +157,10 @@ func (p *parser) block(c cursor, t tagLine, next cursor) cursor {
 	// A final [DONE] without its closing tag still ends the session.
 	finalDone := t.typ == command.Done && sc.stop.name == ""
 	if !sc.closed && !finalDone {
-		path, problem := blockPath(t)
+		var path, problem string
+		if p.listing() {
+			path, problem = blockPath(t)
+		}
 		p.fail(c.line, sc.resume.line, path, func() string {
 			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblemIf(t, c.line+1, path, problem))
 		})
@@ -102,7 +184,7 @@ func (p *parser) block(c cursor, t tagLine, next cursor) cursor {
 }
 
 // blockPath is the path of a block that will not run, for its message.
-func blockPath(t tagLine) (string, string) {
+func blockPath(t *tagLine) (string, string) {
 	m, problem := tagAttrs(t)
 	if t.typ != command.CreateFile && t.typ != command.EditFile {
 		return "", problem
@@ -116,7 +198,7 @@ func blockPath(t tagLine) (string, string) {
 
 // leadText is text after a [MESSAGE] or [DONE] tag on its own line, which
 // starts the body; after other tags it is a mistake reported by buildBlock.
-func leadText(t tagLine) string {
+func leadText(t *tagLine) string {
 	if t.typ != command.Message && t.typ != command.Done {
 		return ""
 	}
@@ -126,18 +208,16 @@ func leadText(t tagLine) string {
 // selfClosing handles DELETE_FILE and READ_FILE. A needless closing tag
 // right after (blank lines allowed) is taken as part of the command;
 // otherwise the blank lines looked at are prose.
-func (p *parser) selfClosing(c cursor, t tagLine, next cursor) cursor {
+func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	cmd, problem := buildSimple(t)
-	end, blanks := next, next
-	for !p.done(blanks) {
+	end, blanks := next, p.skipBlankLines(next)
+	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		if !isBlankLine(line) {
-			if ct := classify(line); ct.kind == kindClose && ct.name == t.name {
+		if maybeCloser(line) {
+			if ct := p.classify(blanks, line); ct.kind == kindClose && ct.name == t.name {
 				end = after
 			}
-			break
 		}
-		blanks = after
 	}
 	if problem != "" {
 		p.fail(c.line, end.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
@@ -156,13 +236,16 @@ func (p *parser) selfClosing(c cursor, t tagLine, next cursor) cursor {
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
 // before the next tag line. The scan for that closing tag stops at the next
 // tag line, so no line is scanned twice by it.
-func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
+func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
+	// t may be where the scan below keeps what it reads: copy what is
+	// needed of it first.
+	written, words, nattrs := t.written, t.words, t.nattrs
 	end := next
 	closed := false
 	for e := next; !p.done(e); {
 		line, after := p.lineAt(e)
-		ct := classify(line)
-		if ct.kind == kindClose && ct.written == t.written {
+		ct := p.classify(e, line)
+		if ct.kind == kindClose && ct.written == written {
 			end, closed = after, true
 		}
 		if ct.kind != kindText {
@@ -170,25 +253,51 @@ func (p *parser) unknown(c cursor, t tagLine, next cursor) cursor {
 		}
 		e = after
 	}
-	if !commandLike(t) && !(closed && isUpperName(t.written)) {
+	if !commandLike(words, nattrs) && !(closed && isUpperName(written)) {
 		p.prose(c.line, next.line)
 		return next
 	}
 	if !closed {
 		end = next
 	}
-	p.fail(c.line, end.line, "", func() string { return unknownMessage(t, c.line, end.line, closed) })
+	p.fail(c.line, end.line, "", func() string { return unknownMessage(words, c.line, end.line, closed) })
 	return end
 }
 
 // strayCloser reports a closing tag of a block command that opens nowhere:
 // its opening tag was most likely not at the start of a line, so the block
 // was silently lost. Closers of DELETE_FILE and READ_FILE are harmless.
-func (p *parser) strayCloser(c cursor, t tagLine, next cursor) bool {
-	typ, ok := knownTypes[t.name]
-	if !ok || typ == command.DeleteFile || typ == command.ReadFile {
+func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
+	typ := typeOf(t.name)
+	if typ == "" || typ == command.DeleteFile || typ == command.ReadFile {
 		return false
 	}
 	p.fail(c.line, next.line, "", func() string { return strayMessage(typ, c.line) })
 	return true
+}
+
+// skipBlankLines returns the first line from c on that is not blank (or
+// the end). Runs of ASCII blanks are skipped byte by byte, without looking
+// at each line on its own.
+func (p *parser) skipBlankLines(c cursor) cursor {
+	for !p.done(c) {
+		i := c.pos
+		for i < len(p.text) && (p.text[i] == ' ' || p.text[i] == '\t' || p.text[i] == '\n') {
+			if p.text[i] == '\n' {
+				c = cursor{i + 1, c.line + 1}
+			}
+			i++
+		}
+		if i == len(p.text) {
+			return cursor{len(p.text) + 1, c.line + 1}
+		}
+		// Something else on the line at c: blank only if it is all
+		// invisible characters and odd spaces.
+		line, after := p.lineAt(c)
+		if !isBlankLine(line) {
+			return c
+		}
+		c = after
+	}
+	return c
 }

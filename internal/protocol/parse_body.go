@@ -3,6 +3,7 @@ package protocol
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bodies are kept byte for byte, with three exceptions a person reading the
@@ -102,17 +103,37 @@ func dedent(s string, indent int) string {
 	return b.String()
 }
 
-// fence is an opening code fence: its character, length and label.
+// fence is an opening code fence: its character, length and label, and
+// whether the line holds nothing after the fence characters.
 type fence struct {
 	ch   byte
 	n    int
 	info string
+	bare bool
 }
 
 // openFence reads a fence line: three or more backticks or tildes,
-// optionally followed by a label.
+// optionally followed by a label. Most lines are refused by their first
+// character without any copying.
 func openFence(line string) (fence, bool) {
-	s := trimLine(line)
+	i := 0
+	for i < len(line) && isSpaceASCII(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
+		return fence{}, false
+	}
+	var s string
+	if line[i] < utf8.RuneSelf && isASCII(line[i:]) {
+		s = line[i:]
+		end := len(s)
+		for end > 0 && isSpaceASCII(s[end-1]) {
+			end--
+		}
+		s = s[:end]
+	} else {
+		s = trimLine(line)
+	}
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false
 	}
@@ -123,47 +144,132 @@ func openFence(line string) (fence, bool) {
 	if n < 3 {
 		return fence{}, false
 	}
+	if n == len(s) {
+		return fence{ch: s[0], n: n, bare: true}, true
+	}
 	info := strings.TrimSpace(s[n:])
-	if s[0] == '`' && strings.Contains(info, "`") {
+	if s[0] == '`' && strings.IndexByte(info, '`') >= 0 {
 		return fence{}, false
 	}
-	if i := strings.IndexAny(info, " \t{"); i >= 0 {
-		info = info[:i]
+	bare := info == ""
+	for j := 0; j < len(info); j++ {
+		if c := info[j]; c == ' ' || c == '\t' || c == '{' {
+			info = info[:j]
+			break
+		}
 	}
-	return fence{ch: s[0], n: n, info: strings.ToLower(info)}, true
+	return fence{ch: s[0], n: n, info: strings.ToLower(info), bare: bare}, true
 }
 
-// closes reports whether line closes f: only fence characters, at least as
-// many.
-func (f fence) closes(line string) bool {
+// fenceMark is what closes and the nesting rules need of a fence line:
+// its character and length and whether it is bare; ok is false for a line
+// that is not a fence. It is openFence without the label.
+func fenceMark(line string) (f fence, ok bool) {
+	i := 0
+	for i < len(line) && isSpaceASCII(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
+		return fence{}, false
+	}
+	if line[i] >= utf8.RuneSelf || !isASCII(line[i:]) {
+		return openFence(line)
+	}
+	s := line[i:]
+	ch := s[0]
+	n := 0
+	for n < len(s) && s[n] == ch {
+		n++
+	}
+	if n < 3 {
+		return fence{}, false
+	}
+	rest := s[n:]
+	if ch == '`' && strings.IndexByte(rest, '`') >= 0 {
+		return fence{}, false
+	}
+	bare := true
+	for j := 0; j < len(rest); j++ {
+		if !isSpaceASCII(rest[j]) {
+			bare = false
+			break
+		}
+	}
+	return fence{ch: ch, n: n, bare: bare}, true
+}
+
+// isSpaceASCII reports the ASCII characters strings.TrimSpace removes.
+func isSpaceASCII(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// closes reports whether g, a fence line, closes f: only fence characters,
+// at least as many.
+func (f fence) closes(g fence) bool {
+	return g.ch == f.ch && g.n >= f.n && g.bare
+}
+
+// closesLine is closes for a line not read yet.
+func (f fence) closesLine(line string) bool {
 	g, ok := openFence(line)
-	return ok && g.ch == f.ch && g.n >= f.n && g.info == "" && strings.Trim(trimLine(line), string(f.ch)) == ""
+	return ok && f.closes(g)
+}
+
+// firstNonBlank returns the first line of s that is not blank and where it
+// starts, or start -1 when every line is blank.
+func firstNonBlank(s string) (line string, start int) {
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		if !isBlankLine(s[start:end]) {
+			return s[start:end], start
+		}
+		start = end + 1
+	}
+	return "", -1
+}
+
+// lastNonBlank returns the last line of s that is not blank and where it
+// starts, or start -1 when every line is blank. It reads s from its end.
+func lastNonBlank(s string) (line string, start int) {
+	end := len(s)
+	if strings.HasSuffix(s, "\n") {
+		end--
+	}
+	for end >= 0 {
+		begin := strings.LastIndexByte(s[:end], '\n') + 1
+		if !isBlankLine(s[begin:end]) {
+			return s[begin:end], begin
+		}
+		end = begin - 1
+	}
+	return "", -1
 }
 
 // unfence removes a fence that wraps the whole of s (see the rules above).
+// Only the first and last lines that are not blank are looked at, unless
+// they are fence lines.
 func unfence(s string, markup bool) string {
-	first, last := -1, -1
-	var firstEnd, lastStart int
-	eachLine(s, func(line string, start int) bool {
-		if !isBlankLine(line) {
-			if first < 0 {
-				first, firstEnd = start, start+len(line)
-			}
-			last, lastStart = start, start
-		}
-		return true
-	})
-	if first < 0 || first == last {
+	firstLine, first := firstNonBlank(s)
+	if first < 0 {
 		return s
 	}
-	f, ok := openFence(s[first:firstEnd])
-	lastLine := s[lastStart:]
-	if i := strings.IndexByte(lastLine, '\n'); i >= 0 {
-		lastLine = lastLine[:i]
-	}
-	if !ok || !f.closes(lastLine) {
+	f, ok := openFence(firstLine)
+	if !ok {
 		return s
 	}
+	lastLine, lastStart := lastNonBlank(s)
+	if lastStart == first {
+		return s
+	}
+	if !f.closesLine(lastLine) {
+		return s
+	}
+	firstEnd := first + len(firstLine)
 	inner := s[firstEnd+1 : lastStart]
 	switch {
 	case markup && !markupInfos[f.info]:
@@ -194,11 +300,11 @@ func wrapsAll(f fence, inner string) bool {
 	stack := []fence{f}
 	ok := true
 	eachLine(inner, func(line string, _ int) bool {
-		g, isFence := openFence(line)
+		g, isFence := fenceMark(line)
 		if !isFence {
 			return true
 		}
-		if stack[len(stack)-1].closes(line) {
+		if stack[len(stack)-1].closes(g) {
 			stack = stack[:len(stack)-1]
 			ok = len(stack) > 0
 			return ok
@@ -213,17 +319,23 @@ func wrapsAll(f fence, inner string) bool {
 func innerFencesPair(s string) bool {
 	var open fence
 	inBlock := false
-	eachLine(s, func(line string, _ int) bool {
-		g, isFence := openFence(line)
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		g, isFence := fenceMark(s[start:end])
 		switch {
 		case !isFence:
 		case !inBlock:
 			open, inBlock = g, true
-		case open.closes(line):
+		case open.closes(g):
 			inBlock = false
 		}
-		return true
-	})
+		start = end + 1
+	}
 	return !inBlock
 }
 
@@ -251,18 +363,10 @@ func dropDanglingFence(s string) string {
 
 // trimBlankLines drops blank lines at both ends and the final newline.
 func trimBlankLines(s string) string {
-	start, end := len(s), 0
-	eachLine(s, func(line string, i int) bool {
-		if !isBlankLine(line) {
-			if start > i {
-				start = i
-			}
-			end = i + len(line)
-		}
-		return true
-	})
-	if start >= end {
+	_, start := firstNonBlank(s)
+	if start < 0 {
 		return ""
 	}
-	return s[start:end]
+	last, lastStart := lastNonBlank(s)
+	return s[start : lastStart+len(last)]
 }

@@ -8,7 +8,7 @@ import (
 
 // buildSimple makes a DELETE_FILE or READ_FILE command from its tag, or
 // says what is wrong with it (see tagProblem).
-func buildSimple(t tagLine) (command.Command, string) {
+func buildSimple(t *tagLine) (command.Command, string) {
 	cmd := command.Command{Type: t.typ}
 	m, problem := tagAttrs(t)
 	path, pathProblem := tagPath(m)
@@ -26,13 +26,13 @@ func buildSimple(t tagLine) (command.Command, string) {
 }
 
 func isCloserOf(s, name string) bool {
-	c := parseCloser(s)
-	return c.kind == kindClose && c.name == name
+	closer, _, ok := parseCloser(s)
+	return ok && closer == name
 }
 
 // buildBlock makes a command with a body, or says what is wrong with it
 // (see tagProblem). line is the 1-based line of the opening tag.
-func buildBlock(t tagLine, body string, line int) (command.Command, string) {
+func buildBlock(t *tagLine, body string, line int) (command.Command, string) {
 	cmd := command.Command{Type: t.typ}
 	m, problem := tagAttrs(t)
 	if problem == "" && t.trailing != "" && leadText(t) == "" {

@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -20,6 +21,13 @@ const (
 // markerOf recognises "<<<<<<< SEARCH", "=======" and ">>>>>>> REPLACE":
 // five to nine marker characters, the word in any case, blanks around.
 func markerOf(line string) marker {
+	i := 0
+	for i < len(line) && (isBlank(line[i]) || line[i] == '\r' || line[i] == '\v' || line[i] == '\f') {
+		i++
+	}
+	if i < len(line) && line[i] < utf8.RuneSelf && line[i] != '<' && line[i] != '=' && line[i] != '>' {
+		return notMarker // most lines: refused by their first character
+	}
 	s := trimLine(line)
 	if len(s) < 5 {
 		return notMarker

@@ -1,14 +1,20 @@
 package protocol
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // header picks up the "Session: a1b2c3d4" and "Sequence: 3" lines the
 // outbox asks the LLM to echo, written plainly or with Markdown decoration.
 func (p *parser) header(line string) {
-	if len(line) > 200 || strings.IndexByte(line, ':') < 0 || (p.reply.Session != "" && p.reply.Sequence != 0) {
+	if len(line) > maxHeaderLine || strings.IndexByte(line, ':') < 0 || (p.reply.Session != "" && p.reply.Sequence != 0) {
+		return
+	}
+	if isASCII(line) {
+		p.headerASCII(line)
 		return
 	}
 	s := strings.Map(func(r rune) rune {
@@ -22,22 +28,105 @@ func (p *parser) header(line string) {
 	if !ok {
 		return
 	}
-	key = strings.ToLower(strings.TrimSpace(key))
-	fields := strings.Fields(val)
-	if len(fields) == 0 {
+	key = strings.TrimSpace(key)
+	val = strings.TrimLeftFunc(val, unicode.IsSpace)
+	if i := strings.IndexFunc(val, unicode.IsSpace); i >= 0 {
+		val = val[:i]
+	}
+	if val == "" {
 		return
 	}
-	v := fields[0]
-	switch key {
-	case "session", "session id", "sessionid":
-		if p.reply.Session == "" && isSessionID(v) {
-			p.reply.Session = strings.ToLower(v)
+	switch {
+	case asciiFold(key, "session"), asciiFold(key, "session id"), asciiFold(key, "sessionid"):
+		if p.reply.Session == "" && isSessionID(val) {
+			p.reply.Session = strings.ToLower(val)
 		}
-	case "sequence", "seq":
-		if n, err := strconv.Atoi(v); err == nil && n > 0 && p.reply.Sequence == 0 {
+	case asciiFold(key, "sequence"), asciiFold(key, "seq"):
+		if n, err := strconv.Atoi(val); err == nil && n > 0 && p.reply.Sequence == 0 {
 			p.reply.Sequence = n
 		}
 	}
+}
+
+// maxHeaderLine is the longest line read as a header echo.
+const maxHeaderLine = 200
+
+// headerASCII is header for an ASCII line, in the same steps, without
+// copies: trim it, drop the Markdown marks, trim the quote and list marks
+// in front, split at ':', and take the first word of the value.
+func (p *parser) headerASCII(line string) {
+	var buf [maxHeaderLine]byte
+	// The line is trimmed before the marks are dropped.
+	lead, trail := 0, len(line)
+	for lead < trail && isSpaceASCII(line[lead]) {
+		lead++
+	}
+	for trail > lead && isSpaceASCII(line[trail-1]) {
+		trail--
+	}
+	b := buf[:0]
+	for i := lead; i < trail; i++ {
+		if c := line[i]; c != '*' && c != '_' && c != '`' {
+			b = append(b, c)
+		}
+	}
+	for len(b) > 0 && strings.IndexByte("#>-+ \t", b[0]) >= 0 {
+		b = b[1:]
+	}
+	colon := bytes.IndexByte(b, ':')
+	if colon < 0 {
+		return
+	}
+	key, val := trimSpaceBytes(b[:colon]), b[colon+1:]
+	for len(val) > 0 && isSpaceASCII(val[0]) {
+		val = val[1:]
+	}
+	for i, c := range val {
+		if isSpaceASCII(c) {
+			val = val[:i]
+			break
+		}
+	}
+	if len(val) == 0 {
+		return
+	}
+	switch {
+	case asciiFold(string(key), "session"), asciiFold(string(key), "session id"), asciiFold(string(key), "sessionid"):
+		if p.reply.Session == "" && isSessionID(string(val)) {
+			p.reply.Session = strings.ToLower(string(val))
+		}
+	case asciiFold(string(key), "sequence"), asciiFold(string(key), "seq"):
+		if n, err := strconv.Atoi(string(val)); err == nil && n > 0 && p.reply.Sequence == 0 {
+			p.reply.Sequence = n
+		}
+	}
+}
+
+func trimSpaceBytes(b []byte) []byte {
+	for len(b) > 0 && isSpaceASCII(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpaceASCII(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// asciiFold reports whether s is want (lower-case ASCII) in any ASCII case.
+func asciiFold(s, want string) bool {
+	if len(s) != len(want) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func isSessionID(s string) bool {

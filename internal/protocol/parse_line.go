@@ -29,30 +29,38 @@ func isWideSpace(r rune) bool {
 	return false
 }
 
-// cleanLine removes invisible characters and turns non-ASCII spaces into
-// ordinary ones. It returns s itself when there is nothing to clean.
+// cleanLine removes invisible characters, turns non-ASCII spaces into
+// ordinary ones and bytes that are not UTF-8 into U+FFFD. It returns s
+// itself when there is nothing to clean.
 func cleanLine(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(s) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	run := 0 // start of the text not yet copied
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case isInvisible(r):
+			b.WriteString(s[run:i])
+			run = i + size
 		case isWideSpace(r):
+			b.WriteString(s[run:i])
 			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
+			run = i + size
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(s[run:i])
+			b.WriteRune(utf8.RuneError) // as ranging over the string reads it
+			run = i + size
 		}
+		i += size
 	}
+	b.WriteString(s[run:])
 	return b.String()
 }
 
@@ -75,6 +83,9 @@ func trimLine(s string) string {
 func isBlankLine(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !isBlank(s[i]) {
+			if s[i] < utf8.RuneSelf && s[i] != '\r' && s[i] != '\v' && s[i] != '\f' {
+				return false // printable ASCII: the line shows something
+			}
 			return trimLine(s) == ""
 		}
 	}
@@ -136,28 +147,102 @@ func skipJunk(s string, i int) int {
 	return i
 }
 
+// isASCII reports whether s is all ASCII, eight bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// maybeTag is a quick look at a line: false when its first character that
+// is not a blank rules out a tag, which is so for most lines.
+func maybeTag(line string) bool {
+	i := 0
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) {
+		return false
+	}
+	switch c := line[i]; {
+	case c == '[', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
+		return true
+	}
+	return false
+}
+
+// maybeCloser is maybeTag for closing tags: false for a line that starts
+// with '[' but not "[/", like the next command's opening tag.
+func maybeCloser(line string) bool {
+	if !maybeTag(line) {
+		return false
+	}
+	i := skipBlanks(line, 0)
+	return line[i] != '[' || strings.HasPrefix(line[i:], "[/")
+}
+
 // tagStart finds a tag at the start of a line: it returns the cleaned text
 // from the '[' on and the column of that '['. Most lines are rejected by
 // their first characters without any copying.
 func tagStart(line string) (string, int, bool) {
+	k, ok := tagOpen(line)
+	if !ok {
+		return "", 0, false
+	}
+	// What comes before the tag counts only for its width.
+	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
+}
+
+// tagOpen finds the '[' of a tag at the start of a line, after
+// indentation, invisible characters and one list marker.
+func tagOpen(line string) (int, bool) {
 	i := skipJunk(line, 0)
 	if i == len(line) {
-		return "", 0, false
+		return 0, false
 	}
-	if line[i] != '[' {
-		j := skipListMarker(line, i)
-		if j == i {
-			return "", 0, false
-		}
-		if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
-			return "", 0, false
-		}
+	if line[i] == '[' {
+		return i, true
 	}
-	line = cleanLine(line)
-	i = skipBlanks(line, 0)
 	j := skipListMarker(line, i)
-	if j >= len(line) || line[j] != '[' {
-		return "", 0, false
+	if j == i {
+		return 0, false
 	}
-	return strings.TrimRight(line[j:], " \t"), columns(line[:j]), true
+	if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
+		return 0, false
+	}
+	return j, true
+}
+
+func trimRightBlanks(s string) string {
+	end := len(s)
+	for end > 0 && isBlank(s[end-1]) {
+		end--
+	}
+	return s[:end]
+}
+
+// cleanColumns is columns(cleanLine(s)).
+func cleanColumns(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case isInvisible(r):
+		case r == '\t':
+			n += 4 - n%4
+		default:
+			n++
+		}
+	}
+	return n
 }

@@ -40,12 +40,12 @@ func what(typ command.Type, path string, line int) string {
 }
 
 // tagProblem is the message for a block whose tag or body is wrong.
-func tagProblem(t tagLine, line int, path, problem string) string {
+func tagProblem(t *tagLine, line int, path, problem string) string {
 	return fmt.Sprintf("%s %s.%s", what(t.typ, path, line), problem, notDone(t.typ))
 }
 
 // tagProblemIf is tagProblem, or "" when there is no problem.
-func tagProblemIf(t tagLine, line int, path, problem string) string {
+func tagProblemIf(t *tagLine, line int, path, problem string) string {
 	if problem == "" {
 		return ""
 	}
@@ -73,12 +73,12 @@ func notDone(typ command.Type) string {
 	return ""
 }
 
-func trailingProblem(t tagLine) string {
+func trailingProblem(t *tagLine) string {
 	return fmt.Sprintf("has text after the tag (%s); the tag must be alone on its line, with the body on the lines after it", show(t.trailing))
 }
 
 // unclosedMessage explains a block without its closing tag.
-func unclosedMessage(t tagLine, line0 int, path string, sc bodyScan) string {
+func unclosedMessage(t *tagLine, line0 int, path string, sc bodyScan) string {
 	var b strings.Builder
 	closer := "[/" + string(t.typ) + "]"
 	fmt.Fprintf(&b, "%s has no closing %s", what(t.typ, path, line0+1), closer)
@@ -161,15 +161,15 @@ func validCommands() string {
 }
 
 // unknownMessage explains a tag courier does not know.
-func unknownMessage(t tagLine, line0, end0 int, closed bool) string {
+func unknownMessage(words string, line0, end0 int, closed bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] at line %d is not a courier command", t.words, line0+1)
+	fmt.Fprintf(&b, "[%s] at line %d is not a courier command", words, line0+1)
 	if closed {
 		fmt.Fprintf(&b, ", so its block (lines %d-%d) was ignored.", line0+1, end0)
 	} else {
 		b.WriteString(", so it was ignored.")
 	}
-	if typ, ok := nearMiss(t.words); ok {
+	if typ, ok := nearMiss(words); ok {
 		fmt.Fprintf(&b, " Did you mean [%s]?", typ)
 	}
 	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", validCommands())

@@ -2,29 +2,28 @@ package protocol
 
 import (
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/textdist"
 )
 
-// nameHints maps names LLMs use instead of courier's (letters only, upper
-// case) to the command they mean.
-var nameHints = map[string]command.Type{
-	"CREATE": command.CreateFile, "WRITE": command.CreateFile, "WRITEFILE": command.CreateFile,
-	"NEWFILE": command.CreateFile, "SAVEFILE": command.CreateFile, "CREATEFILES": command.CreateFile,
-	"FILE": command.CreateFile,
-	"EDIT": command.EditFile, "MODIFY": command.EditFile, "MODIFYFILE": command.EditFile,
-	"UPDATE": command.EditFile, "UPDATEFILE": command.EditFile, "PATCH": command.EditFile,
-	"PATCHFILE": command.EditFile, "REPLACE": command.EditFile, "EDITFILES": command.EditFile,
-	"DELETE": command.DeleteFile, "REMOVE": command.DeleteFile, "REMOVEFILE": command.DeleteFile,
-	"RM":   command.DeleteFile,
-	"READ": command.ReadFile, "VIEW": command.ReadFile, "VIEWFILE": command.ReadFile,
-	"OPEN": command.ReadFile, "OPENFILE": command.ReadFile, "CAT": command.ReadFile,
-	"READFILES": command.ReadFile, "SHOWFILE": command.ReadFile,
-	"RUN": command.RunCommand, "COMMAND": command.RunCommand, "EXEC": command.RunCommand,
-	"EXECUTE": command.RunCommand, "SHELL": command.RunCommand, "RUNSHELL": command.RunCommand,
-	"RUNCMD": command.RunCommand, "CMD": command.RunCommand, "RUNCOMMANDS": command.RunCommand,
-	"MSG": command.Message, "SAY": command.Message,
-	"FINISH": command.Done, "FINISHED": command.Done, "COMPLETE": command.Done,
-	"COMPLETED": command.Done, "TASKDONE": command.Done, "TASKCOMPLETE": command.Done,
+// hintOf returns the command a name LLMs use instead of courier's
+// (letters only, upper case) means, or "".
+func hintOf(w []byte) command.Type {
+	switch string(w) {
+	case "CREATE", "WRITE", "WRITEFILE", "NEWFILE", "SAVEFILE", "CREATEFILES", "FILE":
+		return command.CreateFile
+	case "EDIT", "MODIFY", "MODIFYFILE", "UPDATE", "UPDATEFILE", "PATCH", "PATCHFILE", "REPLACE", "EDITFILES":
+		return command.EditFile
+	case "DELETE", "REMOVE", "REMOVEFILE", "RM":
+		return command.DeleteFile
+	case "READ", "VIEW", "VIEWFILE", "OPEN", "OPENFILE", "CAT", "READFILES", "SHOWFILE":
+		return command.ReadFile
+	case "RUN", "COMMAND", "EXEC", "EXECUTE", "SHELL", "RUNSHELL", "RUNCMD", "CMD", "RUNCOMMANDS":
+		return command.RunCommand
+	case "MSG", "SAY":
+		return command.Message
+	case "FINISH", "FINISHED", "COMPLETE", "COMPLETED", "TASKDONE", "TASKCOMPLETE":
+		return command.Done
+	}
+	return ""
 }
 
 // maxNameLetters bounds the names checked for near misses; longer ones
@@ -32,7 +31,7 @@ var nameHints = map[string]command.Type{
 const maxNameLetters = 40
 
 // letters keeps the ASCII letters of s, upper-cased, in buf.
-func letters(buf *[maxNameLetters]byte, s string) string {
+func letters(buf *[maxNameLetters]byte, s string) []byte {
 	n := 0
 	for i := 0; i < len(s) && n < len(buf); i++ {
 		if c := s[i]; isLetter(c) {
@@ -40,7 +39,7 @@ func letters(buf *[maxNameLetters]byte, s string) string {
 			n++
 		}
 	}
-	return string(buf[:n])
+	return buf[:n]
 }
 
 // knownLetters are the command names without separators.
@@ -56,31 +55,54 @@ var knownLetters = []struct {
 
 // nearMiss reports the command a misspelt tag name most likely means:
 // a known name spelt with other separators, a common synonym, or a name
-// within a small edit distance.
+// within a small edit distance (one for names of five letters or more,
+// two from eight).
 func nearMiss(words string) (command.Type, bool) {
 	if len(words) > maxNameLetters {
 		return "", false
 	}
 	var buf [maxNameLetters]byte
 	w := letters(&buf, words)
-	if typ, ok := nameHints[w]; ok {
+	if typ := hintOf(w); typ != "" {
 		return typ, true
+	}
+	edits := 0
+	switch {
+	case len(w) >= 8:
+		edits = 2
+	case len(w) >= 5:
+		edits = 1
 	}
 	for _, k := range knownLetters {
 		if len(w) < len(k.letters)-2 || len(w) > len(k.letters)+2 {
 			continue // too far apart in length to be a near miss
 		}
-		d := textdist.Levenshtein(w, k.letters)
-		if d == 0 || (len(w) >= 8 && d <= 2) || (len(w) >= 5 && d <= 1) {
+		if withinEdits(w, k.letters, edits) {
 			return k.typ, true
 		}
 	}
 	return "", false
 }
 
+// withinEdits reports whether at most k single-letter insertions,
+// deletions and substitutions turn a into b. A common first letter is
+// always best matched, so only differing letters branch.
+func withinEdits(a []byte, b string, k int) bool {
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return len(a)+len(b) <= k
+	}
+	if k == 0 {
+		return false
+	}
+	return withinEdits(a[1:], b[1:], k-1) || withinEdits(a[1:], b, k-1) || withinEdits(a, b[1:], k-1)
+}
+
 // isCommandName reports a known command name or a near miss of one.
 func isCommandName(name string) bool {
-	if _, ok := knownTypes[name]; ok {
+	if typeOf(name) != "" {
 		return true
 	}
 	_, ok := nearMiss(name)
@@ -103,12 +125,13 @@ func isUpperName(name string) bool {
 	return hasLetter
 }
 
-// commandLike reports whether an unknown tag line is meant as a command:
-// a near miss of a known name, or a name with attributes. Markdown such as
-// [x], [1] or [NOTE] is not.
-func commandLike(t tagLine) bool {
-	if _, ok := nearMiss(t.words); ok {
+// commandLike reports whether an unknown tag line, with these words and
+// this many attributes, is meant as a command: a near miss of a known
+// name, or a name with attributes. Markdown such as [x], [1] or [NOTE] is
+// not.
+func commandLike(words string, nattrs int) bool {
+	if _, ok := nearMiss(words); ok {
 		return true
 	}
-	return len(t.attrs) > 0
+	return nattrs > 0
 }

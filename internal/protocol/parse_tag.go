@@ -30,8 +30,9 @@ type tagLine struct {
 	// name is the tag name in upper case; with bare words that follow it
 	// ("CREATE FILE") in words, for spotting near misses.
 	name, words string
-	written     string // the name as written, for telling NOTE from Note
-	attrs       []attr
+	written     string   // the name as written, for telling NOTE from Note
+	attrs       []attr   // kept in a full read only
+	nattrs      int      // how many attributes there are, in any read
 	bare        []string // words without "=value"
 	selfClose   bool     // written as [NAME .../]
 	trailing    string   // text after the closing ']'
@@ -42,26 +43,41 @@ type tagLine struct {
 	hasInline bool
 }
 
-// knownTypes maps tag names to commands.
-var knownTypes = map[string]command.Type{
-	"CREATE_FILE": command.CreateFile,
-	"EDIT_FILE":   command.EditFile,
-	"DELETE_FILE": command.DeleteFile,
-	"READ_FILE":   command.ReadFile,
-	"RUN_COMMAND": command.RunCommand,
-	"MESSAGE":     command.Message,
-	"DONE":        command.Done,
+// typeOf returns the command a tag name (in upper case) names, or "".
+func typeOf(name string) command.Type {
+	switch name {
+	case "CREATE_FILE":
+		return command.CreateFile
+	case "EDIT_FILE":
+		return command.EditFile
+	case "DELETE_FILE":
+		return command.DeleteFile
+	case "READ_FILE":
+		return command.ReadFile
+	case "RUN_COMMAND":
+		return command.RunCommand
+	case "MESSAGE":
+		return command.Message
+	case "DONE":
+		return command.Done
+	}
+	return ""
 }
 
-// classify says whether a line is a tag line and takes it apart.
-func classify(line string) tagLine {
+// classify says whether line is a tag line and takes it apart into t,
+// which it resets first. When full is false, the attributes and bare words
+// are only read past and counted, not kept: that is all a scan for the end
+// of a block needs, and all an unknown tag needs.
+func (t *tagLine) classify(line string, full bool, up *upperNames) {
+	*t = tagLine{}
 	s, indent, ok := tagStart(line)
 	if !ok {
-		return tagLine{}
+		return
 	}
-	t := parseTag(s)
-	t.indent = indent
-	return t
+	t.parse(s, full, up)
+	if t.kind != kindText {
+		t.indent = indent
+	}
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -77,19 +93,26 @@ func nameEnd(s string, i int) int {
 	return i
 }
 
-// parseTag reads a tag from s, which starts with '['.
-func parseTag(s string) tagLine {
+// parse reads a tag from s, which starts with '[', into t, which is
+// reset; see classify for full.
+func (t *tagLine) parse(s string, full bool, up *upperNames) {
 	if strings.HasPrefix(s, "[/") {
-		return parseCloser(s)
+		if written, ok := closerName(s); ok {
+			t.kind, t.name, t.written = kindClose, up.of(written), written
+		}
+		return
 	}
 	if len(s) < 2 || !isLetter(s[1]) {
-		return tagLine{}
+		return
 	}
 	end := nameEnd(s, 1)
-	t := tagLine{name: strings.ToUpper(s[1:end]), written: s[1:end]}
-	t.typ = knownTypes[t.name]
+	t.name, t.written = up.of(s[1:end]), s[1:end]
+	t.typ = typeOf(t.name)
+	if t.parsePlain(s, end, full) {
+		return
+	}
 	wordsEnd := end
-	complete := t.readAttrs(s, end, &wordsEnd)
+	complete := t.readAttrs(s, end, &wordsEnd, full)
 	t.words = t.name
 	if wordsEnd > end {
 		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
@@ -97,7 +120,7 @@ func parseTag(s string) tagLine {
 	switch {
 	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
 		// "[DONE](url)" is a Markdown link, not a command.
-		return tagLine{}
+		*t = tagLine{}
 	case t.typ != "":
 		t.kind = kindOpen
 		if !complete && t.problem == "" {
@@ -107,14 +130,64 @@ func parseTag(s string) tagLine {
 	case complete && t.trailing == "" && t.problem == "":
 		t.kind = kindOther
 	default:
-		return tagLine{}
+		*t = tagLine{}
 	}
-	return t
+}
+
+// parsePlain reads the rest of the usual tag, [NAME] or [NAME a="x" b="y"]
+// with nothing after it, from s[end:], faster than the general reading
+// and with the same result. It reports false, having changed nothing, for
+// anything else, which the general reading then takes.
+func (t *tagLine) parsePlain(s string, end int, full bool) bool {
+	n := 0
+	for i := end; ; {
+		switch {
+		case i == len(s)-1 && s[i] == ']':
+			if full && n > 0 {
+				t.attrs = make([]attr, 0, n)
+				t.readPlainAttrs(s[end:i])
+			}
+			t.nattrs, t.words = n, t.name
+			if t.typ != "" {
+				t.kind = kindOpen
+			} else {
+				t.kind = kindOther
+			}
+			return true
+		case i < len(s) && s[i] == ' ':
+			i++
+			k := nameEnd(s, i)
+			if k == i || k+1 >= len(s) || s[k] != '=' || s[k+1] != '"' {
+				return false
+			}
+			q := strings.IndexByte(s[k+2:], '"')
+			if q < 0 {
+				return false
+			}
+			i = k + 2 + q + 1
+			n++
+		default:
+			return false
+		}
+	}
+}
+
+// readPlainAttrs keeps the attributes of a tag parsePlain accepted, which
+// s holds as ` a="x" b="y"`.
+func (t *tagLine) readPlainAttrs(s string) {
+	for len(s) > 0 {
+		s = s[1:] // the space
+		k := nameEnd(s, 0)
+		q := strings.IndexByte(s[k+2:], '"')
+		val := unquoteCode(strings.TrimSpace(s[k+2 : k+2+q]))
+		t.attrs = append(t.attrs, attr{key: attrKey(s[:k]), val: val})
+		s = s[k+2+q+1:]
+	}
 }
 
 // readAttrs reads attributes from s[i:] up to the closing ']'. It reports
 // whether the tag was closed; syntax problems go to t.problem.
-func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
+func (t *tagLine) readAttrs(s string, i int, wordsEnd *int, full bool) bool {
 	for {
 		for i < len(s) && (isBlank(s[i]) || s[i] == ',' || s[i] == ':') {
 			i++
@@ -130,7 +203,7 @@ func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
 			t.trailing = strings.TrimSpace(s[i+2:])
 			return true
 		}
-		next := t.readAttr(s, i, wordsEnd)
+		next := t.readAttr(s, i, wordsEnd, full)
 		if next <= i {
 			t.problem = "unexpected '" + firstRune(s[i:]) + "' in the tag"
 			return strings.Contains(s[i:], "]")
@@ -140,32 +213,36 @@ func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
 }
 
 // readAttr reads one key=value pair or bare word at s[i:] and returns the
-// index after it.
-func (t *tagLine) readAttr(s string, i int, wordsEnd *int) int {
+// index after it; only a full read keeps them.
+func (t *tagLine) readAttr(s string, i int, wordsEnd *int, full bool) int {
 	start := i
 	i = nameEnd(s, i)
 	if i == start {
-		return bareEnd(s, start, t)
+		return bareEnd(s, start, t, full)
 	}
 	key := s[start:i]
 	j := skipBlanks(s, i)
 	if j >= len(s) || (s[j] != '=' && s[j] != ':') {
-		if len(t.attrs) == 0 {
+		if t.nattrs == 0 {
 			*wordsEnd = i // "CREATE FILE": the words are part of the name
 		}
-		return bareEnd(s, start, t)
+		return bareEnd(s, start, t, full)
 	}
 	j = skipBlanks(s, j+1)
 	val, next, problem := readValue(s, j)
 	if problem != "" && t.problem == "" {
 		t.problem = "the value of " + key + " " + problem
 	}
-	t.attrs = append(t.attrs, attr{key: attrKey(key), val: val, bad: problem != ""})
+	t.nattrs++
+	if full {
+		t.attrs = append(t.attrs, attr{key: attrKey(key), val: val, bad: problem != ""})
+	}
 	return next
 }
 
-// bareEnd records a word without a value and returns the index after it.
-func bareEnd(s string, i int, t *tagLine) int {
+// bareEnd records a word without a value (in a full read) and returns the
+// index after it.
+func bareEnd(s string, i int, t *tagLine, full bool) int {
 	j := i
 	for j < len(s) && !isBlank(s[j]) && s[j] != ']' {
 		j++
@@ -173,7 +250,7 @@ func bareEnd(s string, i int, t *tagLine) int {
 	if strings.HasSuffix(s[i:j], "/") && j < len(s) && s[j] == ']' {
 		j--
 	}
-	if j > i {
+	if j > i && full {
 		t.bare = append(t.bare, s[i:j])
 	}
 	return j
@@ -246,41 +323,98 @@ func firstRune(s string) string {
 	return string(r)
 }
 
-// attrAliases maps attribute spellings LLMs use to courier's names.
-var attrAliases = map[string]string{
-	"file": "path", "filename": "path", "filepath": "path", "file_path": "path",
-	"start": "start_line", "startline": "start_line", "line_start": "start_line",
-	"end": "end_line", "endline": "end_line", "line_end": "end_line",
-	"line": "lines", "range": "lines",
-	"dir": "cwd", "workdir": "cwd", "working_dir": "cwd",
-	"nooverwrite": "no_overwrite",
-}
-
 // attrKey normalises an attribute name: case and '-' versus '_' do not
-// matter, and a few aliases are accepted.
+// matter, and a few aliases LLMs use are accepted.
 func attrKey(k string) string {
+	switch k { // the usual spellings, without a copy
+	case "path", "lines", "start_line", "end_line", "cwd", "timeout", "overwrite", "no_overwrite":
+		return k
+	}
 	k = strings.ReplaceAll(strings.ToLower(k), "-", "_")
-	if a, ok := attrAliases[k]; ok {
-		return a
+	switch k {
+	case "file", "filename", "filepath", "file_path":
+		return "path"
+	case "start", "startline", "line_start":
+		return "start_line"
+	case "end", "endline", "line_end":
+		return "end_line"
+	case "line", "range":
+		return "lines"
+	case "dir", "workdir", "working_dir":
+		return "cwd"
+	case "nooverwrite":
+		return "no_overwrite"
 	}
 	return k
 }
 
-// parseCloser reads [/NAME] (blanks inside the brackets allowed). Anything
-// else after it makes the line ordinary text.
-func parseCloser(s string) tagLine {
+// parseCloser reads [/NAME] (blanks inside the brackets allowed) and
+// returns the name in upper case and as written. Anything else after it
+// makes the line ordinary text.
+func parseCloser(s string) (name, written string, ok bool) {
+	written, ok = closerName(s)
+	return strings.ToUpper(written), written, ok
+}
+
+// closerName is the name of the closing tag s as written.
+func closerName(s string) (string, bool) {
 	if !strings.HasPrefix(s, "[/") {
-		return tagLine{}
+		return "", false
 	}
 	inner, ok := strings.CutSuffix(s[2:], "]")
 	if !ok {
-		return tagLine{}
+		return "", false
 	}
 	inner = strings.TrimSpace(inner)
 	if inner == "" || !isLetter(inner[0]) || nameEnd(inner, 0) != len(inner) {
-		return tagLine{}
+		return "", false
 	}
-	return tagLine{kind: kindClose, name: strings.ToUpper(inner), written: inner}
+	return inner, true
+}
+
+// upperNames upper-cases tag names, remembering those it had to copy, so
+// that a reply with the same lower-case name on every line (a Markdown
+// task list's [x]) does not copy it every time.
+type upperNames struct{ seen map[string]string }
+
+// maxUpperNames bounds the names remembered.
+const maxUpperNames = 256
+
+// of returns name (ASCII, as nameEnd reads it) in upper case.
+func (u *upperNames) of(name string) string {
+	lower := false
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'a' && c <= 'z' {
+			lower = true
+			break
+		}
+	}
+	if !lower {
+		return name
+	}
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return strings.ToUpper(name)
+	}
+	b := buf[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b[i] = c
+	}
+	if v, ok := u.seen[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if u.seen == nil {
+		u.seen = map[string]string{}
+	}
+	if len(u.seen) < maxUpperNames {
+		u.seen[v] = v
+	}
+	return v
 }
 
 // splitInline turns "[NAME]body[/NAME]" into a one-line block.
@@ -292,7 +426,7 @@ func (t *tagLine) splitInline() {
 	if i < 0 {
 		return
 	}
-	if c := parseCloser(t.trailing[i:]); c.kind == kindClose && c.name == t.name {
+	if name, _, ok := parseCloser(t.trailing[i:]); ok && name == t.name {
 		t.inline = strings.TrimSpace(t.trailing[:i])
 		t.hasInline = true
 		t.trailing = ""

@@ -1,9 +1,11 @@
 package protocol
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/textdist"
 )
 
 func TestParseTagSpelling(t *testing.T) {
@@ -183,4 +185,39 @@ func TestParseTagOddities(t *testing.T) {
 				Content: "def f():\n    \"\"\"\n    ```\n    f()\n    ```\n    \"\"\"\n"}},
 		},
 	})
+}
+
+// An unknown tag followed by list lines (which look like tags at first
+// sight) is still reported: what the parser read of the tag survives the
+// scan for its closing tag.
+func TestUnknownTagBeforeListLines(t *testing.T) {
+	r := Parse("[NOTE]\n[WRITE_FILE path=\"a.go\"]\n- one\n- two\n- three\n1. four\n[/WRITE_FILE]\n")
+	if len(r.Commands) != 1 || r.Commands[0].Type != command.ParseError ||
+		!strings.Contains(r.Commands[0].Error, "[WRITE_FILE] at line 2 is not a courier command, so its block (lines 2-7) was ignored. Did you mean [CREATE_FILE]?") {
+		t.Fatalf("got %s", dump(r.Commands))
+	}
+}
+
+// withinEdits agrees with the edit distance on every pair of short names.
+func TestWithinEditsMatchesLevenshtein(t *testing.T) {
+	names := []string{"", "A", "DONE", "NOTE", "DONNE", "DOEN", "MESAGE", "MESSAGES", "EDITFILE", "EDITFLIE", "EDTIFILE", "READFIEL", "CREATEFILE", "CRAETEFILE", "RUNCOMMAND", "RUNCOMAND", "XX"}
+	for _, a := range names {
+		for _, b := range names {
+			d := textdist.Levenshtein(a, b)
+			for k := 0; k <= 3; k++ {
+				if got := withinEdits([]byte(a), b, k); got != (d <= k) {
+					t.Errorf("withinEdits(%q, %q, %d) = %v, distance %d", a, b, k, got, d)
+				}
+			}
+		}
+	}
+}
+
+// A byte that is not UTF-8 in a tag reads as U+FFFD, in the path a message
+// names as everywhere else.
+func TestTagWithInvalidByte(t *testing.T) {
+	r := Parse("[DELEtE_FILE pAth=\x99")
+	if len(r.Commands) != 1 || r.Commands[0].Path != "\uFFFD" || !strings.Contains(r.Commands[0].Error, "DELETE_FILE for \"\uFFFD\" (line 1) the tag has no closing ']'") {
+		t.Fatalf("got %s", dump(r.Commands))
+	}
 }

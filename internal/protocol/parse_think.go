@@ -3,6 +3,7 @@ package protocol
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Reasoning sections (<think>...</think>, <thinking>...</thinking>) are
@@ -20,9 +21,12 @@ func hasPrefixFold(s, prefix string) bool {
 // thinkOpen reports a line that starts a reasoning section and returns
 // the text after the opening tag.
 func thinkOpen(line string) (string, bool) {
-	s := strings.TrimLeft(line, " \t")
+	s := line[skipBlanks(line, 0):]
 	if !strings.HasPrefix(s, "<") {
 		return "", false
+	}
+	if len(s) > 1 && s[1] < utf8.RuneSelf && s[1]|0x20 != 't' {
+		return "", false // <div>, <p>, </...>: not a reasoning tag
 	}
 	s = trimLine(s)
 	for _, tag := range []string{"<think>", "<thinking>"} {
@@ -50,6 +54,9 @@ func hasThinkClose(s string) bool {
 
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
+	if isASCII(line) && !strings.Contains(line, "</") {
+		return false
+	}
 	s := trimLine(line)
 	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
 }
@@ -60,7 +67,7 @@ func hasSuffixFold(s, suffix string) bool {
 
 // think handles a reasoning section starting at c, if there is one.
 func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
-	if !strings.Contains(line, "<") {
+	if !p.lt.in(p.text, c, len(line)) {
 		return c, false
 	}
 	if rest, ok := thinkOpen(line); ok {
@@ -74,7 +81,7 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		p.reply, p.cmds = Reply{}, cmdList{}
+		p.reply, p.cmds = Reply{}, cmdList{guess: p.cmds.guess}
 		p.spans = p.spans[:0]
 		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand = 0, 0, -1, nil, false
 		p.prose(0, next.line)
@@ -93,7 +100,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 			p.prose(c.line, after.line)
 			return after
 		}
-		if t := classify(line); t.kind == kindOpen {
+		if t := p.classify(e, line); t.kind == kindOpen {
 			if len(tags) < maxListed {
 				tags = append(tags, tagAt{string(t.typ), e.line})
 			}

@@ -2,7 +2,10 @@ package protocol
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
@@ -26,6 +29,15 @@ Answer with command blocks, each tag on its own line: [CREATE_FILE path="a.txt"]
 // Render writes the outbox text: HEADER, PROTOCOL, CONTEXT and PROMPT.
 func Render(o frontend.Request) string {
 	var b strings.Builder
+	// Sized up front: a first request may pack a whole project.
+	size := len(prompts.Protocol) + len(o.Task)*2 + 1024 + 80*len(o.Files)
+	for _, f := range o.Requested {
+		size += len(f.Text) + 2*len(f.Path) + 32
+	}
+	for _, r := range o.Results {
+		size += len(r.Summary) + len(r.Output) + len(r.Diff) + 64
+	}
+	b.Grow(size)
 	prompt := o.Prompt
 	if prompt == "" && o.Sequence <= 1 {
 		prompt = o.Task
@@ -79,12 +91,13 @@ func Render(o frontend.Request) string {
 	if len(o.Requested) > 0 {
 		b.WriteString("\n## Requested File Contents\n")
 		for _, f := range o.Requested {
-			fmt.Fprintf(&b, "--- %s ---\n", f.Path)
+			name := ShowName(f.Path)
+			fmt.Fprintf(&b, "--- %s ---\n", name)
 			b.WriteString(f.Text)
 			if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
 				b.WriteString("\n")
 			}
-			fmt.Fprintf(&b, "--- end %s ---\n", f.Path)
+			fmt.Fprintf(&b, "--- end %s ---\n", name)
 		}
 	}
 	b.WriteString("\n=== PROMPT ===\n")
@@ -106,13 +119,30 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 	for _, f := range files {
 		switch {
 		case f.IsDir:
-			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", f.Path, f.Files, f.Size)
+			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", ShowName(f.Path), f.Files, f.Size)
 		case f.Binary:
-			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", f.Path, f.Size)
+			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", ShowName(f.Path), f.Size)
 		default:
-			fmt.Fprintf(b, "  %s (%d bytes)\n", f.Path, f.Size)
+			fmt.Fprintf(b, "  %s (%d bytes)\n", ShowName(f.Path), f.Size)
 		}
 	}
+}
+
+// ShowName writes a file name from the workspace as it goes into a
+// request: as it is, or quoted with Go escapes when it holds a newline, a
+// control or other invisible character, or bytes that are not UTF-8, so
+// that a name a command chose cannot start a line of its own (a forged
+// section or result) or hide what it is.
+func ShowName(p string) string {
+	if strings.HasPrefix(p, `"`) || !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 // renderResult writes one "[OK] TYPE: summary" line and its detail.

@@ -6,9 +6,12 @@
 package reply
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +88,24 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	if frontend.IsRequest(text) {
 		return Reply{}, &EchoError{Name: name}
 	}
-	return Reply{Name: name, Text: text, Hash: session.Hash([]byte(text)), Parsed: fe.Parse(text)}, nil
+	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text)}, nil
+}
+
+// hashText is session.Hash of text without a copy of the whole reply:
+// Decode returns raw's own bytes when it had nothing to change, and other
+// text is hashed in pieces.
+func hashText(raw []byte, text string) string {
+	if string(raw) == text {
+		return session.Hash(raw)
+	}
+	h := sha256.New()
+	buf := make([]byte, min(len(text), 64<<10))
+	for rest := text; rest != ""; {
+		n := copy(buf, rest)
+		h.Write(buf[:n])
+		rest = rest[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Read reads a reply file, never more than maxBytes+1 bytes of it.
@@ -95,15 +115,40 @@ func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error
 		return Reply{}, fmt.Errorf("read reply: %w", err)
 	}
 	defer f.Close()
-	var src io.Reader = f
+	limit := int64(math.MaxInt64)
 	if maxBytes > 0 {
-		src = io.LimitReader(f, maxBytes+1)
+		limit = maxBytes + 1
 	}
-	raw, err := io.ReadAll(src)
+	raw, err := readLimited(f, limit)
 	if err != nil {
 		return Reply{}, fmt.Errorf("read reply %s: %w", name, err)
 	}
 	return New(name, raw, maxBytes, fe)
+}
+
+// readLimited reads f whole, but at most limit bytes, into a buffer sized
+// from the file's size, so a large reply is held once rather than in the
+// doubling buffers of io.ReadAll.
+func readLimited(f *os.File, limit int64) ([]byte, error) {
+	size := int64(512)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = min(info.Size()+1, limit) // +1 sees the end without growing
+	}
+	buf := make([]byte, 0, size)
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the file grew while read
+		}
+		n, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // Route names the session a reply belongs to: the one it echoes, else the

@@ -1,14 +1,17 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -49,17 +52,73 @@ func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest)
 	return out
 }
 
+// fileText shows one requested file: numbered, streamed, read no further
+// than what is shown (see edit.Numbered), or why it is not shown. Only
+// regular files are read: a named pipe, a socket or a device would block
+// courier or never end.
 func (rn *Runner) fileText(ws *workspace.Workspace, p string, r session.ReadRequest) string {
-	data, err := ws.ReadFile(p)
+	f, info, err := ws.OpenRegular(p)
+	var notRegular *workspace.NotRegularError
 	switch {
 	case workspace.IsOutside(err):
 		return "(REJECTED: " + err.Error() + ")"
 	case errors.Is(err, fs.ErrNotExist):
 		return "(file not found: it no longer exists)"
+	case errors.As(err, &notRegular):
+		return "(not shown: " + err.Error() + "; READ_FILE shows regular files only)"
 	case err != nil:
 		return fmt.Sprintf("(cannot read: %v)", err)
-	case bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data):
-		return fmt.Sprintf("(binary file, %d bytes; not shown)", len(data))
 	}
-	return edit.Numbered(p, string(data), edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: 2000})
+	defer f.Close()
+	binary := fmt.Sprintf("(binary file, %d bytes; not shown)", info.Size())
+	br := bufio.NewReaderSize(f, 64<<10)
+	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
+		return binary
+	}
+	text, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
+	switch {
+	case errors.Is(err, edit.ErrNotText):
+		return binary
+	case err != nil:
+		return fmt.Sprintf("(cannot read: %v)", err)
+	}
+	return text
+}
+
+// maxLineLen cuts single lines of a shown file, so that one minified line
+// cannot fill a request.
+const maxLineLen = 2000
+
+// sniffSize is how much of a file's start tells whether it is text.
+const sniffSize = 8192
+
+// looksBinary reports whether the start of a file holds a NUL byte or bytes
+// that are not UTF-8 (a character cut by the end of head aside).
+func looksBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(head[i]) {
+			if !utf8.FullRune(head[i:]) {
+				head = head[:i]
+			}
+			break
+		}
+	}
+	return !utf8.Valid(head)
+}
+
+// pack is the first request's pack of the files the person included
+// (see package pack), in the room the rest of request req leaves within
+// the token budget, counting about four bytes a token as the console's
+// estimate does.
+func (rn *Runner) pack(ws *workspace.Workspace, st *session.State, fe frontend.FrontEnd, req frontend.Request) []frontend.FileContent {
+	budget := 0
+	if b := rn.cfg.Limits.TokenBudget; b > 0 {
+		rest := utf8.RuneCountInString(fe.Render(req)) / 4
+		// A twentieth is kept for the pack's own notes.
+		budget = max(1, (b-rest)*4*19/20)
+	}
+	return pack.Build(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen})
 }

@@ -58,7 +58,7 @@ func (r *Runner) render(st *session.State) (string, error) {
 		return "", err
 	}
 	defer ws.Close()
-	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, Ignore: ws.GitIgnore()})
+	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true})
 	if err != nil {
 		return "", err
 	}
@@ -86,13 +86,10 @@ func (r *Runner) render(st *session.State) (string, error) {
 			req.Results = []command.Result{}
 		}
 	}
-	reqs := st.ReadFileRequests
-	if st.SequenceNumber == 1 {
-		for _, inc := range st.Includes {
-			reqs = append(reqs, session.ReadRequest{Path: inc})
-		}
+	req.Requested = r.requested(ws, st.ReadFileRequests)
+	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
+		req.Requested = append(req.Requested, r.pack(ws, st, fe, req)...)
 	}
-	req.Requested = r.requested(ws, reqs)
 	return fe.Render(req), nil
 }
 

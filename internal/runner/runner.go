@@ -66,6 +66,10 @@ type Limits struct {
 	ListLimit int
 	// ReadLines is how many lines of one requested file a request shows.
 	ReadLines int
+	// TokenBudget is the estimated tokens a request should stay within:
+	// the first request's pack of included files fills what the rest
+	// leaves (0: no limit).
+	TokenBudget int
 }
 
 // Config is what a runner is built from.

@@ -1,28 +1,40 @@
 package shell
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
 
 // capture keeps a bounded view of a command's output: the first runes in a
-// head buffer and the last runes in a ring, so memory stays fixed however
+// head buffer and the last bytes in a ring, so memory stays fixed however
 // much the command prints. It counts runes, not bytes, and turns invalid
 // UTF-8 into U+FFFD, so the kept text is always valid and never splits a
 // character.
 //
+// Once the head is full, output is only counted and copied into the ring,
+// never decoded rune by rune: UTF-8 decoding resynchronises at every byte
+// that is not a continuation byte (an invalid byte decodes alone, as one
+// U+FFFD), so pieces of the stream cut at such bytes can be counted on
+// their own and the ring decoded from such a byte at the end.
+//
 // capture is not safe for concurrent use; Run feeds it from one goroutine.
 type capture struct {
-	max      int             // characters the final text may have
-	head     strings.Builder // the first headCap runes
-	headN    int             // runes in head
-	headCap  int
-	tail     []rune // ring of the latest runes once head is full
-	tailPos  int    // next slot to write in tail
-	tailN    int    // runes in tail (<= len(tail))
-	total    int64  // runes seen in all
-	pending  []byte // an incomplete UTF-8 sequence from the end of the last Write
+	max     int             // characters the final text may have
+	head    strings.Builder // the first headCap runes
+	headN   int             // runes in head
+	headCap int
+	tailCap int    // runes the tail may contribute
+	ring    []byte // the latest bytes after the head, a ring
+	ringPos int    // next slot to write in ring
+	ringN   int    // bytes in ring (<= len(ring))
+	total   int64  // runes seen in all
+	// pending is an incomplete UTF-8 sequence from the end of the last
+	// Write, not yet counted.
+	pending  []byte
 	pendBuff [utf8.UTFMax]byte
 }
 
@@ -32,9 +44,36 @@ func newCapture(max int) *capture {
 		max = 1
 	}
 	headCap := (max + 1) / 2
-	c := &capture{max: max, headCap: headCap, tail: make([]rune, max-headCap)}
+	tailCap := max - headCap
+	// Every rune takes at most UTFMax bytes, and decoding the ring starts
+	// at most UTFMax bytes in, so this many bytes always hold tailCap runes.
+	c := &capture{max: max, headCap: headCap, tailCap: tailCap, ring: make([]byte, (tailCap+1)*utf8.UTFMax)}
 	c.pending = c.pendBuff[:0]
 	return c
+}
+
+// readBufSize is how much ReadFrom reads at once: large reads keep the
+// per-call cost of a fast command's output small.
+const readBufSize = 256 << 10
+
+// ReadFrom implements io.ReaderFrom, so io.Copy reads a command's output
+// in large pieces straight into the capture.
+func (c *capture) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, readBufSize)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += int64(k)
+			c.Write(buf[:k])
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // Write implements io.Writer. It never fails.
@@ -43,18 +82,32 @@ func (c *capture) Write(p []byte) (int, error) {
 	if len(c.pending) > 0 {
 		p = c.completePending(p)
 	}
-	for len(p) > 0 {
-		if c.headN == c.headCap {
-			p = c.skipToTail(p)
-		}
+	for len(p) > 0 && c.headN < c.headCap {
 		if !utf8.FullRune(p) {
 			c.pending = append(c.pending, p...)
-			break
+			return n, nil
 		}
 		r, size := utf8.DecodeRune(p)
-		c.add(r)
+		c.add(r, p[:size])
 		p = p[size:]
 	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	// The head is full: hold back an incomplete sequence at the end, count
+	// the rest and keep its last bytes.
+	cut := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	c.total += int64(runeCount(p[:cut]))
+	c.keep(p[:cut])
+	c.pending = append(c.pending, p[cut:]...)
 	return n, nil
 }
 
@@ -70,52 +123,44 @@ func (c *capture) completePending(p []byte) []byte {
 		return nil // still incomplete, and all of p is held in pending
 	}
 	r, size := utf8.DecodeRune(c.pending)
-	c.add(r)
-	c.pending = c.pending[:0]
+	c.add(r, c.pending[:size])
 	if size >= old {
+		c.pending = c.pending[:0]
 		return p[size-old:]
 	}
 	// The held lead byte did not start a valid rune. The held bytes after it
 	// are continuation bytes (an incomplete prefix has no others), which
 	// decode as one error rune each; nothing of p was used.
-	for range old - size {
-		c.add(utf8.RuneError)
+	for i := size; i < old; i++ {
+		c.add(utf8.RuneError, c.pending[i:i+1])
 	}
+	c.pending = c.pending[:0]
 	return p
 }
 
-// skipToTail drops the part of a long chunk that could only ever end up in
-// the cut middle: it counts those runes without decoding them one by one.
-// The cut happens at a byte that is not a UTF-8 continuation byte, which is a
-// rune boundary however the stream before it decodes.
-func (c *capture) skipToTail(p []byte) []byte {
-	keep := len(c.tail)*utf8.UTFMax + utf8.UTFMax
-	if len(p) <= 2*keep {
-		return p
-	}
-	cut := len(p) - keep
-	for cut > 0 && !utf8.RuneStart(p[cut]) {
-		cut--
-	}
-	c.total += int64(runeCount(p[:cut]))
-	return p[cut:]
-}
-
-func (c *capture) add(r rune) {
+// add counts one decoded rune whose bytes were b: into the head while it
+// has room, into the ring after.
+func (c *capture) add(r rune, b []byte) {
 	c.total++
 	if c.headN < c.headCap {
 		c.head.WriteRune(r)
 		c.headN++
 		return
 	}
-	if len(c.tail) == 0 {
+	c.keep(b)
+}
+
+// keep copies the last bytes of p into the ring.
+func (c *capture) keep(p []byte) {
+	if len(p) >= len(c.ring) {
+		copy(c.ring, p[len(p)-len(c.ring):])
+		c.ringPos, c.ringN = 0, len(c.ring)
 		return
 	}
-	c.tail[c.tailPos] = r
-	c.tailPos = (c.tailPos + 1) % len(c.tail)
-	if c.tailN < len(c.tail) {
-		c.tailN++
-	}
+	k := copy(c.ring[c.ringPos:], p)
+	copy(c.ring, p[k:])
+	c.ringPos = (c.ringPos + len(p)) % len(c.ring)
+	c.ringN = min(c.ringN+len(p), len(c.ring))
 }
 
 // truncated reports whether some output was cut.
@@ -128,8 +173,8 @@ func (c *capture) truncated() bool {
 // characters in all.
 func (c *capture) text() string {
 	// A trailing incomplete sequence is invalid output: one error rune each.
-	for range c.pending {
-		c.add(utf8.RuneError)
+	for i := range c.pending {
+		c.add(utf8.RuneError, c.pending[i:i+1])
 	}
 	c.pending = c.pending[:0]
 	tail := c.tailRunes()
@@ -150,23 +195,55 @@ func (c *capture) text() string {
 	return string(head) + cutNote(cut) + string(tail)
 }
 
-// tailRunes returns the ring's runes oldest first.
+// tailRunes decodes the ring, oldest first, and returns at most its last
+// tailCap runes. A ring that has wrapped is decoded from its first byte
+// that is a rune boundary however the stream before it decoded.
 func (c *capture) tailRunes() []rune {
-	out := make([]rune, 0, c.tailN)
-	if c.tailN < len(c.tail) {
-		return append(out, c.tail[:c.tailN]...)
+	b := make([]byte, 0, c.ringN)
+	if c.ringN < len(c.ring) {
+		b = append(b, c.ring[:c.ringN]...)
+	} else {
+		b = append(b, c.ring[c.ringPos:]...)
+		b = append(b, c.ring[:c.ringPos]...)
+		start := 0
+		for start < utf8.UTFMax && start < len(b) && !utf8.RuneStart(b[start]) {
+			start++
+		}
+		b = b[start:]
 	}
-	out = append(out, c.tail[c.tailPos:]...)
-	return append(out, c.tail[:c.tailPos]...)
+	runes := []rune(string(b))
+	return runes[max(0, len(runes)-c.tailCap):]
 }
 
 func cutNote(n int64) string {
 	return fmt.Sprintf("\n... [%d characters cut] ...\n", n)
 }
 
-// runeCount is utf8.RuneCount without its conversion to string, which
-// allocates a copy of large inputs.
+// runeCount counts the runes p decodes to, an invalid byte counting as
+// one. Valid UTF-8 (checked first, which is fast) has one rune per byte
+// that is not a continuation byte, counted eight bytes at a time.
 func runeCount(p []byte) int {
+	if !utf8.Valid(p) {
+		return decodeCount(p)
+	}
+	const hi = 0x8080808080808080
+	cont := 0
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		// A continuation byte is 10xxxxxx: bit 7 set, bit 6 clear.
+		cont += bits.OnesCount64(w & hi &^ (w << 1))
+	}
+	for ; i < len(p); i++ {
+		if !utf8.RuneStart(p[i]) {
+			cont++
+		}
+	}
+	return len(p) - cont
+}
+
+// decodeCount counts runes by decoding them, for text with invalid bytes.
+func decodeCount(p []byte) int {
 	n := 0
 	for i := 0; i < len(p); n++ {
 		if p[i] < utf8.RuneSelf {

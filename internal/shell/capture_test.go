@@ -2,10 +2,13 @@ package shell
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -109,6 +112,47 @@ func TestCaptureLargeWritesSkipTheMiddle(t *testing.T) {
 	}
 }
 
+func TestCaptureReadFromMatchesReference(t *testing.T) {
+	// Output read from a pipe-like reader in pieces of any size, long enough
+	// to wrap the ring many times, gives what decoding everything gives.
+	alphabet := [][]byte{[]byte("abcdefgh"), []byte("\n"), []byte("é"), []byte("€"), []byte("😀"), {0xff}, {0xe2, 0x82}, {0xf0, 0x9f}, {0x80}, {0xed, 0xa0, 0x80}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200; i++ {
+		var input []byte
+		for n := rng.IntN(50_000); n > 0; n-- {
+			input = append(input, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		max := 1 + rng.IntN(300)
+		readers := []io.Reader{bytes.NewReader(input), iotest.HalfReader(bytes.NewReader(input)), iotest.OneByteReader(bytes.NewReader(input))}
+		r := readers[i%len(readers)]
+		c := newCapture(max)
+		if _, err := io.Copy(c, r); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.text(), expectedCapture(input, max); got != want {
+			t.Fatalf("input of %d bytes, max %d, reader %d:\ngot  %q\nwant %q", len(input), max, i%len(readers), got, want)
+		}
+	}
+}
+
+func TestRuneCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 2000; i++ {
+		p := make([]byte, rng.IntN(200))
+		for j := range p {
+			// Mostly text, some high bytes of every kind.
+			if rng.IntN(4) == 0 {
+				p[j] = byte(0x80 + rng.IntN(0x80))
+			} else {
+				p[j] = byte('a' + rng.IntN(26))
+			}
+		}
+		if got, want := runeCount(p), utf8.RuneCount(p); got != want {
+			t.Fatalf("runeCount(%q) = %d, want %d", p, got, want)
+		}
+	}
+}
+
 // BenchmarkCapture shows that memory stays flat as output grows: bytes and
 // allocations per operation do not depend on the number of bytes written.
 func BenchmarkCapture(b *testing.B) {
@@ -125,5 +169,53 @@ func BenchmarkCapture(b *testing.B) {
 				_ = c.text()
 			}
 		})
+	}
+}
+
+// BenchmarkCapturePipe reads a command's output through a real pipe into
+// the capture, next to io.Copy into io.Discard through the same kind of
+// pipe: the ratio of the two is what capturing costs over the floor.
+func BenchmarkCapturePipe(b *testing.B) {
+	const size = 256 << 20
+	for _, out := range []struct {
+		name string
+		text string
+	}{
+		{"ascii", "ok   github.com/courier-agent/courier/internal/engine  2.214s\n"},
+		{"utf8", "compiling package ünïcödé — ✓ done\n"},
+	} {
+		chunk := bytes.Repeat([]byte(out.text), 64<<10/len(out.text))
+		for _, sink := range []string{"capture", "discard"} {
+			b.Run(out.name+"/"+sink, func(b *testing.B) {
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					r, w, err := os.Pipe()
+					if err != nil {
+						b.Fatal(err)
+					}
+					go func() {
+						defer w.Close()
+						for n := 0; n < size; n += len(chunk) {
+							if _, err := w.Write(chunk); err != nil {
+								return
+							}
+						}
+					}()
+					var dst io.Writer = io.Discard
+					c := newCapture(DefaultMaxOutput)
+					if sink == "capture" {
+						dst = c
+					}
+					if _, err := io.Copy(dst, r); err != nil {
+						b.Fatal(err)
+					}
+					r.Close()
+					if sink == "capture" && !c.truncated() {
+						b.Fatal("the capture kept everything")
+					}
+				}
+			})
+		}
 	}
 }

@@ -125,6 +125,13 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 			kept[k.Path] = k
 		}
 	}
+	if len(payloads) > 0 {
+		// An undo resumed after a crash: a copy being set aside may have
+		// been cut short.
+		if err := s.cleanKeptTemps(seq); err != nil {
+			return rep, err
+		}
+	}
 	if len(payloads) == 0 {
 		// The marker lets the next run find this undo without reading
 		// every turn's undo file.
@@ -262,4 +269,23 @@ func (r UndoReport) Summary(max int) string {
 		return "nothing to undo"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// cleanKeptTemps removes the temporary files a crash left under the folder
+// where the undo of turn seq sets later work aside.
+func (s *Store) cleanKeptTemps(seq int) error {
+	root := filepath.Join(s.dir, "kept", fmt.Sprintf("%04d", seq))
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return atomicfile.CleanTempsFor(p, "kept-")
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }

@@ -132,3 +132,71 @@ func splitPath(buf []string, p string) []string {
 		p = p[i+1:]
 	}
 }
+
+// ignoreDir is what the ignore files say in one folder of a walk: the files
+// in force there, lowest precedence first. A walk never enters an ignored
+// folder, so only the entry itself is left to decide.
+type ignoreDir struct {
+	files []*ignoreFile
+}
+
+// enterIgnore is a walk's enter hook that follows .gitignore files: the
+// root's .git/info/exclude and .gitignore, then each folder's .gitignore,
+// read from the folder the walk has open.
+func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir {
+	var files []*ignoreFile
+	if parent == nil {
+		// Read through the root, since .git may be a symlink.
+		g := &gitIgnore{root: w.root}
+		files = g.appendFile(nil, ".git/info/exclude", 0)
+	} else {
+		files = parent.files[:len(parent.files):len(parent.files)]
+	}
+	if data := read(".gitignore"); data != nil {
+		if rules := parseIgnore(data); len(rules) > 0 {
+			f := &ignoreFile{rules: rules}
+			if dir != "" {
+				f.base = len(dir) + 1
+			}
+			files = append(files, f)
+		}
+	}
+	if parent != nil && len(files) == len(parent.files) {
+		return parent
+	}
+	return &ignoreDir{files: files}
+}
+
+// ignored decides the entry p (named name) of the folder: the deepest file
+// first and, within a file, the last line first; the first rule that
+// matches decides. Rules with a slash see the path from their file's
+// folder, split only when such a rule is reached.
+func (d *ignoreDir) ignored(p, name string, isDir bool) bool {
+	if d == nil {
+		return false
+	}
+	var elems []string
+	for i := len(d.files) - 1; i >= 0; i-- {
+		f := d.files[i]
+		elems = elems[:0]
+		for j := len(f.rules) - 1; j >= 0; j-- {
+			r := &f.rules[j]
+			if r.dirOnly && !isDir {
+				continue
+			}
+			var m bool
+			if r.name != nil {
+				m = r.name.match(name)
+			} else {
+				if len(elems) == 0 {
+					elems = splitPath(elems, p[f.base:])
+				}
+				m = r.match(elems, isDir)
+			}
+			if m {
+				return !r.negate
+			}
+		}
+	}
+	return false
+}

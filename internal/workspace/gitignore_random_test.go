@@ -3,9 +3,12 @@ package workspace_test
 import (
 	"math/rand"
 	"os/exec"
+	"path"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // Pieces and names the random cases are made of: short, so that patterns
@@ -36,12 +39,36 @@ func TestGitIgnoreAgreesWithGitOnRandomCases(t *testing.T) {
 		checks := randomTree(r)
 		dir := makeIgnoreTree(t, ignores, checks)
 		want := gitCheckIgnore(t, gitBin, dir, checks)
-		ignored := openWS(t, dir).GitIgnore()
+		w := openWS(t, dir)
+		ignored := w.GitIgnore()
 		for _, c := range checks {
 			if got := ignored(c.path, c.dir); got != want[c.path] {
 				mismatches++
 				t.Errorf("case %d: %q (dir %v): courier says ignored=%v, git %v; ignore files %q",
 					i, c.path, c.dir, got, want[c.path], ignores)
+			}
+		}
+		// The listing, which reads the ignore files as it walks, shows
+		// exactly the files git does not ignore, itself or by a folder.
+		listed, err := w.Files(workspace.ListOptions{GitIgnore: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, e := range listed {
+			got[e.Path] = true
+		}
+		for _, c := range checks {
+			if c.dir || strings.HasSuffix(c.path, ".gitignore") {
+				continue
+			}
+			shown := !want[c.path]
+			for d := path.Dir(c.path); d != "."; d = path.Dir(d) {
+				shown = shown && !want[d]
+			}
+			if got[c.path] != shown {
+				mismatches++
+				t.Errorf("case %d: %q listed=%v, git shows it: %v; ignore files %q", i, c.path, got[c.path], shown, ignores)
 			}
 		}
 	}

@@ -28,6 +28,11 @@ func TestGlob(t *testing.T) {
 		{pattern: "[!c]*.md", want: []string{"d.md"}},
 		{pattern: "node_modules/*.go", want: []string{"node_modules/m.go"}},
 		{pattern: "./src/*.go", want: []string{"src/x.go"}},
+		{pattern: "**/deep/*", want: []string{"src/deep/y.go", "src/deep/z.txt"}},
+		{pattern: "**/**/*.txt", want: []string{"b.txt", "src/deep/z.txt"}},
+		{pattern: "src/**/**", want: []string{"src/deep/y.go", "src/deep/z.txt", "src/x.go"}},
+		{pattern: "**/src/**/y.go", want: []string{"src/deep/y.go"}},
+		{pattern: "*/*/*.go", want: []string{"src/deep/y.go"}},
 		{pattern: "*.rs"},
 		{pattern: "empty/*"},
 	}

@@ -22,6 +22,9 @@ type ignoreFile struct {
 	// depth is how many elements the file's folder has ("" is 0): the rules
 	// see paths relative to it.
 	depth int
+	// base is the length of the folder's path with its slash (0 at the
+	// root): where the path the rules see starts.
+	base  int
 	rules []ignoreRule
 }
 

@@ -1,12 +1,8 @@
 package workspace
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -26,10 +22,34 @@ type ListOptions struct {
 	// MaxEntries is how many lines the listing may have before folders are
 	// summarised (0: no limit).
 	MaxEntries int
+	// GitIgnore hides what the workspace's .gitignore files and
+	// .git/info/exclude hide, as git decides it. The ignore files are read
+	// as the listing walks, each from its folder.
+	GitIgnore bool
 	// Ignore, when set, hides a path (slash form, relative) from the listing;
-	// for a folder it hides everything below it. (*Workspace).GitIgnore
-	// makes one that follows the workspace's .gitignore files.
+	// for a folder it hides everything below it.
 	Ignore func(p string, isDir bool) bool
+}
+
+// walkEntry is one entry a walk of the workspace found.
+type walkEntry struct {
+	path  string // slash path from the workspace root
+	name  string
+	isDir bool
+	size  int64 // when the walk was asked for sizes
+}
+
+// walkHooks say what a walk does with what it finds.
+type walkHooks struct {
+	// withSize has the walk look up the size of every entry but folders.
+	withSize bool
+	// enter, when set, is called for each folder the walk enters, before its
+	// entries, with what it returned for the parent folder (nil for the
+	// root) and a reader of small regular files in the folder.
+	enter func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir
+	// visit is called for every entry with what enter returned for its
+	// folder; for a folder, its result says whether to walk into it.
+	visit func(e walkEntry, dir *ignoreDir) bool
 }
 
 // skippedDirs are folders that are tool state or downloaded dependencies:
@@ -44,67 +64,45 @@ var skippedDirs = map[string]bool{
 // List walks the workspace and returns its files sorted by path, or folder
 // summaries when there are more than opts.MaxEntries files (and, if even
 // the top level does not fit, a last RestPath entry counting the rest).
+// Only the files the listing shows are read, to mark binary ones.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
-	fsys := w.root.FS()
-	var files []Entry
-	// One sniff buffer for the whole walk: a buffer per file would be
-	// most of a large listing's allocations.
-	sniff := make([]byte, sniffSize)
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			// An unreadable folder is left out rather than failing the listing.
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p == "." {
-			return nil
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if skippedDirs[name] || (opts.Ignore != nil && opts.Ignore(p, true)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if atomicfile.IsTemp(name) || (opts.Ignore != nil && opts.Ignore(p, false)) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		e := Entry{Path: p, Size: info.Size()}
-		if info.Mode().IsRegular() {
-			e.Binary = isBinary(fsys, p, sniff)
-		}
-		files = append(files, e)
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("list workspace: %w", err)
+	files, err := w.Files(opts)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	shown := files
 	if opts.MaxEntries > 0 && len(files) > opts.MaxEntries {
-		return summarise(files, opts.MaxEntries), nil
+		shown = summarise(files, opts.MaxEntries)
 	}
-	return files, nil
+	w.sniffAll(shown)
+	return shown, nil
 }
 
-// sniffSize is how much of a file isBinary reads, as git does.
-const sniffSize = 8192
-
-// isBinary looks for a NUL byte in the first sniffSize bytes, as git does.
-func isBinary(fsys fs.FS, p string, buf []byte) bool {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return false
+// Files returns every file a listing covers, sorted by path, with sizes
+// but without binary marks: tool folders (see skippedDirs), courier's
+// temporary files and what opts hides are left out. MaxEntries is not
+// used.
+func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
+	var files []Entry
+	h := walkHooks{withSize: true}
+	if opts.GitIgnore {
+		h.enter = w.enterIgnore
 	}
-	defer f.Close()
-	n, _ := io.ReadFull(f, buf)
-	return bytes.IndexByte(buf[:n], 0) >= 0
+	h.visit = func(e walkEntry, dir *ignoreDir) bool {
+		if e.isDir && skippedDirs[e.name] || !e.isDir && atomicfile.IsTemp(e.name) {
+			return false
+		}
+		if dir.ignored(e.path, e.name, e.isDir) || opts.Ignore != nil && opts.Ignore(e.path, e.isDir) {
+			return false
+		}
+		if !e.isDir {
+			files = append(files, Entry{Path: e.path, Size: e.size})
+		}
+		return e.isDir
+	}
+	if err := w.walk(h); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return files, nil
 }

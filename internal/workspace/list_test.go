@@ -2,9 +2,14 @@ package workspace_test
 
 import (
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -28,9 +33,15 @@ func TestListWithGitIgnore(t *testing.T) {
 		"img.png":                  "\x89PNG\x00\x00",
 	})
 	w := openWS(t, dir)
-	got, err := w.List(workspace.ListOptions{Ignore: w.GitIgnore()})
+	got, err := w.List(workspace.ListOptions{GitIgnore: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The ignore files read as the walk goes decide as the ones read by
+	// path do.
+	byPath, err := w.List(workspace.ListOptions{Ignore: w.GitIgnore()})
+	if err != nil || !reflect.DeepEqual(got, byPath) {
+		t.Errorf("listing with ignore files read by path:\n got %+v, %v\nwant %+v", byPath, err, got)
 	}
 	want := []workspace.Entry{
 		{Path: ".gitignore", Size: 35},
@@ -235,4 +246,76 @@ func entryPaths(es []workspace.Entry) string {
 		b.WriteString(e.Path + "\n")
 	}
 	return b.String()
+}
+
+// A chain of folders 5,000 deep, a file in each, is listed whole and
+// summarised like any tree: walking it costs each folder the same, not
+// its depth.
+func TestListDeepChain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := makeChain(dir, 5000); err != nil {
+		t.Fatal(err)
+	}
+	w := openWS(t, dir)
+	all, err := w.List(workspace.ListOptions{GitIgnore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 5000 {
+		t.Fatalf("%d files listed, want 5000", len(all))
+	}
+	deepest := strings.Repeat("d/", 5000) + "f"
+	if all[0].Path != deepest || all[0].Size != 2 || all[4999].Path != "d/f" {
+		t.Errorf("first %.40q... (%d bytes), last %q", all[0].Path, all[0].Size, all[4999].Path)
+	}
+	short, err := w.List(workspace.ListOptions{MaxEntries: 300, GitIgnore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := short[0]
+	if len(short) != 300 || !last.IsDir || last.Path != strings.Repeat("d/", 300) || last.Files != 4701 || last.Size != 2*4701 {
+		t.Errorf("%d lines, first %.40q (%d files)", len(short), last.Path, last.Files)
+	}
+}
+
+// Named pipes and sockets are listed, never opened: the listing reads the
+// start of the files it shows, and opening a pipe would wait forever.
+func TestListSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"bin.dat": "\x00\x01", "text.txt": "hi\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Symlink("bin.dat", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []workspace.Entry)
+	go func() {
+		got, err := openWS(t, dir).List(workspace.ListOptions{})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		want := []workspace.Entry{
+			{Path: "bin.dat", Size: 2, Binary: true},
+			{Path: "link", Size: 7},
+			{Path: "pipe"},
+			{Path: "sock"},
+			{Path: "text.txt", Size: 3},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("listing:\n got %+v\nwant %+v", got, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the listing is stuck on a named pipe or a socket")
+	}
 }

@@ -1,53 +1,118 @@
 package workspace
 
-import (
-	"path"
-	"strings"
-)
+import "strings"
 
 // RestPath is the Path of the folder-like entry that stands for the files
 // a listing had no room for, when even its top level does not fit.
 const RestPath = "..."
 
-// summarise groups files by folder at the deepest level whose listing still
-// fits in max lines, so a huge tree reads as a map rather than a flood.
+// summarise groups files (sorted by path) by folder at the deepest level
+// whose listing still fits in max lines, so a huge tree reads as a map
+// rather than a flood.
+//
+// The size of the listing at every depth is counted in one pass over the
+// files, and only the chosen one is built: trying depth after depth made a
+// tree 5,000 folders deep cost the square of its depth.
 func summarise(files []Entry, max int) []Entry {
-	best := group(files, 1)
-	for depth := 2; len(best) <= max; depth++ {
-		g := group(files, depth)
-		if len(g) > max || len(g) == len(best) {
+	counts := groupCounts(files)
+	count := func(depth int) int {
+		if depth >= len(counts) {
+			return len(files)
+		}
+		return counts[depth]
+	}
+	best := 1
+	for depth := 2; count(best) <= max; depth++ {
+		n := count(depth)
+		if n > max || n == count(best) {
 			break
 		}
-		best = g
+		best = depth
 	}
-	if len(best) > max {
-		return fold(best, max)
+	g := group(files, best)
+	if len(g) > max {
+		return fold(g, max)
 	}
-	return best
+	return g
+}
+
+// groupCounts returns, for every depth d from 1 up to the deepest file,
+// how many lines group(files, d) has: files less than d folders deep count
+// one each, and so does each distinct folder at depth d above the others.
+// Since files are sorted, a file starts a new folder at depth d exactly
+// when it shares fewer than d folders with the file before it.
+func groupCounts(files []Entry) []int {
+	var diff []int // diff[d]: how the count changes from depth d-1 to d
+	prev := ""
+	for _, f := range files {
+		n := strings.Count(f.Path, "/") + 1 // the path's elements
+		for len(diff) <= n {
+			diff = append(diff, 0)
+		}
+		diff[n]++ // a line of its own from depth n on
+		if shared := sharedDirs(prev, f.Path); shared+1 < n {
+			diff[shared+1]++ // the first file of a folder line at depths shared+1 .. n-1
+			diff[n]--
+		}
+		prev = f.Path
+	}
+	counts := make([]int, len(diff))
+	run := 0
+	for d := range diff {
+		run += diff[d]
+		counts[d] = run
+	}
+	return counts
+}
+
+// sharedDirs counts the leading folders two paths have in common: the
+// slashes in their common prefix.
+func sharedDirs(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && a[i:i+8] == b[i:i+8] {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return strings.Count(a[:i], "/")
 }
 
 // group lists files that sit less than depth folders deep individually and
-// folds the rest into their folder at that depth.
+// folds the rest into their folder at that depth. Files are sorted, so the
+// files of one folder follow each other.
 func group(files []Entry, depth int) []Entry {
 	var out []Entry
-	index := map[string]int{}
 	for _, f := range files {
-		parts := strings.Split(f.Path, "/")
-		if len(parts) <= depth {
+		end := dirPrefix(f.Path, depth)
+		if end < 0 {
 			out = append(out, f)
 			continue
 		}
-		dir := path.Join(parts[:depth]...) + "/"
-		i, ok := index[dir]
-		if !ok {
-			i = len(out)
-			index[dir] = i
+		dir := f.Path[:end]
+		if n := len(out); n == 0 || !out[n-1].IsDir || out[n-1].Path != dir {
 			out = append(out, Entry{Path: dir, IsDir: true})
 		}
-		out[i].Files++
-		out[i].Size += f.Size
+		last := &out[len(out)-1]
+		last.Files++
+		last.Size += f.Size
 	}
 	return out
+}
+
+// dirPrefix returns the length of p's first depth folders with their
+// trailing slash, or -1 when p is not deeper than that.
+func dirPrefix(p string, depth int) int {
+	i := 0
+	for range depth {
+		j := strings.IndexByte(p[i:], '/')
+		if j < 0 {
+			return -1
+		}
+		i += j + 1
+	}
+	return i
 }
 
 // fold keeps max-1 entries, folders first since they map more of the tree,

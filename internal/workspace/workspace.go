@@ -91,22 +91,9 @@ func wrap(p string, err error) error {
 	return err
 }
 
-// ReadFile returns the content of a file in the workspace.
-func (w *Workspace) ReadFile(p string) ([]byte, error) {
-	c, err := Clean(p)
-	if err != nil {
-		return nil, err
-	}
-	info, err := w.root.Stat(c)
-	if err != nil {
-		return nil, wrap(p, err)
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("'%s' is a folder, not a file", p)
-	}
-	data, err := w.root.ReadFile(c)
-	return data, wrap(p, err)
-}
+// ReadFile returns the content of a regular file in the workspace; a
+// named pipe, socket or device is refused (see OpenRegular).
+func (w *Workspace) ReadFile(p string) ([]byte, error) { return w.readAll(p) }
 
 // Stat describes a file in the workspace, following symlinks that stay
 // inside.

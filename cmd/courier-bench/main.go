@@ -1,0 +1,50 @@
+// Command courier-bench measures courier against its speed and memory
+// goals and prints the table (see package benchcmp). `make bench` runs it;
+// it is not installed with courier.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"regexp"
+
+	"github.com/courier-agent/courier/internal/benchcmp"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	rows := flag.String("rows", "", "measure only the rows whose description matches this regular expression")
+	quick := flag.Bool("quick", false, "fewer rounds and smaller inputs: a first look, not figures to report")
+	keep := flag.Bool("keep", false, "keep the scratch folder")
+	flag.Parse()
+	var filter *regexp.Regexp
+	if *rows != "" {
+		var err error
+		if filter, err = regexp.Compile(*rows); err != nil {
+			fmt.Fprintf(os.Stderr, "courier-bench: error: -rows: %v\n", err)
+			return 2
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env, err := benchcmp.NewEnv(ctx, os.Stderr, *quick)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "courier-bench: error: %v\n", err)
+		return 1
+	}
+	if *keep {
+		fmt.Fprintf(os.Stderr, "courier-bench: scratch folder %s kept\n", env.Dir)
+	} else {
+		defer env.Close()
+	}
+	if _, ok := benchcmp.Run(env, benchcmp.All(), filter, os.Stdout); !ok {
+		return 1
+	}
+	return 0
+}

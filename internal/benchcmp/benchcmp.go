@@ -1,0 +1,273 @@
+// Package benchcmp measures courier against its speed and memory goals and
+// prints them as a table: what, goal, measured, value, met. It is what
+// `make bench` runs (through cmd/courier-bench); it is not part of the
+// courier binary.
+//
+// Each goal is a Row. A row's Measure runs what it needs — Go benchmarks of
+// courier's packages through Env.GoBench (run once per package and pattern,
+// and shared between rows), or a side-by-side timing of courier and the
+// floor it is compared with through SideBySide — and returns one value,
+// which the table compares with the row's Limit. To add goals, write a
+// function returning []Row in a file of this package and add it to All.
+package benchcmp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Row is one goal.
+type Row struct {
+	What string // what is measured, e.g. "listing Go's src (11,478 files)"
+	Goal string // the goal in words, e.g. "≤ 2× find -type f"
+	// Limit is the value the goal allows; Higher says whether values above
+	// it (speed-ups, MB/s) or below it (ratios to a floor, memory) meet it.
+	Limit  float64
+	Higher bool
+	Unit   string // of the value: "×", "MB/s", "MB"
+	// Measure returns the value and a detail saying what it is made of
+	// (the times side by side, the output sizes).
+	Measure func(e *Env) (value float64, detail string, err error)
+}
+
+// All lists every row, grouped by what they measure. Add new groups here.
+func All() []Row {
+	var rows []Row
+	rows = append(rows, parserRows()...)
+	rows = append(rows, readingRows()...)
+	rows = append(rows, listingRows()...)
+	rows = append(rows, captureRows()...)
+	rows = append(rows, packRows()...)
+	return rows
+}
+
+// Env is what rows share in one run.
+type Env struct {
+	// Dir is a scratch folder removed at the end of the run.
+	Dir string
+	// Module is the folder of courier's go.mod.
+	Module string
+	// Log receives progress lines.
+	Log io.Writer
+	// Quick asks rows for fewer rounds and smaller inputs where they can.
+	Quick bool
+	// Ctx ends the run early (Ctrl-C).
+	Ctx context.Context
+
+	courier string
+	gobench map[string]GoResults
+	cached  map[string]any
+}
+
+// NewEnv prepares a run in a new scratch folder.
+func NewEnv(ctx context.Context, log io.Writer, quick bool) (*Env, error) {
+	dir, err := os.MkdirTemp("", "courier-bench-")
+	if err != nil {
+		return nil, err
+	}
+	mod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("find courier's module: %w", err)
+	}
+	return &Env{Dir: dir, Module: filepath.Dir(strings.TrimSpace(string(mod))), Log: log, Quick: quick, Ctx: ctx,
+		gobench: map[string]GoResults{}, cached: map[string]any{}}, nil
+}
+
+// Close removes the scratch folder.
+func (e *Env) Close() error { return os.RemoveAll(e.Dir) }
+
+// Logf writes a progress line.
+func (e *Env) Logf(format string, args ...any) {
+	fmt.Fprintf(e.Log, "bench: "+format+"\n", args...)
+}
+
+// Courier builds courier's binary for this run, once, and returns its path.
+func (e *Env) Courier() (string, error) {
+	if e.courier != "" {
+		return e.courier, nil
+	}
+	bin := filepath.Join(e.Dir, "bin", "courier")
+	cmd := exec.CommandContext(e.Ctx, "go", "build", "-o", bin, "./cmd/courier")
+	cmd.Dir = e.Module
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build courier: %w\n%s", err, out)
+	}
+	e.courier = bin
+	return bin, nil
+}
+
+// Once runs make the first time key is asked for and returns its result
+// every time: a tree or a tool several rows use is made once.
+func Once[T any](e *Env, key string, make func() (T, error)) (T, error) {
+	if v, ok := e.cached[key]; ok {
+		if err, isErr := v.(error); isErr {
+			var zero T
+			return zero, err
+		}
+		return v.(T), nil
+	}
+	v, err := make()
+	if err != nil {
+		e.cached[key] = err
+		return v, err
+	}
+	e.cached[key] = v
+	return v, nil
+}
+
+// Result is a measured row.
+type Result struct {
+	Row    Row
+	Value  float64
+	Detail string
+	Err    error
+	Met    bool
+}
+
+// Run measures the rows whose What matches filter (all when nil), writing
+// the table to w as it goes, and reports whether every goal was met.
+func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) ([]Result, bool) {
+	var results []Result
+	all := true
+	for _, r := range rows {
+		if filter != nil && !filter.MatchString(r.What) {
+			continue
+		}
+		if e.Ctx.Err() != nil {
+			break
+		}
+		e.Logf("measuring %s", r.What)
+		start := time.Now()
+		v, detail, err := r.Measure(e)
+		res := Result{Row: r, Value: v, Detail: detail, Err: err}
+		if err == nil {
+			res.Met = v <= r.Limit
+			if r.Higher {
+				res.Met = v >= r.Limit
+			}
+		}
+		all = all && res.Met
+		e.Logf("%s: %s (%s)", r.What, valueText(res), time.Since(start).Round(time.Second))
+		results = append(results, res)
+	}
+	Print(w, results)
+	return results, all
+}
+
+// Print writes the table of results.
+func Print(w io.Writer, results []Result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "what\tgoal\tmeasured\tvalue\tmet")
+	for _, r := range results {
+		met := "yes"
+		switch {
+		case r.Err != nil:
+			met = "error"
+		case !r.Met:
+			met = "NO"
+		}
+		detail := r.Detail
+		if r.Err != nil {
+			detail = r.Err.Error()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Row.What, r.Row.Goal, detail, valueText(r), met)
+	}
+	tw.Flush()
+}
+
+func valueText(r Result) string {
+	if r.Err != nil {
+		return "-"
+	}
+	switch r.Row.Unit {
+	case "×":
+		return fmt.Sprintf("%.2f×", r.Value)
+	case "":
+		return fmt.Sprintf("%.3g", r.Value)
+	}
+	return fmt.Sprintf("%.3g %s", r.Value, r.Row.Unit)
+}
+
+// SideBySide times a and b alternately, rounds times each (after one
+// untimed run of each to warm caches), and returns their medians.
+func SideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Duration, error) {
+	if err := a(); err != nil {
+		return 0, 0, err
+	}
+	if err := b(); err != nil {
+		return 0, 0, err
+	}
+	var ta, tb []time.Duration
+	for range rounds {
+		if err := e.Ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		d, err := timed(a)
+		if err != nil {
+			return 0, 0, err
+		}
+		ta = append(ta, d)
+		if d, err = timed(b); err != nil {
+			return 0, 0, err
+		}
+		tb = append(tb, d)
+	}
+	return median(ta), median(tb), nil
+}
+
+func timed(f func() error) (time.Duration, error) {
+	start := time.Now()
+	err := f()
+	return time.Since(start), err
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+// Rounds is n, or fewer in a quick run.
+func (e *Env) Rounds(n int) int {
+	if e.Quick {
+		return max(1, n/3)
+	}
+	return n
+}
+
+// Shell runs a shell command line in dir, its output discarded unless it
+// fails.
+func (e *Env) Shell(dir, line string) error {
+	cmd := exec.CommandContext(e.Ctx, "sh", "-c", line)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w\n%s", line, err, tail(out))
+	}
+	return nil
+}
+
+func tail(out []byte) string {
+	const max = 2000
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return string(out)
+}
+
+// errSkip says a row cannot be measured on this machine, and why.
+var errSkip = errors.New("cannot be measured here")
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

@@ -1,0 +1,120 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// NotRegularError reports a path that names something other than a regular
+// file: a named pipe, a socket, a device. Reading one could block courier
+// forever (a pipe waits for a writer) or never end (a device), so courier
+// reads regular files only.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("'%s' is %s, not a regular file", e.Path, kindOf(e.Mode))
+}
+
+// kindOf names what a file that is not regular is, for messages.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "a special file"
+}
+
+// OpenRegular opens a file of the workspace for reading, following symlinks
+// that stay inside, and returns it with its description. Anything but a
+// regular file is refused with a *NotRegularError before it is opened
+// (opening a device may itself do something), and the file is opened
+// without blocking and checked again once open, so a named pipe swapped in
+// between cannot make courier wait. The caller closes the file.
+func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := w.root.Stat(c)
+	if err != nil {
+		return nil, nil, wrap(p, err)
+	}
+	if info.IsDir() {
+		return nil, nil, fmt.Errorf("'%s' is a folder, not a file", p)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, &NotRegularError{Path: p, Mode: info.Mode()}
+	}
+	f, err := w.root.OpenFile(c, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, nil, wrap(p, err)
+	}
+	now, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !now.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &NotRegularError{Path: p, Mode: now.Mode()}
+	}
+	return f, now, nil
+}
+
+// readAll reads a whole regular file (see OpenRegular).
+func (w *Workspace) readAll(p string) ([]byte, error) {
+	f, info, err := w.OpenRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+1))
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// sniffSize is how much of a file the listing reads to tell binary files,
+// which hold a NUL byte near the start, as git tells them.
+const sniffSize = 8192
+
+// sniffBinary reads the start of the regular file at p (never through a
+// symlink) and reports whether it is binary. Anything it cannot read counts
+// as text.
+func (w *Workspace) sniffBinary(p string, buf []byte) bool {
+	info, err := w.root.Lstat(p)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	f, now, err := w.OpenRegular(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if !os.SameFile(info, now) {
+		return false
+	}
+	n, err := io.ReadFull(f, buf[:min(len(buf), sniffSize)])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false
+	}
+	return bytes.IndexByte(buf[:n], 0) >= 0
+}
