@@ -58,7 +58,7 @@ told (with --reason, why), and the rest of the reply is carried out.`,
 }
 
 func runDecide(cmd *cobra.Command, o *decideOptions) error {
-	b, err := o.g.runner(view{use: writing, wait: runner.Stop, runs: true})
+	b, err := o.g.runner(view{use: writing, wait: runner.Stop})
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ run 'courier process'.`,
   courier paste 3f9a1c2e && courier process`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{use: writing, runs: true})
+			b, err := g.runner(view{use: writing})
 			if err != nil {
 				return err
 			}

@@ -30,7 +30,7 @@ session id and the outbox path, and then watches inbox/ for the reply, as
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.task = strings.Join(args, " ")
-			b, err := g.runner(view{use: starting, json: o.watch.json, wait: runner.Later, runs: true})
+			b, err := g.runner(view{use: starting, json: o.watch.json, wait: runner.Later})
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/config"
@@ -24,10 +25,6 @@ type view struct {
 	json bool
 	// wait is what the terminal's "w" answer means for the command.
 	wait runner.Answer
-	// runs says the command may carry out a reply's commands; only then is
-	// the kernel probed for the sandbox (it starts processes, which
-	// 'courier status' and the like have no need to pay for).
-	runs bool
 }
 
 // built is a runner with its reporter, and the text console when that is
@@ -54,7 +51,7 @@ func (g *globals) runner(v view) (*built, error) {
 		rep = b.text
 	}
 	b.reporter = rep
-	eng, err := g.engineOptions(p, rep, v.runs)
+	eng, err := g.engineOptions(p, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +123,7 @@ func (g *globals) clipboard() *clipboard.Clipboard {
 
 // engineOptions are the settings commands run with: limits, environment,
 // policy and sandbox.
-func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter, runs bool) (engine.Options, error) {
+func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter) (engine.Options, error) {
 	pol, err := g.policy()
 	if err != nil {
 		return engine.Options{}, err
@@ -137,7 +134,7 @@ func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter, runs bool) 
 		Env:            g.io.Environ,
 		KeepEnv:        g.cfg.KeepEnv,
 		Policy:         pol,
-		Sandbox:        g.sandboxOptions(p, rep, runs),
+		Sandbox:        g.sandboxOptions(p, rep),
 	}, nil
 }
 
@@ -151,31 +148,30 @@ func (g *globals) policy() (*policy.Policy, error) {
 }
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off. The kernel is probed once a run, and the layers it refuses are said
-// once a run; with sandbox = "strict" each command is refused instead (see
-// sandbox.Check).
-func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter, runs bool) *sandbox.Options {
+// off. The kernel is probed when the first command runs (never for
+// 'courier status' and the like), once a run, and the layers it refuses
+// are said then; with sandbox = "strict" each command is refused instead
+// (see sandbox.Check).
+func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
 	opts := g.sandboxSettings(p)
-	if !runs {
-		// Fail closed: a command that was not meant to run commands
-		// refuses them rather than running them unconfined.
-		opts.Strict = true
-		return &opts
-	}
-	opts.Kernel = sandbox.Probe()
-	if missing := sandbox.Missing(opts); len(missing) > 0 && !opts.Strict {
-		names := make([]string, len(missing))
-		for i, l := range missing {
-			names[i] = l.Name
+	settings := opts
+	opts.Probe = sync.OnceValue(func() sandbox.Kernel {
+		settings.Kernel = sandbox.Probe()
+		if missing := sandbox.Missing(settings); len(missing) > 0 && !settings.Strict {
+			names := make([]string, len(missing))
+			for i, l := range missing {
+				names[i] = l.Name
+			}
+			rep.Report(runner.Warning{
+				Message: fmt.Sprintf("commands run without %s: %s", strings.Join(names, ", "), missing[0].Detail),
+				Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
+			})
 		}
-		rep.Report(runner.Warning{
-			Message: fmt.Sprintf("commands run without %s: %s", strings.Join(names, ", "), missing[0].Detail),
-			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
-		})
-	}
+		return settings.Kernel
+	})
 	return &opts
 }
 

@@ -33,7 +33,7 @@ the LLM in the next outbox.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.file = optionalArg(args)
-			b, err := g.runner(view{use: writing, json: o.json, wait: runner.Stop, runs: true})
+			b, err := g.runner(view{use: writing, json: o.json, wait: runner.Stop})
 			if err != nil {
 				return err
 			}

@@ -65,7 +65,7 @@ in its PROMPT and in the HEADER's task history. Then watch for replies, as
 			if len(words) == 0 {
 				return usage(withHint(fmt.Errorf("no follow-up task"), `courier continue ID "TASK"`))
 			}
-			b, err := g.runner(view{use: writing, json: o.watch.json, wait: runner.Later, runs: true})
+			b, err := g.runner(view{use: writing, json: o.watch.json, wait: runner.Later})
 			if err != nil {
 				return err
 			}

@@ -46,7 +46,7 @@ Ctrl-C stops cleanly; run 'courier watch' again to go on.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.id = optionalArg(args)
-			b, err := g.runner(view{use: writing, json: o.flags.json, wait: runner.Later, runs: true})
+			b, err := g.runner(view{use: writing, json: o.flags.json, wait: runner.Later})
 			if err != nil {
 				return err
 			}

@@ -80,6 +80,19 @@ type Options struct {
 	// no namespaces and no seccomp filter: Landlock, capabilities and
 	// no_new_privs only.
 	Kernel Kernel `json:"kernel"`
+	// Probe, when set, gives Kernel when a command first runs (see
+	// Probed): probing starts processes, which courier need not pay for
+	// when it runs no command.
+	Probe func() Kernel `json:"-"`
+}
+
+// Probed returns the options with Kernel filled in by Probe, when set.
+func (o Options) Probed() Options {
+	if o.Probe != nil {
+		o.Kernel = o.Probe()
+		o.Probe = nil
+	}
+	return o
 }
 
 // ToolsDir and TempDir are the folders under Caches that commands may

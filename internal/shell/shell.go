@@ -103,13 +103,14 @@ func launcher(spec Spec) (sandbox.Launch, error) {
 	if spec.Sandbox == nil {
 		return sandbox.Launch{Path: shellPath, Args: argv, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
 	}
-	if err := sandbox.Check(*spec.Sandbox); err != nil {
+	opts := spec.Sandbox.Probed()
+	if err := sandbox.Check(opts); err != nil {
 		return sandbox.Launch{}, err
 	}
-	if err := sandbox.Prepare(*spec.Sandbox); err != nil {
+	if err := sandbox.Prepare(opts); err != nil {
 		return sandbox.Launch{}, err
 	}
-	return sandbox.Launcher(*spec.Sandbox, argv)
+	return sandbox.Launcher(opts, argv)
 }
 
 // environment is the command's environment (see Environ), with the tool
