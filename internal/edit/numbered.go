@@ -47,6 +47,20 @@ const (
 // errLimit stops a read at the bound it was given.
 var errLimit = errors.New("read limit reached")
 
+// Listing is a file as Numbered shows it.
+type Listing struct {
+	// Text is the numbered lines with the notes that follow them.
+	Text string
+	// First and Last are the lines shown (0 and 0 when none is); Total is
+	// the file's line count, -1 when it is too large to count.
+	First, Last, Total int
+}
+
+// Partial reports whether the listing shows less than the whole file.
+func (l Listing) Partial() bool {
+	return l.First > 1 || l.Total < 0 || l.Last < l.Total
+}
+
 // Numbered renders the text read from r with right-aligned line numbers
 // ("  12 | code"), the form an LLM needs to aim line-range edits. It shows
 // lines From..To, cuts after MaxLines with a note naming the READ_FILE
@@ -54,29 +68,37 @@ var errLimit = errors.New("read limit reached")
 // the end. It reads r as a stream and stops at what it shows, counting a
 // bounded amount of what follows for the note; memory follows the lines
 // shown, never the file.
-func Numbered(path string, r io.Reader, opts NumberOptions) (string, error) {
+func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
 	from := max(opts.From, 1)
 	for skipped := 0; skipped < from-1; skipped++ {
 		ok, err := lr.skip()
 		if errors.Is(err, errLimit) {
-			return fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
-				from, sizeText(skipLimit), sizeNote(opts.Size)), nil
+			return Listing{Text: fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
+				from, sizeText(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
 		}
 		if err != nil {
-			return "", err
+			return Listing{}, err
 		}
 		if !ok {
-			return pastEnd(skipped, from), nil
+			return Listing{Text: pastEnd(skipped, from), Total: skipped}, nil
 		}
 	}
 	want := -1 // lines to show; -1: to the end
 	if opts.To > 0 {
 		if from > opts.To {
-			if ok, err := lr.more(); err != nil || !ok {
-				return pastEnd(from-1, from), err
+			n, complete, err := lr.count(-1)
+			if err != nil {
+				return Listing{}, err
 			}
-			return fmt.Sprintf("[no lines: %d is after %d]\n", from, opts.To), nil
+			if n == 0 && complete {
+				return Listing{Text: pastEnd(from-1, from), Total: from - 1}, nil
+			}
+			total := -1
+			if complete {
+				total = from - 1 + n
+			}
+			return Listing{Text: fmt.Sprintf("[no lines: %d is after %d]\n", from, opts.To), Total: total}, nil
 		}
 		want = opts.To - from + 1
 	}
@@ -91,7 +113,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (string, error) {
 		if errors.Is(err, errLimit) {
 			endless = true
 		} else if err != nil {
-			return "", err
+			return Listing{}, err
 		}
 		if !ok {
 			break
@@ -99,27 +121,27 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (string, error) {
 		shown = append(shown, line)
 	}
 	if len(shown) == 0 {
-		return pastEnd(from-1, from), nil
+		return Listing{Text: pastEnd(from-1, from), Total: from - 1}, nil
 	}
 	last := from + len(shown) - 1
-	// to is the last line of the range asked for that the file has; -1 when
-	// the file is too large to count that far.
-	to := last
-	switch {
-	case endless:
-		to = -1
-	case want >= 0 && len(shown) == want && (opts.To == 0 || last < opts.To):
-		limit := -1
-		if opts.To > 0 {
-			limit = opts.To - last
-		}
-		n, complete, err := lr.count(limit)
+	// total is the file's line count and to the last line of the range
+	// asked for that the file has; -1 when the file is too large to count
+	// that far.
+	total, to := -1, -1
+	if !endless {
+		n, complete, err := lr.count(-1)
 		if err != nil {
-			return "", err
+			return Listing{}, err
 		}
-		to = last + n
-		if !complete {
-			to = -1
+		switch {
+		case complete:
+			total = last + n
+			to = total
+			if opts.To > 0 {
+				to = min(opts.To, total)
+			}
+		case opts.To > 0 && last+n >= opts.To:
+			to = opts.To
 		}
 	}
 	out := numberLines(shown, from, max(to, last))
@@ -136,7 +158,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (string, error) {
 		}
 		out += fmt.Sprintf("[... %d more lines; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", to-last, path, next, ask)
 	}
-	return out, nil
+	return Listing{Text: out, First: from, Last: last, Total: total}, nil
 }
 
 // pastEnd is the note for a request starting after the last line.
@@ -204,15 +226,6 @@ func (lr *lineReader) skip() (bool, error) {
 			return false, err
 		}
 	}
-}
-
-// more reports whether anything is left to read.
-func (lr *lineReader) more() (bool, error) {
-	_, err := lr.r.Peek(1)
-	if err == io.EOF {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // line reads one line as it is shown: without its "\n" and a final "\r",

@@ -79,7 +79,8 @@ func TestNumbered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Numbered("src/a.go", strings.NewReader(tt.text), tt.opts)
+			l, err := Numbered("src/a.go", strings.NewReader(tt.text), tt.opts)
+			got := l.Text
 			if err != nil || got != tt.want {
 				t.Errorf("got:\n%s\n%v\nwant:\n%s", got, err, tt.want)
 			}
@@ -94,7 +95,7 @@ func TestNumberedRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := SearchReplace(goFile, pairs(listing, "\nfunc main() {\n\tx := 7\n"))
+	got, err := SearchReplace(goFile, pairs(listing.Text, "\nfunc main() {\n\tx := 7\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +170,17 @@ func TestNumberedStreamMatchesReference(t *testing.T) {
 		if len(text) > 4096 {
 			r = readers[i%2] // byte by byte is slow, and adds nothing for long texts
 		}
-		got, err := Numbered("a.txt", r, opts)
-		if err != nil || got != want {
-			t.Fatalf("text %.80q opts %+v:\ngot  %q (%v)\nwant %q", text, opts, got, err, want)
+		l, err := Numbered("a.txt", r, opts)
+		if err != nil || l.Text != want {
+			t.Fatalf("text %.80q opts %+v:\ngot  %q (%v)\nwant %q", text, opts, l.Text, err, want)
+		}
+		// The span names the lines shown and the file's length.
+		lines := len(splitLines(text))
+		if l.Total != lines {
+			t.Fatalf("text %.80q opts %+v: total %d, want %d", text, opts, l.Total, lines)
+		}
+		if shown := strings.Count(want, " | ") + strings.Count(want, " |\n"); l.First > 0 && shown > 0 && l.Last-l.First+1 > shown {
+			t.Fatalf("text %.80q opts %+v: lines %d-%d shown, listing has %d", text, opts, l.First, l.Last, shown)
 		}
 	}
 }
@@ -199,7 +208,11 @@ func (e *endless) Read(p []byte) (int, error) {
 // lines: Numbered stops after a bounded count of what follows.
 func TestNumberedStopsEarly(t *testing.T) {
 	r := &endless{}
-	got, err := Numbered("huge.log", r, NumberOptions{MaxLines: 500, MaxLineLen: 2000, Size: 100 << 30})
+	l, err := Numbered("huge.log", r, NumberOptions{MaxLines: 500, MaxLineLen: 2000, Size: 100 << 30})
+	got := l.Text
+	if l.First != 1 || l.Last != 500 || l.Total != -1 || !l.Partial() {
+		t.Errorf("span %d-%d of %d", l.First, l.Last, l.Total)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +228,8 @@ func TestNumberedStopsEarly(t *testing.T) {
 	}
 	// A start far into it is refused after a bounded read.
 	r = &endless{}
-	got, err = Numbered("huge.log", r, NumberOptions{From: 100_000_000, MaxLines: 500, Size: 100 << 30})
+	l, err = Numbered("huge.log", r, NumberOptions{From: 100_000_000, MaxLines: 500, Size: 100 << 30})
+	got = l.Text
 	if err != nil || !strings.HasPrefix(got, "[line 100000000 is beyond the first 256.0 MB of the file (100.0 GB in all)") {
 		t.Errorf("got %q, %v", got, err)
 	}
@@ -228,7 +242,8 @@ func TestNumberedStopsEarly(t *testing.T) {
 // said to go on.
 func TestNumberedEndlessLine(t *testing.T) {
 	r := &endlessX{}
-	got, err := Numbered("one.min.js", r, NumberOptions{MaxLines: 500, MaxLineLen: 20})
+	l, err := Numbered("one.min.js", r, NumberOptions{MaxLines: 500, MaxLineLen: 20})
+	got := l.Text
 	want := "   1 | xxxxxxxxxxxxxxxxxxxx [... the line goes on for more than 16777196 characters]\n" +
 		"[... the file goes on after line 1; request the next lines with [READ_FILE path=\"one.min.js\" lines=\"2-501\"] ...]\n"
 	if err != nil || got != want {
@@ -254,7 +269,7 @@ func (e *endlessX) Read(p []byte) (int, error) {
 func TestNumberedRefusesBinaryLines(t *testing.T) {
 	for _, text := range []string{"ok\nnul\x00here\n", "ok\nbad\xffbyte\n"} {
 		if got, err := Numbered("a", strings.NewReader(text), NumberOptions{}); !errors.Is(err, ErrNotText) {
-			t.Errorf("%q: got %q, %v", text, got, err)
+			t.Errorf("%q: got %q, %v", text, got.Text, err)
 		}
 	}
 }

@@ -502,5 +502,19 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		return failed(c, "%v; READ_FILE reads regular files only", err)
 	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("Queued '%s' for the next request", c.Path)}
+		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, lineRange(c))}
+}
+
+// lineRange names the lines a READ_FILE asks for: " lines 400-464", " from
+// line 400", or "" for the whole file.
+func lineRange(c command.Command) string {
+	switch {
+	case c.StartLine > 0 && c.EndLine > 0:
+		return fmt.Sprintf(" lines %d-%d", c.StartLine, c.EndLine)
+	case c.StartLine > 0:
+		return fmt.Sprintf(" from line %d", c.StartLine)
+	case c.EndLine > 0:
+		return fmt.Sprintf(" lines 1-%d", c.EndLine)
+	}
+	return ""
 }

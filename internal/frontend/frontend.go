@@ -59,6 +59,10 @@ type FileContent struct {
 	Path string
 	// Text is the content as shown (numbered), or the reason it cannot be.
 	Text string
+	// First and Last are the lines shown when they are not the whole file
+	// (0 otherwise); Total is the file's line count then, -1 when it is
+	// too large to count.
+	First, Last, Total int
 }
 
 // Parsed is a reply read by a front end.

@@ -127,7 +127,8 @@ func (p *packer) try(c candidate, canDefer bool) {
 		p.deferred = append(p.deferred, c)
 		return
 	}
-	text, err := edit.Numbered(c.path, bytes.NewReader(data), edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data))})
+	listing, err := edit.Numbered(c.path, bytes.NewReader(data), edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data))})
+	text := listing.Text
 	if err != nil {
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
 		return

@@ -92,7 +92,7 @@ func Render(o frontend.Request) string {
 		b.WriteString("\n## Requested File Contents\n")
 		for _, f := range o.Requested {
 			name := ShowName(f.Path)
-			fmt.Fprintf(&b, "--- %s ---\n", name)
+			fmt.Fprintf(&b, "--- %s%s ---\n", name, shownLines(f))
 			b.WriteString(f.Text)
 			if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
 				b.WriteString("\n")
@@ -232,4 +232,16 @@ func Measure(text string) []Part {
 	}
 	flush("")
 	return parts
+}
+
+// shownLines names the lines a partly shown file shows: " (lines 400-464 of
+// 772)", so that two reads of one file are told apart.
+func shownLines(f frontend.FileContent) string {
+	switch {
+	case f.First == 0:
+		return ""
+	case f.Total < 0:
+		return fmt.Sprintf(" (lines %d-%d)", f.First, f.Last)
+	}
+	return fmt.Sprintf(" (lines %d-%d of %d)", f.First, f.Last, f.Total)
 }

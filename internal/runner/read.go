@@ -46,43 +46,48 @@ func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest)
 				continue
 			}
 			seen[key] = true
-			out = append(out, frontend.FileContent{Path: p, Text: rn.fileText(ws, p, r)})
+			out = append(out, rn.fileContent(ws, p, r))
 		}
 	}
 	return out
 }
 
-// fileText shows one requested file: numbered, streamed, read no further
-// than what is shown (see edit.Numbered), or why it is not shown. Only
-// regular files are read: a named pipe, a socket or a device would block
-// courier or never end.
-func (rn *Runner) fileText(ws *workspace.Workspace, p string, r session.ReadRequest) string {
+// fileContent shows one requested file: numbered, streamed, read no
+// further than what is shown (see edit.Numbered), or why it is not shown.
+// Only regular files are read: a named pipe, a socket or a device would
+// block courier or never end.
+func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest) frontend.FileContent {
+	note := func(text string) frontend.FileContent { return frontend.FileContent{Path: p, Text: text} }
 	f, info, err := ws.OpenRegular(p)
 	var notRegular *workspace.NotRegularError
 	switch {
 	case workspace.IsOutside(err):
-		return "(REJECTED: " + err.Error() + ")"
+		return note("(REJECTED: " + err.Error() + ")")
 	case errors.Is(err, fs.ErrNotExist):
-		return "(file not found: it no longer exists)"
+		return note("(file not found: it no longer exists)")
 	case errors.As(err, &notRegular):
-		return "(not shown: " + err.Error() + "; READ_FILE shows regular files only)"
+		return note("(not shown: " + err.Error() + "; READ_FILE shows regular files only)")
 	case err != nil:
-		return fmt.Sprintf("(cannot read: %v)", err)
+		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
 	defer f.Close()
-	binary := fmt.Sprintf("(binary file, %d bytes; not shown)", info.Size())
+	binary := note(fmt.Sprintf("(binary file, %d bytes; not shown)", info.Size()))
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
 		return binary
 	}
-	text, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
+	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
 		return binary
 	case err != nil:
-		return fmt.Sprintf("(cannot read: %v)", err)
+		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
-	return text
+	fc := note(l.Text)
+	if l.First > 0 && l.Partial() {
+		fc.First, fc.Last, fc.Total = l.First, l.Last, l.Total
+	}
+	return fc
 }
 
 // maxLineLen cuts single lines of a shown file, so that one minified line

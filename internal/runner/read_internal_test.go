@@ -120,7 +120,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 		got := l.requested(ws, []session.ReadRequest{{Path: "big.log"}})
 		allocated += allocatedBytes() - before
 		if len(got) != 1 || !strings.Contains(got[0].Text, "   1 | 000000000 a log line") {
-			b.Fatalf("file not shown: %.200q", got)
+			b.Fatalf("file not shown: %.200v", got)
 		}
 	}
 	b.ReportMetric(float64(allocated)/float64(b.N)/(1<<20), "MB-allocated")

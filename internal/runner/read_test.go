@@ -32,11 +32,11 @@ func TestReadRequests(t *testing.T) {
    1 | alpha
    2 | beta
 --- end a.txt ---
---- long.txt ---
+--- long.txt (lines 3-4 of 10) ---
    3 | 3
    4 | 4
 --- end long.txt ---
---- long.txt ---
+--- long.txt (lines 1-4 of 10) ---
    1 | 1
    2 | 2
    3 | 3
@@ -60,6 +60,13 @@ func TestReadRequests(t *testing.T) {
 	}
 	if !strings.Contains(text, "[FAILED] READ_FILE: File 'missing.txt' not found\n") {
 		t.Error("the failed READ_FILE is not reported")
+	}
+	// The result of a partial read names its range; two reads of one
+	// file are told apart.
+	for _, line := range []string{"[OK] READ_FILE: Queued 'long.txt' lines 3-4 for the next request\n", "[OK] READ_FILE: Queued 'long.txt' for the next request\n"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("no result line %q", line)
+		}
 	}
 	// The requests are saved as the protocol describes: a plain path, or
 	// an object with the range.
