@@ -24,3 +24,8 @@ var ProtocolJSON string
 //
 //go:embed reminder.txt
 var Reminder string
+
+// ReminderJSON is Reminder for the Agent Spaces JSON protocol.
+//
+//go:embed reminder_json.txt
+var ReminderJSON string

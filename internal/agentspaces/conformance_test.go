@@ -38,16 +38,11 @@ package agentspaces
 // expected "<any>" string matches any non-empty string (courier's own
 // explanations of failures the documents do not word).
 //
-// runConformance drives a case through a runner and checks everything. The
-// runner used here carries out what needs no engine (messages, validation
-// errors, unreadable messages); the cases that need the engine are
-// checked now as far as decoding and mapping go (TestConformance/Mapping).
-// Wiring the engine in means one more runner: set up the engine on
-// env.workspace with c.policy() and env.bin first on the shell's PATH, run
-// c.input (Decode for mode ops, ParseReply for reply), build the events
-// with Events, and for a case with approval.json answer the pause with
-// DecodeApproval and build the resumed run's events; then call
-// runConformance with every case.
+// runConformance drives a case through a caseRunner and checks
+// everything. runWithoutEngine carries out what needs no engine (messages,
+// validation errors, unreadable messages); runWithEngine (in
+// conformance_engine_test.go) carries out the rest with courier's runner
+// and engine, as 'courier ops' does, answering pauses with approval.json.
 
 import (
 	"bytes"
@@ -179,13 +174,13 @@ type conformanceEnv struct {
 	workspace, outside, bin string
 }
 
-// runner carries out a case and returns its events message and, for a case
+// caseRunner carries out a case and returns its events message and, for a case
 // with an approval, the resumed run's.
-type runner func(t *testing.T, c *conformanceCase, env conformanceEnv) (EventsMessage, *EventsMessage)
+type caseRunner func(t *testing.T, c *conformanceCase, env conformanceEnv) (EventsMessage, *EventsMessage)
 
 // runConformance sets up each case, runs it, and checks the events and
 // the workspace.
-func runConformance(t *testing.T, cases []*conformanceCase, run runner) {
+func runConformance(t *testing.T, cases []*conformanceCase, run caseRunner) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			env := setUp(t, c)

@@ -185,6 +185,10 @@ func explain(err error) explained {
 
 // report prints an error and returns the exit status.
 func report(w io.Writer, err error) int {
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status)
+	}
 	var batch *runner.BatchError
 	if errors.As(err, &batch) {
 		for _, e := range batch.Errs {

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -14,6 +16,7 @@ type newOptions struct {
 	task     string
 	noWatch  bool
 	includes []string
+	protocol string
 	watch    watchFlags
 }
 
@@ -26,15 +29,19 @@ func newNewCmd(g *globals) *cobra.Command {
 session id and the outbox path, and then watches inbox/ for the reply, as
 'courier watch' does. With --no-watch it exits right after writing the outbox.`,
 		Example: `  courier new "write a Python script that counts words in a file"
-  courier new --no-watch --include 'src/*.go' "add input validation to the parser"`,
+  courier new --no-watch --include 'src/*.go' "add input validation to the parser"
+  courier new --protocol json "add a --json flag to the report command"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.task = strings.Join(args, " ")
+			if !slices.Contains(protocolNames(), o.protocol) {
+				return usage(withHint(fmt.Errorf("unknown protocol %q", o.protocol), "--protocol "+strings.Join(protocolNames(), " or ")))
+			}
 			b, err := g.runner(view{use: starting, json: o.watch.json, wait: runner.Later})
 			if err != nil {
 				return err
 			}
-			id, err := b.Create(o.task, runner.CreateOptions{Includes: o.includes})
+			id, err := b.Create(o.task, runner.CreateOptions{Includes: o.includes, Protocol: o.protocol})
 			if err != nil {
 				return err
 			}
@@ -48,7 +55,9 @@ session id and the outbox path, and then watches inbox/ for the reply, as
 		},
 	}
 	cmd.Flags().BoolVar(&o.noWatch, "no-watch", false, "exit after writing the first outbox")
-	cmd.Flags().StringArrayVar(&o.includes, "include", nil, "attach the files matching GLOB to the first request (repeatable)")
+	cmd.Flags().StringArrayVar(&o.includes, "include", nil, "pack the files matching GLOB into the first request (repeatable)")
+	cmd.Flags().StringVar(&o.protocol, "protocol", protocol.TagsName, "how the LLM answers: tags ([COMMAND] blocks) or json (Agent Spaces operations messages)")
+	_ = cmd.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions(protocolNames(), cobra.ShellCompDirectiveNoFileComp))
 	o.watch.register(cmd)
 	return cmd
 }

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
@@ -25,6 +27,9 @@ type view struct {
 	json bool
 	// wait is what the terminal's "w" answer means for the command.
 	wait runner.Answer
+	// program says stdout is for a program ('courier ops'): the console
+	// writes to stderr, and nobody is asked questions.
+	program bool
 }
 
 // built is a runner with its reporter, and the text console when that is
@@ -47,7 +52,11 @@ func (g *globals) runner(v view) (*built, error) {
 	if v.json {
 		rep = console.NewJSON(g.io.Out)
 	} else {
-		b.text = g.console(p.Root)
+		out := g.io.Out
+		if v.program {
+			out = g.io.Err
+		}
+		b.text = g.console(p.Root, out)
 		rep = b.text
 	}
 	b.reporter = rep
@@ -68,6 +77,7 @@ func (g *globals) runner(v view) (*built, error) {
 		FrontEnds:    frontEnds(),
 		Reporter:     rep,
 		Approver:     g.approver(v),
+		Presets:      g.preset,
 		ProtocolOnce: g.cfg.Protocol == config.ProtocolFirst,
 		Environment:  g.cfg.Environment,
 		Snapshots: runner.Snapshots{
@@ -83,14 +93,23 @@ func (g *globals) runner(v view) (*built, error) {
 
 // frontEnds are the protocols courier speaks, the default first.
 func frontEnds() []frontend.FrontEnd {
-	return []frontend.FrontEnd{protocol.Tags{}}
+	return []frontend.FrontEnd{protocol.Tags{}, agentspaces.Chat{}}
+}
+
+// protocolNames names them, for --protocol.
+func protocolNames() []string {
+	var names []string
+	for _, fe := range frontEnds() {
+		names = append(names, fe.Name())
+	}
+	return names
 }
 
 // console returns the text reporter: colour only on a terminal and as the
 // color setting allows, progress only on a terminal, requests copied to the
 // clipboard with copy on.
-func (g *globals) console(root string) *console.Text {
-	o := console.Options{Out: g.io.Out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
+func (g *globals) console(root string, out io.Writer) *console.Text {
+	o := console.Options{Out: out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
 		TokenBudget: g.cfg.TokenBudget, Unattended: g.agentChosen()}
 	switch g.cfg.Color {
 	case config.ColorAlways:
@@ -203,6 +222,8 @@ func (g *globals) approver(v view) runner.Approver {
 	switch {
 	case g.cfg.Yes:
 		return runner.Yes{}
+	case v.program:
+		return nil
 	case g.io.InTerminal && g.io.ErrTerminal && !v.json:
 		return console.NewTerminal(g.io.In, g.io.Err, v.wait)
 	}

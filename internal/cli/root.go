@@ -122,6 +122,7 @@ until the LLM says DONE.`,
 	root.AddCommand(
 		newNewCmd(g),
 		newProcessCmd(g),
+		newOpsCmd(g),
 		newParseCmd(g),
 		newSessionsCmd(g),
 		newPolicyCmd(g),

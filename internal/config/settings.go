@@ -59,7 +59,7 @@ var baseSettings = []setting{
 		bind: func(c *Config) value { return intValue{&c.ListLimit, 1} }},
 	{key: "read_lines", def: "500", help: "lines of one requested file an outbox shows",
 		bind: func(c *Config) value { return intValue{&c.ReadLines, 1} }},
-	{key: "protocol", def: ProtocolEvery, help: "the protocol text in every request, or in the first of a chat only (first: later requests carry a short reminder; 'courier say --new-chat' brings it back)",
+	{key: "protocol", flag: "protocol-text", def: ProtocolEvery, help: "the protocol text in every request, or in the first of a chat only (first: later requests carry a short reminder; 'courier say --new-chat' brings it back)",
 		bind: func(c *Config) value { return enumValue{&c.Protocol, []string{ProtocolEvery, ProtocolFirst}} }},
 	{key: "snapshots", def: "true", help: "record the workspace around every turn, so that undo reverses what commands did too (false: undo reverts file commands only)",
 		bind: func(c *Config) value { return boolValue{&c.Snapshots} }},

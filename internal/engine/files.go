@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
@@ -81,6 +85,13 @@ func failed(c command.Command, format string, args ...any) command.Result {
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: fmt.Sprintf(format, args...)}
 }
 
+// notFound is the result of a command on a file that does not exist.
+func notFound(c command.Command) command.Result {
+	r := failed(c, "File '%s' not found", c.Path)
+	r.Cause = command.CauseNotFound
+	return r
+}
+
 // editFailed reports a failed edit: the first line of the error is the
 // summary, the rest (matching places, similar lines) the detail.
 func editFailed(c command.Command, err error) command.Result {
@@ -95,6 +106,8 @@ func editFailed(c command.Command, err error) command.Result {
 type plan struct {
 	after  []byte
 	delete bool
+	// binary content gets no text diff.
+	binary bool
 	base   string
 	rng    [2]int
 	done   command.Result
@@ -166,6 +179,9 @@ func (r *turnRun) diffBytes() int {
 
 // settle records a command's result without anything to make.
 func (r *turnRun) settle(i int, res command.Result) error {
+	if res.Time.IsZero() {
+		res.Time = time.Now()
+	}
 	r.js.results[i] = res
 	r.queue(i, true)
 	return nil
@@ -202,17 +218,29 @@ func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
 func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
 	if cur.exists && c.NoOverwrite {
 		r := failed(c, "File '%s' already exists", c.Path)
+		r.Cause = command.CauseExists
 		return plan{}, &r
+	}
+	verb := "Created"
+	if cur.exists {
+		verb = "Overwrote"
+	}
+	if c.Encoding == command.Base64 {
+		// Bytes, not text: no check for elided code, no text diff.
+		data, err := base64.StdEncoding.DecodeString(c.Content)
+		if err != nil {
+			r := failed(c, "Not written: the content of '%s' is not valid base64: %v", c.Path, err)
+			return plan{}, &r
+		}
+		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
+			Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}
+		return plan{after: data, binary: true, done: done}, nil
 	}
 	if cur.exists {
 		if line, text, found := edit.HasElision(c.Content); found {
 			r := failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with EDIT_FILE", c.Path, line, strings.TrimSpace(text))
 			return plan{}, &r
 		}
-	}
-	verb := "Created"
-	if cur.exists {
-		verb = "Overwrote"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))}
@@ -221,7 +249,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 
 func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Result) {
 	if !cur.exists {
-		r := failed(c, "File '%s' not found", c.Path)
+		r := notFound(c)
 		return plan{}, &r
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: fmt.Sprintf("Deleted '%s'", c.Path)}
@@ -230,10 +258,20 @@ func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Re
 
 func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
 	if !cur.exists {
-		r := failed(c, "File '%s' not found", c.Path)
+		r := notFound(c)
 		return plan{}, &r, nil
 	}
 	before := string(cur.data)
+	if c.Literal {
+		after, err := edit.ApplyLiteral(before, c.Edits)
+		if err != nil {
+			r := editFailed(c, err)
+			return plan{}, &r, nil
+		}
+		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
+			Summary: fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))}
+		return plan{after: []byte(after), done: done}, nil, nil
+	}
 	if len(c.Edits) > 0 {
 		a, err := edit.ApplyEdits(before, c.Edits)
 		if err != nil {
@@ -384,7 +422,10 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		}
 		ch.CreatedDirs = dirs
 	}
-	pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
+	if !pl.binary {
+		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
+	}
+	pl.done.Time = time.Now()
 	if r.diffBytes()+len(pl.done.Diff) > r.opts.DiffBudget {
 		pl.done.Diff = ""
 		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
@@ -476,6 +517,9 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		}
 		return failed(c, "Invalid path '%s': %v", c.Path, err)
 	}
+	if c.Inline {
+		return e.readInline(c)
+	}
 	if workspace.IsGlob(c.Path) {
 		matches, err := e.ws.Glob(c.Path)
 		if err != nil {
@@ -492,7 +536,7 @@ func (e *Engine) readFile(c command.Command) command.Result {
 	case workspace.IsOutside(err):
 		return rejected(c, err)
 	case errors.Is(err, fs.ErrNotExist):
-		return failed(c, "File '%s' not found", c.Path)
+		return notFound(c)
 	case err != nil:
 		return failed(c, "Cannot read '%s': %v", c.Path, err)
 	case info.IsDir():
@@ -517,4 +561,47 @@ func lineRange(c command.Command) string {
 		return fmt.Sprintf(" lines 1-%d", c.EndLine)
 	}
 	return ""
+}
+
+// InlineReadLimit is the largest file an inline READ_FILE returns in its
+// result (the Agent Spaces protocol's limit on file content).
+const InlineReadLimit = 10 << 20
+
+// readInline reads the one file a READ_FILE with Inline names, literally,
+// into its result: the text, or base64 for bytes that are not UTF-8 (or
+// when base64 is asked for). Only regular files are read, and none larger
+// than InlineReadLimit.
+func (e *Engine) readInline(c command.Command) command.Result {
+	f, info, err := e.ws.OpenRegular(c.Path)
+	var notRegular *workspace.NotRegularError
+	switch {
+	case workspace.IsOutside(err):
+		return rejected(c, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return notFound(c)
+	case errors.As(err, &notRegular):
+		return failed(c, "%v; only regular files can be read", err)
+	case err != nil:
+		return failed(c, "Cannot read '%s': %v", c.Path, err)
+	}
+	defer f.Close()
+	if info.Size() > InlineReadLimit {
+		return failed(c, "Not read: '%s' is %s, more than the %s one read returns; read parts of it with a shell command (head, sed -n, tail)",
+			c.Path, human.Bytes(info.Size()), human.Bytes(InlineReadLimit))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, InlineReadLimit+1))
+	if err != nil {
+		return failed(c, "Cannot read '%s': %v", c.Path, err)
+	}
+	if len(data) > InlineReadLimit {
+		return failed(c, "Not read: '%s' grew past %s while it was read", c.Path, human.Bytes(InlineReadLimit))
+	}
+	res := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Size: int64(len(data)),
+		Summary: fmt.Sprintf("Read '%s' (%s)", c.Path, human.Bytes(int64(len(data))))}
+	if c.Encoding == command.Base64 || !utf8.Valid(data) {
+		res.Content, res.Encoding = base64.StdEncoding.EncodeToString(data), command.Base64
+	} else {
+		res.Content = string(data)
+	}
+	return res
 }

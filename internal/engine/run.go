@@ -45,7 +45,9 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	approved := false
 	switch v.Decision {
 	case policy.Deny:
-		return denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason)), nil, nil
+		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason))
+		res.Cause, res.Reason = command.CausePolicy, v.Reason
+		return res, nil, nil
 	case policy.Ask:
 		ok, res, pending := r.approval(i, c, v)
 		if pending != nil || !ok {
@@ -85,10 +87,12 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if c.Timeout > 0 {
 		timeout = c.Timeout
 	}
-	env := map[string]string{shell.TagVar: commandTag(r.st, r.t.Sequence, i)}
+	env := map[string]string{}
 	for k, v := range c.Env {
 		env[k] = v
 	}
+	// courier's own variable last: a command's env cannot replace it.
+	env[shell.TagVar] = commandTag(r.st, r.t.Sequence, i)
 	out, err := shell.Run(ctx, shell.Spec{
 		Command:   c.Command,
 		Dir:       dir,
@@ -98,8 +102,13 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		ExtraEnv:  env,
 		KeepEnv:   r.opts.KeepEnv,
 		Sandbox:   r.sandbox(r.st.SessionID, approved),
+		Split:     c.SplitOutput,
 	})
 	res := commandResult(c, out, err, timeout)
+	if res.Status == command.Interrupted && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.Cause = command.CauseDeadline
+		res.Summary = fmt.Sprintf("Command '%s' was stopped when the run's time ran out, after %s; it was not run again", human.FirstLine(c.Command, 0), out.Duration.Round(100*time.Millisecond))
+	}
 	if approved {
 		res.Summary += " (approved by the user)"
 	}
@@ -165,12 +174,15 @@ func deniedByPerson(c command.Command, reason string) command.Result {
 	if reason != "" {
 		s += ": " + reason
 	}
-	return denied(c, s+". Find another way, or explain in a MESSAGE why it is needed")
+	res := denied(c, s+". Find another way, or explain in a MESSAGE why it is needed")
+	res.Cause, res.Reason = command.CausePerson, reason
+	return res
 }
 
 // commandResult turns a finished command into the result the LLM reads.
 func commandResult(c command.Command, out shell.Result, err error, timeout time.Duration) command.Result {
-	r := command.Result{Type: c.Type, Command: c.Command, Output: out.Output, DurationMS: out.Duration.Milliseconds()}
+	r := command.Result{Type: c.Type, Command: c.Command, Output: out.Output, Stdout: out.Stdout, Stderr: out.Stderr,
+		TimedOut: out.TimedOut, DurationMS: out.Duration.Milliseconds()}
 	name := human.FirstLine(c.Command, 0)
 	switch {
 	case err != nil:

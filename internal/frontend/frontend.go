@@ -22,6 +22,9 @@ type FrontEnd interface {
 	Parse(text string) Parsed
 	// NoCommands is told to the LLM when its reply held no command at all.
 	NoCommands() string
+	// ShowsCommands says whether Render needs Request.Commands, which the
+	// runner then reads back from the last turn's journal.
+	ShowsCommands() bool
 }
 
 // Request is everything one request to the LLM shows, whatever the

@@ -26,11 +26,31 @@ const Continuation = "Continue working on the task based on the results above. I
 const NoCommandsNotice = `Your last reply contained no commands, so nothing was done.
 Answer with command blocks, each tag on its own line: [CREATE_FILE path="a.txt"] ... [/CREATE_FILE], [RUN_COMMAND] ... [/RUN_COMMAND], and [DONE] ... [/DONE] when the task is complete.`
 
-// Render writes the outbox text: HEADER, PROTOCOL, CONTEXT and PROMPT.
+// Layout is what sets one front end's requests apart; the rest (the
+// HEADER, the environment, the person's messages, the workspace listing,
+// the requested files, the PROMPT) every front end writes alike.
+type Layout struct {
+	// Protocol is the PROTOCOL section; Reminder stands for it in the later
+	// requests of a chat when the person pastes it once.
+	Protocol, Reminder string
+	// Results writes the section on the last reply: its notices and what
+	// each of its commands came to.
+	Results func(b *strings.Builder, o frontend.Request)
+	// Continuation is the PROMPT of a request that continues the work.
+	Continuation string
+}
+
+// Render writes the outbox text of the tag protocol: HEADER, PROTOCOL,
+// CONTEXT and PROMPT.
 func Render(o frontend.Request) string {
+	return RenderLayout(o, Layout{Protocol: prompts.Protocol, Reminder: prompts.Reminder, Results: renderResults, Continuation: Continuation})
+}
+
+// RenderLayout writes a request's text as layout l has it.
+func RenderLayout(o frontend.Request, l Layout) string {
 	var b strings.Builder
 	// Sized up front: a first request may pack a whole project.
-	size := len(prompts.Protocol) + len(o.Task)*2 + 1024 + 80*len(o.Files)
+	size := len(l.Protocol) + len(o.Task)*2 + 1024 + 80*len(o.Files)
 	for _, f := range o.Requested {
 		size += len(f.Text) + 2*len(f.Path) + 32
 	}
@@ -56,9 +76,9 @@ func Render(o frontend.Request) string {
 	}
 	b.WriteString("\n=== PROTOCOL ===\n")
 	if o.Reminder {
-		b.WriteString(strings.TrimRight(prompts.Reminder, "\n"))
+		b.WriteString(strings.TrimRight(l.Reminder, "\n"))
 	} else {
-		b.WriteString(strings.TrimRight(prompts.Protocol, "\n"))
+		b.WriteString(strings.TrimRight(l.Protocol, "\n"))
 	}
 	b.WriteString("\n\n=== CONTEXT ===\n")
 	if o.Environment != "" {
@@ -76,17 +96,7 @@ func Render(o frontend.Request) string {
 	}
 	renderFiles(&b, o.Files)
 	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
-		b.WriteString("\n## Previous Command Results\n")
-		for _, n := range o.Notices {
-			b.WriteString(strings.TrimRight(n, "\n"))
-			b.WriteString("\n")
-		}
-		for _, r := range o.Results {
-			renderResult(&b, r)
-		}
-		if len(o.Notices) == 0 && len(o.Results) == 0 {
-			b.WriteString("(no commands were run)\n")
-		}
+		l.Results(&b, o)
 	}
 	if len(o.Requested) > 0 {
 		b.WriteString("\n## Requested File Contents\n")
@@ -104,10 +114,26 @@ func Render(o frontend.Request) string {
 	if prompt != "" {
 		b.WriteString(strings.TrimSpace(prompt))
 	} else {
-		b.WriteString(Continuation)
+		b.WriteString(l.Continuation)
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// renderResults writes the tag protocol's results section: the notices,
+// then one line (and detail) per command.
+func renderResults(b *strings.Builder, o frontend.Request) {
+	b.WriteString("\n## Previous Command Results\n")
+	for _, n := range o.Notices {
+		b.WriteString(strings.TrimRight(n, "\n"))
+		b.WriteString("\n")
+	}
+	for _, r := range o.Results {
+		renderResult(b, r)
+	}
+	if len(o.Notices) == 0 && len(o.Results) == 0 {
+		b.WriteString("(no commands were run)\n")
+	}
 }
 
 func renderFiles(b *strings.Builder, files []workspace.Entry) {

@@ -22,5 +22,8 @@ func (Tags) Parse(text string) frontend.Parsed {
 	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
 }
 
+// ShowsCommands implements frontend.FrontEnd: a result line says enough.
+func (Tags) ShowsCommands() bool { return false }
+
 // NoCommands implements frontend.FrontEnd.
 func (Tags) NoCommands() string { return NoCommandsNotice }

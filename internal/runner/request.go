@@ -85,6 +85,9 @@ func (r *Runner) render(st *session.State) (string, error) {
 		if req.Results == nil {
 			req.Results = []command.Result{}
 		}
+		if fe.ShowsCommands() {
+			req.Commands = r.lastCommands(st)
+		}
 	}
 	req.Requested = r.requested(ws, st.ReadFileRequests)
 	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
@@ -137,4 +140,21 @@ func (r *Runner) resolve(id string, anyState bool) (*session.State, error) {
 		return r.latest(anyState)
 	}
 	return r.store.Load(id)
+}
+
+// lastCommands returns the commands whose results the session's request
+// shows, from the journal of the turn before it. When the journal cannot
+// give them one for one (it is gone, or the results are not a turn's),
+// each is rebuilt from its result as far as the result tells.
+func (r *Runner) lastCommands(st *session.State) []command.Command {
+	if t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1); err == nil {
+		if begin, ok := t.Begun(); ok && len(begin.Commands) == len(st.LastResults) {
+			return begin.Commands
+		}
+	}
+	cmds := make([]command.Command, len(st.LastResults))
+	for i, res := range st.LastResults {
+		cmds[i] = command.Command{Type: res.Type, Path: res.Path, Command: res.Command}
+	}
+	return cmds
 }

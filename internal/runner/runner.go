@@ -21,6 +21,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -89,6 +90,9 @@ type Config struct {
 	// Approver answers questions about commands; nil stops the turn at a
 	// question (the session waits for 'courier approve' or 'courier deny').
 	Approver Approver
+	// Presets gives the policy of a run's preset ('courier ops --policy');
+	// nil when courier has none.
+	Presets func(name string) (*policy.Policy, error)
 	// ProtocolOnce puts the whole protocol only in the first request of a
 	// chat, and a short reminder in the others.
 	ProtocolOnce bool
@@ -163,33 +167,14 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ws, err := filepath.Abs(r.cfg.Paths.Workspace)
+	ws, err := r.workspaceDir()
 	if err != nil {
-		return "", &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
+		return "", err
 	}
-	if info, err := os.Stat(ws); err != nil || !info.IsDir() {
-		return "", &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
-	}
-	now := time.Now().UTC()
-	st := &session.State{
-		SessionID:        newID(),
-		Task:             task,
-		SequenceNumber:   1,
-		CreatedAt:        now,
-		UpdatedAt:        now,
-		LastResults:      []command.Result{},
-		ReadFileRequests: []session.ReadRequest{},
-		Workspace:        ws,
-		Includes:         opts.Includes,
-	}
+	st := r.newState(task, ws)
+	st.Includes = opts.Includes
 	if opts.Protocol != "" && fe != r.cfg.FrontEnds[0] {
 		st.Protocol = fe.Name()
-	}
-	for {
-		if _, err := os.Stat(r.store.Path(st.SessionID)); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		st.SessionID = newID()
 	}
 	// The request is written first: a session file always has its request.
 	p, text, err := r.writeRequest(st)
@@ -200,21 +185,61 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 		os.Remove(p)
 		return "", err
 	}
-	// The first record of the workspace, so that the first turn's commands
-	// can be undone.
-	if ws, err := r.openWorkspace(st); err == nil {
-		if snap := r.snapshots(st, ws); snap != nil {
-			if err := snap.Refresh(); err != nil {
-				r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
-			}
-			snap.Close()
-		}
-		ws.Close()
-	}
+	r.firstSnapshot(st)
 	r.created = st.SessionID
 	r.report(SessionStarted{Session: st.SessionID, Task: task})
 	r.report(RequestWritten{Session: st.SessionID, Sequence: 1, Path: p, Text: text})
 	return st.SessionID, nil
+}
+
+// workspaceDir is the absolute folder a new session works on.
+func (r *Runner) workspaceDir() (string, error) {
+	ws, err := filepath.Abs(r.cfg.Paths.Workspace)
+	if err != nil {
+		return "", &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
+	}
+	if info, err := os.Stat(ws); err != nil || !info.IsDir() {
+		return "", &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
+	}
+	return ws, nil
+}
+
+// newState is the state of a new session on workspace ws, under an id no
+// session has.
+func (r *Runner) newState(task, ws string) *session.State {
+	now := time.Now().UTC()
+	st := &session.State{
+		SessionID:        newID(),
+		Task:             task,
+		SequenceNumber:   1,
+		CreatedAt:        now,
+		UpdatedAt:        now,
+		LastResults:      []command.Result{},
+		ReadFileRequests: []session.ReadRequest{},
+		Workspace:        ws,
+	}
+	for {
+		if _, err := os.Stat(r.store.Path(st.SessionID)); errors.Is(err, os.ErrNotExist) {
+			return st
+		}
+		st.SessionID = newID()
+	}
+}
+
+// firstSnapshot records the workspace of a new session, so that the first
+// turn's commands can be undone.
+func (r *Runner) firstSnapshot(st *session.State) {
+	ws, err := r.openWorkspace(st)
+	if err != nil {
+		return
+	}
+	defer ws.Close()
+	if snap := r.snapshots(st, ws); snap != nil {
+		if err := snap.Refresh(); err != nil {
+			r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
+		}
+		snap.Close()
+	}
 }
 
 // newID is the first 8 hex digits of a random UUID, as the protocol says.
@@ -317,7 +342,9 @@ func (s *Session) note(doing string) { s.lock.Note(doing) }
 func (r *Runner) latest(anyState bool) (*session.State, error) {
 	all, errs := r.store.List()
 	for _, st := range all {
-		if anyState || !st.IsComplete {
+		// A run of 'courier ops' is named by its id, never taken as the
+		// session a chat command means.
+		if !st.Run && (anyState || !st.IsComplete) {
 			return st, nil
 		}
 	}

@@ -30,6 +30,9 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if st.IsComplete {
 		return &CompleteError{Session: st.SessionID}
 	}
+	if st.Run {
+		return &RefusedError{Reply: rep.Name, Reason: fmt.Sprintf("%s is a run of 'courier ops', which takes no replies; nothing was run", st.SessionID)}
+	}
 	begin, unfinished, err := s.r.store.Unfinished(st)
 	if err != nil {
 		return err
@@ -129,12 +132,24 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 // turn runs the engine (start applies or resumes), puts each question to
 // the approver and resumes after each answer, and commits the turn.
 func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) error {
+	_, err := s.turnOutcome(ctx, start)
+	return err
+}
+
+// turnOutcome is turn, returning what the engine came to as well: the
+// results so far when a *WaitingError stopped it at a question.
+func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
 	ws, err := s.r.openWorkspace(s.st)
 	if err != nil {
-		return err
+		return engine.Outcome{}, err
 	}
 	defer ws.Close()
 	opts := s.r.cfg.Engine
+	if s.st.Preset != "" {
+		if opts.Policy, err = s.r.preset(s.st.Preset); err != nil {
+			return engine.Outcome{}, err
+		}
+	}
 	opts.Observer = newObserver(s.r.cfg.Reporter)
 	if snap := s.r.snapshots(s.st, ws); snap != nil {
 		defer snap.Close()
@@ -149,12 +164,12 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 		out, err = eng.Resume(ctx, s.st)
 	}
 	if err != nil {
-		return err
+		return out, err
 	}
 	for _, w := range out.Warnings {
 		s.r.report(Warning{Message: w})
 	}
-	return s.commit(out)
+	return out, s.commit(out)
 }
 
 // wait settles the question a turn stopped at and journals the answer: the
@@ -295,7 +310,8 @@ func (s *Session) commit(out engine.Outcome) error {
 	}
 	next.UpdatedAt = time.Now().UTC()
 	var written *RequestWritten
-	if out.Done {
+	if out.Done || st.Run {
+		// A run has one turn: no request follows it.
 		next.IsComplete = true
 		next.Summary = out.Summary
 	} else {
@@ -328,7 +344,8 @@ func boolInt(b bool) int {
 func readRequests(out engine.Outcome) []session.ReadRequest {
 	reqs := []session.ReadRequest{}
 	for i, c := range out.Commands {
-		if c.Type == command.ReadFile && i < len(out.Results) && out.Results[i].Success() {
+		// An inline read has its content in its result already.
+		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
 			reqs = append(reqs, session.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
 		}
 	}

@@ -68,6 +68,13 @@ type State struct {
 	// Environment describes the machine for the first request of a chat;
 	// it is kept so that a request written again reads the same.
 	Environment string `json:"environment,omitempty"`
+	// Run is set for an Agent Spaces run ('courier ops'): a session of
+	// one turn, whose operations came from a program, not a chat. It writes
+	// no requests and is complete when its turn is.
+	Run bool `json:"run,omitempty"`
+	// Preset names the policy preset a run's commands are checked by
+	// (standard, permissive or restrictive); "" is the settings' policy.
+	Preset string `json:"preset,omitempty"`
 }
 
 // ReadRequest is a READ_FILE waiting to be shown in the next outbox. It is

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,6 +28,9 @@ type processSpec struct {
 	dir    string
 	env    []string
 	out    io.Writer
+	// errOut, when set, gets stderr through a pipe of its own; otherwise
+	// stderr shares out's pipe.
+	errOut io.Writer
 }
 
 // process is a started command: the shell (leader of its own session and
@@ -34,17 +38,30 @@ type processSpec struct {
 type process struct {
 	cmd    *exec.Cmd
 	pgid   int
-	r      *os.File
-	copied chan struct{} // closed when the output copy ends
+	pipes  []*os.File    // the read ends of the output pipes
+	copied chan struct{} // closed when every output copy ends
 	exited chan struct{} // closed when the shell has exited (see watchExit)
 }
 
 // startProcess starts the command with stdout and stderr on one pipe, so
-// their output interleaves as it arrives, and stdin on /dev/null.
+// their output interleaves as it arrives (or on two, with errOut), and
+// stdin on /dev/null.
 func startProcess(ps processSpec) (*process, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
+	}
+	readers, writers, outs := []*os.File{r}, []*os.File{w}, []io.Writer{ps.out}
+	stderr := w
+	if ps.errOut != nil {
+		er, ew, err := os.Pipe()
+		if err != nil {
+			r.Close()
+			w.Close()
+			return nil, fmt.Errorf("create error pipe: %w", err)
+		}
+		readers, writers, outs = append(readers, er), append(writers, ew), append(outs, ps.errOut)
+		stderr = ew
 	}
 	cmd := &exec.Cmd{
 		Path:        ps.launch.Path,
@@ -53,25 +70,35 @@ func startProcess(ps processSpec) (*process, error) {
 		Env:         ps.env,
 		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
 		Stdout:      w,               // an *os.File is handed to the child as is: no copy goroutine in os/exec
-		Stderr:      w,
+		Stderr:      stderr,
 		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
 	}
 	err = cmd.Start()
-	w.Close()
+	for _, w := range writers {
+		w.Close()
+	}
 	if err != nil {
-		r.Close()
+		for _, r := range readers {
+			r.Close()
+		}
 		return nil, fmt.Errorf("start %s: %w", ps.launch.Args[0], err)
 	}
 	p := &process{
 		cmd:    cmd,
 		pgid:   cmd.Process.Pid, // Setsid makes the shell the group leader
-		r:      r,
+		pipes:  readers,
 		copied: make(chan struct{}),
 		exited: make(chan struct{}),
 	}
+	var copies sync.WaitGroup
+	for i, r := range readers {
+		copies.Go(func() {
+			_, _ = io.Copy(outs[i], r) // a read error only ends the capture early
+		})
+	}
 	go func() {
-		defer close(p.copied)
-		_, _ = io.Copy(ps.out, r) // a read error only ends the capture early
+		copies.Wait()
+		close(p.copied)
 	}()
 	go p.watchExit()
 	return p, nil
@@ -144,6 +171,8 @@ func (p *process) drain() {
 	case <-p.copied:
 	case <-grace.C:
 	}
-	p.r.Close() // unblocks a pending read
+	for _, r := range p.pipes {
+		r.Close() // unblocks a pending read
+	}
 	<-p.copied
 }

@@ -317,3 +317,16 @@ func TestRunEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// With Split, stdout and stderr come back apart, each capped on its own; a
+// command that fills one stream while the other stays quiet does not stall.
+func TestRunSplitOutput(t *testing.T) {
+	res := run(t, Spec{Command: "echo out1; echo err1 >&2; echo out2; echo err2 >&2; exit 4", Split: true, Timeout: 30 * time.Second})
+	if res.Stdout != "out1\nout2\n" || res.Stderr != "err1\nerr2\n" || res.Output != "" || res.ExitCode != 4 {
+		t.Errorf("split run gave stdout %q, stderr %q, output %q, exit %d", res.Stdout, res.Stderr, res.Output, res.ExitCode)
+	}
+	res = run(t, Spec{Command: "head -c 3000000 /dev/zero | tr '\\0' e >&2; echo done", Split: true, MaxOutput: 1000, Timeout: 30 * time.Second})
+	if res.Stdout != "done\n" || !res.Truncated || len(res.Stderr) > 1200 || !strings.HasPrefix(res.Stderr, "eee") {
+		t.Errorf("a flood of stderr: stdout %q, stderr %d bytes, truncated %v", res.Stdout, len(res.Stderr), res.Truncated)
+	}
+}

@@ -32,12 +32,17 @@ type Spec struct {
 	ExtraEnv  map[string]string // set last (the command's own env)
 	KeepEnv   []string          // names or globs of more variables of Env the command gets
 	Sandbox   *sandbox.Options  // nil: no OS sandbox
+	// Split keeps stdout and stderr apart (Result.Stdout, Result.Stderr,
+	// each capped at MaxOutput) instead of interleaved in Output.
+	Split bool
 }
 
 // Result is what a finished command left behind.
 type Result struct {
 	ExitCode  int           // -1 when killed by a signal, timed out or canceled
-	Output    string        // stdout and stderr interleaved as they arrived, capped
+	Output    string        // stdout and stderr interleaved as they arrived, capped ("" with Split)
+	Stdout    string        // with Split: stdout, capped
+	Stderr    string        // with Split: stderr, capped
 	TimedOut  bool          // the Timeout ran out and the command was killed
 	Canceled  bool          // ctx was canceled and the command was killed
 	Duration  time.Duration // from start until every process of the command was gone
@@ -76,21 +81,32 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		maxOutput = DefaultMaxOutput
 	}
 	out := newCapture(maxOutput)
+	ps := processSpec{launch: launch, dir: spec.Dir, env: environment(spec), out: out}
+	var errOut *capture
+	if spec.Split {
+		errOut = newCapture(maxOutput)
+		ps.errOut = errOut
+	}
 
 	begin := time.Now()
-	p, err := startProcess(processSpec{launch: launch, dir: spec.Dir, env: environment(spec), out: out})
+	p, err := startProcess(ps)
 	if err != nil {
 		return Result{}, err
 	}
 	end := p.wait(ctx, spec.Timeout)
 	res := Result{
 		ExitCode:  end.exitCode,
-		Output:    out.text(),
 		TimedOut:  end.timedOut,
 		Canceled:  end.canceled,
 		Duration:  time.Since(begin),
 		Truncated: out.truncated(),
 		Sandboxed: launch.Confined,
+	}
+	if errOut != nil {
+		res.Stdout, res.Stderr = out.text(), errOut.text()
+		res.Truncated = res.Truncated || errOut.truncated()
+	} else {
+		res.Output = out.text()
 	}
 	return res, nil
 }

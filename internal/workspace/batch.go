@@ -181,7 +181,7 @@ func (w *Workspace) writeTempFor(op *batchOp, unique string) ([]string, error) {
 			return created, err
 		}
 	}
-	tmp := path.Join(dir, atomicfile.TempPrefix+path.Base(op.clean)+"-"+unique)
+	tmp := path.Join(dir, tempStem(path.Base(op.clean))+unique)
 	if err := w.writeTemp(op.path, tmp, op.data, perm, false); err != nil {
 		return created, err
 	}

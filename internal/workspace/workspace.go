@@ -4,6 +4,8 @@
 package workspace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -157,7 +160,7 @@ func (w *Workspace) WriteFile(p string, data []byte) (WriteResult, error) {
 			return res, err
 		}
 	}
-	tmp := path.Join(dir, fmt.Sprintf("%s%s-%d", atomicfile.TempPrefix, path.Base(c), time.Now().UnixNano()))
+	tmp := path.Join(dir, fmt.Sprintf("%s%d", tempStem(path.Base(c)), time.Now().UnixNano()))
 	if err := w.writeTemp(p, tmp, data, perm, true); err != nil {
 		return res, err
 	}
@@ -321,7 +324,7 @@ func (w *Workspace) CleanTemps(p string) error {
 	if err != nil {
 		return nil
 	}
-	prefix := atomicfile.TempPrefix + path.Base(c) + "-"
+	prefix := tempStem(path.Base(c))
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), prefix) {
 			if err := w.root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -330,4 +333,22 @@ func (w *Workspace) CleanTemps(p string) error {
 		}
 	}
 	return nil
+}
+
+// tempStem starts the names of the temporary files a write of the file
+// named name uses, in its folder: courier's prefix, the name, and a dash.
+// A name too long to leave room for the prefix and a unique ending (file
+// names hold at most 255 bytes) is cut, and a hash of it added, so that
+// the stem still names that file alone.
+func tempStem(name string) string {
+	const room = 255 - len(atomicfile.TempPrefix) - 1 - 40 // 40: the unique ending
+	if len(name) > room {
+		sum := sha256.Sum256([]byte(name))
+		cut := room - 17
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut] + "~" + hex.EncodeToString(sum[:8])
+	}
+	return atomicfile.TempPrefix + name + "-"
 }

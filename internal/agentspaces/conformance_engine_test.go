@@ -1,0 +1,100 @@
+package agentspaces
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/courier-agent/courier/internal/config"
+	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// The cases that need the engine, run completely: courier's runner
+// carries out the operations as a run ('courier ops' does the same) with
+// real files, a real shell with the case's bin/ programs first on PATH,
+// the case's policy preset, the journal and the snapshots; a pause is
+// answered with the case's approval.json and the run resumed.
+func TestConformanceWithEngine(t *testing.T) {
+	var cases []*conformanceCase
+	for _, c := range loadConformance(t) {
+		if c.needsEngine() && c.mode() != "shape" {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) < 25 {
+		t.Fatalf("only %d cases need the engine", len(cases))
+	}
+	runConformance(t, cases, runWithEngine)
+}
+
+func presetPolicy(name string) (*policy.Policy, error) {
+	cfg, err := Preset(name)
+	if err != nil {
+		return nil, err
+	}
+	return policy.New(cfg)
+}
+
+func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) (EventsMessage, *EventsMessage) {
+	cmds, err := parseInput(c)
+	if err != nil {
+		t.Fatalf("the input does not decode: %v", err)
+	}
+	paths := runner.DefaultPaths(t.TempDir())
+	paths.Workspace = env.workspace
+	if err := paths.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	d := config.Defaults()
+	r := runner.New(runner.Config{
+		Paths:          paths,
+		WorkspaceGiven: true,
+		Limits:         runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
+		Engine: engine.Options{
+			CommandTimeout: d.CommandTimeout,
+			MaxOutput:      d.MaxOutput,
+			Env:            []string{"PATH=" + env.bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+		},
+		FrontEnds: []frontend.FrontEnd{protocol.Tags{}, Chat{}},
+		Presets:   presetPolicy,
+	})
+	ctx := context.Background()
+	rep, err := r.StartRun(ctx, cmds, runner.RunOptions{Protocol: ChatName, Preset: c.policy(), Task: c.name,
+		Name: "operations.json", Hash: session.Hash(c.input())})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	got := runEvents(rep)
+	data, ok := c.sections["approval.json"]
+	if !ok {
+		return got, nil
+	}
+	if rep.Paused == nil {
+		t.Fatalf("the run did not pause for approval:\n%s", mustJSON(t, got))
+	}
+	a, err := DecodeApproval(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = r.ResumeRun(ctx, rep.ID, runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == Approved, Reason: a.Reason}, ApprovalID)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	resumed := runEvents(rep)
+	return got, &resumed
+}
+
+// runEvents is the events message of where a run stands.
+func runEvents(rep runner.RunReport) EventsMessage {
+	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From}
+	if rep.Paused != nil {
+		o.Paused = &Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
+	}
+	return Events(rep.ID, o, time.Now())
+}

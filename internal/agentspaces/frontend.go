@@ -1,0 +1,89 @@
+package agentspaces
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/prompts"
+)
+
+// Chat is the Agent Spaces protocol as a front end of courier's copy-paste
+// loop (`courier new --protocol json`): requests are laid out as the tag
+// protocol's are, with this protocol's text, and the last reply's events
+// message as JSON in their CONTEXT; replies are read by ParseReply.
+type Chat struct{}
+
+// ChatName is the name sessions record for this front end.
+const ChatName = "json"
+
+// Name implements frontend.FrontEnd.
+func (Chat) Name() string { return ChatName }
+
+// Continuation is the PROMPT of every request after the first.
+const Continuation = "Continue working on the task based on the events above. When the task is complete, reply with message operations only, summarising what you did."
+
+// Render implements frontend.FrontEnd.
+func (Chat) Render(r frontend.Request) string {
+	return protocol.RenderLayout(r, protocol.Layout{
+		Protocol:     prompts.ProtocolJSON,
+		Reminder:     prompts.ReminderJSON,
+		Results:      writeEvents,
+		Continuation: Continuation,
+	})
+}
+
+// writeEvents writes the CONTEXT section on the last reply: courier's
+// notices in words, then the events message of its operations as JSON.
+func writeEvents(b *strings.Builder, r frontend.Request) {
+	b.WriteString("\n## Events of your last operations\n")
+	for _, n := range r.Notices {
+		b.WriteString(strings.TrimRight(n, "\n"))
+		b.WriteString("\n")
+	}
+	if len(r.Results) == 0 && len(r.Notices) > 0 {
+		return
+	}
+	m := Events(fmt.Sprintf("%s-%04d", r.Session, r.Sequence-1), Outcome{Commands: r.Commands, Results: r.Results}, time.Now())
+	text, err := FormatEvents(m)
+	if err != nil {
+		// Events hold strings and numbers only; this cannot happen.
+		text = fmt.Sprintf("{\"error\": %q}\n", err.Error())
+	}
+	fence := fenceFor(text)
+	b.WriteString(fence + "json\n")
+	b.WriteString(text)
+	b.WriteString(fence + "\n")
+}
+
+// fenceFor returns a code fence longer than any run of backticks in text,
+// so that output holding "```" cannot end the block early.
+func fenceFor(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// Parse implements frontend.FrontEnd.
+func (Chat) Parse(text string) frontend.Parsed {
+	r := ParseReply(text)
+	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
+}
+
+// ShowsCommands implements frontend.FrontEnd: each event carries its
+// operation's id and fields.
+func (Chat) ShowsCommands() bool { return true }
+
+// NoCommands implements frontend.FrontEnd.
+func (Chat) NoCommands() string {
+	return `Your last reply held no operations, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "session": ..., "sequence": ..., "operations": [...]} in a ` + "```json" + ` fence; send message operations only when the task is complete.`
+}

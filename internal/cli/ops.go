@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/session"
+)
+
+// exitStatus ends courier with a status and nothing on stderr: the
+// command said all on stdout ('courier ops' prints its events message).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func newOpsCmd(g *globals) *cobra.Command {
+	var preset string
+	cmd := &cobra.Command{
+		Use:   "ops [FILE|-]",
+		Short: "Carry out an Agent Spaces operations message and print its events",
+		Long: `Read an operations message of the Agent Spaces protocol
+({"protocolVersion": "1.0", "operations": [...]}) from FILE, or from stdin
+with - or no argument, carry it out in the workspace as a run (journaled,
+sandboxed, undoable like any turn), and print the events message on stdout.
+
+Exit status: 0 when the run's status is "completed", 3 when it is
+"awaiting_approval" (answer with 'courier ops resume'), 1 for "error".
+Progress and warnings go to stderr.`,
+		Example: `  courier ops ops.json
+  echo '{"protocolVersion":"1.0","operations":[{"type":"shell","id":"s1","command":"go test ./..."}]}' | courier ops
+  courier ops --policy restrictive - < ops.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := agentspaces.Preset(preset); err != nil {
+				return usage(withHint(err, "--policy standard, permissive or restrictive"))
+			}
+			name, data, err := g.readOps(optionalArg(args))
+			if err != nil {
+				return err
+			}
+			cmds, err := agentspaces.Decode(data)
+			if err != nil {
+				// Not a message that can run: no run is made.
+				return g.printEvents(agentspaces.Events(newRunID(), agentspaces.Outcome{Err: err}, time.Now()))
+			}
+			b, err := g.runner(view{use: writing, program: true})
+			if err != nil {
+				return err
+			}
+			rep, err := b.StartRun(cmd.Context(), cmds, runner.RunOptions{
+				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: session.Hash(data),
+				Task: runTask(cmds),
+			})
+			return g.runEvents(rep, err)
+		},
+	}
+	cmd.Flags().StringVar(&preset, "policy", "", "the policy preset the run's shell operations are checked by: standard (courier's own rules, the default), permissive or restrictive")
+	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions([]string{agentspaces.PresetStandard, agentspaces.PresetPermissive, agentspaces.PresetRestrictive}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.AddCommand(newOpsResumeCmd(g))
+	return cmd
+}
+
+func newOpsResumeCmd(g *globals) *cobra.Command {
+	var approve, deny, reason string
+	cmd := &cobra.Command{
+		Use:   "resume RUN_ID [-]",
+		Short: "Answer the approval a paused run waits on, and finish the run",
+		Long: `Answer the approvalRequired event of a paused run, from any process and
+after any time: --approve OP_ID runs that operation and then the rest;
+--deny OP_ID refuses it (a policyDenied event, with --reason) and runs the
+rest. With -, the answer is read from stdin in the protocol's form:
+{"approval": {"operationId": "...", "decision": "approved" | "denied",
+"reason": "..."}}. Prints the events from the answered operation on, with
+the exit status of 'courier ops'. A run killed while it ran is finished
+first, exactly once.`,
+		Example: `  courier ops resume 3f9a1c2e --approve s2
+  courier ops resume 3f9a1c2e --deny s2 --reason "not on this machine"
+  echo '{"approval":{"operationId":"s2","decision":"approved"}}' | courier ops resume 3f9a1c2e -`,
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: g.sessionArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := g.runDecision(args, approve, deny, reason)
+			if err != nil {
+				return err
+			}
+			b, err := g.runner(view{use: writing, program: true})
+			if err != nil {
+				return err
+			}
+			rep, err := b.ResumeRun(cmd.Context(), args[0], d, agentspaces.ApprovalID)
+			return g.runEvents(rep, err)
+		},
+	}
+	cmd.Flags().StringVar(&approve, "approve", "", "approve operation `OP_ID`")
+	cmd.Flags().StringVar(&deny, "deny", "", "deny operation `OP_ID`")
+	cmd.Flags().StringVar(&reason, "reason", "", "why it is denied (in the policyDenied event)")
+	return cmd
+}
+
+// runDecision is the answer 'courier ops resume' was given.
+func (g *globals) runDecision(args []string, approve, deny, reason string) (runner.RunDecision, error) {
+	given := 0
+	for _, s := range []string{approve, deny} {
+		if s != "" {
+			given++
+		}
+	}
+	stdin := len(args) == 2
+	if stdin && args[1] != "-" {
+		return runner.RunDecision{}, usage(withHint(fmt.Errorf("unexpected argument %q", args[1]), "give - to read the approval from stdin"))
+	}
+	if stdin {
+		given++
+	}
+	if given != 1 {
+		return runner.RunDecision{}, usage(withHint(errors.New("give one answer"), "--approve OP_ID, --deny OP_ID, or - with the approval message on stdin"))
+	}
+	if !stdin {
+		return runner.RunDecision{Operation: approve + deny, Approved: approve != "", Reason: reason}, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(g.io.In, 1<<20))
+	if err != nil {
+		return runner.RunDecision{}, fmt.Errorf("read the approval: %w", err)
+	}
+	a, err := agentspaces.DecodeApproval(data)
+	if err != nil {
+		return runner.RunDecision{}, usage(err)
+	}
+	return runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == agentspaces.Approved, Reason: a.Reason}, nil
+}
+
+// readOps reads an operations message from a file, or from stdin for ""
+// and "-", no larger than the protocol allows.
+func (g *globals) readOps(arg string) (string, []byte, error) {
+	var r io.Reader = g.io.In
+	name := "stdin"
+	if arg != "" && arg != "-" {
+		f, err := os.Open(arg)
+		if err != nil {
+			return "", nil, withHint(fmt.Errorf("read the operations message: %w", err), "courier ops FILE, or - to read stdin")
+		}
+		defer f.Close()
+		r, name = f, arg
+	} else if g.io.InTerminal {
+		return "", nil, usage(withHint(errors.New("no operations message: stdin is a terminal"), "courier ops FILE, or pipe the message in: courier ops - < ops.json"))
+	}
+	data, err := io.ReadAll(io.LimitReader(r, agentspaces.MaxMessageBytes+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("read the operations message: %w", err)
+	}
+	return name, data, nil
+}
+
+// runEvents prints where a run stands as its events message and ends with
+// the status 'courier ops' promises. An error that stopped the run
+// becomes its error event; one before the run began (a session that does
+// not exist, a wrong operation id) is an error as any command's.
+func (g *globals) runEvents(rep runner.RunReport, err error) error {
+	if err != nil && rep.Commands == nil {
+		return err
+	}
+	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Err: err}
+	if rep.Paused != nil {
+		o.Paused = &agentspaces.Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
+	}
+	return g.printEvents(agentspaces.Events(rep.ID, o, time.Now()))
+}
+
+// printEvents writes an events message and ends with its exit status.
+func (g *globals) printEvents(m agentspaces.EventsMessage) error {
+	text, err := agentspaces.FormatEvents(m)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(g.io.Out, text)
+	switch m.Status {
+	case agentspaces.StatusAwaitingApproval:
+		return exitStatus(ExitWaiting)
+	case agentspaces.StatusError:
+		return exitStatus(1)
+	}
+	return nil
+}
+
+// preset is the policy of a run's preset, with the person's own deny
+// rules kept: a preset chosen by a program never lifts them.
+func (g *globals) preset(name string) (*policy.Policy, error) {
+	cfg, err := agentspaces.Preset(name)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Deny = append(cfg.Deny, g.cfg.Policy.Deny...)
+	return policy.New(cfg)
+}
+
+// runTask names a run in 'courier sessions': its first message, or what
+// it does.
+func runTask(cmds []command.Command) string {
+	for _, c := range cmds {
+		if c.Type == command.Message || c.Type == command.Done {
+			return "ops: " + human.FirstLine(c.Text, 80)
+		}
+	}
+	return fmt.Sprintf("ops: %d operations", len(cmds))
+}
+
+// newRunID names a run that never began (its message could not run).
+func newRunID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }

@@ -1,0 +1,43 @@
+package edit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// ApplyLiteral applies search/replace pairs exactly, in order, each to the
+// text the pairs before it left: the first occurrence of Search, byte for
+// byte, becomes Replace, taken literally ("$&" and "$1" are plain text).
+// It is all or nothing: when a Search is not found, the error names the
+// pair and the content is left as it was. This is the Agent Spaces
+// protocol's editFile; the tag protocol's EDIT_FILE is the tolerant
+// ApplyEdits.
+func ApplyLiteral(content string, edits []command.Edit) (string, error) {
+	text := content
+	for i, e := range edits {
+		at := strings.Index(text, e.Search)
+		if at < 0 {
+			return content, fmt.Errorf("edit %d of %d: its oldContent was not found in the file (it must match exactly, whitespace and line ends included)\n%s",
+				i+1, len(edits), excerpt(e.Search))
+		}
+		text = text[:at] + e.Replace + text[at+len(e.Search):]
+	}
+	return text, nil
+}
+
+// excerpt shows the start of a text that was looked for.
+func excerpt(s string) string {
+	const max = 200
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return "oldContent: " + fmt.Sprintf("%q", s)
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
