@@ -55,7 +55,7 @@ Progress and warnings go to stderr.`,
 				// Not a message that can run: no run is made.
 				return g.printEvents(agentspaces.Events(newRunID(), agentspaces.Outcome{Err: err}, time.Now()))
 			}
-			b, err := g.runner(view{use: writing, program: true})
+			b, err := g.runner(view{use: starting, program: true})
 			if err != nil {
 				return err
 			}
