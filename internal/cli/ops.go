@@ -63,6 +63,11 @@ Progress and warnings go to stderr.`,
 				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: session.Hash(data),
 				Task: runTask(cmds),
 			})
+			if err != nil && rep.Commands == nil {
+				// A program reads the answer as events, even when courier
+				// could not begin the run (a full disk).
+				rep.Commands = cmds
+			}
 			return g.runEvents(rep, err)
 		},
 	}
