@@ -229,7 +229,16 @@ func TestWatch(t *testing.T) {
 		{
 			name: "file removed before it settles is not delivered",
 			act: func(t *testing.T, r *watchRun) {
-				r.write("gone.txt", "short-lived")
+				// Still open for writing, so not settled: a closed write
+				// is complete at once and may be read before it goes.
+				f, err := os.Create(filepath.Join(r.dir, "gone.txt"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if _, err := f.WriteString("short-lived"); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.Remove(filepath.Join(r.dir, "gone.txt")); err != nil {
 					t.Fatal(err)
 				}
