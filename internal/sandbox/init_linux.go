@@ -14,7 +14,7 @@ import (
 // process of the namespace, and returns the command's status once the
 // command (the shell) has ended. When the launcher then exits, the kernel
 // kills whatever is left in the namespace, however it detached itself.
-func runInit(argv []string) (int, error) {
+func runInit(argv, env []string) (int, error) {
 	// Not dumpable: the command, running as the same user, cannot read
 	// the launcher's memory or trace it.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -29,7 +29,7 @@ func runInit(argv []string) (int, error) {
 		}
 	}()
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []uintptr{0, 1, 2},
 	})
 	if err != nil {

@@ -14,9 +14,9 @@ import (
 const selfExe = "/proc/self/exe"
 
 // Launcher returns how to start argv (an absolute program path first)
-// confined as opts say.
-func Launcher(opts Options, argv []string) (Launch, error) {
-	data, err := encodeOptions(opts)
+// confined as opts say, with env as its environment.
+func Launcher(opts Options, argv, env []string) (Launch, error) {
+	data, err := encodeRequest(opts, env)
 	if err != nil {
 		return Launch{}, err
 	}
@@ -24,6 +24,7 @@ func Launcher(opts Options, argv []string) (Launch, error) {
 		Path:     selfExe,
 		Args:     append([]string{"courier", ExecArg, "--"}, argv...),
 		Attr:     launchAttr(opts.Kernel.Namespaces, opts.NoNetwork && opts.Kernel.Network),
+		Env:      []string{},
 		Stdin:    bytes.NewReader(data),
 		Confined: true,
 	}, nil

@@ -36,15 +36,15 @@ func runSandboxed(t *testing.T, sr sandboxRun) (string, int) {
 	if err := sandbox.Prepare(sr.opts); err != nil {
 		t.Fatal(err)
 	}
-	l, err := sandbox.Launcher(sr.opts, []string{"/bin/sh", "-c", sr.script})
+	env := append(os.Environ(), sr.env...)
+	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv, os.Getenv) {
+		env = append(env, k+"="+v)
+	}
+	l, err := sandbox.Launcher(sr.opts, []string{"/bin/sh", "-c", sr.script}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := &exec.Cmd{Path: l.Path, Args: l.Args, Dir: sr.dir, SysProcAttr: l.Attr, Stdin: l.Stdin}
-	cmd.Env = append(os.Environ(), sr.env...)
-	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv, os.Getenv) {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd := &exec.Cmd{Path: l.Path, Args: l.Args, Dir: sr.dir, SysProcAttr: l.Attr, Stdin: l.Stdin, Env: l.Env}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

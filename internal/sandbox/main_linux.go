@@ -23,10 +23,11 @@ func Main(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	opts, err := readOptions(os.Stdin)
+	req, err := readRequest(os.Stdin)
 	if err != nil {
 		return fail(stderr, err)
 	}
+	opts := req.Options
 	if err := nullStdin(); err != nil {
 		return fail(stderr, err)
 	}
@@ -39,13 +40,13 @@ func Main(args []string, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	if opts.Kernel.Namespaces {
-		code, err := runInit(argv)
+		code, err := runInit(argv, req.Env)
 		if err != nil {
 			return fail(stderr, err)
 		}
 		return code
 	}
-	err = syscall.Exec(argv[0], argv, os.Environ())
+	err = syscall.Exec(argv[0], argv, req.Env)
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
 }
 

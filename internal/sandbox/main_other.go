@@ -17,8 +17,8 @@ func Main(args []string, stderr io.Writer) int {
 }
 
 // Launcher returns argv as it is: there is no confinement to start it in.
-func Launcher(opts Options, argv []string) (Launch, error) {
-	return Launch{Path: argv[0], Args: argv, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
+func Launcher(opts Options, argv, env []string) (Launch, error) {
+	return Launch{Path: argv[0], Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
 }
 
 // Probe reports that nothing is available.

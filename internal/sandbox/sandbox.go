@@ -38,6 +38,12 @@ type Launch struct {
 	Path string
 	Args []string
 	Attr *syscall.SysProcAttr
+	// Env is the environment to start Path with. The launcher starts with
+	// none at all: it is courier's own binary, and a variable the reply
+	// chose (LD_PRELOAD, GCONV_PATH, GODEBUG) would act on it before it
+	// confines anything. The command's environment travels in Stdin and
+	// is set only when the command itself is executed.
+	Env []string
 	// Stdin carries the launcher's options; nil is /dev/null.
 	Stdin io.Reader
 	// Confined is false when the command runs as it is (not on Linux).
@@ -141,26 +147,37 @@ func Prepare(o Options) error {
 // maxOptions bounds what the launcher reads as options.
 const maxOptions = 16 << 20
 
-// encodeOptions is what the launcher reads on stdin.
-func encodeOptions(opts Options) ([]byte, error) {
-	data, err := json.Marshal(opts)
+// request is what the launcher reads on stdin: how to confine the command,
+// and the environment the command (not the launcher) gets.
+type request struct {
+	Options Options  `json:"options"`
+	Env     []string `json:"env"`
+}
+
+// encodeRequest is what the launcher reads on stdin.
+func encodeRequest(opts Options, env []string) ([]byte, error) {
+	data, err := json.Marshal(request{Options: opts, Env: env})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox options: %w", err)
 	}
 	return data, nil
 }
 
-// readOptions reads the launcher's options from r.
-func readOptions(r io.Reader) (Options, error) {
+// readRequest reads the launcher's options and the command's environment
+// from r.
+func readRequest(r io.Reader) (request, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxOptions))
 	if err != nil {
-		return Options{}, fmt.Errorf("read the options: %w", err)
+		return request{}, fmt.Errorf("read the options: %w", err)
 	}
-	var opts Options
-	if err := json.Unmarshal(data, &opts); err != nil {
-		return Options{}, fmt.Errorf("read the options: %w", err)
+	var req request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return request{}, fmt.Errorf("read the options: %w", err)
 	}
-	return opts, nil
+	if req.Env == nil {
+		req.Env = []string{}
+	}
+	return req, nil
 }
 
 // parseArgs reads the command the launcher runs: "--", then an absolute

@@ -12,26 +12,27 @@ import (
 	"time"
 )
 
-func TestOptionsRoundTrip(t *testing.T) {
-	tests := []Options{
-		{},
-		{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/home/me/.ssh"},
+func TestRequestRoundTrip(t *testing.T) {
+	tests := []request{
+		{Options: Options{}, Env: []string{}},
+		{Options: Options{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/home/me/.ssh"},
 			HideHome: "/home/me", Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
 			NoNetwork: true, Strict: true, Kernel: Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}},
-		{Writable: []string{"--", "-c\n\x00"}},
+			Env: []string{"PATH=/usr/bin", "LD_PRELOAD=./evil.so"}},
+		{Options: Options{Writable: []string{"--", "-c\n\x00"}}, Env: []string{"A=b\nc=d"}},
 	}
-	for _, opts := range tests {
-		data, err := encodeOptions(opts)
+	for _, req := range tests {
+		data, err := encodeRequest(req.Options, req.Env)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readOptions(bytes.NewReader(data))
-		if err != nil || !reflect.DeepEqual(got, opts) {
-			t.Errorf("round trip of %+v gave %+v, %v", opts, got, err)
+		got, err := readRequest(bytes.NewReader(data))
+		if err != nil || !reflect.DeepEqual(got, req) {
+			t.Errorf("round trip of %+v gave %+v, %v", req, got, err)
 		}
 	}
-	if _, err := readOptions(strings.NewReader("not json")); err == nil {
-		t.Error("readOptions accepted garbage")
+	if _, err := readRequest(strings.NewReader("not json")); err == nil {
+		t.Error("readRequest accepted garbage")
 	}
 }
 

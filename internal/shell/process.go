@@ -26,7 +26,6 @@ const (
 type processSpec struct {
 	launch sandbox.Launch
 	dir    string
-	env    []string
 	out    io.Writer
 	// errOut, when set, gets stderr through a pipe of its own; otherwise
 	// stderr shares out's pipe.
@@ -67,7 +66,7 @@ func startProcess(ps processSpec) (*process, error) {
 		Path:        ps.launch.Path,
 		Args:        ps.launch.Args,
 		Dir:         ps.dir,
-		Env:         ps.env,
+		Env:         ps.launch.Env, // never nil: os/exec would give nil courier's own environment
 		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
 		Stdout:      w,               // an *os.File is handed to the child as is: no copy goroutine in os/exec
 		Stderr:      stderr,

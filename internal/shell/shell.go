@@ -72,7 +72,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if !filepath.IsAbs(spec.Dir) {
 		return Result{}, fmt.Errorf("working folder %q is not an absolute path", spec.Dir)
 	}
-	launch, err := launcher(spec)
+	launch, err := launcher(spec, environment(spec))
 	if err != nil {
 		return Result{}, err
 	}
@@ -81,7 +81,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		maxOutput = DefaultMaxOutput
 	}
 	out := newCapture(maxOutput)
-	ps := processSpec{launch: launch, dir: spec.Dir, env: environment(spec), out: out}
+	ps := processSpec{launch: launch, dir: spec.Dir, out: out}
 	var errOut *capture
 	if spec.Split {
 		errOut = newCapture(maxOutput)
@@ -111,13 +111,13 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
-// launcher returns how to start the command: the shell itself, or the
-// sandbox launcher that confines it. A sandbox the kernel cannot provide
-// as the options demand is an error (see sandbox.Check).
-func launcher(spec Spec) (sandbox.Launch, error) {
+// launcher returns how to start the command with env: the shell itself, or
+// the sandbox launcher that confines it. A sandbox the kernel cannot
+// provide as the options demand is an error (see sandbox.Check).
+func launcher(spec Spec, env []string) (sandbox.Launch, error) {
 	argv := []string{shellPath, "-c", spec.Command}
 	if spec.Sandbox == nil {
-		return sandbox.Launch{Path: shellPath, Args: argv, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
+		return sandbox.Launch{Path: shellPath, Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
 	}
 	opts := spec.Sandbox.Probed()
 	if err := sandbox.Check(opts); err != nil {
@@ -126,7 +126,7 @@ func launcher(spec Spec) (sandbox.Launch, error) {
 	if err := sandbox.Prepare(opts); err != nil {
 		return sandbox.Launch{}, err
 	}
-	return sandbox.Launcher(opts, argv)
+	return sandbox.Launcher(opts, argv, env)
 }
 
 // environment is the command's environment (see Environ), with the tool
