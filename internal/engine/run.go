@@ -41,19 +41,20 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		v.Decision = policy.Allow
 	}
 	// approved is set when the person let it run (this once, or with "all
-	// like it"): it may then write .git, and the LLM is told.
-	approved := false
+	// like it"), and the LLM is told; writesGit when it may also write
+	// .git (see gitWritable).
+	approved, writesGit := false, false
 	switch v.Decision {
 	case policy.Deny:
 		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason))
 		res.Cause, res.Reason = command.CausePolicy, v.Reason
 		return res, nil, nil
 	case policy.Ask:
-		ok, res, pending := r.approval(i, c, v)
+		ok, byRule, res, pending := r.approval(i, c, v)
 		if pending != nil || !ok {
 			return res, pending, nil
 		}
-		approved = true
+		approved, writesGit = true, gitWritable(byRule, v)
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -73,6 +74,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 		dir = filepath.Join(dir, filepath.FromSlash(clean))
 	}
+	newRepo := !writesGit && !r.ws.HasRepository()
 	r.started(i, c)
 	if r.rec != nil {
 		// The workspace as it is before the command, to tell what it changed.
@@ -101,7 +103,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		Env:       r.opts.Env,
 		ExtraEnv:  env,
 		KeepEnv:   r.opts.KeepEnv,
-		Sandbox:   r.sandbox(r.st.SessionID, approved),
+		Sandbox:   r.sandbox(r.st.SessionID, writesGit),
 		Split:     c.SplitOutput,
 	})
 	res := commandResult(c, out, err, timeout)
@@ -112,16 +114,57 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if approved {
 		res.Summary += " (approved by the user)"
 	}
+	if newRepo {
+		if err := r.checkNewRepository(&res); err != nil {
+			return command.Result{}, nil, err
+		}
+	}
 	if err := r.changed(i, nil, &res); err != nil {
 		return command.Result{}, nil, err
 	}
 	return res, nil, nil
 }
 
+// gitWritable reports whether an approved command may write .git: when the
+// person said yes to this very command, which they saw whole; or when an
+// "approve all like it" rule covers it and every program it starts is git,
+// found on PATH (not a "./git" the reply may have written).
+// A rule was given for git's own writes (git commit, git checkout): it
+// must not lend a writable .git to whatever else a later command does
+// beside them (`git add x && echo ... >> .git/config`).
+func gitWritable(byRule bool, v policy.Verdict) bool {
+	if !byRule {
+		return true
+	}
+	for _, p := range v.Programs {
+		if p != "git" {
+			return false
+		}
+	}
+	return len(v.Programs) > 0
+}
+
+// checkNewRepository looks at the .git a command made where the workspace
+// had none (git init, or a planted one): when git could run a program from
+// it the next time the person uses git, outside the sandbox, it is
+// removed and the result says why.
+func (r *turnRun) checkNewRepository(res *command.Result) error {
+	why, err := r.ws.NewRepositoryRisk()
+	if err != nil || why == "" {
+		return err
+	}
+	if err := r.ws.RemoveRepository(); err != nil {
+		return err
+	}
+	res.Summary += fmt.Sprintf("; courier removed the .git it made, because %s, and git would run it when the person uses the repository. Make a repository with plain 'git init', and change its settings with 'git config', which asks the person", why)
+	return nil
+}
+
 // sandbox returns the OS sandbox for a command: the configured one, with
 // the workspace writable, the session's temporary folder, and the
-// workspace's .git read-only unless the person approved this very command
-// (git commit, git checkout and the like ask first for that reason).
+// workspace's .git read-only unless the command may write it (see
+// gitWritable; git commit, git checkout and the like ask first for that
+// reason).
 func (e *Engine) sandbox(session string, approved bool) *sandbox.Options {
 	if e.opts.Sandbox == nil {
 		return nil
@@ -139,20 +182,20 @@ func (e *Engine) sandbox(session string, approved bool) *sandbox.Options {
 // journal and the approved rules say. It reports whether the command may
 // run, or else its result or the question to put to the person (who
 // answers through the runner, which journals the decision and resumes).
-func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (bool, command.Result, *session.Pending) {
+func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRule bool, res command.Result, pending *session.Pending) {
 	if d, ok := r.js.decisions[i]; ok {
 		if d.All {
 			r.approveAll(v)
 		}
 		if !d.Approved {
-			return false, deniedByPerson(c, d.Reason), nil
+			return false, false, deniedByPerson(c, d.Reason), nil
 		}
-		return true, command.Result{}, nil
+		return true, false, command.Result{}, nil
 	}
 	if v.CoveredBy(r.approved) {
-		return true, command.Result{}, nil
+		return true, true, command.Result{}, nil
 	}
-	return false, command.Result{}, &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
+	return false, false, command.Result{}, &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
 }
 
 // approveAll remembers "approve all like it": each rule behind the verdict
