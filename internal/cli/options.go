@@ -231,9 +231,19 @@ func (g *globals) approver(v view) runner.Approver {
 }
 
 // agentChosen reports whether an agent answers the requests instead of a
-// person ([agent] name or command, --agent, --agent-command).
+// person ([agent] name or command, --agent, --agent-command). An empty
+// --agent on the command line means a person, whatever courier.toml's
+// command says: it is how a person takes a session over by copy and
+// paste.
 func (g *globals) agentChosen() bool {
-	return g.cfg.Agent.Name != "" || len(g.cfg.Agent.Command) > 0
+	a := g.cfg.Agent
+	if a.Name != "" {
+		return true
+	}
+	if g.set["agent"] && !g.set["agent-command"] {
+		return false
+	}
+	return len(a.Command) > 0
 }
 
 // notifier calls the person's attention: a desktop notification where
