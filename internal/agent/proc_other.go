@@ -7,4 +7,4 @@ package agent
 // to its closed output).
 func processStart(int) (uint64, bool) { return 0, false }
 
-func stopLeftover(int, uint64) {}
+func stopLeftover(int, uint64) bool { return false }

@@ -60,14 +60,11 @@ type Source struct {
 	began time.Time
 }
 
-// New returns the source. Call Recover under the session's lock first.
+// New returns the source of a held session (holding it closed the runs a
+// crashed courier left open).
 func New(o Options) *Source {
 	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, MaxReply: o.MaxReply}, began: time.Now()}
 }
-
-// Recover marks the runs a crashed courier left running as failed (their
-// partial output is never applied) and returns their ids.
-func (s *Source) Recover() ([]string, error) { return s.runs.Recover() }
 
 // Where says where replies come from, for the person.
 func (s *Source) Where() string {

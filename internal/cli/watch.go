@@ -3,14 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/agentrun"
 	"github.com/courier-agent/courier/internal/clipboard"
-	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -95,7 +93,7 @@ func optionalArg(args []string) string {
 }
 
 // agentSource returns the agent the settings choose as the held session's
-// source, after closing the runs a crashed courier left open.
+// source (holding it closed the runs a crashed courier left open).
 func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, error) {
 	spec := g.cfg.AgentSpec()
 	spec.Getenv = g.io.Getenv
@@ -103,7 +101,7 @@ func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, er
 	if err != nil {
 		return nil, err
 	}
-	src := agentrun.New(agentrun.Options{
+	return agentrun.New(agentrun.Options{
 		Agent:      a,
 		Model:      spec.Model,
 		SessionDir: s.Folder(),
@@ -113,14 +111,5 @@ func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, er
 		TimeBudget: g.cfg.Agent.TimeBudget,
 		MaxReply:   g.cfg.MaxReply,
 		Reporter:   b.reporter,
-	})
-	failed, err := src.Recover()
-	if err != nil {
-		return nil, err
-	}
-	if len(failed) > 0 {
-		b.reporter.Report(runner.Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
-			human.Count(len(failed), "agent run", ""), strings.Join(failed, ", "))})
-	}
-	return src, nil
+	}), nil
 }

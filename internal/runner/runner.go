@@ -316,7 +316,9 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 		lock.Unlock()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	return &Session{r: r, st: st, lock: lock, fe: fe}, nil
+	s := &Session{r: r, st: st, lock: lock, fe: fe}
+	s.closeAgentRuns()
+	return s, nil
 }
 
 // Release gives the session up.

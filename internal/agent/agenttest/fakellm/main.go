@@ -21,7 +21,9 @@
 //	FAKELLM_FAIL     fail (exit 7) the first N calls.
 //	FAKELLM_PIDFILE  write the process id there, and the child's with
 //	                 FAKELLM_SPAWN=1 (which starts a child that sleeps).
-//	FAKELLM_PARTIAL  printed on stdout before FAKELLM_SLEEP.
+//	FAKELLM_PARTIAL  printed on stdout before FAKELLM_PIDFILE is written
+//	                 and FAKELLM_SLEEP begins; a literal \n in it stands
+//	                 for a new line (scripts cannot set one).
 //	FAKELLM_SLEEP    a duration to sleep before answering.
 //	FAKELLM_STDERR   printed on stderr.
 //	FAKELLM_ECHO_ENV names of variables whose "NAME=value" is printed on
@@ -68,6 +70,12 @@ func main() {
 	if n, _ := strconv.Atoi(os.Getenv("FAKELLM_FAIL")); call <= n {
 		fail(7, "scripted failure %d of %d", call, n)
 	}
+	// The partial output comes before the pid file, so that a test which
+	// waits for the pid file knows the partial output is written.
+	if text := os.Getenv("FAKELLM_PARTIAL"); text != "" {
+		fmt.Print(strings.ReplaceAll(text, `\n`, "\n"))
+		os.Stdout.Sync()
+	}
 	if path := os.Getenv("FAKELLM_PIDFILE"); path != "" {
 		pids := strconv.Itoa(os.Getpid())
 		if os.Getenv("FAKELLM_SPAWN") == "1" {
@@ -82,10 +90,6 @@ func main() {
 		line := name + "=" + os.Getenv(name)
 		fmt.Println(line)
 		fmt.Fprintln(os.Stderr, line)
-	}
-	if text := os.Getenv("FAKELLM_PARTIAL"); text != "" {
-		fmt.Print(text)
-		os.Stdout.Sync()
 	}
 	if d := os.Getenv("FAKELLM_SLEEP"); d != "" {
 		dur, err := time.ParseDuration(d)

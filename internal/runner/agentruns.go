@@ -1,0 +1,28 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/human"
+)
+
+// closeAgentRuns closes the agent runs a stopped courier left open in the
+// held session: each is marked failed, so its partial reply is never
+// applied, and an agent program still running from it (claude, codex...,
+// still spending tokens) is stopped. It runs whenever a session is held,
+// whoever answers now: a person taking over by copy and paste after a
+// crash must not leave the agent running. A failure is only a warning:
+// the runs folder is the agent's record, and no reply is ever taken from
+// a run that is not marked completed.
+func (s *Session) closeAgentRuns() {
+	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
+	if len(closed) > 0 {
+		s.r.report(Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
+			human.Count(len(closed), "agent run", ""), strings.Join(closed, ", "))})
+	}
+	if err != nil {
+		s.r.report(Warning{Message: fmt.Sprintf("session %s: closing the agent runs an earlier courier left open: %v", s.ID(), err)})
+	}
+}
