@@ -99,10 +99,12 @@ func (rc *RunContext) Validate() error {
 }
 
 // ExitError is the failure of an agent program that exited with a code
-// other than 0, or was killed by a signal (Code -1).
+// other than 0, or was killed by a signal (Code 128+N, as the protocol
+// says, and Signal).
 type ExitError struct {
-	Agent string // the agent's type
-	Code  int
+	Agent  string // the agent's type
+	Code   int
+	Signal string // the signal that killed the program ("SIGKILL"), if one did
 	// Detail is the last line the program wrote on stderr, if any, so the
 	// person sees why without opening the run folder.
 	Detail string
@@ -111,8 +113,8 @@ type ExitError struct {
 
 func (e *ExitError) Error() string {
 	msg := fmt.Sprintf("%s exited with code %d", e.Agent, e.Code)
-	if e.Code < 0 {
-		msg = e.Agent + " was killed by a signal"
+	if e.Signal != "" {
+		msg = fmt.Sprintf("%s was killed by %s (exit code %d)", e.Agent, e.Signal, e.Code)
 	}
 	if e.Detail != "" {
 		msg += ": " + e.Detail

@@ -154,8 +154,9 @@ type backend interface {
 
 // outcome is what a run's record needs besides its error.
 type outcome struct {
-	exitCode   int  // the program's exit code
-	hasExit    bool // a program ran and exited by itself
+	exitCode   int    // the program's exit code (128+N for signal N)
+	signal     string // the signal that killed the program, if one did
+	hasExit    bool   // a program ran and ended without courier stopping it
 	httpStatus int  // the endpoint's last HTTP status, 0 if none
 	tokens     int  // tokens of the reply, when known
 }

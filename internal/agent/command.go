@@ -53,7 +53,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	stderr := newRedactor(io.MultiWriter(files.stderr, last), secrets)
 	errOut := &meter{w: stderr, limit: stderrLimit, drop: true}
 
-	code, runErr := runProgram(progCtx, program{
+	status, runErr := runProgram(progCtx, program{
 		argv:    c.argv,
 		dir:     runCtx.WorkingDir,
 		env:     mergeEnvironment(os.Environ(), runCtx.Environment),
@@ -68,13 +68,13 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	_ = stdout.Close()
 	_ = stderr.Close()
 	rep.flush()
-	o := outcome{exitCode: code, hasExit: runErr == nil || isExit(runErr)}
+	o := outcome{exitCode: status.code, signal: status.signal, hasExit: runErr == nil || isExit(runErr)}
 	if errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil {
 		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.maxReply))
 	}
 	if runErr != nil {
 		if isExit(runErr) {
-			return o, &ExitError{Agent: c.typ, Code: code, Detail: lastLine(last.String()), Err: runErr}
+			return o, &ExitError{Agent: c.typ, Code: status.code, Signal: status.signal, Detail: lastLine(last.String()), Err: runErr}
 		}
 		return o, runErr
 	}

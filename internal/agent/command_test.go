@@ -175,12 +175,15 @@ func TestCommandBackendFailures(t *testing.T) {
 		args      []string
 		wantErr   string
 		wantCode  int // -1: no exit code recorded
+		wantSig   string
 		permanent bool
 	}{
 		{name: "exit code", env: map[string]string{"FAKELLM_EXIT": "2", "FAKELLM_STDERR": "rate limited\n\x1b[31mquota exceeded\x1b[0m"},
 			wantErr: "command exited with code 2: quota exceeded", wantCode: 2},
 		{name: "empty reply", env: map[string]string{"FAKELLM_REPLY": " \n"},
 			wantErr: "command finished without writing a reply", wantCode: 0},
+		{name: "killed by a signal", args: []string{"sh", "-c", "echo 'out of memory' >&2; kill -KILL $$"},
+			wantErr: "command was killed by SIGKILL (exit code 137): out of memory", wantCode: 137, wantSig: "SIGKILL"},
 		{name: "not installed", args: []string{"no-such-agent-program"},
 			wantErr: `agent program "no-such-agent-program" not found`, wantCode: -1, permanent: true},
 	}
@@ -215,9 +218,12 @@ func TestCommandBackendFailures(t *testing.T) {
 			case tt.wantCode >= 0 && (info.ExitCode == nil || *info.ExitCode != tt.wantCode):
 				t.Errorf("exit code %v, want %d", info.ExitCode, tt.wantCode)
 			}
+			if info.Signal != tt.wantSig {
+				t.Errorf("signal %q recorded, want %q", info.Signal, tt.wantSig)
+			}
 			var ee *ExitError
-			if tt.wantCode > 0 && (!errors.As(err, &ee) || ee.Code != tt.wantCode) {
-				t.Errorf("err %v is not an *ExitError with code %d", err, tt.wantCode)
+			if tt.wantCode > 0 && (!errors.As(err, &ee) || ee.Code != tt.wantCode || ee.Signal != tt.wantSig) {
+				t.Errorf("err %v is not an *ExitError with code %d and signal %q", err, tt.wantCode, tt.wantSig)
 			}
 		})
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -51,17 +53,42 @@ func (e *notFoundError) Error() string {
 func (e *notFoundError) Unwrap() error   { return e.err }
 func (e *notFoundError) permanent() bool { return true }
 
+// exitStatus is how a program ended: its exit code, and the signal that
+// killed it, if one did. A program killed by signal N has code 128+N, as
+// shells and the agent protocol report it.
+type exitStatus struct {
+	code   int
+	signal string // "SIGKILL"; "" when the program exited by itself
+}
+
+// statusOf reads the exit status of a program that ended.
+func statusOf(err *exec.ExitError) exitStatus {
+	if ws, ok := err.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return exitStatus{code: 128 + int(ws.Signal()), signal: signalName(ws.Signal())}
+	}
+	return exitStatus{code: err.ExitCode()}
+}
+
+// signalName names a signal as people write it: SIGKILL, SIGSEGV.
+func signalName(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(sig))
+}
+
 // runProgram runs p in a session of its own (no controlling terminal, so
 // it cannot prompt on the person's terminal, and one process group, so it
 // can be stopped with everything it started) and waits for it. When ctx is
 // done the group gets SIGTERM, then SIGKILL after killGrace; when the
 // program exits, whatever it left running is killed. The result is the
-// exit code; the error is non-nil when the program could not start or ctx
-// ended it.
-func runProgram(ctx context.Context, p program) (int, error) {
+// exit status (code -1 when there is none); the error is non-nil when the
+// program could not start, failed, or ctx ended it.
+func runProgram(ctx context.Context, p program) (exitStatus, error) {
+	none := exitStatus{code: -1}
 	path, err := lookPath(p.argv[0], p.dir, p.env)
 	if err != nil {
-		return -1, err
+		return none, err
 	}
 	cmd := &exec.Cmd{
 		Path:        path,
@@ -75,10 +102,10 @@ func runProgram(ctx context.Context, p program) (int, error) {
 		WaitDelay:   drainGrace,
 	}
 	if err := ctx.Err(); err != nil {
-		return -1, fmt.Errorf("agent not started: %w", context.Cause(ctx))
+		return none, fmt.Errorf("agent not started: %w", context.Cause(ctx))
 	}
 	if err := cmd.Start(); err != nil {
-		return -1, fmt.Errorf("start %s: %w", p.argv[0], err)
+		return none, fmt.Errorf("start %s: %w", p.argv[0], err)
 	}
 	pgid := cmd.Process.Pid // Setsid makes it the leader of its group
 	done := make(chan error, 1)
@@ -120,18 +147,18 @@ wait:
 	// outlive its run.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	if canceled {
-		return -1, fmt.Errorf("%s stopped: %w", filepath.Base(p.argv[0]), context.Cause(ctx))
+		return none, fmt.Errorf("%s stopped: %w", filepath.Base(p.argv[0]), context.Cause(ctx))
 	}
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
 		// ErrWaitDelay: the program succeeded, but something it started
 		// held its output open; that process is killed above.
-		return 0, nil
+		return exitStatus{}, nil
 	case errors.As(waitErr, &exitErr):
-		return exitErr.ExitCode(), exitErr
+		return statusOf(exitErr), exitErr
 	}
-	return -1, fmt.Errorf("wait for %s: %w", p.argv[0], waitErr)
+	return none, fmt.Errorf("wait for %s: %w", p.argv[0], waitErr)
 }
 
 // stopGroup ends a running program group: SIGTERM, then SIGKILL after

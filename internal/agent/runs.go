@@ -44,13 +44,15 @@ type RunInfo struct {
 	Status        string     `json:"status"`
 	StartTime     time.Time  `json:"startTime"`
 	EndTime       *time.Time `json:"endTime,omitempty"`
-	// ExitCode is the program's exit code; absent for an HTTP agent and a
-	// program that was stopped.
-	ExitCode    *int  `json:"exitCode,omitempty"`
-	HTTPStatus  int   `json:"httpStatus,omitempty"`
-	StdoutBytes int64 `json:"stdoutBytes"`
-	StderrBytes int64 `json:"stderrBytes"`
-	Tokens      int   `json:"tokens,omitempty"`
+	// ExitCode is the program's exit code, 128+N for a program killed by
+	// signal N; absent for an HTTP agent and a program courier stopped.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Signal names the signal that killed the program ("SIGKILL").
+	Signal      string `json:"signal,omitempty"`
+	HTTPStatus  int    `json:"httpStatus,omitempty"`
+	StdoutBytes int64  `json:"stdoutBytes"`
+	StderrBytes int64  `json:"stderrBytes"`
+	Tokens      int    `json:"tokens,omitempty"`
 	// PID and PIDStart identify the agent program while it runs (PIDStart
 	// is its start time as the kernel counts it), so that a courier
 	// restarted after a crash can stop a program its predecessor left
@@ -160,7 +162,7 @@ func (r Runs) runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *re
 	case err == nil:
 		o = outcome{hasExit: true}
 	case errors.As(err, &ee):
-		o = outcome{hasExit: true, exitCode: ee.Code}
+		o = outcome{hasExit: true, exitCode: ee.Code, signal: ee.Signal}
 	}
 	return o, err
 }
@@ -294,6 +296,7 @@ func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 	if o.hasExit {
 		code := o.exitCode
 		info.ExitCode = &code
+		info.Signal = o.signal
 	}
 	info.HTTPStatus = o.httpStatus
 	info.Tokens = o.tokens
