@@ -71,6 +71,49 @@ type Runs struct {
 	// MaxReply is the largest reply Send reads back; 0 means
 	// DefaultMaxReply.
 	MaxReply int64
+	// TimeBudget bounds the time agents may work on the session, added up
+	// over all its runs (see Spent), whichever courier started them; 0
+	// means no limit. A run that would pass it is stopped and fails with a
+	// *BudgetError, and no run starts once it is spent.
+	TimeBudget time.Duration
+}
+
+// BudgetError is the session's time budget for agents spent: no restart
+// can help, so the restart loop stops at once.
+type BudgetError struct {
+	Budget time.Duration
+	Spent  time.Duration // what the runs have taken, at least Budget
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the agent's time on this session reached its budget of %s", e.Budget)
+}
+
+func (e *BudgetError) permanent() bool { return true }
+
+// errBudgetSpent ends a run that reaches the time budget.
+var errBudgetSpent = errors.New("the time budget ran out")
+
+// Spent is the time agents have worked on the session: the time of every
+// run that ended, from its start to its end. It is kept in the run
+// folders, so it adds up over every courier that sent requests, crashed
+// ones included (see Recover).
+func (r Runs) Spent() (time.Duration, error) {
+	ids, err := r.ids()
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, id := range ids {
+		info, err := readInfo(filepath.Join(r.Dir(), id))
+		if err != nil || info.EndTime == nil || info.StartTime.IsZero() {
+			continue // a run courier never recorded, or still under way
+		}
+		if d := info.EndTime.Sub(info.StartTime); d > 0 {
+			total += d
+		}
+	}
+	return total, nil
 }
 
 // Dir is the folder holding the runs.
@@ -114,9 +157,28 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	if b, ok := a.(backend); ok {
 		model = b.model()
 	}
+	var remaining time.Duration
+	if r.TimeBudget > 0 {
+		spent, err := r.Spent()
+		if err != nil {
+			return Reply{}, err
+		}
+		if spent >= r.TimeBudget {
+			return Reply{}, &BudgetError{Budget: r.TimeBudget, Spent: spent}
+		}
+		remaining = r.TimeBudget - spent
+	}
 	dir, info, err := r.create(a.Type(), model, req)
 	if err != nil {
 		return Reply{}, err
+	}
+	parent := ctx
+	if remaining > 0 {
+		// Counted from the run's recorded start, so that a run stopped
+		// here has taken its whole share of the budget.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, info.StartTime.Add(remaining), errBudgetSpent)
+		defer cancel()
 	}
 	runCtx := r.runContext(dir, info.RunID, req)
 	rep := newReporter(req.Observer, info.RunID, a.Type(), model)
@@ -127,6 +189,9 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	if runErr == nil {
 		o, runErr = r.runAgent(ctx, a, runCtx, rep)
 	}
+	if runErr != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), errBudgetSpent) {
+		runErr = &BudgetError{Budget: r.TimeBudget, Spent: r.TimeBudget}
+	}
 	var text string
 	if runErr == nil {
 		text, runErr = r.readReply(runCtx.StdoutPath, a.Type())
@@ -136,6 +201,12 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	if err := writeInfo(dir, info); err != nil {
 		// Without a record saying completed, the reply must not be used.
 		return Reply{}, fmt.Errorf("record run %s: %w", info.RunID, err)
+	}
+	var budget *BudgetError
+	if errors.As(runErr, &budget) {
+		if spent, err := r.Spent(); err == nil {
+			budget.Spent = max(spent, budget.Spent)
+		}
 	}
 	endErr := rep.safeEvent(Event{Kind: EventEnd, Status: info.Status, Err: runErr})
 	if runErr != nil {
@@ -392,14 +463,33 @@ func (r Runs) Recover() ([]string, error) {
 		case info.Status != StatusRunning:
 			continue
 		}
-		stopLeftover(info.PID, info.PIDStart)
+		wasRunning := stopLeftover(info.PID, info.PIDStart)
 		info = finish(info, dir, outcome{}, errors.New(orDefault(info.Error, "courier stopped during the run, before the reply was complete")))
+		if !wasRunning {
+			// The run ended when courier did, not now: its time is
+			// counted up to its last sign of life (a program still
+			// running worked until now).
+			end := lastActivity(dir, info.StartTime)
+			info.EndTime = &end
+		}
 		if err := writeInfo(dir, info); err != nil {
 			return closed, err
 		}
 		closed = append(closed, id)
 	}
 	return closed, nil
+}
+
+// lastActivity is when a run folder's files last changed, and at least
+// start.
+func lastActivity(dir string, start time.Time) time.Time {
+	last := start
+	for _, name := range []string{StdoutFile, StderrFile, RunInfoFile} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	return last.UTC()
 }
 
 func orDefault(s, def string) string {

@@ -334,3 +334,80 @@ func TestSendLeavesNoTemporaryFiles(t *testing.T) {
 		t.Errorf("run folder holds %v, want %v", names, want)
 	}
 }
+
+// TestTimeBudgetIsTheSessions: the time budget covers every run of the
+// session, whichever Runs (whichever courier) sent them. A run that
+// reaches it is stopped and fails; no run starts once it is spent, not
+// even through the restart loop; a larger budget lets runs go on.
+func TestTimeBudgetIsTheSessions(t *testing.T) {
+	s := newSession(t)
+	t.Setenv("FAKELLM_SLEEP", "1h")
+	s.runs.TimeBudget = 300 * time.Millisecond
+	reply, err := s.runs.SendWithRestarts(t.Context(), commandAgentT(t), s.request(1, nil), RestartPolicy{MaxRestarts: 3, Pause: time.Millisecond})
+	var budget *BudgetError
+	if !errors.As(err, &budget) || budget.Budget != s.runs.TimeBudget || budget.Spent < s.runs.TimeBudget {
+		t.Fatalf("err = %v, want a *BudgetError with at least %s spent", err, s.runs.TimeBudget)
+	}
+	if info := readInfoT(t, s.runDir(reply.RunID)); info.Status != StatusFailed || !strings.Contains(info.Error, "reached its budget of 300ms") {
+		t.Errorf("run-info %+v", info)
+	}
+	if n := len(runIDs(t, s.runs)); n != 1 {
+		t.Errorf("%d runs, want 1: no restart can give back time", n)
+	}
+
+	// Another courier on the same session, with the same budget.
+	later := Runs{SessionDir: s.runs.SessionDir, TimeBudget: s.runs.TimeBudget}
+	if _, err := later.Send(t.Context(), commandAgentT(t), s.request(1, nil)); !errors.As(err, &budget) {
+		t.Errorf("err = %v, want a *BudgetError before any run", err)
+	}
+	if n := len(runIDs(t, s.runs)); n != 1 {
+		t.Errorf("%d runs, want 1: a spent budget starts no run", n)
+	}
+
+	t.Setenv("FAKELLM_SLEEP", "")
+	later.TimeBudget = time.Minute
+	if _, err := later.Send(t.Context(), commandAgentT(t), s.request(1, nil)); err != nil {
+		t.Fatal(err)
+	}
+	spent, err := later.Spent()
+	if err != nil || spent < 300*time.Millisecond {
+		t.Errorf("Spent = %s, %v; want the runs' time added up", spent, err)
+	}
+}
+
+// TestRecoverCountsACrashedRunToItsLastSignOfLife: a run a crash left
+// open ended when courier did, not when it was found: its time counts up
+// to the last change of its files, so a session found days later has not
+// spent days of its budget.
+func TestRecoverCountsACrashedRunToItsLastSignOfLife(t *testing.T) {
+	s := newSession(t)
+	if err := os.MkdirAll(s.runs.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-48 * time.Hour).UTC().Truncate(time.Second)
+	id := NewRunID(start, 4242)
+	dir := s.runDir(id)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeInfo(dir, RunInfo{RunID: id, Agent: "command", Status: StatusRunning, StartTime: start}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, StdoutFile)
+	if err := os.WriteFile(out, []byte("half a re"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lastWrite := start.Add(90 * time.Second)
+	for _, name := range []string{RunInfoFile, StdoutFile} {
+		if err := os.Chtimes(filepath.Join(dir, name), lastWrite, lastWrite); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.runs.Recover(); err != nil {
+		t.Fatal(err)
+	}
+	spent, err := s.runs.Spent()
+	if err != nil || spent != 90*time.Second {
+		t.Errorf("Spent = %s, %v; want 1m30s", spent, err)
+	}
+}

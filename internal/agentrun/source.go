@@ -31,8 +31,8 @@ type Options struct {
 	// Restarts says how often and how far apart a failed run is tried
 	// again.
 	Restarts agent.RestartPolicy
-	// TimeBudget bounds the agent's time on the session in this run of
-	// courier (0: no limit).
+	// TimeBudget bounds the time agents work on the session, added up over
+	// every run of courier (0: no limit); see agent.Runs.
 	TimeBudget time.Duration
 	// MaxReply bounds a reply, in bytes.
 	MaxReply int64
@@ -46,10 +46,16 @@ type LimitError struct {
 	// Setting names the limit (max_turns, time_budget).
 	Setting string
 	Limit   string
+	// Used says what was used of it, if more than the limit tells.
+	Used string
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("the agent reached its limit (%s = %s); the session waits for its next reply", e.Setting, e.Limit)
+	used := ""
+	if e.Used != "" {
+		used = ", " + e.Used
+	}
+	return fmt.Sprintf("the agent reached its limit (%s = %s%s); the session waits for its next reply", e.Setting, e.Limit, used)
 }
 
 // Source is an agent giving a session its replies.
@@ -57,13 +63,12 @@ type Source struct {
 	o     Options
 	runs  agent.Runs
 	turns int
-	began time.Time
 }
 
 // New returns the source of a held session (holding it closed the runs a
 // crashed courier left open).
 func New(o Options) *Source {
-	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, MaxReply: o.MaxReply}, began: time.Now()}
+	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, MaxReply: o.MaxReply, TimeBudget: o.TimeBudget}}
 }
 
 // Where says where replies come from, for the person.
@@ -80,28 +85,20 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 	if s.o.MaxTurns > 0 && s.turns >= s.o.MaxTurns {
 		return reply.Reply{}, &LimitError{Setting: "max_turns", Limit: fmt.Sprint(s.o.MaxTurns)}
 	}
-	runCtx := ctx
-	if s.o.TimeBudget > 0 {
-		deadline := s.began.Add(s.o.TimeBudget)
-		if !time.Now().Before(deadline) {
-			return reply.Reply{}, s.overBudget()
-		}
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
-	}
-	r, err := s.runs.SendWithRestarts(runCtx, s.o.Agent, agent.Request{
+	r, err := s.runs.SendWithRestarts(ctx, s.o.Agent, agent.Request{
 		Prompt:     req.Text,
 		WorkingDir: s.o.Workspace,
 		ProjectID:  filepath.Base(s.o.Workspace),
 		TaskID:     req.Session,
 		Observer:   agent.ObserverFunc(s.observe),
 	}, s.o.Restarts)
+	var budget *agent.BudgetError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return reply.Reply{}, ctx.Err()
-	case err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return reply.Reply{}, s.overBudget()
+	case errors.As(err, &budget):
+		return reply.Reply{}, &LimitError{Setting: "time_budget", Limit: budget.Budget.String(),
+			Used: fmt.Sprintf("%s spent on this session", roundSpent(budget.Spent))}
 	case err != nil:
 		return reply.Reply{}, err
 	}
@@ -114,8 +111,12 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 	return rep, nil
 }
 
-func (s *Source) overBudget() error {
-	return &LimitError{Setting: "time_budget", Limit: s.o.TimeBudget.String()}
+// roundSpent shows a time spent as people read it.
+func roundSpent(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // Settle implements runner.Source: the run folder is the reply's record.
