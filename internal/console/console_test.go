@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,5 +162,64 @@ func TestJSONReporter(t *testing.T) {
 	}
 	if !strings.Contains(lines[2], `"exitCode":0`) || !strings.Contains(lines[4], `"tokens":1`) {
 		t.Errorf("fields missing:\n%s", out.String())
+	}
+}
+
+// lockedBuffer is a buffer the progress line's goroutine can write while
+// the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestAgentRunProgress: on a terminal, the progress line of an agent's run
+// names the agent and its model and shows what has arrived as it arrives;
+// the run's last line says what it answered.
+func TestAgentRunProgress(t *testing.T) {
+	var out bytes.Buffer
+	var errw lockedBuffer
+	tx := NewText(Options{Out: &out, Err: &errw, Progress: true})
+	tx.progress.delay, tx.progress.every = 0, 20*time.Millisecond
+	run := runner.AgentRun{RunID: "20260101-120000000-42", Agent: "claude", Model: "sonnet"}
+	ev := func(kind runner.RunKind, bytes int64, tokens int) runner.AgentRun {
+		e := run
+		e.Kind, e.Bytes, e.Tokens, e.Elapsed = kind, bytes, tokens, 1500*time.Millisecond
+		return e
+	}
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(errw.String(), want) {
+			if time.Now().After(deadline) {
+				got := errw.String()
+				t.Fatalf("the progress line never showed %q; it ends with:\n%q", want, got[max(0, len(got)-300):])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	tx.Report(ev(runner.RunStarted, 0, 0))
+	waitFor("claude (sonnet) is answering")
+	tx.Report(ev(runner.RunProgress, 2048, 0))
+	waitFor("s  2.0 KB")
+	tx.Report(ev(runner.RunProgress, 3<<20, 812))
+	waitFor("3.0 MB, 812 tokens")
+	tx.Report(ev(runner.RunEnded, 3<<20, 812))
+	if !strings.HasSuffix(errw.String(), "\r\x1b[K") {
+		t.Errorf("the progress line is not cleared at the end: %q", errw.String())
+	}
+	if want := "  claude (sonnet) answered in 1.5s: 3.0 MB, 812 tokens\n"; !strings.HasSuffix(out.String(), want) {
+		t.Errorf("stdout %q, want it to end with %q", out.String(), want)
 	}
 }

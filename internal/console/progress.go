@@ -7,19 +7,27 @@ import (
 	"time"
 )
 
-// progress shows, on a terminal's stderr, how long the running command has
-// taken, so a long build does not look like a hang. It redraws one line
-// and clears it when the command ends.
+// progress shows, on a terminal's stderr, what is under way and how long
+// it has taken (a running command, an agent's run with what it has sent so
+// far), so a long build or a slow model does not look like a hang. It
+// redraws one line and clears it when the work ends.
 type progress struct {
-	w    io.Writer
-	mu   sync.Mutex
-	done chan struct{}
-	wg   sync.WaitGroup
+	w io.Writer
+	// delay keeps quick work from flashing a line; every is the pause
+	// between redraws.
+	delay, every time.Duration
+	mu           sync.Mutex
+	done         chan struct{}
+	detail       string // what arrived so far, shown after the time
+	wg           sync.WaitGroup
 }
 
-// progressDelay keeps quick commands from flashing a progress line.
-const progressDelay = 2 * time.Second
+// newProgress returns a progress line on w, as a terminal shows it.
+func newProgress(w io.Writer) *progress {
+	return &progress{w: w, delay: 2 * time.Second, every: time.Second}
+}
 
+// start shows what is under way, unless something already is.
 func (p *progress) start(what string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -27,12 +35,13 @@ func (p *progress) start(what string) {
 		return
 	}
 	p.done = make(chan struct{})
+	p.detail = ""
 	done := p.done
 	began := time.Now()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		tick := time.NewTicker(time.Second)
+		tick := time.NewTicker(p.every)
 		defer tick.Stop()
 		shown := false
 		for {
@@ -43,13 +52,26 @@ func (p *progress) start(what string) {
 				}
 				return
 			case now := <-tick.C:
-				if el := now.Sub(began); el >= progressDelay {
-					fmt.Fprintf(p.w, "\r\x1b[K  … %s  %s", what, el.Round(time.Second))
+				if el := now.Sub(began); el >= p.delay {
+					p.mu.Lock()
+					detail := p.detail
+					p.mu.Unlock()
+					if detail != "" {
+						detail = "  " + detail
+					}
+					fmt.Fprintf(p.w, "\r\x1b[K  … %s  %s%s", what, el.Round(time.Second), detail)
 					shown = true
 				}
 			}
 		}
 	}()
+}
+
+// set changes what the line says has arrived.
+func (p *progress) set(detail string) {
+	p.mu.Lock()
+	p.detail = detail
+	p.mu.Unlock()
 }
 
 func (p *progress) stop() {

@@ -65,7 +65,7 @@ type Text struct {
 func NewText(o Options) *Text {
 	t := &Text{o: o}
 	if o.Progress {
-		t.progress = &progress{w: o.Err}
+		t.progress = newProgress(o.Err)
 	}
 	return t
 }
@@ -313,8 +313,8 @@ func (t *Text) undone(e runner.TurnUndone) {
 }
 
 // agentRun shows a run of an agent as it happens: what was asked of whom,
-// the elapsed time and what arrived (a progress line on a terminal), and
-// how it ended.
+// the elapsed time and what arrived so far (a progress line on a
+// terminal), and how it ended.
 func (t *Text) agentRun(e runner.AgentRun) {
 	who := e.Agent
 	if e.Model != "" {
@@ -329,6 +329,10 @@ func (t *Text) agentRun(e runner.AgentRun) {
 		t.out("Asking %s: run %s\n", termtext.Safe(who), e.RunID)
 		if t.progress != nil {
 			t.progress.start(termtext.Safe(who) + " is answering")
+		}
+	case runner.RunProgress:
+		if t.progress != nil {
+			t.progress.set(received)
 		}
 	case runner.RunRetry:
 		t.Warn(fmt.Sprintf("%s: %v; trying again in %s (attempt %d)", termtext.Safe(who), safeErr(e.Err), e.Wait.Round(time.Second), e.Attempt), "")
