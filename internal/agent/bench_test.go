@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkStreamedReply measures the openai backend reading a 64KB reply
@@ -26,9 +27,11 @@ func BenchmarkStreamedReply(b *testing.B) {
 	for b.Loop() {
 		red := newRedactor(io.Discard, secrets)
 		a := &attempt{o: o, out: &meter{w: red, limit: o.maxReply}}
-		if err := a.readStream(strings.NewReader(stream)); err != nil {
+		wd := newWatchdog(time.Hour, time.Hour, func(error) {})
+		if err := a.readStream(strings.NewReader(stream), wd); err != nil {
 			b.Fatal(err)
 		}
+		wd.stop()
 		red.Close()
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -217,9 +218,9 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	if a.key != "" {
 		req.Header.Set("Authorization", "Bearer "+a.key)
 	}
-	waiting := time.AfterFunc(o.http.ResponseTimeout, func() { cancel(errNoResponse) })
+	wd := newWatchdog(o.http.ResponseTimeout, o.http.IdleTimeout, cancel)
+	defer wd.stop()
 	resp, err := o.http.Client.Do(req)
-	waiting.Stop()
 	if err != nil {
 		return outcome{}, a.transportError(ctx, actx, err)
 	}
@@ -228,13 +229,11 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	if resp.StatusCode != http.StatusOK {
 		return res, a.statusError(resp)
 	}
-	body := &idleReader{r: resp.Body, timer: time.AfterFunc(o.http.IdleTimeout, func() { cancel(errStalled) }), idle: o.http.IdleTimeout}
-	defer body.timer.Stop()
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mediaType == "text/event-stream" {
-		err = a.readStream(body)
+		err = a.readStream(resp.Body, wd)
 	} else {
-		err = a.readWhole(body)
+		err = a.readWhole(&activeReader{r: resp.Body, wd: wd})
 	}
 	res.tokens = a.tokens
 	if err != nil {
@@ -254,7 +253,7 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	case errNoResponse:
 		return fmt.Errorf("the endpoint %s did not answer within %s", a.o.endpoint(), a.o.http.ResponseTimeout)
 	case errStalled:
-		return fmt.Errorf("the endpoint sent nothing for %s in the middle of the reply; courier gave up on it", a.o.http.IdleTimeout)
+		return fmt.Errorf("the endpoint sent no more of the reply for %s; courier gave up on it", a.o.http.IdleTimeout)
 	}
 	if errors.Is(err, errReplyTooLarge) {
 		return fmt.Errorf("the reply passed %s; courier stopped it", human.ExactBytes(a.o.maxReply))
@@ -290,8 +289,10 @@ func (e *midStreamError) Error() string {
 }
 
 // readStream reads a streamed completion, writing each piece of the reply
-// as it arrives.
-func (a *attempt) readStream(body io.Reader) error {
+// as it arrives. Only data events keep the watchdog quiet: a server that
+// sends keep-alive comments and nothing else must not hold the run
+// forever.
+func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	s := newSSEReader(body)
 	finished := false
 	for {
@@ -305,6 +306,7 @@ func (a *attempt) readStream(body io.Reader) error {
 		if err != nil {
 			return err
 		}
+		wd.alive()
 		if strings.TrimSpace(data) == "[DONE]" {
 			return nil
 		}
@@ -397,18 +399,56 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	return done, nil
 }
 
-// idleReader cancels a response that stays silent for longer than idle:
-// every read that brings data pushes the timer back.
-type idleReader struct {
-	r     io.Reader
-	timer *time.Timer
-	idle  time.Duration
+// watchdog ends an answer that does not come: until the reply's first
+// data it allows first (the model reads the request), then idle between
+// pieces of the reply. It cancels the attempt with errNoResponse or
+// errStalled.
+type watchdog struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	idle   time.Duration
+	begun  bool
+	cancel context.CancelCauseFunc
 }
 
-func (r *idleReader) Read(p []byte) (int, error) {
+func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{idle: idle, cancel: cancel}
+	w.timer = time.AfterFunc(first, w.fire)
+	return w
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	begun := w.begun
+	w.mu.Unlock()
+	if begun {
+		w.cancel(errStalled)
+	} else {
+		w.cancel(errNoResponse)
+	}
+}
+
+// alive notes that some of the reply arrived.
+func (w *watchdog) alive() {
+	w.mu.Lock()
+	w.begun = true
+	w.mu.Unlock()
+	w.timer.Reset(w.idle)
+}
+
+func (w *watchdog) stop() { w.timer.Stop() }
+
+// activeReader tells the watchdog of every read that brings bytes: the
+// body of a whole (not streamed) answer is all reply.
+type activeReader struct {
+	r  io.Reader
+	wd *watchdog
+}
+
+func (r *activeReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	if n > 0 {
-		r.timer.Reset(r.idle)
+		r.wd.alive()
 	}
 	return n, err
 }

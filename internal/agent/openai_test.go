@@ -120,7 +120,6 @@ func TestOpenAIBaseURLAndKeyFromTheEnvironment(t *testing.T) {
 }
 
 func TestOpenAIRetries(t *testing.T) {
-	date := time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
 	tests := []struct {
 		name     string
 		steps    []agenttest.Step
@@ -128,8 +127,11 @@ func TestOpenAIRetries(t *testing.T) {
 	}{
 		{"429 with Retry-After seconds", []agenttest.Step{{Status: 429, RetryAfter: "1"}, {Reply: "ok"}},
 			func(d time.Duration) bool { return d == time.Second }},
-		{"503 with Retry-After date", []agenttest.Step{{Status: 503, RetryAfter: date}, {Reply: "ok"}},
-			func(d time.Duration) bool { return d > 0 && d <= 3*time.Second }},
+		// The date is set when the subtest runs (see below): 2s ahead, to
+		// the second, so the wait it asks for is over 1s, and no backoff
+		// (20ms at most here) comes near 500ms.
+		{"503 with Retry-After date", []agenttest.Step{{Status: 503, RetryAfter: "date"}, {Reply: "ok"}},
+			func(d time.Duration) bool { return d >= 500*time.Millisecond && d <= 2*time.Second }},
 		{"500 then 502 then success", []agenttest.Step{{Status: 500}, {Status: 502}, {Reply: "ok"}},
 			func(d time.Duration) bool { return d <= fastHTTP.MaxBackoff }},
 		{"408", []agenttest.Step{{Status: 408}, {Reply: "ok"}},
@@ -140,6 +142,9 @@ func TestOpenAIRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSession(t)
+			if tt.steps[0].RetryAfter == "date" {
+				tt.steps[0].RetryAfter = time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
+			}
 			srv := agenttest.NewChatServer(t, tt.steps...)
 			obs := &events{}
 			req := s.request(1, nil)
@@ -264,11 +269,66 @@ func TestOpenAIStalledStreamFails(t *testing.T) {
 	srv := agenttest.NewChatServer(t, agenttest.Step{Reply: longReply, Stall: true})
 	a := openAIAgent(t, srv, nil, func(sp *Spec) { sp.HTTP.IdleTimeout = 300 * time.Millisecond })
 	reply, err := send(t, s, a, s.request(1, nil))
-	if err == nil || !strings.Contains(err.Error(), "the endpoint sent nothing for 300ms in the middle of the reply") {
+	if err == nil || !strings.Contains(err.Error(), "the endpoint sent no more of the reply for 300ms") {
 		t.Fatalf("err = %v", err)
 	}
 	if reply.Text != "" || len(srv.Requests()) != 1 {
 		t.Errorf("reply %q after %d requests", reply.Text, len(srv.Requests()))
+	}
+}
+
+// TestOpenAISlowStreamIsNotStalled: the idle timeout bounds the silence
+// between pieces of the reply, not the whole reply: a model writing
+// slowly but steadily is waited for.
+func TestOpenAISlowStreamIsNotStalled(t *testing.T) {
+	s := newSession(t)
+	const slow = "slow but steady"
+	srv := agenttest.NewChatServer(t, agenttest.Step{Reply: slow, Chunk: 2, Gap: 250 * time.Millisecond})
+	a := openAIAgent(t, srv, nil, func(sp *Spec) { sp.HTTP.IdleTimeout = time.Second })
+	reply, err := send(t, s, a, s.request(1, nil))
+	if err != nil || reply.Text != slow {
+		t.Fatalf("reply %q, %v", reply.Text, err)
+	}
+	// Eight pieces 250ms apart: the whole took longer than the idle
+	// timeout, so only the gaps were measured.
+	if took := reply.Info.EndTime.Sub(reply.Info.StartTime); took <= time.Second {
+		t.Errorf("the stream took %s, not longer than the idle timeout: the test proves nothing", took)
+	}
+}
+
+// TestOpenAIKeepAlivesAloneDoNotHoldTheRun: a server that keeps the
+// connection open with comments but sends no reply, before it began or in
+// its middle, fails the run instead of hanging it for ever.
+func TestOpenAIKeepAlivesAloneDoNotHoldTheRun(t *testing.T) {
+	tests := []struct {
+		name string
+		step agenttest.Step
+		want string
+	}{
+		{"before the reply", agenttest.Step{Stall: true, KeepAlive: 20 * time.Millisecond},
+			"did not answer within 300ms"},
+		{"in the middle of the reply", agenttest.Step{Reply: longReply, Stall: true, KeepAlive: 20 * time.Millisecond},
+			"the endpoint sent no more of the reply for 300ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t)
+			srv := agenttest.NewChatServer(t, tt.step)
+			a := openAIAgent(t, srv, nil, func(sp *Spec) {
+				sp.HTTP.ResponseTimeout = 300 * time.Millisecond
+				sp.HTTP.IdleTimeout = 300 * time.Millisecond
+			})
+			reply, err := send(t, s, a, s.request(1, nil))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if reply.Text != "" || len(srv.Requests()) != 1 {
+				t.Errorf("reply %q after %d requests", reply.Text, len(srv.Requests()))
+			}
+			if info := readInfoT(t, s.runDir(reply.RunID)); info.Status != StatusFailed {
+				t.Errorf("run-info %+v", info)
+			}
+		})
 	}
 }
 

@@ -17,12 +17,14 @@ type HTTPOptions struct {
 	// transport (which honours HTTPS_PROXY) and no overall timeout, since
 	// a streamed reply may rightly take many minutes.
 	Client *http.Client
-	// ResponseTimeout bounds the wait for the response to begin, while the
-	// model reads the request (default 10m: a local model on a CPU may take
-	// minutes over a long request).
+	// ResponseTimeout bounds the wait for the reply's first data, while
+	// the model reads the request (default 10m: a local model on a CPU may
+	// take minutes over a long request).
 	ResponseTimeout time.Duration
-	// IdleTimeout bounds the silence of a response once it began (default
-	// 2m): a stalled stream fails the run instead of hanging it.
+	// IdleTimeout bounds the wait for more of the reply once it began
+	// (default 2m): a stalled stream fails the run instead of hanging it.
+	// Keep-alive comments are not the reply: a server sending only them
+	// is stalled too.
 	IdleTimeout time.Duration
 	// Retries is how many times a failed request is sent again, on 408,
 	// 429, 5xx and connection errors before any of the reply arrived

@@ -33,6 +33,11 @@ type Step struct {
 	Hangup bool
 	// Comments puts keep-alive comment lines between the chunks.
 	Comments bool
+	// Gap pauses between the streamed chunks, as a slow model writes.
+	Gap time.Duration
+	// KeepAlive, with Stall, sends a keep-alive comment this often while
+	// stalled, as a server holding the connection open does.
+	KeepAlive time.Duration
 	// NoDone ends the stream after the last chunk without "data: [DONE]".
 	NoDone bool
 	// Chunk is the number of characters per streamed chunk (default 5).
@@ -221,6 +226,9 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 		send(": keep-alive\n\n")
 	}
 	for i := 0; i < len(reply); i += size {
+		if i > 0 && step.Gap > 0 && !s.pause(r, step.Gap) {
+			return
+		}
 		piece := string(reply[i:min(i+size, len(reply))])
 		send("data: " + chunkJSON(piece, "") + "\n\n")
 		if step.Comments {
@@ -229,14 +237,25 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	}
 	switch {
 	case step.Stall:
-		select {
-		case <-r.Context().Done():
-			s.mu.Lock()
-			s.aborted++
-			s.mu.Unlock()
-		case <-s.quit:
+		var keepAlive <-chan time.Time
+		if step.KeepAlive > 0 {
+			tick := time.NewTicker(step.KeepAlive)
+			defer tick.Stop()
+			keepAlive = tick.C
 		}
-		return
+		for {
+			select {
+			case <-r.Context().Done():
+				s.mu.Lock()
+				s.aborted++
+				s.mu.Unlock()
+				return
+			case <-s.quit:
+				return
+			case <-keepAlive:
+				send(": keep-alive\n\n")
+			}
+		}
 	case step.MidStreamError != "":
 		msg, _ := json.Marshal(step.MidStreamError)
 		if step.VLLMError {
@@ -253,6 +272,20 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	send("data: " + last + "\n\n")
 	if !step.NoDone {
 		send("data: [DONE]\n\n")
+	}
+}
+
+// pause waits d, or reports false when the client or the test went away.
+func (s *ChatServer) pause(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.quit:
+		return false
 	}
 }
 
