@@ -157,8 +157,8 @@ type outcome struct {
 	exitCode   int    // the program's exit code (128+N for signal N)
 	signal     string // the signal that killed the program, if one did
 	hasExit    bool   // a program ran and ended without courier stopping it
-	httpStatus int  // the endpoint's last HTTP status, 0 if none
-	tokens     int  // tokens of the reply, when known
+	httpStatus int    // the endpoint's last HTTP status, 0 if none
+	tokens     int    // tokens of the reply, when known
 }
 
 // execute is Execute of every backend: it validates the run context and
