@@ -293,7 +293,8 @@ func (r *Runner) exists(id string) bool {
 }
 
 // setAsideAll moves every reply src has for a session that does not exist
-// out of the way, and says how many.
+// out of the way, and says how many. Files it passes over (not replies, or
+// not saved yet) are left for the session that takes them to report.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
 	fe, err := r.FrontEnd("")
 	if err != nil {
@@ -303,10 +304,13 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 	for {
 		rep, err := src.Next(ctx, req)
 		var aside *SetAsideError
+		var skipped *SkippedError
 		switch {
 		case errors.As(err, &aside):
 			r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			n++
+			continue
+		case errors.As(err, &skipped):
 			continue
 		case err != nil:
 			return n
