@@ -97,7 +97,9 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 			req.Commands = r.lastCommands(st)
 		}
 	}
-	req.Requested = r.requested(ws, st.ReadFileRequests)
+	var shown []string
+	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests)
+	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
 	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
 		req.Requested = append(req.Requested, r.pack(ws, st, fe, req)...)
 	}
