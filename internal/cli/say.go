@@ -19,8 +19,12 @@ func newSayCmd(g *globals) *cobra.Command {
 updated incomplete one), under "Message from the user", above the results:
 to answer the LLM's MESSAGE, correct its course, or give a hint. When the
 current request has not been answered yet, it is written again with the
-message: paste it again. With --new-chat the request also carries the full
-protocol and the machine's description again, for a fresh chat.`,
+message: paste it again. While a reply is being applied, or a command
+waits for approval, the message goes into the request that turn ends
+with. When 'courier watch' holds the session in another terminal, the
+message is given to it and it writes the request. With --new-chat the
+request also carries the full protocol and the machine's description
+again, for a fresh chat.`,
 		Example: `  courier say "use the standard library's difflib, not a new dependency"
   courier say 3f9a1c2e "the tests live in tests/, not test/"
   courier say --new-chat`,
@@ -38,7 +42,12 @@ protocol and the machine's description again, for a fresh chat.`,
 			if err != nil {
 				return err
 			}
-			if !said.Rewritten {
+			switch {
+			case said.Holder != "" && said.Heard:
+				fmt.Fprintf(g.io.Out, "Gave the message to the %s holding session %s, which wrote the request again: paste it again\n", said.Holder, said.Session)
+			case said.Holder != "":
+				fmt.Fprintf(g.io.Out, "Left the message for the %s holding session %s: it goes into the next request written\n", said.Holder, said.Session)
+			case !said.Rewritten:
 				fmt.Fprintf(g.io.Out, "The message goes into the request after request %d, whose reply is being applied\n", said.Sequence)
 			}
 			return nil

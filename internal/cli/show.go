@@ -9,21 +9,28 @@ import (
 )
 
 func newShowCmd(g *globals) *cobra.Command {
+	var full bool
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Print the session's current outbox, e.g. to pipe it into a clipboard tool",
 		Long: `Print the current request of the session ID (default: the most recently
-updated incomplete one), exactly as written, for a clipboard tool; on a
-terminal, control characters from command output are shown visibly.`,
+updated one), exactly as written, for a clipboard tool; for a complete
+session, its last request. On a terminal, control characters from command
+output are shown visibly. With --full the request carries the whole
+protocol (where protocol = "first" put a short reminder) and the machine's
+description, for pasting into a fresh chat; the session is not changed.
+show only reads: a missing outbox file is rendered afresh without running
+anything.`,
 		Example: `  courier show | xclip -selection clipboard
-  courier show 3f9a1c2e | pbcopy`,
+  courier show 3f9a1c2e | pbcopy
+  courier show --full`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := g.runner(view{})
 			if err != nil {
 				return err
 			}
-			text, err := b.RequestText(optionalArg(args))
+			text, err := b.RequestText(optionalArg(args), full)
 			if err != nil {
 				return err
 			}
@@ -34,5 +41,6 @@ terminal, control characters from command output are shown visibly.`,
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&full, "full", false, "with the whole protocol and the machine's description, for a fresh chat")
 	return cmd
 }

@@ -18,7 +18,7 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		t.started = false
 		t.out("Outbox: %s\n", t.Rel(e.Path))
 	} else if e.Updated {
-		t.out("Request %d updated: paste it again\n", e.Sequence)
+		t.out("request %d updated: paste it again\n", e.Sequence)
 	} else if e.Resumed {
 		if e.Rewritten {
 			t.out("Session %s: rewrote the missing outbox\n", e.Session)

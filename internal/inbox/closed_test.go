@@ -175,21 +175,21 @@ func TestWatchWaitsForACutOffReply(t *testing.T) {
 func TestLooksCutOff(t *testing.T) {
 	tests := []struct {
 		content string
-		cut     bool
+		cut     cutOff
 	}{
-		{"", false},
-		{"plain text", false},
-		{"[DONE]\nok\n[/DONE]", false},
-		{"[DONE]\nok\n[/DONE]\n", false},
-		{"[CREATE_FILE path=\"x\"]\nhalf", true},
-		{"[CREATE_FILE path=\"x\"]\nhalf\n", true},
-		{"  [run_command]\nls", true},
-		{"[RUN_COMMAND timeout=\"5\"]\nls", true},
-		{"[MESSAGE]\na\n[/MESSAGE]\n[EDIT_FILE path=\"x\"]\n<<<<<<< SEARCH", true},
-		{"[EDIT_FILE path=\"x\"]\n[/EDIT_FILE]\n[DELETE_FILE path=\"y\"]", false},
-		{"[READ_FILE path=\"x\"]", false},
-		{"text about [DONE] in a line", false},
-		{"[DONE]", true},
+		{"", cutOff{}},
+		{"plain text", cutOff{midLine: true}},
+		{"[DONE]\nok\n[/DONE]", cutOff{midLine: true}},
+		{"[DONE]\nok\n[/DONE]\n", cutOff{}},
+		{"[CREATE_FILE path=\"x\"]\nhalf", cutOff{open: true, midLine: true}},
+		{"[CREATE_FILE path=\"x\"]\nhalf\n", cutOff{open: true}},
+		{"  [run_command]\nls", cutOff{open: true, midLine: true}},
+		{"[RUN_COMMAND timeout=\"5\"]\nls", cutOff{open: true, midLine: true}},
+		{"[MESSAGE]\na\n[/MESSAGE]\n[EDIT_FILE path=\"x\"]\n<<<<<<< SEARCH", cutOff{open: true, midLine: true}},
+		{"[EDIT_FILE path=\"x\"]\n[/EDIT_FILE]\n[DELETE_FILE path=\"y\"]", cutOff{midLine: true}},
+		{"[READ_FILE path=\"x\"]\n", cutOff{}},
+		{"text about [DONE] in a line", cutOff{midLine: true}},
+		{"[DONE]", cutOff{open: true, midLine: true}},
 	}
 	for _, tc := range tests {
 		path := filepath.Join(t.TempDir(), "r.txt")
@@ -197,14 +197,14 @@ func TestLooksCutOff(t *testing.T) {
 			t.Fatal(err)
 		}
 		if cut, err := looksCutOff(path); err != nil || cut != tc.cut {
-			t.Errorf("looksCutOff(%q) = %v, %v; want %v", tc.content, cut, err, tc.cut)
+			t.Errorf("looksCutOff(%q) = %+v, %v; want %+v", tc.content, cut, err, tc.cut)
 		}
 	}
 	long := strings.Repeat("x", 100<<10)
 	path := filepath.Join(t.TempDir(), "r.txt")
 	os.WriteFile(path, []byte("[CREATE_FILE path=\"x\"]\n"+long), 0o644)
-	if cut, err := looksCutOff(path); err != nil || !cut {
-		t.Errorf("a long open block: %v, %v", cut, err)
+	if cut, err := looksCutOff(path); err != nil || !cut.openMidLine() {
+		t.Errorf("a long open block: %+v, %v", cut, err)
 	}
 }
 
@@ -213,7 +213,7 @@ func TestLooksCutOff(t *testing.T) {
 func TestTrackerKeepsOrder(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
-	older := writeAt(t, dir, "a.txt", "[RUN_COMMAND]\nls", now.Add(-time.Minute))
+	older := writeAt(t, dir, "a.txt", "[RUN_COMMAND]\nls\n", now.Add(-time.Minute))
 	newer := writeAt(t, dir, "b.txt", "[DONE]\nok\n[/DONE]\n", now)
 	tr := newTracker(time.Second)
 	tr.observe(older, now)
@@ -228,5 +228,128 @@ func TestTrackerKeepsOrder(t *testing.T) {
 	}
 	if got := tr.ready(now.Add(time.Second)); !slices.Equal(got, []string{older, newer}) {
 		t.Errorf("ready after the settle period = %v, want both, oldest first", got)
+	}
+}
+
+// A closed reply that stops mid-line in an open block (a paste closed
+// between its pieces) waits CutOffWait, not just the settle period; one
+// whose open block ends with a newline waits the settle period only.
+func TestTrackerWaitsLongerForAReplyCutMidLine(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	cut := writeAt(t, dir, "cut.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst hal", now)
+	tr := newTracker(time.Second)
+	tr.observe(cut, now)
+	tr.finished(cut, now, true)
+	if got := tr.ready(now.Add(time.Second)); len(got) != 0 {
+		t.Fatalf("ready after the settle period = %v, want nothing yet", got)
+	}
+	if due, ok := tr.nextDue(); !ok || !due.Equal(now.Add(CutOffWait)) {
+		t.Errorf("nextDue = %v, %v; want %v", due, ok, now.Add(CutOffWait))
+	}
+	if got := tr.ready(now.Add(CutOffWait)); !slices.Equal(got, []string{cut}) {
+		t.Errorf("ready after CutOffWait = %v, want %v", got, cut)
+	}
+
+	line := writeAt(t, dir, "line.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst half\n", now)
+	tr = newTracker(time.Second)
+	tr.observe(line, now)
+	if got := tr.ready(now.Add(time.Second)); !slices.Equal(got, []string{line}) {
+		t.Errorf("ready after the settle period = %v, want %v", got, line)
+	}
+}
+
+// A reply its writer still has open is never due, however long it has
+// been unchanged; once closed, it is.
+func TestTrackerNeverTakesAReplyStillOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("open files are asked about on Linux only; elsewhere replies are delivered once they settle")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "reply.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("[CREATE_FILE path=\"a.txt\"]\nfirst half\n")
+	now := time.Now()
+	tr := newTracker(time.Second)
+	tr.observe(path, now)
+	if got := tr.ready(now.Add(24 * time.Hour)); len(got) != 0 {
+		t.Fatalf("ready while the writer has it open = %v", got)
+	}
+	if notes := tr.takeNotes(); len(notes) != 1 || !strings.Contains(notes[0], "still open for writing") {
+		t.Errorf("notes = %q, want one saying the file is open", notes)
+	}
+	f.WriteString("[/CREATE_FILE]\n")
+	f.Close()
+	later := now.Add(25 * time.Hour)
+	tr.observe(path, later)
+	if got := tr.ready(later.Add(time.Second)); !slices.Equal(got, []string{path}) {
+		t.Errorf("ready once closed = %v, want %v", got, path)
+	}
+}
+
+// The case people met: a reply pasted into a file that stays open while
+// they paste the rest, seconds later. With the default settings, watching
+// by events or by polling, it is delivered once, complete.
+func TestWatchWaitsForAWriterThatPauses(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("open files are asked about on Linux only; elsewhere replies are delivered once they settle")
+	}
+	const first, rest = "[CREATE_FILE path=\"a.txt\"]\nfirst half\n", "second half\n[/CREATE_FILE]\n"
+	for _, m := range []struct {
+		name string
+		opts WatchOptions
+	}{{"events", WatchOptions{}}, {"poll", WatchOptions{Poll: true}}} {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			r := startWatch(t, m.opts, nil, func(path string) { os.Remove(path) })
+			f, err := os.Create(filepath.Join(r.dir, "reply.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			f.WriteString(first)
+			time.Sleep(3 * time.Second)
+			f.WriteString(rest)
+			f.Close()
+			r.expectOnly(delivery{"reply.txt", first + rest})
+			if !strings.Contains(r.log.String(), "still open for writing") {
+				t.Errorf("the log does not say why the reply waited:\n%s", r.log)
+			}
+		})
+	}
+}
+
+// 'process' does not take a reply its writer still has open, nor one that
+// stops mid-line in an open block and was written moments ago; an old one
+// that looks so was cut off for good and is taken (its PARSE_ERROR tells
+// the LLM).
+func TestUnfinished(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	cut := "[CREATE_FILE path=\"a.txt\"]\nfirst hal"
+	if why := unfinished(writeAt(t, dir, "new.txt", cut, now), now); !strings.Contains(why, "stops in the middle of a command block") {
+		t.Errorf("a cut-off reply written just now: %q", why)
+	}
+	if why := unfinished(writeAt(t, dir, "old.txt", cut, now.Add(-time.Minute)), now); why != "" {
+		t.Errorf("a cut-off reply written a minute ago: %q, want it taken", why)
+	}
+	if why := unfinished(writeAt(t, dir, "whole.txt", cut+"f\n[/CREATE_FILE]\n", now), now); why != "" {
+		t.Errorf("a whole reply written just now: %q, want it taken", why)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, "open.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("[DONE]\nok\n[/DONE]\n")
+	if why := unfinished(f.Name(), now.Add(time.Hour)); !strings.Contains(why, "still open for writing") {
+		t.Errorf("a reply open for writing: %q", why)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"time"
 )
 
 // blockTags are the reply commands that have a body and a closing tag.
@@ -14,25 +15,53 @@ var blockTags = [][]byte{[]byte("CREATE_FILE"), []byte("EDIT_FILE"), []byte("RUN
 // reply counts as cut off and waits to settle, as every reply used to.
 const maxCutOffScan = 64 << 20
 
-// looksCutOff reports whether a reply looks like a write still under way:
-// its last command block is open (an opening tag with no closing tag after
-// it). That is how a save in several goes looks between them, whether or
-// not a piece ends with a newline; a reply the chat itself cut off looks
-// the same, and then waiting the settle time costs little.
-func looksCutOff(path string) (bool, error) {
+// CutOffWait is how long a reply that stops in the middle of a line of an
+// open block waits, from its last change, before it is taken: a paste into
+// 'cat > inbox/reply.txt' closed with Ctrl-D seconds later, or a save in
+// several goes, looks so between its pieces.
+const CutOffWait = 5 * time.Second
+
+// cutOff is how a reply ends, as looksCutOff sees it.
+type cutOff struct {
+	// open is set when its last command block is open (an opening tag with
+	// no closing tag after it).
+	open bool
+	// midLine is set when it does not end with a newline.
+	midLine bool
+}
+
+// openMidLine reports whether the reply stops inside its last line, in an
+// open block: the surest sign of a write that has not finished.
+func (c cutOff) openMidLine() bool { return c.open && c.midLine }
+
+// looksCutOff reports how a reply ends: an open last block is how a save
+// in several goes looks between them, whether or not a piece ends with a
+// newline; a reply the chat itself cut off looks the same, and then
+// waiting costs little.
+func looksCutOff(path string) (cutOff, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return cutOff{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return false, err
+		return cutOff{}, err
+	}
+	var c cutOff
+	if size := info.Size(); size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, size-1); err != nil {
+			return cutOff{}, err
+		}
+		c.midLine = last[0] != '\n'
 	}
 	if info.Size() > maxCutOffScan {
-		return true, nil
+		c.open = true
+		return c, nil
 	}
-	return openBlockAtEnd(f)
+	c.open, err = openBlockAtEnd(f)
+	return c, err
 }
 
 // openBlockAtEnd reads a reply line by line and reports whether a block

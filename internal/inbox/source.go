@@ -120,6 +120,9 @@ func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, er
 			continue
 		}
 		p.tried[path] = true
+		if why := unfinished(path, time.Now()); why != "" {
+			return replies.Reply{}, &runner.SkippedError{Reply: filepath.Base(path), Why: why}
+		}
 		rep, err := p.take(path, req)
 		var skipped *runner.SkippedError
 		if errors.As(err, &skipped) && skipped.Why == "" {
@@ -144,7 +147,10 @@ func (q Queue) Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error) 
 	var ids []string
 	seen := map[string]bool{}
 	for _, path := range paths {
-		id := routeFile(path, fe, maxReply)
+		id := replies.RouteName(filepath.Base(path))
+		if unfinished(path, time.Now()) == "" {
+			id = routeFile(path, fe, maxReply)
+		}
 		if !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
@@ -156,6 +162,25 @@ func (q Queue) Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error) 
 // Source implements runner.Queue.
 func (q Queue) Source(id string, unnamed bool) runner.Source {
 	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed}, tried: map[string]bool{}}
+}
+
+// unfinished says why a reply file in the inbox should not be taken yet,
+// or "": it is still open for writing, or it was written moments ago and
+// stops mid-line in an open block, as a save under way looks. A reply
+// that cannot be read here is left to the reading that follows to report.
+func unfinished(path string, now time.Time) string {
+	const again = "; run 'courier process' again once it is saved"
+	if writing, _ := beingWritten(path); writing {
+		return "it is still open for writing" + again
+	}
+	info, err := os.Stat(path)
+	if err != nil || now.Sub(info.ModTime()) >= CutOffWait {
+		return ""
+	}
+	if cut, err := looksCutOff(path); err == nil && cut.openMidLine() {
+		return "it was written moments ago and stops in the middle of a command block" + again
+	}
+	return ""
 }
 
 // routeFile is the session a reply file names ("" for none), read as the

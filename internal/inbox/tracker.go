@@ -38,8 +38,15 @@ type entry struct {
 	// moved in, and it does not look cut off. It is delivered without
 	// waiting for the settle period.
 	complete bool
-	sum      [sha256.Size]byte // content of the last delivery
-	readErr  string            // last read failure, so it is reported once
+	// recheck is when a settled file that was not due yet (a writer still
+	// had it open, or it stopped mid-line in an open block) is looked at
+	// again.
+	recheck time.Time
+	// openNoted is set once the person was told that seen is still open
+	// for writing.
+	openNoted bool
+	sum       [sha256.Size]byte // content of the last delivery
+	readErr   string            // last read failure, so it is reported once
 }
 
 // tracker decides when candidate files have settled. It is used from one
@@ -47,6 +54,9 @@ type entry struct {
 type tracker struct {
 	settle time.Duration
 	files  map[string]*entry
+	// notes are lines for the person about files that wait (see ready),
+	// taken by the watcher.
+	notes []string
 }
 
 func newTracker(settle time.Duration) *tracker {
@@ -83,6 +93,7 @@ func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
 		return false
 	}
 	e.seen, e.since, e.done, e.complete = v, now, false, false
+	e.recheck, e.openNoted = time.Time{}, false
 	return true
 }
 
@@ -99,7 +110,7 @@ func (t *tracker) finished(path string, now time.Time, closed bool) {
 	if writing, err := beingWritten(path); writing || (err != nil && !closed) {
 		return
 	}
-	if cut, err := looksCutOff(path); err == nil && !cut {
+	if cut, err := looksCutOff(path); err == nil && !cut.open {
 		e.complete = true
 	}
 }
@@ -133,9 +144,10 @@ func (e *entry) waiting() bool {
 
 // ready lists the files to deliver now, in the order the protocol
 // processes replies: oldest write first. A file is due once it is
-// complete or has been unchanged for the settle period; a due file waits
-// while an older one is still being written, so replies are never
-// delivered out of order.
+// complete, or once it has been unchanged for the settle period, no one
+// has it open for writing, and it does not stop mid-line in an open block
+// (that waits CutOffWait); a due file waits while an older one is not due,
+// so replies are never delivered out of order.
 func (t *tracker) ready(now time.Time) []string {
 	var rs []reply
 	for path, e := range t.files {
@@ -146,7 +158,7 @@ func (t *tracker) ready(now time.Time) []string {
 	sortOldestFirst(rs)
 	var paths []string
 	for _, r := range rs {
-		if e := t.files[r.path]; !e.complete && now.Before(e.since.Add(t.settle)) {
+		if !t.due(r.path, t.files[r.path], now) {
 			break
 		}
 		paths = append(paths, r.path)
@@ -154,8 +166,44 @@ func (t *tracker) ready(now time.Time) []string {
 	return paths
 }
 
+// due reports whether the waiting file path may be delivered at now. A
+// file still open for writing is never due, however long its writer
+// pauses: a paste into 'cat > inbox/reply.txt' ends with Ctrl-D, and its
+// close makes the file complete (see finished). Where that cannot be told
+// (network folders, other systems), the settle period decides.
+func (t *tracker) due(path string, e *entry, now time.Time) bool {
+	if e.complete {
+		return true
+	}
+	if now.Before(e.since.Add(t.settle)) || now.Before(e.recheck) {
+		return false
+	}
+	if writing, _ := beingWritten(path); writing {
+		e.recheck = now.Add(t.settle)
+		if !e.openNoted {
+			e.openNoted = true
+			t.notes = append(t.notes, fmt.Sprintf("waiting for %s: it is still open for writing; it is taken once its writer closes it", path))
+		}
+		return false
+	}
+	if cut, err := looksCutOff(path); err == nil && cut.openMidLine() {
+		if until := e.since.Add(max(t.settle, CutOffWait)); now.Before(until) {
+			e.recheck = until
+			return false
+		}
+	}
+	return true
+}
+
+// takeNotes returns the lines for the person gathered since the last call.
+func (t *tracker) takeNotes() []string {
+	n := t.notes
+	t.notes = nil
+	return n
+}
+
 // nextDue reports when ready may next list more files: when the earliest
-// file still being written settles, or, when every waiting file is
+// file not yet due is looked at again, or, when every waiting file is
 // complete, at once.
 func (t *tracker) nextDue() (time.Time, bool) {
 	var next, now time.Time
@@ -166,7 +214,11 @@ func (t *tracker) nextDue() (time.Time, bool) {
 		case e.complete:
 			complete, now = true, e.since
 		default:
-			if due := e.since.Add(t.settle); !found || due.Before(next) {
+			due := e.since.Add(t.settle)
+			if e.recheck.After(due) {
+				due = e.recheck
+			}
+			if !found || due.Before(next) {
 				next, found = due, true
 			}
 		}
@@ -204,7 +256,7 @@ func (t *tracker) confirm(path string, now time.Time) ([sha256.Size]byte, bool, 
 }
 
 func (t *tracker) readFailed(path string, e *entry, err error, now time.Time) error {
-	e.since, e.complete = now, false // back off for one settle period
+	e.since, e.complete, e.recheck = now, false, time.Time{} // back off for one settle period
 	if t.observe(path, now) || errors.Is(err, fs.ErrNotExist) {
 		return nil // changed or gone: not worth a report
 	}

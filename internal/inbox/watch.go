@@ -63,7 +63,9 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // open for writing; unless it still looks cut off (its last command block
 // open) or another writer still has it open. Otherwise, when polling, and
 // on other systems, it is delivered once it has stayed unchanged for
-// Settle. Either way a reply written in pieces is delivered once, whole,
+// Settle and no process has it open for writing (where that can be told);
+// one that stops mid-line in an open block waits CutOffWait. Either way a
+// reply written in pieces is delivered once, whole,
 // and replies are delivered oldest first. A file is delivered again only
 // if its content changes later; a file that is removed and reappears
 // counts as new. Empty files wait until they have content. Just before
@@ -177,7 +179,11 @@ func (w *watcher) arm(timer *time.Timer) {
 
 // deliverReady hands over every settled file, oldest first.
 func (w *watcher) deliverReady(ctx context.Context) error {
-	for _, path := range w.files.ready(time.Now()) {
+	ready := w.files.ready(time.Now())
+	for _, note := range w.files.takeNotes() {
+		w.notef("%s", note)
+	}
+	for _, path := range ready {
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -31,6 +31,9 @@ type Reply struct {
 //     command ends it early; other bodies end at any command tag. A block
 //     ended early or by the end of the reply is reported, not run, except a
 //     final [DONE] whose summary runs to the end of the reply.
+//   - A closing tag that closes nothing is reported when the lines before it
+//     may be a block whose opening tag was lost, and ignored when nothing
+//     before it could have been its block (see parse_stray.go).
 //   - File content is the body's lines each ending in "\n" (an empty body is
 //     ""), so a body of N lines makes a file of N lines; see fileText for
 //     the fence and indentation rules.
@@ -67,6 +70,9 @@ type parser struct {
 	moreEntry     *command.Command
 	seenCommand   bool // header echo lines count only before the first tag
 	seenThink     bool
+	// maybeBody is set when a line since the last command could be part
+	// of a block whose opening tag was lost (see loose).
+	maybeBody bool
 	// recent holds the last lines classified, by offset: a scan that stops
 	// at a tag line hands it back to the caller, which looks at it again.
 	recent     [2]classified
@@ -276,6 +282,9 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 	if !p.seenCommand && p.colon.in(p.text, c, len(line)) {
 		p.header(line)
 	}
+	if t.kind == kindText {
+		p.loose(line)
+	}
 	p.prose(c.line, next.line)
 	return next
 }
@@ -298,6 +307,7 @@ func (p *parser) span(first, end, cmd int) {
 
 // add records a command whose block covers lines [first, end).
 func (p *parser) add(cmd command.Command, first, end int) {
+	p.maybeBody = false
 	cmd.Line = first + 1
 	i, _ := p.cmds.add(cmd)
 	p.span(first, end, i)
@@ -311,6 +321,7 @@ func (p *parser) listing() bool { return p.errors < maxErrors }
 // built only if it will be listed.
 func (p *parser) fail(first, end int, path string, msg func() string) {
 	p.errors++
+	p.maybeBody = false
 	if p.errors <= maxErrors {
 		p.add(command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
 		return

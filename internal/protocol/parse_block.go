@@ -264,13 +264,19 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 	return end
 }
 
-// strayCloser reports a closing tag of a block command that opens nowhere:
-// its opening tag was most likely not at the start of a line, so the block
-// was silently lost. Closers of DELETE_FILE and READ_FILE are harmless.
+// strayCloser handles a closing tag of a block command that opens nowhere.
+// When lines before it could be a block's body, its opening tag was most
+// likely not at the start of a line, so the block was silently lost: that
+// is reported. With nothing before it that could have been its block it is
+// ignored (see loose). Closers of DELETE_FILE and READ_FILE are harmless.
 func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 	typ := typeOf(t.name)
 	if typ == "" || typ == command.DeleteFile || typ == command.ReadFile {
 		return false
+	}
+	if !p.maybeBody {
+		p.prose(c.line, next.line)
+		return true
 	}
 	p.fail(c.line, next.line, "", func() string { return strayMessage(typ, c.line) })
 	return true

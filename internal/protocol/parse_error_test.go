@@ -245,7 +245,51 @@ func TestParseUnknownTags(t *testing.T) {
 				perr(6, "", "[/RUN_COMMAND] at line 6 closes nothing"),
 			},
 		},
+		{
+			name:  "a stray closing tag after code could have closed a lost block",
+			reply: "```python\nprint(1)\n```\n[/CREATE_FILE]\n[DONE]\nok\n[/DONE]\n",
+			want: []command.Command{
+				perr(4, "", "[/CREATE_FILE] at line 4 closes nothing"),
+				{Type: command.Done, Text: "ok", Line: 5},
+			},
+		},
+		{
+			name:  "a stray closing tag after a file's lines could have closed a lost block",
+			reply: "[RUN_COMMAND]\nls\n[/RUN_COMMAND]\ndef f():\n    return 1\n[/CREATE_FILE]\n# Title\n\nSome text.\n[/CREATE_FILE]\n",
+			want: []command.Command{
+				{Type: command.RunCommand, Command: "ls", Line: 1},
+				perr(6, "", "[/CREATE_FILE] at line 6 closes nothing"),
+				perr(10, "", "[/CREATE_FILE] at line 10 closes nothing"),
+			},
+		},
 	})
+}
+
+// A closing tag with nothing before it that could have been its block is
+// ignored: it loses nothing, and holds back no DONE.
+func TestParseIgnoresAStrayClosingTagThatClosedNothing(t *testing.T) {
+	done := command.Command{Type: command.Done, Text: "ok", Line: 0}
+	withDone := func(line int) []command.Command {
+		d := done
+		d.Line = line
+		return []command.Command{d}
+	}
+	runCases(t, []parseCase{
+		{name: "on the first line", reply: "[/CREATE_FILE]\n[DONE]\nok\n[/DONE]\n", want: withDone(2)},
+		{name: "after the header", reply: "Session: a1b2c3d4\nSequence: 2\n\n[/CREATE_FILE]\n[DONE]\nok\n[/DONE]\n", want: withDone(5)},
+		{name: "after a decorated header", reply: "**Session:** a1b2c3d4\n**Sequence:** 2\n[/RUN_COMMAND]\n[DONE]\nok\n[/DONE]\n", want: withDone(4)},
+		{name: "after prose", reply: "Sure, all tests pass now.\nHere is the summary:\n\n[/EDIT_FILE]\n[DONE]\nok\n[/DONE]\n", want: withDone(5)},
+		{name: "after reasoning", reply: "<think>\nlet me see (x = 1)\n</think>\n[/MESSAGE]\n[DONE]\nok\n[/DONE]\n", want: withDone(5)},
+		{
+			name:  "right after another block's closer",
+			reply: "[RUN_COMMAND]\ngo test ./...\n[/RUN_COMMAND]\n[/RUN_COMMAND]\n\n[DONE]\nok\n[/DONE]\n",
+			want:  []command.Command{{Type: command.RunCommand, Command: "go test ./...", Line: 1}, withDone(6)[0]},
+		},
+	})
+	got := Parse("Session: a1b2c3d4\nSequence: 2\n[/CREATE_FILE]\n[DONE]\nok\n[/DONE]\n")
+	if got.Session != "a1b2c3d4" || got.Sequence != 2 {
+		t.Errorf("header = %q, %d; want a1b2c3d4, 2", got.Session, got.Sequence)
+	}
 }
 
 func TestParseCapsErrorEntries(t *testing.T) {

@@ -83,7 +83,7 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 		p.seenThink = true
 		p.reply, p.cmds = Reply{}, cmdList{guess: p.cmds.guess}
 		p.spans = p.spans[:0]
-		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand = 0, 0, -1, nil, false
+		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand, p.maybeBody = 0, 0, -1, nil, false, false
 		p.prose(0, next.line)
 		return next, true
 	}

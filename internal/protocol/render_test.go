@@ -23,6 +23,30 @@ func TestRenderFirstOutbox(t *testing.T) {
 	}
 }
 
+// A long task is written in full once: in the PROMPT of the first
+// request; the HEADER shows its beginning. A later request of a chat that
+// has the protocol once shortens it too.
+func TestRenderLongTaskOnce(t *testing.T) {
+	task := "Add a --json flag to the report command. " + strings.Repeat("It prints one object per line with the fields name, size and modified time. ", 8)
+	first := Render(frontend.Request{Session: "a1b2c3d4", Sequence: 1, Task: task})
+	if n := strings.Count(first, strings.TrimSpace(task)); n != 1 {
+		t.Errorf("the first request has the task in full %d times, want once", n)
+	}
+	if !strings.Contains(first, "=== PROMPT ===\n"+strings.TrimSpace(task)+"\n") {
+		t.Error("the first request's PROMPT lacks the whole task")
+	}
+	header, _, _ := strings.Cut(first, "=== PROTOCOL ===")
+	line := strings.TrimPrefix(header[strings.Index(header, "Task: "):], "Task: ")
+	line, _, _ = strings.Cut(line, "\n")
+	if short := strings.TrimSuffix(line, " …"); !strings.HasPrefix(task, short) || len(short) > headerTask || len(line) >= len(task) {
+		t.Errorf("the HEADER's task line is %q, want the task's beginning", line)
+	}
+	later := Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: task, Reminder: true, Results: []command.Result{}})
+	if strings.Contains(later, strings.TrimSpace(task)) {
+		t.Error("a later request with the reminder has the task in full")
+	}
+}
+
 func TestRenderResults(t *testing.T) {
 	got := Render(frontend.Request{
 		Session: "a1b2c3d4", Sequence: 3, Task: "t",

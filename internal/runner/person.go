@@ -1,9 +1,18 @@
 package runner
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/session"
 )
 
 // The person's words to the LLM: a message for the next request, a fresh
@@ -27,63 +36,219 @@ type Said struct {
 	Session  string
 	Sequence int
 	// Rewritten is set when the waiting request was written again with the
-	// message; otherwise the message goes into the request after the turn
-	// being applied.
+	// message.
 	Rewritten bool
+	// Holder is set when another courier process holds the session (a
+	// 'courier watch'): the message was left for it, and it writes the
+	// request again, or puts the message in the next one it writes.
+	Holder string
+	// Heard is set when that process took the message within a moment.
+	Heard bool
 }
 
 // Say adds the person's message to the session's next request (the named
 // one, or the most recently updated incomplete one). When the current
 // request has not been answered yet it is written again, with the message,
-// so the person pastes it again. newChat makes that request carry the full
-// protocol and the machine's description, for a fresh chat.
+// so the person pastes it again; while a reply is being applied (or waits
+// for an approval) the message goes into the request that turn ends with.
+// newChat makes that request carry the full protocol and the machine's
+// description, for a fresh chat.
+//
+// The words are first left in the session's folder, where the process
+// that holds the session (a 'courier watch' in another terminal) finds
+// them: so a message is never lost, whoever holds the session.
 func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	text = strings.TrimSpace(text)
 	if text == "" && !newChat {
 		return Said{}, EmptyMessageError{}
 	}
-	s, err := r.HoldLatest(id, "courier say")
+	st, err := r.resolve(id, false)
 	if err != nil {
 		return Said{}, err
 	}
-	defer s.Release()
-	st := s.st
 	if st.IsComplete {
 		return Said{}, &CompleteError{Session: st.SessionID}
 	}
-	next := *st
-	if text != "" {
-		next.Messages = append(append([]string{}, st.Messages...), text)
-	}
-	if newChat {
-		next.NewChat = true
-		next.Environment = ""
-	}
-	next.UpdatedAt = time.Now().UTC()
 	said := Said{Session: st.SessionID, Sequence: st.SequenceNumber}
-	_, unfinished, err := r.store.Unfinished(st)
+	name, err := r.leaveWords(st.SessionID, words{Text: text, NewChat: newChat})
 	if err != nil {
 		return said, err
 	}
-	// The request is written before the state is saved, as a turn commits:
-	// a crash between leaves the message shown once, never lost unseen.
-	var written *RequestWritten
-	if !unfinished {
-		p, text, err := r.writeRequest(&next)
-		if err != nil {
-			return said, err
+	s, err := r.Hold(st.SessionID, "courier say")
+	var locked *session.LockedError
+	if errors.As(err, &locked) {
+		if said.Heard = r.heard(st.SessionID, name); said.Heard {
+			said.Holder = holderName(locked)
+			return said, nil
 		}
-		written = &RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p, Text: text, Updated: true}
-		said.Rewritten = true
+		// Not taken: the holder is busy with a turn, whose end takes the
+		// words, or it went away meanwhile, and then they are heard here.
+		if s, err = r.Hold(st.SessionID, "courier say"); errors.As(err, &locked) {
+			said.Holder = holderName(locked)
+			return said, nil
+		}
 	}
-	if err := r.store.Save(&next); err != nil {
+	if err != nil {
 		return said, err
 	}
-	*st = next
-	if written != nil {
-		r.report(*written)
+	defer s.Release()
+	said.Sequence = s.st.SequenceNumber
+	if s.st.IsComplete {
+		// Completed meanwhile: the words wait for a follow-up task.
+		return said, &CompleteError{Session: s.st.SessionID}
 	}
-	return said, nil
+	_, unfinished, err := r.store.Unfinished(s.st)
+	if err != nil || unfinished {
+		// The turn's commit puts the words in the request it writes.
+		return said, err
+	}
+	said.Rewritten, err = s.hear()
+	return said, err
+}
+
+func holderName(locked *session.LockedError) string {
+	if locked.Holder != nil {
+		return locked.Holder.Command
+	}
+	return "another courier process"
+}
+
+// words is what the person said for a session's next request, as left in
+// the session's folder until a request shows it.
+type words struct {
+	Text    string `json:"text,omitempty"`
+	NewChat bool   `json:"newChat,omitempty"`
+}
+
+// wordsDir is where a session's words wait.
+func (r *Runner) wordsDir(id string) string {
+	return filepath.Join(r.store.Folder(id), "said")
+}
+
+// leaveWords writes w as a file of its own, named so that files sort in
+// the order they were said, and returns its name.
+func (r *Runner) leaveWords(id string, w words) (string, error) {
+	data, err := json.Marshal(w)
+	if err != nil {
+		return "", err
+	}
+	dir := r.wordsDir(id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("say: %w", err)
+	}
+	name := fmt.Sprintf("%020d-%d.json", time.Now().UnixNano(), os.Getpid())
+	if err := atomicfile.Write(filepath.Join(dir, name), data, 0o644); err != nil {
+		return "", fmt.Errorf("say: %w", err)
+	}
+	return name, nil
+}
+
+// waitingWords returns the words left for a session, in the order they
+// were said, with the names of their files. A file that does not read is
+// left alone, never lost.
+func (r *Runner) waitingWords(id string) ([]words, []string, error) {
+	dir := r.wordsDir(id)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read messages: %w", err)
+	}
+	var ws []words
+	var names []string
+	for _, e := range entries { // sorted by name: in the order said
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || atomicfile.IsTemp(e.Name()) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var w words
+		if err != nil || json.Unmarshal(data, &w) != nil {
+			continue
+		}
+		ws = append(ws, w)
+		names = append(names, e.Name())
+	}
+	return ws, names, nil
+}
+
+// hasWords reports whether words wait for the session.
+func (r *Runner) hasWords(id string) bool {
+	ws, _, _ := r.waitingWords(id)
+	return len(ws) > 0
+}
+
+// dropWords removes the words a saved request now shows. A failure only
+// shows them once more, later.
+func (r *Runner) dropWords(id string, names []string) {
+	for _, n := range names {
+		os.Remove(filepath.Join(r.wordsDir(id), n))
+	}
+}
+
+// addWords puts the words into the state of the next request.
+func addWords(st *session.State, ws []words) {
+	for _, w := range ws {
+		if w.Text != "" {
+			st.Messages = append(slices.Clip(st.Messages), w.Text)
+		}
+		if w.NewChat {
+			st.NewChat = true
+			st.Environment = ""
+		}
+	}
+}
+
+// heardWait bounds how long 'say' waits for the process holding a session
+// to take the words it left; a process busy with a turn takes them when
+// the turn ends.
+const heardWait = 10 * time.Second
+
+// heard waits a moment for the process holding session id, when it waits
+// for a reply, to take the words left as name, and reports whether it did.
+func (r *Runner) heard(id, name string) bool {
+	deadline := time.Now().Add(heardWait)
+	for {
+		if _, err := os.Stat(filepath.Join(r.wordsDir(id), name)); errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		st, err := r.store.Load(id)
+		if err != nil {
+			return false
+		}
+		if _, busy, err := r.store.Unfinished(st); err != nil || busy || time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(decisionPoll / 2)
+	}
+}
+
+// hear writes the current request again with the words waiting for the
+// held session, and reports whether there were any. The request is
+// written before the state is saved and the words are removed after, as
+// a turn commits: a crash between shows a message twice, never loses it.
+func (s *Session) hear() (bool, error) {
+	ws, names, err := s.r.waitingWords(s.st.SessionID)
+	if err != nil || len(ws) == 0 {
+		return false, err
+	}
+	next := *s.st
+	addWords(&next, ws)
+	next.UpdatedAt = time.Now().UTC()
+	p, text, err := s.r.writeRequest(&next)
+	if err != nil {
+		return false, err
+	}
+	if err := s.r.store.Save(&next); err != nil {
+		return false, err
+	}
+	*s.st = next
+	s.r.dropWords(next.SessionID, names)
+	s.r.report(RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p, Text: text, Updated: true})
+	return true, nil
 }
 
 // Continue reopens a complete session (the named one, or the most recently
@@ -103,9 +268,15 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	if !st.IsComplete {
 		return "", &NotCompleteError{Session: st.SessionID}
 	}
+	ws, names, err := r.waitingWords(st.SessionID)
+	if err != nil {
+		return "", err
+	}
 	next := *st
 	next.IsComplete = false
 	next.Summary = ""
+	next.Messages = nil
+	addWords(&next, ws)
 	next.SequenceNumber++
 	next.FollowUps = append(append([]string{}, st.FollowUps...), task)
 	next.Prompt = task
@@ -119,6 +290,7 @@ func (r *Runner) Continue(id, task string) (string, error) {
 		return "", err
 	}
 	*st = next
+	r.dropWords(st.SessionID, names)
 	r.created = st.SessionID
 	r.report(RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p, Text: text})
 	return st.SessionID, nil

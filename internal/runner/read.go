@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/pack"
@@ -23,9 +26,17 @@ const maxGlobFiles = 30
 // requested reads the files the LLM asked for, as they are now, numbered
 // and cut to a sensible length.
 func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []frontend.FileContent {
+	out, _ := rn.requestedShown(ws, reqs)
+	return out
+}
+
+// requestedShown is requested, with the lines shown for each request of one
+// file (" lines 770-772"; "" when none are, or for a pattern).
+func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest) ([]frontend.FileContent, []string) {
 	var out []frontend.FileContent
+	shown := make([]string, len(reqs))
 	seen := map[string]bool{}
-	for _, r := range reqs {
+	for k, r := range reqs {
 		paths := []string{r.Path}
 		if workspace.IsGlob(r.Path) {
 			matches, err := ws.Glob(r.Path)
@@ -46,48 +57,105 @@ func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest)
 				continue
 			}
 			seen[key] = true
-			out = append(out, rn.fileContent(ws, p, r))
+			fc, first, last := rn.fileContent(ws, p, r)
+			// A whole file shown whole keeps its result line as it is.
+			if first > 0 && !workspace.IsGlob(r.Path) && (fc.First > 0 || r.StartLine > 0 || r.EndLine > 0) {
+				shown[k] = fmt.Sprintf(" lines %d-%d", first, last)
+			}
+			out = append(out, fc)
 		}
+	}
+	return out, shown
+}
+
+// withShownRanges returns results, the last reply's, where each READ_FILE
+// of part of a file names the lines its content shows rather than those
+// asked for: a range past the end is shown as far as the file goes
+// ("lines 770-772", asked for 770-900), a long file is cut. reqs are the
+// reads the results queued, in order; shown what requestedShown gave.
+func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown []string) []command.Result {
+	var out []command.Result
+	k := 0
+	for i, res := range results {
+		if res.Type != command.ReadFile || !res.Success() || k >= len(reqs) || res.Path != reqs[k].Path {
+			continue
+		}
+		r := reqs[k]
+		k++
+		asked := askedRange(r)
+		if shown[k-1] == "" || shown[k-1] == asked {
+			continue
+		}
+		sum := res.Summary
+		switch quoted := "'" + r.Path + "'"; {
+		case asked != "" && strings.Contains(sum, quoted+asked):
+			sum = strings.Replace(sum, quoted+asked, quoted+shown[k-1], 1)
+		case asked == "" && strings.Contains(sum, quoted):
+			sum = strings.Replace(sum, quoted, quoted+shown[k-1], 1)
+		default:
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(results)
+		}
+		out[i].Summary = sum
+	}
+	if out == nil {
+		return results
 	}
 	return out
 }
 
+// askedRange names the lines a READ_FILE asked for as its result line
+// does: " lines 400-464", " from line 400", or "" for the whole file.
+func askedRange(r session.ReadRequest) string {
+	switch {
+	case r.StartLine > 0 && r.EndLine > 0:
+		return fmt.Sprintf(" lines %d-%d", r.StartLine, r.EndLine)
+	case r.StartLine > 0:
+		return fmt.Sprintf(" from line %d", r.StartLine)
+	case r.EndLine > 0:
+		return fmt.Sprintf(" lines 1-%d", r.EndLine)
+	}
+	return ""
+}
+
 // fileContent shows one requested file: numbered, streamed, read no
-// further than what is shown (see edit.Numbered), or why it is not shown.
-// Only regular files are read: a named pipe, a socket or a device would
-// block courier or never end.
-func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest) frontend.FileContent {
+// further than what is shown (see edit.Numbered), or why it is not shown,
+// with the lines shown (0, 0 for none). Only regular files are read: a
+// named pipe, a socket or a device would block courier or never end.
+func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest) (_ frontend.FileContent, first, last int) {
 	note := func(text string) frontend.FileContent { return frontend.FileContent{Path: p, Text: text} }
 	f, info, err := ws.OpenRegular(p)
 	var notRegular *workspace.NotRegularError
 	switch {
 	case workspace.IsOutside(err):
-		return note("(REJECTED: " + err.Error() + ")")
+		return note("(REJECTED: " + err.Error() + ")"), 0, 0
 	case errors.Is(err, fs.ErrNotExist):
-		return note("(file not found: it no longer exists)")
+		return note("(file not found: it no longer exists)"), 0, 0
 	case errors.As(err, &notRegular):
-		return note("(not shown: " + err.Error() + "; READ_FILE shows regular files only)")
+		return note("(not shown: " + err.Error() + "; READ_FILE shows regular files only)"), 0, 0
 	case err != nil:
-		return note(fmt.Sprintf("(cannot read: %v)", err))
+		return note(fmt.Sprintf("(cannot read: %v)", err)), 0, 0
 	}
 	defer f.Close()
 	binary := note(fmt.Sprintf("(binary file, %d bytes; not shown)", info.Size()))
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
-		return binary
+		return binary, 0, 0
 	}
 	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
-		return binary
+		return binary, 0, 0
 	case err != nil:
-		return note(fmt.Sprintf("(cannot read: %v)", err))
+		return note(fmt.Sprintf("(cannot read: %v)", err)), 0, 0
 	}
 	fc := note(l.Text)
 	if l.First > 0 && l.Partial() {
 		fc.First, fc.Last, fc.Total = l.First, l.Last, l.Total
 	}
-	return fc
+	return fc, l.First, l.Last
 }
 
 // maxLineLen cuts single lines of a shown file, so that one minified line

@@ -21,6 +21,7 @@ func TestReadRequests(t *testing.T) {
 	f.apply(id, "reply.txt", `[READ_FILE path="a.txt"]
 [READ_FILE path="long.txt" lines="3-4"]
 [READ_FILE path="long.txt"]
+[READ_FILE path="long.txt" lines="9-20"]
 [READ_FILE path="src/*.go"]
 [READ_FILE path="bin.dat"]
 [READ_FILE path="missing.txt"]
@@ -43,6 +44,10 @@ func TestReadRequests(t *testing.T) {
    4 | 4
 [... 6 more lines; request them with [READ_FILE path="long.txt" lines="5-8"] ...]
 --- end long.txt ---
+--- long.txt (lines 9-10 of 10) ---
+   9 | 9
+  10 | 10
+--- end long.txt ---
 --- src/x.go ---
    1 | package x
 --- end src/x.go ---
@@ -61,9 +66,15 @@ func TestReadRequests(t *testing.T) {
 	if !strings.Contains(text, "[FAILED] READ_FILE: File 'missing.txt' not found\n") {
 		t.Error("the failed READ_FILE is not reported")
 	}
-	// The result of a partial read names its range; two reads of one
-	// file are told apart.
-	for _, line := range []string{"[OK] READ_FILE: Queued 'long.txt' lines 3-4 for the next request\n", "[OK] READ_FILE: Queued 'long.txt' for the next request\n"} {
+	// The result of a partial read names the range it shows, which a
+	// range past the end or read_lines may cut; two reads of one file are
+	// told apart.
+	for _, line := range []string{
+		"[OK] READ_FILE: Queued 'long.txt' lines 3-4 for the next request\n",
+		"[OK] READ_FILE: Queued 'long.txt' lines 1-4 for the next request\n",
+		"[OK] READ_FILE: Queued 'long.txt' lines 9-10 for the next request\n",
+		"[OK] READ_FILE: Queued 'a.txt' for the next request\n",
+	} {
 		if !strings.Contains(text, line) {
 			t.Errorf("no result line %q", line)
 		}
@@ -72,7 +83,7 @@ func TestReadRequests(t *testing.T) {
 	// an object with the range.
 	saved := readFile(t, f.store.Path(id))
 	compact := strings.Join(strings.Fields(saved), "")
-	if !strings.Contains(compact, `"readFileRequests":["a.txt",{"path":"long.txt","startLine":3,"endLine":4},"long.txt","src/*.go","bin.dat"]`) {
+	if !strings.Contains(compact, `"readFileRequests":["a.txt",{"path":"long.txt","startLine":3,"endLine":4},"long.txt",{"path":"long.txt","startLine":9,"endLine":20},"src/*.go","bin.dat"]`) {
 		t.Errorf("saved read requests:\n%s", saved)
 	}
 	// The next request shows nothing again unless asked.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
@@ -35,7 +36,7 @@ func (r *Runner) requestPath(id string, seq int) string {
 // writeRequest renders the session's current request and writes it
 // atomically.
 func (r *Runner) writeRequest(st *session.State) (string, string, error) {
-	text, err := r.render(st)
+	text, err := r.render(st, true)
 	if err != nil {
 		return "", "", err
 	}
@@ -47,8 +48,11 @@ func (r *Runner) writeRequest(st *session.State) (string, string, error) {
 }
 
 // render builds the text of the session's current request from its state
-// and the workspace as it is now.
-func (r *Runner) render(st *session.State) (string, error) {
+// and the workspace as it is now. The machine is described (its tools
+// probed, in the sandbox) only when probe is set: a command that only
+// reads, such as 'courier show', runs nothing and creates nothing, and
+// takes the description an earlier request showed.
+func (r *Runner) render(st *session.State, probe bool) (string, error) {
 	fe, err := r.frontEnd(st)
 	if err != nil {
 		return "", err
@@ -75,8 +79,12 @@ func (r *Runner) render(st *session.State) (string, error) {
 		Notices:   st.Notices,
 	}
 	if fresh && r.cfg.Environment {
-		if st.Environment == "" {
+		switch {
+		case st.Environment != "":
+		case probe:
 			st.Environment = engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text()
+		default:
+			st.Environment = r.shownEnvironment(st)
 		}
 		req.Environment = st.Environment
 	}
@@ -89,7 +97,9 @@ func (r *Runner) render(st *session.State) (string, error) {
 			req.Commands = r.lastCommands(st)
 		}
 	}
-	req.Requested = r.requested(ws, st.ReadFileRequests)
+	var shown []string
+	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests)
+	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
 	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
 		req.Requested = append(req.Requested, r.pack(ws, st, fe, req)...)
 	}
@@ -116,21 +126,93 @@ func (s *Session) request() (Request, error) {
 }
 
 // RequestText returns the current request of a session (the named one, or
-// the most recently updated) without holding it: from its file, or
-// rendered afresh when the file is missing.
-func (r *Runner) RequestText(id string) (string, error) {
+// the most recently updated), or the last request of a complete one,
+// without holding the session or changing anything: from its file, or
+// rendered afresh when the file is missing. full gives it as a fresh chat
+// needs it: with the whole protocol where protocol = "first" put the
+// reminder, and with the machine's description.
+func (r *Runner) RequestText(id string, full bool) (string, error) {
 	st, err := r.resolve(id, true)
 	if err != nil {
 		return "", err
 	}
-	if st.IsComplete {
-		return "", &CompleteError{Session: st.SessionID}
+	p := r.requestPath(st.SessionID, st.SequenceNumber)
+	data, err := os.ReadFile(p)
+	var text string
+	switch {
+	case err == nil:
+		text = string(data)
+	case st.IsComplete:
+		// Its results are the last turn's, not the ones it showed.
+		return "", fmt.Errorf("session %s is complete and its last request is gone: %w", st.SessionID, err)
+	default:
+		if text, err = r.render(st, false); err != nil {
+			return "", err
+		}
 	}
-	data, err := os.ReadFile(r.requestPath(st.SessionID, st.SequenceNumber))
-	if err == nil {
-		return string(data), nil
+	if full {
+		return r.fullRequest(st, text)
 	}
-	return r.render(st)
+	return text, nil
+}
+
+// The marks that open a request's sections; every front end writes them.
+const (
+	protocolMark = "\n=== PROTOCOL ===\n"
+	contextMark  = "\n=== CONTEXT ===\n"
+	envHeading   = "## Environment\n"
+)
+
+// fullRequest returns text, a request of session st, with the session's
+// whole protocol in its PROTOCOL section, and the machine's description
+// an earlier request showed at the start of its CONTEXT when it has none.
+func (r *Runner) fullRequest(st *session.State, text string) (string, error) {
+	fe, err := r.frontEnd(st)
+	if err != nil {
+		return "", err
+	}
+	whole, ok := between(fe.Render(frontend.Request{Session: st.SessionID, Sequence: 1}), protocolMark, contextMark)
+	if shown, ok2 := between(text, protocolMark, contextMark); ok && ok2 && shown != whole {
+		text = strings.Replace(text, protocolMark+shown+contextMark, protocolMark+whole+contextMark, 1)
+	}
+	if i := strings.Index(text, contextMark); i >= 0 && !strings.HasPrefix(text[i+len(contextMark):], envHeading) {
+		if env := r.shownEnvironment(st); env != "" {
+			at := i + len(contextMark)
+			text = text[:at] + envHeading + strings.TrimRight(env, "\n") + "\n\n" + text[at:]
+		}
+	}
+	return text, nil
+}
+
+// between returns the text between the first from mark and the to mark
+// after it.
+func between(text, from, to string) (string, bool) {
+	_, rest, ok := strings.Cut(text, from)
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, to)
+	return in, ok
+}
+
+// shownEnvironment is the machine's description the session's latest
+// request that had one showed, or "".
+func (r *Runner) shownEnvironment(st *session.State) string {
+	if st.Environment != "" {
+		return st.Environment
+	}
+	for seq := st.SequenceNumber; seq >= 1; seq-- {
+		data, err := os.ReadFile(r.requestPath(st.SessionID, seq))
+		if err != nil {
+			continue
+		}
+		_, ctx, ok := strings.Cut(string(data), contextMark)
+		if env, ok2 := strings.CutPrefix(ctx, envHeading); ok && ok2 {
+			env, _, _ = strings.Cut(env, "\n\n")
+			return env + "\n"
+		}
+	}
+	return ""
 }
 
 // resolve loads the named session, or the latest one (incomplete only

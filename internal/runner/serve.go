@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/reply"
@@ -75,7 +76,13 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		resumed = false
 		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
-		rep, err := src.Next(ctx, req)
+		rep, err := s.next(ctx, src, req, waits)
+		if errors.Is(err, errWords) {
+			if _, err := s.hear(); err != nil {
+				return err
+			}
+			continue
+		}
 		var skipped *SkippedError
 		var aside *SetAsideError
 		switch {
@@ -128,6 +135,51 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		settle(rep.Name, rep.Hash)
 	}
 	return nil
+}
+
+// errWords stops the wait for a reply when the person said something
+// for the request ('courier say' from another terminal).
+var errWords = errors.New("the person said something")
+
+// next asks src for the next reply. A source a person watches (listen) is
+// asked while the words 'courier say' leaves for the session are looked
+// for, as 'courier approve' is: when there are some, the wait stops with
+// errWords, so that the request is written again with them.
+func (s *Session) next(ctx context.Context, src Source, req Request, listen bool) (reply.Reply, error) {
+	if !listen {
+		return src.Next(ctx, req)
+	}
+	if s.r.hasWords(s.st.SessionID) {
+		return reply.Reply{}, errWords
+	}
+	nctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		rep reply.Reply
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := src.Next(nctx, req)
+		done <- result{rep, err}
+	}()
+	tick := time.NewTicker(decisionPoll)
+	defer tick.Stop()
+	heard := false
+	for {
+		select {
+		case res := <-done:
+			if heard && ctx.Err() == nil && errors.Is(res.err, context.Canceled) {
+				return reply.Reply{}, errWords
+			}
+			return res.rep, res.err
+		case <-tick.C:
+			if !heard && s.r.hasWords(s.st.SessionID) {
+				heard = true
+				cancel()
+			}
+		}
+	}
 }
 
 // setAside moves a reply that will never be applied out of the way (as an
@@ -293,7 +345,8 @@ func (r *Runner) exists(id string) bool {
 }
 
 // setAsideAll moves every reply src has for a session that does not exist
-// out of the way, and says how many.
+// out of the way, and says how many. Files it passes over (not replies, or
+// not saved yet) are left for the session that takes them to report.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
 	fe, err := r.FrontEnd("")
 	if err != nil {
@@ -303,10 +356,13 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 	for {
 		rep, err := src.Next(ctx, req)
 		var aside *SetAsideError
+		var skipped *SkippedError
 		switch {
 		case errors.As(err, &aside):
 			r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			n++
+			continue
+		case errors.As(err, &skipped):
 			continue
 		case err != nil:
 			return n

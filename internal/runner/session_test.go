@@ -241,7 +241,7 @@ func TestRequestRewritten(t *testing.T) {
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	text, err := f.r.RequestText(id)
+	text, err := f.r.RequestText(id, false)
 	if err != nil || text != first {
 		t.Errorf("RequestText of a missing request: %v\n%s", err, text)
 	}

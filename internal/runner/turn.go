@@ -300,6 +300,13 @@ func (s *Session) commit(out engine.Outcome) error {
 		next.LastResults = []command.Result{}
 	}
 	next.ReadFileRequests = readRequests(out)
+	// The request this turn answered showed the messages in the state; the
+	// words said since (while the reply was applied, or a command waited
+	// for approval) go into the next one, or wait for a follow-up task.
+	ws, said, err := s.r.waitingWords(st.SessionID)
+	if err != nil {
+		return err
+	}
 	next.Notices = nil
 	next.Messages = nil
 	next.NewChat = false
@@ -316,6 +323,7 @@ func (s *Session) commit(out engine.Outcome) error {
 		next.Summary = out.Summary
 	} else {
 		next.SequenceNumber++
+		addWords(&next, ws)
 		p, text, err := s.r.writeRequest(&next)
 		if err != nil {
 			return err
@@ -326,6 +334,9 @@ func (s *Session) commit(out engine.Outcome) error {
 		return err
 	}
 	*st = next
+	if written != nil {
+		s.r.dropWords(st.SessionID, said)
+	}
 	s.r.report(TurnEnded{Session: st.SessionID, Sequence: st.SequenceNumber - boolInt(!out.Done), Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
 	if written != nil {
