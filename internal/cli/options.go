@@ -196,14 +196,15 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 
 // sandboxSettings are the sandbox options the settings and the person's
 // environment give, before the kernel is probed: courier's tool caches in
-// ROOT/cache, the person's secret places and session sockets hidden, and
-// courier's own sessions, inbox and outbox hidden too (a command could
-// otherwise read other sessions and answer for them).
+// ROOT/cache, the person's secret places (looked up as each command
+// starts) and session sockets hidden, and courier's own sessions, inbox
+// and outbox hidden too (a command could otherwise read other sessions
+// and answer for them).
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	home := g.io.Getenv("HOME")
-	hide := append(sandbox.SecretPlaces(home), sandbox.SessionSockets(g.io.Getenv)...)
 	opts := sandbox.Options{
-		Hide:      append(hide, p.Sessions, p.Inbox, p.Outbox),
+		Hide:      append(sandbox.SessionSockets(g.io.Getenv), p.Sessions, p.Inbox, p.Outbox),
+		Home:      home,
 		Show:      sandbox.ToolFolders(g.io.Getenv),
 		Caches:    filepath.Join(p.Root, "cache"),
 		NoNetwork: !g.cfg.Network,

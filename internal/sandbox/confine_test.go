@@ -406,7 +406,7 @@ func TestSandboxHidesSecretsAndHome(t *testing.T) {
 	read := `cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/notes.txt; echo listing; ls -A ~/.ssh; ~/.cargo/bin/tool; echo written > src/new.txt; tr '\0' ' ' < /proc/1/cmdline`
 	env := []string{"HOME=" + home}
 	getenv := func(k string) string { return map[string]string{"HOME": home, "PATH": "/usr/bin:/bin"}[k] }
-	base := sandbox.Options{Writable: []string{ws}, Hide: sandbox.SecretPlaces(home), Show: sandbox.ToolFolders(getenv), Kernel: k}
+	base := sandbox.Options{Writable: []string{ws}, Home: home, Show: sandbox.ToolFolders(getenv), Kernel: k}
 
 	output, _ := runSandboxed(t, sandboxRun{opts: base, script: read, dir: ws, env: env})
 	for _, secret := range []string{"SSH-KEY-SECRET", "AWS-SECRET", "NETRC-SECRET", "\nid_ed25519\n", ".ssh "} {
@@ -434,6 +434,35 @@ func TestSandboxHidesSecretsAndHome(t *testing.T) {
 		if data, _ := os.ReadFile(filepath.Join(home, name)); string(data) != content {
 			t.Errorf("%s changed: %q", name, data)
 		}
+	}
+}
+
+// A secret place the person makes while courier runs (aws configure in
+// another terminal during a long watch) is hidden from the next command of
+// the same options.
+func TestSandboxHidesSecretPlacesMadeLater(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	home := sandboxtest.OutsideDir(t)
+	ws := filepath.Join(home, "project")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := sandbox.Options{Writable: []string{ws}, Home: home, Kernel: k}
+	run := sandboxRun{opts: opts, script: `cat ~/.aws/credentials ~/.config/gh/hosts.yml 2>&1`, dir: ws, env: []string{"HOME=" + home}}
+	if output, _ := runSandboxed(t, run); !strings.Contains(output, "No such file") {
+		t.Fatalf("before the secrets exist: %s", output)
+	}
+	for name, content := range map[string]string{".aws/credentials": "AWS-MADE-LATER", ".config/gh/hosts.yml": "GH-MADE-LATER"} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if output, _ := runSandboxed(t, run); strings.Contains(output, "MADE-LATER") {
+		t.Errorf("a command read secrets made after courier started:\n%s", output)
 	}
 }
 

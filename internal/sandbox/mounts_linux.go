@@ -39,7 +39,7 @@ func isolate(opts Options) error {
 		}
 	}
 	covered := TempDirs()
-	for _, p := range opts.Hide {
+	for _, p := range append(SecretPlaces(opts.Home), opts.Hide...) {
 		if err := hide(p, covered, keeps); err != nil {
 			return err
 		}

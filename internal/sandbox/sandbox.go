@@ -60,9 +60,14 @@ type Options struct {
 	// namespace.
 	ReadOnly []string `json:"readOnly,omitempty"`
 	// Hide lists folders and files whose content the command must not see:
-	// the person's secret places, the sockets of their session, courier's
-	// own sessions, inbox and outbox. Folders become empty and files empty.
+	// the sockets of the person's session, courier's own sessions, inbox
+	// and outbox. Folders become empty and files empty.
 	Hide []string `json:"hide,omitempty"`
+	// Home is the person's home folder, whose secret places (SecretPlaces)
+	// are hidden like Hide. They are looked up as each command starts, so
+	// one made while courier runs (an 'aws configure' in another terminal
+	// during a long watch) is hidden from the next command.
+	Home string `json:"home,omitempty"`
 	// HideHome, when set, is the person's home folder: the command then sees
 	// only the Show folders of it, and the writable ones.
 	HideHome string `json:"hideHome,omitempty"`
