@@ -437,6 +437,49 @@ func TestSandboxHidesSecretsAndHome(t *testing.T) {
 	}
 }
 
+// A hidden home stays hidden whatever PATH holds: the home itself, a
+// folder above it, a link to it, a secret place. Only the folders inside
+// it are shown.
+func TestSandboxHiddenHomeWhateverPATHHolds(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	home := sandboxtest.OutsideDir(t)
+	for name, content := range map[string]string{"notes.txt": "HOME-NOTES", ".ssh/id_rsa": "SSH-KEY", "bin/tool": "#!/bin/sh\necho tool-ran\n"} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(t.TempDir(), "home-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	ws := sandboxtest.OutsideDir(t)
+	for name, path := range map[string]string{
+		"the home":           home,
+		"above the home":     filepath.Dir(home),
+		"the root":           "/",
+		"a link to the home": link,
+		"a secret place":     filepath.Join(home, ".ssh"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := strings.Join([]string{path, filepath.Join(home, "bin"), "/usr/bin", "/bin"}, ":")
+			getenv := func(k string) string { return map[string]string{"HOME": home, "PATH": path}[k] }
+			opts := sandbox.Options{Writable: []string{ws}, Home: home, HideHome: home, Show: sandbox.ToolFolders(getenv), Kernel: k}
+			script := `cat ~/notes.txt ~/.ssh/id_rsa 2>&1; ls -A ~; ~/bin/tool`
+			output, _ := runSandboxed(t, sandboxRun{opts: opts, script: script, dir: ws, env: []string{"HOME=" + home}})
+			if strings.Contains(output, "HOME-NOTES") || strings.Contains(output, "SSH-KEY") || strings.Contains(output, "notes.txt\n") {
+				t.Errorf("PATH holding %s shows the hidden home:\n%s", path, output)
+			}
+			if !strings.Contains(output, "tool-ran") {
+				t.Errorf("the PATH folder inside the home is not shown:\n%s", output)
+			}
+		})
+	}
+}
+
 // A secret place the person makes while courier runs (aws configure in
 // another terminal during a long watch) is hidden from the next command of
 // the same options.
