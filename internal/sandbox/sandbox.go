@@ -91,16 +91,16 @@ type Options struct {
 	// no namespaces and no seccomp filter: Landlock, capabilities and
 	// no_new_privs only.
 	Kernel Kernel `json:"kernel"`
-	// Probe, when set, gives Kernel when a command first runs (see
-	// Probed): probing starts processes, which courier need not pay for
-	// when it runs no command.
-	Probe func() Kernel `json:"-"`
+	// Probe, when set, gives Kernel when a command is about to run, for
+	// the Session it runs in (see Probed): probing starts processes, which
+	// courier need not pay for when it runs no command.
+	Probe func(session string) Kernel `json:"-"`
 }
 
 // Probed returns the options with Kernel filled in by Probe, when set.
 func (o Options) Probed() Options {
 	if o.Probe != nil {
-		o.Kernel = o.Probe()
+		o.Kernel = o.Probe(o.Session)
 		o.Probe = nil
 	}
 	return o
