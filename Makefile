@@ -21,8 +21,10 @@ vet:
 	@out=$$(gofmt -l cmd internal prompts); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# testreport prints each package's result, one line per skipped test with
+# its reason, and the whole output of each failing test.
 test: vet
-	$(GO) test ./...
+	$(GO) run ./internal/testreport $(GO) test -json ./...
 
 # The speed and memory goals, each measured (Go benchmarks with -benchmem,
 # and courier side by side with find, cat, tar and repomix) and printed as

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/session"
 )
 
 // view is how a command shows what happens (the text console or JSON
@@ -168,42 +170,80 @@ func (g *globals) policy() (*policy.Policy, error) {
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
 // off. The kernel is probed when the first command runs (never for
-// 'courier status' and the like), once a run, and the layers it refuses
-// are said then; with sandbox = "strict" each command is refused instead
-// (see sandbox.Check).
+// 'courier status' and the like), once a run. The layers it refuses are
+// said then, once a session: the session's folder records which were said
+// (see missingSaid), so a resumed watch does not say them again, unless
+// they change; 'courier config' and 'courier sandbox check' always list
+// them. With sandbox = "strict" each command is refused instead (see
+// sandbox.Check).
 func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
 	opts := g.sandboxSettings(p)
 	settings := opts
-	opts.Probe = sync.OnceValue(func() sandbox.Kernel {
-		settings.Kernel = sandbox.Probe()
-		if missing := sandbox.Missing(settings); len(missing) > 0 && !settings.Strict {
-			names := make([]string, len(missing))
-			for i, l := range missing {
-				names[i] = l.Name
-			}
-			rep.Report(runner.Warning{
-				Message: fmt.Sprintf("commands run without %s: %s", strings.Join(names, ", "), missing[0].Detail),
-				Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
-			})
+	probe := sync.OnceValue(sandbox.Probe)
+	var mu sync.Mutex
+	said := map[string]bool{} // sessions told in this run
+	opts.Probe = func(id string) sandbox.Kernel {
+		s := settings
+		s.Kernel = probe()
+		missing := sandbox.Missing(s)
+		if len(missing) == 0 || s.Strict {
+			return s.Kernel
 		}
-		return settings.Kernel
-	})
+		names := make([]string, len(missing))
+		for i, l := range missing {
+			names[i] = l.Name
+		}
+		list := strings.Join(names, ", ")
+		mu.Lock()
+		defer mu.Unlock()
+		if said[id] {
+			return s.Kernel
+		}
+		said[id] = true
+		record := missingSaid(p, id)
+		if record != "" {
+			if before, err := os.ReadFile(record); err == nil && string(before) == list+"\n" {
+				return s.Kernel
+			}
+		}
+		rep.Report(runner.Warning{
+			Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail),
+			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
+		})
+		if record != "" {
+			// Best effort: a record not written means the warning once more.
+			if os.MkdirAll(filepath.Dir(record), 0o755) == nil {
+				_ = os.WriteFile(record, []byte(list+"\n"), 0o644)
+			}
+		}
+		return s.Kernel
+	}
 	return &opts
+}
+
+// missingSaid is the file in a session's folder that names the sandbox
+// layers courier said were missing, "" for no session.
+func missingSaid(p runner.Paths, id string) string {
+	if !session.ValidID(id) {
+		return ""
+	}
+	return filepath.Join(session.Store{Dir: p.Sessions}.Folder(id), "sandbox-missing")
 }
 
 // sandboxSettings are the sandbox options the settings and the person's
 // environment give, before the kernel is probed: courier's tool caches in
-// ROOT/cache, the person's secret places and session sockets hidden, and
-// courier's own sessions, inbox and outbox hidden too (a command could
-// otherwise read other sessions and answer for them).
+// ROOT/cache, the person's secret places (looked up as each command
+// starts) and session sockets hidden, and courier's own sessions, inbox
+// and outbox hidden too (a command could otherwise read other sessions
+// and answer for them).
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	home := g.io.Getenv("HOME")
-	hide := append(sandbox.SecretPlaces(home), sandbox.SessionSockets(g.io.Getenv)...)
 	opts := sandbox.Options{
-		Hide:      append(hide, p.Sessions, p.Inbox, p.Outbox),
+		Hide:      append(sandbox.SessionSockets(g.io.Getenv), p.Sessions, p.Inbox, p.Outbox),
+		Home:      home,
 		Show:      sandbox.ToolFolders(g.io.Getenv),
 		Caches:    filepath.Join(p.Root, "cache"),
 		NoNetwork: !g.cfg.Network,

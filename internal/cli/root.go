@@ -169,6 +169,7 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 		return runner.Paths{}, fmt.Errorf("root %s: %w", root, err)
 	}
 	p := runner.DefaultPaths(abs)
+	p.Home = g.io.Getenv("HOME")
 	if g.workspace != "" {
 		ws, err := filepath.Abs(g.workspace)
 		if err != nil {

@@ -15,10 +15,13 @@ const SettingsName = "courier.toml"
 // or lies among them: the root, sessions/, inbox/, outbox/ or the settings
 // file inside (or equal to) the workspace would let a reply rewrite
 // courier's settings (sandbox = "off", yes = true), answer for itself in
-// inbox/ or change a session's journal. Paths are compared as the files
-// they name (symlinks resolved, each folder compared by identity, so case
-// and bind mounts do not hide anything); parts not made yet are judged by
-// the folder they will be made in.
+// inbox/ or change a session's journal. It refuses a workspace that is or
+// holds the person's home folder too: commands may write the workspace,
+// and the home holds what runs later outside the sandbox (~/.bashrc,
+// ~/go/bin, ~/.config/git). Paths are compared as the files they name
+// (symlinks resolved, each folder compared by identity, so case and bind
+// mounts do not hide anything); parts not made yet are judged by the
+// folder they will be made in.
 func (p Paths) CheckLayout(workspace string) error {
 	ws, err := os.Stat(workspace)
 	if err != nil {
@@ -59,10 +62,25 @@ func (p Paths) CheckLayout(workspace string) error {
 			return layoutError(workspace, fmt.Sprintf("is inside %s (%s)", c.name, c.path))
 		}
 	}
+	if p.Home != "" && filepath.IsAbs(p.Home) {
+		inside, err := within(p.Home, ws)
+		if err != nil {
+			return err
+		}
+		if inside {
+			where := fmt.Sprintf("holds your home folder (%s)", p.Home)
+			if home, err := os.Stat(p.Home); err == nil && os.SameFile(home, ws) {
+				where = "is your home folder"
+			}
+			e := layoutError(workspace, where)
+			e.Home = true
+			return e
+		}
+	}
 	return nil
 }
 
-func layoutError(workspace, where string) error {
+func layoutError(workspace, where string) *LayoutError {
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
 		abs = workspace
@@ -71,14 +89,19 @@ func layoutError(workspace, where string) error {
 }
 
 // LayoutError: the workspace holds courier's own control files, or lies
-// among them.
+// among them, or holds the person's home folder.
 type LayoutError struct {
 	Workspace string
 	// Where says what the workspace holds or lies in.
 	Where string
+	// Home is set when the workspace is or holds the home folder.
+	Home bool
 }
 
 func (e *LayoutError) Error() string {
+	if e.Home {
+		return fmt.Sprintf("the workspace %s %s, where commands could change your shell's startup files and the programs you run", e.Workspace, e.Where)
+	}
 	return fmt.Sprintf("the workspace %s %s, where a reply could rewrite courier's settings or its own next reply", e.Workspace, e.Where)
 }
 

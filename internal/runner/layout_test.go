@@ -68,11 +68,34 @@ func TestCheckLayout(t *testing.T) {
 			}
 			return root, ws
 		}, "holds the settings file courier.toml"},
+		{"workspace is the home folder", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "root"), mkdir(t, b, "home/me")
+		}, "is your home folder, where commands could change your shell's startup files"},
+		{"workspace holds the home folder", func(t *testing.T, b string) (string, string) {
+			mkdir(t, b, "home/me")
+			return mkdir(t, b, "root"), filepath.Join(b, "home")
+		}, "holds your home folder"},
+		{"workspace reached through a symlink to the home folder", func(t *testing.T, b string) (string, string) {
+			link := filepath.Join(b, "ws")
+			if err := os.Symlink(mkdir(t, b, "home/me"), link); err != nil {
+				t.Fatal(err)
+			}
+			return mkdir(t, b, "root"), link
+		}, "is your home folder"},
+		{"project inside the home folder", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "home/me/courier"), mkdir(t, b, "home/me/project")
+		}, ""},
+		{"home folder not made yet, inside the workspace", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "root"), mkdir(t, b, "home")
+		}, "holds your home folder"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root, ws := tc.setup(t, t.TempDir())
-			err := DefaultPaths(root).CheckLayout(ws)
+			base := t.TempDir()
+			root, ws := tc.setup(t, base)
+			p := DefaultPaths(root)
+			p.Home = filepath.Join(base, "home", "me")
+			err := p.CheckLayout(ws)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("CheckLayout = %v, want nil", err)

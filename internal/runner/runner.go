@@ -35,6 +35,9 @@ type Paths struct {
 	// Workspace is the folder new sessions work on; a resumed session keeps
 	// the folder it was created with.
 	Workspace string
+	// Home is the person's home folder, which no workspace may be or hold
+	// (see CheckLayout); "" checks nothing.
+	Home string
 }
 
 // DefaultPaths returns the standard layout under root.

@@ -406,7 +406,7 @@ func TestSandboxHidesSecretsAndHome(t *testing.T) {
 	read := `cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/notes.txt; echo listing; ls -A ~/.ssh; ~/.cargo/bin/tool; echo written > src/new.txt; tr '\0' ' ' < /proc/1/cmdline`
 	env := []string{"HOME=" + home}
 	getenv := func(k string) string { return map[string]string{"HOME": home, "PATH": "/usr/bin:/bin"}[k] }
-	base := sandbox.Options{Writable: []string{ws}, Hide: sandbox.SecretPlaces(home), Show: sandbox.ToolFolders(getenv), Kernel: k}
+	base := sandbox.Options{Writable: []string{ws}, Home: home, Show: sandbox.ToolFolders(getenv), Kernel: k}
 
 	output, _ := runSandboxed(t, sandboxRun{opts: base, script: read, dir: ws, env: env})
 	for _, secret := range []string{"SSH-KEY-SECRET", "AWS-SECRET", "NETRC-SECRET", "\nid_ed25519\n", ".ssh "} {
@@ -434,6 +434,78 @@ func TestSandboxHidesSecretsAndHome(t *testing.T) {
 		if data, _ := os.ReadFile(filepath.Join(home, name)); string(data) != content {
 			t.Errorf("%s changed: %q", name, data)
 		}
+	}
+}
+
+// A hidden home stays hidden whatever PATH holds: the home itself, a
+// folder above it, a link to it, a secret place. Only the folders inside
+// it are shown.
+func TestSandboxHiddenHomeWhateverPATHHolds(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	home := sandboxtest.OutsideDir(t)
+	for name, content := range map[string]string{"notes.txt": "HOME-NOTES", ".ssh/id_rsa": "SSH-KEY", "bin/tool": "#!/bin/sh\necho tool-ran\n"} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(t.TempDir(), "home-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	ws := sandboxtest.OutsideDir(t)
+	for name, path := range map[string]string{
+		"the home":           home,
+		"above the home":     filepath.Dir(home),
+		"the root":           "/",
+		"a link to the home": link,
+		"a secret place":     filepath.Join(home, ".ssh"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := strings.Join([]string{path, filepath.Join(home, "bin"), "/usr/bin", "/bin"}, ":")
+			getenv := func(k string) string { return map[string]string{"HOME": home, "PATH": path}[k] }
+			opts := sandbox.Options{Writable: []string{ws}, Home: home, HideHome: home, Show: sandbox.ToolFolders(getenv), Kernel: k}
+			script := `cat ~/notes.txt ~/.ssh/id_rsa 2>&1; ls -A ~; ~/bin/tool`
+			output, _ := runSandboxed(t, sandboxRun{opts: opts, script: script, dir: ws, env: []string{"HOME=" + home}})
+			if strings.Contains(output, "HOME-NOTES") || strings.Contains(output, "SSH-KEY") || strings.Contains(output, "notes.txt\n") {
+				t.Errorf("PATH holding %s shows the hidden home:\n%s", path, output)
+			}
+			if !strings.Contains(output, "tool-ran") {
+				t.Errorf("the PATH folder inside the home is not shown:\n%s", output)
+			}
+		})
+	}
+}
+
+// A secret place the person makes while courier runs (aws configure in
+// another terminal during a long watch) is hidden from the next command of
+// the same options.
+func TestSandboxHidesSecretPlacesMadeLater(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	home := sandboxtest.OutsideDir(t)
+	ws := filepath.Join(home, "project")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := sandbox.Options{Writable: []string{ws}, Home: home, Kernel: k}
+	run := sandboxRun{opts: opts, script: `cat ~/.aws/credentials ~/.config/gh/hosts.yml 2>&1`, dir: ws, env: []string{"HOME=" + home}}
+	if output, _ := runSandboxed(t, run); !strings.Contains(output, "No such file") {
+		t.Fatalf("before the secrets exist: %s", output)
+	}
+	for name, content := range map[string]string{".aws/credentials": "AWS-MADE-LATER", ".config/gh/hosts.yml": "GH-MADE-LATER"} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if output, _ := runSandboxed(t, run); strings.Contains(output, "MADE-LATER") {
+		t.Errorf("a command read secrets made after courier started:\n%s", output)
 	}
 }
 

@@ -39,7 +39,7 @@ func isolate(opts Options) error {
 		}
 	}
 	covered := TempDirs()
-	for _, p := range opts.Hide {
+	for _, p := range append(SecretPlaces(opts.Home), opts.Hide...) {
 		if err := hide(p, covered, keeps); err != nil {
 			return err
 		}
@@ -114,7 +114,14 @@ func cover(c coverage, keeps []keep) error {
 	var inside []keep
 	for _, k := range keeps {
 		if k.path == c.dir {
-			return nil // the whole folder is kept: nothing to cover
+			if k.writable {
+				return nil // the whole folder is writable: nothing to cover
+			}
+			// A folder shown read-only (a PATH entry) never shows the very
+			// folder that is covered: PATH=$HOME:... must not bring a
+			// hidden home back, nor PATH=~/.ssh a secret place. Folders
+			// above a covered one are not within it, so never shown here.
+			continue
 		}
 		// A writable folder stays writable: a read-only one inside it is
 		// not mounted again, one around it is mounted first (keeps are

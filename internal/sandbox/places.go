@@ -111,6 +111,8 @@ var toolPlaces = []string{
 // ToolFolders returns the folders a hidden home or a private /tmp keeps
 // visible, read-only: every folder on PATH, the toolchains under home and
 // the person's Go module cache (courier's Go proxy reads it, see ToolEnv).
+// One that is itself a hidden folder (PATH=$HOME:...) shows nothing: see
+// cover.
 func ToolFolders(getenv func(string) string) []string {
 	var out []string
 	add := func(p string) {

@@ -60,9 +60,14 @@ type Options struct {
 	// namespace.
 	ReadOnly []string `json:"readOnly,omitempty"`
 	// Hide lists folders and files whose content the command must not see:
-	// the person's secret places, the sockets of their session, courier's
-	// own sessions, inbox and outbox. Folders become empty and files empty.
+	// the sockets of the person's session, courier's own sessions, inbox
+	// and outbox. Folders become empty and files empty.
 	Hide []string `json:"hide,omitempty"`
+	// Home is the person's home folder, whose secret places (SecretPlaces)
+	// are hidden like Hide. They are looked up as each command starts, so
+	// one made while courier runs (an 'aws configure' in another terminal
+	// during a long watch) is hidden from the next command.
+	Home string `json:"home,omitempty"`
 	// HideHome, when set, is the person's home folder: the command then sees
 	// only the Show folders of it, and the writable ones.
 	HideHome string `json:"hideHome,omitempty"`
@@ -86,16 +91,16 @@ type Options struct {
 	// no namespaces and no seccomp filter: Landlock, capabilities and
 	// no_new_privs only.
 	Kernel Kernel `json:"kernel"`
-	// Probe, when set, gives Kernel when a command first runs (see
-	// Probed): probing starts processes, which courier need not pay for
-	// when it runs no command.
-	Probe func() Kernel `json:"-"`
+	// Probe, when set, gives Kernel when a command is about to run, for
+	// the Session it runs in (see Probed): probing starts processes, which
+	// courier need not pay for when it runs no command.
+	Probe func(session string) Kernel `json:"-"`
 }
 
 // Probed returns the options with Kernel filled in by Probe, when set.
 func (o Options) Probed() Options {
 	if o.Probe != nil {
-		o.Kernel = o.Probe()
+		o.Kernel = o.Probe(o.Session)
 		o.Probe = nil
 	}
 	return o

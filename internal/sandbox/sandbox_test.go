@@ -15,8 +15,8 @@ import (
 func TestRequestRoundTrip(t *testing.T) {
 	tests := []request{
 		{Options: Options{}, Env: []string{}},
-		{Options: Options{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/home/me/.ssh"},
-			HideHome: "/home/me", Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
+		{Options: Options{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/run/user/1000"},
+			Home: "/home/me", HideHome: "/home/me", Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
 			NoNetwork: true, Strict: true, Kernel: Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}},
 			Env: []string{"PATH=/usr/bin", "LD_PRELOAD=./evil.so"}},
 		{Options: Options{Writable: []string{"--", "-c\n\x00"}}, Env: []string{"A=b\nc=d"}},
@@ -265,5 +265,21 @@ func TestCheckAndMissingLayers(t *testing.T) {
 				t.Errorf("Check = %v, want an error with %q", err, tt.err)
 			}
 		})
+	}
+}
+
+// BenchmarkSecretPlaces is what looking the secret places up costs each
+// command: one lstat per place, a small part of starting the launcher.
+func BenchmarkSecretPlaces(b *testing.B) {
+	home := b.TempDir()
+	for _, p := range []string{".ssh", ".aws", ".config/gh", ".docker"} {
+		if err := os.MkdirAll(filepath.Join(home, p), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if len(SecretPlaces(home)) != 3 {
+			b.Fatal("want 3 places")
+		}
 	}
 }

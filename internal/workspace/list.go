@@ -50,6 +50,12 @@ type walkHooks struct {
 	// visit is called for every entry with what enter returned for its
 	// folder; for a folder, its result says whether to walk into it.
 	visit func(e walkEntry, dir *ignoreDir) bool
+	// steps, when set, counts what the walk asks of the kernel: each
+	// folder opened (one opened by its path counts every folder on the
+	// path), each read of a folder, each entry looked up. It must grow
+	// with the number of entries, not with their depth (see
+	// TestWalkStepsLinearInDepth); Linux walks count them.
+	steps *int
 }
 
 // skippedDirs are folders that are tool state or downloaded dependencies:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -126,6 +127,13 @@ func (w *Workspace) rootFD() (int, error) {
 	return fd, nil
 }
 
+// step counts n of the walk's steps (see walkHooks.steps).
+func (wk *walker) step(n int) {
+	if wk.h.steps != nil {
+		*wk.h.steps += n
+	}
+}
+
 func (wk *walker) closeCur() {
 	if wk.cur >= 0 {
 		unix.Close(wk.cur)
@@ -170,6 +178,7 @@ func (wk *walker) drop(d *walkDir) {
 // a subfolder that cannot be opened (gone, forbidden, replaced by a
 // symlink) is skipped.
 func (wk *walker) descend(top *walkDir, name string) {
+	wk.step(1)
 	fd, err := openDirAt(wk.cur, name)
 	if err != nil {
 		return
@@ -198,6 +207,7 @@ func (wk *walker) descend(top *walkDir, name string) {
 func (wk *walker) climb() bool {
 	want := &wk.stack[len(wk.stack)-1]
 	if wk.cur >= 0 {
+		wk.step(1)
 		fd, err := openDirAt(wk.cur, "..")
 		if err == nil {
 			var st unix.Stat_t
@@ -225,6 +235,7 @@ func (wk *walker) reopen(d *walkDir) (int, error) {
 	if p == "" {
 		p = "."
 	}
+	wk.step(strings.Count(p, "/") + 1)
 	f, err := wk.w.root.Open(p)
 	if err != nil {
 		return -1, err
@@ -268,6 +279,7 @@ func openDirAt(dirfd int, name string) (int, error) {
 func (wk *walker) read(d *walkDir) error {
 	wk.ents = wk.ents[:0]
 	for {
+		wk.step(1)
 		n, err := unix.Getdents(wk.cur, wk.buf)
 		if err == unix.EINTR {
 			continue
@@ -348,6 +360,7 @@ func (wk *walker) statAll() {
 			n++
 		}
 	}
+	wk.step(n)
 	if n < parallelStat || runtime.GOMAXPROCS(0) < 2 {
 		wk.stat(wk.ents, need)
 		return
