@@ -127,11 +127,12 @@ func TestOpenAIRetries(t *testing.T) {
 	}{
 		{"429 with Retry-After seconds", []agenttest.Step{{Status: 429, RetryAfter: "1"}, {Reply: "ok"}},
 			func(d time.Duration) bool { return d == time.Second }},
-		// The date is set when the subtest runs (see below): 2s ahead, to
-		// the second, so the wait it asks for is over 1s, and no backoff
-		// (20ms at most here) comes near 500ms.
+		// The date is set when the subtest runs (see below): 3s ahead, to
+		// the second, so the wait it asks for is over 2s then, and still
+		// over 1s after a second of a busy machine; no backoff (20ms at
+		// most here) comes near that.
 		{"503 with Retry-After date", []agenttest.Step{{Status: 503, RetryAfter: "date"}, {Reply: "ok"}},
-			func(d time.Duration) bool { return d >= 500*time.Millisecond && d <= 2*time.Second }},
+			func(d time.Duration) bool { return d >= time.Second && d <= 3*time.Second }},
 		{"500 then 502 then success", []agenttest.Step{{Status: 500}, {Status: 502}, {Reply: "ok"}},
 			func(d time.Duration) bool { return d <= fastHTTP.MaxBackoff }},
 		{"408", []agenttest.Step{{Status: 408}, {Reply: "ok"}},
@@ -143,7 +144,7 @@ func TestOpenAIRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSession(t)
 			if tt.steps[0].RetryAfter == "date" {
-				tt.steps[0].RetryAfter = time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
+				tt.steps[0].RetryAfter = time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)
 			}
 			srv := agenttest.NewChatServer(t, tt.steps...)
 			obs := &events{}
