@@ -88,11 +88,31 @@ func cmdStopsGrowing(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // noproc TEXT checks that no process on the machine has TEXT in its
-// command line or its environment: a command's processes are all gone.
+// command line or its environment, within a few seconds: a command's
+// processes are all gone.
 func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: noproc TEXT")
 	}
+	// A process ended by the kernel (the launcher of a killed courier,
+	// and with it its namespace) may take a moment on a busy machine to
+	// be gone; one that survives stays for good.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pid, where, cmdline := findProc(args[0])
+		if pid == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("process %s is alive with %q in its %s: %q", pid, args[0], where, cmdline)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// findProc returns a process other than this one with text in its command
+// line or environment, where it was found, and its command line.
+func findProc(text string) (pid, where string, cmdline []byte) {
 	self := strconv.Itoa(os.Getpid())
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
@@ -101,12 +121,13 @@ func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		for _, f := range []string{"cmdline", "environ"} {
 			data, err := os.ReadFile(filepath.Join(d, f))
-			if err == nil && bytes.Contains(data, []byte(args[0])) {
+			if err == nil && bytes.Contains(data, []byte(text)) {
 				cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
-				ts.Fatalf("process %s is alive with %q in its %s: %q", filepath.Base(d), args[0], f, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+				return filepath.Base(d), f, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})
 			}
 		}
 	}
+	return "", "", nil
 }
 
 // listen tcp|udp|unix NAME [PATH] listens on 127.0.0.1 (a free port, put in
