@@ -34,7 +34,7 @@ func TestConformanceWithEngine(t *testing.T) {
 }
 
 func presetPolicy(name string) (*policy.Policy, error) {
-	cfg, err := Preset(name)
+	cfg, err := Preset(name, policy.Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ Progress and warnings go to stderr.`,
   courier ops --policy restrictive - < ops.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := agentspaces.Preset(preset); err != nil {
+			if _, err := agentspaces.Preset(preset, policy.Config{}); err != nil {
 				return usage(withHint(err, "--policy standard, permissive or restrictive"))
 			}
 			name, data, err := g.readOps(optionalArg(args))
@@ -71,7 +71,7 @@ Progress and warnings go to stderr.`,
 			return g.runEvents(rep, err)
 		},
 	}
-	cmd.Flags().StringVar(&preset, "policy", "", "the policy preset the run's shell operations are checked by: standard (courier's own rules, the default), permissive or restrictive")
+	cmd.Flags().StringVar(&preset, "policy", "", "the policy preset the run's shell operations are checked by, over your own [policy] rules: standard (your policy as it is, the default), permissive or restrictive")
 	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions([]string{agentspaces.PresetStandard, agentspaces.PresetPermissive, agentspaces.PresetRestrictive}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.AddCommand(newOpsResumeCmd(g))
 	return cmd
@@ -199,15 +199,19 @@ func (g *globals) printEvents(m agentspaces.EventsMessage) error {
 	return nil
 }
 
-// preset is the policy of a run's preset, with the person's own deny
-// rules kept: a preset chosen by a program never lifts them.
+// preset is the policy of a run's preset, built over the person's own
+// [policy] table: a preset chosen by a program never lifts their rules,
+// and "standard" is exactly their policy.
 func (g *globals) preset(name string) (*policy.Policy, error) {
-	cfg, err := agentspaces.Preset(name)
+	cfg, err := agentspaces.Preset(name, g.cfg.Policy)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Deny = append(cfg.Deny, g.cfg.Policy.Deny...)
-	return policy.New(cfg)
+	p, err := policy.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return p, nil
 }
 
 // runTask names a run in 'courier sessions': its first message, or what
