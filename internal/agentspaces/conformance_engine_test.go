@@ -82,7 +82,7 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) (Events
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = r.ResumeRun(ctx, rep.ID, runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == Approved, Reason: a.Reason}, ApprovalID)
+	rep, err = r.ResumeRun(ctx, rep.ID, &runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == Approved, Reason: a.Reason}, ApprovalID)
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
