@@ -141,7 +141,12 @@ func explain(err error) explained {
 		e.hint = "'courier status' shows what a session waits for"
 	case errors.As(err, &unfinished):
 		e.hint = "finish that reply first: run 'courier process' or 'courier watch'"
-		if unfinished.Approval {
+		switch {
+		case unfinished.Run && unfinished.Approval:
+			e.hint = fmt.Sprintf("the run waits for approval: answer it with 'courier ops resume %s --approve OP_ID' or '--deny OP_ID'", unfinished.Session)
+		case unfinished.Run:
+			e.hint = fmt.Sprintf("finish the run first: 'courier ops resume %s'", unfinished.Session)
+		case unfinished.Approval:
 			e.hint = fmt.Sprintf("it waits for your decision: run 'courier approve %s' or 'courier deny %s'", unfinished.Session, unfinished.Session)
 		}
 	case errors.As(err, &busyTurn):
