@@ -92,7 +92,7 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) (Events
 
 // runEvents is the events message of where a run stands.
 func runEvents(rep runner.RunReport) EventsMessage {
-	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From}
+	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered}
 	if rep.Paused != nil {
 		o.Paused = &Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
 	}

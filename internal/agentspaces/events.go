@@ -220,6 +220,10 @@ type Outcome struct {
 	From int
 	// Paused is set when Commands[len(Results)] awaits approval.
 	Paused *Pause
+	// Answered is set when Commands[From] is the operation an approval
+	// answered: its event carries the operation id the approvalRequired
+	// event gave it, generated ("operation-N") when it had none.
+	Answered bool
 	// Err is a failure that stopped the run: a *MessageError for a message
 	// that could not be run at all, anything else a system failure (the
 	// journal or the disk).
@@ -233,7 +237,11 @@ type Outcome struct {
 func Events(runID string, o Outcome, now time.Time) EventsMessage {
 	m := EventsMessage{ProtocolVersion: ProtocolVersion, RunID: runID, Status: StatusCompleted, Events: []Event{}}
 	for i := o.From; i < len(o.Results) && i < len(o.Commands); i++ {
-		m.Events = append(m.Events, ResultEvent(o.Commands[i], o.Results[i], now))
+		e := ResultEvent(o.Commands[i], o.Results[i], now)
+		if o.Answered && i == o.From {
+			e.OperationID = ApprovalID(o.Commands[i], i)
+		}
+		m.Events = append(m.Events, e)
 	}
 	next := len(o.Results)
 	switch {

@@ -188,7 +188,7 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Err: err}
+	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered, Err: err}
 	if rep.Paused != nil {
 		o.Paused = &agentspaces.Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
 	}
