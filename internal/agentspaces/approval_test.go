@@ -26,6 +26,11 @@ func TestDecodeApproval(t *testing.T) {
 		{`{"type": "userMessage", "content": "sure, go ahead"}`, Approval{}, "must be"},
 		{`{"type": "message", "content": "approved"}`, Approval{}, "expected"},
 		{`approved`, Approval{}, "not a JSON object"},
+		{"{\n  \"approval\": {\n    \"operationId\": \"shell-1\",\n    \"decision\": \"approved\",   // or \"denied\"\n    \"reason\": \"User approved file cleanup\"\n  }\n}\n",
+			Approval{OperationID: "shell-1", Decision: Approved, Reason: "User approved file cleanup"}, ""},
+		{`{"type": "userMessage", "content": "denied",}`, Approval{Decision: Denied}, ""},
+		{`{"approval": {"operationId": "x", "decision": "approved"}} and more`, Approval{}, "not a JSON object"},
+		{`{"approval": {"operationId": "x", "decision": "approved"} // cut off`, Approval{}, "not a JSON object"},
 	}
 	for _, tt := range tests {
 		got, err := DecodeApproval([]byte(tt.in))
