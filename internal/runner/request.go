@@ -73,6 +73,7 @@ func (r *Runner) render(st *session.State) (string, error) {
 		Messages:  st.Messages,
 		Files:     files,
 		Notices:   st.Notices,
+		ReadLines: r.cfg.Limits.ReadLines,
 	}
 	if fresh && r.cfg.Environment {
 		if st.Environment == "" {
