@@ -109,6 +109,7 @@ func explain(err error) explained {
 		noAnswer   *runner.AnswerNeededError
 		wrongOp    *runner.WrongOperationError
 		notRun     *runner.NotRunError
+		system     *engine.SystemError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -137,6 +138,8 @@ func explain(err error) explained {
 		e.hint = fmt.Sprintf("courier ops resume %s --approve %s, or --deny %s", wrongOp.Run, wrongOp.Waiting, wrongOp.Waiting)
 	case errors.As(err, &notRun):
 		e.hint = fmt.Sprintf("answer a chat session with 'courier approve %s' or 'courier deny %s'", notRun.Session, notRun.Session)
+	case errors.As(err, &system):
+		e.hint = fmt.Sprintf("make room on the disk, then 'courier process' finishes the turn of session %s from that command; nothing before it is done again", system.Session)
 	case errors.As(err, &notWaiting):
 		e.hint = "'courier status' shows what a session waits for"
 	case errors.As(err, &unfinished):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
@@ -187,6 +188,12 @@ func (g *globals) readOps(arg string) (string, []byte, error) {
 func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
+	}
+	var sys *engine.SystemError
+	if errors.As(err, &sys) {
+		// The program reads the events; the person at the terminal reads
+		// how to go on.
+		fmt.Fprintf(g.io.Err, "courier: hint: make room on the disk, then 'courier ops resume %s' finishes the run from operation %d\n", rep.ID, sys.Index+1)
 	}
 	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered, Err: err}
 	if rep.Paused != nil {

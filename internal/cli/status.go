@@ -34,6 +34,11 @@ func statusText(i runner.Info) string {
 		}
 		return "interrupted (run 'courier process' to finish)"
 	}
+	if i.Run {
+		// A run's one turn never began: its operations could not even be
+		// journaled (a full disk); nothing of it ran.
+		return "never began (send its operations again)"
+	}
 	return "waiting for reply"
 }
 
