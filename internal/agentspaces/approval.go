@@ -34,9 +34,16 @@ type Approval struct {
 // The userMessage form may also come inside an events list, as the seed's
 // examples send user messages: {"events": [{"type": "userMessage", ...}]}.
 // Its content must be "approved" or "denied" (case and surrounding spaces
-// do not matter); any other text is not taken as a decision.
+// do not matter); any other text is not taken as a decision. Comments and
+// trailing commas are read as in a chat reply, so the protocol's own
+// example, with its // or "denied" comment, is taken as written.
 func DecodeApproval(data []byte) (Approval, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if !json.Valid(data) {
+		if strict, ok := relaxed(data); ok {
+			data = strict
+		}
+	}
 	var msg struct {
 		Approval *struct {
 			OperationID *string `json:"operationId"`

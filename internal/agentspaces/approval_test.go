@@ -26,6 +26,11 @@ func TestDecodeApproval(t *testing.T) {
 		{`{"type": "userMessage", "content": "sure, go ahead"}`, Approval{}, "must be"},
 		{`{"type": "message", "content": "approved"}`, Approval{}, "expected"},
 		{`approved`, Approval{}, "not a JSON object"},
+		{"{\n  \"approval\": {\n    \"operationId\": \"shell-1\",\n    \"decision\": \"approved\",   // or \"denied\"\n    \"reason\": \"User approved file cleanup\"\n  }\n}\n",
+			Approval{OperationID: "shell-1", Decision: Approved, Reason: "User approved file cleanup"}, ""},
+		{`{"type": "userMessage", "content": "denied",}`, Approval{Decision: Denied}, ""},
+		{`{"approval": {"operationId": "x", "decision": "approved"}} and more`, Approval{}, "not a JSON object"},
+		{`{"approval": {"operationId": "x", "decision": "approved"} // cut off`, Approval{}, "not a JSON object"},
 	}
 	for _, tt := range tests {
 		got, err := DecodeApproval([]byte(tt.in))
@@ -62,7 +67,7 @@ func TestPresets(t *testing.T) {
 	}
 	presets := map[string]*policy.Policy{}
 	for _, name := range []string{PresetStandard, PresetPermissive, PresetRestrictive} {
-		cfg, err := Preset(name)
+		cfg, err := Preset(name, policy.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,17 +85,74 @@ func TestPresets(t *testing.T) {
 		}
 	}
 
-	// A person's ask rule stays in force under the permissive preset.
-	cfg, _ := Preset(PresetPermissive)
-	cfg.Ask = append(cfg.Ask, "rm -r # I want to see deletes")
+	if _, err := Preset("yolo", policy.Config{}); err == nil || !strings.Contains(err.Error(), "standard, permissive or restrictive") {
+		t.Errorf("unknown preset: %v", err)
+	}
+}
+
+// The person's own [policy] rules keep their meaning under every preset:
+// their ask rules ask, their deny rules deny, their allow rules lift
+// courier's built-in rules; and "standard" is their policy exactly.
+func TestPresetsKeepTheOwnPolicy(t *testing.T) {
+	own := policy.Config{
+		Ask:   []string{"ls # I want to see listings"},
+		Deny:  []string{"make"},
+		Allow: []string{"kill # my test servers"},
+	}
+	tests := []struct {
+		command                        string
+		standard, permissive, restrict policy.Decision
+	}{
+		{"ls -la", policy.Ask, policy.Ask, policy.Ask},
+		{"make test", policy.Deny, policy.Deny, policy.Deny},
+		{"kill 1234", policy.Allow, policy.Allow, policy.Deny},
+		{"rm -rf build", policy.Ask, policy.Allow, policy.Deny},
+		{"curl https://example.com", policy.Allow, policy.Allow, policy.Ask},
+		{"go test ./...", policy.Allow, policy.Allow, policy.Allow},
+	}
+	mine, err := policy.New(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	presets := map[string]*policy.Policy{}
+	for _, name := range []string{PresetStandard, PresetPermissive, PresetRestrictive} {
+		cfg, err := Preset(name, own)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if presets[name], err = policy.New(cfg); err != nil {
+			t.Fatalf("preset %s does not compile: %v", name, err)
+		}
+	}
+	for _, tt := range tests {
+		for name, want := range map[string]policy.Decision{PresetStandard: tt.standard, PresetPermissive: tt.permissive, PresetRestrictive: tt.restrict} {
+			if v := presets[name].Check(tt.command); v.Decision != want {
+				t.Errorf("%s: %q is %s (%s), want %s", name, tt.command, v.Decision, v.Reason, want)
+			}
+		}
+		if got, want := presets[PresetStandard].Check(tt.command), mine.Check(tt.command); got.Decision != want.Decision || got.Reason != want.Reason {
+			t.Errorf("standard decides %q as %s (%s); without a preset it is %s (%s)", tt.command, got.Decision, got.Reason, want.Decision, want.Reason)
+		}
+	}
+
+	// With no_defaults, restrictive still denies what courier's built-in
+	// rules deny; standard, the person's own policy, does not.
+	own.NoDefaults = true
+	cfg, err := Preset(PresetRestrictive, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.NoDefaults {
+		t.Error("restrictive dropped no_defaults")
+	}
 	p, err := policy.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := p.Check("rm -rf build"); v.Decision != policy.Ask {
-		t.Errorf("the person's own rule lost to the preset: %s", v.Decision)
+	if v := p.Check("sudo id"); v.Decision != policy.Deny {
+		t.Errorf("restrictive with no_defaults: sudo is %s", v.Decision)
 	}
-	if _, err := Preset("yolo"); err == nil || !strings.Contains(err.Error(), "standard, permissive or restrictive") {
-		t.Errorf("unknown preset: %v", err)
+	if v := p.Check("ls"); v.Decision != policy.Ask {
+		t.Errorf("restrictive with no_defaults: the own ask rule gave %s", v.Decision)
 	}
 }

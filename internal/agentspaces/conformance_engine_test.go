@@ -34,18 +34,14 @@ func TestConformanceWithEngine(t *testing.T) {
 }
 
 func presetPolicy(name string) (*policy.Policy, error) {
-	cfg, err := Preset(name)
+	cfg, err := Preset(name, policy.Config{})
 	if err != nil {
 		return nil, err
 	}
 	return policy.New(cfg)
 }
 
-func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) (EventsMessage, *EventsMessage) {
-	cmds, err := parseInput(c)
-	if err != nil {
-		t.Fatalf("the input does not decode: %v", err)
-	}
+func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseResult {
 	paths := runner.DefaultPaths(t.TempDir())
 	paths.Workspace = env.workspace
 	if err := paths.Ensure(); err != nil {
@@ -65,34 +61,43 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) (Events
 		Presets:   presetPolicy,
 	})
 	ctx := context.Background()
-	rep, err := r.StartRun(ctx, cmds, runner.RunOptions{Protocol: ChatName, Preset: c.policy(), Task: c.name,
-		Name: "operations.json", Hash: session.Hash(c.input())})
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	var res caseResult
+	for i, turn := range c.turns() {
+		cmds, err := parseInput(c, turn.input)
+		if err != nil {
+			t.Fatalf("%s: the input does not decode: %v", turn.name, err)
+		}
+		rep, err := r.StartRun(ctx, cmds, runner.RunOptions{Protocol: ChatName, Preset: c.policy(), Task: c.name,
+			Name: "operations.json", Hash: session.Hash(turn.input)})
+		if err != nil {
+			t.Fatalf("%s: run: %v", turn.name, err)
+		}
+		got := runEvents(rep)
+		res.turns = append(res.turns, got)
+		data, ok := c.sections["approval.json"]
+		if !ok || i > 0 {
+			continue
+		}
+		if rep.Paused == nil {
+			t.Fatalf("the run did not pause for approval:\n%s", mustJSON(t, got))
+		}
+		a, err := DecodeApproval(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err = r.ResumeRun(ctx, rep.ID, &runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == Approved, Reason: a.Reason}, ApprovalID)
+		if err != nil {
+			t.Fatalf("resume: %v", err)
+		}
+		resumed := runEvents(rep)
+		res.resumed = &resumed
 	}
-	got := runEvents(rep)
-	data, ok := c.sections["approval.json"]
-	if !ok {
-		return got, nil
-	}
-	if rep.Paused == nil {
-		t.Fatalf("the run did not pause for approval:\n%s", mustJSON(t, got))
-	}
-	a, err := DecodeApproval(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err = r.ResumeRun(ctx, rep.ID, runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == Approved, Reason: a.Reason}, ApprovalID)
-	if err != nil {
-		t.Fatalf("resume: %v", err)
-	}
-	resumed := runEvents(rep)
-	return got, &resumed
+	return res
 }
 
 // runEvents is the events message of where a run stands.
 func runEvents(rep runner.RunReport) EventsMessage {
-	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From}
+	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered}
 	if rep.Paused != nil {
 		o.Paused = &Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
 	}

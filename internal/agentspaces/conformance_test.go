@@ -23,6 +23,12 @@ package agentspaces
 //	events.json                  the expected events message
 //	approval.json, resumed.json  the answer to the pause, and the events
 //	                             of the resumed run
+//	turnN/operations.json | turnN/reply.txt, turnN/events.json
+//	                             the later turns of a multi-turn case
+//	                             (N from 2), each a run of its own on the
+//	                             workspace the turn before left; "final"
+//	                             then speaks of the last turn, and no
+//	                             earlier one may end the session
 //	files/PATH                   the workspace before the run
 //	want/PATH                    files after the run, exactly
 //	gone/PATH                    files that must not exist after the run
@@ -88,11 +94,31 @@ func (c *conformanceCase) policy() string {
 }
 
 // input is the operations message or the chat reply.
-func (c *conformanceCase) input() []byte {
+func (c *conformanceCase) input() []byte { return c.turns()[0].input }
+
+// caseTurn is one operations -> events cycle of a case.
+type caseTurn struct {
+	name   string // the section of its expected events
+	input  []byte
+	events []byte
+}
+
+// turns are the case's turns in order: the first, from operations.json
+// or reply.txt, then turn2/, turn3/ and so on.
+func (c *conformanceCase) turns() []caseTurn {
+	in := "operations.json"
 	if c.mode() == "reply" {
-		return c.sections["reply.txt"]
+		in = "reply.txt"
 	}
-	return c.sections["operations.json"]
+	turns := []caseTurn{{name: "events.json", input: c.sections[in], events: c.sections["events.json"]}}
+	for n := 2; ; n++ {
+		dir := fmt.Sprintf("turn%d/", n)
+		data, ok := c.sections[dir+in]
+		if !ok {
+			return turns
+		}
+		turns = append(turns, caseTurn{name: dir + "events.json", input: data, events: c.sections[dir+"events.json"]})
+	}
 }
 
 // under returns the sections under dir ("files/", "want/", "bin/"), by
@@ -174,9 +200,15 @@ type conformanceEnv struct {
 	workspace, outside, bin string
 }
 
-// caseRunner carries out a case and returns its events message and, for a case
-// with an approval, the resumed run's.
-type caseRunner func(t *testing.T, c *conformanceCase, env conformanceEnv) (EventsMessage, *EventsMessage)
+// caseResult is what a case came to: the events message of each turn,
+// and for a case with an approval, the resumed first run's.
+type caseResult struct {
+	turns   []EventsMessage
+	resumed *EventsMessage
+}
+
+// caseRunner carries out a case's turns in order.
+type caseRunner func(t *testing.T, c *conformanceCase, env conformanceEnv) caseResult
 
 // runConformance sets up each case, runs it, and checks the events and
 // the workspace.
@@ -184,13 +216,19 @@ func runConformance(t *testing.T, cases []*conformanceCase, run caseRunner) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			env := setUp(t, c)
-			got, resumed := run(t, c, env)
-			compareEvents(t, "events.json", c.sections["events.json"], got)
+			got := run(t, c, env)
+			turns := c.turns()
+			if len(got.turns) != len(turns) {
+				t.Fatalf("%d turns carried out, want %d", len(got.turns), len(turns))
+			}
+			for i, turn := range turns {
+				compareEvents(t, turn.name, turn.events, got.turns[i])
+			}
 			if want, ok := c.sections["resumed.json"]; ok {
-				if resumed == nil {
+				if got.resumed == nil {
 					t.Fatal("the run was not resumed")
 				}
-				compareEvents(t, "resumed.json", want, *resumed)
+				compareEvents(t, "resumed.json", want, *got.resumed)
 			}
 			checkWorkspace(t, c, env)
 		})
@@ -246,27 +284,32 @@ func checkWorkspace(t *testing.T, c *conformanceCase, env conformanceEnv) {
 
 // runWithoutEngine carries out what needs no engine: a message's result is
 // OK and a malformed operation's is its validation error.
-func runWithoutEngine(t *testing.T, c *conformanceCase, _ conformanceEnv) (EventsMessage, *EventsMessage) {
-	cmds, err := parseInput(c)
-	o := Outcome{Commands: cmds, Err: err}
-	for _, cmd := range cmds {
-		switch cmd.Type {
-		case command.Message, command.Done:
-			o.Results = append(o.Results, command.Result{Type: cmd.Type, Status: command.OK})
-		case command.ParseError:
-			o.Results = append(o.Results, command.Result{Type: cmd.Type, Status: command.Failed, Summary: cmd.Error})
-		default:
-			t.Fatalf("case %s is marked engine: no but has a %s", c.name, cmd.Type)
+func runWithoutEngine(t *testing.T, c *conformanceCase, _ conformanceEnv) caseResult {
+	var res caseResult
+	for _, turn := range c.turns() {
+		cmds, err := parseInput(c, turn.input)
+		o := Outcome{Commands: cmds, Err: err}
+		for _, cmd := range cmds {
+			switch cmd.Type {
+			case command.Message, command.Done:
+				o.Results = append(o.Results, command.Result{Type: cmd.Type, Status: command.OK})
+			case command.ParseError:
+				o.Results = append(o.Results, command.Result{Type: cmd.Type, Status: command.Failed, Summary: cmd.Error})
+			default:
+				t.Fatalf("case %s is marked engine: no but has a %s", c.name, cmd.Type)
+			}
 		}
+		res.turns = append(res.turns, Events("run_conformance", o, time.Now()))
 	}
-	return Events("run_conformance", o, time.Now()), nil
+	return res
 }
 
-func parseInput(c *conformanceCase) ([]command.Command, error) {
+// parseInput reads one turn's input as the case's mode says.
+func parseInput(c *conformanceCase, input []byte) ([]command.Command, error) {
 	if c.mode() == "reply" {
-		return ParseReply(string(c.input())).Commands, nil
+		return ParseReply(string(input)).Commands, nil
 	}
-	return Decode(c.input())
+	return Decode(input)
 }
 
 // TestConformance loads the cases once (some are tens of megabytes) and
@@ -304,7 +347,11 @@ func conformanceShapes(t *testing.T, cases []*conformanceCase) {
 		if c.mode() == "ops" {
 			operationShapes(t, c)
 		}
-		for _, sec := range []string{"events.json", "resumed.json", "event.json"} {
+		secs := []string{"resumed.json", "event.json"}
+		for _, turn := range c.turns() {
+			secs = append(secs, turn.name)
+		}
+		for _, sec := range secs {
 			data, ok := c.sections[sec]
 			if !ok {
 				continue
@@ -343,8 +390,14 @@ func conformanceShapes(t *testing.T, cases []*conformanceCase) {
 // operationShapes checks that every valid operation of a program's
 // message, read into Operation, encodes back to what was sent.
 func operationShapes(t *testing.T, c *conformanceCase) {
+	for _, turn := range c.turns() {
+		turnShapes(t, c, turn.input)
+	}
+}
+
+func turnShapes(t *testing.T, c *conformanceCase, input []byte) {
 	var m struct{ Operations []json.RawMessage }
-	if json.Unmarshal(c.input(), &m) != nil {
+	if json.Unmarshal(input, &m) != nil {
 		return // an unreadable message; its own case checks the error
 	}
 	for i, raw := range m.Operations {
@@ -380,30 +433,38 @@ func conformanceMapping(t *testing.T, cases []*conformanceCase) {
 			if !c.needsEngine() {
 				return
 			}
-			cmds, err := parseInput(c)
-			if err != nil {
-				t.Fatalf("the input does not decode: %v", err)
-			}
-			var want EventsMessage
-			if err := json.Unmarshal(c.sections["events.json"], &want); err != nil {
-				t.Fatal(err)
-			}
-			n := len(cmds)
-			if want.Status == StatusAwaitingApproval {
-				n = len(want.Events)
-				if _, ok := c.sections["approval.json"]; ok {
-					if _, err := DecodeApproval(c.sections["approval.json"]); err != nil {
-						t.Errorf("approval.json: %v", err)
-					}
-				}
-			}
-			if len(want.Events) != n || n > len(cmds) {
-				t.Fatalf("%d expected events for %d operations (status %s)", len(want.Events), len(cmds), want.Status)
-			}
-			for i, e := range want.Events {
-				checkMapped(t, i, cmds[i], e)
+			for _, turn := range c.turns() {
+				checkTurnMapped(t, c, turn)
 			}
 		})
+	}
+}
+
+// checkTurnMapped checks that every expected event of a turn can come
+// from the operation in its place.
+func checkTurnMapped(t *testing.T, c *conformanceCase, turn caseTurn) {
+	cmds, err := parseInput(c, turn.input)
+	if err != nil {
+		t.Fatalf("%s: the input does not decode: %v", turn.name, err)
+	}
+	var want EventsMessage
+	if err := json.Unmarshal(turn.events, &want); err != nil {
+		t.Fatalf("%s: %v", turn.name, err)
+	}
+	n := len(cmds)
+	if want.Status == StatusAwaitingApproval {
+		n = len(want.Events)
+		if _, ok := c.sections["approval.json"]; ok {
+			if _, err := DecodeApproval(c.sections["approval.json"]); err != nil {
+				t.Errorf("approval.json: %v", err)
+			}
+		}
+	}
+	if len(want.Events) != n || n > len(cmds) {
+		t.Fatalf("%s: %d expected events for %d operations (status %s)", turn.name, len(want.Events), len(cmds), want.Status)
+	}
+	for i, e := range want.Events {
+		checkMapped(t, i, cmds[i], e)
 	}
 }
 
@@ -452,12 +513,15 @@ func checkMapped(t *testing.T, i int, c command.Command, e Event) {
 // checkFinal checks which replies end a session in the copy-paste loop,
 // and a reply's routing.
 func checkFinal(t *testing.T, c *conformanceCase) {
-	r := ParseReply(string(c.input()))
-	cmds := r.Commands
-	final := len(cmds) > 0 && cmds[len(cmds)-1].Type == command.Done
-	if want := c.header["final"] == "yes"; final != want {
-		t.Errorf("as a chat reply, it ends the session: %v, want %v", final, want)
+	turns := c.turns()
+	for i, turn := range turns {
+		cmds := ParseReply(string(turn.input)).Commands
+		final := len(cmds) > 0 && cmds[len(cmds)-1].Type == command.Done
+		if want := i == len(turns)-1 && c.header["final"] == "yes"; final != want {
+			t.Errorf("%s: as a chat reply, it ends the session: %v, want %v", turn.name, final, want)
+		}
 	}
+	r := ParseReply(string(c.input()))
 	if s := c.header["session"]; s != "" && (r.Session != s || fmt.Sprint(r.Sequence) != c.header["sequence"]) {
 		t.Errorf("routing %q %d, want %q %s", r.Session, r.Sequence, s, c.header["sequence"])
 	}

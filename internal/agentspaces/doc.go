@@ -20,7 +20,8 @@
 //
 // Each operation is validated by the protocol's schema and rules: the
 // type is one of the six; a path is relative, has no leading "/", no ".."
-// segment, no NUL, is not empty and has at most 255 characters; file
+// (anywhere, as the protocol's isValidPath has it), no NUL, is not empty
+// and has at most 255 characters; file
 // content has at most 10 MB (decoded, for base64, and invalid base64 is an
 // error); a message at most 100,000 characters; a command at most 4,096;
 // a timeout is an integer from 1,000 to 3,600,000 ms; env values are

@@ -64,7 +64,8 @@ const (
 //	userMessage       Content
 //	message           Success (always true)
 //	createFile        Path, Success, Error or BytesWritten
-//	readFile          Path, Success, Error or Content, Encoding and Size
+//	readFile          Path, Success, Error or Content, Note, Encoding and
+//	                  Size
 //	editFile          Path, Success, Error or EditsApplied
 //	deleteFile        Path, Success, Error
 //	shell             Command, Success, ExitCode, Stdout, Stderr,
@@ -84,7 +85,10 @@ type Event struct {
 	Success bool   `json:"success,omitempty"`
 	Error   string `json:"error,omitempty"`
 	// Content is a userMessage's text or a readFile's content.
-	Content      string   `json:"content,omitempty"`
+	Content string `json:"content,omitempty"`
+	// Note says what was left out of a readFile's content shortened for a
+	// chat request; a program's events never have one.
+	Note         string   `json:"note,omitempty"`
 	Encoding     Encoding `json:"encoding,omitempty"`
 	Size         int64    `json:"size,omitempty"`
 	BytesWritten int64    `json:"bytesWritten,omitempty"`
@@ -183,6 +187,9 @@ func (e Event) writeFileFields(w *objectWriter) {
 		// Encoding and size come together; courier always sets them, the
 		// protocol's excerpts sometimes leave both out.
 		w.field("content", e.Content)
+		if e.Note != "" {
+			w.field("note", e.Note)
+		}
 		if e.Encoding != "" {
 			w.field("encoding", e.Encoding)
 			w.field("size", e.Size)

@@ -4,6 +4,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -220,6 +223,10 @@ type Outcome struct {
 	From int
 	// Paused is set when Commands[len(Results)] awaits approval.
 	Paused *Pause
+	// Answered is set when Commands[From] is the operation an approval
+	// answered: its event carries the operation id the approvalRequired
+	// event gave it, generated ("operation-N") when it had none.
+	Answered bool
 	// Err is a failure that stopped the run: a *MessageError for a message
 	// that could not be run at all, anything else a system failure (the
 	// journal or the disk).
@@ -233,7 +240,11 @@ type Outcome struct {
 func Events(runID string, o Outcome, now time.Time) EventsMessage {
 	m := EventsMessage{ProtocolVersion: ProtocolVersion, RunID: runID, Status: StatusCompleted, Events: []Event{}}
 	for i := o.From; i < len(o.Results) && i < len(o.Commands); i++ {
-		m.Events = append(m.Events, ResultEvent(o.Commands[i], o.Results[i], now))
+		e := ResultEvent(o.Commands[i], o.Results[i], now)
+		if o.Answered && i == o.From {
+			e.OperationID = ApprovalID(o.Commands[i], i)
+		}
+		m.Events = append(m.Events, e)
 	}
 	next := len(o.Results)
 	switch {
@@ -248,7 +259,9 @@ func Events(runID string, o Outcome, now time.Time) EventsMessage {
 }
 
 // stopEvent is the error event of a run that stopped: validation for a
-// message that could not be run, system for everything else.
+// message that could not be run, system for everything else (the disk
+// full, the journal unwritable), naming the operation it stopped at, which
+// did not run, nor did the ones after it.
 func stopEvent(o Outcome, next int, now time.Time) Event {
 	e := Event{Type: EventError, Timestamp: now, Category: CategorySystem, Message: o.Err.Error()}
 	var me *MessageError
@@ -259,9 +272,50 @@ func stopEvent(o Outcome, next int, now time.Time) Event {
 		}
 		return e
 	}
+	e.Message = "courier stopped the run: " + withoutHostPaths(o.Err)
 	if next < len(o.Commands) {
-		e.OperationID = o.Commands[next].ID
-		e.Message = fmt.Sprintf("courier stopped the run: %v", o.Err)
+		c := o.Commands[next]
+		e.OperationID = c.ID
+		e.Message = fmt.Sprintf("courier stopped the run at this operation, which did not run, nor did the ones after it: %s", withoutHostPaths(o.Err))
+		e.ErrorDetails = map[string]any{"operationType": string(opTypeOf(c.Type))}
+		if c.Path != "" {
+			e.ErrorDetails["path"] = c.Path
+		}
 	}
 	return e
+}
+
+// withoutHostPaths words err with every absolute path the file system
+// errors in it carry cut to its last element ("…/journal.jsonl"): where
+// courier keeps its files on the host is not the program's business.
+func withoutHostPaths(err error) string {
+	msg := err.Error()
+	for _, p := range hostPaths(err) {
+		if filepath.IsAbs(p) {
+			msg = strings.ReplaceAll(msg, p, "…/"+filepath.Base(p))
+		}
+	}
+	return msg
+}
+
+// hostPaths lists the paths of the file system errors in err's chain.
+func hostPaths(err error) []string {
+	var out []string
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case *fs.PathError:
+		out = append(out, e.Path)
+	case *os.LinkError:
+		out = append(out, e.Old, e.New)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, hostPaths(u.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, hostPaths(e)...)
+		}
+	}
+	return out
 }

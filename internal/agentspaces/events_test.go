@@ -3,7 +3,10 @@ package agentspaces
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,8 +169,15 @@ func TestEventsStatus(t *testing.T) {
 	if m.Status != StatusError || len(m.Events) != 2 {
 		t.Fatalf("stopped run: %s", encode(t, m))
 	}
-	if got := encode(t, m.Events[1]); got != `{"type":"error","operationId":"cleanup-1","timestamp":"2025-01-15T10:30:00.000Z","category":"system","message":"courier stopped the run: write journal: no space left on device"}` {
+	if got := encode(t, m.Events[1]); got != `{"type":"error","operationId":"cleanup-1","timestamp":"2025-01-15T10:30:00.000Z","category":"system","message":"courier stopped the run at this operation, which did not run, nor did the ones after it: write journal: no space left on device","details":{"operationType":"shell"}}` {
 		t.Errorf("system failure event: %s", got)
+	}
+
+	// Where courier keeps its files on the host never reaches the events.
+	host := fmt.Errorf("journal: %w", &fs.PathError{Op: "write", Path: "/home/me/courier/sessions/r/turns/0001/journal.jsonl", Err: syscall.ENOSPC})
+	m = Events("r", Outcome{Commands: cmds, Err: host}, t0)
+	if got := m.Events[0].Message; strings.Contains(got, "/home/me") || !strings.Contains(got, "journal: write …/journal.jsonl: no space left on device") {
+		t.Errorf("a host path in the event: %s", got)
 	}
 
 	_, err := Decode([]byte(`{"protocolVersion": "2.0", "operations": []}`))

@@ -36,7 +36,8 @@ func (Chat) Render(r frontend.Request) string {
 }
 
 // writeEvents writes the CONTEXT section on the last reply: courier's
-// notices in words, then the events message of its operations as JSON.
+// notices in words, then the events message of its operations as JSON,
+// with file content shortened as the tag protocol shortens READ_FILE.
 func writeEvents(b *strings.Builder, r frontend.Request) {
 	b.WriteString("\n## Events of your last operations\n")
 	for _, n := range r.Notices {
@@ -47,6 +48,9 @@ func writeEvents(b *strings.Builder, r frontend.Request) {
 		return
 	}
 	m := Events(fmt.Sprintf("%s-%04d", r.Session, r.Sequence-1), Outcome{Commands: r.Commands, Results: r.Results}, time.Now())
+	for i := range m.Events {
+		cutContent(&m.Events[i], r.ReadLines)
+	}
 	text, err := FormatEvents(m)
 	if err != nil {
 		// Events hold strings and numbers only; this cannot happen.

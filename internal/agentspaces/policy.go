@@ -14,42 +14,55 @@ const (
 	PresetRestrictive = "restrictive"
 )
 
-// Preset returns the shell policy rules of a preset, in courier's own rule
-// syntax, to be added to the configured rules (policy.Config's lists, put
-// in front of courier's built-in rules). Where the configured rules and a
-// preset's both match a program, the most severe decides, so a person's
-// own deny and ask rules keep their force under every preset.
+// Preset returns the shell policy of a preset, in courier's own rule
+// syntax, built over own, the person's [policy] table: the preset's rules
+// join the person's in one list (policy.Config's lists, put in front of
+// courier's built-in rules), and own's other settings (no_defaults) are
+// kept. Where two rules of that list match a program, the most severe
+// decides, so a person's own deny and ask rules keep their force under
+// every preset, and their allow rules lift built-in rules under every
+// preset as they do without one (never a rule the preset adds).
 //
 // The protocol's presets judge commands by substrings; courier does not:
 // its policy parses the shell command and judges every program it would
 // start. The presets map onto that policy so:
 //
-//   - standard: courier's built-in rules, unchanged. Privilege escalation
+//   - standard: the person's policy as it is, exactly what a run without
+//     a preset gets. courier's built-in rules deny privilege escalation
 //     and commands that act on the whole machine (shutdown, disks, kernel
-//     modules, user accounts, device writes) are denied; destructive or
-//     outward commands (recursive or forced rm, whole-tree git discards,
-//     git push, publishing, kill, mount, crontab, code downloaded and run,
-//     computed program names, unparseable text) need approval.
+//     modules, user accounts, device writes), and ask before destructive
+//     or outward commands (recursive or forced rm, whole-tree git
+//     discards, git push, publishing, kill, mount, crontab, code
+//     downloaded and run, computed program names, unparseable text).
 //   - permissive: as standard, but deletes, discards and recursive
 //     permission changes run without approval. Their harm stays in the
 //     workspace, which the sandbox confines writes to and undo restores.
 //     Everything that reaches beyond it (git push, publishing, kill,
 //     mount, crontab, downloads) still needs approval.
-//   - restrictive: every command that standard asks about is denied, and
-//     network clients and package installs need approval.
-func Preset(name string) (policy.Config, error) {
+//   - restrictive: every command courier's built-in rules ask about is
+//     denied (and those they deny stay denied, even with no_defaults),
+//     and network clients and package installs need approval.
+func Preset(name string, own policy.Config) (policy.Config, error) {
+	var p policy.Config
 	switch name {
 	case PresetStandard, "":
-		return policy.Config{}, nil
 	case PresetPermissive:
-		return policy.Config{Allow: slices.Clone(permissiveAllow)}, nil
+		p.Allow = slices.Clone(permissiveAllow)
 	case PresetRestrictive:
-		return policy.Config{
-			Deny: policy.Default().Ask,
-			Ask:  slices.Clone(restrictiveAsk),
-		}, nil
+		p.Deny = policy.Default().Ask
+		if own.NoDefaults {
+			p.Deny = append(p.Deny, policy.Default().Deny...)
+		}
+		p.Ask = slices.Clone(restrictiveAsk)
+	default:
+		return policy.Config{}, fmt.Errorf("unknown policy preset %q: use standard, permissive or restrictive", name)
 	}
-	return policy.Config{}, fmt.Errorf("unknown policy preset %q: use standard, permissive or restrictive", name)
+	return policy.Config{
+		Deny:       slices.Concat(own.Deny, p.Deny),
+		Ask:        slices.Concat(own.Ask, p.Ask),
+		Allow:      slices.Concat(own.Allow, p.Allow),
+		NoDefaults: own.NoDefaults,
+	}, nil
 }
 
 const (

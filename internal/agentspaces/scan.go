@@ -250,3 +250,20 @@ func (s *scanner) json(p piece) []byte {
 	}
 	return data
 }
+
+// relaxed reads data as one JSON object that may hold // and /* */
+// comments and trailing commas, as people and chat interfaces write it,
+// and returns it as strict JSON (those blanked, every offset kept); ok is
+// false when data is not one such object, prose around it included.
+func relaxed(data []byte) ([]byte, bool) {
+	text := string(data)
+	first := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+	last := len(strings.TrimRight(text, " \t\r\n"))
+	s := scan(text)
+	for _, p := range s.pieces {
+		if p.start == first && p.end == last && !p.broken {
+			return s.json(p), true
+		}
+	}
+	return nil, false
+}

@@ -279,8 +279,8 @@ func (f fields) encoding() (Encoding, error) {
 	return "", fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, clip(s, 40))
 }
 
-// path reads and checks a path member: relative, no "..", no NUL, at most
-// 255 characters, not empty. An optional one (cwd) may be absent or "".
+// path reads and checks a path member: relative, no ".." anywhere, no
+// NUL, at most 255 characters, not empty. An optional one (cwd) may be absent or "".
 func (f fields) path(key string, required bool) (string, error) {
 	p, ok, err := f.str(key, required)
 	if err != nil || (!required && (!ok || p == "")) {
@@ -292,8 +292,7 @@ func (f fields) path(key string, required bool) (string, error) {
 	return p, nil
 }
 
-// checkPath applies the protocol's path rules. A backslash counts as a
-// separator too, as courier's workspace treats it.
+// checkPath applies the protocol's path rules.
 func checkPath(p string) error {
 	switch {
 	case p == "":
@@ -307,10 +306,10 @@ func checkPath(p string) error {
 	if p[0] == '/' || p[0] == '\\' {
 		return fmt.Errorf(`is absolute; use a path relative to the workspace, without a leading "/"`)
 	}
-	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if seg == ".." {
-			return fmt.Errorf(`has a ".." segment; paths must stay inside the workspace`)
-		}
+	if strings.Contains(p, "..") {
+		// The protocol's rule, as its isValidPath has it: ".." anywhere,
+		// not only as a segment, so "notes..txt" is refused too.
+		return fmt.Errorf(`contains ".."; the protocol allows ".." nowhere in a path (paths must stay inside the workspace)`)
 	}
 	return nil
 }

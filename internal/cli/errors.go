@@ -105,6 +105,11 @@ func explain(err error) explained {
 		layout     *runner.LayoutError
 		notDone    *runner.NotCompleteError
 		snapErr    *runner.SnapshotError
+		nothingYet *runner.NothingWaitsError
+		noAnswer   *runner.AnswerNeededError
+		wrongOp    *runner.WrongOperationError
+		notRun     *runner.NotRunError
+		system     *engine.SystemError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -124,11 +129,27 @@ func explain(err error) explained {
 		e.quiet = true
 	case errors.As(err, &complete):
 		e.hint = fmt.Sprintf("give it a follow-up task with 'courier continue %s TASK', or start a new one with 'courier new'", complete.Session)
+	case errors.As(err, &nothingYet):
+		e.hint = fmt.Sprintf("finish it with 'courier ops resume %s' (no answer); if it then stops at an approval, answer that", nothingYet.Run)
+	case errors.As(err, &noAnswer):
+		e.code = ExitUsage
+		e.hint = fmt.Sprintf("courier ops resume %s --approve %s, or --deny %s [--reason TEXT]", noAnswer.Run, noAnswer.Operation, noAnswer.Operation)
+	case errors.As(err, &wrongOp):
+		e.hint = fmt.Sprintf("courier ops resume %s --approve %s, or --deny %s", wrongOp.Run, wrongOp.Waiting, wrongOp.Waiting)
+	case errors.As(err, &notRun):
+		e.hint = fmt.Sprintf("answer a chat session with 'courier approve %s' or 'courier deny %s'", notRun.Session, notRun.Session)
+	case errors.As(err, &system):
+		e.hint = fmt.Sprintf("make room on the disk, then 'courier process' finishes the turn of session %s from that command; nothing before it is done again", system.Session)
 	case errors.As(err, &notWaiting):
 		e.hint = "'courier status' shows what a session waits for"
 	case errors.As(err, &unfinished):
 		e.hint = "finish that reply first: run 'courier process' or 'courier watch'"
-		if unfinished.Approval {
+		switch {
+		case unfinished.Run && unfinished.Approval:
+			e.hint = fmt.Sprintf("the run waits for approval: answer it with 'courier ops resume %s --approve OP_ID' or '--deny OP_ID'", unfinished.Session)
+		case unfinished.Run:
+			e.hint = fmt.Sprintf("finish the run first: 'courier ops resume %s'", unfinished.Session)
+		case unfinished.Approval:
 			e.hint = fmt.Sprintf("it waits for your decision: run 'courier approve %s' or 'courier deny %s'", unfinished.Session, unfinished.Session)
 		}
 	case errors.As(err, &busyTurn):

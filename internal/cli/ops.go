@@ -13,6 +13,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
@@ -43,7 +44,7 @@ Progress and warnings go to stderr.`,
   courier ops --policy restrictive - < ops.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := agentspaces.Preset(preset); err != nil {
+			if _, err := agentspaces.Preset(preset, policy.Config{}); err != nil {
 				return usage(withHint(err, "--policy standard, permissive or restrictive"))
 			}
 			name, data, err := g.readOps(optionalArg(args))
@@ -71,7 +72,7 @@ Progress and warnings go to stderr.`,
 			return g.runEvents(rep, err)
 		},
 	}
-	cmd.Flags().StringVar(&preset, "policy", "", "the policy preset the run's shell operations are checked by: standard (courier's own rules, the default), permissive or restrictive")
+	cmd.Flags().StringVar(&preset, "policy", "", "the policy preset the run's shell operations are checked by, over your own [policy] rules: standard (your policy as it is, the default), permissive or restrictive")
 	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions([]string{agentspaces.PresetStandard, agentspaces.PresetPermissive, agentspaces.PresetRestrictive}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.AddCommand(newOpsResumeCmd(g))
 	return cmd
@@ -81,18 +82,25 @@ func newOpsResumeCmd(g *globals) *cobra.Command {
 	var approve, deny, reason string
 	cmd := &cobra.Command{
 		Use:   "resume RUN_ID [-]",
-		Short: "Answer the approval a paused run waits on, and finish the run",
+		Short: "Answer the approval a paused run waits on, or finish a run that was stopped",
 		Long: `Answer the approvalRequired event of a paused run, from any process and
 after any time: --approve OP_ID runs that operation and then the rest;
 --deny OP_ID refuses it (a policyDenied event, with --reason) and runs the
-rest. With -, the answer is read from stdin in the protocol's form:
+rest. With -, the answer is read from stdin in one of the protocol's forms:
 {"approval": {"operationId": "...", "decision": "approved" | "denied",
-"reason": "..."}}. Prints the events from the answered operation on, with
-the exit status of 'courier ops'. A run killed while it ran is finished
-first, exactly once.`,
+"reason": "..."}}, or {"type": "userMessage", "content": "approved"}
+(or "denied"), which answers whatever the run waits on. Prints the events
+from the answered operation on, with the exit status of 'courier ops'.
+
+A run killed while it ran waits on no approval: 'courier ops resume
+RUN_ID' with no answer finishes it, exactly once (the operation caught in
+flight is reported, not run again), and prints its events from the first
+operation on; if it then stops at an approval, answer that with another
+resume. An answer given to a run that waits on nothing is refused.`,
 		Example: `  courier ops resume 3f9a1c2e --approve s2
   courier ops resume 3f9a1c2e --deny s2 --reason "not on this machine"
-  echo '{"approval":{"operationId":"s2","decision":"approved"}}' | courier ops resume 3f9a1c2e -`,
+  echo '{"approval":{"operationId":"s2","decision":"approved"}}' | courier ops resume 3f9a1c2e -
+  courier ops resume 3f9a1c2e`,
 		Args:              cobra.RangeArgs(1, 2),
 		ValidArgsFunction: g.sessionArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -114,8 +122,9 @@ first, exactly once.`,
 	return cmd
 }
 
-// runDecision is the answer 'courier ops resume' was given.
-func (g *globals) runDecision(args []string, approve, deny, reason string) (runner.RunDecision, error) {
+// runDecision is the answer 'courier ops resume' was given; nil when it
+// was given none (a run stopped while it ran waits on no approval).
+func (g *globals) runDecision(args []string, approve, deny, reason string) (*runner.RunDecision, error) {
 	given := 0
 	for _, s := range []string{approve, deny} {
 		if s != "" {
@@ -124,26 +133,30 @@ func (g *globals) runDecision(args []string, approve, deny, reason string) (runn
 	}
 	stdin := len(args) == 2
 	if stdin && args[1] != "-" {
-		return runner.RunDecision{}, usage(withHint(fmt.Errorf("unexpected argument %q", args[1]), "give - to read the approval from stdin"))
+		return nil, usage(withHint(fmt.Errorf("unexpected argument %q", args[1]), "give - to read the approval from stdin"))
 	}
 	if stdin {
 		given++
 	}
-	if given != 1 {
-		return runner.RunDecision{}, usage(withHint(errors.New("give one answer"), "--approve OP_ID, --deny OP_ID, or - with the approval message on stdin"))
-	}
-	if !stdin {
-		return runner.RunDecision{Operation: approve + deny, Approved: approve != "", Reason: reason}, nil
+	switch {
+	case given > 1:
+		return nil, usage(withHint(errors.New("give one answer"), "--approve OP_ID, --deny OP_ID, or - with the approval message on stdin"))
+	case given == 0 && reason != "":
+		return nil, usage(withHint(errors.New("--reason goes with --deny"), "--deny OP_ID --reason TEXT"))
+	case given == 0:
+		return nil, nil
+	case !stdin:
+		return &runner.RunDecision{Operation: approve + deny, Approved: approve != "", Reason: reason}, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(g.io.In, 1<<20))
 	if err != nil {
-		return runner.RunDecision{}, fmt.Errorf("read the approval: %w", err)
+		return nil, fmt.Errorf("read the approval: %w", err)
 	}
 	a, err := agentspaces.DecodeApproval(data)
 	if err != nil {
-		return runner.RunDecision{}, usage(err)
+		return nil, usage(err)
 	}
-	return runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == agentspaces.Approved, Reason: a.Reason}, nil
+	return &runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == agentspaces.Approved, Reason: a.Reason}, nil
 }
 
 // readOps reads an operations message from a file, or from stdin for ""
@@ -176,7 +189,13 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Err: err}
+	var sys *engine.SystemError
+	if errors.As(err, &sys) {
+		// The program reads the events; the person at the terminal reads
+		// how to go on.
+		fmt.Fprintf(g.io.Err, "courier: hint: make room on the disk, then 'courier ops resume %s' finishes the run from operation %d\n", rep.ID, sys.Index+1)
+	}
+	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered, Err: err}
 	if rep.Paused != nil {
 		o.Paused = &agentspaces.Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
 	}
@@ -199,15 +218,19 @@ func (g *globals) printEvents(m agentspaces.EventsMessage) error {
 	return nil
 }
 
-// preset is the policy of a run's preset, with the person's own deny
-// rules kept: a preset chosen by a program never lifts them.
+// preset is the policy of a run's preset, built over the person's own
+// [policy] table: a preset chosen by a program never lifts their rules,
+// and "standard" is exactly their policy.
 func (g *globals) preset(name string) (*policy.Policy, error) {
-	cfg, err := agentspaces.Preset(name)
+	cfg, err := agentspaces.Preset(name, g.cfg.Policy)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Deny = append(cfg.Deny, g.cfg.Policy.Deny...)
-	return policy.New(cfg)
+	p, err := policy.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return p, nil
 }
 
 // runTask names a run in 'courier sessions': its first message, or what

@@ -3,20 +3,24 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/termtext"
 
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/reply"
 )
 
 type parseOptions struct {
-	g    *globals
-	file string
-	json bool
+	g        *globals
+	file     string
+	json     bool
+	protocol string
 }
 
 func newParseCmd(g *globals) *cobra.Command {
@@ -25,23 +29,41 @@ func newParseCmd(g *globals) *cobra.Command {
 		Use:   "parse FILE",
 		Short: "Show the commands a reply contains, without running anything",
 		Long: `Read the reply FILE as courier would (the same size limit, decoding and
-checks) and show the commands it holds, without running anything.`,
+checks) and show the commands it holds, without running anything. The
+reply is read in the protocol of the session it names (its header, or its
+file name), as 'courier process' would read it; --protocol chooses one.`,
 		Example: `  courier parse inbox/answer.txt
+  courier parse --protocol json inbox/answer.md
   courier parse --json inbox/answer.txt | jq '.[].type'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.file = args[0]
+			if o.protocol != "" && !slices.Contains(protocolNames(), o.protocol) {
+				return usage(withHint(fmt.Errorf("unknown protocol %q", o.protocol), "--protocol "+strings.Join(protocolNames(), " or ")))
+			}
 			return runParse(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the commands as a JSON array")
+	cmd.Flags().StringVar(&o.protocol, "protocol", "", "read the reply in this protocol: "+strings.Join(protocolNames(), " or ")+" (default: the protocol of the session it names, else tags)")
+	_ = cmd.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions(protocolNames(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func runParse(o *parseOptions) error {
-	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, frontEnds()[0])
+	fes := frontEnds()
+	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, fes[0])
 	if err != nil {
 		return err
+	}
+	name := o.protocol
+	if name == "" {
+		name = o.g.replyProtocol(rep, fes)
+	}
+	for _, fe := range fes {
+		if fe.Name() == name && fe != fes[0] {
+			rep.Parsed = fe.Parse(rep.Text)
+		}
 	}
 	cmds := rep.Parsed.Commands
 	if cmds == nil {
@@ -58,12 +80,40 @@ func runParse(o *parseOptions) error {
 	}
 	if len(cmds) == 0 {
 		fmt.Fprintln(w, "No commands found.")
+		if o.protocol == "" && name == fes[0].Name() {
+			fmt.Fprintf(o.g.io.Err, "courier: hint: it was read as the %s protocol; give --protocol to read it in another (%s)\n", name, strings.Join(protocolNames(), " or "))
+		}
 		return nil
 	}
 	for i, c := range cmds {
 		fmt.Fprintf(w, "%d. %s\n", i+1, termtext.Safe(parseLine(c)))
 	}
 	return nil
+}
+
+// replyProtocol is the protocol a reply is read in: that of the session it
+// names in any protocol's header, or by its file name, when that session
+// exists; else the default.
+func (g *globals) replyProtocol(rep reply.Reply, fes []frontend.FrontEnd) string {
+	id := rep.Route()
+	for _, fe := range fes[1:] {
+		if id != "" {
+			break
+		}
+		id = fe.Parse(rep.Text).Session
+	}
+	if id == "" {
+		return fes[0].Name()
+	}
+	b, err := g.runner(view{})
+	if err != nil {
+		return fes[0].Name()
+	}
+	info, err := b.Status(id)
+	if err != nil || info.Protocol == "" {
+		return fes[0].Name()
+	}
+	return info.Protocol
 }
 
 // parseLine describes a parsed command on one line.

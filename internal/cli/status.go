@@ -24,10 +24,20 @@ func statusText(i runner.Info) string {
 	case runner.StateAwaitingApproval:
 		return "awaiting approval"
 	case runner.StateApplying:
-		if i.Holder != nil {
+		switch {
+		case i.Holder != nil && i.Run:
+			return "running"
+		case i.Holder != nil:
 			return "applying a reply"
+		case i.Run:
+			return fmt.Sprintf("interrupted (run 'courier ops resume %s' to finish)", i.ID)
 		}
 		return "interrupted (run 'courier process' to finish)"
+	}
+	if i.Run {
+		// A run's one turn never began: its operations could not even be
+		// journaled (a full disk); nothing of it ran.
+		return "never began (send its operations again)"
 	}
 	return "waiting for reply"
 }

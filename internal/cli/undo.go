@@ -11,7 +11,8 @@ func newUndoCmd(g *globals) *cobra.Command {
 		Long: `Revert the file changes of the session's last applied reply: files it created
 are removed, files it edited or deleted are restored. courier writes a new
 outbox telling the LLM what was undone. Run it again to walk back further.
-What RUN_COMMAND did is not reverted.`,
+What RUN_COMMAND did is not reverted. A run of 'courier ops' stays complete
+and gets no outbox: it has no LLM to tell.`,
 		Example: `  courier undo
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),

@@ -70,6 +70,8 @@ func budgetAdvice(text string) string {
 		advice += "; ask the LLM to read line ranges (lines=\"A-B\") instead of whole files, or lower read_lines"
 	case len(parts) > 0 && parts[0].Name == "Previous Command Results":
 		advice += "; lower max_output, or ask the LLM for quieter commands"
+	case len(parts) > 0 && parts[0].Name == "Events of your last operations":
+		advice += "; file content there is cut at read_lines lines and command output at max_output: lower them, or ask the LLM to read and print less at once"
 	case len(parts) > 0 && parts[0].Name == "Workspace Files":
 		advice += "; add what the LLM need not see to .gitignore, or lower list_limit"
 	}

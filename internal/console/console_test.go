@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/protocol"
@@ -107,6 +108,17 @@ func TestBudgetAdvice(t *testing.T) {
 	advice := budgetAdvice(text)
 	if !strings.HasPrefix(advice, "the largest parts are file src/big.go ") || !strings.Contains(advice, `lines="A-B"`) {
 		t.Errorf("advice = %q", advice)
+	}
+
+	// In a JSON request, what the last operations read and printed is in
+	// the events, not in the workspace listing above them.
+	code := 0
+	text = agentspaces.Chat{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", ReadLines: 500,
+		Commands: []command.Command{{Type: command.RunCommand, Command: "cat log", SplitOutput: true}},
+		Results:  []command.Result{{Type: command.RunCommand, Status: command.OK, Stdout: big, ExitCode: &code}}})
+	advice = budgetAdvice(text)
+	if !strings.HasPrefix(advice, "the largest parts are Events of your last operations ") || !strings.Contains(advice, "read_lines") {
+		t.Errorf("advice for a JSON request = %q", advice)
 	}
 }
 

@@ -187,11 +187,17 @@ func (r *turnRun) queue(i int, record bool) {
 }
 
 // flush makes the pending changes, then records and reports the queued
-// results in order.
+// results in order. A change the machine could not make (a full disk)
+// stops it at that change's command with a *SystemError: the results
+// before it are recorded, the command and those after it are left without
+// one, for the next run of the turn to settle from the journal.
 func (r *turnRun) flush() error {
 	// Whatever happens, the batch is spent: a change it could not make
 	// stays journaled without a result, for recovery to settle.
 	defer func() { r.b = newBatch() }()
+	// stop is the first command whose change the machine could not make:
+	// the results before it are recorded, and the turn stops there.
+	var stop *SystemError
 	fresh, err := r.snapshotBefore()
 	if err != nil {
 		return err
@@ -203,6 +209,7 @@ func (r *turnRun) flush() error {
 			return err
 		}
 		wb := r.ws.NewBatch()
+		wb.StopOn = isSystem
 		for _, p := range r.b.order {
 			switch pf := r.b.files[p]; pf.kind {
 			case pendingWrite:
@@ -216,7 +223,20 @@ func (r *turnRun) flush() error {
 		for k, res := range wb.Commit() {
 			p := r.b.order[k]
 			gone := r.b.files[p].kind == pendingRemove && errors.Is(res.Err, fs.ErrNotExist)
-			if res.Err != nil && !gone { // a file created and deleted in one run is simply not there
+			switch {
+			case res.Err == nil || gone: // a file created and deleted in one run is simply not there
+			case errors.Is(res.Err, workspace.ErrNotDone):
+				// After the failure that stops the turn: left journaled
+				// and unmade, for the next run of the turn.
+				r.trackers.drop(p)
+			case isSystem(res.Err):
+				r.trackers.drop(p)
+				for _, i := range r.b.files[p].members {
+					if stop == nil || i < stop.Index {
+						stop = &SystemError{Session: r.st.SessionID, Index: i, Path: p, Err: res.Err}
+					}
+				}
+			default:
 				r.failMembers(p, res.Err)
 			}
 		}
@@ -227,6 +247,9 @@ func (r *turnRun) flush() error {
 		}
 	}
 	for _, q := range r.b.queue {
+		if stop != nil && q.index >= stop.Index {
+			return stop
+		}
 		res := r.js.results[q.index]
 		if q.record {
 			rec := session.Record{Kind: session.Result, Index: q.index}
@@ -253,7 +276,7 @@ func (r *turnRun) failMembers(p string, err error) {
 	for _, i := range r.b.files[p].members {
 		res := r.js.results[i]
 		res.Status = command.Failed
-		res.Summary = fmt.Sprintf("Cannot change '%s': %v", p, err)
+		res.Summary = fmt.Sprintf("Cannot change '%s': %s", p, plainErr(err))
 		res.Diff, res.Added, res.Removed = "", 0, 0
 		r.js.results[i] = res
 	}

@@ -81,7 +81,14 @@ func rejected(c command.Command, err error) command.Result {
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Rejected, Summary: "REJECTED: " + err.Error()}
 }
 
+// failed is a failed result. Errors among args are worded without the
+// host paths they may carry (see plainErr): the format names the file.
 func failed(c command.Command, format string, args ...any) command.Result {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = plainErr(err)
+		}
+	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: fmt.Sprintf(format, args...)}
 }
 

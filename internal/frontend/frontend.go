@@ -55,6 +55,10 @@ type Request struct {
 	Commands  []command.Command
 	Results   []command.Result
 	Requested []FileContent
+	// ReadLines is the most lines of one file a request shows (the
+	// read_lines setting; 0: no cut), for a front end whose results carry
+	// file content.
+	ReadLines int
 }
 
 // FileContent is one requested file as a request shows it.

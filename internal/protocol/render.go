@@ -228,7 +228,8 @@ type Part struct {
 }
 
 // Measure splits an outbox into its parts (the protocol, the workspace
-// listing, the results, each requested file, the prompt) with their sizes,
+// listing, the results or a JSON request's events, each requested file,
+// the prompt) with their sizes,
 // so the person can see what makes a request large.
 func Measure(text string) []Part {
 	var parts []Part
@@ -247,7 +248,7 @@ func Measure(text string) []Part {
 		case trimmed == "=== PROMPT ===":
 			flush("Prompt")
 		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results", trimmed == "## Requested File Contents",
-			trimmed == "## Environment", trimmed == "## Message from the user":
+			trimmed == "## Environment", trimmed == "## Message from the user", trimmed == "## Events of your last operations":
 			flush(strings.TrimPrefix(trimmed, "## "))
 		case strings.HasPrefix(trimmed, "--- ") && strings.HasSuffix(trimmed, " ---") && !strings.HasPrefix(trimmed, "--- end "):
 			// Results indent their diffs, so a line starting "--- " is a

@@ -47,6 +47,8 @@ type UnfinishedError struct {
 	Reply   string
 	// Approval is set when the turn waits for the person's decision.
 	Approval bool
+	// Run is set when the session is a run of 'courier ops'.
+	Run bool
 }
 
 func (e *UnfinishedError) Error() string {

@@ -26,7 +26,11 @@ type Info struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	CreatedAt time.Time `json:"createdAt"`
 	Workspace string    `json:"workspace"`
-	// Request is the request waiting for a reply, unless complete.
+	// Run is set for a run of 'courier ops', which has no requests.
+	Run bool `json:"run,omitempty"`
+	// Protocol names the front end the session speaks; "" is the default.
+	Protocol string `json:"protocol,omitempty"`
+	// Request is the request waiting for a reply, unless complete or a run.
 	Request string           `json:"outbox,omitempty"`
 	Pending *session.Pending `json:"pending,omitempty"`
 	Summary string           `json:"summary,omitempty"`
@@ -38,7 +42,8 @@ type Info struct {
 
 func (r *Runner) info(st *session.State) Info {
 	i := Info{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
-		UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace, Pending: st.Pending, Summary: st.Summary}
+		UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace, Pending: st.Pending, Summary: st.Summary,
+		Run: st.Run, Protocol: st.Protocol}
 	switch {
 	case st.Undoing != nil:
 		i.State = StateUndoing
@@ -49,7 +54,7 @@ func (r *Runner) info(st *session.State) Info {
 	default:
 		i.State = StateWaiting
 	}
-	if !st.IsComplete {
+	if !st.IsComplete && !st.Run {
 		i.Request = r.requestPath(st.SessionID, st.SequenceNumber)
 	}
 	if begin, ok, _ := r.store.Unfinished(st); ok {

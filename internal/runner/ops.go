@@ -43,6 +43,9 @@ type RunReport struct {
 	// Paused is set when the run waits for approval of
 	// Commands[Paused.Index].
 	Paused *session.Pending
+	// Answered is set when this call answered the approval Commands[From]
+	// waited on.
+	Answered bool
 }
 
 // StartRun carries out cmds as a new run on the runner's workspace. A
@@ -101,6 +104,33 @@ func (e *WrongOperationError) Error() string {
 	return fmt.Sprintf("run %s waits for approval of operation %q, not %q", e.Run, e.Waiting, e.Given)
 }
 
+// NothingWaitsError: an answer was given to a run that waits on no
+// approval: it was stopped while it ran, and is finished by a resume
+// without an answer.
+type NothingWaitsError struct {
+	Run string
+	// Given is the operation the answer named, "" for none.
+	Given string
+}
+
+func (e *NothingWaitsError) Error() string {
+	what := "an approval"
+	if e.Given != "" {
+		what = fmt.Sprintf("approval of operation %q", e.Given)
+	}
+	return fmt.Sprintf("run %s does not wait for %s: it was stopped while it ran, so there is nothing to approve or deny yet; nothing was run", e.Run, what)
+}
+
+// AnswerNeededError: a run that waits for approval was resumed without an
+// answer.
+type AnswerNeededError struct {
+	Run, Operation string
+}
+
+func (e *AnswerNeededError) Error() string {
+	return fmt.Sprintf("run %s waits for approval of operation %q; give an answer to resume it", e.Run, e.Operation)
+}
+
 // NotRunError: the id names a chat session, not a run.
 type NotRunError struct{ Session string }
 
@@ -108,11 +138,15 @@ func (e *NotRunError) Error() string {
 	return fmt.Sprintf("%s is a chat session, not a run of 'courier ops'", e.Session)
 }
 
-// ResumeRun answers the question run id waits on and carries out the rest
-// of its commands: approved, the waiting command runs first; denied, it is
-// refused; the others run either way. opID names the operation given the
-// index of a command in the run (the protocol's operation ids).
-func (r *Runner) ResumeRun(ctx context.Context, id string, d RunDecision, opID func(command.Command, int) string) (RunReport, error) {
+// ResumeRun resumes run id and carries out the rest of its commands. A run
+// that waits for approval needs d, the answer: approved, the waiting
+// command runs first; denied, it is refused; the others run either way. A
+// run that was stopped while it ran (killed) waits on nothing: it is
+// finished with d nil, exactly once, and may then stop at a question of
+// its own, which the next resume answers; an answer given to it is refused
+// before anything runs. opID names the operation given the index of a
+// command in the run (the protocol's operation ids).
+func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID func(command.Command, int) string) (RunReport, error) {
 	st, err := r.store.Load(id)
 	if err != nil {
 		return RunReport{}, err
@@ -129,29 +163,34 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d RunDecision, opID f
 	if err != nil {
 		return RunReport{ID: id}, err
 	}
-	from := -1
-	if s.st.Pending == nil {
-		if !unfinished {
-			return RunReport{ID: id}, &NotWaitingError{Session: id}
+	waits := s.st.Pending != nil
+	if waits {
+		// An answer journaled before the run was killed has been given:
+		// the run no longer waits, whatever its state says.
+		if waits, err = r.unanswered(id, *s.st.Pending); err != nil {
+			return RunReport{ID: id}, err
 		}
-		// Killed while it ran: the run is finished first, exactly once,
-		// and may then stop at the question this answer is for.
-		rep, err := s.runTurn(ctx, 0, func(eng *engine.Engine) (engine.Outcome, error) {
+	}
+	if !waits {
+		switch {
+		case !unfinished:
+			return RunReport{ID: id}, &NotWaitingError{Session: id}
+		case d != nil:
+			return RunReport{ID: id}, &NothingWaitsError{Run: id, Given: d.Operation}
+		}
+		return s.runTurn(ctx, 0, func(eng *engine.Engine) (engine.Outcome, error) {
 			return eng.Resume(ctx, s.st)
 		})
-		if err != nil || rep.Paused == nil {
-			return rep, err
-		}
-		from = 0
 	}
 	p := *s.st.Pending
-	if from < 0 {
-		from = p.Index
-	}
 	if p.Index >= len(begin.Commands) {
 		return RunReport{ID: id}, fmt.Errorf("run %s: its journal has no command %d", id, p.Index+1)
 	}
-	if want := opID(begin.Commands[p.Index], p.Index); d.Operation != "" && want != d.Operation {
+	want := opID(begin.Commands[p.Index], p.Index)
+	switch {
+	case d == nil:
+		return RunReport{ID: id}, &AnswerNeededError{Run: id, Operation: want}
+	case d.Operation != "" && want != d.Operation:
 		return RunReport{ID: id}, &WrongOperationError{Run: id, Waiting: want, Given: d.Operation}
 	}
 	answer := Deny
@@ -161,9 +200,26 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d RunDecision, opID f
 	if err := s.journalDecision(pendingOf(s.st).decided(Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
 		return RunReport{ID: id}, err
 	}
-	return s.runTurn(ctx, from, func(eng *engine.Engine) (engine.Outcome, error) {
+	rep, err := s.runTurn(ctx, p.Index, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Resume(ctx, s.st)
 	})
+	rep.Answered = true
+	return rep, err
+}
+
+// unanswered reports whether the question p of run id still waits for an answer: no
+// decision on it is in its turn's journal.
+func (r *Runner) unanswered(id string, p session.Pending) (bool, error) {
+	t, err := r.store.ReadTurn(id, p.Sequence)
+	if err != nil {
+		return false, err
+	}
+	for _, rec := range t.Records {
+		if rec.Kind == session.Decision && rec.Index == p.Index {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // runTurn carries out the run's turn and reports where it stands; a

@@ -77,6 +77,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		Messages:  st.Messages,
 		Files:     files,
 		Notices:   st.Notices,
+		ReadLines: r.cfg.Limits.ReadLines,
 	}
 	if fresh && r.cfg.Environment {
 		switch {

@@ -136,6 +136,8 @@ type UndoReport struct {
 
 // Undo reverts the file changes of the held session's last applied reply
 // not yet undone, tells the LLM in a new request, and returns what it did.
+// A run (of 'courier ops') has no LLM to tell: it stays complete, and no
+// request is written.
 // An undo that an earlier run left under way is finished instead, and
 // nothing more: it is the undo that was asked for.
 //
@@ -154,7 +156,7 @@ func (s *Session) Undo() (UndoReport, error) {
 	if begin, ok, err := l.store.Unfinished(st); err != nil {
 		return UndoReport{}, err
 	} else if ok {
-		return UndoReport{}, &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil}
+		return UndoReport{}, &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil, Run: st.Run}
 	}
 	top, err := l.store.UndoTop(st)
 	if err != nil {
@@ -242,13 +244,23 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next := *st
 	next.Undoing = nil
 	next.UndoTop = u.Below
+	next.UpdatedAt = time.Now().UTC()
+	if st.Run {
+		// A run stays what it was, complete: it has no LLM to tell and
+		// takes no replies, so no request follows its undo.
+		if err := l.store.Save(&next); err != nil {
+			return rep, err
+		}
+		*st = next
+		l.report(TurnUndone{Session: st.SessionID, Report: rep})
+		return rep, nil
+	}
 	next.IsComplete = false
 	next.Summary = ""
 	next.SequenceNumber++
 	next.LastResults = []command.Result{}
 	next.ReadFileRequests = []session.ReadRequest{}
 	next.Notices = []string{undoNotice(rep)}
-	next.UpdatedAt = time.Now().UTC()
 	p, text, err := l.writeRequest(&next)
 	if err != nil {
 		return rep, err

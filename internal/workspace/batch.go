@@ -21,7 +21,16 @@ import (
 type Batch struct {
 	w   *Workspace
 	ops []batchOp
+	// StopOn, when set, stops the batch at an operation that fails with
+	// an error it accepts (a full disk): the operations after it are not
+	// carried out and fail with ErrNotDone, so that the batch's changes
+	// are made in order up to the failure and none after it.
+	StopOn func(error) bool
 }
+
+// ErrNotDone is the error of an operation a batch did not carry out,
+// because an earlier one failed as StopOn says.
+var ErrNotDone = errors.New("not done: an earlier change of the batch failed")
 
 // BatchResult is what Commit did with one operation.
 type BatchResult struct {
@@ -124,12 +133,17 @@ func (b *Batch) Commit() []BatchResult {
 			res[syncOps[j]].Err = err
 		}
 	}
+	stopped := false
 	for i := range b.ops {
 		op := &b.ops[i]
+		if stopped && res[i].Err == nil {
+			res[i].Err = ErrNotDone
+		}
 		if res[i].Err != nil {
 			if op.tmp != "" {
 				b.w.root.Remove(op.tmp)
 			}
+			stopped = stopped || (b.StopOn != nil && b.StopOn(res[i].Err))
 			continue
 		}
 		switch op.kind {

@@ -124,3 +124,42 @@ func TestBatchSymlinkLeadingOut(t *testing.T) {
 		t.Errorf("the folder outside holds %v", entries)
 	}
 }
+
+// With StopOn, a failure it accepts stops the batch there: the operations
+// before it are made, none after it is (they fail with ErrNotDone), and no
+// temporary file is left.
+func TestBatchStopOn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "old.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	b := ws.NewBatch()
+	b.StopOn = func(err error) bool { return strings.Contains(err.Error(), "is a folder") }
+	b.Write("first.txt", []byte("1\n"), 0)
+	b.Write("folder", []byte("in the way\n"), 0)
+	b.Write("after.txt", []byte("2\n"), 0)
+	b.Remove("old.txt")
+	res := b.Commit()
+	if res[0].Err != nil || res[1].Err == nil || !errors.Is(res[2].Err, workspace.ErrNotDone) || !errors.Is(res[3].Err, workspace.ErrNotDone) {
+		t.Fatalf("results %+v", res)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"first.txt", "folder", "old.txt"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("the workspace holds %v, want %v", names, want)
+	}
+}
