@@ -7,12 +7,14 @@ import (
 func newUndoCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo [ID]",
-		Short: "Revert the file changes of the last applied reply",
-		Long: `Revert the file changes of the session's last applied reply: files it created
-are removed, files it edited or deleted are restored. courier writes a new
-outbox telling the LLM what was undone. Run it again to walk back further.
-What RUN_COMMAND did is not reverted. A run of 'courier ops' stays complete
-and gets no outbox: it has no LLM to tell.`,
+		Short: "Put the workspace back as it was before the last applied reply",
+		Long: `Put the workspace back as it was before the session's last applied reply,
+what its commands did included: files it created are removed, files it
+edited, deleted or whose mode it changed are restored. Paths .gitignore
+leaves out of snapshots (node_modules, build outputs) are not, unless
+snapshot_include names them; undo says which. courier writes a new outbox
+telling the LLM what was undone. Run it again to walk back further. A run
+of 'courier ops' stays complete and gets no outbox: it has no LLM to tell.`,
 		Example: `  courier undo
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
