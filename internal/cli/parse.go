@@ -95,13 +95,7 @@ func runParse(o *parseOptions) error {
 // names in any protocol's header, or by its file name, when that session
 // exists; else the default.
 func (g *globals) replyProtocol(rep reply.Reply, fes []frontend.FrontEnd) string {
-	id := rep.Route()
-	for _, fe := range fes[1:] {
-		if id != "" {
-			break
-		}
-		id = fe.Parse(rep.Text).Session
-	}
+	id := rep.Route(fes...)
 	if id == "" {
 		return fes[0].Name()
 	}

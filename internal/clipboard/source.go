@@ -71,7 +71,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		if err != nil || len(rep.Parsed.Commands) == 0 {
 			continue // not an answer: a request, other text, or too large
 		}
-		if id := rep.Route(); id != "" && id != req.Session {
+		if id := rep.Route(req.Protocols...); id != "" && id != req.Session {
 			continue
 		}
 		s.taken[name] = taken{text: text, file: fmt.Sprintf("%s_reply_%s.txt", req.Session, stamp)}

@@ -139,7 +139,7 @@ type Queue struct {
 }
 
 // Sessions implements runner.Queue.
-func (q Queue) Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error) {
+func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error) {
 	paths, err := Pending(q.Dir)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (q Queue) Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error) 
 	for _, path := range paths {
 		id := replies.RouteName(filepath.Base(path))
 		if unfinished(path, time.Now()) == "" {
-			id = routeFile(path, fe, maxReply)
+			id = routeFile(path, protocols, maxReply)
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -183,15 +183,15 @@ func unfinished(path string, now time.Time) string {
 	return ""
 }
 
-// routeFile is the session a reply file names ("" for none), read as the
-// person saved it; a reply that cannot be read names at most the session of
-// its file name.
-func routeFile(path string, fe frontend.FrontEnd, maxReply int64) string {
-	rep, err := replies.Read(path, filepath.Base(path), maxReply, fe)
+// routeFile is the session a reply file names in any of the protocols (""
+// for none), read as the person saved it; a reply that cannot be read
+// names at most the session of its file name.
+func routeFile(path string, protocols []frontend.FrontEnd, maxReply int64) string {
+	rep, err := replies.Read(path, filepath.Base(path), maxReply, protocols[0])
 	if err != nil {
 		return replies.RouteName(filepath.Base(path))
 	}
-	return rep.Route()
+	return rep.Route(protocols...)
 }
 
 // File is one reply file named on the command line, in the inbox or
@@ -204,12 +204,12 @@ type File struct {
 }
 
 // Route implements runner.RoutedSource.
-func (f *File) Route(fe frontend.FrontEnd, maxReply int64) (string, error) {
-	rep, err := replies.Read(f.Path, f.name(), maxReply, fe)
+func (f *File) Route(protocols []frontend.FrontEnd, maxReply int64) (string, error) {
+	rep, err := replies.Read(f.Path, f.name(), maxReply, protocols[0])
 	if err != nil {
 		return "", f.unusable(err)
 	}
-	return rep.Route(), nil
+	return rep.Route(protocols...), nil
 }
 
 // Next implements runner.Source: the file's reply, once.
@@ -299,7 +299,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 		}
 		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
 	}
-	id := rep.Route()
+	id := rep.Route(req.Protocols...)
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
 		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id, Hash: rep.Hash}
 	}

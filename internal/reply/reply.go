@@ -30,8 +30,10 @@ type Reply struct {
 	// Text is the decoded reply (UTF-8, LF line endings).
 	Text string
 	// Hash identifies the text whatever its encoding or line endings were.
-	Hash   string
-	Parsed frontend.Parsed
+	Hash string
+	// Parsed is the text as Protocol (a front end's name) reads it.
+	Parsed   frontend.Parsed
+	Protocol string
 }
 
 // TooLargeError is a reply above the size limit; nothing of it was run.
@@ -88,7 +90,7 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	if frontend.IsRequest(text) {
 		return Reply{}, &EchoError{Name: name}
 	}
-	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text)}, nil
+	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text), Protocol: fe.Name()}, nil
 }
 
 // hashText is session.Hash of text without a copy of the whole reply:
@@ -151,12 +153,22 @@ func readLimited(f *os.File, limit int64) ([]byte, error) {
 	return buf, nil
 }
 
-// Route names the session a reply belongs to: the one it echoes, else the
-// one its name starts with (clipboard replies are saved as <id>_reply_...),
-// else "" (the caller's default).
-func (r Reply) Route() string {
+// Route names the session a reply belongs to: the one it echoes, read as
+// its own protocol or else as one of others (a JSON reply names its
+// session in a field the tag protocol does not see), else the one its
+// name starts with (clipboard replies are saved as <id>_reply_...), else
+// "" (the caller's default).
+func (r Reply) Route(others ...frontend.FrontEnd) string {
 	if r.Parsed.Session != "" {
 		return r.Parsed.Session
+	}
+	for _, fe := range others {
+		if fe.Name() == r.Protocol {
+			continue
+		}
+		if id := fe.Parse(r.Text).Session; id != "" {
+			return id
+		}
 	}
 	return RouteName(r.Name)
 }

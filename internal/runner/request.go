@@ -22,8 +22,11 @@ type Request struct {
 	// Path is the request's file in outbox/; Text its content.
 	Path string
 	Text string
-	// FrontEnd reads the replies to it.
-	FrontEnd frontend.FrontEnd
+	// FrontEnd reads the replies to it; Protocols are every protocol
+	// courier speaks, to tell which session a reply names (see
+	// reply.Reply.Route).
+	FrontEnd  frontend.FrontEnd
+	Protocols []frontend.FrontEnd
 	// MaxReply is the largest reply accepted, in bytes.
 	MaxReply int64
 }
@@ -111,7 +114,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 // file is missing.
 func (s *Session) request() (Request, error) {
 	p := s.r.requestPath(s.st.SessionID, s.st.SequenceNumber)
-	req := Request{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, FrontEnd: s.fe, MaxReply: s.r.cfg.Limits.MaxReply}
+	req := Request{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, FrontEnd: s.fe, Protocols: s.r.cfg.FrontEnds, MaxReply: s.r.cfg.Limits.MaxReply}
 	data, err := os.ReadFile(p)
 	if err == nil {
 		req.Text = string(data)

@@ -201,8 +201,9 @@ func (s *Session) settle(src Source, name, hash string, how Settlement) {
 // before any session is held (a reply file given on the command line).
 type RoutedSource interface {
 	Source
-	// Route returns the session the reply names, or "".
-	Route(fe frontend.FrontEnd, maxReply int64) (string, error)
+	// Route returns the session the reply names in any of the protocols
+	// (the first is the default), or "".
+	Route(protocols []frontend.FrontEnd, maxReply int64) (string, error)
 }
 
 // ApplyFrom applies the replies of src to the session named by id, else
@@ -210,11 +211,11 @@ type RoutedSource interface {
 // finishing first a turn that session left unfinished.
 func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what string) error {
 	if id == "" {
-		fe, err := r.FrontEnd("")
-		if err != nil {
-			return err
+		if len(r.cfg.FrontEnds) == 0 {
+			return errors.New("no protocol configured")
 		}
-		if id, err = src.Route(fe, r.cfg.Limits.MaxReply); err != nil {
+		var err error
+		if id, err = src.Route(r.cfg.FrontEnds, r.cfg.Limits.MaxReply); err != nil {
 			return err
 		}
 	}
@@ -229,8 +230,9 @@ func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what strin
 // Queue is replies waiting for several sessions: the inbox folder.
 type Queue interface {
 	// Sessions lists the sessions with replies waiting, in the order their
-	// oldest reply was saved; "" stands for replies that name none.
-	Sessions(fe frontend.FrontEnd, maxReply int64) ([]string, error)
+	// oldest reply was saved; "" stands for replies that name none in any
+	// of the protocols (the first is the default).
+	Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error)
 	// Source gives the replies waiting for session id, and those naming no
 	// session when unnamed is set.
 	Source(id string, unnamed bool) Source
@@ -264,11 +266,10 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			errs = append(errs, err)
 		}
 	}
-	fe, err := r.FrontEnd("")
-	if err != nil {
-		return err
+	if len(r.cfg.FrontEnds) == 0 {
+		return errors.New("no protocol configured")
 	}
-	ids, err := q.Sessions(fe, r.cfg.Limits.MaxReply)
+	ids, err := q.Sessions(r.cfg.FrontEnds, r.cfg.Limits.MaxReply)
 	if err != nil {
 		return err
 	}
@@ -352,7 +353,7 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 	if err != nil {
 		return 0
 	}
-	req := Request{Session: id, FrontEnd: fe, MaxReply: r.cfg.Limits.MaxReply}
+	req := Request{Session: id, FrontEnd: fe, Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
 	for {
 		rep, err := src.Next(ctx, req)
 		var aside *SetAsideError

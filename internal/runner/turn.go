@@ -48,7 +48,7 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 			return err
 		}
 	}
-	if !unfinished && rep.Route() == "" {
+	if !unfinished && rep.Route(s.r.cfg.FrontEnds...) == "" {
 		// A reply naming no session may be one another session's turn is
 		// still applying (waiting for a question): it belongs there.
 		if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
