@@ -300,6 +300,9 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 		if cerr != nil {
 			return r.out, fmt.Errorf("snapshot: %w", cerr)
 		}
+		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable()); w != "" {
+			r.out.Warnings = append(r.out.Warnings, w)
+		}
 		if w := gc.Warning(e.opts.Snapshots.Budget()); w != "" {
 			r.out.Warnings = append(r.out.Warnings, w)
 		}
@@ -472,9 +475,6 @@ func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
 	r.out.Changed = true
 	if res != nil && res.Type == command.RunCommand {
 		res.Changed = ch.Summary(changedItems)
-		if ch.Partial() {
-			res.Changed += " (not all of it can be undone)"
-		}
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func (r *restorer) run(pl []planned, rep *UndoReport) error {
 		case p.ignored:
 			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "ignored by .gitignore or the settings, so not snapshotted"})
 		case !c.Undoable():
-			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "its earlier content was not snapshotted"})
+			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: reasonNotStored})
 		default:
 			todo = append(todo, p)
 		}

@@ -145,6 +145,7 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 	if err := s.restore(seq, plan(steps), log, kept, &rep); err != nil {
 		return rep, err
 	}
+	explainNotUndone(&rep, steps)
 	for _, k := range kept {
 		rep.Kept = append(rep.Kept, k)
 	}
