@@ -201,7 +201,7 @@ func TestUndoLargeFiles(t *testing.T) {
 	for _, c := range storedContents(t, f.s) {
 		total += len(c)
 	}
-	sizes, _ := f.s.objectSizes()
+	sizes, _, _ := f.s.diskUse()
 	var onDisk int64
 	for _, n := range sizes {
 		onDisk += n
