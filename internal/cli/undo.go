@@ -7,11 +7,14 @@ import (
 func newUndoCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo [ID]",
-		Short: "Revert the file changes of the last applied reply",
-		Long: `Revert the file changes of the session's last applied reply: files it created
-are removed, files it edited or deleted are restored. courier writes a new
-outbox telling the LLM what was undone. Run it again to walk back further.
-What RUN_COMMAND did is not reverted.`,
+		Short: "Put the workspace back as it was before the last applied reply",
+		Long: `Put the workspace back as it was before the session's last applied reply,
+what its commands did included: files it created are removed, files it
+edited, deleted or changed the mode of are restored. Paths .gitignore leaves
+out of snapshots (node_modules, build outputs) are not put back, and undo
+says so; with snapshots = false only what file commands did is reverted.
+courier writes a new outbox telling the LLM what was undone. Run it again
+to walk back further.`,
 		Example: `  courier undo
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),

@@ -133,6 +133,7 @@ func undoSnapshot(snap *snapshot.Store, seq int, rep *UndoReport) error {
 	rep.Snapshot = true
 	rep.Restored = sr.Restored
 	rep.Removed = sr.Removed
+	rep.Folders = sr.Folders
 	for _, k := range sr.Kept {
 		if rep.Kept == nil {
 			rep.Kept = map[string]string{}
@@ -152,6 +153,7 @@ func undoSnapshot(snap *snapshot.Store, seq int, rep *UndoReport) error {
 // the rest, a removed folder only when nothing in it is named.
 func mergeUndo(rep *UndoReport, snap UndoReport) {
 	rep.Snapshot = snap.Snapshot
+	rep.Folders = snap.Folders
 	rep.NotUndone = append(rep.NotUndone, snap.NotUndone...)
 	rep.Restored = union(rep.Restored, snap.Restored)
 	rep.Removed = union(rep.Removed, snap.Removed)

@@ -89,12 +89,19 @@ func (r *restorer) run(pl []planned, rep *UndoReport) error {
 		}
 	}
 	for _, p := range todo {
+		// What the path is about: what was put back, or what went.
+		about := p.before
 		switch {
 		case r.failed[p.path]:
+			continue
 		case p.before == nil:
 			rep.Removed = append(rep.Removed, p.path)
+			about = p.after
 		default:
 			rep.Restored = append(rep.Restored, p.path)
+		}
+		if about != nil && about.Kind == Dir {
+			rep.Folders = append(rep.Folders, p.path)
 		}
 	}
 	return nil

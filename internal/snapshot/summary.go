@@ -301,3 +301,99 @@ func displayItem(p string, dir bool) string {
 	}
 	return display(p)
 }
+
+// FoldPaths lists paths for a person or the LLM in at most max lines:
+// each path while they fit; else, folded into the folders holding them at
+// the deepest level that fits, "gen/ (2,000 files)"; past even that, the
+// last line says "and N more". isDir tells which of the paths are
+// folders (shown with a trailing "/").
+func FoldPaths(paths []string, isDir func(string) bool, max int) []string {
+	if max < 1 {
+		max = 1
+	}
+	if len(paths) <= max {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			out[i] = displayItem(p, isDir(p))
+		}
+		return out
+	}
+	best := foldAt(paths, isDir, 1)
+	for depth := 2; ; depth++ {
+		g := foldAt(paths, isDir, depth)
+		if len(g) > max || len(g) == len(best) {
+			break
+		}
+		best = g
+	}
+	var out []string
+	for i, f := range best {
+		if i == max-1 && len(best) > max {
+			more := 0
+			for _, rest := range best[i:] {
+				more += rest.paths
+			}
+			out = append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
+			break
+		}
+		out = append(out, f.text(isDir))
+	}
+	return out
+}
+
+// folded is a path, or a folder standing for the listed paths below it.
+type folded struct {
+	path           string
+	files, folders int
+	// paths counts the listed paths it stands for, itself included.
+	paths int
+}
+
+func (f folded) text(isDir func(string) bool) string {
+	if f.files+f.folders == 0 {
+		return displayItem(f.path, isDir(f.path))
+	}
+	var parts []string
+	if f.files > 0 {
+		parts = append(parts, human.Thousands(f.files)+" "+plural(f.files, "file"))
+	}
+	if f.folders > 0 {
+		parts = append(parts, human.Thousands(f.folders)+" "+plural(f.folders, "folder"))
+	}
+	return displayItem(f.path, true) + " (" + strings.Join(parts, ", ") + ")"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+// foldAt folds the paths more than depth folders deep into their folder
+// at that depth, in the order the paths first show up.
+func foldAt(paths []string, isDir func(string) bool, depth int) []folded {
+	var out []folded
+	index := map[string]int{}
+	for _, p := range paths {
+		key, below := p, false
+		if parts := strings.SplitN(p, "/", depth+1); len(parts) > depth {
+			key, below = strings.Join(parts[:depth], "/"), true
+		}
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, folded{path: key})
+		}
+		out[i].paths++
+		switch {
+		case !below:
+		case isDir(p):
+			out[i].folders++
+		default:
+			out[i].files++
+		}
+	}
+	return out
+}

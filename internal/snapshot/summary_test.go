@@ -42,3 +42,32 @@ func TestSummaryCountsWhatCannotBeUndone(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldPaths: a short list is shown whole; a long one folder by
+// folder at the deepest level that fits, with what each folder stands
+// for; past even that, the rest is counted.
+func TestFoldPaths(t *testing.T) {
+	folders := map[string]bool{"src": true, "src/sub": true, "gen": true, "gen/a": true, "gen/b": true}
+	isDir := func(p string) bool { return folders[p] }
+	var paths []string
+	paths = append(paths, "big.bin", "src", "src/sub", "src/sub/x", "src/a.go", "gen/a", "gen/b")
+	for i := range 1500 {
+		paths = append(paths, fmt.Sprintf("gen/a/%d", i), fmt.Sprintf("gen/b/%d", i))
+	}
+	for _, tc := range []struct {
+		paths []string
+		max   int
+		want  []string
+	}{
+		{paths[:5], 5, []string{"big.bin", "src/", "src/sub/", "src/sub/x", "src/a.go"}},
+		{paths, 6, []string{"big.bin", "src/", "src/sub/ (1 file)", "src/a.go", "gen/a/ (1,500 files)", "gen/b/ (1,500 files)"}},
+		{paths, 5, []string{"big.bin", "src/ (2 files, 1 folder)", "gen/ (3,000 files, 2 folders)"}},
+		{paths, 2, []string{"big.bin", "and 3,006 more"}},
+		{[]string{"odd,name", "x/1", "x/2", "x/3"}, 2, []string{`"odd,name"`, "x/ (3 files)"}},
+	} {
+		got := FoldPaths(tc.paths, isDir, tc.max)
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("FoldPaths(%d paths, %d):\n%s\nwant\n%s", len(tc.paths), tc.max, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}
