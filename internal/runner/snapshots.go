@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/snapshot"
@@ -88,12 +89,17 @@ func (r *Runner) withSnapshots(id string, do func(st *session.State, snap *snaps
 // summarised.
 func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	return r.withSnapshots(id, func(st *session.State, snap *snapshot.Store) error {
-		if seq == 0 {
-			seqs, err := r.store.Turns(st.SessionID)
-			if err != nil || len(seqs) == 0 {
-				return &SnapshotError{Session: st.SessionID, Err: errors.New("no reply applied yet")}
-			}
+		seqs, err := r.store.Turns(st.SessionID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case seq == 0 && len(seqs) == 0:
+			return &SnapshotError{Session: st.SessionID, Err: errors.New("no reply applied yet")}
+		case seq == 0:
 			seq = seqs[len(seqs)-1]
+		case !slices.Contains(seqs, seq):
+			return &SnapshotError{Session: st.SessionID, Sequence: seq, Err: errors.New("no reply was applied to this request")}
 		}
 		if err := snap.Diff(w, seq, 0); err != nil {
 			return &SnapshotError{Session: st.SessionID, Sequence: seq, Err: err}
