@@ -48,11 +48,21 @@ func (r GCReport) Warning(budget int64) string {
 	return strings.Join(parts, "; ")
 }
 
+// turnList names turns: "turn 3", "turns 1-4" when they follow each
+// other, else "turns 1, 3 and 4" (a turn answered by an undo is no
+// turn of its own).
 func turnList(seqs []int) string {
 	if len(seqs) == 1 {
 		return fmt.Sprintf("turn %d", seqs[0])
 	}
-	return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	if seqs[len(seqs)-1]-seqs[0] == len(seqs)-1 && len(seqs) > 2 {
+		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	}
+	names := make([]string, len(seqs))
+	for i, s := range seqs {
+		names[i] = strconv.Itoa(s)
+	}
+	return "turns " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // ErrPruned is returned for a turn whose snapshot was dropped.
