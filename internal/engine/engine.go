@@ -300,7 +300,19 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 		if cerr != nil {
 			return r.out, fmt.Errorf("snapshot: %w", cerr)
 		}
-		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable()); w != "" {
+		// The journal keeps what file commands replace, so undo puts a
+		// path back when a file command changed it first.
+		journaled := func(i int) bool {
+			if i < 0 || i >= len(r.cmds) {
+				return false
+			}
+			switch r.cmds[i].Type {
+			case command.CreateFile, command.EditFile, command.DeleteFile:
+				return true
+			}
+			return false
+		}
+		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable(journaled)); w != "" {
 			r.out.Warnings = append(r.out.Warnings, w)
 		}
 		if w := gc.Warning(e.opts.Snapshots.Budget()); w != "" {

@@ -196,9 +196,14 @@ func TestTurnLimit(t *testing.T) {
 	if !ch.Partial() || ch.Summary(10) != want {
 		t.Errorf("summary:\n%s\nwant\n%s", ch.Summary(10), want)
 	}
-	warning := PartlyUndoable(2, tr.NotUndoable())
+	warning := PartlyUndoable(2, tr.NotUndoable(nil))
 	if want := "turn 2 is only partly undoable: big2.bin (past the turn's snapshot limit of 1 MB), big3.bin (past the turn's snapshot limit of 1 MB)"; warning != want {
 		t.Errorf("warning:\n%s\nwant\n%s", warning, want)
+	}
+	// Had a file command made those changes, whose journal keeps what
+	// it replaced, the turn would be undoable.
+	if lost := tr.NotUndoable(func(int) bool { return true }); len(lost) > 0 {
+		t.Errorf("paths a file command changed first are reported not undoable: %v", lost)
 	}
 	if _, err := tr.Commit(); err != nil {
 		t.Fatal(err)

@@ -53,15 +53,19 @@ func lostIn(steps []step, i int) []Skipped {
 // notUndoable lists, in walk order, the paths a turn's commands changed
 // that its undo cannot put back, paths left out of snapshots aside, with
 // the reason their content before the turn was not stored ("" when the
-// turn did not record one).
-func notUndoable(steps []step) []Skipped {
+// turn did not record one). A path first changed by a command for which
+// kept (if not nil) is true is left out: its earlier content is kept
+// elsewhere.
+func notUndoable(steps []step, kept func(key int) bool) []Skipped {
 	why := map[string]string{}
 	first := map[string]string{}
+	elsewhere := map[string]bool{}
 	for _, st := range steps {
 		if !st.base {
 			for _, c := range st.changes {
 				if _, ok := first[c.Path]; !ok {
 					first[c.Path] = why[c.Path]
+					elsewhere[c.Path] = kept != nil && kept(st.key)
 				}
 			}
 		}
@@ -72,7 +76,7 @@ func notUndoable(steps []step) []Skipped {
 	var out []Skipped
 	for _, p := range plan(steps) {
 		c := Change{Path: p.path, Before: p.before, After: p.after}
-		if !p.ignored && !c.Undoable() {
+		if !p.ignored && !c.Undoable() && !elsewhere[p.path] {
 			out = append(out, Skipped{Path: p.path, Reason: first[p.path]})
 		}
 	}
@@ -83,7 +87,7 @@ func notUndoable(steps []step) []Skipped {
 // snapshotted" the reason the turn recorded, if it did.
 func explainNotUndone(rep *UndoReport, steps []step) {
 	why := map[string]string{}
-	for _, l := range notUndoable(steps) {
+	for _, l := range notUndoable(steps, nil) {
 		why[l.Path] = l.Reason
 	}
 	for i, n := range rep.NotUndone {
@@ -94,9 +98,13 @@ func explainNotUndone(rep *UndoReport, steps []step) {
 }
 
 // NotUndoable lists the paths the turn's commands changed so far that
-// undo cannot put back (over the snapshot limit, unreadable), paths left
-// out of snapshots aside, and why.
-func (t *Turn) NotUndoable() []Skipped { return notUndoable(t.steps) }
+// undo cannot put back (past the snapshot limit, unreadable), paths left
+// out of snapshots aside, and why. kept, if not nil, tells the commands
+// whose earlier content the caller keeps itself (the journal keeps what
+// file commands replace): a path one of them changed first is left out.
+func (t *Turn) NotUndoable(kept func(key int) bool) []Skipped {
+	return notUndoable(t.steps, kept)
+}
 
 // partlyShown caps the paths a partly-undoable warning names.
 const partlyShown = 5
