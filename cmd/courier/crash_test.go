@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -519,4 +520,144 @@ func checkUndoneOnce(t *testing.T, ctx, root, id string, want map[string]string)
 		}
 		return nil
 	})
+}
+
+// commandsReplies are the turns of the crash test of commands and undo:
+// the first adds a little, the second wrecks the tree with commands (modes
+// taken away, files rewritten, the source tree deleted, many files made).
+func commandsReplies() (first, second string) {
+	first = "[CREATE_FILE path=\"notes.txt\"]\nfirst turn\n[/CREATE_FILE]\n[RUN_COMMAND]\necho one > one.txt && chmod 0600 one.txt\n[/RUN_COMMAND]\n"
+	second = `[RUN_COMMAND]
+chmod -R go-rwx src && chmod -x tool.sh
+[/RUN_COMMAND]
+[RUN_COMMAND]
+for f in src/*/f1.txt; do echo rewritten > "$f"; done
+[/RUN_COMMAND]
+[RUN_COMMAND]
+rm -rf src
+[/RUN_COMMAND]
+[EDIT_FILE path="notes.txt"]
+<<<<<<< SEARCH
+first turn
+=======
+second turn
+>>>>>>> REPLACE
+[/EDIT_FILE]
+[RUN_COMMAND]
+mkdir -p gen && awk 'BEGIN { for (i = 0; i < 400; i++) { f = "gen/" i; print i > f; close(f) } }'
+[/RUN_COMMAND]
+[RUN_COMMAND]
+rm one.txt && ln -s notes.txt one.txt
+[/RUN_COMMAND]
+`
+	return first, second
+}
+
+// TestCrashUndoCommands kills courier with SIGKILL at a random moment
+// while it applies a turn of destructive commands ('rm -rf' of a tree,
+// chmod), lets the next run finish the turn, then kills 'courier undo' at
+// a random moment and lets the next run finish it. Every time, the
+// workspace ends exactly as before the turn (a full listing: types,
+// modes, sizes, SHA-256, symlink targets), the turn is undone once and
+// the turn before it not at all.
+func TestCrashUndoCommands(t *testing.T) {
+	courier, err := exec.LookPath("courier")
+	if err != nil {
+		t.Fatalf("the courier test binary is not on PATH: %v", err)
+	}
+	iterations := crashIterations(t, 8)
+	base := t.TempDir()
+	tmpl := filepath.Join(base, "template")
+	ws := filepath.Join(tmpl, "workspace")
+	for d := range 8 {
+		for f := range 25 {
+			p := filepath.Join(ws, "src", fmt.Sprintf("pkg%d", d), fmt.Sprintf("f%d.txt", f))
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			must(t, os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("package %d file %d\n", d, f), 40)), 0o644))
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(ws, "src", "run.sh"), []byte("#!/bin/sh\n"), 0o750))
+	must(t, os.WriteFile(filepath.Join(ws, "tool.sh"), []byte("#!/bin/sh\necho tool\n"), 0o755))
+	out, err := exec.Command(courier, "--root", tmpl, "new", "--no-watch", "commands crash test").CombinedOutput()
+	if err != nil {
+		t.Fatalf("courier new: %v\n%s", err, out)
+	}
+	id := strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "Session: ")
+	first, second := commandsReplies()
+	must(t, os.WriteFile(filepath.Join(tmpl, "inbox", "r1.txt"), []byte(first), 0o644))
+	if out, err := exec.Command(courier, "--root", tmpl, "process").CombinedOutput(); err != nil {
+		t.Fatalf("turn 1: %v\n%s", err, out)
+	}
+	want, err := treeListing(ws)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(tmpl, "inbox", "r2.txt"), []byte(second), 0o644))
+
+	// The reference: the turn and its undo without interruption, timed.
+	ref := copyRoot(t, tmpl, filepath.Join(base, "reference"), id)
+	start := time.Now()
+	if out, err := exec.Command(courier, "--root", ref, "--yes", "process").CombinedOutput(); err != nil || !strings.Contains(string(out), "6 commands: 6 ok") {
+		t.Fatalf("reference turn: %v\n%s", err, out)
+	}
+	fullTurn := time.Since(start)
+	start = time.Now()
+	if out, err := exec.Command(courier, "--root", ref, "undo").CombinedOutput(); err != nil {
+		t.Fatalf("reference undo: %v\n%s", err, out)
+	}
+	fullUndo := time.Since(start)
+	if got, err := treeListing(filepath.Join(ref, "workspace")); err != nil || got != want {
+		t.Fatalf("even without a crash, undo does not restore the tree (%v):\n%s\nwant\n%s", err, got, want)
+	}
+
+	// Only the second turn is undone, once; a command caught by the kill
+	// counts as failed.
+	undoneTurn2 := regexp.MustCompile(`r2\.txt  6 commands, \d failed \[undone\]`)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	killedTurn, killedUndo := 0, 0
+	for it := 0; it < iterations; it++ {
+		root := copyRoot(t, tmpl, filepath.Join(base, fmt.Sprintf("run%d", it)), id)
+		out, delay, killed := runKilled(t, rng, fullTurn, courier, "--root", root, "--yes", "process")
+		if killed {
+			killedTurn++
+		}
+		ctx := fmt.Sprintf("iteration %d (turn killed after %s of %s)\nturn:\n%s", it, delay, fullTurn, out)
+		rec, err := exec.Command(courier, "--root", root, "--yes", "process").CombinedOutput()
+		ctx += fmt.Sprintf("\nrecovery of the turn:\n%s", rec)
+		if err != nil {
+			t.Fatalf("%s\nrecovery failed: %v", ctx, err)
+		}
+		if st := loadState(t, ctx, root, id); st.seq != 3 {
+			t.Fatalf("%s\nafter the turn the session is at request %d, want 3", ctx, st.seq)
+		}
+		out, delay, killed = runKilled(t, rng, fullUndo, courier, "--root", root, "undo")
+		if killed {
+			killedUndo++
+		}
+		ctx += fmt.Sprintf("\nundo (killed after %s of %s):\n%s", delay, fullUndo, out)
+		rec, err = exec.Command(courier, "--root", root, "process").CombinedOutput()
+		ctx += fmt.Sprintf("\nrecovery of the undo:\n%s", rec)
+		if err != nil {
+			t.Fatalf("%s\nrecovery failed: %v", ctx, err)
+		}
+		if st := loadState(t, ctx, root, id); st.seq == 3 {
+			// Killed before the undo began: the person runs it again.
+			again, err := exec.Command(courier, "--root", root, "undo").CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s\nundo again: %v\n%s", ctx, err, again)
+			}
+		}
+		got, err := treeListing(filepath.Join(root, "workspace"))
+		must(t, err)
+		if got != want {
+			t.Fatalf("%s\nthe workspace differs from before the turn:\n%s\nwant\n%s", ctx, got, want)
+		}
+		st := loadState(t, ctx, root, id)
+		if st.seq != 4 || st.undoing {
+			t.Fatalf("%s\nsession at request %d (undo under way %v), want 4", ctx, st.seq, st.undoing)
+		}
+		log, err := exec.Command(courier, "--root", root, "log", id).CombinedOutput()
+		if err != nil || strings.Count(string(log), "[undone]") != 1 || !undoneTurn2.Match(log) {
+			t.Fatalf("%s\nlog: %v\n%s", ctx, err, log)
+		}
+	}
+	t.Logf("%d iterations: %d turns and %d undos killed midway (a turn takes %s, an undo %s)", iterations, killedTurn, killedUndo, fullTurn, fullUndo)
 }

@@ -110,6 +110,7 @@ func scriptParams(dir string, env []string) testscript.Params {
 			"exits":      cmdExits,
 			"countfiles": cmdCountFiles,
 			"chatserver": cmdChatServer,
+			"treelist":   cmdTreeList,
 			// attacks on the sandbox (attack_test.go)
 			"stopsgrowing": cmdStopsGrowing,
 			"noproc":       cmdNoProc,

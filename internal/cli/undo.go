@@ -11,8 +11,9 @@ func newUndoCmd(g *globals) *cobra.Command {
 		Long: `Put the workspace back as it was before the session's last applied reply,
 what its commands did included: files it created are removed, files it
 edited, deleted or whose mode it changed are restored. Paths .gitignore
-leaves out of snapshots (node_modules, build outputs) are not, unless
-snapshot_include names them; undo says which. courier writes a new outbox
+leaves out of snapshots (node_modules, build outputs) are not put back,
+unless snapshot_include names them, and undo says so; with snapshots =
+false only what file commands did is reverted. courier writes a new outbox
 telling the LLM what was undone. Run it again to walk back further. A run
 of 'courier ops' stays complete and gets no outbox: it has no LLM to tell.`,
 		Example: `  courier undo

@@ -63,7 +63,7 @@ var baseSettings = []setting{
 		bind: func(c *Config) value { return enumValue{&c.Protocol, []string{ProtocolEvery, ProtocolFirst}} }},
 	{key: "snapshots", def: "true", help: "record the workspace around every turn, so that undo reverses what commands did too (false: undo reverts file commands only)",
 		bind: func(c *Config) value { return boolValue{&c.Snapshots} }},
-	{key: "snapshot_budget", def: "512MB", help: "snapshots kept per session for undo; beyond it the oldest turns' are dropped (and can no longer be undone), with a warning",
+	{key: "snapshot_budget", def: "512MB", help: "disk space (as du counts it) the snapshots kept for undo take per session; beyond it the oldest turns' are dropped (and can no longer be undone), with a warning",
 		bind: func(c *Config) value { return sizeValue{&c.SnapshotBudget} }},
 	{key: "snapshot_limit", def: "1GB", help: "content one turn may snapshot; beyond it the turn is only partly undoable",
 		bind: func(c *Config) value { return sizeValue{&c.SnapshotLimit} }},

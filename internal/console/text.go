@@ -293,10 +293,10 @@ func (t *Text) undone(e runner.TurnUndone) {
 		done = "Finished the interrupted undo of the changes"
 	}
 	t.out("%s of the reply to request %d of session %s\n", done, rep.Sequence, e.Session)
-	for _, p := range rep.Restored {
+	for _, p := range rep.FoldedRestored() {
 		t.out("  restored %s\n", termtext.Safe(p))
 	}
-	for _, p := range rep.Removed {
+	for _, p := range rep.FoldedRemoved() {
 		t.out("  removed  %s\n", termtext.Safe(p))
 	}
 	for _, p := range rep.NotUndone {

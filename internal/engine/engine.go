@@ -300,6 +300,21 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 		if cerr != nil {
 			return r.out, fmt.Errorf("snapshot: %w", cerr)
 		}
+		// The journal keeps what file commands replace, so undo puts a
+		// path back when a file command changed it first.
+		journaled := func(i int) bool {
+			if i < 0 || i >= len(r.cmds) {
+				return false
+			}
+			switch r.cmds[i].Type {
+			case command.CreateFile, command.EditFile, command.DeleteFile:
+				return true
+			}
+			return false
+		}
+		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable(journaled)); w != "" {
+			r.out.Warnings = append(r.out.Warnings, w)
+		}
 		if w := gc.Warning(e.opts.Snapshots.Budget()); w != "" {
 			r.out.Warnings = append(r.out.Warnings, w)
 		}
@@ -472,9 +487,6 @@ func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
 	r.out.Changed = true
 	if res != nil && res.Type == command.RunCommand {
 		res.Changed = ch.Summary(changedItems)
-		if ch.Partial() {
-			res.Changed += " (not all of it can be undone)"
-		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/snapshot"
@@ -88,12 +89,17 @@ func (r *Runner) withSnapshots(id string, do func(st *session.State, snap *snaps
 // summarised.
 func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	return r.withSnapshots(id, func(st *session.State, snap *snapshot.Store) error {
-		if seq == 0 {
-			seqs, err := r.store.Turns(st.SessionID)
-			if err != nil || len(seqs) == 0 {
-				return &SnapshotError{Session: st.SessionID, Err: errors.New("no reply applied yet")}
-			}
+		seqs, err := r.store.Turns(st.SessionID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case seq == 0 && len(seqs) == 0:
+			return &SnapshotError{Session: st.SessionID, Err: errors.New("no reply applied yet")}
+		case seq == 0:
 			seq = seqs[len(seqs)-1]
+		case !slices.Contains(seqs, seq):
+			return &SnapshotError{Session: st.SessionID, Sequence: seq, Err: errors.New("no reply was applied to this request")}
 		}
 		if err := snap.Diff(w, seq, 0); err != nil {
 			return &SnapshotError{Session: st.SessionID, Sequence: seq, Err: err}
@@ -133,6 +139,7 @@ func undoSnapshot(snap *snapshot.Store, seq int, rep *UndoReport) error {
 	rep.Snapshot = true
 	rep.Restored = sr.Restored
 	rep.Removed = sr.Removed
+	rep.Folders = sr.Folders
 	for _, k := range sr.Kept {
 		if rep.Kept == nil {
 			rep.Kept = map[string]string{}
@@ -152,6 +159,7 @@ func undoSnapshot(snap *snapshot.Store, seq int, rep *UndoReport) error {
 // the rest, a removed folder only when nothing in it is named.
 func mergeUndo(rep *UndoReport, snap UndoReport) {
 	rep.Snapshot = snap.Snapshot
+	rep.Folders = snap.Folders
 	rep.NotUndone = append(rep.NotUndone, snap.NotUndone...)
 	rep.Restored = union(rep.Restored, snap.Restored)
 	rep.Removed = union(rep.Removed, snap.Removed)

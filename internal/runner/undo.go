@@ -132,6 +132,28 @@ type UndoReport struct {
 	// did too; NotUndone says what it could not.
 	Snapshot  bool
 	NotUndone []string
+	// Folders lists which of Restored and Removed are folders.
+	Folders []string
+}
+
+// undoListed caps the lines a list of restored or removed paths takes on
+// the terminal and in the request: an undone "rm -rf" may put back
+// thousands of files, shown folder by folder past it.
+const undoListed = 30
+
+// FoldedRestored and FoldedRemoved list the restored and removed paths in
+// at most undoListed lines, folder by folder when they are many.
+func (r UndoReport) FoldedRestored() []string { return r.fold(r.Restored) }
+
+// FoldedRemoved: see FoldedRestored.
+func (r UndoReport) FoldedRemoved() []string { return r.fold(r.Removed) }
+
+func (r UndoReport) fold(paths []string) []string {
+	folders := map[string]bool{}
+	for _, f := range r.Folders {
+		folders[f] = true
+	}
+	return snapshot.FoldPaths(paths, func(p string) bool { return folders[p] }, undoListed)
 }
 
 // Undo reverts the file changes of the held session's last applied reply
@@ -367,10 +389,10 @@ func undoNotice(rep UndoReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The user undid the changes of your reply to request %d.", rep.Sequence)
 	if len(rep.Restored) > 0 {
-		fmt.Fprintf(&b, " Restored to their earlier content: %s.", someOf(rep.Restored))
+		fmt.Fprintf(&b, " Restored to their earlier content: %s.", strings.Join(rep.FoldedRestored(), ", "))
 	}
 	if len(rep.Removed) > 0 {
-		fmt.Fprintf(&b, " Removed (they did not exist before): %s.", someOf(rep.Removed))
+		fmt.Fprintf(&b, " Removed (they did not exist before): %s.", strings.Join(rep.FoldedRemoved(), ", "))
 	}
 	if len(rep.NotUndone) > 0 {
 		fmt.Fprintf(&b, " Not undone: %s.", someOf(rep.NotUndone))

@@ -37,9 +37,9 @@ func (s *Store) Changes(seq int) (TurnChanges, error) {
 		return TurnChanges{}, err
 	}
 	tc := TurnChanges{Pruned: s.pruned(seq)}
-	for _, st := range steps {
+	for i, st := range steps {
 		if !st.base && len(st.changes) > 0 {
-			tc.Commands = append(tc.Commands, CommandChanges{Index: st.key, Changes: Changes{List: st.changes, Skipped: st.skipped}})
+			tc.Commands = append(tc.Commands, CommandChanges{Index: st.key, Changes: Changes{List: st.changes, Skipped: st.skipped, Lost: lostIn(steps, i)}})
 		}
 	}
 	return tc, nil

@@ -21,7 +21,8 @@ type GCReport struct {
 	// Pruned lists the turns, oldest first, whose snapshots were dropped
 	// to meet the budget: they can no longer be undone.
 	Pruned []int
-	// Freed is the bytes removed; Size what the store takes now.
+	// Freed is the disk space given back; Size what the store takes on
+	// disk now, as du counts it.
 	Freed, Size int64
 	// Over is set when the store is still over the budget: what protects
 	// the current workspace and the newest turn alone exceed it.
@@ -47,11 +48,21 @@ func (r GCReport) Warning(budget int64) string {
 	return strings.Join(parts, "; ")
 }
 
+// turnList names turns: "turn 3", "turns 1-4" when they follow each
+// other, else "turns 1, 3 and 4" (a turn answered by an undo is no
+// turn of its own).
 func turnList(seqs []int) string {
 	if len(seqs) == 1 {
 		return fmt.Sprintf("turn %d", seqs[0])
 	}
-	return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	if seqs[len(seqs)-1]-seqs[0] == len(seqs)-1 && len(seqs) > 2 {
+		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	}
+	names := make([]string, len(seqs))
+	for i, s := range seqs {
+		names[i] = strconv.Itoa(s)
+	}
+	return "turns " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // ErrPruned is returned for a turn whose snapshot was dropped.
@@ -107,10 +118,11 @@ func (s *Store) GC(budget int64) (GCReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	sizes, err := s.objectSizes()
+	sizes, other, err := s.diskUse()
 	if err != nil {
 		return rep, err
 	}
+	rep.Size = other
 	refs := map[Hash]int{}
 	live := map[Hash]bool{}
 	for i := range ix.entries {
@@ -199,31 +211,40 @@ func stepHashes(steps []step) []Hash {
 	return out
 }
 
-// objectSizes lists the stored contents and the bytes each takes.
-func (s *Store) objectSizes() (map[Hash]int64, error) {
-	sizes := map[Hash]int64{}
-	err := filepath.WalkDir(s.obj.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+// diskUse measures the store as du would: the disk space each stored
+// content takes (a whole block for a content of a few bytes), and
+// everything else (folders, the index, the turns' records, later work
+// set aside) together.
+func (s *Store) diskUse() (objects map[Hash]int64, other int64, err error) {
+	objects = map[Hash]int64{}
+	err = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed meanwhile: a crash's temporary file
+			}
 			return err
-		}
-		rel, _ := filepath.Rel(s.obj.dir, p)
-		b, err := hex.DecodeString(strings.ReplaceAll(rel, string(filepath.Separator), ""))
-		if err != nil || len(b) != len(Hash{}) {
-			return nil // not an object (a crash's temporary file)
 		}
 		info, err := d.Info()
 		if err != nil {
 			return nil
 		}
-		var h Hash
-		copy(h[:], b)
-		sizes[h] = info.Size()
+		n := onDisk(info)
+		if rel, err := filepath.Rel(s.obj.dir, p); err == nil && !d.IsDir() && !strings.HasPrefix(rel, "..") {
+			b, err := hex.DecodeString(strings.ReplaceAll(rel, string(filepath.Separator), ""))
+			if err == nil && len(b) == len(Hash{}) {
+				var h Hash
+				copy(h[:], b)
+				objects[h] = n
+				return nil
+			}
+		}
+		other += n
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("snapshot store: %w", err)
+		return nil, 0, fmt.Errorf("snapshot store: %w", err)
 	}
-	return sizes, nil
+	return objects, other, nil
 }
 
 func (s *Store) dropObject(h Hash) error {

@@ -208,7 +208,7 @@ func lineSet(s string) map[string]bool {
 // storedContents returns everything the content store holds, decoded.
 func storedContents(t testing.TB, s *Store) []string {
 	t.Helper()
-	sizes, err := s.objectSizes()
+	sizes, _, err := s.diskUse()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,18 +124,21 @@ func TestSpecialFilesDoNotHangTheScan(t *testing.T) {
 // TestHugeSparseFile: a sparse file of 64 GB counts against the limit by
 // its size, so it is not read: the scan stays quick and small, the turn
 // says the file is not snapshotted, and undo still removes it. One that
-// existed before the turn and is deleted is reported as not undoable.
+// existed before the turn and is deleted or grown is reported as not
+// undoable, with the reason, once.
 func TestHugeSparseFile(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.write(map[string]string{"small.txt": "small\n"})
-	f.sh(`truncate -s 70G old-huge.bin`)
+	f.sh(`truncate -s 70G old-huge.bin && truncate -s 65G grown-huge.bin`)
 	start := time.Now()
-	ch := f.command(1, `truncate -s 64G huge.bin && rm old-huge.bin && echo changed > small.txt`)
+	ch := f.command(1, `truncate -s 64G huge.bin && rm old-huge.bin && truncate -s 66G grown-huge.bin && echo changed > small.txt`)
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("the turn took %s: the sparse files were read", d)
 	}
 	sum := ch.Summary(10)
-	for _, want := range []string{"huge.bin (new, 64.0 GB, not snapshotted (over the snapshot limit)", "old-huge.bin (deleted, not undoable: not snapshotted)", "small.txt (edited)"} {
+	for _, want := range []string{"huge.bin (new, 64.0 GB; past the turn's snapshot limit of 1 GB, so a later change cannot be undone)", "old-huge.bin (deleted; not undoable: past the turn's snapshot limit of 1 GB)", "small.txt (edited)",
+		// Neither before nor after snapshotted: said once.
+		"grown-huge.bin (edited; not undoable: past the turn's snapshot limit of 1 GB)"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q lacks %q", sum, want)
 		}
@@ -150,8 +153,8 @@ func TestHugeSparseFile(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(f.dir, "small.txt")); string(data) != "small\n" {
 		t.Errorf("small.txt is %q after undo", data)
 	}
-	if len(rep.NotUndone) != 1 || rep.NotUndone[0].Path != "old-huge.bin" {
-		t.Errorf("not undone: %+v, want old-huge.bin", rep.NotUndone)
+	if len(rep.NotUndone) != 2 || rep.NotUndone[0].Path != "grown-huge.bin" || rep.NotUndone[1].Path != "old-huge.bin" {
+		t.Errorf("not undone: %+v, want grown-huge.bin and old-huge.bin", rep.NotUndone)
 	}
 	var size int64
 	for _, c := range storedContents(t, f.s) {
@@ -171,14 +174,44 @@ func TestTurnLimit(t *testing.T) {
 	if len(ch.Skipped) != 2 {
 		t.Fatalf("skipped %+v, want two of the three files over the 1 MB limit", ch.Skipped)
 	}
-	if strings.Count(ch.Summary(10), "not snapshotted (over the snapshot limit)") != 2 {
+	if strings.Count(ch.Summary(10), "; past the turn's snapshot limit of 1 MB, so a later change cannot be undone)") != 2 {
 		t.Errorf("summary: %s", ch.Summary(10))
 	}
 	before := listing(t, f.dir)
-	// The next turn overwrites all three: only one can come back.
-	ch = f.command(2, `for i in 1 2 3; do echo new > big$i.bin; done`)
-	if !ch.Partial() || strings.Count(ch.Summary(10), "not undoable") != 2 {
-		t.Errorf("summary: %s", ch.Summary(10))
+	// The next turn overwrites all three: only one can come back, and
+	// the result and the person's warning say which and why, once each.
+	tr, err := f.s.Turn(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if err := tr.Before(nil); err != nil {
+		t.Fatal(err)
+	}
+	f.sh(`for i in 1 2 3; do echo new > big$i.bin; done`)
+	if ch, err = tr.After(0, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "changed: big1.bin (edited), big2.bin (edited; not undoable: past the turn's snapshot limit of 1 MB), big3.bin (edited; not undoable: past the turn's snapshot limit of 1 MB)"
+	if !ch.Partial() || ch.Summary(10) != want {
+		t.Errorf("summary:\n%s\nwant\n%s", ch.Summary(10), want)
+	}
+	warning := PartlyUndoable(2, tr.NotUndoable(nil))
+	if want := "turn 2 is only partly undoable: big2.bin (past the turn's snapshot limit of 1 MB), big3.bin (past the turn's snapshot limit of 1 MB)"; warning != want {
+		t.Errorf("warning:\n%s\nwant\n%s", warning, want)
+	}
+	// Had a file command made those changes, whose journal keeps what
+	// it replaced, the turn would be undoable.
+	if lost := tr.NotUndoable(func(int) bool { return true }); len(lost) > 0 {
+		t.Errorf("paths a file command changed first are reported not undoable: %v", lost)
+	}
+	if _, err := tr.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// 'courier log' reads the same from the turn's records.
+	tc, err := f.s.Changes(2)
+	if err != nil || len(tc.Commands) != 1 || tc.Commands[0].Summary(10) != want {
+		t.Errorf("recorded changes: %+v, %v", tc, err)
 	}
 	rep := f.undo(2)
 	if len(rep.Restored) != 1 || len(rep.NotUndone) != 2 {

@@ -86,7 +86,7 @@ func (sc *scratch) compresses(sample []byte) bool {
 }
 
 // putBytes stores content already in memory under its hash h and returns
-// the bytes written (0 when it was there already).
+// the disk space it takes (0 when it was there already).
 func (o *objects) putBytes(h Hash, data []byte, sc *scratch) (int64, error) {
 	if o.has(h) {
 		return 0, nil
@@ -115,7 +115,7 @@ func (o *objects) putBytes(h Hash, data []byte, sc *scratch) (int64, error) {
 }
 
 // putStream stores a content too large to hold in memory, hashing it as
-// it is written, and returns its hash and the bytes written.
+// it is written, and returns its hash and the disk space it takes.
 func (o *objects) putStream(r io.Reader, sc *scratch) (Hash, int64, error) {
 	var h Hash
 	br := bufio.NewReaderSize(r, sampleSize)
@@ -170,7 +170,7 @@ func (o *objects) putStream(r io.Reader, sc *scratch) (Hash, int64, error) {
 	if err := o.place(tmp.Name(), h); err != nil {
 		return h, 0, err
 	}
-	return h, info.Size(), nil
+	return h, onDisk(info), nil
 }
 
 func (o *objects) temp() (*os.File, error) {
@@ -208,7 +208,7 @@ func (o *objects) commit(h Hash, write func(io.Writer) error) (int64, error) {
 	if err := o.place(tmp.Name(), h); err != nil {
 		return 0, err
 	}
-	return info.Size(), nil
+	return onDisk(info), nil
 }
 
 // place renames a finished temporary file to the object's name.

@@ -53,7 +53,7 @@ func (r *restorer) run(pl []planned, rep *UndoReport) error {
 		case p.ignored:
 			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "ignored by .gitignore or the settings, so not snapshotted"})
 		case !c.Undoable():
-			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "its earlier content was not snapshotted"})
+			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: reasonNotStored})
 		default:
 			todo = append(todo, p)
 		}
@@ -89,12 +89,19 @@ func (r *restorer) run(pl []planned, rep *UndoReport) error {
 		}
 	}
 	for _, p := range todo {
+		// What the path is about: what was put back, or what went.
+		about := p.before
 		switch {
 		case r.failed[p.path]:
+			continue
 		case p.before == nil:
 			rep.Removed = append(rep.Removed, p.path)
+			about = p.after
 		default:
 			rep.Restored = append(rep.Restored, p.path)
+		}
+		if about != nil && about.Kind == Dir {
+			rep.Folders = append(rep.Folders, p.path)
 		}
 	}
 	return nil

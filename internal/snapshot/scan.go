@@ -52,8 +52,13 @@ func (l *limits) read(n int64) bool {
 	return true
 }
 
-// store takes n bytes from what the store may grow by.
+// store takes a content of n bytes from what the store may grow by, as
+// the disk space its object will take; with n 0 it only asks whether
+// there is room.
 func (l *limits) store(n int64, baseline bool) bool {
+	if n > 0 {
+		n = allocated(n + 1)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if baseline && n > l.budgetLeft {
@@ -67,8 +72,8 @@ func (l *limits) store(n int64, baseline bool) bool {
 type scanResult struct {
 	entries []Entry
 	skipped []Skipped
-	// read and written count the content bytes read from the workspace
-	// and written to the store.
+	// read counts the content bytes read from the workspace, written the
+	// disk space the store grew by.
 	read, written int64
 }
 

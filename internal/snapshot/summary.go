@@ -16,6 +16,11 @@ type Changes struct {
 	// (over the limit, unreadable): a later change to them is not
 	// undoable.
 	Skipped []Skipped
+	// Lost lists the changes of List that undo cannot reverse because
+	// the earlier content was never snapshotted, with the reason when the
+	// turn recorded one ("" otherwise). Paths left out of snapshots are
+	// not in it: Change.Ignored tells them.
+	Lost []Skipped
 }
 
 // Partial reports whether undo cannot reverse all of the changes.
@@ -36,18 +41,25 @@ type item struct {
 	text string
 	// counts of the files (not folders) behind the item, per action.
 	counts map[Action]int
+	// lost counts the changes behind the item undo cannot reverse.
+	lost int
 }
 
 // Summary writes the changes on one line for the LLM, at most max items
 // (folders summarised when many files under them changed), e.g.
 // "changed: build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files
-// deleted)". It is "" when nothing changed.
+// deleted)". What undo cannot reverse is said where it shows, in a folded
+// folder and in the "and N more" too. It is "" when nothing changed.
 func (cs Changes) Summary(max int) string {
 	skipped := map[string]string{}
 	for _, sk := range cs.Skipped {
 		skipped[sk.Path] = sk.Reason
 	}
-	items := collapse(cs.List, skipped)
+	lost := map[string]string{}
+	for _, l := range cs.Lost {
+		lost[l.Path] = l.Reason
+	}
+	items := collapse(cs.List, skipped, lost)
 	if len(items) == 0 {
 		return ""
 	}
@@ -58,7 +70,7 @@ func (cs Changes) Summary(max int) string {
 		items = groupItems(items, max)
 	}
 	var parts []string
-	more := 0
+	more, moreLost := 0, 0
 	for i, it := range items {
 		if i >= max-1 && len(items) > max {
 			for _, n := range it.counts {
@@ -67,20 +79,27 @@ func (cs Changes) Summary(max int) string {
 			if len(it.counts) == 0 {
 				more++
 			}
+			moreLost += it.lost
 			continue
 		}
 		parts = append(parts, it.text)
 	}
 	line := "changed: " + strings.Join(parts, ", ")
-	if more > 0 {
+	switch {
+	case more > 0 && len(parts) == 0:
+		line += human.Count(more, "path", "")
+	case more > 0:
 		line += fmt.Sprintf(", and %d more", more)
+	}
+	if moreLost > 0 {
+		line += fmt.Sprintf(" (%d of them not undoable)", moreLost)
 	}
 	return line
 }
 
 // collapse turns changes into items: a folder created or deleted with
 // everything in it is one item.
-func collapse(list []Change, skipped map[string]string) []item {
+func collapse(list []Change, skipped, lost map[string]string) []item {
 	var out []item
 	for i := 0; i < len(list); i++ {
 		c := &list[i]
@@ -89,6 +108,7 @@ func collapse(list []Change, skipped map[string]string) []item {
 		if c.Ignored() {
 			it.text = displayItem(c.Path, it.dir) + " (ignored, not undoable)"
 			it.counts[a]++
+			it.lost++
 			out = append(out, it)
 			continue
 		}
@@ -108,6 +128,9 @@ func collapse(list []Change, skipped map[string]string) []item {
 					files++
 					size += entryOf(&list[j]).Size
 				}
+				if !list[j].Undoable() {
+					it.lost++
+				}
 			}
 			i = j - 1
 			it.counts[inside] = files
@@ -119,6 +142,12 @@ func collapse(list []Change, skipped map[string]string) []item {
 					text += ", " + folderText(inside, files, size)
 				}
 			}
+			if !c.Undoable() {
+				it.lost++
+			}
+			if it.lost > 0 {
+				text += fmt.Sprintf(", %d of them not undoable", it.lost)
+			}
 			it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
 			out = append(out, it)
 			continue
@@ -127,8 +156,20 @@ func collapse(list []Change, skipped map[string]string) []item {
 			it.counts[a]++
 		}
 		text := changeText(c)
-		if why, ok := skipped[c.Path]; ok && c.After != nil {
-			text += ", not snapshotted (" + why + "): a later change cannot be undone"
+		why, notNow := skipped[c.Path]
+		notNow = notNow && c.After != nil
+		switch earlier, ok := lost[c.Path]; {
+		case !c.Undoable() && ok && earlier != "":
+			text += "; not undoable: " + earlier
+		case !c.Undoable() && notNow:
+			text += "; not undoable: " + why
+		case !c.Undoable():
+			text += "; not undoable: " + reasonNotStored
+		case notNow:
+			text += "; " + why + ", so a later change cannot be undone"
+		}
+		if !c.Undoable() {
+			it.lost++
 		}
 		it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
 		out = append(out, it)
@@ -184,9 +225,6 @@ func changeText(c *Change) string {
 	if c.ModeChanged() {
 		parts = append(parts, fmt.Sprintf("mode %04o → %04o", c.Before.Mode, c.After.Mode))
 	}
-	if !c.Undoable() {
-		parts = append(parts, "not undoable: not snapshotted")
-	}
 	return strings.Join(parts, ", ")
 }
 
@@ -225,10 +263,15 @@ func groupAt(items []item, depth int) []item {
 		for a, n := range it.counts {
 			out[i].counts[a] += n
 		}
+		out[i].lost += it.lost
 	}
 	for i := range out {
 		if out[i].text == "" {
-			out[i].text = displayItem(out[i].path, true) + " (" + countsText(out[i].counts) + ")"
+			text := countsText(out[i].counts)
+			if out[i].lost > 0 {
+				text += fmt.Sprintf(", %d of them not undoable", out[i].lost)
+			}
+			out[i].text = displayItem(out[i].path, true) + " (" + text + ")"
 		}
 	}
 	return out
@@ -257,4 +300,100 @@ func displayItem(p string, dir bool) string {
 		return display(p + "/")
 	}
 	return display(p)
+}
+
+// FoldPaths lists paths for a person or the LLM in at most max lines:
+// each path while they fit; else, folded into the folders holding them at
+// the deepest level that fits, "gen/ (2,000 files)"; past even that, the
+// last line says "and N more". isDir tells which of the paths are
+// folders (shown with a trailing "/").
+func FoldPaths(paths []string, isDir func(string) bool, max int) []string {
+	if max < 1 {
+		max = 1
+	}
+	if len(paths) <= max {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			out[i] = displayItem(p, isDir(p))
+		}
+		return out
+	}
+	best := foldAt(paths, isDir, 1)
+	for depth := 2; ; depth++ {
+		g := foldAt(paths, isDir, depth)
+		if len(g) > max || len(g) == len(best) {
+			break
+		}
+		best = g
+	}
+	var out []string
+	for i, f := range best {
+		if i == max-1 && len(best) > max {
+			more := 0
+			for _, rest := range best[i:] {
+				more += rest.paths
+			}
+			out = append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
+			break
+		}
+		out = append(out, f.text(isDir))
+	}
+	return out
+}
+
+// folded is a path, or a folder standing for the listed paths below it.
+type folded struct {
+	path           string
+	files, folders int
+	// paths counts the listed paths it stands for, itself included.
+	paths int
+}
+
+func (f folded) text(isDir func(string) bool) string {
+	if f.files+f.folders == 0 {
+		return displayItem(f.path, isDir(f.path))
+	}
+	var parts []string
+	if f.files > 0 {
+		parts = append(parts, human.Thousands(f.files)+" "+plural(f.files, "file"))
+	}
+	if f.folders > 0 {
+		parts = append(parts, human.Thousands(f.folders)+" "+plural(f.folders, "folder"))
+	}
+	return displayItem(f.path, true) + " (" + strings.Join(parts, ", ") + ")"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+// foldAt folds the paths more than depth folders deep into their folder
+// at that depth, in the order the paths first show up.
+func foldAt(paths []string, isDir func(string) bool, depth int) []folded {
+	var out []folded
+	index := map[string]int{}
+	for _, p := range paths {
+		key, below := p, false
+		if parts := strings.SplitN(p, "/", depth+1); len(parts) > depth {
+			key, below = strings.Join(parts[:depth], "/"), true
+		}
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, folded{path: key})
+		}
+		out[i].paths++
+		switch {
+		case !below:
+		case isDir(p):
+			out[i].folders++
+		default:
+			out[i].files++
+		}
+	}
+	return out
 }

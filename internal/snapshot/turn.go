@@ -114,8 +114,8 @@ func (t *Turn) Before(paths []string) error {
 			return err
 		}
 	}
-	switch {
-	case len(changes) > 1000 && len(changes) > len(t.ix.entries)/4:
+	t.s.explain(skipped)
+	if len(changes) > 1000 && len(changes) > len(t.ix.entries)/4 {
 		// Most of the workspace is new to the index (the session's first
 		// scan): saving the index costs less than recording it all. It
 		// keeps its turn number, so reopening this turn still replays the
@@ -123,7 +123,11 @@ func (t *Turn) Before(paths []string) error {
 		if err := t.ix.save(t.s.indexPath()); err != nil {
 			return err
 		}
-	case len(changes) > 0:
+		changes = nil
+	}
+	// What could not be stored is recorded even when nothing changed: it
+	// is why a later change to it cannot be undone.
+	if len(changes) > 0 || len(skipped) > 0 {
 		st := step{base: true, changes: changes, skipped: skipped}
 		if err := t.log.append(encodeStep(st), false); err != nil {
 			return err
@@ -139,9 +143,9 @@ func (t *Turn) Before(paths []string) error {
 // paths, or with nil, anywhere in the workspace. It returns the changes,
 // or those recorded earlier for the same key.
 func (t *Turn) After(key int, paths []string) (Changes, error) {
-	for _, st := range t.steps {
+	for i, st := range t.steps {
 		if !st.base && st.key == key {
-			return Changes{List: st.changes, Skipped: st.skipped}, nil
+			return Changes{List: st.changes, Skipped: st.skipped, Lost: lostIn(t.steps, i)}, nil
 		}
 	}
 	var changes []Change
@@ -165,12 +169,13 @@ func (t *Turn) After(key int, paths []string) (Changes, error) {
 		t.ix.stored += res.written
 		t.scanned = true
 	}
+	t.s.explain(skipped)
 	st := step{key: key, changes: changes, skipped: skipped}
 	if err := t.log.append(encodeStep(st), true); err != nil {
 		return Changes{}, err
 	}
 	t.steps = append(t.steps, st)
-	return Changes{List: changes, Skipped: skipped}, nil
+	return Changes{List: changes, Skipped: skipped, Lost: lostIn(t.steps, len(t.steps)-1)}, nil
 }
 
 // Commit ends the turn: the index is saved as the start of the next one,

@@ -5,10 +5,13 @@ package snapshot
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestFileCommandsAndRunCommandsInOneTurn plays a turn the way the engine
@@ -259,4 +262,50 @@ func TestGCPrunesOldestTurns(t *testing.T) {
 	if !storeHolds(t, f.s, "keep\n") {
 		t.Error("GC dropped the content of a file no turn changed")
 	}
+}
+
+// TestStoreSizeIsDiskUse: the size the budget is held to, and 'courier
+// gc' shows, is what the store takes on disk, as du counts it: 3,000
+// files of a few bytes take a block each, not their few bytes.
+func TestStoreSizeIsDiskUse(t *testing.T) {
+	f := newFixture(t, Options{})
+	files := map[string]string{}
+	for i := range 3000 {
+		files[fmt.Sprintf("d%02d/f%d.txt", i%30, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	f.write(files)
+	f.command(1, `rm -rf d01 && echo more >> d02/f2.txt`)
+	rep, err := f.s.GC(DefaultBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	du := duOf(t, f.store)
+	if du < 3000*blockSize {
+		t.Fatalf("the store takes %d bytes on disk: not one block per file, the test shows nothing here", du)
+	}
+	if rep.Size < du*9/10 || rep.Size > du*11/10 {
+		t.Errorf("the store is said to take %d bytes; du counts %d", rep.Size, du)
+	}
+}
+
+// duOf is what du -s counts for a folder: the blocks allocated to it
+// and everything in it.
+func duOf(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			return err
+		}
+		n += st.Blocks * 512
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -26,6 +26,9 @@ type UndoReport struct {
 	Kept []Kept
 	// NotUndone lists what undo could not put back, and why.
 	NotUndone []Skipped
+	// Folders lists which of Restored and Removed are folders, so that
+	// long lists can be shown folder by folder.
+	Folders []string
 }
 
 // Kept is later work set aside by an undo.
@@ -145,6 +148,7 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 	if err := s.restore(seq, plan(steps), log, kept, &rep); err != nil {
 		return rep, err
 	}
+	explainNotUndone(&rep, steps)
 	for _, k := range kept {
 		rep.Kept = append(rep.Kept, k)
 	}
@@ -210,6 +214,10 @@ func encodeReport(r UndoReport) []byte {
 	for _, n := range r.NotUndone {
 		buf = appendString(appendString(buf, n.Path), n.Reason)
 	}
+	buf = binary.AppendUvarint(buf, uint64(len(r.Folders)))
+	for _, p := range r.Folders {
+		buf = appendString(buf, p)
+	}
 	return buf
 }
 
@@ -225,6 +233,12 @@ func decodeReport(d *decoder) UndoReport {
 	}
 	for n := d.uvarint(); n > 0 && d.err == nil; n-- {
 		r.NotUndone = append(r.NotUndone, Skipped{Path: d.string(), Reason: d.string()})
+	}
+	// Reports written before folders were told apart end here.
+	if len(d.buf) > 0 {
+		for n := d.uvarint(); n > 0 && d.err == nil; n-- {
+			r.Folders = append(r.Folders, d.string())
+		}
 	}
 	return r
 }

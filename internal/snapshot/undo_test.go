@@ -3,6 +3,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,11 +78,22 @@ func TestUndoRestoresExactly(t *testing.T) {
 			if len(rep.NotUndone) > 0 || len(rep.Kept) > 0 {
 				t.Errorf("undo reported %s", rep.Summary(10))
 			}
+			// The folders among what came back are told apart, for the
+			// lists shown folder by folder.
+			folders := map[string]bool{}
+			for _, p := range rep.Folders {
+				folders[p] = true
+			}
+			for _, p := range rep.Restored {
+				if info, err := os.Lstat(filepath.Join(f.dir, p)); err != nil || info.IsDir() != folders[p] {
+					t.Errorf("restored %s: folder %v in the report, %v", p, folders[p], err)
+				}
+			}
 			// A second undo of the same turn changes nothing.
 			f.sh(`echo later > later.txt`)
 			again := f.undo(1)
-			if again.Summary(5) != rep.Summary(5) {
-				t.Errorf("a second undo reported %q, the first %q", again.Summary(5), rep.Summary(5))
+			if again.Summary(5) != rep.Summary(5) || fmt.Sprint(again.Folders) != fmt.Sprint(rep.Folders) {
+				t.Errorf("a second undo reported %q (folders %v), the first %q (folders %v)", again.Summary(5), again.Folders, rep.Summary(5), rep.Folders)
 			}
 			if _, err := os.Stat(filepath.Join(f.dir, "later.txt")); err != nil {
 				t.Errorf("a second undo touched the workspace: %v", err)
@@ -201,7 +213,7 @@ func TestUndoLargeFiles(t *testing.T) {
 	for _, c := range storedContents(t, f.s) {
 		total += len(c)
 	}
-	sizes, _ := f.s.objectSizes()
+	sizes, _, _ := f.s.diskUse()
 	var onDisk int64
 	for _, n := range sizes {
 		onDisk += n
