@@ -55,7 +55,8 @@ func (t *Turn) refresh(paths []string) ([]Change, []Skipped, error) {
 		case !exists && prev == nil:
 		case !exists:
 			updates[p] = nil
-			changes = append(changes, Change{Path: p, Before: prev})
+			b := *prev
+			changes = append(changes, Change{Path: p, Before: &b})
 		default:
 			updates[p] = &e
 			if prev == nil || differ(prev, &e) {
