@@ -27,8 +27,9 @@ test: vet
 	$(GO) run ./internal/testreport $(GO) test -json ./...
 
 # The speed and memory goals, each measured (Go benchmarks with -benchmem,
-# and courier side by side with find, cat, tar and repomix) and printed as
-# a table. Takes several minutes; BENCH_FLAGS="-quick" for a first look,
+# and courier side by side with find, cat, tar, repomix and git, and a real
+# 'courier watch') and printed as a table saying whether each is met.
+# Takes several minutes; BENCH_FLAGS="-quick" for a first look,
 # BENCH_FLAGS="-rows listing" for some rows only.
 BENCH_FLAGS ?=
 bench:

@@ -36,12 +36,24 @@ func (e *Env) GoBench(pkg, pattern, benchtime string) (GoResults, error) {
 // highest MB/s, the lowest of the rest): on a shared machine, a run that
 // another process interrupted says little about the code.
 func (e *Env) GoBenchBest(pkg, pattern, benchtime string, count int) (GoResults, error) {
-	key := fmt.Sprintf("%s %s %s %d", pkg, pattern, benchtime, count)
+	return e.GoBenchTagged("", pkg, pattern, benchtime, count)
+}
+
+// GoBenchTagged is GoBenchBest of a build with these build tags (like
+// courier_nofsync; "" for none).
+func (e *Env) GoBenchTagged(tags, pkg, pattern, benchtime string, count int) (GoResults, error) {
+	key := fmt.Sprintf("%s %s %s %d %s", pkg, pattern, benchtime, count, tags)
 	if r, ok := e.gobench[key]; ok {
 		return r, nil
 	}
-	e.Logf("go test -bench %s %s", pattern, pkg)
-	cmd := exec.CommandContext(e.Ctx, "go", "test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", "60m", pkg)
+	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", "60m"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+		e.Logf("go test -tags %s -bench %s %s", tags, pattern, pkg)
+	} else {
+		e.Logf("go test -bench %s %s", pattern, pkg)
+	}
+	cmd := exec.CommandContext(e.Ctx, "go", append(args, pkg)...)
 	cmd.Dir = e.Module
 	var out bytes.Buffer
 	cmd.Stdout = &out

@@ -2,7 +2,6 @@ package benchcmp
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,9 +53,10 @@ func goTree(e *Env, sub string) (string, error) {
 	})
 }
 
-// pack runs `courier new --include '**'` on tree in a root of its own and
-// returns the size of the request it wrote.
-func pack(e *Env, tree string, budget string) (func() error, func() (int64, error), error) {
+// pack runs `courier new --include '**'` on tree in a root of its own;
+// request returns the path of a request it wrote (each run writes the
+// same pack).
+func pack(e *Env, tree string, budget string, flags ...string) (run func() error, request func() (string, error), err error) {
 	bin, err := e.Courier()
 	if err != nil {
 		return nil, nil, err
@@ -65,27 +65,36 @@ func pack(e *Env, tree string, budget string) (func() error, func() (int64, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	run := func() error {
-		cmd := exec.CommandContext(e.Ctx, bin, "--root", root, "--workspace", tree, "--token-budget", budget, "--quiet",
-			"new", "--no-watch", "--include", "**", "explain how this code is organised")
+	run = func() error {
+		args := append([]string{"--root", root, "--workspace", tree, "--token-budget", budget, "--quiet"}, flags...)
+		cmd := exec.CommandContext(e.Ctx, bin, append(args, "new", "--no-watch", "--include", "**", "explain how this code is organised")...)
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("courier new --include: %w\n%s", err, tail(out))
 		}
 		return nil
 	}
-	size := func() (int64, error) {
+	request = func() (string, error) {
 		entries, err := os.ReadDir(filepath.Join(root, "outbox"))
 		if err != nil || len(entries) == 0 {
-			return 0, fmt.Errorf("no request written: %v", err)
+			return "", fmt.Errorf("no request written: %v", err)
 		}
-		info, err := entries[len(entries)-1].Info()
-		if err != nil {
-			return 0, err
-		}
-		return info.Size(), nil
+		return filepath.Join(root, "outbox", entries[0].Name()), nil
 	}
-	return run, size, nil
+	return run, request, nil
+}
+
+// requestSize is the size of the request a pack wrote.
+func requestSize(request func() (string, error)) (int64, error) {
+	p, err := request()
+	if err != nil {
+		return 0, err
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return 0, err
+	}
+	return info.Size(), nil
 }
 
 // repomix installs repomix from npm into the scratch folder, once per run.
@@ -113,7 +122,7 @@ func measureRepomix(e *Env, sub string) (float64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	run, size, err := pack(e, tree, "100000")
+	run, request, err := pack(e, tree, "100000")
 	if err != nil {
 		return 0, "", err
 	}
@@ -133,7 +142,7 @@ func measureRepomix(e *Env, sub string) (float64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	cs, err := size()
+	cs, err := requestSize(request)
 	if err != nil {
 		return 0, "", err
 	}
@@ -141,23 +150,36 @@ func measureRepomix(e *Env, sub string) (float64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	return float64(tr) / float64(tc), fmt.Sprintf("courier %s (request %s), repomix %s (pack %s)",
-		ms(tc), mbText(cs), ms(tr), mbText(info.Size())), nil
+	// What the first request waits for beyond the pack: the probe of the
+	// machine for its environment section (the slowest tool's --version).
+	bare, _, err := pack(e, tree, "100000", "--environment=false")
+	if err != nil {
+		return 0, "", err
+	}
+	tb, _, err := SideBySide(e, rounds, bare, func() error { return nil })
+	if err != nil {
+		return 0, "", err
+	}
+	return float64(tr) / float64(tc), fmt.Sprintf("courier %s (request %s; %s without the environment probe), repomix %s (pack %s)",
+		ms(tc), mbText(cs), ms(tb), ms(tr), mbText(info.Size())), nil
 }
 
 // measureTar times courier's pack of tree with the token budget given
-// next to tar reading every file it matches (FILES: all files but tool
-// folders).
+// next to tar archiving the files the pack holds (FILES), so that both
+// read the same files.
 func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	tree, err := goTree(e, sub)
 	if err != nil {
 		return 0, "", err
 	}
-	list, err := fileList(e, tree)
+	run, request, err := pack(e, tree, budget)
 	if err != nil {
 		return 0, "", err
 	}
-	run, size, err := pack(e, tree, budget)
+	if err := run(); err != nil {
+		return 0, "", err
+	}
+	list, packed, err := packedList(e, tree, request)
 	if err != nil {
 		return 0, "", err
 	}
@@ -169,39 +191,48 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	cs, err := size()
+	cs, err := requestSize(request)
 	if err != nil {
 		return 0, "", err
 	}
 	ts, _ := os.ReadFile(tarOut)
-	return float64(tc) / float64(tt), fmt.Sprintf("courier %s (request %s), tar %s (%s bytes)",
-		ms(tc), mbText(cs), ms(tt), strings.TrimSpace(string(ts))), nil
+	return float64(tc) / float64(tt), fmt.Sprintf("courier %s (request %s, %d files), tar of them %s (%s bytes)",
+		ms(tc), mbText(cs), packed, ms(tt), strings.TrimSpace(string(ts))), nil
 }
 
-// fileList writes the files of tree a listing covers (tool folders left
-// out) into a file for tar -T.
-func fileList(e *Env, tree string) (string, error) {
-	return Once(e, "filelist "+tree, func() (string, error) {
-		var b strings.Builder
-		err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			if d.Type().IsRegular() {
-				rel, _ := filepath.Rel(tree, p)
-				b.WriteString(rel + "\n")
-			}
-			return nil
-		})
-		if err != nil {
-			return "", err
+// packedList writes the files a pack's request holds (its "--- PATH ---"
+// sections) into a file for tar -T, and counts them.
+func packedList(e *Env, tree string, request func() (string, error)) (string, int, error) {
+	p, err := request()
+	if err != nil {
+		return "", 0, err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("the pack's request: %w", err)
+	}
+	var b strings.Builder
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		name, ok := strings.CutPrefix(line, "--- ")
+		if !ok || strings.HasPrefix(name, "end ") {
+			continue
 		}
-		list := filepath.Join(e.Dir, "files-"+filepath.Base(tree)+".txt")
-		return list, os.WriteFile(list, []byte(b.String()), 0o644)
-	})
+		if name, ok = strings.CutSuffix(name, " ---"); !ok {
+			continue
+		}
+		// The pack's last part, its summary, is named by the patterns.
+		if info, err := os.Lstat(filepath.Join(tree, name)); err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		b.WriteString(name + "\n")
+		n++
+	}
+	if n == 0 {
+		return "", 0, fmt.Errorf("the request %s packs no file", p)
+	}
+	list := filepath.Join(e.Dir, filepath.Base(filepath.Dir(filepath.Dir(p)))+"-files.txt")
+	return list, n, os.WriteFile(list, []byte(b.String()), 0o644)
 }
 
 func mbText(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }

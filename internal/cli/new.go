@@ -41,7 +41,7 @@ session id and the outbox path, and then watches inbox/ for the reply, as
 			if err != nil {
 				return err
 			}
-			id, err := b.Create(o.task, runner.CreateOptions{Includes: o.includes, Protocol: o.protocol})
+			id, err := b.Create(o.task, runner.CreateOptions{Includes: o.includes, Protocol: o.protocol, SnapshotLater: o.noWatch})
 			if err != nil {
 				return err
 			}

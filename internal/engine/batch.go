@@ -293,7 +293,7 @@ type snapshotted struct {
 // change finished by recovery (not carried out afresh) is recorded at once:
 // whatever was already done of it is its own.
 func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
-	if r.rec == nil {
+	if r.opts.Snapshots == nil {
 		return nil, nil
 	}
 	var fresh []snapshotted
@@ -314,7 +314,11 @@ func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
 		paths = append(paths, clean)
 	}
 	if len(paths) > 0 {
-		if err := r.rec.Before(paths); err != nil {
+		rec, err := r.recorder()
+		if err != nil {
+			return nil, err
+		}
+		if err := rec.Before(paths); err != nil {
 			return nil, fmt.Errorf("snapshot: %w", err)
 		}
 	}

@@ -263,8 +263,24 @@ type turnRun struct {
 	// approved are the session's "approve all like it" rules and those
 	// given during this turn.
 	approved []string
-	// rec records what each command changes, when snapshots are kept.
+	// rec records what each command changes, when snapshots are kept. The
+	// first command that needs it opens it (see recorder): a turn that
+	// changes no file leaves the snapshot's index unread.
 	rec *snapshot.Turn
+}
+
+// recorder returns the turn's snapshot recording, opened on first use;
+// nil when no snapshots are kept.
+func (r *turnRun) recorder() (*snapshot.Turn, error) {
+	if r.rec != nil || r.opts.Snapshots == nil {
+		return r.rec, nil
+	}
+	rec, err := r.opts.Snapshots.Turn(r.t.Sequence)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	r.rec = rec
+	return rec, nil
 }
 
 // command returns the turn's command i.
@@ -278,14 +294,11 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 		approved: slices.Clone(st.ApprovedRules)}
 	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
-	if e.opts.Snapshots != nil {
-		rec, err := e.opts.Snapshots.Turn(t.Sequence)
-		if err != nil {
-			return r.out, fmt.Errorf("snapshot: %w", err)
+	defer func() {
+		if r.rec != nil {
+			r.rec.Close()
 		}
-		defer rec.Close()
-		r.rec = rec
-	}
+	}()
 	err := r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
@@ -474,10 +487,11 @@ func (r *turnRun) done(i int) command.Result {
 // changed records what command i changed (in paths, or anywhere for nil)
 // since the snapshot taken before it, and tells the LLM in its result.
 func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
-	if r.rec == nil {
-		return nil
+	rec, err := r.recorder()
+	if rec == nil || err != nil {
+		return err
 	}
-	ch, err := r.rec.After(i, paths)
+	ch, err := rec.After(i, paths)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}

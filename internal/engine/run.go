@@ -76,9 +76,11 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	}
 	newRepo := !writesGit && !r.ws.HasRepository()
 	r.started(i, c)
-	if r.rec != nil {
-		// The workspace as it is before the command, to tell what it changed.
-		if err := r.rec.Before(nil); err != nil {
+	// The workspace as it is before the command, to tell what it changed.
+	if rec, err := r.recorder(); err != nil {
+		return command.Result{}, nil, err
+	} else if rec != nil {
+		if err := rec.Before(nil); err != nil {
 			return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
 		}
 	}

@@ -146,10 +146,11 @@ func newParser(text string, spans bool) *parser {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
 	p := &parser{text: text, moreCmd: -1, trackSpans: spans, lt: ahead{b: '<'}, colon: ahead{b: ':'}}
-	// Every block has a closing tag; count them in the first 64 KB and
-	// extrapolate. A few more for READ_FILE and the like.
+	// Every block has a closing tag, and READ_FILE and DELETE_FILE are
+	// tags alone: count them in the first 64 KB and extrapolate.
 	sample := text[:min(len(text), 64<<10)]
-	guess := strings.Count(sample, "[/") * (len(text)/max(len(sample), 1) + 1)
+	tags := strings.Count(sample, "[/") + strings.Count(sample, "READ_FILE ") + strings.Count(sample, "DELETE_FILE ")
+	guess := tags * (len(text)/max(len(sample), 1) + 1)
 	p.cmds.guess = min(guess, len(text)/32, maxFirstChunk) + 8
 	p.recent[0].pos, p.recent[1].pos = -1, -1
 	return p

@@ -65,11 +65,26 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		return "", err
 	}
 	defer ws.Close()
+	fresh := st.SequenceNumber == 1 || st.NewChat
+	var probed chan string
+	if fresh && r.cfg.Environment && st.Environment == "" && probe {
+		// The probe of the machine waits on the slowest tool to say its
+		// version: it runs while the workspace is listed and packed, and
+		// is waited for before the workspace is closed, whatever happens.
+		probed = make(chan string, 1)
+		go func() {
+			probed <- engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text()
+		}()
+		defer func() {
+			if probed != nil {
+				<-probed
+			}
+		}()
+	}
 	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true})
 	if err != nil {
 		return "", err
 	}
-	fresh := st.SequenceNumber == 1 || st.NewChat
 	req := frontend.Request{
 		Session:   st.SessionID,
 		Sequence:  st.SequenceNumber,
@@ -83,11 +98,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		ReadLines: r.cfg.Limits.ReadLines,
 	}
 	if fresh && r.cfg.Environment {
-		switch {
-		case st.Environment != "":
-		case probe:
-			st.Environment = engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text()
-		default:
+		if st.Environment == "" && !probe {
 			st.Environment = r.shownEnvironment(st)
 		}
 		req.Environment = st.Environment
@@ -104,6 +115,13 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 	var shown []string
 	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests)
 	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
+	if probed != nil {
+		// The pack fills the room the rest of the request leaves, the
+		// description of the machine included.
+		st.Environment = <-probed
+		probed = nil
+		req.Environment = st.Environment
+	}
 	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
 		req.Requested = append(req.Requested, r.pack(ws, st, fe, req)...)
 	}

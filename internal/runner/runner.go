@@ -157,6 +157,12 @@ type CreateOptions struct {
 	Includes []string
 	// Protocol names the front end; "" is the default one.
 	Protocol string
+	// SnapshotLater leaves the first snapshot of the workspace to the
+	// first turn, which takes what it needs before any command changes
+	// a file: for a run that exits once the request is written, which
+	// would otherwise keep the person waiting while it reads the whole
+	// workspace.
+	SnapshotLater bool
 }
 
 // Create starts a session for task: it writes the first request and saves
@@ -188,10 +194,15 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 		os.Remove(p)
 		return "", err
 	}
-	r.firstSnapshot(st)
 	r.created = st.SessionID
 	r.report(SessionStarted{Session: st.SessionID, Task: task})
 	r.report(RequestWritten{Session: st.SessionID, Sequence: 1, Path: p, Text: text})
+	// Reading the workspace for undo while the person takes the request to
+	// the chat spares the first turn that work; the turn snapshots what
+	// it needs anyway before any of its commands changes a file.
+	if !opts.SnapshotLater {
+		r.firstSnapshot(st)
+	}
 	return st.SessionID, nil
 }
 

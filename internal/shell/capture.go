@@ -219,28 +219,49 @@ func cutNote(n int64) string {
 	return fmt.Sprintf("\n... [%d characters cut] ...\n", n)
 }
 
+// hiBits are the high bits of eight bytes: none is set in ASCII.
+const hiBits = 0x8080808080808080
+
 // runeCount counts the runes p decodes to, an invalid byte counting as
-// one. Valid UTF-8 (checked first, which is fast) has one rune per byte
-// that is not a continuation byte, counted eight bytes at a time.
+// one. A leading run of ASCII, most of a command's output, is one rune a
+// byte and is skipped 32 bytes at a time; from the first other byte on,
+// valid UTF-8 (checked first, which is fast) has one rune per byte that is
+// not a continuation byte, counted eight bytes at a time.
 func runeCount(p []byte) int {
-	if !utf8.Valid(p) {
-		return decodeCount(p)
+	q := p[:len(p):len(p)]
+	for len(q) >= 32 && (word(q)|word(q[8:])|word(q[16:])|word(q[24:]))&hiBits == 0 {
+		q = q[32:]
 	}
-	const hi = 0x8080808080808080
+	for len(q) >= 8 && word(q)&hiBits == 0 {
+		q = q[8:]
+	}
+	for len(q) > 0 && q[0] < utf8.RuneSelf {
+		q = q[1:]
+	}
+	ascii := len(p) - len(q)
+	if len(q) == 0 {
+		return ascii
+	}
+	if !utf8.Valid(q) {
+		return ascii + decodeCount(q)
+	}
 	cont := 0
 	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		w := binary.LittleEndian.Uint64(p[i:])
+	for ; i+8 <= len(q); i += 8 {
+		w := word(q[i:])
 		// A continuation byte is 10xxxxxx: bit 7 set, bit 6 clear.
-		cont += bits.OnesCount64(w & hi &^ (w << 1))
+		cont += bits.OnesCount64(w & hiBits &^ (w << 1))
 	}
-	for ; i < len(p); i++ {
-		if !utf8.RuneStart(p[i]) {
+	for ; i < len(q); i++ {
+		if !utf8.RuneStart(q[i]) {
 			cont++
 		}
 	}
 	return len(p) - cont
 }
+
+// word is the eight bytes at the start of p.
+func word(p []byte) uint64 { return binary.LittleEndian.Uint64(p) }
 
 // decodeCount counts runes by decoding them, for text with invalid bytes.
 func decodeCount(p []byte) int {

@@ -139,9 +139,13 @@ func TestRuneCount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := 0; i < 2000; i++ {
 		p := make([]byte, rng.IntN(200))
+		// A run of ASCII first, of any length, then mostly text with some
+		// high bytes of every kind.
+		ascii := rng.IntN(len(p) + 1)
 		for j := range p {
-			// Mostly text, some high bytes of every kind.
-			if rng.IntN(4) == 0 {
+			if j < ascii {
+				p[j] = byte(rng.IntN(0x80))
+			} else if rng.IntN(4) == 0 {
 				p[j] = byte(0x80 + rng.IntN(0x80))
 			} else {
 				p[j] = byte('a' + rng.IntN(26))

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -40,8 +41,8 @@ func (ix *index) get(p string) *Entry {
 }
 
 // apply sets the entries of paths to the given states (nil removes the
-// path), keeping walk order. Updates are few next to the index, so one
-// sorted merge does them all.
+// path), keeping walk order. The entries change in place: a pointer into
+// them is good only until the next apply.
 func (ix *index) apply(updates map[string]*Entry) {
 	if len(updates) == 0 {
 		return
@@ -51,6 +52,24 @@ func (ix *index) apply(updates map[string]*Entry) {
 		paths = append(paths, p)
 	}
 	sort.Slice(paths, func(i, j int) bool { return cmpPath(paths[i], paths[j]) < 0 })
+	if len(paths) <= 16 {
+		// A file command's few paths: changed in place, as a copy of the
+		// whole index per command makes a turn of many file blocks
+		// quadratic in memory.
+		for _, p := range paths {
+			i, ok := ix.find(p)
+			e := updates[p]
+			switch {
+			case ok && e != nil:
+				ix.entries[i] = *e
+			case ok:
+				ix.entries = slices.Delete(ix.entries, i, i+1)
+			case e != nil:
+				ix.entries = slices.Insert(ix.entries, i, *e)
+			}
+		}
+		return
+	}
 	out := make([]Entry, 0, len(ix.entries)+len(paths))
 	i := 0
 	for _, p := range paths {

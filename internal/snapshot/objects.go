@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -26,6 +27,10 @@ const (
 // compressing all of it pays.
 const sampleSize = 64 << 10
 
+// minCompress is the smallest content compressed: below a file system
+// block, compressing saves no disk and costs time on every file command.
+const minCompress = 4 << 10
+
 // objects is the content-addressed store: each distinct content once,
 // under its SHA-256, compressed when that saves at least a tenth.
 // Objects are written to a temporary file and renamed, so a reader never
@@ -35,7 +40,20 @@ const sampleSize = 64 << 10
 type objects struct {
 	dir   string
 	dirty atomic.Bool
+	// scratches keeps compressors from one call to the next: a file
+	// command's refresh would otherwise set one up for each file.
+	scratches sync.Pool
 }
+
+// scratch returns a scratch for one goroutine; release gives it back.
+func (o *objects) scratch() *scratch {
+	if x, ok := o.scratches.Get().(*scratch); ok {
+		return x
+	}
+	return new(scratch)
+}
+
+func (o *objects) release(x *scratch) { o.scratches.Put(x) }
 
 func (o *objects) path(h Hash) string {
 	s := h.String()
@@ -94,7 +112,7 @@ func (o *objects) putBytes(h Hash, data []byte, sc *scratch) (int64, error) {
 	buf := &sc.buf
 	buf.Reset()
 	tag := byte(objRaw)
-	if len(data) >= 128 {
+	if len(data) >= minCompress {
 		buf.WriteByte(objZlib)
 		zw := sc.compressor(buf)
 		zw.Write(data)

@@ -36,14 +36,15 @@ func (t *Turn) refresh(paths []string) ([]Change, []Skipped, error) {
 
 	ch := dirChain{root: t.s.rootfd}
 	defer ch.close()
-	var x scratch
+	x := t.s.obj.scratch()
+	defer t.s.obj.release(x)
 	racyFrom := time.Now().Add(-racyWindow).UnixNano()
 	updates := map[string]*Entry{}
 	var changes []Change
 	var skipped []Skipped
 	for _, p := range list {
 		prev := t.ix.get(p)
-		e, exists, skip, err := t.s.statOne(&ch, p, prev, t.lim, racyFrom, &x)
+		e, exists, skip, err := t.s.statOne(&ch, p, prev, t.lim, racyFrom, x)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -54,7 +55,8 @@ func (t *Turn) refresh(paths []string) ([]Change, []Skipped, error) {
 		case !exists && prev == nil:
 		case !exists:
 			updates[p] = nil
-			changes = append(changes, Change{Path: p, Before: prev})
+			b := *prev
+			changes = append(changes, Change{Path: p, Before: &b})
 		default:
 			updates[p] = &e
 			if prev == nil || differ(prev, &e) {

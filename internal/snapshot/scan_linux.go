@@ -89,9 +89,10 @@ func (s *Store) scan(prev []Entry, sticky, baseline bool, lim *limits) (scanResu
 		sc.wg.Add(1)
 		go func() {
 			defer sc.wg.Done()
-			var x scratch
+			x := sc.s.obj.scratch()
+			defer sc.s.obj.release(x)
 			for j := range sc.jobs {
-				r := sc.s.readContent(j, sc.lim, sc.racyFrom, &x)
+				r := sc.s.readContent(j, sc.lim, sc.racyFrom, x)
 				sc.mu.Lock()
 				sc.results = append(sc.results, r)
 				sc.mu.Unlock()
