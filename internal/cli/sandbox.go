@@ -20,7 +20,6 @@ func newSandboxCmd(g *globals) *cobra.Command {
 		Use:     "sandbox",
 		Short:   "Show how commands are confined",
 		Example: "  courier sandbox check",
-		Args:    cobra.NoArgs,
 	}
 	var asJSON bool
 	check := &cobra.Command{
