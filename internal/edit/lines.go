@@ -152,7 +152,7 @@ const overlapAdvice = "line numbers refer to the file before this reply, so each
 // accepts: replacing the last line with itself and the new lines.
 func appendAdvice(n int) string {
 	if n == 0 {
-		return "the file is empty, so send its content with CREATE_FILE"
+		return "the file is empty, so write it anew with its whole content"
 	}
 	return fmt.Sprintf("to add lines at the end, replace line %d with itself followed by the new lines (start_line=\"%d\" end_line=\"%d\")", n, n, n)
 }

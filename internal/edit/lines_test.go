@@ -103,7 +103,7 @@ func TestApplyLineRangesErrors(t *testing.T) {
 			edits: []LineRange{{1, 1, "x"}},
 			is:    ErrBadRange,
 			index: 1,
-			msg:   "edit 1: end_line 1 is past the end of the file, which has 0 lines (before this reply's edits); the file is empty, so send its content with CREATE_FILE",
+			msg:   "edit 1: end_line 1 is past the end of the file, which has 0 lines (before this reply's edits); the file is empty, so write it anew with its whole content",
 		},
 		{
 			name:  "line zero",

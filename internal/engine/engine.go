@@ -35,6 +35,9 @@ type Options struct {
 	Sandbox *sandbox.Options
 	// Policy decides which commands run; nil allows every command.
 	Policy *policy.Policy
+	// Words names the front end's commands in the advice results give
+	// ("change it with a RUN_COMMAND instead"); required.
+	Words command.Words
 	// Observer hears about each command as it runs; may be nil.
 	Observer Observer
 	// Snapshots, when set, records what every command changes in the

@@ -15,6 +15,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -42,6 +43,10 @@ type harness struct {
 
 func newHarness(t *testing.T, opts engine.Options) *harness {
 	t.Helper()
+	if opts.Words == nil {
+		// The advice in results is worded as the tag protocol's.
+		opts.Words = protocol.Tags{}.Words()
+	}
 	root := t.TempDir()
 	dir := filepath.Join(root, "workspace")
 	if err := os.Mkdir(dir, 0o755); err != nil {

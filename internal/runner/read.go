@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"unicode/utf8"
 
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/pack"
@@ -16,13 +17,13 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// maxGlobFiles caps the files one READ_FILE pattern brings into an
+// maxGlobFiles caps the files one read of a pattern brings into an
 // outbox, so "**/*" cannot flood the chat.
 const maxGlobFiles = 30
 
 // requested reads the files the LLM asked for, as they are now, numbered
 // and cut to a sensible length.
-func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []frontend.FileContent {
+func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) []frontend.FileContent {
 	var out []frontend.FileContent
 	seen := map[string]bool{}
 	for _, r := range reqs {
@@ -46,7 +47,7 @@ func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest)
 				continue
 			}
 			seen[key] = true
-			out = append(out, rn.fileContent(ws, p, r))
+			out = append(out, rn.fileContent(ws, p, r, words))
 		}
 	}
 	return out
@@ -56,7 +57,7 @@ func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest)
 // further than what is shown (see edit.Numbered), or why it is not shown.
 // Only regular files are read: a named pipe, a socket or a device would
 // block courier or never end.
-func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest) frontend.FileContent {
+func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest, words command.Words) frontend.FileContent {
 	note := func(text string) frontend.FileContent { return frontend.FileContent{Path: p, Text: text} }
 	f, info, err := ws.OpenRegular(p)
 	var notRegular *workspace.NotRegularError
@@ -66,7 +67,7 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadR
 	case errors.Is(err, fs.ErrNotExist):
 		return note("(file not found: it no longer exists)")
 	case errors.As(err, &notRegular):
-		return note("(not shown: " + err.Error() + "; READ_FILE shows regular files only)")
+		return note("(not shown: " + err.Error() + "; " + words.Name(command.ReadFile) + " shows regular files only)")
 	case err != nil:
 		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
@@ -76,7 +77,7 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadR
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
 		return binary
 	}
-	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
+	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size(), Words: words})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
 		return binary
@@ -125,5 +126,5 @@ func (rn *Runner) pack(ws *workspace.Workspace, st *session.State, fe frontend.F
 		// A twentieth is kept for the pack's own notes.
 		budget = max(1, (b-rest)*4*19/20)
 	}
-	return pack.Build(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen})
+	return pack.Build(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
 }

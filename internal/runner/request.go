@@ -76,7 +76,7 @@ func (r *Runner) render(st *session.State) (string, error) {
 	}
 	if fresh && r.cfg.Environment {
 		if st.Environment == "" {
-			st.Environment = engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text()
+			st.Environment = engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text(fe.Words())
 		}
 		req.Environment = st.Environment
 	}
@@ -89,7 +89,7 @@ func (r *Runner) render(st *session.State) (string, error) {
 			req.Commands = r.lastCommands(st)
 		}
 	}
-	req.Requested = r.requested(ws, st.ReadFileRequests)
+	req.Requested = r.requested(ws, st.ReadFileRequests, fe.Words())
 	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
 		req.Requested = append(req.Requested, r.pack(ws, st, fe, req)...)
 	}

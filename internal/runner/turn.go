@@ -150,6 +150,7 @@ func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (e
 			return engine.Outcome{}, err
 		}
 	}
+	opts.Words = s.fe.Words()
 	opts.Observer = newObserver(s.r.cfg.Reporter)
 	if snap := s.r.snapshots(s.st, ws); snap != nil {
 		defer snap.Close()

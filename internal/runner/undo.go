@@ -364,11 +364,11 @@ func undoNotice(rep UndoReport) string {
 		fmt.Fprintf(&b, " Not undone: %s.", someOf(rep.NotUndone))
 	}
 	if rep.Snapshot {
-		b.WriteString(" What your RUN_COMMANDs changed was undone too.")
+		b.WriteString(" What your commands changed was undone too.")
 	} else {
-		b.WriteString(" Effects of RUN_COMMAND were not undone.")
+		b.WriteString(" What your commands changed was not undone.")
 	}
-	b.WriteString(" Take the workspace as it is now (READ_FILE what you need) and continue.")
+	b.WriteString(" Take the workspace as it is now (read again what you need) and continue.")
 	return b.String()
 }
 
