@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // The first request's pack (--include) next to repomix, which people use
@@ -142,7 +144,7 @@ func measureRepomix(e *Env, sub string) (float64, string, error) {
 		return 0, "", err
 	}
 	return float64(tr) / float64(tc), fmt.Sprintf("courier %s (request %s), repomix %s (pack %s)",
-		ms(tc), mbText(cs), ms(tr), mbText(info.Size())), nil
+		ms(tc), human.Bytes(cs), ms(tr), human.Bytes(info.Size())), nil
 }
 
 // measureTar times courier's pack of tree with the token budget given
@@ -175,7 +177,7 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	}
 	ts, _ := os.ReadFile(tarOut)
 	return float64(tc) / float64(tt), fmt.Sprintf("courier %s (request %s), tar %s (%s bytes)",
-		ms(tc), mbText(cs), ms(tt), strings.TrimSpace(string(ts))), nil
+		ms(tc), human.Bytes(cs), ms(tt), strings.TrimSpace(string(ts))), nil
 }
 
 // fileList writes the files of tree a listing covers (tool folders left
@@ -203,5 +205,3 @@ func fileList(e *Env, tree string) (string, error) {
 		return list, os.WriteFile(list, []byte(b.String()), 0o644)
 	})
 }
-
-func mbText(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // LineRange is one line-range replacement. Start and End are 1-based and
@@ -132,7 +134,7 @@ func (t *Tracker) check(r LineRange) error {
 	case r.End < r.Start-1:
 		return bad(fmt.Sprintf("end_line %d is before start_line %d", r.End, r.Start))
 	case r.End > n || r.Start > n+1:
-		return bad(fmt.Sprintf("%s is past the end of the file, which has %d lines (before this reply's edits); %s", lineRef(r), n, appendAdvice(n)))
+		return bad(fmt.Sprintf("%s is past the end of the file, which has %s (before this reply's edits); %s", lineRef(r), human.Count(n, "line", ""), appendAdvice(n)))
 	}
 	for _, a := range t.applied {
 		if overlaps(a, r) {

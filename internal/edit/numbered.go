@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // NumberOptions selects what Numbered shows.
@@ -80,7 +81,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 		ok, err := lr.skip()
 		if errors.Is(err, errLimit) {
 			return Listing{Text: fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
-				from, sizeText(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
+				from, human.Bytes(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
 		}
 		if err != nil {
 			return Listing{}, err
@@ -161,7 +162,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 		if opts.MaxLines > 0 {
 			ask = min(to, next+opts.MaxLines-1)
 		}
-		out += fmt.Sprintf("[... %d more lines%s ...]\n", to-last, opts.askFor("them", path, next, ask))
+		out += fmt.Sprintf("[... %s%s ...]\n", human.Count(to-last, "more line", ""), opts.askFor("them", path, next, ask))
 	}
 	return Listing{Text: out, First: from, Last: last, Total: total}, nil
 }
@@ -180,7 +181,7 @@ func pastEnd(total, from int) string {
 	if total == 0 {
 		return "[empty file]\n"
 	}
-	return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
+	return fmt.Sprintf("[the file has only %s; nothing at line %d]\n", human.Count(total, "line", ""), from)
 }
 
 // sizeNote names the file's size, when known, for a note.
@@ -188,19 +189,7 @@ func sizeNote(size int64) string {
 	if size <= 0 {
 		return ""
 	}
-	return " (" + sizeText(size) + " in all)"
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return " (" + human.Bytes(size) + " in all)"
 }
 
 // lineReader reads lines from a stream: a line ends at "\n" or at the end

@@ -91,6 +91,8 @@ func TestNumbered(t *testing.T) {
 		},
 		{name: "empty file", text: "", want: "[empty file]\n"},
 		{name: "start past the end", text: "a\nb\n", opts: NumberOptions{From: 5}, want: "[the file has only 2 lines; nothing at line 5]\n"},
+		{name: "start past the end of one line", text: "a\n", opts: NumberOptions{From: 3}, want: "[the file has only 1 line; nothing at line 3]\n"},
+		{name: "one line left", text: "a\nb\nc\n", opts: NumberOptions{MaxLines: 2}, want: "   1 | a\n   2 | b\n[... 1 more line ...]\n"},
 		{name: "reversed range", text: twelve, opts: NumberOptions{From: 5, To: 3}, want: "[no lines: 5 is after 3]\n"},
 	}
 	for _, tt := range tests {
@@ -132,6 +134,9 @@ func referenceNumbered(path, text string, opts NumberOptions) string {
 	case total == 0:
 		return "[empty file]\n"
 	case from > total:
+		if total == 1 {
+			return fmt.Sprintf("[the file has only 1 line; nothing at line %d]\n", from)
+		}
 		return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
 	case from > to:
 		return fmt.Sprintf("[no lines: %d is after %d]\n", from, to)
@@ -160,7 +165,11 @@ func referenceNumbered(path, text string, opts NumberOptions) string {
 		if opts.MaxLines > 0 {
 			ask = min(to, next+opts.MaxLines-1)
 		}
-		fmt.Fprintf(&b, "[... %d more lines; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", to-last, path, next, ask)
+		more := fmt.Sprintf("%d more lines", to-last)
+		if to-last == 1 {
+			more = "1 more line"
+		}
+		fmt.Fprintf(&b, "[... %s; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", more, path, next, ask)
 	}
 	return b.String()
 }

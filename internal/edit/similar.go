@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Tuning of the "did you mean" search.
@@ -251,7 +253,7 @@ func notFound(m *matcher, search, replace string, n int) error {
 		fmt.Fprintf(&b, "the most similar part of the file is %s:\n", span(start+1, end))
 		b.WriteString(numberLines(m.lines[start:min(end, start+showLines)], start+1, end))
 		if end-start > showLines {
-			fmt.Fprintf(&b, "[... %d more lines]\n", end-start-showLines)
+			fmt.Fprintf(&b, "[... %s]\n", human.Count(end-start-showLines, "more line", ""))
 		}
 		b.WriteString(firstDifference(m.lines[start:end], sl, start+1))
 		b.WriteString("copy the search text exactly from the file as it is now\n")

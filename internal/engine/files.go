@@ -206,13 +206,12 @@ func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.t.Stored()
 // tooMuch is the result of a change refused because the copy undo needs
 // would pass the turn's limit.
 func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
-	mb := func(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
 	if size > r.opts.KeepLimit {
 		return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) is larger than the %s it keeps for one reply. Change it with a %s instead (undo does not cover what commands do)",
-			c.Path, mb(size), mb(r.opts.KeepLimit), r.opts.Words.Name(command.RunCommand))
+			c.Path, human.Bytes(size), human.Bytes(r.opts.KeepLimit), r.opts.Words.Name(command.RunCommand))
 	}
 	return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) would take this reply's copies past %s. Change it in a later reply",
-		c.Path, mb(size), mb(r.opts.KeepLimit))
+		c.Path, human.Bytes(size), human.Bytes(r.opts.KeepLimit))
 }
 
 func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {

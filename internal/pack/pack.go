@@ -15,6 +15,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -193,7 +194,7 @@ func (p *packer) summary(problems []string) string {
 		b.WriteString("(no file matches)\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "(%d of %d matching files packed above, %s", len(p.files), p.count, sizeText(int64(p.used)))
+	fmt.Fprintf(&b, "(%d of %d matching files packed above, %s", len(p.files), p.count, human.Bytes(int64(p.used)))
 	if p.opts.Budget > 0 {
 		b.WriteString(", within the request's token budget")
 	}
@@ -229,7 +230,7 @@ func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 			for _, r := range files[i:] {
 				size += r.size
 			}
-			fmt.Fprintf(b, "  ... and %d more files (%s)\n", len(files)-i, sizeText(size))
+			fmt.Fprintf(b, "  ... and %s (%s)\n", human.Count(len(files)-i, "more file", ""), human.Bytes(size))
 			return n + 1
 		}
 		fmt.Fprintf(b, "  %s (%d bytes", protocol.ShowName(l.path), l.size)
@@ -240,14 +241,4 @@ func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 		n++
 	}
 	return n
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

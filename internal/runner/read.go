@@ -12,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -72,7 +73,7 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadR
 		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
 	defer f.Close()
-	binary := note(fmt.Sprintf("(binary file, %d bytes; not shown)", info.Size()))
+	binary := note(fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", "")))
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
 		return binary
