@@ -16,19 +16,14 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/protocol"
-	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // TestMain lets the test binary act as courier's sandbox launcher, as
 // courier's own main does, so sandboxed commands run for real.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
-		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
 
 // harness is one session in fresh folders: a workspace, a sessions store
 // and the state of a session waiting for the reply to its first request.
