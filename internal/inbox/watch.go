@@ -9,15 +9,14 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/courier-agent/courier/internal/config"
 )
 
 // Defaults for the zero fields of WatchOptions.
 const (
 	DefaultInterval = 500 * time.Millisecond
 	DefaultRescan   = 2 * time.Second
-	// DefaultSettle is long enough to bridge the pauses of an editor or
-	// browser writing a file in pieces, and short next to a chat turn.
-	DefaultSettle = time.Second
 )
 
 // WatchOptions tunes Watch. The zero value watches with file events.
@@ -31,7 +30,8 @@ type WatchOptions struct {
 	// and virtual filesystems (default DefaultRescan).
 	Rescan time.Duration
 	// Settle is how long a file must stay unchanged (size, modification
-	// time and identity) before it is delivered (default DefaultSettle).
+	// time and identity) before it is delivered (default the settle
+	// setting's, config.DefaultSettle).
 	Settle time.Duration
 	// Log, if set, receives one line whenever Watch changes how it watches:
 	// falling back to polling, rescanning after lost events, an unreadable
@@ -47,7 +47,7 @@ func (o WatchOptions) withDefaults() WatchOptions {
 		o.Rescan = DefaultRescan
 	}
 	if o.Settle <= 0 {
-		o.Settle = DefaultSettle
+		o.Settle = config.DefaultSettle
 	}
 	return o
 }
