@@ -12,7 +12,6 @@ import (
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
@@ -60,7 +59,7 @@ func (g *globals) runner(v view) (*built, error) {
 		rep = b.text
 	}
 	b.reporter = rep
-	eng, err := g.engineOptions(p, rep)
+	cmds, err := g.commands(p, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +72,7 @@ func (g *globals) runner(v view) (*built, error) {
 			ReadLines:   g.cfg.ReadLines,
 			TokenBudget: g.cfg.TokenBudget,
 		},
-		Engine:       eng,
+		Commands:     cmds,
 		FrontEnds:    frontEnds(),
 		Reporter:     rep,
 		Approver:     g.approver(v),
@@ -140,20 +139,20 @@ func (g *globals) clipboard() *clipboard.Clipboard {
 	return cb
 }
 
-// engineOptions are the settings commands run with: limits, environment,
+// commands are the settings commands run with: limits, environment,
 // policy and sandbox.
-func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter) (engine.Options, error) {
+func (g *globals) commands(p runner.Paths, rep runner.Reporter) (runner.Commands, error) {
 	pol, err := g.policy()
 	if err != nil {
-		return engine.Options{}, err
+		return runner.Commands{}, err
 	}
-	return engine.Options{
-		CommandTimeout: g.cfg.CommandTimeout,
-		MaxOutput:      g.cfg.MaxOutput,
-		Env:            g.io.Environ,
-		KeepEnv:        g.cfg.KeepEnv,
-		Policy:         pol,
-		Sandbox:        g.sandboxOptions(p, rep),
+	return runner.Commands{
+		Timeout:   g.cfg.CommandTimeout,
+		MaxOutput: g.cfg.MaxOutput,
+		Env:       g.io.Environ,
+		KeepEnv:   g.cfg.KeepEnv,
+		Policy:    pol,
+		Sandbox:   g.sandboxOptions(p, rep),
 	}, nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/policy"
@@ -81,12 +80,12 @@ func (f *fixture) runner(approver runner.Approver) (*runner.Runner, *recorder) {
 	r := runner.New(runner.Config{
 		Paths:  f.paths,
 		Limits: f.limits,
-		Engine: engine.Options{
-			CommandTimeout: d.CommandTimeout,
-			MaxOutput:      d.MaxOutput,
-			Env:            os.Environ(),
-			KeepEnv:        d.KeepEnv,
-			Policy:         f.pol,
+		Commands: runner.Commands{
+			Timeout:   d.CommandTimeout,
+			MaxOutput: d.MaxOutput,
+			Env:       os.Environ(),
+			KeepEnv:   d.KeepEnv,
+			Policy:    f.pol,
 		},
 		FrontEnds: f.frontEnds(),
 		Reporter:  rec,

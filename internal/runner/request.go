@@ -76,7 +76,7 @@ func (r *Runner) render(st *session.State) (string, error) {
 	}
 	if fresh && r.cfg.Environment {
 		if st.Environment == "" {
-			st.Environment = engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text(fe.Words())
+			st.Environment = engine.New(ws, r.store, r.cfg.Commands.engine()).Describe(context.Background(), st.SessionID).Text(fe.Words())
 		}
 		req.Environment = st.Environment
 	}
