@@ -120,23 +120,35 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 		// The person works in the chat window then, not in the terminal.
 		o.Notify = g.notifier()
 	}
+	var missing error
 	if g.cfg.Copy && !o.Unattended {
-		if cb := g.clipboard(); cb != nil {
+		cb, err := clipboard.Detect(g.io.Environ)
+		if err == nil {
 			o.Copier = cb
 		}
+		missing = err
 	}
-	return console.NewText(o)
+	text := console.NewText(o)
+	if missing != nil {
+		text.Report(noClipboard(missing))
+	}
+	return text
 }
 
-// clipboard returns the system clipboard, or nil after saying (as a hint,
-// never an error) why there is none.
-func (g *globals) clipboard() *clipboard.Clipboard {
+// clipboard returns the system clipboard, or nil after reporting (as a
+// warning, never an error) why there is none.
+func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
 	cb, err := clipboard.Detect(g.io.Environ)
 	if err != nil {
-		fmt.Fprintf(g.io.Err, "courier: hint: %v; copy the outbox by hand (or use 'courier show')\n", err)
+		rep.Report(noClipboard(err))
 		return nil
 	}
 	return cb
+}
+
+// noClipboard says why the clipboard cannot be used, and what to do.
+func noClipboard(err error) runner.Warning {
+	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}
 }
 
 // commands are the settings commands run with: limits, environment,

@@ -3,7 +3,6 @@ package inbox
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -33,10 +32,10 @@ type WatchOptions struct {
 	// time and identity) before it is delivered (default the settle
 	// setting's, config.DefaultSettle).
 	Settle time.Duration
-	// Log, if set, receives one line whenever Watch changes how it watches:
-	// falling back to polling, rescanning after lost events, an unreadable
-	// folder or file. It is written from Watch's goroutine.
-	Log io.Writer
+	// Warn, if set, is told in one line whenever Watch changes how it
+	// watches: falling back to polling, rescanning after lost events, an
+	// unreadable folder or file. It is called from Watch's goroutine.
+	Warn func(string)
 }
 
 func (o WatchOptions) withDefaults() WatchOptions {
@@ -76,7 +75,7 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // unchanged.
 //
 // If file events cannot be set up (inotify limits, unsupported filesystem)
-// Watch notes it on Log and polls instead.
+// Watch warns of it and polls instead.
 func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path string) error) error {
 	dir = filepath.Clean(dir)
 	info, err := os.Stat(dir)
@@ -239,7 +238,7 @@ func (w *watcher) takeUnwritten() {
 }
 
 func (w *watcher) notef(format string, args ...any) {
-	if w.opts.Log != nil {
-		fmt.Fprintf(w.opts.Log, format+"\n", args...)
+	if w.opts.Warn != nil {
+		w.opts.Warn(fmt.Sprintf(format, args...))
 	}
 }
