@@ -12,7 +12,6 @@ import (
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/frontend"
-	"github.com/courier-agent/courier/internal/protocol"
 	replies "github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
@@ -303,7 +302,7 @@ func sameReply(p, hash string) bool {
 	if err != nil {
 		return false
 	}
-	text, err := protocol.Decode(raw)
+	text, err := replies.Decode(raw)
 	return err == nil && session.Hash([]byte(text)) == hash
 }
 

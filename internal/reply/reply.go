@@ -18,7 +18,6 @@ import (
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 )
 
@@ -81,7 +80,7 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	if maxBytes > 0 && int64(len(raw)) > maxBytes {
 		return Reply{}, &TooLargeError{Name: name, Limit: maxBytes}
 	}
-	text, err := protocol.Decode(raw)
+	text, err := Decode(raw)
 	if err != nil {
 		return Reply{}, &NotTextError{Name: name, Err: err}
 	}

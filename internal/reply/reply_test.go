@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 )
 
@@ -12,7 +11,7 @@ import (
 // whether Decode copied the text or not.
 func TestHashTextIsTheTextsHash(t *testing.T) {
 	for _, raw := range []string{"", "[DONE]\nok\n[/DONE]\n", "a\r\nb\r\n", "\xef\xbb\xbfx\n", strings.Repeat("long line\r\n", 20000)} {
-		text, err := protocol.Decode([]byte(raw))
+		text, err := Decode([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
