@@ -32,6 +32,10 @@ type WatchOptions struct {
 	// time and identity) before it is delivered (default the settle
 	// setting's, config.DefaultSettle).
 	Settle time.Duration
+	// MaxReply bounds what the inbox source built with these options reads
+	// of a reply file (0: the runner's limit, which settling a recovered
+	// turn's reply does without).
+	MaxReply int64
 	// Warn, if set, is told in one line whenever Watch changes how it
 	// watches: falling back to polling, rescanning after lost events, an
 	// unreadable folder or file. It is called from Watch's goroutine.

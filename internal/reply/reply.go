@@ -31,6 +31,8 @@ type Reply struct {
 	// Hash identifies the text whatever its encoding or line endings were.
 	Hash   string
 	Parsed frontend.Parsed
+	// parsedBy names the front end that parsed it.
+	parsedBy string
 }
 
 // TooLargeError is a reply above the size limit; nothing of it was run.
@@ -87,7 +89,18 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	if frontend.IsRequest(text) {
 		return Reply{}, &EchoError{Name: name}
 	}
-	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text)}, nil
+	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text), parsedBy: fe.Name()}, nil
+}
+
+// For returns the reply as front end fe reads it: as it is when fe parsed
+// it, else parsed again from its text, which is never read or decoded
+// again. A reply routed with the default front end is so given to a
+// session that speaks another.
+func (r Reply) For(fe frontend.FrontEnd) Reply {
+	if r.parsedBy != fe.Name() {
+		r.Parsed, r.parsedBy = fe.Parse(r.Text), fe.Name()
+	}
+	return r
 }
 
 // hashText is session.Hash of text without a copy of the whole reply:
@@ -107,11 +120,34 @@ func hashText(raw []byte, text string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Read reads a reply file, never more than maxBytes+1 bytes of it.
+// Read reads a reply file, never more than maxBytes+1 bytes of it (0: no
+// bound).
 func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
+	raw, err := readFile(path, name, maxBytes)
+	if err != nil {
+		return Reply{}, err
+	}
+	return New(name, raw, maxBytes, fe)
+}
+
+// Holds reports whether the file at path still holds the reply with the
+// given hash, reading no more than maxBytes+1 bytes of it (0: no bound)
+// and parsing nothing: a file replaced since the reply was taken is not
+// mistaken for it.
+func Holds(path, hash string, maxBytes int64) bool {
+	raw, err := readFile(path, path, maxBytes)
+	if err != nil || (maxBytes > 0 && int64(len(raw)) > maxBytes) {
+		return false
+	}
+	text, err := Decode(raw)
+	return err == nil && hashText(raw, text) == hash
+}
+
+// readFile reads a file, never more than maxBytes+1 bytes of it.
+func readFile(path, name string, maxBytes int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Reply{}, fmt.Errorf("read reply: %w", err)
+		return nil, fmt.Errorf("read reply: %w", err)
 	}
 	defer f.Close()
 	limit := int64(math.MaxInt64)
@@ -120,9 +156,9 @@ func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error
 	}
 	raw, err := readLimited(f, limit)
 	if err != nil {
-		return Reply{}, fmt.Errorf("read reply %s: %w", name, err)
+		return nil, fmt.Errorf("read reply %s: %w", name, err)
 	}
-	return New(name, raw, maxBytes, fe)
+	return raw, nil
 }
 
 // readLimited reads f whole, but at most limit bytes, into a buffer sized
