@@ -229,7 +229,7 @@ func (r *turnRun) flush() error {
 	for _, q := range r.b.queue {
 		res := r.js.results[q.index]
 		if q.record {
-			rec := session.Record{Kind: session.Result, Index: q.index}
+			rec := session.Record{Kind: session.RecordResult, Index: q.index}
 			if ch := r.js.changes[q.index]; ch != nil && reflect.DeepEqual(ch.Done, res) {
 				rec.AsPlanned = true
 			} else {

@@ -163,7 +163,7 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 		}
 		// Synced before the first change, or at the end of the turn (rule 1
 		// of the session package).
-		err = t.Add(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: &prev})
+		err = t.Add(session.Record{Kind: session.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: &prev})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -216,19 +216,19 @@ func index(t *session.Turn) journalState {
 	}
 	for _, r := range t.Records {
 		switch r.Kind {
-		case session.Result:
+		case session.RecordResult:
 			if r.Result != nil {
 				js.results[r.Index] = *r.Result
 			} else if ch := js.changes[r.Index]; r.AsPlanned && ch != nil {
 				js.results[r.Index] = ch.Done
 			}
-		case session.Apply:
+		case session.RecordChange:
 			if r.Change != nil {
 				js.note(r.Index, r.Change)
 			}
-		case session.Start:
+		case session.RecordStart:
 			js.started[r.Index] = true
-		case session.Decision:
+		case session.RecordDecision:
 			js.decisions[r.Index] = r
 		}
 	}

@@ -430,7 +430,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
 	}
 	ch.Done = pl.done
-	if err := r.t.Add(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
+	if err := r.t.Add(session.Record{Kind: session.RecordChange, Index: i, Change: ch}); err != nil {
 		return err
 	}
 	r.js.note(i, ch)

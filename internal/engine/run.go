@@ -82,7 +82,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 			return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
 		}
 	}
-	if err := r.t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
+	if err := r.t.Append(session.Record{Kind: session.RecordStart, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}
 	timeout := r.opts.CommandTimeout

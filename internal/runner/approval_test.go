@@ -175,13 +175,13 @@ func TestDecide(t *testing.T) {
 		record   session.Record
 		result   string
 	}{
-		{"approve", runner.Decision{Answer: runner.Approve}, session.Record{Kind: session.Decision, Index: 1, Approved: true},
+		{"approve", runner.Decision{Answer: runner.Approve}, session.Record{Kind: session.RecordDecision, Index: 1, Approved: true},
 			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
-		{"approve all", runner.Decision{Answer: runner.ApproveAll}, session.Record{Kind: session.Decision, Index: 1, Approved: true, All: true},
+		{"approve all", runner.Decision{Answer: runner.ApproveAll}, session.Record{Kind: session.RecordDecision, Index: 1, Approved: true, All: true},
 			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
-		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, session.Record{Kind: session.Decision, Index: 1, Reason: "not now"},
+		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, session.Record{Kind: session.RecordDecision, Index: 1, Reason: "not now"},
 			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user: not now. Find another way, or explain in a MESSAGE why it is needed\n"},
-		{"deny without a reason", runner.Decision{Answer: runner.Deny}, session.Record{Kind: session.Decision, Index: 1},
+		{"deny without a reason", runner.Decision{Answer: runner.Deny}, session.Record{Kind: session.RecordDecision, Index: 1},
 			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed\n"},
 	}
 	for _, tc := range cases {
@@ -207,7 +207,7 @@ func TestDecide(t *testing.T) {
 			}
 			var got *session.Record
 			for _, rec := range f.records(id, 1) {
-				if rec.Kind == session.Decision {
+				if rec.Kind == session.RecordDecision {
 					got = &rec
 				}
 			}

@@ -184,7 +184,7 @@ func (f *fixture) kinds(id string, seq int) string {
 	f.t.Helper()
 	var out []string
 	for _, r := range f.records(id, seq) {
-		if r.Kind == session.Begin || r.Kind == session.Undone {
+		if r.Kind == session.RecordBegin || r.Kind == session.RecordUndone {
 			out = append(out, string(r.Kind))
 			continue
 		}

@@ -253,7 +253,7 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 		return err
 	}
 	defer t.Close()
-	rec := session.Record{Kind: session.Decision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
+	rec := session.Record{Kind: session.RecordDecision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
 	if err := t.Append(rec); err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
 		info := TurnInfo{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
 			Undone: t.IsUndone(), Finished: seq < st.SequenceNumber || st.IsComplete}
 		for _, rec := range t.Records {
-			if rec.Kind == session.Result && rec.Result != nil && !rec.Result.Success() {
+			if rec.Kind == session.RecordResult && rec.Result != nil && !rec.Result.Success() {
 				info.Failed++
 			}
 		}
@@ -225,7 +225,7 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	}
 	mergeUndo(&rep, byCommands)
 	if !t.IsUndone() {
-		if err := t.Append(session.Record{Kind: session.Undone}); err != nil {
+		if err := t.Append(session.Record{Kind: session.RecordUndone}); err != nil {
 			return rep, err
 		}
 	}

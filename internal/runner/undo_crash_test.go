@@ -170,9 +170,9 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 	done := command.Result{Type: command.EditFile, Path: "a.txt", Status: command.OK, Summary: "Edited 'a.txt' (1 search/replace edit)"}
 	var journal strings.Builder
 	for _, r := range []session.Record{
-		{Kind: session.Begin, ReplyHash: hash, ReplyFile: "r1.txt", Commands: []command.Command{{Type: command.EditFile, Path: "a.txt", Edits: []command.Edit{{Search: "old\n", Replace: "new\n"}}}}},
-		{Kind: session.Apply, Change: &session.Change{Path: "a.txt", Before: oldHash, BeforeMode: 0o644, After: newHash, Done: done}},
-		{Kind: session.Result, Result: &done},
+		{Kind: session.RecordBegin, ReplyHash: hash, ReplyFile: "r1.txt", Commands: []command.Command{{Type: command.EditFile, Path: "a.txt", Edits: []command.Edit{{Search: "old\n", Replace: "new\n"}}}}},
+		{Kind: session.RecordChange, Change: &session.Change{Path: "a.txt", Before: oldHash, BeforeMode: 0o644, After: newHash, Done: done}},
+		{Kind: session.RecordResult, Result: &done},
 	} {
 		line, _ := json.Marshal(r)
 		journal.Write(append(line, '\n'))

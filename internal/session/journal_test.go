@@ -20,17 +20,17 @@ func sampleRecords() []session.Record {
 	exit := 0
 	at := func(s int) time.Time { return day.Add(time.Duration(s) * time.Second) }
 	return []session.Record{
-		{Kind: session.Begin, At: at(0), ReplyHash: session.Hash([]byte("reply")), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
+		{Kind: session.RecordBegin, At: at(0), ReplyHash: session.Hash([]byte("reply")), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
 			{Type: command.CreateFile, Path: "a.go", Content: "package a\n"},
 			{Type: command.RunCommand, Command: "go test ./..."},
 		}},
-		{Kind: session.Apply, Index: 0, At: at(1), Change: &session.Change{
+		{Kind: session.RecordChange, Index: 0, At: at(1), Change: &session.Change{
 			Path: "a.go", After: session.Hash([]byte("package a\n")), CreatedDirs: []string{"x"},
 			Done: command.Result{Type: command.CreateFile, Path: "a.go", Status: command.OK, Summary: "created"},
 		}},
-		{Kind: session.Start, Index: 1, At: at(2)},
-		{Kind: session.Result, Index: 1, At: at(3), Result: &command.Result{Type: command.RunCommand, Status: command.OK, Summary: "ok", ExitCode: &exit}},
-		{Kind: session.Decision, Index: 1, At: at(4), Approved: true, All: true, Reason: "tests"},
+		{Kind: session.RecordStart, Index: 1, At: at(2)},
+		{Kind: session.RecordResult, Index: 1, At: at(3), Result: &command.Result{Type: command.RunCommand, Status: command.OK, Summary: "ok", ExitCode: &exit}},
+		{Kind: session.RecordDecision, Index: 1, At: at(4), Approved: true, All: true, Reason: "tests"},
 	}
 }
 
@@ -89,7 +89,7 @@ func TestAppendFillsTime(t *testing.T) {
 	s := newStore(t)
 	turn := openTurn(t, s, 1)
 	before := time.Now()
-	if err := turn.Append(session.Record{Kind: session.Undone}); err != nil {
+	if err := turn.Append(session.Record{Kind: session.RecordUndone}); err != nil {
 		t.Fatal(err)
 	}
 	read, _ := s.ReadTurn("0000000a", 1)
@@ -305,5 +305,54 @@ func TestTurnsOrder(t *testing.T) {
 	}
 	if got, want := s.TurnDir("0000000a", 9), filepath.Join(turns, "0009"); got != want {
 		t.Errorf("TurnDir = %s, want %s", got, want)
+	}
+}
+
+// Record kinds keep the names journals have always had on disk ("apply"
+// for a file change): a journal an earlier courier wrote reads as today's,
+// and today's is written as it was.
+func TestJournalKindsOnDisk(t *testing.T) {
+	s := newStore(t)
+	dir := filepath.Join(s.Folder("0000000a"), "turns", "0001")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := `{"kind":"begin","index":0,"at":"2026-01-01T00:00:00Z","replyHash":"ab","replyFile":"r.txt"}
+{"kind":"apply","index":0,"at":"2026-01-01T00:00:01Z","change":{"path":"a.go","after":"cd","done":{"type":"CREATE_FILE","status":"ok","summary":"created"}}}
+{"kind":"start","index":1,"at":"2026-01-01T00:00:02Z"}
+{"kind":"result","index":1,"at":"2026-01-01T00:00:03Z","result":{"type":"RUN_COMMAND","status":"ok","summary":"ok"}}
+{"kind":"decision","index":2,"at":"2026-01-01T00:00:04Z","approved":true}
+{"kind":"undone","index":0,"at":"2026-01-01T00:00:05Z"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, err := s.ReadTurn("0000000a", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []session.RecordKind{session.RecordBegin, session.RecordChange, session.RecordStart, session.RecordResult, session.RecordDecision, session.RecordUndone}
+	var got []session.RecordKind
+	for _, r := range read.Records {
+		got = append(got, r.Kind)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds read = %v, want %v", got, want)
+	}
+	if ch := read.Changes(); len(ch) != 1 || ch[0].Change.Path != "a.go" {
+		t.Errorf("Changes = %+v", ch)
+	}
+
+	turn := openTurn(t, s, 2)
+	if err := turn.Append(session.Record{Kind: session.RecordChange, Change: &session.Change{Path: "b.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	turn.Close()
+	data, err := os.ReadFile(filepath.Join(s.Folder("0000000a"), "turns", "0002", "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte(`{"kind":"apply",`)) {
+		t.Errorf("a change is written as %.40s", data)
 	}
 }
