@@ -151,25 +151,17 @@ func TestApplyDuplicate(t *testing.T) {
 	}
 }
 
-// TestApplyDuplicateRefused: Session.Apply itself refuses a reply applied
-// before, with a *RefusedError, and runs nothing.
+// TestApplyDuplicateRefused: a reply applied before, saved again under
+// another name, is refused as a duplicate, moved into processed/, and runs
+// nothing.
 func TestApplyDuplicateRefused(t *testing.T) {
 	f := newFixture(t)
 	id := f.create("greet")
 	f.apply(id, "reply.txt", workReply)
-	s, err := f.r.Hold(id, "courier process")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	rep, err := reply.New("again.txt", []byte(workReply), f.limits.MaxReply, protocol.Tags{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.Apply(context.Background(), rep)
-	var refused *runner.RefusedError
-	if !errors.As(err, &refused) || !refused.Duplicate || refused.Reply != "again.txt" {
-		t.Fatalf("error %v, want a duplicate refusal", err)
+	f.apply(id, "again.txt", workReply)
+	refused := eventsOf[runner.ReplyRefused](f.rec)
+	if len(refused) != 1 || refused[0].Name != "again.txt" || !refused[0].Duplicate || refused[0].MovedTo != f.processed("again.txt") {
+		t.Fatalf("refusals %+v, want again.txt as a duplicate, moved to processed/", refused)
 	}
 	if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 		t.Errorf("the reply ran %d times", n)

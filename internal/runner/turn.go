@@ -14,14 +14,10 @@ import (
 	"github.com/courier-agent/courier/internal/session"
 )
 
-// Apply applies a reply to the held session: it refuses a reply applied
+// apply applies a reply to the held session: it refuses a reply applied
 // before or answering another request (*RefusedError), carries out the
 // commands, asks about those that need the person, and commits the turn.
 // A *WaitingError means the turn stopped at a question.
-func (s *Session) Apply(ctx context.Context, rep reply.Reply) error {
-	return interrupted(ctx, s.st.SessionID, s.apply(ctx, rep))
-}
-
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
