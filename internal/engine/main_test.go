@@ -163,7 +163,12 @@ func (h *harness) lineCount(rel string) int {
 }
 
 func (h *harness) journal() string {
-	return filepath.Join(h.store.TurnDir(h.st.SessionID, h.st.SequenceNumber), "journal.jsonl")
+	h.t.Helper()
+	turn, err := h.store.ReadTurn(h.st.SessionID, h.st.SequenceNumber)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return filepath.Join(turn.Dir, "journal.jsonl")
 }
 
 // records reads the current turn's journal.

@@ -194,7 +194,12 @@ func (f *fixture) kinds(id string, seq int) string {
 }
 
 func (f *fixture) journalPath(id string, seq int) string {
-	return filepath.Join(f.store.TurnDir(id, seq), "journal.jsonl")
+	f.t.Helper()
+	turn, err := f.store.ReadTurn(id, seq)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return filepath.Join(turn.Dir, "journal.jsonl")
 }
 
 // crashAfter cuts a turn's journal to its first n records, as if courier

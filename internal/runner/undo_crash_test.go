@@ -162,7 +162,8 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, f.store.Path(id), string(data))
-	turn := f.store.TurnDir(id, 1)
+	// The turn's files as an earlier courier left them on disk.
+	turn := filepath.Join(f.store.Folder(id), "turns", "0001")
 	oldHash, newHash := session.Hash([]byte("old\n")), session.Hash([]byte("new\n"))
 	writeFile(t, filepath.Join(turn, "blobs", oldHash), "old\n")
 	writeFile(t, filepath.Join(turn, "blobs", newHash), "new\n")

@@ -113,8 +113,8 @@ type Turn struct {
 	legacy   bool // the turn has a blobs folder of an earlier courier version
 }
 
-// TurnDir returns the folder of the turn that answers outbox seq.
-func (s Store) TurnDir(id string, seq int) string {
+// turnDir returns the folder of the turn that answers outbox seq.
+func (s Store) turnDir(id string, seq int) string {
 	return filepath.Join(s.Folder(id), "turns", fmt.Sprintf("%04d", seq))
 }
 
@@ -149,7 +149,7 @@ const legacyBlobs = "blobs"
 // off: it was never acknowledged, so nothing relied on it. The same goes
 // for a torn last entry of the kept contents.
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
-	dir := s.TurnDir(id, seq)
+	dir := s.turnDir(id, seq)
 	newDirs, err := mkdirs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
@@ -231,7 +231,7 @@ func mkdirs(dir string) ([]string, error) {
 
 // ReadTurn reads a turn's records without opening it for writing.
 func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
-	dir := s.TurnDir(id, seq)
+	dir := s.turnDir(id, seq)
 	p := filepath.Join(dir, journalName)
 	data, err := os.ReadFile(p)
 	if err != nil {

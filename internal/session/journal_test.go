@@ -71,7 +71,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(read.Records, recs) || read.Sequence != 1 || read.Dir != s.TurnDir("0000000a", 1) {
+	if !reflect.DeepEqual(read.Records, recs) || read.Sequence != 1 || read.Dir != session.TurnDir(s, "0000000a", 1) {
 		t.Errorf("ReadTurn = %+v", read)
 	}
 	if b, ok := read.Begun(); !ok || b.ReplyFile != "inbox/r1.txt" {
@@ -124,7 +124,7 @@ func TestTornLastLineIsCutOff(t *testing.T) {
 				}
 			}
 			turn.Close()
-			p := filepath.Join(s.TurnDir("0000000a", 1), "journal.jsonl")
+			p := filepath.Join(session.TurnDir(s, "0000000a", 1), "journal.jsonl")
 			good := readBytes(t, p)
 			appendBytes(t, p, tc.tail)
 
@@ -197,7 +197,7 @@ func TestDamagedJournalIsAnError(t *testing.T) {
 		}
 	}
 	turn.Close()
-	p := filepath.Join(s.TurnDir("0000000a", 1), "journal.jsonl")
+	p := filepath.Join(session.TurnDir(s, "0000000a", 1), "journal.jsonl")
 	data := readBytes(t, p)
 	damaged := append([]byte("{not json}\n"), data...)
 	if err := os.WriteFile(p, damaged, 0o644); err != nil {
@@ -226,7 +226,7 @@ func TestReadTurnMissing(t *testing.T) {
 func TestOpenTurnRemovesCrashTemps(t *testing.T) {
 	s := newStore(t)
 	openTurn(t, s, 1).Close()
-	dir := s.TurnDir("0000000a", 1)
+	dir := session.TurnDir(s, "0000000a", 1)
 	// blobs/ is where earlier courier versions kept contents; kept/ is
 	// where undo keeps changed files.
 	for _, d := range []string{filepath.Join(dir, "blobs"), filepath.Join(dir, "kept", "src")} {
@@ -303,7 +303,7 @@ func TestTurnsOrder(t *testing.T) {
 	if want := []int{1, 2, 9, 10}; err != nil || !reflect.DeepEqual(seqs, want) {
 		t.Errorf("Turns = %v, %v; want %v", seqs, err, want)
 	}
-	if got, want := s.TurnDir("0000000a", 9), filepath.Join(turns, "0009"); got != want {
+	if got, want := session.TurnDir(s, "0000000a", 9), filepath.Join(turns, "0009"); got != want {
 		t.Errorf("TurnDir = %s, want %s", got, want)
 	}
 }

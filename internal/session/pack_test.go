@@ -105,7 +105,7 @@ func TestLegacyBlobs(t *testing.T) {
 	openTurn(t, s, 1).Close()
 	content := []byte("kept the old way\n")
 	h := session.Hash(content)
-	dir := filepath.Join(s.TurnDir("0000000a", 1), "blobs")
+	dir := filepath.Join(session.TurnDir(s, "0000000a", 1), "blobs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
