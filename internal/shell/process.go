@@ -66,7 +66,7 @@ func startProcess(ps processSpec) (*process, error) {
 		Path:        ps.launch.Path,
 		Args:        ps.launch.Args,
 		Dir:         ps.dir,
-		Env:         ps.launch.Env, // never nil: os/exec would give nil courier's own environment
+		Env:         ps.launch.Env,   // never nil: os/exec would give nil courier's own environment
 		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
 		Stdout:      w,               // an *os.File is handed to the child as is: no copy goroutine in os/exec
 		Stderr:      stderr,
