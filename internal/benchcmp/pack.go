@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // The first request's pack (--include) next to repomix, which people use
@@ -161,7 +163,7 @@ func measureRepomix(e *Env, sub string) (float64, string, error) {
 		return 0, "", err
 	}
 	return float64(tr) / float64(tc), fmt.Sprintf("courier %s (request %s; %s without the environment probe), repomix %s (pack %s)",
-		ms(tc), mbText(cs), ms(tb), ms(tr), mbText(info.Size())), nil
+		ms(tc), human.Bytes(cs), ms(tb), ms(tr), human.Bytes(info.Size())), nil
 }
 
 // measureTar times courier's pack of tree with the token budget given
@@ -197,7 +199,7 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	}
 	ts, _ := os.ReadFile(tarOut)
 	return float64(tc) / float64(tt), fmt.Sprintf("courier %s (request %s, %d files), tar of them %s (%s bytes)",
-		ms(tc), mbText(cs), packed, ms(tt), strings.TrimSpace(string(ts))), nil
+		ms(tc), human.Bytes(cs), packed, ms(tt), strings.TrimSpace(string(ts))), nil
 }
 
 // packedList writes the files a pack's request holds (its "--- PATH ---"
@@ -234,5 +236,3 @@ func packedList(e *Env, tree string, request func() (string, error)) (string, in
 	list := filepath.Join(e.Dir, filepath.Base(filepath.Dir(filepath.Dir(p)))+"-files.txt")
 	return list, n, os.WriteFile(list, []byte(b.String()), 0o644)
 }
-
-func mbText(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }

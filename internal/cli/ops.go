@@ -17,7 +17,6 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // exitStatus ends courier with a status and nothing on stderr: the
@@ -61,7 +60,7 @@ Progress and warnings go to stderr.`,
 				return err
 			}
 			rep, err := b.StartRun(cmd.Context(), cmds, runner.RunOptions{
-				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: session.Hash(data),
+				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: runner.Hash(data),
 				Task: runTask(cmds),
 			})
 			if err != nil && rep.Commands == nil {
