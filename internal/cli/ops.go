@@ -13,7 +13,6 @@ import (
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
@@ -188,7 +187,7 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	var sys *engine.SystemError
+	var sys *runner.SystemError
 	if errors.As(err, &sys) {
 		// The program reads the events; the person at the terminal reads
 		// how to go on.

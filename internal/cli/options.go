@@ -18,7 +18,6 @@ import (
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // view is how a command shows what happens (the text console or JSON
@@ -238,10 +237,10 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 // missingSaid is the file in a session's folder that names the sandbox
 // layers courier said were missing, "" for no session.
 func missingSaid(p runner.Paths, id string) string {
-	if !session.ValidID(id) {
+	if !runner.ValidID(id) {
 		return ""
 	}
-	return filepath.Join(session.Store{Dir: p.Sessions}.Folder(id), "sandbox-missing")
+	return filepath.Join(p.SessionFolder(id), "sandbox-missing")
 }
 
 // sandboxSettings are the sandbox options the settings and the person's

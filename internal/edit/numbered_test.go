@@ -64,7 +64,7 @@ func TestNumbered(t *testing.T) {
 			text: twelve,
 			opts: NumberOptions{From: 2, MaxLines: 4, Words: agentspaces.Chat{}.Words()},
 			want: "   2 | line 2\n   3 | line 3\n   4 | line 4\n   5 | line 5\n" +
-				"[... 7 more lines; request them with a shell operation running sed -n '6,9p' 'src/a.go' ...]\n",
+				"[... 7 more lines; request them with a shell operation running sed -n '6,9p' src/a.go ...]\n",
 		},
 		{
 			name: "without words the cut note names no command",

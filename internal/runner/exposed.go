@@ -19,6 +19,12 @@ func ValidID(id string) bool { return session.ValidID(id) }
 // operations message's.
 func Hash(data []byte) string { return session.Hash(data) }
 
+// SessionFolder is the folder that holds session id's own files, under
+// the root's sessions/ folder.
+func (p Paths) SessionFolder(id string) string {
+	return session.Store{Dir: p.Sessions}.Folder(id)
+}
+
 // AllowedVars are the names and globs of courier's environment that
 // commands get; DefaultVars are set for every command, as NAME=value.
 func AllowedVars() []string { return shell.AllowedVars() }
