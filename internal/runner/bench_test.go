@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -72,16 +73,20 @@ type benchSession struct {
 }
 
 // benchRunner is a runner on root, as a courier run would build it.
-func benchRunner(b *testing.B, paths runner.Paths) *runner.Runner {
+func benchRunner(b *testing.B, paths runner.Paths, limits ...func(*runner.Limits)) *runner.Runner {
 	b.Helper()
 	d := config.Defaults()
 	pol, err := policy.New(d.Policy)
 	if err != nil {
 		b.Fatal(err)
 	}
+	l := runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines}
+	for _, f := range limits {
+		f(&l)
+	}
 	return runner.New(runner.Config{
 		Paths:     paths,
-		Limits:    runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
+		Limits:    l,
 		Commands:  runner.Commands{Timeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), Policy: pol},
 		FrontEnds: []frontend.FrontEnd{protocol.Tags{}},
 	})
@@ -218,5 +223,47 @@ func BenchmarkSessionState(b *testing.B) {
 	b.ReportMetric(float64(sizes[last]), "state-bytes")
 	if last >= 100 {
 		b.ReportMetric(float64(sizes[last]-sizes[1])/float64(last-1), "state-bytes/turn")
+	}
+}
+
+// BenchmarkPack measures the first request of 'courier new --include **'
+// on Go's own source (src/net and the whole src), with the default token
+// budget and with none: list, rank, read and number what fits, render and
+// write the request. Each op is one session created; the request's size
+// is reported.
+func BenchmarkPack(b *testing.B) {
+	goroot := runtime.GOROOT()
+	for _, t := range []struct{ name, dir string }{{"net", "src/net"}, {"src", "src"}} {
+		tree := filepath.Join(goroot, filepath.FromSlash(t.dir))
+		for _, budget := range []int{100000, 0} {
+			b.Run(fmt.Sprintf("tree=%s/budget=%d", t.name, budget), func(b *testing.B) {
+				var size int64
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					paths := runner.DefaultPaths(b.TempDir())
+					paths.Workspace = tree
+					if err := paths.Ensure(); err != nil {
+						b.Fatal(err)
+					}
+					r := benchRunner(b, paths, func(l *runner.Limits) { l.TokenBudget = budget })
+					b.StartTimer()
+					if _, err := r.Create("explain how this code is organised", runner.CreateOptions{Includes: []string{"**"}, SnapshotLater: true}); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					entries, err := os.ReadDir(paths.Outbox)
+					if err != nil || len(entries) != 1 {
+						b.Fatalf("outbox: %v, %v", entries, err)
+					}
+					info, err := entries[0].Info()
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = info.Size()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(size), "request-bytes")
+			})
+		}
 	}
 }
