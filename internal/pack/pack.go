@@ -49,7 +49,8 @@ func Build(ws *workspace.Workspace, opts Options) []frontend.FileContent {
 		opts.MaxListed = 300
 	}
 	cands, problems := candidates(ws, opts)
-	p := packer{ws: ws, opts: opts, room: opts.Budget}
+	p := packer{opener: ws.NewOpener(maxOpenDirs), opts: opts, room: opts.Budget}
+	defer p.opener.Close()
 	p.add(cands)
 	// Every packed file's text is a piece of one buffer, written once and
 	// never again: the pieces share it rather than each being copied out.
@@ -92,11 +93,15 @@ type packed struct {
 	start, end int
 }
 
+// maxOpenDirs bounds the folders the pack holds open while it reads
+// their files.
+const maxOpenDirs = 256
+
 type packer struct {
-	ws    *workspace.Workspace
-	opts  Options
-	room  int // bytes left; unlimited when opts.Budget is 0
-	files []packed
+	opener *workspace.Opener
+	opts   Options
+	room   int // bytes left; unlimited when opts.Budget is 0
+	files  []packed
 	// out holds the packed files' numbered text, one after the other; buf
 	// is the file being read, reused from one file to the next.
 	out, buf []byte
@@ -187,7 +192,7 @@ var errBinary = errors.New("binary file")
 // a NUL byte or bytes that are not UTF-8. The content is p.buf's, good
 // until the next read.
 func (p *packer) read(path string) ([]byte, error) {
-	f, info, err := p.ws.OpenRegular(path)
+	f, info, err := p.opener.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

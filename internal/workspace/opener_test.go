@@ -1,0 +1,73 @@
+package workspace_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// An Opener opens what OpenRegular opens and refuses what it refuses, with
+// the same errors: files deep in folders, more folders than it holds open,
+// symlinks into other folders and out of the workspace, named pipes,
+// folders and missing files.
+func TestOpenerAnswersAsOpenRegular(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"top.txt": "top\n", "b/other.txt": "other\n"}
+	for i := range 12 {
+		files[fmt.Sprintf("a/d%d/e/f%d.go", i, i)] = fmt.Sprintf("package f%d\n", i)
+	}
+	writeTree(t, dir, files)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"a/sibling.txt": "../b/other.txt", "a/out.txt": outside, "a/d1/up": "../../b", "a/absolute.txt": filepath.Join(dir, "top.txt")} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "a/pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := openWS(t, dir)
+	o := ws.NewOpener(3)
+	defer o.Close()
+	paths := []string{"top.txt", "a/sibling.txt", "a/d1/up/other.txt", "a/out.txt", "a/absolute.txt", "a/pipe", "a", "a/missing.go", "../x", "a/d3/../../top.txt"}
+	for p := range files {
+		paths = append(paths, p)
+	}
+	// Twice, so the second round finds some folders held and others closed.
+	for range 2 {
+		for _, p := range paths {
+			want, wantErr := readVia(ws.OpenRegular, p)
+			got, err := readVia(o.OpenRegular, p)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || got != want {
+				t.Errorf("%s: Opener gave %q, %v; OpenRegular %q, %v", p, got, err, want, wantErr)
+			}
+			if p == "a/out.txt" && (wantErr == nil || got != "") {
+				t.Errorf("%s: read outside the workspace: %q", p, got)
+			}
+		}
+	}
+	if got, err := readVia(o.OpenRegular, "a/d7/e/f7.go"); got != "package f7\n" || err != nil {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+// readVia opens p with open and reads it whole.
+func readVia(open func(string) (*os.File, os.FileInfo, error), p string) (string, error) {
+	f, info, err := open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if !info.Mode().IsRegular() {
+		return "", errors.New("not regular")
+	}
+	data, err := io.ReadAll(f)
+	return string(data), err
+}
