@@ -78,7 +78,9 @@ func AppendNumbered(dst []byte, path string, data []byte, opts NumberOptions) ([
 		if !text && (bytes.IndexByte(line, 0) >= 0 || !utf8.Valid(line)) {
 			return dst[:start], ErrNotText
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if k := len(line) - 1; k >= 0 && line[k] == '\r' {
+			line = line[:k]
+		}
 		if len(line) == 0 {
 			dst = append(dst, " |\n"...)
 			continue

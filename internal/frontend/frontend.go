@@ -58,6 +58,8 @@ type Request struct {
 	Commands  []command.Command
 	Results   []command.Result
 	Requested []FileContent
+	// Pack, when set, adds the first request's pack after Requested.
+	Pack *Pack
 	// ReadLines is the most lines of one file a request shows (the
 	// read_lines setting; 0: no cut), for a front end whose results carry
 	// file content.
@@ -73,6 +75,18 @@ type FileContent struct {
 	// (0 otherwise); Total is the file's line count then, -1 when it is
 	// too large to count.
 	First, Last, Total int
+}
+
+// Pack is files a request shows after the requested ones, handed to the
+// request as it is written: the first request's pack can be a whole
+// project, and is never held whole but in the request.
+type Pack struct {
+	// Size is about how many bytes the files take in the request, so that
+	// the request is sized once.
+	Size int
+	// Files calls add with each file in turn. A file's Text is good only
+	// during the call.
+	Files func(add func(FileContent))
 }
 
 // Parsed is a reply read by a front end.

@@ -54,6 +54,9 @@ func RenderLayout(o frontend.Request, l Layout) string {
 	for _, f := range o.Requested {
 		size += len(f.Text) + 2*len(f.Path) + 32
 	}
+	if o.Pack != nil {
+		size += o.Pack.Size
+	}
 	for _, r := range o.Results {
 		size += len(r.Summary) + len(r.Output) + len(r.Diff) + 64
 	}
@@ -98,16 +101,13 @@ func RenderLayout(o frontend.Request, l Layout) string {
 	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
 		l.Results(&b, o)
 	}
-	if len(o.Requested) > 0 {
+	if len(o.Requested) > 0 || o.Pack != nil {
 		b.WriteString("\n## Requested File Contents\n")
 		for _, f := range o.Requested {
-			name := ShowName(f.Path)
-			fmt.Fprintf(&b, "--- %s%s ---\n", name, shownLines(f))
-			b.WriteString(f.Text)
-			if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "--- end %s ---\n", name)
+			writeRequested(&b, f)
+		}
+		if o.Pack != nil {
+			o.Pack.Files(func(f frontend.FileContent) { writeRequested(&b, f) })
 		}
 	}
 	b.WriteString("\n=== PROMPT ===\n")
@@ -118,6 +118,22 @@ func RenderLayout(o frontend.Request, l Layout) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// writeRequested writes one requested file between its marker lines.
+func writeRequested(b *strings.Builder, f frontend.FileContent) {
+	name := ShowName(f.Path)
+	b.WriteString("--- ")
+	b.WriteString(name)
+	b.WriteString(shownLines(f))
+	b.WriteString(" ---\n")
+	b.WriteString(f.Text)
+	if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("--- end ")
+	b.WriteString(name)
+	b.WriteString(" ---\n")
 }
 
 // renderResults writes the tag protocol's results section: the notices,

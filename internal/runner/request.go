@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
@@ -44,7 +45,9 @@ func (r *Runner) writeRequest(st *session.State) (string, string, error) {
 		return "", "", err
 	}
 	p := r.requestPath(st.SessionID, st.SequenceNumber)
-	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
+	// The request is written as it is, not copied first: with a pack it
+	// can be the size of a whole project, and Write only reads it.
+	if err := atomicfile.Write(p, unsafe.Slice(unsafe.StringData(text), len(text)), 0o644); err != nil {
 		return "", "", fmt.Errorf("write request: %w", err)
 	}
 	return p, text, nil
@@ -123,7 +126,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		req.Environment = st.Environment
 	}
 	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
-		req.Requested = append(req.Requested, r.pack(ws, st, fe, req)...)
+		req.Pack = r.pack(ws, st, fe, req)
 	}
 	return fe.Render(req), nil
 }
