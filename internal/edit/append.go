@@ -2,6 +2,7 @@ package edit
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -35,12 +36,29 @@ func AppendNumbered(dst []byte, path string, data []byte, opts NumberOptions) ([
 	// shown.
 	text := bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
 	start := len(dst)
+	// Room for every line with its number, taken at once: only cut lines'
+	// notes can need more.
+	dst = slices.Grow(dst, len(data)+total*(width+3))
 	limit := opts.MaxLineLen
-	// digits is how many digits n has; it gains one at next.
-	digits, next := 1, 10
-	for n := 1; len(data) > 0; n++ {
-		if n == next {
-			digits, next = digits+1, next*10
+	// num is the line's number, right-aligned in width, counted up in
+	// place from line to line.
+	var numBuf [20]byte
+	num := numBuf[:width]
+	for i := range num {
+		num[i] = ' '
+	}
+	for len(data) > 0 {
+		for i := width - 1; ; i-- {
+			if num[i] == '9' {
+				num[i] = '0'
+				continue
+			}
+			if num[i] == ' ' {
+				num[i] = '1'
+			} else {
+				num[i]++
+			}
+			break
 		}
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -48,10 +66,7 @@ func AppendNumbered(dst []byte, path string, data []byte, opts NumberOptions) ([
 		} else {
 			data = nil
 		}
-		for range width - digits {
-			dst = append(dst, ' ')
-		}
-		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, num...)
 		if limit > 0 && len(line) > limit {
 			head, rest := line[:limit], runeCountValid(line[limit:])
 			keep := len(head)

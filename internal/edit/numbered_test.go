@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -366,4 +369,21 @@ func FuzzAppendNumbered(f *testing.F) {
 			t.Fatalf("opts %+v: got %q, %v; want %q, %v", opts, got, err, want.Text, wantErr)
 		}
 	})
+}
+
+// BenchmarkAppendNumbered numbers Go's own source of net/http's server,
+// as a pack numbers each file it packs.
+func BenchmarkAppendNumbered(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := NumberOptions{MaxLineLen: 2000}
+	var out []byte
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if out, err = AppendNumbered(out[:0], "server.go", data, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

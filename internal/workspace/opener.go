@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"container/list"
 	"io/fs"
 	"os"
 	"strings"
@@ -14,30 +15,32 @@ import (
 // costs the calls on the file alone. Not safe for concurrent use.
 type Opener struct {
 	w *Workspace
-	// dirs are the folders held open, by slash path; tick orders their
-	// last use, so the one unused the longest is closed first.
-	dirs map[string]*openDir
+	// dirs are the folders held open, by slash path; lru has them from
+	// the one used last to the one unused the longest, closed first.
+	dirs map[string]*list.Element
+	lru  list.List
 	max  int
-	tick int
 }
 
+// openDir is a folder held open.
 type openDir struct {
+	path string
 	root *os.Root
-	used int
 }
 
 // NewOpener returns an Opener that holds at most maxDirs folders open.
 func (w *Workspace) NewOpener(maxDirs int) *Opener {
-	return &Opener{w: w, dirs: map[string]*openDir{}, max: max(maxDirs, 1)}
+	return &Opener{w: w, dirs: map[string]*list.Element{}, max: max(maxDirs, 1)}
 }
 
 // Close closes the folders the Opener holds open; the files it opened are
 // the caller's to close.
 func (o *Opener) Close() {
-	for p, d := range o.dirs {
-		d.root.Close()
-		delete(o.dirs, p)
+	for e := o.lru.Front(); e != nil; e = e.Next() {
+		e.Value.(*openDir).root.Close()
 	}
+	o.lru.Init()
+	clear(o.dirs)
 }
 
 // OpenRegular opens the file p as Workspace.OpenRegular does. Whatever the
@@ -87,10 +90,9 @@ func (o *Opener) dir(dir string) *os.Root {
 	if dir == "" {
 		return o.w.root
 	}
-	o.tick++
-	if d, ok := o.dirs[dir]; ok {
-		d.used = o.tick
-		return d.root
+	if e, ok := o.dirs[dir]; ok {
+		o.lru.MoveToFront(e)
+		return e.Value.(*openDir).root
 	}
 	parent, name := "", dir
 	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
@@ -107,21 +109,13 @@ func (o *Opener) dir(dir string) *os.Root {
 	if err != nil {
 		return nil
 	}
-	if len(o.dirs) >= o.max {
-		o.evict()
+	if o.lru.Len() >= o.max {
+		oldest := o.lru.Back()
+		d := oldest.Value.(*openDir)
+		d.root.Close()
+		delete(o.dirs, d.path)
+		o.lru.Remove(oldest)
 	}
-	o.dirs[dir] = &openDir{root: r, used: o.tick}
+	o.dirs[dir] = o.lru.PushFront(&openDir{path: dir, root: r})
 	return r
-}
-
-// evict closes the folder unused the longest.
-func (o *Opener) evict() {
-	oldest, at := "", 0
-	for p, d := range o.dirs {
-		if oldest == "" || d.used < at {
-			oldest, at = p, d.used
-		}
-	}
-	o.dirs[oldest].root.Close()
-	delete(o.dirs, oldest)
 }
