@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -200,37 +199,11 @@ var errBinary = errors.New("binary file")
 // a NUL byte or bytes that are not UTF-8. The content is p.buf's, good
 // until the next read.
 func (p *packer) read(path string) ([]byte, error) {
-	f, info, err := p.opener.OpenRegular(path)
+	data, err := p.opener.ReadRegular(path, p.buf)
+	p.buf = data[:0]
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	// One byte more than the file's size lets the read that finds its end
-	// find it without growing the buffer.
-	// Files come smallest first: the buffer grows by half at least, not
-	// file by file.
-	if need := int(info.Size()) + 1; cap(p.buf) < need {
-		p.buf = make([]byte, max(need, cap(p.buf)*3/2))
-	}
-	buf := p.buf[:cap(p.buf)]
-	n := 0
-	for {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == len(buf) {
-			// It grew since it was opened.
-			buf = slices.Grow(buf, len(buf))
-			buf = buf[:cap(buf)]
-			p.buf = buf
-		}
-	}
-	data := buf[:n]
 	head := data[:min(len(data), 8192)]
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimCutRune(head)) {
 		return nil, errBinary
