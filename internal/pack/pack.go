@@ -240,7 +240,8 @@ func (p *packer) summary(problems []string) string {
 		b.WriteString(", within the request's token budget")
 	}
 	b.WriteString(")\n")
-	var budget, other []leftOut
+	budget := make([]leftOut, 0, len(p.left))
+	var other []leftOut
 	for _, l := range p.left {
 		if l.reason == reasonBudget {
 			budget = append(budget, l)
@@ -251,7 +252,8 @@ func (p *packer) summary(problems []string) string {
 	listed := 0
 	if len(budget) > 0 {
 		fmt.Fprintf(&b, "Left out for room (ask for them with %s):\n", p.opts.Words.Name(command.ReadFile))
-		slices.SortStableFunc(budget, func(a, b leftOut) int { return strings.Compare(a.path, b.path) })
+		// A file is left out once: its path orders it alone.
+		slices.SortFunc(budget, func(a, b leftOut) int { return strings.Compare(a.path, b.path) })
 		listed += p.list(&b, budget, listed)
 	}
 	if len(other) > 0 {

@@ -58,13 +58,11 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("(cannot list the workspace: %v)", err))
 	}
-	var out []candidate
-	seen := map[string]bool{}
+	out := make([]candidate, 0, len(files)+len(explicit))
+	// Files given by their path come first; the listing names each file
+	// once, and not again if it was given.
+	given := map[string]bool{}
 	add := func(p string, size int64) {
-		if seen[p] {
-			return
-		}
-		seen[p] = true
 		c := candidate{path: p, size: size, tier: source}
 		switch {
 		case explicit[p] || namedIn(opts.Task, p):
@@ -78,10 +76,14 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	}
 	for p := range explicit {
 		if info, err := ws.Stat(p); err == nil {
+			given[p] = true
 			add(p, info.Size())
 		}
 	}
 	for _, f := range files {
+		if given[f.Path] {
+			continue
+		}
 		for _, g := range globs {
 			if g.Match(f.Path) {
 				add(f.Path, f.Size)
@@ -89,7 +91,8 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b candidate) int {
+	// Paths are unique: the order is total, and needs no stable sort.
+	slices.SortFunc(out, func(a, b candidate) int {
 		switch {
 		case a.tier != b.tier:
 			return int(a.tier) - int(b.tier)
