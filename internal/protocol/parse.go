@@ -58,6 +58,7 @@ const maxErrors = 100
 // parser holds the state of one Parse call.
 type parser struct {
 	text  string
+	at    int   // offset of the line the main loop is at
 	reply Reply // Session and Sequence; the commands are in cmds
 	cmds  cmdList
 	// spans are recorded only for tests, since they cost memory per block.
@@ -65,9 +66,8 @@ type parser struct {
 	trackSpans bool
 	errors     int
 	// more counts problems beyond maxErrors; moreCmd is the index of the
-	// summary entry that stands for them, moreEntry the entry itself.
+	// summary entry that stands for them, or -1.
 	more, moreCmd int
-	moreEntry     *command.Command
 	seenCommand   bool // header echo lines count only before the first tag
 	seenThink     bool
 	// maybeBody is set when a line since the last command could be part
@@ -89,52 +89,49 @@ type classified struct {
 	t   tagLine
 }
 
-// cmdList collects commands in chunks that never move, so that a reply
-// with very many commands is copied once at the end rather than at every
-// growth of one big slice.
+// cmdList collects commands in one slice, made as large as the reply
+// probably needs from a cheap guess, so that it is usually never copied.
+// When the guess falls short, it grows to what the part of the reply read
+// so far predicts for the whole, rather than doubling.
 type cmdList struct {
-	chunks [][]command.Command
-	n      int
-	// guess is how many commands the reply probably holds: the first chunk
-	// is made that large, so that a reply of many commands is usually kept
-	// in one chunk and not copied at all.
-	guess int
+	list  []command.Command
+	guess int // the first size: see newParser
 }
 
-const maxChunk = 1024
+// maxFirstGuess bounds the first size guessed from a sample of the reply,
+// so that a sample dense with tags cannot make it huge for a reply whose
+// rest holds none.
+const maxFirstGuess = 1 << 16
 
-// maxFirstChunk bounds the first chunk sized from a guess of the command
-// count, so that a reply of nothing but tags cannot make it huge.
-const maxFirstChunk = 1 << 16
-
-// add appends c and returns its index and where it is kept.
-func (l *cmdList) add(c command.Command) (int, *command.Command) {
-	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
-		size := min(max(8, l.n), maxChunk)
-		if k < 0 {
-			size = max(size, l.guess)
-		}
-		l.chunks = append(l.chunks, make([]command.Command, 0, size))
-		k++
+// add appends c and returns its index; at is how far into the reply of
+// size total the parser is.
+func (l *cmdList) add(c command.Command, at, total int) int {
+	if len(l.list) == cap(l.list) {
+		l.grow(at, total)
 	}
-	l.chunks[k] = append(l.chunks[k], c)
-	l.n++
-	return l.n - 1, &l.chunks[k][len(l.chunks[k])-1]
+	l.list = append(l.list, c)
+	return len(l.list) - 1
+}
+
+func (l *cmdList) grow(at, total int) {
+	n := len(l.list)
+	size := l.guess
+	if n > 0 {
+		// Commands so far per byte read, for the whole reply, and an
+		// eighth more; a command takes more than eight bytes.
+		est := int(float64(n) * float64(total) / float64(max(at, 1)) * 1.125)
+		size = max(n+n/4+8, min(est, total/8))
+	}
+	list := make([]command.Command, n, size)
+	copy(list, l.list)
+	l.list = list
 }
 
 func (l *cmdList) all() []command.Command {
-	if len(l.chunks) <= 1 {
-		if l.n == 0 {
-			return nil
-		}
-		return l.chunks[0]
+	if len(l.list) == 0 {
+		return nil
 	}
-	out := make([]command.Command, 0, l.n)
-	for _, c := range l.chunks {
-		out = append(out, c...)
-	}
-	return out
+	return l.list
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
@@ -151,7 +148,7 @@ func newParser(text string, spans bool) *parser {
 	sample := text[:min(len(text), 64<<10)]
 	tags := strings.Count(sample, "[/") + strings.Count(sample, "READ_FILE ") + strings.Count(sample, "DELETE_FILE ")
 	guess := tags * (len(text)/max(len(sample), 1) + 1)
-	p.cmds.guess = min(guess, len(text)/32, maxFirstChunk) + 8
+	p.cmds.guess = min(guess+guess/8, len(text)/32, maxFirstGuess) + 8
 	p.recent[0].pos, p.recent[1].pos = -1, -1
 	return p
 }
@@ -196,6 +193,7 @@ func (p *parser) head(c cursor, line string) *tagLine {
 
 func (p *parser) run() {
 	for c := (cursor{}); !p.done(c); {
+		p.at = c.pos
 		line, next := p.lineAt(c)
 		if isBlankASCII(line) {
 			// A run of blank lines is prose whatever else is going on.
@@ -206,7 +204,8 @@ func (p *parser) run() {
 		}
 		c = p.step(c, line, next)
 	}
-	if e := p.moreEntry; e != nil {
+	if p.moreCmd >= 0 {
+		e := &p.cmds.list[p.moreCmd]
 		e.Error = moreProblems(p.more, e.Line)
 	}
 	p.reply.Commands = p.cmds.all()
@@ -310,7 +309,7 @@ func (p *parser) span(first, end, cmd int) {
 func (p *parser) add(cmd command.Command, first, end int) {
 	p.maybeBody = false
 	cmd.Line = first + 1
-	i, _ := p.cmds.add(cmd)
+	i := p.cmds.add(cmd, p.at, len(p.text))
 	p.span(first, end, i)
 }
 
@@ -328,7 +327,7 @@ func (p *parser) fail(first, end int, path string, msg func() string) {
 		return
 	}
 	if p.moreCmd < 0 {
-		p.moreCmd, p.moreEntry = p.cmds.add(command.Command{Type: command.ParseError, Line: first + 1})
+		p.moreCmd = p.cmds.add(command.Command{Type: command.ParseError, Line: first + 1}, p.at, len(p.text))
 	}
 	p.more++
 	p.span(first, end, p.moreCmd)

@@ -81,9 +81,9 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		p.reply, p.cmds = Reply{}, cmdList{guess: p.cmds.guess}
+		p.reply, p.cmds.list = Reply{}, p.cmds.list[:0]
 		p.spans = p.spans[:0]
-		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand, p.maybeBody = 0, 0, -1, nil, false, false
+		p.errors, p.more, p.moreCmd, p.seenCommand, p.maybeBody = 0, 0, -1, false, false
 		p.prose(0, next.line)
 		return next, true
 	}
