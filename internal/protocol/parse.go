@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -77,7 +78,11 @@ type parser struct {
 	// at a tag line hands it back to the caller, which looks at it again.
 	recent     [2]classified
 	recentNext int
-	lt, colon  ahead // the next '<' (reasoning tags) and ':' (header echo)
+	// The next '<' (reasoning tags), ':' (header echo) and '[' (tags) for
+	// the main loop, and the next '[' and '<' for scans ahead of it.
+	lt, colon, brack ahead
+	scanBrack        ahead
+	scanLt           ahead
 	upper      upperNames
 	textLine   tagLine // what every text line is; never changed
 	cur        tagLine // the line the main loop handles (see head)
@@ -142,7 +147,8 @@ func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	p := &parser{text: text, moreCmd: -1, trackSpans: spans, lt: ahead{b: '<'}, colon: ahead{b: ':'}}
+	p := &parser{text: text, moreCmd: -1, trackSpans: spans,
+		lt: ahead{b: '<'}, colon: ahead{b: ':'}, brack: ahead{b: '['}, scanBrack: ahead{b: '['}, scanLt: ahead{b: '<'}}
 	// Every block has a closing tag, and READ_FILE and DELETE_FILE are
 	// tags alone: count them in the first 64 KB and extrapolate.
 	sample := text[:min(len(text), 64<<10)]
@@ -193,6 +199,13 @@ func (p *parser) head(c cursor, line string) *tagLine {
 
 func (p *parser) run() {
 	for c := (cursor{}); !p.done(c); {
+		if p.maybeBody && !likelyLook(p.text, c.pos) {
+			if next := p.skipPlain(c); next != c {
+				p.prose(c.line, next.line)
+				c = next
+				continue
+			}
+		}
 		p.at = c.pos
 		line, next := p.lineAt(c)
 		if isBlankASCII(line) {
@@ -223,25 +236,71 @@ func isBlankASCII(line string) bool {
 	return true
 }
 
+// skipPlain passes over the lines from c on that are prose whatever they
+// hold, once a command was seen and a line that may be a block's body
+// (see loose): only a line with a tag ('['), a reasoning tag ('<') or,
+// before the first command, a header echo (':') needs a look. It returns
+// c when the line at c needs one.
+func (p *parser) skipPlain(c cursor) cursor {
+	t := min(p.brack.next(p.text, c.pos), p.lt.next(p.text, c.pos))
+	if !p.seenCommand && (p.reply.Session == "" || p.reply.Sequence == 0) {
+		t = min(t, p.colon.next(p.text, c.pos))
+	}
+	return p.lineOf(c, t)
+}
+
+// likelyLook is a guess that the line at pos needs a look, by its first
+// byte: it may start a tag or a reasoning tag. Trying to pass over such
+// lines, when each holds one, costs more than it saves.
+func likelyLook(text string, pos int) bool {
+	if pos >= len(text) {
+		return false
+	}
+	switch c := text[pos]; {
+	case c == '[', c == '<', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
+		return true
+	}
+	return false
+}
+
+// lineOf returns the cursor of the line that holds offset t, at or after
+// c; for t == len(text), where nothing was found, the end.
+func (p *parser) lineOf(c cursor, t int) cursor {
+	if t >= len(p.text) {
+		return cursor{len(p.text) + 1, c.line + strings.Count(p.text[c.pos:], "\n") + 1}
+	}
+	start := c.pos + strings.LastIndexByte(p.text[c.pos:t], '\n') + 1
+	if start == c.pos {
+		return c
+	}
+	return cursor{start, c.line + strings.Count(p.text[c.pos:start], "\n")}
+}
+
 // ahead is where the next occurrence of a byte is in the text, found once
 // for many lines rather than searched for in every line.
 type ahead struct {
-	b  byte
-	at int // offset of the next b at or after from; len(text) when none
-	ok bool
+	b        byte
+	from, at int // at is the first b at or after from; len(text) when none
+	ok       bool
 }
 
-// in reports whether the line at c (of length n) holds the byte.
-func (a *ahead) in(text string, c cursor, n int) bool {
-	if !a.ok || a.at < c.pos {
-		a.ok = true
-		if i := strings.IndexByte(text[c.pos:], a.b); i >= 0 {
-			a.at = c.pos + i
+// next returns the offset of the first b at or after pos, len(text) when
+// there is none.
+func (a *ahead) next(text string, pos int) int {
+	if !a.ok || pos < a.from || a.at < pos {
+		a.ok, a.from = true, pos
+		if i := strings.IndexByte(text[pos:], a.b); i >= 0 {
+			a.at = pos + i
 		} else {
 			a.at = len(text)
 		}
 	}
-	return a.at < c.pos+n
+	return a.at
+}
+
+// in reports whether the line at c (of length n) holds the byte.
+func (a *ahead) in(text string, c cursor, n int) bool {
+	return a.next(text, c.pos) < c.pos+n
 }
 
 // lineAt returns the line at c, without its "\n", and the next line's cursor.

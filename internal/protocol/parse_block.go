@@ -68,6 +68,12 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	var opened typeSet // commands opened inside the body
 	c := from
 	for !p.done(c) {
+		// Only a line with a '[' can be a tag.
+		if !likelyLook(p.text, c.pos) {
+			if c = p.lineOf(c, p.scanBrack.next(p.text, c.pos)); p.done(c) {
+				break
+			}
+		}
 		line, next := p.lineAt(c)
 		if quick && !canEnd(line, typ, fileBody) {
 			c = next
