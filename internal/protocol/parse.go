@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -83,9 +84,9 @@ type parser struct {
 	lt, colon, brack ahead
 	scanBrack        ahead
 	scanLt           ahead
-	upper      upperNames
-	textLine   tagLine // what every text line is; never changed
-	cur        tagLine // the line the main loop handles (see head)
+	upper            upperNames
+	textLine         tagLine // what every text line is; never changed
+	cur              tagLine // the line the main loop handles (see head)
 }
 
 // classified is a line's offset and what classify made of it.
@@ -306,9 +307,10 @@ func (a *ahead) in(text string, c cursor, n int) bool {
 // lineAt returns the line at c, without its "\n", and the next line's cursor.
 func (p *parser) lineAt(c cursor) (string, cursor) {
 	rest := p.text[c.pos:]
-	// Short lines are found faster by looking than by a call to search.
-	for i := 0; i < len(rest) && i < 8; i++ {
-		if rest[i] == '\n' {
+	// Short lines are found faster by looking at eight bytes at once
+	// than by a call to search.
+	if len(rest) >= 8 {
+		if i := newlineIn8(rest[:8]); i < 8 {
 			return rest[:i], cursor{c.pos + i + 1, c.line + 1}
 		}
 	}
@@ -316,6 +318,16 @@ func (p *parser) lineAt(c cursor) (string, cursor) {
 		return rest[:i], cursor{c.pos + i + 1, c.line + 1}
 	}
 	return rest, cursor{len(p.text) + 1, c.line + 1}
+}
+
+// newlineIn8 returns the index of the first '\n' in s (eight bytes), or 8.
+func newlineIn8(s string) int {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	// The lowest byte of w that is '\n' is the lowest byte flagged here
+	// (a borrow can only flag bytes above a zero byte of x).
+	x := w ^ 0x0a0a0a0a0a0a0a0a
+	return bits.TrailingZeros64((x-0x0101010101010101)&^x&0x8080808080808080) / 8
 }
 
 // step handles the line at c and returns where to go on.

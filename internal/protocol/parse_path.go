@@ -15,6 +15,9 @@ const (
 // checkPath finds what makes a path unusable before it reaches the file
 // system; whether it stays inside the workspace is checked elsewhere.
 func checkPath(p string) string {
+	if plainPath(p) {
+		return ""
+	}
 	if strings.TrimSpace(p) == "" {
 		return `has an empty path; write path="relative/path/of/the/file"`
 	}
@@ -42,4 +45,28 @@ func checkPath(p string) string {
 		}
 	}
 	return ""
+}
+
+// plainPath reports, in one pass, a path of printable ASCII that
+// checkPath has nothing against; it is false for anything else, which
+// checkPath then looks at closely.
+func plainPath(p string) bool {
+	if len(p) > maxPathBytes {
+		return false
+	}
+	name, shown := 0, false // where the current name starts; a non-space seen
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c < ' ' || c >= 0x7f:
+			return false
+		case c == '/' || c == '\\':
+			if i-name > maxNameBytes {
+				return false
+			}
+			name, shown = i+1, true
+		case c != ' ':
+			shown = true
+		}
+	}
+	return shown && len(p)-name <= maxNameBytes
 }

@@ -82,12 +82,17 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-func isNameByte(c byte) bool {
-	return isLetter(c) || (c >= '0' && c <= '9') || c == '_' || c == '-'
-}
+// nameBytes are the bytes of a tag or attribute name: letters, digits,
+// '_' and '-'. A table, since names are read byte by byte on every tag.
+var nameBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isLetter(byte(c)) || (c >= '0' && c <= '9') || c == '_' || c == '-'
+	}
+	return t
+}()
 
 func nameEnd(s string, i int) int {
-	for i < len(s) && isNameByte(s[i]) {
+	for i < len(s) && nameBytes[s[i]] {
 		i++
 	}
 	return i
