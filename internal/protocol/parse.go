@@ -111,11 +111,11 @@ const maxFirstGuess = 1 << 16
 
 // add appends c and returns its index; at is how far into the reply of
 // size total the parser is.
-func (l *cmdList) add(c command.Command, at, total int) int {
+func (l *cmdList) add(c *command.Command, at, total int) int {
 	if len(l.list) == cap(l.list) {
 		l.grow(at, total)
 	}
-	l.list = append(l.list, c)
+	l.list = append(l.list, *c)
 	return len(l.list) - 1
 }
 
@@ -377,7 +377,7 @@ func (p *parser) span(first, end, cmd int) {
 }
 
 // add records a command whose block covers lines [first, end).
-func (p *parser) add(cmd command.Command, first, end int) {
+func (p *parser) add(cmd *command.Command, first, end int) {
 	p.maybeBody = false
 	cmd.Line = first + 1
 	i := p.cmds.add(cmd, p.at, len(p.text))
@@ -394,11 +394,11 @@ func (p *parser) fail(first, end int, path string, msg func() string) {
 	p.errors++
 	p.maybeBody = false
 	if p.errors <= maxErrors {
-		p.add(command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
+		p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
 		return
 	}
 	if p.moreCmd < 0 {
-		p.moreCmd = p.cmds.add(command.Command{Type: command.ParseError, Line: first + 1}, p.at, len(p.text))
+		p.moreCmd = p.cmds.add(&command.Command{Type: command.ParseError, Line: first + 1}, p.at, len(p.text))
 	}
 	p.more++
 	p.span(first, end, p.moreCmd)

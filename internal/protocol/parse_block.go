@@ -184,7 +184,7 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	case problem != "":
 		p.fail(c.line, sc.resume.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
 	default:
-		p.add(cmd, c.line, sc.resume.line)
+		p.add(&cmd, c.line, sc.resume.line)
 	}
 	return sc.resume
 }
@@ -228,7 +228,7 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	if problem != "" {
 		p.fail(c.line, end.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
 	} else {
-		p.add(cmd, c.line, end.line)
+		p.add(&cmd, c.line, end.line)
 	}
 	if end == next && blanks != next {
 		p.prose(next.line, blanks.line)

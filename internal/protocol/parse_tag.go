@@ -69,7 +69,13 @@ func typeOf(name string) command.Type {
 // are only read past and counted, not kept: that is all a scan for the end
 // of a block needs, and all an unknown tag needs.
 func (t *tagLine) classify(line string, full bool, up *upperNames) {
+	// A full read keeps the attributes' slice for the next: they are read
+	// from t only while its command is handled.
+	attrs := t.attrs[:0]
 	*t = tagLine{}
+	if full {
+		t.attrs = attrs
+	}
 	s, indent, ok := tagStart(line)
 	if !ok {
 		return
@@ -149,7 +155,9 @@ func (t *tagLine) parsePlain(s string, end int, full bool) bool {
 		switch {
 		case i == len(s)-1 && s[i] == ']':
 			if full && n > 0 {
-				t.attrs = make([]attr, 0, n)
+				if cap(t.attrs) < n {
+					t.attrs = make([]attr, 0, n)
+				}
 				t.readPlainAttrs(s[end:i])
 			}
 			t.nattrs, t.words = n, t.name
