@@ -85,6 +85,7 @@ type parser struct {
 	scanBrack        ahead
 	scanLt           ahead
 	upper            upperNames
+	near             nearMisses
 	textLine         tagLine // what every text line is; never changed
 	cur              tagLine // the line the main loop handles (see head)
 }
@@ -149,7 +150,7 @@ func newParser(text string, spans bool) *parser {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
 	p := &parser{text: text, moreCmd: -1, trackSpans: spans,
-		lt: ahead{b: '<'}, colon: ahead{b: ':'}, brack: ahead{b: '['}, scanBrack: ahead{b: '['}, scanLt: ahead{b: '<'}}
+		lt: newAhead('<'), colon: newAhead(':'), brack: newAhead('['), scanBrack: newAhead('['), scanLt: newAhead('<')}
 	// Every block has a closing tag, and READ_FILE and DELETE_FILE are
 	// tags alone: count them in the first 64 KB and extrapolate.
 	sample := text[:min(len(text), 64<<10)]
@@ -282,19 +283,26 @@ func (p *parser) lineOf(c cursor, t int) cursor {
 type ahead struct {
 	b        byte
 	from, at int // at is the first b at or after from; len(text) when none
-	ok       bool
 }
+
+// newAhead is an ahead for b that has not looked yet.
+func newAhead(b byte) ahead { return ahead{b: b, from: 1, at: 0} }
 
 // next returns the offset of the first b at or after pos, len(text) when
 // there is none.
 func (a *ahead) next(text string, pos int) int {
-	if !a.ok || pos < a.from || a.at < pos {
-		a.ok, a.from = true, pos
-		if i := strings.IndexByte(text[pos:], a.b); i >= 0 {
-			a.at = pos + i
-		} else {
-			a.at = len(text)
-		}
+	if a.from <= pos && pos <= a.at {
+		return a.at
+	}
+	return a.find(text, pos)
+}
+
+func (a *ahead) find(text string, pos int) int {
+	a.from = pos
+	if i := strings.IndexByte(text[pos:], a.b); i >= 0 {
+		a.at = pos + i
+	} else {
+		a.at = len(text)
 	}
 	return a.at
 }

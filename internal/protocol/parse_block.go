@@ -259,7 +259,7 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 		}
 		e = after
 	}
-	if !commandLike(words, nattrs) && !(closed && isUpperName(written)) {
+	if !p.commandLike(words, nattrs) && !(closed && isUpperName(written)) {
 		p.prose(c.line, next.line)
 		return next
 	}

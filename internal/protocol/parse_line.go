@@ -194,13 +194,21 @@ func maybeCloser(line string) bool {
 // tagStart finds a tag at the start of a line: it returns the cleaned text
 // from the '[' on and the column of that '['. Most lines are rejected by
 // their first characters without any copying.
-func tagStart(line string) (string, int, bool) {
+func tagStart(line string, up *upperNames) (string, int, bool) {
 	k, ok := tagOpen(line)
 	if !ok {
 		return "", 0, false
 	}
+	// A tag's name starts with a letter, a closing tag's with '/': "[ ]"
+	// and "[1]" are refused before any cleaning.
+	if k+1 == len(line) {
+		return "", 0, false
+	}
+	if c := line[k+1]; c < utf8.RuneSelf && c != '/' && !isLetter(c) {
+		return "", 0, false
+	}
 	// What comes before the tag counts only for its width.
-	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
+	return trimRightBlanks(up.clean(line[k:])), cleanColumns(line[:k]), true
 }
 
 // tagOpen finds the '[' of a tag at the start of a line, after

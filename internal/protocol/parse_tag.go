@@ -64,6 +64,46 @@ func typeOf(name string) command.Type {
 	return ""
 }
 
+// typeOfWritten is typeOf(strings.ToUpper(name)) for a name as nameEnd
+// reads it, without the copy.
+func typeOfWritten(name string) command.Type {
+	var typ command.Type
+	switch len(name) {
+	case 4:
+		typ = command.Done
+	case 7:
+		typ = command.Message
+	case 9:
+		if name[0]|0x20 == 'e' {
+			typ = command.EditFile
+		} else {
+			typ = command.ReadFile
+		}
+	case 11:
+		switch name[0] | 0x20 {
+		case 'c':
+			typ = command.CreateFile
+		case 'd':
+			typ = command.DeleteFile
+		default:
+			typ = command.RunCommand
+		}
+	default:
+		return ""
+	}
+	if !upperIs(name, string(typ)) {
+		return ""
+	}
+	return typ
+}
+
+// reset empties t, keeping the attributes' slice (see classify).
+func (t *tagLine) reset() {
+	attrs := t.attrs[:0]
+	*t = tagLine{}
+	t.attrs = attrs
+}
+
 // classify says whether line is a tag line and takes it apart into t,
 // which it resets first. When full is false, the attributes and bare words
 // are only read past and counted, not kept: that is all a scan for the end
@@ -71,12 +111,14 @@ func typeOf(name string) command.Type {
 func (t *tagLine) classify(line string, full bool, up *upperNames) {
 	// A full read keeps the attributes' slice for the next: they are read
 	// from t only while its command is handled.
-	attrs := t.attrs[:0]
-	*t = tagLine{}
-	if full {
-		t.attrs = attrs
+	t.reset()
+	if !full {
+		t.attrs = nil
 	}
-	s, indent, ok := tagStart(line)
+	if t.classifyPlain(line, full, up) {
+		return
+	}
+	s, indent, ok := tagStart(line, up)
 	if !ok {
 		return
 	}
@@ -84,6 +126,54 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 	if t.kind != kindText {
 		t.indent = indent
 	}
+}
+
+// classifyPlain is classify for the usual tag line, read in one go: an
+// ASCII [NAME], [NAME a="x" b="y"] or [/NAME] after blanks, with only
+// blanks after it. It reports false, having set nothing, for any other
+// line, which the general reading then takes.
+func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
+	k, indent := 0, 0
+	for k < len(line) && isBlank(line[k]) {
+		if line[k] == '\t' {
+			indent += 4 - indent%4
+		} else {
+			indent++
+		}
+		k++
+	}
+	if k == len(line) || line[k] != '[' {
+		return false
+	}
+	end := len(line)
+	for end > k && isBlank(line[end-1]) {
+		end--
+	}
+	s := line[k:end]
+	if len(s) < 3 || s[len(s)-1] != ']' || !isASCII(s) {
+		return false
+	}
+	if s[1] == '/' {
+		if !isLetter(s[2]) || nameEnd(s, 2) != len(s)-1 {
+			return false
+		}
+		written := s[2 : len(s)-1]
+		t.kind, t.name, t.written, t.indent = kindClose, upperName(written, up), written, indent
+		return true
+	}
+	if !isLetter(s[1]) {
+		return false
+	}
+	e := nameEnd(s, 1)
+	written := s[1:e]
+	t.typ = typeOfWritten(written)
+	t.name, t.written = string(t.typ), written
+	if !t.parsePlain(s, e, full, up) {
+		t.typ, t.name, t.written = "", "", ""
+		return false
+	}
+	t.indent = indent
+	return true
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -109,7 +199,7 @@ func nameEnd(s string, i int) int {
 func (t *tagLine) parse(s string, full bool, up *upperNames) {
 	if strings.HasPrefix(s, "[/") {
 		if written, ok := closerName(s); ok {
-			t.kind, t.name, t.written = kindClose, up.of(written), written
+			t.kind, t.name, t.written = kindClose, upperName(written, up), written
 		}
 		return
 	}
@@ -117,21 +207,21 @@ func (t *tagLine) parse(s string, full bool, up *upperNames) {
 		return
 	}
 	end := nameEnd(s, 1)
-	t.name, t.written = up.of(s[1:end]), s[1:end]
-	t.typ = typeOf(t.name)
-	if t.parsePlain(s, end, full) {
+	// The name in upper case is needed only for a tag that is not text;
+	// for a command's it is the command's.
+	t.written = s[1:end]
+	t.typ = typeOfWritten(t.written)
+	t.name = string(t.typ)
+	if t.parsePlain(s, end, full, up) {
 		return
 	}
 	wordsEnd := end
 	complete := t.readAttrs(s, end, &wordsEnd, full)
-	t.words = t.name
-	if wordsEnd > end {
-		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
-	}
 	switch {
 	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
 		// "[DONE](url)" is a Markdown link, not a command.
-		*t = tagLine{}
+		t.reset()
+		return
 	case t.typ != "":
 		t.kind = kindOpen
 		if !complete && t.problem == "" {
@@ -140,16 +230,30 @@ func (t *tagLine) parse(s string, full bool, up *upperNames) {
 		t.splitInline()
 	case complete && t.trailing == "" && t.problem == "":
 		t.kind = kindOther
+		t.name = up.of(t.written)
 	default:
-		*t = tagLine{}
+		t.reset()
+		return
 	}
+	t.words = t.name
+	if wordsEnd > end {
+		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
+	}
+}
+
+// upperName is a name as nameEnd reads it in upper case.
+func upperName(written string, up *upperNames) string {
+	if typ := typeOfWritten(written); typ != "" {
+		return string(typ)
+	}
+	return up.of(written)
 }
 
 // parsePlain reads the rest of the usual tag, [NAME] or [NAME a="x" b="y"]
 // with nothing after it, from s[end:], faster than the general reading
 // and with the same result. It reports false, having changed nothing, for
 // anything else, which the general reading then takes.
-func (t *tagLine) parsePlain(s string, end int, full bool) bool {
+func (t *tagLine) parsePlain(s string, end int, full bool, up *upperNames) bool {
 	n := 0
 	for i := end; ; {
 		switch {
@@ -160,12 +264,12 @@ func (t *tagLine) parsePlain(s string, end int, full bool) bool {
 				}
 				t.readPlainAttrs(s[end:i])
 			}
-			t.nattrs, t.words = n, t.name
 			if t.typ != "" {
 				t.kind = kindOpen
 			} else {
-				t.kind = kindOther
+				t.kind, t.name = kindOther, up.of(t.written)
 			}
+			t.nattrs, t.words = n, t.name
 			return true
 		case i < len(s) && s[i] == ' ':
 			i++
@@ -388,7 +492,23 @@ func closerName(s string) (string, bool) {
 // upperNames upper-cases tag names, remembering those it had to copy, so
 // that a reply with the same lower-case name on every line (a Markdown
 // task list's [x]) does not copy it every time.
-type upperNames struct{ seen map[string]string }
+type upperNames struct {
+	seen map[string]string
+	// raw and cleaned are the last tag text that needed cleaning and the
+	// result, since a scan and then the main loop read the same line.
+	raw, cleaned string
+}
+
+// clean is cleanLine(s), remembering the last result that was a copy.
+func (u *upperNames) clean(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	if s != u.raw {
+		u.raw, u.cleaned = s, cleanLine(s)
+	}
+	return u.cleaned
+}
 
 // maxUpperNames bounds the names remembered.
 const maxUpperNames = 256

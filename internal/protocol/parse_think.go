@@ -13,9 +13,12 @@ import (
 // never closes makes the rest of the reply reasoning, since the model was
 // cut off while still drafting; commands in it are reported, not run.
 
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case.
+// hasPrefixFold is strings.HasPrefix ignoring case, for a lower-case
+// ASCII prefix. strings.EqualFold would give the same answer: the only
+// non-ASCII letters that fold to ASCII ones are longer in bytes, so no
+// string of the prefix's length in bytes matches it through them.
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && asciiFold(s[:len(prefix)], prefix)
 }
 
 // thinkOpen reports a line that starts a reasoning section and returns
@@ -54,15 +57,34 @@ func hasThinkClose(s string) bool {
 
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
-	if isASCII(line) && !strings.Contains(line, "</") {
-		return false
+	var s string
+	if isASCII(line) {
+		s = trimSpaceASCII(line)
+		// Most lines with a '<' are markup: refused by their ends.
+		if len(s) < 7 || (s[0] != '<' && s[len(s)-1] != '>') {
+			return false
+		}
+	} else {
+		s = trimLine(line)
 	}
-	s := trimLine(line)
 	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
 }
 
+// trimSpaceASCII is strings.TrimSpace for ASCII text.
+func trimSpaceASCII(s string) string {
+	i, j := 0, len(s)
+	for i < j && isSpaceASCII(s[i]) {
+		i++
+	}
+	for j > i && isSpaceASCII(s[j-1]) {
+		j--
+	}
+	return s[i:j]
+}
+
+// hasSuffixFold is hasPrefixFold for a suffix.
 func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+	return len(s) >= len(suffix) && asciiFold(s[len(s)-len(suffix):], suffix)
 }
 
 // think handles a reasoning section starting at c, if there is one.
