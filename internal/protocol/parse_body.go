@@ -51,7 +51,24 @@ var markupExts = map[string]bool{
 }
 
 func isMarkup(p string) bool {
-	return markupExts[strings.ToLower(path.Ext(p))]
+	ext := path.Ext(p)
+	if !isASCII(ext) {
+		// Some letters lower-case to ASCII ones (the Kelvin sign to 'k').
+		return markupExts[strings.ToLower(ext)]
+	}
+	if len(ext) > len(".asciidoc") {
+		return false
+	}
+	// Lower-cased without a copy.
+	var buf [len(".asciidoc")]byte
+	for i := 0; i < len(ext); i++ {
+		c := ext[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return markupExts[string(buf[:len(ext)])]
 }
 
 // markupInfos are fence labels that mean "this is the Markdown file itself".

@@ -47,6 +47,22 @@ func checkPath(p string) string {
 	return ""
 }
 
+// What a byte is to plainPath.
+const (
+	pathOther = iota // control characters, DEL and non-ASCII
+	pathByte
+	pathSpace
+	pathSep
+)
+
+var pathBytes = func() (t [256]uint8) {
+	for c := ' '; c < 0x7f; c++ {
+		t[c] = pathByte
+	}
+	t[' '], t['/'], t['\\'] = pathSpace, pathSep, pathSep
+	return t
+}()
+
 // plainPath reports, in one pass, a path of printable ASCII that
 // checkPath has nothing against; it is false for anything else, which
 // checkPath then looks at closely.
@@ -54,19 +70,20 @@ func plainPath(p string) bool {
 	if len(p) > maxPathBytes {
 		return false
 	}
-	name, shown := 0, false // where the current name starts; a non-space seen
+	name, spaces := 0, 0 // where the current name starts; spaces seen
 	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c < ' ' || c >= 0x7f:
-			return false
-		case c == '/' || c == '\\':
+		switch pathBytes[p[i]] {
+		case pathByte:
+		case pathSpace:
+			spaces++
+		case pathSep:
 			if i-name > maxNameBytes {
 				return false
 			}
-			name, shown = i+1, true
-		case c != ' ':
-			shown = true
+			name = i + 1
+		default:
+			return false
 		}
 	}
-	return shown && len(p)-name <= maxNameBytes
+	return spaces < len(p) && len(p)-name <= maxNameBytes
 }

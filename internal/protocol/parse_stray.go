@@ -27,7 +27,10 @@ func (p *parser) loose(line string) {
 // short "Key: value". A code fence, an opening tag inside the line, a
 // heading of a Markdown file all count as possible body lines.
 func proseLine(line string) bool {
-	s := strings.ReplaceAll(strings.TrimSpace(line), "**", "")
+	s := strings.TrimSpace(line)
+	if strings.IndexByte(s, '*') >= 0 {
+		s = strings.ReplaceAll(s, "**", "")
+	}
 	i, j := 0, len(s)
 	for i < j && isProseMark(s[i]) {
 		i++

@@ -91,7 +91,7 @@ func typeOfWritten(name string) command.Type {
 	default:
 		return ""
 	}
-	if !upperIs(name, string(typ)) {
+	if name != string(typ) && !upperIs(name, string(typ)) {
 		return ""
 	}
 	return typ
