@@ -120,6 +120,22 @@ func (l *cmdList) add(c *command.Command, at, total int) int {
 	return len(l.list) - 1
 }
 
+// slot appends a zero command for a builder to fill in place, which saves
+// copying it, and the garbage collector's write barriers, into the list.
+func (l *cmdList) slot(at, total int) *command.Command {
+	if len(l.list) == cap(l.list) {
+		l.grow(at, total)
+	}
+	l.list = l.list[:len(l.list)+1]
+	return &l.list[len(l.list)-1]
+}
+
+// drop takes back the last slot, zeroed for the next.
+func (l *cmdList) drop() {
+	l.list[len(l.list)-1] = command.Command{}
+	l.list = l.list[:len(l.list)-1]
+}
+
 func (l *cmdList) grow(at, total int) {
 	n := len(l.list)
 	size := l.guess
@@ -389,6 +405,15 @@ func (p *parser) add(cmd *command.Command, first, end int) {
 	p.maybeBody = false
 	cmd.Line = first + 1
 	i := p.cmds.add(cmd, p.at, len(p.text))
+	p.span(first, end, i)
+}
+
+// placed records the command in the last slot, whose block covers lines
+// [first, end).
+func (p *parser) placed(first, end int) {
+	p.maybeBody = false
+	i := len(p.cmds.list) - 1
+	p.cmds.list[i].Line = first + 1
 	p.span(first, end, i)
 }
 

@@ -175,16 +175,20 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	if finalDone && !sc.closed {
 		sc.body = dropDanglingFence(sc.body)
 	}
-	cmd, problem := buildBlock(t, sc.body, c.line+1)
-	switch {
-	case problem != "" && !sc.closed:
-		p.fail(c.line, sc.resume.line, cmd.Path, func() string {
-			return joinProblems(unclosedMessage(t, c.line, cmd.Path, sc), tagProblem(t, c.line+1, cmd.Path, problem))
+	cmd := p.cmds.slot(p.at, len(p.text))
+	problem := buildBlock(cmd, t, sc.body, c.line+1)
+	if problem == "" {
+		p.placed(c.line, sc.resume.line)
+		return sc.resume
+	}
+	path := cmd.Path
+	p.cmds.drop()
+	if !sc.closed {
+		p.fail(c.line, sc.resume.line, path, func() string {
+			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblem(t, c.line+1, path, problem))
 		})
-	case problem != "":
-		p.fail(c.line, sc.resume.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
-	default:
-		p.add(&cmd, c.line, sc.resume.line)
+	} else {
+		p.fail(c.line, sc.resume.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
 	}
 	return sc.resume
 }
@@ -215,7 +219,12 @@ func leadText(t *tagLine) string {
 // right after (blank lines allowed) is taken as part of the command;
 // otherwise the blank lines looked at are prose.
 func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
-	cmd, problem := buildSimple(t)
+	cmd := p.cmds.slot(p.at, len(p.text))
+	problem := buildSimple(cmd, t)
+	path := cmd.Path
+	if problem != "" {
+		p.cmds.drop()
+	}
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
@@ -226,9 +235,9 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 		}
 	}
 	if problem != "" {
-		p.fail(c.line, end.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
+		p.fail(c.line, end.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
 	} else {
-		p.add(&cmd, c.line, end.line)
+		p.placed(c.line, end.line)
 	}
 	if end == next && blanks != next {
 		p.prose(next.line, blanks.line)
