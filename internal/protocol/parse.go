@@ -99,10 +99,13 @@ type classified struct {
 // cmdList collects commands in one slice, made as large as the reply
 // probably needs from a cheap guess, so that it is usually never copied.
 // When the guess falls short, it grows to what the part of the reply read
-// so far predicts for the whole, rather than doubling.
+// so far predicts for the whole, within four times its size.
 type cmdList struct {
 	list  []command.Command
 	guess int // the first size: see newParser
+	// errs counts the PARSE_ERROR entries, which stop at maxErrors + 1
+	// and so tell nothing of what is to come.
+	errs int
 }
 
 // maxFirstGuess bounds the first size guessed from a sample of the reply,
@@ -114,9 +117,12 @@ const maxFirstGuess = 1 << 16
 // size total the parser is.
 func (l *cmdList) add(c *command.Command, at, total int) int {
 	if len(l.list) == cap(l.list) {
-		l.grow(at, total)
+		l.grow(at, total, c.Type != command.ParseError)
 	}
 	l.list = append(l.list, *c)
+	if c.Type == command.ParseError {
+		l.errs++
+	}
 	return len(l.list) - 1
 }
 
@@ -124,7 +130,7 @@ func (l *cmdList) add(c *command.Command, at, total int) int {
 // copying it, and the garbage collector's write barriers, into the list.
 func (l *cmdList) slot(at, total int) *command.Command {
 	if len(l.list) == cap(l.list) {
-		l.grow(at, total)
+		l.grow(at, total, true)
 	}
 	l.list = l.list[:len(l.list)+1]
 	return &l.list[len(l.list)-1]
@@ -136,14 +142,20 @@ func (l *cmdList) drop() {
 	l.list = l.list[:len(l.list)-1]
 }
 
-func (l *cmdList) grow(at, total int) {
+// grow makes room for one more command, real or a PARSE_ERROR entry.
+func (l *cmdList) grow(at, total int, real bool) {
 	n := len(l.list)
-	size := l.guess
-	if n > 0 {
+	size := n + n/2 + 8
+	switch {
+	case n == l.errs && real:
+		// The first real command: the guess is for those.
+		size = n + l.guess
+	case n > l.errs:
 		// Commands so far per byte read, for the whole reply, and an
-		// eighth more; a command takes more than eight bytes.
-		est := int(float64(n) * float64(total) / float64(max(at, 1)) * 1.125)
-		size = max(n+n/4+8, min(est, total/8))
+		// eighth more. The bound keeps a reply whose commands all come
+		// first from costing more than four times what it needs.
+		est := int(float64(n-l.errs)*float64(total)/float64(max(at, 1))*1.125) + l.errs
+		size = max(size, min(est, 4*n))
 	}
 	list := make([]command.Command, n, size)
 	copy(list, l.list)

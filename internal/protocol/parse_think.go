@@ -105,7 +105,7 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 		p.seenThink = true
 		// Slots beyond the list's length must be zero (see cmdList.slot).
 		clear(p.cmds.list)
-		p.reply, p.cmds.list = Reply{}, p.cmds.list[:0]
+		p.reply, p.cmds.list, p.cmds.errs = Reply{}, p.cmds.list[:0], 0
 		p.spans = p.spans[:0]
 		p.errors, p.more, p.moreCmd, p.seenCommand, p.maybeBody = 0, 0, -1, false, false
 		p.prose(0, next.line)
