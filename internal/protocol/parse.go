@@ -368,8 +368,11 @@ func newlineIn8(s string) int {
 
 // step handles the line at c and returns where to go on.
 func (p *parser) step(c cursor, line string, next cursor) cursor {
-	if r, ok := p.think(c, line, next); ok {
-		return r
+	// Only a line with a '<' can hold a reasoning tag.
+	if p.lt.next(p.text, c.pos) < c.pos+len(line) {
+		if r, ok := p.think(c, line, next); ok {
+			return r
+		}
 	}
 	t := p.head(c, line)
 	switch t.kind {

@@ -87,11 +87,9 @@ func hasSuffixFold(s, suffix string) bool {
 	return len(s) >= len(suffix) && asciiFold(s[len(s)-len(suffix):], suffix)
 }
 
-// think handles a reasoning section starting at c, if there is one.
+// think handles a reasoning section starting at c, if there is one; the
+// line holds a '<'.
 func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
-	if !p.lt.in(p.text, c, len(line)) {
-		return c, false
-	}
 	if rest, ok := thinkOpen(line); ok {
 		p.seenThink = true
 		if hasThinkClose(rest) {
