@@ -85,6 +85,7 @@ type parser struct {
 	scanBrack        ahead
 	scanLt           ahead
 	upper            upperNames
+	edits            editSlab
 	near             nearMisses
 	textLine         tagLine // what every text line is; never changed
 	cur              tagLine // the line the main loop handles (see head)

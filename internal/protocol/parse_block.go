@@ -176,7 +176,7 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 		sc.body = dropDanglingFence(sc.body)
 	}
 	cmd := p.cmds.slot(p.at, len(p.text))
-	problem := buildBlock(cmd, t, sc.body, c.line+1)
+	problem := buildBlock(cmd, t, sc.body, c.line+1, &p.edits)
 	if problem == "" {
 		p.placed(c.line, sc.resume.line)
 		return sc.resume
