@@ -21,6 +21,14 @@ const (
 // markerOf recognises "<<<<<<< SEARCH", "=======" and ">>>>>>> REPLACE":
 // five to nine marker characters, the word in any case, blanks around.
 func markerOf(line string) marker {
+	switch line { // the markers as the protocol writes them
+	case "<<<<<<< SEARCH":
+		return searchMarker
+	case "=======":
+		return dividerMarker
+	case ">>>>>>> REPLACE":
+		return replaceMarker
+	}
 	i := 0
 	for i < len(line) && (isBlank(line[i]) || line[i] == '\r' || line[i] == '\v' || line[i] == '\f') {
 		i++
