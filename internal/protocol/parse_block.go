@@ -64,6 +64,7 @@ const maxListed = 5
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
 	quick := !fileBody || !p.listing()
+	closer := closerOf(typ)
 	var sc bodyScan
 	var opened typeSet // commands opened inside the body
 	c := from
@@ -75,6 +76,11 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 			}
 		}
 		line, next := p.lineAt(c)
+		// The closing tag as the protocol writes it, maybe indented.
+		if len(line) >= len(closer) && line[skipBlanks(line, 0):] == closer {
+			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
+			return sc
+		}
 		if quick && !canEnd(line, typ, fileBody) {
 			c = next
 			continue
@@ -103,6 +109,23 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	}
 	sc.resume = c
 	return sc
+}
+
+// closerOf is the closing tag of a typ block.
+func closerOf(typ command.Type) string {
+	switch typ {
+	case command.CreateFile:
+		return "[/CREATE_FILE]"
+	case command.EditFile:
+		return "[/EDIT_FILE]"
+	case command.RunCommand:
+		return "[/RUN_COMMAND]"
+	case command.Message:
+		return "[/MESSAGE]"
+	case command.Done:
+		return "[/DONE]"
+	}
+	return "[/" + string(typ) + "]"
 }
 
 // canEnd is a quick look at a line of a typ body: false when it cannot end
