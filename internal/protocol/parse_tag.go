@@ -149,8 +149,10 @@ func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 	for end > k && isBlank(line[end-1]) {
 		end--
 	}
+	// What follows is ASCII where it is read by name (nameBytes are) and
+	// is checked where it is passed over (attribute values).
 	s := line[k:end]
-	if len(s) < 3 || s[len(s)-1] != ']' || !isASCII(s) {
+	if len(s) < 3 || s[len(s)-1] != ']' {
 		return false
 	}
 	if s[1] == '/' {
@@ -168,7 +170,7 @@ func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 	written := s[1:e]
 	t.typ = typeOfWritten(written)
 	t.name, t.written = string(t.typ), written
-	if !t.parsePlain(s, e, full, up) {
+	if !t.parsePlain(s, e, full, up, true) {
 		t.typ, t.name, t.written = "", "", ""
 		return false
 	}
@@ -212,7 +214,7 @@ func (t *tagLine) parse(s string, full bool, up *upperNames) {
 	t.written = s[1:end]
 	t.typ = typeOfWritten(t.written)
 	t.name = string(t.typ)
-	if t.parsePlain(s, end, full, up) {
+	if t.parsePlain(s, end, full, up, false) {
 		return
 	}
 	wordsEnd := end
@@ -252,8 +254,9 @@ func upperName(written string, up *upperNames) string {
 // parsePlain reads the rest of the usual tag, [NAME] or [NAME a="x" b="y"]
 // with nothing after it, from s[end:], faster than the general reading
 // and with the same result. It reports false, having changed nothing, for
-// anything else, which the general reading then takes.
-func (t *tagLine) parsePlain(s string, end int, full bool, up *upperNames) bool {
+// anything else, which the general reading then takes. When s is raw, not
+// cleaned, attribute values must be ASCII, which cleaning leaves alone.
+func (t *tagLine) parsePlain(s string, end int, full bool, up *upperNames, raw bool) bool {
 	n := 0
 	for i := end; ; {
 		switch {
@@ -278,7 +281,7 @@ func (t *tagLine) parsePlain(s string, end int, full bool, up *upperNames) bool 
 				return false
 			}
 			q := strings.IndexByte(s[k+2:], '"')
-			if q < 0 {
+			if q < 0 || raw && !isASCII(s[k+2:k+2+q]) {
 				return false
 			}
 			i = k + 2 + q + 1
