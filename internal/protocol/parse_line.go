@@ -64,6 +64,33 @@ func cleanLine(s string) string {
 	return b.String()
 }
 
+// appendClean appends cleanLine(s) to b.
+func appendClean(b []byte, s string) []byte {
+	run := 0 // start of the text not yet copied
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isInvisible(r):
+			b = append(b, s[run:i]...)
+			run = i + size
+		case isWideSpace(r):
+			b = append(b, s[run:i]...)
+			b = append(b, ' ')
+			run = i + size
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[run:i]...)
+			b = utf8.AppendRune(b, utf8.RuneError)
+			run = i + size
+		}
+		i += size
+	}
+	return append(b, s[run:]...)
+}
+
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 
 func skipBlanks(s string, i int) int {

@@ -3,6 +3,7 @@ package protocol
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -500,15 +501,41 @@ type upperNames struct {
 	// raw and cleaned are the last tag text that needed cleaning and the
 	// result, since a scan and then the main loop read the same line.
 	raw, cleaned string
+	// texts holds cleaned tag texts, which are never written again once
+	// handed out: a reply with invisible characters in every tag does
+	// not allocate for each.
+	texts []byte
 }
 
-// clean is cleanLine(s), remembering the last result that was a copy.
+// maxArenaText is the longest tag text cleaned into texts; longer ones
+// get their own string.
+const maxArenaText = 4 << 10
+
+// clean is cleanLine(s), remembering the last result that was a copy for
+// the same place of the reply (not for the same text elsewhere: what a
+// line costs should not depend on the lines before it).
 func (u *upperNames) clean(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	if s != u.raw {
-		u.raw, u.cleaned = s, cleanLine(s)
+	if len(s) == len(u.raw) && unsafe.StringData(s) == unsafe.StringData(u.raw) {
+		return u.cleaned
+	}
+	u.raw, u.cleaned = s, ""
+	if len(s) > maxArenaText {
+		u.cleaned = cleanLine(s)
+		return u.cleaned
+	}
+	// Cleaning turns a byte that is not UTF-8 into three: room for the
+	// worst is made first, so that appending never moves what was handed
+	// out.
+	if cap(u.texts)-len(u.texts) < 3*len(s) {
+		u.texts = make([]byte, 0, max(3*len(s), min(2*cap(u.texts), 64<<10), 512))
+	}
+	start := len(u.texts)
+	u.texts = appendClean(u.texts, s)
+	if n := len(u.texts) - start; n > 0 {
+		u.cleaned = unsafe.String(&u.texts[start], n)
 	}
 	return u.cleaned
 }
