@@ -151,12 +151,7 @@ func canEnd(line string, typ command.Type, fileBody bool) bool {
 	if fileBody {
 		return upperIs(name, string(typ))
 	}
-	for _, k := range command.Types {
-		if upperIs(name, string(k)) {
-			return true
-		}
-	}
-	return false
+	return typeOfWritten(name) != ""
 }
 
 // upperIs reports whether name, in any ASCII case, is want (upper case).
