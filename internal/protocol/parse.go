@@ -77,8 +77,11 @@ type parser struct {
 	maybeBody bool
 	// recent holds the last lines classified, by offset: a scan that stops
 	// at a tag line hands it back to the caller, which looks at it again.
-	recent     [2]classified
+	// Three slots: one head may have pinned, and the two a scan alternates
+	// (a scan's result stays valid until its next call but one).
+	recent     [3]classified
 	recentNext int
+	pinned     int // the slot head handed out, which scans leave alone; -1 if none
 	// The next '<' (reasoning tags), ':' (header echo) and '[' (tags) for
 	// the main loop, and the next '[' and '<' for scans ahead of it.
 	lt, colon, brack ahead
@@ -186,7 +189,7 @@ func newParser(text string, spans bool) *parser {
 	tags := strings.Count(sample, "[/") + strings.Count(sample, "READ_FILE ") + strings.Count(sample, "DELETE_FILE ")
 	guess := tags * (len(text)/max(len(sample), 1) + 1)
 	p.cmds.guess = min(guess+guess/8, len(text)/32, maxFirstGuess) + 8
-	p.recent[0].pos, p.recent[1].pos = -1, -1
+	p.recent[0].pos, p.recent[1].pos, p.recent[2].pos, p.pinned = -1, -1, -1, -1
 	return p
 }
 
@@ -204,26 +207,40 @@ func (p *parser) classify(c cursor, line string) *tagLine {
 		}
 	}
 	k := p.recentNext
-	p.recentNext = 1 - k
+	if k == p.pinned {
+		k = nextSlot(k)
+	}
+	p.recentNext = nextSlot(k)
 	r := &p.recent[k]
 	r.pos = c.pos
 	r.t.classify(line, false, &p.upper)
 	return &r.t
 }
 
+func nextSlot(k int) int {
+	if k++; k == len(parser{}.recent) {
+		return 0
+	}
+	return k
+}
+
 // head reads the line at c that the main loop is at, with the attributes
-// of a tag that starts a command, into p.cur, which scans do not touch:
-// it stays valid while the command is handled. Other lines are what
-// classify makes of them, valid until the next scan.
+// of a tag that starts a command. The result is p.cur or a slot of recent
+// that scans leave alone (pinned): it stays valid while the command is
+// handled.
 func (p *parser) head(c cursor, line string) *tagLine {
 	if !maybeTag(line) {
 		return &p.textLine
 	}
 	for i := range p.recent {
-		if r := &p.recent[i]; r.pos == c.pos && r.t.kind != kindOpen {
-			return &r.t // see unknown, the handler that scans on
+		// A scan's reading is all there is to know of a tag without
+		// attributes; the slot is kept from scans while it is handled.
+		if r := &p.recent[i]; r.pos == c.pos && (r.t.kind != kindOpen || r.t.nattrs == 0 && !r.t.hasBare) {
+			p.pinned = i
+			return &r.t
 		}
 	}
+	p.pinned = -1
 	p.cur.classify(line, true, &p.upper)
 	return &p.cur
 }

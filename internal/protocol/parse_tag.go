@@ -35,6 +35,7 @@ type tagLine struct {
 	attrs       []attr   // kept in a full read only
 	nattrs      int      // how many attributes there are, in any read
 	bare        []string // words without "=value"
+	hasBare     bool     // there are such words, in any read
 	selfClose   bool     // written as [NAME .../]
 	trailing    string   // text after the closing ']'
 	indent      int      // column of the '['
@@ -371,8 +372,11 @@ func bareEnd(s string, i int, t *tagLine, full bool) int {
 	if strings.HasSuffix(s[i:j], "/") && j < len(s) && s[j] == ']' {
 		j--
 	}
-	if j > i && full {
-		t.bare = append(t.bare, s[i:j])
+	if j > i {
+		t.hasBare = true
+		if full {
+			t.bare = append(t.bare, s[i:j])
+		}
 	}
 	return j
 }
