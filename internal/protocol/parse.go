@@ -457,12 +457,20 @@ func (p *parser) listing() bool { return p.errors < maxErrors }
 // fail records a PARSE_ERROR covering lines [first, end). The message is
 // built only if it will be listed.
 func (p *parser) fail(first, end int, path string, msg func() string) {
-	p.errors++
-	p.maybeBody = false
-	if p.errors <= maxErrors {
-		p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
+	if !p.listing() {
+		p.unlisted(first, end)
 		return
 	}
+	p.errors++
+	p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
+}
+
+// unlisted is fail for a problem beyond maxErrors, counted in the summary
+// entry; callers on busy paths use it to save making the message's
+// closure.
+func (p *parser) unlisted(first, end int) {
+	p.errors++
+	p.maybeBody = false
 	if p.moreCmd < 0 {
 		p.moreCmd = p.cmds.add(&command.Command{Type: command.ParseError, Line: first + 1}, p.at, len(p.text))
 	}

@@ -181,10 +181,11 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	// A final [DONE] without its closing tag still ends the session.
 	finalDone := t.typ == command.Done && sc.stop.name == ""
 	if !sc.closed && !finalDone {
-		var path, problem string
-		if p.listing() {
-			path, problem = blockPath(t)
+		if !p.listing() {
+			p.unlisted(c.line, sc.resume.line)
+			return sc.resume
 		}
+		path, problem := blockPath(t)
 		p.fail(c.line, sc.resume.line, path, func() string {
 			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblemIf(t, c.line+1, path, problem))
 		})
@@ -292,6 +293,10 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 	}
 	if !closed {
 		end = next
+	}
+	if !p.listing() {
+		p.unlisted(c.line, end.line)
+		return end
 	}
 	p.fail(c.line, end.line, "", func() string { return unknownMessage(words, c.line, end.line, closed) })
 	return end

@@ -168,10 +168,19 @@ func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 	if !isLetter(s[1]) {
 		return false
 	}
-	e := nameEnd(s, 1)
+	// Of the name's bytes only lower-case letters have both 0x40 and 0x20
+	// set: they are told apart on the way, for upper-casing.
+	e, both := 1, byte(0)
+	for e < len(s) && nameBytes[s[e]] {
+		both |= s[e] & (s[e] << 1)
+		e++
+	}
 	written := s[1:e]
 	t.typ = typeOfWritten(written)
 	t.name, t.written = string(t.typ), written
+	if t.typ == "" && both&0x40 == 0 {
+		t.name = written // already upper case; parsePlain takes it
+	}
 	if !t.parsePlain(s, e, full, up, true) {
 		t.typ, t.name, t.written = "", "", ""
 		return false
@@ -269,9 +278,12 @@ func (t *tagLine) parsePlain(s string, end int, full bool, up *upperNames, raw b
 				}
 				t.readPlainAttrs(s[end:i])
 			}
-			if t.typ != "" {
+			switch {
+			case t.typ != "":
 				t.kind = kindOpen
-			} else {
+			case t.name != "": // upper-cased by the caller
+				t.kind = kindOther
+			default:
 				t.kind, t.name = kindOther, up.of(t.written)
 			}
 			t.nattrs, t.words = n, t.name
