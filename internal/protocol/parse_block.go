@@ -270,12 +270,34 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
 // before the next tag line. The scan for that closing tag stops at the next
 // tag line, so no line is scanned twice by it.
+//
+// When the line right after it is another unknown tag, that one is
+// handled here too, as the main loop would handle it next: a reply of
+// nothing but such tags does not go through the main loop line by line.
 func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
+	for {
+		r, after, nt := p.unknownOne(c, t, next)
+		if nt == nil || r != next || nt.kind != kindOther || p.lt.next(p.text, next.pos) < after.pos-1 {
+			return r
+		}
+		// What the main loop does with the line at next: it is no blank
+		// line, nothing to pass over, no reasoning tag (no '<'), a tag a
+		// scan has just read.
+		c, t, next = next, nt, after
+		p.at = c.pos
+	}
+}
+
+// unknownOne is unknown for one tag. When the line after it is a tag line,
+// it also returns that line's reading and the cursor after it.
+func (p *parser) unknownOne(c cursor, t *tagLine, next cursor) (cursor, cursor, *tagLine) {
 	// t may be where the scan below keeps what it reads: copy what is
 	// needed of it first.
 	written, words, nattrs := t.written, t.words, t.nattrs
 	end := next
 	closed := false
+	var nt *tagLine
+	var ntAfter cursor
 	for e := next; !p.done(e); {
 		line, after := p.lineAt(e)
 		ct := p.classify(e, line)
@@ -283,23 +305,26 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 			end, closed = after, true
 		}
 		if ct.kind != kindText {
+			if e == next {
+				nt, ntAfter = ct, after
+			}
 			break
 		}
 		e = after
 	}
 	if !p.commandLike(words, nattrs) && !(closed && isUpperName(written)) {
 		p.prose(c.line, next.line)
-		return next
+		return next, ntAfter, nt
 	}
 	if !closed {
 		end = next
 	}
 	if !p.listing() {
 		p.unlisted(c.line, end.line)
-		return end
+		return end, ntAfter, nt
 	}
 	p.fail(c.line, end.line, "", func() string { return unknownMessage(words, c.line, end.line, closed) })
-	return end
+	return end, ntAfter, nt
 }
 
 // strayCloser handles a closing tag of a block command that opens nowhere.
