@@ -218,6 +218,20 @@ func columns(s string) int {
 	return n
 }
 
+// asciiColumnsFrom is how many columns ASCII s takes when it starts at
+// column col (see columns).
+func asciiColumnsFrom(s string, col int) int {
+	n := col
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\t' {
+			n += 4 - n%4
+		} else {
+			n++
+		}
+	}
+	return n - col
+}
+
 // skipJunk skips blanks, invisible characters and non-ASCII spaces.
 func skipJunk(s string, i int) int {
 	for i < len(s) {

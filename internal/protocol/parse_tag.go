@@ -131,9 +131,11 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 }
 
 // classifyPlain is classify for the usual tag line, read in one go: an
-// ASCII [NAME], [NAME a="x" b="y"] or [/NAME] after blanks, with only
-// blanks after it. It reports false, having set nothing, for any other
-// line, which the general reading then takes.
+// ASCII [NAME], [NAME a="x" b="y"] or [/NAME] after blanks and maybe a
+// list marker, with only blanks after it. Lines that are text for plain
+// reasons ("- [ ] todo", "- [x] done") are told at once too. It reports
+// false, having set nothing, for any other line, which the general
+// reading then takes.
 func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 	k, indent := 0, 0
 	for k < len(line) && isBlank(line[k]) {
@@ -144,8 +146,20 @@ func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 		}
 		k++
 	}
+	if k < len(line) && line[k] != '[' {
+		// An ASCII list marker, as tagOpen reads it.
+		if j := skipListMarker(line, k); j > k {
+			indent += asciiColumnsFrom(line[k:j], indent)
+			k = j
+		}
+	}
 	if k == len(line) || line[k] != '[' {
 		return false
+	}
+	if k+1 < len(line) {
+		if c := line[k+1]; c != '/' && c < utf8.RuneSelf && !isLetter(c) {
+			return true // "[ ]", "[1]": text, as tagStart has it
+		}
 	}
 	end := len(line)
 	for end > k && isBlank(line[end-1]) {
@@ -154,11 +168,11 @@ func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 	// What follows is ASCII where it is read by name (nameBytes are) and
 	// is checked where it is passed over (attribute values).
 	s := line[k:end]
-	if len(s) < 3 || s[len(s)-1] != ']' {
+	if len(s) < 3 {
 		return false
 	}
 	if s[1] == '/' {
-		if !isLetter(s[2]) || nameEnd(s, 2) != len(s)-1 {
+		if s[len(s)-1] != ']' || !isLetter(s[2]) || nameEnd(s, 2) != len(s)-1 {
 			return false
 		}
 		written := s[2 : len(s)-1]
@@ -174,6 +188,12 @@ func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
 	for e < len(s) && nameBytes[s[e]] {
 		both |= s[e] & (s[e] << 1)
 		e++
+	}
+	if e < len(s)-1 && s[e] == ']' {
+		// "[x] done": with another name than a command's, text when
+		// what follows is (parse's reading: complete, with trailing text).
+		rest := s[e+1:]
+		return typeOfWritten(s[1:e]) == "" && isASCII(rest) && trimSpaceASCII(rest) != ""
 	}
 	written := s[1:e]
 	t.typ = typeOfWritten(written)
