@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"unicode/utf8"
+
 	"github.com/courier-agent/courier/internal/command"
 )
 
@@ -141,13 +143,17 @@ func canEnd(line string, typ command.Type, fileBody bool) bool {
 	if !ok {
 		return false
 	}
-	if !isASCII(line[i:]) {
-		return true // characters that reading the tag removes: read it properly
-	}
 	if i+1 < len(line) && line[i+1] == '/' {
 		return true
 	}
-	name := line[i+1 : nameEnd(line, i+1)]
+	e := nameEnd(line, i+1)
+	if e < len(line) && line[e] >= utf8.RuneSelf {
+		// Reading the tag may remove characters that split the name:
+		// read it properly. Past an ASCII character that ends the name,
+		// cleaning changes nothing of it.
+		return true
+	}
+	name := line[i+1 : e]
 	if fileBody {
 		return upperIs(name, string(typ))
 	}
