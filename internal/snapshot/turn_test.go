@@ -290,7 +290,7 @@ func TestStoreSizeIsDiskUse(t *testing.T) {
 
 // duOf is what du -s counts for a folder: the blocks allocated to it
 // and everything in it.
-func duOf(t *testing.T, dir string) int64 {
+func duOf(t testing.TB, dir string) int64 {
 	t.Helper()
 	var n int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
