@@ -114,6 +114,9 @@ func (s *Store) pruned(seq int) bool {
 // lock and has no turn open.
 func (s *Store) GC(budget int64) (GCReport, error) {
 	var rep GCReport
+	if err := s.tidy(); err != nil {
+		return rep, err
+	}
 	ix, err := loadIndex(s.indexPath())
 	if err != nil {
 		return rep, err

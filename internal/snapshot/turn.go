@@ -25,6 +25,9 @@ type Turn struct {
 
 // Turn opens the recording of turn seq, resuming it if it was begun.
 func (s *Store) Turn(seq int) (*Turn, error) {
+	if err := s.tidy(); err != nil {
+		return nil, err
+	}
 	ix, steps, err := s.current(seq)
 	if err != nil {
 		return nil, err
@@ -199,6 +202,9 @@ func (t *Turn) Commit() (GCReport, error) {
 // person is away (after writing a request), so that the next turn starts
 // without reading anything. It does nothing while a turn is unfinished.
 func (s *Store) Refresh() error {
+	if err := s.tidy(); err != nil {
+		return err
+	}
 	ix, err := loadIndex(s.indexPath())
 	if err != nil {
 		return err
