@@ -59,6 +59,11 @@ func crashChild(mode, dir, store, mark string) error {
 		return err
 	case "hide":
 		return hideAndUndo(s, dir)
+	case "pack":
+		// The session's first snapshot, then the turn.
+		if err := s.Refresh(); err != nil {
+			return err
+		}
 	}
 	return recordCrashTurn(s, dir, mark)
 }

@@ -88,12 +88,12 @@ func Open(dir string, ws *workspace.Workspace, opts Options) (*Store, error) {
 		rootfd: fd,
 		opts:   opts,
 		scope:  scope{exclude: exclude, include: include, private: privatePaths(ws.Dir(), append([]string{dir}, opts.Private...))},
-		obj:    &objects{dir: filepath.Join(dir, "objects")},
+		obj:    &objects{dir: filepath.Join(dir, "objects"), packs: &packs{dir: filepath.Join(dir, "packs")}},
 	}, nil
 }
 
 func storeDirs(dir string) []string {
-	return []string{dir, filepath.Join(dir, "objects"), filepath.Join(dir, "turns")}
+	return []string{dir, filepath.Join(dir, "objects"), filepath.Join(dir, "packs"), filepath.Join(dir, "turns")}
 }
 
 // tidy removes the temporary files a crash left in the store, once.
@@ -136,8 +136,11 @@ func resolved(p string) string {
 	return abs
 }
 
-// Close releases the workspace folder.
-func (s *Store) Close() error { return closeFD(s.rootfd) }
+// Close releases the workspace folder and the pack being written.
+func (s *Store) Close() error {
+	s.obj.packs.close()
+	return closeFD(s.rootfd)
+}
 
 // Budget is the size the store is kept within.
 func (s *Store) Budget() int64 { return s.opts.Budget }

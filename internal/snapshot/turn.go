@@ -118,6 +118,12 @@ func (t *Turn) Before(paths []string) error {
 		}
 	}
 	t.s.explain(skipped)
+	// The contents just stored are what undo will need once the command
+	// has run: they must be on disk before it starts, and before the
+	// index or a record refers to them.
+	if err := t.s.obj.barrier(); err != nil {
+		return err
+	}
 	if len(changes) > 1000 && len(changes) > len(t.ix.entries)/4 {
 		// Most of the workspace is new to the index (the session's first
 		// scan): saving the index costs less than recording it all. It
@@ -137,9 +143,7 @@ func (t *Turn) Before(paths []string) error {
 		}
 		t.steps = append(t.steps, st)
 	}
-	// The contents just stored are what undo will need once the command
-	// has run: they must be on disk before it starts.
-	return t.s.obj.barrier()
+	return nil
 }
 
 // After records what the command with index key changed: in the given
