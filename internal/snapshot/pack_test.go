@@ -274,3 +274,44 @@ func toOldFormat(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 }
+
+// TestGCGivesBackPackedSpace: each turn's command replaces 60 small
+// files by 60 others, so older contents live on only in older turns'
+// snapshots; past the budget those turns are pruned and the packs
+// holding their contents rewritten, so the disk space comes back. The
+// newest turn is still undone exactly.
+func TestGCGivesBackPackedSpace(t *testing.T) {
+	const budget = 600 << 10
+	f := newFixture(t, Options{Budget: budget})
+	f.write(map[string]string{"keep.txt": "keep\n"})
+	var before string
+	for seq := 1; seq <= 8; seq++ {
+		before = listing(t, f.dir)
+		// 60 files of 3,500 random hex digits: about 210 KB a turn.
+		f.command(seq, fmt.Sprintf(`rm -rf gen && mkdir gen && awk 'BEGIN { srand(); for (i = 0; i < 60; i++) { f = "gen/" i ".txt"; s = "turn %d "; for (j = 0; j < 500; j++) s = s sprintf("%%07x", int(rand() * 268435456)); print s > f; close(f) } }'`, seq))
+		rep, err := f.s.GC(budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if du := duOf(t, f.store); du > budget || rep.Over {
+			t.Errorf("turn %d: the store takes %d bytes (said %d) for a budget of %d", seq, du, rep.Size, budget)
+		}
+	}
+	var pruned []int
+	for seq := 1; seq <= 8; seq++ {
+		if f.s.pruned(seq) {
+			pruned = append(pruned, seq)
+		}
+	}
+	if len(pruned) < 4 {
+		t.Fatalf("turns %v pruned: want at least 4 of 8", pruned)
+	}
+	if packsHaveDeadBytes(t, f.store) {
+		t.Error("pruned contents still take space in the packs")
+	}
+	f.undo(8)
+	sameTree(t, "after undo", listing(t, f.dir), before)
+	if !storeHolds(t, f.s, "keep\n") {
+		t.Error("a content the workspace still has was dropped")
+	}
+}
