@@ -485,7 +485,16 @@ func (p *packs) rewrite(nums []int, byPack map[int][]Hash) error {
 		sort.Slice(hs, func(i, j int) bool { return p.table[hs[i]].off < p.table[hs[j]].off })
 		var src *os.File
 		if len(hs) > 0 {
-			if src, err = os.Open(p.packPath(num)); err != nil {
+			src, err = os.Open(p.packPath(num))
+			if errors.Is(err, fs.ErrNotExist) {
+				// An index whose pack is gone (removed by hand): what it
+				// lists cannot be read, so it is not stored any more.
+				for _, h := range hs {
+					delete(p.table, h)
+				}
+				continue
+			}
+			if err != nil {
 				return fmt.Errorf("snapshot pack: %w", err)
 			}
 		}

@@ -5,6 +5,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -313,5 +314,31 @@ func TestGCGivesBackPackedSpace(t *testing.T) {
 	sameTree(t, "after undo", listing(t, f.dir), before)
 	if !storeHolds(t, f.s, "keep\n") {
 		t.Error("a content the workspace still has was dropped")
+	}
+}
+
+// TestPackRemovedByHand: a pack removed from under its index (by hand, or
+// by a disk tool) makes gc drop its index rather than fail ever after;
+// contents read afterwards are stored as usual.
+func TestPackRemovedByHand(t *testing.T) {
+	f := newFixture(t, Options{})
+	manySmallFiles(t, f, 50)
+	if err := f.s.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	f.open(Options{})
+	if err := os.Remove(f.s.obj.packs.packPath(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.GC(DefaultBudget); err != nil {
+		t.Fatalf("gc: %v", err)
+	}
+	if _, err := os.Stat(f.s.obj.packs.idxPath(1)); err == nil {
+		t.Error("the index of the removed pack is still there")
+	}
+	f.write(map[string]string{"many/d00/f0000.txt": "written again\n"})
+	f.command(1, `echo changed > many/d00/f0000.txt`)
+	if _, err := f.s.obj.read(sha256.Sum256([]byte("written again\n"))); err != nil {
+		t.Errorf("a content written after the loss is not stored: %v", err)
 	}
 }
