@@ -12,4 +12,6 @@ type Words interface {
 	ReadLines(path string, from, to int) string
 	// MoreTime says how a command asks for a longer time limit.
 	MoreTime() string
+	// Output says how a command's stdout and stderr come back.
+	Output() string
 }
