@@ -145,7 +145,9 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 	for _, f := range files {
 		switch {
 		case f.IsDir:
-			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", ShowName(f.Path), f.Files, f.Size)
+			// A summary counts files, not bytes: sizes cost a lookup of
+			// every file, and only shown files are looked up.
+			fmt.Fprintf(b, "  %s (%d files)\n", ShowName(f.Path), f.Files)
 		case f.Binary:
 			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", ShowName(f.Path), f.Size)
 		default:

@@ -7,11 +7,13 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// Entry is one file of a listing.
+// Entry is one file of a listing, or a folder summary.
 type Entry struct {
-	Path   string `json:"path"`
-	Size   int64  `json:"size"`
-	Binary bool   `json:"binary,omitempty"`
+	Path string `json:"path"`
+	// Size is a file's size; folder summaries have none, since adding up
+	// a folder's sizes means looking up every file in it.
+	Size   int64 `json:"size"`
+	Binary bool  `json:"binary,omitempty"`
 	// Files is set on folder summaries: how many files the folder holds.
 	Files int  `json:"files,omitempty"`
 	IsDir bool `json:"isDir,omitempty"`
@@ -43,9 +45,9 @@ type walkEntry struct {
 type walkHooks struct {
 	// withSize has the walk look up the size of every entry but folders.
 	withSize bool
-	// enter, when set, is called for each folder the walk enters, before its
-	// entries, with what it returned for the parent folder (nil for the
-	// root) and a reader of small regular files in the folder.
+	// enter, when set, is called for each folder the walk enters, before it
+	// visits its entries, with what it returned for the parent folder (nil
+	// for the root) and a reader of small regular files in the folder.
 	enter func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir
 	// visit is called for every entry with what enter returned for its
 	// folder; for a folder, its result says whether to walk into it.
@@ -70,9 +72,12 @@ var skippedDirs = map[string]bool{
 // List walks the workspace and returns its files sorted by path, or folder
 // summaries when there are more than opts.MaxEntries files (and, if even
 // the top level does not fit, a last RestPath entry counting the rest).
-// Only the files the listing shows are read, to mark binary ones.
+//
+// The walk only reads folders, as find -type f does: only the files the
+// listing shows one by one are looked up, for their size, and read, to
+// mark binary ones. A shown file gone by then is left out.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
-	files, err := w.Files(opts)
+	files, err := w.files(opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +85,7 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	if opts.MaxEntries > 0 && len(files) > opts.MaxEntries {
 		shown = summarise(files, opts.MaxEntries)
 	}
-	w.sniffAll(shown)
-	return shown, nil
+	return w.describeAll(shown), nil
 }
 
 // Files returns every file a listing covers, sorted by path, with sizes
@@ -89,8 +93,13 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 // temporary files and what opts hides are left out. MaxEntries is not
 // used.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
+	return w.files(opts, true)
+}
+
+// files is Files, with sizes only when withSize is set.
+func (w *Workspace) files(opts ListOptions, withSize bool) ([]Entry, error) {
 	var files []Entry
-	h := walkHooks{withSize: true}
+	h := walkHooks{withSize: withSize}
 	if opts.GitIgnore {
 		h.enter = w.enterIgnore
 	}

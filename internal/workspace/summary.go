@@ -8,7 +8,8 @@ const RestPath = "..."
 
 // summarise groups files (sorted by path) by folder at the deepest level
 // whose listing still fits in max lines, so a huge tree reads as a map
-// rather than a flood.
+// rather than a flood. A folder summary counts files, not bytes: sizes
+// are looked up only for the files shown one by one.
 //
 // The size of the listing at every depth is counted in one pass over the
 // files, and only the chosen one is built: trying depth after depth made a
@@ -94,9 +95,7 @@ func group(files []Entry, depth int) []Entry {
 		if n := len(out); n == 0 || !out[n-1].IsDir || out[n-1].Path != dir {
 			out = append(out, Entry{Path: dir, IsDir: true})
 		}
-		last := &out[len(out)-1]
-		last.Files++
-		last.Size += f.Size
+		out[len(out)-1].Files++
 	}
 	return out
 }
@@ -137,10 +136,8 @@ func fold(entries []Entry, max int) []Entry {
 			out = append(out, e)
 		case e.IsDir:
 			rest.Files += e.Files
-			rest.Size += e.Size
 		default:
 			rest.Files++
-			rest.Size += e.Size
 		}
 	}
 	return append(out, rest)
