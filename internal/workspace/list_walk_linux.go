@@ -38,8 +38,7 @@ func (w *Workspace) walk(h walkHooks) error {
 		return fmt.Errorf("list workspace: %w", err)
 	}
 	wk.stack = []walkDir{{path: "", dev: st.Dev, ino: st.Ino}}
-	wk.enter(&wk.stack[0], nil)
-	if err := wk.read(&wk.stack[0]); err != nil {
+	if err := wk.read(&wk.stack[0], nil); err != nil {
 		return fmt.Errorf("list workspace: %w", err)
 	}
 	wk.run()
@@ -66,11 +65,21 @@ type walker struct {
 	pending int // folders on the stack with subfolders still to walk
 }
 
-// enter runs the enter hook for the folder just opened.
+// enter runs the enter hook for the folder just read. Its reader only
+// opens names the folder listed: most folders have no .gitignore, and
+// trying to open one in each cost a failed system call per folder.
 func (wk *walker) enter(d *walkDir, parent *ignoreDir) {
-	if wk.h.enter != nil {
-		d.ignore = wk.h.enter(d.path, parent, func(name string) []byte { return readSmallAt(wk.cur, name) })
+	if wk.h.enter == nil {
+		return
 	}
+	d.ignore = wk.h.enter(d.path, parent, func(name string) []byte {
+		for i := range wk.ents {
+			if wk.ents[i].name == name {
+				return readSmallAt(wk.cur, name)
+			}
+		}
+		return nil
+	})
 }
 
 // readSmallAt reads the regular file name in the folder dirfd, never
@@ -192,8 +201,7 @@ func (wk *walker) descend(top *walkDir, name string) {
 	wk.cur = fd
 	wk.stack = append(wk.stack, walkDir{path: joinPath(top.path, name), dev: st.Dev, ino: st.Ino})
 	d := &wk.stack[len(wk.stack)-1]
-	wk.enter(d, wk.stack[len(wk.stack)-2].ignore)
-	if err := wk.read(d); err != nil {
+	if err := wk.read(d, wk.stack[len(wk.stack)-2].ignore); err != nil {
 		wk.drop(d) // unreadable: keep what was read, walk none of it
 	}
 	// The parent stays open only while the child is opened: climbing back
@@ -272,11 +280,12 @@ func openDirAt(dirfd int, name string) (int, error) {
 	}
 }
 
-// read lists the open folder's entries: it reads them all, looks up the
+// read lists the open folder's entries: it reads them all, runs the enter
+// hook with parent, what it returned for the folder above, looks up the
 // sizes and kinds getdents does not give (two at a time in a large folder,
 // since each is a system call), then visits each and notes the subfolders
 // visit wants walked.
-func (wk *walker) read(d *walkDir) error {
+func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
 	wk.ents = wk.ents[:0]
 	for {
 		wk.step(1)
@@ -292,6 +301,7 @@ func (wk *walker) read(d *walkDir) error {
 		}
 		wk.parse(wk.buf[:n])
 	}
+	wk.enter(d, parent)
 	wk.statAll()
 	for i := range wk.ents {
 		de := &wk.ents[i]
