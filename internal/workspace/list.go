@@ -77,13 +77,22 @@ var skippedDirs = map[string]bool{
 // listing shows one by one are looked up, for their size, and read, to
 // mark binary ones. A shown file gone by then is left out.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
-	files, err := w.files(opts, false)
+	var paths []string
+	err := w.walkFiles(opts, false, func(p string, _ int64) { paths = append(paths, p) })
 	if err != nil {
 		return nil, err
 	}
-	shown := files
-	if opts.MaxEntries > 0 && len(files) > opts.MaxEntries {
-		shown = summarise(files, opts.MaxEntries)
+	if !walkInPathOrder {
+		slices.Sort(paths)
+	}
+	var shown []Entry
+	if opts.MaxEntries > 0 && len(paths) > opts.MaxEntries {
+		shown = summarise(paths, opts.MaxEntries)
+	} else {
+		shown = make([]Entry, len(paths))
+		for i, p := range paths {
+			shown[i].Path = p
+		}
 	}
 	return w.describeAll(shown), nil
 }
@@ -93,12 +102,20 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 // temporary files and what opts hides are left out. MaxEntries is not
 // used.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
-	return w.files(opts, true)
+	var files []Entry
+	err := w.walkFiles(opts, true, func(p string, size int64) { files = append(files, Entry{Path: p, Size: size}) })
+	if err != nil {
+		return nil, err
+	}
+	if !walkInPathOrder {
+		slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	}
+	return files, nil
 }
 
-// files is Files, with sizes only when withSize is set.
-func (w *Workspace) files(opts ListOptions, withSize bool) ([]Entry, error) {
-	var files []Entry
+// walkFiles calls file with the path of every file a listing covers (see
+// Files), and its size when withSize is set.
+func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(p string, size int64)) error {
 	h := walkHooks{withSize: withSize}
 	if opts.GitIgnore {
 		h.enter = w.enterIgnore
@@ -111,13 +128,9 @@ func (w *Workspace) files(opts ListOptions, withSize bool) ([]Entry, error) {
 			return false
 		}
 		if !e.isDir {
-			files = append(files, Entry{Path: e.path, Size: e.size})
+			file(e.path, e.size)
 		}
 		return e.isDir
 	}
-	if err := w.walk(h); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	return files, nil
+	return w.walk(h)
 }

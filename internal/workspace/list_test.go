@@ -2,10 +2,12 @@ package workspace_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -314,5 +316,50 @@ func TestListSpecialFiles(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the listing is stuck on a named pipe or a socket")
+	}
+}
+
+// The listing comes out sorted by path without sorting all of it: the walk
+// visits each folder's names in the order their paths sort, where "a-b"
+// comes before "a/x" but "a" before "a-b". Random trees of names that
+// sort around "/" show it, folders and files of every depth mixed.
+func TestListInPathOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := []string{"a", "b", "a-b", "a.b", "ab", "a0", "a b", "A", "é", "a~"}
+	for round := range 20 {
+		tree := map[string]string{}
+		var files []string
+		for range 40 {
+			parts := make([]string, 1+rng.IntN(4))
+			for j := range parts {
+				parts[j] = names[rng.IntN(len(names))]
+			}
+			p := strings.Join(parts, "/")
+			clash := tree[p] != ""
+			for q := range tree {
+				clash = clash || strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/")
+			}
+			if !clash {
+				tree[p] = "x"
+				files = append(files, p)
+			}
+		}
+		sort.Strings(files)
+		dir := t.TempDir()
+		writeTree(t, dir, tree)
+		w := openWS(t, dir)
+		listed, err := w.List(workspace.ListOptions{GitIgnore: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := w.Files(workspace.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range [][]workspace.Entry{listed, all} {
+			if paths := entryPaths(got); paths != strings.Join(files, "\n")+"\n" {
+				t.Fatalf("round %d: listed\n%s\nwant\n%s", round, paths, strings.Join(files, "\n"))
+			}
+		}
 	}
 }

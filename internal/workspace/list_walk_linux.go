@@ -4,10 +4,12 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,10 +17,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// walk calls h.visit for every entry below the workspace root, each
-// folder's entries before those of its subfolders, in no particular order
-// within a folder; visit's result for a folder says whether to walk into
-// it. A folder that cannot be read is left out.
+// walkInPathOrder says walk visits entries in the order of their paths.
+const walkInPathOrder = true
+
+// walk calls h.visit for every entry below the workspace root in the
+// order of their paths (a folder before what it holds); visit's result for
+// a folder says whether to walk into it. A folder that cannot be read is
+// left out. Visiting in path order spares a listing the sort of all its
+// paths: sorting each folder's names costs far less.
 //
 // The walk costs the same for every entry however deep it lies: it holds
 // the folder it reads open and opens each subfolder from it, one name at a
@@ -46,12 +52,15 @@ func (w *Workspace) walk(h walkHooks) error {
 }
 
 // walkDir is a folder on the walk's path from the root: where it is, what
-// it is (to recognise it when climbing back), the subfolders of it still
-// to walk, and what its ignore files say.
+// it is (to recognise it when climbing back), its entries in path order
+// and how many it has visited, how many of the rest are folders, and what
+// its ignore files say.
 type walkDir struct {
 	path     string
 	dev, ino uint64
-	subdirs  []string
+	ents     []dirent
+	next     int
+	dirs     int
 	ignore   *ignoreDir
 }
 
@@ -59,10 +68,9 @@ type walker struct {
 	w       *Workspace
 	h       walkHooks
 	buf     []byte
-	ents    []dirent // the entries of the folder being read
-	cur     int      // the open folder, the top of stack; -1 when none is
+	cur     int // the open folder, the top of stack; -1 when none is
 	stack   []walkDir
-	pending int // folders on the stack with subfolders still to walk
+	pending int // folders on the stack with subfolders still to visit
 }
 
 // enter runs the enter hook for the folder just read. Its reader only
@@ -73,8 +81,8 @@ func (wk *walker) enter(d *walkDir, parent *ignoreDir) {
 		return
 	}
 	d.ignore = wk.h.enter(d.path, parent, func(name string) []byte {
-		for i := range wk.ents {
-			if wk.ents[i].name == name {
+		for i := range d.ents {
+			if d.ents[i].name == name {
 				return readSmallAt(wk.cur, name)
 			}
 		}
@@ -150,43 +158,59 @@ func (wk *walker) closeCur() {
 	}
 }
 
-// run walks the stack down to its end: into the next subfolder of the
-// deepest folder that has one, back up when a folder is done.
+// run visits the entries of the deepest folder on the stack in turn,
+// walking into each subfolder visit wants walked as it comes, and climbs
+// back up when a folder is done.
 func (wk *walker) run() {
 	for len(wk.stack) > 0 {
 		top := &wk.stack[len(wk.stack)-1]
-		if len(top.subdirs) == 0 {
+		if top.next == len(top.ents) {
 			wk.stack = wk.stack[:len(wk.stack)-1]
+			if len(wk.stack) == 0 {
+				return
+			}
 			if wk.pending == 0 {
-				return // nothing left below any folder on the way up
+				// No folder is left to open: the files still to visit
+				// on the way up need no open folder.
+				wk.closeCur()
+				continue
 			}
 			if !wk.climb() {
-				// The folder cannot be reached again: skip the rest of it.
+				// The folder cannot be reached again: skip its
+				// subfolders still to walk.
 				wk.drop(&wk.stack[len(wk.stack)-1])
 			}
 			continue
 		}
-		name := top.subdirs[len(top.subdirs)-1]
-		top.subdirs = top.subdirs[:len(top.subdirs)-1]
-		if len(top.subdirs) == 0 {
-			wk.pending--
+		de := &top.ents[top.next]
+		top.next++
+		isDir := de.typ == unix.DT_DIR
+		if isDir {
+			if top.dirs == 0 {
+				continue // dropped
+			}
+			if top.dirs--; top.dirs == 0 {
+				wk.pending--
+			}
 		}
-		wk.descend(top, name)
+		if wk.h.visit(walkEntry{path: de.path, name: de.name, isDir: isDir, size: de.size}, top.ignore) && isDir {
+			wk.descend(de.path, de.name)
+		}
 	}
 }
 
 // drop forgets the subfolders of d still to walk.
 func (wk *walker) drop(d *walkDir) {
-	if len(d.subdirs) > 0 {
+	if d.dirs > 0 {
 		wk.pending--
-		d.subdirs = nil
+		d.dirs = 0
 	}
 }
 
-// descend opens the subfolder name of the open folder top and reads it;
-// a subfolder that cannot be opened (gone, forbidden, replaced by a
+// descend opens the subfolder name of the open folder, at path, and reads
+// it; a subfolder that cannot be opened (gone, forbidden, replaced by a
 // symlink) is skipped.
-func (wk *walker) descend(top *walkDir, name string) {
+func (wk *walker) descend(path, name string) {
 	wk.step(1)
 	fd, err := openDirAt(wk.cur, name)
 	if err != nil {
@@ -199,10 +223,18 @@ func (wk *walker) descend(top *walkDir, name string) {
 	}
 	parent := wk.cur
 	wk.cur = fd
-	wk.stack = append(wk.stack, walkDir{path: joinPath(top.path, name), dev: st.Dev, ino: st.Ino})
-	d := &wk.stack[len(wk.stack)-1]
-	if err := wk.read(d, wk.stack[len(wk.stack)-2].ignore); err != nil {
-		wk.drop(d) // unreadable: keep what was read, walk none of it
+	// Reuse the entries of a folder this deep walked before.
+	n := len(wk.stack)
+	if n < cap(wk.stack) {
+		wk.stack = wk.stack[:n+1]
+	} else {
+		wk.stack = append(wk.stack, walkDir{})
+	}
+	d := &wk.stack[n]
+	*d = walkDir{path: path, dev: st.Dev, ino: st.Ino, ents: d.ents[:0]}
+	if err := wk.read(d, wk.stack[n-1].ignore); err != nil {
+		// Unreadable: what was read is not trusted, and none of it walked.
+		d.ents = d.ents[:0]
 	}
 	// The parent stays open only while the child is opened: climbing back
 	// reopens it through "..".
@@ -280,13 +312,12 @@ func openDirAt(dirfd int, name string) (int, error) {
 	}
 }
 
-// read lists the open folder's entries: it reads them all, runs the enter
-// hook with parent, what it returned for the folder above, looks up the
-// sizes and kinds getdents does not give (two at a time in a large folder,
-// since each is a system call), then visits each and notes the subfolders
-// visit wants walked.
+// read lists the open folder's entries into d: it reads them all, runs
+// the enter hook with parent, what it returned for the folder above, looks
+// up the sizes and kinds getdents does not give (two at a time in a large
+// folder, since each is a system call), and sorts them in path order.
 func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
-	wk.ents = wk.ents[:0]
+	d.ents = d.ents[:0]
 	for {
 		wk.step(1)
 		n, err := unix.Getdents(wk.cur, wk.buf)
@@ -299,32 +330,53 @@ func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
 		if n <= 0 {
 			break
 		}
-		wk.parse(wk.buf[:n])
+		d.ents = wk.parse(d.ents, d.path, wk.buf[:n])
 	}
 	wk.enter(d, parent)
-	wk.statAll()
-	for i := range wk.ents {
-		de := &wk.ents[i]
-		if de.gone {
-			continue
+	wk.statAll(d.ents)
+	d.ents = slices.DeleteFunc(d.ents, func(de dirent) bool { return de.gone })
+	slices.SortFunc(d.ents, compareDirents)
+	for i := range d.ents {
+		if d.ents[i].typ == unix.DT_DIR {
+			d.dirs++
 		}
-		e := walkEntry{path: joinPath(d.path, de.name), name: de.name, isDir: de.typ == unix.DT_DIR, size: de.size}
-		if wk.h.visit(e, d.ignore) && e.isDir {
-			if len(d.subdirs) == 0 {
-				wk.pending++
-			}
-			d.subdirs = append(d.subdirs, de.name)
-		}
+	}
+	if d.dirs > 0 {
+		wk.pending++
 	}
 	return nil
 }
 
 // dirent is a folder entry as read, then looked up.
 type dirent struct {
-	name string
-	typ  uint8 // a DT_ value
+	path string // from the workspace root
+	name string // the end of path
+	typ  uint8  // a DT_ value
 	size int64
 	gone bool // vanished before it could be looked up
+}
+
+// compareDirents orders the entries of one folder as their paths and the
+// paths below them sort: a folder's name as if it ended in "/", since
+// "a-b" sorts before "a/x" but "a" before "a-b".
+func compareDirents(a, b dirent) int {
+	n := min(len(a.name), len(b.name))
+	if c := strings.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	return cmp.Compare(nextByte(a, n), nextByte(b, n))
+}
+
+// nextByte is the byte of e's sort key at i, the name's own length being
+// the "/" of a folder; -1 past the end.
+func nextByte(e dirent, i int) int {
+	switch {
+	case i < len(e.name):
+		return int(e.name[i])
+	case i == len(e.name) && e.typ == unix.DT_DIR:
+		return '/'
+	}
+	return -1
 }
 
 // Offsets in a struct linux_dirent64 (see getdents64(2)).
@@ -334,12 +386,14 @@ const (
 	direntName   = 19
 )
 
-// parse adds the entries of a getdents buffer to wk.ents.
-func (wk *walker) parse(buf []byte) {
+// parse appends the entries of a getdents buffer to ents, entries of the
+// folder at dir. Each entry's path is made once and its name is the end
+// of it.
+func (wk *walker) parse(ents []dirent, dir string, buf []byte) []dirent {
 	for len(buf) > direntName {
 		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
 		if reclen <= direntName || reclen > len(buf) {
-			return
+			return ents
 		}
 		rec := buf[:reclen]
 		buf = buf[reclen:]
@@ -350,8 +404,15 @@ func (wk *walker) parse(buf []byte) {
 		if len(raw) == 0 || (raw[0] == '.' && (len(raw) == 1 || (len(raw) == 2 && raw[1] == '.'))) {
 			continue
 		}
-		wk.ents = append(wk.ents, dirent{name: string(raw), typ: rec[direntType]})
+		var p string
+		if dir == "" {
+			p = string(raw)
+		} else {
+			p = dir + "/" + string(raw)
+		}
+		ents = append(ents, dirent{path: p, name: p[len(p)-len(raw):], typ: rec[direntType]})
 	}
+	return ents
 }
 
 // parallelStat is how many entries a folder needs before its lookups are
@@ -360,29 +421,29 @@ const parallelStat = 64
 
 // statAll looks up the entries that need it: those getdents could not
 // type, and, when sizes are wanted, all but folders.
-func (wk *walker) statAll() {
+func (wk *walker) statAll(ents []dirent) {
 	need := func(de *dirent) bool {
 		return de.typ == unix.DT_UNKNOWN || (wk.h.withSize && de.typ != unix.DT_DIR)
 	}
 	n := 0
-	for i := range wk.ents {
-		if need(&wk.ents[i]) {
+	for i := range ents {
+		if need(&ents[i]) {
 			n++
 		}
 	}
 	wk.step(n)
 	if n < parallelStat || runtime.GOMAXPROCS(0) < 2 {
-		wk.stat(wk.ents, need)
+		wk.stat(ents, need)
 		return
 	}
-	half := len(wk.ents) / 2
+	half := len(ents) / 2
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		wk.stat(wk.ents[half:], need)
+		wk.stat(ents[half:], need)
 	}()
-	wk.stat(wk.ents[:half], need)
+	wk.stat(ents[:half], need)
 	wg.Wait()
 }
 
