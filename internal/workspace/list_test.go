@@ -363,3 +363,39 @@ func TestListInPathOrder(t *testing.T) {
 		}
 	}
 }
+
+// The walk holds the first folders on its way down open to go back to:
+// every one of them is closed when the listing is done, however the walk
+// ended (a chain deeper than what is held, with side folders to come back
+// for, then without).
+func TestListClosesFolders(t *testing.T) {
+	open := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("cannot count open files: %v", err)
+		}
+		return len(ents)
+	}
+	for _, side := range []bool{true, false} {
+		dir := t.TempDir()
+		tree := map[string]string{}
+		p := ""
+		for i := range 100 {
+			p += fmt.Sprintf("d%d/", i)
+			tree[p+"f"] = "x"
+			if side {
+				tree[p+"side/f"] = "x"
+			}
+		}
+		writeTree(t, dir, tree)
+		w := openWS(t, dir)
+		before := open()
+		got, err := w.List(workspace.ListOptions{GitIgnore: true})
+		if err != nil || len(got) != len(tree) {
+			t.Fatalf("%d files listed, want %d: %v", len(got), len(tree), err)
+		}
+		if after := open(); after != before {
+			t.Errorf("side folders %v: %d files open before the listing, %d after", side, before, after)
+		}
+	}
+}

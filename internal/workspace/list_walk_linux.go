@@ -28,22 +28,24 @@ const walkInPathOrder = true
 //
 // The walk costs the same for every entry however deep it lies: it holds
 // the folder it reads open and opens each subfolder from it, one name at a
-// time, and climbs back through "..", checked against the folder it left
-// (device and inode), rather than resolving a path from the root at every
-// folder, which made a chain of 5,000 nested folders take minutes. At most
-// two folders are open at once, whatever the depth.
+// time, rather than resolving a path from the root at every folder, which
+// made a chain of 5,000 nested folders take minutes. The first heldOpen
+// folders on the way down stay open, to go back to; below them the walk
+// climbs back through "..", checked against the folder it left (device
+// and inode), so that a walk holds at most heldOpen+2 folders open,
+// whatever the depth.
 func (w *Workspace) walk(h walkHooks) error {
 	fd, err := w.rootFD()
 	if err != nil {
 		return err
 	}
 	wk := walker{w: w, h: h, buf: make([]byte, 32<<10), cur: fd}
-	defer wk.closeCur()
+	defer wk.closeAll()
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("list workspace: %w", err)
 	}
-	wk.stack = []walkDir{{path: "", dev: st.Dev, ino: st.Ino}}
+	wk.stack = []walkDir{{path: "", dev: st.Dev, ino: st.Ino, held: -1}}
 	if err := wk.read(&wk.stack[0], nil); err != nil {
 		return fmt.Errorf("list workspace: %w", err)
 	}
@@ -51,24 +53,41 @@ func (w *Workspace) walk(h walkHooks) error {
 	return nil
 }
 
+// heldOpen is how many folders on the walk's path from the root stay open
+// while it walks below them: going back to one costs nothing, where
+// climbing through ".." costs three system calls.
+const heldOpen = 32
+
 // walkDir is a folder on the walk's path from the root: where it is, what
-// it is (to recognise it when climbing back), its entries in path order
-// and how many it has visited, how many of the rest are folders, and what
-// its ignore files say.
+// it is (to recognise it when climbing back), the folder held open while
+// the walk is below it (-1 if none), its entries in path order and how
+// many it has visited, how many of the rest are folders, and what its
+// ignore files say.
 type walkDir struct {
 	path     string
 	dev, ino uint64
+	held     int
 	ents     []dirent
 	next     int
 	dirs     int
 	ignore   *ignoreDir
 }
 
+// name is the name of an entry of d: the end of its path.
+func (d *walkDir) name(de *dirent) string {
+	if d.path == "" {
+		return de.path
+	}
+	return de.path[len(d.path)+1:]
+}
+
 type walker struct {
 	w       *Workspace
 	h       walkHooks
 	buf     []byte
-	cur     int // the open folder, the top of stack; -1 when none is
+	names   []byte // the names of the folder being read, end to end
+	ends    []int  // where each name ends in names
+	cur     int    // the open folder, the top of stack; -1 when none is
 	stack   []walkDir
 	pending int // folders on the stack with subfolders still to visit
 }
@@ -82,7 +101,7 @@ func (wk *walker) enter(d *walkDir, parent *ignoreDir) {
 	}
 	d.ignore = wk.h.enter(d.path, parent, func(name string) []byte {
 		for i := range d.ents {
-			if d.ents[i].name == name {
+			if d.name(&d.ents[i]) == name {
 				return readSmallAt(wk.cur, name)
 			}
 		}
@@ -158,6 +177,17 @@ func (wk *walker) closeCur() {
 	}
 }
 
+// closeAll closes the open folder and those held open.
+func (wk *walker) closeAll() {
+	wk.closeCur()
+	for i := range wk.stack {
+		if d := &wk.stack[i]; d.held >= 0 {
+			unix.Close(d.held)
+			d.held = -1
+		}
+	}
+}
+
 // run visits the entries of the deepest folder on the stack in turn,
 // walking into each subfolder visit wants walked as it comes, and climbs
 // back up when a folder is done.
@@ -168,6 +198,11 @@ func (wk *walker) run() {
 			wk.stack = wk.stack[:len(wk.stack)-1]
 			if len(wk.stack) == 0 {
 				return
+			}
+			if up := &wk.stack[len(wk.stack)-1]; up.held >= 0 {
+				wk.closeCur()
+				wk.cur, up.held = up.held, -1
+				continue
 			}
 			if wk.pending == 0 {
 				// No folder is left to open: the files still to visit
@@ -193,8 +228,9 @@ func (wk *walker) run() {
 				wk.pending--
 			}
 		}
-		if wk.h.visit(walkEntry{path: de.path, name: de.name, isDir: isDir, size: de.size}, top.ignore) && isDir {
-			wk.descend(de.path, de.name)
+		e := walkEntry{path: de.path, name: top.name(de), isDir: isDir, size: de.size}
+		if wk.h.visit(e, top.ignore) && isDir {
+			wk.descend(e.path, e.name)
 		}
 	}
 }
@@ -221,24 +257,27 @@ func (wk *walker) descend(path, name string) {
 		unix.Close(fd)
 		return
 	}
-	parent := wk.cur
+	n := len(wk.stack)
+	if n <= heldOpen {
+		wk.stack[n-1].held = wk.cur
+	} else {
+		// Deeper, the parent is closed: climbing back reopens it
+		// through "..".
+		unix.Close(wk.cur)
+	}
 	wk.cur = fd
 	// Reuse the entries of a folder this deep walked before.
-	n := len(wk.stack)
 	if n < cap(wk.stack) {
 		wk.stack = wk.stack[:n+1]
 	} else {
 		wk.stack = append(wk.stack, walkDir{})
 	}
 	d := &wk.stack[n]
-	*d = walkDir{path: path, dev: st.Dev, ino: st.Ino, ents: d.ents[:0]}
+	*d = walkDir{path: path, dev: st.Dev, ino: st.Ino, held: -1, ents: d.ents[:0]}
 	if err := wk.read(d, wk.stack[n-1].ignore); err != nil {
 		// Unreadable: what was read is not trusted, and none of it walked.
 		d.ents = d.ents[:0]
 	}
-	// The parent stays open only while the child is opened: climbing back
-	// reopens it through "..".
-	unix.Close(parent)
 }
 
 // climb makes the folder at the top of the stack the open one again,
@@ -318,6 +357,7 @@ func openDirAt(dirfd int, name string) (int, error) {
 // folder, since each is a system call), and sorts them in path order.
 func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
 	d.ents = d.ents[:0]
+	wk.names, wk.ends = wk.names[:0], wk.ends[:0]
 	for {
 		wk.step(1)
 		n, err := unix.Getdents(wk.cur, wk.buf)
@@ -330,12 +370,17 @@ func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
 		if n <= 0 {
 			break
 		}
-		d.ents = wk.parse(d.ents, d.path, wk.buf[:n])
+		d.ents = wk.parse(d.ents, wk.buf[:n])
 	}
+	wk.makePaths(d)
 	wk.enter(d, parent)
-	wk.statAll(d.ents)
+	wk.statAll(d)
 	d.ents = slices.DeleteFunc(d.ents, func(de dirent) bool { return de.gone })
-	slices.SortFunc(d.ents, compareDirents)
+	base := len(d.path) + 1
+	if d.path == "" {
+		base = 0
+	}
+	slices.SortFunc(d.ents, func(a, b dirent) int { return compareNames(a.path[base:], a.typ, b.path[base:], b.typ) })
 	for i := range d.ents {
 		if d.ents[i].typ == unix.DT_DIR {
 			d.dirs++
@@ -347,33 +392,34 @@ func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
 	return nil
 }
 
-// dirent is a folder entry as read, then looked up.
+// dirent is a folder entry as read, then looked up: small, since a
+// folder's entries are sorted.
 type dirent struct {
-	path string // from the workspace root
-	name string // the end of path
-	typ  uint8  // a DT_ value
+	path string // from the workspace root; its end is the entry's name
 	size int64
-	gone bool // vanished before it could be looked up
+	typ  uint8 // a DT_ value
+	gone bool  // vanished before it could be looked up
 }
 
-// compareDirents orders the entries of one folder as their paths and the
-// paths below them sort: a folder's name as if it ended in "/", since
-// "a-b" sorts before "a/x" but "a" before "a-b".
-func compareDirents(a, b dirent) int {
-	n := min(len(a.name), len(b.name))
-	if c := strings.Compare(a.name[:n], b.name[:n]); c != 0 {
+// compareNames orders the entries of one folder, by name and type (a DT_
+// value), as their paths and the paths below them sort: a folder's name
+// as if it ended in "/", since "a-b" sorts before "a/x" but "a" before
+// "a-b".
+func compareNames(a string, at uint8, b string, bt uint8) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
 		return c
 	}
-	return cmp.Compare(nextByte(a, n), nextByte(b, n))
+	return cmp.Compare(nextByte(a, at, n), nextByte(b, bt, n))
 }
 
-// nextByte is the byte of e's sort key at i, the name's own length being
-// the "/" of a folder; -1 past the end.
-func nextByte(e dirent, i int) int {
+// nextByte is the byte of the sort key of name (of type typ) at i, the
+// name's own length being the "/" of a folder; -1 past the end.
+func nextByte(name string, typ uint8, i int) int {
 	switch {
-	case i < len(e.name):
-		return int(e.name[i])
-	case i == len(e.name) && e.typ == unix.DT_DIR:
+	case i < len(name):
+		return int(name[i])
+	case i == len(name) && typ == unix.DT_DIR:
 		return '/'
 	}
 	return -1
@@ -386,10 +432,9 @@ const (
 	direntName   = 19
 )
 
-// parse appends the entries of a getdents buffer to ents, entries of the
-// folder at dir. Each entry's path is made once and its name is the end
-// of it.
-func (wk *walker) parse(ents []dirent, dir string, buf []byte) []dirent {
+// parse appends the entries of a getdents buffer to ents, their names to
+// wk.names; makePaths gives them their paths.
+func (wk *walker) parse(ents []dirent, buf []byte) []dirent {
 	for len(buf) > direntName {
 		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
 		if reclen <= direntName || reclen > len(buf) {
@@ -404,24 +449,48 @@ func (wk *walker) parse(ents []dirent, dir string, buf []byte) []dirent {
 		if len(raw) == 0 || (raw[0] == '.' && (len(raw) == 1 || (len(raw) == 2 && raw[1] == '.'))) {
 			continue
 		}
-		var p string
-		if dir == "" {
-			p = string(raw)
-		} else {
-			p = dir + "/" + string(raw)
-		}
-		ents = append(ents, dirent{path: p, name: p[len(p)-len(raw):], typ: rec[direntType]})
+		wk.names = append(wk.names, raw...)
+		wk.ends = append(wk.ends, len(wk.names))
+		ents = append(ents, dirent{typ: rec[direntType]})
 	}
 	return ents
+}
+
+// makePaths gives the entries of d their paths, all made in one string:
+// one allocation a folder rather than one an entry.
+func (wk *walker) makePaths(d *walkDir) {
+	prefix := 0
+	if d.path != "" {
+		prefix = len(d.path) + 1
+	}
+	var b strings.Builder
+	b.Grow(len(wk.names) + prefix*len(d.ents))
+	start := 0
+	for _, end := range wk.ends {
+		if prefix > 0 {
+			b.WriteString(d.path)
+			b.WriteByte('/')
+		}
+		b.Write(wk.names[start:end])
+		start = end
+	}
+	all := b.String()
+	off, start := 0, 0
+	for i, end := range wk.ends {
+		n := prefix + end - start
+		d.ents[i].path = all[off : off+n]
+		off, start = off+n, end
+	}
 }
 
 // parallelStat is how many entries a folder needs before its lookups are
 // shared with a second goroutine.
 const parallelStat = 64
 
-// statAll looks up the entries that need it: those getdents could not
-// type, and, when sizes are wanted, all but folders.
-func (wk *walker) statAll(ents []dirent) {
+// statAll looks up the entries of d that need it: those getdents could
+// not type, and, when sizes are wanted, all but folders.
+func (wk *walker) statAll(d *walkDir) {
+	ents := d.ents
 	need := func(de *dirent) bool {
 		return de.typ == unix.DT_UNKNOWN || (wk.h.withSize && de.typ != unix.DT_DIR)
 	}
@@ -433,7 +502,7 @@ func (wk *walker) statAll(ents []dirent) {
 	}
 	wk.step(n)
 	if n < parallelStat || runtime.GOMAXPROCS(0) < 2 {
-		wk.stat(ents, need)
+		wk.stat(d, ents, need)
 		return
 	}
 	half := len(ents) / 2
@@ -441,20 +510,21 @@ func (wk *walker) statAll(ents []dirent) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		wk.stat(ents[half:], need)
+		wk.stat(d, ents[half:], need)
 	}()
-	wk.stat(ents[:half], need)
+	wk.stat(d, ents[:half], need)
 	wg.Wait()
 }
 
-func (wk *walker) stat(ents []dirent, need func(*dirent) bool) {
+// stat looks up those of ents, entries of d, that need it.
+func (wk *walker) stat(d *walkDir, ents []dirent, need func(*dirent) bool) {
 	var st unix.Stat_t
 	for i := range ents {
 		de := &ents[i]
 		if !need(de) {
 			continue
 		}
-		if unix.Fstatat(wk.cur, de.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if unix.Fstatat(wk.cur, d.name(de), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			de.gone = true
 			continue
 		}
@@ -464,12 +534,4 @@ func (wk *walker) stat(ents []dirent, need func(*dirent) bool) {
 			de.size = st.Size
 		}
 	}
-}
-
-// joinPath joins a folder's slash path ("" for the root) and a name.
-func joinPath(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
