@@ -33,7 +33,8 @@ type Options struct {
 	Private []string
 }
 
-// Defaults for Options.
+// Defaults for Options, and of courier's snapshot_budget and
+// snapshot_limit settings (the config package takes them from here).
 const (
 	DefaultBudget    = 512 << 20
 	DefaultTurnLimit = 1 << 30
