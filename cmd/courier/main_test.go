@@ -17,7 +17,6 @@ import (
 	"github.com/courier-agent/courier/internal/agent/agenttest"
 
 	"github.com/courier-agent/courier/internal/clipboard/xvfbtest"
-	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
@@ -26,9 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	// The command sandbox re-runs the executable itself, which in tests is
 	// this binary under its own name.
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
-		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
-	}
+	sandboxtest.RunLauncher()
 	testscript.Main(m, map[string]func(){
 		"courier": main,
 	})

@@ -18,7 +18,8 @@ const (
 )
 
 // DefaultMaxReply is the largest reply accepted when Spec.MaxReply is 0,
-// as courier's max_reply setting defaults to.
+// and the default of courier's max_reply setting (the config package takes
+// it from here).
 const DefaultMaxReply = 20 << 20
 
 // DefaultAPIKeyEnv is the variable the openai backend reads its key from.

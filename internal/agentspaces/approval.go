@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Decision answers an approvalRequired event.
@@ -102,5 +104,5 @@ func decision(s string, exact bool) (Decision, error) {
 	case Approved, Denied:
 		return d, nil
 	}
-	return "", fmt.Errorf(`the decision must be "approved" or "denied", not %q`, clip(s, 40))
+	return "", fmt.Errorf(`the decision must be "approved" or "denied", not %q`, human.Cut(s, 40))
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
@@ -52,10 +51,10 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 		Paths:          paths,
 		WorkspaceGiven: true,
 		Limits:         runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
-		Engine: engine.Options{
-			CommandTimeout: d.CommandTimeout,
-			MaxOutput:      d.MaxOutput,
-			Env:            []string{"PATH=" + env.bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+		Commands: runner.Commands{
+			Timeout:   d.CommandTimeout,
+			MaxOutput: d.MaxOutput,
+			Env:       []string{"PATH=" + env.bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir()},
 		},
 		FrontEnds: []frontend.FrontEnd{protocol.Tags{}, Chat{}},
 		Presets:   presetPolicy,

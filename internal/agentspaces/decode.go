@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // MaxOperations is the most operations one message may hold. The
@@ -190,7 +191,7 @@ func (m *message) checkVersion(strict bool) error {
 	}
 	var v string
 	if json.Unmarshal(m.version, &v) != nil || v != ProtocolVersion {
-		return &MessageError{Line: m.line, Reason: fmt.Sprintf(`"protocolVersion" is %s; courier speaks protocol version "1.0" only`, clip(string(m.version), 40))}
+		return &MessageError{Line: m.line, Reason: fmt.Sprintf(`"protocolVersion" is %s; courier speaks protocol version "1.0" only`, human.Cut(string(m.version), 40))}
 	}
 	return nil
 }
@@ -264,14 +265,6 @@ func positiveInt(raw json.RawMessage) int {
 }
 
 // clip shortens s to at most n runes for an error message.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "..."
-}
-
 // lineIndex turns byte offsets of one input into lines and columns. Offsets
 // are mostly asked in increasing order, so it counts forward from the last
 // one: the whole input is scanned once however many positions are asked.

@@ -123,13 +123,15 @@ func denial(e Event, typ OpType, r command.Result) Event {
 	e.Reason, e.Suggestion = r.Reason, suggestPolicy
 	switch {
 	case r.Status == command.Rejected:
-		e.Reason, e.Suggestion = r.Summary, suggestOutside
+		e.Suggestion = suggestOutside
 	case r.Cause == command.CausePerson:
 		e.Reason, e.Suggestion = "The user denied it", suggestPerson
 		if r.Reason != "" {
 			e.Reason += ": " + r.Reason
 		}
-	case e.Reason == "":
+	}
+	if e.Reason == "" {
+		// A result journaled before courier kept the reason apart.
 		e.Reason = r.Summary
 	}
 	return e

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/prompts"
@@ -91,3 +92,29 @@ func (Chat) ShowsCommands() bool { return true }
 func (Chat) NoCommands() string {
 	return `Your last reply held no operations, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "session": ..., "sequence": ..., "operations": [...]} in a ` + "```json" + ` fence; send message operations only when the task is complete.`
 }
+
+// Words implements frontend.FrontEnd: a command is named by its operation.
+func (Chat) Words() command.Words { return opWords{} }
+
+type opWords struct{}
+
+// Name implements command.Words: the operation's type, which reads as a
+// name ("with editFile"), and "operation" after the two that are English
+// words too ("a shell operation", "a message operation").
+func (opWords) Name(t command.Type) string {
+	op := opTypeOf(t)
+	if op == OpShell || op == OpMessage {
+		return string(op) + " operation"
+	}
+	return string(op)
+}
+
+// ReadLines implements command.Words: readFile returns a whole file, so
+// lines are asked of a shell.
+func (opWords) ReadLines(path string, from, to int) string {
+	return fmt.Sprintf("a shell operation running sed -n '%d,%dp' %s", from, to, shellQuote(path))
+}
+
+func (opWords) MoreTime() string { return `"timeout" in milliseconds` }
+
+func (opWords) Output() string { return "stdout and stderr come back apart" }

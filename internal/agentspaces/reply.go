@@ -31,7 +31,7 @@ const maxProblems = 100
 const noMessage = `your reply holds no operations message, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "operations": [...]} in a ` + "```json" + ` fence`
 
 // ParseReply reads the operations a chat LLM wrote in its reply (text as
-// protocol.Decode returns it). It never fails: what it cannot use becomes
+// reply.Decode returns it). It never fails: what it cannot use becomes
 // a command.ParseError whose Error, the validation error event the LLM
 // reads, says where and why.
 //

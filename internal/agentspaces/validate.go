@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // The protocol's validation limits. Lengths are counted in characters
@@ -89,7 +90,7 @@ func validate(op rawOp) (Operation, error) {
 		return o, err
 	}
 	if !isOpType(OpType(typ)) {
-		return o, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), clip(typ, 40))
+		return o, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), human.Cut(typ, 40))
 	}
 	o.Type = OpType(typ)
 	switch o.Type {
@@ -276,7 +277,7 @@ func (f fields) encoding() (Encoding, error) {
 	case UTF8, Base64:
 		return e, nil
 	}
-	return "", fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, clip(s, 40))
+	return "", fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, human.Cut(s, 40))
 }
 
 // path reads and checks a path member: relative, no ".." anywhere, no
@@ -287,7 +288,7 @@ func (f fields) path(key string, required bool) (string, error) {
 		return p, err
 	}
 	if err := checkPath(p); err != nil {
-		return p, fmt.Errorf("%s %q %v", key, clip(p, 60), err)
+		return p, fmt.Errorf("%s %q %v", key, human.Cut(p, 60), err)
 	}
 	return p, nil
 }
@@ -319,7 +320,7 @@ func (f fields) timeout() (int, error) {
 	if !ok || isNull(raw) {
 		return 0, nil
 	}
-	bad := fmt.Errorf(`"timeout" must be an integer number of milliseconds from %d to %d; got %s`, MinTimeoutMS, MaxTimeoutMS, clip(string(raw), 40))
+	bad := fmt.Errorf(`"timeout" must be an integer number of milliseconds from %d to %d; got %s`, MinTimeoutMS, MaxTimeoutMS, human.Cut(string(raw), 40))
 	if valueKind(raw) != "a number" {
 		return 0, bad
 	}
@@ -347,11 +348,11 @@ func (f fields) env() (map[string]string, error) {
 		}
 		switch {
 		case k == "" || strings.ContainsAny(k, "=\x00"):
-			return nil, fmt.Errorf(`"env" has the invalid variable name %q`, clip(k, 40))
+			return nil, fmt.Errorf(`"env" has the invalid variable name %q`, human.Cut(k, 40))
 		case strings.HasPrefix(strings.ToUpper(k), reservedEnvPrefix):
-			return nil, fmt.Errorf(`"env" may not set %s: names starting with %s are courier's own`, clip(k, 40), reservedEnvPrefix)
+			return nil, fmt.Errorf(`"env" may not set %s: names starting with %s are courier's own`, human.Cut(k, 40), reservedEnvPrefix)
 		case strings.IndexByte(v, 0) >= 0:
-			return nil, fmt.Errorf(`"env" value of %s contains a NUL character`, clip(k, 40))
+			return nil, fmt.Errorf(`"env" value of %s contains a NUL character`, human.Cut(k, 40))
 		}
 		env[k] = v
 	}

@@ -70,7 +70,7 @@ func runDecide(cmd *cobra.Command, o *decideOptions) error {
 		d = runner.Decision{Answer: runner.Approve}
 	}
 	ctx := cmd.Context()
-	handed, err := b.Decide(ctx, o.id, d, inbox.Queue{Dir: b.Paths().Inbox}.Source("", false))
+	handed, err := b.Decide(ctx, o.id, d, inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply).Source("", false))
 	if handed {
 		verb := "denial"
 		if o.approve {

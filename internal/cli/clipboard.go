@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/clipboard"
-	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/inbox"
+	"github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 func newPasteCmd(g *globals) *cobra.Command {
@@ -47,17 +48,28 @@ run 'courier process'.`,
 			if strings.TrimSpace(text) == "" {
 				return withHint(errors.New("the clipboard is empty"), "copy the LLM's answer in the chat first")
 			}
-			if frontend.IsRequest(text) {
+			fe, err := b.FrontEnd(info.Protocol)
+			if err != nil {
+				return err
+			}
+			// Read in the session's protocol as every reply is (size, text, courier's own request), so
+			// that what is saved is what processing it will accept.
+			rep, err := reply.New("on the clipboard", []byte(text), g.cfg.MaxReply, fe)
+			var echo *reply.EchoError
+			switch {
+			case errors.As(err, &echo):
 				return withHint(errors.New("the clipboard holds courier's request, not the LLM's answer"),
 					"paste it into the chat, then copy the chat's answer and run 'courier paste' again")
+			case err != nil:
+				return err
 			}
 			p, err := inbox.Save(b.Paths().Inbox, info.ID, text, time.Now())
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(g.io.Out, "Saved the clipboard (%d bytes) as %s for session %s\n", len(text), b.text.Rel(p), info.ID)
-			if fe, err := b.FrontEnd(""); err == nil && !clipboard.HasCommands(text, fe) {
-				b.text.Warn("the text holds no command blocks; the LLM will be told so", "")
+			if len(rep.Parsed.Commands) == 0 {
+				b.reporter.Report(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
 			}
 			return nil
 		},

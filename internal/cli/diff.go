@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
@@ -52,7 +52,7 @@ large files, modes and symlinks on "#" lines.`,
 // or neither.
 func sessionAndTurn(args []string) (string, int, error) {
 	id := ""
-	if len(args) > 0 && session.ValidID(args[0]) {
+	if len(args) > 0 && runner.ValidID(args[0]) {
 		id, args = args[0], args[1:]
 	}
 	if len(args) == 0 {

@@ -11,12 +11,9 @@ import (
 
 	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/agentrun"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
-	"github.com/courier-agent/courier/internal/snapshot"
 )
 
 // Exit statuses beyond 0 (success) and 1 (error).
@@ -89,14 +86,14 @@ func explain(err error) explained {
 		complete   *runner.CompleteError
 		notWaiting *runner.NotWaitingError
 		unfinished *runner.UnfinishedError
-		busyTurn   *engine.BusyTurnError
+		busyTurn   *runner.BusyTurnError
 		otherWS    *runner.OtherWorkspaceError
 		wsErr      *runner.WorkspaceError
 		empty      runner.EmptyTaskError
 		nothing    *runner.NothingToUndoError
-		locked     *session.LockedError
-		badID      *session.InvalidIDError
-		corrupt    *session.CorruptError
+		locked     *runner.LockedError
+		badID      *runner.InvalidIDError
+		corrupt    *runner.CorruptError
 		tooLarge   *reply.TooLargeError
 		notText    *reply.NotTextError
 		echo       *reply.EchoError
@@ -109,7 +106,7 @@ func explain(err error) explained {
 		noAnswer   *runner.AnswerNeededError
 		wrongOp    *runner.WrongOperationError
 		notRun     *runner.NotRunError
-		system     *engine.SystemError
+		system     *runner.SystemError
 	)
 	switch {
 	case errors.As(err, &use):
@@ -171,7 +168,7 @@ func explain(err error) explained {
 		if locked.Holder != nil && strings.HasPrefix(locked.Holder.Doing, "waiting for approval") {
 			e.hint = fmt.Sprintf("answer its question there, or run 'courier approve %s' or 'courier deny %s'", locked.Session, locked.Session)
 		}
-	case errors.As(err, &badID), errors.Is(err, session.ErrNotFound):
+	case errors.As(err, &badID), errors.Is(err, runner.ErrNotFound):
 		e.hint = "run 'courier sessions' to list the sessions"
 	case errors.Is(err, runner.ErrNoSession):
 		e.msg = "no incomplete session"
@@ -184,7 +181,7 @@ func explain(err error) explained {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
 	case errors.As(err, &notText):
 		e.hint = "save the LLM's answer as plain text"
-	case errors.Is(err, snapshot.ErrPruned):
+	case errors.Is(err, runner.ErrPruned):
 		e.hint = "raise snapshot_budget to keep more turns undoable"
 	case errors.As(err, &snapErr):
 		e.hint = "'courier log' shows what each turn changed"

@@ -13,11 +13,9 @@ import (
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // exitStatus ends courier with a status and nothing on stderr: the
@@ -61,7 +59,7 @@ Progress and warnings go to stderr.`,
 				return err
 			}
 			rep, err := b.StartRun(cmd.Context(), cmds, runner.RunOptions{
-				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: session.Hash(data),
+				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: runner.Hash(data),
 				Task: runTask(cmds),
 			})
 			if err != nil && rep.Commands == nil {
@@ -189,7 +187,7 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	var sys *engine.SystemError
+	var sys *runner.SystemError
 	if errors.As(err, &sys) {
 		// The program reads the events; the person at the terminal reads
 		// how to go on.

@@ -13,13 +13,11 @@ import (
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // view is how a command shows what happens (the text console or JSON
@@ -62,7 +60,7 @@ func (g *globals) runner(v view) (*built, error) {
 		rep = b.text
 	}
 	b.reporter = rep
-	eng, err := g.engineOptions(p, rep)
+	cmds, err := g.commands(p, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +73,7 @@ func (g *globals) runner(v view) (*built, error) {
 			ReadLines:   g.cfg.ReadLines,
 			TokenBudget: g.cfg.TokenBudget,
 		},
-		Engine:       eng,
+		Commands:     cmds,
 		FrontEnds:    frontEnds(),
 		Reporter:     rep,
 		Approver:     g.approver(v),
@@ -123,39 +121,51 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 		// The person works in the chat window then, not in the terminal.
 		o.Notify = g.notifier()
 	}
+	var missing error
 	if g.cfg.Copy && !o.Unattended {
-		if cb := g.clipboard(); cb != nil {
+		cb, err := clipboard.Detect(g.io.Environ)
+		if err == nil {
 			o.Copier = cb
 		}
+		missing = err
 	}
-	return console.NewText(o)
+	text := console.NewText(o)
+	if missing != nil {
+		text.Report(noClipboard(missing))
+	}
+	return text
 }
 
-// clipboard returns the system clipboard, or nil after saying (as a hint,
-// never an error) why there is none.
-func (g *globals) clipboard() *clipboard.Clipboard {
+// clipboard returns the system clipboard, or nil after reporting (as a
+// warning, never an error) why there is none.
+func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
 	cb, err := clipboard.Detect(g.io.Environ)
 	if err != nil {
-		fmt.Fprintf(g.io.Err, "courier: hint: %v; copy the outbox by hand (or use 'courier show')\n", err)
+		rep.Report(noClipboard(err))
 		return nil
 	}
 	return cb
 }
 
-// engineOptions are the settings commands run with: limits, environment,
+// noClipboard says why the clipboard cannot be used, and what to do.
+func noClipboard(err error) runner.Warning {
+	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}
+}
+
+// commands are the settings commands run with: limits, environment,
 // policy and sandbox.
-func (g *globals) engineOptions(p runner.Paths, rep runner.Reporter) (engine.Options, error) {
+func (g *globals) commands(p runner.Paths, rep runner.Reporter) (runner.Commands, error) {
 	pol, err := g.policy()
 	if err != nil {
-		return engine.Options{}, err
+		return runner.Commands{}, err
 	}
-	return engine.Options{
-		CommandTimeout: g.cfg.CommandTimeout,
-		MaxOutput:      g.cfg.MaxOutput,
-		Env:            g.io.Environ,
-		KeepEnv:        g.cfg.KeepEnv,
-		Policy:         pol,
-		Sandbox:        g.sandboxOptions(p, rep),
+	return runner.Commands{
+		Timeout:   g.cfg.CommandTimeout,
+		MaxOutput: g.cfg.MaxOutput,
+		Env:       g.io.Environ,
+		KeepEnv:   g.cfg.KeepEnv,
+		Policy:    pol,
+		Sandbox:   g.sandboxOptions(p, rep),
 	}, nil
 }
 
@@ -227,10 +237,10 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 // missingSaid is the file in a session's folder that names the sandbox
 // layers courier said were missing, "" for no session.
 func missingSaid(p runner.Paths, id string) string {
-	if !session.ValidID(id) {
+	if !runner.ValidID(id) {
 		return ""
 	}
-	return filepath.Join(session.Store{Dir: p.Sessions}.Folder(id), "sandbox-missing")
+	return filepath.Join(p.SessionFolder(id), "sandbox-missing")
 }
 
 // sandboxSettings are the sandbox options the settings and the person's

@@ -39,10 +39,10 @@ the LLM in the next outbox.`,
 			}
 			ctx := cmd.Context()
 			if o.file != "" {
-				err := b.ApplyFrom(ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox}, o.session, "courier process")
+				err := b.ApplyFrom(ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox, MaxReply: g.cfg.MaxReply}, o.session, "courier process")
 				return err
 			}
-			q := inbox.Queue{Dir: b.Paths().Inbox}
+			q := inbox.NewQueue(b.Paths().Inbox, g.cfg.MaxReply)
 			waiting, err := inbox.Pending(q.Dir)
 			if err != nil {
 				return err

@@ -7,10 +7,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -131,12 +133,28 @@ until the LLM says DONE.`,
 		newSandboxCmd(g),
 	)
 	completeSettings(root)
+	// cobra adds its help and completion commands when it runs; added now,
+	// they get the same usage errors as courier's own.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Run, c.RunE = nil, helpTopic
+		}
+	}
 	// Wrong arguments are usage errors, whichever command they reach.
 	var usageArgs func(c *cobra.Command)
 	usageArgs = func(c *cobra.Command) {
+		if c != root && c.HasSubCommands() && !c.Runnable() {
+			group(c)
+		}
 		if check := c.Args; check != nil && c != root {
 			c.Args = func(cmd *cobra.Command, args []string) error {
-				return usage(withHint(check(cmd, args), fmt.Sprintf("run '%s --help' for usage", cmd.CommandPath())))
+				err := check(cmd, args)
+				if h := (*hinted)(nil); !errors.As(err, &h) {
+					err = withHint(err, fmt.Sprintf("run '%s --help' for usage", cmd.CommandPath()))
+				}
+				return usage(err)
 			}
 		}
 		for _, sub := range c.Commands() {
@@ -145,6 +163,36 @@ until the LLM says DONE.`,
 	}
 	usageArgs(root)
 	return root
+}
+
+// group makes a command that only holds others (policy, sandbox,
+// completion) print its help when called alone, and refuse a word that
+// names none of its commands: cobra would print the help and exit 0.
+func group(c *cobra.Command) {
+	c.SuggestionsMinimumDistance = 2
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			return withHint(err, fmt.Sprintf("did you mean '%s %s'?", cmd.CommandPath(), near[0]))
+		}
+		return err
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
+// helpTopic is 'courier help [COMMAND...]': an unknown topic is a usage
+// error, not the root's help.
+func helpTopic(c *cobra.Command, args []string) error {
+	target, rest, err := c.Root().Find(args)
+	if err != nil || len(rest) > 0 {
+		return usage(withHint(fmt.Errorf("unknown help topic %q", strings.Join(args, " ")), "run 'courier --help' for the commands"))
+	}
+	target.InitDefaultHelpFlag()
+	target.InitDefaultVersionFlag()
+	return target.Help()
 }
 
 // use says what a command does with courier's folders.

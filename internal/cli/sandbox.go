@@ -12,7 +12,6 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
-	"github.com/courier-agent/courier/internal/shell"
 )
 
 func newSandboxCmd(g *globals) *cobra.Command {
@@ -20,7 +19,6 @@ func newSandboxCmd(g *globals) *cobra.Command {
 		Use:     "sandbox",
 		Short:   "Show how commands are confined",
 		Example: "  courier sandbox check",
-		Args:    cobra.NoArgs,
 	}
 	var asJSON bool
 	check := &cobra.Command{
@@ -73,7 +71,7 @@ type commandEnv struct {
 }
 
 func (g *globals) commandEnv() commandEnv {
-	return commandEnv{Allowed: shell.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: shell.DefaultVars()}
+	return commandEnv{Allowed: runner.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: runner.DefaultVars()}
 }
 
 // sandboxReport probes the kernel and describes the layers the settings

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 func newSayCmd(g *globals) *cobra.Command {
@@ -96,7 +95,7 @@ in its PROMPT and in the HEADER's task history. Then watch for replies, as
 // sessionAndText splits the arguments of say and continue: a first word
 // that is a session id names the session.
 func sessionAndText(args []string) (string, []string) {
-	if len(args) > 0 && session.ValidID(args[0]) {
+	if len(args) > 0 && runner.ValidID(args[0]) {
 		return args[0], args[1:]
 	}
 	return "", args

@@ -74,10 +74,11 @@ func watch(ctx context.Context, b *built, o *watchOptions) error {
 		}
 		return s.Serve(ctx, src)
 	}
+	warn := func(msg string) { b.reporter.Report(runner.Warning{Message: msg}) }
 	var src runner.Source = inbox.NewWatcher(b.Paths().Inbox, s.ID(), inbox.WatchOptions{
-		Poll: o.g.cfg.Poll, Settle: o.g.cfg.Settle, Log: o.g.io.Err})
+		Poll: o.g.cfg.Poll, Settle: o.g.cfg.Settle, MaxReply: o.g.cfg.MaxReply, Warn: warn})
 	if o.g.cfg.Clipboard {
-		if cb := o.g.clipboard(); cb != nil {
+		if cb := o.g.clipboard(b.reporter); cb != nil {
 			src = runner.Either(src, clipboard.NewSource(cb, b.Paths().Inbox+"/processed"))
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -95,10 +94,4 @@ func (s *Source) Settle(name, _ string, _ runner.Settlement) (string, error) {
 		return "", fmt.Errorf("keep clipboard reply: %w", err)
 	}
 	return p, nil
-}
-
-// HasCommands reports whether text reads as an answer for fe: commands,
-// and not courier's own request.
-func HasCommands(text string, fe frontend.FrontEnd) bool {
-	return !frontend.IsRequest(text) && len(fe.Parse(text).Commands) > 0
 }

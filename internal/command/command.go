@@ -284,8 +284,9 @@ type Result struct {
 	// Cause says why the command failed or was denied, where it is one of
 	// the kinds front ends report by name.
 	Cause Cause `json:"cause,omitempty"`
-	// Reason is why a Denied command was refused: the policy's reason or
-	// the person's words, without courier's advice around it.
+	// Reason is why a Denied or Rejected command was refused: the policy's
+	// reason, the person's words, or the path's fault, without courier's
+	// advice around it.
 	Reason string `json:"reason,omitempty"`
 	// Time is when the command finished.
 	Time time.Time `json:"time,omitzero"`

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // LoadFile applies the settings of a courier.toml file over c. A missing
@@ -68,7 +70,7 @@ func (c *Config) loadTOML(name, data string) error {
 		}
 	}
 	if more := len(failed) - maxFileErrors; more > 0 {
-		errs = append(errs, fmt.Errorf("%s: %d more problems", name, more))
+		errs = append(errs, fmt.Errorf("%s: %s", name, human.Count(more, "more problem", "")))
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)

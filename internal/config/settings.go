@@ -3,7 +3,13 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/shell"
+	"github.com/courier-agent/courier/internal/snapshot"
 )
 
 // setting is one entry of the settings table. Adding a setting is adding
@@ -24,6 +30,14 @@ type setting struct {
 	bind func(*Config) value
 }
 
+// DefaultSettle is how long a reply file must stay unchanged before it is
+// read: long enough to bridge the pauses of an editor or browser writing a
+// file in pieces, and short next to a chat turn. The other defaults that a
+// lower package also falls back on for a zero value are that package's
+// (shell.DefaultMaxOutput, agent.DefaultMaxReply, snapshot.DefaultBudget
+// and DefaultTurnLimit), and the table takes them from there.
+const DefaultSettle = time.Second
+
 // settings lists every setting in the order courier config shows them.
 var settings = slices.Concat(baseSettings, agentSettings())
 
@@ -31,17 +45,17 @@ var settings = slices.Concat(baseSettings, agentSettings())
 var baseSettings = []setting{
 	{key: "command_timeout", def: "30s", help: "time limit of each RUN_COMMAND",
 		bind: func(c *Config) value { return durationValue{&c.CommandTimeout} }},
-	{key: "max_output", def: "4000", help: "characters of command output kept for the LLM",
+	{key: "max_output", def: strconv.Itoa(shell.DefaultMaxOutput), help: "characters of command output kept for the LLM",
 		bind: func(c *Config) value { return intValue{&c.MaxOutput, 1} }},
 	{key: "copy", def: "false", help: "put each new outbox on the clipboard",
 		bind: func(c *Config) value { return boolValue{&c.Copy} }},
 	{key: "token_budget", def: "100000", help: "warn when an outbox's estimated tokens exceed this (0: never)",
 		bind: func(c *Config) value { return intValue{&c.TokenBudget, 0} }},
-	{key: "max_reply", def: "20MB", help: "largest reply accepted (like 512KB, 20MB, 1GB or bytes; 1KB is 1024 bytes)",
+	{key: "max_reply", def: sizeText(agent.DefaultMaxReply), help: "largest reply accepted (like 512KB, 20MB, 1GB or bytes; 1KB is 1024 bytes)",
 		bind: func(c *Config) value { return sizeValue{&c.MaxReply} }},
 	{key: "poll", def: "false", help: "watch the inbox by listing it instead of file events",
 		bind: func(c *Config) value { return boolValue{&c.Poll} }},
-	{key: "settle", def: "1s", help: "how long a reply file must stay unchanged before it is read",
+	{key: "settle", def: formatDuration(DefaultSettle), help: "how long a reply file must stay unchanged before it is read",
 		bind: func(c *Config) value { return durationValue{&c.Settle} }},
 	{key: "color", def: ColorAuto, help: "colour output: auto (on a terminal), always or never; NO_COLOR means never unless courier.toml, COURIER_COLOR or --color say otherwise",
 		bind: func(c *Config) value { return enumValue{&c.Color, []string{ColorAuto, ColorAlways, ColorNever}} }},
@@ -63,9 +77,9 @@ var baseSettings = []setting{
 		bind: func(c *Config) value { return enumValue{&c.Protocol, []string{ProtocolEvery, ProtocolFirst}} }},
 	{key: "snapshots", def: "true", help: "record the workspace around every turn, so that undo reverses what commands did too (false: undo reverts file commands only)",
 		bind: func(c *Config) value { return boolValue{&c.Snapshots} }},
-	{key: "snapshot_budget", def: "512MB", help: "disk space (as du counts it) the snapshots kept for undo take per session; beyond it the oldest turns' are dropped (and can no longer be undone), with a warning",
+	{key: "snapshot_budget", def: sizeText(snapshot.DefaultBudget), help: "disk space (as du counts it) the snapshots kept for undo take per session; beyond it the oldest turns' are dropped (and can no longer be undone), with a warning",
 		bind: func(c *Config) value { return sizeValue{&c.SnapshotBudget} }},
-	{key: "snapshot_limit", def: "1GB", help: "content one turn may snapshot; beyond it the turn is only partly undoable",
+	{key: "snapshot_limit", def: sizeText(snapshot.DefaultTurnLimit), help: "content one turn may snapshot; beyond it the turn is only partly undoable",
 		bind: func(c *Config) value { return sizeValue{&c.SnapshotLimit} }},
 	{key: "snapshot_exclude", def: "", help: ".gitignore-style patterns never snapshotted (e.g. data/, *.iso)",
 		bind: func(c *Config) value { return listValue{&c.SnapshotExclude} }},

@@ -87,6 +87,12 @@ func formatSize(n int64) (text string, unit bool) {
 	return strconv.FormatInt(n, 10), false
 }
 
+// sizeText writes a size as a setting's default is written ("20MB").
+func sizeText(n int64) string {
+	s, _ := formatSize(n)
+	return s
+}
+
 func (z sizeValue) toml() string {
 	s, unit := formatSize(*z.p)
 	if unit {

@@ -3,6 +3,8 @@ package edit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // diffContext is the number of unchanged lines shown around a change.
@@ -184,7 +186,7 @@ func capLines(lines []string, maxBytes int) string {
 	var b strings.Builder
 	for i, l := range lines {
 		if maxBytes > 0 && b.Len()+len(l)+1 > maxBytes && i > 2 {
-			fmt.Fprintf(&b, "... diff cut: %d more lines\n", len(lines)-i)
+			fmt.Fprintf(&b, "... diff cut: %s\n", human.Count(len(lines)-i, "more line", ""))
 			break
 		}
 		b.WriteString(l + "\n")

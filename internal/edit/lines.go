@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // LineRange is one line-range replacement. Start and End are 1-based and
@@ -132,7 +134,7 @@ func (t *Tracker) check(r LineRange) error {
 	case r.End < r.Start-1:
 		return bad(fmt.Sprintf("end_line %d is before start_line %d", r.End, r.Start))
 	case r.End > n || r.Start > n+1:
-		return bad(fmt.Sprintf("%s is past the end of the file, which has %d lines (before this reply's edits); %s", lineRef(r), n, appendAdvice(n)))
+		return bad(fmt.Sprintf("%s is past the end of the file, which has %s (before this reply's edits); %s", lineRef(r), human.Count(n, "line", ""), appendAdvice(n)))
 	}
 	for _, a := range t.applied {
 		if overlaps(a, r) {
@@ -152,7 +154,7 @@ const overlapAdvice = "line numbers refer to the file before this reply, so each
 // accepts: replacing the last line with itself and the new lines.
 func appendAdvice(n int) string {
 	if n == 0 {
-		return "the file is empty, so send its content with CREATE_FILE"
+		return "the file is empty, so write it anew with its whole content"
 	}
 	return fmt.Sprintf("to add lines at the end, replace line %d with itself followed by the new lines (start_line=\"%d\" end_line=\"%d\")", n, n, n)
 }

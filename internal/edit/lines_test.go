@@ -98,12 +98,20 @@ func TestApplyLineRangesErrors(t *testing.T) {
 			msg:   `edit 1: start_line 7 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end, replace line 5 with itself followed by the new lines (start_line="5" end_line="5")`,
 		},
 		{
+			name:  "past a file of one line",
+			orig:  "only\n",
+			edits: []LineRange{{2, 3, "x"}},
+			is:    ErrBadRange,
+			index: 1,
+			msg:   `edit 1: end_line 3 is past the end of the file, which has 1 line (before this reply's edits); to add lines at the end, replace line 1 with itself followed by the new lines (start_line="1" end_line="1")`,
+		},
+		{
 			name:  "range in an empty file",
 			orig:  "",
 			edits: []LineRange{{1, 1, "x"}},
 			is:    ErrBadRange,
 			index: 1,
-			msg:   "edit 1: end_line 1 is past the end of the file, which has 0 lines (before this reply's edits); the file is empty, so send its content with CREATE_FILE",
+			msg:   "edit 1: end_line 1 is past the end of the file, which has 0 lines (before this reply's edits); the file is empty, so write it anew with its whole content",
 		},
 		{
 			name:  "line zero",

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // NumberOptions selects what Numbered shows.
@@ -25,6 +28,9 @@ type NumberOptions struct {
 	// Size is the file's size in bytes, named in the cut note when the file
 	// is too large to count its lines (0: not known).
 	Size int64
+	// Words name the command that reads the next lines, in the cut note;
+	// without them the note gives the lines alone.
+	Words command.Words
 }
 
 // ErrNotText is returned by Numbered when a line it would show holds a NUL
@@ -63,7 +69,7 @@ func (l Listing) Partial() bool {
 
 // Numbered renders the text read from r with right-aligned line numbers
 // ("  12 | code"), the form an LLM needs to aim line-range edits. It shows
-// lines From..To, cuts after MaxLines with a note naming the READ_FILE
+// lines From..To, cuts after MaxLines with a note naming the command
 // that fetches the next lines, and says so when the range is empty or past
 // the end. It reads r as a stream and stops at what it shows, counting a
 // bounded amount of what follows for the note; memory follows the lines
@@ -75,7 +81,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 		ok, err := lr.skip()
 		if errors.Is(err, errLimit) {
 			return Listing{Text: fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
-				from, sizeText(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
+				from, human.Bytes(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
 		}
 		if err != nil {
 			return Listing{}, err
@@ -148,17 +154,26 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	switch {
 	case to < 0:
 		next := last + 1
-		out += fmt.Sprintf("[... the file goes on after line %d%s; request the next lines with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n",
-			last, sizeNote(opts.Size), path, next, next+max(opts.MaxLines, len(shown))-1)
+		out += fmt.Sprintf("[... the file goes on after line %d%s%s ...]\n",
+			last, sizeNote(opts.Size), opts.askFor("the next lines", path, next, next+max(opts.MaxLines, len(shown))-1))
 	case last < to:
 		next := last + 1
 		ask := to
 		if opts.MaxLines > 0 {
 			ask = min(to, next+opts.MaxLines-1)
 		}
-		out += fmt.Sprintf("[... %d more lines; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", to-last, path, next, ask)
+		out += fmt.Sprintf("[... %s%s ...]\n", human.Count(to-last, "more line", ""), opts.askFor("them", path, next, ask))
 	}
 	return Listing{Text: out, First: from, Last: last, Total: total}, nil
+}
+
+// askFor tells how to request lines from..to of the file, with the front
+// end's command: "; request them with [READ_FILE ...]".
+func (o NumberOptions) askFor(what, path string, from, to int) string {
+	if o.Words == nil {
+		return ""
+	}
+	return fmt.Sprintf("; request %s with %s", what, o.Words.ReadLines(path, from, to))
 }
 
 // pastEnd is the note for a request starting after the last line.
@@ -166,7 +181,7 @@ func pastEnd(total, from int) string {
 	if total == 0 {
 		return "[empty file]\n"
 	}
-	return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
+	return fmt.Sprintf("[the file has only %s; nothing at line %d]\n", human.Count(total, "line", ""), from)
 }
 
 // sizeNote names the file's size, when known, for a note.
@@ -174,19 +189,7 @@ func sizeNote(size int64) string {
 	if size <= 0 {
 		return ""
 	}
-	return " (" + sizeText(size) + " in all)"
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return " (" + human.Bytes(size) + " in all)"
 }
 
 // lineReader reads lines from a stream: a line ends at "\n" or at the end

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/protocol"
 )
 
 func TestNumbered(t *testing.T) {
@@ -45,16 +48,29 @@ func TestNumbered(t *testing.T) {
 		{
 			name: "cut after max lines names the next range to request",
 			text: twelve,
-			opts: NumberOptions{From: 2, MaxLines: 4},
+			opts: NumberOptions{From: 2, MaxLines: 4, Words: protocol.Tags{}.Words()},
 			want: "   2 | line 2\n   3 | line 3\n   4 | line 4\n   5 | line 5\n" +
 				"[... 7 more lines; request them with [READ_FILE path=\"src/a.go\" lines=\"6-9\"] ...]\n",
 		},
 		{
 			name: "cut inside a range asks for the rest of the range only",
 			text: twelve,
-			opts: NumberOptions{From: 1, To: 6, MaxLines: 4},
+			opts: NumberOptions{From: 1, To: 6, MaxLines: 4, Words: protocol.Tags{}.Words()},
 			want: "   1 | line 1\n   2 | line 2\n   3 | line 3\n   4 | line 4\n" +
 				"[... 2 more lines; request them with [READ_FILE path=\"src/a.go\" lines=\"5-6\"] ...]\n",
+		},
+		{
+			name: "the JSON protocol's words ask a shell for the lines",
+			text: twelve,
+			opts: NumberOptions{From: 2, MaxLines: 4, Words: agentspaces.Chat{}.Words()},
+			want: "   2 | line 2\n   3 | line 3\n   4 | line 4\n   5 | line 5\n" +
+				"[... 7 more lines; request them with a shell operation running sed -n '6,9p' src/a.go ...]\n",
+		},
+		{
+			name: "without words the cut note names no command",
+			text: twelve,
+			opts: NumberOptions{From: 2, MaxLines: 4},
+			want: "   2 | line 2\n   3 | line 3\n   4 | line 4\n   5 | line 5\n[... 7 more lines ...]\n",
 		},
 		{
 			name: "wide numbers widen the column",
@@ -75,6 +91,8 @@ func TestNumbered(t *testing.T) {
 		},
 		{name: "empty file", text: "", want: "[empty file]\n"},
 		{name: "start past the end", text: "a\nb\n", opts: NumberOptions{From: 5}, want: "[the file has only 2 lines; nothing at line 5]\n"},
+		{name: "start past the end of one line", text: "a\n", opts: NumberOptions{From: 3}, want: "[the file has only 1 line; nothing at line 3]\n"},
+		{name: "one line left", text: "a\nb\nc\n", opts: NumberOptions{MaxLines: 2}, want: "   1 | a\n   2 | b\n[... 1 more line ...]\n"},
 		{name: "reversed range", text: twelve, opts: NumberOptions{From: 5, To: 3}, want: "[no lines: 5 is after 3]\n"},
 	}
 	for _, tt := range tests {
@@ -116,6 +134,9 @@ func referenceNumbered(path, text string, opts NumberOptions) string {
 	case total == 0:
 		return "[empty file]\n"
 	case from > total:
+		if total == 1 {
+			return fmt.Sprintf("[the file has only 1 line; nothing at line %d]\n", from)
+		}
 		return fmt.Sprintf("[the file has only %d lines; nothing at line %d]\n", total, from)
 	case from > to:
 		return fmt.Sprintf("[no lines: %d is after %d]\n", from, to)
@@ -144,7 +165,11 @@ func referenceNumbered(path, text string, opts NumberOptions) string {
 		if opts.MaxLines > 0 {
 			ask = min(to, next+opts.MaxLines-1)
 		}
-		fmt.Fprintf(&b, "[... %d more lines; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", to-last, path, next, ask)
+		more := fmt.Sprintf("%d more lines", to-last)
+		if to-last == 1 {
+			more = "1 more line"
+		}
+		fmt.Fprintf(&b, "[... %s; request them with [READ_FILE path=%q lines=\"%d-%d\"] ...]\n", more, path, next, ask)
 	}
 	return b.String()
 }
@@ -160,7 +185,7 @@ func TestNumberedStreamMatchesReference(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		text := b.String()
-		opts := NumberOptions{From: rng.IntN(8), To: rng.IntN(12), MaxLines: rng.IntN(6), MaxLineLen: rng.IntN(3) * (1 + rng.IntN(120))}
+		opts := NumberOptions{From: rng.IntN(8), To: rng.IntN(12), MaxLines: rng.IntN(6), MaxLineLen: rng.IntN(3) * (1 + rng.IntN(120)), Words: protocol.Tags{}.Words()}
 		if opts.To > 0 && opts.To < opts.From && rng.IntN(2) == 0 {
 			opts.To = 0
 		}
@@ -208,7 +233,7 @@ func (e *endless) Read(p []byte) (int, error) {
 // lines: Numbered stops after a bounded count of what follows.
 func TestNumberedStopsEarly(t *testing.T) {
 	r := &endless{}
-	l, err := Numbered("huge.log", r, NumberOptions{MaxLines: 500, MaxLineLen: 2000, Size: 100 << 30})
+	l, err := Numbered("huge.log", r, NumberOptions{MaxLines: 500, MaxLineLen: 2000, Size: 100 << 30, Words: protocol.Tags{}.Words()})
 	got := l.Text
 	if l.First != 1 || l.Last != 500 || l.Total != -1 || !l.Partial() {
 		t.Errorf("span %d-%d of %d", l.First, l.Last, l.Total)
@@ -242,7 +267,7 @@ func TestNumberedStopsEarly(t *testing.T) {
 // said to go on.
 func TestNumberedEndlessLine(t *testing.T) {
 	r := &endlessX{}
-	l, err := Numbered("one.min.js", r, NumberOptions{MaxLines: 500, MaxLineLen: 20})
+	l, err := Numbered("one.min.js", r, NumberOptions{MaxLines: 500, MaxLineLen: 20, Words: protocol.Tags{}.Words()})
 	got := l.Text
 	want := "   1 | xxxxxxxxxxxxxxxxxxxx [... the line goes on for more than 16777196 characters]\n" +
 		"[... the file goes on after line 1; request the next lines with [READ_FILE path=\"one.min.js\" lines=\"2-501\"] ...]\n"

@@ -67,7 +67,7 @@ func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 
 func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, error) {
 	if len(edits) == 0 {
-		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one SEARCH block and its REPLACE block", Err: ErrNoEdits}
+		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
 	}
 	a := Applied{Text: content}
 	origLines := len(splitLines(content))
@@ -110,7 +110,7 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 			return replace, "", nil
 		}
 		return "", "", &EditError{Index: n,
-			Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in SEARCH, or send the whole file with CREATE_FILE", n),
+			Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
 			Err:    ErrEmptySearch}
 	}
 	m := newMatcher(content)

@@ -231,7 +231,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 			name:    "no pairs",
 			content: "a\n",
 			is:      ErrNoEdits,
-			msg:     "the edit has no search/replace pairs; send at least one SEARCH block and its REPLACE block",
+			msg:     "the edit has no search/replace pairs; send at least one search text and its replacement",
 		},
 		{
 			name:    "empty search on a file with content",
@@ -239,7 +239,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 			edits:   pairs("", "b\n"),
 			is:      ErrEmptySearch,
 			index:   1,
-			msg:     "search text of edit 1 is empty, but the file is not; put the lines to change in SEARCH, or send the whole file with CREATE_FILE",
+			msg:     "search text of edit 1 is empty, but the file is not; put the lines to change in the search text, or write the whole file anew",
 		},
 		{
 			name:    "several matches are named by line",
@@ -301,7 +301,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 				"  15 | \treturn a + b\n" +
 				"  16 | }\n" +
 				"the first difference is at line 15: the file has `return a + b` where your search text has `return a - b`\n" +
-				"copy SEARCH exactly from the file as it is now",
+				"copy the search text exactly from the file as it is now",
 		},
 		{
 			name:    "not found: a misspelt name points at the right function, not an earlier look-alike",
@@ -314,7 +314,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 				"   5 | def mul(a, b):\n" +
 				"   6 |     return a * b\n" +
 				"the first difference is at line 5: the file has `def mul(a, b):` where your search text has `def mull(a, b):`\n" +
-				"copy SEARCH exactly from the file as it is now",
+				"copy the search text exactly from the file as it is now",
 		},
 		{
 			name:    "not found, differing only in uneven indentation",
@@ -329,7 +329,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 				"   3 |         c()\n" +
 				"   4 | }\n" +
 				"these lines differ from your search text only in whitespace (inside lines, or indentation that is not shifted evenly)\n" +
-				"copy SEARCH exactly from the file as it is now",
+				"copy the search text exactly from the file as it is now",
 		},
 		{
 			name:    "not found and nothing alike, deletion",
@@ -338,7 +338,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 			is:      ErrNotFound,
 			index:   1,
 			msg: "search text of edit 1 was not found in the file\n" +
-				"no part of the file resembles it; read the file again with READ_FILE and copy SEARCH from it\n" +
+				"no part of the file resembles it; read the file again and copy the search text from it\n" +
 				"(if this text was already removed, this edit is not needed)",
 		},
 		{

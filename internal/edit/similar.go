@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Tuning of the "did you mean" search.
@@ -244,17 +246,17 @@ func notFound(m *matcher, search, replace string, n int) error {
 	start, ok := mostSimilar(m.lines, sl)
 	var b strings.Builder
 	if !ok {
-		b.WriteString("no part of the file resembles it; read the file again with READ_FILE and copy SEARCH from it\n")
+		b.WriteString("no part of the file resembles it; read the file again and copy the search text from it\n")
 	} else {
 		end := min(start+len(sl), len(m.lines))
 		e.Lines = []int{start + 1}
 		fmt.Fprintf(&b, "the most similar part of the file is %s:\n", span(start+1, end))
 		b.WriteString(numberLines(m.lines[start:min(end, start+showLines)], start+1, end))
 		if end-start > showLines {
-			fmt.Fprintf(&b, "[... %d more lines]\n", end-start-showLines)
+			fmt.Fprintf(&b, "[... %s]\n", human.Count(end-start-showLines, "more line", ""))
 		}
 		b.WriteString(firstDifference(m.lines[start:end], sl, start+1))
-		b.WriteString("copy SEARCH exactly from the file as it is now\n")
+		b.WriteString("copy the search text exactly from the file as it is now\n")
 	}
 	if isBlank(replace) {
 		b.WriteString("(if this text was already removed, this edit is not needed)\n")

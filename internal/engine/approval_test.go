@@ -90,20 +90,20 @@ func TestDecisionInJournal(t *testing.T) {
 	}{
 		{
 			name:     "approved",
-			decision: session.Record{Kind: session.Decision, Index: 1, Approved: true},
+			decision: session.Record{Kind: session.RecordDecision, Index: 1, Approved: true},
 			status:   command.OK,
 			summary:  "Ran 'rm -rf junk' (exit code 0) (approved by the user)",
 		},
 		{
 			name:     "denied with a reason",
-			decision: session.Record{Kind: session.Decision, Index: 1, Reason: "keep the junk"},
+			decision: session.Record{Kind: session.RecordDecision, Index: 1, Reason: "keep the junk"},
 			junk:     true,
 			status:   command.Denied,
 			summary:  "Not run: 'rm -rf junk' was denied by the user: keep the junk. Find another way, or explain in a MESSAGE why it is needed",
 		},
 		{
 			name:     "denied without a reason",
-			decision: session.Record{Kind: session.Decision, Index: 1},
+			decision: session.Record{Kind: session.RecordDecision, Index: 1},
 			junk:     true,
 			status:   command.Denied,
 			summary:  "Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed",
@@ -147,7 +147,7 @@ func TestApproveAllLasts(t *testing.T) {
 	if out := h.apply(run("rm -rf junk")); out.Waiting == nil {
 		t.Fatal("the turn did not wait")
 	}
-	h.record(session.Record{Kind: session.Decision, Index: 0, Approved: true, All: true})
+	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
 	out := h.resume()
 	for _, rule := range pol.Check("rm -rf junk").Rules {
 		if !slices.Contains(out.ApprovedRules, rule) {
@@ -177,7 +177,7 @@ func TestApproveAllFromJournal(t *testing.T) {
 	if out := h.apply(run("rm -rf junk"), run("rm -rf junk2")); out.Waiting == nil {
 		t.Fatal("the turn did not wait")
 	}
-	h.record(session.Record{Kind: session.Decision, Index: 0, Approved: true, All: true})
+	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
 	out := h.resume()
 	if out.Waiting != nil || h.exists("junk/file") || h.exists("junk2/file") {
 		t.Errorf("waiting %+v%s", out.Waiting, summaries(out.Results))
@@ -196,7 +196,7 @@ func TestApproveAllSurvivesCrash(t *testing.T) {
 	h.write("junk/file", "x")
 	h.write("junk2/file", "x")
 	h.apply(run("rm -rf junk"), run("true"), run("rm -rf junk2"))
-	h.record(session.Record{Kind: session.Decision, Index: 0, Approved: true, All: true})
+	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
 	h.resume()
 	if got := h.kinds(); got != "begin decision start result start result start result" {
 		t.Fatalf("journal: %s", got)

@@ -252,7 +252,7 @@ func (r *turnRun) flush() error {
 		}
 		res := r.js.results[q.index]
 		if q.record {
-			rec := session.Record{Kind: session.Result, Index: q.index}
+			rec := session.Record{Kind: session.RecordResult, Index: q.index}
 			if ch := r.js.changes[q.index]; ch != nil && reflect.DeepEqual(ch.Done, res) {
 				rec.AsPlanned = true
 			} else {

@@ -35,6 +35,9 @@ type Options struct {
 	Sandbox *sandbox.Options
 	// Policy decides which commands run; nil allows every command.
 	Policy *policy.Policy
+	// Words names the front end's commands in the advice results give
+	// ("change it with a RUN_COMMAND instead"); required.
+	Words command.Words
 	// Observer hears about each command as it runs; may be nil.
 	Observer Observer
 	// Snapshots, when set, records what every command changes in the
@@ -160,7 +163,7 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 		}
 		// Synced before the first change, or at the end of the turn (rule 1
 		// of the session package).
-		err = t.Add(session.Record{Kind: session.Begin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: &prev})
+		err = t.Add(session.Record{Kind: session.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: &prev})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -213,19 +216,19 @@ func index(t *session.Turn) journalState {
 	}
 	for _, r := range t.Records {
 		switch r.Kind {
-		case session.Result:
+		case session.RecordResult:
 			if r.Result != nil {
 				js.results[r.Index] = *r.Result
 			} else if ch := js.changes[r.Index]; r.AsPlanned && ch != nil {
 				js.results[r.Index] = ch.Done
 			}
-		case session.Apply:
+		case session.RecordChange:
 			if r.Change != nil {
 				js.note(r.Index, r.Change)
 			}
-		case session.Start:
+		case session.RecordStart:
 			js.started[r.Index] = true
-		case session.Decision:
+		case session.RecordDecision:
 			js.decisions[r.Index] = r
 		}
 	}

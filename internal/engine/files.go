@@ -78,7 +78,7 @@ func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 }
 
 func rejected(c command.Command, err error) command.Result {
-	return command.Result{Type: c.Type, Path: c.Path, Status: command.Rejected, Summary: "REJECTED: " + err.Error()}
+	return command.Result{Type: c.Type, Path: c.Path, Status: command.Rejected, Summary: "REJECTED: " + err.Error(), Reason: err.Error()}
 }
 
 // failed is a failed result. Errors among args are worded without the
@@ -213,13 +213,12 @@ func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.t.Stored()
 // tooMuch is the result of a change refused because the copy undo needs
 // would pass the turn's limit.
 func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
-	mb := func(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
 	if size > r.opts.KeepLimit {
-		return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) is larger than the %s it keeps for one reply. Change it with a RUN_COMMAND instead (undo does not cover what commands do)",
-			c.Path, mb(size), mb(r.opts.KeepLimit))
+		return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) is larger than the %s it keeps for one reply. Change it with a %s instead (undo does not cover what commands do)",
+			c.Path, human.Bytes(size), human.Bytes(r.opts.KeepLimit), r.opts.Words.Name(command.RunCommand))
 	}
 	return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) would take this reply's copies past %s. Change it in a later reply",
-		c.Path, mb(size), mb(r.opts.KeepLimit))
+		c.Path, human.Bytes(size), human.Bytes(r.opts.KeepLimit))
 }
 
 func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
@@ -245,7 +244,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 	}
 	if cur.exists {
 		if line, text, found := edit.HasElision(c.Content); found {
-			r := failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with EDIT_FILE", c.Path, line, strings.TrimSpace(text))
+			r := failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile))
 			return plan{}, &r
 		}
 	}
@@ -438,7 +437,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
 	}
 	ch.Done = pl.done
-	if err := r.t.Add(session.Record{Kind: session.Apply, Index: i, Change: ch}); err != nil {
+	if err := r.t.Add(session.Record{Kind: session.RecordChange, Index: i, Change: ch}); err != nil {
 		return err
 	}
 	r.js.note(i, ch)
@@ -550,24 +549,10 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		return failed(c, "'%s' is a folder; the workspace listing shows its files", c.Path)
 	case !info.Mode().IsRegular():
 		err := &workspace.NotRegularError{Path: c.Path, Mode: info.Mode()}
-		return failed(c, "%v; READ_FILE reads regular files only", err)
+		return failed(c, "%v; %s reads regular files only", err, e.opts.Words.Name(command.ReadFile))
 	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, lineRange(c))}
-}
-
-// lineRange names the lines a READ_FILE asks for: " lines 400-464", " from
-// line 400", or "" for the whole file.
-func lineRange(c command.Command) string {
-	switch {
-	case c.StartLine > 0 && c.EndLine > 0:
-		return fmt.Sprintf(" lines %d-%d", c.StartLine, c.EndLine)
-	case c.StartLine > 0:
-		return fmt.Sprintf(" from line %d", c.StartLine)
-	case c.EndLine > 0:
-		return fmt.Sprintf(" lines 1-%d", c.EndLine)
-	}
-	return ""
+		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))}
 }
 
 // InlineReadLimit is the largest file an inline READ_FILE returns in its

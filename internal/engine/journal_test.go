@@ -46,7 +46,7 @@ func TestRunOfFileCommandsJournaledTogether(t *testing.T) {
 	}
 	// Recorded results that are the planned ones are not written twice.
 	for _, r := range h.records() {
-		if r.Kind == session.Result && r.Index != 2 && (r.Result != nil || !r.AsPlanned) {
+		if r.Kind == session.RecordResult && r.Index != 2 && (r.Result != nil || !r.AsPlanned) {
 			t.Errorf("result of command %d written in full: %+v", r.Index, r.Result)
 		}
 	}

@@ -15,19 +15,15 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // TestMain lets the test binary act as courier's sandbox launcher, as
 // courier's own main does, so sandboxed commands run for real.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
-		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
 
 // harness is one session in fresh folders: a workspace, a sessions store
 // and the state of a session waiting for the reply to its first request.
@@ -42,6 +38,10 @@ type harness struct {
 
 func newHarness(t *testing.T, opts engine.Options) *harness {
 	t.Helper()
+	if opts.Words == nil {
+		// The advice in results is worded as the tag protocol's.
+		opts.Words = protocol.Tags{}.Words()
+	}
 	root := t.TempDir()
 	dir := filepath.Join(root, "workspace")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -163,7 +163,12 @@ func (h *harness) lineCount(rel string) int {
 }
 
 func (h *harness) journal() string {
-	return filepath.Join(h.store.TurnDir(h.st.SessionID, h.st.SequenceNumber), "journal.jsonl")
+	h.t.Helper()
+	turn, err := h.store.ReadTurn(h.st.SessionID, h.st.SequenceNumber)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return filepath.Join(turn.Dir, "journal.jsonl")
 }
 
 // records reads the current turn's journal.

@@ -46,7 +46,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	approved, writesGit := false, false
 	switch v.Decision {
 	case policy.Deny:
-		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (MESSAGE)", v.Reason))
+		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message)))
 		res.Cause, res.Reason = command.CausePolicy, v.Reason
 		return res, nil, nil
 	case policy.Ask:
@@ -84,7 +84,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 			return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
 		}
 	}
-	if err := r.t.Append(session.Record{Kind: session.Start, Index: i}); err != nil {
+	if err := r.t.Append(session.Record{Kind: session.RecordStart, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}
 	timeout := r.opts.CommandTimeout
@@ -190,7 +190,7 @@ func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRu
 			r.approveAll(v)
 		}
 		if !d.Approved {
-			return false, false, deniedByPerson(c, d.Reason), nil
+			return false, false, r.deniedByPerson(c, d.Reason), nil
 		}
 		return true, false, command.Result{}, nil
 	}
@@ -214,12 +214,12 @@ func denied(c command.Command, summary string) command.Result {
 	return command.Result{Type: c.Type, Status: command.Denied, Command: c.Command, Summary: summary}
 }
 
-func deniedByPerson(c command.Command, reason string) command.Result {
+func (r *turnRun) deniedByPerson(c command.Command, reason string) command.Result {
 	s := fmt.Sprintf("Not run: '%s' was denied by the user", human.FirstLine(c.Command, 0))
 	if reason != "" {
 		s += ": " + reason
 	}
-	res := denied(c, s+". Find another way, or explain in a MESSAGE why it is needed")
+	res := denied(c, s+fmt.Sprintf(". Find another way, or explain in a %s why it is needed", r.opts.Words.Name(command.Message)))
 	res.Cause, res.Reason = command.CausePerson, reason
 	return res
 }

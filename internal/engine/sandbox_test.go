@@ -78,7 +78,7 @@ func TestSandboxedGitNeedsApproval(t *testing.T) {
 		t.Fatalf("the turn did not ask about the approved command: %+v", out.Waiting)
 	}
 	// The person approves it, as the runner journals their answer.
-	h.record(session.Record{Kind: session.Decision, Index: 2, Approved: true})
+	h.record(session.Record{Kind: session.RecordDecision, Index: 2, Approved: true})
 	out = h.resume()
 	if r := out.Results[0]; r.Status != command.Failed || !strings.Contains(r.Output, "Read-only file system") {
 		t.Errorf("an unapproved write of .git: %s %q %q", r.Status, r.Summary, r.Output)

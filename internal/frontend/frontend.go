@@ -25,6 +25,9 @@ type FrontEnd interface {
 	// ShowsCommands says whether Render needs Request.Commands, which the
 	// runner then reads back from the last turn's journal.
 	ShowsCommands() bool
+	// Words names the protocol's commands in the advice that courier's
+	// engine and file display give the LLM.
+	Words() command.Words
 }
 
 // Request is everything one request to the LLM shows, whatever the

@@ -6,6 +6,7 @@ package human
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -72,17 +73,31 @@ func Thousands(n int) string {
 // (0: no cut), with " …" when anything was left out.
 func FirstLine(s string, max int) string {
 	s = strings.TrimSpace(s)
-	more := false
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s, more = strings.TrimSpace(s[:i]), true
+	i := strings.IndexByte(s, '\n')
+	if i < 0 {
+		return Cut(s, max)
 	}
-	if max > 0 && utf8.RuneCountInString(s) > max {
-		s, more = string([]rune(s)[:max]), true
+	s = strings.TrimSpace(s[:i])
+	if cut := Cut(s, max); cut != s {
+		return cut
 	}
-	if more {
-		s += " …"
+	return s + " …"
+}
+
+// Cut returns s cut to max characters (0: no cut), with " …" when anything
+// was left out; a character is never split.
+func Cut(s string, max int) string {
+	if max <= 0 || len(s) <= max || utf8.RuneCountInString(s) <= max {
+		return s
 	}
-	return s
+	// A cut after a space would show two before the ellipsis.
+	return strings.TrimRightFunc(string([]rune(s)[:max]), unicode.IsSpace) + " …"
+}
+
+// OneLine folds every run of white space in s, line breaks included, into
+// one space, and cuts the result as Cut does.
+func OneLine(s string, max int) string {
+	return Cut(strings.Join(strings.Fields(s), " "), max)
 }
 
 // Lines counts the lines of a text, a last line without newline included.

@@ -60,10 +60,34 @@ func TestFirstLine(t *testing.T) {
 		{"make\nmake install", 0, "make …"},
 		{"abcdefgh", 5, "abcde …"},
 		{"héllo wörld", 5, "héllo …"},
+		{"a long first line\nand more", 6, "a long …"},
 	}
 	for _, c := range cases {
 		if got := FirstLine(c.s, c.max); got != c.want {
 			t.Errorf("FirstLine(%q, %d) = %q, want %q", c.s, c.max, got, c.want)
+		}
+	}
+}
+
+func TestCutAndOneLine(t *testing.T) {
+	cases := []struct {
+		s        string
+		max      int
+		cut, one string
+	}{
+		{"short", 10, "short", "short"},
+		{"exactly5", 8, "exactly5", "exactly5"},
+		{"日本語のテキスト", 3, "日本語 …", "日本語 …"},
+		{" rm  -rf\n build ", 0, " rm  -rf\n build ", "rm -rf build"},
+		{"echo a\necho b", 8, "echo a\ne …", "echo a e …"},
+		{"It is long", 3, "It …", "It …"},
+	}
+	for _, c := range cases {
+		if got := Cut(c.s, c.max); got != c.cut {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.max, got, c.cut)
+		}
+		if got := OneLine(c.s, c.max); got != c.one {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", c.s, c.max, got, c.one)
 		}
 	}
 }

@@ -12,10 +12,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/frontend"
-	"github.com/courier-agent/courier/internal/protocol"
 	replies "github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // The inbox folder as a source of replies. Replies are named by their file
@@ -34,7 +32,7 @@ type Watcher struct {
 // NewWatcher returns the source that waits for session id's replies in
 // dir; replies that name no session are taken too.
 func NewWatcher(dir, id string, opts WatchOptions) *Watcher {
-	return &Watcher{folder: folder{dir: dir, id: id, unnamed: true}, opts: opts, passed: map[string]string{}}
+	return &Watcher{folder: folder{dir: dir, id: id, unnamed: true, maxReply: opts.MaxReply}, opts: opts, passed: map[string]string{}}
 }
 
 // Where says where replies are awaited, for the person.
@@ -107,6 +105,8 @@ func isSetAside(err error) bool {
 type Backlog struct {
 	folder
 	tried map[string]bool
+	// routed holds replies the queue read to route them (may be nil).
+	routed *shelf
 }
 
 // Next implements runner.Source.
@@ -123,7 +123,7 @@ func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, er
 		if why := unfinished(path, time.Now()); why != "" {
 			return replies.Reply{}, &runner.SkippedError{Reply: filepath.Base(path), Why: why}
 		}
-		rep, err := p.take(path, req)
+		rep, err := p.takeRouted(path, req)
 		var skipped *runner.SkippedError
 		if errors.As(err, &skipped) && skipped.Why == "" {
 			continue // another session's; it gets its own turn
@@ -136,6 +136,18 @@ func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, er
 // Queue is the inbox folder as replies waiting for several sessions.
 type Queue struct {
 	Dir string
+	// MaxReply bounds every read of a reply file (0: the runner's limit,
+	// which settling a recovered turn's reply does without).
+	MaxReply int64
+	// routed keeps the replies Sessions read for the sources Source gives,
+	// so that each is read and parsed once; nil when made without NewQueue.
+	routed *shelf
+}
+
+// NewQueue returns the inbox folder dir as a queue of replies no larger
+// than maxReply.
+func NewQueue(dir string, maxReply int64) Queue {
+	return Queue{Dir: dir, MaxReply: maxReply, routed: &shelf{room: maxReply, replies: map[string]shelved{}}}
 }
 
 // Sessions implements runner.Queue.
@@ -149,7 +161,7 @@ func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string
 	for _, path := range paths {
 		id := replies.RouteName(filepath.Base(path))
 		if unfinished(path, time.Now()) == "" {
-			id = routeFile(path, protocols, maxReply)
+			id = q.route(path, protocols, maxReply)
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -161,7 +173,7 @@ func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string
 
 // Source implements runner.Queue.
 func (q Queue) Source(id string, unnamed bool) runner.Source {
-	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed}, tried: map[string]bool{}}
+	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}, routed: q.routed}
 }
 
 // unfinished says why a reply file in the inbox should not be taken yet,
@@ -183,15 +195,61 @@ func unfinished(path string, now time.Time) string {
 	return ""
 }
 
-// routeFile is the session a reply file names in any of the protocols (""
-// for none), read as the person saved it; a reply that cannot be read
-// names at most the session of its file name.
-func routeFile(path string, protocols []frontend.FrontEnd, maxReply int64) string {
-	rep, err := replies.Read(path, filepath.Base(path), maxReply, protocols[0])
+// route is the session a reply file names in any of the protocols (""
+// for none; the first is the default), read as the person saved it and
+// kept for the session's source; a reply that cannot be read names at
+// most the session of its file name.
+func (q Queue) route(path string, protocols []frontend.FrontEnd, maxReply int64) string {
+	rep, err := replies.Read(path, filepath.Base(path), limit(q.MaxReply, maxReply), protocols[0])
 	if err != nil {
 		return replies.RouteName(filepath.Base(path))
 	}
+	q.routed.put(path, rep)
 	return rep.Route(protocols...)
+}
+
+// takeRouted is take, with the reply the queue read to route it when the
+// file has not changed since.
+func (p *Backlog) takeRouted(path string, req runner.Request) (replies.Reply, error) {
+	if rep, ok := p.routed.take(path); ok {
+		return p.decide(filepath.Base(path), rep.For(req.FrontEnd), nil, req.Protocols)
+	}
+	return p.take(path, req)
+}
+
+// shelf holds replies read to route them until their session takes them,
+// while their texts together fit in room (one largest reply; 0: no
+// bound), so that an inbox full of replies is not held all at once.
+type shelf struct {
+	room    int64
+	held    int64
+	replies map[string]shelved
+}
+
+type shelved struct {
+	rep replies.Reply
+	key string // the file's contentKey when it was read
+}
+
+func (s *shelf) put(path string, rep replies.Reply) {
+	if s == nil || (s.room > 0 && s.held+int64(len(rep.Text)) > s.room) {
+		return
+	}
+	s.replies[path] = shelved{rep, contentKey(path)}
+	s.held += int64(len(rep.Text))
+}
+
+// take gives the reply read from path, if the file is as it was then.
+func (s *shelf) take(path string) (replies.Reply, bool) {
+	if s == nil {
+		return replies.Reply{}, false
+	}
+	got, ok := s.replies[path]
+	if ok {
+		delete(s.replies, path)
+		s.held -= int64(len(got.rep.Text))
+	}
+	return got.rep, ok && got.key != "" && got.key == contentKey(path)
 }
 
 // File is one reply file named on the command line, in the inbox or
@@ -200,25 +258,35 @@ type File struct {
 	Path string
 	// Inbox is the inbox folder: a reply there is settled like any other.
 	Inbox string
-	done  bool
+	// MaxReply bounds every read of the file (0: the runner's limit, which
+	// settling a recovered turn's reply does without).
+	MaxReply int64
+	done     bool
+	// routed is the reply Route read, which Next gives.
+	routed *replies.Reply
 }
 
 // Route implements runner.RoutedSource.
 func (f *File) Route(protocols []frontend.FrontEnd, maxReply int64) (string, error) {
-	rep, err := replies.Read(f.Path, f.name(), maxReply, protocols[0])
+	rep, err := replies.Read(f.Path, f.name(), limit(f.MaxReply, maxReply), protocols[0])
 	if err != nil {
 		return "", f.unusable(err)
 	}
+	f.routed = &rep
 	return rep.Route(protocols...), nil
 }
 
-// Next implements runner.Source: the file's reply, once.
+// Next implements runner.Source: the file's reply, once, as Route read it
+// if it did.
 func (f *File) Next(_ context.Context, req runner.Request) (replies.Reply, error) {
 	if f.done {
 		return replies.Reply{}, runner.ErrExhausted
 	}
 	f.done = true
-	rep, err := replies.Read(f.Path, f.name(), req.MaxReply, req.FrontEnd)
+	if f.routed != nil {
+		return f.routed.For(req.FrontEnd), nil
+	}
+	rep, err := replies.Read(f.Path, f.name(), limit(f.MaxReply, req.MaxReply), req.FrontEnd)
 	if err != nil {
 		return replies.Reply{}, f.unusable(err)
 	}
@@ -227,7 +295,7 @@ func (f *File) Next(_ context.Context, req runner.Request) (replies.Reply, error
 
 // Settle implements runner.Source.
 func (f *File) Settle(name, hash string, how runner.Settlement) (string, error) {
-	return folder{dir: f.Inbox}.Settle(name, hash, how)
+	return folder{dir: f.Inbox, maxReply: f.MaxReply}.Settle(name, hash, how)
 }
 
 // name is the reply's name: its file name when it is in the inbox (as the
@@ -269,6 +337,16 @@ type folder struct {
 	id  string
 	// unnamed is set when replies that name no session are taken too.
 	unnamed bool
+	// maxReply bounds every read of a reply file (0: the runner's limit).
+	maxReply int64
+}
+
+// limit is the bound of a read: the source's own, else the runner's.
+func limit(own, runner int64) int64 {
+	if own > 0 {
+		return own
+	}
+	return runner
 }
 
 // take reads a reply file for req's session: a reply for another session
@@ -276,7 +354,13 @@ type folder struct {
 // rejected/ and a *runner.SetAsideError.
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
-	rep, err := replies.Read(path, name, req.MaxReply, req.FrontEnd)
+	rep, err := replies.Read(path, name, limit(f.maxReply, req.MaxReply), req.FrontEnd)
+	return f.decide(name, rep, err, req.Protocols)
+}
+
+// decide is what take makes of the reply read from inbox/name; protocols
+// tell which session it names.
+func (f folder) decide(name string, rep replies.Reply, err error, protocols []frontend.FrontEnd) (replies.Reply, error) {
 	if !namedReply(name) && (err != nil || (len(rep.Parsed.Commands) == 0 && rep.Parsed.Session == "")) {
 		// A file saved under another extension counts only when it reads
 		// as a reply; anything else is left alone.
@@ -299,7 +383,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 		}
 		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
 	}
-	id := rep.Route(req.Protocols...)
+	id := rep.Route(protocols...)
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
 		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id, Hash: rep.Hash}
 	}
@@ -311,7 +395,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 // stays. A file that no longer holds the reply (replaced since) is left
 // where it is.
 func (f folder) Settle(name, hash string, how runner.Settlement) (string, error) {
-	if how == runner.Skipped || name != filepath.Base(name) || !sameReply(filepath.Join(f.dir, name), hash) {
+	if how == runner.Skipped || name != filepath.Base(name) || !replies.Holds(filepath.Join(f.dir, name), hash, f.maxReply) {
 		return "", nil
 	}
 	sub := "processed"
@@ -319,17 +403,6 @@ func (f folder) Settle(name, hash string, how runner.Settlement) (string, error)
 		sub = "rejected"
 	}
 	return moveAside(f.dir, name, sub)
-}
-
-// sameReply reports whether the file at p still holds the reply with the
-// given hash, so that settling never moves an unrelated file of that name.
-func sameReply(p, hash string) bool {
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		return false
-	}
-	text, err := protocol.Decode(raw)
-	return err == nil && session.Hash([]byte(text)) == hash
 }
 
 // moveAside moves inbox/name into inbox/sub/, never replacing a file there,

@@ -3,21 +3,19 @@ package inbox
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/courier-agent/courier/internal/config"
 )
 
 // Defaults for the zero fields of WatchOptions.
 const (
 	DefaultInterval = 500 * time.Millisecond
 	DefaultRescan   = 2 * time.Second
-	// DefaultSettle is long enough to bridge the pauses of an editor or
-	// browser writing a file in pieces, and short next to a chat turn.
-	DefaultSettle = time.Second
 )
 
 // WatchOptions tunes Watch. The zero value watches with file events.
@@ -31,12 +29,17 @@ type WatchOptions struct {
 	// and virtual filesystems (default DefaultRescan).
 	Rescan time.Duration
 	// Settle is how long a file must stay unchanged (size, modification
-	// time and identity) before it is delivered (default DefaultSettle).
+	// time and identity) before it is delivered (default the settle
+	// setting's, config.DefaultSettle).
 	Settle time.Duration
-	// Log, if set, receives one line whenever Watch changes how it watches:
-	// falling back to polling, rescanning after lost events, an unreadable
-	// folder or file. It is written from Watch's goroutine.
-	Log io.Writer
+	// MaxReply bounds what the inbox source built with these options reads
+	// of a reply file (0: the runner's limit, which settling a recovered
+	// turn's reply does without).
+	MaxReply int64
+	// Warn, if set, is told in one line whenever Watch changes how it
+	// watches: falling back to polling, rescanning after lost events, an
+	// unreadable folder or file. It is called from Watch's goroutine.
+	Warn func(string)
 }
 
 func (o WatchOptions) withDefaults() WatchOptions {
@@ -47,7 +50,7 @@ func (o WatchOptions) withDefaults() WatchOptions {
 		o.Rescan = DefaultRescan
 	}
 	if o.Settle <= 0 {
-		o.Settle = DefaultSettle
+		o.Settle = config.DefaultSettle
 	}
 	return o
 }
@@ -78,7 +81,7 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // unchanged.
 //
 // If file events cannot be set up (inotify limits, unsupported filesystem)
-// Watch notes it on Log and polls instead.
+// Watch warns of it and polls instead.
 func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path string) error) error {
 	dir = filepath.Clean(dir)
 	info, err := os.Stat(dir)
@@ -245,7 +248,7 @@ func (w *watcher) takeUnwritten() {
 }
 
 func (w *watcher) notef(format string, args ...any) {
-	if w.opts.Log != nil {
-		fmt.Fprintf(w.opts.Log, format+"\n", args...)
+	if w.opts.Warn != nil {
+		w.opts.Warn(fmt.Sprintf(format, args...))
 	}
 }

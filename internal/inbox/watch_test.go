@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -73,7 +74,7 @@ func startWatch(t *testing.T, opts WatchOptions, setup func(t *testing.T, dir st
 		setup(t, dir)
 	}
 	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &lockedBuffer{}}
-	opts.Log = r.log
+	opts.Warn = func(msg string) { fmt.Fprintln(r.log, msg) }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

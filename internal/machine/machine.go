@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/shell"
 )
@@ -138,7 +139,7 @@ func index(name string) int {
 }
 
 // Text is the description as the request shows it, one fact a line.
-func (d Description) Text() string {
+func (d Description) Text(words command.Words) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- Operating system: %s; commands run with %s -c\n", d.OS, d.Shell)
 	if len(d.Tools) > 0 {
@@ -171,10 +172,10 @@ func (d Description) Text() string {
 	l := d.Limits
 	limit := "no time limit"
 	if l.Timeout > 0 {
-		limit = fmt.Sprintf("a time limit of %s (more with timeout=\"...\")", l.Timeout)
+		limit = fmt.Sprintf("a time limit of %s (more with %s)", l.Timeout, words.MoreTime())
 	}
-	fmt.Fprintf(&b, "- Each RUN_COMMAND has %s; its output is capped at %s characters, keeping the head and the tail; stdout and stderr are merged in the order written; there is no stdin\n",
-		limit, human.Thousands(l.MaxOutput))
+	fmt.Fprintf(&b, "- Each %s has %s; its output is capped at %s characters, keeping the head and the tail; %s; there is no stdin\n",
+		words.Name(command.RunCommand), limit, human.Thousands(l.MaxOutput), words.Output())
 	if l.NoNetwork {
 		b.WriteString("- Commands have no network: downloads and package installs from the internet fail\n")
 	} else {

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -31,12 +33,15 @@ type Options struct {
 	Budget int
 	// MaxListed bounds the lines listing files left out (0: 300).
 	MaxListed int
-	// MaxLineLen cuts single lines longer than this, as READ_FILE does.
+	// MaxLineLen cuts single lines longer than this, as a requested file's
+	// are.
 	MaxLineLen int
+	// Words name the front end's commands in the pack's notes.
+	Words command.Words
 }
 
-// Build packs the files opts asks for, each numbered as READ_FILE shows
-// it; a last part says what the pack holds and lists what it left out.
+// Build packs the files opts asks for, each numbered as a requested file
+// is shown; a last part says what the pack holds and lists what it left out.
 func Build(ws *workspace.Workspace, opts Options) []frontend.FileContent {
 	if opts.MaxListed == 0 {
 		opts.MaxListed = 300
@@ -127,7 +132,7 @@ func (p *packer) try(c candidate, canDefer bool) {
 		p.deferred = append(p.deferred, c)
 		return
 	}
-	listing, err := edit.Numbered(c.path, bytes.NewReader(data), edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data))})
+	listing, err := edit.Numbered(c.path, bytes.NewReader(data), edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data)), Words: p.opts.Words})
 	text := listing.Text
 	if err != nil {
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
@@ -189,7 +194,7 @@ func (p *packer) summary(problems []string) string {
 		b.WriteString("(no file matches)\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "(%d of %d matching files packed above, %s", len(p.files), p.count, sizeText(int64(p.used)))
+	fmt.Fprintf(&b, "(%d of %d matching files packed above, %s", len(p.files), p.count, human.Bytes(int64(p.used)))
 	if p.opts.Budget > 0 {
 		b.WriteString(", within the request's token budget")
 	}
@@ -204,7 +209,7 @@ func (p *packer) summary(problems []string) string {
 	}
 	listed := 0
 	if len(budget) > 0 {
-		fmt.Fprintf(&b, "Left out for room (ask for them with READ_FILE):\n")
+		fmt.Fprintf(&b, "Left out for room (ask for them with %s):\n", p.opts.Words.Name(command.ReadFile))
 		slices.SortStableFunc(budget, func(a, b leftOut) int { return strings.Compare(a.path, b.path) })
 		listed += p.list(&b, budget, listed)
 	}
@@ -225,7 +230,7 @@ func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 			for _, r := range files[i:] {
 				size += r.size
 			}
-			fmt.Fprintf(b, "  ... and %d more files (%s)\n", len(files)-i, sizeText(size))
+			fmt.Fprintf(b, "  ... and %s (%s)\n", human.Count(len(files)-i, "more file", ""), human.Bytes(size))
 			return n + 1
 		}
 		fmt.Fprintf(b, "  %s (%d bytes", protocol.ShowName(l.path), l.size)
@@ -236,14 +241,4 @@ func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 		n++
 	}
 	return n
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

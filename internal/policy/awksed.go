@@ -3,6 +3,8 @@ package policy
 import (
 	"regexp"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // awks are the awk programs; their programs can run commands.
@@ -69,7 +71,7 @@ func awkNotes(words []word) []finding {
 			return []finding{runsCode("awk", words, "its awk program is only known at run time")}
 		}
 		if m := awkRuns.FindString(p.value); m != "" {
-			return []finding{runsCode("awk", words, "its awk program runs commands ("+strings.TrimSpace(shorten(m))+")")}
+			return []finding{runsCode("awk", words, "its awk program runs commands ("+human.OneLine(m, maxSubject)+")")}
 		}
 	}
 	return nil

@@ -3,7 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // layer is one set of rules: the config's or the defaults.
@@ -93,7 +94,7 @@ func (r *rule) reason(inv Invocation, toks []token) string {
 // phrase writes a reason: "`sudo` is denied: ...", "`rm -rf x` needs
 // approval: ...".
 func phrase(d Decision, subject, detail string) string {
-	subject = shorten(subject)
+	subject = human.OneLine(subject, maxSubject)
 	switch d {
 	case Deny:
 		return fmt.Sprintf("`%s` is denied: %s", subject, detail)
@@ -107,14 +108,6 @@ func phrase(d Decision, subject, detail string) string {
 const maxSubject = 80
 
 // shorten puts a subject on one line and cuts it to maxSubject characters.
-func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= maxSubject {
-		return s
-	}
-	return string([]rune(s)[:maxSubject-1]) + "…"
-}
-
 func joinRules(rules []string) string { return strings.Join(rules, ", ") }
 
 func joinReasons(reasons []string) string { return strings.Join(reasons, "; ") }

@@ -146,18 +146,3 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkDecode(b *testing.B) {
-	for _, size := range benchSizes {
-		raw := []byte(strings.ReplaceAll(repeatTo(ordinaryReply, size), "\n", "\r\n"))
-		b.Run(fmt.Sprintf("crlf/%dMB", size>>20), func(b *testing.B) {
-			b.SetBytes(int64(len(raw)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Decode(raw); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/reply"
 )
 
 // FuzzParse checks what must hold for any input: Parse and Decode never
@@ -16,7 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("[CREATE_FILE path=\"a\"]\nx\n[/CREATE_FILE]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParseInvariants(t, string(data))
-		if text, err := Decode(data); err == nil {
+		if text, err := reply.Decode(data); err == nil {
 			checkParseInvariants(t, text)
 		}
 	})

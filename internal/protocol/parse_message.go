@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // The PARSE_ERROR texts are read by the LLM in the next outbox: each names
@@ -15,14 +16,7 @@ import (
 // show quotes text from the reply for a message: short, and with control
 // characters escaped so they cannot disturb a terminal.
 func show(s string) string {
-	const max = 60
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
+	s = human.Cut(s, 60)
 	for _, r := range s {
 		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\'' || r == utf8.RuneError {
 			return strconv.Quote(s)
@@ -93,7 +87,7 @@ func unclosedMessage(t *tagLine, line0 int, path string, sc bodyScan) string {
 	b.WriteString(unclosedNotDone(t.typ, closer))
 	if sc.nSkipped > 0 {
 		fmt.Fprintf(&b, " The %s inside the unclosed block %s not run either (%s); resend %s too.",
-			plural(sc.nSkipped, "command tag", "command tags"), isAre(sc.nSkipped), listTags(sc.skipped, sc.nSkipped), itThem(sc.nSkipped))
+			human.Count(sc.nSkipped, "command tag", ""), isAre(sc.nSkipped), listTags(sc.skipped, sc.nSkipped), itThem(sc.nSkipped))
 	}
 	return b.String()
 }
@@ -110,13 +104,6 @@ func unclosedNotDone(typ command.Type, closer string) string {
 		return " The message was not shown; resend it ending with " + closer + "."
 	}
 	return " The task was not marked done; put [DONE] ... [/DONE] last in the reply."
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 func isAre(n int) string {
@@ -185,5 +172,5 @@ func strayMessage(typ command.Type, line0 int) string {
 
 // moreProblems summarises the problems beyond maxErrors.
 func moreProblems(n, line int) string {
-	return fmt.Sprintf("The reply has %d more problems from line %d on that are not listed; fix the ones above and resend the rest of the reply.", n, line)
+	return fmt.Sprintf("The reply has %s from line %d on that are not listed; fix the ones above and resend the rest of the reply.", human.Count(n, "more problem", ""), line)
 }

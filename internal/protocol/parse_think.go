@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Reasoning sections (<think>...</think>, <thinking>...</thinking>) are
@@ -186,6 +188,6 @@ func (p *parser) lineCount() int { return strings.Count(p.text, "\n") + 1 }
 func thinkMessage(line0 int, tags []tagAt, n int) string {
 	return "The reasoning section opened at line " + strconv.Itoa(line0+1) +
 		" (<think>) is never closed, so everything after it counts as reasoning and the " +
-		plural(n, "command tag", "command tags") + " in it (" + listTags(tags, n) + ") " + isAre(n) +
+		human.Count(n, "command tag", "") + " in it (" + listTags(tags, n) + ") " + isAre(n) +
 		" not run. Close the reasoning with </think> before the commands and resend them."
 }

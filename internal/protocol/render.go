@@ -66,13 +66,13 @@ func RenderLayout(o frontend.Request, l Layout) string {
 	fmt.Fprintf(&b, "Session: %s\nSequence: %d\n", o.Session, o.Sequence)
 	// The task is written in full once: in the PROMPT when it is asked for
 	// there, else in the HEADER (unless the chat has it already).
-	task := oneLine(o.Task)
+	task := human.OneLine(o.Task, 0)
 	if prompt == o.Task || o.Reminder {
 		task = human.FirstLine(task, headerTask)
 	}
 	fmt.Fprintf(&b, "Task: %s\n", task)
 	for i, f := range o.FollowUps {
-		fmt.Fprintf(&b, "Follow-up task %d: %s\n", i+1, human.FirstLine(oneLine(f), headerTask))
+		fmt.Fprintf(&b, "Follow-up task %d: %s\n", i+1, human.OneLine(f, headerTask))
 	}
 	b.WriteString("\n=== PROTOCOL ===\n")
 	if o.Reminder {
@@ -145,11 +145,13 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 	for _, f := range files {
 		switch {
 		case f.IsDir:
-			fmt.Fprintf(b, "  %s (%d files, %d bytes)\n", ShowName(f.Path), f.Files, f.Size)
+			// A summary counts files, not bytes: sizes cost a lookup of
+			// every file, and only shown files are looked up.
+			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), human.Count(f.Files, "file", ""))
 		case f.Binary:
-			fmt.Fprintf(b, "  %s (%d bytes, binary)\n", ShowName(f.Path), f.Size)
+			fmt.Fprintf(b, "  %s (%s, binary)\n", ShowName(f.Path), exactBytes(f.Size))
 		default:
-			fmt.Fprintf(b, "  %s (%d bytes)\n", ShowName(f.Path), f.Size)
+			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), exactBytes(f.Size))
 		}
 	}
 }
@@ -217,9 +219,8 @@ func writeBlock(b *strings.Builder, label, text, empty string) {
 	}
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+// exactBytes writes a file's size to the byte, as the listing gives it.
+func exactBytes(n int64) string { return human.Count(int(n), "byte", "") }
 
 // Part is one part of an outbox and its size.
 type Part struct {

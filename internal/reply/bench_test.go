@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,4 +47,20 @@ func allocatedBytes() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.TotalAlloc
+}
+
+// BenchmarkDecode decodes a reply saved with CRLF line endings.
+func BenchmarkDecode(b *testing.B) {
+	for _, size := range []int{1 << 20, 10 << 20} {
+		raw := []byte(strings.ReplaceAll(strings.Repeat("I'll add the handler.\n[RUN_COMMAND]\ngo test ./...\n[/RUN_COMMAND]\n", size/50), "\n", "\r\n"))
+		b.Run(fmt.Sprintf("crlf/%dMB", size>>20), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 )
 
@@ -83,7 +82,7 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	if maxBytes > 0 && int64(len(raw)) > maxBytes {
 		return Reply{}, &TooLargeError{Name: name, Limit: maxBytes}
 	}
-	text, err := protocol.Decode(raw)
+	text, err := Decode(raw)
 	if err != nil {
 		return Reply{}, &NotTextError{Name: name, Err: err}
 	}
@@ -91,6 +90,17 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 		return Reply{}, &EchoError{Name: name}
 	}
 	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text), Protocol: fe.Name()}, nil
+}
+
+// For returns the reply as front end fe reads it: as it is when fe parsed
+// it, else parsed again from its text, which is never read or decoded
+// again. A reply routed with the default front end is so given to a
+// session that speaks another.
+func (r Reply) For(fe frontend.FrontEnd) Reply {
+	if r.Protocol != fe.Name() {
+		r.Parsed, r.Protocol = fe.Parse(r.Text), fe.Name()
+	}
+	return r
 }
 
 // hashText is session.Hash of text without a copy of the whole reply:
@@ -110,11 +120,34 @@ func hashText(raw []byte, text string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Read reads a reply file, never more than maxBytes+1 bytes of it.
+// Read reads a reply file, never more than maxBytes+1 bytes of it (0: no
+// bound).
 func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
+	raw, err := readFile(path, name, maxBytes)
+	if err != nil {
+		return Reply{}, err
+	}
+	return New(name, raw, maxBytes, fe)
+}
+
+// Holds reports whether the file at path still holds the reply with the
+// given hash, reading no more than maxBytes+1 bytes of it (0: no bound)
+// and parsing nothing: a file replaced since the reply was taken is not
+// mistaken for it.
+func Holds(path, hash string, maxBytes int64) bool {
+	raw, err := readFile(path, path, maxBytes)
+	if err != nil || (maxBytes > 0 && int64(len(raw)) > maxBytes) {
+		return false
+	}
+	text, err := Decode(raw)
+	return err == nil && hashText(raw, text) == hash
+}
+
+// readFile reads a file, never more than maxBytes+1 bytes of it.
+func readFile(path, name string, maxBytes int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Reply{}, fmt.Errorf("read reply: %w", err)
+		return nil, fmt.Errorf("read reply: %w", err)
 	}
 	defer f.Close()
 	limit := int64(math.MaxInt64)
@@ -123,9 +156,9 @@ func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error
 	}
 	raw, err := readLimited(f, limit)
 	if err != nil {
-		return Reply{}, fmt.Errorf("read reply %s: %w", name, err)
+		return nil, fmt.Errorf("read reply %s: %w", name, err)
 	}
-	return New(name, raw, maxBytes, fe)
+	return raw, nil
 }
 
 // readLimited reads f whole, but at most limit bytes, into a buffer sized

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/inbox"
-	"github.com/courier-agent/courier/internal/protocol"
-	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
 )
@@ -121,21 +119,10 @@ func TestWaitsWithoutApprover(t *testing.T) {
 	}
 
 	// Another reply meanwhile asks the same question again and runs
-	// nothing; given to the session directly, it is refused.
+	// nothing.
 	err = f.tryApply(f.r, id, "other.txt", "[CREATE_FILE path=\"other.txt\"]\nx\n[/CREATE_FILE]\n")
 	if !errors.As(err, &waiting) || waiting.Pending != f.pending() {
 		t.Errorf("error %v, want the session still waiting", err)
-	}
-	s, err := f.r.Hold(id, "courier process")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := f.readReply("other.txt")
-	err = s.Apply(context.Background(), rep)
-	s.Release()
-	var unfinished *runner.UnfinishedError
-	if !errors.As(err, &unfinished) || unfinished.Reply != "reply.txt" || !unfinished.Approval || err.Error() != "session "+id+" is still applying reply.txt" {
-		t.Errorf("error %v, want the session busy with reply.txt", err)
 	}
 	if f.existsWS("other.txt") || !f.inInbox("other.txt") {
 		t.Error("the other reply was carried out or moved")
@@ -156,16 +143,6 @@ func TestWaitsWithoutApprover(t *testing.T) {
 	}
 }
 
-// readReply reads a reply saved in the inbox, as a source gives it.
-func (f *fixture) readReply(name string) reply.Reply {
-	f.t.Helper()
-	rep, err := reply.Read(filepath.Join(f.paths.Inbox, name), name, f.limits.MaxReply, protocol.Tags{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return rep
-}
-
 // TestDecide answers the waiting question as 'courier approve' and
 // 'courier deny' do: the decision is journaled and the turn carried on.
 func TestDecide(t *testing.T) {
@@ -175,13 +152,13 @@ func TestDecide(t *testing.T) {
 		record   session.Record
 		result   string
 	}{
-		{"approve", runner.Decision{Answer: runner.Approve}, session.Record{Kind: session.Decision, Index: 1, Approved: true},
+		{"approve", runner.Decision{Answer: runner.Approve}, session.Record{Kind: session.RecordDecision, Index: 1, Approved: true},
 			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
-		{"approve all", runner.Decision{Answer: runner.ApproveAll}, session.Record{Kind: session.Decision, Index: 1, Approved: true, All: true},
+		{"approve all", runner.Decision{Answer: runner.ApproveAll}, session.Record{Kind: session.RecordDecision, Index: 1, Approved: true, All: true},
 			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
-		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, session.Record{Kind: session.Decision, Index: 1, Reason: "not now"},
+		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, session.Record{Kind: session.RecordDecision, Index: 1, Reason: "not now"},
 			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user: not now. Find another way, or explain in a MESSAGE why it is needed\n"},
-		{"deny without a reason", runner.Decision{Answer: runner.Deny}, session.Record{Kind: session.Decision, Index: 1},
+		{"deny without a reason", runner.Decision{Answer: runner.Deny}, session.Record{Kind: session.RecordDecision, Index: 1},
 			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed\n"},
 	}
 	for _, tc := range cases {
@@ -207,7 +184,7 @@ func TestDecide(t *testing.T) {
 			}
 			var got *session.Record
 			for _, rec := range f.records(id, 1) {
-				if rec.Kind == session.Decision {
+				if rec.Kind == session.RecordDecision {
 					got = &rec
 				}
 			}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/policy"
@@ -83,7 +82,7 @@ func benchRunner(b *testing.B, paths runner.Paths) *runner.Runner {
 	return runner.New(runner.Config{
 		Paths:     paths,
 		Limits:    runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
-		Engine:    engine.Options{CommandTimeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), Policy: pol},
+		Commands:  runner.Commands{Timeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), Policy: pol},
 		FrontEnds: []frontend.FrontEnd{protocol.Tags{}},
 	})
 }

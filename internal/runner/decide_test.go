@@ -237,7 +237,7 @@ func TestDeniedNoteApprovesNothingElse(t *testing.T) {
 		t.Fatalf("recover: %v, %v", ok, err)
 	}
 	for _, r := range f.records(id, 1) {
-		if r.Kind == session.Decision && (r.Approved || r.All) {
+		if r.Kind == session.RecordDecision && (r.Approved || r.All) {
 			t.Errorf("journaled %+v", r)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/policy"
@@ -81,12 +80,12 @@ func (f *fixture) runner(approver runner.Approver) (*runner.Runner, *recorder) {
 	r := runner.New(runner.Config{
 		Paths:  f.paths,
 		Limits: f.limits,
-		Engine: engine.Options{
-			CommandTimeout: d.CommandTimeout,
-			MaxOutput:      d.MaxOutput,
-			Env:            os.Environ(),
-			KeepEnv:        d.KeepEnv,
-			Policy:         f.pol,
+		Commands: runner.Commands{
+			Timeout:   d.CommandTimeout,
+			MaxOutput: d.MaxOutput,
+			Env:       os.Environ(),
+			KeepEnv:   d.KeepEnv,
+			Policy:    f.pol,
 		},
 		FrontEnds: f.frontEnds(),
 		Reporter:  rec,
@@ -185,7 +184,7 @@ func (f *fixture) kinds(id string, seq int) string {
 	f.t.Helper()
 	var out []string
 	for _, r := range f.records(id, seq) {
-		if r.Kind == session.Begin || r.Kind == session.Undone {
+		if r.Kind == session.RecordBegin || r.Kind == session.RecordUndone {
 			out = append(out, string(r.Kind))
 			continue
 		}
@@ -195,7 +194,12 @@ func (f *fixture) kinds(id string, seq int) string {
 }
 
 func (f *fixture) journalPath(id string, seq int) string {
-	return filepath.Join(f.store.TurnDir(id, seq), "journal.jsonl")
+	f.t.Helper()
+	turn, err := f.store.ReadTurn(id, seq)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return filepath.Join(turn.Dir, "journal.jsonl")
 }
 
 // crashAfter cuts a turn's journal to its first n records, as if courier

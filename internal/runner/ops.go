@@ -215,7 +215,7 @@ func (r *Runner) unanswered(id string, p session.Pending) (bool, error) {
 		return false, err
 	}
 	for _, rec := range t.Records {
-		if rec.Kind == session.Decision && rec.Index == p.Index {
+		if rec.Kind == session.RecordDecision && rec.Index == p.Index {
 			return false, nil
 		}
 	}

@@ -36,7 +36,7 @@ func TestResumeRunAfterTheAnswerWasJournaled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := turn.Append(session.Record{Kind: session.Decision, Index: rep.Paused.Index, Approved: true}); err != nil {
+	if err := turn.Append(session.Record{Kind: session.RecordDecision, Index: rep.Paused.Index, Approved: true}); err != nil {
 		t.Fatal(err)
 	}
 	turn.Close()

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -187,7 +186,7 @@ func (f *fixture) protocolOnce() *runner.Runner {
 	return runner.New(runner.Config{
 		Paths:        f.paths,
 		Limits:       f.limits,
-		Engine:       engine.Options{CommandTimeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), KeepEnv: d.KeepEnv, Policy: f.pol},
+		Commands:     runner.Commands{Timeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), KeepEnv: d.KeepEnv, Policy: f.pol},
 		FrontEnds:    f.frontEnds(),
 		Reporter:     &recorder{},
 		ProtocolOnce: true,

@@ -151,25 +151,17 @@ func TestApplyDuplicate(t *testing.T) {
 	}
 }
 
-// TestApplyDuplicateRefused: Session.Apply itself refuses a reply applied
-// before, with a *RefusedError, and runs nothing.
+// TestApplyDuplicateRefused: a reply applied before, saved again under
+// another name, is refused as a duplicate, moved into processed/, and runs
+// nothing.
 func TestApplyDuplicateRefused(t *testing.T) {
 	f := newFixture(t)
 	id := f.create("greet")
 	f.apply(id, "reply.txt", workReply)
-	s, err := f.r.Hold(id, "courier process")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	rep, err := reply.New("again.txt", []byte(workReply), f.limits.MaxReply, protocol.Tags{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.Apply(context.Background(), rep)
-	var refused *runner.RefusedError
-	if !errors.As(err, &refused) || !refused.Duplicate || refused.Reply != "again.txt" {
-		t.Fatalf("error %v, want a duplicate refusal", err)
+	f.apply(id, "again.txt", workReply)
+	refused := eventsOf[runner.ReplyRefused](f.rec)
+	if len(refused) != 1 || refused[0].Name != "again.txt" || !refused[0].Duplicate || refused[0].MovedTo != f.processed("again.txt") {
+		t.Fatalf("refusals %+v, want again.txt as a duplicate, moved to processed/", refused)
 	}
 	if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 		t.Errorf("the reply ran %d times", n)
@@ -300,8 +292,8 @@ func TestApplyUnusable(t *testing.T) {
 		{name: "over the size limit", text: body, max: int64(len(body)) - 1, message: "is larger than", is: isA[*reply.TooLargeError]},
 		{name: "over 2 MB", text: body + strings.Repeat("x", 2<<20), max: 2 << 20, message: "is larger than the 2 MB limit; nothing was run", is: isA[*reply.TooLargeError]},
 		{name: "over 512 KB", text: body + strings.Repeat("x", 512<<10), max: 512 << 10, message: "is larger than the 512 KB limit; nothing was run", is: isA[*reply.TooLargeError]},
-		{name: "binary", text: "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", message: "nothing was run", is: func(err error) bool { return errors.Is(err, protocol.ErrBinary) }},
-		{name: "another encoding", text: latin1, message: "nothing was run", is: func(err error) bool { return errors.Is(err, protocol.ErrBinary) }},
+		{name: "binary", text: "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", message: "nothing was run", is: func(err error) bool { return errors.Is(err, reply.ErrBinary) }},
+		{name: "another encoding", text: latin1, message: "nothing was run", is: func(err error) bool { return errors.Is(err, reply.ErrBinary) }},
 		{name: "request saved as the reply", text: "REQUEST", message: "is a request written by courier, not the LLM's answer; nothing was run", is: isA[*reply.EchoError]},
 		{name: "request with BOM and CRLF", text: "\ufeff\r\nREQUEST-CRLF", message: "is a request written by courier", is: isA[*reply.EchoError]},
 		{name: "UTF-16 request", text: "REQUEST-UTF16", message: "is a request written by courier", is: isA[*reply.EchoError]},

@@ -14,25 +14,26 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// maxGlobFiles caps the files one READ_FILE pattern brings into an
+// maxGlobFiles caps the files one read of a pattern brings into an
 // outbox, so "**/*" cannot flood the chat.
 const maxGlobFiles = 30
 
 // requested reads the files the LLM asked for, as they are now, numbered
 // and cut to a sensible length.
-func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest) []frontend.FileContent {
-	out, _ := rn.requestedShown(ws, reqs)
+func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) []frontend.FileContent {
+	out, _ := rn.requestedShown(ws, reqs, words)
 	return out
 }
 
 // requestedShown is requested, with the lines shown for each request of one
 // file (" lines 770-772"; "" when none are, or for a pattern).
-func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest) ([]frontend.FileContent, []string) {
+func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) ([]frontend.FileContent, []string) {
 	var out []frontend.FileContent
 	shown := make([]string, len(reqs))
 	seen := map[string]bool{}
@@ -57,7 +58,7 @@ func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadReq
 				continue
 			}
 			seen[key] = true
-			fc, first, last := rn.fileContent(ws, p, r)
+			fc, first, last := rn.fileContent(ws, p, r, words)
 			// A whole file shown whole keeps its result line as it is.
 			if first > 0 && !workspace.IsGlob(r.Path) && (fc.First > 0 || r.StartLine > 0 || r.EndLine > 0) {
 				shown[k] = fmt.Sprintf(" lines %d-%d", first, last)
@@ -82,7 +83,7 @@ func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown
 		}
 		r := reqs[k]
 		k++
-		asked := askedRange(r)
+		asked := command.LineRange(r.StartLine, r.EndLine)
 		if shown[k-1] == "" || shown[k-1] == asked {
 			continue
 		}
@@ -106,25 +107,11 @@ func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown
 	return out
 }
 
-// askedRange names the lines a READ_FILE asked for as its result line
-// does: " lines 400-464", " from line 400", or "" for the whole file.
-func askedRange(r session.ReadRequest) string {
-	switch {
-	case r.StartLine > 0 && r.EndLine > 0:
-		return fmt.Sprintf(" lines %d-%d", r.StartLine, r.EndLine)
-	case r.StartLine > 0:
-		return fmt.Sprintf(" from line %d", r.StartLine)
-	case r.EndLine > 0:
-		return fmt.Sprintf(" lines 1-%d", r.EndLine)
-	}
-	return ""
-}
-
 // fileContent shows one requested file: numbered, streamed, read no
 // further than what is shown (see edit.Numbered), or why it is not shown,
 // with the lines shown (0, 0 for none). Only regular files are read: a
 // named pipe, a socket or a device would block courier or never end.
-func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest) (_ frontend.FileContent, first, last int) {
+func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest, words command.Words) (_ frontend.FileContent, first, last int) {
 	note := func(text string) frontend.FileContent { return frontend.FileContent{Path: p, Text: text} }
 	f, info, err := ws.OpenRegular(p)
 	var notRegular *workspace.NotRegularError
@@ -134,17 +121,17 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadR
 	case errors.Is(err, fs.ErrNotExist):
 		return note("(file not found: it no longer exists)"), 0, 0
 	case errors.As(err, &notRegular):
-		return note("(not shown: " + err.Error() + "; READ_FILE shows regular files only)"), 0, 0
+		return note("(not shown: " + err.Error() + "; " + words.Name(command.ReadFile) + " shows regular files only)"), 0, 0
 	case err != nil:
 		return note(fmt.Sprintf("(cannot read: %v)", err)), 0, 0
 	}
 	defer f.Close()
-	binary := note(fmt.Sprintf("(binary file, %d bytes; not shown)", info.Size()))
+	binary := note(fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", "")))
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
 		return binary, 0, 0
 	}
-	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size()})
+	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size(), Words: words})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
 		return binary, 0, 0
@@ -193,5 +180,5 @@ func (rn *Runner) pack(ws *workspace.Workspace, st *session.State, fe frontend.F
 		// A twentieth is kept for the pack's own notes.
 		budget = max(1, (b-rest)*4*19/20)
 	}
-	return pack.Build(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen})
+	return pack.Build(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -58,7 +59,7 @@ func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 	l := reader(t)
 	done := make(chan []frontend.FileContent)
 	go func() {
-		done <- l.requested(ws, []session.ReadRequest{{Path: "pipe.txt"}, {Path: "sock.txt"}, {Path: "*.txt"}, {Path: "sparse.log"}, {Path: "zero"}})
+		done <- l.requested(ws, []session.ReadRequest{{Path: "pipe.txt"}, {Path: "sock.txt"}, {Path: "*.txt"}, {Path: "sparse.log"}, {Path: "zero"}}, protocol.Tags{}.Words())
 	}()
 	var got []frontend.FileContent
 	select {
@@ -117,7 +118,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 	var allocated uint64
 	for b.Loop() {
 		before := allocatedBytes()
-		got := l.requested(ws, []session.ReadRequest{{Path: "big.log"}})
+		got := l.requested(ws, []session.ReadRequest{{Path: "big.log"}}, protocol.Tags{}.Words())
 		allocated += allocatedBytes() - before
 		if len(got) != 1 || !strings.Contains(got[0].Text, "   1 | 000000000 a log line") {
 			b.Fatalf("file not shown: %.200v", got)

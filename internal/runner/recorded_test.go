@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/config"
-	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
@@ -55,7 +54,7 @@ func playRecorded(tb testing.TB, protocolOnce bool, replies ...string) (tokens, 
 	r := runner.New(runner.Config{
 		Paths:        paths,
 		Limits:       runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
-		Engine:       engine.Options{CommandTimeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), Policy: pol},
+		Commands:     runner.Commands{Timeout: d.CommandTimeout, MaxOutput: d.MaxOutput, Env: os.Environ(), Policy: pol},
 		FrontEnds:    []frontend.FrontEnd{protocol.Tags{}},
 		Reporter:     counter,
 		ProtocolOnce: protocolOnce,

@@ -73,7 +73,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		// is waited for before the workspace is closed, whatever happens.
 		probed = make(chan string, 1)
 		go func() {
-			probed <- engine.New(ws, r.store, r.cfg.Engine).Describe(context.Background(), st.SessionID).Text()
+			probed <- engine.New(ws, r.store, r.cfg.Commands.engine()).Describe(context.Background(), st.SessionID).Text(fe.Words())
 		}()
 		defer func() {
 			if probed != nil {
@@ -113,7 +113,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		}
 	}
 	var shown []string
-	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests)
+	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
 	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
 	if probed != nil {
 		// The pack fills the room the rest of the request leaves, the

@@ -22,6 +22,7 @@ import (
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/policy"
+	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -76,6 +77,27 @@ type Limits struct {
 	TokenBudget int
 }
 
+// Commands say how a reply's commands run.
+type Commands struct {
+	// Timeout limits each command; 0 means no limit.
+	Timeout time.Duration
+	// MaxOutput caps a command's output in characters.
+	MaxOutput int
+	// Env is the environment commands start from (secrets are removed);
+	// KeepEnv names variables kept although they look like secrets.
+	Env, KeepEnv []string
+	// Policy decides which commands run; nil allows every command.
+	Policy *policy.Policy
+	// Sandbox, when set, confines commands.
+	Sandbox *sandbox.Options
+}
+
+// engine is the engine's options for these settings; the runner adds what
+// it knows of each turn (the front end's words, the observer, snapshots).
+func (c Commands) engine() engine.Options {
+	return engine.Options{CommandTimeout: c.Timeout, MaxOutput: c.MaxOutput, Env: c.Env, KeepEnv: c.KeepEnv, Policy: c.Policy, Sandbox: c.Sandbox}
+}
+
 // Config is what a runner is built from.
 type Config struct {
 	Paths Paths
@@ -84,8 +106,8 @@ type Config struct {
 	// than silently resumed there.
 	WorkspaceGiven bool
 	Limits         Limits
-	// Engine says how commands run; the runner sets its Observer.
-	Engine engine.Options
+	// Commands say how commands run.
+	Commands Commands
 	// FrontEnds are the protocols sessions may speak; the first is the one
 	// new sessions use unless told otherwise.
 	FrontEnds []frontend.FrontEnd
@@ -241,8 +263,14 @@ func (r *Runner) newState(task, ws string) *session.State {
 }
 
 // firstSnapshot records the workspace of a new session, so that the first
-// turn's commands can be undone.
+// turn's commands can be undone. It is left to the first turn when
+// another process holds the session already: one writer at a time.
 func (r *Runner) firstSnapshot(st *session.State) {
+	lock, err := r.store.Lock(st.SessionID, "courier new")
+	if err != nil {
+		return
+	}
+	defer lock.Unlock()
 	ws, err := r.openWorkspace(st)
 	if err != nil {
 		return

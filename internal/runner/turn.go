@@ -14,14 +14,10 @@ import (
 	"github.com/courier-agent/courier/internal/session"
 )
 
-// Apply applies a reply to the held session: it refuses a reply applied
+// apply applies a reply to the held session: it refuses a reply applied
 // before or answering another request (*RefusedError), carries out the
 // commands, asks about those that need the person, and commits the turn.
 // A *WaitingError means the turn stopped at a question.
-func (s *Session) Apply(ctx context.Context, rep reply.Reply) error {
-	return interrupted(ctx, s.st.SessionID, s.apply(ctx, rep))
-}
-
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
@@ -144,12 +140,13 @@ func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (e
 		return engine.Outcome{}, err
 	}
 	defer ws.Close()
-	opts := s.r.cfg.Engine
+	opts := s.r.cfg.Commands.engine()
 	if s.st.Preset != "" {
 		if opts.Policy, err = s.r.preset(s.st.Preset); err != nil {
 			return engine.Outcome{}, err
 		}
 	}
+	opts.Words = s.fe.Words()
 	opts.Observer = newObserver(s.r.cfg.Reporter)
 	if snap := s.r.snapshots(s.st, ws); snap != nil {
 		defer snap.Close()
@@ -252,7 +249,7 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 		return err
 	}
 	defer t.Close()
-	rec := session.Record{Kind: session.Decision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
+	rec := session.Record{Kind: session.RecordDecision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
 	if err := t.Append(rec); err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
 		info := TurnInfo{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
 			Undone: t.IsUndone(), Finished: seq < st.SequenceNumber || st.IsComplete}
 		for _, rec := range t.Records {
-			if rec.Kind == session.Result && rec.Result != nil && !rec.Result.Success() {
+			if rec.Kind == session.RecordResult && rec.Result != nil && !rec.Result.Success() {
 				info.Failed++
 			}
 		}
@@ -249,7 +249,7 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	}
 	mergeUndo(&rep, byCommands)
 	if !t.IsUndone() {
-		if err := t.Append(session.Record{Kind: session.Undone}); err != nil {
+		if err := t.Append(session.Record{Kind: session.RecordUndone}); err != nil {
 			return rep, err
 		}
 	}
@@ -398,11 +398,11 @@ func undoNotice(rep UndoReport) string {
 		fmt.Fprintf(&b, " Not undone: %s.", someOf(rep.NotUndone))
 	}
 	if rep.Snapshot {
-		b.WriteString(" What your RUN_COMMANDs changed was undone too.")
+		b.WriteString(" What your commands changed was undone too.")
 	} else {
-		b.WriteString(" Effects of RUN_COMMAND were not undone.")
+		b.WriteString(" What your commands changed was not undone.")
 	}
-	b.WriteString(" Take the workspace as it is now (READ_FILE what you need) and continue.")
+	b.WriteString(" Take the workspace as it is now (read again what you need) and continue.")
 	return b.String()
 }
 

@@ -162,7 +162,8 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, f.store.Path(id), string(data))
-	turn := f.store.TurnDir(id, 1)
+	// The turn's files as an earlier courier left them on disk.
+	turn := filepath.Join(f.store.Folder(id), "turns", "0001")
 	oldHash, newHash := session.Hash([]byte("old\n")), session.Hash([]byte("new\n"))
 	writeFile(t, filepath.Join(turn, "blobs", oldHash), "old\n")
 	writeFile(t, filepath.Join(turn, "blobs", newHash), "new\n")
@@ -170,9 +171,9 @@ func TestSessionOfAnEarlierVersion(t *testing.T) {
 	done := command.Result{Type: command.EditFile, Path: "a.txt", Status: command.OK, Summary: "Edited 'a.txt' (1 search/replace edit)"}
 	var journal strings.Builder
 	for _, r := range []session.Record{
-		{Kind: session.Begin, ReplyHash: hash, ReplyFile: "r1.txt", Commands: []command.Command{{Type: command.EditFile, Path: "a.txt", Edits: []command.Edit{{Search: "old\n", Replace: "new\n"}}}}},
-		{Kind: session.Apply, Change: &session.Change{Path: "a.txt", Before: oldHash, BeforeMode: 0o644, After: newHash, Done: done}},
-		{Kind: session.Result, Result: &done},
+		{Kind: session.RecordBegin, ReplyHash: hash, ReplyFile: "r1.txt", Commands: []command.Command{{Type: command.EditFile, Path: "a.txt", Edits: []command.Edit{{Search: "old\n", Replace: "new\n"}}}}},
+		{Kind: session.RecordChange, Change: &session.Change{Path: "a.txt", Before: oldHash, BeforeMode: 0o644, After: newHash, Done: done}},
+		{Kind: session.RecordResult, Result: &done},
 	} {
 		line, _ := json.Marshal(r)
 		journal.Write(append(line, '\n'))

@@ -142,10 +142,10 @@ func testUndoRestores(t *testing.T, snapshots bool) {
 		t.Errorf("restored %q, want %q", rep.Restored, want)
 	}
 	wantRemoved := []string{"new/deep/file.txt", "existing/x.txt"}
-	commands := "Effects of RUN_COMMAND were not undone."
+	commands := "What your commands changed was not undone."
 	if snapshots {
 		wantRemoved = append(wantRemoved, "side.txt")
-		commands = "What your RUN_COMMANDs changed was undone too."
+		commands = "What your commands changed was undone too."
 	}
 	if want := wantRemoved; !reflect.DeepEqual(rep.Removed, want) {
 		t.Errorf("removed %q, want %q", rep.Removed, want)
@@ -159,7 +159,7 @@ func testUndoRestores(t *testing.T, snapshots bool) {
 	if rep.Outbox != f.requestPath(id, 3) || f.load(id).SequenceNumber != 3 {
 		t.Errorf("request %q, sequence %d", rep.Outbox, f.load(id).SequenceNumber)
 	}
-	notice := "The user undid the changes of your reply to request 1. Restored to their earlier content: keep.txt, script.sh, data.txt. Removed (they did not exist before): " + strings.Join(wantRemoved, ", ") + ". " + commands + " Take the workspace as it is now (READ_FILE what you need) and continue."
+	notice := "The user undid the changes of your reply to request 1. Restored to their earlier content: keep.txt, script.sh, data.txt. Removed (they did not exist before): " + strings.Join(wantRemoved, ", ") + ". " + commands + " Take the workspace as it is now (read again what you need) and continue."
 	text := f.request(id, 3)
 	if !strings.Contains(text, "## Previous Command Results\n"+notice+"\n") {
 		t.Errorf("request 3 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])

@@ -7,14 +7,13 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary act as courier's sandbox launcher, the way
 // courier's main does.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
-		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
-	}
+	sandboxtest.RunLauncher()
 	if len(os.Args) > 1 && os.Args[1] == ioURingArg {
 		os.Exit(ioURingSetup())
 	}

@@ -23,19 +23,21 @@ type RecordKind string
 
 // The journal records of a turn, in the order they are written.
 const (
-	// Begin is written before anything executes: which reply, which commands.
-	Begin RecordKind = "begin"
-	// Apply is written just before a file change, with the content hashes
-	// that let recovery tell whether the change happened.
-	Apply RecordKind = "apply"
-	// Start is written just before a RUN_COMMAND starts.
-	Start RecordKind = "start"
-	// Result is written once a command is finished.
-	Result RecordKind = "result"
-	// Decision records the person's answer to an approval question.
-	Decision RecordKind = "decision"
-	// Undone marks a turn whose file changes were reverted.
-	Undone RecordKind = "undone"
+	// RecordBegin is written before anything executes: which reply, which
+	// commands.
+	RecordBegin RecordKind = "begin"
+	// RecordChange is written just before a file change, with the content
+	// hashes that let recovery tell whether the change happened. Its kind
+	// on disk is "apply", as journals have always had it.
+	RecordChange RecordKind = "apply"
+	// RecordStart is written just before a command starts running.
+	RecordStart RecordKind = "start"
+	// RecordResult is written once a command is finished.
+	RecordResult RecordKind = "result"
+	// RecordDecision records the person's answer to an approval question.
+	RecordDecision RecordKind = "decision"
+	// RecordUndone marks a turn whose file changes were reverted.
+	RecordUndone RecordKind = "undone"
 )
 
 // Record is one line of a turn's journal.
@@ -44,7 +46,7 @@ type Record struct {
 	Index int        `json:"index"`
 	At    time.Time  `json:"at"`
 
-	// Begin
+	// RecordBegin
 	ReplyHash string            `json:"replyHash,omitempty"`
 	ReplyFile string            `json:"replyFile,omitempty"`
 	Commands  []command.Command `json:"commands,omitempty"`
@@ -53,15 +55,15 @@ type Record struct {
 	// it have none.
 	UndoPrev *int `json:"undoPrev,omitempty"`
 
-	// Apply
+	// RecordChange
 	Change *Change `json:"change,omitempty"`
 
-	// Result; a file change's result that is its apply record's Done is
+	// RecordResult; a file change's result that is its change record's Done is
 	// written as AsPlanned instead of again in full.
 	Result    *command.Result `json:"result,omitempty"`
 	AsPlanned bool            `json:"asPlanned,omitempty"`
 
-	// Decision
+	// RecordDecision
 	Approved bool   `json:"approved,omitempty"`
 	All      bool   `json:"all,omitempty"`
 	Reason   string `json:"reason,omitempty"`
@@ -111,8 +113,8 @@ type Turn struct {
 	legacy   bool // the turn has a blobs folder of an earlier courier version
 }
 
-// TurnDir returns the folder of the turn that answers outbox seq.
-func (s Store) TurnDir(id string, seq int) string {
+// turnDir returns the folder of the turn that answers outbox seq.
+func (s Store) turnDir(id string, seq int) string {
 	return filepath.Join(s.Folder(id), "turns", fmt.Sprintf("%04d", seq))
 }
 
@@ -147,7 +149,7 @@ const legacyBlobs = "blobs"
 // off: it was never acknowledged, so nothing relied on it. The same goes
 // for a torn last entry of the kept contents.
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
-	dir := s.TurnDir(id, seq)
+	dir := s.turnDir(id, seq)
 	newDirs, err := mkdirs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
@@ -229,7 +231,7 @@ func mkdirs(dir string) ([]string, error) {
 
 // ReadTurn reads a turn's records without opening it for writing.
 func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
-	dir := s.TurnDir(id, seq)
+	dir := s.turnDir(id, seq)
 	p := filepath.Join(dir, journalName)
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -397,7 +399,7 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 // Begun returns the turn's begin record, if it has one.
 func (t *Turn) Begun() (Record, bool) {
 	for _, r := range t.Records {
-		if r.Kind == Begin {
+		if r.Kind == RecordBegin {
 			return r, true
 		}
 	}
@@ -407,7 +409,7 @@ func (t *Turn) Begun() (Record, bool) {
 // IsUndone reports whether the turn's changes were reverted.
 func (t *Turn) IsUndone() bool {
 	for _, r := range t.Records {
-		if r.Kind == Undone {
+		if r.Kind == RecordUndone {
 			return true
 		}
 	}
@@ -418,7 +420,7 @@ func (t *Turn) IsUndone() bool {
 func (t *Turn) Changes() []Record {
 	var out []Record
 	for _, r := range t.Records {
-		if r.Kind == Apply && r.Change != nil {
+		if r.Kind == RecordChange && r.Change != nil {
 			out = append(out, r)
 		}
 	}

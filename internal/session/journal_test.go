@@ -20,17 +20,17 @@ func sampleRecords() []session.Record {
 	exit := 0
 	at := func(s int) time.Time { return day.Add(time.Duration(s) * time.Second) }
 	return []session.Record{
-		{Kind: session.Begin, At: at(0), ReplyHash: session.Hash([]byte("reply")), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
+		{Kind: session.RecordBegin, At: at(0), ReplyHash: session.Hash([]byte("reply")), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
 			{Type: command.CreateFile, Path: "a.go", Content: "package a\n"},
 			{Type: command.RunCommand, Command: "go test ./..."},
 		}},
-		{Kind: session.Apply, Index: 0, At: at(1), Change: &session.Change{
+		{Kind: session.RecordChange, Index: 0, At: at(1), Change: &session.Change{
 			Path: "a.go", After: session.Hash([]byte("package a\n")), CreatedDirs: []string{"x"},
 			Done: command.Result{Type: command.CreateFile, Path: "a.go", Status: command.OK, Summary: "created"},
 		}},
-		{Kind: session.Start, Index: 1, At: at(2)},
-		{Kind: session.Result, Index: 1, At: at(3), Result: &command.Result{Type: command.RunCommand, Status: command.OK, Summary: "ok", ExitCode: &exit}},
-		{Kind: session.Decision, Index: 1, At: at(4), Approved: true, All: true, Reason: "tests"},
+		{Kind: session.RecordStart, Index: 1, At: at(2)},
+		{Kind: session.RecordResult, Index: 1, At: at(3), Result: &command.Result{Type: command.RunCommand, Status: command.OK, Summary: "ok", ExitCode: &exit}},
+		{Kind: session.RecordDecision, Index: 1, At: at(4), Approved: true, All: true, Reason: "tests"},
 	}
 }
 
@@ -71,7 +71,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(read.Records, recs) || read.Sequence != 1 || read.Dir != s.TurnDir("0000000a", 1) {
+	if !reflect.DeepEqual(read.Records, recs) || read.Sequence != 1 || read.Dir != session.TurnDir(s, "0000000a", 1) {
 		t.Errorf("ReadTurn = %+v", read)
 	}
 	if b, ok := read.Begun(); !ok || b.ReplyFile != "inbox/r1.txt" {
@@ -89,7 +89,7 @@ func TestAppendFillsTime(t *testing.T) {
 	s := newStore(t)
 	turn := openTurn(t, s, 1)
 	before := time.Now()
-	if err := turn.Append(session.Record{Kind: session.Undone}); err != nil {
+	if err := turn.Append(session.Record{Kind: session.RecordUndone}); err != nil {
 		t.Fatal(err)
 	}
 	read, _ := s.ReadTurn("0000000a", 1)
@@ -124,7 +124,7 @@ func TestTornLastLineIsCutOff(t *testing.T) {
 				}
 			}
 			turn.Close()
-			p := filepath.Join(s.TurnDir("0000000a", 1), "journal.jsonl")
+			p := filepath.Join(session.TurnDir(s, "0000000a", 1), "journal.jsonl")
 			good := readBytes(t, p)
 			appendBytes(t, p, tc.tail)
 
@@ -197,7 +197,7 @@ func TestDamagedJournalIsAnError(t *testing.T) {
 		}
 	}
 	turn.Close()
-	p := filepath.Join(s.TurnDir("0000000a", 1), "journal.jsonl")
+	p := filepath.Join(session.TurnDir(s, "0000000a", 1), "journal.jsonl")
 	data := readBytes(t, p)
 	damaged := append([]byte("{not json}\n"), data...)
 	if err := os.WriteFile(p, damaged, 0o644); err != nil {
@@ -226,7 +226,7 @@ func TestReadTurnMissing(t *testing.T) {
 func TestOpenTurnRemovesCrashTemps(t *testing.T) {
 	s := newStore(t)
 	openTurn(t, s, 1).Close()
-	dir := s.TurnDir("0000000a", 1)
+	dir := session.TurnDir(s, "0000000a", 1)
 	// blobs/ is where earlier courier versions kept contents; kept/ is
 	// where undo keeps changed files.
 	for _, d := range []string{filepath.Join(dir, "blobs"), filepath.Join(dir, "kept", "src")} {
@@ -303,7 +303,56 @@ func TestTurnsOrder(t *testing.T) {
 	if want := []int{1, 2, 9, 10}; err != nil || !reflect.DeepEqual(seqs, want) {
 		t.Errorf("Turns = %v, %v; want %v", seqs, err, want)
 	}
-	if got, want := s.TurnDir("0000000a", 9), filepath.Join(turns, "0009"); got != want {
+	if got, want := session.TurnDir(s, "0000000a", 9), filepath.Join(turns, "0009"); got != want {
 		t.Errorf("TurnDir = %s, want %s", got, want)
+	}
+}
+
+// Record kinds keep the names journals have always had on disk ("apply"
+// for a file change): a journal an earlier courier wrote reads as today's,
+// and today's is written as it was.
+func TestJournalKindsOnDisk(t *testing.T) {
+	s := newStore(t)
+	dir := filepath.Join(s.Folder("0000000a"), "turns", "0001")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := `{"kind":"begin","index":0,"at":"2026-01-01T00:00:00Z","replyHash":"ab","replyFile":"r.txt"}
+{"kind":"apply","index":0,"at":"2026-01-01T00:00:01Z","change":{"path":"a.go","after":"cd","done":{"type":"CREATE_FILE","status":"ok","summary":"created"}}}
+{"kind":"start","index":1,"at":"2026-01-01T00:00:02Z"}
+{"kind":"result","index":1,"at":"2026-01-01T00:00:03Z","result":{"type":"RUN_COMMAND","status":"ok","summary":"ok"}}
+{"kind":"decision","index":2,"at":"2026-01-01T00:00:04Z","approved":true}
+{"kind":"undone","index":0,"at":"2026-01-01T00:00:05Z"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, err := s.ReadTurn("0000000a", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []session.RecordKind{session.RecordBegin, session.RecordChange, session.RecordStart, session.RecordResult, session.RecordDecision, session.RecordUndone}
+	var got []session.RecordKind
+	for _, r := range read.Records {
+		got = append(got, r.Kind)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds read = %v, want %v", got, want)
+	}
+	if ch := read.Changes(); len(ch) != 1 || ch[0].Change.Path != "a.go" {
+		t.Errorf("Changes = %+v", ch)
+	}
+
+	turn := openTurn(t, s, 2)
+	if err := turn.Append(session.Record{Kind: session.RecordChange, Change: &session.Change{Path: "b.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	turn.Close()
+	data, err := os.ReadFile(filepath.Join(s.Folder("0000000a"), "turns", "0002", "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte(`{"kind":"apply",`)) {
+		t.Errorf("a change is written as %.40s", data)
 	}
 }

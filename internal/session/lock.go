@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Lock is an exclusive hold on one session. It is an flock on
@@ -109,9 +111,7 @@ func (l *Lock) Note(doing string) {
 	if l == nil || l.f == nil || l.holder.Doing == doing {
 		return
 	}
-	if r := []rune(doing); len(r) > 200 {
-		doing = string(r[:200]) + "…"
-	}
+	doing = human.Cut(doing, 200)
 	l.holder.Doing = doing
 	l.write()
 }

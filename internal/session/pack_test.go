@@ -105,7 +105,7 @@ func TestLegacyBlobs(t *testing.T) {
 	openTurn(t, s, 1).Close()
 	content := []byte("kept the old way\n")
 	h := session.Hash(content)
-	dir := filepath.Join(s.TurnDir("0000000a", 1), "blobs")
+	dir := filepath.Join(session.TurnDir(s, "0000000a", 1), "blobs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -154,13 +154,13 @@ func TestAddThenSync(t *testing.T) {
 		t.Errorf("Sync with nothing new = %v", err)
 	}
 	// A result written as the apply record's planned one reads back so.
-	res := session.Record{Kind: session.Result, Index: 0, AsPlanned: true}
+	res := session.Record{Kind: session.RecordResult, Index: 0, AsPlanned: true}
 	if err := turn.Append(res); err != nil {
 		t.Fatal(err)
 	}
 	again := openTurn(t, s, 1)
 	last := again.Records[len(again.Records)-1]
-	if last.Kind != session.Result || !last.AsPlanned || last.Result != nil {
+	if last.Kind != session.RecordResult || !last.AsPlanned || last.Result != nil {
 		t.Errorf("last record %+v", last)
 	}
 }

@@ -24,7 +24,7 @@ func applyTurns(t *testing.T, s session.Store, st *session.State, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := turn.Append(session.Record{Kind: session.Begin, ReplyHash: replyHash(seq), ReplyFile: fmt.Sprintf("r%d.txt", seq), At: day}); err != nil {
+		if err := turn.Append(session.Record{Kind: session.RecordBegin, ReplyHash: replyHash(seq), ReplyFile: fmt.Sprintf("r%d.txt", seq), At: day}); err != nil {
 			t.Fatal(err)
 		}
 		turn.Close()

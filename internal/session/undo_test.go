@@ -19,12 +19,12 @@ func writeTurn(t *testing.T, s session.Store, seq int, prev *int, changed, undon
 		t.Fatal(err)
 	}
 	defer turn.Close()
-	recs := []session.Record{{Kind: session.Begin, ReplyHash: replyHash(seq), UndoPrev: prev}}
+	recs := []session.Record{{Kind: session.RecordBegin, ReplyHash: replyHash(seq), UndoPrev: prev}}
 	if changed {
-		recs = append(recs, session.Record{Kind: session.Apply, Change: &session.Change{Path: "f.txt"}})
+		recs = append(recs, session.Record{Kind: session.RecordChange, Change: &session.Change{Path: "f.txt"}})
 	}
 	if undone {
-		recs = append(recs, session.Record{Kind: session.Undone})
+		recs = append(recs, session.Record{Kind: session.RecordUndone})
 	}
 	for _, r := range recs {
 		if err := turn.Append(r); err != nil {

@@ -12,17 +12,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary act as courier's sandbox launcher, the way
 // courier's main does, when a sandboxed Run re-executes it.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
-		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
 
 func run(t *testing.T, spec Spec) Result {
 	t.Helper()

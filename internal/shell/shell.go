@@ -15,7 +15,9 @@ import (
 )
 
 // DefaultMaxOutput is the number of output characters kept when
-// Spec.MaxOutput is 0, as the CodingAgent protocol specifies.
+// Spec.MaxOutput is 0, as the CodingAgent protocol specifies, and the
+// default of courier's max_output setting (the config package takes it
+// from here).
 const DefaultMaxOutput = 4000
 
 // shellPath is the shell every command runs in. It is absolute because the

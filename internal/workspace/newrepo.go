@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // A command may make a repository where the workspace had none (`git
@@ -132,14 +134,14 @@ func riskyRepoConfig(data []byte) string {
 			var ok bool
 			section, sub, ok = repoSection(line)
 			if !ok {
-				return fmt.Sprintf("its settings file has the line %s, which only git reads for certain", strconv.Quote(clipLine(line)))
+				return fmt.Sprintf("its settings file has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
 			}
 			continue
 		}
 		name, _, _ := strings.Cut(line, "=")
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !configName(name) || section == "" {
-			return fmt.Sprintf("its settings file has the line %s, which only git reads for certain", strconv.Quote(clipLine(line)))
+			return fmt.Sprintf("its settings file has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
 		}
 		key := section + "." + name
 		if sub {
@@ -194,13 +196,6 @@ func configName(s string) bool {
 		}
 	}
 	return true
-}
-
-func clipLine(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
 }
 
 // HasRepository reports whether the workspace has a .git of any kind (a

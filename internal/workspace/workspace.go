@@ -256,7 +256,7 @@ func (w *Workspace) remove(p, c string) error {
 		return wrap(p, err)
 	}
 	if info.IsDir() {
-		return fmt.Errorf("'%s' is a folder; DELETE_FILE deletes files only", p)
+		return fmt.Errorf("'%s' is a folder; only files can be deleted", p)
 	}
 	return wrap(p, w.root.Remove(c))
 }

@@ -62,7 +62,10 @@ func start(t testing.TB, xvfb string) string {
 	}
 	defer r.Close()
 	var stderr bytes.Buffer
-	cmd := exec.Command(xvfb, "-displayfd", "3", "-nolisten", "tcp")
+	// -noreset: by default the server resets when its last client leaves
+	// (an xsel that served an empty copy and exited), and a client
+	// connecting during the reset is refused.
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-nolisten", "tcp", "-noreset")
 	cmd.ExtraFiles = []*os.File{w} // becomes fd 3
 	cmd.Stderr = &stderr
 	err = cmd.Start()

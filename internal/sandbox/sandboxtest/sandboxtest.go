@@ -1,4 +1,5 @@
 // Package sandboxtest gives tests of the command sandbox what they share:
+// a TestMain that lets the test binary act as courier's sandbox launcher,
 // checks that the kernel has Landlock and the namespaces, and a folder
 // outside every place a sandboxed command may write to, to try writes in.
 package sandboxtest
@@ -12,6 +13,24 @@ import (
 
 	"github.com/courier-agent/courier/internal/sandbox"
 )
+
+// Main is the TestMain of a package whose tests run sandboxed commands:
+// the sandbox re-executes the running binary as its launcher, and in tests
+// that binary is the test binary.
+func Main(m *testing.M) {
+	RunLauncher()
+	os.Exit(m.Run())
+}
+
+// RunLauncher acts as courier's sandbox launcher and exits, when the test
+// binary was started as one (os.Args[1] is sandbox.ExecArg), as courier's
+// own main does; otherwise it returns, for a TestMain that runs the tests
+// its own way.
+func RunLauncher() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
+	}
+}
 
 // SkipEnv, set to "1", lets sandbox tests skip (saying why) on a kernel
 // without Landlock, instead of failing.

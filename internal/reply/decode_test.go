@@ -1,4 +1,4 @@
-package protocol
+package reply
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/courier-agent/courier/internal/protocol"
 )
 
 func utf16Bytes(s string, bigEndian, bom bool) []byte {
@@ -73,9 +75,9 @@ func TestDecodeDecodedReplyParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := Parse(text).Commands
+	cmds := protocol.Parse(text).Commands
 	if len(cmds) != 1 || cmds[0].Command != "dir" {
-		t.Fatalf("got %s", dump(cmds))
+		t.Fatalf("got %+v", cmds)
 	}
 }
 
