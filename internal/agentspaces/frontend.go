@@ -116,3 +116,5 @@ func (opWords) ReadLines(path string, from, to int) string {
 }
 
 func (opWords) MoreTime() string { return `"timeout" in milliseconds` }
+
+func (opWords) Output() string { return "stdout and stderr come back apart" }

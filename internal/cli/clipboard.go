@@ -48,11 +48,11 @@ run 'courier process'.`,
 			if strings.TrimSpace(text) == "" {
 				return withHint(errors.New("the clipboard is empty"), "copy the LLM's answer in the chat first")
 			}
-			fe, err := b.FrontEnd("")
+			fe, err := b.FrontEnd(info.Protocol)
 			if err != nil {
 				return err
 			}
-			// Read as every reply is (size, text, courier's own request), so
+			// Read in the session's protocol as every reply is (size, text, courier's own request), so
 			// that what is saved is what processing it will accept.
 			rep, err := reply.New("on the clipboard", []byte(text), g.cfg.MaxReply, fe)
 			var echo *reply.EchoError

@@ -552,21 +552,7 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		return failed(c, "%v; %s reads regular files only", err, e.opts.Words.Name(command.ReadFile))
 	}
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, lineRange(c))}
-}
-
-// lineRange names the lines a READ_FILE asks for: " lines 400-464", " from
-// line 400", or "" for the whole file.
-func lineRange(c command.Command) string {
-	switch {
-	case c.StartLine > 0 && c.EndLine > 0:
-		return fmt.Sprintf(" lines %d-%d", c.StartLine, c.EndLine)
-	case c.StartLine > 0:
-		return fmt.Sprintf(" from line %d", c.StartLine)
-	case c.EndLine > 0:
-		return fmt.Sprintf(" lines 1-%d", c.EndLine)
-	}
-	return ""
+		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))}
 }
 
 // InlineReadLimit is the largest file an inline READ_FILE returns in its

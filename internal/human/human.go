@@ -6,6 +6,7 @@ package human
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -89,7 +90,8 @@ func Cut(s string, max int) string {
 	if max <= 0 || len(s) <= max || utf8.RuneCountInString(s) <= max {
 		return s
 	}
-	return string([]rune(s)[:max]) + " …"
+	// A cut after a space would show two before the ellipsis.
+	return strings.TrimRightFunc(string([]rune(s)[:max]), unicode.IsSpace) + " …"
 }
 
 // OneLine folds every run of white space in s, line breaks included, into

@@ -80,6 +80,7 @@ func TestCutAndOneLine(t *testing.T) {
 		{"日本語のテキスト", 3, "日本語 …", "日本語 …"},
 		{" rm  -rf\n build ", 0, " rm  -rf\n build ", "rm -rf build"},
 		{"echo a\necho b", 8, "echo a\ne …", "echo a e …"},
+		{"It is long", 3, "It …", "It …"},
 	}
 	for _, c := range cases {
 		if got := Cut(c.s, c.max); got != c.cut {

@@ -174,8 +174,8 @@ func (d Description) Text(words command.Words) string {
 	if l.Timeout > 0 {
 		limit = fmt.Sprintf("a time limit of %s (more with %s)", l.Timeout, words.MoreTime())
 	}
-	fmt.Fprintf(&b, "- Each %s has %s; its output is capped at %s characters, keeping the head and the tail; stdout and stderr are merged in the order written; there is no stdin\n",
-		words.Name(command.RunCommand), limit, human.Thousands(l.MaxOutput))
+	fmt.Fprintf(&b, "- Each %s has %s; its output is capped at %s characters, keeping the head and the tail; %s; there is no stdin\n",
+		words.Name(command.RunCommand), limit, human.Thousands(l.MaxOutput), words.Output())
 	if l.NoNetwork {
 		b.WriteString("- Commands have no network: downloads and package installs from the internet fail\n")
 	} else {

@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"math/bits"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -58,6 +60,7 @@ const maxErrors = 100
 // parser holds the state of one Parse call.
 type parser struct {
 	text  string
+	at    int   // offset of the line the main loop is at
 	reply Reply // Session and Sequence; the commands are in cmds
 	cmds  cmdList
 	// spans are recorded only for tests, since they cost memory per block.
@@ -65,9 +68,8 @@ type parser struct {
 	trackSpans bool
 	errors     int
 	// more counts problems beyond maxErrors; moreCmd is the index of the
-	// summary entry that stands for them, moreEntry the entry itself.
+	// summary entry that stands for them, or -1.
 	more, moreCmd int
-	moreEntry     *command.Command
 	seenCommand   bool // header echo lines count only before the first tag
 	seenThink     bool
 	// maybeBody is set when a line since the last command could be part
@@ -75,12 +77,21 @@ type parser struct {
 	maybeBody bool
 	// recent holds the last lines classified, by offset: a scan that stops
 	// at a tag line hands it back to the caller, which looks at it again.
-	recent     [2]classified
+	// Three slots: one head may have pinned, and the two a scan alternates
+	// (a scan's result stays valid until its next call but one).
+	recent     [3]classified
 	recentNext int
-	lt, colon  ahead // the next '<' (reasoning tags) and ':' (header echo)
-	upper      upperNames
-	textLine   tagLine // what every text line is; never changed
-	cur        tagLine // the line the main loop handles (see head)
+	pinned     int // the slot head handed out, which scans leave alone; -1 if none
+	// The next '<' (reasoning tags), ':' (header echo) and '[' (tags) for
+	// the main loop, and the next '[' and '<' for scans ahead of it.
+	lt, colon, brack ahead
+	scanBrack        ahead
+	scanLt           ahead
+	upper            upperNames
+	edits            editSlab
+	near             nearMisses
+	textLine         tagLine // what every text line is; never changed
+	cur              tagLine // the line the main loop handles (see head)
 }
 
 // classified is a line's offset and what classify made of it.
@@ -89,52 +100,77 @@ type classified struct {
 	t   tagLine
 }
 
-// cmdList collects commands in chunks that never move, so that a reply
-// with very many commands is copied once at the end rather than at every
-// growth of one big slice.
+// cmdList collects commands in one slice, made as large as the reply
+// probably needs from a cheap guess, so that it is usually never copied.
+// When the guess falls short, it grows to what the part of the reply read
+// so far predicts for the whole, within four times its size.
 type cmdList struct {
-	chunks [][]command.Command
-	n      int
-	// guess is how many commands the reply probably holds: the first chunk
-	// is made that large, so that a reply of many commands is usually kept
-	// in one chunk and not copied at all.
-	guess int
+	list  []command.Command
+	guess int // the first size: see newParser
+	// errs counts the PARSE_ERROR entries, which stop at maxErrors + 1
+	// and so tell nothing of what is to come.
+	errs int
 }
 
-const maxChunk = 1024
+// maxFirstGuess bounds the first size guessed from a sample of the reply,
+// so that a sample dense with tags cannot make it huge for a reply whose
+// rest holds none.
+const maxFirstGuess = 1 << 16
 
-// maxFirstChunk bounds the first chunk sized from a guess of the command
-// count, so that a reply of nothing but tags cannot make it huge.
-const maxFirstChunk = 1 << 16
-
-// add appends c and returns its index and where it is kept.
-func (l *cmdList) add(c command.Command) (int, *command.Command) {
-	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
-		size := min(max(8, l.n), maxChunk)
-		if k < 0 {
-			size = max(size, l.guess)
-		}
-		l.chunks = append(l.chunks, make([]command.Command, 0, size))
-		k++
+// add appends c and returns its index; at is how far into the reply of
+// size total the parser is.
+func (l *cmdList) add(c *command.Command, at, total int) int {
+	if len(l.list) == cap(l.list) {
+		l.grow(at, total, c.Type != command.ParseError)
 	}
-	l.chunks[k] = append(l.chunks[k], c)
-	l.n++
-	return l.n - 1, &l.chunks[k][len(l.chunks[k])-1]
+	l.list = append(l.list, *c)
+	if c.Type == command.ParseError {
+		l.errs++
+	}
+	return len(l.list) - 1
+}
+
+// slot appends a zero command for a builder to fill in place, which saves
+// copying it, and the garbage collector's write barriers, into the list.
+func (l *cmdList) slot(at, total int) *command.Command {
+	if len(l.list) == cap(l.list) {
+		l.grow(at, total, true)
+	}
+	l.list = l.list[:len(l.list)+1]
+	return &l.list[len(l.list)-1]
+}
+
+// drop takes back the last slot, zeroed for the next.
+func (l *cmdList) drop() {
+	l.list[len(l.list)-1] = command.Command{}
+	l.list = l.list[:len(l.list)-1]
+}
+
+// grow makes room for one more command, real or a PARSE_ERROR entry.
+func (l *cmdList) grow(at, total int, real bool) {
+	n := len(l.list)
+	size := n + n/2 + 8
+	switch {
+	case n == l.errs && real:
+		// The first real command: the guess is for those.
+		size = n + l.guess
+	case n > l.errs:
+		// Commands so far per byte read, for the whole reply, and an
+		// eighth more. The bound keeps a reply whose commands all come
+		// first from costing more than four times what it needs.
+		est := int(float64(n-l.errs)*float64(total)/float64(max(at, 1))*1.125) + l.errs
+		size = max(size, min(est, 4*n))
+	}
+	list := make([]command.Command, n, size)
+	copy(list, l.list)
+	l.list = list
 }
 
 func (l *cmdList) all() []command.Command {
-	if len(l.chunks) <= 1 {
-		if l.n == 0 {
-			return nil
-		}
-		return l.chunks[0]
+	if len(l.list) == 0 {
+		return nil
 	}
-	out := make([]command.Command, 0, l.n)
-	for _, c := range l.chunks {
-		out = append(out, c...)
-	}
-	return out
+	return l.list
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
@@ -145,14 +181,15 @@ func newParser(text string, spans bool) *parser {
 	if strings.Contains(text, "\r\n") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	p := &parser{text: text, moreCmd: -1, trackSpans: spans, lt: ahead{b: '<'}, colon: ahead{b: ':'}}
+	p := &parser{text: text, moreCmd: -1, trackSpans: spans,
+		lt: newAhead('<'), colon: newAhead(':'), brack: newAhead('['), scanBrack: newAhead('['), scanLt: newAhead('<')}
 	// Every block has a closing tag, and READ_FILE and DELETE_FILE are
 	// tags alone: count them in the first 64 KB and extrapolate.
 	sample := text[:min(len(text), 64<<10)]
 	tags := strings.Count(sample, "[/") + strings.Count(sample, "READ_FILE ") + strings.Count(sample, "DELETE_FILE ")
 	guess := tags * (len(text)/max(len(sample), 1) + 1)
-	p.cmds.guess = min(guess, len(text)/32, maxFirstChunk) + 8
-	p.recent[0].pos, p.recent[1].pos = -1, -1
+	p.cmds.guess = min(guess+guess/8, len(text)/32, maxFirstGuess) + 8
+	p.recent[0].pos, p.recent[1].pos, p.recent[2].pos, p.pinned = -1, -1, -1, -1
 	return p
 }
 
@@ -170,32 +207,54 @@ func (p *parser) classify(c cursor, line string) *tagLine {
 		}
 	}
 	k := p.recentNext
-	p.recentNext = 1 - k
+	if k == p.pinned {
+		k = nextSlot(k)
+	}
+	p.recentNext = nextSlot(k)
 	r := &p.recent[k]
 	r.pos = c.pos
 	r.t.classify(line, false, &p.upper)
 	return &r.t
 }
 
+func nextSlot(k int) int {
+	if k++; k == len(parser{}.recent) {
+		return 0
+	}
+	return k
+}
+
 // head reads the line at c that the main loop is at, with the attributes
-// of a tag that starts a command, into p.cur, which scans do not touch:
-// it stays valid while the command is handled. Other lines are what
-// classify makes of them, valid until the next scan.
+// of a tag that starts a command. The result is p.cur or a slot of recent
+// that scans leave alone (pinned): it stays valid while the command is
+// handled.
 func (p *parser) head(c cursor, line string) *tagLine {
 	if !maybeTag(line) {
 		return &p.textLine
 	}
 	for i := range p.recent {
-		if r := &p.recent[i]; r.pos == c.pos && r.t.kind != kindOpen {
-			return &r.t // see unknown, the handler that scans on
+		// A scan's reading is all there is to know of a tag without
+		// attributes; the slot is kept from scans while it is handled.
+		if r := &p.recent[i]; r.pos == c.pos && (r.t.kind != kindOpen || r.t.nattrs == 0 && !r.t.hasBare) {
+			p.pinned = i
+			return &r.t
 		}
 	}
+	p.pinned = -1
 	p.cur.classify(line, true, &p.upper)
 	return &p.cur
 }
 
 func (p *parser) run() {
 	for c := (cursor{}); !p.done(c); {
+		if p.maybeBody && !likelyLook(p.text, c.pos) {
+			if next := p.skipPlain(c); next != c {
+				p.prose(c.line, next.line)
+				c = next
+				continue
+			}
+		}
+		p.at = c.pos
 		line, next := p.lineAt(c)
 		if isBlankASCII(line) {
 			// A run of blank lines is prose whatever else is going on.
@@ -206,7 +265,8 @@ func (p *parser) run() {
 		}
 		c = p.step(c, line, next)
 	}
-	if e := p.moreEntry; e != nil {
+	if p.moreCmd >= 0 {
+		e := &p.cmds.list[p.moreCmd]
 		e.Error = moreProblems(p.more, e.Line)
 	}
 	p.reply.Commands = p.cmds.all()
@@ -224,33 +284,87 @@ func isBlankASCII(line string) bool {
 	return true
 }
 
+// skipPlain passes over the lines from c on that are prose whatever they
+// hold, once a command was seen and a line that may be a block's body
+// (see loose): only a line with a tag ('['), a reasoning tag ('<') or,
+// before the first command, a header echo (':') needs a look. It returns
+// c when the line at c needs one.
+func (p *parser) skipPlain(c cursor) cursor {
+	t := min(p.brack.next(p.text, c.pos), p.lt.next(p.text, c.pos))
+	if !p.seenCommand && (p.reply.Session == "" || p.reply.Sequence == 0) {
+		t = min(t, p.colon.next(p.text, c.pos))
+	}
+	return p.lineOf(c, t)
+}
+
+// likelyLook is a guess that the line at pos needs a look, by its first
+// byte: it may start a tag or a reasoning tag. Trying to pass over such
+// lines, when each holds one, costs more than it saves.
+func likelyLook(text string, pos int) bool {
+	if pos >= len(text) {
+		return false
+	}
+	switch c := text[pos]; {
+	case c == '[', c == '<', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
+		return true
+	}
+	return false
+}
+
+// lineOf returns the cursor of the line that holds offset t, at or after
+// c; for t == len(text), where nothing was found, the end.
+func (p *parser) lineOf(c cursor, t int) cursor {
+	if t >= len(p.text) {
+		return cursor{len(p.text) + 1, c.line + strings.Count(p.text[c.pos:], "\n") + 1}
+	}
+	start := c.pos + strings.LastIndexByte(p.text[c.pos:t], '\n') + 1
+	if start == c.pos {
+		return c
+	}
+	return cursor{start, c.line + strings.Count(p.text[c.pos:start], "\n")}
+}
+
 // ahead is where the next occurrence of a byte is in the text, found once
 // for many lines rather than searched for in every line.
 type ahead struct {
-	b  byte
-	at int // offset of the next b at or after from; len(text) when none
-	ok bool
+	b        byte
+	from, at int // at is the first b at or after from; len(text) when none
+}
+
+// newAhead is an ahead for b that has not looked yet.
+func newAhead(b byte) ahead { return ahead{b: b, from: 1, at: 0} }
+
+// next returns the offset of the first b at or after pos, len(text) when
+// there is none.
+func (a *ahead) next(text string, pos int) int {
+	if a.from <= pos && pos <= a.at {
+		return a.at
+	}
+	return a.find(text, pos)
+}
+
+func (a *ahead) find(text string, pos int) int {
+	a.from = pos
+	if i := strings.IndexByte(text[pos:], a.b); i >= 0 {
+		a.at = pos + i
+	} else {
+		a.at = len(text)
+	}
+	return a.at
 }
 
 // in reports whether the line at c (of length n) holds the byte.
 func (a *ahead) in(text string, c cursor, n int) bool {
-	if !a.ok || a.at < c.pos {
-		a.ok = true
-		if i := strings.IndexByte(text[c.pos:], a.b); i >= 0 {
-			a.at = c.pos + i
-		} else {
-			a.at = len(text)
-		}
-	}
-	return a.at < c.pos+n
+	return a.next(text, c.pos) < c.pos+n
 }
 
 // lineAt returns the line at c, without its "\n", and the next line's cursor.
 func (p *parser) lineAt(c cursor) (string, cursor) {
 	rest := p.text[c.pos:]
-	// Short lines are found faster by looking than by a call to search.
-	for i := 0; i < len(rest) && i < 8; i++ {
-		if rest[i] == '\n' {
+	// Short lines are found faster by looking at eight bytes at once
+	// than by a call to search.
+	if len(rest) >= 8 {
+		if i := newlineIn8(rest[:8]); i < 8 {
 			return rest[:i], cursor{c.pos + i + 1, c.line + 1}
 		}
 	}
@@ -260,10 +374,23 @@ func (p *parser) lineAt(c cursor) (string, cursor) {
 	return rest, cursor{len(p.text) + 1, c.line + 1}
 }
 
+// newlineIn8 returns the index of the first '\n' in s (eight bytes), or 8.
+func newlineIn8(s string) int {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	// The lowest byte of w that is '\n' is the lowest byte flagged here
+	// (a borrow can only flag bytes above a zero byte of x).
+	x := w ^ 0x0a0a0a0a0a0a0a0a
+	return bits.TrailingZeros64((x-0x0101010101010101)&^x&0x8080808080808080) / 8
+}
+
 // step handles the line at c and returns where to go on.
 func (p *parser) step(c cursor, line string, next cursor) cursor {
-	if r, ok := p.think(c, line, next); ok {
-		return r
+	// Only a line with a '<' can hold a reasoning tag.
+	if p.lt.next(p.text, c.pos) < c.pos+len(line) {
+		if r, ok := p.think(c, line, next); ok {
+			return r
+		}
 	}
 	t := p.head(c, line)
 	switch t.kind {
@@ -307,10 +434,19 @@ func (p *parser) span(first, end, cmd int) {
 }
 
 // add records a command whose block covers lines [first, end).
-func (p *parser) add(cmd command.Command, first, end int) {
+func (p *parser) add(cmd *command.Command, first, end int) {
 	p.maybeBody = false
 	cmd.Line = first + 1
-	i, _ := p.cmds.add(cmd)
+	i := p.cmds.add(cmd, p.at, len(p.text))
+	p.span(first, end, i)
+}
+
+// placed records the command in the last slot, whose block covers lines
+// [first, end).
+func (p *parser) placed(first, end int) {
+	p.maybeBody = false
+	i := len(p.cmds.list) - 1
+	p.cmds.list[i].Line = first + 1
 	p.span(first, end, i)
 }
 
@@ -321,14 +457,22 @@ func (p *parser) listing() bool { return p.errors < maxErrors }
 // fail records a PARSE_ERROR covering lines [first, end). The message is
 // built only if it will be listed.
 func (p *parser) fail(first, end int, path string, msg func() string) {
-	p.errors++
-	p.maybeBody = false
-	if p.errors <= maxErrors {
-		p.add(command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
+	if !p.listing() {
+		p.unlisted(first, end)
 		return
 	}
+	p.errors++
+	p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
+}
+
+// unlisted is fail for a problem beyond maxErrors, counted in the summary
+// entry; callers on busy paths use it to save making the message's
+// closure.
+func (p *parser) unlisted(first, end int) {
+	p.errors++
+	p.maybeBody = false
 	if p.moreCmd < 0 {
-		p.moreCmd, p.moreEntry = p.cmds.add(command.Command{Type: command.ParseError, Line: first + 1})
+		p.moreCmd = p.cmds.add(&command.Command{Type: command.ParseError, Line: first + 1}, p.at, len(p.text))
 	}
 	p.more++
 	p.span(first, end, p.moreCmd)

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"unicode/utf8"
+
 	"github.com/courier-agent/courier/internal/command"
 )
 
@@ -64,11 +66,23 @@ const maxListed = 5
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
 	quick := !fileBody || !p.listing()
+	closer := closerOf(typ)
 	var sc bodyScan
 	var opened typeSet // commands opened inside the body
 	c := from
 	for !p.done(c) {
+		// Only a line with a '[' can be a tag.
+		if !likelyLook(p.text, c.pos) {
+			if c = p.lineOf(c, p.scanBrack.next(p.text, c.pos)); p.done(c) {
+				break
+			}
+		}
 		line, next := p.lineAt(c)
+		// The closing tag as the protocol writes it, maybe indented.
+		if len(line) >= len(closer) && line[skipBlanks(line, 0):] == closer {
+			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
+			return sc
+		}
 		if quick && !canEnd(line, typ, fileBody) {
 			c = next
 			continue
@@ -99,6 +113,23 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	return sc
 }
 
+// closerOf is the closing tag of a typ block.
+func closerOf(typ command.Type) string {
+	switch typ {
+	case command.CreateFile:
+		return "[/CREATE_FILE]"
+	case command.EditFile:
+		return "[/EDIT_FILE]"
+	case command.RunCommand:
+		return "[/RUN_COMMAND]"
+	case command.Message:
+		return "[/MESSAGE]"
+	case command.Done:
+		return "[/DONE]"
+	}
+	return "[/" + string(typ) + "]"
+}
+
 // canEnd is a quick look at a line of a typ body: false when it cannot end
 // the body or tell anything about it, because it is not a tag line, or it
 // is an opening tag that is neither a command (for any body) nor a typ
@@ -112,22 +143,21 @@ func canEnd(line string, typ command.Type, fileBody bool) bool {
 	if !ok {
 		return false
 	}
-	if !isASCII(line[i:]) {
-		return true // characters that reading the tag removes: read it properly
-	}
 	if i+1 < len(line) && line[i+1] == '/' {
 		return true
 	}
-	name := line[i+1 : nameEnd(line, i+1)]
+	e := nameEnd(line, i+1)
+	if e < len(line) && line[e] >= utf8.RuneSelf {
+		// Reading the tag may remove characters that split the name:
+		// read it properly. Past an ASCII character that ends the name,
+		// cleaning changes nothing of it.
+		return true
+	}
+	name := line[i+1 : e]
 	if fileBody {
 		return upperIs(name, string(typ))
 	}
-	for _, k := range command.Types {
-		if upperIs(name, string(k)) {
-			return true
-		}
-	}
-	return false
+	return typeOfWritten(name) != ""
 }
 
 // upperIs reports whether name, in any ASCII case, is want (upper case).
@@ -157,10 +187,11 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	// A final [DONE] without its closing tag still ends the session.
 	finalDone := t.typ == command.Done && sc.stop.name == ""
 	if !sc.closed && !finalDone {
-		var path, problem string
-		if p.listing() {
-			path, problem = blockPath(t)
+		if !p.listing() {
+			p.unlisted(c.line, sc.resume.line)
+			return sc.resume
 		}
+		path, problem := blockPath(t)
 		p.fail(c.line, sc.resume.line, path, func() string {
 			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblemIf(t, c.line+1, path, problem))
 		})
@@ -169,16 +200,20 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	if finalDone && !sc.closed {
 		sc.body = dropDanglingFence(sc.body)
 	}
-	cmd, problem := buildBlock(t, sc.body, c.line+1)
-	switch {
-	case problem != "" && !sc.closed:
-		p.fail(c.line, sc.resume.line, cmd.Path, func() string {
-			return joinProblems(unclosedMessage(t, c.line, cmd.Path, sc), tagProblem(t, c.line+1, cmd.Path, problem))
+	cmd := p.cmds.slot(p.at, len(p.text))
+	problem := buildBlock(cmd, t, sc.body, c.line+1, &p.edits)
+	if problem == "" {
+		p.placed(c.line, sc.resume.line)
+		return sc.resume
+	}
+	path := cmd.Path
+	p.cmds.drop()
+	if !sc.closed {
+		p.fail(c.line, sc.resume.line, path, func() string {
+			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblem(t, c.line+1, path, problem))
 		})
-	case problem != "":
-		p.fail(c.line, sc.resume.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
-	default:
-		p.add(cmd, c.line, sc.resume.line)
+	} else {
+		p.fail(c.line, sc.resume.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
 	}
 	return sc.resume
 }
@@ -209,7 +244,12 @@ func leadText(t *tagLine) string {
 // right after (blank lines allowed) is taken as part of the command;
 // otherwise the blank lines looked at are prose.
 func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
-	cmd, problem := buildSimple(t)
+	cmd := p.cmds.slot(p.at, len(p.text))
+	problem := buildSimple(cmd, t)
+	path := cmd.Path
+	if problem != "" {
+		p.cmds.drop()
+	}
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
@@ -220,9 +260,9 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 		}
 	}
 	if problem != "" {
-		p.fail(c.line, end.line, cmd.Path, func() string { return tagProblem(t, c.line+1, cmd.Path, problem) })
+		p.fail(c.line, end.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
 	} else {
-		p.add(cmd, c.line, end.line)
+		p.placed(c.line, end.line)
 	}
 	if end == next && blanks != next {
 		p.prose(next.line, blanks.line)
@@ -236,12 +276,34 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
 // before the next tag line. The scan for that closing tag stops at the next
 // tag line, so no line is scanned twice by it.
+//
+// When the line right after it is another unknown tag, that one is
+// handled here too, as the main loop would handle it next: a reply of
+// nothing but such tags does not go through the main loop line by line.
 func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
+	for {
+		r, after, nt := p.unknownOne(c, t, next)
+		if nt == nil || r != next || nt.kind != kindOther || p.lt.next(p.text, next.pos) < after.pos-1 {
+			return r
+		}
+		// What the main loop does with the line at next: it is no blank
+		// line, nothing to pass over, no reasoning tag (no '<'), a tag a
+		// scan has just read.
+		c, t, next = next, nt, after
+		p.at = c.pos
+	}
+}
+
+// unknownOne is unknown for one tag. When the line after it is a tag line,
+// it also returns that line's reading and the cursor after it.
+func (p *parser) unknownOne(c cursor, t *tagLine, next cursor) (cursor, cursor, *tagLine) {
 	// t may be where the scan below keeps what it reads: copy what is
 	// needed of it first.
 	written, words, nattrs := t.written, t.words, t.nattrs
 	end := next
 	closed := false
+	var nt *tagLine
+	var ntAfter cursor
 	for e := next; !p.done(e); {
 		line, after := p.lineAt(e)
 		ct := p.classify(e, line)
@@ -249,19 +311,26 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 			end, closed = after, true
 		}
 		if ct.kind != kindText {
+			if e == next {
+				nt, ntAfter = ct, after
+			}
 			break
 		}
 		e = after
 	}
-	if !commandLike(words, nattrs) && !(closed && isUpperName(written)) {
+	if !p.commandLike(words, nattrs) && !(closed && isUpperName(written)) {
 		p.prose(c.line, next.line)
-		return next
+		return next, ntAfter, nt
 	}
 	if !closed {
 		end = next
 	}
+	if !p.listing() {
+		p.unlisted(c.line, end.line)
+		return end, ntAfter, nt
+	}
 	p.fail(c.line, end.line, "", func() string { return unknownMessage(words, c.line, end.line, closed) })
-	return end
+	return end, ntAfter, nt
 }
 
 // strayCloser handles a closing tag of a block command that opens nowhere.

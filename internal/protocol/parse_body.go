@@ -51,7 +51,24 @@ var markupExts = map[string]bool{
 }
 
 func isMarkup(p string) bool {
-	return markupExts[strings.ToLower(path.Ext(p))]
+	ext := path.Ext(p)
+	if !isASCII(ext) {
+		// Some letters lower-case to ASCII ones (the Kelvin sign to 'k').
+		return markupExts[strings.ToLower(ext)]
+	}
+	if len(ext) > len(".asciidoc") {
+		return false
+	}
+	// Lower-cased without a copy.
+	var buf [len(".asciidoc")]byte
+	for i := 0; i < len(ext); i++ {
+		c := ext[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return markupExts[string(buf[:len(ext)])]
 }
 
 // markupInfos are fence labels that mean "this is the Markdown file itself".
@@ -59,6 +76,21 @@ var markupInfos = map[string]bool{
 	"": true, "markdown": true, "md": true, "mdx": true, "gfm": true, "text": true,
 	"txt": true, "plaintext": true, "rst": true, "restructuredtext": true,
 	"adoc": true, "asciidoc": true,
+}
+
+// lineEnd returns the offset of the '\n' that ends the line of s starting
+// at start, or len(s). A short line's end is found by looking at eight
+// bytes at once, faster than a call to search.
+func lineEnd(s string, start int) int {
+	if len(s)-start >= 8 {
+		if i := newlineIn8(s[start : start+8]); i < 8 {
+			return start + i
+		}
+	}
+	if i := strings.IndexByte(s[start:], '\n'); i >= 0 {
+		return start + i
+	}
+	return len(s)
 }
 
 // eachLine calls f with every line of s (without "\n") and its offset.
@@ -172,7 +204,7 @@ func fenceMark(line string) (f fence, ok bool) {
 	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
 		return fence{}, false
 	}
-	if line[i] >= utf8.RuneSelf || !isASCII(line[i:]) {
+	if line[i] >= utf8.RuneSelf {
 		return openFence(line)
 	}
 	s := line[i:]
@@ -181,19 +213,23 @@ func fenceMark(line string) (f fence, ok bool) {
 	for n < len(s) && s[n] == ch {
 		n++
 	}
-	if n < 3 {
-		return fence{}, false
-	}
+	// A line with non-ASCII characters is read by openFence, which cleans
+	// it; but a backtick after a backtick fence, met first, refuses the
+	// line just the same, as cleaning leaves it there.
 	rest := s[n:]
-	if ch == '`' && strings.IndexByte(rest, '`') >= 0 {
-		return fence{}, false
-	}
 	bare := true
 	for j := 0; j < len(rest); j++ {
-		if !isSpaceASCII(rest[j]) {
+		switch c := rest[j]; {
+		case c >= utf8.RuneSelf:
+			return openFence(line)
+		case c == '`' && ch == '`':
+			return fence{}, false
+		case !isSpaceASCII(c):
 			bare = false
-			break
 		}
+	}
+	if n < 3 {
+		return fence{}, false
 	}
 	return fence{ch: ch, n: n, bare: bare}, true
 }
@@ -320,12 +356,8 @@ func innerFencesPair(s string) bool {
 	var open fence
 	inBlock := false
 	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
+		// Lines of Markdown are often short: see lineEnd.
+		end := lineEnd(s, start)
 		g, isFence := fenceMark(s[start:end])
 		switch {
 		case !isFence:

@@ -6,10 +6,10 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// buildSimple makes a DELETE_FILE or READ_FILE command from its tag, or
-// says what is wrong with it (see tagProblem).
-func buildSimple(t *tagLine) (command.Command, string) {
-	cmd := command.Command{Type: t.typ}
+// buildSimple makes a DELETE_FILE or READ_FILE command from its tag in
+// cmd, a zero command, or says what is wrong with it (see tagProblem).
+func buildSimple(cmd *command.Command, t *tagLine) string {
+	cmd.Type = t.typ
 	m, problem := tagAttrs(t)
 	path, pathProblem := tagPath(m)
 	cmd.Path = path
@@ -22,7 +22,7 @@ func buildSimple(t *tagLine) (command.Command, string) {
 	if problem == "" && t.typ == command.ReadFile {
 		cmd.StartLine, cmd.EndLine, problem = readRange(m)
 	}
-	return cmd, problem
+	return problem
 }
 
 func isCloserOf(s, name string) bool {
@@ -30,10 +30,11 @@ func isCloserOf(s, name string) bool {
 	return ok && closer == name
 }
 
-// buildBlock makes a command with a body, or says what is wrong with it
-// (see tagProblem). line is the 1-based line of the opening tag.
-func buildBlock(t *tagLine, body string, line int) (command.Command, string) {
-	cmd := command.Command{Type: t.typ}
+// buildBlock makes a command with a body in cmd, a zero command, or says
+// what is wrong with it (see tagProblem). line is the 1-based line of the
+// opening tag.
+func buildBlock(cmd *command.Command, t *tagLine, body string, line int, edits *editSlab) string {
+	cmd.Type = t.typ
 	m, problem := tagAttrs(t)
 	if problem == "" && t.trailing != "" && leadText(t) == "" {
 		problem = trailingProblem(t)
@@ -45,7 +46,7 @@ func buildBlock(t *tagLine, body string, line int) (command.Command, string) {
 		cmd.Content = fileText(body, t.indent, cmd.Path)
 		cmd.NoOverwrite = noOverwrite(m)
 	case command.EditFile:
-		cmd, p = buildEdit(m, body, t.indent, line)
+		p = buildEdit(cmd, m, body, t.indent, line, edits)
 	case command.RunCommand:
 		cmd.Command = commandText(body, t.indent)
 		cmd.Dir = m.val("cwd")
@@ -64,36 +65,35 @@ func buildBlock(t *tagLine, body string, line int) (command.Command, string) {
 	if problem == "" {
 		problem = p
 	}
-	return cmd, problem
+	return problem
 }
 
 // buildEdit makes an EDIT_FILE: a line range when start_line/end_line are
 // given, search/replace pairs otherwise.
-func buildEdit(m attrs, body string, indent, line int) (command.Command, string) {
-	cmd := command.Command{Type: command.EditFile}
+func buildEdit(cmd *command.Command, m attrs, body string, indent, line int, slab *editSlab) string {
 	var p string
 	if cmd.Path, p = tagPath(m); p != "" {
-		return cmd, p
+		return p
 	}
 	start, end, p := lineAttrs(m, false)
 	if p != "" {
-		return cmd, p
+		return p
 	}
 	text := dedent(body, indent)
 	markup := isMarkup(cmd.Path)
-	edits, p, hasPairs := parseEdits(text, markup, line+1)
+	edits, p, hasPairs := parseEdits(text, markup, line+1, slab)
 	switch {
 	case start != 0 && hasPairs:
-		return cmd, "has start_line/end_line and also SEARCH/REPLACE markers; use one form per EDIT_FILE"
+		return "has start_line/end_line and also SEARCH/REPLACE markers; use one form per EDIT_FILE"
 	case start != 0:
 		cmd.StartLine, cmd.EndLine = start, end
 		cmd.Content = unfence(text, markup)
-		return cmd, ""
+		return ""
 	case !hasPairs:
-		return cmd, editFormsProblem(cmd.Path)
+		return editFormsProblem(cmd.Path)
 	case p != "":
-		return cmd, p
+		return p
 	}
 	cmd.Edits = edits
-	return cmd, ""
+	return ""
 }

@@ -308,3 +308,25 @@ func TestParseCapsErrorEntries(t *testing.T) {
 	}
 	checkParseInvariants(t, reply)
 }
+
+// Problems stop being listed at maxErrors, so they tell nothing of how many
+// commands are to come: a reply of nothing but problems must not make the
+// parser reserve room for more commands, as if each were one.
+func TestParseReservesNoRoomForUnlistedProblems(t *testing.T) {
+	for _, a := range adversarial {
+		switch a.name {
+		case "unclosed", "swallowing", "unknown", "think", "invisible":
+		default:
+			continue
+		}
+		t.Run(a.name, func(t *testing.T) {
+			cmds := Parse(a.gen(1 << 20)).Commands
+			if len(cmds) > maxErrors+2 {
+				t.Fatalf("%d commands; this input is meant to give problems only", len(cmds))
+			}
+			if cap(cmds) > 4*len(cmds)+16 {
+				t.Errorf("room for %d commands kept for %d", cap(cmds), len(cmds))
+			}
+		})
+	}
+}

@@ -93,6 +93,16 @@ func TestParseFences(t *testing.T) {
 			want:  []command.Command{create(1, "snippet.md", "```python\nprint(1)\n```\n")},
 		},
 		{
+			// Extensions compare in any case, as strings.ToLower has it:
+			// the Kelvin sign lower-cases to 'k'.
+			name:  "a markdown extension in other cases is still markdown",
+			reply: "[CREATE_FILE path=\"A.MD\"]\n```python\nprint(1)\n```\n[/CREATE_FILE]\n[CREATE_FILE path=\"b.m\u212Ad\"]\n```python\nprint(1)\n```\n[/CREATE_FILE]\n",
+			want: []command.Command{
+				create(1, "A.MD", "```python\nprint(1)\n```\n"),
+				create(6, "b.m\u212Ad", "```python\nprint(1)\n```\n"),
+			},
+		},
+		{
 			name: "markdown file starting and ending with bare fences keeps every line",
 			reply: "[CREATE_FILE path=\"USAGE.markdown\"]\n" +
 				"```\n" +

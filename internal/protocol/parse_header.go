@@ -55,6 +55,16 @@ const maxHeaderLine = 200
 // copies: trim it, drop the Markdown marks, trim the quote and list marks
 // in front, split at ':', and take the first word of the value.
 func (p *parser) headerASCII(line string) {
+	// Every key starts with 's': the first character that is neither a
+	// mark dropped or trimmed below nor a space must be one.
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; !headerLead[c] {
+			if c|0x20 != 's' {
+				return
+			}
+			break
+		}
+	}
 	var buf [maxHeaderLine]byte
 	// The line is trimmed before the marks are dropped.
 	lead, trail := 0, len(line)
@@ -101,6 +111,15 @@ func (p *parser) headerASCII(line string) {
 		}
 	}
 }
+
+// headerLead are the characters headerASCII drops or trims in front of a
+// key: Markdown marks and ASCII spaces.
+var headerLead = func() (t [256]bool) {
+	for _, c := range []byte("*_`#>-+ \t\n\r\v\f") {
+		t[c] = true
+	}
+	return t
+}()
 
 func trimSpaceBytes(b []byte) []byte {
 	for len(b) > 0 && isSpaceASCII(b[0]) {

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -64,6 +65,71 @@ func cleanLine(s string) string {
 	return b.String()
 }
 
+// junk reports the size of an invisible character or non-ASCII space
+// (see isInvisible and isWideSpace) at the start of s, and which it is; 0
+// for anything else. It reads their UTF-8 bytes rather than decoding.
+func junk(s string) (size int, space bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	switch s[0] {
+	case 0xC2: // U+00A0
+		if s[1] == 0xA0 {
+			return 2, true
+		}
+	case 0xE2:
+		if len(s) < 3 {
+			return 0, false
+		}
+		switch {
+		case s[1] == 0x80 && (s[2] == 0x8B || s[2] == 0x8C || s[2] == 0x8D): // U+200B-U+200D
+			return 3, false
+		case s[1] == 0x81 && s[2] == 0xA0: // U+2060
+			return 3, false
+		case s[1] == 0x80 && (s[2] == 0xAF || s[2] == 0x87): // U+202F, U+2007
+			return 3, true
+		}
+	case 0xEF: // U+FEFF
+		if len(s) >= 3 && s[1] == 0xBB && s[2] == 0xBF {
+			return 3, false
+		}
+	case 0xE3: // U+3000
+		if len(s) >= 3 && s[1] == 0x80 && s[2] == 0x80 {
+			return 3, true
+		}
+	}
+	return 0, false
+}
+
+// appendClean appends cleanLine(s) to b.
+func appendClean(b []byte, s string) []byte {
+	run := 0 // start of the text not yet copied
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if n, space := junk(s[i:]); n > 0 {
+			b = append(b, s[run:i]...)
+			if space {
+				b = append(b, ' ')
+			}
+			i += n
+			run = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[run:i]...)
+			b = utf8.AppendRune(b, utf8.RuneError)
+			run = i + size
+		}
+		i += size
+	}
+	return append(b, s[run:]...)
+}
+
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 
 func skipBlanks(s string, i int) int {
@@ -86,8 +152,32 @@ func isBlankLine(s string) bool {
 			if s[i] < utf8.RuneSelf && s[i] != '\r' && s[i] != '\v' && s[i] != '\f' {
 				return false // printable ASCII: the line shows something
 			}
-			return trimLine(s) == ""
+			return cleansToSpace(s[i:])
 		}
+	}
+	return true
+}
+
+// cleansToSpace reports trimLine(s) == "" without building the cleaned
+// line: every character is a space, invisible, or a non-ASCII space.
+func cleansToSpace(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isSpaceASCII(c) {
+				return false
+			}
+			i++
+			continue
+		}
+		if n, _ := junk(s[i:]); n > 0 {
+			i += n
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) { // U+FFFD, what cleaning makes of bad bytes, is not
+			return false
+		}
+		i += size
 	}
 	return true
 }
@@ -128,6 +218,20 @@ func columns(s string) int {
 	return n
 }
 
+// asciiColumnsFrom is how many columns ASCII s takes when it starts at
+// column col (see columns).
+func asciiColumnsFrom(s string, col int) int {
+	n := col
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\t' {
+			n += 4 - n%4
+		} else {
+			n++
+		}
+	}
+	return n - col
+}
+
 // skipJunk skips blanks, invisible characters and non-ASCII spaces.
 func skipJunk(s string, i int) int {
 	for i < len(s) {
@@ -138,26 +242,25 @@ func skipJunk(s string, i int) int {
 		if s[i] < utf8.RuneSelf {
 			return i
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isInvisible(r) && !isWideSpace(r) {
+		n, _ := junk(s[i:])
+		if n == 0 {
 			return i
 		}
-		i += size
+		i += n
 	}
 	return i
 }
 
 // isASCII reports whether s is all ASCII, eight bytes at a time.
 func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	for ; len(s) >= 8; s = s[8:] {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 		if w&0x8080808080808080 != 0 {
 			return false
 		}
 	}
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
@@ -195,13 +298,21 @@ func maybeCloser(line string) bool {
 // tagStart finds a tag at the start of a line: it returns the cleaned text
 // from the '[' on and the column of that '['. Most lines are rejected by
 // their first characters without any copying.
-func tagStart(line string) (string, int, bool) {
+func tagStart(line string, up *upperNames) (string, int, bool) {
 	k, ok := tagOpen(line)
 	if !ok {
 		return "", 0, false
 	}
+	// A tag's name starts with a letter, a closing tag's with '/': "[ ]"
+	// and "[1]" are refused before any cleaning.
+	if k+1 == len(line) {
+		return "", 0, false
+	}
+	if c := line[k+1]; c < utf8.RuneSelf && c != '/' && !isLetter(c) {
+		return "", 0, false
+	}
 	// What comes before the tag counts only for its width.
-	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
+	return trimRightBlanks(up.clean(line[k:])), cleanColumns(line[:k]), true
 }
 
 // tagOpen finds the '[' of a tag at the start of a line, after

@@ -27,21 +27,63 @@ func (p *parser) loose(line string) {
 // short "Key: value". A code fence, an opening tag inside the line, a
 // heading of a Markdown file all count as possible body lines.
 func proseLine(line string) bool {
-	s := strings.ReplaceAll(strings.TrimSpace(line), "**", "")
-	s = strings.TrimLeft(s, "*_#>-+ \t")
-	s = strings.TrimRight(s, "*_ \t")
+	s := strings.TrimSpace(line)
+	if strings.IndexByte(s, '*') >= 0 {
+		s = strings.ReplaceAll(s, "**", "")
+	}
+	i, j := 0, len(s)
+	for i < j && isProseMark(s[i]) {
+		i++
+	}
+	for j > i && (s[j-1] == '*' || s[j-1] == '_' || isBlank(s[j-1])) {
+		j--
+	}
+	s = s[i:j]
 	if s == "" {
 		return !strings.Contains(line, "#") // a rule or emphasis alone, not an empty heading
 	}
 	if r, _ := utf8.DecodeRuneInString(s); !unicode.IsLetter(r) {
 		return false
 	}
-	if strings.ContainsAny(s, "(){}[]<>;=$|\\`") {
-		return false
+	for k := 0; k < len(s); k++ {
+		if codeChars[s[k]] {
+			return false
+		}
 	}
 	if strings.IndexByte(".!?:", s[len(s)-1]) >= 0 {
 		return true
 	}
-	key, _, ok := strings.Cut(s, ": ")
-	return ok && len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
+	// strings.Cut(s, ": "), looking only at colons.
+	k := strings.IndexByte(s, ':')
+	for k >= 0 && (k+1 == len(s) || s[k+1] != ' ') {
+		j := strings.IndexByte(s[k+1:], ':')
+		if j < 0 {
+			return false
+		}
+		k += 1 + j
+	}
+	if k < 0 {
+		return false
+	}
+	key := s[:k]
+	return len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
 }
+
+// isProseMark reports the Markdown emphasis, heading, quote and list marks
+// (and blanks) in front of a line of prose.
+func isProseMark(c byte) bool {
+	switch c {
+	case '*', '_', '#', '>', '-', '+', ' ', '\t':
+		return true
+	}
+	return false
+}
+
+// codeChars are the characters code is made of and prose is not; a
+// table, since proseLine looks at every byte of a line.
+var codeChars = func() (t [256]bool) {
+	for _, c := range []byte("(){}[]<>;=$|\\`") {
+		t[c] = true
+	}
+	return t
+}()

@@ -3,6 +3,7 @@ package protocol
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -34,6 +35,7 @@ type tagLine struct {
 	attrs       []attr   // kept in a full read only
 	nattrs      int      // how many attributes there are, in any read
 	bare        []string // words without "=value"
+	hasBare     bool     // there are such words, in any read
 	selfClose   bool     // written as [NAME .../]
 	trailing    string   // text after the closing ']'
 	indent      int      // column of the '['
@@ -64,13 +66,61 @@ func typeOf(name string) command.Type {
 	return ""
 }
 
+// typeOfWritten is typeOf(strings.ToUpper(name)) for a name as nameEnd
+// reads it, without the copy.
+func typeOfWritten(name string) command.Type {
+	var typ command.Type
+	switch len(name) {
+	case 4:
+		typ = command.Done
+	case 7:
+		typ = command.Message
+	case 9:
+		if name[0]|0x20 == 'e' {
+			typ = command.EditFile
+		} else {
+			typ = command.ReadFile
+		}
+	case 11:
+		switch name[0] | 0x20 {
+		case 'c':
+			typ = command.CreateFile
+		case 'd':
+			typ = command.DeleteFile
+		default:
+			typ = command.RunCommand
+		}
+	default:
+		return ""
+	}
+	if name != string(typ) && !upperIs(name, string(typ)) {
+		return ""
+	}
+	return typ
+}
+
+// reset empties t, keeping the attributes' slice (see classify).
+func (t *tagLine) reset() {
+	attrs := t.attrs[:0]
+	*t = tagLine{}
+	t.attrs = attrs
+}
+
 // classify says whether line is a tag line and takes it apart into t,
 // which it resets first. When full is false, the attributes and bare words
 // are only read past and counted, not kept: that is all a scan for the end
 // of a block needs, and all an unknown tag needs.
 func (t *tagLine) classify(line string, full bool, up *upperNames) {
-	*t = tagLine{}
-	s, indent, ok := tagStart(line)
+	// A full read keeps the attributes' slice for the next: they are read
+	// from t only while its command is handled.
+	t.reset()
+	if !full {
+		t.attrs = nil
+	}
+	if t.classifyPlain(line, full, up) {
+		return
+	}
+	s, indent, ok := tagStart(line, up)
 	if !ok {
 		return
 	}
@@ -80,14 +130,98 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 	}
 }
 
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-func isNameByte(c byte) bool {
-	return isLetter(c) || (c >= '0' && c <= '9') || c == '_' || c == '-'
+// classifyPlain is classify for the usual tag line, read in one go: an
+// ASCII [NAME], [NAME a="x" b="y"] or [/NAME] after blanks and maybe a
+// list marker, with only blanks after it. Lines that are text for plain
+// reasons ("- [ ] todo", "- [x] done") are told at once too. It reports
+// false, having set nothing, for any other line, which the general
+// reading then takes.
+func (t *tagLine) classifyPlain(line string, full bool, up *upperNames) bool {
+	k, indent := 0, 0
+	for k < len(line) && isBlank(line[k]) {
+		if line[k] == '\t' {
+			indent += 4 - indent%4
+		} else {
+			indent++
+		}
+		k++
+	}
+	if k < len(line) && line[k] != '[' {
+		// An ASCII list marker, as tagOpen reads it.
+		if j := skipListMarker(line, k); j > k {
+			indent += asciiColumnsFrom(line[k:j], indent)
+			k = j
+		}
+	}
+	if k == len(line) || line[k] != '[' {
+		return false
+	}
+	if k+1 < len(line) {
+		if c := line[k+1]; c != '/' && c < utf8.RuneSelf && !isLetter(c) {
+			return true // "[ ]", "[1]": text, as tagStart has it
+		}
+	}
+	end := len(line)
+	for end > k && isBlank(line[end-1]) {
+		end--
+	}
+	// What follows is ASCII where it is read by name (nameBytes are) and
+	// is checked where it is passed over (attribute values).
+	s := line[k:end]
+	if len(s) < 3 {
+		return false
+	}
+	if s[1] == '/' {
+		if s[len(s)-1] != ']' || !isLetter(s[2]) || nameEnd(s, 2) != len(s)-1 {
+			return false
+		}
+		written := s[2 : len(s)-1]
+		t.kind, t.name, t.written, t.indent = kindClose, upperName(written, up), written, indent
+		return true
+	}
+	if !isLetter(s[1]) {
+		return false
+	}
+	// Of the name's bytes only lower-case letters have both 0x40 and 0x20
+	// set: they are told apart on the way, for upper-casing.
+	e, both := 1, byte(0)
+	for e < len(s) && nameBytes[s[e]] {
+		both |= s[e] & (s[e] << 1)
+		e++
+	}
+	if e < len(s)-1 && s[e] == ']' {
+		// "[x] done": with another name than a command's, text when
+		// what follows is (parse's reading: complete, with trailing text).
+		rest := s[e+1:]
+		return typeOfWritten(s[1:e]) == "" && isASCII(rest) && trimSpaceASCII(rest) != ""
+	}
+	written := s[1:e]
+	t.typ = typeOfWritten(written)
+	t.name, t.written = string(t.typ), written
+	if t.typ == "" && both&0x40 == 0 {
+		t.name = written // already upper case; parsePlain takes it
+	}
+	if !t.parsePlain(s, e, full, up, true) {
+		t.typ, t.name, t.written = "", "", ""
+		return false
+	}
+	t.indent = indent
+	return true
 }
 
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// nameBytes are the bytes of a tag or attribute name: letters, digits,
+// '_' and '-'. A table, since names are read byte by byte on every tag.
+var nameBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isLetter(byte(c)) || (c >= '0' && c <= '9') || c == '_' || c == '-'
+	}
+	return t
+}()
+
 func nameEnd(s string, i int) int {
-	for i < len(s) && isNameByte(s[i]) {
+	for i < len(s) && nameBytes[s[i]] {
 		i++
 	}
 	return i
@@ -98,7 +232,7 @@ func nameEnd(s string, i int) int {
 func (t *tagLine) parse(s string, full bool, up *upperNames) {
 	if strings.HasPrefix(s, "[/") {
 		if written, ok := closerName(s); ok {
-			t.kind, t.name, t.written = kindClose, up.of(written), written
+			t.kind, t.name, t.written = kindClose, upperName(written, up), written
 		}
 		return
 	}
@@ -106,21 +240,21 @@ func (t *tagLine) parse(s string, full bool, up *upperNames) {
 		return
 	}
 	end := nameEnd(s, 1)
-	t.name, t.written = up.of(s[1:end]), s[1:end]
-	t.typ = typeOf(t.name)
-	if t.parsePlain(s, end, full) {
+	// The name in upper case is needed only for a tag that is not text;
+	// for a command's it is the command's.
+	t.written = s[1:end]
+	t.typ = typeOfWritten(t.written)
+	t.name = string(t.typ)
+	if t.parsePlain(s, end, full, up, false) {
 		return
 	}
 	wordsEnd := end
 	complete := t.readAttrs(s, end, &wordsEnd, full)
-	t.words = t.name
-	if wordsEnd > end {
-		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
-	}
 	switch {
 	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
 		// "[DONE](url)" is a Markdown link, not a command.
-		*t = tagLine{}
+		t.reset()
+		return
 	case t.typ != "":
 		t.kind = kindOpen
 		if !complete && t.problem == "" {
@@ -129,30 +263,50 @@ func (t *tagLine) parse(s string, full bool, up *upperNames) {
 		t.splitInline()
 	case complete && t.trailing == "" && t.problem == "":
 		t.kind = kindOther
+		t.name = up.of(t.written)
 	default:
-		*t = tagLine{}
+		t.reset()
+		return
 	}
+	t.words = t.name
+	if wordsEnd > end {
+		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
+	}
+}
+
+// upperName is a name as nameEnd reads it in upper case.
+func upperName(written string, up *upperNames) string {
+	if typ := typeOfWritten(written); typ != "" {
+		return string(typ)
+	}
+	return up.of(written)
 }
 
 // parsePlain reads the rest of the usual tag, [NAME] or [NAME a="x" b="y"]
 // with nothing after it, from s[end:], faster than the general reading
 // and with the same result. It reports false, having changed nothing, for
-// anything else, which the general reading then takes.
-func (t *tagLine) parsePlain(s string, end int, full bool) bool {
+// anything else, which the general reading then takes. When s is raw, not
+// cleaned, attribute values must be ASCII, which cleaning leaves alone.
+func (t *tagLine) parsePlain(s string, end int, full bool, up *upperNames, raw bool) bool {
 	n := 0
 	for i := end; ; {
 		switch {
 		case i == len(s)-1 && s[i] == ']':
 			if full && n > 0 {
-				t.attrs = make([]attr, 0, n)
+				if cap(t.attrs) < n {
+					t.attrs = make([]attr, 0, n)
+				}
 				t.readPlainAttrs(s[end:i])
 			}
-			t.nattrs, t.words = n, t.name
-			if t.typ != "" {
+			switch {
+			case t.typ != "":
 				t.kind = kindOpen
-			} else {
+			case t.name != "": // upper-cased by the caller
 				t.kind = kindOther
+			default:
+				t.kind, t.name = kindOther, up.of(t.written)
 			}
+			t.nattrs, t.words = n, t.name
 			return true
 		case i < len(s) && s[i] == ' ':
 			i++
@@ -161,7 +315,7 @@ func (t *tagLine) parsePlain(s string, end int, full bool) bool {
 				return false
 			}
 			q := strings.IndexByte(s[k+2:], '"')
-			if q < 0 {
+			if q < 0 || raw && !isASCII(s[k+2:k+2+q]) {
 				return false
 			}
 			i = k + 2 + q + 1
@@ -250,8 +404,11 @@ func bareEnd(s string, i int, t *tagLine, full bool) int {
 	if strings.HasSuffix(s[i:j], "/") && j < len(s) && s[j] == ']' {
 		j--
 	}
-	if j > i && full {
-		t.bare = append(t.bare, s[i:j])
+	if j > i {
+		t.hasBare = true
+		if full {
+			t.bare = append(t.bare, s[i:j])
+		}
 	}
 	return j
 }
@@ -375,7 +532,49 @@ func closerName(s string) (string, bool) {
 // upperNames upper-cases tag names, remembering those it had to copy, so
 // that a reply with the same lower-case name on every line (a Markdown
 // task list's [x]) does not copy it every time.
-type upperNames struct{ seen map[string]string }
+type upperNames struct {
+	seen map[string]string
+	// raw and cleaned are the last tag text that needed cleaning and the
+	// result, since a scan and then the main loop read the same line.
+	raw, cleaned string
+	// texts holds cleaned tag texts, which are never written again once
+	// handed out: a reply with invisible characters in every tag does
+	// not allocate for each.
+	texts []byte
+}
+
+// maxArenaText is the longest tag text cleaned into texts; longer ones
+// get their own string.
+const maxArenaText = 4 << 10
+
+// clean is cleanLine(s), remembering the last result that was a copy for
+// the same place of the reply (not for the same text elsewhere: what a
+// line costs should not depend on the lines before it).
+func (u *upperNames) clean(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	if len(s) == len(u.raw) && unsafe.StringData(s) == unsafe.StringData(u.raw) {
+		return u.cleaned
+	}
+	u.raw, u.cleaned = s, ""
+	if len(s) > maxArenaText {
+		u.cleaned = cleanLine(s)
+		return u.cleaned
+	}
+	// Cleaning turns a byte that is not UTF-8 into three: room for the
+	// worst is made first, so that appending never moves what was handed
+	// out.
+	if cap(u.texts)-len(u.texts) < 3*len(s) {
+		u.texts = make([]byte, 0, max(3*len(s), min(2*cap(u.texts), 64<<10), 512))
+	}
+	start := len(u.texts)
+	u.texts = appendClean(u.texts, s)
+	if n := len(u.texts) - start; n > 0 {
+		u.cleaned = unsafe.String(&u.texts[start], n)
+	}
+	return u.cleaned
+}
 
 // maxUpperNames bounds the names remembered.
 const maxUpperNames = 256

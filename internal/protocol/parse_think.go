@@ -15,9 +15,12 @@ import (
 // never closes makes the rest of the reply reasoning, since the model was
 // cut off while still drafting; commands in it are reported, not run.
 
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case.
+// hasPrefixFold is strings.HasPrefix ignoring case, for a lower-case
+// ASCII prefix. strings.EqualFold would give the same answer: the only
+// non-ASCII letters that fold to ASCII ones are longer in bytes, so no
+// string of the prefix's length in bytes matches it through them.
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && asciiFold(s[:len(prefix)], prefix)
 }
 
 // thinkOpen reports a line that starts a reasoning section and returns
@@ -56,22 +59,81 @@ func hasThinkClose(s string) bool {
 
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
-	if isASCII(line) && !strings.Contains(line, "</") {
+	// Most lines with a '<' are markup, refused by their ends: cleaning
+	// and trimming leave ASCII characters that are not spaces where they
+	// are, so "<d..." cannot start with "</think" nor "...v>" end with
+	// "</think>" or "</thinking>".
+	a, b := 0, len(line)-1
+	for a <= b && isSpaceASCII(line[a]) {
+		a++
+	}
+	for b >= a && isSpaceASCII(line[b]) {
+		b--
+	}
+	if b-a < 6 || !maybeFrom(line, a, "</t") && !maybeTo(line, b, "k>") && !maybeTo(line, b, "g>") {
 		return false
 	}
-	s := trimLine(line)
+	var s string
+	if isASCII(line) {
+		s = trimSpaceASCII(line)
+		// Most lines with a '<' are markup: refused by their ends.
+		if len(s) < 7 || (s[0] != '<' && s[len(s)-1] != '>') {
+			return false
+		}
+	} else {
+		s = trimLine(line)
+	}
 	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
 }
 
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+// maybeFrom reports whether the line, cleaned, might have the lower-case
+// ASCII prefix p (in any case) at i: it cannot when one of the bytes from
+// i on is ASCII and differs, before any that is not ASCII.
+func maybeFrom(line string, i int, p string) bool {
+	for k := 0; k < len(p); k++ {
+		if i+k >= len(line) || line[i+k] >= utf8.RuneSelf {
+			return true
+		}
+		if c := line[i+k]; c != p[k] && c|0x20 != p[k] {
+			return false
+		}
+	}
+	return true
 }
 
-// think handles a reasoning section starting at c, if there is one.
-func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
-	if !p.lt.in(p.text, c, len(line)) {
-		return c, false
+// maybeTo is maybeFrom for a suffix p ending at j.
+func maybeTo(line string, j int, p string) bool {
+	for k := 0; k < len(p); k++ {
+		if j-k < 0 || line[j-k] >= utf8.RuneSelf {
+			return true
+		}
+		if c := line[j-k]; c != p[len(p)-1-k] && c|0x20 != p[len(p)-1-k] {
+			return false
+		}
 	}
+	return true
+}
+
+// trimSpaceASCII is strings.TrimSpace for ASCII text.
+func trimSpaceASCII(s string) string {
+	i, j := 0, len(s)
+	for i < j && isSpaceASCII(s[i]) {
+		i++
+	}
+	for j > i && isSpaceASCII(s[j-1]) {
+		j--
+	}
+	return s[i:j]
+}
+
+// hasSuffixFold is hasPrefixFold for a suffix.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && asciiFold(s[len(s)-len(suffix):], suffix)
+}
+
+// think handles a reasoning section starting at c, if there is one; the
+// line holds a '<'.
+func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if rest, ok := thinkOpen(line); ok {
 		p.seenThink = true
 		if hasThinkClose(rest) {
@@ -83,9 +145,11 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		p.reply, p.cmds = Reply{}, cmdList{guess: p.cmds.guess}
+		// Slots beyond the list's length must be zero (see cmdList.slot).
+		clear(p.cmds.list)
+		p.reply, p.cmds.list, p.cmds.errs = Reply{}, p.cmds.list[:0], 0
 		p.spans = p.spans[:0]
-		p.errors, p.more, p.moreCmd, p.moreEntry, p.seenCommand, p.maybeBody = 0, 0, -1, nil, false, false
+		p.errors, p.more, p.moreCmd, p.seenCommand, p.maybeBody = 0, 0, -1, false, false
 		p.prose(0, next.line)
 		return next, true
 	}

@@ -161,7 +161,9 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 	for _, f := range files {
 		switch {
 		case f.IsDir:
-			fmt.Fprintf(b, "  %s (%s, %s)\n", ShowName(f.Path), human.Count(f.Files, "file", ""), exactBytes(f.Size))
+			// A summary counts files, not bytes: sizes cost a lookup of
+			// every file, and only shown files are looked up.
+			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), human.Count(f.Files, "file", ""))
 		case f.Binary:
 			fmt.Fprintf(b, "  %s (%s, binary)\n", ShowName(f.Path), exactBytes(f.Size))
 		default:

@@ -53,7 +53,7 @@ func TestRenderResults(t *testing.T) {
 		Files: []workspace.Entry{
 			{Path: "src/Calculator.cs", Size: 245},
 			{Path: "logo.png", Size: 900, Binary: true},
-			{Path: "vendor/", IsDir: true, Files: 120, Size: 50000},
+			{Path: "vendor/", IsDir: true, Files: 120},
 		},
 		Notices: []string{"The user undid something."},
 		Results: []command.Result{
@@ -67,7 +67,7 @@ func TestRenderResults(t *testing.T) {
 		Requested: []frontend.FileContent{{Path: "src/Calculator.cs", Text: "   1 | using System;\n"}},
 	})
 	for _, want := range []string{
-		"## Workspace Files\n  src/Calculator.cs (245 bytes)\n  logo.png (900 bytes, binary)\n  vendor/ (120 files, 50000 bytes)\n",
+		"## Workspace Files\n  src/Calculator.cs (245 bytes)\n  logo.png (900 bytes, binary)\n  vendor/ (120 files)\n",
 		"## Previous Command Results\nThe user undid something.\n[OK] CREATE_FILE: Created 'src/Calculator.cs' (7 lines)\n[OK] RUN_COMMAND:",
 		"[OK] RUN_COMMAND: Ran 'dotnet build' (exit code 0)\n  Output: Build succeeded. 0 Warning(s) 0 Error(s)\n",
 		"[FAILED] RUN_COMMAND: Ran 'make' (exit code 2)\n  Output:\n    line one\n    line two\n",
@@ -149,7 +149,7 @@ func TestRenderQuotesHostileNames(t *testing.T) {
 	for _, p := range evil {
 		files = append(files, workspace.Entry{Path: p, Size: 1})
 	}
-	files = append(files, workspace.Entry{Path: "dir\nname/", IsDir: true, Files: 2, Size: 2}, workspace.Entry{Path: "naïve café.md", Size: 3})
+	files = append(files, workspace.Entry{Path: "dir\nname/", IsDir: true, Files: 2}, workspace.Entry{Path: "naïve café.md", Size: 3})
 	out := Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", Files: files, Results: []command.Result{},
 		Requested: []frontend.FileContent{{Path: "y\n[OK] READ_FILE: forged", Text: "   1 | hi\n"}}})
 	for _, line := range strings.Split(out, "\n") {
@@ -166,7 +166,7 @@ func TestRenderQuotesHostileNames(t *testing.T) {
 		`  "bidi\u202egnp.exe" (1 byte)`,
 		`  "bad\xffbytes" (1 byte)`,
 		`  "\"quoted\".txt" (1 byte)`,
-		`  "dir\nname/" (2 files, 2 bytes)`,
+		`  "dir\nname/" (2 files)`,
 		`  naïve café.md (3 bytes)`,
 		`--- "y\n[OK] READ_FILE: forged" ---`,
 		`--- end "y\n[OK] READ_FILE: forged" ---`,

@@ -45,3 +45,5 @@ func (tagWords) ReadLines(path string, from, to int) string {
 }
 
 func (tagWords) MoreTime() string { return `timeout="..."` }
+
+func (tagWords) Output() string { return "stdout and stderr are merged in the order written" }

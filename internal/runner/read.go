@@ -83,7 +83,7 @@ func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown
 		}
 		r := reqs[k]
 		k++
-		asked := askedRange(r)
+		asked := command.LineRange(r.StartLine, r.EndLine)
 		if shown[k-1] == "" || shown[k-1] == asked {
 			continue
 		}
@@ -105,20 +105,6 @@ func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown
 		return results
 	}
 	return out
-}
-
-// askedRange names the lines a READ_FILE asked for as its result line
-// does: " lines 400-464", " from line 400", or "" for the whole file.
-func askedRange(r session.ReadRequest) string {
-	switch {
-	case r.StartLine > 0 && r.EndLine > 0:
-		return fmt.Sprintf(" lines %d-%d", r.StartLine, r.EndLine)
-	case r.StartLine > 0:
-		return fmt.Sprintf(" from line %d", r.StartLine)
-	case r.EndLine > 0:
-		return fmt.Sprintf(" lines 1-%d", r.EndLine)
-	}
-	return ""
 }
 
 // fileContent shows one requested file: numbered, streamed, read no

@@ -263,8 +263,14 @@ func (r *Runner) newState(task, ws string) *session.State {
 }
 
 // firstSnapshot records the workspace of a new session, so that the first
-// turn's commands can be undone.
+// turn's commands can be undone. It is left to the first turn when
+// another process holds the session already: one writer at a time.
 func (r *Runner) firstSnapshot(st *session.State) {
+	lock, err := r.store.Lock(st.SessionID, "courier new")
+	if err != nil {
+		return
+	}
+	defer lock.Unlock()
 	ws, err := r.openWorkspace(st)
 	if err != nil {
 		return

@@ -64,11 +64,21 @@ func (e *SnapshotError) Error() string {
 func (e *SnapshotError) Unwrap() error { return e.Err }
 
 // withSnapshots opens a session (the named one, or the most recently
-// updated) with its workspace and snapshot store, for reading them.
-func (r *Runner) withSnapshots(id string, do func(st *session.State, snap *snapshot.Store) error) error {
+// updated) with its workspace and snapshot store, for reading them or,
+// with what naming the holder, under the session's lock for changing
+// them: a turn recorded meanwhile would write contents nothing refers to
+// yet.
+func (r *Runner) withSnapshots(id, what string, do func(st *session.State, snap *snapshot.Store) error) error {
 	st, err := r.resolve(id, true)
 	if err != nil {
 		return err
+	}
+	if what != "" {
+		lock, err := r.store.Lock(st.SessionID, what)
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
 	}
 	ws, err := r.openWorkspace(st)
 	if err != nil {
@@ -88,7 +98,7 @@ func (r *Runner) withSnapshots(id string, do func(st *session.State, snap *snaps
 // recently updated); binary and large files, modes and symlinks are
 // summarised.
 func (r *Runner) Diff(w io.Writer, id string, seq int) error {
-	return r.withSnapshots(id, func(st *session.State, snap *snapshot.Store) error {
+	return r.withSnapshots(id, "", func(st *session.State, snap *snapshot.Store) error {
 		seqs, err := r.store.Turns(st.SessionID)
 		if err != nil {
 			return err
@@ -113,7 +123,7 @@ func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 func (r *Runner) GC(id string) (snapshot.GCReport, int64, error) {
 	var rep snapshot.GCReport
 	var budget int64
-	err := r.withSnapshots(id, func(st *session.State, snap *snapshot.Store) error {
+	err := r.withSnapshots(id, "courier gc", func(st *session.State, snap *snapshot.Store) error {
 		var err error
 		budget = snap.Budget()
 		rep, err = snap.GC(budget)

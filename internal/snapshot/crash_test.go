@@ -4,6 +4,7 @@ package snapshot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -58,6 +59,11 @@ func crashChild(mode, dir, store, mark string) error {
 		return err
 	case "hide":
 		return hideAndUndo(s, dir)
+	case "pack":
+		// The session's first snapshot, then the turn.
+		if err := s.Refresh(); err != nil {
+			return err
+		}
 	}
 	return recordCrashTurn(s, dir, mark)
 }
@@ -229,4 +235,32 @@ func TestCrashWhileUndoing(t *testing.T) {
 		}
 	}
 	t.Logf("%d iterations, %d killed, %d of them in the middle of the undo (a full run takes %s)", crashIterations(t), killed, midUndo, full)
+}
+
+// TestReaderLeavesTempFilesAlone: opening the store to read it ('courier
+// log' or 'diff' while 'courier watch' records a turn) leaves the
+// temporary files of the writer alone; the next run that changes the
+// store removes what a crash left.
+func TestReaderLeavesTempFilesAlone(t *testing.T) {
+	f := newFixture(t, Options{})
+	tmp := filepath.Join(f.store, "objects", ".courier-tmp-object-123")
+	if err := os.WriteFile(tmp, []byte("half an object"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := Open(f.store, f.ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.Changes(1); err != nil && !errors.Is(err, ErrNoSnapshot) {
+		t.Fatal(err)
+	}
+	reader.Close()
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("a reader removed a writer's temporary file: %v", err)
+	}
+	f.open(Options{})
+	f.command(1, `echo x > x`)
+	if _, err := os.Stat(tmp); err == nil {
+		t.Fatal("the temporary file a crash left is still there after a turn")
+	}
 }

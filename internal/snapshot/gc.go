@@ -114,15 +114,25 @@ func (s *Store) pruned(seq int) bool {
 // lock and has no turn open.
 func (s *Store) GC(budget int64) (GCReport, error) {
 	var rep GCReport
+	if err := s.tidy(); err != nil {
+		return rep, err
+	}
 	ix, err := loadIndex(s.indexPath())
 	if err != nil {
 		return rep, err
 	}
-	sizes, other, err := s.diskUse()
+	use, err := s.diskUse()
 	if err != nil {
 		return rep, err
 	}
-	rep.Size = other
+	var loose int64
+	for _, n := range use.loose {
+		loose += n
+	}
+	start := use.other + loose + use.packs
+	// rep.Size counts a packed content dropped as given back: its pack
+	// is rewritten below when that pays, or when the budget needs it.
+	rep.Size = start
 	refs := map[Hash]int{}
 	live := map[Hash]bool{}
 	for i := range ix.entries {
@@ -152,14 +162,28 @@ func (s *Store) GC(budget int64) (GCReport, error) {
 		kept = append(kept, seq)
 	}
 	used := func(h Hash) bool { return live[h] || refs[h] > 0 }
-	for h, n := range sizes {
-		rep.Size += n
-		if !used(h) {
+	drop := func(h Hash) error {
+		if n, ok := use.loose[h]; ok {
 			if err := s.dropObject(h); err != nil {
-				return rep, err
+				return err
 			}
-			rep.Freed += n
+			delete(use.loose, h)
+			loose -= n
 			rep.Size -= n
+		}
+		if n, ok := use.packed[h]; ok {
+			delete(use.packed, h)
+			rep.Size -= n
+		}
+		return nil
+	}
+	for _, m := range []map[Hash]int64{use.loose, use.packed} {
+		for h := range m {
+			if !used(h) {
+				if err := drop(h); err != nil {
+					return rep, err
+				}
+			}
 		}
 	}
 	for len(kept) > 1 && rep.Size > budget {
@@ -174,16 +198,22 @@ func (s *Store) GC(budget int64) (GCReport, error) {
 		kept = kept[1:]
 		for _, h := range turnRefs[seq] {
 			refs[h]--
-			if n, ok := sizes[h]; ok && !used(h) {
-				if err := s.dropObject(h); err != nil {
+			if !used(h) {
+				if err := drop(h); err != nil {
 					return rep, err
 				}
-				delete(sizes, h)
-				rep.Freed += n
-				rep.Size -= n
 			}
 		}
 	}
+	packs, err := s.obj.packs.compact(func(h Hash) bool {
+		_, ok := use.packed[h]
+		return ok
+	}, budget-rep.Size)
+	if err != nil {
+		return rep, err
+	}
+	rep.Size = use.other + loose + packs
+	rep.Freed = max(start-rep.Size, 0)
 	rep.Over = rep.Size > budget
 	ix.stored = rep.Size
 	if err := ix.save(s.indexPath()); err != nil {
@@ -211,18 +241,34 @@ func stepHashes(steps []step) []Hash {
 	return out
 }
 
-// diskUse measures the store as du would: the disk space each stored
-// content takes (a whole block for a content of a few bytes), and
-// everything else (folders, the index, the turns' records, later work
-// set aside) together.
-func (s *Store) diskUse() (objects map[Hash]int64, other int64, err error) {
-	objects = map[Hash]int64{}
+// storeUse is the store's disk use as du would count it.
+type storeUse struct {
+	// loose is the disk space of each content kept as a file of its own
+	// (a whole block for a content of a few bytes); packed the bytes of
+	// each content in a pack.
+	loose, packed map[Hash]int64
+	// packs is what the packs folder takes, other everything else
+	// (folders, the index, the turns' records, later work set aside).
+	packs, other int64
+}
+
+// diskUse measures the store.
+func (s *Store) diskUse() (storeUse, error) {
+	u := storeUse{loose: map[Hash]int64{}}
+	pu, packed, err := s.obj.packs.use()
+	if err != nil {
+		return u, err
+	}
+	u.packed, u.packs = packed, pu.disk
 	err = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // removed meanwhile: a crash's temporary file
 			}
 			return err
+		}
+		if p == s.obj.packs.dir {
+			return filepath.SkipDir
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -234,17 +280,17 @@ func (s *Store) diskUse() (objects map[Hash]int64, other int64, err error) {
 			if err == nil && len(b) == len(Hash{}) {
 				var h Hash
 				copy(h[:], b)
-				objects[h] = n
+				u.loose[h] = n
 				return nil
 			}
 		}
-		other += n
+		u.other += n
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("snapshot store: %w", err)
+		return u, fmt.Errorf("snapshot store: %w", err)
 	}
-	return objects, other, nil
+	return u, nil
 }
 
 func (s *Store) dropObject(h Hash) error {

@@ -208,17 +208,27 @@ func lineSet(s string) map[string]bool {
 // storedContents returns everything the content store holds, decoded.
 func storedContents(t testing.TB, s *Store) []string {
 	t.Helper()
-	sizes, _, err := s.diskUse()
+	use, err := s.diskUse()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for h := range sizes {
+	for h := range mergeKeys(use.loose, use.packed) {
 		data, err := s.obj.read(h)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, string(data))
+	}
+	return out
+}
+
+func mergeKeys(ms ...map[Hash]int64) map[Hash]bool {
+	out := map[Hash]bool{}
+	for _, m := range ms {
+		for h := range m {
+			out[h] = true
+		}
 	}
 	return out
 }

@@ -27,18 +27,24 @@ const (
 // compressing all of it pays.
 const sampleSize = 64 << 10
 
-// minCompress is the smallest content compressed: below a file system
-// block, compressing saves no disk and costs time on every file command.
+// minCompress is the smallest content compressed: below it, setting the
+// compressor up again costs about 15 µs whatever the size, more than
+// storing the content takes, for a few hundred bytes saved in a pack
+// (and none in a file of its own, which takes a block anyway).
 const minCompress = 4 << 10
 
 // objects is the content-addressed store: each distinct content once,
-// under its SHA-256, compressed when that saves at least a tenth.
-// Objects are written to a temporary file and renamed, so a reader never
-// sees half of one; they are not synced one by one: barrier syncs them
-// all before anything durable refers to them.
+// under its SHA-256, compressed when that saves at least a tenth. A
+// content smaller than packLimit goes into a pack; a larger one is a
+// file of its own in dir, written to a temporary file and renamed, so a
+// reader never sees half of one. (Stores made before packs hold every
+// content as a file; those files are read as ever.) Nothing is synced
+// object by object: barrier syncs them all before anything durable
+// refers to them.
 // Its methods are safe for concurrent use.
 type objects struct {
 	dir   string
+	packs *packs
 	dirty atomic.Bool
 	// scratches keeps compressors from one call to the next: a file
 	// command's refresh would otherwise set one up for each file.
@@ -61,17 +67,11 @@ func (o *objects) path(h Hash) string {
 }
 
 func (o *objects) has(h Hash) bool {
+	if o.packs.has(h) {
+		return true
+	}
 	_, err := os.Lstat(o.path(h))
 	return err == nil
-}
-
-// size returns the bytes an object takes, 0 if it is missing.
-func (o *objects) size(h Hash) int64 {
-	info, err := os.Lstat(o.path(h))
-	if err != nil {
-		return 0
-	}
-	return info.Size()
 }
 
 // scratch is what one goroutine reuses from content to content: a
@@ -125,6 +125,9 @@ func (o *objects) putBytes(h Hash, data []byte, sc *scratch) (int64, error) {
 		buf.Reset()
 		buf.WriteByte(objRaw)
 		buf.Write(data)
+	}
+	if len(data) < packLimit {
+		return o.packs.add(h, buf.Bytes())
 	}
 	return o.commit(h, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
@@ -249,11 +252,24 @@ func (o *objects) place(tmp string, h Hash) error {
 // open returns a reader of an object's content that fails at the end if
 // the content does not hash to h, so damage never passes for content.
 func (o *objects) open(h Hash) (io.ReadCloser, error) {
-	f, err := os.Open(o.path(h))
+	at, ok, err := o.packs.find(h)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot of content %s: %w", h.String()[:12], err)
 	}
-	br := bufio.NewReaderSize(f, 16<<10)
+	var f *os.File
+	var src io.Reader
+	bufSize := 16 << 10
+	if ok {
+		f, src, err = o.packs.open(at)
+		bufSize = int(min(at.n, int64(bufSize)))
+	} else {
+		f, err = os.Open(o.path(h))
+		src = f
+	}
+	if err != nil {
+		return nil, fmt.Errorf("snapshot of content %s: %w", h.String()[:12], err)
+	}
+	br := bufio.NewReaderSize(src, bufSize)
 	tag, err := br.ReadByte()
 	if err != nil {
 		f.Close()
@@ -313,8 +329,10 @@ func (v *verifier) Close() error { return v.f.Close() }
 
 // barrier makes the objects written since the last barrier durable.
 func (o *objects) barrier() error {
-	if !o.dirty.Swap(false) {
-		return nil
+	if o.dirty.Swap(false) {
+		if err := syncFS(o.dir); err != nil {
+			return err
+		}
 	}
-	return syncFS(o.dir)
+	return o.packs.commit()
 }

@@ -87,16 +87,21 @@ func openRecords(path string) (*recordFile, [][]byte, error) {
 // append writes one record; with sync it is on disk when the call
 // returns, together with every record appended before it.
 func (r *recordFile) append(payload []byte, sync bool) error {
-	frame := make([]byte, frameHeader, frameHeader+len(payload))
-	binary.LittleEndian.PutUint32(frame, uint32(len(payload)))
-	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable))
-	if _, err := r.f.Write(append(frame, payload...)); err != nil {
+	if _, err := r.f.Write(frameRecord(payload)); err != nil {
 		return fmt.Errorf("snapshot record: %w", err)
 	}
 	if sync {
 		return r.sync()
 	}
 	return nil
+}
+
+// frameRecord returns a record as a record file holds it.
+func frameRecord(payload []byte) []byte {
+	frame := make([]byte, frameHeader, frameHeader+len(payload))
+	binary.LittleEndian.PutUint32(frame, uint32(len(payload)))
+	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable))
+	return append(frame, payload...)
 }
 
 func (r *recordFile) sync() error {

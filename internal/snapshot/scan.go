@@ -53,11 +53,15 @@ func (l *limits) read(n int64) bool {
 }
 
 // store takes a content of n bytes from what the store may grow by, as
-// the disk space its object will take; with n 0 it only asks whether
-// there is room.
+// the disk space its object will take (whole blocks for a file of its
+// own, its bytes in a pack); with n 0 it only asks whether there is
+// room.
 func (l *limits) store(n int64, baseline bool) bool {
-	if n > 0 {
+	switch {
+	case n >= packLimit:
 		n = allocated(n + 1)
+	case n > 0:
+		n += 1 + packEntryCost
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

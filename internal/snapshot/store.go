@@ -51,10 +51,14 @@ type Store struct {
 	opts   Options
 	scope  scope
 	obj    *objects
+	// tidied is set once what a crash left half-written is removed.
+	tidied bool
 }
 
 // Open opens (creating it if needed) the snapshot store in dir for the
-// workspace ws, and removes what a crash left half-written in it.
+// workspace ws. What a crash left half-written in it is removed by the
+// first call that changes it (Turn, Refresh, GC, Undo), under the
+// session lock: a reader must not remove a writer's temporary files.
 func Open(dir string, ws *workspace.Workspace, opts Options) (*Store, error) {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
@@ -70,12 +74,9 @@ func Open(dir string, ws *workspace.Workspace, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot inclusions: %w", err)
 	}
-	for _, d := range []string{dir, filepath.Join(dir, "objects"), filepath.Join(dir, "turns")} {
+	for _, d := range storeDirs(dir) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("snapshot store: %w", err)
-		}
-		if err := atomicfile.CleanTemps(d); err != nil {
-			return nil, err
 		}
 	}
 	fd, err := openRoot(ws.Dir())
@@ -88,8 +89,26 @@ func Open(dir string, ws *workspace.Workspace, opts Options) (*Store, error) {
 		rootfd: fd,
 		opts:   opts,
 		scope:  scope{exclude: exclude, include: include, private: privatePaths(ws.Dir(), append([]string{dir}, opts.Private...))},
-		obj:    &objects{dir: filepath.Join(dir, "objects")},
+		obj:    &objects{dir: filepath.Join(dir, "objects"), packs: &packs{dir: filepath.Join(dir, "packs")}},
 	}, nil
+}
+
+func storeDirs(dir string) []string {
+	return []string{dir, filepath.Join(dir, "objects"), filepath.Join(dir, "packs"), filepath.Join(dir, "turns")}
+}
+
+// tidy removes the temporary files a crash left in the store, once.
+func (s *Store) tidy() error {
+	if s.tidied {
+		return nil
+	}
+	for _, d := range storeDirs(s.dir) {
+		if err := atomicfile.CleanTemps(d); err != nil {
+			return err
+		}
+	}
+	s.tidied = true
+	return nil
 }
 
 // privatePaths returns, relative to the workspace, the folders among dirs
@@ -118,8 +137,11 @@ func resolved(p string) string {
 	return abs
 }
 
-// Close releases the workspace folder.
-func (s *Store) Close() error { return closeFD(s.rootfd) }
+// Close releases the workspace folder and the pack being written.
+func (s *Store) Close() error {
+	s.obj.packs.close()
+	return closeFD(s.rootfd)
+}
 
 // Budget is the size the store is kept within.
 func (s *Store) Budget() int64 { return s.opts.Budget }

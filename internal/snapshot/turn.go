@@ -25,6 +25,9 @@ type Turn struct {
 
 // Turn opens the recording of turn seq, resuming it if it was begun.
 func (s *Store) Turn(seq int) (*Turn, error) {
+	if err := s.tidy(); err != nil {
+		return nil, err
+	}
 	ix, steps, err := s.current(seq)
 	if err != nil {
 		return nil, err
@@ -115,6 +118,12 @@ func (t *Turn) Before(paths []string) error {
 		}
 	}
 	t.s.explain(skipped)
+	// The contents just stored are what undo will need once the command
+	// has run: they must be on disk before it starts, and before the
+	// index or a record refers to them.
+	if err := t.s.obj.barrier(); err != nil {
+		return err
+	}
 	if len(changes) > 1000 && len(changes) > len(t.ix.entries)/4 {
 		// Most of the workspace is new to the index (the session's first
 		// scan): saving the index costs less than recording it all. It
@@ -134,9 +143,7 @@ func (t *Turn) Before(paths []string) error {
 		}
 		t.steps = append(t.steps, st)
 	}
-	// The contents just stored are what undo will need once the command
-	// has run: they must be on disk before it starts.
-	return t.s.obj.barrier()
+	return nil
 }
 
 // After records what the command with index key changed: in the given
@@ -199,6 +206,9 @@ func (t *Turn) Commit() (GCReport, error) {
 // person is away (after writing a request), so that the next turn starts
 // without reading anything. It does nothing while a turn is unfinished.
 func (s *Store) Refresh() error {
+	if err := s.tidy(); err != nil {
+		return err
+	}
 	ix, err := loadIndex(s.indexPath())
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,8 +266,8 @@ func TestGCPrunesOldestTurns(t *testing.T) {
 }
 
 // TestStoreSizeIsDiskUse: the size the budget is held to, and 'courier
-// gc' shows, is what the store takes on disk, as du counts it: 3,000
-// files of a few bytes take a block each, not their few bytes.
+// gc' shows, is what the store takes on disk, as du counts it, for
+// contents kept in packs and as files of their own alike.
 func TestStoreSizeIsDiskUse(t *testing.T) {
 	f := newFixture(t, Options{})
 	files := map[string]string{}
@@ -274,23 +275,73 @@ func TestStoreSizeIsDiskUse(t *testing.T) {
 		files[fmt.Sprintf("d%02d/f%d.txt", i%30, i)] = fmt.Sprintf("file %d\n", i)
 	}
 	f.write(files)
-	f.command(1, `rm -rf d01 && echo more >> d02/f2.txt`)
+	f.sh(`for i in 1 2 3 4 5; do head -c 100000 /dev/urandom > big$i.bin; done`)
+	f.command(1, `rm -rf d01 && echo more >> d02/f2.txt && head -c 70000 /dev/urandom > big1.bin`)
 	rep, err := f.s.GC(DefaultBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
-	du := duOf(t, f.store)
-	if du < 3000*blockSize {
-		t.Fatalf("the store takes %d bytes on disk: not one block per file, the test shows nothing here", du)
+	use, err := f.s.diskUse()
+	if err != nil {
+		t.Fatal(err)
 	}
+	if len(use.loose) != 6 || len(use.packed) < 3000 {
+		t.Fatalf("%d contents in files of their own, %d in packs: want 6 and 3,000 or more", len(use.loose), len(use.packed))
+	}
+	du := duOf(t, f.store)
 	if rep.Size < du*9/10 || rep.Size > du*11/10 {
 		t.Errorf("the store is said to take %d bytes; du counts %d", rep.Size, du)
 	}
 }
 
+// TestSmallFilesTakeTheirSize: 10,000 small files take about their
+// content's size in the store, not 10,000 blocks, and come back whole.
+func TestSmallFilesTakeTheirSize(t *testing.T) {
+	f := newFixture(t, Options{})
+	rng := rand.New(rand.NewPCG(3, 4))
+	var content int64
+	for d := range 100 {
+		files := map[string]string{}
+		for i := range 100 {
+			b := make([]byte, 100+rng.IntN(400))
+			for j := range b {
+				b[j] = "0123456789abcdef"[rng.IntN(16)]
+			}
+			files[fmt.Sprintf("d%02d/f%02d.txt", d, i)] = string(b)
+			content += int64(len(b))
+		}
+		f.write(files)
+	}
+	before := listing(t, f.dir)
+	if err := f.s.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	contents := duOf(t, filepath.Join(f.store, "objects")) + duOf(t, filepath.Join(f.store, "packs"))
+	if contents > content*5/4+64<<10 {
+		t.Errorf("%d bytes of content take %d bytes of disk in the store (10,000 blocks would be %d)", content, contents, 10000*blockSize)
+	}
+	index, err := os.Stat(filepath.Join(f.store, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if du := duOf(t, f.store); du > contents+index.Size()+64<<10 {
+		t.Errorf("the store takes %d bytes: %d for the contents, %d for the index, and %d besides", du, contents, index.Size(), du-contents-index.Size())
+	}
+	rep, err := f.s.GC(DefaultBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if du := duOf(t, f.store); rep.Size < du*9/10 || rep.Size > du*11/10 {
+		t.Errorf("the store is said to take %d bytes; du counts %d", rep.Size, du)
+	}
+	f.command(1, `rm -rf d0*`)
+	f.undo(1)
+	sameTree(t, "after undo", listing(t, f.dir), before)
+}
+
 // duOf is what du -s counts for a folder: the blocks allocated to it
 // and everything in it.
-func duOf(t *testing.T, dir string) int64 {
+func duOf(t testing.TB, dir string) int64 {
 	t.Helper()
 	var n int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

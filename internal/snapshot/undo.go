@@ -100,6 +100,9 @@ func plan(steps []step) []planned {
 // anything.
 func (s *Store) Undo(seq int) (UndoReport, error) {
 	rep := UndoReport{Turn: seq}
+	if err := s.tidy(); err != nil {
+		return rep, err
+	}
 	if s.pruned(seq) {
 		return rep, prunedError(seq)
 	}

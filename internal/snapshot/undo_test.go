@@ -213,9 +213,12 @@ func TestUndoLargeFiles(t *testing.T) {
 	for _, c := range storedContents(t, f.s) {
 		total += len(c)
 	}
-	sizes, _, _ := f.s.diskUse()
-	var onDisk int64
-	for _, n := range sizes {
+	use, err := f.s.diskUse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk := use.packs
+	for _, n := range use.loose {
 		onDisk += n
 	}
 	if onDisk > int64(total)*6/10 {

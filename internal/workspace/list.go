@@ -7,11 +7,13 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// Entry is one file of a listing.
+// Entry is one file of a listing, or a folder summary.
 type Entry struct {
-	Path   string `json:"path"`
-	Size   int64  `json:"size"`
-	Binary bool   `json:"binary,omitempty"`
+	Path string `json:"path"`
+	// Size is a file's size; folder summaries have none, since adding up
+	// a folder's sizes means looking up every file in it.
+	Size   int64 `json:"size"`
+	Binary bool  `json:"binary,omitempty"`
 	// Files is set on folder summaries: how many files the folder holds.
 	Files int  `json:"files,omitempty"`
 	IsDir bool `json:"isDir,omitempty"`
@@ -43,9 +45,9 @@ type walkEntry struct {
 type walkHooks struct {
 	// withSize has the walk look up the size of every entry but folders.
 	withSize bool
-	// enter, when set, is called for each folder the walk enters, before its
-	// entries, with what it returned for the parent folder (nil for the
-	// root) and a reader of small regular files in the folder.
+	// enter, when set, is called for each folder the walk enters, before it
+	// visits its entries, with what it returned for the parent folder (nil
+	// for the root) and a reader of small regular files in the folder.
 	enter func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir
 	// visit is called for every entry with what enter returned for its
 	// folder; for a folder, its result says whether to walk into it.
@@ -70,18 +72,29 @@ var skippedDirs = map[string]bool{
 // List walks the workspace and returns its files sorted by path, or folder
 // summaries when there are more than opts.MaxEntries files (and, if even
 // the top level does not fit, a last RestPath entry counting the rest).
-// Only the files the listing shows are read, to mark binary ones.
+//
+// The walk only reads folders, as find -type f does: only the files the
+// listing shows one by one are looked up, for their size, and read, to
+// mark binary ones. A shown file gone by then is left out.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
-	files, err := w.Files(opts)
+	var paths []string
+	err := w.walkFiles(opts, false, func(p string, _ int64) { paths = append(paths, p) })
 	if err != nil {
 		return nil, err
 	}
-	shown := files
-	if opts.MaxEntries > 0 && len(files) > opts.MaxEntries {
-		shown = summarise(files, opts.MaxEntries)
+	if !walkInPathOrder {
+		slices.Sort(paths)
 	}
-	w.sniffAll(shown)
-	return shown, nil
+	var shown []Entry
+	if opts.MaxEntries > 0 && len(paths) > opts.MaxEntries {
+		shown = summarise(paths, opts.MaxEntries)
+	} else {
+		shown = make([]Entry, len(paths))
+		for i, p := range paths {
+			shown[i].Path = p
+		}
+	}
+	return w.describeAll(shown), nil
 }
 
 // Files returns every file a listing covers, sorted by path, with sizes
@@ -90,7 +103,20 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 // used.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	var files []Entry
-	h := walkHooks{withSize: true}
+	err := w.walkFiles(opts, true, func(p string, size int64) { files = append(files, Entry{Path: p, Size: size}) })
+	if err != nil {
+		return nil, err
+	}
+	if !walkInPathOrder {
+		slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	}
+	return files, nil
+}
+
+// walkFiles calls file with the path of every file a listing covers (see
+// Files), and its size when withSize is set.
+func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(p string, size int64)) error {
+	h := walkHooks{withSize: withSize}
 	if opts.GitIgnore {
 		h.enter = w.enterIgnore
 	}
@@ -102,13 +128,9 @@ func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 			return false
 		}
 		if !e.isDir {
-			files = append(files, Entry{Path: e.path, Size: e.size})
+			file(e.path, e.size)
 		}
 		return e.isDir
 	}
-	if err := w.walk(h); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	return files, nil
+	return w.walk(h)
 }

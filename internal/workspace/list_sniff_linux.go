@@ -10,46 +10,54 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sniffAll marks the binary files among entries (sorted by path; folder
-// entries are left alone). It moves one open folder from file to file,
-// climbing through ".." and descending one name at a time, so that files
-// deep in the tree cost no more than shallow ones: resolving each path from
-// the root made 300 files 5,000 folders deep take seconds.
-func (w *Workspace) sniffAll(entries []Entry) {
+// describeAll looks up the size of each file among entries (sorted by
+// path; folder summaries are left alone) and marks the binary ones; files
+// that are gone, or whose folder is, are dropped. It moves one open folder
+// from file to file, climbing through ".." and descending one name at a
+// time, so that files deep in the tree cost no more than shallow ones:
+// resolving each path from the root made 300 files 5,000 folders deep take
+// seconds.
+func (w *Workspace) describeAll(entries []Entry) []Entry {
 	c := dirCursor{w: w, fd: -1}
 	defer c.close()
 	buf := make([]byte, sniffSize)
-	for i := range entries {
-		e := &entries[i]
-		if e.IsDir {
-			continue
+	out := entries[:0]
+	for _, e := range entries {
+		if !e.IsDir {
+			dir, name := "", e.Path
+			if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
+				dir, name = e.Path[:j], e.Path[j+1:]
+			}
+			if !c.moveTo(dir) || !describeAt(c.fd, name, buf, &e) {
+				continue
+			}
 		}
-		dir, name := "", e.Path
-		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
-			dir, name = e.Path[:j], e.Path[j+1:]
-		}
-		if c.moveTo(dir) {
-			e.Binary = sniffAt(c.fd, name, buf)
-		}
+		out = append(out, e)
 	}
+	return out
 }
 
-// sniffAt reads the start of the regular file name in the folder dirfd,
-// never through a symlink and never blocking, and reports whether it holds
-// a NUL byte. Anything else counts as text.
-func sniffAt(dirfd int, name string, buf []byte) bool {
+// describeAt looks up the entry name in the folder dirfd, never through a
+// symlink, sets e's size, and, for a regular file, reads its start without
+// blocking and marks it binary when that holds a NUL byte. Nothing but a
+// regular file is opened. It reports false when there is no such entry.
+func describeAt(dirfd int, name string, buf []byte, e *Entry) bool {
 	var before unix.Stat_t
-	if unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil || before.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return false
+	}
+	e.Size = before.Size
+	if before.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return true
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return false
+		return true
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Ino != before.Ino || st.Dev != before.Dev {
-		return false
+		return true
 	}
 	n := 0
 	for n < len(buf) {
@@ -62,7 +70,8 @@ func sniffAt(dirfd int, name string, buf []byte) bool {
 		}
 		n += k
 	}
-	return bytes.IndexByte(buf[:n], 0) >= 0
+	e.Binary = bytes.IndexByte(buf[:n], 0) >= 0
+	return true
 }
 
 // dirCursor holds one folder of the workspace open and moves it to

@@ -2,13 +2,22 @@
 
 package workspace
 
-// sniffAll marks the binary files among entries; folder entries are left
-// alone.
-func (w *Workspace) sniffAll(entries []Entry) {
+// describeAll looks up the size of each file among entries and marks the
+// binary ones; folder summaries are left alone, and files that are gone
+// are dropped.
+func (w *Workspace) describeAll(entries []Entry) []Entry {
 	buf := make([]byte, sniffSize)
-	for i := range entries {
-		if !entries[i].IsDir {
-			entries[i].Binary = w.sniffBinary(entries[i].Path, buf)
+	out := entries[:0]
+	for _, e := range entries {
+		if !e.IsDir {
+			info, err := w.root.Lstat(e.Path)
+			if err != nil {
+				continue
+			}
+			e.Size = info.Size()
+			e.Binary = w.sniffBinary(e.Path, buf)
 		}
+		out = append(out, e)
 	}
+	return out
 }

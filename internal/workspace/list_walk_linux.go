@@ -4,10 +4,12 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,62 +17,96 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// walk calls h.visit for every entry below the workspace root, each
-// folder's entries before those of its subfolders, in no particular order
-// within a folder; visit's result for a folder says whether to walk into
-// it. A folder that cannot be read is left out.
+// walkInPathOrder says walk visits entries in the order of their paths.
+const walkInPathOrder = true
+
+// walk calls h.visit for every entry below the workspace root in the
+// order of their paths (a folder before what it holds); visit's result for
+// a folder says whether to walk into it. A folder that cannot be read is
+// left out. Visiting in path order spares a listing the sort of all its
+// paths: sorting each folder's names costs far less.
 //
 // The walk costs the same for every entry however deep it lies: it holds
 // the folder it reads open and opens each subfolder from it, one name at a
-// time, and climbs back through "..", checked against the folder it left
-// (device and inode), rather than resolving a path from the root at every
-// folder, which made a chain of 5,000 nested folders take minutes. At most
-// two folders are open at once, whatever the depth.
+// time, rather than resolving a path from the root at every folder, which
+// made a chain of 5,000 nested folders take minutes. The first heldOpen
+// folders on the way down stay open, to go back to; below them the walk
+// climbs back through "..", checked against the folder it left (device
+// and inode), so that a walk holds at most heldOpen+2 folders open,
+// whatever the depth.
 func (w *Workspace) walk(h walkHooks) error {
 	fd, err := w.rootFD()
 	if err != nil {
 		return err
 	}
 	wk := walker{w: w, h: h, buf: make([]byte, 32<<10), cur: fd}
-	defer wk.closeCur()
+	defer wk.closeAll()
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("list workspace: %w", err)
 	}
-	wk.stack = []walkDir{{path: "", dev: st.Dev, ino: st.Ino}}
-	wk.enter(&wk.stack[0], nil)
-	if err := wk.read(&wk.stack[0]); err != nil {
+	wk.stack = []walkDir{{path: "", dev: st.Dev, ino: st.Ino, held: -1}}
+	if err := wk.read(&wk.stack[0], nil); err != nil {
 		return fmt.Errorf("list workspace: %w", err)
 	}
 	wk.run()
 	return nil
 }
 
+// heldOpen is how many folders on the walk's path from the root stay open
+// while it walks below them: going back to one costs nothing, where
+// climbing through ".." costs three system calls.
+const heldOpen = 32
+
 // walkDir is a folder on the walk's path from the root: where it is, what
-// it is (to recognise it when climbing back), the subfolders of it still
-// to walk, and what its ignore files say.
+// it is (to recognise it when climbing back), the folder held open while
+// the walk is below it (-1 if none), its entries in path order and how
+// many it has visited, how many of the rest are folders, and what its
+// ignore files say.
 type walkDir struct {
 	path     string
 	dev, ino uint64
-	subdirs  []string
+	held     int
+	ents     []dirent
+	next     int
+	dirs     int
 	ignore   *ignoreDir
+}
+
+// name is the name of an entry of d: the end of its path.
+func (d *walkDir) name(de *dirent) string {
+	if d.path == "" {
+		return de.path
+	}
+	return de.path[len(d.path)+1:]
 }
 
 type walker struct {
 	w       *Workspace
 	h       walkHooks
 	buf     []byte
-	ents    []dirent // the entries of the folder being read
-	cur     int      // the open folder, the top of stack; -1 when none is
+	names   []byte // the names of the folder being read, end to end
+	ends    []int  // where each name ends in names
+	cur     int    // the open folder, the top of stack; -1 when none is
 	stack   []walkDir
-	pending int // folders on the stack with subfolders still to walk
+	pending int // folders on the stack with subfolders still to visit
 }
 
-// enter runs the enter hook for the folder just opened.
+// enter runs the enter hook for the folder just read. Its reader only
+// opens names the folder listed: most folders have no .gitignore, and
+// trying to open one in each cost a failed system call per folder.
 func (wk *walker) enter(d *walkDir, parent *ignoreDir) {
-	if wk.h.enter != nil {
-		d.ignore = wk.h.enter(d.path, parent, func(name string) []byte { return readSmallAt(wk.cur, name) })
+	if wk.h.enter == nil {
+		return
 	}
+	d.ignore = wk.h.enter(d.path, parent, func(name string) []byte {
+		for i := range d.ents {
+			if d.name(&d.ents[i]) == name {
+				return readSmallAt(wk.cur, name)
+			}
+		}
+		return nil
+	})
 }
 
 // readSmallAt reads the regular file name in the folder dirfd, never
@@ -141,43 +177,76 @@ func (wk *walker) closeCur() {
 	}
 }
 
-// run walks the stack down to its end: into the next subfolder of the
-// deepest folder that has one, back up when a folder is done.
+// closeAll closes the open folder and those held open.
+func (wk *walker) closeAll() {
+	wk.closeCur()
+	for i := range wk.stack {
+		if d := &wk.stack[i]; d.held >= 0 {
+			unix.Close(d.held)
+			d.held = -1
+		}
+	}
+}
+
+// run visits the entries of the deepest folder on the stack in turn,
+// walking into each subfolder visit wants walked as it comes, and climbs
+// back up when a folder is done.
 func (wk *walker) run() {
 	for len(wk.stack) > 0 {
 		top := &wk.stack[len(wk.stack)-1]
-		if len(top.subdirs) == 0 {
+		if top.next == len(top.ents) {
 			wk.stack = wk.stack[:len(wk.stack)-1]
+			if len(wk.stack) == 0 {
+				return
+			}
+			if up := &wk.stack[len(wk.stack)-1]; up.held >= 0 {
+				wk.closeCur()
+				wk.cur, up.held = up.held, -1
+				continue
+			}
 			if wk.pending == 0 {
-				return // nothing left below any folder on the way up
+				// No folder is left to open: the files still to visit
+				// on the way up need no open folder.
+				wk.closeCur()
+				continue
 			}
 			if !wk.climb() {
-				// The folder cannot be reached again: skip the rest of it.
+				// The folder cannot be reached again: skip its
+				// subfolders still to walk.
 				wk.drop(&wk.stack[len(wk.stack)-1])
 			}
 			continue
 		}
-		name := top.subdirs[len(top.subdirs)-1]
-		top.subdirs = top.subdirs[:len(top.subdirs)-1]
-		if len(top.subdirs) == 0 {
-			wk.pending--
+		de := &top.ents[top.next]
+		top.next++
+		isDir := de.typ == unix.DT_DIR
+		if isDir {
+			if top.dirs == 0 {
+				continue // dropped
+			}
+			if top.dirs--; top.dirs == 0 {
+				wk.pending--
+			}
 		}
-		wk.descend(top, name)
+		e := walkEntry{path: de.path, name: top.name(de), isDir: isDir, size: de.size}
+		if wk.h.visit(e, top.ignore) && isDir {
+			wk.descend(e.path, e.name)
+		}
 	}
 }
 
 // drop forgets the subfolders of d still to walk.
 func (wk *walker) drop(d *walkDir) {
-	if len(d.subdirs) > 0 {
+	if d.dirs > 0 {
 		wk.pending--
-		d.subdirs = nil
+		d.dirs = 0
 	}
 }
 
-// descend opens the subfolder name of the open folder top and reads it;
-// a subfolder that cannot be opened (gone, forbidden, replaced by a
+// descend opens the subfolder name of the open folder, at path, and reads
+// it; a subfolder that cannot be opened (gone, forbidden, replaced by a
 // symlink) is skipped.
-func (wk *walker) descend(top *walkDir, name string) {
+func (wk *walker) descend(path, name string) {
 	wk.step(1)
 	fd, err := openDirAt(wk.cur, name)
 	if err != nil {
@@ -188,17 +257,27 @@ func (wk *walker) descend(top *walkDir, name string) {
 		unix.Close(fd)
 		return
 	}
-	parent := wk.cur
-	wk.cur = fd
-	wk.stack = append(wk.stack, walkDir{path: joinPath(top.path, name), dev: st.Dev, ino: st.Ino})
-	d := &wk.stack[len(wk.stack)-1]
-	wk.enter(d, wk.stack[len(wk.stack)-2].ignore)
-	if err := wk.read(d); err != nil {
-		wk.drop(d) // unreadable: keep what was read, walk none of it
+	n := len(wk.stack)
+	if n <= heldOpen {
+		wk.stack[n-1].held = wk.cur
+	} else {
+		// Deeper, the parent is closed: climbing back reopens it
+		// through "..".
+		unix.Close(wk.cur)
 	}
-	// The parent stays open only while the child is opened: climbing back
-	// reopens it through "..".
-	unix.Close(parent)
+	wk.cur = fd
+	// Reuse the entries of a folder this deep walked before.
+	if n < cap(wk.stack) {
+		wk.stack = wk.stack[:n+1]
+	} else {
+		wk.stack = append(wk.stack, walkDir{})
+	}
+	d := &wk.stack[n]
+	*d = walkDir{path: path, dev: st.Dev, ino: st.Ino, held: -1, ents: d.ents[:0]}
+	if err := wk.read(d, wk.stack[n-1].ignore); err != nil {
+		// Unreadable: what was read is not trusted, and none of it walked.
+		d.ents = d.ents[:0]
+	}
 }
 
 // climb makes the folder at the top of the stack the open one again,
@@ -272,12 +351,13 @@ func openDirAt(dirfd int, name string) (int, error) {
 	}
 }
 
-// read lists the open folder's entries: it reads them all, looks up the
-// sizes and kinds getdents does not give (two at a time in a large folder,
-// since each is a system call), then visits each and notes the subfolders
-// visit wants walked.
-func (wk *walker) read(d *walkDir) error {
-	wk.ents = wk.ents[:0]
+// read lists the open folder's entries into d: it reads them all, runs
+// the enter hook with parent, what it returned for the folder above, looks
+// up the sizes and kinds getdents does not give (two at a time in a large
+// folder, since each is a system call), and sorts them in path order.
+func (wk *walker) read(d *walkDir, parent *ignoreDir) error {
+	d.ents = d.ents[:0]
+	wk.names, wk.ends = wk.names[:0], wk.ends[:0]
 	for {
 		wk.step(1)
 		n, err := unix.Getdents(wk.cur, wk.buf)
@@ -290,31 +370,59 @@ func (wk *walker) read(d *walkDir) error {
 		if n <= 0 {
 			break
 		}
-		wk.parse(wk.buf[:n])
+		d.ents = wk.parse(d.ents, wk.buf[:n])
 	}
-	wk.statAll()
-	for i := range wk.ents {
-		de := &wk.ents[i]
-		if de.gone {
-			continue
+	wk.makePaths(d)
+	wk.enter(d, parent)
+	wk.statAll(d)
+	d.ents = slices.DeleteFunc(d.ents, func(de dirent) bool { return de.gone })
+	base := len(d.path) + 1
+	if d.path == "" {
+		base = 0
+	}
+	slices.SortFunc(d.ents, func(a, b dirent) int { return compareNames(a.path[base:], a.typ, b.path[base:], b.typ) })
+	for i := range d.ents {
+		if d.ents[i].typ == unix.DT_DIR {
+			d.dirs++
 		}
-		e := walkEntry{path: joinPath(d.path, de.name), name: de.name, isDir: de.typ == unix.DT_DIR, size: de.size}
-		if wk.h.visit(e, d.ignore) && e.isDir {
-			if len(d.subdirs) == 0 {
-				wk.pending++
-			}
-			d.subdirs = append(d.subdirs, de.name)
-		}
+	}
+	if d.dirs > 0 {
+		wk.pending++
 	}
 	return nil
 }
 
-// dirent is a folder entry as read, then looked up.
+// dirent is a folder entry as read, then looked up: small, since a
+// folder's entries are sorted.
 type dirent struct {
-	name string
-	typ  uint8 // a DT_ value
+	path string // from the workspace root; its end is the entry's name
 	size int64
-	gone bool // vanished before it could be looked up
+	typ  uint8 // a DT_ value
+	gone bool  // vanished before it could be looked up
+}
+
+// compareNames orders the entries of one folder, by name and type (a DT_
+// value), as their paths and the paths below them sort: a folder's name
+// as if it ended in "/", since "a-b" sorts before "a/x" but "a" before
+// "a-b".
+func compareNames(a string, at uint8, b string, bt uint8) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	return cmp.Compare(nextByte(a, at, n), nextByte(b, bt, n))
+}
+
+// nextByte is the byte of the sort key of name (of type typ) at i, the
+// name's own length being the "/" of a folder; -1 past the end.
+func nextByte(name string, typ uint8, i int) int {
+	switch {
+	case i < len(name):
+		return int(name[i])
+	case i == len(name) && typ == unix.DT_DIR:
+		return '/'
+	}
+	return -1
 }
 
 // Offsets in a struct linux_dirent64 (see getdents64(2)).
@@ -324,12 +432,13 @@ const (
 	direntName   = 19
 )
 
-// parse adds the entries of a getdents buffer to wk.ents.
-func (wk *walker) parse(buf []byte) {
+// parse appends the entries of a getdents buffer to ents, their names to
+// wk.names; makePaths gives them their paths.
+func (wk *walker) parse(ents []dirent, buf []byte) []dirent {
 	for len(buf) > direntName {
 		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
 		if reclen <= direntName || reclen > len(buf) {
-			return
+			return ents
 		}
 		rec := buf[:reclen]
 		buf = buf[reclen:]
@@ -340,7 +449,37 @@ func (wk *walker) parse(buf []byte) {
 		if len(raw) == 0 || (raw[0] == '.' && (len(raw) == 1 || (len(raw) == 2 && raw[1] == '.'))) {
 			continue
 		}
-		wk.ents = append(wk.ents, dirent{name: string(raw), typ: rec[direntType]})
+		wk.names = append(wk.names, raw...)
+		wk.ends = append(wk.ends, len(wk.names))
+		ents = append(ents, dirent{typ: rec[direntType]})
+	}
+	return ents
+}
+
+// makePaths gives the entries of d their paths, all made in one string:
+// one allocation a folder rather than one an entry.
+func (wk *walker) makePaths(d *walkDir) {
+	prefix := 0
+	if d.path != "" {
+		prefix = len(d.path) + 1
+	}
+	var b strings.Builder
+	b.Grow(len(wk.names) + prefix*len(d.ents))
+	start := 0
+	for _, end := range wk.ends {
+		if prefix > 0 {
+			b.WriteString(d.path)
+			b.WriteByte('/')
+		}
+		b.Write(wk.names[start:end])
+		start = end
+	}
+	all := b.String()
+	off, start := 0, 0
+	for i, end := range wk.ends {
+		n := prefix + end - start
+		d.ents[i].path = all[off : off+n]
+		off, start = off+n, end
 	}
 }
 
@@ -348,42 +487,44 @@ func (wk *walker) parse(buf []byte) {
 // shared with a second goroutine.
 const parallelStat = 64
 
-// statAll looks up the entries that need it: those getdents could not
-// type, and, when sizes are wanted, all but folders.
-func (wk *walker) statAll() {
+// statAll looks up the entries of d that need it: those getdents could
+// not type, and, when sizes are wanted, all but folders.
+func (wk *walker) statAll(d *walkDir) {
+	ents := d.ents
 	need := func(de *dirent) bool {
 		return de.typ == unix.DT_UNKNOWN || (wk.h.withSize && de.typ != unix.DT_DIR)
 	}
 	n := 0
-	for i := range wk.ents {
-		if need(&wk.ents[i]) {
+	for i := range ents {
+		if need(&ents[i]) {
 			n++
 		}
 	}
 	wk.step(n)
 	if n < parallelStat || runtime.GOMAXPROCS(0) < 2 {
-		wk.stat(wk.ents, need)
+		wk.stat(d, ents, need)
 		return
 	}
-	half := len(wk.ents) / 2
+	half := len(ents) / 2
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		wk.stat(wk.ents[half:], need)
+		wk.stat(d, ents[half:], need)
 	}()
-	wk.stat(wk.ents[:half], need)
+	wk.stat(d, ents[:half], need)
 	wg.Wait()
 }
 
-func (wk *walker) stat(ents []dirent, need func(*dirent) bool) {
+// stat looks up those of ents, entries of d, that need it.
+func (wk *walker) stat(d *walkDir, ents []dirent, need func(*dirent) bool) {
 	var st unix.Stat_t
 	for i := range ents {
 		de := &ents[i]
 		if !need(de) {
 			continue
 		}
-		if unix.Fstatat(wk.cur, de.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if unix.Fstatat(wk.cur, d.name(de), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			de.gone = true
 			continue
 		}
@@ -393,12 +534,4 @@ func (wk *walker) stat(ents []dirent, need func(*dirent) bool) {
 			de.size = st.Size
 		}
 	}
-}
-
-// joinPath joins a folder's slash path ("" for the root) and a name.
-func joinPath(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }

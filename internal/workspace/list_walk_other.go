@@ -9,6 +9,10 @@ import (
 	"path"
 )
 
+// walkInPathOrder says walk visits entries in the order of their paths:
+// fs.WalkDir visits "a/x" before "a-b", which sorts first.
+const walkInPathOrder = false
+
 // walk calls h.visit for every entry below the workspace root; visit's
 // result for a folder says whether to walk into it. A folder that cannot be
 // read is left out. (On Linux, a walk that opens each folder from its

@@ -8,12 +8,13 @@ const RestPath = "..."
 
 // summarise groups files (sorted by path) by folder at the deepest level
 // whose listing still fits in max lines, so a huge tree reads as a map
-// rather than a flood.
+// rather than a flood. A folder summary counts files, not bytes: sizes
+// are looked up only for the files shown one by one.
 //
 // The size of the listing at every depth is counted in one pass over the
 // files, and only the chosen one is built: trying depth after depth made a
 // tree 5,000 folders deep cost the square of its depth.
-func summarise(files []Entry, max int) []Entry {
+func summarise(files []string, max int) []Entry {
 	counts := groupCounts(files)
 	count := func(depth int) int {
 		if depth >= len(counts) {
@@ -41,20 +42,20 @@ func summarise(files []Entry, max int) []Entry {
 // one each, and so does each distinct folder at depth d above the others.
 // Since files are sorted, a file starts a new folder at depth d exactly
 // when it shares fewer than d folders with the file before it.
-func groupCounts(files []Entry) []int {
+func groupCounts(files []string) []int {
 	var diff []int // diff[d]: how the count changes from depth d-1 to d
 	prev := ""
 	for _, f := range files {
-		n := strings.Count(f.Path, "/") + 1 // the path's elements
+		n := strings.Count(f, "/") + 1 // the path's elements
 		for len(diff) <= n {
 			diff = append(diff, 0)
 		}
 		diff[n]++ // a line of its own from depth n on
-		if shared := sharedDirs(prev, f.Path); shared+1 < n {
+		if shared := sharedDirs(prev, f); shared+1 < n {
 			diff[shared+1]++ // the first file of a folder line at depths shared+1 .. n-1
 			diff[n]--
 		}
-		prev = f.Path
+		prev = f
 	}
 	counts := make([]int, len(diff))
 	run := 0
@@ -82,21 +83,19 @@ func sharedDirs(a, b string) int {
 // group lists files that sit less than depth folders deep individually and
 // folds the rest into their folder at that depth. Files are sorted, so the
 // files of one folder follow each other.
-func group(files []Entry, depth int) []Entry {
+func group(files []string, depth int) []Entry {
 	var out []Entry
 	for _, f := range files {
-		end := dirPrefix(f.Path, depth)
+		end := dirPrefix(f, depth)
 		if end < 0 {
-			out = append(out, f)
+			out = append(out, Entry{Path: f})
 			continue
 		}
-		dir := f.Path[:end]
+		dir := f[:end]
 		if n := len(out); n == 0 || !out[n-1].IsDir || out[n-1].Path != dir {
 			out = append(out, Entry{Path: dir, IsDir: true})
 		}
-		last := &out[len(out)-1]
-		last.Files++
-		last.Size += f.Size
+		out[len(out)-1].Files++
 	}
 	return out
 }
@@ -137,10 +136,8 @@ func fold(entries []Entry, max int) []Entry {
 			out = append(out, e)
 		case e.IsDir:
 			rest.Files += e.Files
-			rest.Size += e.Size
 		default:
 			rest.Files++
-			rest.Size += e.Size
 		}
 	}
 	return append(out, rest)
