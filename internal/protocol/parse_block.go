@@ -281,10 +281,27 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // handled here too, as the main loop would handle it next: a reply of
 // nothing but such tags does not go through the main loop line by line.
 func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
-	for {
-		r, after, nt := p.unknownOne(c, t, next)
-		if nt == nil || r != next || nt.kind != kindOther || p.lt.next(p.text, next.pos) < after.pos-1 {
-			return r
+	for !p.done(next) {
+		// t is read before the next line is classified, which may reuse
+		// its slot (see classify).
+		u := unknownTag{t.written, t.words, t.nattrs}
+		line, after := p.lineAt(next)
+		nt := p.classify(next, line)
+		if nt.kind != kindOther {
+			return p.unknownScan(c, u, next, nt, after)
+		}
+		// Another unknown tag right after: no closing tag follows t.
+		switch {
+		case !p.commandLike(u.words, u.nattrs):
+			p.prose(c.line, next.line)
+		case !p.listing():
+			p.unlisted(c.line, next.line)
+		default:
+			line0, end0 := c.line, next.line
+			p.fail(line0, end0, "", func() string { return unknownMessage(u.words, line0, end0, false) })
+		}
+		if p.lt.next(p.text, next.pos) < after.pos-1 {
+			return next // a reasoning tag may be on that line
 		}
 		// What the main loop does with the line at next: it is no blank
 		// line, nothing to pass over, no reasoning tag (no '<'), a tag a
@@ -292,45 +309,46 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 		c, t, next = next, nt, after
 		p.at = c.pos
 	}
+	return p.unknownScan(c, unknownTag{t.written, t.words, t.nattrs}, next, nil, cursor{})
 }
 
-// unknownOne is unknown for one tag. When the line after it is a tag line,
-// it also returns that line's reading and the cursor after it.
-func (p *parser) unknownOne(c cursor, t *tagLine, next cursor) (cursor, cursor, *tagLine) {
-	// t may be where the scan below keeps what it reads: copy what is
-	// needed of it first.
-	written, words, nattrs := t.written, t.words, t.nattrs
+// unknownTag is what unknown needs of an unknown tag's reading.
+type unknownTag struct {
+	written, words string
+	nattrs         int
+}
+
+// unknownScan is unknown for a tag at c that is not followed by another
+// unknown tag: it looks for the closing tag up to the next tag line. first
+// is the reading of the line at next, which ends after, or nil at the end.
+func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine, after cursor) cursor {
 	end := next
 	closed := false
-	var nt *tagLine
-	var ntAfter cursor
-	for e := next; !p.done(e); {
-		line, after := p.lineAt(e)
-		ct := p.classify(e, line)
-		if ct.kind == kindClose && ct.written == written {
+	for e, ct := next, first; ct != nil; {
+		if ct.kind == kindClose && ct.written == u.written {
 			end, closed = after, true
 		}
-		if ct.kind != kindText {
-			if e == next {
-				nt, ntAfter = ct, after
-			}
+		if ct.kind != kindText || p.done(after) {
 			break
 		}
 		e = after
+		var line string
+		line, after = p.lineAt(e)
+		ct = p.classify(e, line)
 	}
-	if !p.commandLike(words, nattrs) && !(closed && isUpperName(written)) {
+	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
 		p.prose(c.line, next.line)
-		return next, ntAfter, nt
+		return next
 	}
 	if !closed {
 		end = next
 	}
 	if !p.listing() {
 		p.unlisted(c.line, end.line)
-		return end, ntAfter, nt
+		return end
 	}
-	p.fail(c.line, end.line, "", func() string { return unknownMessage(words, c.line, end.line, closed) })
-	return end, ntAfter, nt
+	p.fail(c.line, end.line, "", func() string { return unknownMessage(u.words, c.line, end.line, closed) })
+	return end
 }
 
 // strayCloser handles a closing tag of a block command that opens nowhere.

@@ -111,6 +111,11 @@ func (t *tagLine) reset() {
 // are only read past and counted, not kept: that is all a scan for the end
 // of a block needs, and all an unknown tag needs.
 func (t *tagLine) classify(line string, full bool, up *upperNames) {
+	// Longer lines are mostly tags with attributes, which classifyName
+	// would read twice; the checks here save most lines the call.
+	if n := len(line); n >= 3 && n <= 16 && line[0] == '[' && line[n-1] == ']' && t.classifyName(line, full, up) {
+		return
+	}
 	// A full read keeps the attributes' slice for the next: they are read
 	// from t only while its command is handled.
 	t.reset()
@@ -128,6 +133,44 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 	if t.kind != kindText {
 		t.indent = indent
 	}
+}
+
+// classifyName is classify for the commonest tag line, "[NAME]" alone,
+// with none of the general checks: a reply of nothing but such lines
+// reads each at the cost of its name. It reports false, having changed
+// nothing, for any other line.
+func (t *tagLine) classifyName(line string, full bool, up *upperNames) bool {
+	n := len(line)
+	if n < 3 || line[0] != '[' || line[n-1] != ']' || !isLetter(line[1]) {
+		return false
+	}
+	// As in classifyPlain, only lower-case letters set both 0x40 and 0x20.
+	both := byte(0)
+	for i := 1; i < n-1; i++ {
+		c := line[i]
+		if !nameBytes[c] {
+			return false
+		}
+		both |= c & (c << 1)
+	}
+	written := line[1 : n-1]
+	typ := typeOfWritten(written)
+	kind, name := kindOpen, string(typ)
+	if typ == "" {
+		kind, name = kindOther, written
+		if both&0x40 != 0 {
+			name = up.of(written)
+		}
+	}
+	// Zeroed, then filled field by field: a composite literal would be
+	// built aside and copied.
+	var attrs []attr
+	if full {
+		attrs = t.attrs[:0] // kept for the next, as classify does
+	}
+	*t = tagLine{}
+	t.kind, t.typ, t.name, t.words, t.written, t.attrs = kind, typ, name, name, written, attrs
+	return true
 }
 
 // classifyPlain is classify for the usual tag line, read in one go: an
