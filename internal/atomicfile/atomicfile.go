@@ -36,7 +36,15 @@ type File struct {
 	f    *os.File
 	path string
 	perm os.FileMode
+	// written is how many bytes were written; started how many of them
+	// were sent on their way to the disk.
+	written, started int64
 }
+
+// writebackStep is how much newly written content is sent to the disk at
+// once while a File is written: the sync at Commit then waits only for
+// the last of it, not for the whole of a large file.
+const writebackStep = 1 << 20
 
 // Create starts the new content of path, in a temporary file in the same
 // folder.
@@ -51,8 +59,14 @@ func Create(path string, perm os.FileMode) (*File, error) {
 // Write appends p to the new content.
 func (f *File) Write(p []byte) (int, error) {
 	n, err := f.f.Write(p)
+	f.written += int64(n)
 	if err != nil {
 		return n, fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if f.written-f.started >= writebackStep {
+		// Only a head start: Commit's sync is what makes it durable.
+		startWriteback(f.f, f.started, f.written-f.started)
+		f.started = f.written
 	}
 	return n, nil
 }
