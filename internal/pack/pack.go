@@ -58,11 +58,34 @@ func Build(ws *workspace.Workspace, opts Options) []frontend.FileContent {
 // matching files are found at once, and read, numbered and handed over
 // one at a time when the pack's Files runs, which it can do once.
 func Stream(ws *workspace.Workspace, opts Options) *frontend.Pack {
+	return Find(ws, opts).Stream(opts.Budget)
+}
+
+// Found are the files a pack chooses from.
+type Found struct {
+	ws       *workspace.Workspace
+	opts     Options
+	cands    []candidate
+	problems []string
+}
+
+// Find finds the files opts asks for, walking the workspace; opts.Budget
+// is left to Stream. A request finds them while it lists the workspace,
+// before it knows the room left for the pack.
+func Find(ws *workspace.Workspace, opts Options) *Found {
 	if opts.MaxListed == 0 {
 		opts.MaxListed = 300
 	}
 	cands, problems := candidates(ws, opts)
-	p := &packer{ws: ws, opts: opts, room: opts.Budget, cands: cands, problems: problems}
+	return &Found{ws: ws, opts: opts, cands: cands, problems: problems}
+}
+
+// Stream is Stream's pack of the files found, within budget bytes (0: no
+// limit).
+func (f *Found) Stream(budget int) *frontend.Pack {
+	opts := f.opts
+	opts.Budget = budget
+	p := &packer{ws: f.ws, opts: opts, room: budget, cands: f.cands, problems: f.problems}
 	return &frontend.Pack{Size: p.size(), Files: p.run}
 }
 

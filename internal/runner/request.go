@@ -12,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -107,6 +108,18 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 			}
 		}()
 	}
+	var found chan *pack.Found
+	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
+		// The files to pack are found while the workspace is listed: two
+		// walks at once. Waited for before the workspace is closed.
+		found = make(chan *pack.Found, 1)
+		go func() { found <- r.findPack(ws, st, fe) }()
+		defer func() {
+			if found != nil {
+				<-found
+			}
+		}()
+	}
 	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true})
 	if err != nil {
 		return err
@@ -148,8 +161,9 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 		probed = nil
 		req.Environment = st.Environment
 	}
-	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
-		req.Pack = r.pack(ws, st, fe, req)
+	if found != nil {
+		req.Pack = r.pack(<-found, fe, req)
+		found = nil
 	}
 	return use(fe, req)
 }
