@@ -164,8 +164,12 @@ func (p *packer) size() int {
 func (p *packer) run(add func(frontend.FileContent)) {
 	p.opener = p.ws.NewOpener(maxOpenDirs)
 	defer p.opener.Close()
-	for _, c := range p.cands {
-		p.try(c, true, add)
+	if p.opts.Budget == 0 {
+		p.runAhead(add)
+	} else {
+		for _, c := range p.cands {
+			p.try(c, true, add)
+		}
 	}
 	for _, c := range p.deferred {
 		p.try(c, false, add)
@@ -184,7 +188,14 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBudget})
 		return
 	}
-	data, err := p.read(c.path)
+	data, err := read(p.opener, c.path, p.buf)
+	p.buf = data[:0]
+	p.place(c, data, err, canDefer, add)
+}
+
+// place packs c, read as data (or not, err), if there is room; canDefer
+// is try's.
+func (p *packer) place(c candidate, data []byte, err error, canDefer bool, add func(frontend.FileContent)) {
 	switch {
 	case errors.Is(err, errBinary):
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
@@ -218,18 +229,17 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 
 var errBinary = errors.New("binary file")
 
-// read returns a regular file's content, or errBinary when its start holds
-// a NUL byte or bytes that are not UTF-8. The content is p.buf's, good
-// until the next read.
-func (p *packer) read(path string) ([]byte, error) {
-	data, err := p.opener.ReadRegular(path, p.buf)
-	p.buf = data[:0]
+// read returns a regular file's content, read by o into buf (grown as
+// needed), or errBinary when its start holds a NUL byte or bytes that are
+// not UTF-8. Its first result is the buffer read into, whatever the error.
+func read(o *workspace.Opener, path string, buf []byte) ([]byte, error) {
+	data, err := o.ReadRegular(path, buf)
 	if err != nil {
-		return nil, err
+		return data[:0], err
 	}
 	head := data[:min(len(data), 8192)]
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimCutRune(head)) {
-		return nil, errBinary
+		return data[:0], errBinary
 	}
 	return data, nil
 }
