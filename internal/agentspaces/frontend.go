@@ -2,6 +2,7 @@ package agentspaces
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -27,13 +28,21 @@ func (Chat) Name() string { return ChatName }
 const Continuation = "Continue working on the task based on the events above. When the task is complete, reply with message operations only, summarising what you did."
 
 // Render implements frontend.FrontEnd.
-func (Chat) Render(r frontend.Request) string {
-	return protocol.RenderLayout(r, protocol.Layout{
+func (Chat) Render(r frontend.Request) string { return protocol.RenderLayout(r, chatLayout()) }
+
+// RenderTo implements frontend.FrontEnd.
+func (Chat) RenderTo(w io.Writer, r frontend.Request) error {
+	return protocol.WriteLayout(w, r, chatLayout())
+}
+
+// chatLayout is the layout of this protocol's requests.
+func chatLayout() protocol.Layout {
+	return protocol.Layout{
 		Protocol:     prompts.ProtocolJSON,
 		Reminder:     prompts.ReminderJSON,
 		Results:      writeEvents,
 		Continuation: Continuation,
-	})
+	}
 }
 
 // writeEvents writes the CONTEXT section on the last reply: courier's

@@ -17,35 +17,90 @@ const TempPrefix = ".courier-tmp-"
 // Write replaces path with data: it writes a temporary file in the same
 // folder, syncs it, renames it over path and syncs the folder, so the rename
 // itself survives a power cut. The temporary file never outlives the call.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, TempPrefix+filepath.Base(path)+"-*")
+func Write(path string, data []byte, perm os.FileMode) error {
+	f, err := Create(path, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// File is the new content of a file, written in pieces as Write writes
+// it whole: nothing of it is seen under its name until Commit. Either
+// Commit or Abort must end it.
+type File struct {
+	f    *os.File
+	path string
+	perm os.FileMode
+	// written is how many bytes were written; started how many of them
+	// were sent on their way to the disk.
+	written, started int64
+}
+
+// writebackStep is how much newly written content is sent to the disk at
+// once while a File is written: the sync at Commit then waits only for
+// the last of it, not for the whole of a large file.
+const writebackStep = 1 << 20
+
+// Create starts the new content of path, in a temporary file in the same
+// folder.
+func Create(path string, perm os.FileMode) (*File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &File{f: f, path: path, perm: perm}, nil
+}
+
+// Write appends p to the new content.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	f.written += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if f.written-f.started >= writebackStep {
+		// Only a head start: Commit's sync is what makes it durable.
+		startWriteback(f.f, f.started, f.written-f.started)
+		f.started = f.written
+	}
+	return n, nil
+}
+
+// Commit gives the file its mode, syncs it, renames it over its path and
+// syncs the folder. On failure the temporary file is removed and the old
+// content, if any, stays.
+func (f *File) Commit() (err error) {
+	tmp := f.f.Name()
 	defer func() {
 		if err != nil {
-			f.Close()
+			f.f.Close()
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = f.f.Chmod(f.perm); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = Sync(f.f); err != nil {
+		return fmt.Errorf("write %s: sync: %w", f.path, err)
 	}
-	if err = Sync(f); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
+	if err = f.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = os.Rename(tmp, f.path); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return SyncDir(dir)
+	return SyncDir(filepath.Dir(f.path))
+}
+
+// Abort removes the temporary file; the old content, if any, stays.
+func (f *File) Abort() {
+	f.f.Close()
+	os.Remove(f.f.Name())
 }
 
 // SyncDir makes a rename or creation in dir durable.

@@ -268,3 +268,46 @@ func TestSyncAll(t *testing.T) {
 		t.Errorf("SyncAll of nothing = %v", errs)
 	}
 }
+
+// TestFileInPieces writes a file in pieces: nothing new is seen under its
+// name before Commit, and Abort leaves the old content and no temporary
+// file.
+func TestFileInPieces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "request.txt")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, commit := range []bool{false, true} {
+		f, err := atomicfile.Create(p, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, piece := range []string{"new ", "content"} {
+			if _, err := f.Write([]byte(piece)); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(p); string(got) != "old" {
+				t.Fatalf("before Commit the file holds %q", got)
+			}
+		}
+		want := "old"
+		if commit {
+			if err := f.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			want = "new content"
+		} else {
+			f.Abort()
+		}
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("commit %v: file holds %q, want %q", commit, got, want)
+		}
+		if left := temps(t, dir); len(left) > 0 {
+			t.Errorf("commit %v: temporary files left: %q", commit, left)
+		}
+	}
+	if info, _ := os.Stat(p); info.Mode() != 0o600 {
+		t.Errorf("mode %v, want 0600", info.Mode())
+	}
+}

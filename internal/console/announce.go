@@ -25,7 +25,7 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		}
 		t.out("Session %s, request %d\n", e.Session, e.Sequence)
 	}
-	tokens := human.Tokens(e.Text)
+	tokens := e.TokenCount()
 	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(int64(len(e.Text))), human.Thousands(tokens))
 	if t.o.Unattended {
 		return

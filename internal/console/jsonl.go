@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -43,7 +42,7 @@ func (j *JSON) Report(e runner.Event) {
 			Bytes     int    `json:"bytes"`
 			Tokens    int    `json:"tokens"`
 			Rewritten bool   `json:"rewritten,omitempty"`
-		}{"requestWritten", e.Session, e.Sequence, e.Path, len(e.Text), human.Tokens(e.Text), e.Rewritten}
+		}{"requestWritten", e.Session, e.Sequence, e.Path, len(e.Text), e.TokenCount(), e.Rewritten}
 	case runner.WaitingForReply:
 		v = struct {
 			Event    string `json:"event"`

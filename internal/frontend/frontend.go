@@ -5,6 +5,7 @@
 package frontend
 
 import (
+	"io"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -17,6 +18,10 @@ type FrontEnd interface {
 	Name() string
 	// Render writes the whole text of a request.
 	Render(r Request) string
+	// RenderTo writes the text of Render to w, the first request's pack
+	// as it is read, and returns w's first error: a pack can be a whole
+	// project, and is then never held whole.
+	RenderTo(w io.Writer, r Request) error
 	// Parse reads decoded reply text. It never fails: what it cannot
 	// understand becomes a command.ParseError the LLM is told about.
 	Parse(text string) Parsed

@@ -1,8 +1,10 @@
 package human
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestBytes(t *testing.T) {
@@ -106,5 +108,37 @@ func TestTokens(t *testing.T) {
 	}
 	if got := Tokens("héllo"); got != 2 {
 		t.Errorf("Tokens counts bytes, not characters: %d", got)
+	}
+}
+
+// TestRunes checks Runes and RuneCounter against utf8.RuneCountInString on
+// texts of ASCII, characters of every length and bad bytes, counted whole
+// and cut in pieces anywhere.
+func TestRunes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "code line\n", "é", "€", "😀", "\xe2\x82", "\xf0\x9f", "\x80", "\xff", "\xed\xa0\x80", strings.Repeat("x", 40)}
+	for range 500 {
+		var b strings.Builder
+		for range rng.IntN(60) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		want := utf8.RuneCountInString(s)
+		if got := Runes(s); got != want {
+			t.Fatalf("Runes(%q) = %d, want %d", s, got, want)
+		}
+		var c RuneCounter
+		for rest := s; rest != ""; {
+			n := min(len(rest), rng.IntN(9))
+			if rng.IntN(2) == 0 {
+				c.Write([]byte(rest[:n]))
+			} else {
+				c.WriteString(rest[:n])
+			}
+			rest = rest[n:]
+		}
+		if got := c.Count(); got != want {
+			t.Fatalf("RuneCounter of %q = %d, want %d", s, got, want)
+		}
 	}
 }

@@ -58,11 +58,34 @@ func Build(ws *workspace.Workspace, opts Options) []frontend.FileContent {
 // matching files are found at once, and read, numbered and handed over
 // one at a time when the pack's Files runs, which it can do once.
 func Stream(ws *workspace.Workspace, opts Options) *frontend.Pack {
+	return Find(ws, opts).Stream(opts.Budget)
+}
+
+// Found are the files a pack chooses from.
+type Found struct {
+	ws       *workspace.Workspace
+	opts     Options
+	cands    []candidate
+	problems []string
+}
+
+// Find finds the files opts asks for, walking the workspace; opts.Budget
+// is left to Stream. A request finds them while it lists the workspace,
+// before it knows the room left for the pack.
+func Find(ws *workspace.Workspace, opts Options) *Found {
 	if opts.MaxListed == 0 {
 		opts.MaxListed = 300
 	}
 	cands, problems := candidates(ws, opts)
-	p := &packer{ws: ws, opts: opts, room: opts.Budget, cands: cands, problems: problems}
+	return &Found{ws: ws, opts: opts, cands: cands, problems: problems}
+}
+
+// Stream is Stream's pack of the files found, within budget bytes (0: no
+// limit).
+func (f *Found) Stream(budget int) *frontend.Pack {
+	opts := f.opts
+	opts.Budget = budget
+	p := &packer{ws: f.ws, opts: opts, room: budget, cands: f.cands, problems: f.problems}
 	return &frontend.Pack{Size: p.size(), Files: p.run}
 }
 
@@ -141,8 +164,12 @@ func (p *packer) size() int {
 func (p *packer) run(add func(frontend.FileContent)) {
 	p.opener = p.ws.NewOpener(maxOpenDirs)
 	defer p.opener.Close()
-	for _, c := range p.cands {
-		p.try(c, true, add)
+	if p.opts.Budget == 0 {
+		p.runAhead(add)
+	} else {
+		for _, c := range p.cands {
+			p.try(c, true, add)
+		}
 	}
 	for _, c := range p.deferred {
 		p.try(c, false, add)
@@ -161,7 +188,14 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBudget})
 		return
 	}
-	data, err := p.read(c.path)
+	data, err := read(p.opener, c.path, p.buf)
+	p.buf = data[:0]
+	p.place(c, data, err, canDefer, add)
+}
+
+// place packs c, read as data (or not, err), if there is room; canDefer
+// is try's.
+func (p *packer) place(c candidate, data []byte, err error, canDefer bool, add func(frontend.FileContent)) {
 	switch {
 	case errors.Is(err, errBinary):
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
@@ -195,18 +229,17 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 
 var errBinary = errors.New("binary file")
 
-// read returns a regular file's content, or errBinary when its start holds
-// a NUL byte or bytes that are not UTF-8. The content is p.buf's, good
-// until the next read.
-func (p *packer) read(path string) ([]byte, error) {
-	data, err := p.opener.ReadRegular(path, p.buf)
-	p.buf = data[:0]
+// read returns a regular file's content, read by o into buf (grown as
+// needed), or errBinary when its start holds a NUL byte or bytes that are
+// not UTF-8. Its first result is the buffer read into, whatever the error.
+func read(o *workspace.Opener, path string, buf []byte) ([]byte, error) {
+	data, err := o.ReadRegular(path, buf)
 	if err != nil {
-		return nil, err
+		return data[:0], err
 	}
 	head := data[:min(len(data), 8192)]
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimCutRune(head)) {
-		return nil, errBinary
+		return data[:0], errBinary
 	}
 	return data, nil
 }

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -42,14 +43,49 @@ type Layout struct {
 
 // Render writes the outbox text of the tag protocol: HEADER, PROTOCOL,
 // CONTEXT and PROMPT.
-func Render(o frontend.Request) string {
-	return RenderLayout(o, Layout{Protocol: prompts.Protocol, Reminder: prompts.Reminder, Results: renderResults, Continuation: Continuation})
+func Render(o frontend.Request) string { return RenderLayout(o, tagsLayout()) }
+
+// tagsLayout is the layout of the tag protocol's requests.
+func tagsLayout() Layout {
+	return Layout{Protocol: prompts.Protocol, Reminder: prompts.Reminder, Results: renderResults, Continuation: Continuation}
 }
 
 // RenderLayout writes a request's text as layout l has it.
 func RenderLayout(o frontend.Request, l Layout) string {
 	var b strings.Builder
 	// Sized up front: a first request may pack a whole project.
+	b.Grow(renderSize(o, l))
+	writeLayout(&b, &b, o, l)
+	return b.String()
+}
+
+// WriteLayout writes the text of RenderLayout to w, the first request's
+// pack file by file as it is read: a request of a whole project is never
+// held whole. It returns w's first error.
+func WriteLayout(w io.Writer, o frontend.Request, l Layout) error {
+	sw := &stickyWriter{w: w}
+	var b strings.Builder
+	writeLayout(&b, sw, o, l)
+	sw.WriteString(b.String())
+	return sw.err
+}
+
+// stickyWriter keeps the first error of w and writes nothing after it, so
+// that a request's parts need not each be checked.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) WriteString(str string) (int, error) {
+	if s.err == nil {
+		_, s.err = io.WriteString(s.w, str)
+	}
+	return len(str), s.err
+}
+
+// renderSize is about how long a request is.
+func renderSize(o frontend.Request, l Layout) int {
 	size := len(l.Protocol) + len(o.Task)*2 + 1024 + 80*len(o.Files)
 	for _, f := range o.Requested {
 		size += len(f.Text) + 2*len(f.Path) + 32
@@ -60,22 +96,28 @@ func RenderLayout(o frontend.Request, l Layout) string {
 	for _, r := range o.Results {
 		size += len(r.Summary) + len(r.Output) + len(r.Diff) + 64
 	}
-	b.Grow(size)
+	return size
+}
+
+// writeLayout writes a request into b, but for its pack, which goes to
+// out after what b holds (out is b itself when the whole request is
+// built in memory).
+func writeLayout(b *strings.Builder, out io.StringWriter, o frontend.Request, l Layout) {
 	prompt := o.Prompt
 	if prompt == "" && o.Sequence <= 1 {
 		prompt = o.Task
 	}
 	b.WriteString("=== HEADER ===\n")
-	fmt.Fprintf(&b, "Session: %s\nSequence: %d\n", o.Session, o.Sequence)
+	fmt.Fprintf(b, "Session: %s\nSequence: %d\n", o.Session, o.Sequence)
 	// The task is written in full once: in the PROMPT when it is asked for
 	// there, else in the HEADER (unless the chat has it already).
 	task := human.OneLine(o.Task, 0)
 	if prompt == o.Task || o.Reminder {
 		task = human.FirstLine(task, headerTask)
 	}
-	fmt.Fprintf(&b, "Task: %s\n", task)
+	fmt.Fprintf(b, "Task: %s\n", task)
 	for i, f := range o.FollowUps {
-		fmt.Fprintf(&b, "Follow-up task %d: %s\n", i+1, human.OneLine(f, headerTask))
+		fmt.Fprintf(b, "Follow-up task %d: %s\n", i+1, human.OneLine(f, headerTask))
 	}
 	b.WriteString("\n=== PROTOCOL ===\n")
 	if o.Reminder {
@@ -97,17 +139,21 @@ func RenderLayout(o frontend.Request, l Layout) string {
 		}
 		b.WriteString("\n")
 	}
-	renderFiles(&b, o.Files)
+	renderFiles(b, o.Files)
 	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
-		l.Results(&b, o)
+		l.Results(b, o)
 	}
 	if len(o.Requested) > 0 || o.Pack != nil {
 		b.WriteString("\n## Requested File Contents\n")
 		for _, f := range o.Requested {
-			writeRequested(&b, f)
+			writeRequested(b, f)
 		}
 		if o.Pack != nil {
-			o.Pack.Files(func(f frontend.FileContent) { writeRequested(&b, f) })
+			if out != io.StringWriter(b) {
+				out.WriteString(b.String())
+				b.Reset()
+			}
+			o.Pack.Files(func(f frontend.FileContent) { writeRequested(out, f) })
 		}
 	}
 	b.WriteString("\n=== PROMPT ===\n")
@@ -117,11 +163,10 @@ func RenderLayout(o frontend.Request, l Layout) string {
 		b.WriteString(l.Continuation)
 	}
 	b.WriteString("\n")
-	return b.String()
 }
 
 // writeRequested writes one requested file between its marker lines.
-func writeRequested(b *strings.Builder, f frontend.FileContent) {
+func writeRequested(b io.StringWriter, f frontend.FileContent) {
 	name := ShowName(f.Path)
 	b.WriteString("--- ")
 	b.WriteString(name)

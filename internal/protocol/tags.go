@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
@@ -20,6 +21,9 @@ func (Tags) Name() string { return TagsName }
 
 // Render implements frontend.FrontEnd.
 func (Tags) Render(r frontend.Request) string { return Render(r) }
+
+// RenderTo implements frontend.FrontEnd.
+func (Tags) RenderTo(w io.Writer, r frontend.Request) error { return WriteLayout(w, r, tagsLayout()) }
 
 // Parse implements frontend.FrontEnd.
 func (Tags) Parse(text string) frontend.Parsed {

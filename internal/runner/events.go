@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Reporter is told what happens in a session, as it happens: the text
@@ -30,6 +31,9 @@ type RequestWritten struct {
 	Sequence int
 	Path     string
 	Text     string
+	// Tokens is human.Tokens of Text when it was counted as the request
+	// was written; 0 when it was not.
+	Tokens int
 	// Rewritten is set when a missing request was written again.
 	Rewritten bool
 	// Resumed is set when a session is taken up again (not just written).
@@ -37,6 +41,14 @@ type RequestWritten struct {
 	// Updated is set when a request not yet answered was written again
 	// with the person's message.
 	Updated bool
+}
+
+// TokenCount is about how many tokens the request is (human.Tokens).
+func (e RequestWritten) TokenCount() int {
+	if e.Tokens > 0 {
+		return e.Tokens
+	}
+	return human.Tokens(e.Text)
 }
 
 // WaitingForReply: the runner waits for the source to produce a reply.

@@ -238,7 +238,7 @@ func (s *Session) hear() (bool, error) {
 	next := *s.st
 	addWords(&next, ws)
 	next.UpdatedAt = time.Now().UTC()
-	p, text, err := s.r.writeRequest(&next)
+	w, err := s.r.writeRequest(&next)
 	if err != nil {
 		return false, err
 	}
@@ -247,7 +247,8 @@ func (s *Session) hear() (bool, error) {
 	}
 	*s.st = next
 	s.r.dropWords(next.SessionID, names)
-	s.r.report(RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p, Text: text, Updated: true})
+	w.Updated = true
+	s.r.report(w)
 	return true, nil
 }
 
@@ -282,7 +283,7 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	next.Prompt = task
 	next.Notices = []string{"The task above was completed. The user has a follow-up task for the same workspace: see the PROMPT."}
 	next.UpdatedAt = time.Now().UTC()
-	p, text, err := r.writeRequest(&next)
+	w, err := r.writeRequest(&next)
 	if err != nil {
 		return "", err
 	}
@@ -292,6 +293,6 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	*st = next
 	r.dropWords(st.SessionID, names)
 	r.created = st.SessionID
-	r.report(RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p, Text: text})
+	r.report(w)
 	return st.SessionID, nil
 }

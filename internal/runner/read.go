@@ -169,16 +169,22 @@ func looksBinary(head []byte) bool {
 	return !utf8.Valid(head)
 }
 
-// pack is the first request's pack of the files the person included
-// (see package pack), in the room the rest of request req leaves within
-// the token budget, counting about four bytes a token as the console's
-// estimate does. The files are read when the request is written.
-func (rn *Runner) pack(ws *workspace.Workspace, st *session.State, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
+// findPack finds the files the person included for the first request's
+// pack (see package pack).
+func (rn *Runner) findPack(ws *workspace.Workspace, st *session.State, fe frontend.FrontEnd) *pack.Found {
+	return pack.Find(ws, pack.Options{Include: st.Includes, Task: st.Task, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
+}
+
+// pack is the first request's pack of the files found, in the room the
+// rest of request req leaves within the token budget, counting about four
+// bytes a token as the console's estimate does. The files are read when
+// the request is written.
+func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
 	budget := 0
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {
 		rest := utf8.RuneCountInString(fe.Render(req)) / 4
 		// A twentieth is kept for the pack's own notes.
 		budget = max(1, (b-rest)*4*19/20)
 	}
-	return pack.Stream(ws, pack.Options{Include: st.Includes, Task: st.Task, Budget: budget, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
+	return found.Stream(budget)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -38,34 +39,57 @@ func (r *Runner) requestPath(id string, seq int) string {
 }
 
 // writeRequest renders the session's current request and writes it
-// atomically.
-func (r *Runner) writeRequest(st *session.State) (string, string, error) {
-	text, err := r.render(st, true)
-	if err != nil {
-		return "", "", err
-	}
+// atomically. It returns the request as the event that says it was
+// written.
+func (r *Runner) writeRequest(st *session.State) (RequestWritten, error) {
 	p := r.requestPath(st.SessionID, st.SequenceNumber)
-	// The request is written as it is, not copied first: with a pack it
-	// can be the size of a whole project, and Write only reads it.
-	if err := atomicfile.Write(p, unsafe.Slice(unsafe.StringData(text), len(text)), 0o644); err != nil {
-		return "", "", fmt.Errorf("write request: %w", err)
+	w := RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p}
+	err := r.compose(st, true, func(fe frontend.FrontEnd, req frontend.Request) error {
+		var err error
+		if req.Pack == nil {
+			w.Text = fe.Render(req)
+			// Written as it is, not copied first: Write only reads it.
+			err = atomicfile.Write(p, unsafe.Slice(unsafe.StringData(w.Text), len(w.Text)), 0o644)
+		} else {
+			w.Text, w.Tokens, err = writePacked(p, fe, req)
+		}
+		if err != nil {
+			return fmt.Errorf("write request: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return RequestWritten{}, err
 	}
-	return p, text, nil
+	return w, nil
 }
 
 // render builds the text of the session's current request from its state
-// and the workspace as it is now. The machine is described (its tools
-// probed, in the sandbox) only when probe is set: a command that only
-// reads, such as 'courier show', runs nothing and creates nothing, and
-// takes the description an earlier request showed.
+// and the workspace as it is now (see compose).
 func (r *Runner) render(st *session.State, probe bool) (string, error) {
+	var text string
+	err := r.compose(st, probe, func(fe frontend.FrontEnd, req frontend.Request) error {
+		text = fe.Render(req)
+		return nil
+	})
+	return text, err
+}
+
+// compose gathers what the session's current request shows, from its
+// state and the workspace as it is now, and hands it to use while the
+// workspace is open: a first request's pack is read as use writes it. The
+// machine is described (its tools probed, in the sandbox) only when probe
+// is set: a command that only reads, such as 'courier show', runs nothing
+// and creates nothing, and takes the description an earlier request
+// showed.
+func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontEnd, frontend.Request) error) error {
 	fe, err := r.frontEnd(st)
 	if err != nil {
-		return "", err
+		return err
 	}
 	ws, err := r.openWorkspace(st)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer ws.Close()
 	fresh := st.SequenceNumber == 1 || st.NewChat
@@ -84,9 +108,21 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 			}
 		}()
 	}
+	var found chan *pack.Found
+	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
+		// The files to pack are found while the workspace is listed: two
+		// walks at once. Waited for before the workspace is closed.
+		found = make(chan *pack.Found, 1)
+		go func() { found <- r.findPack(ws, st, fe) }()
+		defer func() {
+			if found != nil {
+				<-found
+			}
+		}()
+	}
 	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true})
 	if err != nil {
-		return "", err
+		return err
 	}
 	req := frontend.Request{
 		Session:   st.SessionID,
@@ -125,10 +161,11 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 		probed = nil
 		req.Environment = st.Environment
 	}
-	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
-		req.Pack = r.pack(ws, st, fe, req)
+	if found != nil {
+		req.Pack = r.pack(<-found, fe, req)
+		found = nil
 	}
-	return fe.Render(req), nil
+	return use(fe, req)
 }
 
 // request returns the session's current request, writing it again if its
@@ -141,12 +178,13 @@ func (s *Session) request() (Request, error) {
 		req.Text = string(data)
 		return req, nil
 	}
-	_, text, err := s.r.writeRequest(s.st)
+	w, err := s.r.writeRequest(s.st)
 	if err != nil {
 		return req, err
 	}
-	req.Text = text
-	s.r.report(RequestWritten{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, Text: text, Rewritten: true, Resumed: true})
+	req.Text = w.Text
+	w.Rewritten, w.Resumed = true, true
+	s.r.report(w)
 	return req, nil
 }
 

@@ -208,17 +208,17 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 		st.Protocol = fe.Name()
 	}
 	// The request is written first: a session file always has its request.
-	p, text, err := r.writeRequest(st)
+	w, err := r.writeRequest(st)
 	if err != nil {
 		return "", err
 	}
 	if err := r.store.Create(st); err != nil {
-		os.Remove(p)
+		os.Remove(w.Path)
 		return "", err
 	}
 	r.created = st.SessionID
 	r.report(SessionStarted{Session: st.SessionID, Task: task})
-	r.report(RequestWritten{Session: st.SessionID, Sequence: 1, Path: p, Text: text})
+	r.report(w)
 	// Reading the workspace for undo while the person takes the request to
 	// the chat spares the first turn that work; the turn snapshots what
 	// it needs anyway before any of its commands changes a file.

@@ -321,11 +321,11 @@ func (s *Session) commit(out engine.Outcome) error {
 	} else {
 		next.SequenceNumber++
 		addWords(&next, ws)
-		p, text, err := s.r.writeRequest(&next)
+		w, err := s.r.writeRequest(&next)
 		if err != nil {
 			return err
 		}
-		written = &RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p, Text: text}
+		written = &w
 	}
 	if err := s.r.store.Save(&next); err != nil {
 		return err

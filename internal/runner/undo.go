@@ -283,7 +283,7 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next.LastResults = []command.Result{}
 	next.ReadFileRequests = []session.ReadRequest{}
 	next.Notices = []string{undoNotice(rep)}
-	p, text, err := l.writeRequest(&next)
+	w, err := l.writeRequest(&next)
 	if err != nil {
 		return rep, err
 	}
@@ -291,9 +291,9 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		return rep, err
 	}
 	*st = next
-	rep.Outbox = p
+	rep.Outbox = w.Path
 	l.report(TurnUndone{Session: st.SessionID, Report: rep})
-	l.report(RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p, Text: text})
+	l.report(w)
 	return rep, nil
 }
 
