@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"fmt"
 	"io"
+	"os"
+	"unsafe"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/mapfile"
 	"github.com/courier-agent/courier/internal/writebehind"
 )
 
@@ -21,8 +23,9 @@ const (
 // writePacked writes request req, which has a pack, atomically to path
 // as it is rendered: while the pack's files are read and numbered, a
 // second goroutine writes what is ready into the file and counts its
-// characters. It returns the request's text, the file's own pages rather
-// than a copy in memory, and its tokens.
+// characters. It returns the request's text, read back from the file
+// (one copy, taken from the page cache at the size the file has), and its
+// tokens.
 func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (string, int, error) {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
@@ -41,9 +44,13 @@ func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (strin
 	if err := f.Commit(); err != nil {
 		return "", 0, err
 	}
-	text, err := mapfile.String(path)
+	// Read back rather than mapped: the person may open the request in an
+	// editor that saves in place, and a mapped file cut shorter would
+	// crash courier the next time the text is looked at.
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", 0, err
+		return "", 0, fmt.Errorf("read request back: %w", err)
 	}
-	return text, human.TokensOf(runes.Count()), nil
+	// data is never changed: the string may share its bytes.
+	return unsafe.String(unsafe.SliceData(data), len(data)), human.TokensOf(runes.Count()), nil
 }
