@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/runes"
 )
 
 // AppendNumbered appends data, a whole file held in memory, to dst as
@@ -69,15 +71,7 @@ func AppendNumbered(dst []byte, path string, data []byte, opts NumberOptions) ([
 		dst = append(dst, num...)
 		if limit > 0 && len(line) > limit {
 			head, rest := line[:limit], runeCountValid(line[limit:])
-			keep := len(head)
-			for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax+1; i-- {
-				if utf8.RuneStart(head[i]) {
-					if !utf8.FullRune(head[i:]) {
-						keep = i
-					}
-					break
-				}
-			}
+			keep := runes.Whole(head)
 			rest += runeCountValid(head[keep:])
 			head = head[:keep]
 			if !text && (bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head)) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/runes"
 )
 
 // NumberOptions selects what Numbered shows.
@@ -282,15 +283,7 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 	if cut {
 		// Keep whole characters: a character cut at the limit counts among
 		// those left out.
-		keep := len(head)
-		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax+1; i-- {
-			if utf8.RuneStart(head[i]) {
-				if !utf8.FullRune(head[i:]) {
-					keep = i
-				}
-				break
-			}
-		}
+		keep := runes.Whole(head)
 		rest += runeCountValid(head[keep:])
 		head = head[:keep]
 	}

@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/courier-agent/courier/internal/runes"
 )
 
 // Bytes writes a size to one decimal in the largest unit it reaches
@@ -197,14 +199,9 @@ func (c *RuneCounter) add(s string) {
 	}
 	// A character cut by the end is held: no character is decoded across
 	// a byte that starts one, so the rest counts alone.
-	for i := len(s) - 1; i >= 0 && i >= len(s)-(utf8.UTFMax-1); i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRuneInString(s[i:]) {
-				c.nh = copy(c.held[:], s[i:])
-				s = s[:i]
-			}
-			break
-		}
+	if i := runes.WholeString(s); i < len(s) {
+		c.nh = copy(c.held[:], s[i:])
+		s = s[:i]
 	}
 	c.n += Runes(s)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/runes"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -246,15 +247,7 @@ func read(o *workspace.Opener, path string, buf []byte) ([]byte, error) {
 
 // trimCutRune drops a character cut at the end of b.
 func trimCutRune(b []byte) []byte {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
-	}
-	return b
+	return b[:runes.Whole(b)]
 }
 
 // summary is the pack's last part: what it holds, and the files left

@@ -16,6 +16,7 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
+	"github.com/courier-agent/courier/internal/runes"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -158,15 +159,7 @@ func looksBinary(head []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
-	for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(head[i]) {
-			if !utf8.FullRune(head[i:]) {
-				head = head[:i]
-			}
-			break
-		}
-	}
-	return !utf8.Valid(head)
+	return !utf8.Valid(head[:runes.Whole(head)])
 }
 
 // findPack finds the files the person included for the first request's

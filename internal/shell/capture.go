@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/runes"
 )
 
 // capture keeps a bounded view of a command's output: the first runes in a
@@ -96,15 +98,7 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	// The head is full: hold back an incomplete sequence at the end, count
 	// the rest and keep its last bytes.
-	cut := len(p)
-	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(p[i]) {
-			if !utf8.FullRune(p[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
+	cut := runes.Whole(p)
 	c.total += int64(runeCount(p[:cut]))
 	c.keep(p[:cut])
 	c.pending = append(c.pending, p[cut:]...)
