@@ -50,6 +50,7 @@ func startProcess(ps processSpec) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
+	widenPipe(r)
 	readers, writers, outs := []*os.File{r}, []*os.File{w}, []io.Writer{ps.out}
 	stderr := w
 	if ps.errOut != nil {
@@ -59,6 +60,7 @@ func startProcess(ps processSpec) (*process, error) {
 			w.Close()
 			return nil, fmt.Errorf("create error pipe: %w", err)
 		}
+		widenPipe(er)
 		readers, writers, outs = append(readers, er), append(writers, ew), append(outs, ps.errOut)
 		stderr = ew
 	}
