@@ -302,7 +302,18 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 			r.rec.Close()
 		}
 	}()
-	err := r.commands(ctx)
+	var err error
+	if len(r.js.results) > 0 || len(r.js.changes) > 0 || len(r.js.started) > 0 {
+		// A turn taken up again, maybe after its process died: its
+		// recording is opened now, whatever is left to run, so that what a
+		// crash left in the snapshot (a half-written index) is tidied and
+		// the turn is committed as it would have been. A fresh turn opens
+		// it only when a command needs it.
+		_, err = r.recorder()
+	}
+	if err == nil {
+		err = r.commands(ctx)
+	}
 	if ferr := r.flush(); err == nil {
 		err = ferr
 	}
