@@ -32,6 +32,31 @@ func crashBeforeCommit(f *fixture, id, name, text string, written bool) {
 		writeFile(f.t, filepath.Join(f.paths.Outbox, ".courier-tmp-"+id+"_seq0002.txt-123456"), "=== HEADER ===\nSess")
 	}
 	writeFile(f.t, filepath.Join(f.paths.Sessions, ".courier-tmp-"+id+".json-654321"), "{\"sessionId\":")
+	// The turn's snapshot index was being saved, too.
+	snap := filepath.Join(f.paths.Sessions, id, "snapshot")
+	if _, err := os.Stat(snap); err != nil {
+		f.t.Fatalf("no snapshot folder after a turn: %v", err)
+	}
+	writeFile(f.t, filepath.Join(snap, ".courier-tmp-index-777777"), "half an index")
+}
+
+// tempsUnder lists the temporary files anywhere below dir.
+func tempsUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var temps []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".courier-tmp-") {
+			temps = append(temps, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return temps
 }
 
 // referenceRequest is the second request of an uninterrupted session that
@@ -119,8 +144,8 @@ func TestRecoverAfterCrash(t *testing.T) {
 			if got := names(t, f.paths.Outbox); len(got) != 2 {
 				t.Errorf("outbox folder holds %v", got)
 			}
-			if got := names(t, f.paths.Sessions); strings.Contains(strings.Join(got, " "), ".courier-tmp-") {
-				t.Errorf("sessions folder holds %v", got)
+			if got := tempsUnder(t, f.paths.Sessions); len(got) > 0 {
+				t.Errorf("temporary files left: %v", got)
 			}
 			if n := lineCount(f.wsPath("runs.txt")); n != 1 {
 				t.Errorf("the command ran %d times", n)
