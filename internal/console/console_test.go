@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 var question = runner.Question{Session: "a1b2c3d4", Sequence: 1, Command: "rm -rf build", Reason: "`rm -rf build` needs approval: recursive or forced delete"}
@@ -177,31 +177,12 @@ func TestJSONReporter(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a buffer the progress line's goroutine can write while
-// the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestAgentRunProgress: on a terminal, the progress line of an agent's run
 // names the agent and its model and shows what has arrived as it arrives;
 // the run's last line says what it answered.
 func TestAgentRunProgress(t *testing.T) {
 	var out bytes.Buffer
-	var errw lockedBuffer
+	var errw syncbuf.Buffer
 	tx := NewText(Options{Out: &out, Err: &errw, Progress: true})
 	tx.progress.delay, tx.progress.every = 0, 20*time.Millisecond
 	run := runner.AgentRun{RunID: "20260101-120000000-42", Agent: "claude", Model: "sonnet"}

@@ -1,7 +1,6 @@
 package inbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 // testSettle is long next to the pauses the tests write with, so a busy
@@ -37,30 +37,12 @@ type delivery struct {
 	content string // content at the moment of delivery
 }
 
-// lockedBuffer is a Log writer that tests may read while Watch runs.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // watchRun is a running Watch whose deliveries the test reads.
 type watchRun struct {
 	t   *testing.T
 	dir string
 	got chan delivery
-	log *lockedBuffer
+	log *syncbuf.Buffer
 }
 
 // startWatch runs Watch on a new folder, prepared by setup before Watch
@@ -73,7 +55,7 @@ func startWatch(t *testing.T, opts WatchOptions, setup func(t *testing.T, dir st
 	if setup != nil {
 		setup(t, dir)
 	}
-	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &lockedBuffer{}}
+	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &syncbuf.Buffer{}}
 	opts.Warn = func(msg string) { fmt.Fprintln(r.log, msg) }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

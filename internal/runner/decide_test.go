@@ -1,18 +1,17 @@
 package runner_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 // decisionNote is where a decision given while another process holds the
@@ -24,13 +23,13 @@ func (f *fixture) decisionNote(id string) string {
 // terminal is the person's terminal as 'courier watch' asks on it: its
 // keyboard gives typed (then nothing more until the test ends), and screen
 // shows what courier wrote.
-func (f *fixture) terminal(typed string) (*console.Terminal, *lockedBuffer) {
+func (f *fixture) terminal(typed string) (*console.Terminal, *syncbuf.Buffer) {
 	pr, pw := io.Pipe()
 	go func() {
 		io.WriteString(pw, typed)
 	}()
 	f.t.Cleanup(func() { pw.Close() })
-	screen := &lockedBuffer{}
+	screen := &syncbuf.Buffer{}
 	return console.NewTerminal(pr, screen, runner.Later), screen
 }
 
@@ -244,23 +243,4 @@ func TestDeniedNoteApprovesNothingElse(t *testing.T) {
 	if st := f.load(id); len(st.ApprovedRules) != 0 || !f.existsWS("junk/file") {
 		t.Errorf("a denial approved rules %q or ran the command", st.ApprovedRules)
 	}
-}
-
-// lockedBuffer is a terminal's screen that the test reads while courier
-// writes to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
