@@ -117,46 +117,13 @@ func Lines(s string) int {
 
 // Tokens guesses how many tokens a chat model counts for text: about four
 // characters a token for English prose and code.
-func Tokens(text string) int { return TokensOf(Runes(text)) }
+func Tokens(text string) int { return TokensOf(runes.CountString(text)) }
 
 // TokensOf is Tokens for a text of that many characters.
 func TokensOf(runes int) int { return (runes + 3) / 4 }
 
-// Runes counts the characters of s as utf8.RuneCountInString does (a
-// byte of a bad sequence is one), 32 bytes at a time where they are
-// ASCII, as most code is: a request can be a whole project.
-func Runes(s string) int {
-	n := 0
-	for len(s) >= 32 {
-		w := le64(s) | le64(s[8:]) | le64(s[16:]) | le64(s[24:])
-		if w&0x8080808080808080 == 0 {
-			n += 32
-			s = s[32:]
-			continue
-		}
-		// At least 32 bytes one character at a time, so that the next
-		// word starts where a character does.
-		for i := 0; i < 32 && s != ""; n++ {
-			size := 1
-			if s[0] >= utf8.RuneSelf {
-				_, size = utf8.DecodeRuneInString(s)
-			}
-			s = s[size:]
-			i += size
-		}
-	}
-	return n + utf8.RuneCountInString(s)
-}
-
-// le64 reads the first eight bytes of s as one little-endian word.
-func le64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // RuneCounter counts the characters of a text written to it in pieces,
-// as Runes counts the whole: a character cut by the end of a piece is
+// as runes.CountString counts the whole: a character cut by the end of a piece is
 // held until the next.
 type RuneCounter struct {
 	n    int
@@ -203,11 +170,11 @@ func (c *RuneCounter) add(s string) {
 		c.nh = copy(c.held[:], s[i:])
 		s = s[:i]
 	}
-	c.n += Runes(s)
+	c.n += runes.CountString(s)
 }
 
 // Count is how many characters were written, a character still cut
-// counted as Runes counts it.
+// counted as utf8.RuneCount counts it.
 func (c *RuneCounter) Count() int {
 	return c.n + utf8.RuneCount(c.held[:c.nh])
 }

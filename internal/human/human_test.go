@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/courier-agent/courier/internal/runes"
 )
 
 func TestBytes(t *testing.T) {
@@ -111,7 +113,7 @@ func TestTokens(t *testing.T) {
 	}
 }
 
-// TestRunes checks Runes and RuneCounter against utf8.RuneCountInString on
+// TestRunes checks runes.CountString and RuneCounter against utf8.RuneCountInString on
 // texts of ASCII, characters of every length and bad bytes, counted whole
 // and cut in pieces anywhere.
 func TestRunes(t *testing.T) {
@@ -124,8 +126,8 @@ func TestRunes(t *testing.T) {
 		}
 		s := b.String()
 		want := utf8.RuneCountInString(s)
-		if got := Runes(s); got != want {
-			t.Fatalf("Runes(%q) = %d, want %d", s, got, want)
+		if got := runes.CountString(s); got != want {
+			t.Fatalf("runes.CountString(%q) = %d, want %d", s, got, want)
 		}
 		var c RuneCounter
 		for rest := s; rest != ""; {

@@ -1,6 +1,7 @@
 package runes
 
 import (
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
 )
@@ -41,6 +42,33 @@ func TestWholeEveryCut(t *testing.T) {
 		}
 		if n < cut && utf8.FullRuneInString(text[n:cut]) {
 			t.Fatalf("cut at %d: kept %d bytes, left out a whole character", cut, n)
+		}
+	}
+}
+
+// TestCount checks Count and CountString against utf8.RuneCount on
+// random text: ASCII runs of any length, then high bytes of every kind.
+func TestCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 2000; i++ {
+		p := make([]byte, rng.IntN(200))
+		// A run of ASCII first, of any length, then mostly text with some
+		// high bytes of every kind.
+		ascii := rng.IntN(len(p) + 1)
+		for j := range p {
+			if j < ascii {
+				p[j] = byte(rng.IntN(0x80))
+			} else if rng.IntN(4) == 0 {
+				p[j] = byte(0x80 + rng.IntN(0x80))
+			} else {
+				p[j] = byte('a' + rng.IntN(26))
+			}
+		}
+		if got, want := Count(p), utf8.RuneCount(p); got != want {
+			t.Fatalf("Count(%q) = %d, want %d", p, got, want)
+		}
+		if got, want := CountString(string(p)), utf8.RuneCount(p); got != want {
+			t.Fatalf("CountString(%q) = %d, want %d", p, got, want)
 		}
 	}
 }

@@ -1,10 +1,8 @@
 package shell
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
-	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -99,7 +97,7 @@ func (c *capture) Write(p []byte) (int, error) {
 	// The head is full: hold back an incomplete sequence at the end, count
 	// the rest and keep its last bytes.
 	cut := runes.Whole(p)
-	c.total += int64(runeCount(p[:cut]))
+	c.total += int64(runes.Count(p[:cut]))
 	c.keep(p[:cut])
 	c.pending = append(c.pending, p[cut:]...)
 	return n, nil
@@ -211,62 +209,4 @@ func (c *capture) tailRunes() []rune {
 
 func cutNote(n int64) string {
 	return fmt.Sprintf("\n... [%d characters cut] ...\n", n)
-}
-
-// hiBits are the high bits of eight bytes: none is set in ASCII.
-const hiBits = 0x8080808080808080
-
-// runeCount counts the runes p decodes to, an invalid byte counting as
-// one. A leading run of ASCII, most of a command's output, is one rune a
-// byte and is skipped 32 bytes at a time; from the first other byte on,
-// valid UTF-8 (checked first, which is fast) has one rune per byte that is
-// not a continuation byte, counted eight bytes at a time.
-func runeCount(p []byte) int {
-	q := p[:len(p):len(p)]
-	for len(q) >= 32 && (word(q)|word(q[8:])|word(q[16:])|word(q[24:]))&hiBits == 0 {
-		q = q[32:]
-	}
-	for len(q) >= 8 && word(q)&hiBits == 0 {
-		q = q[8:]
-	}
-	for len(q) > 0 && q[0] < utf8.RuneSelf {
-		q = q[1:]
-	}
-	ascii := len(p) - len(q)
-	if len(q) == 0 {
-		return ascii
-	}
-	if !utf8.Valid(q) {
-		return ascii + decodeCount(q)
-	}
-	cont := 0
-	i := 0
-	for ; i+8 <= len(q); i += 8 {
-		w := word(q[i:])
-		// A continuation byte is 10xxxxxx: bit 7 set, bit 6 clear.
-		cont += bits.OnesCount64(w & hiBits &^ (w << 1))
-	}
-	for ; i < len(q); i++ {
-		if !utf8.RuneStart(q[i]) {
-			cont++
-		}
-	}
-	return len(p) - cont
-}
-
-// word is the eight bytes at the start of p.
-func word(p []byte) uint64 { return binary.LittleEndian.Uint64(p) }
-
-// decodeCount counts runes by decoding them, for text with invalid bytes.
-func decodeCount(p []byte) int {
-	n := 0
-	for i := 0; i < len(p); n++ {
-		if p[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRune(p[i:])
-		i += size
-	}
-	return n
 }

@@ -135,28 +135,6 @@ func TestCaptureReadFromMatchesReference(t *testing.T) {
 	}
 }
 
-func TestRuneCount(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := 0; i < 2000; i++ {
-		p := make([]byte, rng.IntN(200))
-		// A run of ASCII first, of any length, then mostly text with some
-		// high bytes of every kind.
-		ascii := rng.IntN(len(p) + 1)
-		for j := range p {
-			if j < ascii {
-				p[j] = byte(rng.IntN(0x80))
-			} else if rng.IntN(4) == 0 {
-				p[j] = byte(0x80 + rng.IntN(0x80))
-			} else {
-				p[j] = byte('a' + rng.IntN(26))
-			}
-		}
-		if got, want := runeCount(p), utf8.RuneCount(p); got != want {
-			t.Fatalf("runeCount(%q) = %d, want %d", p, got, want)
-		}
-	}
-}
-
 // BenchmarkCapture shows that memory stays flat as output grows: bytes and
 // allocations per operation do not depend on the number of bytes written.
 func BenchmarkCapture(b *testing.B) {
