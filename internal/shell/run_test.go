@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -323,5 +324,27 @@ func TestRunSplitOutput(t *testing.T) {
 	res = run(t, Spec{Command: "head -c 3000000 /dev/zero | tr '\\0' e >&2; echo done", Split: true, MaxOutput: 1000, Timeout: 30 * time.Second})
 	if res.Stdout != "done\n" || !res.Truncated || len(res.Stderr) > 1200 || !strings.HasPrefix(res.Stderr, "eee") {
 		t.Errorf("a flood of stderr: stdout %q, stderr %d bytes, truncated %v", res.Stdout, len(res.Stderr), res.Truncated)
+	}
+}
+
+// TestRunEndlessOutput plays a command that prints without end, as fast
+// as it can, to exhaust courier's memory: it is stopped at its time limit,
+// what comes back is within the cap, and courier's heap has not grown with
+// the gigabytes that went through the pipe.
+func TestRunEndlessOutput(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res := run(t, Spec{Command: "yes 'flooding courier with output'", MaxOutput: 1000, Timeout: 2 * time.Second})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if !res.TimedOut || !res.Truncated {
+		t.Errorf("the endless command: timed out %v, output cut %v", res.TimedOut, res.Truncated)
+	}
+	if n := utf8.RuneCountInString(res.Output); n > 1200 {
+		t.Errorf("%d characters of output came back, the cap is 1000", n)
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 8<<20 {
+		t.Errorf("courier's heap grew by %d bytes while the output flowed", grew)
 	}
 }
