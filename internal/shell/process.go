@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -37,7 +36,7 @@ type processSpec struct {
 type process struct {
 	cmd    *exec.Cmd
 	pgid   int
-	pipes  []*os.File    // the read ends of the output pipes
+	pipes  []*outputPipe // the output pipes, read until drain
 	copied chan struct{} // closed when every output copy ends
 	exited chan struct{} // closed when the shell has exited (see watchExit)
 }
@@ -46,23 +45,20 @@ type process struct {
 // their output interleaves as it arrives (or on two, with errOut), and
 // stdin on /dev/null.
 func startProcess(ps processSpec) (*process, error) {
-	r, w, err := os.Pipe()
+	out, err := newOutputPipe()
 	if err != nil {
-		return nil, fmt.Errorf("create output pipe: %w", err)
+		return nil, err
 	}
-	widenPipe(r)
-	readers, writers, outs := []*os.File{r}, []*os.File{w}, []io.Writer{ps.out}
-	stderr := w
+	pipes, outs := []*outputPipe{out}, []io.Writer{ps.out}
+	stderr := out.w
 	if ps.errOut != nil {
-		er, ew, err := os.Pipe()
+		errPipe, err := newOutputPipe()
 		if err != nil {
-			r.Close()
-			w.Close()
+			out.close()
 			return nil, fmt.Errorf("create error pipe: %w", err)
 		}
-		widenPipe(er)
-		readers, writers, outs = append(readers, er), append(writers, ew), append(outs, ps.errOut)
-		stderr = ew
+		pipes, outs = append(pipes, errPipe), append(outs, ps.errOut)
+		stderr = errPipe.w
 	}
 	cmd := &exec.Cmd{
 		Path:        ps.launch.Path,
@@ -70,29 +66,32 @@ func startProcess(ps processSpec) (*process, error) {
 		Dir:         ps.dir,
 		Env:         ps.launch.Env,   // never nil: os/exec would give nil courier's own environment
 		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
-		Stdout:      w,               // an *os.File is handed to the child as is: no copy goroutine in os/exec
+		Stdout:      out.w,           // an *os.File is handed to the child as is: no copy goroutine in os/exec
 		Stderr:      stderr,
 		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
 	}
 	err = cmd.Start()
-	for _, w := range writers {
-		w.Close()
+	// The command holds its own copies of the write ends: courier's must
+	// go, or the pipes would never reach end of file.
+	for _, p := range pipes {
+		p.w.Close()
+		p.w = nil
 	}
 	if err != nil {
-		for _, r := range readers {
-			r.Close()
+		for _, p := range pipes {
+			p.close()
 		}
 		return nil, fmt.Errorf("start %s: %w", ps.launch.Args[0], err)
 	}
 	p := &process{
 		cmd:    cmd,
 		pgid:   cmd.Process.Pid, // Setsid makes the shell the group leader
-		pipes:  readers,
+		pipes:  pipes,
 		copied: make(chan struct{}),
 		exited: make(chan struct{}),
 	}
 	var copies sync.WaitGroup
-	for i, r := range readers {
+	for i, r := range pipes {
 		copies.Go(func() {
 			_, _ = io.Copy(outs[i], r) // a read error only ends the capture early
 		})
@@ -173,7 +172,10 @@ func (p *process) drain() {
 	case <-grace.C:
 	}
 	for _, r := range p.pipes {
-		r.Close() // unblocks a pending read
+		r.stop() // ends a read waiting for output
 	}
 	<-p.copied
+	for _, r := range p.pipes {
+		r.close()
+	}
 }

@@ -3,8 +3,10 @@ package shell
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -346,5 +348,62 @@ func TestRunEndlessOutput(t *testing.T) {
 	}
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 8<<20 {
 		t.Errorf("courier's heap grew by %d bytes while the output flowed", grew)
+	}
+}
+
+// TestRunDoesNotReadFloodingDaemon plays a process that leaves the session
+// and prints without end into the output pipe, to keep Run reading for
+// ever: Run still returns soon after the shell ends, and no file
+// descriptor of the pipes stays open in courier.
+func TestRunDoesNotReadFloodingDaemon(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Fatalf("this test needs setsid (util-linux): %v", err)
+	}
+	fds := func() int {
+		entries, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("skipped: counting open descriptors needs /proc: %v", err)
+		}
+		return len(entries)
+	}
+	before := fds()
+	dir := t.TempDir()
+	start := time.Now()
+	res := run(t, Spec{Command: "setsid sh -c 'echo $$ > pid; exec yes flood' & sleep 0.5; echo done", Dir: dir, MaxOutput: 1000})
+	elapsed := time.Since(start)
+	if data, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if elapsed >= 10*time.Second {
+		t.Errorf("Run returned after %v while an escaped process flooded its pipe", elapsed)
+	}
+	if n := utf8.RuneCountInString(res.Output); n > 1000 || !strings.Contains(res.Output, "flood") {
+		t.Errorf("output of %d characters: %.200q", n, res.Output)
+	}
+	if after := fds(); after > before {
+		t.Errorf("courier holds %d more open descriptors after the command", after-before)
+	}
+}
+
+// TestRunCountsBurstExactly runs a command printing 50 MB in the small
+// writes of a pipeline, then a last line: every character is counted and
+// the last line comes back whole, however the reads were grouped.
+func TestRunCountsBurstExactly(t *testing.T) {
+	const size = 50_000_000
+	res := run(t, Spec{Command: fmt.Sprintf("yes abcdefghi | head -c %d; echo THE-END", size), MaxOutput: 100, Timeout: time.Minute})
+	if !strings.HasPrefix(res.Output, "abcdefghi\n") || !strings.HasSuffix(res.Output, "THE-END\n") {
+		t.Fatalf("output %q does not keep the first and the last line", res.Output)
+	}
+	kept := utf8.RuneCountInString(res.Output)
+	note := regexp.MustCompile(`\n\.\.\. \[([0-9]+) characters cut\] \.\.\.\n`).FindStringSubmatch(res.Output)
+	if note == nil {
+		t.Fatalf("no cut note in %q", res.Output)
+	}
+	cut, _ := strconv.Atoi(note[1])
+	total := size + len("THE-END\n")
+	if got := cut + kept - utf8.RuneCountInString(note[0]); got != total {
+		t.Errorf("kept %d and cut %d characters: %d in all, the command printed %d", kept, cut, got, total)
 	}
 }
