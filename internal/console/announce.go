@@ -26,26 +26,34 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		t.out("Session %s, request %d\n", e.Session, e.Sequence)
 	}
 	tokens := e.TokenCount()
-	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(int64(len(e.Text))), human.Thousands(tokens))
+	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(e.Size), human.Thousands(tokens))
 	if t.o.Unattended {
 		return
 	}
 	inbox := t.Rel(t.o.Root+"/inbox") + "/"
 	switch {
-	case t.o.Copier != nil && t.copy(e.Text):
+	case t.o.Copier != nil && t.copy(e):
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
 		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))
 	case !t.o.Quiet:
 		t.out("  paste it into the chat, then save the answer into %s\n", inbox)
 	}
 	if b := t.o.TokenBudget; b > 0 && tokens > b {
-		t.Warn(fmt.Sprintf("the request is about %s tokens, above the budget of %s", human.Thousands(tokens), human.Thousands(b)), budgetAdvice(e.Text))
+		advice := "read less of the workspace at once"
+		if text, err := e.Content(); err == nil {
+			advice = budgetAdvice(text)
+		}
+		t.Warn(fmt.Sprintf("the request is about %s tokens, above the budget of %s", human.Thousands(tokens), human.Thousands(b)), advice)
 	}
 }
 
 // copy puts the request on the clipboard, saying once why it could not.
-func (t *Text) copy(text string) bool {
-	if err := t.o.Copier.Copy(text); err != nil {
+func (t *Text) copy(e runner.RequestWritten) bool {
+	text, err := e.Content()
+	if err == nil {
+		err = t.o.Copier.Copy(text)
+	}
+	if err != nil {
 		t.Warn(fmt.Sprintf("could not copy the request to the clipboard (%v)", err), "copy it by hand, or use 'courier show'")
 		t.o.Copier = nil
 		return false

@@ -39,10 +39,10 @@ func (j *JSON) Report(e runner.Event) {
 			Session   string `json:"session"`
 			Sequence  int    `json:"sequence"`
 			Path      string `json:"path"`
-			Bytes     int    `json:"bytes"`
+			Bytes     int64  `json:"bytes"`
 			Tokens    int    `json:"tokens"`
 			Rewritten bool   `json:"rewritten,omitempty"`
-		}{"requestWritten", e.Session, e.Sequence, e.Path, len(e.Text), e.TokenCount(), e.Rewritten}
+		}{"requestWritten", e.Session, e.Sequence, e.Path, e.Size, e.TokenCount(), e.Rewritten}
 	case runner.WaitingForReply:
 		v = struct {
 			Event    string `json:"event"`

@@ -126,19 +126,22 @@ func TokensOf(runes int) int { return (runes + 3) / 4 }
 // as runes.CountString counts the whole: a character cut by the end of a piece is
 // held until the next.
 type RuneCounter struct {
-	n    int
-	held [utf8.UTFMax - 1]byte
-	nh   int
+	n     int
+	bytes int64
+	held  [utf8.UTFMax - 1]byte
+	nh    int
 }
 
 // Write counts p's characters; it never fails.
 func (c *RuneCounter) Write(p []byte) (int, error) {
+	c.bytes += int64(len(p))
 	c.add(unsafe.String(unsafe.SliceData(p), len(p)))
 	return len(p), nil
 }
 
 // WriteString counts s's characters; it never fails.
 func (c *RuneCounter) WriteString(s string) (int, error) {
+	c.bytes += int64(len(s))
 	c.add(s)
 	return len(s), nil
 }
@@ -175,6 +178,9 @@ func (c *RuneCounter) add(s string) {
 
 // Count is how many characters were written, a character still cut
 // counted as utf8.RuneCount counts it.
+// Bytes is how many bytes were written.
+func (c *RuneCounter) Bytes() int64 { return c.bytes }
+
 func (c *RuneCounter) Count() int {
 	return c.n + utf8.RuneCount(c.held[:c.nh])
 }

@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"fmt"
+	"os"
 	"time"
+	"unsafe"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
@@ -30,9 +33,14 @@ type RequestWritten struct {
 	Session  string
 	Sequence int
 	Path     string
-	Text     string
-	// Tokens is human.Tokens of Text when it was counted as the request
-	// was written; 0 when it was not.
+	// Text is the request's content; "" when it was not kept: a request
+	// with a pack, which may be hundreds of megabytes, is written as it is
+	// rendered, and read from Path by what needs it (see Content).
+	Text string
+	// Size is the request's size in bytes.
+	Size int64
+	// Tokens is human.Tokens of the request when it was counted as it was
+	// written; 0 when it was not.
 	Tokens int
 	// Rewritten is set when a missing request was written again.
 	Rewritten bool
@@ -49,6 +57,20 @@ func (e RequestWritten) TokenCount() int {
 		return e.Tokens
 	}
 	return human.Tokens(e.Text)
+}
+
+// Content returns the request's text: Text, or what its file holds when
+// the text was not kept.
+func (e RequestWritten) Content() (string, error) {
+	if e.Text != "" || e.Size == 0 {
+		return e.Text, nil
+	}
+	data, err := os.ReadFile(e.Path)
+	if err != nil {
+		return "", fmt.Errorf("read the request: %w", err)
+	}
+	// data is never changed: the string may share its bytes.
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
 }
 
 // WaitingForReply: the runner waits for the source to produce a reply.

@@ -1,10 +1,7 @@
 package runner
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"unsafe"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/frontend"
@@ -23,13 +20,13 @@ const (
 // writePacked writes request req, which has a pack, atomically to path
 // as it is rendered: while the pack's files are read and numbered, a
 // second goroutine writes what is ready into the file and counts its
-// characters. It returns the request's text, read back from the file
-// (one copy, taken from the page cache at the size the file has), and its
-// tokens.
-func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (string, int, error) {
+// characters. It returns the request's size in bytes and its tokens: its
+// text, which may be hundreds of megabytes, is not kept, and is read from
+// the file by what needs it (RequestWritten.Content).
+func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (int64, int, error) {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
-		return "", 0, err
+		return 0, 0, err
 	}
 	var runes human.RuneCounter
 	bw := writebehind.New(io.MultiWriter(f, &runes), chunkSize, chunks)
@@ -39,18 +36,10 @@ func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (strin
 	}
 	if err != nil {
 		f.Abort()
-		return "", 0, err
+		return 0, 0, err
 	}
 	if err := f.Commit(); err != nil {
-		return "", 0, err
+		return 0, 0, err
 	}
-	// Read back rather than mapped: the person may open the request in an
-	// editor that saves in place, and a mapped file cut shorter would
-	// crash courier the next time the text is looked at.
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", 0, fmt.Errorf("read request back: %w", err)
-	}
-	// data is never changed: the string may share its bytes.
-	return unsafe.String(unsafe.SliceData(data), len(data)), human.TokensOf(runes.Count()), nil
+	return runes.Bytes(), human.TokensOf(runes.Count()), nil
 }

@@ -48,10 +48,11 @@ func (r *Runner) writeRequest(st *session.State) (RequestWritten, error) {
 		var err error
 		if req.Pack == nil {
 			w.Text = fe.Render(req)
+			w.Size = int64(len(w.Text))
 			// Written as it is, not copied first: Write only reads it.
 			err = atomicfile.Write(p, unsafe.Slice(unsafe.StringData(w.Text), len(w.Text)), 0o644)
 		} else {
-			w.Text, w.Tokens, err = writePacked(p, fe, req)
+			w.Size, w.Tokens, err = writePacked(p, fe, req)
 		}
 		if err != nil {
 			return fmt.Errorf("write request: %w", err)
@@ -182,7 +183,9 @@ func (s *Session) request() (Request, error) {
 	if err != nil {
 		return req, err
 	}
-	req.Text = w.Text
+	if req.Text, err = w.Content(); err != nil {
+		return req, err
+	}
 	w.Rewritten, w.Resumed = true, true
 	s.r.report(w)
 	return req, nil

@@ -69,7 +69,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		if waits && waited != req.Sequence {
 			if resumed {
-				s.r.report(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Resumed: true})
+				s.r.report(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Resumed: true})
 			}
 			s.r.report(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
 			waited = req.Sequence

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/session"
@@ -53,7 +54,7 @@ func TestCreate(t *testing.T) {
 	if len(started) != 1 || started[0] != (runner.SessionStarted{Session: id, Task: "add a --verbose flag"}) {
 		t.Errorf("started %+v", started)
 	}
-	if len(written) != 1 || written[0] != (runner.RequestWritten{Session: id, Sequence: 1, Path: p, Text: text}) {
+	if len(written) != 1 || written[0] != (runner.RequestWritten{Session: id, Sequence: 1, Path: p, Text: text, Size: int64(len(text))}) {
 		t.Errorf("written %+v", written)
 	}
 
@@ -96,6 +97,17 @@ func TestCreateIncludes(t *testing.T) {
 	text := f.request(id, 1)
 	if !strings.Contains(text, "\n## Requested File Contents\n--- docs/a.md ---\n   1 | # A\n--- end docs/a.md ---\n") || strings.Contains(text, "--- docs/b.txt ---") {
 		t.Errorf("included files in the first request:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
+	}
+	// A request with a pack is announced without its text kept in memory:
+	// its size, tokens and content (for the clipboard) are the file's.
+	written := eventsOf[runner.RequestWritten](f.rec)
+	if len(written) != 1 {
+		t.Fatalf("%d requests announced", len(written))
+	}
+	content, err := written[0].Content()
+	if err != nil || content != text || written[0].Size != int64(len(text)) || written[0].TokenCount() != human.Tokens(text) {
+		t.Errorf("announced a request of %d bytes, %d tokens, content equal to the file: %v (%v); the file has %d bytes, %d tokens",
+			written[0].Size, written[0].TokenCount(), content == text, err, len(text), human.Tokens(text))
 	}
 	// Included files belong to the first request only.
 	f.apply(id, "reply.txt", "[MESSAGE]\nreading\n[/MESSAGE]\n")
