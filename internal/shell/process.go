@@ -70,6 +70,7 @@ func startProcess(ps processSpec) (*process, error) {
 		Stderr:      stderr,
 		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
 	}
+	markInheritedFiles()
 	err = cmd.Start()
 	// The command holds its own copies of the write ends: courier's must
 	// go, or the pipes would never reach end of file.

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
@@ -405,5 +407,44 @@ func TestRunCountsBurstExactly(t *testing.T) {
 	total := size + len("THE-END\n")
 	if got := cut + kept - utf8.RuneCountInString(note[0]); got != total {
 		t.Errorf("kept %d and cut %d characters: %d in all, the command printed %d", kept, cut, got, total)
+	}
+}
+
+// TestRunInheritsOnlyItsStreams plays a command that looks through its
+// open descriptors for one of courier's: a file courier inherited open
+// from the program that started it (here a secret, opened without
+// close-on-exec as such a program leaves it), or the ends of the pipes
+// courier reads the output through and stops that reading with. It finds
+// stdin, stdout and stderr only, and cannot read the secret, with its
+// output on one pipe or split in two.
+func TestRunInheritsOnlyItsStreams(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("skipped: the command lists its descriptors in /proc, which only Linux has")
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("TOKEN-4b1d\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	held, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	fd := held.Fd()
+	if _, err := unix.FcntlInt(fd, unix.F_SETFD, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The shell's descriptors, listed by a child that adds none of its
+	// own; then the inherited one read by number.
+	list := fmt.Sprintf("ls /proc/$$/fd; cat 2>/dev/null <&%d", fd)
+	for _, split := range []bool{false, true} {
+		res := run(t, Spec{Command: list, Split: split})
+		out := res.Output + res.Stdout + res.Stderr
+		if strings.Contains(out, "TOKEN-4b1d") {
+			t.Errorf("split %v: the command read the secret courier holds open: %q", split, out)
+		}
+		if listed := res.Output + res.Stdout; listed != "0\n1\n2\n" {
+			t.Errorf("split %v: the command's open descriptors: %q, want 0 1 2", split, listed)
+		}
 	}
 }
