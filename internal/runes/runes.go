@@ -27,17 +27,9 @@ func Whole(b []byte) int {
 	return len(b)
 }
 
-// WholeString is Whole for a string.
+// WholeString is Whole for a string, which it reads in place.
 func WholeString(s string) int {
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRuneInString(s[i:]) {
-				return i
-			}
-			break
-		}
-	}
-	return len(s)
+	return Whole(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // hiBits are the high bits of eight bytes: none is set in ASCII.

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -36,6 +35,6 @@ func closeOnExecPipe() (r, w int, err error) {
 // The wait is short enough to hold the goroutine's thread as a brief
 // computation would; a signal ends it early, which only shortens it.
 func pause() {
-	ts := unix.NsecToTimespec(int64(paceDelay / time.Nanosecond))
+	ts := unix.NsecToTimespec(int64(paceDelay))
 	_, _, _ = unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

@@ -55,7 +55,7 @@ func startProcess(ps processSpec) (*process, error) {
 		errPipe, err := newOutputPipe()
 		if err != nil {
 			out.close()
-			return nil, fmt.Errorf("create error pipe: %w", err)
+			return nil, err
 		}
 		pipes, outs = append(pipes, errPipe), append(outs, ps.errOut)
 		stderr = errPipe.w
