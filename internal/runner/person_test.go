@@ -112,13 +112,19 @@ func TestSayToAWatch(t *testing.T) {
 	if !saidIn(f.request(id, 1), "the notes go in docs/") {
 		t.Errorf("request 1 lacks the message:\n%s", f.request(id, 1))
 	}
-	var updated []int
-	for _, w := range eventsOf[runner.RequestWritten](watchRec) {
-		if w.Updated {
-			updated = append(updated, w.Sequence)
+	updatedOf := func() []int {
+		var updated []int
+		for _, w := range eventsOf[runner.RequestWritten](watchRec) {
+			if w.Updated {
+				updated = append(updated, w.Sequence)
+			}
 		}
+		return updated
 	}
-	if len(updated) != 1 || updated[0] != 1 {
+	// Say returns once the words are taken; the watch reports the request
+	// it wrote with them just after.
+	waitFor(t, "the watch to report the updated request", func() bool { return len(updatedOf()) > 0 })
+	if updated := updatedOf(); len(updated) != 1 || updated[0] != 1 {
 		t.Errorf("the watch reported requests %v updated, want request 1 once", updated)
 	}
 	f.drop("reply.txt", "[CREATE_FILE path=\"docs/notes.txt\"]\nx\n[/CREATE_FILE]\n")
