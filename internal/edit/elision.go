@@ -3,6 +3,7 @@ package edit
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // placeholderOpeners are how an elision line starts: a comment marker, an
@@ -18,17 +19,21 @@ var spacedOpeners = map[string]bool{"--": true, ";": true, "%": true}
 const elidedThing = `(code|file|function|functions|class|methods?|implementation|module|components?|body|logic|contents?|script|page|template|tests?|struct|config|document|imports|styles|css|html|jsx|markup|elements|cases|fields|props|routes|handlers|declarations|quer(y|ies)|rules|entries|items|options|settings|sections?|steps|dependencies|program)`
 
 // elisionPhrase matches the words LLMs use for code they left out.
-var elisionPhrase = regexp.MustCompile(`(?i)\b(` +
-	`(rest|remainder) of (the )?(\w+ )?` + elidedThing +
-	`|existing (\w+ )?` + elidedThing +
-	`|unchanged|remains? (the )?(same|unchanged)|stays? the same|same as (before|above|original|previous)|as before` +
-	`|for brevity|(code|content|implementation|details|rest|body|methods|functions) (omitted|elided|not shown)` +
-	`|(previous|original|other) (code|methods|functions|content|implementation|fields|cases|tests)` +
-	`|keep (the )?(rest|existing)` +
-	`)\b`)
+var elisionPhrase = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(` +
+		`(rest|remainder) of (the )?(\w+ )?` + elidedThing +
+		`|existing (\w+ )?` + elidedThing +
+		`|unchanged|remains? (the )?(same|unchanged)|stays? the same|same as (before|above|original|previous)|as before` +
+		`|for brevity|(code|content|implementation|details|rest|body|methods|functions) (omitted|elided|not shown)` +
+		`|(previous|original|other) (code|methods|functions|content|implementation|fields|cases|tests)` +
+		`|keep (the )?(rest|existing)` +
+		`)\b`)
+})
 
 // dotsOnly matches a comment whose text is only an ellipsis, like "// ...".
-var dotsOnly = regexp.MustCompile(`^(//+|#+|/\*|<!--|\{/\*|--|\[|\()\s*(\.{3,}|…)\s*(\*/\}?|-->|\]|\))?$`)
+var dotsOnly = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(//+|#+|/\*|<!--|\{/\*|--|\[|\()\s*(\.{3,}|…)\s*(\*/\}?|-->|\]|\))?$`)
+})
 
 // HasElision reports whether a file body contains a placeholder an LLM wrote
 // instead of real code: a comment or bracketed note that is only an
@@ -53,16 +58,16 @@ func isElision(line string) bool {
 	if !opensNote(s) {
 		return false
 	}
-	if dotsOnly.MatchString(s) {
+	if dotsOnly().MatchString(s) {
 		return true
 	}
-	if !elisionPhrase.MatchString(s) {
+	if !elisionPhrase().MatchString(s) {
 		return false
 	}
 	// A placeholder says little besides the phrase; a real comment that
 	// mentions "existing code" goes on to say something about it.
 	extra := 0
-	for _, w := range word.FindAllString(elisionPhrase.ReplaceAllString(s, " "), -1) {
+	for _, w := range word().FindAllString(elisionPhrase().ReplaceAllString(s, " "), -1) {
 		if !fillerWords[strings.ToLower(w)] {
 			extra++
 		}
@@ -75,7 +80,7 @@ func isElision(line string) bool {
 const maxExtraWords = 1
 
 // word matches a word of a comment.
-var word = regexp.MustCompile(`[\p{L}\p{N}_']+`)
+var word = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}_']+`) })
 
 // fillerWords do not count as saying something more.
 var fillerWords = map[string]bool{

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -194,7 +195,7 @@ func blankEdges(lines []string) (lead, trail int) {
 
 // numberPrefix is the "  12 | " that Numbered puts before each line; an LLM
 // aiming at a numbered listing sometimes copies it into SEARCH and REPLACE.
-var numberPrefix = regexp.MustCompile(`^\s*(\d+) \|(?: |$)`)
+var numberPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\d+) \|(?: |$)`) })
 
 // dropNumbers strips listing numbers when every search line carries one and
 // they count up by one, which real code does not do by accident. The
@@ -203,7 +204,7 @@ func dropNumbers(search, replace string) (string, string, bool) {
 	sl := bodyLines(search)
 	prev := -1
 	for i, l := range sl {
-		sm := numberPrefix.FindStringSubmatch(l)
+		sm := numberPrefix().FindStringSubmatch(l)
 		if sm == nil {
 			return "", "", false
 		}
@@ -217,7 +218,7 @@ func dropNumbers(search, replace string) (string, string, bool) {
 	rl := bodyLines(replace)
 	stripped := make([]string, len(rl))
 	for i, l := range rl {
-		sm := numberPrefix.FindString(l)
+		sm := numberPrefix().FindString(l)
 		if sm == "" && !isBlank(l) {
 			return joinLike(sl, search), replace, true
 		}

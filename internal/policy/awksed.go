@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/courier-agent/courier/internal/human"
 )
@@ -12,7 +13,9 @@ var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true
 
 // awkRuns finds what in an awk program runs a command: system(), a pipe
 // into or out of a command, a coprocess, or an extension loaded.
-var awkRuns = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
+var awkRuns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
+})
 
 // awkNotes asks about awk programs that run commands, or that courier
 // cannot read (from a file, or computed), unless --sandbox forbids that.
@@ -70,7 +73,7 @@ func awkNotes(words []word) []finding {
 		if p.computed() {
 			return []finding{runsCode("awk", words, "its awk program is only known at run time")}
 		}
-		if m := awkRuns.FindString(p.value); m != "" {
+		if m := awkRuns().FindString(p.value); m != "" {
 			return []finding{runsCode("awk", words, "its awk program runs commands ("+human.OneLine(m, maxSubject)+")")}
 		}
 	}

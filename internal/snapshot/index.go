@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -92,7 +93,9 @@ const indexMagic = "courier-snapshot-index\n"
 
 const indexVersion = 1
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is made when first needed: making it at start-up would cost
+// every courier command, most of which never check a snapshot.
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // save writes the index atomically and durably: opening the next turn
 // trusts its turn number.
@@ -108,7 +111,7 @@ func (ix *index) save(path string) error {
 		buf = appendEntry(buf, &ix.entries[i], prev)
 		prev = ix.entries[i].Path
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable))
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable()))
 	if err := atomicfile.Write(path, buf, 0o644); err != nil {
 		return fmt.Errorf("save snapshot index: %w", err)
 	}
@@ -136,7 +139,7 @@ func decodeIndex(data []byte) (*index, error) {
 		return nil, errors.New("not a snapshot index")
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, crcTable) != sum {
+	if crc32.Checksum(body, crcTable()) != sum {
 		return nil, errors.New("damaged (checksum mismatch)")
 	}
 	d := decoder{buf: body[len(indexMagic):]}

@@ -45,7 +45,7 @@ func readRecords(path string) (payloads [][]byte, good int64, err error) {
 			break
 		}
 		payload := data[off+frameHeader : end]
-		if crc32.Checksum(payload, crcTable) != sum {
+		if crc32.Checksum(payload, crcTable()) != sum {
 			if end == len(data) {
 				break // the last record, torn
 			}
@@ -100,7 +100,7 @@ func (r *recordFile) append(payload []byte, sync bool) error {
 func frameRecord(payload []byte) []byte {
 	frame := make([]byte, frameHeader, frameHeader+len(payload))
 	binary.LittleEndian.PutUint32(frame, uint32(len(payload)))
-	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable))
+	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable()))
 	return append(frame, payload...)
 }
 
