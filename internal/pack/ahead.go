@@ -114,7 +114,7 @@ func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan st
 				held = append(held, b)
 			}
 			b, held = held[0], held[1:]
-			data, err := read(p.opener, c.path, nil)
+			data, err := read(p.opener, c, nil)
 			b.files = append(b.files, fetched{data, err})
 			if !send() {
 				return
@@ -133,7 +133,7 @@ func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan st
 			return
 		}
 		tail := b.buf[len(b.buf):]
-		data, err := read(p.opener, c.path, tail)
+		data, err := read(p.opener, c, tail)
 		if err == nil && unsafe.SliceData(data) == unsafe.SliceData(tail) {
 			// Read into the batch's buffer (not into one of its own, for
 			// a file grown since it was found).

@@ -106,6 +106,9 @@ type candidate struct {
 	size   int64
 	tier   tier
 	secret bool // looks like it holds secrets, and was not named
+	// regular is set when the listing found a regular file, which is
+	// then read without a look-up first (see workspace.ReadListed).
+	regular bool
 }
 
 // leftOut is a file the pack does not hold, and why.
@@ -189,7 +192,7 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBudget})
 		return
 	}
-	data, err := read(p.opener, c.path, p.buf)
+	data, err := read(p.opener, c, p.buf)
 	p.buf = data[:0]
 	p.place(c, data, err, canDefer, add)
 }
@@ -230,11 +233,15 @@ func (p *packer) place(c candidate, data []byte, err error, canDefer bool, add f
 
 var errBinary = errors.New("binary file")
 
-// read returns a regular file's content, read by o into buf (grown as
+// read returns candidate c's content, read by o into buf (grown as
 // needed), or errBinary when its start holds a NUL byte or bytes that are
 // not UTF-8. Its first result is the buffer read into, whatever the error.
-func read(o *workspace.Opener, path string, buf []byte) ([]byte, error) {
-	data, err := o.ReadRegular(path, buf)
+func read(o *workspace.Opener, c candidate, buf []byte) ([]byte, error) {
+	read := o.ReadRegular
+	if c.regular {
+		read = o.ReadListed
+	}
+	data, err := read(c.path, buf)
 	if err != nil {
 		return data[:0], err
 	}

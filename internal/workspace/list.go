@@ -17,6 +17,9 @@ type Entry struct {
 	// Files is set on folder summaries: how many files the folder holds.
 	Files int  `json:"files,omitempty"`
 	IsDir bool `json:"isDir,omitempty"`
+	// Regular is set when the walk found a regular file (not a link, a
+	// pipe or a device), so that reading it needs no look-up first.
+	Regular bool `json:"-"`
 }
 
 // ListOptions shape a listing.
@@ -39,6 +42,9 @@ type walkEntry struct {
 	name  string
 	isDir bool
 	size  int64 // when the walk was asked for sizes
+	// regular is set when the folder's entry, or a look-up, said it is a
+	// regular file: not a link, a pipe or a device.
+	regular bool
 }
 
 // walkHooks say what a walk does with what it finds.
@@ -78,7 +84,18 @@ var skippedDirs = map[string]bool{
 // mark binary ones. A shown file gone by then is left out.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	var paths []string
-	err := w.walkFiles(opts, false, func(p string, _ int64) { paths = append(paths, p) })
+	// Files of another kind than regular ones are few: those are kept
+	// apart rather than a mark for every file.
+	var irregular map[string]bool
+	err := w.walkFiles(opts, false, func(e walkEntry) {
+		paths = append(paths, e.path)
+		if !e.regular {
+			if irregular == nil {
+				irregular = map[string]bool{}
+			}
+			irregular[e.path] = true
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +111,9 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 			shown[i].Path = p
 		}
 	}
+	for i := range shown {
+		shown[i].Regular = !shown[i].IsDir && !irregular[shown[i].Path]
+	}
 	return w.describeAll(shown), nil
 }
 
@@ -103,7 +123,9 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 // used.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	var files []Entry
-	err := w.walkFiles(opts, true, func(p string, size int64) { files = append(files, Entry{Path: p, Size: size}) })
+	err := w.walkFiles(opts, true, func(e walkEntry) {
+		files = append(files, Entry{Path: e.path, Size: e.size, Regular: e.regular})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +135,9 @@ func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	return files, nil
 }
 
-// walkFiles calls file with the path of every file a listing covers (see
-// Files), and its size when withSize is set.
-func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(p string, size int64)) error {
+// walkFiles calls file with every file a listing covers (see Files), with
+// its size when withSize is set.
+func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(e walkEntry)) error {
 	h := walkHooks{withSize: withSize}
 	if opts.GitIgnore {
 		h.enter = w.enterIgnore
@@ -128,7 +150,7 @@ func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(p strin
 			return false
 		}
 		if !e.isDir {
-			file(e.path, e.size)
+			file(e)
 		}
 		return e.isDir
 	}

@@ -40,28 +40,47 @@ func (w *Workspace) describeAll(entries []Entry) []Entry {
 // describeAt looks up the entry name in the folder dirfd, never through a
 // symlink, sets e's size, and, for a regular file, reads its start without
 // blocking and marks it binary when that holds a NUL byte. Nothing but a
-// regular file is opened. It reports false when there is no such entry.
+// regular file is opened: an entry the walk did not find to be one is
+// looked up first, since opening a device may itself do something. One
+// it did is opened at once and checked once open; a device cannot take
+// its place without privileges that would make the check moot. It
+// reports false when there is no such entry.
 func describeAt(dirfd int, name string, buf []byte, e *Entry) bool {
-	var before unix.Stat_t
-	if unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
+	if !e.Regular {
+		var before unix.Stat_t
+		if unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return false
+		}
+		e.Size = before.Size
+		if before.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return true
+		}
 	}
-	e.Size = before.Size
-	if before.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return true
-	}
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := openAt(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
 	if err != nil {
+		if e.Regular {
+			// Gone, or no longer a regular file.
+			var st unix.Stat_t
+			if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				return false
+			}
+			e.Size, e.Regular = st.Size, st.Mode&syscall.S_IFMT == syscall.S_IFREG
+		}
 		return true
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Ino != before.Ino || st.Dev != before.Dev {
+	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		e.Regular = false
 		return true
 	}
+	e.Size, e.Regular = st.Size, true
+	// The start of the file as large as it is: a file shorter than the
+	// buffer needs no read that finds its end.
+	want := int(min(int64(len(buf)), st.Size))
 	n := 0
-	for n < len(buf) {
-		k, err := unix.Read(fd, buf[n:])
+	for n < want {
+		k, err := unix.Read(fd, buf[n:want])
 		if err == unix.EINTR {
 			continue
 		}

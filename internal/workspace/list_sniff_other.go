@@ -14,7 +14,7 @@ func (w *Workspace) describeAll(entries []Entry) []Entry {
 			if err != nil {
 				continue
 			}
-			e.Size = info.Size()
+			e.Size, e.Regular = info.Size(), info.Mode().IsRegular()
 			e.Binary = w.sniffBinary(e.Path, buf)
 		}
 		out = append(out, e)

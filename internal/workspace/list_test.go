@@ -46,12 +46,12 @@ func TestListWithGitIgnore(t *testing.T) {
 		t.Errorf("listing with ignore files read by path:\n got %+v, %v\nwant %+v", byPath, err, got)
 	}
 	want := []workspace.Entry{
-		{Path: ".gitignore", Size: 35},
-		{Path: "img.png", Size: 6, Binary: true},
-		{Path: "keep.log", Size: 4},
-		{Path: "main.go", Size: 13},
-		{Path: "sub/.gitignore", Size: 11},
-		{Path: "sub/secret.txt", Size: 17},
+		{Path: ".gitignore", Size: 35, Regular: true},
+		{Path: "img.png", Size: 6, Binary: true, Regular: true},
+		{Path: "keep.log", Size: 4, Regular: true},
+		{Path: "main.go", Size: 13, Regular: true},
+		{Path: "sub/.gitignore", Size: 11, Regular: true},
+		{Path: "sub/secret.txt", Size: 17, Regular: true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("listing:\n got %+v\nwant %+v", got, want)
@@ -88,7 +88,7 @@ func TestListSkipsToolFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []workspace.Entry{{Path: "a.txt", Size: 1}}; !reflect.DeepEqual(got, want) {
+	if want := []workspace.Entry{{Path: "a.txt", Size: 1, Regular: true}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -203,7 +203,7 @@ func TestListSummarisesHugeTrees(t *testing.T) {
 // pkgP/modM/ for the ten modules each package gets (i%4 and i%10 pair up
 // as P and M of equal parity), 100 files each.
 func depthTwoSummary() []workspace.Entry {
-	want := []workspace.Entry{{Path: "README", Size: 1}}
+	want := []workspace.Entry{{Path: "README", Size: 1, Regular: true}}
 	for p := range 4 {
 		for m := range 10 {
 			if p%2 != m%2 {
@@ -226,7 +226,7 @@ func depthTwoSummary() []workspace.Entry {
 func flatSummary() []workspace.Entry {
 	var want []workspace.Entry
 	for i := range 98 {
-		want = append(want, workspace.Entry{Path: fmt.Sprintf("f%04d", i), Size: 3})
+		want = append(want, workspace.Entry{Path: fmt.Sprintf("f%04d", i), Size: 3, Regular: true})
 	}
 	want = append(want, workspace.Entry{Path: "zz/", IsDir: true, Files: 2})
 	return append(want, workspace.Entry{Path: workspace.RestPath, IsDir: true, Files: 1902})
@@ -305,11 +305,11 @@ func TestListSpecialFiles(t *testing.T) {
 	select {
 	case got := <-done:
 		want := []workspace.Entry{
-			{Path: "bin.dat", Size: 2, Binary: true},
+			{Path: "bin.dat", Size: 2, Binary: true, Regular: true},
 			{Path: "link", Size: 7},
 			{Path: "pipe"},
 			{Path: "sock"},
-			{Path: "text.txt", Size: 3},
+			{Path: "text.txt", Size: 3, Regular: true},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("listing:\n got %+v\nwant %+v", got, want)

@@ -228,7 +228,7 @@ func (wk *walker) run() {
 				wk.pending--
 			}
 		}
-		e := walkEntry{path: de.path, name: top.name(de), isDir: isDir, size: de.size}
+		e := walkEntry{path: de.path, name: top.name(de), isDir: isDir, size: de.size, regular: de.typ == unix.DT_REG}
 		if wk.h.visit(e, top.ignore) && isDir {
 			wk.descend(e.path, e.name)
 		}
@@ -528,10 +528,17 @@ func (wk *walker) stat(d *walkDir, ents []dirent, need func(*dirent) bool) {
 			de.gone = true
 			continue
 		}
-		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		switch st.Mode & syscall.S_IFMT {
+		case syscall.S_IFDIR:
 			de.typ = unix.DT_DIR
-		} else {
-			de.size = st.Size
+		case syscall.S_IFREG:
+			de.typ, de.size = unix.DT_REG, st.Size
+		default:
+			// Not a regular file, whatever the folder's entry said.
+			de.typ, de.size = unix.DT_LNK, st.Size
+			if st.Mode&syscall.S_IFMT != syscall.S_IFLNK {
+				de.typ = unix.DT_UNKNOWN
+			}
 		}
 	}
 }

@@ -54,7 +54,7 @@ func (w *Workspace) walk(h walkHooks) error {
 		if parent == "." {
 			parent = ""
 		}
-		e := walkEntry{path: p, name: d.Name(), isDir: d.IsDir()}
+		e := walkEntry{path: p, name: d.Name(), isDir: d.IsDir(), regular: d.Type().IsRegular()}
 		if h.withSize && !e.isDir {
 			info, err := d.Info()
 			if err != nil {

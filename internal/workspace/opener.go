@@ -32,7 +32,20 @@ func (o *Opener) Close() { o.dirs.close() }
 // regular file, or an error) is read through OpenRegular, so the answer,
 // errors included, is always OpenRegular's.
 func (o *Opener) ReadRegular(p string, buf []byte) ([]byte, error) {
-	if data, ok := o.dirs.read(p, buf); ok {
+	return o.read(p, buf, false)
+}
+
+// ReadListed is ReadRegular for a file that a listing has just found to
+// be a regular file (Entry.Regular): held folders open it at once, and
+// check what they opened, rather than look it up first. A device, the
+// one kind of file whose opening may itself do something, cannot take
+// its place without privileges that would make a look-up moot.
+func (o *Opener) ReadListed(p string, buf []byte) ([]byte, error) {
+	return o.read(p, buf, true)
+}
+
+func (o *Opener) read(p string, buf []byte, listed bool) ([]byte, error) {
+	if data, ok := o.dirs.read(p, buf, listed); ok {
 		return data, nil
 	}
 	f, info, err := o.w.OpenRegular(p)
@@ -43,10 +56,13 @@ func (o *Opener) ReadRegular(p string, buf []byte) ([]byte, error) {
 	return readAllInto(f, info.Size(), buf)
 }
 
-// readAllInto reads r to its end into buf, which it first grows to hold
-// size bytes and one more: the read that finds the end then needs no room
-// of its own. Files come smallest first in a pack: buf grows by half at
-// least, not file by file.
+// readAllInto reads r, a file of size bytes when it was opened, into buf,
+// which it first grows to hold size bytes and one more. Once size bytes
+// are read it stops, without the read that would find the end: a file
+// that grows while it is read is read as large as it was when opened (an
+// empty one is read to its end, in case it only says it is empty). Files
+// come smallest first in a pack: buf grows by half at least, not file by
+// file.
 func readAllInto(r io.Reader, size int64, buf []byte) ([]byte, error) {
 	if need := int(size) + 1; cap(buf) < need {
 		buf = make([]byte, max(need, cap(buf)*3/2))
@@ -61,6 +77,9 @@ func readAllInto(r io.Reader, size int64, buf []byte) ([]byte, error) {
 		}
 		if err != nil {
 			return buf[:n], err
+		}
+		if size > 0 && int64(n) == size {
+			return buf[:n], nil
 		}
 		if n == len(buf) {
 			// It grew since it was looked up.

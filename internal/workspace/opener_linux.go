@@ -44,8 +44,9 @@ func (c *dirCache) close() {
 }
 
 // read reads the regular file p whole into buf if it can without
-// following a symlink; false if it cannot, for whatever reason.
-func (c *dirCache) read(p string, buf []byte) ([]byte, bool) {
+// following a symlink; false if it cannot, for whatever reason. A file
+// listed as regular (see ReadListed) is not looked up before it is opened.
+func (c *dirCache) read(p string, buf []byte, listed bool) ([]byte, bool) {
 	clean, err := Clean(p)
 	if err != nil || clean == "." {
 		return nil, false
@@ -62,15 +63,15 @@ func (c *dirCache) read(p string, buf []byte) ([]byte, bool) {
 	// device may itself do something. Opened without blocking, in case a
 	// named pipe took its place since.
 	var before, st unix.Stat_t
-	if unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil || before.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if !listed && (unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil || before.Mode&syscall.S_IFMT != syscall.S_IFREG) {
 		return nil, false
 	}
-	fd, err := openAt(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	fd, err := openAt(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, false
 	}
 	defer unix.Close(fd)
-	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Dev != before.Dev || st.Ino != before.Ino {
+	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || !listed && (st.Dev != before.Dev || st.Ino != before.Ino) {
 		return nil, false
 	}
 	data, err := readAllInto(fdReader(fd), st.Size, buf)

@@ -10,4 +10,4 @@ func newDirCache(*Workspace, int) dirCache { return dirCache{} }
 
 func (dirCache) close() {}
 
-func (dirCache) read(string, []byte) ([]byte, bool) { return nil, false }
+func (dirCache) read(string, []byte, bool) ([]byte, bool) { return nil, false }
