@@ -79,6 +79,10 @@ func (p *packer) runAhead(add func(frontend.FileContent)) {
 func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	var b *batch
+	// big is the buffer files larger than a batch are read into, one at a
+	// time: when the next one is read, every batch is back, so the last
+	// one's content is no longer used.
+	var big []byte
 	take := func() bool {
 		select {
 		case b = <-pool:
@@ -114,7 +118,8 @@ func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan st
 				held = append(held, b)
 			}
 			b, held = held[0], held[1:]
-			data, err := read(p.opener, c, nil)
+			data, err := read(p.opener, c, big)
+			big = data[:0]
 			b.files = append(b.files, fetched{data, err})
 			if !send() {
 				return

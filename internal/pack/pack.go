@@ -168,6 +168,7 @@ func (p *packer) size() int {
 func (p *packer) run(add func(frontend.FileContent)) {
 	p.opener = p.ws.NewOpener(maxOpenDirs)
 	defer p.opener.Close()
+	p.out = make([]byte, 0, p.outSize())
 	if p.opts.Budget == 0 {
 		p.runAhead(add)
 	} else {
@@ -180,6 +181,28 @@ func (p *packer) run(add func(frontend.FileContent)) {
 	}
 	add(frontend.FileContent{Path: strings.Join(p.opts.Include, " "), Text: p.summary(p.problems)})
 }
+
+// outSize is the room the numbered text of the largest file that may be
+// packed likely needs (numbers add about a fifth to source text). Files
+// come smallest first: growing out file by file would take a new block of
+// memory at every few files, each one first touched, which costs more
+// than the copy.
+func (p *packer) outSize() int {
+	var largest int64
+	for _, c := range p.cands {
+		if !c.secret && c.size < maxOutGuess {
+			largest = max(largest, c.size)
+		}
+	}
+	if p.opts.Budget > 0 {
+		largest = min(largest, int64(p.opts.Budget))
+	}
+	return int(largest + largest/3 + 64)
+}
+
+// maxOutGuess bounds the files outSize makes room for: a larger one grows
+// the room when it comes.
+const maxOutGuess = 16 << 20
 
 // try packs c if there is room; canDefer lets a file whose first lines say
 // it is generated wait until the rest is packed.
