@@ -214,6 +214,16 @@ func valueText(r Result) string {
 // each: on a machine shared with other work, the least disturbed run is
 // the one that says most about the program.
 func SideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Duration, error) {
+	return SideBySideSettled(e, rounds, nil, a, b)
+}
+
+// SideBySideSettled is SideBySide with settle, when not nil, run untimed
+// before each timed run: for jobs that write much, a sync, so that
+// neither run waits on what the runs before it left to write back.
+func SideBySideSettled(e *Env, rounds int, settle func(), a, b func() error) (time.Duration, time.Duration, error) {
+	if settle == nil {
+		settle = func() {}
+	}
 	if err := a(); err != nil {
 		return 0, 0, err
 	}
@@ -225,11 +235,13 @@ func SideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Dura
 		if err := e.Ctx.Err(); err != nil {
 			return 0, 0, err
 		}
+		settle()
 		d, err := timed(a)
 		if err != nil {
 			return 0, 0, err
 		}
 		ta = append(ta, d)
+		settle()
 		if d, err = timed(b); err != nil {
 			return 0, 0, err
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/courier-agent/courier/internal/human"
 )
@@ -197,7 +198,9 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	tar := func() error {
 		return e.Shell(tree, fmt.Sprintf("tar cf - -T %s | wc -c > %s", list, tarOut))
 	}
-	tc, tt, err := SideBySide(e, e.Rounds(3), run, tar)
+	// Each run writes its request (124 MB for the whole src): synced
+	// before every run, so that no run waits on the last one's writeback.
+	tc, tt, err := SideBySideSettled(e, e.Rounds(5), syscall.Sync, run, tar)
 	if err != nil {
 		return 0, "", err
 	}
