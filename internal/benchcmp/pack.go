@@ -61,13 +61,19 @@ func goTree(e *Env, sub string) (string, error) {
 // request returns the path of a request it wrote (each run writes the
 // same pack).
 func pack(e *Env, tree string, budget string, flags ...string) (run func() error, request func() (string, error), err error) {
+	run, request, _, err = packIn(e, tree, budget, flags...)
+	return run, request, err
+}
+
+// packIn is pack, with clear to empty the root of what the runs wrote.
+func packIn(e *Env, tree string, budget string, flags ...string) (run func() error, request func() (string, error), clear func(), err error) {
 	bin, err := e.Courier()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	root, err := os.MkdirTemp(e.Dir, "packroot-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	run = func() error {
 		args := append([]string{"--root", root, "--workspace", tree, "--token-budget", budget, "--quiet"}, flags...)
@@ -85,7 +91,13 @@ func pack(e *Env, tree string, budget string, flags ...string) (run func() error
 		}
 		return filepath.Join(root, "outbox", entries[0].Name()), nil
 	}
-	return run, request, nil
+	clear = func() {
+		entries, _ := os.ReadDir(root)
+		for _, d := range entries {
+			os.RemoveAll(filepath.Join(root, d.Name()))
+		}
+	}
+	return run, request, clear, nil
 }
 
 // requestSize is the size of the request a pack wrote.
@@ -179,7 +191,7 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	run, request, err := pack(e, tree, budget, "--environment=false")
+	run, request, clear, err := packIn(e, tree, budget, "--environment=false")
 	if err != nil {
 		return 0, "", err
 	}
@@ -198,10 +210,22 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 	tar := func() error {
 		return e.Shell(tree, fmt.Sprintf("tar cf - -T %s | wc -c > %s", list, tarOut))
 	}
-	// Each run writes its request (124 MB for the whole src): synced
-	// before every run, so that no run waits on the last one's writeback.
-	tc, tt, err := SideBySideSettled(e, e.Rounds(5), syscall.Sync, run, tar)
+	// Each run writes its request (124 MB for the whole src). Before
+	// every run the last one's session is removed and everything synced:
+	// each run starts from the same state, and none waits on the
+	// writeback of what another wrote. Without the removal, each run
+	// would also hold the memory of every request before it in the
+	// page cache, which on a virtual machine can cost more than the pack.
+	settle := func() {
+		clear()
+		syscall.Sync()
+	}
+	tc, tt, err := SideBySideSettled(e, e.Rounds(5), settle, run, tar)
 	if err != nil {
+		return 0, "", err
+	}
+	// The request measured was removed with the rest: written once more.
+	if err := run(); err != nil {
 		return 0, "", err
 	}
 	cs, err := requestSize(request)
