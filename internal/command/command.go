@@ -66,9 +66,7 @@ type Command struct {
 	StartLine int    `json:"startLine,omitempty"`
 	EndLine   int    `json:"endLine,omitempty"`
 	Edits     []Edit `json:"edits,omitempty"`
-	// NoOverwrite makes CREATE_FILE fail when the file exists.
-	NoOverwrite bool   `json:"noOverwrite,omitempty"`
-	Command     string `json:"command,omitempty"`
+	Command   string `json:"command,omitempty"`
 	// Dir is the working folder of RUN_COMMAND, relative to the workspace.
 	Dir string `json:"dir,omitempty"`
 	// Timeout overrides the session's command timeout when non-zero.
@@ -78,16 +76,21 @@ type Command struct {
 	Error   string            `json:"error,omitempty"`
 	// Line is the 1-based line of the reply where the block starts.
 	Line int `json:"line,omitempty"`
+	// Encoding is Base64 when CREATE_FILE's Content is the base64 text of
+	// the bytes to write, or when READ_FILE must return its content as
+	// base64. Empty means text.
+	Encoding string `json:"encoding,omitempty"`
 
+	// The flags come last, together, so that a command takes no padding
+	// after each: a reply of thousands of commands is held at once.
+
+	// NoOverwrite makes CREATE_FILE fail when the file exists.
+	NoOverwrite bool `json:"noOverwrite,omitempty"`
 	// Literal makes EDIT_FILE's Edits exact: each Search replaces its first
 	// occurrence in the text the previous pair left, byte for byte, with
 	// Replace taken literally; no tolerant matching, no uniqueness rule, no
 	// pair skipped as already applied. All pairs apply or none does.
 	Literal bool `json:"literal,omitempty"`
-	// Encoding is Base64 when CREATE_FILE's Content is the base64 text of
-	// the bytes to write, or when READ_FILE must return its content as
-	// base64. Empty means text.
-	Encoding string `json:"encoding,omitempty"`
 	// SplitOutput asks RUN_COMMAND for stdout and stderr separately
 	// (Result.Stdout, Result.Stderr) rather than interleaved in Output.
 	SplitOutput bool `json:"splitOutput,omitempty"`
