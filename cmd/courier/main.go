@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/courier-agent/courier/internal/cli"
+	"github.com/courier-agent/courier/internal/inherit"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
@@ -20,6 +21,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
+	// Files inherited from whatever started courier pass on to no program
+	// it starts (the launcher above is handed its files on purpose).
+	inherit.Seal()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	code := cli.Main(ctx, os.Args[1:], &cli.IO{

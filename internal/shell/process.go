@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/courier-agent/courier/internal/inherit"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
@@ -70,7 +71,9 @@ func startProcess(ps processSpec) (*process, error) {
 		Stderr:      stderr,
 		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
 	}
-	markInheritedFiles()
+	// courier seals its inherited files at start; a program embedding
+	// this package may not have.
+	inherit.Seal()
 	err = cmd.Start()
 	// The command holds its own copies of the write ends: courier's must
 	// go, or the pipes would never reach end of file.

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package inherit
+
+// Seal marks every descriptor of the process from 3 up close-on-exec (see
+// the Linux version).
+func Seal() { closeOnExecIn("/dev/fd") }
