@@ -407,6 +407,32 @@ func readInfo(dir string) (RunInfo, error) {
 	return info, nil
 }
 
+// ReplyName names the reply a run gave, as sessions record where their
+// replies came from.
+func ReplyName(runID string) string { return replyPrefix + runID }
+
+// RunOfReply returns the run a reply named name came from (see
+// ReplyName); false for a reply that came from no run.
+func RunOfReply(name string) (string, bool) {
+	id, ok := strings.CutPrefix(name, replyPrefix)
+	return id, ok && ValidRunID(id)
+}
+
+const replyPrefix = "run "
+
+// AgentOf returns the agent of the run named runID ("claude",
+// "command", ...), from its record; false when there is no such run.
+func (r Runs) AgentOf(runID string) (string, bool) {
+	if !ValidRunID(runID) {
+		return "", false
+	}
+	info, err := readInfo(filepath.Join(r.Dir(), runID))
+	if err != nil || info.Agent == "" {
+		return "", false
+	}
+	return info.Agent, true
+}
+
 // ids lists the run ids of the session in the order the runs started.
 func (r Runs) ids() ([]string, error) {
 	entries, err := os.ReadDir(r.Dir())

@@ -8,6 +8,7 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // requestWritten tells the person about a request: where it is, how big,
@@ -31,7 +32,18 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		return
 	}
 	inbox := t.Rel(t.o.Root+"/inbox") + "/"
+	answerer := t.answerer
+	t.answerer = ""
 	switch {
+	case answerer != "":
+		// Approved or denied by hand, a turn of an agent's: the agent was
+		// given to the run that asked, and answers only when given again.
+		t.out("  the %s agent gave the last reply: to have it answer this one, run 'courier watch %s' with the agent as you gave it (--agent, --agent-command or courier.toml)\n", termtext.Safe(answerer), e.Session)
+		if t.o.Copier != nil && t.copy(e) {
+			t.out("  or paste it into the chat (it is on the clipboard), then save or copy the answer (courier paste) into %s\n", inbox)
+		} else if !t.o.Quiet {
+			t.out("  or paste it into the chat, then save the answer into %s\n", inbox)
+		}
 	case t.o.Copier != nil && t.copy(e):
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
 		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))

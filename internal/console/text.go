@@ -59,6 +59,9 @@ type Text struct {
 	// started is set between a new session and its first request, which is
 	// then named as the session's outbox.
 	started bool
+	// answerer is the agent whose reply a turn resumed after approval
+	// carried out: the next request is its to answer, not a chat's.
+	answerer string
 }
 
 // NewText returns a text reporter.
@@ -137,7 +140,9 @@ func (t *Text) Report(e runner.Event) {
 		}
 		t.Warn(termtext.Safe(e.Reason), hint)
 	case runner.TurnResumed:
+		t.answerer = ""
 		if e.AfterApproval {
+			t.answerer = e.Agent
 			t.out("Session %s: continuing reply %s to request %d\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
 		} else {
 			t.out("Session %s: finishing reply %s to request %d, which was not finished\n", e.Session, termtext.Safe(e.Reply), e.Sequence)

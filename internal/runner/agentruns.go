@@ -8,6 +8,17 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
+// replyAgent is the agent whose run gave the reply named name, "" when
+// the reply came from no run (a person saved it).
+func (s *Session) replyAgent(name string) string {
+	id, ok := agent.RunOfReply(name)
+	if !ok {
+		return ""
+	}
+	a, _ := agent.Runs{SessionDir: s.Folder()}.AgentOf(id)
+	return a
+}
+
 // closeAgentRuns closes the agent runs a stopped courier left open in the
 // held session: each is marked failed, so its partial reply is never
 // applied, and an agent program still running from it (claude, codex...,

@@ -121,6 +121,9 @@ type TurnResumed struct {
 	Reply    string
 	// AfterApproval is set when the turn waited for the person.
 	AfterApproval bool
+	// Agent is the agent whose run gave the reply ("command", "claude"),
+	// when one did: the next request is then its to answer.
+	Agent string
 }
 
 // CommandStarted: a command is about to be carried out (after any

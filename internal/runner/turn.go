@@ -114,7 +114,7 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 			}
 		}
 	}
-	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil})
+	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
 	s.note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
 	err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Resume(ctx, s.st)
