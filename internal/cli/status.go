@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -78,6 +79,9 @@ func runStatus(o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	if info.Run && info.Pending != nil {
+		info.Operation, _ = b.PendingOperation(info.ID, agentspaces.ApprovalID)
+	}
 	if o.json {
 		return writeJSON(o.g.io.Out, info)
 	}
@@ -96,7 +100,16 @@ func runStatus(o *statusOptions) error {
 	}
 	if p := info.Pending; p != nil {
 		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", termtext.Safe(human.FirstLine(p.Command, 80)), termtext.Safe(p.Reason))
-		fmt.Fprintf(w, "           run 'courier approve %s' or 'courier deny %s'\n", info.ID, info.ID)
+		op, shown := opWord(info.Operation)
+		switch {
+		case info.Run && shown:
+			// A run is answered by operation id, with the ops commands.
+			fmt.Fprintf(w, "           run 'courier ops resume %s --approve %s' or '--deny %s'\n", info.ID, op, op)
+		case info.Run:
+			fmt.Fprintf(w, "           run 'courier ops resume %s' with --approve or --deny and the operation's id (its approvalRequired event names it)\n", info.ID)
+		default:
+			fmt.Fprintf(w, "           run 'courier approve %s' or 'courier deny %s'\n", info.ID, info.ID)
+		}
 	}
 	if info.Summary != "" {
 		fmt.Fprintf(w, "Summary:   %s\n", termtext.Safe(strings.ReplaceAll(strings.TrimSpace(info.Summary), "\n", "\n           ")))
@@ -109,3 +122,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// opWord is an operation id as a word a person can copy into a command
+// line; false when it is not plainly one. The id was written by the
+// program that sent the operations: only letters, digits, '.', '_' and
+// '-', a short word's worth, are offered as part of a command, so that no
+// id can make the suggestion read as more than it is ("x; rm -rf ~", or
+// characters a terminal hides).
+func opWord(id string) (string, bool) {
+	if id == "" || len(id) > maxOpWord || strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+		return "", false
+	}
+	return id, true
+}
+
+// maxOpWord bounds the operation ids status offers in a command line.
+const maxOpWord = 80
