@@ -374,10 +374,18 @@ func (p *parser) lineAt(c cursor) (string, cursor) {
 	return rest, cursor{len(p.text) + 1, c.line + 1}
 }
 
+// word8 is the first eight bytes of s as one word, the first the lowest.
+func word8(s string) uint64 {
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// newlines8 is word8 of eight '\n'.
+const newlines8 = 0x0a0a0a0a0a0a0a0a
+
 // newlineIn8 returns the index of the first '\n' in s (eight bytes), or 8.
 func newlineIn8(s string) int {
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	w := word8(s)
 	// The lowest byte of w that is '\n' is the lowest byte flagged here
 	// (a borrow can only flag bytes above a zero byte of x).
 	x := w ^ 0x0a0a0a0a0a0a0a0a

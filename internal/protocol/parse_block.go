@@ -375,9 +375,21 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
 		i := c.pos
-		for i < len(p.text) && (p.text[i] == ' ' || p.text[i] == '\t' || p.text[i] == '\n') {
-			if p.text[i] == '\n' {
-				c = cursor{i + 1, c.line + 1}
+		for i < len(p.text) {
+			// Runs of empty lines go eight at a time.
+			if len(p.text)-i >= 8 && word8(p.text[i:]) == newlines8 {
+				i += 8
+				c = cursor{i, c.line + 8}
+				continue
+			}
+			b := p.text[i]
+			if b == '\n' {
+				i++
+				c = cursor{i, c.line + 1}
+				continue
+			}
+			if b != ' ' && b != '\t' {
+				break
 			}
 			i++
 		}
