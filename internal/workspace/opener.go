@@ -59,8 +59,9 @@ func (o *Opener) read(p string, buf []byte, listed bool) ([]byte, error) {
 // readAllInto reads r, a file of size bytes when it was opened, into buf,
 // which it first grows to hold size bytes and one more. Once size bytes
 // are read it stops, without the read that would find the end: a file
-// that grows while it is read is read as large as it was when opened (an
-// empty one is read to its end, in case it only says it is empty). Files
+// that grows while it is read may be read only as large as it was when
+// opened (an empty one is read to its end, in case it only says it is
+// empty). Files
 // come smallest first in a pack: buf grows by half at least, not file by
 // file.
 func readAllInto(r io.Reader, size int64, buf []byte) ([]byte, error) {
