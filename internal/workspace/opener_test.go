@@ -8,12 +8,18 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // An Opener reads what OpenRegular opens and refuses what it refuses, with
 // the same errors: files deep in folders, more folders than it holds open,
 // symlinks into other folders and out of the workspace, named pipes,
-// folders and missing files.
+// folders and missing files. ReadListed, which opens without a look-up
+// first, answers the same for every path, as if each had been listed as a
+// regular file and then swapped: a symlink to a secret outside is not
+// read, and a named pipe does not hang.
 func TestOpenerAnswersAsOpenRegular(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{"top.txt": "top\n", "b/other.txt": "other\n"}
@@ -43,21 +49,41 @@ func TestOpenerAnswersAsOpenRegular(t *testing.T) {
 	// Into a buffer too small for most files, which must grow. Twice, so
 	// the second round finds some folders held and others closed.
 	buf := make([]byte, 2)
-	for range 2 {
-		for _, p := range paths {
-			want, wantErr := readVia(ws.OpenRegular, p)
-			data, err := o.ReadRegular(p, buf)
-			got := string(data)
-			if fmt.Sprint(err) != fmt.Sprint(wantErr) || got != want {
-				t.Errorf("%s: Opener gave %q, %v; OpenRegular %q, %v", p, got, err, want, wantErr)
-			}
-			if p == "a/out.txt" && (wantErr == nil || got != "") {
-				t.Errorf("%s: read outside the workspace: %q", p, got)
-			}
-		}
+	readers := map[string]func(string, []byte) ([]byte, error){"ReadRegular": o.ReadRegular, "ReadListed": o.ReadListed}
+	// A read that opened the named pipe waiting for a writer would never
+	// return: the reads run aside, and a hang fails the test.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		compareReads(t, ws, paths, readers, buf)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a read hung: a named pipe was opened waiting for a writer")
 	}
 	if got, err := o.ReadRegular("a/d7/e/f7.go", nil); string(got) != "package f7\n" || err != nil {
 		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+// compareReads reads every path twice with each reader, into buf, and
+// checks each answers as OpenRegular does.
+func compareReads(t *testing.T, ws *workspace.Workspace, paths []string, readers map[string]func(string, []byte) ([]byte, error), buf []byte) {
+	for range 2 {
+		for _, p := range paths {
+			want, wantErr := readVia(ws.OpenRegular, p)
+			for name, read := range readers {
+				data, err := read(p, buf)
+				got := string(data)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || got != want {
+					t.Errorf("%s: %s gave %q, %v; OpenRegular %q, %v", p, name, got, err, want, wantErr)
+				}
+				if p == "a/out.txt" && (wantErr == nil || got != "") {
+					t.Errorf("%s: %s read outside the workspace: %q", p, name, got)
+				}
+			}
+		}
 	}
 }
 
