@@ -79,8 +79,8 @@ func runStatus(o *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	if info.Run && info.Pending != nil {
-		info.Operation, _ = b.PendingOperation(info.ID, agentspaces.ApprovalID)
+	if info.Run && info.PendingCommand != nil {
+		info.Operation = agentspaces.ApprovalID(*info.PendingCommand, info.Pending.Index)
 	}
 	if o.json {
 		return writeJSON(o.g.io.Out, info)

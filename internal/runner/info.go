@@ -39,8 +39,11 @@ type Info struct {
 	Unfinished string `json:"unfinished,omitempty"`
 	// Holder is the courier process working on the session now, if any.
 	Holder *session.Holder `json:"holder,omitempty"`
-	// Operation is the id of the operation a run waits on approval of
-	// (see PendingOperation); set by 'courier status', "" otherwise.
+	// PendingCommand is the command the session waits on approval of,
+	// when its journal holds it.
+	PendingCommand *command.Command `json:"-"`
+	// Operation is the id of the operation a run waits on approval of, as
+	// the ops front end names PendingCommand; set by 'courier status'.
 	Operation string `json:"operationId,omitempty"`
 }
 
@@ -65,27 +68,14 @@ func (r *Runner) info(st *session.State) Info {
 		i.Unfinished = begin.ReplyFile
 		if st.Pending == nil {
 			i.State = StateApplying
+		} else if st.Pending.Index < len(begin.Commands) {
+			i.PendingCommand = &begin.Commands[st.Pending.Index]
 		}
 	}
 	if h, held := r.store.Holder(st.SessionID); held {
 		i.Holder = &h
 	}
 	return i
-}
-
-// PendingOperation returns the id of the operation run id waits on
-// approval of, as opID names the operation at an index of the run's
-// commands; false when it waits on nothing or its journal does not say.
-func (r *Runner) PendingOperation(id string, opID func(command.Command, int) string) (string, bool) {
-	st, err := r.store.Load(id)
-	if err != nil || !st.Run || st.Pending == nil {
-		return "", false
-	}
-	begin, ok, err := r.store.Unfinished(st)
-	if err != nil || !ok || st.Pending.Index >= len(begin.Commands) {
-		return "", false
-	}
-	return opID(begin.Commands[st.Pending.Index], st.Pending.Index), true
 }
 
 // Status describes a session: the named one, or the most recently updated.
