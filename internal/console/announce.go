@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
@@ -32,6 +33,8 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		return
 	}
 	inbox := t.Rel(t.o.Root+"/inbox") + "/"
+	// A packed request is read from its file, once, by what needs it.
+	content := sync.OnceValues(e.Content)
 	answerer := t.answerer
 	t.answerer = ""
 	switch {
@@ -39,12 +42,12 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		// Approved or denied by hand, a turn of an agent's: the agent was
 		// given to the run that asked, and answers only when given again.
 		t.out("  the %s agent gave the last reply: to have it answer this one, run 'courier watch %s' with the agent as you gave it (--agent, --agent-command or courier.toml)\n", termtext.Safe(answerer), e.Session)
-		if t.o.Copier != nil && t.copy(e) {
+		if t.o.Copier != nil && t.copy(content) {
 			t.out("  or paste it into the chat (it is on the clipboard), then save or copy the answer (courier paste) into %s\n", inbox)
 		} else if !t.o.Quiet {
 			t.out("  or paste it into the chat, then save the answer into %s\n", inbox)
 		}
-	case t.o.Copier != nil && t.copy(e):
+	case t.o.Copier != nil && t.copy(content):
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
 		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))
 	case !t.o.Quiet:
@@ -52,7 +55,7 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	}
 	if b := t.o.TokenBudget; b > 0 && tokens > b {
 		advice := "read less of the workspace at once"
-		if text, err := e.Content(); err == nil {
+		if text, err := content(); err == nil {
 			advice = budgetAdvice(text)
 		}
 		t.Warn(fmt.Sprintf("the request is about %s tokens, above the budget of %s", human.Thousands(tokens), human.Thousands(b)), advice)
@@ -60,8 +63,8 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 }
 
 // copy puts the request on the clipboard, saying once why it could not.
-func (t *Text) copy(e runner.RequestWritten) bool {
-	text, err := e.Content()
+func (t *Text) copy(content func() (string, error)) bool {
+	text, err := content()
 	if err == nil {
 		err = t.o.Copier.Copy(text)
 	}
