@@ -214,16 +214,14 @@ func valueText(r Result) string {
 // each: on a machine shared with other work, the least disturbed run is
 // the one that says most about the program.
 func SideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Duration, error) {
-	return SideBySideSettled(e, rounds, nil, a, b)
+	nothing := func() {}
+	return SideBySideSettled(e, rounds, nothing, nothing, a, b)
 }
 
-// SideBySideSettled is SideBySide with settle, when not nil, run untimed
-// before each timed run: for jobs that write much, a sync, so that
-// neither run waits on what the runs before it left to write back.
-func SideBySideSettled(e *Env, rounds int, settle func(), a, b func() error) (time.Duration, time.Duration, error) {
-	if settle == nil {
-		settle = func() {}
-	}
+// SideBySideSettled is SideBySide with settleA and settleB run untimed
+// before each timed run of a and of b: for jobs that write much, a sync,
+// so that no run waits on what the runs before it left to write back.
+func SideBySideSettled(e *Env, rounds int, settleA, settleB func(), a, b func() error) (time.Duration, time.Duration, error) {
 	if err := a(); err != nil {
 		return 0, 0, err
 	}
@@ -235,13 +233,13 @@ func SideBySideSettled(e *Env, rounds int, settle func(), a, b func() error) (ti
 		if err := e.Ctx.Err(); err != nil {
 			return 0, 0, err
 		}
-		settle()
+		settleA()
 		d, err := timed(a)
 		if err != nil {
 			return 0, 0, err
 		}
 		ta = append(ta, d)
-		settle()
+		settleB()
 		if d, err = timed(b); err != nil {
 			return 0, 0, err
 		}

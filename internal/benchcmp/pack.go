@@ -211,21 +211,18 @@ func measureTar(e *Env, sub, budget string) (float64, string, error) {
 		return e.Shell(tree, fmt.Sprintf("tar cf - -T %s | wc -c > %s", list, tarOut))
 	}
 	// Each run writes its request (124 MB for the whole src). Before
-	// every run the last one's session is removed and everything synced:
-	// each run starts from the same state, and none waits on the
-	// writeback of what another wrote. Without the removal, each run
-	// would also hold the memory of every request before it in the
-	// page cache, which on a virtual machine can cost more than the pack.
-	settle := func() {
+	// every run of courier the last one's session is removed, and before
+	// every run of either everything is synced: each run starts from the
+	// same state, and none waits on the writeback of what another wrote.
+	// Without the removal, each run would also hold the memory of every
+	// request before it in the page cache, which on a virtual machine can
+	// cost more than the pack.
+	fresh := func() {
 		clear()
 		syscall.Sync()
 	}
-	tc, tt, err := SideBySideSettled(e, e.Rounds(5), settle, run, tar)
+	tc, tt, err := SideBySideSettled(e, e.Rounds(5), fresh, syscall.Sync, run, tar)
 	if err != nil {
-		return 0, "", err
-	}
-	// The request measured was removed with the rest: written once more.
-	if err := run(); err != nil {
 		return 0, "", err
 	}
 	cs, err := requestSize(request)
