@@ -295,14 +295,10 @@ func maybeCloser(line string) bool {
 	return line[i] != '[' || strings.HasPrefix(line[i:], "[/")
 }
 
-// tagStart finds a tag at the start of a line: it returns the cleaned text
-// from the '[' on and the column of that '['. Most lines are rejected by
-// their first characters without any copying.
-func tagStart(line string, up *upperNames) (string, int, bool) {
-	k, ok := tagOpen(line)
-	if !ok {
-		return "", 0, false
-	}
+// tagStartAt reads the tag of a line whose '[' tagOpen found at k: it
+// returns the cleaned text from the '[' on and the column of that '['.
+// Most lines are rejected by their first characters without any copying.
+func tagStartAt(line string, k int, up *upperNames) (string, int, bool) {
 	// A tag's name starts with a letter, a closing tag's with '/': "[ ]"
 	// and "[1]" are refused before any cleaning.
 	if k+1 == len(line) {

@@ -125,7 +125,24 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 	if t.classifyPlain(line, full, up) {
 		return
 	}
-	s, indent, ok := tagStart(line, up)
+	k, ok := tagOpen(line)
+	if !ok || t.classifyJunk(line, k, up) {
+		return
+	}
+	t.classifyAt(line, k, full, up)
+}
+
+// classifyGeneral is classify without its shortcuts, for line as reset t
+// finds it; the shortcuts must agree with it (see the tests).
+func (t *tagLine) classifyGeneral(line string, full bool, up *upperNames) {
+	if k, ok := tagOpen(line); ok {
+		t.classifyAt(line, k, full, up)
+	}
+}
+
+// classifyAt is the general reading of a line whose tag's '[' is at k.
+func (t *tagLine) classifyAt(line string, k int, full bool, up *upperNames) {
+	s, indent, ok := tagStartAt(line, k, up)
 	if !ok {
 		return
 	}
@@ -133,6 +150,45 @@ func (t *tagLine) classify(line string, full bool, up *upperNames) {
 	if t.kind != kindText {
 		t.indent = indent
 	}
+}
+
+// classifyJunk is classify for a tag without attributes, [NAME] or
+// [/NAME], with invisible characters or odd spaces pasted around it
+// ("\ufeff[RUN_COMMAND\u200b]"): its name is read from line as it is,
+// without the cleaned copy the general reading makes. k is where tagOpen
+// found the '['. It reports false, having set nothing, for any other line
+// (junk inside the name, attributes, text after the tag), which the
+// general reading then takes.
+func (t *tagLine) classifyJunk(line string, k int, up *upperNames) bool {
+	i := k + 1
+	closer := i < len(line) && line[i] == '/'
+	if closer {
+		i = skipJunk(line, i+1)
+	}
+	if i == len(line) || !isLetter(line[i]) {
+		return false
+	}
+	e := nameEnd(line, i)
+	// Between the name and the ']' only blanks and junk, which cleaning
+	// removes or makes blanks: nothing that would rejoin the name or be
+	// an attribute. After the ']', nothing else.
+	j := skipJunk(line, e)
+	if j == len(line) || line[j] != ']' || skipJunk(line, j+1) != len(line) {
+		return false
+	}
+	written := line[i:e]
+	if closer {
+		t.kind, t.name = kindClose, upperName(written, up)
+	} else if t.typ = typeOfWritten(written); t.typ != "" {
+		t.kind, t.name = kindOpen, string(t.typ)
+	} else {
+		t.kind, t.name = kindOther, up.of(written)
+	}
+	t.written, t.words, t.indent = written, t.name, cleanColumns(line[:k])
+	if closer {
+		t.words = ""
+	}
+	return true
 }
 
 // classifyName is classify for the commonest tag line, "[NAME]" alone,
