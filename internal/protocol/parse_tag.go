@@ -93,7 +93,8 @@ func typeOfWritten(name string) command.Type {
 	default:
 		return ""
 	}
-	if name != string(typ) && !upperIs(name, string(typ)) {
+	// Most names that are not a command's differ in their first letter.
+	if name[0]|0x20 != typ[0]|0x20 || name != string(typ) && !upperIs(name, string(typ)) {
 		return ""
 	}
 	return typ
