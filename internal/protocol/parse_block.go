@@ -324,21 +324,25 @@ type unknownTag struct {
 func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine, after cursor) cursor {
 	end := next
 	closed := false
+	stop := next // the first line after the text lines that follow the tag
 	for e, ct := next, first; ct != nil; {
 		if ct.kind == kindClose && ct.written == u.written {
 			end, closed = after, true
 		}
-		if ct.kind != kindText || p.done(after) {
+		if ct.kind != kindText {
+			stop = e
 			break
 		}
-		e = after
+		if e = after; p.done(after) {
+			stop = after
+			break
+		}
 		var line string
 		line, after = p.lineAt(e)
 		ct = p.classify(e, line)
 	}
 	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
-		p.prose(c.line, next.line)
-		return next
+		return p.proseUpTo(c, next, stop)
 	}
 	if !closed {
 		end = next
@@ -349,6 +353,27 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine
 	}
 	p.fail(c.line, end.line, "", func() string { return unknownMessage(u.words, c.line, end.line, closed) })
 	return end
+}
+
+// proseUpTo records the tag line at c as prose and goes on at next. When
+// the lines from next to stop, which a scan found to be text, need nothing
+// more of the main loop than to be prose (no reasoning tag, no header
+// echo), they are taken too, so that the main loop does not read them
+// again.
+func (p *parser) proseUpTo(c, next, stop cursor) cursor {
+	to := min(stop.pos, len(p.text))
+	if stop == next || p.lt.next(p.text, next.pos) < to ||
+		!p.seenCommand && p.colon.next(p.text, next.pos) < to {
+		p.prose(c.line, next.line)
+		return next
+	}
+	for l := next; !p.maybeBody && l.pos < stop.pos; {
+		var line string
+		line, l = p.lineAt(l)
+		p.loose(line)
+	}
+	p.prose(c.line, stop.line)
+	return stop
 }
 
 // strayCloser handles a closing tag of a block command that opens nowhere.
