@@ -2,8 +2,12 @@ package protocol
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The parser is linear in time and memory on any input. These benchmarks
@@ -16,7 +20,9 @@ import (
 //
 // On a shared 2-core machine, wall-clock MB/s vary by up to a factor of
 // two from run to run, so a single run says little: make bench keeps the
-// best of several and prints today's figures. The slowest inputs per byte
+// best of several and prints today's figures. For how much slower an
+// adversarial input is, BenchmarkParseRatio times it and the ordinary
+// reply in alternation, so that both of a pair see the same machine. The slowest inputs per byte
 // are those with the most lines per byte (tags behind invisible
 // characters, unknown tags, task lists): the parser's cost is mostly per
 // line and per command, not per byte.
@@ -144,6 +150,48 @@ func BenchmarkParse(b *testing.B) {
 		b.Run("ordinary/"+mb, func(b *testing.B) { benchParse(b, repeatTo(ordinaryReply, size)) })
 		for _, a := range adversarial {
 			b.Run(a.name+"/"+mb, func(b *testing.B) { benchParse(b, a.gen(size)) })
+		}
+	}
+}
+
+// BenchmarkParseRatio reports how many times longer each adversarial input
+// takes per byte than the ordinary reply of the same size ("x-ordinary").
+// Each round parses both, one right after the other, in turn first, after
+// a collection outside the timing, so that each parse pays for its own
+// garbage; the figure is the median of the rounds' ratios. Benchmarks run
+// one after the other would compare moments seconds apart, and on a shared
+// machine those differ more than the inputs do. The collector is set as
+// courier sets it (see tuneGC in cmd/courier), which also keeps the heap's
+// memory from going back to the system between rounds: a virtual machine
+// can charge more for faulting it in again than the parse costs.
+func BenchmarkParseRatio(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
+	for _, size := range benchSizes {
+		mb := fmt.Sprintf("%dMB", size>>20)
+		ordinary := repeatTo(ordinaryReply, size)
+		for _, a := range adversarial {
+			text := a.gen(size)
+			b.Run(a.name+"/"+mb, func(b *testing.B) {
+				timed := func(s string) float64 {
+					runtime.GC()
+					start := time.Now()
+					Parse(s)
+					return float64(time.Since(start)) / float64(len(s))
+				}
+				var ratios []float64
+				for b.Loop() {
+					var perByte, ordPerByte float64
+					if len(ratios)%2 == 0 {
+						ordPerByte, perByte = timed(ordinary), timed(text)
+					} else {
+						perByte, ordPerByte = timed(text), timed(ordinary)
+					}
+					ratios = append(ratios, perByte/ordPerByte)
+				}
+				slices.Sort(ratios)
+				b.ReportMetric(ratios[len(ratios)/2], "x-ordinary")
+			})
 		}
 	}
 }
