@@ -288,7 +288,19 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 		line, after := p.lineAt(next)
 		nt := p.classify(next, line)
 		if nt.kind != kindOther {
-			return p.unknownScan(c, u, next, nt, after)
+			r := p.unknownScan(c, u, next, nt, after)
+			if r == next || p.done(r) {
+				return r
+			}
+			// The scan went past text lines: when it stopped at another
+			// unknown tag, that one is handled here as below.
+			line, after = p.lineAt(r)
+			if nt = p.classify(r, line); nt.kind != kindOther || p.lt.next(p.text, r.pos) < after.pos-1 {
+				return r
+			}
+			c, t, next = r, nt, after
+			p.at = c.pos
+			continue
 		}
 		// Another unknown tag right after: no closing tag follows t.
 		switch {
