@@ -45,12 +45,9 @@ func proseLine(line string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); !unicode.IsLetter(r) {
 		return false
 	}
-	k := -1 // the first ':', found on the way
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; codeChars[c] {
+	for k := 0; k < len(s); k++ {
+		if codeChars[s[k]] {
 			return false
-		} else if c == ':' && k < 0 {
-			k = i
 		}
 	}
 	switch s[len(s)-1] {
@@ -58,6 +55,7 @@ func proseLine(line string) bool {
 		return true
 	}
 	// strings.Cut(s, ": "), looking only at colons.
+	k := strings.IndexByte(s, ':')
 	for k >= 0 && (k+1 == len(s) || s[k+1] != ' ') {
 		j := strings.IndexByte(s[k+1:], ':')
 		if j < 0 {
