@@ -22,10 +22,11 @@ import (
 // two from run to run, so a single run says little: make bench keeps the
 // best of several and prints today's figures. For how much slower an
 // adversarial input is, BenchmarkParseRatio times it and the ordinary
-// reply in alternation, so that both of a pair see the same machine. The slowest inputs per byte
-// are those with the most lines per byte (tags behind invisible
-// characters, unknown tags, task lists): the parser's cost is mostly per
-// line and per command, not per byte.
+// reply in alternation, so that both of a pair see the same machine. Both
+// run with the collector set as courier sets it (see courierGC). The
+// slowest inputs per byte are those with the most lines per byte (tags
+// behind invisible characters, unknown tags, task lists): the parser's
+// cost is mostly per line and per command, not per byte.
 
 // benchSizes are the input sizes every benchmark runs at.
 var benchSizes = []int{1 << 20, 10 << 20, 50 << 20}
@@ -132,6 +133,18 @@ var adversarial = []struct {
 	}},
 }
 
+// courierGC gives the collector the room courier gives it (GOGC 400, see
+// tuneGC in cmd/courier) and returns what puts the setting back. It also
+// keeps the heap's memory from going back to the system between parses:
+// a virtual machine can charge more for faulting it in again than the
+// parse costs. courier's soft limit on the heap is left out: what it does
+// to a reply that holds more than the limit (slowed rather than given
+// memory) is a choice about memory, not the parser's speed.
+func courierGC() (restore func()) {
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
+}
+
 func repeatTo(unit string, size int) string {
 	return strings.Repeat(unit, max(1, size/len(unit)))
 }
@@ -145,6 +158,7 @@ func benchParse(b *testing.B, text string) {
 }
 
 func BenchmarkParse(b *testing.B) {
+	defer courierGC()()
 	for _, size := range benchSizes {
 		mb := fmt.Sprintf("%dMB", size>>20)
 		b.Run("ordinary/"+mb, func(b *testing.B) { benchParse(b, repeatTo(ordinaryReply, size)) })
@@ -160,15 +174,9 @@ func BenchmarkParse(b *testing.B) {
 // a collection outside the timing, so that each parse pays for its own
 // garbage; the figure is the median of the rounds' ratios. Benchmarks run
 // one after the other would compare moments seconds apart, and on a shared
-// machine those differ more than the inputs do. The collector has the
-// room courier gives it (GOGC 400, see tuneGC in cmd/courier), which also
-// keeps the heap's memory from going back to the system between rounds: a
-// virtual machine can charge more for faulting it in again than the parse
-// costs. courier's soft limit on the heap is left out: what it does to a
-// reply that holds more than the limit (slowed rather than given memory)
-// is a choice about memory, not the parser's speed.
+// machine those differ more than the inputs do.
 func BenchmarkParseRatio(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer courierGC()()
 	for _, size := range benchSizes {
 		mb := fmt.Sprintf("%dMB", size>>20)
 		ordinary := repeatTo(ordinaryReply, size)
