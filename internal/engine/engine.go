@@ -327,19 +327,7 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 		if cerr != nil {
 			return r.out, fmt.Errorf("snapshot: %w", cerr)
 		}
-		// The journal keeps what file commands replace, so undo puts a
-		// path back when a file command changed it first.
-		journaled := func(i int) bool {
-			if i < 0 || i >= len(r.cmds) {
-				return false
-			}
-			switch r.cmds[i].Type {
-			case command.CreateFile, command.EditFile, command.DeleteFile:
-				return true
-			}
-			return false
-		}
-		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable(journaled)); w != "" {
+		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable(JournalKeeps(r.cmds))); w != "" {
 			r.out.Warnings = append(r.out.Warnings, w)
 		}
 		if w := gc.Warning(e.opts.Snapshots.Budget()); w != "" {
@@ -521,3 +509,19 @@ func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
 
 // changedItems caps the paths a command's result names as changed.
 const changedItems = 10
+
+// JournalKeeps tells, by index in a turn's commands, those whose files'
+// earlier content the journal keeps (the file commands): undo puts a path
+// back when one of them changed it first, whatever its snapshot holds.
+func JournalKeeps(cmds []command.Command) func(i int) bool {
+	return func(i int) bool {
+		if i < 0 || i >= len(cmds) {
+			return false
+		}
+		switch cmds[i].Type {
+		case command.CreateFile, command.EditFile, command.DeleteFile:
+			return true
+		}
+		return false
+	}
+}

@@ -135,11 +135,11 @@ func (r *Runner) GC(id string) (snapshot.GCReport, int64, error) {
 // undoSnapshot undoes turn seq in the workspace from its snapshot, when it
 // has one, and adds what it did to rep. A turn with no snapshot (before
 // snapshots were kept, or pruned) is left to the journal's undo.
-func undoSnapshot(snap *snapshot.Store, seq int, rep *UndoReport) error {
+func undoSnapshot(snap *snapshot.Store, seq int, keeps func(int) bool, rep *UndoReport) error {
 	if snap == nil {
 		return nil
 	}
-	sr, err := snap.Undo(seq)
+	sr, err := snap.Undo(seq, keeps)
 	if errors.Is(err, snapshot.ErrNoSnapshot) || errors.Is(err, snapshot.ErrPruned) {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/snapshot"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -241,7 +242,8 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		defer snap.Close()
 	}
 	var byCommands UndoReport
-	if err := undoSnapshot(snap, u.Turn, &byCommands); err != nil {
+	begun, _ := t.Begun()
+	if err := undoSnapshot(snap, u.Turn, engine.JournalKeeps(begun.Commands), &byCommands); err != nil {
 		return rep, err
 	}
 	if err := revert(ws, t, &rep); err != nil {

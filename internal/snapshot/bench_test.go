@@ -269,7 +269,7 @@ func BenchmarkUndo(b *testing.B) {
 				seq++
 				f.command(seq, `for f in pkg000/sub01/*; do echo changed >> "$f"; done`)
 				b.StartTimer()
-				if _, err := f.s.Undo(seq); err != nil {
+				if _, err := f.s.Undo(seq, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -55,7 +55,7 @@ func crashChild(mode, dir, store, mark string) error {
 	}
 	switch mode {
 	case "undo":
-		_, err := s.Undo(1)
+		_, err := s.Undo(1, nil)
 		return err
 	case "hide":
 		return hideAndUndo(s, dir)

@@ -127,7 +127,7 @@ func (f *fixture) command(seq int, script string) Changes {
 
 func (f *fixture) undo(seq int) UndoReport {
 	f.t.Helper()
-	rep, err := f.s.Undo(seq)
+	rep, err := f.s.Undo(seq, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}

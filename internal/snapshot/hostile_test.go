@@ -376,7 +376,7 @@ func hideAndUndo(s *Store, dir string) error {
 	if _, err := t.Commit(); err != nil {
 		return err
 	}
-	rep, err := s.Undo(1)
+	rep, err := s.Undo(1, nil)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,10 @@ import (
 const (
 	reasonLimit  = "over the snapshot limit"
 	reasonBudget = "over the snapshot budget"
-	// reasonNotStored is why undo leaves a path as it is.
+	// reasonNotStored and reasonIgnored are why undo leaves a path as
+	// it is.
 	reasonNotStored = "its earlier content was not snapshotted"
+	reasonIgnored   = "ignored by .gitignore or the settings, so not snapshotted"
 )
 
 // explain spells out the settings in skip reasons, "past the turn's
@@ -59,13 +61,11 @@ func lostIn(steps []step, i int) []Skipped {
 func notUndoable(steps []step, kept func(key int) bool) []Skipped {
 	why := map[string]string{}
 	first := map[string]string{}
-	elsewhere := map[string]bool{}
 	for _, st := range steps {
 		if !st.base {
 			for _, c := range st.changes {
 				if _, ok := first[c.Path]; !ok {
 					first[c.Path] = why[c.Path]
-					elsewhere[c.Path] = kept != nil && kept(st.key)
 				}
 			}
 		}
@@ -73,6 +73,7 @@ func notUndoable(steps []step, kept func(key int) bool) []Skipped {
 			why[sk.Path] = sk.Reason
 		}
 	}
+	elsewhere := keptElsewhere(steps, kept)
 	var out []Skipped
 	for _, p := range plan(steps) {
 		c := Change{Path: p.path, Before: p.before, After: p.after}
@@ -81,6 +82,41 @@ func notUndoable(steps []step, kept func(key int) bool) []Skipped {
 		}
 	}
 	return out
+}
+
+// keptElsewhere tells the paths first changed by a command for which
+// kept (if not nil) is true: their earlier content is kept elsewhere.
+func keptElsewhere(steps []step, kept func(key int) bool) map[string]bool {
+	if kept == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	elsewhere := map[string]bool{}
+	for _, st := range steps {
+		if st.base {
+			continue
+		}
+		for _, c := range st.changes {
+			if !seen[c.Path] {
+				seen[c.Path] = true
+				elsewhere[c.Path] = kept(st.key)
+			}
+		}
+	}
+	return elsewhere
+}
+
+// leaveToKeeper drops from the report's not undone the paths whose
+// earlier content the snapshot lacks but is kept elsewhere (see
+// keptElsewhere): whoever keeps it puts them back, and they are undone.
+func leaveToKeeper(rep *UndoReport, elsewhere map[string]bool) {
+	out := rep.NotUndone[:0]
+	for _, n := range rep.NotUndone {
+		if !elsewhere[n.Path] || n.Reason != reasonNotStored && n.Reason != reasonIgnored {
+			out = append(out, n)
+		}
+	}
+	rep.NotUndone = out
 }
 
 // explainNotUndone adds to the report's "earlier content was not

@@ -51,7 +51,7 @@ func (r *restorer) run(pl []planned, rep *UndoReport) error {
 		c := Change{Path: p.path, Before: p.before, After: p.after}
 		switch {
 		case p.ignored:
-			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: "ignored by .gitignore or the settings, so not snapshotted"})
+			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: reasonIgnored})
 		case !c.Undoable():
 			rep.NotUndone = append(rep.NotUndone, Skipped{Path: p.path, Reason: reasonNotStored})
 		default:

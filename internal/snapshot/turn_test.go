@@ -246,7 +246,7 @@ func TestGCPrunesOldestTurns(t *testing.T) {
 	if w := rep.Warning(400 << 10); !strings.Contains(w, "no longer be undone") {
 		t.Errorf("warning: %q", w)
 	}
-	_, err := f.s.Undo(rep.Pruned[0])
+	_, err := f.s.Undo(rep.Pruned[0], nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot be undone") {
 		t.Errorf("undo of a pruned turn: %v", err)
 	}

@@ -97,8 +97,11 @@ func plan(steps []step) []planned {
 // it if it already is, content found changed since the turn is set aside
 // (and recorded) before the path is touched, and a done record ends it;
 // run again after that, Undo returns the saved report without touching
-// anything.
-func (s *Store) Undo(seq int) (UndoReport, error) {
+// anything. keeps, if not nil, tells the commands whose earlier content
+// the caller keeps itself (see Turn.NotUndoable): a path one of them
+// changed first, which the snapshot could not store, is left to the
+// caller and not reported as not undone.
+func (s *Store) Undo(seq int, keeps func(key int) bool) (UndoReport, error) {
 	rep := UndoReport{Turn: seq}
 	if err := s.tidy(); err != nil {
 		return rep, err
@@ -151,6 +154,7 @@ func (s *Store) Undo(seq int) (UndoReport, error) {
 	if err := s.restore(seq, plan(steps), log, kept, &rep); err != nil {
 		return rep, err
 	}
+	leaveToKeeper(&rep, keptElsewhere(steps, keeps))
 	explainNotUndone(&rep, steps)
 	for _, k := range kept {
 		rep.Kept = append(rep.Kept, k)
