@@ -24,7 +24,6 @@ type restorer struct {
 	log  *recordFile
 	kept map[string]Kept
 	ch   dirChain
-	x    scratch
 	// failed holds the paths undo could not put back.
 	failed map[string]bool
 	rep    *UndoReport
