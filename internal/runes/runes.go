@@ -38,41 +38,85 @@ const hiBits = 0x8080808080808080
 // Count counts the characters p decodes to, as utf8.RuneCount does (a
 // byte of a bad sequence counts as one), quickly on the text courier
 // counts most: command output and source code. A leading run of ASCII is
-// one character a byte and is skipped 32 bytes at a time; from the first
-// other byte on, valid UTF-8 (checked first, which is fast) has one
-// character per byte that is not a continuation byte, counted eight bytes
-// at a time.
+// one character a byte and is skipped 32 bytes at a time; after it, eight
+// bytes at a time are checked to be ASCII or whole two- and three-byte
+// characters of the common kinds (see countWord), which count one a byte
+// that is not a continuation byte. Anything else (four-byte characters,
+// the lead bytes that need their second byte checked, bad sequences) is
+// decoded one character at a time until the next word.
 func Count(p []byte) int {
 	q := p[:len(p):len(p)]
 	for len(q) >= 32 && (word(q)|word(q[8:])|word(q[16:])|word(q[24:]))&hiBits == 0 {
 		q = q[32:]
 	}
-	for len(q) >= 8 && word(q)&hiBits == 0 {
-		q = q[8:]
-	}
-	for len(q) > 0 && q[0] < utf8.RuneSelf {
-		q = q[1:]
-	}
-	ascii := len(p) - len(q)
-	if len(q) == 0 {
-		return ascii
-	}
-	if !utf8.Valid(q) {
-		return ascii + utf8.RuneCount(q)
-	}
-	cont := 0
+	n := len(p) - len(q)
 	i := 0
-	for ; i+8 <= len(q); i += 8 {
-		w := word(q[i:])
-		// A continuation byte is 10xxxxxx: bit 7 set, bit 6 clear.
-		cont += bits.OnesCount64(w & hiBits &^ (w << 1))
-	}
-	for ; i < len(q); i++ {
-		if !utf8.RuneStart(q[i]) {
-			cont++
+	// carry marks, as countWord does, the continuation bytes a character
+	// begun in the last word expects at the start of the next.
+	var carry uint64
+	for {
+		for i+8 <= len(q) {
+			w := word(q[i:])
+			if w&hiBits == 0 {
+				if carry != 0 {
+					break
+				}
+				n, i = n+8, i+8
+				continue
+			}
+			k, c, ok := countWord(w, carry)
+			if !ok {
+				break
+			}
+			n, carry, i = n+k, c, i+8
+		}
+		if carry != 0 {
+			// A character begun in the last word did not go on as
+			// expected: it is decoded again from its first byte, which
+			// was counted.
+			for i--; !utf8.RuneStart(q[i]); i-- {
+			}
+			n--
+			carry = 0
+		}
+		if i == len(q) {
+			return n
+		}
+		for end := min(i+8, len(q)); i < end; n++ {
+			_, size := utf8.DecodeRune(q[i:])
+			i += size
 		}
 	}
-	return len(p) - cont
+}
+
+// countWord checks the eight bytes of w (the first the lowest), not all
+// ASCII, for what Count passes in bulk: ASCII, and whole characters whose
+// lead byte is C2-DF (two bytes) or E1-EC, EE-EF (three bytes, valid
+// whatever continuation bytes follow), where carry marks the continuation bytes
+// expected at the start of w for a character begun before it. It returns
+// the characters that start in w and the continuation bytes expected at
+// the start of the next word, or false for anything else.
+func countWord(w, carry uint64) (n int, next uint64, ok bool) {
+	// Bits 7 to 4 of each byte, each moved to bit 7.
+	b7, b6, b5, b4 := w&hiBits, (w<<1)&hiBits, (w<<2)&hiBits, (w<<3)&hiBits
+	cont := b7 &^ b6            // 10xxxxxx
+	lead2 := b7 & b6 &^ b5      // 110xxxxx
+	lead3 := b7 & b6 & b5 &^ b4 // 1110xxxx
+	if b7&b6&b5&b4 != 0 ||      // 1111xxxx: four bytes, or not UTF-8
+		hasByte(w&0xfefefefefefefefe, 0xc0) || // C0, C1: never valid
+		hasByte(w, 0xe0) || hasByte(w, 0xed) { // their second byte is limited
+		return 0, 0, false
+	}
+	if cont != lead2<<8|lead3<<8|lead3<<16|carry {
+		return 0, 0, false
+	}
+	return 8 - bits.OnesCount64(cont), (lead2|lead3)>>56 | lead3>>48, true
+}
+
+// hasByte reports whether one of the eight bytes of w is b.
+func hasByte(w uint64, b byte) bool {
+	x := w ^ (0x0101010101010101 * uint64(b))
+	return (x-0x0101010101010101)&^x&hiBits != 0
 }
 
 // CountString is Count for a string, which it reads in place.

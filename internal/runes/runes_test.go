@@ -1,6 +1,7 @@
 package runes
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
@@ -70,5 +71,56 @@ func TestCount(t *testing.T) {
 		if got, want := CountString(string(p)), utf8.RuneCount(p); got != want {
 			t.Fatalf("CountString(%q) = %d, want %d", p, got, want)
 		}
+	}
+}
+
+// countPieces are characters of every length and lead byte kind Count
+// tells apart, and bytes that are not UTF-8 or cut characters.
+var countPieces = []string{
+	"a", " ", "\n", "é", "ß", "\u0080", "\u07ff", "—", "✓", "€", "\u0800", "\u0900", "\ud7ff", "\ue000", "\uffff", "\ufffe",
+	"😀", "\U0010ffff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf5", "\xff", "\x80", "\xbf",
+	"é"[:1], "€"[:2], "😀"[:3], "abcdefgh", "ünïcödé",
+}
+
+// TestCountMixedText checks Count against utf8.RuneCount on text built
+// from countPieces at every alignment, so that characters and bad bytes
+// fall at every place in and across the words Count reads.
+func TestCountMixedText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 20000; i++ {
+		var p []byte
+		for range rng.IntN(40) {
+			p = append(p, countPieces[rng.IntN(len(countPieces))]...)
+		}
+		if got, want := Count(p), utf8.RuneCount(p); got != want {
+			t.Fatalf("Count(%q) = %d, want %d", p, got, want)
+		}
+	}
+}
+
+func FuzzCount(f *testing.F) {
+	for _, p := range countPieces {
+		f.Add([]byte("abcdefg" + p + "xyz" + p))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if got, want := Count(p), utf8.RuneCount(p); got != want {
+			t.Fatalf("Count(%q) = %d, want %d", p, got, want)
+		}
+	})
+}
+
+func BenchmarkCount(b *testing.B) {
+	for _, c := range []struct{ name, line string }{
+		{"ascii", "ok   github.com/courier-agent/courier/internal/engine  2.214s\n"},
+		{"utf8", "compiling package ünïcödé — ✓ done\n"},
+		{"cjk", "编译完成，没有错误。测试全部通过。\n"},
+	} {
+		p := bytes.Repeat([]byte(c.line), (1<<20)/len(c.line))
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			for b.Loop() {
+				Count(p)
+			}
+		})
 	}
 }
