@@ -40,8 +40,9 @@ const hiBits = 0x8080808080808080
 // counts most: command output and source code. A leading run of ASCII is
 // one character a byte and is skipped 32 bytes at a time; after it, eight
 // bytes at a time are checked to be ASCII or whole two- and three-byte
-// characters of the common kinds (see countWord), which count one a byte
-// that is not a continuation byte. Anything else (four-byte characters,
+// characters whose lead byte is C2-DF (two bytes) or E1-EC, EE-EF (three
+// bytes, valid whatever continuation bytes follow), which count one a
+// byte that is not a continuation byte. Anything else (four-byte characters,
 // the lead bytes that need their second byte checked, bad sequences) is
 // decoded one character at a time until the next word.
 func Count(p []byte) int {
@@ -51,8 +52,8 @@ func Count(p []byte) int {
 	}
 	n := len(p) - len(q)
 	i := 0
-	// carry marks, as countWord does, the continuation bytes a character
-	// begun in the last word expects at the start of the next.
+	// carry marks the continuation bytes a character begun in the last
+	// word expects at the start of the next.
 	var carry uint64
 	for {
 		for i+8 <= len(q) {
@@ -64,11 +65,20 @@ func Count(p []byte) int {
 				n, i = n+8, i+8
 				continue
 			}
-			k, c, ok := countWord(w, carry)
-			if !ok {
+			// Bits 7 to 4 of each byte, each moved to bit 7.
+			b7, b6, b5, b4 := w&hiBits, (w<<1)&hiBits, (w<<2)&hiBits, (w<<3)&hiBits
+			cont := b7 &^ b6            // 10xxxxxx
+			lead2 := b7 & b6 &^ b5      // 110xxxxx
+			lead3 := b7 & b6 & b5 &^ b4 // 1110xxxx
+			if b7&b6&b5&b4 != 0 ||      // 1111xxxx: four bytes, or not UTF-8
+				hasByte(w&0xfefefefefefefefe, 0xc0) || // C0, C1: never valid
+				hasByte(w, 0xe0) || hasByte(w, 0xed) || // their second byte is limited
+				cont != lead2<<8|lead3<<8|lead3<<16|carry {
 				break
 			}
-			n, carry, i = n+k, c, i+8
+			n += 8 - bits.OnesCount64(cont)
+			carry = (lead2|lead3)>>56 | lead3>>48
+			i += 8
 		}
 		if carry != 0 {
 			// A character begun in the last word did not go on as
@@ -87,30 +97,6 @@ func Count(p []byte) int {
 			i += size
 		}
 	}
-}
-
-// countWord checks the eight bytes of w (the first the lowest), not all
-// ASCII, for what Count passes in bulk: ASCII, and whole characters whose
-// lead byte is C2-DF (two bytes) or E1-EC, EE-EF (three bytes, valid
-// whatever continuation bytes follow), where carry marks the continuation bytes
-// expected at the start of w for a character begun before it. It returns
-// the characters that start in w and the continuation bytes expected at
-// the start of the next word, or false for anything else.
-func countWord(w, carry uint64) (n int, next uint64, ok bool) {
-	// Bits 7 to 4 of each byte, each moved to bit 7.
-	b7, b6, b5, b4 := w&hiBits, (w<<1)&hiBits, (w<<2)&hiBits, (w<<3)&hiBits
-	cont := b7 &^ b6            // 10xxxxxx
-	lead2 := b7 & b6 &^ b5      // 110xxxxx
-	lead3 := b7 & b6 & b5 &^ b4 // 1110xxxx
-	if b7&b6&b5&b4 != 0 ||      // 1111xxxx: four bytes, or not UTF-8
-		hasByte(w&0xfefefefefefefefe, 0xc0) || // C0, C1: never valid
-		hasByte(w, 0xe0) || hasByte(w, 0xed) { // their second byte is limited
-		return 0, 0, false
-	}
-	if cont != lead2<<8|lead3<<8|lead3<<16|carry {
-		return 0, 0, false
-	}
-	return 8 - bits.OnesCount64(cont), (lead2|lead3)>>56 | lead3>>48, true
 }
 
 // hasByte reports whether one of the eight bytes of w is b.
