@@ -34,7 +34,10 @@ func (e *Env) GoBench(pkg, pattern, benchtime string) (GoResults, error) {
 
 // GoBenchBest is GoBench run count times, keeping each figure's best (the
 // highest MB/s, the lowest of the rest): on a shared machine, a run that
-// another process interrupted says little about the code.
+// another process interrupted says little about the code. Each time is a
+// process of its own, run after the last has ended: go test's own -count
+// runs a benchmark's rounds back to back, so that a busy spell of the
+// machine of a few seconds spoils them all.
 func (e *Env) GoBenchBest(pkg, pattern, benchtime string, count int) (GoResults, error) {
 	return e.GoBenchTagged("", pkg, pattern, benchtime, count)
 }
@@ -46,24 +49,28 @@ func (e *Env) GoBenchTagged(tags, pkg, pattern, benchtime string, count int) (Go
 	if r, ok := e.gobench[key]; ok {
 		return r, nil
 	}
-	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", "60m"}
+	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", "1", "-timeout", "60m"}
 	if tags != "" {
 		args = append(args, "-tags", tags)
 		e.Logf("go test -tags %s -bench %s %s", tags, pattern, pkg)
 	} else {
 		e.Logf("go test -bench %s %s", pattern, pkg)
 	}
-	cmd := exec.CommandContext(e.Ctx, "go", append(args, pkg)...)
-	cmd.Dir = e.Module
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("go test -bench %s %s: %w\n%s", pattern, pkg, err, tail(out.Bytes()))
+	var all bytes.Buffer
+	for range max(count, 1) {
+		cmd := exec.CommandContext(e.Ctx, "go", append(args, pkg)...)
+		cmd.Dir = e.Module
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		cmd.Stderr = &out
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go test -bench %s %s: %w\n%s", pattern, pkg, err, tail(out.Bytes()))
+		}
+		all.Write(out.Bytes())
 	}
-	r := parseGoBench(out.Bytes())
+	r := parseGoBench(all.Bytes())
 	if len(r) == 0 {
-		return nil, fmt.Errorf("go test -bench %s %s printed no results:\n%s", pattern, pkg, tail(out.Bytes()))
+		return nil, fmt.Errorf("go test -bench %s %s printed no results:\n%s", pattern, pkg, tail(all.Bytes()))
 	}
 	e.gobench[key] = r
 	return r, nil
