@@ -245,14 +245,15 @@ func missingSaid(p runner.Paths, id string) string {
 
 // sandboxSettings are the sandbox options the settings and the person's
 // environment give, before the kernel is probed: courier's tool caches in
-// ROOT/cache, the person's secret places (looked up as each command
-// starts) and session sockets hidden, and courier's own sessions, inbox
+// ROOT/cache, the person's secret places and session sockets hidden
+// (looked up as each command starts), and courier's own sessions, inbox
 // and outbox hidden too (a command could otherwise read other sessions
 // and answer for them).
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	home := g.io.Getenv("HOME")
 	opts := sandbox.Options{
-		Hide:      append(sandbox.SessionSockets(g.io.Getenv), p.Sessions, p.Inbox, p.Outbox),
+		Hide:      []string{p.Sessions, p.Inbox, p.Outbox},
+		Sockets:   sandbox.SocketEnvOf(g.io.Getenv),
 		Home:      home,
 		Show:      sandbox.ToolFolders(g.io.Getenv),
 		Caches:    filepath.Join(p.Root, "cache"),

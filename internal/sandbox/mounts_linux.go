@@ -39,7 +39,8 @@ func isolate(opts Options) error {
 		}
 	}
 	covered := TempDirs()
-	for _, p := range append(SecretPlaces(opts.Home), opts.Hide...) {
+	hidden := append(SecretPlaces(opts.Home), opts.Sockets.Existing()...)
+	for _, p := range append(hidden, opts.Hide...) {
 		if err := hide(p, covered, keeps); err != nil {
 			return err
 		}

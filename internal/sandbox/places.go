@@ -63,6 +63,32 @@ var systemSockets = []string{
 	"/run/podman/podman.sock", "/run/snapd.socket", "/run/dbus/system_bus_socket",
 }
 
+// SocketEnv is what of the person's environment says where the sockets
+// of their session are.
+type SocketEnv struct {
+	RuntimeDir  string `json:"runtimeDir,omitempty"`  // XDG_RUNTIME_DIR
+	SSHAuthSock string `json:"sshAuthSock,omitempty"` // SSH_AUTH_SOCK
+}
+
+// SocketEnvOf reads a SocketEnv from the person's environment.
+func SocketEnvOf(getenv func(string) string) SocketEnv {
+	return SocketEnv{RuntimeDir: getenv("XDG_RUNTIME_DIR"), SSHAuthSock: getenv("SSH_AUTH_SOCK")}
+}
+
+// Existing returns the session sockets that exist now (see
+// SessionSockets).
+func (e SocketEnv) Existing() []string {
+	return SessionSockets(func(k string) string {
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			return e.RuntimeDir
+		case "SSH_AUTH_SOCK":
+			return e.SSHAuthSock
+		}
+		return ""
+	})
+}
+
 // SessionSockets returns the places of the person's session sockets that
 // exist: the runtime folder (ssh and gpg agents, the session bus, the
 // keyring), the SSH agent's socket and its folder, and the system sockets

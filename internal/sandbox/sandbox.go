@@ -60,9 +60,15 @@ type Options struct {
 	// namespace.
 	ReadOnly []string `json:"readOnly,omitempty"`
 	// Hide lists folders and files whose content the command must not see:
-	// the sockets of the person's session, courier's own sessions, inbox
-	// and outbox. Folders become empty and files empty.
+	// courier's own sessions, inbox and outbox. Folders become empty and
+	// files empty.
 	Hide []string `json:"hide,omitempty"`
+	// Sockets say where the sockets of the person's session are (see
+	// SessionSockets), hidden like Hide. The ones that exist are looked
+	// up as each command starts, so that one made while courier runs (an
+	// SSH agent or a container engine started during a long watch) is
+	// hidden from the next command.
+	Sockets SocketEnv `json:"sockets,omitzero"`
 	// Home is the person's home folder, whose secret places (SecretPlaces)
 	// are hidden like Hide. They are looked up as each command starts, so
 	// one made while courier runs (an 'aws configure' in another terminal

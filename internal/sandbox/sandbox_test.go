@@ -283,3 +283,24 @@ func BenchmarkSecretPlaces(b *testing.B) {
 		}
 	}
 }
+
+// The session's sockets are looked up when asked, not when the settings
+// are read: an agent started later is found.
+func TestSocketEnvFindsSocketsMadeLater(t *testing.T) {
+	dir := t.TempDir()
+	agentDir := filepath.Join(dir, "ssh-later")
+	sock := filepath.Join(agentDir, "agent.2")
+	env := SocketEnvOf(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": sock}[k] })
+	if got := env.Existing(); slices.Contains(got, sock) || slices.Contains(got, agentDir) {
+		t.Fatalf("Existing = %q before the agent's socket exists", got)
+	}
+	if err := os.Mkdir(agentDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Existing(); !slices.Contains(got, sock) || !slices.Contains(got, agentDir) {
+		t.Errorf("Existing = %q, want the agent's socket and its folder once they exist", got)
+	}
+}
