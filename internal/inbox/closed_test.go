@@ -172,6 +172,22 @@ func TestWatchWaitsForACutOffReply(t *testing.T) {
 	r.expect(delivery{"reply.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst half\n[/CREATE_FILE]"})
 }
 
+// The same for a JSON reply saved in two goes: the first piece ends
+// inside its ```json fence.
+func TestWatchWaitsForACutOffJSONReply(t *testing.T) {
+	r := startComplete(t)
+	path := filepath.Join(r.dir, "reply.txt")
+	r.write("reply.txt", "```json\n{\"operations\": [{\"type\": \"readFile\", \"pa")
+	r.oldSentinel("a-sentinel.txt")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("th\": \"a.txt\"}]}\n```\n")
+	f.Close()
+	r.expect(delivery{"reply.txt", "```json\n{\"operations\": [{\"type\": \"readFile\", \"path\": \"a.txt\"}]}\n```\n"})
+}
+
 func TestLooksCutOff(t *testing.T) {
 	tests := []struct {
 		content string
@@ -190,6 +206,17 @@ func TestLooksCutOff(t *testing.T) {
 		{"[READ_FILE path=\"x\"]\n", cutOff{}},
 		{"text about [DONE] in a line", cutOff{midLine: true}},
 		{"[DONE]", cutOff{open: true, midLine: true}},
+		// JSON replies (Agent Spaces): open inside a fence, or inside
+		// an object or a string of bare JSON.
+		{"```json\n{\"operations\": [", cutOff{open: true, midLine: true}},
+		{"Plan:\n```json\n{\"operations\": []}\n", cutOff{open: true}},
+		{"Plan:\n```json\n{\"operations\": []}\n```\nDone.\n", cutOff{}},
+		{"{\"operations\": [{\"type\": \"writeFile\", \"content\": \"a\\\"b", cutOff{open: true, midLine: true}},
+		{"{\"operations\": [{\"content\": \"}]{\"}]}\n", cutOff{}},
+		{"{\"operations\": []}\n", cutOff{}},
+		{"use {x} and [y here\n", cutOff{}},
+		// A tag reply's fences are file content: its tags alone count.
+		{"[CREATE_FILE path=\"a.md\"]\n```go\n[/CREATE_FILE]\n", cutOff{}},
 	}
 	for _, tc := range tests {
 		path := filepath.Join(t.TempDir(), "r.txt")

@@ -66,22 +66,74 @@ func looksCutOff(path string) (cutOff, error) {
 
 // openBlockAtEnd reads a reply line by line and reports whether a block
 // is open at its end. Tags are matched as the parser finds them: at the
-// start of a line, after blanks, in any case.
+// start of a line, after blanks, in any case. A reply without command
+// tags may be a JSON one (Agent Spaces): it is open when it ends inside a
+// code fence (```json, as chat pages wrap it) or, when it is bare JSON
+// from its first character, inside an object or a string.
 func openBlockAtEnd(r io.Reader) (bool, error) {
-	open := false
+	var open, tagged, fenced bool
+	var js jsonEnd
+	first := true
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4<<10), maxCutOffScan)
 	for sc.Scan() {
 		line := bytes.TrimLeft(sc.Bytes(), " \t")
+		if first && len(line) > 0 {
+			first = false
+			js.bare = line[0] == '{'
+		}
+		if js.bare {
+			js.read(sc.Bytes())
+		}
+		if bytes.HasPrefix(line, []byte("```")) {
+			fenced = !fenced
+		}
 		if len(line) < 2 || line[0] != '[' {
 			continue
 		}
 		name, closing := bytes.CutPrefix(line[1:], []byte("/"))
 		for _, t := range blockTags {
 			if len(name) >= len(t) && bytes.EqualFold(name[:len(t)], t) && (len(name) == len(t) || name[len(t)] == ']' || name[len(t)] == ' ') {
-				open = !closing
+				open, tagged = !closing, true
 			}
 		}
 	}
+	if !tagged {
+		open = fenced || js.open()
+	}
 	return open, sc.Err()
 }
+
+// jsonEnd follows how deep in objects and arrays a bare JSON reply is,
+// and whether in a string, to tell one cut short.
+type jsonEnd struct {
+	bare             bool // the reply starts with '{'
+	depth            int
+	inString, escape bool
+}
+
+// read follows one line (a string cannot span lines in JSON, but a reply
+// cut inside one ends in it).
+func (j *jsonEnd) read(line []byte) {
+	for _, c := range line {
+		switch {
+		case j.escape:
+			j.escape = false
+		case j.inString:
+			switch c {
+			case '\\':
+				j.escape = true
+			case '"':
+				j.inString = false
+			}
+		case c == '"':
+			j.inString = true
+		case c == '{' || c == '[':
+			j.depth++
+		case c == '}' || c == ']':
+			j.depth--
+		}
+	}
+}
+
+func (j *jsonEnd) open() bool { return j.bare && (j.depth > 0 || j.inString) }
