@@ -159,33 +159,31 @@ func TestWatchWaitsForTheLastWriter(t *testing.T) {
 // a writer saves in several goes) waits to settle; once the rest is
 // written and closed it is taken at once.
 func TestWatchWaitsForACutOffReply(t *testing.T) {
-	r := startComplete(t)
-	path := filepath.Join(r.dir, "reply.txt")
-	r.write("reply.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst hal")
-	r.oldSentinel("a-sentinel.txt")
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("f\n[/CREATE_FILE]")
-	f.Close()
-	r.expect(delivery{"reply.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst half\n[/CREATE_FILE]"})
+	expectWaitsForRest(t, "[CREATE_FILE path=\"a.txt\"]\nfirst hal", "f\n[/CREATE_FILE]")
 }
 
 // The same for a JSON reply saved in two goes: the first piece ends
 // inside its ```json fence.
 func TestWatchWaitsForACutOffJSONReply(t *testing.T) {
+	expectWaitsForRest(t, "```json\n{\"operations\": [{\"type\": \"readFile\", \"pa", "th\": \"a.txt\"}]}\n```\n")
+}
+
+// expectWaitsForRest writes first as a reply and closes it, then appends
+// rest: the reply must be delivered whole, after a sentinel written
+// between the two.
+func expectWaitsForRest(t *testing.T, first, rest string) {
+	t.Helper()
 	r := startComplete(t)
 	path := filepath.Join(r.dir, "reply.txt")
-	r.write("reply.txt", "```json\n{\"operations\": [{\"type\": \"readFile\", \"pa")
+	r.write("reply.txt", first)
 	r.oldSentinel("a-sentinel.txt")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("th\": \"a.txt\"}]}\n```\n")
+	f.WriteString(rest)
 	f.Close()
-	r.expect(delivery{"reply.txt", "```json\n{\"operations\": [{\"type\": \"readFile\", \"path\": \"a.txt\"}]}\n```\n"})
+	r.expect(delivery{"reply.txt", first + rest})
 }
 
 func TestLooksCutOff(t *testing.T) {
