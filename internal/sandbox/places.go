@@ -75,25 +75,11 @@ func SocketEnvOf(getenv func(string) string) SocketEnv {
 	return SocketEnv{RuntimeDir: getenv("XDG_RUNTIME_DIR"), SSHAuthSock: getenv("SSH_AUTH_SOCK")}
 }
 
-// Existing returns the session sockets that exist now (see
-// SessionSockets).
-func (e SocketEnv) Existing() []string {
-	return SessionSockets(func(k string) string {
-		switch k {
-		case "XDG_RUNTIME_DIR":
-			return e.RuntimeDir
-		case "SSH_AUTH_SOCK":
-			return e.SSHAuthSock
-		}
-		return ""
-	})
-}
-
-// SessionSockets returns the places of the person's session sockets that
-// exist: the runtime folder (ssh and gpg agents, the session bus, the
+// Existing returns the places of the person's session sockets that exist
+// now: the runtime folder (ssh and gpg agents, the session bus, the
 // keyring), the SSH agent's socket and its folder, and the system sockets
 // above. The private /tmp hides the sockets kept there (X11, agents).
-func SessionSockets(getenv func(string) string) []string {
+func (e SocketEnv) Existing() []string {
 	var out []string
 	add := func(p string) {
 		if p == "" || !filepath.IsAbs(p) || slices.Contains(out, p) {
@@ -103,11 +89,11 @@ func SessionSockets(getenv func(string) string) []string {
 			out = append(out, filepath.Clean(p))
 		}
 	}
-	add(getenv("XDG_RUNTIME_DIR"))
+	add(e.RuntimeDir)
 	add("/run/user/" + strconv.Itoa(os.Getuid()))
-	if sock := getenv("SSH_AUTH_SOCK"); sock != "" {
-		add(sock)
-		if dir := filepath.Dir(sock); !broad(dir) {
+	if e.SSHAuthSock != "" {
+		add(e.SSHAuthSock)
+		if dir := filepath.Dir(e.SSHAuthSock); !broad(dir) {
 			add(dir)
 		}
 	}

@@ -64,7 +64,7 @@ type Options struct {
 	// files empty.
 	Hide []string `json:"hide,omitempty"`
 	// Sockets say where the sockets of the person's session are (see
-	// SessionSockets), hidden like Hide. The ones that exist are looked
+	// SocketEnv.Existing), hidden like Hide. The ones that exist are looked
 	// up as each command starts, so that one made while courier runs (an
 	// SSH agent or a container engine started during a long watch) is
 	// hidden from the next command.

@@ -220,12 +220,12 @@ func TestSessionSocketsHideTheAgentsFolderUnlessBroad(t *testing.T) {
 	if err := os.WriteFile(sock, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := SessionSockets(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": sock}[k] })
+	got := SocketEnv{SSHAuthSock: sock}.Existing()
 	if !slices.Contains(got, sock) || !slices.Contains(got, agentDir) {
-		t.Errorf("SessionSockets = %q, want the agent's socket and its folder", got)
+		t.Errorf("Existing = %q, want the agent's socket and its folder", got)
 	}
-	if got := SessionSockets(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": "/tmp/agent.sock"}[k] }); slices.Contains(got, "/tmp") {
-		t.Errorf("SessionSockets = %q hides all of /tmp", got)
+	if got := (SocketEnv{SSHAuthSock: "/tmp/agent.sock"}).Existing(); slices.Contains(got, "/tmp") {
+		t.Errorf("Existing = %q hides all of /tmp", got)
 	}
 }
 
