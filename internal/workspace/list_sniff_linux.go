@@ -4,6 +4,7 @@ package workspace
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"syscall"
 
@@ -56,7 +57,7 @@ func describeAt(dirfd int, name string, buf []byte, e *Entry) bool {
 			return true
 		}
 	}
-	fd, err := openAt(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
+	fd, err := openAt(dirfd, name, openFileFlags)
 	if err != nil {
 		if e.Regular {
 			// Gone, or no longer a regular file.
@@ -78,17 +79,7 @@ func describeAt(dirfd int, name string, buf []byte, e *Entry) bool {
 	// The start of the file as large as it is: a file shorter than the
 	// buffer needs no read that finds its end.
 	want := int(min(int64(len(buf)), st.Size))
-	n := 0
-	for n < want {
-		k, err := unix.Read(fd, buf[n:want])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || k == 0 {
-			break
-		}
-		n += k
-	}
+	n, _ := io.ReadFull(fdReader(fd), buf[:want])
 	e.Binary = bytes.IndexByte(buf[:n], 0) >= 0
 	return true
 }

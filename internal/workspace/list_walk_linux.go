@@ -535,9 +535,9 @@ func (wk *walker) stat(d *walkDir, ents []dirent, need func(*dirent) bool) {
 			de.typ, de.size = unix.DT_REG, st.Size
 		default:
 			// Not a regular file, whatever the folder's entry said.
-			de.typ, de.size = unix.DT_LNK, st.Size
-			if st.Mode&syscall.S_IFMT != syscall.S_IFLNK {
-				de.typ = unix.DT_UNKNOWN
+			de.typ, de.size = unix.DT_UNKNOWN, st.Size
+			if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+				de.typ = unix.DT_LNK
 			}
 		}
 	}

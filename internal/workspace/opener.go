@@ -61,9 +61,8 @@ func (o *Opener) read(p string, buf []byte, listed bool) ([]byte, error) {
 // are read it stops, without the read that would find the end: a file
 // that grows while it is read may be read only as large as it was when
 // opened (an empty one is read to its end, in case it only says it is
-// empty). Files
-// come smallest first in a pack: buf grows by half at least, not file by
-// file.
+// empty). Files come smallest first in a pack: buf grows by half at
+// least, not file by file.
 func readAllInto(r io.Reader, size int64, buf []byte) ([]byte, error) {
 	if need := int(size) + 1; cap(buf) < need {
 		buf = make([]byte, max(need, cap(buf)*3/2))

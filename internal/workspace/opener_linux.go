@@ -66,7 +66,7 @@ func (c *dirCache) read(p string, buf []byte, listed bool) ([]byte, bool) {
 	if !listed && (unix.Fstatat(dirfd, name, &before, unix.AT_SYMLINK_NOFOLLOW) != nil || before.Mode&syscall.S_IFMT != syscall.S_IFREG) {
 		return nil, false
 	}
-	fd, err := openAt(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
+	fd, err := openAt(dirfd, name, openFileFlags)
 	if err != nil {
 		return nil, false
 	}
@@ -123,6 +123,11 @@ func (c *dirCache) dir(dir string) int {
 }
 
 // openAt opens name in the folder dirfd, again when a signal interrupts.
+// openFileFlags open a file that should be a regular one, to check once
+// open: never through a symlink, without blocking in case a named pipe
+// took its place, and without making a terminal courier's.
+const openFileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
+
 func openAt(dirfd int, name string, flags int) (int, error) {
 	for {
 		fd, err := unix.Openat(dirfd, name, flags, 0)
