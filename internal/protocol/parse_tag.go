@@ -178,17 +178,17 @@ func (t *tagLine) classifyJunk(line string, k int, up *upperNames) bool {
 		return false
 	}
 	written := line[i:e]
+	t.written, t.indent = written, cleanColumns(line[:k])
 	if closer {
 		t.kind, t.name = kindClose, upperName(written, up)
-	} else if t.typ = typeOfWritten(written); t.typ != "" {
+		return true
+	}
+	if t.typ = typeOfWritten(written); t.typ != "" {
 		t.kind, t.name = kindOpen, string(t.typ)
 	} else {
 		t.kind, t.name = kindOther, up.of(written)
 	}
-	t.written, t.words, t.indent = written, t.name, cleanColumns(line[:k])
-	if closer {
-		t.words = ""
-	}
+	t.words = t.name
 	return true
 }
 
