@@ -62,9 +62,12 @@ func parserRows() []Row {
 			Measure: func(e *Env) (float64, string, error) {
 				// Each input is timed against the ordinary reply in
 				// alternation (BenchmarkParseRatio), so that a busy
-				// moment of the machine slows both sides of a ratio.
+				// moment of the machine slows both sides of a ratio;
+				// and in three processes, keeping each input's best, as
+				// the ordinary row does: the worst of 42 medians is
+				// otherwise the one a busy spell of the machine hit.
 				pattern := "^BenchmarkParseRatio$/.*/(" + strings.Join(e.parserSizes(), "|") + ")$"
-				r, err := e.GoBench("./internal/protocol", pattern, fmt.Sprintf("%dx", parserRatioRounds))
+				r, err := e.GoBenchBest("./internal/protocol", pattern, fmt.Sprintf("%dx", parserRatioRounds), 3)
 				if err != nil {
 					return 0, "", err
 				}
@@ -73,7 +76,7 @@ func parserRows() []Row {
 					v, ok := r[name]["x-ordinary"]
 					if ok && v > worst {
 						worst = v
-						detail = fmt.Sprintf("worst %s, median of %d rounds each against the ordinary reply", strings.TrimPrefix(name, "BenchmarkParseRatio/"), parserRatioRounds)
+						detail = fmt.Sprintf("worst %s, median of %d rounds each against the ordinary reply, best of 3 runs", strings.TrimPrefix(name, "BenchmarkParseRatio/"), parserRatioRounds)
 					}
 				}
 				if detail == "" {

@@ -20,7 +20,9 @@ import (
 //
 // On a shared 2-core machine, wall-clock MB/s vary by up to a factor of
 // two from run to run, so a single run says little: make bench keeps the
-// best of several and prints today's figures. For how much slower an
+// best of several and prints today's figures. Each benchmark first lets
+// the heap settle (see settle), so that its rounds time the parser rather
+// than the machine faulting in memory the runtime had given back. For how much slower an
 // adversarial input is, BenchmarkParseRatio times it and the ordinary
 // reply in alternation, so that both of a pair see the same machine. Both
 // run with the collector set as courier sets it (see courierGC). The
@@ -155,6 +157,33 @@ func warmUp() {
 	}
 }
 
+// settle parses the texts, untimed, until the heap's resident memory has
+// stopped growing (three rounds in a row without more, at most twenty
+// rounds). Until then a parse also pays for faulting in pages, new ones or
+// ones the runtime had given back to the system, and on a virtual machine
+// that costs more than the parse: at 50 MB, a round that grew the heap
+// took 270 ms and one that reused it 86 ms; the ordinary reply at 10 MB,
+// run after the 1 MB inputs, measured 180-220 MB/s with one untimed round
+// and 450-540 with the heap settled.
+func settle(texts ...string) {
+	var m runtime.MemStats
+	resident := func() uint64 {
+		runtime.ReadMemStats(&m)
+		return m.HeapSys - m.HeapReleased
+	}
+	last, steady := resident(), 0
+	for round := 0; round < 20 && steady < 3; round++ {
+		for _, t := range texts {
+			Parse(t)
+		}
+		if r := resident(); r > last {
+			last, steady = r, 0
+		} else {
+			steady++
+		}
+	}
+}
+
 func repeatTo(unit string, size int) string {
 	return strings.Repeat(unit, max(1, size/len(unit)))
 }
@@ -162,6 +191,7 @@ func repeatTo(unit string, size int) string {
 func benchParse(b *testing.B, text string) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
+	settle(text)
 	for b.Loop() {
 		Parse(text)
 	}
@@ -201,13 +231,7 @@ func BenchmarkParseRatio(b *testing.B) {
 					Parse(s)
 					return float64(time.Since(start)) / float64(len(s))
 				}
-				// One untimed pair first: the first parse of an input
-				// that needs more memory than any before it faults the
-				// heap's new pages in, which on a virtual machine cost
-				// up to four times the parse (blanks at 50 MB: 5x on
-				// its first round, 1.1-1.3x on the next ten).
-				Parse(ordinary)
-				Parse(text)
+				settle(ordinary, text)
 				var ratios []float64
 				for b.Loop() {
 					var perByte, ordPerByte float64
