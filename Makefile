@@ -29,7 +29,7 @@ test: vet
 # The speed and memory goals, each measured (Go benchmarks with -benchmem,
 # and courier side by side with find, cat, tar, repomix and git, and a real
 # 'courier watch') and printed as a table saying whether each is met.
-# Takes several minutes; BENCH_FLAGS="-quick" for a first look,
+# Takes about twenty minutes; BENCH_FLAGS="-quick" for a first look,
 # BENCH_FLAGS="-rows listing" for some rows only.
 BENCH_FLAGS ?=
 bench:
