@@ -94,7 +94,9 @@ func (e *Env) Logf(format string, args ...any) {
 	fmt.Fprintf(e.Log, "bench: "+format+"\n", args...)
 }
 
-// Courier builds courier's binary for this run, once, and returns its path.
+// Courier builds courier's binary for this run, once, and returns its
+// path. It is built as 'make build' and 'make install' build it, without
+// cgo.
 func (e *Env) Courier() (string, error) {
 	if e.courier != "" {
 		return e.courier, nil
@@ -102,6 +104,7 @@ func (e *Env) Courier() (string, error) {
 	bin := filepath.Join(e.Dir, "bin", "courier")
 	cmd := exec.CommandContext(e.Ctx, "go", "build", "-o", bin, "./cmd/courier")
 	cmd.Dir = e.Module
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build courier: %w\n%s", err, out)
 	}
