@@ -30,9 +30,13 @@ func (e *Env) parserSizes() []string {
 // for each input; its figure is their median.
 const parserRatioRounds = 9
 
+// parserRuns is how many processes each parser row runs its benchmarks
+// in, keeping each figure's best.
+func (e *Env) parserRuns() int { return e.Rounds(3) }
+
 func (e *Env) parserBench() (GoResults, error) {
 	pattern := "^BenchmarkParse$/.*/(" + strings.Join(e.parserSizes(), "|") + ")$"
-	return e.GoBenchBest("./internal/protocol", pattern, "3x", 3)
+	return e.GoBenchBest("./internal/protocol", pattern, "3x", e.parserRuns())
 }
 
 func parserRows() []Row {
@@ -63,11 +67,11 @@ func parserRows() []Row {
 				// Each input is timed against the ordinary reply in
 				// alternation (BenchmarkParseRatio), so that a busy
 				// moment of the machine slows both sides of a ratio;
-				// and in three processes, keeping each input's best, as
-				// the ordinary row does: the worst of 42 medians is
+				// and in several processes, keeping each input's best,
+				// as the ordinary row does: the worst of 42 medians is
 				// otherwise the one a busy spell of the machine hit.
 				pattern := "^BenchmarkParseRatio$/.*/(" + strings.Join(e.parserSizes(), "|") + ")$"
-				r, err := e.GoBenchBest("./internal/protocol", pattern, fmt.Sprintf("%dx", parserRatioRounds), 3)
+				r, err := e.GoBenchBest("./internal/protocol", pattern, fmt.Sprintf("%dx", parserRatioRounds), e.parserRuns())
 				if err != nil {
 					return 0, "", err
 				}
@@ -76,7 +80,7 @@ func parserRows() []Row {
 					v, ok := r[name]["x-ordinary"]
 					if ok && v > worst {
 						worst = v
-						detail = fmt.Sprintf("worst %s, median of %d rounds each against the ordinary reply, best of 3 runs", strings.TrimPrefix(name, "BenchmarkParseRatio/"), parserRatioRounds)
+						detail = fmt.Sprintf("worst %s, median of %d rounds each against the ordinary reply, best of %d runs", strings.TrimPrefix(name, "BenchmarkParseRatio/"), parserRatioRounds, e.parserRuns())
 					}
 				}
 				if detail == "" {

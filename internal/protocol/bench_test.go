@@ -22,10 +22,11 @@ import (
 // two from run to run, so a single run says little: make bench keeps the
 // best of several and prints today's figures. Each benchmark first lets
 // the heap settle (see settle), so that its rounds time the parser rather
-// than the machine faulting in memory the runtime had given back. For how much slower an
-// adversarial input is, BenchmarkParseRatio times it and the ordinary
-// reply in alternation, so that both of a pair see the same machine. Both
-// run with the collector set as courier sets it (see courierGC). The
+// than the machine faulting in memory the runtime had given back. For how
+// much slower an adversarial input is, BenchmarkParseRatio times it and
+// the ordinary reply in alternation, so that both of a pair see the same
+// machine. Both run with the collector set as courier sets it (see
+// courierGC). The
 // slowest inputs per byte are those with the most lines per byte (tags
 // behind invisible characters, unknown tags, task lists): the parser's
 // cost is mostly per line and per command, not per byte.
@@ -147,16 +148,6 @@ func courierGC() (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-// warmUp parses for a while before anything is timed. The first
-// benchmarks of a process measured up to twice slower than the same ones
-// run again: its heap was still growing, each new page faulted in.
-func warmUp() {
-	text := repeatTo(ordinaryReply, 10<<20)
-	for start := time.Now(); time.Since(start) < 500*time.Millisecond; {
-		Parse(text)
-	}
-}
-
 // settle parses the texts, untimed, until the heap's resident memory has
 // stopped growing (three rounds in a row without more, at most twenty
 // rounds). Until then a parse also pays for faulting in pages, new ones or
@@ -199,7 +190,6 @@ func benchParse(b *testing.B, text string) {
 
 func BenchmarkParse(b *testing.B) {
 	defer courierGC()()
-	warmUp()
 	for _, size := range benchSizes {
 		mb := fmt.Sprintf("%dMB", size>>20)
 		b.Run("ordinary/"+mb, func(b *testing.B) { benchParse(b, repeatTo(ordinaryReply, size)) })
@@ -218,7 +208,6 @@ func BenchmarkParse(b *testing.B) {
 // machine those differ more than the inputs do.
 func BenchmarkParseRatio(b *testing.B) {
 	defer courierGC()()
-	warmUp()
 	for _, size := range benchSizes {
 		mb := fmt.Sprintf("%dMB", size>>20)
 		ordinary := repeatTo(ordinaryReply, size)
