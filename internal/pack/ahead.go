@@ -13,8 +13,9 @@ import (
 // that the goroutines wake each other once a batch, not once a file.
 const (
 	// batchSize is the room of a batch's buffer; a file larger than it
-	// goes alone, in a buffer of its own.
-	batchSize = 256 << 10
+	// goes alone, in a buffer of its own. Small, since each page of a
+	// buffer is new memory the first time it is filled.
+	batchSize = 64 << 10
 	// batches bounds the batches read ahead. A file larger than batchSize
 	// is read only when no other batch is held: the memory held at once
 	// stays within batches buffers and the largest file, about what
@@ -37,7 +38,8 @@ type fetched struct {
 
 // runAhead packs the candidates in order, as try does one after the
 // other, with their content read ahead; the files found generated are
-// left in p.deferred. The reader has p.opener until runAhead returns.
+// left in p.deferred. The reader has p.opener and p.buf until runAhead
+// returns.
 func (p *packer) runAhead(add func(frontend.FileContent)) {
 	pool := make(chan *batch, batches)
 	for range batches {
@@ -77,12 +79,17 @@ func (p *packer) runAhead(add func(frontend.FileContent)) {
 // batches from pool and hands them to ready, until all are read or stop
 // is closed.
 func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
 	var b *batch
 	// big is the buffer files larger than a batch are read into, one at a
 	// time: when the next one is read, every batch is back, so the last
-	// one's content is no longer used.
-	var big []byte
+	// one's content is no longer used. It is p.buf, handed back for the
+	// files packed after these (see try): memory first touched costs more
+	// than the copy into it.
+	big := p.buf
+	defer func() {
+		p.buf = big
+		close(done)
+	}()
 	take := func() bool {
 		select {
 		case b = <-pool:
@@ -118,6 +125,11 @@ func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan st
 				held = append(held, b)
 			}
 			b, held = held[0], held[1:]
+			if big == nil {
+				// Made once for the largest: files come smallest first, and
+				// growing file by file would leave a trail of buffers.
+				big = make([]byte, 0, p.largest()+1)
+			}
 			data, err := read(p.opener, c, big)
 			big = data[:0]
 			b.files = append(b.files, fetched{data, err})

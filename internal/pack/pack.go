@@ -188,20 +188,28 @@ func (p *packer) run(add func(frontend.FileContent)) {
 // memory at every few files, each one first touched, which costs more
 // than the copy.
 func (p *packer) outSize() int {
-	var largest int64
-	for _, c := range p.cands {
-		if !c.secret && c.size < maxOutGuess {
-			largest = max(largest, c.size)
-		}
-	}
+	largest := p.largest()
 	if p.opts.Budget > 0 {
 		largest = min(largest, int64(p.opts.Budget))
 	}
 	return int(largest + largest/3 + 64)
 }
 
-// maxOutGuess bounds the files outSize makes room for: a larger one grows
-// the room when it comes.
+// largest is the size of the largest file that may be packed, up to
+// maxOutGuess: what the buffers a file is read and numbered into are
+// first made for.
+func (p *packer) largest() int64 {
+	var largest int64
+	for _, c := range p.cands {
+		if !c.secret && c.size < maxOutGuess {
+			largest = max(largest, c.size)
+		}
+	}
+	return largest
+}
+
+// maxOutGuess bounds the files outSize and largest make room for: a
+// larger one grows the room when it comes.
 const maxOutGuess = 16 << 20
 
 // try packs c if there is room; canDefer lets a file whose first lines say
