@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,15 +19,26 @@ const TempPrefix = ".courier-tmp-"
 // folder, syncs it, renames it over path and syncs the folder, so the rename
 // itself survives a power cut. The temporary file never outlives the call.
 func Write(path string, data []byte, perm os.FileMode) error {
-	f, err := Create(path, perm)
+	f, err := Stage(path, data, perm)
 	if err != nil {
 		return err
 	}
+	return f.Commit()
+}
+
+// Stage is Write up to the commit: data is in the new content of path,
+// which Commit (or CommitInOrder) makes durable and puts in place, or
+// Abort drops.
+func Stage(path string, data []byte, perm os.FileMode) (*File, error) {
+	f, err := Create(path, perm)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Abort()
-		return err
+		return nil, err
 	}
-	return f.Commit()
+	return f, nil
 }
 
 // File is the new content of a file, written in pieces as Write writes
@@ -74,27 +86,60 @@ func (f *File) Write(p []byte) (int, error) {
 // Commit gives the file its mode, syncs it, renames it over its path and
 // syncs the folder. On failure the temporary file is removed and the old
 // content, if any, stays.
-func (f *File) Commit() (err error) {
-	tmp := f.f.Name()
-	defer func() {
-		if err != nil {
-			f.f.Close()
-			os.Remove(tmp)
+func (f *File) Commit() error {
+	return CommitInOrder(f)
+}
+
+// CommitInOrder commits files as Commit does each, their contents synced
+// all at once (each sync waits on the disk, and they overlap), then each
+// renamed over its path and its folder synced, in the order given: a
+// crash leaves the first few committed and the rest as they were, never
+// a later one without an earlier one. On failure the files not yet
+// renamed are removed.
+func CommitInOrder(files ...*File) error {
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files[1:] {
+		wg.Go(func() { errs[i+1] = f.seal() })
+	}
+	errs[0] = files[0].seal()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, f := range files {
+			f.Abort()
 		}
-	}()
-	if err = f.f.Chmod(f.perm); err != nil {
+		return err
+	}
+	for i, f := range files {
+		if err := os.Rename(f.f.Name(), f.path); err != nil {
+			for _, f := range files[i:] {
+				f.Abort()
+			}
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+		if err := SyncDir(filepath.Dir(f.path)); err != nil {
+			// The rename may not outlast a power cut: the rest wait.
+			for _, f := range files[i+1:] {
+				f.Abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// seal gives the file its mode, syncs it and closes it.
+func (f *File) seal() error {
+	if err := f.f.Chmod(f.perm); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err = Sync(f.f); err != nil {
+	if err := Sync(f.f); err != nil {
 		return fmt.Errorf("write %s: sync: %w", f.path, err)
 	}
-	if err = f.f.Close(); err != nil {
+	if err := f.f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err = os.Rename(tmp, f.path); err != nil {
-		return fmt.Errorf("write %s: %w", f.path, err)
-	}
-	return SyncDir(filepath.Dir(f.path))
+	return nil
 }
 
 // Abort removes the temporary file; the old content, if any, stays.

@@ -317,3 +317,58 @@ func TestFileInPieces(t *testing.T) {
 		t.Errorf("mode %v, want 0600", info.Mode())
 	}
 }
+
+// TestCommitInOrder commits a request and the state that names it as a
+// turn does: both are put in place, or, when one cannot be, the ones
+// before it are and none after it is, with no temporary file left.
+func TestCommitInOrder(t *testing.T) {
+	for _, blocked := range []int{-1, 0, 1} {
+		dir := t.TempDir()
+		paths := []string{filepath.Join(dir, "outbox", "request.txt"), filepath.Join(dir, "sessions", "state.json")}
+		for _, p := range paths {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if blocked >= 0 {
+			// A folder that is not empty cannot be renamed over.
+			p := paths[blocked]
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var files []*atomicfile.File
+		for _, p := range paths {
+			f, err := atomicfile.Stage(p, []byte("new"), 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		err := atomicfile.CommitInOrder(files...)
+		if (err != nil) != (blocked >= 0) {
+			t.Errorf("blocked %d: error %v", blocked, err)
+		}
+		for i, p := range paths {
+			want := "new"
+			switch {
+			case i == blocked:
+				continue
+			case blocked >= 0 && i > blocked:
+				want = "old"
+			}
+			if got, _ := os.ReadFile(p); string(got) != want {
+				t.Errorf("blocked %d: %s holds %q, want %q", blocked, p, got, want)
+			}
+			if left := temps(t, filepath.Dir(p)); len(left) > 0 {
+				t.Errorf("blocked %d: temporary files left: %q", blocked, left)
+			}
+		}
+	}
+}

@@ -19,16 +19,17 @@ const (
 	chunks    = 4
 )
 
-// writePacked writes request req, which has a pack, atomically to path
-// as it is rendered: while the pack's files are read and numbered, a
-// second goroutine writes what is ready into the file and counts its
-// characters. It returns the request's size in bytes and its tokens: its
-// text, which may be hundreds of megabytes, is not kept, and is read from
-// the file by what needs it (RequestWritten.Content).
-func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (int64, int, error) {
+// writePacked writes request req, which has a pack, to path as it is
+// rendered, under a temporary name its commit replaces: while the pack's
+// files are read and numbered, a second goroutine writes what is ready
+// into the file and counts its characters. It returns the file, the
+// request's size in bytes and its tokens: its text, which may be hundreds
+// of megabytes, is not kept, and is read from the file by what needs it
+// (RequestWritten.Content).
+func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (*atomicfile.File, int64, int, error) {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
 	}
 	var runes human.RuneCounter
 	bw := writebehind.New(io.MultiWriter(f, &runes), chunkSize, chunks)
@@ -38,10 +39,7 @@ func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (int64
 	}
 	if err != nil {
 		f.Abort()
-		return 0, 0, err
+		return nil, 0, 0, err
 	}
-	if err := f.Commit(); err != nil {
-		return 0, 0, err
-	}
-	return runes.Bytes(), human.TokensOf(runes.Count()), nil
+	return f, runes.Bytes(), human.TokensOf(runes.Count()), nil
 }

@@ -238,11 +238,8 @@ func (s *Session) hear() (bool, error) {
 	next := *s.st
 	addWords(&next, ws)
 	next.UpdatedAt = time.Now().UTC()
-	w, err := s.r.writeRequest(&next)
+	w, err := s.r.saveWithRequest(&next, false)
 	if err != nil {
-		return false, err
-	}
-	if err := s.r.store.Save(&next); err != nil {
 		return false, err
 	}
 	*s.st = next
@@ -283,11 +280,8 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	next.Prompt = task
 	next.Notices = []string{"The task above was completed. The user has a follow-up task for the same workspace: see the PROMPT."}
 	next.UpdatedAt = time.Now().UTC()
-	w, err := r.writeRequest(&next)
+	w, err := r.saveWithRequest(&next, false)
 	if err != nil {
-		return "", err
-	}
-	if err := r.store.Save(&next); err != nil {
 		return "", err
 	}
 	*st = next

@@ -42,17 +42,60 @@ func (r *Runner) requestPath(id string, seq int) string {
 // atomically. It returns the request as the event that says it was
 // written.
 func (r *Runner) writeRequest(st *session.State) (RequestWritten, error) {
+	w, f, err := r.stageRequest(st)
+	if err != nil {
+		return RequestWritten{}, err
+	}
+	if err := f.Commit(); err != nil {
+		return RequestWritten{}, fmt.Errorf("write request: %w", err)
+	}
+	return w, nil
+}
+
+// saveWithRequest writes next's request, then saves next (a new session
+// when create is set), as one commit: both files are written and synced
+// at once, then the request is put in place before the state, so that a
+// state always has its request. A turn's syncs overlap instead of
+// following each other.
+func (r *Runner) saveWithRequest(next *session.State, create bool) (RequestWritten, error) {
+	w, req, err := r.stageRequest(next)
+	if err != nil {
+		return RequestWritten{}, err
+	}
+	stage := r.store.Stage
+	if create {
+		stage = r.store.StageNew
+	}
+	state, err := stage(next)
+	if err != nil {
+		req.Abort()
+		return RequestWritten{}, err
+	}
+	if err := atomicfile.CommitInOrder(req, state); err != nil {
+		if create {
+			// A request with no session is of no use.
+			os.Remove(w.Path)
+		}
+		return RequestWritten{}, fmt.Errorf("write request and session %s: %w", next.SessionID, err)
+	}
+	return w, nil
+}
+
+// stageRequest renders the session's current request and writes it under
+// a temporary name, which the file's commit puts in place.
+func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.File, error) {
 	p := r.requestPath(st.SessionID, st.SequenceNumber)
 	w := RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p}
+	var f *atomicfile.File
 	err := r.compose(st, true, func(fe frontend.FrontEnd, req frontend.Request) error {
 		var err error
 		if req.Pack == nil {
 			w.Text = fe.Render(req)
 			w.Size = int64(len(w.Text))
 			// Written as it is, not copied first: Write only reads it.
-			err = atomicfile.Write(p, unsafe.Slice(unsafe.StringData(w.Text), len(w.Text)), 0o644)
+			f, err = atomicfile.Stage(p, unsafe.Slice(unsafe.StringData(w.Text), len(w.Text)), 0o644)
 		} else {
-			w.Size, w.Tokens, err = writePacked(p, fe, req)
+			f, w.Size, w.Tokens, err = writePacked(p, fe, req)
 		}
 		if err != nil {
 			return fmt.Errorf("write request: %w", err)
@@ -60,9 +103,9 @@ func (r *Runner) writeRequest(st *session.State) (RequestWritten, error) {
 		return nil
 	})
 	if err != nil {
-		return RequestWritten{}, err
+		return RequestWritten{}, nil, err
 	}
-	return w, nil
+	return w, f, nil
 }
 
 // render builds the text of the session's current request from its state

@@ -207,13 +207,10 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	if opts.Protocol != "" && fe != r.cfg.FrontEnds[0] {
 		st.Protocol = fe.Name()
 	}
-	// The request is written first: a session file always has its request.
-	w, err := r.writeRequest(st)
+	// The request is put in place first: a session file always has its
+	// request.
+	w, err := r.saveWithRequest(st, true)
 	if err != nil {
-		return "", err
-	}
-	if err := r.store.Create(st); err != nil {
-		os.Remove(w.Path)
 		return "", err
 	}
 	r.created = st.SessionID

@@ -318,17 +318,17 @@ func (s *Session) commit(out engine.Outcome) error {
 		// A run has one turn: no request follows it.
 		next.IsComplete = true
 		next.Summary = out.Summary
+		if err := s.r.store.Save(&next); err != nil {
+			return err
+		}
 	} else {
 		next.SequenceNumber++
 		addWords(&next, ws)
-		w, err := s.r.writeRequest(&next)
+		w, err := s.r.saveWithRequest(&next, false)
 		if err != nil {
 			return err
 		}
 		written = &w
-	}
-	if err := s.r.store.Save(&next); err != nil {
-		return err
 	}
 	*st = next
 	if written != nil {

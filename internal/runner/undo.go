@@ -285,11 +285,8 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next.LastResults = []command.Result{}
 	next.ReadFileRequests = []session.ReadRequest{}
 	next.Notices = []string{undoNotice(rep)}
-	w, err := l.writeRequest(&next)
+	w, err := l.saveWithRequest(&next, false)
 	if err != nil {
-		return rep, err
-	}
-	if err := l.store.Save(&next); err != nil {
 		return rep, err
 	}
 	*st = next

@@ -84,34 +84,61 @@ func decodeState(p, id string, data []byte) (*State, error) {
 // Save writes a session's state atomically. The replies list of a state
 // written by an earlier courier version moves into the reply index first.
 func (s Store) Save(st *State) error {
-	if len(st.Replies) > 0 {
-		if _, err := s.caughtUp(st); err != nil {
-			return fmt.Errorf("save session %s: %w", st.SessionID, err)
-		}
-		st.Replies = nil
-	}
-	data, err := json.MarshalIndent(st, "", "  ")
+	f, err := s.Stage(st)
 	if err != nil {
-		return fmt.Errorf("save session %s: %w", st.SessionID, err)
+		return err
 	}
-	if err := atomicfile.Write(s.Path(st.SessionID), append(data, '\n'), 0o644); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("save session %s: %w", st.SessionID, err)
 	}
 	return nil
 }
 
+// Stage is Save up to the commit: the state is written under a temporary
+// name, which the file's Commit (or atomicfile.CommitInOrder, after the
+// request the state names) puts in place.
+func (s Store) Stage(st *State) (*atomicfile.File, error) {
+	if len(st.Replies) > 0 {
+		if _, err := s.caughtUp(st); err != nil {
+			return nil, fmt.Errorf("save session %s: %w", st.SessionID, err)
+		}
+		st.Replies = nil
+	}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("save session %s: %w", st.SessionID, err)
+	}
+	f, err := atomicfile.Stage(s.Path(st.SessionID), append(data, '\n'), 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("save session %s: %w", st.SessionID, err)
+	}
+	return f, nil
+}
+
 // Create saves a new session, refusing to replace an existing one.
 func (s Store) Create(st *State) error {
+	f, err := s.StageNew(st)
+	if err != nil {
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("save session %s: %w", st.SessionID, err)
+	}
+	return nil
+}
+
+// StageNew is Create up to the commit, as Stage is Save.
+func (s Store) StageNew(st *State) (*atomicfile.File, error) {
 	if _, err := os.Stat(s.Path(st.SessionID)); err == nil {
-		return fmt.Errorf("session %s already exists", st.SessionID)
+		return nil, fmt.Errorf("session %s already exists", st.SessionID)
 	}
 	if err := os.MkdirAll(s.Folder(st.SessionID), 0o755); err != nil {
-		return fmt.Errorf("create session %s: %w", st.SessionID, err)
+		return nil, fmt.Errorf("create session %s: %w", st.SessionID, err)
 	}
 	if st.Format == 0 {
 		st.Format = CurrentFormat
 	}
-	return s.Save(st)
+	return s.Stage(st)
 }
 
 // List loads every session, newest update first. Files that do not load
