@@ -16,11 +16,15 @@ const (
 	// goes alone, in a buffer of its own. Small, since each page of a
 	// buffer is new memory the first time it is filled.
 	batchSize = 64 << 10
-	// batches bounds the batches read ahead. A file larger than batchSize
-	// is read only when no other batch is held: the memory held at once
-	// stays within batches buffers and the largest file, about what
-	// reading one file at a time holds.
+	// batches bounds the batches read ahead.
 	batches = 3
+	// bigs bounds the files larger than batchSize held at once, each in a
+	// buffer made for the largest: two, so that the next is read while
+	// one is numbered, unless the largest is larger than oneBig. The
+	// memory held stays within batches buffers and two of the largest
+	// file, about what reading one file at a time and numbering it holds.
+	bigs   = 2
+	oneBig = 8 << 20
 )
 
 // batch is files read ahead, in the order of the candidates but the
@@ -34,6 +38,18 @@ type batch struct {
 type fetched struct {
 	data []byte
 	err  error
+	// big is set when data is a buffer of its own, to be handed back
+	// once the file is packed.
+	big bool
+}
+
+// ahead is what the packer and the goroutine reading ahead hand each
+// other: batches, empty (pool) or read (ready), and the buffers of the
+// large files (big).
+type ahead struct {
+	pool, ready chan *batch
+	big         chan []byte
+	stop, done  chan struct{}
 }
 
 // runAhead packs the candidates in order, as try does one after the
@@ -41,18 +57,43 @@ type fetched struct {
 // left in p.deferred. The reader has p.opener and p.buf until runAhead
 // returns.
 func (p *packer) runAhead(add func(frontend.FileContent)) {
-	pool := make(chan *batch, batches)
-	for range batches {
-		pool <- &batch{buf: make([]byte, 0, batchSize)}
+	a := ahead{
+		pool:  make(chan *batch, batches),
+		ready: make(chan *batch, batches),
+		big:   make(chan []byte, bigs),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
-	ready := make(chan *batch, batches)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go p.readAhead(pool, ready, stop, done)
+	for range batches {
+		a.pool <- &batch{buf: make([]byte, 0, batchSize)}
+	}
+	n := bigs
+	if p.largest() > oneBig {
+		n = 1
+	}
+	for range n {
+		// Each is made when first taken, for the largest file.
+		a.big <- nil
+	}
+	go p.readAhead(a)
 	// Even if add panics, the reader is not left blocked.
 	defer func() {
-		close(stop)
-		<-done
+		close(a.stop)
+		<-a.done
+		// A large file's buffer serves the files packed after these (see
+		// try): memory first touched costs more than the copy into it.
+		// Those still in batches not packed (add panicked) are left.
+		for {
+			select {
+			case b := <-a.big:
+				if cap(b) > cap(p.buf) {
+					p.buf = b
+				}
+				continue
+			default:
+			}
+			break
+		}
 	}()
 	var b *batch
 	next := 0 // b's next file
@@ -63,48 +104,41 @@ func (p *packer) runAhead(add func(frontend.FileContent)) {
 		}
 		for b == nil || next == len(b.files) {
 			if b != nil {
-				pool <- b
+				a.pool <- b
 			}
-			b, next = <-ready, 0
+			b, next = <-a.ready, 0
 		}
 		f := b.files[next]
-		// Not held once packed: it may be a large file's own buffer.
 		b.files[next] = fetched{}
 		next++
 		p.place(c, f.data, f.err, true, add)
+		if f.big {
+			a.big <- f.data[:0]
+		}
 	}
 }
 
 // readAhead reads p's candidates, but the secret ones, in order into
-// batches from pool and hands them to ready, until all are read or stop
-// is closed.
-func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan struct{}, done chan<- struct{}) {
+// batches from a.pool and large files' buffers from a.big, and hands them
+// to a.ready, until all are read or a.stop is closed.
+func (p *packer) readAhead(a ahead) {
+	defer close(a.done)
 	var b *batch
-	// big is the buffer files larger than a batch are read into, one at a
-	// time: when the next one is read, every batch is back, so the last
-	// one's content is no longer used. It is p.buf, handed back for the
-	// files packed after these (see try): memory first touched costs more
-	// than the copy into it.
-	big := p.buf
-	defer func() {
-		p.buf = big
-		close(done)
-	}()
 	take := func() bool {
 		select {
-		case b = <-pool:
+		case b = <-a.pool:
 			b.buf, b.files = b.buf[:0], b.files[:0]
 			return true
-		case <-stop:
+		case <-a.stop:
 			return false
 		}
 	}
 	send := func() bool {
 		select {
-		case ready <- b:
+		case a.ready <- b:
 			b = nil
 			return true
-		case <-stop:
+		case <-a.stop:
 			return false
 		}
 	}
@@ -113,31 +147,28 @@ func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan st
 			continue
 		}
 		if c.size >= batchSize {
-			// Alone, once every batch but the one it goes in is back.
+			// Alone, in a batch of its own.
 			if b != nil && !send() {
 				return
 			}
-			var held []*batch
-			for len(held) < batches {
-				if !take() {
-					return
-				}
-				held = append(held, b)
+			var big []byte
+			select {
+			case big = <-a.big:
+			case <-a.stop:
+				return
 			}
-			b, held = held[0], held[1:]
 			if big == nil {
-				// Made once for the largest: files come smallest first, and
-				// growing file by file would leave a trail of buffers.
 				big = make([]byte, 0, p.largest()+1)
 			}
 			data, err := read(p.opener, c, big)
-			big = data[:0]
-			b.files = append(b.files, fetched{data, err})
-			if !send() {
+			if !take() {
+				a.big <- data[:0]
 				return
 			}
-			for _, h := range held {
-				pool <- h
+			b.files = append(b.files, fetched{data, err, true})
+			if !send() {
+				a.big <- data[:0]
+				return
 			}
 			continue
 		}
@@ -156,7 +187,7 @@ func (p *packer) readAhead(pool chan *batch, ready chan<- *batch, stop <-chan st
 			// a file grown since it was found).
 			b.buf = b.buf[:len(b.buf)+len(data)]
 		}
-		b.files = append(b.files, fetched{data, err})
+		b.files = append(b.files, fetched{data: data, err: err})
 	}
 	if b != nil {
 		send()
