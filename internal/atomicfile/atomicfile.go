@@ -51,6 +51,8 @@ type File struct {
 	// written is how many bytes were written; started how many of them
 	// were sent on their way to the disk.
 	written, started int64
+	// unsynced is set for a file courier can write again (CreateUnsynced).
+	unsynced bool
 }
 
 // writebackStep is how much newly written content is sent to the disk at
@@ -68,6 +70,22 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	return &File{f: f, path: path, perm: perm}, nil
 }
 
+// CreateUnsynced is Create for a file courier can write again from files
+// it does sync, such as a request from its session's state: neither its
+// content nor its rename is synced, and its writeback is left to the
+// kernel, so that the syncs of the files that cannot be written again do
+// not wait behind it on the disk. It is still put in place whole or not
+// at all while the machine runs; after a power cut it may be missing,
+// short or hold zeros, and whatever reads it must check it.
+func CreateUnsynced(path string, perm os.FileMode) (*File, error) {
+	f, err := Create(path, perm)
+	if err != nil {
+		return nil, err
+	}
+	f.unsynced = true
+	return f, nil
+}
+
 // Write appends p to the new content.
 func (f *File) Write(p []byte) (int, error) {
 	n, err := f.f.Write(p)
@@ -75,7 +93,7 @@ func (f *File) Write(p []byte) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if f.written-f.started >= writebackStep {
+	if !f.unsynced && f.written-f.started >= writebackStep {
 		// Only a head start: Commit's sync is what makes it durable.
 		startWriteback(f.f, f.started, f.written-f.started)
 		f.started = f.written
@@ -94,7 +112,8 @@ func (f *File) Commit() error {
 // all at once (each sync waits on the disk, and they overlap), then each
 // renamed over its path and its folder synced, in the order given: a
 // crash leaves the first few committed and the rest as they were, never
-// a later one without an earlier one. On failure the files not yet
+// a later one without an earlier one (after a power cut, an unsynced file
+// may be missing whatever came after it). On failure the files not yet
 // renamed are removed.
 func CommitInOrder(files ...*File) error {
 	errs := make([]error, len(files))
@@ -117,6 +136,9 @@ func CommitInOrder(files ...*File) error {
 			}
 			return fmt.Errorf("write %s: %w", f.path, err)
 		}
+		if f.unsynced {
+			continue
+		}
 		if err := SyncDir(filepath.Dir(f.path)); err != nil {
 			// The rename may not outlast a power cut: the rest wait.
 			for _, f := range files[i+1:] {
@@ -128,13 +150,16 @@ func CommitInOrder(files ...*File) error {
 	return nil
 }
 
-// seal gives the file its mode, syncs it and closes it.
+// seal gives the file its mode, syncs it (unless it is unsynced) and
+// closes it.
 func (f *File) seal() error {
 	if err := f.f.Chmod(f.perm); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err := Sync(f.f); err != nil {
-		return fmt.Errorf("write %s: sync: %w", f.path, err)
+	if !f.unsynced {
+		if err := Sync(f.f); err != nil {
+			return fmt.Errorf("write %s: sync: %w", f.path, err)
+		}
 	}
 	if err := f.f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)

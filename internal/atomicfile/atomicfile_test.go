@@ -344,9 +344,17 @@ func TestCommitInOrder(t *testing.T) {
 			}
 		}
 		var files []*atomicfile.File
-		for _, p := range paths {
-			f, err := atomicfile.Stage(p, []byte("new"), 0o644)
+		for i, p := range paths {
+			// The request is not synced, the state is.
+			create := atomicfile.Create
+			if i == 0 {
+				create = atomicfile.CreateUnsynced
+			}
+			f, err := create(p, 0o644)
 			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write([]byte("new")); err != nil {
 				t.Fatal(err)
 			}
 			files = append(files, f)

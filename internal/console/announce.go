@@ -22,7 +22,10 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	} else if e.Updated {
 		t.out("request %d updated: paste it again\n", e.Sequence)
 	} else if e.Resumed {
-		if e.Rewritten {
+		switch {
+		case e.Damaged:
+			t.out("Session %s: rewrote the outbox, which was not as courier wrote it\n", e.Session)
+		case e.Rewritten:
 			t.out("Session %s: rewrote the missing outbox\n", e.Session)
 		}
 		t.out("Session %s, request %d\n", e.Session, e.Sequence)

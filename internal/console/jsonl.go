@@ -42,7 +42,8 @@ func (j *JSON) Report(e runner.Event) {
 			Bytes     int64  `json:"bytes"`
 			Tokens    int    `json:"tokens"`
 			Rewritten bool   `json:"rewritten,omitempty"`
-		}{"requestWritten", e.Session, e.Sequence, e.Path, e.Size, e.TokenCount(), e.Rewritten}
+			Damaged   bool   `json:"damaged,omitempty"`
+		}{"requestWritten", e.Session, e.Sequence, e.Path, e.Size, e.TokenCount(), e.Rewritten, e.Damaged}
 	case runner.WaitingForReply:
 		v = struct {
 			Event    string `json:"event"`

@@ -42,8 +42,9 @@ type RequestWritten struct {
 	// Tokens is human.Tokens of the request when it was counted as it was
 	// written; 0 when it was not.
 	Tokens int
-	// Rewritten is set when a missing request was written again.
-	Rewritten bool
+	// Rewritten is set when a missing request was written again, Damaged
+	// as well when it was there but not as written (see readRequest).
+	Rewritten, Damaged bool
 	// Resumed is set when a session is taken up again (not just written).
 	Resumed bool
 	// Updated is set when a request not yet answered was written again

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"hash/crc32"
 	"io"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -20,26 +21,28 @@ const (
 )
 
 // writePacked writes request req, which has a pack, to path as it is
-// rendered, under a temporary name its commit replaces: while the pack's
-// files are read and numbered, a second goroutine writes what is ready
-// into the file and counts its characters. It returns the file, the
-// request's size in bytes and its tokens: its text, which may be hundreds
-// of megabytes, is not kept, and is read from the file by what needs it
+// rendered, under a temporary name its commit replaces (unsynced, as
+// every request): while the pack's files are read and numbered, a second
+// goroutine writes what is ready into the file, counts its characters and
+// sums it. It returns the file, the request's size in bytes, its tokens
+// and its CRC-32C: its text, which may be hundreds of megabytes, is not
+// kept, and is read from the file by what needs it
 // (RequestWritten.Content).
-func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (*atomicfile.File, int64, int, error) {
-	f, err := atomicfile.Create(path, 0o644)
+func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (*atomicfile.File, int64, int, uint32, error) {
+	f, err := atomicfile.CreateUnsynced(path, 0o644)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	var runes human.RuneCounter
-	bw := writebehind.New(io.MultiWriter(f, &runes), chunkSize, chunks)
+	sum := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	bw := writebehind.New(io.MultiWriter(f, &runes, sum), chunkSize, chunks)
 	err = fe.RenderTo(bw, req)
 	if cerr := bw.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		f.Abort()
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
-	return f, runes.Bytes(), human.TokensOf(runes.Count()), nil
+	return f, runes.Bytes(), human.TokensOf(runes.Count()), sum.Sum32(), nil
 }

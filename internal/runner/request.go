@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,30 +40,19 @@ func (r *Runner) requestPath(id string, seq int) string {
 	return filepath.Join(r.cfg.Paths.Outbox, fmt.Sprintf("%s_seq%04d.txt", id, seq))
 }
 
-// writeRequest renders the session's current request and writes it
-// atomically. It returns the request as the event that says it was
-// written.
-func (r *Runner) writeRequest(st *session.State) (RequestWritten, error) {
-	w, f, err := r.stageRequest(st)
-	if err != nil {
-		return RequestWritten{}, err
-	}
-	if err := f.Commit(); err != nil {
-		return RequestWritten{}, fmt.Errorf("write request: %w", err)
-	}
-	return w, nil
-}
-
 // saveWithRequest writes next's request, then saves next (a new session
-// when create is set), as one commit: both files are written and synced
-// at once, then the request is put in place before the state, so that a
-// state always has its request. A turn's syncs overlap instead of
-// following each other.
+// when create is set), as one commit: both files are written at once,
+// then the request is put in place before the state, so that a state
+// always has its request. The request is not synced: the state records
+// its size and checksum, and a request a power cut left missing or
+// damaged is written again from the state (see readRequest). The sync of
+// the state then does not wait behind a request of megabytes on the disk.
 func (r *Runner) saveWithRequest(next *session.State, create bool) (RequestWritten, error) {
-	w, req, err := r.stageRequest(next)
+	w, req, sum, err := r.stageRequest(next)
 	if err != nil {
 		return RequestWritten{}, err
 	}
+	next.RequestSize, next.RequestSum = w.Size, sum
 	stage := r.store.Stage
 	if create {
 		stage = r.store.StageNew
@@ -82,20 +73,28 @@ func (r *Runner) saveWithRequest(next *session.State, create bool) (RequestWritt
 }
 
 // stageRequest renders the session's current request and writes it under
-// a temporary name, which the file's commit puts in place.
-func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.File, error) {
+// a temporary name, which the file's commit puts in place. It returns the
+// request's CRC-32C too.
+func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.File, uint32, error) {
 	p := r.requestPath(st.SessionID, st.SequenceNumber)
 	w := RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p}
 	var f *atomicfile.File
+	var sum uint32
 	err := r.compose(st, true, func(fe frontend.FrontEnd, req frontend.Request) error {
 		var err error
 		if req.Pack == nil {
 			w.Text = fe.Render(req)
 			w.Size = int64(len(w.Text))
 			// Written as it is, not copied first: Write only reads it.
-			f, err = atomicfile.Stage(p, unsafe.Slice(unsafe.StringData(w.Text), len(w.Text)), 0o644)
+			data := unsafe.Slice(unsafe.StringData(w.Text), len(w.Text))
+			sum = crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+			if f, err = atomicfile.CreateUnsynced(p, 0o644); err == nil {
+				if _, err = f.Write(data); err != nil {
+					f.Abort()
+				}
+			}
 		} else {
-			f, w.Size, w.Tokens, err = writePacked(p, fe, req)
+			f, w.Size, w.Tokens, sum, err = writePacked(p, fe, req)
 		}
 		if err != nil {
 			return fmt.Errorf("write request: %w", err)
@@ -103,9 +102,28 @@ func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.Fi
 		return nil
 	})
 	if err != nil {
-		return RequestWritten{}, nil, err
+		return RequestWritten{}, nil, 0, err
 	}
-	return w, f, nil
+	return w, f, sum, nil
+}
+
+// errDamaged says a request's file is not as courier wrote it.
+var errDamaged = errors.New("its file is not as courier wrote it")
+
+// readRequest reads the session's current request from its file, checked
+// against the size and checksum the state recorded: requests are not
+// synced to the disk, and after a power cut a request's file may be
+// short, or hold zeros (errDamaged). A state written before they were
+// recorded is taken at its file's word.
+func (r *Runner) readRequest(st *session.State) (string, error) {
+	data, err := os.ReadFile(r.requestPath(st.SessionID, st.SequenceNumber))
+	if err != nil {
+		return "", err
+	}
+	if st.RequestSize > 0 && (int64(len(data)) != st.RequestSize || crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)) != st.RequestSum) {
+		return "", errDamaged
+	}
+	return string(data), nil
 }
 
 // render builds the text of the session's current request from its state
@@ -213,23 +231,28 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 }
 
 // request returns the session's current request, writing it again if its
-// file is missing.
+// file is missing or damaged (see readRequest).
 func (s *Session) request() (Request, error) {
 	p := s.r.requestPath(s.st.SessionID, s.st.SequenceNumber)
 	req := Request{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, FrontEnd: s.fe, Protocols: s.r.cfg.FrontEnds, MaxReply: s.r.cfg.Limits.MaxReply}
-	data, err := os.ReadFile(p)
+	text, err := s.r.readRequest(s.st)
 	if err == nil {
-		req.Text = string(data)
+		req.Text = text
 		return req, nil
 	}
-	w, err := s.r.writeRequest(s.st)
+	damaged := errors.Is(err, errDamaged)
+	// Written again, the request shows the workspace as it is now: the
+	// state records the new one's size and checksum.
+	next := *s.st
+	w, err := s.r.saveWithRequest(&next, false)
 	if err != nil {
 		return req, err
 	}
+	*s.st = next
 	if req.Text, err = w.Content(); err != nil {
 		return req, err
 	}
-	w.Rewritten, w.Resumed = true, true
+	w.Rewritten, w.Damaged, w.Resumed = true, damaged, true
 	s.r.report(w)
 	return req, nil
 }
@@ -245,12 +268,9 @@ func (r *Runner) RequestText(id string, full bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := r.requestPath(st.SessionID, st.SequenceNumber)
-	data, err := os.ReadFile(p)
-	var text string
+	text, err := r.readRequest(st)
 	switch {
 	case err == nil:
-		text = string(data)
 	case st.IsComplete:
 		// Its results are the last turn's, not the ones it showed.
 		return "", fmt.Errorf("session %s is complete and its last request is gone: %w", st.SessionID, err)

@@ -68,6 +68,13 @@ type State struct {
 	// Environment describes the machine for the first request of a chat;
 	// it is kept so that a request written again reads the same.
 	Environment string `json:"environment,omitempty"`
+	// RequestSize and RequestSum (CRC-32C) are those of the current
+	// request as it was written (0 in sessions written before they were
+	// kept). A request is not synced to the disk, since it can be written
+	// again from the state: one a power cut left missing, short or
+	// holding zeros no longer matches them, and is written again.
+	RequestSize int64  `json:"requestSize,omitempty"`
+	RequestSum  uint32 `json:"requestSum,omitempty"`
 	// Run is set for an Agent Spaces run ('courier ops'): a session of
 	// one turn, whose operations came from a program, not a chat. It writes
 	// no requests and is complete when its turn is.
