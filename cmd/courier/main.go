@@ -26,7 +26,7 @@ func main() {
 	// it starts (the launcher above is handed its files on purpose).
 	inherit.Seal()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	code := cli.Main(ctx, os.Args[1:], &cli.IO{
 		In:          os.Stdin,
@@ -64,3 +64,29 @@ func tuneGC() {
 // gcSoftLimit is the heap size beyond which collections come as often as
 // needed to stay near it.
 const gcSoftLimit = 128 << 20
+
+// interruptible returns a context that Ctrl-C or SIGTERM cancels, and the
+// function that stops listening for them. The signals are taken by a
+// goroutine of its own: the first use of os/signal starts a thread, about
+// a millisecond on a virtual machine, which courier's work need not wait
+// for. A signal that comes before ends courier as a kill would, which
+// every write courier makes survives.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	listening := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		close(listening)
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel()
+		<-listening
+		signal.Stop(sigs)
+	}
+}
