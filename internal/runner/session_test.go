@@ -232,20 +232,7 @@ func TestRequestRewritten(t *testing.T) {
 	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
-	serveBacklog := func() *recorder {
-		t.Helper()
-		r, rec := f.runner(nil)
-		s, err := r.Hold(id, "courier process")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Release()
-		if err := s.Serve(context.Background(), inbox.Queue{Dir: f.paths.Inbox}.Source(id, false)); err != nil {
-			t.Fatal(err)
-		}
-		return rec
-	}
-	rec := serveBacklog()
+	rec := f.serveBacklog(id)
 	if info, err := os.Stat(p); err != nil || !info.ModTime().Equal(old) || len(eventsOf[runner.RequestWritten](rec)) != 0 {
 		t.Errorf("an existing request was written again")
 	}
@@ -260,7 +247,7 @@ func TestRequestRewritten(t *testing.T) {
 	if exists(p) {
 		t.Error("RequestText wrote the request")
 	}
-	rec = serveBacklog()
+	rec = f.serveBacklog(id)
 	if readFile(t, p) != first {
 		t.Error("the rewritten request differs")
 	}
@@ -296,20 +283,7 @@ func TestDamagedRequestRewritten(t *testing.T) {
 			if err != nil || text != first {
 				t.Errorf("RequestText of a damaged request: %v\n%q", err, text)
 			}
-			serve := func() *recorder {
-				t.Helper()
-				r, rec := f.runner(nil)
-				s, err := r.Hold(id, "courier process")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Release()
-				if err := s.Serve(context.Background(), inbox.Queue{Dir: f.paths.Inbox}.Source(id, false)); err != nil {
-					t.Fatal(err)
-				}
-				return rec
-			}
-			rec := serve()
+			rec := f.serveBacklog(id)
 			if got := readFile(t, p); got != first {
 				t.Errorf("the request after serving:\n%q", got)
 			}
@@ -317,7 +291,7 @@ func TestDamagedRequestRewritten(t *testing.T) {
 			if len(written) != 1 || !written[0].Rewritten || !written[0].Damaged || written[0].Text != first {
 				t.Errorf("rewrite announced as %+v", written)
 			}
-			if n := len(eventsOf[runner.RequestWritten](serve())); n != 0 {
+			if n := len(eventsOf[runner.RequestWritten](f.serveBacklog(id))); n != 0 {
 				t.Errorf("the rewritten request was written %d times more", n)
 			}
 		})
@@ -340,4 +314,20 @@ func TestDamagedLastRequest(t *testing.T) {
 	if text, err := f.r.RequestText(id, false); err == nil || !strings.Contains(err.Error(), "not as courier wrote it") {
 		t.Errorf("RequestText of a damaged last request: %v\n%q", err, text)
 	}
+}
+
+// serveBacklog serves session id, as 'courier process' does, with a
+// runner of its own whose events it returns.
+func (f *fixture) serveBacklog(id string) *recorder {
+	f.t.Helper()
+	r, rec := f.runner(nil)
+	s, err := r.Hold(id, "courier process")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer s.Release()
+	if err := s.Serve(context.Background(), inbox.Queue{Dir: f.paths.Inbox}.Source(id, false)); err != nil {
+		f.t.Fatal(err)
+	}
+	return rec
 }

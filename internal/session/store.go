@@ -84,7 +84,12 @@ func decodeState(p, id string, data []byte) (*State, error) {
 // Save writes a session's state atomically. The replies list of a state
 // written by an earlier courier version moves into the reply index first.
 func (s Store) Save(st *State) error {
-	f, err := s.Stage(st)
+	return commit(st, s.Stage)
+}
+
+// commit stages st with stage and commits it.
+func commit(st *State, stage func(*State) (*atomicfile.File, error)) error {
+	f, err := stage(st)
 	if err != nil {
 		return err
 	}
@@ -117,14 +122,7 @@ func (s Store) Stage(st *State) (*atomicfile.File, error) {
 
 // Create saves a new session, refusing to replace an existing one.
 func (s Store) Create(st *State) error {
-	f, err := s.StageNew(st)
-	if err != nil {
-		return err
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("save session %s: %w", st.SessionID, err)
-	}
-	return nil
+	return commit(st, s.StageNew)
 }
 
 // StageNew is Create up to the commit, as Stage is Save.
