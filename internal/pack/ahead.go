@@ -68,8 +68,12 @@ func (p *packer) runAhead(add func(frontend.FileContent)) {
 		a.pool <- &batch{buf: make([]byte, 0, batchSize)}
 	}
 	n := bigs
-	if p.largest() > oneBig {
-		n = 1
+	for _, c := range p.cands {
+		// Any file, also those beyond what largest counts (maxOutGuess).
+		if !c.secret && c.size > oneBig {
+			n = 1
+			break
+		}
 	}
 	for range n {
 		// Each is made when first taken, for the largest file.
