@@ -3,7 +3,6 @@
 package atomicfile
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,7 +29,16 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // which Commit (or CommitInOrder) makes durable and puts in place, or
 // Abort drops.
 func Stage(path string, data []byte, perm os.FileMode) (*File, error) {
-	f, err := Create(path, perm)
+	return stage(Create, path, data, perm)
+}
+
+// StageUnsynced is Stage for a file CreateUnsynced makes.
+func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
+	return stage(CreateUnsynced, path, data, perm)
+}
+
+func stage(create func(string, os.FileMode) (*File, error), path string, data []byte, perm os.FileMode) (*File, error) {
+	f, err := create(path, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -109,25 +117,19 @@ func (f *File) Commit() error {
 }
 
 // CommitInOrder commits files as Commit does each, their contents synced
-// all at once (each sync waits on the disk, and they overlap), then each
-// renamed over its path and its folder synced, in the order given: a
-// crash leaves the first few committed and the rest as they were, never
-// a later one without an earlier one (after a power cut, an unsynced file
-// may be missing whatever came after it). On failure the files not yet
-// renamed are removed.
+// first, then each renamed over its path and its folder synced, in the
+// order given: a crash leaves the first few committed and the rest as
+// they were, never a later one without an earlier one (after a power cut,
+// an unsynced file may be missing whatever came after it). On failure the
+// files not yet renamed are removed.
 func CommitInOrder(files ...*File) error {
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	for i, f := range files[1:] {
-		wg.Go(func() { errs[i+1] = f.seal() })
-	}
-	errs[0] = files[0].seal()
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, f := range files {
-			f.Abort()
+	for _, f := range files {
+		if err := f.seal(); err != nil {
+			for _, f := range files {
+				f.Abort()
+			}
+			return err
 		}
-		return err
 	}
 	for i, f := range files {
 		if err := os.Rename(f.f.Name(), f.path); err != nil {

@@ -34,7 +34,7 @@ func writePacked(path string, fe frontend.FrontEnd, req frontend.Request) (*atom
 		return nil, 0, 0, 0, err
 	}
 	var runes human.RuneCounter
-	sum := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	sum := crc32.New(sumTable())
 	bw := writebehind.New(io.MultiWriter(f, &runes, sum), chunkSize, chunks)
 	err = fe.RenderTo(bw, req)
 	if cerr := bw.Close(); err == nil {

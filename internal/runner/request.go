@@ -41,9 +41,9 @@ func (r *Runner) requestPath(id string, seq int) string {
 }
 
 // saveWithRequest writes next's request, then saves next (a new session
-// when create is set), as one commit: both files are written at once,
-// then the request is put in place before the state, so that a state
-// always has its request. The request is not synced: the state records
+// when create is set), as one commit: both files are written, then the
+// request is put in place before the state, so that a state always has
+// its request while the machine runs. The request is not synced: the state records
 // its size and checksum, and a request a power cut left missing or
 // damaged is written again from the state (see readRequest). The sync of
 // the state then does not wait behind a request of megabytes on the disk.
@@ -87,12 +87,8 @@ func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.Fi
 			w.Size = int64(len(w.Text))
 			// Written as it is, not copied first: Write only reads it.
 			data := unsafe.Slice(unsafe.StringData(w.Text), len(w.Text))
-			sum = crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
-			if f, err = atomicfile.CreateUnsynced(p, 0o644); err == nil {
-				if _, err = f.Write(data); err != nil {
-					f.Abort()
-				}
-			}
+			sum = crc32.Checksum(data, sumTable())
+			f, err = atomicfile.StageUnsynced(p, data, 0o644)
 		} else {
 			f, w.Size, w.Tokens, sum, err = writePacked(p, fe, req)
 		}
@@ -107,6 +103,10 @@ func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.Fi
 	return w, f, sum, nil
 }
 
+// sumTable is the table of the checksum (CRC-32C) a request is recorded
+// with.
+func sumTable() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
+
 // errDamaged says a request's file is not as courier wrote it.
 var errDamaged = errors.New("its file is not as courier wrote it")
 
@@ -120,7 +120,7 @@ func (r *Runner) readRequest(st *session.State) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st.RequestSize > 0 && (int64(len(data)) != st.RequestSize || crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)) != st.RequestSum) {
+	if st.RequestSize > 0 && (int64(len(data)) != st.RequestSize || crc32.Checksum(data, sumTable()) != st.RequestSum) {
 		return "", errDamaged
 	}
 	return string(data), nil
