@@ -33,7 +33,7 @@ func scriptCondition(cond string) (bool, error) {
 		}
 		return true, nil
 	case "namespaces":
-		if k := sandbox.Probe(); !k.Namespaces {
+		if k := sandbox.Probe(""); !k.Namespaces {
 			if os.Getenv(sandboxtest.NamespacesSkipEnv) == "1" {
 				return false, nil
 			}

@@ -92,6 +92,9 @@ func scriptParams(dir string, env []string) testscript.Params {
 			// courier in a fresh clone would.
 			e.Setenv("COURIER_ROOT", e.WorkDir)
 			e.Setenv("NO_COLOR", "1")
+			// courier's list of the person's roots, kept out of the
+			// home folders the scripts compare.
+			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 			for _, kv := range env {
 				k, v, _ := strings.Cut(kv, "=")
 				e.Setenv(k, v)

@@ -192,7 +192,7 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 	}
 	opts := g.sandboxSettings(p)
 	settings := opts
-	probe := sync.OnceValue(sandbox.Probe)
+	probe := sync.OnceValue(func() sandbox.Kernel { return sandbox.Probe(opts.Caches) })
 	var mu sync.Mutex
 	said := map[string]bool{} // sessions told in this run
 	opts.Probe = func(id string) sandbox.Kernel {
@@ -244,26 +244,24 @@ func missingSaid(p runner.Paths, id string) string {
 }
 
 // sandboxSettings are the sandbox options the settings and the person's
-// environment give, before the kernel is probed: courier's tool caches in
-// ROOT/cache, the person's secret places and session sockets hidden
-// (looked up as each command starts), and courier's own sessions, inbox
-// and outbox hidden too (a command could otherwise read other sessions
-// and answer for them).
+// environment give, before the kernel is probed: the places of the
+// person's commands see read-only, the person's caches under the
+// session's layers in ROOT/cache, the limits, and the folders of every
+// courier root of the person hidden (a command could otherwise read other
+// sessions and answer for them).
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
-	home := g.io.Getenv("HOME")
-	opts := sandbox.Options{
-		Hide:      []string{p.Sessions, p.Inbox, p.Outbox},
-		Sockets:   sandbox.SocketEnvOf(g.io.Getenv),
-		Home:      home,
-		Show:      sandbox.ToolFolders(g.io.Getenv),
-		Caches:    filepath.Join(p.Root, "cache"),
-		NoNetwork: !g.cfg.Network,
-		Strict:    g.cfg.Sandbox == config.SandboxStrict,
+	return sandbox.Options{
+		Hide:         p.CourierPlaces(g.io.Getenv),
+		Sockets:      sandbox.SocketEnvOf(g.io.Getenv),
+		Home:         g.io.Getenv("HOME"),
+		HomeReadable: g.cfg.Home == config.HomeReadable,
+		Show:         sandbox.ToolFolders(g.io.Getenv, g.cfg.ReadOnly),
+		Caches:       filepath.Join(p.Root, "cache"),
+		Tools:        sandbox.PersonCaches(g.io.Getenv),
+		Limits:       sandbox.Limits{Processes: g.cfg.MaxProcesses, Memory: g.cfg.MaxMemory},
+		NoNetwork:    !g.cfg.Network,
+		Strict:       g.cfg.Sandbox == config.SandboxStrict,
 	}
-	if g.cfg.Home == config.HomeHidden && filepath.IsAbs(home) {
-		opts.HideHome = home
-	}
-	return opts
 }
 
 // approver answers approval questions: yes to all with the yes setting, on

@@ -55,6 +55,7 @@ type sandboxReport struct {
 	Network     bool            `json:"network"`
 	Home        string          `json:"home"`
 	Layers      []sandbox.Layer `json:"layers"`
+	Shown       []string        `json:"shown"`
 	Environment commandEnv      `json:"environment"`
 }
 
@@ -82,7 +83,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 		return sandboxReport{}, fmt.Errorf("root %s: %w", g.rootDir(), err)
 	}
 	opts := g.sandboxSettings(runner.DefaultPaths(root))
-	opts.Kernel = sandbox.Probe()
+	opts.Kernel = sandbox.Probe(opts.Caches)
 	layers := sandbox.Layers(opts)
 	if g.cfg.Sandbox == config.SandboxOff {
 		for i := range layers {
@@ -90,7 +91,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 			layers[i].Detail = "sandbox = \"off\": commands are not confined"
 		}
 	}
-	return sandboxReport{Sandbox: g.cfg.Sandbox, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Environment: g.commandEnv()}, nil
+	return sandboxReport{Sandbox: g.cfg.Sandbox, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show, Environment: g.commandEnv()}, nil
 }
 
 func (r sandboxReport) print(w io.Writer) error {
@@ -106,6 +107,8 @@ func (r sandboxReport) print(w io.Writer) error {
 		switch {
 		case !l.Needed:
 			state = "unused"
+		case !l.Active && l.Speed:
+			state = "slower"
 		case !l.Active:
 			state = "MISSING"
 			missing++
@@ -121,6 +124,9 @@ func (r sandboxReport) print(w io.Writer) error {
 		fmt.Fprintf(&b, "%d layers are missing: with sandbox = \"strict\" commands are refused.\n", missing)
 	default:
 		fmt.Fprintf(&b, "%d layers are missing: commands run with the others (sandbox = \"strict\" would refuse them).\n", missing)
+	}
+	if len(r.Shown) > 0 {
+		fmt.Fprintf(&b, "Commands see these of your places read-only (PATH, toolchains, read_only): %s\n", strings.Join(r.Shown, " "))
 	}
 	b.WriteString(r.Environment.text(""))
 	_, err := io.WriteString(w, b.String())

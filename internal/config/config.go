@@ -59,8 +59,8 @@ const (
 
 // The values of Config.Home: what commands see of the person's home folder.
 const (
-	HomeReadable = "readable" // all of it but the places that hold credentials
-	HomeHidden   = "hidden"   // only the tool folders builds need (and the workspace)
+	HomePrivate  = "private"  // empty but for the tool folders builds need, read-only
+	HomeReadable = "readable" // all of it read-only but the places that hold credentials
 )
 
 // Config is the effective settings. Start from Defaults, which sets every
@@ -78,6 +78,9 @@ type Config struct {
 	Sandbox        string
 	Network        bool
 	Home           string
+	ReadOnly       []string
+	MaxProcesses   int
+	MaxMemory      int64
 	KeepEnv        []string
 	Yes            bool
 	ListLimit      int

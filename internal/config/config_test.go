@@ -12,7 +12,7 @@ func TestDefaults(t *testing.T) {
 	want := Config{
 		CommandTimeout: 30 * time.Second, MaxOutput: 4000, TokenBudget: 100000,
 		MaxReply: 20 << 20, Settle: time.Second, Color: ColorAuto, Sandbox: SandboxAuto,
-		Network: true, Home: HomeReadable, ListLimit: 300, ReadLines: 500,
+		Network: true, Home: HomePrivate, MaxProcesses: 1024, MaxMemory: 2 << 30, ListLimit: 300, ReadLines: 500,
 		Protocol: ProtocolEvery, Environment: true,
 		Agent: AgentSettings{APIKeyEnv: "OPENAI_API_KEY", Stream: true, MaxTurns: 30, MaxRestarts: 3,
 			RestartPause: 5 * time.Second, TimeBudget: 2 * time.Hour},
@@ -98,7 +98,7 @@ func TestSettingsDescribeEnvAndFlags(t *testing.T) {
 		seen[s.Flag] = s.Key
 	}
 	i = slices.IndexFunc(all, func(s Setting) bool { return s.Key == "home" })
-	if i < 0 || !slices.Equal(all[i].Values, []string{"readable", "hidden"}) || all[i].Default != "readable" || all[i].Env != "COURIER_HOME" {
+	if i < 0 || !slices.Equal(all[i].Values, []string{"private", "readable"}) || all[i].Default != "private" || all[i].Env != "COURIER_HOME" {
 		t.Errorf("the home setting is missing or wrong: %+v", all)
 	}
 }

@@ -30,7 +30,7 @@ keep_env = ["AWS_PROFILE", "GH_*"]
 yes = true
 list_limit = 50
 read_lines = 2000
-home = "Hidden"
+home = "Readable"
 `)
 	c := Defaults()
 	if err := c.LoadFile(path); err != nil {
@@ -39,7 +39,7 @@ home = "Hidden"
 	want := Config{
 		CommandTimeout: 150 * time.Second, MaxOutput: 8000, Copy: true, TokenBudget: 0,
 		MaxReply: 1 << 30, Poll: true, Settle: 250 * time.Millisecond, Color: ColorNever,
-		Sandbox: SandboxStrict, Network: false, Home: HomeHidden, KeepEnv: []string{"AWS_PROFILE", "GH_*"},
+		Sandbox: SandboxStrict, Network: false, Home: HomeReadable, KeepEnv: []string{"AWS_PROFILE", "GH_*"},
 		Yes: true, ListLimit: 50, ReadLines: 2000,
 		Agent: Defaults().Agent, // untouched by this file
 	}

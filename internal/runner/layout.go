@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // SettingsName is the settings file courier reads from the root.
@@ -141,4 +143,55 @@ func realPath(path string) (string, error) {
 		}
 		rest = filepath.Join(filepath.Base(p), rest)
 	}
+}
+
+// Every courier root of the person is hidden from every command, whatever
+// the settings show: another root's sessions hold other conversations and
+// its inbox answers for them. Roots are found in a list in the person's
+// state folder, which each root adds itself to when courier uses it.
+
+// maxRoots bounds the list courier reads.
+const maxRoots = 1000
+
+// rootsFile is the list of the person's courier roots.
+func rootsFile(getenv func(string) string) string {
+	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "courier", "roots")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "courier", "roots")
+	}
+	return ""
+}
+
+// CourierPlaces returns what of the person's courier roots commands must
+// not see: each root's sessions, inbox, outbox and caches, and the list
+// itself. It adds p's root to the list first when the list lacks it; a list
+// that cannot be written only leaves other roots to the sandbox's walls.
+func (p Paths) CourierPlaces(getenv func(string) string) []string {
+	out := []string{p.Sessions, p.Inbox, p.Outbox, filepath.Join(p.Root, "cache")}
+	file := rootsFile(getenv)
+	if file == "" || !filepath.IsAbs(p.Root) {
+		return out
+	}
+	data, _ := os.ReadFile(file)
+	roots := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(roots) > maxRoots {
+		roots = roots[len(roots)-maxRoots:]
+	}
+	if !slices.Contains(roots, p.Root) {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err == nil {
+			if f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+				fmt.Fprintln(f, p.Root)
+				f.Close()
+			}
+		}
+	}
+	for _, r := range roots {
+		if r != p.Root && filepath.IsAbs(r) {
+			o := DefaultPaths(r)
+			out = append(out, o.Sessions, o.Inbox, o.Outbox, filepath.Join(r, "cache"))
+		}
+	}
+	return append(out, file)
 }

@@ -15,8 +15,7 @@ import (
 // thread starts the shell hands it the same restrictions.
 
 // confine restricts the launcher, and so everything it starts:
-// no_new_privs, Landlock, the UNIX socket filter when the network is cut,
-// and no capabilities. A layer opts.Kernel reports as available that
+// no_new_privs, Landlock, the seccomp filter, and no capabilities. A layer opts.Kernel reports as available that
 // cannot be applied fails the command rather than letting it run without.
 func confine(opts Options) error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
@@ -31,8 +30,8 @@ func confine(opts Options) error {
 	case opts.Kernel.Landlock > 0:
 		return fmt.Errorf("landlock is gone: %w", err)
 	}
-	if opts.NoNetwork && opts.Kernel.Seccomp {
-		if err := refuseUnixSockets(); err != nil {
+	if opts.Kernel.Seccomp {
+		if err := installFilter(opts.NoNetwork); err != nil {
 			return err
 		}
 	}

@@ -31,7 +31,8 @@ func Launcher(opts Options, argv, env []string) (Launch, error) {
 }
 
 // launchAttr starts the launcher in its own session and, when the kernel
-// allows it, in new user, mount and PID namespaces (and a network one),
+// allows it, in new user, mount, PID, IPC (the person's shared memory and
+// message queues are not in it) and UTS namespaces (and a network one),
 // mapping only the person's own user and group, so tools do not think they
 // are root. Pdeathsig ends the launcher when courier dies, even by kill -9;
 // as the PID namespace's first process its end ends every process in it.
@@ -40,7 +41,7 @@ func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
 	if !namespaces {
 		return attr
 	}
-	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
 	if network {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}

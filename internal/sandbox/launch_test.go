@@ -36,7 +36,7 @@ func runSandboxed(t *testing.T, sr sandboxRun) (string, int) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), sr.env...)
-	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv, os.Getenv) {
+	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv) {
 		env = append(env, k+"="+v)
 	}
 	l, err := sandbox.Launcher(sr.opts, []string{"/bin/sh", "-c", sr.script}, env)

@@ -21,9 +21,16 @@ type Kernel struct {
 	// Network: a network namespace as well, with its loopback up.
 	Network    bool   `json:"network"`
 	NetworkWhy string `json:"networkWhy,omitempty"`
-	// Seccomp: the filter that refuses UNIX sockets.
+	// Seccomp: the filter that refuses keyring, mount, module and other
+	// calls no command needs, and UNIX sockets with the network cut.
 	Seccomp    bool   `json:"seccomp"`
 	SeccompWhy string `json:"seccompWhy,omitempty"`
+	// Overlay: the person's caches can be seen under a session's layer.
+	Overlay    bool   `json:"overlay"`
+	OverlayWhy string `json:"overlayWhy,omitempty"`
+	// Cgroup: a control group can bound a command's processes and memory.
+	Cgroup    bool   `json:"cgroup"`
+	CgroupWhy string `json:"cgroupWhy,omitempty"`
 }
 
 // Layer is one layer of the confinement as courier sandbox check shows it.
@@ -33,6 +40,9 @@ type Layer struct {
 	// layers while the network is on).
 	Needed bool `json:"needed"`
 	Active bool `json:"active"`
+	// Speed marks a layer that saves time rather than protects:
+	// sandbox = "strict" does not insist on it.
+	Speed bool `json:"speed,omitempty"`
 	// Detail says what the layer does when active, or else why it is
 	// missing and what is then not protected.
 	Detail string `json:"detail"`
@@ -47,36 +57,76 @@ func Layers(opts Options) []Layer {
 	}
 	missing := func(why, unprotected string) string { return why + "; without it " + unprotected }
 	ns := k.Namespaces
+	home := "a private home holding read-only only the tools on PATH, the toolchains and the configuration files builds read"
+	if opts.HomeReadable {
+		home = "your home read-only but for its secret places, which look empty (home = \"readable\")"
+	}
 	layers := []Layer{
 		{Name: "user namespace", Needed: true, Active: ns, Detail: pick(ns,
 			"commands run as your own user in a namespace of their own, which gives them no power over the machine",
-			missing(k.NamespacesWhy, "the mount and PID namespaces are missing too"))},
+			missing(k.NamespacesWhy, "the mount, PID and IPC namespaces are missing too"))},
 		{Name: "mount namespace", Needed: true, Active: ns, Detail: pick(ns,
-			".git is read-only; secret files, session sockets and courier's sessions, inbox and outbox are empty; /tmp and /dev/pts are private",
-			missing(k.NamespacesWhy, "commands can write .git, read your secret files and courier's sessions, reach your session's sockets and terminals, and share /tmp with you"))},
+			"commands see a world built for them: the system's folders read-only, "+home+", no courier folder but the workspace, a private /tmp, /dev and /proc; they change only the workspace (every .git in it read-only), the session's cache layers and temporary folders, and nothing else, not even modes or times",
+			missing(k.NamespacesWhy, "commands see all your files, can change the modes and times of files outside the workspace, write .git, and reach your session's sockets and terminals"))},
 		{Name: "pid namespace", Needed: true, Active: ns, Detail: pick(ns,
 			"commands see only their own processes, and every process they start ends with them",
 			missing(k.NamespacesWhy, "commands can read the environment of your processes in /proc, and a process that leaves its session (setsid) can outlive the command"))},
+		{Name: "ipc namespace", Needed: true, Active: ns, Detail: pick(ns,
+			"commands cannot see or change your shared memory, semaphores and message queues",
+			missing(k.NamespacesWhy, "commands can read, change and remove your System V shared memory"))},
 	}
 	netOn := !opts.NoNetwork
 	layers = append(layers,
 		Layer{Name: "network namespace", Needed: !netOn, Active: !netOn && ns && k.Network, Detail: netDetail(opts)},
 		Layer{Name: "unix socket filter", Needed: !netOn, Active: !netOn && k.Seccomp, Detail: socketDetail(opts)},
+		Layer{Name: "seccomp filter", Needed: true, Active: k.Seccomp, Detail: pick(k.Seccomp,
+			"commands get a new session keyring and cannot call keyctl, add_key or request_key, mount anything, load BPF programs or kernel modules, open perf events or userfaultfd, or use io_uring",
+			missing(k.SeccompWhy, "commands can read and change the keys of your session keyring"))},
+		Layer{Name: "warm caches", Needed: opts.Caches != "", Speed: true, Active: ns && k.Overlay, Detail: pick(ns && k.Overlay,
+			"commands see your Go, pip, npm and cargo caches read-only, under a writable layer of the session's own (overlayfs)",
+			missing(k.OverlayWhy, "each session's caches start empty, so its first builds take longer"))},
 	)
 	ll := k.Landlock > 0
 	layers = append(layers,
 		Layer{Name: "landlock", Needed: true, Active: ll, Detail: pick(ll,
-			fmt.Sprintf("commands write only in the workspace, courier's tool caches and the temporary folders (Landlock ABI %d)", k.Landlock),
+			fmt.Sprintf("commands write only in the workspace, the session's cache layers and the temporary folders (Landlock ABI %d)", k.Landlock),
 			missing(k.LandlockWhy, "commands can write wherever you can"))},
 		Layer{Name: "landlock scopes", Needed: true, Active: k.Landlock >= scopeABI, Detail: pick(k.Landlock >= scopeABI,
 			"commands cannot signal processes outside their sandbox or connect to abstract UNIX sockets outside it (X11, D-Bus)",
 			missing(fmt.Sprintf("needs Landlock ABI %d (Linux 6.12), the kernel has %d", scopeABI, k.Landlock),
 				"commands can connect to abstract UNIX sockets of your session (X11, D-Bus) while the network is on"))},
+		Layer{Name: "limits", Needed: opts.Limits.Processes > 0 || opts.Limits.Memory > 0, Active: k.Cgroup || os.Getuid() != 0, Detail: limitsDetail(opts)},
 		Layer{Name: "capabilities", Needed: true, Active: true, Detail: capsDetail(ns)},
 		Layer{Name: "no_new_privs", Needed: true, Active: true, Detail: "setuid and file-capability programs give commands no privileges"},
 		Layer{Name: "environment allow-list", Needed: true, Active: true, Detail: "commands get only the allow-listed variables, the tool variables and keep_env (courier config lists them)"},
 	)
 	return layers
+}
+
+// limitsDetail says how the command's processes and memory are bounded.
+func limitsDetail(opts Options) string {
+	l := opts.Limits
+	what := fmt.Sprintf("at most %d processes and %s of memory per command", l.Processes, human(l.Memory))
+	switch {
+	case opts.Kernel.Cgroup:
+		return what + " (a control group)"
+	case os.Getuid() == 0:
+		return opts.Kernel.CgroupWhy + "; without it a command of root's is bound only by each process's data size, and may start any number of processes"
+	}
+	return what + " (resource limits: the processes per command, the data size per process; " + opts.Kernel.CgroupWhy + ")"
+}
+
+// human is a size in the largest unit it fills.
+func human(n int64) string {
+	switch {
+	case n <= 0:
+		return "no limit"
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%d GB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // scopeABI is the Landlock ABI that scopes signals and abstract sockets.
@@ -154,11 +204,13 @@ func Check(opts Options) error {
 		return nil
 	}
 	if opts.Strict {
-		if miss := Missing(opts); len(miss) > 0 {
-			names := make([]string, len(miss))
-			for i, l := range miss {
-				names[i] = l.Name
+		var names []string
+		for _, l := range Missing(opts) {
+			if !l.Speed {
+				names = append(names, l.Name)
 			}
+		}
+		if len(names) > 0 {
 			return fmt.Errorf("sandbox = \"strict\" and this kernel does not allow %s (courier sandbox check says why)", strings.Join(names, ", "))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Main is courier's sandbox launcher, run when os.Args[1] == ExecArg with
@@ -31,6 +33,10 @@ func Main(args []string, stderr io.Writer) int {
 	if err := nullStdin(); err != nil {
 		return fail(stderr, err)
 	}
+	if err := joinCgroups(opts.Limits.Cgroups); err != nil {
+		return fail(stderr, err)
+	}
+	newKeyring()
 	if opts.Kernel.Namespaces {
 		if err := enterNamespaces(opts); err != nil {
 			return fail(stderr, err)
@@ -38,6 +44,11 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	if err := confine(opts); err != nil {
 		return fail(stderr, err)
+	}
+	if len(opts.Limits.Cgroups) == 0 {
+		if err := setRlimits(opts.Limits); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	if opts.Kernel.Namespaces {
 		code, err := runInit(argv, req.Env)
@@ -48,6 +59,13 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	err = syscall.Exec(argv[0], argv, req.Env)
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
+}
+
+// newKeyring gives the launcher, and so the command, a new session keyring
+// of its own in place of the person's. Where keyring calls are refused
+// already (a container's own filter) there is nothing to leave.
+func newKeyring() {
+	_, _ = unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
 }
 
 // nullStdin puts /dev/null on stdin once the options are read: commands
@@ -81,7 +99,7 @@ func enterNamespaces(opts Options) error {
 	if err != nil {
 		return fmt.Errorf("find the working folder: %w", err)
 	}
-	if err := isolate(opts); err != nil {
+	if err := buildWorld(opts); err != nil {
 		return err
 	}
 	if err := os.Chdir(wd); err != nil {

@@ -19,7 +19,7 @@ var secretPlaces = []string{
 	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".pki",
 	".local/share/kwalletd", ".config/keepassxc",
 	// cloud and platform credentials
-	".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
+	".aws", ".azure", ".config/gcloud", ".kube", ".docker",
 	".config/containers/auth.json", ".oci", ".config/doctl", ".vault-token",
 	".terraform.d/credentials.tfrc.json", ".config/gh", ".config/hub",
 	".config/op", ".config/heroku", ".netrc", ".git-credentials",
@@ -28,8 +28,9 @@ var secretPlaces = []string{
 	".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip/pip.conf",
 	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
 	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
-	// other coding agents' keys
-	".config/openai", ".codex", ".claude", ".claude.json",
+	// the keys of coding agents and LLM tools, model hubs
+	".config/openai", ".codex", ".claude", ".claude.json", ".gemini", ".config/io.datasette.llm",
+	".ollama", ".cache/huggingface", ".huggingface", ".config/github-copilot", ".config/anthropic",
 	// browser profiles and mail
 	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium",
 	".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi",
@@ -113,19 +114,23 @@ func broad(dir string) bool {
 	return filepath.Dir(filepath.Clean(dir)) == "/home"
 }
 
-// toolPlaces are folders under home that hold toolchains and the caches
-// builds read: shown read-only when the home folder is hidden.
+// toolPlaces are the places under home that hold toolchains, and the few
+// configuration files builds read: a private home shows them read-only.
 var toolPlaces = []string{
 	".rustup", ".cargo/bin", "go/bin", ".pyenv", ".nvm", ".volta", ".local/bin",
 	".sdkman", ".deno", ".bun", ".asdf", ".nodenv", ".rbenv", ".m2/repository",
+	".gitconfig", ".config/git/config", ".config/git/ignore", ".cargo/config.toml",
 }
 
-// ToolFolders returns the folders a hidden home or a private /tmp keeps
-// visible, read-only: every folder on PATH, the toolchains under home and
-// the person's Go module cache (courier's Go proxy reads it, see ToolEnv).
-// One that is itself a hidden folder (PATH=$HOME:...) shows nothing: see
-// cover.
-func ToolFolders(getenv func(string) string) []string {
+// toolRoots are the variables that name a toolchain's folder.
+var toolRoots = []string{"GOROOT", "JAVA_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR"}
+
+// ToolFolders returns the places of the person's a command sees read-only:
+// every folder on PATH, the toolchains the environment names, the tool
+// places of the home folder, and extra (the read_only setting). A place
+// that is or holds a secret place (PATH=~/.ssh) or the home itself is never
+// shown: see the view.
+func ToolFolders(getenv func(string) string, extra []string) []string {
 	var out []string
 	add := func(p string) {
 		if p == "" || !filepath.IsAbs(p) {
@@ -135,19 +140,29 @@ func ToolFolders(getenv func(string) string) []string {
 		if slices.Contains(out, p) {
 			return
 		}
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
+		if _, err := os.Stat(p); err == nil {
 			out = append(out, p)
 		}
 	}
 	for _, p := range filepath.SplitList(getenv("PATH")) {
 		add(p)
+		// A version manager's shims (pyenv, rbenv, nodenv, asdf) run the
+		// manager and its toolchains from the folder that holds them.
+		if filepath.Base(p) == "shims" {
+			add(filepath.Dir(p))
+		}
+	}
+	for _, v := range toolRoots {
+		add(getenv(v))
 	}
 	if home := getenv("HOME"); home != "" {
 		for _, p := range toolPlaces {
 			add(filepath.Join(home, filepath.FromSlash(p)))
 		}
 	}
-	add(personGoModCache(getenv))
+	for _, p := range extra {
+		add(p)
+	}
 	return out
 }
 

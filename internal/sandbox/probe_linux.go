@@ -24,19 +24,41 @@ const probeArg = "probe"
 
 // Probe finds what the running kernel allows: it starts the launcher in new
 // user, mount, PID and network namespaces, as commands will be, and the
-// launcher tries there the mounts, the loopback and the socket filter a
-// command needs. It takes a few milliseconds; courier probes once a run.
-func Probe() Kernel {
+// launcher tries there the mounts, the loopback and the seccomp filter a
+// command needs, and an overlay mount in a folder it makes in caches, the
+// file system the sessions' cache layers live on ("" tries none). It takes
+// a few milliseconds; courier probes once a run.
+func Probe(caches string) Kernel {
 	var k Kernel
 	abi, err := Available()
 	k.Landlock = abi
 	if err != nil {
 		k.LandlockWhy = err.Error()
 	}
-	r, err := runProbe(true, true)
+	if c, err := NewCgroup(Limits{Processes: 1}); err != nil {
+		k.CgroupWhy = err.Error()
+	} else {
+		c.Remove()
+		k.Cgroup = true
+	}
+	var overlayDir string
+	if caches != "" {
+		if err := os.MkdirAll(caches, 0o700); err == nil {
+			overlayDir, _ = os.MkdirTemp(caches, ".probe-")
+		}
+		if overlayDir != "" {
+			defer func() {
+				if root, err := os.OpenRoot(caches); err == nil {
+					_ = removeTree(root, filepath.Base(overlayDir))
+					root.Close()
+				}
+			}()
+		}
+	}
+	r, err := runProbe(true, true, overlayDir)
 	if err != nil {
 		netErr := err
-		if r, err = runProbe(true, false); err == nil {
+		if r, err = runProbe(true, false, overlayDir); err == nil {
 			r.NetworkWhy = "the kernel refuses a network namespace: " + netErr.Error()
 		}
 	}
@@ -46,9 +68,16 @@ func Probe() Kernel {
 	}
 	k.Namespaces, k.NamespacesWhy = r.Namespaces, first(r.NamespacesWhy, k.NamespacesWhy)
 	k.Network, k.NetworkWhy = r.Network, first(r.NetworkWhy, k.NetworkWhy)
+	k.Overlay, k.OverlayWhy = r.Overlay, r.OverlayWhy
+	switch {
+	case !r.Namespaces:
+		k.OverlayWhy = "needs the mount namespace"
+	case overlayDir == "":
+		k.OverlayWhy = "no folder for the cache layers"
+	}
 	if !r.Namespaces {
-		// The socket filter is tried outside the namespaces then.
-		r, err = runProbe(false, false)
+		// The seccomp filter is tried outside the namespaces then.
+		r, err = runProbe(false, false, "")
 		if err != nil {
 			k.SeccompWhy = err.Error()
 			return k
@@ -67,7 +96,7 @@ func first(a, b string) string {
 
 // runProbe runs the launcher's probe in the namespaces asked for and reads
 // its findings. An error means the launcher could not run there at all.
-func runProbe(namespaces, network bool) (Kernel, error) {
+func runProbe(namespaces, network bool, overlayDir string) (Kernel, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	args := []string{"courier", ExecArg, probeArg}
@@ -76,6 +105,9 @@ func runProbe(namespaces, network bool) (Kernel, error) {
 	}
 	if network {
 		args = append(args, "network")
+	}
+	if overlayDir != "" {
+		args = append(args, "overlay="+overlayDir)
 	}
 	cmd := exec.CommandContext(ctx, selfExe)
 	cmd.Args = args
@@ -134,6 +166,15 @@ func probeChild(args []string, stdout io.Writer) int {
 		case os.Getpid() != 1:
 			k.NamespacesWhy = "the launcher did not start in a new PID namespace"
 		default:
+			for _, a := range args {
+				if dir, ok := strings.CutPrefix(a, "overlay="); ok {
+					if err := probeOverlay(dir); err != nil {
+						k.OverlayWhy = err.Error()
+					} else {
+						k.Overlay = true
+					}
+				}
+			}
 			if err := probeMounts(); err != nil {
 				k.NamespacesWhy = explainDenied(err)
 			} else {
@@ -163,58 +204,68 @@ func probeChild(args []string, stdout io.Writer) int {
 	return 0
 }
 
-// probeMounts does, in the probe's private mount namespace, each kind of
-// mount a command's view needs: a covered folder with a folder shown in
-// it, an empty file, a read-only folder, and a /proc and a /dev/pts of its
-// own.
+// probeMounts builds, in the probe's private mount namespace, a world as
+// a command's is built, with a writable folder and a read-only one inside
+// it, and checks both.
 func probeMounts() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
 	}
-	tmp := "/tmp"
-	if err := cover(coverage{dir: tmp, private: true}, nil); err != nil {
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0755"); err != nil {
+		return fmt.Errorf("mount a tmpfs: %w", err)
+	}
+	ws := "/tmp/ws"
+	if err := os.MkdirAll(filepath.Join(ws, "ro"), 0o755); err != nil {
 		return err
 	}
-	shown := filepath.Join(tmp, "shown")
-	if err := os.Mkdir(shown, 0o755); err != nil {
+	if err := buildWorld(Options{Writable: []string{ws}, ReadOnly: []string{filepath.Join(ws, "ro")}}); err != nil {
 		return err
 	}
-	if err := cover(coverage{dir: tmp}, []keep{{path: shown}}); err != nil {
-		return err
+	if err := os.WriteFile(filepath.Join(ws, "f"), nil, 0o644); err != nil {
+		return fmt.Errorf("the writable folder refused a write: %w", err)
 	}
-	if err := readOnlyBind(shown); err != nil {
-		return err
+	for _, p := range []string{filepath.Join(ws, "ro", "f"), "/etc/courier-probe"} {
+		if err := os.WriteFile(p, nil, 0o644); !errors.Is(err, unix.EROFS) {
+			return fmt.Errorf("a read-only place took a write (%v)", err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(shown, "f"), nil, 0o644); !errors.Is(err, unix.EROFS) {
-		return fmt.Errorf("a read-only folder took a write (%v)", err)
-	}
-	if err := cover(coverage{dir: tmp, private: true}, nil); err != nil {
-		return err
-	}
-	secret := filepath.Join(tmp, "secret")
-	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
-		return err
-	}
-	if err := hide(secret, nil, nil); err != nil {
-		return err
-	}
-	if data, err := os.ReadFile(secret); err != nil || len(data) != 0 {
-		return fmt.Errorf("a hidden file still reads %q (%v)", data, err)
-	}
-	if err := mountProc(); err != nil {
-		return err
-	}
-	return privateTerminals()
+	return nil
 }
 
-// probeSeccomp installs the UNIX socket filter on the probe itself and
-// checks that it refuses a UNIX socket.
+// probeOverlay mounts an overlay in a folder of dir, the file system the
+// sessions' cache layers live on, and checks that a write lands in the
+// upper folder only.
+func probeOverlay(dir string) error {
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return err
+		}
+	}
+	data := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work,userxattr", dir, dir, dir)
+	if err := unix.Mount("overlay", filepath.Join(dir, "merged"), "overlay", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
+		return fmt.Errorf("mount an overlay: %w", err)
+	}
+	defer unix.Unmount(filepath.Join(dir, "merged"), unix.MNT_DETACH)
+	if err := os.WriteFile(filepath.Join(dir, "merged", "f"), nil, 0o600); err != nil {
+		return fmt.Errorf("write through an overlay: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "upper", "f")); err != nil {
+		return fmt.Errorf("an overlay's write is not in its upper folder: %w", err)
+	}
+	return nil
+}
+
+// probeSeccomp installs the seccomp filter on the probe itself and checks
+// that it refuses a keyring call and a UNIX socket.
 func probeSeccomp() error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	if err := refuseUnixSockets(); err != nil {
+	if err := installFilter(true); err != nil {
 		return err
+	}
+	if _, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0, 0); !errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("the filter let a keyring call through (%v)", err)
 	}
 	return checkUnixSocketsRefused()
 }

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"syscall"
 )
@@ -51,42 +50,46 @@ type Launch struct {
 }
 
 // Options says how to confine a command.
+//
+// With the mount namespace the command's world is built from nothing (see
+// view_linux.go): the system folders read-only, a private home with
+// read-only views of what tools need, private temporary folders, and the
+// writable folders below; nothing else of the person's files is there.
 type Options struct {
-	// Writable lists the folders the command may change besides its tool
-	// caches and temporary folders; the caller passes the workspace here.
+	// Writable lists the folders the command may change besides its cache
+	// layers and temporary folders; the caller passes the workspace here.
 	Writable []string `json:"writable,omitempty"`
 	// ReadOnly lists paths inside writable folders the command may only
-	// read: the workspace's .git (see GitPaths). It needs the mount
-	// namespace.
+	// read: every .git of the workspace. It needs the mount namespace.
 	ReadOnly []string `json:"readOnly,omitempty"`
-	// Hide lists folders and files whose content the command must not see:
-	// courier's own sessions, inbox and outbox. Folders become empty and
-	// files empty.
+	// Hide lists folders and files the command must not see even where
+	// what holds them is shown: courier's own folders of every courier
+	// root of the person. Folders look empty, files empty.
 	Hide []string `json:"hide,omitempty"`
-	// Sockets say where the sockets of the person's session are (see
-	// SocketEnv.Existing), hidden like Hide. The ones that exist are looked
-	// up as each command starts, so that one made while courier runs (an
-	// SSH agent or a container engine started during a long watch) is
-	// hidden from the next command.
-	Sockets SocketEnv `json:"sockets,omitzero"`
-	// Home is the person's home folder, whose secret places (SecretPlaces)
-	// are hidden like Hide. They are looked up as each command starts, so
-	// one made while courier runs (an 'aws configure' in another terminal
-	// during a long watch) is hidden from the next command.
-	Home string `json:"home,omitempty"`
-	// HideHome, when set, is the person's home folder: the command then sees
-	// only the Show folders of it, and the writable ones.
-	HideHome string `json:"hideHome,omitempty"`
-	// Show lists folders kept visible, read-only, inside a hidden home or a
-	// private temporary folder: toolchains, PATH entries.
+	// Show lists the person's places the command sees read-only: folders
+	// on PATH, toolchains, the configuration files builds read, and the
+	// person's read_only setting (see ToolFolders).
 	Show []string `json:"show,omitempty"`
-	// Caches is courier's folder for the commands' tool caches and
-	// temporary folders (see ToolEnv); empty leaves the tools' own
-	// settings alone.
+	// Home is the person's home folder. The command sees it empty but for
+	// Show and its cache layers, unless HomeReadable.
+	Home string `json:"home,omitempty"`
+	// HomeReadable shows the whole home read-only instead, but for its
+	// secret places (SecretPlaces) and the session's sockets, looked up as
+	// each command starts, so that one made while courier runs (an 'aws
+	// configure' during a long watch) is hidden from the next command.
+	HomeReadable bool      `json:"homeReadable,omitempty"`
+	Sockets      SocketEnv `json:"sockets,omitzero"`
+	// Caches is courier's folder for the sessions' cache layers and
+	// temporary folders (see Layer); empty leaves the tools' own settings
+	// alone.
 	Caches string `json:"caches,omitempty"`
-	// Session names the session whose private temporary folder the command
-	// gets under Caches.
+	// Session names the session whose layer the command gets.
 	Session string `json:"session,omitempty"`
+	// Tools are the person's caches the command sees warm, each under a
+	// writable layer of the session's own (see PersonCaches).
+	Tools []Cache `json:"tools,omitempty"`
+	// Limits bound the command's processes and memory.
+	Limits Limits `json:"limits,omitzero"`
 	// NoNetwork cuts the network: a network namespace with only loopback,
 	// no UNIX sockets, and Landlock's TCP rules.
 	NoNetwork bool `json:"noNetwork,omitempty"`
@@ -103,6 +106,16 @@ type Options struct {
 	Probe func(session string) Kernel `json:"-"`
 }
 
+// Limits bound one command: its processes at once and its memory.
+type Limits struct {
+	Processes int   `json:"processes,omitempty"`
+	Memory    int64 `json:"memory,omitempty"`
+	// Cgroups are the control groups made for the command (see
+	// NewCgroup), which the launcher joins; with none it sets resource
+	// limits instead.
+	Cgroups []string `json:"cgroups,omitempty"`
+}
+
 // Probed returns the options with Kernel filled in by Probe, when set.
 func (o Options) Probed() Options {
 	if o.Probe != nil {
@@ -112,12 +125,9 @@ func (o Options) Probed() Options {
 	return o
 }
 
-// ToolsDir and TempDir are the folders under Caches that commands may
-// write: the shared tool caches, and the session's temporary folder.
-func (o Options) ToolsDir() string { return filepath.Join(o.Caches, "tools") }
-
-// TempDir is the session's private temporary folder, "" without Caches.
-func (o Options) TempDir() string {
+// Layer is the session's own folder under Caches: its temporary folder
+// and the writable layer of each cache. "" without Caches.
+func (o Options) Layer() string {
 	if o.Caches == "" {
 		return ""
 	}
@@ -125,30 +135,29 @@ func (o Options) TempDir() string {
 	if session == "" {
 		session = "none"
 	}
-	return filepath.Join(o.Caches, "tmp", filepath.Base(session))
+	return filepath.Join(o.Caches, "sessions", filepath.Base(session))
 }
 
-// writable is every folder the command may change.
+// TempDir is the session's private temporary folder (TMPDIR), "" without
+// Caches.
+func (o Options) TempDir() string {
+	if o.Caches == "" {
+		return ""
+	}
+	return filepath.Join(o.Layer(), "tmp")
+}
+
+// writable is every folder the command may change, as the command sees
+// them.
 func (o Options) writable() []string {
 	dirs := append([]string(nil), o.Writable...)
 	if o.Caches != "" {
-		dirs = append(dirs, o.ToolsDir(), o.TempDir())
-	}
-	return dirs
-}
-
-// Prepare creates courier's cache folders the options name, which must
-// exist before the launcher can open them.
-func Prepare(o Options) error {
-	if o.Caches == "" {
-		return nil
-	}
-	for _, d := range append(toolDirs(o), o.TempDir()) {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return fmt.Errorf("create courier's tool caches: %w", err)
+		dirs = append(dirs, o.TempDir())
+		for _, c := range o.caches() {
+			dirs = append(dirs, c.view)
 		}
 	}
-	return nil
+	return dirs
 }
 
 // The launcher reads its options from stdin, then puts /dev/null there for

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,8 +17,9 @@ func TestRequestRoundTrip(t *testing.T) {
 	tests := []request{
 		{Options: Options{}, Env: []string{}},
 		{Options: Options{Writable: []string{"/work/ws", "/other dir"}, ReadOnly: []string{"/work/ws/.git"}, Hide: []string{"/run/user/1000"},
-			Home: "/home/me", HideHome: "/home/me", Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
-			NoNetwork: true, Strict: true, Kernel: Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}},
+			Home: "/home/me", HomeReadable: true, Show: []string{"/home/me/.cargo/bin"}, Caches: "/r/cache", Session: "s1",
+			Tools: []Cache{{Name: "go-build", Env: "GOCACHE", Person: "/home/me/.cache/go-build"}}, Limits: Limits{Processes: 10, Memory: 1 << 30, Cgroups: []string{"/sys/fs/cgroup/x"}},
+			NoNetwork: true, Strict: true, Kernel: Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true, Overlay: true, Cgroup: true}},
 			Env: []string{"PATH=/usr/bin", "LD_PRELOAD=./evil.so"}},
 		{Options: Options{Writable: []string{"--", "-c\n\x00"}}, Env: []string{"A=b\nc=d"}},
 	}
@@ -140,51 +142,44 @@ func TestGitPaths(t *testing.T) {
 
 func TestToolEnv(t *testing.T) {
 	home := t.TempDir()
-	mods := filepath.Join(home, "go", "pkg", "mod")
-	if err := os.MkdirAll(filepath.Join(mods, "cache", "download"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{".cache/go-build", "go/pkg/mod", ".npm"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	env := func(vars map[string]string) func(string) string {
-		return func(k string) string { return vars[k] }
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	kept := func(k string) string { return map[string]string{"GOFLAGS": "-mod=mod"}[k] }
+	layer := "/r/cache/sessions/abc"
+	private := map[string]string{
+		"TMPDIR": layer + "/tmp", "PYTHONUSERBASE": layer + "/python", "CARGO_HOME": layer + "/cargo", "XDG_CACHE_HOME": layer + "/xdg",
+		"GOFLAGS": "-mod=mod -modcacherw", "PIP_CACHE_DIR": layer + "/pip",
 	}
-	opts := Options{Caches: "/r/cache", Session: "abc"}
 	tests := []struct {
-		name        string
-		person      map[string]string
-		kept        map[string]string
-		wantFlags   string
-		wantProxy   string
-		wantNoProxy bool
+		name string
+		k    Kernel
+		want map[string]string
 	}{
-		{"no Go module cache", map[string]string{"HOME": t.TempDir()}, nil, "-modcacherw", "", true},
-		{"the person's module cache first", map[string]string{"HOME": home}, nil, "-modcacherw",
-			"file://" + filepath.Join(mods, "cache", "download") + ",https://proxy.golang.org,direct", false},
-		{"a kept proxy and flags extended", map[string]string{"GOMODCACHE": mods}, map[string]string{"GOPROXY": "https://corp", "GOFLAGS": "-mod=mod"},
-			"-mod=mod -modcacherw", "file://" + filepath.Join(mods, "cache", "download") + ",https://corp", false},
+		{"the person's caches under the session's layer", Kernel{Namespaces: true, Overlay: true}, map[string]string{
+			"GOCACHE": filepath.Join(home, ".cache/go-build"), "GOMODCACHE": filepath.Join(home, "go/pkg/mod"), "npm_config_cache": filepath.Join(home, ".npm")}},
+		{"without overlay, the session's empty caches", Kernel{Namespaces: true}, map[string]string{
+			"GOCACHE": layer + "/go-build", "GOMODCACHE": layer + "/go-mod", "npm_config_cache": layer + "/npm"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ToolEnv(opts, env(tt.person), env(tt.kept))
-			want := map[string]string{
-				"GOPATH": "/r/cache/tools/go", "GOMODCACHE": "/r/cache/tools/go/pkg/mod", "GOCACHE": "/r/cache/tools/go-build",
-				"CARGO_HOME": "/r/cache/tools/cargo", "npm_config_cache": "/r/cache/tools/npm", "PIP_CACHE_DIR": "/r/cache/tools/pip",
-				"PYTHONUSERBASE": "/r/cache/tools/python", "XDG_CACHE_HOME": "/r/cache/tools/xdg", "TMPDIR": "/r/cache/tmp/abc",
-				"GOFLAGS": tt.wantFlags,
-			}
-			if !tt.wantNoProxy {
-				want["GOPROXY"] = tt.wantProxy
-			}
-			if !reflect.DeepEqual(got, want) {
+			opts := Options{Caches: "/r/cache", Session: "abc", Tools: PersonCaches(getenv), Kernel: tt.k}
+			want := maps.Clone(private)
+			maps.Copy(want, tt.want)
+			if got := ToolEnv(opts, kept); !reflect.DeepEqual(got, want) {
 				t.Errorf("ToolEnv =\n%v\nwant\n%v", got, want)
 			}
-			for name := range got {
+			for name := range want {
 				if !slices.Contains(ToolVars(), name) {
 					t.Errorf("ToolVars lacks %s", name)
 				}
 			}
 		})
 	}
-	if got := ToolEnv(Options{}, env(nil), env(nil)); got != nil {
+	if got := ToolEnv(Options{}, kept); got != nil {
 		t.Errorf("without caches ToolEnv = %v, want nothing", got)
 	}
 }
@@ -230,7 +225,7 @@ func TestSessionSocketsHideTheAgentsFolderUnlessBroad(t *testing.T) {
 }
 
 func TestCheckAndMissingLayers(t *testing.T) {
-	all := Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true}
+	all := Kernel{Landlock: 7, Namespaces: true, Network: true, Seccomp: true, Overlay: true}
 	tests := []struct {
 		name    string
 		opts    Options
@@ -239,17 +234,21 @@ func TestCheckAndMissingLayers(t *testing.T) {
 	}{
 		{"every layer", Options{Kernel: all, Strict: true}, nil, ""},
 		{"every layer, network cut", Options{Kernel: all, Strict: true, NoNetwork: true}, nil, ""},
-		{"network layers unneeded while the network is on", Options{Kernel: Kernel{Landlock: 7, Namespaces: true}, Strict: true}, nil, ""},
+		{"network layers unneeded while the network is on", Options{Kernel: Kernel{Landlock: 7, Namespaces: true, Seccomp: true}, Strict: true}, nil, ""},
 		{"no user namespace, auto", Options{Kernel: Kernel{Landlock: 7, Seccomp: true}},
-			[]string{"user namespace", "mount namespace", "pid namespace"}, ""},
+			[]string{"user namespace", "mount namespace", "pid namespace", "ipc namespace"}, ""},
 		{"no user namespace, strict", Options{Kernel: Kernel{Landlock: 7, Seccomp: true}, Strict: true},
-			[]string{"user namespace", "mount namespace", "pid namespace"}, `sandbox = "strict" and this kernel does not allow user namespace, mount namespace, pid namespace`},
+			[]string{"user namespace", "mount namespace", "pid namespace", "ipc namespace"}, `sandbox = "strict" and this kernel does not allow user namespace, mount namespace, pid namespace, ipc namespace`},
 		{"network cut by landlock alone", Options{Kernel: Kernel{Landlock: 7, Seccomp: true}, NoNetwork: true},
-			[]string{"user namespace", "mount namespace", "pid namespace", "network namespace"}, ""},
+			[]string{"user namespace", "mount namespace", "pid namespace", "ipc namespace", "network namespace"}, ""},
 		{"network cannot be cut", Options{Kernel: Kernel{Landlock: 3}, NoNetwork: true},
-			[]string{"user namespace", "mount namespace", "pid namespace", "network namespace", "unix socket filter", "landlock scopes"}, "network = false, but"},
-		{"old landlock, strict", Options{Kernel: Kernel{Landlock: 5, Namespaces: true}, Strict: true},
+			[]string{"user namespace", "mount namespace", "pid namespace", "ipc namespace", "network namespace", "unix socket filter", "seccomp filter", "landlock scopes"}, "network = false, but"},
+		{"old landlock, strict", Options{Kernel: Kernel{Landlock: 5, Namespaces: true, Seccomp: true}, Strict: true},
 			[]string{"landlock scopes"}, `does not allow landlock scopes`},
+		{"no overlay, strict: only slower", Options{Kernel: Kernel{Landlock: 7, Namespaces: true, Seccomp: true}, Caches: "/c", Strict: true},
+			[]string{"warm caches"}, ""},
+		{"no cgroup as root or not", Options{Kernel: all, Limits: Limits{Processes: 5}},
+			missingLimits(), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,6 +265,15 @@ func TestCheckAndMissingLayers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// missingLimits is what an ordinary user lacks without a control group
+// (nothing: resource limits hold) and root (the limits).
+func missingLimits() []string {
+	if os.Getuid() == 0 {
+		return []string{"limits"}
+	}
+	return nil
 }
 
 // BenchmarkSecretPlaces is what looking the secret places up costs each

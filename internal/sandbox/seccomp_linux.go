@@ -9,26 +9,43 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Every command runs under a seccomp filter that refuses the system calls
+// no build needs and an attacker would: keyrings (the person's keys live
+// there; the launcher gives the command a new session keyring, and these
+// calls could still reach the user's), every mount call, BPF, performance
+// events, userfaultfd, kernel modules, kexec, reboot, swap, process
+// accounting and file handles, which name a file past every mount. io_uring
+// is refused too: its operations are no system calls, so no filter sees
+// them.
+//
 // With the network cut, a network namespace stops TCP and UDP, but UNIX
 // sockets live in the file system: a command could still reach the SSH
 // agent, a database or a container engine through one. The kernels most
 // people have cannot refuse connect(2) on a pathname socket with Landlock
-// (ABI 9), so a seccomp filter refuses creating UNIX sockets at all, and
-// io_uring, which could create them too; socketpair(2), which connects
-// only the command's own ends, still works.
+// (ABI 9), so the filter then refuses creating UNIX sockets at all;
+// socketpair(2), which connects only the command's own ends, still works.
 
 // x32Bit marks x32 system calls on amd64; no arm64 call number comes near
 // it either, so the filter refuses every call at or above it.
 const x32Bit = 0x40000000
 
-// socketFilter is the filter program: socket(AF_UNIX, ...) fails with
-// EACCES. io_uring_setup fails with ENOSYS, since io_uring can create and
-// connect sockets without the socket system call; programs fall back to
-// ordinary calls. Calls from another ABI (a 32-bit program, whose
-// socketcall(2) the filter could not read) fail with ENOSYS too.
-func socketFilter() ([]unix.SockFilter, error) {
+// refused are the calls every command is refused, with EPERM.
+var refused = []uint32{
+	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_MOVE_MOUNT, unix.SYS_OPEN_TREE,
+	unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
+	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_REBOOT,
+	unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_ACCT, unix.SYS_OPEN_BY_HANDLE_AT,
+}
+
+// filter is the filter program. Calls from another ABI (a 32-bit program,
+// whose socketcall(2) the filter could not read) fail with ENOSYS, as
+// io_uring's do, so programs fall back to ordinary calls.
+func filter(noNetwork bool) ([]unix.SockFilter, error) {
 	if !filterArch {
-		return nil, fmt.Errorf("courier has no UNIX socket filter for %s", runtime.GOARCH)
+		return nil, fmt.Errorf("courier has no seccomp filter for %s", runtime.GOARCH)
 	}
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
@@ -38,19 +55,31 @@ func socketFilter() ([]unix.SockFilter, error) {
 		// offsets in struct seccomp_data
 		nr, arch, arg0 = 0, 4, 16
 	)
-	return assemble([]insn{
+	prog := []insn{
 		{code: ld, k: arch},
 		{code: jeq, k: auditArch, jf: "nosys"},
 		{code: ld, k: nr},
 		{code: jge, k: x32Bit, jt: "nosys"},
 		{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: "nosys"},
-		{code: jeq, k: sysSocket, jf: "allow"},
-		{code: ld, k: arg0}, // the domain (low 32 bits)
-		{code: jeq, k: unix.AF_UNIX, jf: "allow"},
-		{code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
-		{label: "allow", code: ret, k: unix.SECCOMP_RET_ALLOW},
-		{label: "nosys", code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
-	}), nil
+		{code: jeq, k: unix.SYS_IO_URING_ENTER, jt: "nosys"},
+		{code: jeq, k: unix.SYS_IO_URING_REGISTER, jt: "nosys"},
+	}
+	for _, call := range refused {
+		prog = append(prog, insn{code: jeq, k: call, jt: "eperm"})
+	}
+	if noNetwork {
+		prog = append(prog,
+			insn{code: jeq, k: sysSocket, jf: "allow"},
+			insn{code: ld, k: arg0}, // the domain (low 32 bits)
+			insn{code: jeq, k: unix.AF_UNIX, jf: "allow"},
+			insn{code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},
+		)
+	}
+	return assemble(append(prog,
+		insn{label: "allow", code: ret, k: unix.SECCOMP_RET_ALLOW},
+		insn{label: "eperm", code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		insn{label: "nosys", code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+	)), nil
 }
 
 // insn is a BPF instruction whose jumps name the label they go to; an
@@ -83,10 +112,10 @@ func assemble(prog []insn) []unix.SockFilter {
 	return out
 }
 
-// refuseUnixSockets installs the filter on every thread of the process;
+// installFilter installs the filter on every thread of the process;
 // no_new_privs must be set on all of them first.
-func refuseUnixSockets() error {
-	prog, err := socketFilter()
+func installFilter(noNetwork bool) error {
+	prog, err := filter(noNetwork)
 	if err != nil {
 		return err
 	}
@@ -95,9 +124,9 @@ func refuseUnixSockets() error {
 	runtime.KeepAlive(prog)
 	switch {
 	case errno != 0:
-		return fmt.Errorf("install the UNIX socket filter: %w", errno)
+		return fmt.Errorf("install the seccomp filter: %w", errno)
 	case r != 0:
-		return fmt.Errorf("install the UNIX socket filter: thread %d could not take it", r)
+		return fmt.Errorf("install the seccomp filter: thread %d could not take it", r)
 	}
 	return nil
 }

@@ -50,6 +50,7 @@ type Result struct {
 	Duration  time.Duration // from start until every process of the command was gone
 	Truncated bool          // Output lost characters to the cap
 	Sandboxed bool          // the sandbox launcher confined the command
+	Limit     string        // the limit the command ran into: "processes", "memory" or ""
 }
 
 // Run runs spec.Command and waits for it, its time limit, or ctx.
@@ -74,7 +75,20 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if !filepath.IsAbs(spec.Dir) {
 		return Result{}, fmt.Errorf("working folder %q is not an absolute path", spec.Dir)
 	}
-	launch, err := launcher(spec, environment(spec))
+	var opts *sandbox.Options
+	if spec.Sandbox != nil {
+		o := spec.Sandbox.Probed()
+		if err := sandbox.Check(o); err != nil {
+			return Result{}, err
+		}
+		if err := sandbox.Prepare(o); err != nil {
+			return Result{}, err
+		}
+		opts = &o
+	}
+	cg := cgroup(opts)
+	defer cg.Remove()
+	launch, err := launcher(spec.Command, opts, environment(spec, opts))
 	if err != nil {
 		return Result{}, err
 	}
@@ -103,6 +117,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		Duration:  time.Since(begin),
 		Truncated: out.truncated(),
 		Sandboxed: launch.Confined,
+		Limit:     cg.Hit(),
 	}
 	if errOut != nil {
 		res.Stdout, res.Stderr = out.text(), errOut.text()
@@ -113,32 +128,39 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
+// cgroup makes the control group that bounds a sandboxed command, when
+// its limits ask for one and the kernel gives one; the launcher otherwise
+// sets resource limits.
+func cgroup(opts *sandbox.Options) *sandbox.Cgroup {
+	if opts == nil || !opts.Kernel.Cgroup || (opts.Limits.Processes <= 0 && opts.Limits.Memory <= 0) {
+		return nil
+	}
+	cg, err := sandbox.NewCgroup(opts.Limits)
+	if err != nil {
+		return nil
+	}
+	opts.Limits.Cgroups = cg.Dirs()
+	return cg
+}
+
 // launcher returns how to start the command with env: the shell itself, or
-// the sandbox launcher that confines it. A sandbox the kernel cannot
-// provide as the options demand is an error (see sandbox.Check).
-func launcher(spec Spec, env []string) (sandbox.Launch, error) {
-	argv := []string{shellPath, "-c", spec.Command}
-	if spec.Sandbox == nil {
+// the sandbox launcher that confines it as opts say.
+func launcher(command string, opts *sandbox.Options, env []string) (sandbox.Launch, error) {
+	argv := []string{shellPath, "-c", command}
+	if opts == nil {
 		return sandbox.Launch{Path: shellPath, Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
 	}
-	opts := spec.Sandbox.Probed()
-	if err := sandbox.Check(opts); err != nil {
-		return sandbox.Launch{}, err
-	}
-	if err := sandbox.Prepare(opts); err != nil {
-		return sandbox.Launch{}, err
-	}
-	return sandbox.Launcher(opts, argv, env)
+	return sandbox.Launcher(*opts, argv, env)
 }
 
 // environment is the command's environment (see Environ), with the tool
-// variables that point its builds at courier's caches when it is
+// variables that point its builds at the session's caches when it is
 // sandboxed.
-func environment(spec Spec) []string {
+func environment(spec Spec, opts *sandbox.Options) []string {
 	var tools map[string]string
-	if spec.Sandbox != nil {
+	if opts != nil {
 		kept := Environ(spec.Env, spec.KeepEnv, nil, nil)
-		tools = sandbox.ToolEnv(*spec.Sandbox, lookup(spec.Env), lookup(kept))
+		tools = sandbox.ToolEnv(*opts, lookup(kept))
 	}
 	return Environ(spec.Env, spec.KeepEnv, tools, spec.ExtraEnv)
 }

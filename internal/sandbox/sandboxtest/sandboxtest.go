@@ -64,7 +64,7 @@ const NamespacesSkipEnv = "COURIER_TEST_NO_USERNS"
 // when NamespacesSkipEnv says that is expected on this machine.
 func RequireNamespaces(t testing.TB) sandbox.Kernel {
 	t.Helper()
-	k := sandbox.Probe()
+	k := sandbox.Probe(t.TempDir())
 	if k.Namespaces {
 		return k
 	}
