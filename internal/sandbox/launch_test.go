@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ioURingArg {
 		os.Exit(ioURingSetup())
 	}
+	if len(os.Args) > 1 && os.Args[1] == matrixArg {
+		os.Exit(tryEveryChange(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 
@@ -25,6 +28,8 @@ type sandboxRun struct {
 	script string
 	dir    string
 	env    []string
+	// args are the script's $1, $2...
+	args []string
 }
 
 // runSandboxed runs script with /bin/sh under the sandbox through the real
@@ -39,7 +44,7 @@ func runSandboxed(t *testing.T, sr sandboxRun) (string, int) {
 	for k, v := range sandbox.ToolEnv(sr.opts, os.Getenv) {
 		env = append(env, k+"="+v)
 	}
-	l, err := sandbox.Launcher(sr.opts, []string{"/bin/sh", "-c", sr.script}, env)
+	l, err := sandbox.Launcher(sr.opts, append([]string{"/bin/sh", "-c", sr.script, "sh"}, sr.args...), env)
 	if err != nil {
 		t.Fatal(err)
 	}
