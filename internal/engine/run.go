@@ -250,6 +250,12 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 			r.Summary = fmt.Sprintf("Ran '%s' (exit code %d)", name, code)
 		}
 	}
+	switch out.Limit {
+	case "processes":
+		r.Summary += "; it reached the limit of processes one command may have (the max_processes setting), so starting more failed"
+	case "memory":
+		r.Summary += "; it reached the memory one command may use (the max_memory setting), and a process was killed"
+	}
 	return r
 }
 

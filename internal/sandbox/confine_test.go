@@ -729,3 +729,36 @@ func TestSandboxRefusesIOURing(t *testing.T) {
 		}
 	}
 }
+
+// A command's control group bounds everything it starts, and is gone once
+// the command has ended.
+func TestSandboxCgroupBoundsAndGoes(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	if !k.Cgroup {
+		if os.Getuid() == 0 {
+			t.Fatalf("root cannot make a control group here: %s", k.CgroupWhy)
+		}
+		t.Skip("NOT RUN: an ordinary user here gets no control group (" + k.CgroupWhy + "); resource limits bound the command instead (TestRunSandboxedLimits), and CI runs this test as root")
+	}
+	cg, err := sandbox.NewCgroup(sandbox.Limits{Processes: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	opts := sandbox.Options{Writable: []string{ws}, Limits: sandbox.Limits{Processes: 20, Cgroups: cg.Dirs()}, Kernel: k}
+	output, _ := runSandboxed(t, sandboxRun{opts: opts, dir: ws,
+		script: `cat /proc/self/cgroup; n=0; while [ $n -lt 40 ]; do sleep 30 & n=$((n+1)); done 2>/dev/null`})
+	if cg.Hit() != "processes" {
+		t.Errorf("the command did not reach its limit of processes:\n%s", output)
+	}
+	dirs := cg.Dirs()
+	cg.Remove()
+	for _, d := range dirs {
+		if !strings.Contains(output, filepath.Base(d)) {
+			t.Errorf("the command was not in %s:\n%s", d, output)
+		}
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("the control group %s is left behind", d)
+		}
+	}
+}

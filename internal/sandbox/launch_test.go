@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ioURingArg {
 		os.Exit(ioURingSetup())
 	}
+	if len(os.Args) > 1 && os.Args[1] == kernelObjectsArg {
+		os.Exit(tryKernelObjects(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == matrixArg {
 		os.Exit(tryEveryChange(os.Args[2:]))
 	}

@@ -4,6 +4,7 @@ package shell
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,6 +116,63 @@ func BenchmarkRunSandboxed(b *testing.B) {
 				if err != nil || res.ExitCode != 0 {
 					b.Fatalf("%v %+v", err, res)
 				}
+			}
+		})
+	}
+}
+
+// A command that starts processes or takes memory without end is stopped
+// at the limits, and says which it reached where the kernel tells (a
+// control group); nothing it started is left.
+func TestRunSandboxedLimits(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatal("python3 is not on PATH (.ci/run installs it)")
+	}
+	tests := []struct {
+		name, script string
+		limits       sandbox.Limits
+		hit          string
+		refused      string // what the command itself met
+	}{
+		{"processes", `python3 -c '
+import os, time
+n = 0
+try:
+    for i in range(400):
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        n += 1
+except OSError as e:
+    print("fork refused:", e.strerror)
+print("started", n)'`, sandbox.Limits{Processes: 50}, "processes", "fork refused"},
+		{"memory", `python3 -c '
+b = bytearray(1 << 30)
+print("allocated", len(b))'`, sandbox.Limits{Memory: 256 << 20}, "memory", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			res := run(t, Spec{
+				Command: tt.script, Dir: ws, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")},
+				Sandbox: &sandbox.Options{Writable: []string{ws}, Show: sandbox.ToolFolders(os.Getenv, nil), Home: os.Getenv("HOME"), Limits: tt.limits, Kernel: k},
+				Timeout: time.Minute,
+			})
+			if strings.Contains(res.Output, "allocated") || strings.Contains(res.Output, "started 400") {
+				t.Errorf("the command went past its limit:\n%s", res.Output)
+			}
+			if tt.refused != "" && !strings.Contains(res.Output, tt.refused) {
+				t.Errorf("the command did not meet its limit:\n%s", res.Output)
+			}
+			if k.Cgroup && res.Limit != tt.hit {
+				t.Errorf("Result.Limit = %q, want %q:\n%s", res.Limit, tt.hit, res.Output)
+			}
+			if !k.Cgroup && res.ExitCode == 0 && tt.hit == "memory" {
+				t.Errorf("the allocation did not fail:\n%s", res.Output)
+			}
+			if res.Duration > 30*time.Second {
+				t.Errorf("the command's processes outlived it: it took %s", res.Duration)
 			}
 		})
 	}
