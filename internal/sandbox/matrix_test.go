@@ -37,7 +37,9 @@ var changes = []struct {
 	}},
 	{"truncate", func(p string, dir bool) error { return unix.Truncate(fileIn(p, dir, "f"), 0) }},
 	{"link", func(p string, dir bool) error { return unix.Link(fileIn(p, dir, "f"), newIn(p, dir, "linked")) }},
-	{"rename", func(p string, dir bool) error { return unix.Rename(fileIn(p, dir, "created"), newIn(p, dir, "renamed")) }},
+	{"rename", func(p string, dir bool) error {
+		return unix.Rename(fileIn(p, dir, "created"), newIn(p, dir, "renamed"))
+	}},
 	{"unlink", func(p string, dir bool) error { return unix.Unlink(fileIn(p, dir, "f")) }},
 	{"symlink", func(p string, dir bool) error { return unix.Symlink("/etc/passwd", newIn(p, dir, "symlinked")) }},
 	{"mkdir", func(p string, dir bool) error { return unix.Mkdir(newIn(p, dir, "made"), 0o755) }},
