@@ -92,6 +92,9 @@ func scriptParams(dir string, env []string) testscript.Params {
 			// courier in a fresh clone would.
 			e.Setenv("COURIER_ROOT", e.WorkDir)
 			e.Setenv("NO_COLOR", "1")
+			// Agent programs run in folders under the person's cache
+			// folder, and the scripts' HOME is none.
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(e.WorkDir, ".cache"))
 			for _, kv := range env {
 				k, v, _ := strings.Cut(kv, "=")
 				e.Setenv(k, v)
