@@ -95,6 +95,9 @@ func scriptParams(dir string, env []string) testscript.Params {
 			// courier's list of the person's roots, kept out of the
 			// home folders the scripts compare.
 			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
+			// Agent programs run in folders under the person's cache
+			// folder, and the scripts' HOME is none.
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(e.WorkDir, ".cache"))
 			for _, kv := range env {
 				k, v, _ := strings.Cut(kv, "=")
 				e.Setenv(k, v)

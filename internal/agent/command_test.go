@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/courier-agent/courier/internal/agent/agenttest"
 )
 
 // script writes a fakellm script of replies, one per sequence number.
@@ -152,19 +154,121 @@ func TestCommandBackendEnvironment(t *testing.T) {
 	}
 }
 
-func TestCommandBackendWorkingDir(t *testing.T) {
+// projectReader is a stand-in for a coding CLI at its worst: it reads
+// .claude/settings.json in its working folder and every folder above it,
+// runs the apiKeyHelper it names, and prints the folder it ran in.
+const projectReader = `#!/bin/sh
+d=$(pwd)
+while :; do
+	f="$d/.claude/settings.json"
+	[ -f "$f" ] && sh -c "$(sed -En 's/.*"apiKeyHelper": *"([^"]*)".*/\1/p' "$f")"
+	[ "$d" = / ] && break
+	d=$(dirname "$d")
+done
+pwd
+`
+
+// TestAgentNeverRunsInTheWorkspace plants settings that run a program in
+// the workspace, as a reply can, and runs a program that acts on such
+// settings in its working folder and above: it must find none, whether
+// courier's session folder lies beside the workspace or inside it.
+func TestAgentNeverRunsInTheWorkspace(t *testing.T) {
+	tests := []struct {
+		name     string
+		sessions string // the session folder, relative to the workspace
+		cache    string // XDG_CACHE_HOME, relative to the workspace; "" for one outside
+		wantErr  string
+	}{
+		{name: "session folder beside the workspace", sessions: "../root/sessions/1a2b3c4d"},
+		{name: "session folder inside the workspace", sessions: ".courier/sessions/1a2b3c4d"},
+		{name: "cache folder inside the workspace", sessions: "../root/sessions/1a2b3c4d", cache: ".cache",
+			wantErr: "is inside the workspace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := filepath.Join(t.TempDir(), "project")
+			marker := filepath.Join(t.TempDir(), "pwned")
+			settings := `{"apiKeyHelper": "touch ` + marker + `"}`
+			if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cache := filepath.Join(t.TempDir(), "cache")
+			if tt.cache != "" {
+				cache = filepath.Join(ws, tt.cache)
+			}
+			t.Setenv("XDG_CACHE_HOME", cache)
+			s := session{runs: Runs{SessionDir: filepath.Join(ws, tt.sessions)}, workspace: ws}
+			script := filepath.Join(t.TempDir(), "claude")
+			if err := os.WriteFile(script, []byte(projectReader), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			reply, err := send(t, s, mustNew(t, Spec{Command: []string{script}}), s.request(1, nil))
+			if _, statErr := os.Stat(marker); !errors.Is(statErr, os.ErrNotExist) {
+				t.Fatalf("the agent program ran the workspace's apiKeyHelper (%v)", statErr)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !permanent(err) {
+					t.Fatalf("err = %v, want a permanent error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := strings.TrimSuffix(reply.Text, "\n")
+			if !strings.HasPrefix(dir, filepath.Join(cache, "courier", "agents")+string(filepath.Separator)) {
+				t.Errorf("ran in %s, want a folder under %s", dir, cache)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the agent's folder %s is left after the run (%v)", dir, err)
+			}
+		})
+	}
+}
+
+// TestAgentEnvironmentNamesNoWorkspacePath gives courier an environment
+// naming the workspace, as a person's shell can (direnv's PATH entry, an
+// active virtualenv, the folder courier was started in), with a program
+// named like the agent planted in the workspace's PATH entry: the agent
+// must run the one outside, and see no workspace path.
+func TestAgentEnvironmentNamesNoWorkspacePath(t *testing.T) {
 	s := newSession(t)
-	script := filepath.Join(t.TempDir(), "pwd.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\npwd\n"), 0o755); err != nil {
+	marker := filepath.Join(t.TempDir(), "pwned")
+	planted := filepath.Join(s.workspace, "node_modules", ".bin")
+	if err := os.MkdirAll(planted, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a := mustNew(t, Spec{Command: []string{script}}) // no name: a command means the command backend
-	reply, err := send(t, s, a, s.request(1, nil))
+	if err := os.WriteFile(filepath.Join(planted, "claude"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "ws-link")
+	if err := os.Symlink(s.workspace, link); err != nil {
+		t.Fatal(err)
+	}
+	real := agenttest.Install(t, fakellm, "claude")
+	rest := real + string(os.PathListSeparator) + os.Getenv("PATH")
+	t.Setenv("PATH", planted+string(os.PathListSeparator)+filepath.Join(link, "bin")+string(os.PathListSeparator)+rest)
+	t.Setenv("VIRTUAL_ENV", filepath.Join(s.workspace, ".venv"))
+	t.Setenv("PWD", s.workspace)
+	t.Setenv("OLDPWD", filepath.Dir(s.workspace))
+	t.Setenv("FAKELLM_ECHO_ENV", "PATH,VIRTUAL_ENV,PWD,OLDPWD")
+	reply, err := send(t, s, mustNew(t, Spec{Name: "claude"}), s.request(1, nil))
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the program planted in the workspace ran (%v)", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply.Text != s.workspace+"\n" {
-		t.Errorf("ran in %q, want the workspace %s", reply.Text, s.workspace)
+	for _, want := range []string{"PATH=" + rest + "\n", "VIRTUAL_ENV=\n", "OLDPWD=" + filepath.Dir(s.workspace) + "\n"} {
+		if !strings.Contains(reply.Text, want) {
+			t.Errorf("the agent's environment lacks %q:\n%s", want, reply.Text)
+		}
+	}
+	if strings.Contains(reply.Text, "PWD="+s.workspace) {
+		t.Errorf("the agent's PWD names the workspace:\n%s", reply.Text)
 	}
 }
 

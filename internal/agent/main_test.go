@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Agent programs run in folders under the person's cache folder: the
+	// tests keep theirs out of the real one.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	fakellm, err = agenttest.BuildFakeLLM(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -59,7 +62,7 @@ func (s session) request(seq int, env map[string]string) Request {
 		text += "\n## Previous Command Results\n(results)\n"
 	}
 	text += "\n=== PROMPT ===\nsay hello\n"
-	return Request{Prompt: text, WorkingDir: s.workspace, ProjectID: "workspace", TaskID: "1a2b3c4d", Environment: env}
+	return Request{Prompt: text, Workspace: s.workspace, ProjectID: "workspace", TaskID: "1a2b3c4d", Environment: env}
 }
 
 // runDir is the folder of a run.

@@ -16,7 +16,11 @@ type preset struct {
 
 // presets lists every preset. Each entry says which documentation it was
 // written against; the tests pin the exact argument list and stdin each
-// program receives.
+// program receives. What protects the person from settings a reply
+// writes into the workspace (hooks, helpers, MCP servers: programs the
+// CLI would run outside the sandbox) is the folder the program runs in,
+// fresh and outside the workspace (see workFolder); where a CLI has a
+// switch that turns project settings off, it is passed too.
 var presets = []preset{
 	// Claude Code, written against its CLI reference (code.claude.com
 	// docs/en/cli-reference) and changelog up to 2.1.240. -p (print mode)
@@ -25,9 +29,12 @@ var presets = []preset{
 	// --tools "" removes every built-in tool and --strict-mcp-config with no
 	// --mcp-config loads no MCP server, so it cannot act on its own;
 	// --no-session-persistence keeps one-off runs out of its session
-	// history. --tools takes several values, so an option must follow it.
+	// history; --setting-sources user loads the person's settings but no
+	// project or local ones (.claude/settings.json, CLAUDE.md). --tools
+	// takes several values, so an option must follow it.
 	{name: "claude", argv: func(model string) []string {
-		argv := []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence"}
+		argv := []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence",
+			"--setting-sources", "user"}
 		return withFlag(argv, "--model", model)
 	}},
 	// OpenAI Codex CLI, written against developers.openai.com/codex
@@ -37,9 +44,13 @@ var presets = []preset{
 	// not be a Git repository; --ephemeral writes no session files;
 	// --sandbox read-only and the shell tools turned off (-c is a global
 	// option, features.shell_tool a stable feature key) keep it from acting
-	// itself; --color never keeps escape codes out of the output.
+	// itself; --color never keeps escape codes out of the output;
+	// --ignore-rules (0.122) loads no execpolicy .rules, the person's or a
+	// project's. Codex has no switch for a project's .codex/config.toml,
+	// which it reads only in projects the person trusts: the fresh folder
+	// it runs in is none.
 	{name: "codex", argv: func(model string) []string {
-		argv := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--sandbox", "read-only",
+		argv := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox", "read-only",
 			"--color", "never", "-c", "features.shell_tool=false", "-c", "features.unified_exec=false"}
 		return append(withFlag(argv, "-m", model), "-")
 	}},
@@ -50,9 +61,12 @@ var presets = []preset{
 	// no switch that removes every tool: in headless mode its policy engine
 	// refuses each tool call that needs approval (--approval-mode default,
 	// pinned over the person's settings), so it cannot change files or run
-	// commands.
+	// commands. Nor has it a switch that turns project settings off: an
+	// untrusted folder would, but in headless mode Gemini CLI refuses to
+	// run in one (0.41 on), so --skip-trust trusts the fresh, empty folder
+	// courier runs it in, which holds no .gemini/settings.json or .env.
 	{name: "gemini", argv: func(model string) []string {
-		argv := []string{"gemini", "--approval-mode", "default", "--output-format", "text"}
+		argv := []string{"gemini", "--skip-trust", "--approval-mode", "default", "--output-format", "text"}
 		return append(withFlag(argv, "-m", model), "-p", "")
 	}},
 	// Simon Willison's llm, written against llm.datasette.io usage (llm

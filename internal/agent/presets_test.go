@@ -18,14 +18,14 @@ func TestPresetInvocations(t *testing.T) {
 		model string
 		want  []string
 	}{
-		{"claude", "", []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence"}},
-		{"claude", "opus", []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence", "--model", "opus"}},
-		{"codex", "", []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--sandbox", "read-only", "--color", "never",
+		{"claude", "", []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence", "--setting-sources", "user"}},
+		{"claude", "opus", []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence", "--setting-sources", "user", "--model", "opus"}},
+		{"codex", "", []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox", "read-only", "--color", "never",
 			"-c", "features.shell_tool=false", "-c", "features.unified_exec=false", "-"}},
-		{"codex", "gpt-5-codex", []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--sandbox", "read-only", "--color", "never",
+		{"codex", "gpt-5-codex", []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox", "read-only", "--color", "never",
 			"-c", "features.shell_tool=false", "-c", "features.unified_exec=false", "-m", "gpt-5-codex", "-"}},
-		{"gemini", "", []string{"gemini", "--approval-mode", "default", "--output-format", "text", "-p", ""}},
-		{"gemini", "gemini-2.5-pro", []string{"gemini", "--approval-mode", "default", "--output-format", "text", "-m", "gemini-2.5-pro", "-p", ""}},
+		{"gemini", "", []string{"gemini", "--skip-trust", "--approval-mode", "default", "--output-format", "text", "-p", ""}},
+		{"gemini", "gemini-2.5-pro", []string{"gemini", "--skip-trust", "--approval-mode", "default", "--output-format", "text", "-m", "gemini-2.5-pro", "-p", ""}},
 		{"llm", "", []string{"llm", "prompt", "--no-log"}},
 		{"llm", "gpt-4o", []string{"llm", "prompt", "--no-log", "-m", "gpt-4o"}},
 		{"ollama", "qwen2.5-coder:7b", []string{"ollama", "run", "--nowordwrap", "--hidethinking", "qwen2.5-coder:7b"}},

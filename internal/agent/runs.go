@@ -8,6 +8,7 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,10 +122,13 @@ func (r Runs) Dir() string { return filepath.Join(r.SessionDir, "runs") }
 
 // Request is one request to send to an agent.
 type Request struct {
-	Prompt     string // the request text (the outbox)
-	WorkingDir string // the workspace, where the agent runs
-	ProjectID  string // the workspace's folder name
-	TaskID     string // the session id
+	Prompt string // the request text (the outbox)
+	// Workspace is the folder the agent must not see: it runs elsewhere
+	// (see workFolder), and no variable of its environment names a path
+	// in it.
+	Workspace string
+	ProjectID string // the workspace's folder name
+	TaskID    string // the session id
 	// Environment is set over the process environment for the agent; the
 	// run's own variables (TASK_FOLDER, RUN_FOLDER, JRUN_*) win over it.
 	Environment map[string]string
@@ -168,6 +172,11 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 		}
 		remaining = r.TimeBudget - spent
 	}
+	work, err := workFolder(req.Workspace)
+	if err != nil {
+		return Reply{}, err
+	}
+	defer os.RemoveAll(work)
 	dir, info, err := r.create(a.Type(), model, req)
 	if err != nil {
 		return Reply{}, err
@@ -180,7 +189,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 		ctx, cancel = context.WithDeadlineCause(ctx, info.StartTime.Add(remaining), errBudgetSpent)
 		defer cancel()
 	}
-	runCtx := r.runContext(dir, info.RunID, req)
+	runCtx := r.runContext(dir, work, info.RunID, req)
 	rep := newReporter(req.Observer, info.RunID, a.Type(), model)
 	rep.started = func(pid int) { r.recordPID(dir, &info, pid) }
 
@@ -301,12 +310,15 @@ func runTime(id string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// runContext is the protocol's view of the run.
-func (r Runs) runContext(dir, id string, req Request) *RunContext {
-	env := make(map[string]string, len(req.Environment)+5)
-	for k, v := range req.Environment {
-		env[k] = v
-	}
+// runContext is the protocol's view of the run, which works in the
+// folder work. Of the workspace, the environment names no path: the
+// protocol's TASK_FOLDER and RUN_FOLDER are courier's session and run
+// folders, which no reply can write (the sandbox shows them empty to
+// commands) and in which no coding CLI looks for settings.
+func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
+	env := hideWorkspace(os.Environ(), req.Workspace)
+	maps.Copy(env, req.Environment)
+	env["PWD"] = work
 	session, _ := filepath.Abs(r.SessionDir)
 	runDir, _ := filepath.Abs(dir)
 	env[EnvTaskFolder] = session
@@ -316,7 +328,7 @@ func (r Runs) runContext(dir, id string, req Request) *RunContext {
 	env[EnvRunID] = id
 	return &RunContext{
 		RunID: id, ProjectID: req.ProjectID, TaskID: req.TaskID, Prompt: req.Prompt,
-		WorkingDir: req.WorkingDir,
+		WorkingDir: work,
 		StdoutPath: filepath.Join(runDir, StdoutFile), StderrPath: filepath.Join(runDir, StderrFile),
 		Environment: env,
 	}

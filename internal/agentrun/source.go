@@ -23,7 +23,8 @@ type Options struct {
 	Model string
 	// SessionDir is the session's folder; runs go into SessionDir/runs.
 	SessionDir string
-	// Workspace is where the agent runs.
+	// Workspace is the session's workspace, which the agent program
+	// never runs in.
 	Workspace string
 	// MaxTurns is how many replies the agent may give in this run of
 	// courier (0: no limit).
@@ -86,11 +87,11 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		return reply.Reply{}, &LimitError{Setting: "max_turns", Limit: fmt.Sprint(s.o.MaxTurns)}
 	}
 	r, err := s.runs.SendWithRestarts(ctx, s.o.Agent, agent.Request{
-		Prompt:     req.Text,
-		WorkingDir: s.o.Workspace,
-		ProjectID:  filepath.Base(s.o.Workspace),
-		TaskID:     req.Session,
-		Observer:   agent.ObserverFunc(s.observe),
+		Prompt:    req.Text,
+		Workspace: s.o.Workspace,
+		ProjectID: filepath.Base(s.o.Workspace),
+		TaskID:    req.Session,
+		Observer:  agent.ObserverFunc(s.observe),
 	}, s.o.Restarts)
 	var budget *agent.BudgetError
 	switch {

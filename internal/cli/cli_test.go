@@ -3,8 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -65,5 +69,40 @@ func TestMainReportsErrors(t *testing.T) {
 				t.Errorf("%v: stderr %q lacks %q", tt.args, errw.String(), w)
 			}
 		}
+	}
+}
+
+// TestNotifierRunsOutsideTheWorkspace calls the person's attention from
+// the workspace, where a reply planted a program, with a stand-in
+// notify-send that runs what it finds in its working folder: it must run
+// elsewhere.
+func TestNotifierRunsOutsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "pwned")
+	if err := os.WriteFile(filepath.Join(ws, ".hook"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	done := filepath.Join(t.TempDir(), "done")
+	script := "#!/bin/sh\n[ -x .hook ] && ./.hook\necho \"$3\" > " + done + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "notify-send"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Chdir(ws)
+	g := &globals{io: &IO{Getenv: func(k string) string { return map[string]string{"DISPLAY": ":7"}[k] }}}
+	g.notifier()("your turn")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if data, err := os.ReadFile(done); err == nil && string(data) == "your turn\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("notify-send never ran")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("notify-send ran the program planted in its working folder (%v)", err)
 	}
 }

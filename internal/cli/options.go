@@ -303,6 +303,7 @@ func (g *globals) notifier() func(string) {
 	if send, err := exec.LookPath("notify-send"); err == nil && display {
 		return func(msg string) {
 			cmd := exec.Command(send, "--app-name=courier", "courier", msg)
+			cmd.Dir = "/" // never the workspace, where a reply writes
 			if cmd.Start() == nil {
 				go cmd.Wait() // best effort: a notification that fails is no error
 			}

@@ -15,6 +15,12 @@ import (
 // ErrEmpty is returned by Paste when the clipboard holds no text.
 var ErrEmpty = errors.New("clipboard is empty")
 
+// outside is the folder the tools run in: never courier's own, which may
+// be the workspace, where a reply could plant what a tool reads from its
+// working folder; and the server a copy leaves running holds no folder of
+// the person's.
+const outside = "/"
+
 // toolTimeout bounds one run of a clipboard tool, so a display that stops
 // answering cannot hang courier.
 const toolTimeout = 5 * time.Second
@@ -70,6 +76,7 @@ func (c *Clipboard) runCopy(text string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.copy[0], c.copy[1:]...)
 	cmd.Env = c.env
+	cmd.Dir = outside
 	cmd.Stdin = bytes.NewReader(c.b.codec.encodeText(text))
 	cmd.Stderr = errFile
 	detach(cmd)
@@ -111,6 +118,7 @@ func (c *Clipboard) runPaste() (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.paste[0], c.paste[1:]...)
 	cmd.Env = c.env
+	cmd.Dir = outside
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	// Paste tools do not fork, but never let a stray child holding the

@@ -49,3 +49,30 @@ func TestCopyOutlivesCopier(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsRunOutsideTheWorkspace runs courier's copy and paste from the
+// workspace, where a reply planted a program, with a stand-in xclip that
+// runs what it finds in its working folder, as a tool reading its
+// settings from there would: the tools must run elsewhere.
+func TestToolsRunOutsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "pwned")
+	if err := os.WriteFile(filepath.Join(ws, ".hook"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	xclip := "#!/bin/sh\n[ -x .hook ] && ./.hook\ncase \"$*\" in *-in*) cat > \"$CLIP\" ;; *) cat \"$CLIP\" ;; esac\n"
+	if err := os.WriteFile(filepath.Join(bin, "xclip"), []byte(xclip), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(ws)
+	env := []string{"PATH=" + bin + ":/usr/bin:/bin", "DISPLAY=:7", "CLIP=" + filepath.Join(t.TempDir(), "clip")}
+	c := detect(t, env, "xclip")
+	copyText(t, c, "request")
+	if got, err := pasteText(t, c); err != nil || got != "request" {
+		t.Errorf("Paste = %q, %v", got, err)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a clipboard tool ran the program planted in its working folder (%v)", err)
+	}
+}

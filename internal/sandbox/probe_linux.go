@@ -112,6 +112,7 @@ func runProbe(namespaces, network bool, overlayDir string) (Kernel, error) {
 	cmd := exec.CommandContext(ctx, selfExe)
 	cmd.Args = args
 	cmd.Env = []string{}
+	cmd.Dir = "/" // courier's own folder may be the workspace
 	cmd.SysProcAttr = launchAttr(namespaces, network)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
