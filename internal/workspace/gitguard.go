@@ -3,10 +3,13 @@ package workspace
 import (
 	"bufio"
 	"bytes"
-	"errors"
+	"cmp"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,145 +17,417 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// A command may make a repository where the workspace had none (`git
-// init`), and nothing keeps .git read-only while it does, since there was
-// no .git to protect. What git reads from .git can run programs the next
-// time the person types a git command outside the sandbox: settings
-// (core.fsmonitor, core.hooksPath, aliases, filters, include), hooks, and
-// pointers to another folder's settings (a "gitdir:" file, commondir). So
-// a repository a command made must look like what `git init` makes, with
-// only settings that run nothing; NewRepositoryRisk says why not.
+// Git runs programs that a repository's settings name, in any repository
+// it opens: the workspace's own, a nested one the person goes into, a
+// submodule 'git status' looks into, the folder a "gitdir:" file names and
+// that folder's common folder. Only the person may change what they run:
+// the sandbox shows every .git read-only to commands they did not approve
+// (see Git), and PutBackGit undoes what such a command changed all the
+// same (where there is no sandbox, or by moving a folder aside).
 
-// maxRepoConfig bounds the settings file read: `git init` writes a few
-// hundred bytes.
-const maxRepoConfig = 64 << 10
+// maxGitFile bounds the settings file or hook kept in memory: larger ones
+// are told apart by size and time only, and cannot be put back.
+const maxGitFile = 1 << 20
 
-// safeRepoKeys are the settings a new repository may hold ("section.key",
-// or "section.*.key" for any subsection), lower case: what `git init`
-// writes, who the person is, and which branch follows which.
-var safeRepoKeys = []string{
-	"core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
-	"core.ignorecase", "core.precomposeunicode", "core.symlinks",
-	"extensions.objectformat", "extensions.refstorage",
-	"user.name", "user.email", "init.defaultbranch",
-	"branch.*.remote", "branch.*.merge",
+// programKeys are the settings that make git run a program, from
+// git-config(1) ("section.key", "section.*.key" for any subsection, or a
+// whole section), lower case.
+var programKeys = []string{
+	"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.pager", "core.editor",
+	"core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor",
+	"diff.external", "diff.*.textconv", "diff.*.command", "merge.*.driver",
+	"interactive.difffilter", "remote.*.uploadpack", "remote.*.receivepack", "remote.*.vcs",
+	"submodule.*.update", "tar.*.command", "trailer.*.command", "trailer.*.cmd",
+	"imap.tunnel", "web.browser", "help.browser", "man.viewer",
+	"lfs.*.path", "lfs.*.clean", "lfs.*.smudge",
+	// Whole sections: each names programs or settings files, or (alias)
+	// gives git options such as -c to commands the person types.
+	"include", "includeif", "alias", "pager", "filter", "credential", "gpg",
+	"difftool", "mergetool", "browser", "man", "sendemail", "protocol", "instaweb",
 }
 
-// NewRepositoryRisk looks at the workspace's .git, which a command has just
-// made, and returns why git could run a program from it ("" when it could
-// not): anything but a folder, a pointer to other settings, a hook that is
-// not one of git's inactive samples, a setting beyond safeRepoKeys, or a
-// settings file that cannot be read plainly. A missing .git is no risk.
-func (w *Workspace) NewRepositoryRisk() (string, error) {
-	info, err := w.root.Lstat(".git")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("look at .git: %w", err)
-	case !info.IsDir():
-		return "it is not a folder (a pointer or link to another repository's settings)", nil
+// gitFileNames are what of a git folder can make git run a program,
+// besides each hook in hooks/.
+var gitFileNames = []string{"commondir", "config", "config.worktree", "hooks"}
+
+// GitState is every .git of the workspace and, for each folder git reads
+// settings from, what in it can make git run a program.
+type GitState struct {
+	// DotGits are the workspace paths of every .git, at any depth.
+	DotGits []string
+	// pointers are the .git files and links.
+	pointers map[string]gitFile
+	// dirs are the folders git reads settings from inside the workspace:
+	// the .git folders, where the pointers lead, and their common folders.
+	dirs map[string]*gitDir
+}
+
+// gitDir is a folder git reads settings from: what it is, to know it again
+// after a command moved it, and its files of gitFileNames and hooks.
+type gitDir struct {
+	info  fs.FileInfo
+	files map[string]gitFile
+}
+
+// gitFile is one file as it was: its kind and permissions, and a regular
+// file's content (or, when big, its size and time) or a link's target.
+type gitFile struct {
+	mode fs.FileMode
+	data string
+	big  bool
+}
+
+// Git finds every .git of the workspace, with a walk that reads folders
+// only, as find -type d does (the snapshots' record of what changed leaves
+// out what .gitignore hides, where a command can plant one too), and reads
+// what can run a program in the folders they lead to.
+func (w *Workspace) Git() (*GitState, error) {
+	g, err := w.findGit()
+	if err != nil {
+		return nil, err
 	}
-	for _, name := range []string{"commondir", "config.worktree"} {
-		if _, err := w.root.Lstat(".git/" + name); err == nil {
-			return fmt.Sprintf("it has a %s file, which makes git read settings from elsewhere", name), nil
+	for _, p := range g.DotGits {
+		g.addDir(w, w.gitDirOf(p, g.pointers), true)
+	}
+	return g, nil
+}
+
+// findGit walks the workspace for .git folders, files and links, never
+// into them, and reads the files and links.
+func (w *Workspace) findGit() (*GitState, error) {
+	g := &GitState{pointers: map[string]gitFile{}, dirs: map[string]*gitDir{}}
+	err := w.walk(walkHooks{visit: func(e walkEntry, _ *ignoreDir) bool {
+		if isDotGit(e.name) {
+			g.DotGits = append(g.DotGits, e.path)
+			return false
+		}
+		return e.isDir
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("look for .git: %w", err)
+	}
+	for _, p := range g.DotGits {
+		if f, ok := w.readGitFile(p); ok && !f.mode.IsDir() {
+			g.pointers[p] = f
 		}
 	}
-	if why, err := w.sampleHooksOnly(); why != "" || err != nil {
-		return why, err
-	}
-	return w.plainRepoConfig()
+	return g, nil
 }
 
-// sampleHooksOnly returns why .git/hooks could run something: anything in
-// it but regular files named *.sample, which git never runs.
-func (w *Workspace) sampleHooksOnly() (string, error) {
-	info, err := w.root.Lstat(".git/hooks")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("look at .git/hooks: %w", err)
-	case !info.IsDir():
-		return "its hooks are not a folder", nil
+// gitDirOf returns the folder git reads settings from for the .git at p:
+// itself, or where a pointer leads when that is inside the workspace.
+func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
+	f, ok := pointers[p]
+	if !ok {
+		return p
 	}
-	entries, err := fs.ReadDir(w.root.FS(), ".git/hooks")
-	if err != nil {
-		return "", fmt.Errorf("list .git/hooks: %w", err)
+	if f.mode.IsRegular() {
+		line, _, _ := strings.Cut(f.data, "\n")
+		dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return ""
+		}
+		return w.gitPath(path.Dir(p), dir)
 	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".sample") {
-			return fmt.Sprintf("it has the hook %s, which git would run", strconv.Quote(e.Name())), nil
+	real, _ := w.resolve(p, true)
+	return real
+}
+
+// gitPath returns where the path git read in a file of the workspace
+// folder dir leads (a clean workspace path with no symlink left), or ""
+// when that is outside the workspace.
+func (w *Workspace) gitPath(dir, p string) string {
+	p = strings.TrimSpace(p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.dir, filepath.FromSlash(dir), p)
+	}
+	if p = w.inside(p); p == "" {
+		return ""
+	}
+	real, _ := w.resolve(p, true)
+	return real
+}
+
+// addDir adds the git folder d, and with common the folder its commondir
+// file names.
+func (g *GitState) addDir(w *Workspace, d string, common bool) {
+	if d == "" || g.dirs[d] != nil {
+		return
+	}
+	info, err := w.root.Lstat(d)
+	if err != nil || !info.IsDir() {
+		return
+	}
+	gd := &gitDir{info: info, files: map[string]gitFile{}}
+	g.dirs[d] = gd
+	for _, name := range gitFileNames {
+		if f, ok := w.readGitFile(path.Join(d, name)); ok {
+			gd.files[name] = f
 		}
 	}
-	return "", nil
+	if gd.files["hooks"].mode.IsDir() {
+		entries, _ := fs.ReadDir(w.root.FS(), path.Join(d, "hooks"))
+		for _, e := range entries {
+			if name := "hooks/" + e.Name(); !e.Type().IsRegular() || !strings.HasSuffix(name, ".sample") {
+				if f, ok := w.readGitFile(path.Join(d, name)); ok {
+					gd.files[name] = f
+				}
+			}
+		}
+	}
+	if c := gd.files["commondir"]; common && c.mode.IsRegular() {
+		line, _, _ := strings.Cut(c.data, "\n")
+		g.addDir(w, w.gitPath(d, line), false)
+	}
 }
 
-// plainRepoConfig returns why .git/config could make git run something:
-// a setting outside safeRepoKeys, or a line this reading does not take
-// for certain (a continued line, a setting on a section's line, an odd
-// name), since git might read it differently.
-func (w *Workspace) plainRepoConfig() (string, error) {
-	info, err := w.root.Lstat(".git/config")
+// readGitFile describes the file at the workspace path p as gitFile does.
+func (w *Workspace) readGitFile(p string) (gitFile, bool) {
+	info, err := w.root.Lstat(p)
+	if err != nil {
+		return gitFile{}, false
+	}
+	f := gitFile{mode: info.Mode()}
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("look at .git/config: %w", err)
-	case !info.Mode().IsRegular():
-		return "its settings file is not a regular file", nil
-	case info.Size() > maxRepoConfig:
-		return "its settings file is larger than git init makes it", nil
+	case f.mode&fs.ModeSymlink != 0:
+		f.data, _ = w.root.Readlink(p)
+	case f.mode.IsRegular() && info.Size() <= maxGitFile:
+		data, err := w.readAll(p)
+		f.data, f.big = string(data), err != nil
+	case f.mode.IsRegular():
+		f.big = true
 	}
-	f, err := w.root.Open(".git/config")
-	if err != nil {
-		return "", fmt.Errorf("read .git/config: %w", err)
+	if f.big {
+		f.data = fmt.Sprint(info.Size(), info.ModTime().UnixNano())
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRepoConfig+1))
-	if err != nil {
-		return "", fmt.Errorf("read .git/config: %w", err)
-	}
-	return riskyRepoConfig(data), nil
+	return f, true
 }
 
-// riskyRepoConfig returns why the settings data could make git run a
-// program, or "".
-func riskyRepoConfig(data []byte) string {
+// runs returns why git could run a program because of the file name of a
+// git folder, as f, or "".
+func runs(name string, f gitFile) string {
+	switch {
+	case name == "config" || name == "config.worktree":
+		if !f.mode.IsRegular() || f.big {
+			return name + " is not a regular file courier can read"
+		}
+		if why := riskyConfig([]byte(f.data)); why != "" {
+			return name + " " + why
+		}
+		return ""
+	case name == "hooks":
+		if !f.mode.IsDir() {
+			return "hooks is not a folder"
+		}
+		return ""
+	case name == "commondir":
+		return "commondir makes git read settings from elsewhere"
+	}
+	return fmt.Sprintf("git would run the hook %s", strconv.Quote(path.Base(name)))
+}
+
+// risk returns why git could run a program from the git folder d, or "".
+func (d *gitDir) risk() string {
+	for _, name := range slices.Sorted(maps.Keys(d.files)) {
+		if why := runs(name, d.files[name]); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// same returns the git folder of g that info is, wherever it was.
+func (g *GitState) same(info fs.FileInfo) *gitDir {
+	for _, d := range g.dirs {
+		if os.SameFile(d.info, info) {
+			return d
+		}
+	}
+	return nil
+}
+
+// PutBackGit undoes what a command changed since before (see Git) that
+// can make git run a program, and returns what it did, a phrase each. A
+// .git file or link made or changed is removed, or put back as it was. A
+// .git folder made with anything that runs a program is removed, and a
+// .git file it replaced put back. In the git folders there before,
+// wherever the command moved them, settings that now run a program, hooks
+// and commondir files made or changed are put back as they were, or
+// removed if new.
+func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
+	now, err := w.findGit()
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, p := range now.DotGits {
+		f, ok := now.pointers[p]
+		old, had := before.pointers[p]
+		if !ok || had && old == f {
+			continue
+		}
+		done = append(done, w.putBack(p, old, had)+" (a .git file or link leads git to other settings)")
+		delete(now.pointers, p)
+	}
+	// Common folders are not followed now: the commondir file that names
+	// one is judged itself.
+	for _, p := range now.DotGits {
+		now.addDir(w, w.gitDirOf(p, now.pointers), false)
+	}
+	for _, d := range slices.Sorted(maps.Keys(before.dirs)) {
+		if info, err := w.root.Lstat(d); err == nil && !info.IsDir() {
+			// A link would lead a pointer left as it was elsewhere.
+			done = append(done, w.putBack(d, gitFile{}, false)+" (it took the place of a git folder)")
+		}
+		now.addDir(w, d, false)
+	}
+	var removed []string
+	for _, d := range slices.Sorted(maps.Keys(now.dirs)) {
+		if slices.ContainsFunc(removed, func(r string) bool { return strings.HasPrefix(d, r+"/") }) {
+			continue
+		}
+		cur, old := now.dirs[d], before.same(now.dirs[d].info)
+		if old == nil && isDotGit(path.Base(d)) {
+			why := cur.risk()
+			if why == "" {
+				continue
+			}
+			did := w.putBack(d, gitFile{}, false) + ", made by the command (" + why + ")"
+			if f, had := before.pointers[d]; had {
+				did += ", and " + w.putBack(d, f, true)
+			}
+			done = append(done, did)
+			removed = append(removed, d)
+			continue
+		}
+		if old == nil {
+			old = &gitDir{}
+		}
+		done = append(done, w.settle(d, old, cur)...)
+	}
+	return done, nil
+}
+
+// settle puts back the files of the git folder d that can make git run a
+// program and are not as they were in old.
+func (w *Workspace) settle(d string, old, cur *gitDir) []string {
+	names := slices.Collect(maps.Keys(old.files))
+	for name := range cur.files {
+		if _, ok := old.files[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	// "hooks" before the hooks in it, so they can be put back in it.
+	slices.Sort(names)
+	var done []string
+	hooksMade := false
+	for _, name := range names {
+		of, had := old.files[name]
+		nf, has := cur.files[name]
+		why := ""
+		switch {
+		case has && had && of == nf:
+			continue
+		case has:
+			if why = runs(name, nf); why == "" {
+				continue
+			}
+			if strings.HasPrefix(name, "config") && had {
+				// Said of what the command added, where that is enough.
+				why = cmp.Or(runs(name, gitFile{mode: nf.mode, data: added(of.data, nf.data)}), why)
+			}
+		case !hooksMade || !strings.HasPrefix(name, "hooks/"):
+			continue // gone: nothing runs
+		}
+		did := w.putBack(path.Join(d, name), of, had)
+		if why != "" {
+			did += " (" + why + ")"
+		}
+		done = append(done, did)
+		hooksMade = hooksMade || name == "hooks"
+	}
+	return done
+}
+
+// added returns the lines of the settings file now that are not in old,
+// with its section lines.
+func added(old, now string) string {
+	was := strings.Split(old, "\n")
+	var out []string
+	for _, line := range strings.Split(now, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "[") || !slices.Contains(was, line) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// putBack removes what is at p and, if had, makes old again there; it
+// says what it did.
+func (w *Workspace) putBack(p string, old gitFile, had bool) string {
+	if err := w.root.RemoveAll(p); err != nil {
+		return fmt.Sprintf("could not remove '%s': %v", p, err)
+	}
+	var err error
+	switch {
+	case !had || old.big:
+		return fmt.Sprintf("removed '%s'", p)
+	case old.mode.IsDir():
+		err = w.root.Mkdir(p, old.mode.Perm())
+	case old.mode.IsRegular():
+		if err = w.root.WriteFile(p, []byte(old.data), old.mode.Perm()); err == nil {
+			err = w.root.Chmod(p, old.mode.Perm())
+		}
+	case old.mode&fs.ModeSymlink != 0:
+		err = w.root.Symlink(old.data, p)
+	default:
+		return fmt.Sprintf("removed '%s'", p)
+	}
+	if err != nil {
+		return fmt.Sprintf("removed '%s' but could not put it back: %v", p, err)
+	}
+	return fmt.Sprintf("put back '%s' as it was", p)
+}
+
+// riskyConfig returns why git could run a program because of the settings
+// file data, or "": a setting of programKeys, or a line this reading does
+// not take for certain (a continued line, a setting on a section's line,
+// an odd name), since git might read it differently.
+func riskyConfig(data []byte) string {
 	section, sub := "", false
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxRepoConfig+1)
+	sc.Buffer(make([]byte, 0, 4096), maxGitFile+1)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
 		if strings.HasSuffix(line, `\`) {
-			return "its settings file continues a line, which only git reads for certain"
+			return "continues a line, which only git reads for certain"
 		}
 		if line[0] == '[' {
 			var ok bool
 			section, sub, ok = repoSection(line)
 			if !ok {
-				return fmt.Sprintf("its settings file has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
+				return fmt.Sprintf("has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
 			}
 			continue
 		}
 		name, _, _ := strings.Cut(line, "=")
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !configName(name) || section == "" {
-			return fmt.Sprintf("its settings file has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
+			return fmt.Sprintf("has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
 		}
 		key := section + "." + name
 		if sub {
 			key = section + ".*." + name
 		}
-		if !slices.Contains(safeRepoKeys, key) {
-			return fmt.Sprintf("its settings set %s, which a repository made by git init does not", strings.Replace(key, ".*.", ".", 1))
+		if slices.Contains(programKeys, key) || slices.Contains(programKeys, section) {
+			return "sets " + strings.Replace(key, ".*.", ".", 1)
 		}
 	}
 	if sc.Err() != nil {
-		return "its settings file has a line too long to read"
+		return "has a line too long to read"
 	}
 	return ""
 }
@@ -196,19 +471,4 @@ func configName(s string) bool {
 		}
 	}
 	return true
-}
-
-// HasRepository reports whether the workspace has a .git of any kind (a
-// folder, a file, a link, even a broken one).
-func (w *Workspace) HasRepository() bool {
-	_, err := w.root.Lstat(".git")
-	return err == nil
-}
-
-// RemoveRepository removes the workspace's .git, whatever it is.
-func (w *Workspace) RemoveRepository() error {
-	if err := w.root.RemoveAll(".git"); err != nil {
-		return fmt.Errorf("remove .git: %w", err)
-	}
-	return nil
 }
