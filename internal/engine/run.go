@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -74,7 +75,16 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 		dir = filepath.Join(dir, filepath.FromSlash(clean))
 	}
-	newRepo := !writesGit && !r.ws.HasRepository()
+	// What of the workspace's repositories can run a program, before a
+	// command that may not write them: shown read-only to it, and put
+	// back after it.
+	var git *workspace.GitState
+	if !writesGit {
+		var err error
+		if git, err = r.ws.Git(); err != nil {
+			return command.Result{}, nil, err
+		}
+	}
 	r.started(i, c)
 	// The workspace as it is before the command, to tell what it changed.
 	if rec, err := r.recorder(); err != nil {
@@ -105,7 +115,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		Env:       r.opts.Env,
 		ExtraEnv:  env,
 		KeepEnv:   r.opts.KeepEnv,
-		Sandbox:   r.sandbox(r.st.SessionID, writesGit),
+		Sandbox:   r.sandbox(r.st.SessionID, git),
 		Split:     c.SplitOutput,
 	})
 	res := commandResult(c, out, err, timeout)
@@ -116,8 +126,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if approved {
 		res.Summary += " (approved by the user)"
 	}
-	if newRepo {
-		if err := r.checkNewRepository(&res); err != nil {
+	if git != nil {
+		if err := r.putBackGit(i, git, &res); err != nil {
 			return command.Result{}, nil, err
 		}
 	}
@@ -146,36 +156,35 @@ func gitWritable(byRule bool, v policy.Verdict) bool {
 	return len(v.Programs) > 0
 }
 
-// checkNewRepository looks at the .git a command made where the workspace
-// had none (git init, or a planted one): when git could run a program from
-// it the next time the person uses git, outside the sandbox, it is
-// removed and the result says why.
-func (r *turnRun) checkNewRepository(res *command.Result) error {
-	why, err := r.ws.NewRepositoryRisk()
-	if err != nil || why == "" {
+// putBackGit undoes what a command the person did not approve changed in
+// the workspace's repositories that would make git run a program the next
+// time the person uses git, outside the sandbox (see
+// workspace.PutBackGit), and tells the LLM and the person.
+func (r *turnRun) putBackGit(i int, before *workspace.GitState, res *command.Result) error {
+	done, err := r.ws.PutBackGit(before)
+	if err != nil || len(done) == 0 {
 		return err
 	}
-	if err := r.ws.RemoveRepository(); err != nil {
-		return err
-	}
-	res.Summary += fmt.Sprintf("; courier removed the .git it made, because %s, and git would run it when the person uses the repository. Make a repository with plain 'git init', and change its settings with 'git config', which asks the person", why)
+	what := strings.Join(done, "; ")
+	res.Summary += fmt.Sprintf("; git would have run what it changed when the person uses the repository, so courier %s. Make a repository with plain 'git init', and change its settings with 'git config', which asks the person", what)
+	r.out.Warnings = append(r.out.Warnings, fmt.Sprintf("command %d changed what git runs, so courier %s", i+1, what))
 	return nil
 }
 
 // sandbox returns the OS sandbox for a command: the configured one, with
-// the workspace writable, the session's temporary folder, and the
-// workspace's .git read-only unless the command may write it (see
-// gitWritable; git commit, git checkout and the like ask first for that
-// reason).
-func (e *Engine) sandbox(session string, approved bool) *sandbox.Options {
+// the workspace writable, the session's temporary folder, and, given git
+// (nil when the command may write them: see gitWritable; git commit, git
+// checkout and the like ask first for that reason), every .git of the
+// workspace and the folders they lead to read-only.
+func (e *Engine) sandbox(session string, git *workspace.GitState) *sandbox.Options {
 	if e.opts.Sandbox == nil {
 		return nil
 	}
 	sb := *e.opts.Sandbox
 	sb.Writable = append([]string{e.ws.Dir()}, sb.Writable...)
 	sb.Session = session
-	if !approved {
-		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), sandbox.GitPaths(e.ws.Dir())...)
+	if git != nil {
+		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), sandbox.GitPaths(e.ws.Dir(), git.DotGits)...)
 	}
 	return &sb
 }
@@ -262,7 +271,10 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 // Describe probes the machine as the session's commands see it: run like a
 // command, in the workspace, with the commands' environment and sandbox.
 func (e *Engine) Describe(ctx context.Context, session string) machine.Description {
-	spec := shell.Spec{Dir: e.ws.Dir(), Env: e.opts.Env, KeepEnv: e.opts.KeepEnv, Sandbox: e.sandbox(session, false)}
+	// An error leaves nil, .git writable: the probe is courier's own, and
+	// fails anyway in a workspace it cannot read.
+	git, _ := e.ws.Git()
+	spec := shell.Spec{Dir: e.ws.Dir(), Env: e.opts.Env, KeepEnv: e.opts.KeepEnv, Sandbox: e.sandbox(session, git)}
 	noNet := e.opts.Sandbox != nil && e.opts.Sandbox.NoNetwork
 	return machine.Probe(ctx, spec, machine.Limits{Timeout: e.opts.CommandTimeout, MaxOutput: e.opts.MaxOutput, NoNetwork: noNet})
 }

@@ -166,31 +166,33 @@ func ToolFolders(getenv func(string) string, extra []string) []string {
 	return out
 }
 
-// GitPaths returns what of the repository in workspace a command must not
-// change: its .git folder; or, when .git is a "gitdir:" pointer file (a
-// worktree, a submodule), the file, the folder it names, and that folder's
-// common folder (the main repository's .git, for a worktree). It returns
-// nil when the workspace has no .git, so `git init` can make one.
-func GitPaths(workspace string) []string {
-	dotgit := filepath.Join(workspace, ".git")
-	info, err := os.Stat(dotgit)
-	switch {
-	case err != nil:
-		return nil
-	case info.IsDir():
-		return []string{dotgit}
-	case !info.Mode().IsRegular():
-		return []string{dotgit}
+// GitPaths returns what of the repositories in workspace a command must
+// not change: each of dotgits (the workspace paths, slash-separated, of
+// its .git folders, files and links at any depth); for a "gitdir:"
+// pointer file (a worktree, a submodule), the folder it names; and the
+// common folder a git folder names in its commondir file (the main
+// repository's .git, for a worktree).
+func GitPaths(workspace string, dotgits []string) []string {
+	var paths []string
+	add := func(p string) {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
 	}
-	paths := []string{dotgit}
-	gitdir := pointer(dotgit, "gitdir:")
-	if gitdir == "" {
-		return paths
-	}
-	gitdir = resolve(workspace, gitdir)
-	paths = append(paths, gitdir)
-	if common := pointer(filepath.Join(gitdir, "commondir"), ""); common != "" {
-		paths = append(paths, resolve(gitdir, common))
+	for _, rel := range dotgits {
+		dotgit := filepath.Join(workspace, filepath.FromSlash(rel))
+		gitdir := dotgit
+		add(dotgit)
+		if info, err := os.Stat(dotgit); err == nil && info.Mode().IsRegular() {
+			if gitdir = pointer(dotgit, "gitdir:"); gitdir == "" {
+				continue
+			}
+			gitdir = resolve(filepath.Dir(dotgit), gitdir)
+			add(gitdir)
+		}
+		if common := pointer(filepath.Join(gitdir, "commondir"), ""); common != "" {
+			add(resolve(gitdir, common))
+		}
 	}
 	return paths
 }

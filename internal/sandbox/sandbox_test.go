@@ -120,6 +120,12 @@ func TestGitPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
+		{"a submodule, its pointer relative to its own folder", func(t *testing.T, ws, other string) {
+			write(t, filepath.Join(ws, ".git", "modules", "sub", "HEAD"), "ref: x\n")
+			write(t, filepath.Join(ws, "lib", "sub", ".git"), "gitdir: ../../.git/modules/sub\n")
+		}, func(ws, other string) []string {
+			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, "lib", "sub", ".git"), filepath.Join(ws, ".git", "modules", "sub")}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,7 +133,13 @@ func TestGitPaths(t *testing.T) {
 			tt.setup(t, ws, other)
 			// A hang guard, not a speed check: a FIFO must not block.
 			done := make(chan []string, 1)
-			go func() { done <- GitPaths(ws) }()
+			var dotgits []string
+			for _, p := range []string{".git", "lib/sub/.git"} {
+				if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+					dotgits = append(dotgits, p)
+				}
+			}
+			go func() { done <- GitPaths(ws, dotgits) }()
 			select {
 			case got := <-done:
 				if want := tt.want(ws, other); !reflect.DeepEqual(got, want) {

@@ -30,9 +30,10 @@ const maxLinks = 40
 
 // CheckWrite reports whether p may be written (created, replaced, deleted,
 // its mode changed): a path in .git, by name (any folder or file named .git,
-// in any case, and the names case-insensitive file systems take for it) or
-// through symlinks, and the folder a top-level .git file or symlink points
-// to, are refused with a ProtectedError. Reading them stays allowed.
+// at any depth, in any case, and the names case-insensitive file systems
+// take for it) or through symlinks, and a path in any other git folder
+// (see inGitDir), are refused with a ProtectedError. Reading them stays
+// allowed.
 func (w *Workspace) CheckWrite(p string) error {
 	c, err := Clean(p)
 	if err != nil {
@@ -48,17 +49,29 @@ func (w *Workspace) protect(p, c string, followLast bool) error {
 	if hasDotGit(c) {
 		return &ProtectedError{Path: p}
 	}
-	targets := w.gitTargets()
 	real, ok := w.resolve(c, followLast)
 	if !ok {
 		// A loop or a link that leads out: os.Root refuses the write
 		// itself, with its own error.
 		return nil
 	}
-	if hasDotGit(real) || under(real, targets) {
+	if hasDotGit(real) || w.inGitDir(real) {
 		return &ProtectedError{Path: p}
 	}
 	return nil
+}
+
+// inGitDir reports whether the clean path c, with no symlink left, lies in
+// a folder holding a HEAD: a git folder whatever its name, such as one a
+// "gitdir:" file at any depth names. The workspace itself is not taken
+// for one.
+func (w *Workspace) inGitDir(c string) bool {
+	for d := path.Dir(c); d != "."; d = path.Dir(d) {
+		if _, err := w.root.Lstat(d + "/HEAD"); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDotGit reports whether a clean slash path has a .git element.
@@ -95,50 +108,6 @@ func hfsIgnored(r rune) bool {
 		return true
 	}
 	return false
-}
-
-// under reports whether c is one of dirs or inside one, ignoring case.
-func under(c string, dirs []string) bool {
-	for _, d := range dirs {
-		if strings.EqualFold(c, d) || (len(c) > len(d) && strings.EqualFold(c[:len(d)], d) && c[len(d)] == '/') {
-			return true
-		}
-	}
-	return false
-}
-
-// gitTargets returns where a top-level .git that is a symlink or a
-// "gitdir:" file leads, when that is inside the workspace (elsewhere os.Root
-// keeps every write away anyway).
-func (w *Workspace) gitTargets() []string {
-	info, err := w.root.Lstat(".git")
-	if err != nil {
-		return nil
-	}
-	var target string
-	switch {
-	case info.Mode()&fs.ModeSymlink != 0:
-		target = ".git"
-	case info.Mode().IsRegular() && info.Size() <= 4096:
-		data, err := w.root.ReadFile(".git")
-		if err != nil {
-			return nil
-		}
-		line, _, _ := strings.Cut(string(data), "\n")
-		dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-		if !ok {
-			return nil
-		}
-		target = w.inside(strings.TrimSpace(dir))
-	}
-	if target == "" {
-		return nil
-	}
-	real, ok := w.resolve(target, true)
-	if !ok {
-		return nil
-	}
-	return []string{real}
 }
 
 // inside turns a path git wrote (absolute, or relative to the workspace)

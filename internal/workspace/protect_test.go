@@ -177,12 +177,17 @@ func TestOrdinaryWritesBesideGitWork(t *testing.T) {
 	}
 }
 
+// A folder a .git file names, at any depth, is a git folder: it holds a
+// HEAD, and no file command writes in it.
 func TestGitdirPointerTargetIsProtected(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".git":              "gitdir: store/repo\n",
+		"store/repo/HEAD":   "ref: refs/heads/main\n",
 		"store/repo/config": "[core]\n",
 		"store/other.txt":   "free\n",
+		"a/b/.git":          "gitdir: ../../modules/b\n",
+		"modules/b/HEAD":    "ref: refs/heads/main\n",
 	})
 	abs := t.TempDir()
 	writeTree(t, abs, map[string]string{"repo/config": "[core]\n"})
@@ -195,9 +200,10 @@ func TestGitdirPointerTargetIsProtected(t *testing.T) {
 		protected []string
 		free      []string
 	}{
-		{"gitdir: store/repo\n", []string{".git", "store/repo/config", "store/repo/hooks/pre-commit", "STORE/Repo/config"}, []string{"store/other.txt"}},
+		{"gitdir: store/repo\n", []string{".git", "store/repo/config", "store/repo/hooks/pre-commit", "a/b/.git", "modules/b/config", "modules/b/hooks/post-checkout"},
+			[]string{"store/other.txt", "modules/HEAD2", "a/b/c.txt"}},
 		{"gitdir: " + filepath.Join(real, "store/repo") + "\n", []string{"store/repo/config"}, []string{"store/other.txt"}},
-		{"gitdir: " + filepath.Join(abs, "repo") + "\n", []string{".git"}, []string{"store/repo/config"}},
+		{"gitdir: " + filepath.Join(abs, "repo") + "\n", []string{".git", "store/repo/config"}, []string{"store/other.txt"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pointer, func(t *testing.T) {
@@ -219,7 +225,7 @@ func TestGitdirPointerTargetIsProtected(t *testing.T) {
 
 func TestGitSymlinkTargetIsProtected(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{".repo/config": "[core]\n"})
+	writeTree(t, dir, map[string]string{".repo/config": "[core]\n", ".repo/HEAD": "ref: refs/heads/main\n"})
 	if err := os.Symlink(".repo", filepath.Join(dir, ".git")); err != nil {
 		t.Fatal(err)
 	}
