@@ -26,7 +26,7 @@ type Question struct {
 	Index    int
 	Command  string
 	// Env are the variables the command is given besides its text, as
-	// shell assignments.
+	// shell assignments separated by spaces ("" for none).
 	Env string
 	// Reason is the policy's reason for asking.
 	Reason string
