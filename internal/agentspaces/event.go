@@ -116,7 +116,10 @@ type Event struct {
 // ApprovalDetails say what an approvalRequired event is about.
 type ApprovalDetails struct {
 	Command string `json:"command,omitempty"`
-	Path    string `json:"path,omitempty"`
+	// Env is a shell operation's env: the command runs with it, so the
+	// approval is of both.
+	Env  map[string]string `json:"env,omitempty"`
+	Path string            `json:"path,omitempty"`
 	// Policy names what asked for approval: courier's policy rules behind
 	// the decision, e.g. "rm -r".
 	Policy string `json:"policy,omitempty"`

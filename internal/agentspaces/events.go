@@ -200,7 +200,7 @@ func ApprovalEvent(c command.Command, p Pause, now time.Time) Event {
 		OperationID:   ApprovalID(c, p.Index),
 		OperationType: opTypeOf(c.Type),
 		Reason:        p.Reason,
-		Details:       &ApprovalDetails{Command: c.Command, Policy: p.Rule},
+		Details:       &ApprovalDetails{Command: c.Command, Env: c.Env, Policy: p.Rule},
 	}
 }
 

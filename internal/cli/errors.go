@@ -11,7 +11,6 @@ import (
 
 	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/agentrun"
-	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -113,7 +112,7 @@ func explain(err error) explained {
 		e.code = ExitUsage
 	case errors.As(err, &waiting):
 		e.quiet, e.code = true, ExitWaiting
-		e.msg = fmt.Sprintf("session %s waits for approval of '%s' (%s)", waiting.Session, termtext.Safe(human.FirstLine(waiting.Pending.Command, 80)), waiting.Pending.Reason)
+		e.msg = fmt.Sprintf("session %s waits for approval of %s (%s)", waiting.Session, termtext.Command(waiting.Pending.Command, waiting.Pending.Env), waiting.Pending.Reason)
 		e.hint = fmt.Sprintf("run 'courier approve %s' to run it or 'courier deny %s' to refuse it", waiting.Session, waiting.Session)
 	case errors.As(err, &stopped):
 		e.quiet, e.code = true, ExitStopped

@@ -99,7 +99,7 @@ func runStatus(o *statusOptions) error {
 		fmt.Fprintf(w, "Held by:   %s\n", termtext.Safe(h.String()))
 	}
 	if p := info.Pending; p != nil {
-		fmt.Fprintf(w, "Waiting:   approval of '%s' (%s)\n", termtext.Safe(human.FirstLine(p.Command, 80)), termtext.Safe(p.Reason))
+		fmt.Fprintf(w, "Waiting:   approval of %s (%s)\n", termtext.Command(p.Command, p.Env), termtext.Safe(p.Reason))
 		op, shown := opWord(info.Operation)
 		switch {
 		case info.Run && shown:

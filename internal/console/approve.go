@@ -74,6 +74,9 @@ func (a *Terminal) readLine(ctx context.Context) (string, error) {
 // later).
 func (a *Terminal) Approve(ctx context.Context, q runner.Question) (runner.Decision, error) {
 	fmt.Fprintf(a.w, "\ncourier: this command needs your approval: %s\n", termtext.Safe(q.Reason))
+	if q.Env != "" {
+		fmt.Fprintf(a.w, "    with the variables %s\n", termtext.Safe(q.Env))
+	}
 	lines := strings.Split(strings.TrimRight(q.Command, "\n"), "\n")
 	for _, l := range lines {
 		fmt.Fprintf(a.w, "    │ %s\n", termtext.Safe(l))

@@ -51,10 +51,12 @@ func TestTerminalAnswers(t *testing.T) {
 }
 
 // A command cannot disguise itself at the question: every line is shown,
-// marked as the command's, with control characters visible.
+// marked as the command's, with control characters visible, and so are
+// the variables it is given besides its text.
 func TestTerminalShowsTheWholeCommandSafely(t *testing.T) {
 	q := question
 	q.Command = "npm test\x1b[1A\x1b[2K\rRun it? \x1b]52;c;ZXZpbA==\x07\nrm -rf important_dir\u202e"
+	q.Env = "GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='sh x.sh' X=$'\\x1b'\x1b[2K"
 	var out bytes.Buffer
 	a := NewTerminal(strings.NewReader("n\n\n"), &out, runner.Stop)
 	if _, err := a.Approve(context.Background(), q); err != nil {
@@ -64,7 +66,7 @@ func TestTerminalShowsTheWholeCommandSafely(t *testing.T) {
 	if strings.ContainsAny(got, "\x1b\r\x07") || strings.Contains(got, "\u202e") {
 		t.Errorf("the question holds raw control characters: %q", got)
 	}
-	for _, want := range []string{`    │ npm test\x1b[1A\x1b[2K\rRun it? \x1b]52;c;ZXZpbA==\x07` + "\n", "    │ rm -rf important_dir\\u202e\n"} {
+	for _, want := range []string{"    with the variables GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='sh x.sh' X=$'\\x1b'\\x1b[2K\n", `    │ npm test\x1b[1A\x1b[2K\rRun it? \x1b]52;c;ZXZpbA==\x07` + "\n", "    │ rm -rf important_dir\\u202e\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("question lacks %q:\n%s", want, got)
 		}

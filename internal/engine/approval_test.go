@@ -167,6 +167,37 @@ func TestApproveAllLasts(t *testing.T) {
 	}
 }
 
+// TestApproveAllCoversTheShapeShown: "approve all like it" given for
+// 'rm -rf junk' does not cover one that brings variables of its own, in
+// its text or as a JSON shell operation's env; those are asked about, with
+// what they add, and the question carries the env.
+func TestApproveAllCoversTheShapeShown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, engine.Options{Policy: defaultPolicy(t)})
+	if out := h.apply(run("rm -rf junk")); out.Waiting == nil {
+		t.Fatal("the turn did not wait")
+	}
+	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
+	h.st.ApprovedRules = h.resume().ApprovedRules
+	for _, c := range []command.Command{
+		run("HOME=/ rm -rf other"),
+		{Type: command.RunCommand, Command: "rm -rf other", Env: map[string]string{"HOME": "/", "X": "a b"}},
+	} {
+		h.nextTurn()
+		h.write("other/file", "x")
+		out := h.apply(c)
+		if out.Waiting == nil || !h.exists("other/file") {
+			t.Fatalf("%q %v ran under the approval of 'rm -rf junk' for all like it", c.Command, c.Env)
+		}
+		if !strings.Contains(out.Waiting.Reason, "the approval of all like it does not cover what it adds: `HOME=/`") {
+			t.Errorf("reason %q", out.Waiting.Reason)
+		}
+		if c.Env != nil && out.Waiting.Env != "HOME=/ X='a b'" {
+			t.Errorf("the question's env is %q", out.Waiting.Env)
+		}
+	}
+}
+
 // TestApproveAllFromJournal: 'courier approve --all' writes a decision
 // with All set; resuming runs the command and every later one like it.
 func TestApproveAllFromJournal(t *testing.T) {

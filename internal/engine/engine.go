@@ -460,7 +460,7 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 	}
 	for i, c := range cmds {
 		if d, ok := r.js.decisions[i]; ok && d.All && d.Approved {
-			r.approveAll(r.opts.Policy.Check(c.Command))
+			r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
 		}
 	}
 }

@@ -36,7 +36,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	}
 	v := policy.Verdict{Decision: policy.Allow}
 	if r.opts.Policy != nil {
-		v = r.opts.Policy.Check(c.Command)
+		v = r.opts.Policy.Check(c.Command).WithEnv(c.Env)
 	}
 	if v.Decision == policy.Ask && r.startsRepository(v) {
 		v.Decision = policy.Allow
@@ -206,13 +206,15 @@ func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRu
 	if v.CoveredBy(r.approved) {
 		return true, true, command.Result{}, nil
 	}
-	return false, false, command.Result{}, &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Reason: v.Reason, Rule: v.Rule}
+	return false, false, command.Result{}, &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Env: strings.Join(policy.Assignments(c.Env), " "),
+		Reason: v.ReasonAfter(r.approved), Rule: v.Rule}
 }
 
 // approveAll remembers "approve all like it": each rule behind the verdict
-// on its own, so later commands doing part of the same are covered too.
+// on its own, with the command's shape, so later commands doing part of
+// the same, in the same shape, are covered too.
 func (r *turnRun) approveAll(v policy.Verdict) {
-	for _, rule := range v.Rules {
+	for _, rule := range v.ApprovalKeys() {
 		if !slices.Contains(r.approved, rule) {
 			r.approved = append(r.approved, rule)
 		}

@@ -19,6 +19,9 @@ type analysis struct {
 	// downloads are the files downloaders save, by base name (see
 	// noteDownloads).
 	downloads []string
+	// shape is what the command adds around its programs; see
+	// Verdict.Shape.
+	shape []string
 }
 
 // finding is something a built-in check noticed, such as a write to a
@@ -153,6 +156,9 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
+		for _, as := range c.Assigns {
+			a.around(a.text(as))
+		}
 		if words := a.words(c.Args); len(words) > 0 {
 			a.command(words, in)
 		}
@@ -160,6 +166,21 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		a.inherit(in, c.Stmts)
 	case *syntax.Subshell:
 		a.inherit(in, c.Stmts)
+	case *syntax.DeclClause:
+		a.around(a.text(c))
+	case *syntax.ForClause:
+		// A loop's variable may be one the shell exports, such as PATH.
+		if w, ok := c.Loop.(*syntax.WordIter); ok {
+			a.around("for " + w.Name.Value)
+		}
+	}
+}
+
+// around notes something the command adds around the programs the rules
+// judge (see Verdict.Shape).
+func (a *analyzer) around(s string) {
+	if !a.scratch {
+		a.out.shape = append(a.out.shape, s)
 	}
 }
 

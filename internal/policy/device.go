@@ -79,12 +79,16 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 		return
 	}
 	w := a.word(r.Word)
+	dup := r.Op == syntax.DplOut && !w.computed() && (w.value == "-" || strings.Trim(w.value, "0123456789") == "")
+	if writeOps[r.Op] && !dup && w.value != "/dev/null" {
+		a.around(a.text(r))
+	}
 	if w.computed() {
 		return
 	}
 	p := w.value
 	switch {
-	case r.Op == syntax.DplOut && (p == "-" || strings.Trim(p, "0123456789") == ""):
+	case dup:
 		// >&2 duplicates a descriptor; it opens no file.
 	case isNetworkPath(p):
 		a.finding(checkDevice, a.text(s), "opens a network connection through "+p)

@@ -69,7 +69,10 @@
 // program in them is denied. When one of the person's own rules matches a
 // program, it decides for that program instead of @git-write and
 // @runs-code, and approving "all like it" covers the one git subcommand
-// or program that was asked about.
+// or program that was asked about. An approval "for all like it" also
+// keeps the command's shape (Verdict.Shape): a later command that adds
+// variable assignments, wrappers, git options or redirections is asked
+// about.
 //
 // /dev/null, /dev/zero, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N and
 // the like are not devices for these checks.

@@ -12,6 +12,7 @@ var gitValueOptions = []string{"-C", "-c", "--git-dir", "--work-tree", "--namesp
 // gitCall is a git command line split into its global options and its
 // subcommand.
 type gitCall struct {
+	opts    []word // the options before the subcommand
 	configs []word // the values of -c and --config-env: key=value
 	sub     string // the subcommand, "" when none or computed
 	known   bool   // sub is literal (or there is none)
@@ -25,6 +26,7 @@ func parseGit(words []word) gitCall {
 	for i < len(words) {
 		w := words[i]
 		if w.computed() {
+			g.opts = words[1:i]
 			return g // the subcommand, or an option, is computed
 		}
 		v := w.value
@@ -46,6 +48,7 @@ func parseGit(words []word) gitCall {
 		i++
 	}
 	g.known = true
+	g.opts = words[1:min(i, len(words))]
 	if i < len(words) {
 		g.sub = words[i].value
 		g.args = words[i+1:]
@@ -58,6 +61,9 @@ func parseGit(words []word) gitCall {
 // repository's .git, which courier keeps read-only for commands.
 func (a *analyzer) gitNotes(words []word) []finding {
 	g := parseGit(words)
+	if len(g.opts) > 0 {
+		a.around(wordsSource(words[:len(g.opts)+1]))
+	}
 	var notes []finding
 	subject := wordsSource(words)
 	for _, c := range g.configs {

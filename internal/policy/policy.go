@@ -2,7 +2,14 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // Decision is what the policy says about a command.
@@ -41,26 +48,116 @@ type Verdict struct {
 	// Programs lists every program the command would start, in the order
 	// they appear; shell functions the command defines are left out.
 	Programs []string `json:"-"`
+	// Shape is what the command adds around the programs the rules judge,
+	// as written, sorted: variable assignments (A=1 cmd, export A=1, a
+	// loop's variable, and the variables WithEnv adds), wrappers with
+	// their options (env A=1, timeout 5, sh -c '...', xargs, find -exec,
+	// eval, source), git's options before its subcommand (git -c k=v,
+	// git -C dir), and redirections that write (> file). Any of them can
+	// change what a program does, so an approval "for all like it" covers
+	// only commands of the same shape (see ApprovalKeys).
+	Shape []string `json:"-"`
+}
+
+// ApprovalKeys are what approving an Ask verdict "for all like it"
+// records: each of its Rules, followed by its Shape when it has one.
+// Storing them one by one also approves commands that do only part of
+// the same things, in the same shape.
+func (v Verdict) ApprovalKeys() []string { return v.keys(v.Rules) }
+
+func (v Verdict) keys(rules []string) []string {
+	if len(v.Shape) == 0 {
+		return rules
+	}
+	var suffix strings.Builder
+	suffix.WriteString(" with")
+	for _, s := range v.Shape {
+		suffix.WriteString(" " + strconv.Quote(s))
+	}
+	keys := make([]string, len(rules))
+	for i, r := range rules {
+		keys[i] = r + suffix.String()
+	}
+	return keys
 }
 
 // CoveredBy reports whether an Ask verdict is covered by approvals the
-// person gave "for all like it": either its whole Rule key, or every one
-// of its Rules, is in approved. Storing a verdict's Rules one by one thus
-// also approves commands that do only part of the same things. Allow and
-// Deny verdicts are never covered: approval does not apply to them.
+// person gave "for all like it": either the key of its whole Rule, or
+// every one of its ApprovalKeys, is in approved. Allow and Deny verdicts
+// are never covered: approval does not apply to them.
 func (v Verdict) CoveredBy(approved []string) bool {
 	if v.Decision != Ask || len(v.Rules) == 0 {
 		return false
 	}
-	if slices.Contains(approved, v.Rule) {
+	if slices.Contains(approved, v.keys([]string{v.Rule})[0]) {
 		return true
 	}
-	for _, r := range v.Rules {
-		if !slices.Contains(approved, r) {
+	for _, k := range v.ApprovalKeys() {
+		if !slices.Contains(approved, k) {
 			return false
 		}
 	}
 	return true
+}
+
+// ReasonAfter is the reason to ask about a verdict that approved does not
+// cover, saying what the command adds to the shape of commands approved
+// "for all like it" under its rules.
+func (v Verdict) ReasonAfter(approved []string) string {
+	var shapes []string // the shapes approved under one of its rules
+	for _, a := range approved {
+		for _, r := range v.Rules {
+			if rest, ok := strings.CutPrefix(a, r+" with"); ok && (rest == "" || rest[0] == ' ') {
+				shapes = append(shapes, rest+" ")
+			} else if a == r {
+				shapes = append(shapes, " ")
+			}
+		}
+	}
+	if len(shapes) == 0 {
+		return v.Reason
+	}
+	var added []string
+	for _, s := range v.Shape {
+		q := " " + strconv.Quote(s) + " "
+		if !slices.ContainsFunc(shapes, func(x string) bool { return strings.Contains(x, q) }) {
+			added = append(added, "`"+human.OneLine(s, maxSubject)+"`")
+		}
+	}
+	if len(added) == 0 {
+		return v.Reason
+	}
+	if n := len(added) - maxAdded; n > 0 {
+		added = append(added[:maxAdded], fmt.Sprintf("%d more", n))
+	}
+	return v.Reason + "; the approval of all like it does not cover what it adds: " + strings.Join(added, ", ")
+}
+
+// maxAdded bounds how many additions a reason names.
+const maxAdded = 8
+
+// WithEnv returns the verdict for a command given the variables env
+// besides its text (a JSON shell operation's env): they join its Shape.
+func (v Verdict) WithEnv(env map[string]string) Verdict {
+	if len(env) > 0 {
+		v.Shape = slices.Concat(v.Shape, Assignments(env))
+		slices.Sort(v.Shape)
+	}
+	return v
+}
+
+// Assignments writes variables as shell assignments, NAME=value with the
+// value quoted where it needs to be, sorted by name.
+func Assignments(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		q, err := syntax.Quote(env[k], syntax.LangBash)
+		if err != nil {
+			q = strconv.Quote(env[k])
+		}
+		out = append(out, k+"="+q)
+	}
+	return out
 }
 
 // Policy decides on shell commands. It is built once by New and is safe
@@ -109,6 +206,8 @@ func (p *Policy) Check(command string) Verdict {
 	}
 	v := verdict(outs)
 	v.Programs = progs
+	slices.Sort(an.shape)
+	v.Shape = slices.Compact(an.shape)
 	return v
 }
 

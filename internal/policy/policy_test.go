@@ -330,6 +330,85 @@ func TestCoveredBy(t *testing.T) {
 	}
 }
 
+// An approval "for all like it" covers commands of the shape approved:
+// never one that adds variables, a wrapper, git options or a redirection
+// that writes, any of which can make the same program do something else
+// (run a filter, hooks, another git).
+func TestApproveAllCoversTheShapeApproved(t *testing.T) {
+	p := defaultPolicy(t)
+	tests := []struct {
+		approved, cmd string
+		want          bool
+	}{
+		{`git add -A`, `git add -A`, true},
+		{`git add -A`, `git add x.txt`, true},
+		{`git add -A`, `git add -A 2>/dev/null`, true},
+		{`git add -A`, `git add -A 2>&1`, true},
+		{`git add -A`, `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=filter.x.clean GIT_CONFIG_VALUE_0='sh x.sh' git add -A`, false},
+		{`git add -A`, `GIT_CONFIG_PARAMETERS="'core.fsmonitor=sh x.sh'" git add -A`, false},
+		{`git add -A`, `GIT_CONFIG_GLOBAL=x.cfg git add -A`, false},
+		{`git add -A`, `GIT_DIR=evil git add -A`, false},
+		{`git add -A`, `GIT_WORK_TREE=.git/hooks GIT_EXEC_PATH=. git add -A`, false},
+		{`git add -A`, `env GIT_DIR=evil git add -A`, false},
+		{`git add -A`, `export GIT_CONFIG_SYSTEM=x.cfg; git add -A`, false},
+		{`git add -A`, `declare -x GIT_SSH_COMMAND='sh x.sh'; git add -A`, false},
+		{`git add -A`, `GIT_PAGER=x; export GIT_PAGER; git add -A`, false},
+		{`git add -A`, `for PATH in .; do git add -A; done`, false},
+		{`git add -A`, `git -c core.hooksPath=h add -A`, false},
+		{`git add -A`, `git -c user.name=x add -A`, false},
+		{`git add -A`, `git --config-env=core.pager=X add -A`, false},
+		{`git add -A`, `git --exec-path=. add -A`, false},
+		{`git add -A`, `git -C sub add -A`, false},
+		{`git commit -m one`, `git -c core.hooksPath=h commit -m two`, false},
+		{`git commit -m one`, `git -c trailer.x.cmd='sh x.sh' commit --trailer x=1 -m two`, false},
+		{`git add -A`, `timeout 5 git add -A`, false},
+		{`git add -A`, `nice git add -A`, false},
+		{`git add -A`, `nohup git add -A`, false},
+		{`git add -A`, `stdbuf -o0 git add -A`, false},
+		{`git add -A`, `sh -c 'git add -A'`, false},
+		{`git add -A`, `xargs git add < list`, false},
+		{`git add -A`, `eval git add -A`, false},
+		{`git add -A`, `. ./env.sh; git add -A`, false},
+		{`git add -A`, `git add -A && git log -1 --format=%B > .git/config`, false},
+		{`GIT_DIR=.git git add -A`, `GIT_DIR=.git git add x.txt`, true},
+		{`GIT_DIR=.git git add -A`, `GIT_DIR=evil git add -A`, false},
+		{`GIT_DIR=.git git add -A`, `git add -A`, false},
+		{`timeout 60 rm -rf build`, `timeout 60 rm -rf dist`, true},
+		{`timeout 60 rm -rf build`, `timeout -s KILL 60 rm -rf dist`, false},
+	}
+	for _, tt := range tests {
+		approved := p.Check(tt.approved).ApprovalKeys()
+		if got := p.Check(tt.cmd).CoveredBy(approved); got != tt.want {
+			t.Errorf("approved all like %q: Check(%q).CoveredBy = %v; want %v", tt.approved, tt.cmd, got, tt.want)
+		}
+	}
+}
+
+// A JSON shell operation's env is part of its shape, and the reason to
+// ask says what a command adds to one approved for all like it.
+func TestApproveAllEnvAndReason(t *testing.T) {
+	p := defaultPolicy(t)
+	approved := p.Check(`git add -A`).ApprovalKeys()
+	v := p.Check(`git add -A`).WithEnv(map[string]string{"GIT_CONFIG_VALUE_0": "sh x.sh", "GIT_CONFIG_COUNT": "1"})
+	if v.CoveredBy(approved) {
+		t.Error("an env that sets git config is covered by approving the command without it")
+	}
+	if !v.CoveredBy(v.ApprovalKeys()) {
+		t.Error("the same command with the same env is not covered by its own approval")
+	}
+	want := "; the approval of all like it does not cover what it adds: `GIT_CONFIG_COUNT=1`, `GIT_CONFIG_VALUE_0='sh x.sh'`"
+	if got := v.ReasonAfter(approved); got != v.Reason+want {
+		t.Errorf("ReasonAfter = %q\nwant %q", got, v.Reason+want)
+	}
+	if got := v.ReasonAfter(nil); got != v.Reason {
+		t.Errorf("ReasonAfter(nil) = %q; want the reason alone", got)
+	}
+	two := p.Check(`A=1 B=2 git add -A`)
+	if got := two.ReasonAfter(p.Check(`A=1 git add x`).ApprovalKeys()); !strings.HasSuffix(got, "adds: `B=2`") {
+		t.Errorf("ReasonAfter names more than what is new: %q", got)
+	}
+}
+
 func TestCheckConcurrent(t *testing.T) {
 	p := defaultPolicy(t)
 	done := make(chan Verdict)

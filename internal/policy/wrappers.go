@@ -53,6 +53,9 @@ type option struct {
 
 // dispatch looks into a program that runs other programs or code.
 func (a *analyzer) dispatch(name string, words []word, in stdin) {
+	if name == "eval" || name == "alias" || name == "trap" || name == "source" || name == "." || name == "watch" || shells[name] {
+		a.around(wordsSource(words))
+	}
 	switch {
 	case name == "env":
 		a.env(words, in)
@@ -75,6 +78,7 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	default:
 		if spec, ok := wrappers[name]; ok {
 			next, _, stop := skipOptions(spec, words)
+			a.around(wordsSource(words[:min(next, len(words))]))
 			if !stop {
 				a.rest(words, next, in)
 			}
@@ -184,6 +188,7 @@ func skipDashes(words []word) []word {
 // shell would.
 func (a *analyzer) env(words []word, in stdin) {
 	next, opts, _ := skipOptions(wrappers["env"], words)
+	a.around(wordsSource(words[:min(next, len(words))]))
 	for _, o := range opts {
 		if o.name == "-S" || o.name == "--split-string" {
 			code := append([]word{o.value}, words[min(next, len(words)):]...)
@@ -199,6 +204,7 @@ func (a *analyzer) env(words []word, in stdin) {
 // them, and with -I the words holding the replacement string are computed.
 func (a *analyzer) xargs(words []word) {
 	next, opts, _ := skipOptions(xargsSpec, words)
+	a.around(wordsSource(words[:min(next, len(words))]))
 	replace := ""
 	for _, w := range words[1:min(next, len(words))] {
 		v := w.value
@@ -259,6 +265,7 @@ func (a *analyzer) find(words []word, in stdin) {
 				break
 			}
 		}
+		a.around(wordsSource(words))
 		clause := slices.Clone(words[start:j])
 		markReplaced(clause, "{}", false)
 		if len(clause) > 0 {

@@ -25,6 +25,9 @@ type Question struct {
 	Sequence int
 	Index    int
 	Command  string
+	// Env are the variables the command is given besides its text, as
+	// shell assignments separated by spaces ("" for none).
+	Env string
 	// Reason is the policy's reason for asking.
 	Reason string
 }

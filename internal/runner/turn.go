@@ -12,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // apply applies a reply to the held session: it refuses a reply applied
@@ -184,7 +185,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 		return err
 	}
 	s.r.report(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
-	s.note(fmt.Sprintf("waiting for approval of '%s'", p.Command))
+	s.note("waiting for approval of " + termtext.Command(p.Command, p.Env))
 	if s.r.cfg.Approver == nil {
 		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 	}
@@ -195,7 +196,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 		err error
 	}
 	answered := make(chan answer, 1)
-	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason}
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason}
 	go func() {
 		d, err := s.r.cfg.Approver.Approve(actx, q)
 		answered <- answer{d, err}

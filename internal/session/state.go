@@ -146,6 +146,9 @@ type Pending struct {
 	Sequence int    `json:"sequence"`
 	Index    int    `json:"index"`
 	Command  string `json:"command"`
-	Reason   string `json:"reason"`
-	Rule     string `json:"rule,omitempty"`
+	// Env are the variables the command is given besides its text, as
+	// shell assignments (policy.Assignments) separated by spaces.
+	Env    string `json:"env,omitempty"`
+	Reason string `json:"reason"`
+	Rule   string `json:"rule,omitempty"`
 }

@@ -50,6 +50,18 @@ func Safe(s string) string {
 	return b.String()
 }
 
+// Command shows a command whole on one line, in single quotes, made safe,
+// with each line break written as \n; and after it env, the variables it
+// is given besides its text, as shell assignments: 'git add -A' with
+// GIT_DIR=x.
+func Command(command, env string) string {
+	s := "'" + Safe(strings.ReplaceAll(strings.TrimRight(command, "\n"), "\n", `\n`)) + "'"
+	if env != "" {
+		s += " with " + Safe(env)
+	}
+	return s
+}
+
 // firstUnsafe returns the index of the first unsafe character, or -1.
 func firstUnsafe(s string) int {
 	for i := 0; i < len(s); {

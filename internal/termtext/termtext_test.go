@@ -31,6 +31,22 @@ func TestSafe(t *testing.T) {
 	}
 }
 
+// A command is shown whole on one line: what follows a line break, or an
+// escape that would move the cursor back over it, stays visible.
+func TestCommand(t *testing.T) {
+	tests := []struct{ cmd, env, want string }{
+		{"git add -A", "", `'git add -A'`},
+		{"git add -A", "GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='sh x.sh'", `'git add -A' with GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='sh x.sh'`},
+		{"npm test\nrm -rf ~\n", "", `'npm test\nrm -rf ~'`},
+		{"npm test\r\x1b[2Kls", "X=$'\x1b'\x1b[2K", `'npm test\r\x1b[2Kls' with X=$'\x1b'\x1b[2K`},
+	}
+	for _, tc := range tests {
+		if got := Command(tc.cmd, tc.env); got != tc.want {
+			t.Errorf("Command(%q, %q) = %q, want %q", tc.cmd, tc.env, got, tc.want)
+		}
+	}
+}
+
 // TestSafeLeavesNothingActive checks every code point and every byte: the
 // result holds no control, no C1, no format character and is valid UTF-8.
 func TestSafeLeavesNothingActive(t *testing.T) {
