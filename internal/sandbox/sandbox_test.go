@@ -324,3 +324,48 @@ func TestSocketEnvFindsSocketsMadeLater(t *testing.T) {
 		t.Errorf("Existing = %q, want the agent's socket and its folder once they exist", got)
 	}
 }
+
+// Commands write inside the session's layer folders; courier itself, which
+// runs unconfined, never follows a link there to a place outside.
+func TestLayerFoldersNeverFollowLinks(t *testing.T) {
+	caches, outside := t.TempDir(), t.TempDir()
+	opts := Options{Caches: caches, Session: "s1"}
+	if err := Prepare(opts); err != nil {
+		t.Fatal(err)
+	}
+	// A link where a layer folder was, and one a command left inside a
+	// layer folder.
+	python := filepath.Join(opts.Layer(), "python")
+	if err := os.RemoveAll(python); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, python); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(opts.Layer(), "xdg", "planted")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "kept"), []byte("kept"), 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(outside, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(outside, 0o700) })
+	if err := Prepare(opts); err == nil {
+		t.Error("Prepare made the layer's folders through a link")
+	}
+	if err := RemoveLayer(caches, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 1 || entries[0].Name() != "kept" {
+		t.Errorf("the place the links named changed: %v", entries)
+	}
+	if info, err := os.Stat(outside); err != nil || info.Mode().Perm() != 0o555 {
+		t.Errorf("the place the links named changed mode: %v %v", info.Mode(), err)
+	}
+	if _, err := os.Lstat(opts.Layer()); !os.IsNotExist(err) {
+		t.Errorf("the layer is still there: %v", err)
+	}
+}
