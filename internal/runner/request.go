@@ -197,6 +197,7 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 		Files:     files,
 		Notices:   st.Notices,
 		ReadLines: r.cfg.Limits.ReadLines,
+		ReadBytes: r.readRoom(),
 	}
 	if fresh && r.cfg.Environment {
 		if st.Environment == "" && !probe {
@@ -214,7 +215,7 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 		}
 	}
 	var shown []string
-	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
+	req.Requested, shown, req.LeftOut = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
 	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
 	if probed != nil {
 		// The pack fills the room the rest of the request leaves, the
