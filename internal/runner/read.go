@@ -43,13 +43,6 @@ func (rn *Runner) readRoom() int {
 	return maxReadText
 }
 
-// requested reads the files the LLM asked for, as they are now, numbered
-// and cut to a sensible length.
-func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) []frontend.FileContent {
-	out, _, _ := rn.requestedShown(ws, reqs, words)
-	return out
-}
-
 // span is lines from..end of a file that reads ask for (end 0: to the end
 // of the file), and to, the last line they name (0: the end of the file),
 // which a listing's note counts to.
@@ -105,12 +98,13 @@ func merge(spans []span) []span {
 	return out
 }
 
-// requestedShown is requested, with the lines shown for each request of one
-// file (" lines 770-772"; "" when none are, or for a pattern), and a last
-// note that lists what the request had no room for ("" when it had room for
-// all). The reads of one file are shown together, where the file is first
-// asked for, each line once; the contents take at most readRoom bytes,
-// and no more is read.
+// requestedShown reads the files the LLM asked for, as they are now,
+// numbered and cut to a sensible length. It returns them, the lines shown
+// for each request of one file (" lines 770-772"; "" when none are, or for
+// a pattern), and a note that lists what the request had no room for (""
+// when it had room for all). The reads of one file are shown together,
+// where the file is first asked for, each line once; the contents take at
+// most readRoom bytes, and no more is read.
 func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
 	type file struct {
 		path  string
