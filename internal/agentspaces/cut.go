@@ -18,24 +18,33 @@ const maxLineBytes = 2000
 // limit on lines), each at most maxLineBytes, a cut line ending in a mark
 // that says how much more it has. Base64 content is cut to maxLineBytes
 // characters (whole bytes). The event's "note" then says what was left
-// out and how to read it, since readFile has no line range. A program's
-// events ('courier ops') are never cut: they have the protocol's own
-// 10 MB limit.
-func cutContent(e *Event, maxLines int) {
+// out and how to read it, since readFile has no line range. The lines
+// shown also stop once they reach room bytes, what the request has left for
+// file contents; with none left (room <= 0) the content is left out.
+// It returns the bytes of content kept. A program's events ('courier
+// ops') are never cut: they have the protocol's own 10 MB limit.
+func cutContent(e *Event, maxLines, room int) int {
 	if e.Type != EventReadFile || !e.Success {
-		return
+		return 0
+	}
+	if room <= 0 {
+		e.Content = ""
+		e.Note = "Left out for room: the readFile events before this one fill what this request may show of files (the token_budget setting); readFile it again in a later reply."
+		return 0
 	}
 	if e.Encoding == Base64 {
 		cutBase64(e)
-		return
+		return len(e.Content)
 	}
 	text := e.Content
 	var b strings.Builder
 	lines, shown, cut := 0, 0, 0
+	full := false // the room was filled
 	for rest := text; rest != ""; {
 		line, after, found := strings.Cut(rest, "\n")
 		lines++
-		if maxLines > 0 && shown == maxLines {
+		full = full || b.Len() >= room
+		if maxLines > 0 && shown == maxLines || full {
 			rest = after
 			if !found {
 				break
@@ -59,18 +68,23 @@ func cutContent(e *Event, maxLines int) {
 		rest = after
 	}
 	if shown == lines && cut == 0 {
-		return
+		return len(text)
 	}
 	e.Content = b.String()
 	var note []string
 	if shown < lines {
-		note = append(note, fmt.Sprintf("the content shows lines 1-%d of %s (the read_lines setting); readFile has no line range, so read the rest with a shell operation, e.g. sed -n '%d,%dp' %s",
-			shown, human.Thousands(lines), shown+1, shown+maxLines, shellQuote(e.Path)))
+		why := "the read_lines setting"
+		if full {
+			why = "what this request may show of files, the token_budget setting"
+		}
+		note = append(note, fmt.Sprintf("the content shows lines 1-%d of %s (%s); readFile has no line range, so read the rest with a shell operation, e.g. sed -n '%d,%dp' %s",
+			shown, human.Thousands(lines), why, shown+1, shown+max(maxLines, shown), shellQuote(e.Path)))
 	}
 	if cut > 0 {
 		note = append(note, fmt.Sprintf("%s longer than %s characters end in a [... courier cut this line] mark", human.Count(cut, "line", ""), human.Thousands(maxLineBytes)))
 	}
 	e.Note = "Shortened for this request: " + strings.Join(note, "; ") + "."
+	return len(e.Content)
 }
 
 // cutBase64 keeps the first maxLineBytes characters of base64 content, a

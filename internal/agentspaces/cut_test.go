@@ -123,3 +123,34 @@ func fmtThousands(n int) string {
 	}
 	return s
 }
+
+// The file contents of a chat request's readFile events take at most
+// ReadBytes (token_budget) together: a reply of 200 reads of a 100 KB file
+// gives a request of about that much and the 200 events, the first read cut
+// by room with a note saying so, the others left out with a note saying to
+// read again.
+func TestChatRequestBoundsReadFileContent(t *testing.T) {
+	var b strings.Builder
+	for i := 1; b.Len() < 100<<10; i++ {
+		fmt.Fprintf(&b, "line %d of a long log file\n", i)
+	}
+	read := command.Result{Type: command.ReadFile, Path: "big.log", Status: command.OK, Content: b.String(), Size: int64(b.Len())}
+	req := frontend.Request{Session: "abcd1234", Sequence: 2, Task: "read it", ReadLines: 500, ReadBytes: 8 << 10}
+	for range 200 {
+		req.Commands = append(req.Commands, command.Command{Type: command.ReadFile, Path: "big.log", Inline: true})
+		req.Results = append(req.Results, read)
+	}
+	text := Chat{}.Render(req)
+	if len(text) > 8<<10+200*500+16<<10 {
+		t.Errorf("the request is %d bytes", len(text))
+	}
+	if n := strings.Count(text, "line 1 of a long log file"); n != 1 {
+		t.Errorf("the file's first line is in the request %d times", n)
+	}
+	if !strings.Contains(text, "(what this request may show of files, the token_budget setting); readFile has no line range") {
+		t.Error("the first read's note does not say the room cut it")
+	}
+	if n := strings.Count(text, `"note": "Left out for room: the readFile events before this one fill what this request may show of files (the token_budget setting); readFile it again in a later reply."`); n != 199 {
+		t.Errorf("%d reads are said to be left out; want 199", n)
+	}
+}

@@ -1,8 +1,10 @@
 package agentspaces
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -58,8 +60,9 @@ func writeEvents(b *strings.Builder, r frontend.Request) {
 		return
 	}
 	m := Events(fmt.Sprintf("%s-%04d", r.Session, r.Sequence-1), Outcome{Commands: r.Commands, Results: r.Results}, time.Now())
+	room := cmp.Or(r.ReadBytes, math.MaxInt)
 	for i := range m.Events {
-		cutContent(&m.Events[i], r.ReadLines)
+		room -= cutContent(&m.Events[i], r.ReadLines, room)
 	}
 	text, err := FormatEvents(m)
 	if err != nil {

@@ -26,6 +26,10 @@ type NumberOptions struct {
 	// MaxLineLen cuts single lines longer than this many bytes (0: no cut),
 	// so one minified line cannot fill the request.
 	MaxLineLen int
+	// MaxBytes cuts the listing once the lines shown reach this many bytes
+	// (0: no cut), as MaxLines does: the room a request has left bounds
+	// what is read into memory.
+	MaxBytes int
 	// Size is the file's size in bytes, named in the cut note when the file
 	// is too large to count its lines (0: not known).
 	Size int64
@@ -113,8 +117,9 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 		want = opts.MaxLines
 	}
 	var shown []string
+	size := 0
 	endless := false // a line shown goes on past lineLimit: the rest is unknown
-	for !endless && (want < 0 || len(shown) < want) {
+	for !endless && (want < 0 || len(shown) < want) && (opts.MaxBytes <= 0 || size < opts.MaxBytes) {
 		lr.stop = lr.read + lineLimit
 		line, ok, err := lr.line(opts.MaxLineLen)
 		if errors.Is(err, errLimit) {
@@ -126,6 +131,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 			break
 		}
 		shown = append(shown, line)
+		size += len(line) + 8 // with its number
 	}
 	if len(shown) == 0 {
 		return Listing{Text: pastEnd(from-1, from), Total: from - 1}, nil

@@ -263,6 +263,9 @@ type turnRun struct {
 	// diffs is the size of the diffs of the turn's changes, -1 until
 	// counted.
 	diffs int
+	// inlined is the size of the files the turn's inline reads returned,
+	// -1 until counted.
+	inlined int
 	// approved are the session's "approve all like it" rules and those
 	// given during this turn.
 	approved []string
@@ -293,7 +296,7 @@ func (r *turnRun) command(i int) command.Command { return r.cmds[i] }
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1, diffs: -1,
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1, diffs: -1, inlined: -1,
 		approved: slices.Clone(st.ApprovedRules)}
 	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
@@ -422,7 +425,9 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*session.
 		if err := r.flush(); err != nil {
 			return nil, err
 		}
-		return nil, r.settle(i, r.readFile(c))
+		res := r.readFile(c, r.inlineRoom())
+		r.inlined += int(res.Size)
+		return nil, r.settle(i, res)
 	case command.RunCommand:
 		if err := r.flush(); err != nil {
 			return nil, err

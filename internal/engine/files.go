@@ -515,8 +515,9 @@ func (r *turnRun) madeAlready(i int, ch *session.Change, exists bool, now string
 }
 
 // readFile checks a READ_FILE; the content itself is taken when the next
-// outbox is written, so it is as fresh as possible.
-func (e *Engine) readFile(c command.Command) command.Result {
+// outbox is written, so it is as fresh as possible. An inline read returns
+// its content now, at most room bytes (see readInline).
+func (e *Engine) readFile(c command.Command, room int) command.Result {
 	if _, err := workspace.Clean(c.Path); err != nil {
 		if workspace.IsOutside(err) {
 			return rejected(c, err)
@@ -524,7 +525,7 @@ func (e *Engine) readFile(c command.Command) command.Result {
 		return failed(c, "Invalid path '%s': %v", c.Path, err)
 	}
 	if c.Inline {
-		return e.readInline(c)
+		return e.readInline(c, room)
 	}
 	if workspace.IsGlob(c.Path) {
 		matches, err := e.ws.Glob(c.Path)
@@ -556,14 +557,29 @@ func (e *Engine) readFile(c command.Command) command.Result {
 }
 
 // InlineReadLimit is the largest file an inline READ_FILE returns in its
-// result (the Agent Spaces protocol's limit on file content).
+// result (the Agent Spaces protocol's limit on file content), and what the
+// inline reads of one reply return together: a reply of a thousand reads
+// of one large file must not fill memory, the journal and the request.
 const InlineReadLimit = 10 << 20
+
+// inlineRoom is what the turn's inline reads may still return, in bytes.
+func (r *turnRun) inlineRoom() int {
+	if r.inlined < 0 {
+		r.inlined = 0
+		for _, res := range r.js.results {
+			if res.Type == command.ReadFile {
+				r.inlined += int(res.Size)
+			}
+		}
+	}
+	return InlineReadLimit - r.inlined
+}
 
 // readInline reads the one file a READ_FILE with Inline names, literally,
 // into its result: the text, or base64 for bytes that are not UTF-8 (or
 // when base64 is asked for). Only regular files are read, and none larger
-// than InlineReadLimit.
-func (e *Engine) readInline(c command.Command) command.Result {
+// than room, what the reply's reads may still return (see InlineReadLimit).
+func (e *Engine) readInline(c command.Command, room int) command.Result {
 	f, info, err := e.ws.OpenRegular(c.Path)
 	var notRegular *workspace.NotRegularError
 	switch {
@@ -580,6 +596,10 @@ func (e *Engine) readInline(c command.Command) command.Result {
 	if info.Size() > InlineReadLimit {
 		return failed(c, "Not read: '%s' is %s, more than the %s one read returns; read parts of it with a shell command (head, sed -n, tail)",
 			c.Path, human.Bytes(info.Size()), human.Bytes(InlineReadLimit))
+	}
+	if info.Size() > int64(room) {
+		return failed(c, "Not read: '%s' is %s, more than the %s left of the %s the reads of one reply return together; read it in a later reply",
+			c.Path, human.Bytes(info.Size()), human.Bytes(int64(max(room, 0))), human.Bytes(InlineReadLimit))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, InlineReadLimit+1))
 	if err != nil {

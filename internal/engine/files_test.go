@@ -293,6 +293,40 @@ func TestReadFile(t *testing.T) {
 	}})
 }
 
+// A reply of 300 inline reads of a 1 MB file (the JSON front end's
+// readFile) returns 10 MB of content in all: the reads past that fail with
+// a result saying why and when to read, and the turn's journal stays near
+// 10 MB, not 300.
+func TestInlineReadsOfOneReplyAreBounded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, engine.Options{})
+	h.write("big.txt", strings.Repeat(strings.Repeat("x", 1023)+"\n", 1024))
+	cmds := make([]command.Command, 300)
+	for i := range cmds {
+		cmds[i] = command.Command{Type: command.ReadFile, Path: "big.txt", Inline: true}
+	}
+	out := h.apply(cmds...)
+	read := 0
+	for i, res := range out.Results {
+		switch {
+		case res.Success():
+			read++
+		case !strings.Contains(res.Summary, "Not read: 'big.txt' is 1.0 MB, more than the 0 bytes left of the 10.0 MB the reads of one reply return together; read it in a later reply"):
+			t.Fatalf("read %d: %s", i, res.Summary)
+		}
+	}
+	if read != 10 {
+		t.Errorf("%d reads returned the file; want 10", read)
+	}
+	info, err := os.Stat(h.journal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() > 16<<20 {
+		t.Errorf("the turn's journal is %d bytes", info.Size())
+	}
+}
+
 func TestParseErrorMessageDone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, engine.Options{})

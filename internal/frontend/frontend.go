@@ -63,12 +63,18 @@ type Request struct {
 	Commands  []command.Command
 	Results   []command.Result
 	Requested []FileContent
+	// LeftOut, when set, follows Requested: which files and lines the
+	// request had no room for, and how to ask for them.
+	LeftOut string
 	// Pack, when set, adds the first request's pack after Requested.
 	Pack *Pack
 	// ReadLines is the most lines of one file a request shows (the
 	// read_lines setting; 0: no cut), for a front end whose results carry
 	// file content.
 	ReadLines int
+	// ReadBytes bounds the file contents those results show, in bytes
+	// (0: no bound).
+	ReadBytes int
 }
 
 // FileContent is one requested file as a request shows it.

@@ -90,6 +90,7 @@ func renderSize(o frontend.Request, l Layout) int {
 	for _, f := range o.Requested {
 		size += len(f.Text) + 2*len(f.Path) + 32
 	}
+	size += len(o.LeftOut)
 	if o.Pack != nil {
 		size += o.Pack.Size
 	}
@@ -148,6 +149,7 @@ func writeLayout(b *strings.Builder, out io.StringWriter, o frontend.Request, l 
 		for _, f := range o.Requested {
 			writeRequested(b, f)
 		}
+		b.WriteString(o.LeftOut)
 		if o.Pack != nil {
 			if out != io.StringWriter(b) {
 				out.WriteString(b.String())

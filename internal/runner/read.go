@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
+	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runes"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -25,49 +27,186 @@ import (
 // outbox, so "**/*" cannot flood the chat.
 const maxGlobFiles = 30
 
-// requested reads the files the LLM asked for, as they are now, numbered
-// and cut to a sensible length.
-func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) []frontend.FileContent {
-	out, _ := rn.requestedShown(ws, reqs, words)
+// maxReadText bounds the file contents one request shows from READ_FILE,
+// whatever token_budget says: the largest chat context windows, about two
+// million tokens, hold about 8 MB, and a reply of many reads must not make
+// courier build a request no chat could take.
+const maxReadText = 8 << 20
+
+// readRoom is how many bytes of file contents one request may show from
+// reads: the token budget, at about four bytes a token as the console
+// counts, and at most maxReadText.
+func (rn *Runner) readRoom() int {
+	if b := rn.cfg.Limits.TokenBudget; b > 0 {
+		return min(b, maxReadText/4) * 4
+	}
+	return maxReadText
+}
+
+// span is lines from..end of a file that reads ask for (end 0: to the end
+// of the file), and to, the last line they name (0: the end of the file),
+// which a listing's note counts to.
+type span struct{ from, end, to int }
+
+// maxLine bounds the line numbers of a span, so that adding to them
+// cannot overflow: no file courier reads into has that many lines.
+const maxLine = 1 << 40
+
+// span is the lines a read of start..end shows, read_lines applied.
+func (rn *Runner) span(start, end int) span {
+	s := span{from: min(max(start, 1), maxLine), to: min(max(end, 0), maxLine)}
+	if s.to > 0 && s.to < s.from {
+		s.to = s.from
+	}
+	s.end = s.to
+	if n := rn.cfg.Limits.ReadLines; n > 0 && (s.end == 0 || s.end-s.from >= n) {
+		s.end = s.from + n - 1
+	}
+	return s
+}
+
+// rest names the span's lines from line from on, as a list of what was
+// left out does: nothing for a whole file.
+func (s span) rest(from int) string {
+	switch {
+	case s.to > 0:
+		return command.LineRange(from, s.end)
+	case from > 1:
+		return command.LineRange(from, 0)
+	}
+	return ""
+}
+
+// merge joins the spans of one file that overlap or touch, in line order:
+// a line many reads ask for is shown once.
+func merge(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		last := &out[len(out)-1]
+		if last.end != 0 && s.from > last.end+1 {
+			out = append(out, s)
+			continue
+		}
+		if last.end != 0 && (s.end == 0 || s.end > last.end) {
+			last.end = s.end
+		}
+		if last.to != 0 && (s.to == 0 || s.to > last.to) {
+			last.to = s.to
+		}
+	}
 	return out
 }
 
-// requestedShown is requested, with the lines shown for each request of one
-// file (" lines 770-772"; "" when none are, or for a pattern).
-func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) ([]frontend.FileContent, []string) {
-	var out []frontend.FileContent
-	shown := make([]string, len(reqs))
-	seen := map[string]bool{}
-	for k, r := range reqs {
-		paths := []string{r.Path}
-		if workspace.IsGlob(r.Path) {
-			matches, err := ws.Glob(r.Path)
-			if err != nil || len(matches) == 0 {
-				out = append(out, frontend.FileContent{Path: r.Path, Text: "(no file matches this pattern now)"})
-				continue
-			}
-			if len(matches) > maxGlobFiles {
-				out = append(out, frontend.FileContent{Path: r.Path, Text: fmt.Sprintf(
-					"(%d files match; the first %d are shown below. Ask for the others with narrower patterns.)", len(matches), maxGlobFiles)})
-				matches = matches[:maxGlobFiles]
-			}
-			paths = matches
+// requestedShown reads the files the LLM asked for, as they are now,
+// numbered and cut to a sensible length. It returns them, the lines shown
+// for each request of one file (" lines 770-772"; "" when none are, or for
+// a pattern), and a note that lists what the request had no room for (""
+// when it had room for all). The reads of one file are shown together,
+// where the file is first asked for, each line once; the contents take at
+// most readRoom bytes, and no more is read.
+func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
+	type file struct {
+		path  string
+		note  string // set for a note on a pattern, shown as it is
+		spans []span
+		shown []edit.Listing // without their text
+		// left is the first line left out for room, 0 for none.
+		left int
+	}
+	var files []*file
+	byPath := map[string]*file{}
+	add := func(p string, s span) {
+		f := byPath[p]
+		if f == nil {
+			f = &file{path: p}
+			byPath[p] = f
+			files = append(files, f)
 		}
-		for _, p := range paths {
-			key := fmt.Sprintf("%s:%d-%d", p, r.StartLine, r.EndLine)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			fc, first, last := rn.fileContent(ws, p, r, words)
-			// A whole file shown whole keeps its result line as it is.
-			if first > 0 && !workspace.IsGlob(r.Path) && (fc.First > 0 || r.StartLine > 0 || r.EndLine > 0) {
-				shown[k] = fmt.Sprintf(" lines %d-%d", first, last)
-			}
-			out = append(out, fc)
+		f.spans = append(f.spans, s)
+	}
+	for _, r := range reqs {
+		if !workspace.IsGlob(r.Path) {
+			add(r.Path, rn.span(r.StartLine, r.EndLine))
+			continue
+		}
+		matches, err := ws.Glob(r.Path)
+		if err != nil || len(matches) == 0 {
+			files = append(files, &file{path: r.Path, note: "(no file matches this pattern now)"})
+			continue
+		}
+		if len(matches) > maxGlobFiles {
+			files = append(files, &file{path: r.Path, note: fmt.Sprintf(
+				"(%d files match; the first %d are shown below. Ask for the others with narrower patterns.)", len(matches), maxGlobFiles)})
+			matches = matches[:maxGlobFiles]
+		}
+		for _, p := range matches {
+			add(p, rn.span(0, 0))
 		}
 	}
-	return out, shown
+	var out []frontend.FileContent
+	var left strings.Builder
+	room := rn.readRoom()
+	for _, f := range files {
+		if f.note != "" {
+			out = append(out, frontend.FileContent{Path: f.path, Text: f.note})
+			continue
+		}
+		for _, s := range merge(f.spans) {
+			if room <= 0 {
+				f.left = cmp.Or(f.left, s.from)
+				fmt.Fprintf(&left, "  %s%s\n", protocol.ShowName(f.path), s.rest(s.from))
+				continue
+			}
+			fc, l := rn.fileContent(ws, f.path, s, room, words)
+			room -= len(fc.Text) + 2*len(f.path) + 20 // with its marker lines
+			out = append(out, fc)
+			if l.First == 0 {
+				continue
+			}
+			f.shown = append(f.shown, edit.Listing{First: l.First, Last: l.Last, Total: l.Total})
+			// Fewer lines than asked for, with more in the file: the
+			// room ran out.
+			if (s.end == 0 || l.Last < s.end) && (l.Total < 0 || l.Last < l.Total) && room <= 0 {
+				f.left = cmp.Or(f.left, l.Last+1)
+				fmt.Fprintf(&left, "  %s%s\n", protocol.ShowName(f.path), s.rest(l.Last+1))
+			}
+		}
+	}
+	shown := make([]string, len(reqs))
+	for k, r := range reqs {
+		f := byPath[r.Path]
+		if f == nil || workspace.IsGlob(r.Path) {
+			continue
+		}
+		s := rn.span(r.StartLine, r.EndLine)
+		for _, l := range f.shown {
+			lo, hi := max(s.from, l.First), l.Last
+			if s.end > 0 {
+				hi = min(hi, s.end)
+			}
+			if lo > hi {
+				continue
+			}
+			// A whole file shown whole keeps its result line as it is.
+			if l.Partial() || r.StartLine > 0 || r.EndLine > 0 {
+				shown[k] = command.LineRange(lo, hi)
+			}
+			break
+		}
+		if shown[k] == "" && f.left > 0 && (s.end == 0 || s.end >= f.left) {
+			shown[k] = command.LineRange(r.StartLine, r.EndLine) + " (left out for room, see the end of the file contents)"
+		}
+	}
+	if left.Len() == 0 {
+		return out, shown, ""
+	}
+	why := ""
+	if rn.cfg.Limits.TokenBudget > 0 {
+		why = " (token_budget)"
+	}
+	return out, shown, fmt.Sprintf("Left out for room: the file contents above fill this request's %s for them%s. Ask again for what you still need, with %s in a later reply:\n%s",
+		human.Bytes(int64(rn.readRoom())), why, words.Name(command.ReadFile), left.String())
 }
 
 // withShownRanges returns results, the last reply's, where each READ_FILE
@@ -108,42 +247,46 @@ func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown
 	return out
 }
 
-// fileContent shows one requested file: numbered, streamed, read no
-// further than what is shown (see edit.Numbered), or why it is not shown,
-// with the lines shown (0, 0 for none). Only regular files are read: a
-// named pipe, a socket or a device would block courier or never end.
-func (rn *Runner) fileContent(ws *workspace.Workspace, p string, r session.ReadRequest, words command.Words) (_ frontend.FileContent, first, last int) {
-	note := func(text string) frontend.FileContent { return frontend.FileContent{Path: p, Text: text} }
+// fileContent shows lines s of one requested file, in about room bytes:
+// numbered, streamed, read no further than what is shown (see
+// edit.Numbered), or why it is not shown, with the listing's lines (First
+// 0 for none). Only regular files are read: a named pipe, a socket or a
+// device would block courier or never end.
+func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room int, words command.Words) (frontend.FileContent, edit.Listing) {
+	note := func(text string) (frontend.FileContent, edit.Listing) {
+		return frontend.FileContent{Path: p, Text: text}, edit.Listing{}
+	}
 	f, info, err := ws.OpenRegular(p)
 	var notRegular *workspace.NotRegularError
 	switch {
 	case workspace.IsOutside(err):
-		return note("(REJECTED: " + err.Error() + ")"), 0, 0
+		return note("(REJECTED: " + err.Error() + ")")
 	case errors.Is(err, fs.ErrNotExist):
-		return note("(file not found: it no longer exists)"), 0, 0
+		return note("(file not found: it no longer exists)")
 	case errors.As(err, &notRegular):
-		return note("(not shown: " + err.Error() + "; " + words.Name(command.ReadFile) + " shows regular files only)"), 0, 0
+		return note("(not shown: " + err.Error() + "; " + words.Name(command.ReadFile) + " shows regular files only)")
 	case err != nil:
-		return note(fmt.Sprintf("(cannot read: %v)", err)), 0, 0
+		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
 	defer f.Close()
-	binary := note(fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", "")))
+	binary := fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", ""))
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
-		return binary, 0, 0
+		return note(binary)
 	}
-	l, err := edit.Numbered(p, br, edit.NumberOptions{From: r.StartLine, To: r.EndLine, MaxLines: rn.cfg.Limits.ReadLines, MaxLineLen: maxLineLen, Size: info.Size(), Words: words})
+	l, err := edit.Numbered(p, br, edit.NumberOptions{From: s.from, To: s.to, MaxLines: max(s.end-s.from+1, 0), MaxLineLen: maxLineLen, MaxBytes: room, Size: info.Size(), Words: words})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
-		return binary, 0, 0
+		return note(binary)
 	case err != nil:
-		return note(fmt.Sprintf("(cannot read: %v)", err)), 0, 0
+		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
-	fc := note(l.Text)
+	fc := frontend.FileContent{Path: p, Text: l.Text}
 	if l.First > 0 && l.Partial() {
 		fc.First, fc.Last, fc.Total = l.First, l.Last, l.Total
 	}
-	return fc, l.First, l.Last
+	l.Text = ""
+	return fc, l
 }
 
 // maxLineLen cuts single lines of a shown file, so that one minified line

@@ -12,11 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
+
+// requested is requestedShown's file contents.
+func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) []frontend.FileContent {
+	out, _, _ := rn.requestedShown(ws, reqs, words)
+	return out
+}
 
 // reader is a runner that shows requested files as courier's defaults do.
 func reader(t testing.TB) *Runner {

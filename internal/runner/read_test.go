@@ -7,7 +7,8 @@ import (
 )
 
 // TestReadRequests: the files the LLM asked for are shown in the next
-// request as they are then, numbered, cut to read_lines, and only once.
+// request as they are then, numbered, cut to read_lines, and only once: the
+// reads of one file are shown together, a line many ask for once.
 func TestReadRequests(t *testing.T) {
 	f := newFixture(t)
 	f.limits.ReadLines = 4
@@ -33,10 +34,6 @@ func TestReadRequests(t *testing.T) {
    1 | alpha
    2 | beta
 --- end a.txt ---
---- long.txt (lines 3-4 of 10) ---
-   3 | 3
-   4 | 4
---- end long.txt ---
 --- long.txt (lines 1-4 of 10) ---
    1 | 1
    2 | 2
@@ -133,5 +130,68 @@ func TestReadRequestGlobIsCapped(t *testing.T) {
 	}
 	if !strings.Contains(text, fmt.Sprintf("--- f%03d.txt ---", shown-1)) || strings.Contains(text, fmt.Sprintf("--- f%03d.txt ---", shown)) {
 		t.Error("not the first files in order are shown")
+	}
+}
+
+// TestReadRequestsAreBounded: a reply of 1,500 READ_FILE blocks with
+// overlapping ranges of one file, then reads of two more files, makes a
+// request whose file contents stay within token_budget: each line is
+// shown once, and what found no room is listed by name and lines, with how
+// to ask for it.
+func TestReadRequestsAreBounded(t *testing.T) {
+	f := newFixture(t)
+	f.limits.TokenBudget = 10_000 // 40 KB of file contents
+	f.r, f.rec = f.runner(nil)
+	var log strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&log, "line %d of the log, padded with a few more words\n", i)
+	}
+	f.writeWS("big.log", log.String())
+	f.writeWS("small.txt", "small\n")
+	id := f.create("read")
+	var reply strings.Builder
+	for i := 1; i <= 1500; i++ {
+		fmt.Fprintf(&reply, "[READ_FILE path=\"big.log\" lines=\"%d-%d\"]\n", i, i+499)
+	}
+	reply.WriteString("[READ_FILE path=\"small.txt\"]\n[READ_FILE path=\"big.log\" lines=\"2500-2600\"]\n")
+	f.apply(id, "reply.txt", reply.String())
+	text := f.request(id, 2)
+	at := strings.Index(text, "## Requested File Contents\n")
+	end := strings.Index(text, "\nLeft out for room: ")
+	if at < 0 || end < at {
+		t.Fatalf("no file contents or no list of what was left out:\n%.3000s", text[max(at, 0):])
+	}
+	if n := end - at; n > 40<<10+4<<10 {
+		t.Errorf("the file contents take %d bytes; the budget gives them 40 KB", n)
+	}
+	shown := 0
+	for i := 1; i <= 3000; i++ {
+		switch n := strings.Count(text, fmt.Sprintf(" | line %d of the log,", i)); {
+		case n > 1:
+			t.Fatalf("line %d is shown %d times", i, n)
+		case n == 1:
+			shown++
+		}
+	}
+	if shown < 600 {
+		t.Errorf("%d lines shown", shown)
+	}
+	left := fmt.Sprintf(`Left out for room: the file contents above fill this request's 39.1 KB for them (token_budget). Ask again for what you still need, with READ_FILE in a later reply:
+  big.log lines %d-1999
+  big.log lines 2500-2600
+  small.txt
+`, shown+1)
+	if !strings.Contains(text, left) {
+		t.Errorf("the request does not list what was left out as\n%s\n%s", left, text[end:])
+	}
+	for _, line := range []string{
+		"[OK] READ_FILE: Queued 'big.log' lines 1-500 for the next request\n",
+		fmt.Sprintf("[OK] READ_FILE: Queued 'big.log' lines %d-%d for the next request\n", shown-499, shown),
+		fmt.Sprintf("[OK] READ_FILE: Queued 'big.log' lines %d-%d (left out for room, see the end of the file contents) for the next request\n", shown+1, shown+500),
+		"[OK] READ_FILE: Queued 'small.txt' (left out for room, see the end of the file contents) for the next request\n",
+	} {
+		if !strings.Contains(text, line) {
+			t.Errorf("no result line %q", line)
+		}
 	}
 }

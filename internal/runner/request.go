@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -182,9 +183,22 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 			}
 		}()
 	}
-	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true})
+	// An ignore file past courier's bounds is told of once a session, to
+	// the LLM and to the person.
+	var cuts []string
+	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true, IgnoreCut: func(p string, n int) {
+		if !slices.Contains(st.IgnoreCut, p) {
+			st.IgnoreCut = append(slices.Clip(st.IgnoreCut), p)
+			cuts = append(cuts, workspace.IgnoreCutNote(p, n))
+		}
+	}})
 	if err != nil {
 		return err
+	}
+	for _, c := range cuts {
+		if probe { // not for a command that only reads
+			r.report(Warning{Message: c, Hint: "make the file smaller to have all of it used"})
+		}
 	}
 	req := frontend.Request{
 		Session:   st.SessionID,
@@ -195,8 +209,9 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 		Reminder:  r.cfg.ProtocolOnce && !fresh,
 		Messages:  st.Messages,
 		Files:     files,
-		Notices:   st.Notices,
+		Notices:   append(slices.Clip(st.Notices), cuts...),
 		ReadLines: r.cfg.Limits.ReadLines,
+		ReadBytes: r.readRoom(),
 	}
 	if fresh && r.cfg.Environment {
 		if st.Environment == "" && !probe {
@@ -214,7 +229,7 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 		}
 	}
 	var shown []string
-	req.Requested, shown = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
+	req.Requested, shown, req.LeftOut = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
 	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
 	if probed != nil {
 		// The pack fills the room the rest of the request leaves, the

@@ -75,6 +75,9 @@ type State struct {
 	// holding zeros no longer matches them, and is written again.
 	RequestSize int64  `json:"requestSize,omitempty"`
 	RequestSum  uint32 `json:"requestSum,omitempty"`
+	// IgnoreCut are the ignore files courier said it uses only part of (see
+	// workspace.IgnoreCutNote): it says so once a session, not every turn.
+	IgnoreCut []string `json:"ignoreCut,omitempty"`
 	// Run is set for an Agent Spaces run ('courier ops'): a session of
 	// one turn, whose operations came from a program, not a chat. It writes
 	// no requests and is complete when its turn is.

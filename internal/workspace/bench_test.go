@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/courier-agent/courier/internal/workspace"
@@ -79,5 +80,37 @@ func BenchmarkGitIgnoreMatch(b *testing.B) {
 		for _, p := range paths {
 			ignored(p, false)
 		}
+	}
+}
+
+// BenchmarkListHugeGitignore is a turn's listing of a workspace of 200
+// files whose .gitignore is 25 MB: of plain names, and of patterns made to
+// cost the matcher the most (stars, "**", names of 200 bytes). Courier uses
+// the first 10,000 patterns.
+func BenchmarkListHugeGitignore(b *testing.B) {
+	hostile := strings.Repeat("*a", 50) + "b\n" + strings.Repeat("**/a*", 20) + "/b\n"
+	for _, c := range []struct{ name, line string }{{"plain", ""}, {"hostile", hostile}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			var ignore strings.Builder
+			for i := 0; ignore.Len() < 25<<20; i++ {
+				if c.line != "" {
+					ignore.WriteString(c.line)
+				} else {
+					fmt.Fprintf(&ignore, "pattern-%07d\n", i)
+				}
+			}
+			files := map[string]string{".gitignore": ignore.String()}
+			for i := range 200 {
+				files[fmt.Sprintf("d%d/%s%03d", i%10, strings.Repeat("a", 200), i)] = ""
+			}
+			writeTree(b, dir, files)
+			w := openWS(b, dir)
+			for b.Loop() {
+				if _, err := w.List(workspace.ListOptions{MaxEntries: 300, GitIgnore: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

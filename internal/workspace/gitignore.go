@@ -7,9 +7,6 @@ import (
 	"sync"
 )
 
-// maxIgnoreFile is the largest ignore file read; git skips larger ones too.
-const maxIgnoreFile = 100 << 20
-
 // GitIgnore returns a function that tells whether a path (slash form,
 // relative to the workspace) is ignored the way git would decide it: by the
 // root and nested .gitignore files and .git/info/exclude, the deeper file
@@ -74,32 +71,44 @@ func (g *gitIgnore) stack(d string) []*ignoreFile {
 	}
 	var s []*ignoreFile
 	if d == "." {
-		s = g.appendFile(s, ".git/info/exclude", 0)
-		s = g.appendFile(s, ".gitignore", 0)
+		s = g.appendFile(s, ".git/info/exclude", 0, nil)
+		s = g.appendFile(s, ".gitignore", 0, nil)
 	} else {
 		parent := g.stack(path.Dir(d))
 		// Cut capacity so siblings never share an appended tail.
-		s = g.appendFile(parent[:len(parent):len(parent)], d+"/.gitignore", strings.Count(d, "/")+1)
+		s = g.appendFile(parent[:len(parent):len(parent)], d+"/.gitignore", strings.Count(d, "/")+1, nil)
 	}
 	g.stacks[d] = s
 	return s
 }
 
 // appendFile adds the ignore file at name if it is a regular file (git does
-// not follow a symlinked .gitignore either) with rules in it.
-func (g *gitIgnore) appendFile(s []*ignoreFile, name string, depth int) []*ignoreFile {
+// not follow a symlinked .gitignore either) with rules in it. cut, when
+// set, is told of a file courier uses only part of.
+func (g *gitIgnore) appendFile(s []*ignoreFile, name string, depth int, cut func(string, int)) []*ignoreFile {
 	info, err := g.root.Lstat(name)
-	if err != nil || !info.Mode().IsRegular() || info.Size() > maxIgnoreFile {
+	if err != nil || !info.Mode().IsRegular() {
 		return s
 	}
-	data, err := g.root.ReadFile(name)
+	f, err := g.root.Open(name)
 	if err != nil {
 		return s
 	}
-	if rules := parseIgnore(data); len(rules) > 0 {
+	defer f.Close()
+	if rules := parse(name, readIgnore(f), cut); len(rules) > 0 {
 		s = append(s, &ignoreFile{depth: depth, rules: rules})
 	}
 	return s
+}
+
+// parse is parseIgnore of the ignore file name, telling cut, when set, if
+// only part of it is used.
+func parse(name string, data []byte, cut func(string, int)) []ignoreRule {
+	rules, partly := parseIgnore(data)
+	if partly && cut != nil {
+		cut(name, len(rules))
+	}
+	return rules
 }
 
 // match applies the stack to p: the deepest file first and, within a file,
@@ -142,18 +151,19 @@ type ignoreDir struct {
 
 // enterIgnore is a walk's enter hook that follows .gitignore files: the
 // root's .git/info/exclude and .gitignore, then each folder's .gitignore,
-// read from the folder the walk has open.
-func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir {
+// read from the folder the walk has open. cut, when set, is told of each
+// ignore file courier uses only part of.
+func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name string) []byte, cut func(string, int)) *ignoreDir {
 	var files []*ignoreFile
 	if parent == nil {
 		// Read through the root, since .git may be a symlink.
 		g := &gitIgnore{root: w.root}
-		files = g.appendFile(nil, ".git/info/exclude", 0)
+		files = g.appendFile(nil, ".git/info/exclude", 0, cut)
 	} else {
 		files = parent.files[:len(parent.files):len(parent.files)]
 	}
 	if data := read(".gitignore"); data != nil {
-		if rules := parseIgnore(data); len(rules) > 0 {
+		if rules := parse(path.Join(dir, ".gitignore"), data, cut); len(rules) > 0 {
 			f := &ignoreFile{rules: rules}
 			if dir != "" {
 				f.base = len(dir) + 1

@@ -2,7 +2,11 @@ package workspace
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // ignoreRule is one pattern line of a .gitignore file.
@@ -28,20 +32,61 @@ type ignoreFile struct {
 	rules []ignoreRule
 }
 
+// What courier uses of one ignore file, so that a hostile one costs a
+// listing little (a .gitignore of 25 MB made every turn take minutes; real
+// ones hold a few KB): its first MB, its first 10,000 patterns, and no
+// line longer than 4,096 bytes, the longest path Linux takes (PATH_MAX).
+// Matching a path then costs at most the 10,000 patterns, each linear in
+// its length times the path's (see elemGlob.match).
+const (
+	maxIgnoreBytes = 1 << 20
+	maxIgnoreRules = 10_000
+	maxIgnoreLine  = 4096
+)
+
+// IgnoreCutNote says, for a person or an LLM, that courier uses only the
+// first patterns of the ignore file at p.
+func IgnoreCutNote(p string, patterns int) string {
+	n := human.Count(patterns, "pattern", "")
+	if patterns > 1 {
+		n = human.Thousands(patterns) + " patterns"
+	}
+	return fmt.Sprintf("courier uses only the first %s of %s: it reads at most 1 MB and 10,000 patterns of an ignore file, and no line longer than 4,096 bytes; files the rest would leave out are listed",
+		n, p)
+}
+
+// readIgnore reads what parseIgnore may use of an ignore file, and a byte
+// more to tell it there is more.
+func readIgnore(r io.Reader) []byte {
+	data, _ := io.ReadAll(io.LimitReader(r, maxIgnoreBytes+1))
+	return data
+}
+
 // parseIgnore compiles an ignore file's lines, keeping only those that can
-// match something.
-func parseIgnore(data []byte) []ignoreRule {
+// match something, within the bounds above; cut tells that some of data
+// was left unused for them.
+func parseIgnore(data []byte) (rules []ignoreRule, cut bool) {
+	if len(data) > maxIgnoreBytes {
+		// The last line the bound reaches into is not whole.
+		data, cut = data[:bytes.LastIndexByte(data[:maxIgnoreBytes], '\n')+1], true
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var rules []ignoreRule
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte("\n"))
+		if len(line) > maxIgnoreLine {
+			cut = true
+			continue
+		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if r, ok := parseRule(string(line)); ok {
+			if len(rules) == maxIgnoreRules {
+				return rules, true
+			}
 			rules = append(rules, r)
 		}
 	}
-	return rules
+	return rules, cut
 }
 
 // parseRule compiles one line the way git reads it: "#" starts a comment,

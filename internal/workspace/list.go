@@ -31,6 +31,9 @@ type ListOptions struct {
 	// .git/info/exclude hide, as git decides it. The ignore files are read
 	// as the listing walks, each from its folder.
 	GitIgnore bool
+	// IgnoreCut, when set, is told of each ignore file the listing uses
+	// only part of (see IgnoreCutNote), with the patterns it uses.
+	IgnoreCut func(path string, patterns int)
 	// Ignore, when set, hides a path (slash form, relative) from the listing;
 	// for a folder it hides everything below it.
 	Ignore func(p string, isDir bool) bool
@@ -140,7 +143,9 @@ func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(e walkEntry)) error {
 	h := walkHooks{withSize: withSize}
 	if opts.GitIgnore {
-		h.enter = w.enterIgnore
+		h.enter = func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir {
+			return w.enterIgnore(dir, parent, read, opts.IgnoreCut)
+		}
 	}
 	h.visit = func(e walkEntry, dir *ignoreDir) bool {
 		if e.isDir && skippedDirs[e.name] || !e.isDir && atomicfile.IsTemp(e.name) {

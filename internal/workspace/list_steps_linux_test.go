@@ -44,7 +44,10 @@ func TestWalkStepsLinearInDepth(t *testing.T) {
 		}
 		defer w.Close()
 		n, entries := 0, 0
-		h := walkHooks{withSize: true, enter: w.enterIgnore, steps: &n}
+		enter := func(dir string, parent *ignoreDir, read func(string) []byte) *ignoreDir {
+			return w.enterIgnore(dir, parent, read, nil)
+		}
+		h := walkHooks{withSize: true, enter: enter, steps: &n}
 		h.visit = func(e walkEntry, dir *ignoreDir) bool {
 			entries++
 			return e.isDir && !dir.ignored(e.path, e.name, e.isDir)

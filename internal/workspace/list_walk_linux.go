@@ -110,8 +110,8 @@ func (wk *walker) enter(d *walkDir, parent *ignoreDir) {
 }
 
 // readSmallAt reads the regular file name in the folder dirfd, never
-// through a symlink and never more than maxIgnoreFile bytes; nil if there
-// is none.
+// through a symlink and never more than maxIgnoreBytes and a byte (see
+// readIgnore); nil if there is none.
 func readSmallAt(dirfd int, name string) []byte {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -119,10 +119,10 @@ func readSmallAt(dirfd int, name string) []byte {
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > maxIgnoreFile {
+	if unix.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil
 	}
-	data := make([]byte, 0, st.Size+1)
+	data := make([]byte, 0, min(st.Size, maxIgnoreBytes)+1)
 	for {
 		n, err := unix.Read(fd, data[len(data):cap(data)])
 		if err == unix.EINTR {

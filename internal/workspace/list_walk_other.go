@@ -24,14 +24,15 @@ func (w *Workspace) walk(h walkHooks) error {
 		return func(name string) []byte {
 			p := path.Join(dir, name)
 			info, err := w.root.Lstat(p)
-			if err != nil || !info.Mode().IsRegular() || info.Size() > maxIgnoreFile {
+			if err != nil || !info.Mode().IsRegular() {
 				return nil
 			}
-			data, err := fs.ReadFile(fsys, p)
+			f, err := w.root.Open(p)
 			if err != nil {
 				return nil
 			}
-			return data
+			defer f.Close()
+			return readIgnore(f)
 		}
 	}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
