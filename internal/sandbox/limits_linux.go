@@ -149,11 +149,11 @@ func (c *Cgroup) Remove() {
 		return
 	}
 	for _, d := range c.dirs {
-		for range 100 {
+		for range 1000 {
 			if err := unix.Rmdir(d); !errors.Is(err, unix.EBUSY) {
 				break
 			}
-			unix.Nanosleep(&unix.Timespec{Nsec: 10e6}, nil)
+			unix.Nanosleep(&unix.Timespec{Nsec: 1e6}, nil)
 		}
 	}
 	c.dirs = nil

@@ -242,7 +242,7 @@ func probeOverlay(dir string) error {
 			return err
 		}
 	}
-	data := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work,userxattr", dir, dir, dir)
+	data := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work,userxattr,volatile", dir, dir, dir)
 	if err := unix.Mount("overlay", filepath.Join(dir, "merged"), "overlay", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
 		return fmt.Errorf("mount an overlay: %w", err)
 	}

@@ -107,6 +107,10 @@ func BenchmarkRunSandboxed(b *testing.B) {
 		{"landlock only", &sandbox.Options{Writable: []string{ws}, Kernel: sandbox.Kernel{Landlock: k.Landlock}}},
 		{"every layer", &sandbox.Options{Writable: []string{ws}, Caches: b.TempDir(), Session: "bench", Kernel: k}},
 		{"every layer, network cut", &sandbox.Options{Writable: []string{ws}, Caches: b.TempDir(), Session: "bench", NoNetwork: true, Kernel: k}},
+		// As courier runs commands: the person's places shown, their
+		// caches under the session's layer, limits.
+		{"as courier runs them", &sandbox.Options{Writable: []string{ws}, Caches: b.TempDir(), Session: "bench", Home: os.Getenv("HOME"),
+			Show: sandbox.ToolFolders(os.Getenv, nil), Tools: sandbox.PersonCaches(os.Getenv), Limits: sandbox.Limits{Processes: 1024, Memory: 2 << 30}, Kernel: k}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
