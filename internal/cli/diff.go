@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
@@ -68,10 +71,13 @@ func sessionAndTurn(args []string) (string, int, error) {
 func newGCCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "gc [ID]",
-		Short: "Drop the oldest turns' snapshots beyond the snapshot budget",
+		Short: "Drop the oldest turns' snapshots beyond the snapshot budget, and finished sessions' cache layers",
 		Long: `Bring the snapshots of the session ID (default: the most recently updated)
 within snapshot_budget by dropping the oldest turns' snapshots: those turns
-can no longer be undone. courier does this after every turn too.`,
+can no longer be undone. courier does this after every turn too.
+
+Remove the cache layers (ROOT/cache/sessions) of the sessions that are
+complete or gone: what their commands wrote into the tool caches.`,
 		Example: `  courier gc
   courier --snapshot-budget 100MB gc 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
@@ -88,7 +94,30 @@ can no longer be undone. courier does this after every turn too.`,
 			if w := rep.Warning(budget); w != "" {
 				b.text.Warn(w, "")
 			}
-			return nil
+			removed, err := removeFinishedLayers(b.Runner, b.Paths())
+			if removed > 0 {
+				fmt.Fprintf(g.io.Out, "Removed the cache layers of %d finished sessions\n", removed)
+			}
+			return err
 		},
 	}
+}
+
+// removeFinishedLayers removes the cache layers of the sessions that are
+// complete or gone, and says how many it removed.
+func removeFinishedLayers(r *runner.Runner, p runner.Paths) (int, error) {
+	caches := filepath.Join(p.Root, "cache")
+	removed := 0
+	for _, id := range sandbox.LayerSessions(caches) {
+		if _, err := os.Stat(p.SessionFolder(id)); err == nil {
+			if info, err := r.Status(id); err != nil || !info.Complete {
+				continue // a session going on keeps its layer
+			}
+		}
+		if err := sandbox.RemoveLayer(caches, id); err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	return removed, nil
 }
