@@ -181,3 +181,55 @@ print("allocated", len(b))'`, sandbox.Limits{Memory: 256 << 20}, "memory", ""},
 		})
 	}
 }
+
+// BenchmarkFirstGoBuild compares a new session's first 'go build' of a
+// small program that uses net/http and encoding/json with the same build
+// outside courier, on the person's warm caches: the session sees them
+// under a layer of its own, so it pays what the person pays, not a build
+// of the standard library from nothing.
+func BenchmarkFirstGoBuild(b *testing.B) {
+	k := sandbox.Probe(b.TempDir())
+	if !k.Namespaces || !k.Overlay {
+		b.Skip("NOT RUN: the kernel refuses user namespaces or overlay mounts in them: " + k.NamespacesWhy + k.OverlayWhy)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("NOT RUN: go is not on PATH")
+	}
+	program := "package main\n\nimport (\n\t\"encoding/json\"\n\t\"net/http\"\n\t\"os\"\n)\n\nfunc main() {\n\tjson.NewEncoder(os.Stdout).Encode(http.StatusOK)\n}\n"
+	workspace := func(b *testing.B) string {
+		ws := b.TempDir()
+		for name, content := range map[string]string{"go.mod": "module example.com/first\n\ngo 1.21\n", "main.go": program} {
+			if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return ws
+	}
+	// The person's cache is warm: they have built such a program before.
+	warm := exec.Command(goTool, "build", "-o", os.DevNull, ".")
+	warm.Dir = workspace(b)
+	if out, err := warm.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	b.Run("outside courier", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(goTool, "build", "-o", os.DevNull, ".")
+			cmd.Dir = workspace(b)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+	b.Run("first build of a new session", func(b *testing.B) {
+		for b.Loop() {
+			ws := workspace(b)
+			res, err := Run(b.Context(), Spec{Command: "go build -o /dev/null .", Dir: ws, Env: os.Environ(), Timeout: 5 * time.Minute,
+				Sandbox: &sandbox.Options{Writable: []string{ws}, Caches: b.TempDir(), Session: "first", Home: os.Getenv("HOME"),
+					Show: sandbox.ToolFolders(os.Getenv, nil), Tools: sandbox.PersonCaches(os.Getenv), Kernel: k}})
+			if err != nil || res.ExitCode != 0 {
+				b.Fatalf("%v: %s", err, res.Output)
+			}
+		}
+	})
+}
