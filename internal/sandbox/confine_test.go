@@ -762,3 +762,37 @@ func TestSandboxCgroupBoundsAndGoes(t *testing.T) {
 		}
 	}
 }
+
+// A credential the person makes while a command runs (a login in another
+// terminal during a long build) is not in the private home the command
+// sees, whatever its name.
+func TestSandboxPrivateHomeShowsNothingMadeDuringACommand(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	home, ws := sandboxtest.OutsideDir(t), t.TempDir()
+	token := filepath.Join(home, ".config", "some-new-tool", "token")
+	made := filepath.Join(ws, "made")
+	script := `while [ ! -e made ]; do sleep 0.05; done; cat "$TOKEN" 2>&1; echo "home: $(ls -A ~)"`
+	done := make(chan string)
+	go func() {
+		output, _ := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, Home: home, Kernel: k}, script: script, dir: ws,
+			env: []string{"HOME=" + home, "TOKEN=" + token}})
+		done <- output
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if err := os.MkdirAll(filepath.Dir(token), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(token, []byte("TOKEN-MADE-DURING-THE-COMMAND"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(made, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	output := <-done
+	if strings.Contains(output, "TOKEN-MADE") || !strings.HasSuffix(output, "home: \n") {
+		t.Errorf("the command saw what the person made in the home:\n%s", output)
+	}
+	if !strings.Contains(output, "No such file") {
+		t.Errorf("the command did not try:\n%s", output)
+	}
+}
