@@ -50,7 +50,9 @@ func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
 	// Running the launcher drops the capabilities the new user namespace
 	// gave it, since its user is not root there; these ambient ones it
 	// keeps for its mounts, the loopback and the securebits, and drops
-	// before it starts the command.
-	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	// before it starts the command. An overlay works in a folder it makes
+	// with no permissions at all, which only CAP_DAC_OVERRIDE enters; in
+	// the namespace that reaches only the person's own files.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE}
 	return attr
 }

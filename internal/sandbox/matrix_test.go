@@ -354,20 +354,20 @@ func TestSandboxPersonsKernelObjects(t *testing.T) {
 	if err := unix.KeyctlSetperm(keyID, 0x3f3f0000); err != nil {
 		t.Fatal(err)
 	}
-	shmKey := 0x0c0e0000 | os.Getpid()&0xffff
-	shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o600)
-	if err != nil {
-		t.Fatalf("make the person's shared memory: %v", err)
-	}
-	t.Cleanup(func() { unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
-	mem, err := unix.SysvShmAttach(shmID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.SysvShmDetach(mem)
-	copy(mem, "PERSON-SHM")
 	for set, kernel := range map[string]sandbox.Kernel{"every layer": k, "without namespaces": {Landlock: k.Landlock, Seccomp: k.Seccomp}} {
 		t.Run(set, func(t *testing.T) {
+			shmKey := 0x0c0e0000 | os.Getpid()&0xfff<<4 | len(set)&0xf
+			shmID, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o600)
+			if err != nil {
+				t.Fatalf("make the person's shared memory: %v", err)
+			}
+			t.Cleanup(func() { unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
+			mem, err := unix.SysvShmAttach(shmID, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.SysvShmDetach(mem)
+			copy(mem, "PERSON-SHM")
 			ws := t.TempDir()
 			output, _ := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, Show: []string{filepath.Dir(exe)}, Kernel: kernel}, dir: ws,
 				script: `exec "$@"`, args: []string{exe, kernelObjectsArg, strconv.Itoa(keyID), strconv.Itoa(shmKey)}})
