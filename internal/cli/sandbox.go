@@ -125,12 +125,19 @@ func (r sandboxReport) print(w io.Writer) error {
 	default:
 		fmt.Fprintf(&b, "%d layers are missing: commands run with the others (sandbox = \"strict\" would refuse them).\n", missing)
 	}
-	if len(r.Shown) > 0 {
-		fmt.Fprintf(&b, "Commands see these of your places read-only (PATH, toolchains, read_only): %s\n", strings.Join(r.Shown, " "))
-	}
+	b.WriteString(r.shownText(""))
 	b.WriteString(r.Environment.text(""))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shownText names the places of the person's commands see read-only,
+// after prefix.
+func (r sandboxReport) shownText(prefix string) string {
+	if len(r.Shown) == 0 || r.Sandbox == config.SandboxOff {
+		return ""
+	}
+	return fmt.Sprintf("%sCommands see these of your places read-only (PATH, toolchains, what builds read, read_only): %s\n", prefix, strings.Join(r.Shown, " "))
 }
 
 // text describes the environment commands get, each line after prefix.
@@ -156,6 +163,7 @@ func (g *globals) printConfigExtras(w io.Writer) error {
 	}
 	var b strings.Builder
 	b.WriteString("\n")
+	b.WriteString(report.shownText("# "))
 	b.WriteString(report.Environment.text("# "))
 	var missing []string
 	for _, l := range report.Layers {
