@@ -796,3 +796,45 @@ func TestSandboxPrivateHomeShowsNothingMadeDuringACommand(t *testing.T) {
 		t.Errorf("the command did not try:\n%s", output)
 	}
 }
+
+// A folder on PATH inside the workspace (node_modules/.bin) is in the
+// world as part of the workspace; a command that turns it into a link to
+// a place of the person's does not bring that place into the next
+// command's world.
+func TestSandboxPATHFolderInTheWorkspaceShowsNothingElse(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	home := sandboxtest.OutsideDir(t)
+	ws := filepath.Join(home, "project")
+	private := filepath.Join(home, "Documents")
+	tools := filepath.Join(private, "tools") // a tool folder shown inside it
+	for _, d := range []string{ws, tools} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(private, "letter.txt"), []byte("PRIVATE-LETTER"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// What an earlier command left: the PATH folder made a link.
+	if err := os.Symlink(private, filepath.Join(ws, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	opts := sandbox.Options{Writable: []string{ws}, Home: home, Show: []string{tools, filepath.Join(ws, "bin")}, Kernel: k}
+	output, _ := runSandboxed(t, sandboxRun{opts: opts, script: `cat bin/letter.txt; cat ` + filepath.Join(private, "letter.txt"), dir: ws})
+	if strings.Contains(output, "PRIVATE-LETTER") {
+		t.Errorf("a link in the workspace brought a place of the person's into the world:\n%s", output)
+	}
+}
+
+// The kernel's settings and the SysRq trigger are not the command's to
+// write, even when it runs as root. Only opening is tried: a write, were
+// it let through, would change the machine.
+func TestSandboxMachineSettingsReadOnly(t *testing.T) {
+	k := sandboxtest.RequireNamespaces(t)
+	ws := t.TempDir()
+	script := `for f in /proc/sys/kernel/printk_ratelimit /proc/sysrq-trigger; do if (: >> "$f") 2>/dev/null; then echo "$f opened"; else echo "$f refused"; fi; done`
+	output, _ := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, Kernel: k}, script: script, dir: ws})
+	if strings.Contains(output, "opened") || strings.Count(output, "refused") != 2 {
+		t.Errorf("a command may write the machine's settings:\n%s", output)
+	}
+}

@@ -141,10 +141,14 @@ func planWorld(opts Options) []mount {
 	}
 	secrets := SecretPlaces(home)
 	hidden := append(slices.Clone(opts.Hide), secrets...)
+	writable := opts.writable()
 	for _, p := range opts.Show {
-		// Never the home itself, nor a secret place, whatever PATH holds.
+		// Never the home itself, nor a secret place, whatever PATH holds;
+		// nor a place in a writable folder (node_modules/.bin on PATH),
+		// which is in the world already, and which a command could have
+		// made a link to any place of the person's.
 		real := realPath(p)
-		if real == "/" || (home != "" && real == realPath(home)) || underAny(p, hidden) || underAny(real, hidden) {
+		if real == "/" || (home != "" && real == realPath(home)) || underAny(p, hidden) || underAny(real, hidden) || underAny(p, writable) {
 			continue
 		}
 		add(show, p, p)
@@ -163,9 +167,9 @@ func planWorld(opts Options) []mount {
 	for _, d := range TempDirs() {
 		add(private, d, "")
 	}
-	writable := make([]string, 0, len(opts.Writable))
+	realWritable := make([]string, 0, len(opts.Writable))
 	for _, w := range opts.Writable {
-		writable = append(writable, realPath(w))
+		realWritable = append(realWritable, realPath(w))
 		add(bind, realPath(w), w)
 	}
 	if opts.Caches != "" {
@@ -184,7 +188,7 @@ func planWorld(opts Options) []mount {
 		// links resolved, is protected (what lies outside is read-only or
 		// absent already).
 		real, err := filepath.EvalSymlinks(p)
-		if err == nil && underAny(real, writable) {
+		if err == nil && underAny(real, realWritable) {
 			add(protect, real, real)
 		}
 	}
@@ -448,11 +452,29 @@ func underAny(p string, dirs []string) bool {
 	return slices.ContainsFunc(dirs, func(d string) bool { return within(p, d) })
 }
 
+// procReadOnly are the places of /proc that change the machine rather
+// than the command's own processes: kernel settings, the SysRq trigger,
+// interrupts and buses. Landlock already refuses writing them; a root
+// command would otherwise be their owner.
+var procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus", "fs"}
+
 // mountProc gives the command a /proc of its PID namespace: courier's and
 // the person's processes are not in it.
 func mountProc() error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)
+	}
+	for _, name := range procReadOnly {
+		p := "/proc/" + name
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("protect %s: %w", p, err)
+		}
+		if err := setReadOnly(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }
