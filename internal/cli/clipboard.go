@@ -54,7 +54,7 @@ run 'courier process'.`,
 			}
 			// Read in the session's protocol as every reply is (size, text, courier's own request), so
 			// that what is saved is what processing it will accept.
-			rep, err := reply.New("on the clipboard", []byte(text), g.cfg.MaxReply, fe)
+			rep, err := reply.New("on the clipboard", text, g.cfg.MaxReply, fe)
 			var echo *reply.EchoError
 			switch {
 			case errors.As(err, &echo):

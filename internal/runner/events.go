@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-	"unsafe"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
@@ -70,8 +69,7 @@ func (e RequestWritten) Content() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read the request: %w", err)
 	}
-	// data is never changed: the string may share its bytes.
-	return unsafe.String(unsafe.SliceData(data), len(data)), nil
+	return string(data), nil
 }
 
 // WaitingForReply: the runner waits for the source to produce a reply.

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
@@ -86,8 +85,7 @@ func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.Fi
 		if req.Pack == nil {
 			w.Text = fe.Render(req)
 			w.Size = int64(len(w.Text))
-			// Written as it is, not copied first: Write only reads it.
-			data := unsafe.Slice(unsafe.StringData(w.Text), len(w.Text))
+			data := []byte(w.Text)
 			sum = crc32.Checksum(data, sumTable())
 			f, err = atomicfile.StageUnsynced(p, data, 0o644)
 		} else {
