@@ -31,11 +31,10 @@ vet:
 test: vet
 	$(GO) run ./internal/testreport $(GO) test -json ./...
 
-# The speed and memory goals, each measured (Go benchmarks with -benchmem,
-# and courier side by side with find, cat, tar, repomix and git, and a real
-# 'courier watch') and printed as a table saying whether each is met.
-# Takes about twenty minutes; BENCH_FLAGS="-quick" for a first look,
-# BENCH_FLAGS="-rows listing" for some rows only.
+# The speed and memory floors, each measured (Go benchmarks, real courier
+# processes, courier side by side with repomix, a real 'courier watch') and
+# printed as a table saying whether each is met. BENCH_FLAGS="-quick" for a
+# first look, BENCH_FLAGS="-rows parsed" for some rows only.
 BENCH_FLAGS ?=
 bench:
 	$(GO) run ./cmd/courier-bench $(BENCH_FLAGS)
