@@ -117,6 +117,8 @@ func TestSplitCommand(t *testing.T) {
 		{`prog "$" 'x$y' # a comment`, []string{"prog", "$", "x$y"}},
 		{`/opt/my agent/run.sh`, []string{"/opt/my", "agent/run.sh"}},
 		{`"/opt/my agent/run.sh" --flag=a,b`, []string{"/opt/my agent/run.sh", "--flag=a,b"}},
+		{`prog {x} "{a,b}" a\
+b "a\\b"`, []string{"prog", "{x}", "{a,b}", "ab", `a\b`}},
 	}
 	for _, tt := range tests {
 		got, err := SplitCommand(tt.line)
@@ -139,6 +141,7 @@ func TestSplitCommand(t *testing.T) {
 		{`llm -m "$MODEL"`, "a variable"},
 		{"MODEL=x llm", "a variable assignment"},
 		{"llm *.txt", "a glob"},
+		{"llm -m {a,b}", "a brace expansion"},
 		{"~/bin/agent", "a ~"},
 		{"(llm)", "a group"},
 		{"llm 'unterminated", "agent command"},
