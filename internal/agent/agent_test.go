@@ -164,8 +164,9 @@ func TestCleanLine(t *testing.T) {
 		{"plain error", "plain error"},
 		{"  two\n\nlines\t here ", "two lines here"},
 		{"\x1b[31mred\x1b[0m text", "red text"},
-		{"bell\a and \x1b]0;title\a", "bell\uFFFD and ]0;title\uFFFD"},
-		{"bad \xff byte", "bad \uFFFD byte"},
+		{"bell\a and \x1b]0;title\a", `bell\x07 and ]0;title\x07`},
+		{"bad \xff byte", `bad \xff byte`},
+		{"bidi \u202e txt.exe", `bidi \u202e txt.exe`},
 		{"line\u2028sep\u0085x", "line sep x"},
 		{"courier: error: fake\rcourier: hint: forged", "courier: error: fake courier: hint: forged"},
 	}
@@ -174,8 +175,8 @@ func TestCleanLine(t *testing.T) {
 			t.Errorf("cleanLine(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := cleanLine(strings.Repeat("x", 1000)); len(got) != detailMax {
-		t.Errorf("cleanLine keeps %d characters, want %d", len(got), detailMax)
+	if got := cleanLine(strings.Repeat("x", 1000)); got != strings.Repeat("x", detailMax)+" …" {
+		t.Errorf("cleanLine keeps %d bytes, want %d characters and an ellipsis", len(got), detailMax)
 	}
 }
 
