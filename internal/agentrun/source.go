@@ -141,5 +141,5 @@ func (s *Source) observe(e agent.Event) {
 	default:
 		return
 	}
-	s.o.Reporter.Report(ev)
+	s.o.Reporter.AgentRun(ev)
 }

@@ -69,7 +69,7 @@ run 'courier process'.`,
 			}
 			fmt.Fprintf(g.io.Out, "Saved the clipboard (%d bytes) as %s for session %s\n", len(text), b.text.Rel(p), info.ID)
 			if len(rep.Parsed.Commands) == 0 {
-				b.reporter.Report(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
+				b.reporter.Warning(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
 			}
 			return nil
 		},
