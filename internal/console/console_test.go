@@ -104,10 +104,10 @@ func TestTerminalCanceled(t *testing.T) {
 // The budget warning names what makes a request large and how to shrink it.
 func TestBudgetAdvice(t *testing.T) {
 	big := strings.Repeat("   1 | some code line\n", 4000)
-	text := protocol.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t",
+	text, parts := protocol.Tags{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t",
 		Results:   []command.Result{},
 		Requested: []frontend.FileContent{{Path: "src/big.go", Text: big}}})
-	advice := budgetAdvice(text)
+	advice := budgetAdvice(parts, int64(len(text)))
 	if !strings.HasPrefix(advice, "the largest parts are file src/big.go ") || !strings.Contains(advice, `lines="A-B"`) {
 		t.Errorf("advice = %q", advice)
 	}
@@ -115,10 +115,10 @@ func TestBudgetAdvice(t *testing.T) {
 	// In a JSON request, what the last operations read and printed is in
 	// the events, not in the workspace listing above them.
 	code := 0
-	text = agentspaces.Chat{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", ReadLines: 500,
+	text, parts = agentspaces.Chat{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", ReadLines: 500,
 		Commands: []command.Command{{Type: command.RunCommand, Command: "cat log", SplitOutput: true}},
 		Results:  []command.Result{{Type: command.RunCommand, Status: command.OK, Stdout: big, ExitCode: &code}}})
-	advice = budgetAdvice(text)
+	advice = budgetAdvice(parts, int64(len(text)))
 	if !strings.HasPrefix(advice, "the largest parts are Events of your last operations ") || !strings.Contains(advice, "read_lines") {
 		t.Errorf("advice for a JSON request = %q", advice)
 	}

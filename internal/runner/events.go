@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 )
 
@@ -57,6 +58,9 @@ type RequestWritten struct {
 	// Tokens is human.Tokens of the request when it was counted as it was
 	// written; 0 when it was not.
 	Tokens int
+	// Parts are the sizes of the request's parts, when it was written
+	// now; nil for a request read back from its file.
+	Parts []frontend.Part
 	// Rewritten is set when a missing request was written again, Damaged
 	// as well when it was there but not as written (see readRequest).
 	Rewritten, Damaged bool
