@@ -48,7 +48,7 @@ type Env struct {
 	Module string
 	// Log receives progress lines.
 	Log io.Writer
-	// Quick asks rows for fewer rounds and smaller inputs where they can.
+	// Quick asks rows for fewer rounds.
 	Quick bool
 	// Ctx ends the run early (Ctrl-C).
 	Ctx context.Context
