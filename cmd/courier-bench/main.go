@@ -20,7 +20,7 @@ func main() {
 
 func run() int {
 	rows := flag.String("rows", "", "measure only the rows whose description matches this regular expression")
-	quick := flag.Bool("quick", false, "fewer rounds and smaller inputs: a first look, not figures to report")
+	quick := flag.Bool("quick", false, "fewer rounds: a first look, not figures to report")
 	keep := flag.Bool("keep", false, "keep the scratch folder")
 	flag.Parse()
 	var filter *regexp.Regexp

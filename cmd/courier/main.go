@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"golang.org/x/term"
@@ -25,7 +24,6 @@ func main() {
 	// Files inherited from whatever started courier pass on to no program
 	// it starts (the launcher above is handed its files on purpose).
 	inherit.Seal()
-	tuneGC()
 	ctx, stop := interruptible()
 	defer stop()
 	code := cli.Main(ctx, os.Args[1:], &cli.IO{
@@ -41,29 +39,6 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-// tuneGC lets the heap grow to five times what is live before a
-// collection, not twice, unless GOGC says otherwise: a courier command is
-// short and allocates in bursts (a request's listing and pack, a reply's
-// commands), and with the default its first collections come at a few
-// megabytes, taking a processor from the work while it runs on two. A
-// soft limit, unless GOMEMLIMIT says otherwise, then has large heaps
-// collected as often as it takes to stay near it: a 20 MB reply is
-// carried out in less memory than with the default (150 MB at its peak
-// against 185 MB), and a reply made to exhaust memory is slowed rather
-// than given more.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(gcSoftLimit)
-	}
-}
-
-// gcSoftLimit is the heap size beyond which collections come as often as
-// needed to stay near it.
-const gcSoftLimit = 128 << 20
 
 // interruptible returns a context that Ctrl-C or SIGTERM cancels, and the
 // function that stops listening for them. The signals are taken by a

@@ -117,6 +117,8 @@ func TestSplitCommand(t *testing.T) {
 		{`prog "$" 'x$y' # a comment`, []string{"prog", "$", "x$y"}},
 		{`/opt/my agent/run.sh`, []string{"/opt/my", "agent/run.sh"}},
 		{`"/opt/my agent/run.sh" --flag=a,b`, []string{"/opt/my agent/run.sh", "--flag=a,b"}},
+		{`prog {x} "{a,b}" a\
+b "a\\b"`, []string{"prog", "{x}", "{a,b}", "ab", `a\b`}},
 	}
 	for _, tt := range tests {
 		got, err := SplitCommand(tt.line)
@@ -139,6 +141,7 @@ func TestSplitCommand(t *testing.T) {
 		{`llm -m "$MODEL"`, "a variable"},
 		{"MODEL=x llm", "a variable assignment"},
 		{"llm *.txt", "a glob"},
+		{"llm -m {a,b}", "a brace expansion"},
 		{"~/bin/agent", "a ~"},
 		{"(llm)", "a group"},
 		{"llm 'unterminated", "agent command"},
@@ -161,8 +164,9 @@ func TestCleanLine(t *testing.T) {
 		{"plain error", "plain error"},
 		{"  two\n\nlines\t here ", "two lines here"},
 		{"\x1b[31mred\x1b[0m text", "red text"},
-		{"bell\a and \x1b]0;title\a", "bell\uFFFD and ]0;title\uFFFD"},
-		{"bad \xff byte", "bad \uFFFD byte"},
+		{"bell\a and \x1b]0;title\a", `bell\x07 and ]0;title\x07`},
+		{"bad \xff byte", `bad \xff byte`},
+		{"bidi \u202e txt.exe", `bidi \u202e txt.exe`},
 		{"line\u2028sep\u0085x", "line sep x"},
 		{"courier: error: fake\rcourier: hint: forged", "courier: error: fake courier: hint: forged"},
 	}
@@ -171,8 +175,8 @@ func TestCleanLine(t *testing.T) {
 			t.Errorf("cleanLine(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := cleanLine(strings.Repeat("x", 1000)); len(got) != detailMax {
-		t.Errorf("cleanLine keeps %d characters, want %d", len(got), detailMax)
+	if got := cleanLine(strings.Repeat("x", 1000)); got != strings.Repeat("x", detailMax)+" …" {
+		t.Errorf("cleanLine keeps %d bytes, want %d characters and an ellipsis", len(got), detailMax)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -13,7 +14,7 @@ import (
 // gpt-4o'. Nothing is ever run by a shell, so everything a shell would do
 // beyond splitting words is refused with an error saying so: pipes,
 // command lists, redirections, variables and command substitutions, globs,
-// assignments.
+// brace expansions, assignments.
 func SplitCommand(line string) ([]string, error) {
 	if strings.TrimSpace(line) == "" {
 		return nil, errors.New("the agent command is empty")
@@ -80,16 +81,23 @@ func describeCommand(cmd syntax.Command) string {
 // literalWord returns the value of a word made only of literal text and
 // quotes, or an error naming what it has besides.
 func literalWord(w *syntax.Word) (string, error) {
-	var b strings.Builder
 	for _, part := range w.Parts {
-		if err := literalPart(&b, part); err != nil {
+		if err := literalPart(part); err != nil {
 			return "", err
 		}
 	}
-	return b.String(), nil
+	fields, err := expand.Fields(nil, w)
+	if err != nil {
+		return "", err
+	}
+	if len(fields) != 1 {
+		return "", errors.New("a brace expansion ({a,b}); quote it to pass it as is")
+	}
+	return fields[0], nil
 }
 
-func literalPart(b *strings.Builder, part syntax.WordPart) error {
+// literalPart refuses what a shell would expand in a word's part.
+func literalPart(part syntax.WordPart) error {
 	switch p := part.(type) {
 	case *syntax.Lit:
 		if strings.ContainsAny(p.Value, "*?[") {
@@ -98,19 +106,15 @@ func literalPart(b *strings.Builder, part syntax.WordPart) error {
 		if strings.HasPrefix(p.Value, "~") {
 			return errors.New("a ~ (write the full path)")
 		}
-		b.WriteString(unescape(p.Value))
 	case *syntax.SglQuoted:
 		if p.Dollar {
 			return errors.New("a $'...' string")
 		}
-		b.WriteString(p.Value)
 	case *syntax.DblQuoted:
 		for _, inner := range p.Parts {
-			lit, ok := inner.(*syntax.Lit)
-			if !ok {
+			if _, ok := inner.(*syntax.Lit); !ok {
 				return describePart(inner)
 			}
-			b.WriteString(unescapeDouble(lit.Value))
 		}
 	default:
 		return describePart(part)
@@ -132,42 +136,4 @@ func describePart(part syntax.WordPart) error {
 		return errors.New("a glob pattern")
 	}
 	return errors.New("shell syntax")
-}
-
-// unescape removes the backslashes of an unquoted literal: each escapes
-// the next character, and a backslash before a new line joins lines.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeDouble removes the backslashes a double-quoted string gives
-// meaning to: before $, `, ", \ and a new line.
-func unescapeDouble(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

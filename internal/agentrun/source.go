@@ -104,7 +104,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		return reply.Reply{}, err
 	}
 	s.turns++
-	rep, err := reply.New(agent.ReplyName(r.RunID), []byte(r.Text), req.MaxReply, req.FrontEnd)
+	rep, err := reply.New(agent.ReplyName(r.RunID), r.Text, req.MaxReply, req.FrontEnd)
 	if err != nil {
 		// The run folder keeps what the agent said; the next turn asks again.
 		return reply.Reply{}, &runner.SetAsideError{Err: err, MovedTo: r.Path}
@@ -141,5 +141,5 @@ func (s *Source) observe(e agent.Event) {
 	default:
 		return
 	}
-	s.o.Reporter.Report(ev)
+	s.o.Reporter.AgentRun(ev)
 }

@@ -24,7 +24,7 @@ func requestEvents(t *testing.T, read command.Result, readLines int) (string, Ev
 		},
 		Results: []command.Result{read, {Type: command.RunCommand, Status: command.OK, Stdout: "hi\n", ExitCode: new(int)}},
 	}
-	text := Chat{}.Render(req)
+	text, _ := Chat{}.Render(req)
 	at := strings.Index(text, "## Events of your last operations\n")
 	start := strings.Index(text[max(at, 0):], "```json\n") + max(at, 0)
 	end := strings.LastIndex(text, "```\n")
@@ -140,7 +140,7 @@ func TestChatRequestBoundsReadFileContent(t *testing.T) {
 		req.Commands = append(req.Commands, command.Command{Type: command.ReadFile, Path: "big.log", Inline: true})
 		req.Results = append(req.Results, read)
 	}
-	text := Chat{}.Render(req)
+	text, _ := Chat{}.Render(req)
 	if len(text) > 8<<10+200*500+16<<10 {
 		t.Errorf("the request is %d bytes", len(text))
 	}

@@ -30,10 +30,12 @@ func (Chat) Name() string { return ChatName }
 const Continuation = "Continue working on the task based on the events above. When the task is complete, reply with message operations only, summarising what you did."
 
 // Render implements frontend.FrontEnd.
-func (Chat) Render(r frontend.Request) string { return protocol.RenderLayout(r, chatLayout()) }
+func (Chat) Render(r frontend.Request) (string, []frontend.Part) {
+	return protocol.RenderLayout(r, chatLayout())
+}
 
 // RenderTo implements frontend.FrontEnd.
-func (Chat) RenderTo(w io.Writer, r frontend.Request) error {
+func (Chat) RenderTo(w io.Writer, r frontend.Request) ([]frontend.Part, error) {
 	return protocol.WriteLayout(w, r, chatLayout())
 }
 
@@ -43,6 +45,7 @@ func chatLayout() protocol.Layout {
 		Protocol:     prompts.ProtocolJSON,
 		Reminder:     prompts.ReminderJSON,
 		Results:      writeEvents,
+		ResultsTitle: "Events of your last operations",
 		Continuation: Continuation,
 	}
 }
@@ -51,7 +54,6 @@ func chatLayout() protocol.Layout {
 // notices in words, then the events message of its operations as JSON,
 // with file content shortened as the tag protocol shortens READ_FILE.
 func writeEvents(b *strings.Builder, r frontend.Request) {
-	b.WriteString("\n## Events of your last operations\n")
 	for _, n := range r.Notices {
 		b.WriteString(strings.TrimRight(n, "\n"))
 		b.WriteString("\n")

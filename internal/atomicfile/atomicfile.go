@@ -56,17 +56,9 @@ type File struct {
 	f    *os.File
 	path string
 	perm os.FileMode
-	// written is how many bytes were written; started how many of them
-	// were sent on their way to the disk.
-	written, started int64
 	// unsynced is set for a file courier can write again (CreateUnsynced).
 	unsynced bool
 }
-
-// writebackStep is how much newly written content is sent to the disk at
-// once while a File is written: the sync at Commit then waits only for
-// the last of it, not for the whole of a large file.
-const writebackStep = 1 << 20
 
 // Create starts the new content of path, in a temporary file in the same
 // folder.
@@ -80,9 +72,8 @@ func Create(path string, perm os.FileMode) (*File, error) {
 
 // CreateUnsynced is Create for a file courier can write again from files
 // it does sync, such as a request from its session's state: neither its
-// content nor its rename is synced, and its writeback is left to the
-// kernel, so that the syncs of the files that cannot be written again do
-// not wait behind it on the disk. It is still put in place whole or not
+// content nor its rename is synced, so that the syncs of the files that
+// cannot be written again do not wait behind it on the disk. It is still put in place whole or not
 // at all while the machine runs; after a power cut it may be missing,
 // short or hold zeros, and whatever reads it must check it.
 func CreateUnsynced(path string, perm os.FileMode) (*File, error) {
@@ -97,14 +88,8 @@ func CreateUnsynced(path string, perm os.FileMode) (*File, error) {
 // Write appends p to the new content.
 func (f *File) Write(p []byte) (int, error) {
 	n, err := f.f.Write(p)
-	f.written += int64(n)
 	if err != nil {
 		return n, fmt.Errorf("write %s: %w", f.path, err)
-	}
-	if !f.unsynced && f.written-f.started >= writebackStep {
-		// Only a head start: Commit's sync is what makes it durable.
-		startWriteback(f.f, f.started, f.written-f.started)
-		f.started = f.written
 	}
 	return n, nil
 }
@@ -177,9 +162,6 @@ func (f *File) Abort() {
 
 // SyncDir makes a rename or creation in dir durable.
 func SyncDir(dir string) error {
-	if !syncing {
-		return nil
-	}
 	return syncOne(dir, os.Open)
 }
 
@@ -219,9 +201,6 @@ const syncWorkers = 32
 // error per name, nil where the sync succeeded.
 func SyncAll(names []string, open func(string) (*os.File, error)) []error {
 	errs := make([]error, len(names))
-	if !syncing {
-		return errs
-	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(syncWorkers, len(names)); w++ {

@@ -5,10 +5,10 @@
 //
 // Each goal is a Row. A row's Measure runs what it needs — Go benchmarks of
 // courier's packages through Env.GoBench (run once per package and pattern,
-// and shared between rows), or a side-by-side timing of courier and the
-// floor it is compared with through SideBySide — and returns one value,
-// which the table compares with the row's Limit. To add goals, write a
-// function returning []Row in a file of this package and add it to All.
+// and shared between rows), a real courier process, or a side-by-side
+// timing of courier and what it is compared with through SideBySide — and
+// returns one value, which the table compares with the row's Limit. The
+// rows are in rows.go.
 package benchcmp
 
 import (
@@ -28,30 +28,16 @@ import (
 
 // Row is one goal.
 type Row struct {
-	What string // what is measured, e.g. "listing Go's src (11,478 files)"
-	Goal string // the goal in words, e.g. "≤ 2× find -type f"
+	What string // what is measured, e.g. "a 20 MB reply parsed"
+	Goal string // the goal in words, e.g. "≤ 0.5 s"
 	// Limit is the value the goal allows; Higher says whether values above
-	// it (speed-ups, MB/s) or below it (ratios to a floor, memory) meet it.
+	// it (speed-ups) or below it (times, ratios, memory) meet it.
 	Limit  float64
 	Higher bool
-	// Info marks a figure shown for comparison, with no goal to meet.
-	Info bool
-	Unit string // of the value: "×", "MB/s", "MB", "ms"
+	Unit   string // of the value: "×", "s", "MB", "ms"
 	// Measure returns the value and a detail saying what it is made of
 	// (the times side by side, the output sizes).
 	Measure func(e *Env) (value float64, detail string, err error)
-}
-
-// All lists every row, grouped by what they measure. Add new groups here.
-func All() []Row {
-	var rows []Row
-	rows = append(rows, parserRows()...)
-	rows = append(rows, readingRows()...)
-	rows = append(rows, listingRows()...)
-	rows = append(rows, captureRows()...)
-	rows = append(rows, packRows()...)
-	rows = append(rows, turnRows()...)
-	return rows
 }
 
 // Env is what rows share in one run.
@@ -62,14 +48,14 @@ type Env struct {
 	Module string
 	// Log receives progress lines.
 	Log io.Writer
-	// Quick asks rows for fewer rounds and smaller inputs where they can.
+	// Quick asks rows for fewer rounds.
 	Quick bool
 	// Ctx ends the run early (Ctrl-C).
 	Ctx context.Context
 
 	courier string
 	gobench map[string]GoResults
-	cached  map[string]any
+	tree    string // a copy of Go's src/net
 }
 
 // NewEnv prepares a run in a new scratch folder.
@@ -83,7 +69,7 @@ func NewEnv(ctx context.Context, log io.Writer, quick bool) (*Env, error) {
 		return nil, fmt.Errorf("find courier's module: %w", err)
 	}
 	return &Env{Dir: dir, Module: filepath.Dir(strings.TrimSpace(string(mod))), Log: log, Quick: quick, Ctx: ctx,
-		gobench: map[string]GoResults{}, cached: map[string]any{}}, nil
+		gobench: map[string]GoResults{}}, nil
 }
 
 // Close removes the scratch folder.
@@ -110,25 +96,6 @@ func (e *Env) Courier() (string, error) {
 	}
 	e.courier = bin
 	return bin, nil
-}
-
-// Once runs make the first time key is asked for and returns its result
-// every time: a tree or a tool several rows use is made once.
-func Once[T any](e *Env, key string, make func() (T, error)) (T, error) {
-	if v, ok := e.cached[key]; ok {
-		if err, isErr := v.(error); isErr {
-			var zero T
-			return zero, err
-		}
-		return v.(T), nil
-	}
-	v, err := make()
-	if err != nil {
-		e.cached[key] = err
-		return v, err
-	}
-	e.cached[key] = v
-	return v, nil
 }
 
 // Result is a measured row.
@@ -162,7 +129,7 @@ func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) ([]Result, bool
 				res.Met = v >= r.Limit
 			}
 		}
-		all = all && (res.Met || r.Info && err == nil || errors.Is(err, errSkip))
+		all = all && (res.Met || errors.Is(err, errSkip))
 		e.Logf("%s: %s (%s)", r.What, valueText(res), time.Since(start).Round(time.Second))
 		results = append(results, res)
 	}
@@ -172,7 +139,7 @@ func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) ([]Result, bool
 
 // Print writes the table of results: each goal met or not met, a row
 // that could not be measured here skipped (and why), one that failed an
-// error, a figure without a goal "-".
+// error.
 func Print(w io.Writer, results []Result) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "what\tgoal\tmeasured\tvalue\tmet")
@@ -183,8 +150,6 @@ func Print(w io.Writer, results []Result) {
 			met = "skipped"
 		case r.Err != nil:
 			met = "error"
-		case r.Row.Info:
-			met = "-"
 		case !r.Met:
 			met = "NOT MET"
 		}
@@ -206,6 +171,8 @@ func valueText(r Result) string {
 		return fmt.Sprintf("%.2f×", r.Value)
 	case "ms":
 		return fmt.Sprintf("%.0f ms", r.Value)
+	case "s":
+		return fmt.Sprintf("%.2f s", r.Value)
 	case "":
 		return fmt.Sprintf("%.3g", r.Value)
 	}
@@ -217,14 +184,6 @@ func valueText(r Result) string {
 // each: on a machine shared with other work, the least disturbed run is
 // the one that says most about the program.
 func SideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Duration, error) {
-	nothing := func() {}
-	return SideBySideSettled(e, rounds, nothing, nothing, a, b)
-}
-
-// SideBySideSettled is SideBySide with settleA and settleB run untimed
-// before each timed run of a and of b: for jobs that write much, a sync,
-// so that no run waits on what the runs before it left to write back.
-func SideBySideSettled(e *Env, rounds int, settleA, settleB func(), a, b func() error) (time.Duration, time.Duration, error) {
 	if err := a(); err != nil {
 		return 0, 0, err
 	}
@@ -236,13 +195,11 @@ func SideBySideSettled(e *Env, rounds int, settleA, settleB func(), a, b func() 
 		if err := e.Ctx.Err(); err != nil {
 			return 0, 0, err
 		}
-		settleA()
 		d, err := timed(a)
 		if err != nil {
 			return 0, 0, err
 		}
 		ta = append(ta, d)
-		settleB()
 		if d, err = timed(b); err != nil {
 			return 0, 0, err
 		}
@@ -272,18 +229,6 @@ func (e *Env) Rounds(n int) int {
 		return max(1, n/3)
 	}
 	return n
-}
-
-// Shell runs a shell command line in dir, its output discarded unless it
-// fails.
-func (e *Env) Shell(dir, line string) error {
-	cmd := exec.CommandContext(e.Ctx, "sh", "-c", line)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s: %w\n%s", line, err, tail(out))
-	}
-	return nil
 }
 
 func tail(out []byte) string {

@@ -25,40 +25,21 @@ func (r GoResults) Get(name, unit string) (float64, error) {
 }
 
 // GoBench runs the benchmarks of pkg (a path like ./internal/protocol)
-// matching pattern with -benchmem, benchtime iterations or time each, and
-// returns their figures. Each (pkg, pattern, benchtime) is run once per
-// bench run, however many rows use it.
-func (e *Env) GoBench(pkg, pattern, benchtime string) (GoResults, error) {
-	return e.GoBenchBest(pkg, pattern, benchtime, 1)
-}
-
-// GoBenchBest is GoBench run count times, keeping each figure's best (the
-// highest MB/s, the lowest of the rest): on a shared machine, a run that
-// another process interrupted says little about the code. Each time is a
-// process of its own, run after the last has ended: go test's own -count
-// runs a benchmark's rounds back to back, so that a busy spell of the
-// machine of a few seconds spoils them all.
-func (e *Env) GoBenchBest(pkg, pattern, benchtime string, count int) (GoResults, error) {
-	return e.GoBenchTagged("", pkg, pattern, benchtime, count)
-}
-
-// GoBenchTagged is GoBenchBest of a build with these build tags (like
-// courier_nofsync; "" for none).
-func (e *Env) GoBenchTagged(tags, pkg, pattern, benchtime string, count int) (GoResults, error) {
-	key := fmt.Sprintf("%s %s %s %d %s", pkg, pattern, benchtime, count, tags)
+// matching pattern with -benchmem, benchtime iterations or time each, count
+// times, and returns each figure's best (the lowest): on a shared machine,
+// a run that another process interrupted says little about the code. Each
+// time is a process of its own, run after the last has ended. Each (pkg,
+// pattern, benchtime, count) is run once per bench run, however many rows
+// use it.
+func (e *Env) GoBench(pkg, pattern, benchtime string, count int) (GoResults, error) {
+	key := fmt.Sprintf("%s %s %s %d", pkg, pattern, benchtime, count)
 	if r, ok := e.gobench[key]; ok {
 		return r, nil
 	}
-	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", "1", "-timeout", "60m"}
-	if tags != "" {
-		args = append(args, "-tags", tags)
-		e.Logf("go test -tags %s -bench %s %s", tags, pattern, pkg)
-	} else {
-		e.Logf("go test -bench %s %s", pattern, pkg)
-	}
+	e.Logf("go test -bench %s %s", pattern, pkg)
 	var all bytes.Buffer
 	for range max(count, 1) {
-		cmd := exec.CommandContext(e.Ctx, "go", append(args, pkg)...)
+		cmd := exec.CommandContext(e.Ctx, "go", "test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", "1", "-timeout", "60m", pkg)
 		cmd.Dir = e.Module
 		var out bytes.Buffer
 		cmd.Stdout = &out
@@ -79,7 +60,8 @@ func (e *Env) GoBenchTagged(tags, pkg, pattern, benchtime string, count int) (Go
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
 // parseGoBench reads lines like
-// "BenchmarkX/y-2  3  123 ns/op  45.6 MB/s  789 B/op  1 allocs/op".
+// "BenchmarkX/y-2  3  123 ns/op  45.6 MB/s  789 B/op  1 allocs/op",
+// keeping the lowest of each figure.
 func parseGoBench(out []byte) GoResults {
 	r := GoResults{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -104,9 +86,7 @@ func parseGoBench(out []byte) GoResults {
 				break
 			}
 			unit := f[i+1]
-			old, seen := figures[unit]
-			switch {
-			case !seen, unit == "MB/s" && v > old, unit != "MB/s" && v < old:
+			if old, seen := figures[unit]; !seen || v < old {
 				figures[unit] = v
 			}
 		}

@@ -10,9 +10,6 @@ BenchmarkReadReply/lf-2    	       2	 227383470 ns/op	         4.391 reply-x	920
 PASS
 `)
 	r := parseGoBench(out)
-	if v, _ := r.Get("BenchmarkParse/ordinary/1MB", "MB/s"); v != 251.80 {
-		t.Errorf("MB/s %v", v)
-	}
 	if v, _ := r.Get("BenchmarkParse/ordinary/1MB", "ns/op"); v != 4164327 {
 		t.Errorf("ns/op %v", v)
 	}

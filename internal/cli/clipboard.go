@@ -54,7 +54,7 @@ run 'courier process'.`,
 			}
 			// Read in the session's protocol as every reply is (size, text, courier's own request), so
 			// that what is saved is what processing it will accept.
-			rep, err := reply.New("on the clipboard", []byte(text), g.cfg.MaxReply, fe)
+			rep, err := reply.New("on the clipboard", text, g.cfg.MaxReply, fe)
 			var echo *reply.EchoError
 			switch {
 			case errors.As(err, &echo):
@@ -69,7 +69,7 @@ run 'courier process'.`,
 			}
 			fmt.Fprintf(g.io.Out, "Saved the clipboard (%d bytes) as %s for session %s\n", len(text), b.text.Rel(p), info.ID)
 			if len(rep.Parsed.Commands) == 0 {
-				b.reporter.Report(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
+				b.reporter.Warning(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
 			}
 			return nil
 		},

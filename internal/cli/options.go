@@ -131,7 +131,7 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 	}
 	text := console.NewText(o)
 	if missing != nil {
-		text.Report(noClipboard(missing))
+		text.Warning(noClipboard(missing))
 	}
 	return text
 }
@@ -141,7 +141,7 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
 	cb, err := clipboard.Detect(g.io.Environ)
 	if err != nil {
-		rep.Report(noClipboard(err))
+		rep.Warning(noClipboard(err))
 		return nil
 	}
 	return cb
@@ -219,7 +219,7 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 				return s.Kernel
 			}
 		}
-		rep.Report(runner.Warning{
+		rep.Warning(runner.Warning{
 			Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail),
 			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
 		})

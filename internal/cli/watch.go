@@ -74,7 +74,7 @@ func watch(ctx context.Context, b *built, o *watchOptions) error {
 		}
 		return s.Serve(ctx, src)
 	}
-	warn := func(msg string) { b.reporter.Report(runner.Warning{Message: msg}) }
+	warn := func(msg string) { b.reporter.Warning(runner.Warning{Message: msg}) }
 	var src runner.Source = inbox.NewWatcher(b.Paths().Inbox, s.ID(), inbox.WatchOptions{
 		Poll: o.g.cfg.Poll, Settle: o.g.cfg.Settle, MaxReply: o.g.cfg.MaxReply, Warn: warn})
 	if o.g.cfg.Clipboard {

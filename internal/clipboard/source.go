@@ -66,7 +66,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		s.last = text
 		stamp := time.Now().Format("20060102-150405.000")
 		name := "clipboard " + stamp
-		rep, err := reply.New(name, []byte(text), req.MaxReply, req.FrontEnd)
+		rep, err := reply.New(name, text, req.MaxReply, req.FrontEnd)
 		if err != nil || len(rep.Parsed.Commands) == 0 {
 			continue // not an answer: a request, other text, or too large
 		}

@@ -2,12 +2,13 @@ package console
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/termtext"
 )
@@ -58,8 +59,8 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	}
 	if b := t.o.TokenBudget; b > 0 && tokens > b {
 		advice := "read less of the workspace at once"
-		if text, err := content(); err == nil {
-			advice = budgetAdvice(text)
+		if len(e.Parts) > 0 {
+			advice = budgetAdvice(e.Parts, e.Size)
 		}
 		t.Warn(fmt.Sprintf("the request is about %s tokens, above the budget of %s", human.Thousands(tokens), human.Thousands(b)), advice)
 	}
@@ -79,13 +80,14 @@ func (t *Text) copy(content func() (string, error)) bool {
 	return true
 }
 
-// budgetAdvice names the largest parts of a request and how to shrink them.
-func budgetAdvice(text string) string {
-	parts := protocol.Measure(text)
-	sort.Slice(parts, func(i, j int) bool { return parts[i].Bytes > parts[j].Bytes })
+// budgetAdvice names the largest parts of a request of size bytes and how
+// to shrink them.
+func budgetAdvice(parts []frontend.Part, size int64) string {
+	parts = slices.Clone(parts)
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].Bytes > parts[j].Bytes })
 	var named []string
 	for _, p := range parts {
-		if len(named) == 3 || p.Bytes < len(text)/10 {
+		if len(named) == 3 || int64(p.Bytes) < size/10 {
 			break
 		}
 		named = append(named, fmt.Sprintf("%s %s", p.Name, human.Bytes(int64(p.Bytes))))

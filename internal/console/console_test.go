@@ -104,10 +104,10 @@ func TestTerminalCanceled(t *testing.T) {
 // The budget warning names what makes a request large and how to shrink it.
 func TestBudgetAdvice(t *testing.T) {
 	big := strings.Repeat("   1 | some code line\n", 4000)
-	text := protocol.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t",
+	text, parts := protocol.Tags{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t",
 		Results:   []command.Result{},
 		Requested: []frontend.FileContent{{Path: "src/big.go", Text: big}}})
-	advice := budgetAdvice(text)
+	advice := budgetAdvice(parts, int64(len(text)))
 	if !strings.HasPrefix(advice, "the largest parts are file src/big.go ") || !strings.Contains(advice, `lines="A-B"`) {
 		t.Errorf("advice = %q", advice)
 	}
@@ -115,10 +115,10 @@ func TestBudgetAdvice(t *testing.T) {
 	// In a JSON request, what the last operations read and printed is in
 	// the events, not in the workspace listing above them.
 	code := 0
-	text = agentspaces.Chat{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", ReadLines: 500,
+	text, parts = agentspaces.Chat{}.Render(frontend.Request{Session: "a1b2c3d4", Sequence: 2, Task: "t", ReadLines: 500,
 		Commands: []command.Command{{Type: command.RunCommand, Command: "cat log", SplitOutput: true}},
 		Results:  []command.Result{{Type: command.RunCommand, Status: command.OK, Stdout: big, ExitCode: &code}}})
-	advice = budgetAdvice(text)
+	advice = budgetAdvice(parts, int64(len(text)))
 	if !strings.HasPrefix(advice, "the largest parts are Events of your last operations ") || !strings.Contains(advice, "read_lines") {
 		t.Errorf("advice for a JSON request = %q", advice)
 	}
@@ -132,9 +132,9 @@ func TestTextReporter(t *testing.T) {
 	code := 0
 	msg := command.Command{Type: command.Message, Text: "hello\x1b]0;pwned\x07"}
 	run := command.Command{Type: command.RunCommand, Command: "echo \x1b[2Khi"}
-	r.Report(runner.CommandFinished{Command: msg, Result: command.Result{Type: command.Message, Status: command.OK}})
-	r.Report(runner.CommandFinished{Command: run, Result: command.Result{Type: command.RunCommand, Status: command.OK, ExitCode: &code}})
-	r.Report(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 1, Commands: []command.Command{run},
+	r.CommandFinished(runner.CommandFinished{Command: msg, Result: command.Result{Type: command.Message, Status: command.OK}})
+	r.CommandFinished(runner.CommandFinished{Command: run, Result: command.Result{Type: command.RunCommand, Status: command.OK, ExitCode: &code}})
+	r.TurnEnded(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 1, Commands: []command.Command{run},
 		Results: []command.Result{{Type: command.RunCommand, Status: command.OK, ExitCode: &code}}})
 	got := out.String()
 	if strings.Contains(got, "\x1b") || strings.Contains(got, "\x07") {
@@ -154,14 +154,15 @@ func TestJSONReporter(t *testing.T) {
 	code := 0
 	run := command.Command{Type: command.RunCommand, Command: "go test"}
 	res := command.Result{Type: command.RunCommand, Status: command.OK, ExitCode: &code, Summary: "Ran 'go test' (exit code 0)"}
-	r.Report(runner.ReplyTaken{Session: "a1b2c3d4", Sequence: 1, Name: "r.txt"})
-	r.Report(runner.CommandStarted{Index: 0, Command: run})
-	r.Report(runner.CommandFinished{Index: 0, Command: run, Result: res})
-	r.Report(runner.ApprovalNeeded{Session: "a1b2c3d4", Sequence: 1, Index: 1, Command: "rm -rf x", Reason: "r"})
-	r.Report(runner.RequestWritten{Session: "a1b2c3d4", Sequence: 2, Path: "/x/outbox/a1b2c3d4_seq0002.txt", Text: "abcd"})
-	r.Report(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 2, Results: []command.Result{res}, Complete: true, Summary: "done"})
+	r.ReplyTaken(runner.ReplyTaken{Session: "a1b2c3d4", Sequence: 1, Name: "r.txt"})
+	r.CommandStarted(runner.CommandStarted{Index: 0, Command: run})
+	r.CommandFinished(runner.CommandFinished{Index: 0, Command: run, Result: res})
+	r.ApprovalNeeded(runner.ApprovalNeeded{Session: "a1b2c3d4", Sequence: 1, Index: 1, Command: "rm -rf x", Reason: "r"})
+	r.RequestWritten(runner.RequestWritten{Session: "a1b2c3d4", Sequence: 2, Path: "/x/outbox/a1b2c3d4_seq0002.txt", Text: "abcd"})
+	r.TurnEnded(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 2, Results: []command.Result{res}, Complete: true, Summary: "done"})
+	r.TurnUndone(runner.TurnUndone{Session: "a1b2c3d4", Report: runner.UndoReport{Sequence: 1, Restored: []string{"main.go"}, Removed: []string{"new.go"}}})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	want := []string{"replyTaken", "commandStarted", "commandFinished", "approvalNeeded", "requestWritten", "turnEnded", "sessionComplete"}
+	want := []string{"replyTaken", "commandStarted", "commandFinished", "approvalNeeded", "requestWritten", "turnEnded", "sessionComplete", "turnUndone"}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out.String())
 	}
@@ -174,7 +175,8 @@ func TestJSONReporter(t *testing.T) {
 			t.Errorf("line %d is %v, want %s", i+1, m["event"], want[i])
 		}
 	}
-	if !strings.Contains(lines[2], `"exitCode":0`) || !strings.Contains(lines[4], `"tokens":1`) {
+	if !strings.Contains(lines[2], `"exitCode":0`) || !strings.Contains(lines[4], `"tokens":1`) ||
+		!strings.Contains(lines[7], `"restored":["main.go"],"removed":["new.go"]`) {
 		t.Errorf("fields missing:\n%s", out.String())
 	}
 }
@@ -204,13 +206,13 @@ func TestAgentRunProgress(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	tx.Report(ev(runner.RunStarted, 0, 0))
+	tx.AgentRun(ev(runner.RunStarted, 0, 0))
 	waitFor("claude (sonnet) is answering")
-	tx.Report(ev(runner.RunProgress, 2048, 0))
+	tx.AgentRun(ev(runner.RunProgress, 2048, 0))
 	waitFor("s  2.0 KB")
-	tx.Report(ev(runner.RunProgress, 3<<20, 812))
+	tx.AgentRun(ev(runner.RunProgress, 3<<20, 812))
 	waitFor("3.0 MB, 812 tokens")
-	tx.Report(ev(runner.RunEnded, 3<<20, 812))
+	tx.AgentRun(ev(runner.RunEnded, 3<<20, 812))
 	if !strings.HasSuffix(errw.String(), "\r\x1b[K") {
 		t.Errorf("the progress line is not cleared at the end: %q", errw.String())
 	}

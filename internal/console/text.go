@@ -107,73 +107,121 @@ func (t *Text) Warn(msg, hint string) {
 	}
 }
 
-// Report implements runner.Reporter.
-func (t *Text) Report(e runner.Event) {
+// lock holds the reporter for one event; it returns what ends the hold.
+func (t *Text) lock() func() {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch e := e.(type) {
-	case runner.SessionStarted:
-		t.out("Session: %s\n", e.Session)
-		t.started = true
-	case runner.RequestWritten:
-		t.requestWritten(e)
-	case runner.WaitingForReply:
-		t.out("Waiting for the reply %s (Ctrl-C to stop)\n", e.From)
-	case runner.ReplyTaken:
-		t.out("Reply %s → session %s, request %d\n", t.replyName(e.Name), e.Session, e.Sequence)
-	case runner.ReplySkipped:
-		if e.Why != "" {
-			t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(filepath.Join("inbox", e.Name)), termtext.Safe(e.Why)), "")
-			break
-		}
-		t.out("Reply %s is for session %s; leaving it for that session\n", t.replyName(e.Name), e.Session)
-	case runner.ReplySetAside:
-		msg := e.Err.Error()
-		if e.MovedTo != "" {
-			msg = fmt.Sprintf("%s (moved to %s)", msg, t.Rel(e.MovedTo))
-		}
-		fmt.Fprintf(t.o.Err, "courier: error: %s\n", termtext.Safe(msg))
-	case runner.ReplyRefused:
-		hint := ""
-		if e.MovedTo != "" {
-			hint = "moved to " + t.Rel(e.MovedTo)
-		}
-		t.Warn(termtext.Safe(e.Reason), hint)
-	case runner.TurnResumed:
-		t.answerer = ""
-		if e.AfterApproval {
-			t.answerer = e.Agent
-			t.out("Session %s: continuing reply %s to request %d\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
-		} else {
-			t.out("Session %s: finishing reply %s to request %d, which was not finished\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
-		}
-	case runner.CommandStarted:
-		if e.Command.Type == command.RunCommand && t.progress != nil {
-			t.progress.start(termtext.Safe(human.FirstLine(e.Command.Command, 50)))
-		}
-	case runner.CommandFinished:
-		t.finished(e.Command, e.Result)
-	case runner.ApprovalNeeded:
-		t.notify("a command waits for your approval")
-	case runner.ApprovalDecided:
-		verb := "Denied"
-		if e.Approved {
-			verb = "Approved"
-		}
-		where := ""
-		if e.Elsewhere {
-			where = " (answered in another terminal)"
-		}
-		t.out("%s '%s'%s\n", verb, termtext.Safe(human.FirstLine(e.Command, 80)), where)
-	case runner.TurnEnded:
-		t.summary(e)
-	case runner.TurnUndone:
-		t.undone(e)
-	case runner.AgentRun:
-		t.agentRun(e)
-	case runner.Warning:
-		t.Warn(termtext.Safe(e.Message), termtext.Safe(e.Hint))
+	return t.mu.Unlock
+}
+
+// The methods below implement runner.Reporter.
+
+func (t *Text) SessionStarted(e runner.SessionStarted) {
+	defer t.lock()()
+	t.out("Session: %s\n", e.Session)
+	t.started = true
+}
+
+func (t *Text) RequestWritten(e runner.RequestWritten) {
+	defer t.lock()()
+	t.requestWritten(e)
+}
+
+func (t *Text) WaitingForReply(e runner.WaitingForReply) {
+	defer t.lock()()
+	t.out("Waiting for the reply %s (Ctrl-C to stop)\n", e.From)
+}
+
+func (t *Text) ReplyTaken(e runner.ReplyTaken) {
+	defer t.lock()()
+	t.out("Reply %s → session %s, request %d\n", t.replyName(e.Name), e.Session, e.Sequence)
+}
+
+func (t *Text) ReplySkipped(e runner.ReplySkipped) {
+	defer t.lock()()
+	if e.Why != "" {
+		t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(filepath.Join("inbox", e.Name)), termtext.Safe(e.Why)), "")
+		return
 	}
+	t.out("Reply %s is for session %s; leaving it for that session\n", t.replyName(e.Name), e.Session)
+}
+
+func (t *Text) ReplySetAside(e runner.ReplySetAside) {
+	defer t.lock()()
+	msg := e.Err.Error()
+	if e.MovedTo != "" {
+		msg = fmt.Sprintf("%s (moved to %s)", msg, t.Rel(e.MovedTo))
+	}
+	fmt.Fprintf(t.o.Err, "courier: error: %s\n", termtext.Safe(msg))
+}
+
+func (t *Text) ReplyRefused(e runner.ReplyRefused) {
+	defer t.lock()()
+	hint := ""
+	if e.MovedTo != "" {
+		hint = "moved to " + t.Rel(e.MovedTo)
+	}
+	t.Warn(termtext.Safe(e.Reason), hint)
+}
+
+func (t *Text) TurnResumed(e runner.TurnResumed) {
+	defer t.lock()()
+	t.answerer = ""
+	if e.AfterApproval {
+		t.answerer = e.Agent
+		t.out("Session %s: continuing reply %s to request %d\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
+	} else {
+		t.out("Session %s: finishing reply %s to request %d, which was not finished\n", e.Session, termtext.Safe(e.Reply), e.Sequence)
+	}
+}
+
+func (t *Text) CommandStarted(e runner.CommandStarted) {
+	defer t.lock()()
+	if e.Command.Type == command.RunCommand && t.progress != nil {
+		t.progress.start(termtext.Safe(human.FirstLine(e.Command.Command, 50)))
+	}
+}
+
+func (t *Text) CommandFinished(e runner.CommandFinished) {
+	defer t.lock()()
+	t.finished(e.Command, e.Result)
+}
+
+func (t *Text) ApprovalNeeded(runner.ApprovalNeeded) {
+	defer t.lock()()
+	t.notify("a command waits for your approval")
+}
+
+func (t *Text) ApprovalDecided(e runner.ApprovalDecided) {
+	defer t.lock()()
+	verb := "Denied"
+	if e.Approved {
+		verb = "Approved"
+	}
+	where := ""
+	if e.Elsewhere {
+		where = " (answered in another terminal)"
+	}
+	t.out("%s '%s'%s\n", verb, termtext.Safe(human.FirstLine(e.Command, 80)), where)
+}
+
+func (t *Text) TurnEnded(e runner.TurnEnded) {
+	defer t.lock()()
+	t.summary(e)
+}
+
+func (t *Text) TurnUndone(e runner.TurnUndone) {
+	defer t.lock()()
+	t.undone(e)
+}
+
+func (t *Text) AgentRun(e runner.AgentRun) {
+	defer t.lock()()
+	t.agentRun(e)
+}
+
+func (t *Text) Warning(e runner.Warning) {
+	defer t.lock()()
+	t.Warn(termtext.Safe(e.Message), termtext.Safe(e.Hint))
 }
 
 // replyName shows a reply's name: a path relative to the root when it is

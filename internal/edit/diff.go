@@ -63,11 +63,36 @@ func Diff(path, old, new string, maxBytes int) (diff string, added, removed int)
 			removed++
 		}
 	}
-	lines := []string{"--- " + header(path, old), "+++ " + header(path, new)}
+	w := diffWriter{max: maxBytes}
+	w.line("--- ", header(path, old))
+	w.line("+++ ", header(path, new))
 	for _, h := range hunks(ops) {
-		lines = append(lines, hunkLines(ops[h[0]:h[1]], a, b)...)
+		w.hunk(ops[h[0]:h[1]], a, b)
 	}
-	return capLines(lines, maxBytes), added, removed
+	if w.cut > 0 {
+		fmt.Fprintf(&w.b, "... diff cut: %s\n", human.Count(w.cut, "more line", ""))
+	}
+	return w.b.String(), added, removed
+}
+
+// diffWriter writes a diff's lines until the next would pass max bytes
+// (0: no limit), and counts the lines left out; the headers and the first
+// @@ line are always written.
+type diffWriter struct {
+	b      strings.Builder
+	max    int
+	n, cut int // lines written, and left out
+}
+
+func (w *diffWriter) line(prefix, text string) {
+	if w.cut > 0 || w.max > 0 && w.n > 2 && w.b.Len()+len(prefix)+len(text)+1 > w.max {
+		w.cut++
+		return
+	}
+	w.n++
+	w.b.WriteString(prefix)
+	w.b.WriteString(text)
+	w.b.WriteByte('\n')
 }
 
 func header(path, text string) string {
@@ -144,8 +169,8 @@ func hunks(ops []op) [][2]int {
 	return out
 }
 
-// hunkLines writes one hunk: its @@ header and its lines.
-func hunkLines(ops []op, a, b side) []string {
+// hunk writes one hunk: its @@ header and its lines.
+func (w *diffWriter) hunk(ops []op, a, b side) {
 	var oldN, newN int
 	for _, o := range ops {
 		if o.kind != opInsert {
@@ -155,18 +180,17 @@ func hunkLines(ops []op, a, b side) []string {
 			newN++
 		}
 	}
-	out := []string{fmt.Sprintf("@@ -%s +%s @@", hunkRange(ops[0].ai, oldN), hunkRange(ops[0].bi, newN))}
+	w.line("", fmt.Sprintf("@@ -%s +%s @@", hunkRange(ops[0].ai, oldN), hunkRange(ops[0].bi, newN)))
 	for _, o := range ops {
 		text, s, idx := a.lines, a, o.ai
 		if o.kind == opInsert {
 			text, s, idx = b.lines, b, o.bi
 		}
-		out = append(out, string(o.kind)+strings.TrimSuffix(text[idx], "\r"))
+		w.line(string(o.kind), strings.TrimSuffix(text[idx], "\r"))
 		if s.noFinal && idx == len(s.lines)-1 {
-			out = append(out, noNewline)
+			w.line("", noNewline)
 		}
 	}
-	return out
 }
 
 // hunkRange writes "start,count" the way diff does: the count is left out
@@ -179,17 +203,4 @@ func hunkRange(first, n int) string {
 		return fmt.Sprint(first + 1)
 	}
 	return fmt.Sprintf("%d,%d", first+1, n)
-}
-
-// capLines joins lines, stopping before maxBytes with a note of the rest.
-func capLines(lines []string, maxBytes int) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if maxBytes > 0 && b.Len()+len(l)+1 > maxBytes && i > 2 {
-			fmt.Fprintf(&b, "... diff cut: %s\n", human.Count(len(lines)-i, "more line", ""))
-			break
-		}
-		b.WriteString(l + "\n")
-	}
-	return b.String()
 }

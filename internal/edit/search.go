@@ -23,10 +23,11 @@ type Applied struct {
 	Skipped []int
 }
 
-// SearchReplace applies search/replace pairs in order to content, each to the
-// result of the previous one. It is all-or-nothing: on any error, including a
-// pair that seems already applied (errors.Is(err, ErrAlreadyApplied)), it
-// returns the original content and an *EditError.
+// ApplyEdits applies search/replace pairs in order to content, each to the
+// result of the previous one. It is all-or-nothing: on any error it returns
+// the original content and an *EditError. Pairs which seem already applied
+// are skipped, listed in Skipped and Notes, so that a resent or repeated
+// reply does not fail.
 //
 // Matching rules, tried in this order for each pair:
 //   - CRLF files match search text written with LF, and the replacement is
@@ -47,17 +48,6 @@ type Applied struct {
 // places are an error naming their lines. When nothing matches but the
 // replacement is found once, the pair is reported as already applied;
 // otherwise the error shows the most similar part of the file.
-func SearchReplace(content string, edits []command.Edit) (string, error) {
-	a, err := applyAll(content, edits, false)
-	if err != nil {
-		return content, err
-	}
-	return a.Text, nil
-}
-
-// ApplyEdits is SearchReplace that skips pairs which seem already applied,
-// listing them in Skipped and Notes, so that a resent or repeated reply does
-// not fail. Every other error keeps the original content.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	a, err := applyAll(content, edits, true)
 	if err != nil {
@@ -66,6 +56,9 @@ func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	return a, nil
 }
 
+// applyAll is ApplyEdits; without skipApplied, a pair that seems already
+// applied is an error (errors.Is(err, ErrAlreadyApplied)), as the tests
+// use it.
 func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, error) {
 	if len(edits) == 0 {
 		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}

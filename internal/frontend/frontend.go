@@ -16,12 +16,13 @@ import (
 type FrontEnd interface {
 	// Name identifies the protocol in session state ("tags", "json").
 	Name() string
-	// Render writes the whole text of a request.
-	Render(r Request) string
+	// Render writes the whole text of a request, and the sizes of its
+	// parts.
+	Render(r Request) (string, []Part)
 	// RenderTo writes the text of Render to w, the first request's pack
-	// as it is read, and returns w's first error: a pack can be a whole
-	// project, and is then never held whole.
-	RenderTo(w io.Writer, r Request) error
+	// as it is read, and returns the parts and w's first error: a pack can
+	// be a whole project, and is then never held whole.
+	RenderTo(w io.Writer, r Request) ([]Part, error)
 	// Parse reads decoded reply text. It never fails: what it cannot
 	// understand becomes a command.ParseError the LLM is told about.
 	Parse(text string) Parsed
@@ -98,6 +99,14 @@ type Pack struct {
 	// Files calls add with each file in turn. A file's Text is good only
 	// during the call.
 	Files func(add func(FileContent))
+}
+
+// Part is one part of a request (the protocol, the workspace listing,
+// the results, each requested file, the prompt) and its size, so that the
+// person can see what makes a request large.
+type Part struct {
+	Name  string
+	Bytes int
 }
 
 // Parsed is a reply read by a front end.

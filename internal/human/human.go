@@ -8,9 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
-
-	"github.com/courier-agent/courier/internal/runes"
 )
 
 // Bytes writes a size to one decimal in the largest unit it reaches
@@ -117,70 +114,7 @@ func Lines(s string) int {
 
 // Tokens guesses how many tokens a chat model counts for text: about four
 // characters a token for English prose and code.
-func Tokens(text string) int { return TokensOf(runes.CountString(text)) }
+func Tokens(text string) int { return TokensOf(utf8.RuneCountInString(text)) }
 
 // TokensOf is Tokens for a text of that many characters.
 func TokensOf(runes int) int { return (runes + 3) / 4 }
-
-// RuneCounter counts the characters of a text written to it in pieces,
-// as runes.CountString counts the whole: a character cut by the end of a piece is
-// held until the next.
-type RuneCounter struct {
-	n     int
-	bytes int64
-	held  [utf8.UTFMax - 1]byte
-	nh    int
-}
-
-// Write counts p's characters; it never fails.
-func (c *RuneCounter) Write(p []byte) (int, error) {
-	c.bytes += int64(len(p))
-	c.add(unsafe.String(unsafe.SliceData(p), len(p)))
-	return len(p), nil
-}
-
-// WriteString counts s's characters; it never fails.
-func (c *RuneCounter) WriteString(s string) (int, error) {
-	c.bytes += int64(len(s))
-	c.add(s)
-	return len(s), nil
-}
-
-func (c *RuneCounter) add(s string) {
-	if c.nh > 0 {
-		// The held bytes, completed from s, are read one character at a
-		// time until they are all taken.
-		var b [2 * utf8.UTFMax]byte
-		k := copy(b[:], c.held[:c.nh])
-		k += copy(b[k:], s)
-		off := 0
-		for off < c.nh {
-			if !utf8.FullRune(b[off:k]) {
-				// s was too short to finish the character: held on.
-				c.nh = copy(c.held[:], b[off:k])
-				return
-			}
-			_, size := utf8.DecodeRune(b[off:k])
-			off += size
-			c.n++
-		}
-		s = s[off-c.nh:]
-		c.nh = 0
-	}
-	// A character cut by the end is held: no character is decoded across
-	// a byte that starts one, so the rest counts alone.
-	if i := runes.WholeString(s); i < len(s) {
-		c.nh = copy(c.held[:], s[i:])
-		s = s[:i]
-	}
-	c.n += runes.CountString(s)
-}
-
-// Count is how many characters were written, a character still cut
-// counted as utf8.RuneCount counts it.
-// Bytes is how many bytes were written.
-func (c *RuneCounter) Bytes() int64 { return c.bytes }
-
-func (c *RuneCounter) Count() int {
-	return c.n + utf8.RuneCount(c.held[:c.nh])
-}

@@ -1,12 +1,8 @@
 package human
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
-	"unicode/utf8"
-
-	"github.com/courier-agent/courier/internal/runes"
 )
 
 func TestBytes(t *testing.T) {
@@ -110,37 +106,5 @@ func TestTokens(t *testing.T) {
 	}
 	if got := Tokens("héllo"); got != 2 {
 		t.Errorf("Tokens counts bytes, not characters: %d", got)
-	}
-}
-
-// TestRunes checks runes.CountString and RuneCounter against utf8.RuneCountInString on
-// texts of ASCII, characters of every length and bad bytes, counted whole
-// and cut in pieces anywhere.
-func TestRunes(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	pieces := []string{"a", "code line\n", "é", "€", "😀", "\xe2\x82", "\xf0\x9f", "\x80", "\xff", "\xed\xa0\x80", strings.Repeat("x", 40)}
-	for range 500 {
-		var b strings.Builder
-		for range rng.IntN(60) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
-		want := utf8.RuneCountInString(s)
-		if got := runes.CountString(s); got != want {
-			t.Fatalf("runes.CountString(%q) = %d, want %d", s, got, want)
-		}
-		var c RuneCounter
-		for rest := s; rest != ""; {
-			n := min(len(rest), rng.IntN(9))
-			if rng.IntN(2) == 0 {
-				c.Write([]byte(rest[:n]))
-			} else {
-				c.WriteString(rest[:n])
-			}
-			rest = rest[n:]
-		}
-		if got := c.Count(); got != want {
-			t.Fatalf("RuneCounter of %q = %d, want %d", s, got, want)
-		}
 	}
 }

@@ -2,12 +2,12 @@ package inbox
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -73,8 +73,9 @@ func (c *closedEvents) read() {
 			return
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			end := off + unix.SizeofInotifyEvent + int(ev.Len)
+			// struct inotify_event: wd, mask, cookie, len, then the name.
+			mask := binary.NativeEndian.Uint32(buf[off+4:])
+			end := off + unix.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(buf[off+12:]))
 			if end > n {
 				break
 			}
@@ -82,7 +83,7 @@ func (c *closedEvents) read() {
 			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
-			if len(name) > 0 && ev.Mask&(unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO) != 0 {
+			if len(name) > 0 && mask&(unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO) != 0 {
 				c.names <- filepath.Join(c.dir, string(name))
 			}
 			off = end

@@ -59,7 +59,7 @@ func TestPackWholeFiles(t *testing.T) {
 	for i := range 40 {
 		files[fmt.Sprintf("src/f%02d.go", i)] = "package src\n"
 	}
-	parts := pack.Build(tree(t, files), pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"src/*.go"}})
+	parts := build(tree(t, files), pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"src/*.go"}})
 	paths, summary := packed(parts)
 	if len(paths) != 41 {
 		t.Fatalf("%d files packed, want 41: %v", len(paths), paths)
@@ -83,7 +83,7 @@ func TestPackBudgetAndOrder(t *testing.T) {
 		"handler.go":   strings.Repeat("h", 4000) + "\n",
 		"z_medium2.go": strings.Repeat("z", 1200) + "\n",
 	})
-	parts := pack.Build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.go"}, Task: "fix the bug in handler.go, please", Budget: 6500})
+	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.go"}, Task: "fix the bug in handler.go, please", Budget: 6500})
 	paths, summary := packed(parts)
 	want := []string{"handler.go", "a_small.go", "b_medium.go", "z_medium2.go"}
 	if strings.Join(paths, " ") != strings.Join(want, " ") {
@@ -111,7 +111,7 @@ func TestPackGeneratedLast(t *testing.T) {
 		"dist/bundle.js":   "b\n",
 		"third_party/y.go": "y\n",
 	})
-	parts := pack.Build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**"}})
+	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**"}})
 	paths, _ := packed(parts)
 	first := map[string]bool{"main.go": true, "util/helpers.go": true, "util/strings.go": true, "docs/notes.txt": true}
 	for i, p := range paths {
@@ -135,7 +135,7 @@ func TestPackIgnoredAndBinary(t *testing.T) {
 		"main.go":               "package main\n",
 		"node_modules/dep/i.js": "dep\n",
 	})
-	parts := pack.Build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**"}})
+	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**"}})
 	paths, summary := packed(parts)
 	if strings.Join(paths, " ") != ".gitignore main.go" {
 		t.Errorf("packed %v", paths)
@@ -166,7 +166,7 @@ func TestPackSecrets(t *testing.T) {
 		"config/settings.go": "package config\n",
 	}
 	ws := tree(t, files)
-	parts := pack.Build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**"}})
+	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**"}})
 	paths, summary := packed(parts)
 	if strings.Join(paths, " ") != ".env.example app.go config/settings.go deploy/id_rsa.pub" {
 		t.Errorf("packed %v", paths)
@@ -184,7 +184,7 @@ func TestPackSecrets(t *testing.T) {
 	}
 
 	// Named in the task, or given by its path, a secret file is packed.
-	parts = pack.Build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**", "deploy/id_rsa"}, Task: "check the .env file"})
+	parts = build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"**", "deploy/id_rsa"}, Task: "check the .env file"})
 	paths, _ = packed(parts)
 	if len(paths) < 2 || paths[0] != ".env" || paths[1] != "deploy/id_rsa" {
 		t.Errorf("named secrets not packed first: %v", paths)
@@ -201,7 +201,7 @@ func TestPackFoldersAndPaths(t *testing.T) {
 		"gen/special.go": "package gen\n",
 		"other.go":       "package other\n",
 	})
-	parts := pack.Build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"src", "gen/special.go", "missing.go", "../up"}})
+	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"src", "gen/special.go", "missing.go", "../up"}})
 	paths, summary := packed(parts)
 	if strings.Join(paths, " ") != "gen/special.go src/a/x.go src/b/y.go" {
 		t.Errorf("packed %v", paths)
@@ -219,7 +219,7 @@ func TestPackListIsBounded(t *testing.T) {
 	for i := range 50 {
 		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("x", 100) + "\n"
 	}
-	parts := pack.Build(tree(t, files), pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.txt"}, Budget: 10, MaxListed: 20})
+	parts := build(tree(t, files), pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.txt"}, Budget: 10, MaxListed: 20})
 	_, summary := packed(parts)
 	if !strings.Contains(summary, "  f19.txt (101 bytes)\n  ... and 30 more files (3.0 KB)\n") || strings.Contains(summary, "f20.txt") {
 		t.Errorf("summary:\n%s", summary)
@@ -274,4 +274,13 @@ func TestPackReadAheadAsOneByOne(t *testing.T) {
 	if ahead[len(ahead)-2].Path != "gen/z_gen.go" {
 		t.Errorf("generated file not last: %s", ahead[len(ahead)-2].Path)
 	}
+}
+
+// build collects the pack of opts, as a request writes it.
+func build(ws *workspace.Workspace, opts pack.Options) []frontend.FileContent {
+	var files []frontend.FileContent
+	pack.Find(ws, opts).Stream(opts.Budget).Files(func(f frontend.FileContent) {
+		files = append(files, f)
+	})
+	return files
 }

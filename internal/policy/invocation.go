@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"path"
 	"strings"
 )
@@ -31,30 +30,9 @@ type Invocation struct {
 	notes []finding
 }
 
-// String returns the program and its arguments separated by spaces.
-func (inv Invocation) String() string {
-	if len(inv.Args) == 0 {
-		return inv.Name
-	}
-	return inv.Name + " " + strings.Join(inv.Args, " ")
-}
-
 // source returns the program and its arguments as written, for reasons.
 func (inv Invocation) source() string {
 	return wordsSource(inv.words)
-}
-
-// Programs parses a command as shell and returns every program it would
-// start, in the order they appear in the text: in pipelines and lists, in
-// substitutions, subshells, function bodies and compound commands, behind
-// wrappers such as env, timeout, xargs and find -exec, and in code that is
-// parsed again, such as bash -c strings and eval arguments.
-//
-// When some of the text cannot be parsed, the programs found elsewhere are
-// returned with an error saying what could not be read.
-func Programs(command string) ([]Invocation, error) {
-	an := analyze(command)
-	return an.invs, errors.Join(an.errs...)
 }
 
 // invocation builds the Invocation for a simple command's words.

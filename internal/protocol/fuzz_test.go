@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("[CREATE_FILE path=\"a\"]\nx\n[/CREATE_FILE]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParseInvariants(t, string(data))
-		if text, err := reply.Decode(data); err == nil {
+		if text, err := reply.Decode(string(data)); err == nil {
 			checkParseInvariants(t, text)
 		}
 	})

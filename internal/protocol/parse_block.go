@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -71,12 +72,6 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	var opened typeSet // commands opened inside the body
 	c := from
 	for !p.done(c) {
-		// Only a line with a '[' can be a tag.
-		if !likelyLook(p.text, c.pos) {
-			if c = p.lineOf(c, p.scanBrack.next(p.text, c.pos)); p.done(c) {
-				break
-			}
-		}
 		line, next := p.lineAt(c)
 		// The closing tag as the protocol writes it, maybe indented.
 		if len(line) >= len(closer) && line[skipBlanks(line, 0):] == closer {
@@ -87,7 +82,7 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 			c = next
 			continue
 		}
-		t := p.classify(c, line)
+		t := p.classify(line)
 		switch {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
@@ -153,24 +148,11 @@ func canEnd(line string, typ command.Type, fileBody bool) bool {
 		// cleaning changes nothing of it.
 		return true
 	}
-	name := line[i+1 : e]
+	name := typeOf(strings.ToUpper(line[i+1 : e]))
 	if fileBody {
-		return upperIs(name, string(typ))
+		return name == typ
 	}
-	return typeOfWritten(name) != ""
-}
-
-// upperIs reports whether name, in any ASCII case, is want (upper case).
-func upperIs(name, want string) bool {
-	if len(name) != len(want) {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c != want[i] && c-('a'-'A') != want[i] {
-			return false
-		}
-	}
-	return true
+	return name != ""
 }
 
 // block handles a command with a body, whose opening tag t is at c.
@@ -200,14 +182,13 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 	if finalDone && !sc.closed {
 		sc.body = dropDanglingFence(sc.body)
 	}
-	cmd := p.cmds.slot(p.at, len(p.text))
-	problem := buildBlock(cmd, t, sc.body, c.line+1, &p.edits)
+	var cmd command.Command
+	problem := buildBlock(&cmd, t, sc.body, c.line+1)
 	if problem == "" {
-		p.placed(c.line, sc.resume.line)
+		p.add(&cmd, c.line, sc.resume.line)
 		return sc.resume
 	}
 	path := cmd.Path
-	p.cmds.drop()
 	if !sc.closed {
 		p.fail(c.line, sc.resume.line, path, func() string {
 			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblem(t, c.line+1, path, problem))
@@ -244,17 +225,14 @@ func leadText(t *tagLine) string {
 // right after (blank lines allowed) is taken as part of the command;
 // otherwise the blank lines looked at are prose.
 func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
-	cmd := p.cmds.slot(p.at, len(p.text))
-	problem := buildSimple(cmd, t)
+	var cmd command.Command
+	problem := buildSimple(&cmd, t)
 	path := cmd.Path
-	if problem != "" {
-		p.cmds.drop()
-	}
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
 		if maybeCloser(line) {
-			if ct := p.classify(blanks, line); ct.kind == kindClose && ct.name == t.name {
+			if ct := p.classify(line); ct.kind == kindClose && ct.name == t.name {
 				end = after
 			}
 		}
@@ -262,7 +240,7 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	if problem != "" {
 		p.fail(c.line, end.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
 	} else {
-		p.placed(c.line, end.line)
+		p.add(&cmd, c.line, end.line)
 	}
 	if end == next && blanks != next {
 		p.prose(next.line, blanks.line)
@@ -284,9 +262,9 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 	for !p.done(next) {
 		// t is read before the next line is classified, which may reuse
 		// its slot (see classify).
-		u := unknownTag{t.written, t.words, t.nattrs}
+		u := unknownTag{t.written, t.words, len(t.attrs)}
 		line, after := p.lineAt(next)
-		nt := p.classify(next, line)
+		nt := p.classify(line)
 		if nt.kind != kindOther {
 			r := p.unknownScan(c, u, next, nt, after)
 			if r == next || p.done(r) {
@@ -295,11 +273,10 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 			// The scan went past text lines: when it stopped at another
 			// unknown tag, that one is handled here as below.
 			line, after = p.lineAt(r)
-			if nt = p.classify(r, line); nt.kind != kindOther || p.lt.next(p.text, r.pos) < after.pos-1 {
+			if nt = p.classify(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
 				return r
 			}
 			c, t, next = r, nt, after
-			p.at = c.pos
 			continue
 		}
 		// Another unknown tag right after: no closing tag follows t.
@@ -312,16 +289,15 @@ func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
 			line0, end0 := c.line, next.line
 			p.fail(line0, end0, "", func() string { return unknownMessage(u.words, line0, end0, false) })
 		}
-		if p.lt.next(p.text, next.pos) < after.pos-1 {
+		if strings.IndexByte(line, '<') >= 0 {
 			return next // a reasoning tag may be on that line
 		}
 		// What the main loop does with the line at next: it is no blank
 		// line, nothing to pass over, no reasoning tag (no '<'), a tag a
 		// scan has just read.
 		c, t, next = next, nt, after
-		p.at = c.pos
 	}
-	return p.unknownScan(c, unknownTag{t.written, t.words, t.nattrs}, next, nil, cursor{})
+	return p.unknownScan(c, unknownTag{t.written, t.words, len(t.attrs)}, next, nil, cursor{})
 }
 
 // unknownTag is what unknown needs of an unknown tag's reading.
@@ -351,7 +327,7 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine
 		}
 		var line string
 		line, after = p.lineAt(e)
-		ct = p.classify(e, line)
+		ct = p.classify(line)
 	}
 	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)
@@ -374,8 +350,9 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine
 // again.
 func (p *parser) proseUpTo(c, next, stop cursor) cursor {
 	to := min(stop.pos, len(p.text))
-	if stop == next || p.lt.next(p.text, next.pos) < to ||
-		!p.seenCommand && p.colon.next(p.text, next.pos) < to {
+	between := p.text[min(next.pos, to):to]
+	if stop == next || strings.IndexByte(between, '<') >= 0 ||
+		!p.seenCommand && strings.IndexByte(between, ':') >= 0 {
 		p.prose(c.line, next.line)
 		return next
 	}
@@ -407,18 +384,11 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 }
 
 // skipBlankLines returns the first line from c on that is not blank (or
-// the end). Runs of ASCII blanks are skipped byte by byte, without looking
-// at each line on its own.
+// the end). Runs of ASCII blanks are skipped byte by byte.
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
 		i := c.pos
 		for i < len(p.text) {
-			// Runs of empty lines go eight at a time.
-			if len(p.text)-i >= 8 && word8(p.text[i:]) == newlines8 {
-				i += 8
-				c = cursor{i, c.line + 8}
-				continue
-			}
 			b := p.text[i]
 			if b == '\n' {
 				i++

@@ -59,16 +59,7 @@ func isMarkup(p string) bool {
 	if len(ext) > len(".asciidoc") {
 		return false
 	}
-	// Lower-cased without a copy.
-	var buf [len(".asciidoc")]byte
-	for i := 0; i < len(ext); i++ {
-		c := ext[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	return markupExts[string(buf[:len(ext)])]
+	return markupExts[strings.ToLower(ext)]
 }
 
 // markupInfos are fence labels that mean "this is the Markdown file itself".
@@ -79,14 +70,8 @@ var markupInfos = map[string]bool{
 }
 
 // lineEnd returns the offset of the '\n' that ends the line of s starting
-// at start, or len(s). A short line's end is found by looking at eight
-// bytes at once, faster than a call to search.
+// at start, or len(s).
 func lineEnd(s string, start int) int {
-	if len(s)-start >= 8 {
-		if i := newlineIn8(s[start : start+8]); i < 8 {
-			return start + i
-		}
-	}
 	if i := strings.IndexByte(s[start:], '\n'); i >= 0 {
 		return start + i
 	}

@@ -33,7 +33,7 @@ func isCloserOf(s, name string) bool {
 // buildBlock makes a command with a body in cmd, a zero command, or says
 // what is wrong with it (see tagProblem). line is the 1-based line of the
 // opening tag.
-func buildBlock(cmd *command.Command, t *tagLine, body string, line int, edits *editSlab) string {
+func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string {
 	cmd.Type = t.typ
 	m, problem := tagAttrs(t)
 	if problem == "" && t.trailing != "" && leadText(t) == "" {
@@ -46,7 +46,7 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int, edits *
 		cmd.Content = fileText(body, t.indent, cmd.Path)
 		cmd.NoOverwrite = noOverwrite(m)
 	case command.EditFile:
-		p = buildEdit(cmd, m, body, t.indent, line, edits)
+		p = buildEdit(cmd, m, body, t.indent, line)
 	case command.RunCommand:
 		cmd.Command = commandText(body, t.indent)
 		cmd.Dir = m.val("cwd")
@@ -70,7 +70,7 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int, edits *
 
 // buildEdit makes an EDIT_FILE: a line range when start_line/end_line are
 // given, search/replace pairs otherwise.
-func buildEdit(cmd *command.Command, m attrs, body string, indent, line int, slab *editSlab) string {
+func buildEdit(cmd *command.Command, m attrs, body string, indent, line int) string {
 	var p string
 	if cmd.Path, p = tagPath(m); p != "" {
 		return p
@@ -81,7 +81,7 @@ func buildEdit(cmd *command.Command, m attrs, body string, indent, line int, sla
 	}
 	text := dedent(body, indent)
 	markup := isMarkup(cmd.Path)
-	edits, p, hasPairs := parseEdits(text, markup, line+1, slab)
+	edits, p, hasPairs := parseEdits(text, markup, line+1)
 	switch {
 	case start != 0 && hasPairs:
 		return "has start_line/end_line and also SEARCH/REPLACE markers; use one form per EDIT_FILE"

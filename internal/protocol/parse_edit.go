@@ -87,8 +87,8 @@ type editScan struct {
 // and fence lines between pairs are ignored; any other text outside a pair,
 // or a pair with missing or doubled markers, is a problem. hasPairs reports
 // whether the body has any SEARCH marker at all.
-func parseEdits(body string, markup bool, base int, slab *editSlab) ([]command.Edit, string, bool) {
-	e := &editScan{body: body, markup: markup, base: base, edits: slab.spare()}
+func parseEdits(body string, markup bool, base int) ([]command.Edit, string, bool) {
+	e := &editScan{body: body, markup: markup, base: base}
 	n := 0
 	eachLine(body, func(line string, start int) bool {
 		e.line(line, start, base+n)
@@ -104,34 +104,7 @@ func parseEdits(body string, markup bool, base int, slab *editSlab) ([]command.E
 	if e.problem != "" {
 		return nil, e.problem, true
 	}
-	return slab.keep(e.edits), "", true
-}
-
-// editSlab hands out the pairs of EDIT_FILE commands from arrays shared by
-// the commands of a reply, rather than from one allocation per command.
-type editSlab struct{ free []command.Edit }
-
-// spare is an empty slice to append a command's pairs to: the slab's
-// unused room, when there is some.
-func (s *editSlab) spare() []command.Edit {
-	if cap(s.free)-len(s.free) < 2 {
-		s.free = make([]command.Edit, 0, min(max(4, 2*cap(s.free)), 1024))
-	}
-	return s.free[len(s.free):len(s.free)]
-}
-
-// keep returns edits, appended to what spare gave, for a command to hold,
-// and takes the room they use in the slab.
-func (s *editSlab) keep(edits []command.Edit) []command.Edit {
-	n := len(edits)
-	if n == 0 {
-		return edits
-	}
-	free := s.free[len(s.free):cap(s.free)]
-	if n <= len(free) && &free[0] == &edits[0] {
-		s.free = s.free[:len(s.free)+n]
-	}
-	return edits[:n:n]
+	return e.edits, "", true
 }
 
 func (e *editScan) line(line string, start, lineNo int) {

@@ -101,35 +101,6 @@ func junk(s string) (size int, space bool) {
 	return 0, false
 }
 
-// appendClean appends cleanLine(s) to b.
-func appendClean(b []byte, s string) []byte {
-	run := 0 // start of the text not yet copied
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if n, space := junk(s[i:]); n > 0 {
-			b = append(b, s[run:i]...)
-			if space {
-				b = append(b, ' ')
-			}
-			i += n
-			run = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[run:i]...)
-			b = utf8.AppendRune(b, utf8.RuneError)
-			run = i + size
-		}
-		i += size
-	}
-	return append(b, s[run:]...)
-}
-
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 
 func skipBlanks(s string, i int) int {
@@ -204,34 +175,6 @@ func skipListMarker(s string, i int) int {
 	return skipBlanks(s, j)
 }
 
-// columns measures indentation, counting a tab as reaching the next multiple
-// of four.
-func columns(s string) int {
-	n := 0
-	for _, r := range s {
-		if r == '\t' {
-			n += 4 - n%4
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
-// asciiColumnsFrom is how many columns ASCII s takes when it starts at
-// column col (see columns).
-func asciiColumnsFrom(s string, col int) int {
-	n := col
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\t' {
-			n += 4 - n%4
-		} else {
-			n++
-		}
-	}
-	return n - col
-}
-
 // skipJunk skips blanks, invisible characters and non-ASCII spaces.
 func skipJunk(s string, i int) int {
 	for i < len(s) {
@@ -251,15 +194,8 @@ func skipJunk(s string, i int) int {
 	return i
 }
 
-// isASCII reports whether s is all ASCII, eight bytes at a time.
+// isASCII reports whether s is all ASCII.
 func isASCII(s string) bool {
-	for ; len(s) >= 8; s = s[8:] {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		if w&0x8080808080808080 != 0 {
-			return false
-		}
-	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
@@ -298,7 +234,7 @@ func maybeCloser(line string) bool {
 // tagStartAt reads the tag of a line whose '[' tagOpen found at k: it
 // returns the cleaned text from the '[' on and the column of that '['.
 // Most lines are rejected by their first characters without any copying.
-func tagStartAt(line string, k int, up *upperNames) (string, int, bool) {
+func tagStartAt(line string, k int) (string, int, bool) {
 	// A tag's name starts with a letter, a closing tag's with '/': "[ ]"
 	// and "[1]" are refused before any cleaning.
 	if k+1 == len(line) {
@@ -308,7 +244,7 @@ func tagStartAt(line string, k int, up *upperNames) (string, int, bool) {
 		return "", 0, false
 	}
 	// What comes before the tag counts only for its width.
-	return trimRightBlanks(up.clean(line[k:])), cleanColumns(line[:k]), true
+	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
 }
 
 // tagOpen finds the '[' of a tag at the start of a line, after

@@ -130,30 +130,9 @@ func isUpperName(name string) bool {
 // name, or a name with attributes. Markdown such as [x], [1] or [NOTE] is
 // not.
 func (p *parser) commandLike(words string, nattrs int) bool {
-	return nattrs > 0 || p.near.is(words)
-}
-
-// nearMisses remembers the last few answers of nearMiss, since a reply
-// that has an unknown tag tends to repeat it.
-type nearMisses struct {
-	words [4]string
-	ok    [4]bool
-	n     int // answers kept so far, then where the next one goes
-}
-
-// is reports whether nearMiss finds a command for words.
-func (m *nearMisses) is(words string) bool {
-	for i := 0; i < min(m.n, len(m.words)); i++ {
-		if m.words[i] == words {
-			return m.ok[i]
-		}
+	if nattrs > 0 {
+		return true
 	}
-	_, ok := nearMiss(words)
-	k := m.n % len(m.words)
-	m.words[k], m.ok[k] = words, ok
-	m.n++
-	if m.n == 2*len(m.words) {
-		m.n = len(m.words)
-	}
-	return ok
+	_, near := nearMiss(words)
+	return near
 }

@@ -145,9 +145,7 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		// Slots beyond the list's length must be zero (see cmdList.slot).
-		clear(p.cmds.list)
-		p.reply, p.cmds.list, p.cmds.errs = Reply{}, p.cmds.list[:0], 0
+		p.reply, p.cmds = Reply{}, nil
 		p.spans = p.spans[:0]
 		p.errors, p.more, p.moreCmd, p.seenCommand, p.maybeBody = 0, 0, -1, false, false
 		p.prose(0, next.line)
@@ -166,7 +164,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 			p.prose(c.line, after.line)
 			return after
 		}
-		if t := p.classify(e, line); t.kind == kindOpen {
+		if t := p.classify(line); t.kind == kindOpen {
 			if len(tags) < maxListed {
 				tags = append(tags, tagAt{string(t.typ), e.line})
 			}

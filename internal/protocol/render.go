@@ -34,76 +34,69 @@ type Layout struct {
 	// Protocol is the PROTOCOL section; Reminder stands for it in the later
 	// requests of a chat when the person pastes it once.
 	Protocol, Reminder string
-	// Results writes the section on the last reply: its notices and what
-	// each of its commands came to.
-	Results func(b *strings.Builder, o frontend.Request)
+	// Results writes the section on the last reply, called ResultsTitle:
+	// its notices and what each of its commands came to.
+	Results      func(b *strings.Builder, o frontend.Request)
+	ResultsTitle string
 	// Continuation is the PROMPT of a request that continues the work.
 	Continuation string
 }
 
-// Render writes the outbox text of the tag protocol: HEADER, PROTOCOL,
-// CONTEXT and PROMPT.
-func Render(o frontend.Request) string { return RenderLayout(o, tagsLayout()) }
-
 // tagsLayout is the layout of the tag protocol's requests.
 func tagsLayout() Layout {
-	return Layout{Protocol: prompts.Protocol, Reminder: prompts.Reminder, Results: renderResults, Continuation: Continuation}
+	return Layout{Protocol: prompts.Protocol, Reminder: prompts.Reminder, Results: renderResults,
+		ResultsTitle: "Previous Command Results", Continuation: Continuation}
 }
 
-// RenderLayout writes a request's text as layout l has it.
-func RenderLayout(o frontend.Request, l Layout) string {
+// RenderLayout writes a request's text as layout l has it: HEADER,
+// PROTOCOL, CONTEXT and PROMPT; and the sizes of its parts.
+func RenderLayout(o frontend.Request, l Layout) (string, []frontend.Part) {
 	var b strings.Builder
-	// Sized up front: a first request may pack a whole project.
-	b.Grow(renderSize(o, l))
-	writeLayout(&b, &b, o, l)
-	return b.String()
+	parts := writeLayout(&b, nil, o, l)
+	return b.String(), parts
 }
 
 // WriteLayout writes the text of RenderLayout to w, the first request's
 // pack file by file as it is read: a request of a whole project is never
-// held whole. It returns w's first error.
-func WriteLayout(w io.Writer, o frontend.Request, l Layout) error {
+// held whole. It returns the parts and w's first error.
+func WriteLayout(w io.Writer, o frontend.Request, l Layout) ([]frontend.Part, error) {
 	sw := &stickyWriter{w: w}
 	var b strings.Builder
-	writeLayout(&b, sw, o, l)
+	parts := writeLayout(&b, sw, o, l)
 	sw.WriteString(b.String())
-	return sw.err
+	return parts, sw.err
 }
 
 // stickyWriter keeps the first error of w and writes nothing after it, so
 // that a request's parts need not each be checked.
 type stickyWriter struct {
 	w   io.Writer
+	n   int // bytes written
 	err error
 }
 
 func (s *stickyWriter) WriteString(str string) (int, error) {
+	s.n += len(str)
 	if s.err == nil {
 		_, s.err = io.WriteString(s.w, str)
 	}
 	return len(str), s.err
 }
 
-// renderSize is about how long a request is.
-func renderSize(o frontend.Request, l Layout) int {
-	size := len(l.Protocol) + len(o.Task)*2 + 1024 + 80*len(o.Files)
-	for _, f := range o.Requested {
-		size += len(f.Text) + 2*len(f.Path) + 32
-	}
-	size += len(o.LeftOut)
-	if o.Pack != nil {
-		size += o.Pack.Size
-	}
-	for _, r := range o.Results {
-		size += len(r.Summary) + len(r.Output) + len(r.Diff) + 64
-	}
-	return size
-}
-
 // writeLayout writes a request into b, but for its pack, which goes to
-// out after what b holds (out is b itself when the whole request is
-// built in memory).
-func writeLayout(b *strings.Builder, out io.StringWriter, o frontend.Request, l Layout) {
+// out after what b holds (out is nil when the whole request is built in
+// b), and returns the sizes of its parts.
+func writeLayout(b *strings.Builder, out *stickyWriter, o frontend.Request, l Layout) []frontend.Part {
+	// Each part's Bytes holds where it starts until the end is known.
+	var parts []frontend.Part
+	at := func() int {
+		if out != nil {
+			return out.n + b.Len()
+		}
+		return b.Len()
+	}
+	part := func(name string) { parts = append(parts, frontend.Part{Name: name, Bytes: at()}) }
+	part("Header")
 	prompt := o.Prompt
 	if prompt == "" && o.Sequence <= 1 {
 		prompt = o.Task
@@ -120,7 +113,9 @@ func writeLayout(b *strings.Builder, out io.StringWriter, o frontend.Request, l 
 	for i, f := range o.FollowUps {
 		fmt.Fprintf(b, "Follow-up task %d: %s\n", i+1, human.OneLine(f, headerTask))
 	}
-	b.WriteString("\n=== PROTOCOL ===\n")
+	b.WriteString("\n")
+	part("Protocol")
+	b.WriteString("=== PROTOCOL ===\n")
 	if o.Reminder {
 		b.WriteString(strings.TrimRight(l.Reminder, "\n"))
 	} else {
@@ -128,11 +123,13 @@ func writeLayout(b *strings.Builder, out io.StringWriter, o frontend.Request, l 
 	}
 	b.WriteString("\n\n=== CONTEXT ===\n")
 	if o.Environment != "" {
+		part("Environment")
 		b.WriteString("## Environment\n")
 		b.WriteString(strings.TrimRight(o.Environment, "\n"))
 		b.WriteString("\n\n")
 	}
 	if len(o.Messages) > 0 {
+		part("Message from the user")
 		b.WriteString("## Message from the user\n")
 		for _, m := range o.Messages {
 			b.WriteString(strings.TrimRight(m, "\n"))
@@ -140,31 +137,51 @@ func writeLayout(b *strings.Builder, out io.StringWriter, o frontend.Request, l 
 		}
 		b.WriteString("\n")
 	}
+	part("Workspace Files")
 	renderFiles(b, o.Files)
 	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
+		b.WriteString("\n")
+		part(l.ResultsTitle)
+		b.WriteString("## " + l.ResultsTitle + "\n")
 		l.Results(b, o)
 	}
 	if len(o.Requested) > 0 || o.Pack != nil {
-		b.WriteString("\n## Requested File Contents\n")
+		b.WriteString("\n")
+		part("Requested File Contents")
+		b.WriteString("## Requested File Contents\n")
 		for _, f := range o.Requested {
+			part("file " + ShowName(f.Path) + shownLines(f))
 			writeRequested(b, f)
 		}
 		b.WriteString(o.LeftOut)
 		if o.Pack != nil {
-			if out != io.StringWriter(b) {
+			var to io.StringWriter = b
+			if out != nil {
 				out.WriteString(b.String())
 				b.Reset()
+				to = out
 			}
-			o.Pack.Files(func(f frontend.FileContent) { writeRequested(out, f) })
+			o.Pack.Files(func(f frontend.FileContent) {
+				part("file " + ShowName(f.Path) + shownLines(f))
+				writeRequested(to, f)
+			})
 		}
 	}
-	b.WriteString("\n=== PROMPT ===\n")
+	b.WriteString("\n")
+	part("Prompt")
+	b.WriteString("=== PROMPT ===\n")
 	if prompt != "" {
 		b.WriteString(strings.TrimSpace(prompt))
 	} else {
 		b.WriteString(l.Continuation)
 	}
 	b.WriteString("\n")
+	end := at()
+	for i := len(parts) - 1; i >= 0; i-- {
+		start := parts[i].Bytes
+		parts[i].Bytes, end = end-start, start
+	}
+	return parts
 }
 
 // writeRequested writes one requested file between its marker lines.
@@ -186,7 +203,6 @@ func writeRequested(b io.StringWriter, f frontend.FileContent) {
 // renderResults writes the tag protocol's results section: the notices,
 // then one line (and detail) per command.
 func renderResults(b *strings.Builder, o frontend.Request) {
-	b.WriteString("\n## Previous Command Results\n")
 	for _, n := range o.Notices {
 		b.WriteString(strings.TrimRight(n, "\n"))
 		b.WriteString("\n")
@@ -284,46 +300,6 @@ func writeBlock(b *strings.Builder, label, text, empty string) {
 
 // exactBytes writes a file's size to the byte, as the listing gives it.
 func exactBytes(n int64) string { return human.Count(int(n), "byte", "") }
-
-// Part is one part of an outbox and its size.
-type Part struct {
-	Name  string
-	Bytes int
-}
-
-// Measure splits an outbox into its parts (the protocol, the workspace
-// listing, the results or a JSON request's events, each requested file,
-// the prompt) with their sizes,
-// so the person can see what makes a request large.
-func Measure(text string) []Part {
-	var parts []Part
-	cur := Part{Name: "Header"}
-	flush := func(next string) {
-		if cur.Bytes > 0 {
-			parts = append(parts, cur)
-		}
-		cur = Part{Name: next}
-	}
-	for _, line := range strings.SplitAfter(text, "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		switch {
-		case trimmed == "=== PROTOCOL ===":
-			flush("Protocol")
-		case trimmed == "=== PROMPT ===":
-			flush("Prompt")
-		case trimmed == "## Workspace Files", trimmed == "## Previous Command Results", trimmed == "## Requested File Contents",
-			trimmed == "## Environment", trimmed == "## Message from the user", trimmed == "## Events of your last operations":
-			flush(strings.TrimPrefix(trimmed, "## "))
-		case strings.HasPrefix(trimmed, "--- ") && strings.HasSuffix(trimmed, " ---") && !strings.HasPrefix(trimmed, "--- end "):
-			// Results indent their diffs, so a line starting "--- " is a
-			// requested file's header.
-			flush("file " + strings.TrimSuffix(strings.TrimPrefix(trimmed, "--- "), " ---"))
-		}
-		cur.Bytes += len(line)
-	}
-	flush("")
-	return parts
-}
 
 // shownLines names the lines a partly shown file shows: " (lines 400-464 of
 // 772)", so that two reads of one file are told apart.

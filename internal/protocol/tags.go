@@ -20,10 +20,14 @@ const TagsName = "tags"
 func (Tags) Name() string { return TagsName }
 
 // Render implements frontend.FrontEnd.
-func (Tags) Render(r frontend.Request) string { return Render(r) }
+func (Tags) Render(r frontend.Request) (string, []frontend.Part) {
+	return RenderLayout(r, tagsLayout())
+}
 
 // RenderTo implements frontend.FrontEnd.
-func (Tags) RenderTo(w io.Writer, r frontend.Request) error { return WriteLayout(w, r, tagsLayout()) }
+func (Tags) RenderTo(w io.Writer, r frontend.Request) ([]frontend.Part, error) {
+	return WriteLayout(w, r, tagsLayout())
+}
 
 // Parse implements frontend.FrontEnd.
 func (Tags) Parse(text string) frontend.Parsed {

@@ -52,7 +52,7 @@ func allocatedBytes() uint64 {
 // BenchmarkDecode decodes a reply saved with CRLF line endings.
 func BenchmarkDecode(b *testing.B) {
 	for _, size := range []int{1 << 20, 10 << 20} {
-		raw := []byte(strings.ReplaceAll(strings.Repeat("I'll add the handler.\n[RUN_COMMAND]\ngo test ./...\n[/RUN_COMMAND]\n", size/50), "\n", "\r\n"))
+		raw := (strings.ReplaceAll(strings.Repeat("I'll add the handler.\n[RUN_COMMAND]\ngo test ./...\n[/RUN_COMMAND]\n", size/50), "\n", "\r\n"))
 		b.Run(fmt.Sprintf("crlf/%dMB", size>>20), func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()

@@ -1,12 +1,11 @@
 package reply
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // ErrBinary is wrapped by every error Decode returns: the saved reply is not
@@ -31,64 +30,53 @@ func (e *DecodeError) Unwrap() error { return ErrBinary }
 // and are replaced by U+FFFD, a whole file in another encoding is refused.
 const maxStrayBytes = 8
 
-var bomUTF8 = []byte{0xEF, 0xBB, 0xBF}
+const bomUTF8 = "\xEF\xBB\xBF"
 
 // Decode turns the raw bytes of a saved reply into text: it strips a UTF-8
 // byte order mark, decodes UTF-16 LE/BE (with a byte order mark, or without
 // one when the NUL pattern shows it, as Windows tools write), and turns CRLF
 // and lone CR into LF. Input that is not text gives a *DecodeError, which
-// wraps ErrBinary.
-//
-// A reply that is already plain UTF-8 with LF line ends, the usual case, is
-// not copied: the text shares raw's memory, so raw must not be changed
-// afterwards. A large reply then costs its size once, not twice.
-func Decode(raw []byte) (string, error) {
-	var text []byte
-	var owned bool // text is a new buffer, which Decode may change in place
+// wraps ErrBinary. A reply that is already plain UTF-8 with LF line ends,
+// the usual case, is returned as it is, not copied.
+func Decode(raw string) (string, error) {
+	var text string
 	var err error
 	switch {
-	case bytes.HasPrefix(raw, bomUTF8):
-		text, owned, err = decodeUTF8(raw[len(bomUTF8):], len(bomUTF8))
-	case bytes.HasPrefix(raw, []byte{0xFF, 0xFE}):
+	case strings.HasPrefix(raw, bomUTF8):
+		text, err = decodeUTF8(raw[len(bomUTF8):], len(bomUTF8))
+	case strings.HasPrefix(raw, "\xFF\xFE"):
 		text, err = decodeUTF16(raw[2:], 2, false)
-		owned = true
-	case bytes.HasPrefix(raw, []byte{0xFE, 0xFF}):
+	case strings.HasPrefix(raw, "\xFE\xFF"):
 		text, err = decodeUTF16(raw[2:], 2, true)
-		owned = true
 	default:
 		if bigEndian, ok := looksUTF16(raw); ok {
 			text, err = decodeUTF16(raw, 0, bigEndian)
-			owned = true
 		} else {
-			text, owned, err = decodeUTF8(raw, 0)
+			text, err = decodeUTF8(raw, 0)
 		}
 	}
 	if err != nil {
 		return "", err
 	}
-	if bytes.IndexByte(text, '\r') >= 0 {
-		text = normalizeNewlines(text, owned)
+	// CRLF first, so that only lone CRs are left.
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	}
-	if len(text) == 0 {
-		return "", nil
-	}
-	// Nothing writes to text from here on: it is either raw, which the
-	// caller leaves alone, or a buffer only this string refers to.
-	return unsafe.String(&text[0], len(text)), nil
+	return text, nil
 }
 
 // decodeUTF8 checks UTF-8 text; it returns raw itself when it is valid, a
-// copy with U+FFFD for a few stray bytes (owned), or an error.
-func decodeUTF8(raw []byte, base int) (text []byte, owned bool, err error) {
-	if i := bytes.IndexByte(raw, 0); i >= 0 {
-		return nil, false, &DecodeError{Offset: base + i, Reason: "NUL byte"}
+// copy with U+FFFD for a few stray bytes, or an error.
+func decodeUTF8(raw string, base int) (string, error) {
+	if i := strings.IndexByte(raw, 0); i >= 0 {
+		return "", &DecodeError{Offset: base + i, Reason: "NUL byte"}
 	}
-	if utf8.Valid(raw) {
-		return raw, false, nil
+	if utf8.ValidString(raw) {
+		return raw, nil
 	}
 	first, count := -1, 0
 	for i := 0; i < len(raw); {
-		r, size := utf8.DecodeRune(raw[i:])
+		r, size := utf8.DecodeRuneInString(raw[i:])
 		if r == utf8.RuneError && size == 1 {
 			if first < 0 {
 				first = i
@@ -98,17 +86,16 @@ func decodeUTF8(raw []byte, base int) (text []byte, owned bool, err error) {
 		i += size
 	}
 	if count > maxStrayBytes {
-		return nil, false, &DecodeError{Offset: base + first, Reason: "invalid UTF-8"}
+		return "", &DecodeError{Offset: base + first, Reason: "invalid UTF-8"}
 	}
-	return bytes.ToValidUTF8(raw, []byte("\uFFFD")), true, nil
+	return strings.ToValidUTF8(raw, "\uFFFD"), nil
 }
 
-// decodeUTF16 decodes UTF-16 straight into UTF-8, without the copies a
-// []uint16 and a []rune in between would cost. An unpaired surrogate
-// becomes U+FFFD, as utf16.Decode makes it.
-func decodeUTF16(raw []byte, base int, bigEndian bool) ([]byte, error) {
+// decodeUTF16 decodes UTF-16 into UTF-8. An unpaired surrogate becomes
+// U+FFFD, as utf16.Decode makes it.
+func decodeUTF16(raw string, base int, bigEndian bool) (string, error) {
 	if len(raw)%2 != 0 {
-		return nil, &DecodeError{Offset: base + len(raw) - 1, Reason: "odd byte count in UTF-16 text"}
+		return "", &DecodeError{Offset: base + len(raw) - 1, Reason: "odd byte count in UTF-16 text"}
 	}
 	unit := func(i int) rune {
 		if bigEndian {
@@ -116,30 +103,30 @@ func decodeUTF16(raw []byte, base int, bigEndian bool) ([]byte, error) {
 		}
 		return rune(raw[i]) | rune(raw[i+1])<<8
 	}
-	out := make([]byte, 0, len(raw)/2*3/2+4)
+	var out strings.Builder
 	for i := 0; i < len(raw); i += 2 {
 		r := unit(i)
 		if r == 0 {
-			return nil, &DecodeError{Offset: base + i, Reason: "NUL character in UTF-16 text"}
+			return "", &DecodeError{Offset: base + i, Reason: "NUL character in UTF-16 text"}
 		}
 		if utf16.IsSurrogate(r) {
 			if i+3 < len(raw) {
 				if pair := utf16.DecodeRune(r, unit(i+2)); pair != utf8.RuneError {
-					out = utf8.AppendRune(out, pair)
+					out.WriteRune(pair)
 					i += 2
 					continue
 				}
 			}
 			r = utf8.RuneError
 		}
-		out = utf8.AppendRune(out, r)
+		out.WriteRune(r)
 	}
-	return bytes.TrimPrefix(out, []byte("\uFEFF")), nil
+	return strings.TrimPrefix(out.String(), "\uFEFF"), nil
 }
 
 // looksUTF16 recognises UTF-16 without a byte order mark by its NUL
 // pattern: mostly-ASCII text has a zero in every other byte.
-func looksUTF16(raw []byte) (bigEndian, ok bool) {
+func looksUTF16(raw string) (bigEndian, ok bool) {
 	n := min(len(raw), 4096) &^ 1
 	if n < 4 {
 		return false, false
@@ -161,26 +148,4 @@ func looksUTF16(raw []byte) (bigEndian, ok bool) {
 		return true, true
 	}
 	return false, false
-}
-
-// normalizeNewlines turns CRLF and lone CR into LF: in place when b is
-// owned, else into a new buffer of the exact size.
-func normalizeNewlines(b []byte, owned bool) []byte {
-	out := b
-	if !owned {
-		out = make([]byte, len(b)-bytes.Count(b, []byte("\r\n")))
-	}
-	w := 0
-	for r := 0; r < len(b); r++ {
-		c := b[r]
-		if c == '\r' {
-			c = '\n'
-			if r+1 < len(b) && b[r+1] == '\n' {
-				r++
-			}
-		}
-		out[w] = c
-		w++
-	}
-	return out[:w]
 }

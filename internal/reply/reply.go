@@ -78,7 +78,7 @@ func IsUnusable(err error) bool {
 
 // New makes a reply from raw bytes. maxBytes bounds the input; a caller
 // reading from a stream should not read more than maxBytes+1 (see Read).
-func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
+func New(name string, raw string, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
 	if maxBytes > 0 && int64(len(raw)) > maxBytes {
 		return Reply{}, &TooLargeError{Name: name, Limit: maxBytes}
 	}
@@ -89,7 +89,7 @@ func New(name string, raw []byte, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	if frontend.IsRequest(text) {
 		return Reply{}, &EchoError{Name: name}
 	}
-	return Reply{Name: name, Text: text, Hash: hashText(raw, text), Parsed: fe.Parse(text), Protocol: fe.Name()}, nil
+	return Reply{Name: name, Text: text, Hash: hashText(text), Parsed: fe.Parse(text), Protocol: fe.Name()}, nil
 }
 
 // For returns the reply as front end fe reads it: as it is when fe parsed
@@ -103,13 +103,9 @@ func (r Reply) For(fe frontend.FrontEnd) Reply {
 	return r
 }
 
-// hashText is session.Hash of text without a copy of the whole reply:
-// Decode returns raw's own bytes when it had nothing to change, and other
-// text is hashed in pieces.
-func hashText(raw []byte, text string) string {
-	if string(raw) == text {
-		return session.Hash(raw)
-	}
+// hashText is session.Hash of text, hashed in pieces rather than copied
+// whole into bytes.
+func hashText(text string) string {
 	h := sha256.New()
 	buf := make([]byte, min(len(text), 64<<10))
 	for rest := text; rest != ""; {
@@ -140,50 +136,30 @@ func Holds(path, hash string, maxBytes int64) bool {
 		return false
 	}
 	text, err := Decode(raw)
-	return err == nil && hashText(raw, text) == hash
+	return err == nil && hashText(text) == hash
 }
 
-// readFile reads a file, never more than maxBytes+1 bytes of it.
-func readFile(path, name string, maxBytes int64) ([]byte, error) {
+// readFile reads a file, never more than maxBytes+1 bytes of it, into a
+// string sized from the file's size: a large reply is held once, not in
+// the doubling buffers of io.ReadAll and then copied into a string.
+func readFile(path, name string, maxBytes int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read reply: %w", err)
+		return "", fmt.Errorf("read reply: %w", err)
 	}
 	defer f.Close()
 	limit := int64(math.MaxInt64)
 	if maxBytes > 0 {
 		limit = maxBytes + 1
 	}
-	raw, err := readLimited(f, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read reply %s: %w", name, err)
-	}
-	return raw, nil
-}
-
-// readLimited reads f whole, but at most limit bytes, into a buffer sized
-// from the file's size, so a large reply is held once rather than in the
-// doubling buffers of io.ReadAll.
-func readLimited(f *os.File, limit int64) ([]byte, error) {
-	size := int64(512)
+	var b strings.Builder
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		size = min(info.Size()+1, limit) // +1 sees the end without growing
+		b.Grow(int(min(info.Size()+1, limit))) // +1 sees the end without growing
 	}
-	buf := make([]byte, 0, size)
-	for int64(len(buf)) < limit {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // the file grew while read
-		}
-		n, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	if _, err := io.Copy(&b, io.LimitReader(f, limit)); err != nil {
+		return "", fmt.Errorf("read reply %s: %w", name, err)
 	}
-	return buf, nil
+	return b.String(), nil
 }
 
 // Route names the session a reply belongs to: the one it echoes, read as

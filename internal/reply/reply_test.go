@@ -11,15 +11,14 @@ import (
 	"github.com/courier-agent/courier/internal/session"
 )
 
-// A reply's hash names its text, however it was encoded, and is the same
-// whether Decode copied the text or not.
+// A reply's hash names its text, however it was encoded.
 func TestHashTextIsTheTextsHash(t *testing.T) {
 	for _, raw := range []string{"", "[DONE]\nok\n[/DONE]\n", "a\r\nb\r\n", "\xef\xbb\xbfx\n", strings.Repeat("long line\r\n", 20000)} {
-		text, err := Decode([]byte(raw))
+		text, err := Decode(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := hashText([]byte(raw), text), session.Hash([]byte(text)); got != want {
+		if got, want := hashText(text), session.Hash([]byte(text)); got != want {
 			t.Errorf("hash of %.20q = %s, want %s", raw, got, want)
 		}
 	}
@@ -29,7 +28,7 @@ func TestHashTextIsTheTextsHash(t *testing.T) {
 // session that speaks another, and left as it is for the same one.
 func TestForParsesAgainOnlyForAnotherFrontEnd(t *testing.T) {
 	text := "```json\n{\"protocolVersion\": \"1.0\", \"operations\": [{\"type\": \"shell\", \"id\": \"s\", \"command\": \"ls\"}]}\n```\n"
-	rep, err := New("r.md", []byte(text), 0, protocol.Tags{})
+	rep, err := New("r.md", text, 0, protocol.Tags{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,9 +38,7 @@ func createReply(n int) string {
 
 // BenchmarkTurn measures one turn as 'courier process' runs it: read the
 // reply, journal and carry out its file blocks, write the next outbox and
-// commit the session. Run it once as is and once with -tags
-// courier_nofsync (a build that never syncs, for this comparison only);
-// the ratio of the two is what durability costs.
+// commit the session.
 func BenchmarkTurn(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {

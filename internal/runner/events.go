@@ -4,23 +4,39 @@ import (
 	"fmt"
 	"os"
 	"time"
-	"unsafe"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 )
 
 // Reporter is told what happens in a session, as it happens: the text
-// console, JSON lines, and later a web page each implement it. Report is
-// called from the goroutine running the session; it must not block for
-// long.
+// console and JSON lines each implement it. It has a method for each kind
+// of event, so that a reporter without one for a new kind does not build.
+// The methods are called from the goroutine running the session; they
+// must not block for long.
 type Reporter interface {
-	Report(e Event)
+	SessionStarted(SessionStarted)
+	RequestWritten(RequestWritten)
+	WaitingForReply(WaitingForReply)
+	ReplyTaken(ReplyTaken)
+	ReplySkipped(ReplySkipped)
+	ReplySetAside(ReplySetAside)
+	ReplyRefused(ReplyRefused)
+	TurnResumed(TurnResumed)
+	CommandStarted(CommandStarted)
+	CommandFinished(CommandFinished)
+	ApprovalNeeded(ApprovalNeeded)
+	ApprovalDecided(ApprovalDecided)
+	TurnEnded(TurnEnded)
+	TurnUndone(TurnUndone)
+	AgentRun(AgentRun)
+	Warning(Warning)
 }
 
-// Event is one thing that happened. The concrete types below are all there
-// is; a reporter switches on them and ignores those it does not show.
-type Event interface{ event() }
+// Event is one thing that happened: one of the types below, each handed
+// to its own method of a Reporter.
+type Event interface{ to(Reporter) }
 
 // SessionStarted: a new session was created.
 type SessionStarted struct {
@@ -42,6 +58,9 @@ type RequestWritten struct {
 	// Tokens is human.Tokens of the request when it was counted as it was
 	// written; 0 when it was not.
 	Tokens int
+	// Parts are the sizes of the request's parts, when it was written
+	// now; nil for a request read back from its file.
+	Parts []frontend.Part
 	// Rewritten is set when a missing request was written again, Damaged
 	// as well when it was there but not as written (see readRequest).
 	Rewritten, Damaged bool
@@ -70,8 +89,7 @@ func (e RequestWritten) Content() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read the request: %w", err)
 	}
-	// data is never changed: the string may share its bytes.
-	return unsafe.String(unsafe.SliceData(data), len(data)), nil
+	return string(data), nil
 }
 
 // WaitingForReply: the runner waits for the source to produce a reply.
@@ -215,22 +233,23 @@ type Warning struct {
 	Hint    string
 }
 
-func (SessionStarted) event()  {}
-func (RequestWritten) event()  {}
-func (WaitingForReply) event() {}
-func (ReplyTaken) event()      {}
-func (ReplySkipped) event()    {}
-func (ReplySetAside) event()   {}
-func (ReplyRefused) event()    {}
-func (TurnResumed) event()     {}
-func (CommandStarted) event()  {}
-func (CommandFinished) event() {}
-func (ApprovalNeeded) event()  {}
-func (ApprovalDecided) event() {}
-func (TurnEnded) event()       {}
-func (TurnUndone) event()      {}
-func (AgentRun) event()        {}
-func (Warning) event()         {}
+// to hands each event to its method of r.
+func (e SessionStarted) to(r Reporter)  { r.SessionStarted(e) }
+func (e RequestWritten) to(r Reporter)  { r.RequestWritten(e) }
+func (e WaitingForReply) to(r Reporter) { r.WaitingForReply(e) }
+func (e ReplyTaken) to(r Reporter)      { r.ReplyTaken(e) }
+func (e ReplySkipped) to(r Reporter)    { r.ReplySkipped(e) }
+func (e ReplySetAside) to(r Reporter)   { r.ReplySetAside(e) }
+func (e ReplyRefused) to(r Reporter)    { r.ReplyRefused(e) }
+func (e TurnResumed) to(r Reporter)     { r.TurnResumed(e) }
+func (e CommandStarted) to(r Reporter)  { r.CommandStarted(e) }
+func (e CommandFinished) to(r Reporter) { r.CommandFinished(e) }
+func (e ApprovalNeeded) to(r Reporter)  { r.ApprovalNeeded(e) }
+func (e ApprovalDecided) to(r Reporter) { r.ApprovalDecided(e) }
+func (e TurnEnded) to(r Reporter)       { r.TurnEnded(e) }
+func (e TurnUndone) to(r Reporter)      { r.TurnUndone(e) }
+func (e AgentRun) to(r Reporter)        { r.AgentRun(e) }
+func (e Warning) to(r Reporter)         { r.Warning(e) }
 
 // observer turns the engine's progress calls for one turn into events,
 // each command's result once: resuming after a question, the engine goes
@@ -243,7 +262,7 @@ type observer struct {
 func newObserver(r Reporter) *observer { return &observer{r: r, seen: map[int]bool{}} }
 
 func (o *observer) Started(i int, c command.Command) {
-	o.r.Report(CommandStarted{Index: i, Command: c})
+	o.r.CommandStarted(CommandStarted{Index: i, Command: c})
 }
 
 func (o *observer) Finished(i int, c command.Command, res command.Result) {
@@ -251,10 +270,25 @@ func (o *observer) Finished(i int, c command.Command, res command.Result) {
 		return
 	}
 	o.seen[i] = true
-	o.r.Report(CommandFinished{Index: i, Command: c, Result: res})
+	o.r.CommandFinished(CommandFinished{Index: i, Command: c, Result: res})
 }
 
 // discard is the reporter of a runner given none.
 type discard struct{}
 
-func (discard) Report(Event) {}
+func (discard) SessionStarted(SessionStarted)   {}
+func (discard) RequestWritten(RequestWritten)   {}
+func (discard) WaitingForReply(WaitingForReply) {}
+func (discard) ReplyTaken(ReplyTaken)           {}
+func (discard) ReplySkipped(ReplySkipped)       {}
+func (discard) ReplySetAside(ReplySetAside)     {}
+func (discard) ReplyRefused(ReplyRefused)       {}
+func (discard) TurnResumed(TurnResumed)         {}
+func (discard) CommandStarted(CommandStarted)   {}
+func (discard) CommandFinished(CommandFinished) {}
+func (discard) ApprovalNeeded(ApprovalNeeded)   {}
+func (discard) ApprovalDecided(ApprovalDecided) {}
+func (discard) TurnEnded(TurnEnded)             {}
+func (discard) TurnUndone(TurnUndone)           {}
+func (discard) AgentRun(AgentRun)               {}
+func (discard) Warning(Warning)                 {}

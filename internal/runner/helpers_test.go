@@ -337,11 +337,28 @@ type recorder struct {
 	events []runner.Event
 }
 
-func (r *recorder) Report(e runner.Event) {
+func (r *recorder) add(e runner.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
 }
+
+func (r *recorder) SessionStarted(e runner.SessionStarted)   { r.add(e) }
+func (r *recorder) RequestWritten(e runner.RequestWritten)   { r.add(e) }
+func (r *recorder) WaitingForReply(e runner.WaitingForReply) { r.add(e) }
+func (r *recorder) ReplyTaken(e runner.ReplyTaken)           { r.add(e) }
+func (r *recorder) ReplySkipped(e runner.ReplySkipped)       { r.add(e) }
+func (r *recorder) ReplySetAside(e runner.ReplySetAside)     { r.add(e) }
+func (r *recorder) ReplyRefused(e runner.ReplyRefused)       { r.add(e) }
+func (r *recorder) TurnResumed(e runner.TurnResumed)         { r.add(e) }
+func (r *recorder) CommandStarted(e runner.CommandStarted)   { r.add(e) }
+func (r *recorder) CommandFinished(e runner.CommandFinished) { r.add(e) }
+func (r *recorder) ApprovalNeeded(e runner.ApprovalNeeded)   { r.add(e) }
+func (r *recorder) ApprovalDecided(e runner.ApprovalDecided) { r.add(e) }
+func (r *recorder) TurnEnded(e runner.TurnEnded)             { r.add(e) }
+func (r *recorder) TurnUndone(e runner.TurnUndone)           { r.add(e) }
+func (r *recorder) AgentRun(e runner.AgentRun)               { r.add(e) }
+func (r *recorder) Warning(e runner.Warning)                 { r.add(e) }
 
 func (r *recorder) all() []runner.Event {
 	r.mu.Lock()

@@ -318,7 +318,8 @@ func (rn *Runner) findPack(ws *workspace.Workspace, st *session.State, fe fronte
 func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
 	budget := 0
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {
-		rest := utf8.RuneCountInString(fe.Render(req)) / 4
+		text, _ := fe.Render(req)
+		rest := utf8.RuneCountInString(text) / 4
 		// A twentieth is kept for the pack's own notes.
 		budget = max(1, (b-rest)*4*19/20)
 	}

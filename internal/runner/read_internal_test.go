@@ -96,7 +96,7 @@ func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 	}
 }
 
-// BenchmarkReadFileLarge shows a 500 MB text file in a request, 500 lines
+// BenchmarkReadFileLarge shows a 300 MB text file in a request, 500 lines
 // of it as the default read_lines does: the memory must not follow the
 // file's size.
 func BenchmarkReadFileLarge(b *testing.B) {
@@ -106,7 +106,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	const size = 500 << 20
+	const size = 300 << 20
 	for n := 0; n < size; {
 		k, _ := fmt.Fprintf(w, "%09d a log line of moderate length, as services write them\n", n)
 		n += k

@@ -20,10 +20,13 @@ import (
 // person pastes, and how many turns it takes.
 
 // tokenCounter keeps the requests a session writes.
-type tokenCounter struct{ tokens, requests int }
+type tokenCounter struct {
+	recorder
+	tokens, requests int
+}
 
-func (c *tokenCounter) Report(e runner.Event) {
-	if w, ok := e.(runner.RequestWritten); ok && !w.Resumed {
+func (c *tokenCounter) RequestWritten(w runner.RequestWritten) {
+	if !w.Resumed {
 		c.tokens += human.Tokens(w.Text)
 		c.requests++
 	}

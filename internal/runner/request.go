@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
@@ -84,14 +83,13 @@ func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.Fi
 	err := r.compose(st, true, func(fe frontend.FrontEnd, req frontend.Request) error {
 		var err error
 		if req.Pack == nil {
-			w.Text = fe.Render(req)
+			w.Text, w.Parts = fe.Render(req)
 			w.Size = int64(len(w.Text))
-			// Written as it is, not copied first: Write only reads it.
-			data := unsafe.Slice(unsafe.StringData(w.Text), len(w.Text))
+			data := []byte(w.Text)
 			sum = crc32.Checksum(data, sumTable())
 			f, err = atomicfile.StageUnsynced(p, data, 0o644)
 		} else {
-			f, w.Size, w.Tokens, sum, err = writePacked(p, fe, req)
+			f, w.Size, w.Tokens, sum, w.Parts, err = writePacked(p, fe, req)
 		}
 		if err != nil {
 			return fmt.Errorf("write request: %w", err)
@@ -132,7 +130,7 @@ func (r *Runner) readRequest(st *session.State) (string, error) {
 func (r *Runner) render(st *session.State, probe bool) (string, error) {
 	var text string
 	err := r.compose(st, probe, func(fe frontend.FrontEnd, req frontend.Request) error {
-		text = fe.Render(req)
+		text, _ = fe.Render(req)
 		return nil
 	})
 	return text, err
@@ -315,7 +313,8 @@ func (r *Runner) fullRequest(st *session.State, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	whole, ok := between(fe.Render(frontend.Request{Session: st.SessionID, Sequence: 1}), protocolMark, contextMark)
+	first, _ := fe.Render(frontend.Request{Session: st.SessionID, Sequence: 1})
+	whole, ok := between(first, protocolMark, contextMark)
 	if shown, ok2 := between(text, protocolMark, contextMark); ok && ok2 && shown != whole {
 		text = strings.Replace(text, protocolMark+shown+contextMark, protocolMark+whole+contextMark, 1)
 	}

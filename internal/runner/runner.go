@@ -150,7 +150,7 @@ func New(cfg Config) *Runner {
 // Paths returns the runner's folders.
 func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
-func (r *Runner) report(e Event) { r.cfg.Reporter.Report(e) }
+func (r *Runner) report(e Event) { e.to(r.cfg.Reporter) }
 
 // frontEnd returns the front end a session speaks.
 func (r *Runner) frontEnd(st *session.State) (frontend.FrontEnd, error) {

@@ -75,9 +75,6 @@ func (b *Batch) Remove(p string) { b.ops = append(b.ops, batchOp{kind: opRemove,
 // recorded as done.
 func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, path: p}) }
 
-// Len is the number of operations in the batch.
-func (b *Batch) Len() int { return len(b.ops) }
-
 // Commit carries out the batch and returns one result per operation, in
 // the order they were added. The batch is empty afterwards.
 func (b *Batch) Commit() []BatchResult {

@@ -2,9 +2,7 @@ package workspace
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 )
@@ -95,26 +93,3 @@ func (w *Workspace) readAll(p string) ([]byte, error) {
 // sniffSize is how much of a file the listing reads to tell binary files,
 // which hold a NUL byte near the start, as git tells them.
 const sniffSize = 8192
-
-// sniffBinary reads the start of the regular file at p (never through a
-// symlink) and reports whether it is binary. Anything it cannot read counts
-// as text.
-func (w *Workspace) sniffBinary(p string, buf []byte) bool {
-	info, err := w.root.Lstat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	f, now, err := w.OpenRegular(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if !os.SameFile(info, now) {
-		return false
-	}
-	n, err := io.ReadFull(f, buf[:min(len(buf), sniffSize)])
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false
-	}
-	return bytes.IndexByte(buf[:n], 0) >= 0
-}

@@ -109,19 +109,6 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 	return info, wrap(p, err)
 }
 
-// Exists reports whether a path exists in the workspace; a path outside is
-// an error.
-func (w *Workspace) Exists(p string) (bool, error) {
-	_, err := w.Stat(p)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return false, err
-}
-
 // WriteResult tells what WriteFile had to do besides writing.
 type WriteResult struct {
 	// Created lists the folders made for the file, outermost first.
