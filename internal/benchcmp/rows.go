@@ -25,7 +25,43 @@ func All() []Row {
 		{What: "packing Go's src/net (--include '**', default budget)", Goal: "≥ 30× faster than repomix", Limit: 30, Higher: true, Unit: "×", Measure: measureRepomix},
 		{What: "READ_FILE of a 300 MB file, 500 lines shown", Goal: "≤ 64 MB of memory", Limit: 64, Unit: "MB", Measure: measureReadFile},
 		{What: "undo of a turn 200 turns back", Goal: "constant: ≤ 2× the undo of the last turn", Limit: 2, Unit: "×", Measure: measureUndo},
+		{What: "a new session's first go build (net/http, encoding/json) against the same build outside courier, your caches warm", Goal: "within 1.5 s of it", Limit: 1.5, Unit: "s", Measure: measureFirstBuild},
+		{What: "starting a confined command (true), as courier runs commands", Goal: "≤ 30 ms", Limit: 30, Unit: "ms", Measure: measureConfinedStart},
 	}
+}
+
+// measureFirstBuild is the extra time a new session's first build takes
+// over the person's own, on the person's caches (BenchmarkFirstGoBuild).
+func measureFirstBuild(e *Env) (float64, string, error) {
+	r, err := e.GoBench("./internal/shell", "^BenchmarkFirstGoBuild$", "3x", e.Rounds(3))
+	if err != nil {
+		return 0, "", err
+	}
+	outside, err := r.Get("BenchmarkFirstGoBuild/outside_courier", "ns/op")
+	if err != nil {
+		return 0, "", err
+	}
+	session, err := r.Get("BenchmarkFirstGoBuild/first_build_of_a_new_session", "ns/op")
+	if err != nil {
+		return 0, "", err
+	}
+	return (session - outside) / 1e9, fmt.Sprintf("%s in a new session, %s outside, best of %d runs", ms(time.Duration(session)), ms(time.Duration(outside)), e.Rounds(3)), nil
+}
+
+// measureConfinedStart is what running 'true' costs confined as courier
+// runs commands: the world built, the person's caches under the
+// session's layer, limits (BenchmarkRunSandboxed).
+func measureConfinedStart(e *Env) (float64, string, error) {
+	r, err := e.GoBench("./internal/shell", "^BenchmarkRunSandboxed$/^(unconfined|as_courier_runs_them)$", "30x", e.Rounds(3))
+	if err != nil {
+		return 0, "", err
+	}
+	ns, err := r.Get("BenchmarkRunSandboxed/as_courier_runs_them", "ns/op")
+	if err != nil {
+		return 0, "", err
+	}
+	bare, _ := r.Get("BenchmarkRunSandboxed/unconfined", "ns/op")
+	return ns / 1e6, fmt.Sprintf("%s, unconfined %s, best of %d runs", ms(time.Duration(ns)), ms(time.Duration(bare)), e.Rounds(3)), nil
 }
 
 func measureParse(e *Env) (float64, string, error) {
