@@ -2,7 +2,6 @@ package shell
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -50,30 +49,6 @@ func newCapture(max int) *capture {
 	c := &capture{max: max, headCap: headCap, tailCap: tailCap, ring: make([]byte, (tailCap+1)*utf8.UTFMax)}
 	c.pending = c.pendBuff[:0]
 	return c
-}
-
-// readBufSize is how much ReadFrom reads at once: large reads keep the
-// per-call cost of a fast command's output small.
-const readBufSize = 256 << 10
-
-// ReadFrom implements io.ReaderFrom, so io.Copy reads a command's output
-// in large pieces straight into the capture.
-func (c *capture) ReadFrom(r io.Reader) (int64, error) {
-	buf := make([]byte, readBufSize)
-	var n int64
-	for {
-		k, err := r.Read(buf)
-		if k > 0 {
-			n += int64(k)
-			c.Write(buf[:k])
-		}
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
 }
 
 // Write implements io.Writer. It never fails.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,50 +153,3 @@ func BenchmarkCapture(b *testing.B) {
 	}
 }
 
-// BenchmarkCapturePipe reads a command's output through a real pipe into
-// the capture, next to io.Copy into io.Discard through the same kind of
-// pipe: the ratio of the two is what capturing costs over the floor.
-func BenchmarkCapturePipe(b *testing.B) {
-	const size = 256 << 20
-	for _, out := range []struct {
-		name string
-		text string
-	}{
-		{"ascii", "ok   github.com/courier-agent/courier/internal/engine  2.214s\n"},
-		{"utf8", "compiling package ünïcödé — ✓ done\n"},
-	} {
-		chunk := bytes.Repeat([]byte(out.text), 64<<10/len(out.text))
-		for _, sink := range []string{"capture", "discard"} {
-			b.Run(out.name+"/"+sink, func(b *testing.B) {
-				b.SetBytes(size)
-				b.ReportAllocs()
-				for b.Loop() {
-					r, w, err := os.Pipe()
-					if err != nil {
-						b.Fatal(err)
-					}
-					go func() {
-						defer w.Close()
-						for n := 0; n < size; n += len(chunk) {
-							if _, err := w.Write(chunk); err != nil {
-								return
-							}
-						}
-					}()
-					var dst io.Writer = io.Discard
-					c := newCapture(DefaultMaxOutput)
-					if sink == "capture" {
-						dst = c
-					}
-					if _, err := io.Copy(dst, r); err != nil {
-						b.Fatal(err)
-					}
-					r.Close()
-					if sink == "capture" && !c.truncated() {
-						b.Fatal("the capture kept everything")
-					}
-				}
-			})
-		}
-	}
-}
