@@ -152,4 +152,3 @@ func BenchmarkCapture(b *testing.B) {
 		})
 	}
 }
-
