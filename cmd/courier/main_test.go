@@ -26,6 +26,17 @@ func TestMain(m *testing.M) {
 	// The command sandbox re-runs the executable itself, which in tests is
 	// this binary under its own name.
 	sandboxtest.RunLauncher()
+	// courier keeps a list of the person's roots in their state folder;
+	// the tests' roots go to a folder of their own. Not in the courier the
+	// scripts run (this binary under courier's name), whose environment is
+	// the script's.
+	if filepath.Base(os.Args[0]) != "courier" && os.Getenv("XDG_STATE_HOME") == "" {
+		state, err := os.MkdirTemp("", "courier-test-state-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_STATE_HOME", state)
+	}
 	testscript.Main(m, map[string]func(){
 		"courier": main,
 	})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
 // SettingsName is the settings file courier reads from the root.
@@ -166,8 +168,9 @@ func rootsFile(getenv func(string) string) string {
 
 // CourierPlaces returns what of the person's courier roots commands must
 // not see: each root's sessions, inbox, outbox and caches, and the list
-// itself. It adds p's root to the list first when the list lacks it; a list
-// that cannot be written only leaves other roots to the sandbox's walls.
+// itself. It keeps the list to the roots that still exist, p's among them;
+// a list that cannot be written only leaves other roots to the sandbox's
+// walls.
 func (p Paths) CourierPlaces(getenv func(string) string) []string {
 	out := []string{p.Sessions, p.Inbox, p.Outbox, filepath.Join(p.Root, "cache")}
 	file := rootsFile(getenv)
@@ -175,23 +178,27 @@ func (p Paths) CourierPlaces(getenv func(string) string) []string {
 		return out
 	}
 	data, _ := os.ReadFile(file)
-	roots := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(roots) > maxRoots {
-		roots = roots[len(roots)-maxRoots:]
-	}
-	if !slices.Contains(roots, p.Root) {
-		if err := os.MkdirAll(filepath.Dir(file), 0o700); err == nil {
-			if f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-				fmt.Fprintln(f, p.Root)
-				f.Close()
-			}
+	listed := strings.Split(strings.TrimSpace(string(data)), "\n")
+	roots := []string{p.Root}
+	for _, r := range listed {
+		if _, err := os.Stat(r); err == nil && filepath.IsAbs(r) && !slices.Contains(roots, r) && len(roots) < maxRoots {
+			roots = append(roots, r)
 		}
 	}
-	for _, r := range roots {
-		if r != p.Root && filepath.IsAbs(r) {
-			o := DefaultPaths(r)
-			out = append(out, o.Sessions, o.Inbox, o.Outbox, filepath.Join(r, "cache"))
-		}
+	if !slices.Equal(roots, listed) {
+		_ = writeRoots(file, roots)
+	}
+	for _, r := range roots[1:] {
+		o := DefaultPaths(r)
+		out = append(out, o.Sessions, o.Inbox, o.Outbox, filepath.Join(r, "cache"))
 	}
 	return append(out, file)
+}
+
+// writeRoots replaces the list of roots whole.
+func writeRoots(file string, roots []string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(file, []byte(strings.Join(roots, "\n")+"\n"), 0o600)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,4 +120,27 @@ func mkdir(t *testing.T, base, rel string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// The list of the person's roots keeps to the roots that exist, this one
+// first, and hides each one's courier folders from commands.
+func TestCourierPlacesListsTheRootsThatExist(t *testing.T) {
+	state, other, here := t.TempDir(), t.TempDir(), t.TempDir()
+	getenv := func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] }
+	file := filepath.Join(state, "courier", "roots")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(other+"\n/gone/root\n"+other+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	places := DefaultPaths(here).CourierPlaces(getenv)
+	for _, want := range []string{filepath.Join(here, "sessions"), filepath.Join(other, "sessions"), filepath.Join(other, "inbox"), filepath.Join(other, "cache"), file} {
+		if !slices.Contains(places, want) {
+			t.Errorf("places %q lack %s", places, want)
+		}
+	}
+	if data, _ := os.ReadFile(file); string(data) != here+"\n"+other+"\n" {
+		t.Errorf("the list is %q, want this root and the other that exists", data)
+	}
 }
