@@ -52,7 +52,7 @@ func (g *globals) runner(v view) (*built, error) {
 	if v.json {
 		rep = console.NewJSON(g.io.Out)
 	} else {
-		out := g.io.Out
+		var out io.Writer = stepsWriter{g.io.Out, g}
 		if v.program {
 			out = g.io.Err
 		}
