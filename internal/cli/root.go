@@ -146,6 +146,7 @@ until the LLM says DONE.`,
 	// they get the same usage errors as courier's own.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	plainBash(root)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {
 			c.Run, c.RunE = nil, helpTopic
