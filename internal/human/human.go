@@ -6,6 +6,7 @@ package human
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -183,4 +184,16 @@ func (c *RuneCounter) Bytes() int64 { return c.bytes }
 
 func (c *RuneCounter) Count() int {
 	return c.n + utf8.RuneCount(c.held[:c.nh])
+}
+
+// Duration writes a duration without its zero tails: "2m", not "2m0s".
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

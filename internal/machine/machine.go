@@ -172,7 +172,7 @@ func (d Description) Text(words command.Words) string {
 	l := d.Limits
 	limit := "no time limit"
 	if l.Timeout > 0 {
-		limit = fmt.Sprintf("a time limit of %s (more with %s)", l.Timeout, words.MoreTime())
+		limit = fmt.Sprintf("a time limit of %s (more with %s)", human.Duration(l.Timeout), words.MoreTime())
 	}
 	fmt.Fprintf(&b, "- Each %s has %s; its output is capped at %s characters, keeping the head and the tail; %s; there is no stdin\n",
 		words.Name(command.RunCommand), limit, human.Thousands(l.MaxOutput), words.Output())

@@ -19,7 +19,7 @@ func TestTextInEachProtocolsWords(t *testing.T) {
 		Tools:  []machine.Tool{{Name: "git", Version: "2.43.0"}},
 		Absent: []string{"cargo"},
 		Git:    true, Branch: "main", GitStatus: []string{" M a.go"}, MoreStatus: 1,
-		Limits: machine.Limits{Timeout: 30 * time.Second, MaxOutput: 4000, NoNetwork: true},
+		Limits: machine.Limits{Timeout: 2 * time.Minute, MaxOutput: 4000, NoNetwork: true},
 	}
 	tags := d.Text(protocol.Tags{}.Words())
 	for _, want := range []string{
@@ -27,7 +27,7 @@ func TestTextInEachProtocolsWords(t *testing.T) {
 		"- Tools: git (2.43.0)",
 		"- Not installed: cargo",
 		"    ... and 1 more line",
-		"- Each RUN_COMMAND has a time limit of 30s (more with timeout=\"...\"); its output is capped at 4,000 characters, keeping the head and the tail; stdout and stderr are merged in the order written; there is no stdin",
+		"- Each RUN_COMMAND has a time limit of 2m (more with timeout=\"...\"); its output is capped at 4,000 characters, keeping the head and the tail; stdout and stderr are merged in the order written; there is no stdin",
 		"- Commands have no network",
 	} {
 		if !strings.Contains(tags, want) {
@@ -35,7 +35,7 @@ func TestTextInEachProtocolsWords(t *testing.T) {
 		}
 	}
 	json := d.Text(agentspaces.Chat{}.Words())
-	if !strings.Contains(json, "- Each shell operation has a time limit of 30s (more with \"timeout\" in milliseconds); its output is capped at 4,000 characters, keeping the head and the tail; stdout and stderr come back apart; there is no stdin") {
+	if !strings.Contains(json, "- Each shell operation has a time limit of 2m (more with \"timeout\" in milliseconds); its output is capped at 4,000 characters, keeping the head and the tail; stdout and stderr come back apart; there is no stdin") {
 		t.Errorf("JSON description:\n%s", json)
 	}
 	if strings.Contains(json, "RUN_COMMAND") || strings.Contains(json, "merged") {
