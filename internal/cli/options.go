@@ -200,7 +200,7 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 		s.Kernel = probe()
 		mu.Lock()
 		defer mu.Unlock()
-		if os.Geteuid() == 0 {
+		if machineRoot() {
 			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{
 				Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root",
 				Hint:    "run courier as an ordinary user: the sandbox confines commands without any privilege",
@@ -222,6 +222,18 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 		return s.Kernel
 	}
 	return &opts
+}
+
+// machineRoot reports whether courier runs as the machine's root: user 0,
+// which is user 0 outside its user namespace too (in one of its own, as
+// 'unshare -r' makes, root is the person who made it).
+func machineRoot() bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	m, err := os.ReadFile("/proc/self/uid_map")
+	f := strings.Fields(string(m))
+	return err != nil || len(f) < 2 || (f[0] == "0" && f[1] == "0")
 }
 
 // sayOnce reports w once a session: not again in this run, nor in a later
