@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -155,7 +154,7 @@ func run(ctx context.Context, spec shell.Spec, script string, limit time.Duratio
 	return res.Output
 }
 
-// maxProbe bounds the probe's output and the cache's text.
+// maxProbe bounds the probe's output.
 const maxProbe = 64 << 10
 
 // read takes in the probe's lines.
@@ -227,20 +226,9 @@ func toolsCache(spec shell.Spec) (string, string) {
 // readTools returns the probe's lines the cache keeps under key, and how
 // old they are.
 func readTools(cache, key string) (string, time.Duration, bool) {
-	if cache == "" {
-		return "", 0, false
-	}
-	f, err := os.Open(cache)
-	if err != nil {
-		return "", 0, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", 0, false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxProbe))
-	if err != nil {
+	info, err := os.Stat(cache)
+	data, err2 := os.ReadFile(cache)
+	if err != nil || err2 != nil {
 		return "", 0, false
 	}
 	lines, ok := strings.CutPrefix(string(data), key+"\n")
