@@ -14,8 +14,13 @@ all: build
 # such as the machine without internet that the code lives on.
 STATIC := CGO_ENABLED=0
 
+# 'courier --version' names the commit it was built from, passed here so
+# that it does not depend on go's VCS stamping (none in a git worktree,
+# nor with GOFLAGS=-buildvcs=false).
+STAMP = -ldflags "-X github.com/courier-agent/courier/internal/cli.stamped=$$(git describe --tags --always --dirty=+changes --abbrev=12 2>/dev/null)"
+
 build:
-	$(STATIC) $(GO) build -o $(BIN) ./cmd/courier
+	$(STATIC) $(GO) build $(STAMP) -o $(BIN) ./cmd/courier
 
 # Start a session in this folder: make run TASK="write hello.py that prints hello"
 run:
@@ -55,7 +60,7 @@ crash-test:
 	COURIER_CRASH_ITERATIONS=$(CRASH_ITERATIONS) $(GO) test -run TestCrash -count=1 -v ./cmd/courier/
 
 install:
-	$(STATIC) $(GO) install ./cmd/courier
+	$(STATIC) $(GO) install $(STAMP) ./cmd/courier
 
 clean:
 	rm -rf bin

@@ -104,9 +104,22 @@ func crashRoot(t *testing.T, courier string, sc crashScenario) (root, id string)
 	if err != nil {
 		t.Fatalf("courier new: %v\n%s", err, out)
 	}
-	id = strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "Session: ")
+	id = sessionOf(t, out)
 	must(t, os.WriteFile(filepath.Join(root, "inbox", "reply.txt"), []byte(sc.reply), 0o644))
 	return root, id
+}
+
+// sessionOf is the id 'courier new' printed on its "Session: " line,
+// wherever a warning on stderr put that line.
+func sessionOf(t *testing.T, out []byte) string {
+	t.Helper()
+	for _, line := range strings.Split(string(out), "\n") {
+		if id, ok := strings.CutPrefix(line, "Session: "); ok {
+			return id
+		}
+	}
+	t.Fatalf("courier new printed no session:\n%s", out)
+	return ""
 }
 
 func must(t *testing.T, err error) {
@@ -444,7 +457,7 @@ func prepareUndo(t *testing.T, courier, root string) string {
 	if err != nil {
 		t.Fatalf("courier new: %v\n%s", err, out)
 	}
-	id := strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "Session: ")
+	id := sessionOf(t, out)
 	first, second := undoReplies()
 	for i, reply := range []string{first, second} {
 		must(t, os.WriteFile(filepath.Join(root, "inbox", fmt.Sprintf("r%d.txt", i+1)), []byte(reply), 0o644))
@@ -582,7 +595,7 @@ func TestCrashUndoCommands(t *testing.T) {
 	if err != nil {
 		t.Fatalf("courier new: %v\n%s", err, out)
 	}
-	id := strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "Session: ")
+	id := sessionOf(t, out)
 	first, second := commandsReplies()
 	must(t, os.WriteFile(filepath.Join(tmpl, "inbox", "r1.txt"), []byte(first), 0o644))
 	if out, err := exec.Command(courier, "--root", tmpl, "process").CombinedOutput(); err != nil {

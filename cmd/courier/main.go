@@ -35,6 +35,7 @@ func main() {
 		ErrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		Getenv:      os.Getenv,
 		Environ:     os.Environ(),
+		Program:     os.Args[0],
 	})
 	stop()
 	os.Exit(code)

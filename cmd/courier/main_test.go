@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,7 @@ func scriptParams(dir string, env []string) testscript.Params {
 			"countfiles": cmdCountFiles,
 			"chatserver": cmdChatServer,
 			"treelist":   cmdTreeList,
+			"steps":      cmdSteps,
 			// attacks on the sandbox (attack_test.go)
 			"stopsgrowing": cmdStopsGrowing,
 			"noproc":       cmdNoProc,
@@ -327,4 +329,17 @@ func cmdChatServer(ts *testscript.TestScript, neg bool, args []string) {
 	}, func(format string, a ...any) { ts.Logf(format, a...) })
 	ts.Defer(srv.Close)
 	ts.Setenv(args[1], srv.URL)
+}
+
+// steps VAR... sets each VAR, in order, to the next steps the last command
+// printed: the 'courier ...' texts in quotes in its stdout, then stderr.
+func cmdSteps(ts *testscript.TestScript, neg bool, args []string) {
+	text := ts.ReadFile("stdout") + ts.ReadFile("stderr")
+	found := regexp.MustCompile(`'([^' ]*courier [^']*)'`).FindAllStringSubmatch(text, -1)
+	if len(found) < len(args) {
+		ts.Fatalf("%d steps printed, want %d:\n%s", len(found), len(args), text)
+	}
+	for i, name := range args {
+		ts.Setenv(name, found[i][1])
+	}
 }

@@ -63,8 +63,8 @@
 //   - deleteFile: DELETE_FILE; files only; a missing file fails with
 //     CauseNotFound.
 //   - shell: RUN_COMMAND with SplitOutput, Dir (cwd), Timeout (0 means the
-//     session's default, 30 s unless configured, as the protocol's
-//     default) and Env. The engine fills Stdout and Stderr separately,
+//     session's default, 2 minutes unless configured, where the
+//     protocol's documents say 30 s) and Env. The engine fills Stdout and Stderr separately,
 //     each capped as Output is, ExitCode when the command exited,
 //     DurationMS, and TimedOut when the time limit stopped it. It sets
 //     courier's own variables (the command tag) after the command's Env,

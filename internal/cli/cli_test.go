@@ -33,8 +33,9 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 	walk(root)
 }
 
-// Errors are one line with a hint and the right exit status; every way of
-// calling courier wrongly is a usage error, exit status 2.
+// Errors are one line with a hint (its next step carrying the --root
+// given) and the right exit status; every way of calling courier wrongly
+// is a usage error, exit status 2.
 func TestMainReportsErrors(t *testing.T) {
 	root := t.TempDir()
 	tests := []struct {
@@ -45,7 +46,7 @@ func TestMainReportsErrors(t *testing.T) {
 		{[]string{"--bogus"}, ExitUsage, []string{"courier: error: unknown flag: --bogus\n", "courier: hint: run 'courier --help' for usage\n"}},
 		{[]string{"--max-output", "lots", "sessions"}, ExitUsage, []string{"courier: error: flag --max-output: "}},
 		{[]string{"bogus"}, ExitUsage, []string{"courier: error: unknown command \"bogus\"\n", "courier: hint: run 'courier --help' for the commands\n"}},
-		{[]string{"--root", root, "parse"}, ExitUsage, []string{"courier: error: accepts 1 arg(s), received 0\n", "courier: hint: run 'courier parse --help' for usage\n"}},
+		{[]string{"--root", root, "parse"}, ExitUsage, []string{"courier: error: accepts 1 arg(s), received 0\n", "courier: hint: run 'courier --root " + root + " parse --help' for usage\n"}},
 		{[]string{"--root", root, "status", "a", "b"}, ExitUsage, []string{"courier: error: accepts at most 1 arg(s), received 2\n"}},
 		{[]string{"--root", root, "sessions", "extra"}, ExitUsage, []string{"courier: error: unknown command \"extra\" for \"courier sessions\"\n"}},
 		{[]string{"policy", "chek", "x"}, ExitUsage, []string{"courier: error: unknown command \"chek\" for \"courier policy\"\n", "courier: hint: did you mean 'courier policy check'?\n"}},
@@ -55,8 +56,8 @@ func TestMainReportsErrors(t *testing.T) {
 		{[]string{"--root", root, "new"}, ExitUsage, []string{"courier: error: requires at least 1 arg(s), only received 0\n"}},
 		{[]string{"--root", root, "new", "--no-watch", " "}, ExitUsage, []string{"courier: error: the task is empty\n", "courier: hint: describe the task"}},
 		{[]string{"--root", root, "watch", "--bogus"}, ExitUsage, []string{"courier: error: unknown flag: --bogus\n"}},
-		{[]string{"--root", root, "status", "nothex!"}, 1, []string{"courier: error: 'nothex!' is not a session id (8 hex digits)\n", "courier: hint: run 'courier sessions' to list the sessions\n"}},
-		{[]string{"--root", root, "status"}, 1, []string{"courier: error: no incomplete session\n", "courier: hint: start one with 'courier new \"TASK\"', or name a session id\n"}},
+		{[]string{"--root", root, "status", "nothex!"}, 1, []string{"courier: error: 'nothex!' is not a session id (8 hex digits)\n", "courier: hint: run 'courier --root " + root + " sessions' to list the sessions\n"}},
+		{[]string{"--root", root, "status"}, 1, []string{"courier: error: no incomplete session\n", "courier: hint: start one with 'courier --root " + root + " new \"TASK\"', or name a session id\n"}},
 	}
 	for _, tt := range tests {
 		var out, errw bytes.Buffer
@@ -104,5 +105,32 @@ func TestNotifierRunsOutsideTheWorkspace(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("notify-send ran the program planted in its working folder (%v)", err)
+	}
+}
+
+// The next steps start courier as the person did: a binary 'go run' built
+// is started again with 'go run ./cmd/courier' from the clone, and a path
+// typed is kept, quoted for the shell where it needs it.
+func TestProgramOfNextSteps(t *testing.T) {
+	clone, other := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(clone, "cmd", "courier"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(clone, "cmd", "courier", "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ arg0, cwd, want string }{
+		{"courier", other, "courier"},
+		{"", other, "courier"},
+		{"/tmp/go-build1090382409/b001/exe/courier", clone, "go run ./cmd/courier"},
+		{"/home/me/.cache/go-build/f6/f6c8dd-d/courier", clone, "go run ./cmd/courier"},
+		{"/tmp/go-build1090382409/b001/exe/courier", other, "courier"},
+		{"./bin/courier", other, "./bin/courier"},
+		{"/opt/my tools/courier", other, `"/opt/my tools/courier"`},
+	}
+	for _, tt := range tests {
+		if got := program(tt.arg0, tt.cwd); got != tt.want {
+			t.Errorf("program(%q, %s) = %q, want %q", tt.arg0, tt.cwd, got, tt.want)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"io"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agent"
@@ -57,3 +60,50 @@ func completeSettings(root *cobra.Command) {
 		_ = root.RegisterFlagCompletionFunc(s.Flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}
 }
+
+// plainBash makes 'courier completion bash' work in a plain bash too:
+// cobra's script needs two functions of the bash-completion package,
+// which is not everywhere; the script now brings its own when they are
+// missing.
+func plainBash(root *cobra.Command) {
+	c, _, err := root.Find([]string{"completion", "bash"})
+	if err != nil || c.Name() != "bash" {
+		return
+	}
+	c.Long = strings.Replace(c.Long, "This script depends on the 'bash-completion' package.\nIf it is not installed already, you can install it via your OS's package manager.\n",
+		"It works in a plain bash, and with the bash-completion package.\n", 1)
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		noDesc, _ := cmd.Flags().GetBool("no-descriptions")
+		if _, err := io.WriteString(cmd.OutOrStdout(), bashBasics); err != nil {
+			return err
+		}
+		return cmd.Root().GenBashCompletionV2(cmd.OutOrStdout(), !noDesc)
+	}
+}
+
+// bashBasics are the bash-completion package's functions cobra's script
+// uses, in brief, for a bash without it: the words up to the cursor,
+// split at blanks only, and file and folder names.
+const bashBasics = `# Without the bash-completion package, the two of its functions this
+# script uses, in brief.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref() {
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -ra words <<<"$line"
+    if [[ ${#words[@]} -eq 0 || $line == *[[:blank:]] ]]; then
+        words+=("")
+    fi
+    cword=$((${#words[@]} - 1))
+    cur=${words[cword]}
+    prev=${words[cword > 0 ? cword - 1 : 0]}
+}
+fi
+if ! declare -F _filedir >/dev/null 2>&1; then
+_filedir() {
+    local kind=-f
+    [[ ${1-} == -d ]] && kind=-d
+    mapfile -t COMPREPLY < <(compgen "$kind" -- "$cur")
+}
+fi
+
+`

@@ -47,7 +47,7 @@ session id and the outbox path, and then watches inbox/ for the reply, as
 			}
 			if o.noWatch {
 				if b.text != nil {
-					fmt.Fprintf(g.io.Out, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", id)
+					fmt.Fprintf(stepsWriter{g.io.Out, g}, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", id)
 				}
 				return nil
 			}

@@ -52,7 +52,7 @@ func (g *globals) runner(v view) (*built, error) {
 	if v.json {
 		rep = console.NewJSON(g.io.Out)
 	} else {
-		out := g.io.Out
+		var out io.Writer = stepsWriter{g.io.Out, g}
 		if v.program {
 			out = g.io.Err
 		}
@@ -181,11 +181,11 @@ func (g *globals) policy() (*policy.Policy, error) {
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
 // off. The kernel is probed when the first command runs (never for
 // 'courier status' and the like), once a run. The layers it refuses are
-// said then, once a session: the session's folder records which were said
-// (see missingSaid), so a resumed watch does not say them again, unless
-// they change; 'courier config' and 'courier sandbox check' always list
-// them. With sandbox = "strict" each command is refused instead (see
-// sandbox.Check).
+// said then, once a session (see sayOnce), so a resumed watch does not
+// say them again, unless they change; 'courier config' and 'courier
+// sandbox check' always list them. With sandbox = "strict" each command is
+// refused instead (see sandbox.Check). Run as root, courier says so too,
+// once a session: the commands then act as root inside the sandbox.
 func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
@@ -194,10 +194,18 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 	settings := opts
 	probe := sync.OnceValue(func() sandbox.Kernel { return sandbox.Probe(opts.Caches) })
 	var mu sync.Mutex
-	said := map[string]bool{} // sessions told in this run
+	said := map[string]bool{} // records said in this run
 	opts.Probe = func(id string) sandbox.Kernel {
 		s := settings
 		s.Kernel = probe()
+		mu.Lock()
+		defer mu.Unlock()
+		if machineRoot() {
+			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{
+				Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root",
+				Hint:    "run courier as an ordinary user: the sandbox confines commands without any privilege",
+			})
+		}
 		missing := sandbox.Missing(s)
 		if len(missing) == 0 || s.Strict {
 			return s.Kernel
@@ -207,40 +215,47 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 			names[i] = l.Name
 		}
 		list := strings.Join(names, ", ")
-		mu.Lock()
-		defer mu.Unlock()
-		if said[id] {
-			return s.Kernel
-		}
-		said[id] = true
-		record := missingSaid(p, id)
-		if record != "" {
-			if before, err := os.ReadFile(record); err == nil && string(before) == list+"\n" {
-				return s.Kernel
-			}
-		}
-		rep.Warning(runner.Warning{
+		sayOnce(rep, said, p, id, "sandbox-missing", list+"\n", runner.Warning{
 			Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail),
 			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
 		})
-		if record != "" {
-			// Best effort: a record not written means the warning once more.
-			if os.MkdirAll(filepath.Dir(record), 0o755) == nil {
-				_ = os.WriteFile(record, []byte(list+"\n"), 0o644)
-			}
-		}
 		return s.Kernel
 	}
 	return &opts
 }
 
-// missingSaid is the file in a session's folder that names the sandbox
-// layers courier said were missing, "" for no session.
-func missingSaid(p runner.Paths, id string) string {
-	if !runner.ValidID(id) {
-		return ""
+// machineRoot reports whether courier runs as the machine's root: user 0,
+// which is user 0 outside its user namespace too (in one of its own, as
+// 'unshare -r' makes, root is the person who made it).
+func machineRoot() bool {
+	if os.Geteuid() != 0 {
+		return false
 	}
-	return filepath.Join(p.SessionFolder(id), "sandbox-missing")
+	m, err := os.ReadFile("/proc/self/uid_map")
+	f := strings.Fields(string(m))
+	return err != nil || len(f) < 2 || (f[0] == "0" && f[1] == "0")
+}
+
+// sayOnce reports w once a session: not again in this run, nor in a later
+// one while the file name in the session's folder holds text, which is
+// written when w is said. A record not written means the warning once
+// more; a change of text, the warning again.
+func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name, text string, w runner.Warning) {
+	if said[id+"/"+name] {
+		return
+	}
+	said[id+"/"+name] = true
+	record := ""
+	if runner.ValidID(id) {
+		record = filepath.Join(p.SessionFolder(id), name)
+		if before, err := os.ReadFile(record); err == nil && string(before) == text {
+			return
+		}
+	}
+	rep.Warning(w)
+	if record != "" && os.MkdirAll(filepath.Dir(record), 0o755) == nil {
+		_ = os.WriteFile(record, []byte(text), 0o644)
+	}
 }
 
 // sandboxSettings are the sandbox options the settings and the person's

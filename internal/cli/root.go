@@ -37,6 +37,9 @@ type IO struct {
 	// start from.
 	Getenv  func(string) string
 	Environ []string
+	// Program is os.Args[0], how the person started courier: the next
+	// steps courier prints are said the same way.
+	Program string
 }
 
 // globals are the persistent flags and the effective settings every
@@ -68,16 +71,21 @@ func Main(ctx context.Context, args []string, stdio *IO) int {
 	cmd.SetArgs(args)
 	cmd.SetIn(stdio.In)
 	cmd.SetOut(stdio.Out)
-	cmd.SetErr(stdio.Err)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	return report(stdio.Err, err)
+	return report(cmd.ErrOrStderr(), err)
 }
 
 func newRoot(stdio *IO) *cobra.Command {
-	g := &globals{io: stdio, set: map[string]bool{}}
+	sio := *stdio
+	g := &globals{io: &sio, set: map[string]bool{}}
+	if sio.Err != nil {
+		// Errors, warnings and hints say their next steps as the person
+		// runs courier.
+		sio.Err = stepsWriter{stdio.Err, g}
+	}
 	root := &cobra.Command{
 		Use:   "courier",
 		Short: "Turn any chat LLM into a coding agent on your machine, by copy and paste",
@@ -104,6 +112,7 @@ until the LLM says DONE.`,
 			return g.configure()
 		},
 	}
+	root.SetErr(sio.Err)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usage(withHint(err, "run 'courier --help' for usage"))
@@ -137,6 +146,7 @@ until the LLM says DONE.`,
 	// they get the same usage errors as courier's own.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	plainBash(root)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {
 			c.Run, c.RunE = nil, helpTopic

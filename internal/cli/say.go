@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -29,13 +30,17 @@ again, for a fresh chat.`,
   courier say --new-chat`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, words := sessionAndText(args)
-			if len(words) == 0 && !newChat {
-				return usage(withHint(fmt.Errorf("nothing to say"), `courier say "TEXT", or courier say --new-chat`))
+			nothing := usage(withHint(fmt.Errorf("nothing to say"), `courier say "TEXT", or courier say --new-chat`))
+			if len(args) == 0 && !newChat {
+				return nothing
 			}
 			b, err := g.runner(view{use: writing})
 			if err != nil {
 				return err
+			}
+			id, words := sessionAndText(b, args)
+			if len(words) == 0 && !newChat {
+				return nothing
 			}
 			said, err := b.Say(id, strings.Join(words, " "), newChat)
 			if err != nil {
@@ -69,13 +74,13 @@ in its PROMPT and in the HEADER's task history. Then watch for replies, as
   courier continue 3f9a1c2e "also update the README"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, words := sessionAndText(args)
-			if len(words) == 0 {
-				return usage(withHint(fmt.Errorf("no follow-up task"), `courier continue ID "TASK"`))
-			}
 			b, err := g.runner(view{use: writing, json: o.watch.json, wait: runner.Later})
 			if err != nil {
 				return err
+			}
+			id, words := sessionAndText(b, args)
+			if len(words) == 0 {
+				return usage(withHint(fmt.Errorf("no follow-up task"), `courier continue ID "TASK"`))
 			}
 			id, err = b.Continue(id, strings.Join(words, " "))
 			if err != nil {
@@ -93,10 +98,13 @@ in its PROMPT and in the HEADER's task history. Then watch for replies, as
 }
 
 // sessionAndText splits the arguments of say and continue: a first word
-// that is a session id names the session.
-func sessionAndText(args []string) (string, []string) {
+// that is the id of a session names it; any other, even one shaped like an
+// id ("cafebabe is the magic number"), is text.
+func sessionAndText(b *built, args []string) (string, []string) {
 	if len(args) > 0 && runner.ValidID(args[0]) {
-		return args[0], args[1:]
+		if _, err := b.Status(args[0]); !errors.Is(err, runner.ErrNotFound) {
+			return args[0], args[1:]
+		}
 	}
 	return "", args
 }

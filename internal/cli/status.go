@@ -85,7 +85,7 @@ func runStatus(o *statusOptions) error {
 	if o.json {
 		return writeJSON(o.g.io.Out, info)
 	}
-	w := o.g.io.Out
+	w := stepsWriter{o.g.io.Out, o.g}
 	fmt.Fprintf(w, "Session:   %s\n", info.ID)
 	fmt.Fprintf(w, "Task:      %s\n", termtext.Safe(human.FirstLine(info.Task, 100)))
 	fmt.Fprintf(w, "Status:    %s\n", statusText(info))

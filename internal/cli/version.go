@@ -8,9 +8,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is courier's version as the build knows it: the module version
-// of an installed release, else the commit it was built from.
+// stamped is the version 'make build' and 'make install' give with
+// -ldflags -X (git describe: the commit, +changes when the tree had some):
+// go stamps no commit in a git worktree, nor with -buildvcs=false.
+var stamped string
+
+// version is courier's version as the build knows it: the one stamped,
+// else the module version of an installed release, else devel and the
+// commit go recorded, if it did ('go run').
 func version() string {
+	if stamped != "" {
+		return stamped
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

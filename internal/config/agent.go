@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // agentTable holds the settings of the agent that answers instead of a
@@ -63,7 +64,7 @@ func agentSettings() []setting {
 		{key: k("max_restarts"), flag: "max-restarts", def: strconv.Itoa(agent.DefaultMaxRestarts),
 			help: "runs of one request that may fail before courier stops (1: no second try)",
 			bind: func(c *Config) value { return intValue{&c.Agent.MaxRestarts, 1} }},
-		{key: k("restart_pause"), flag: "restart-pause", def: formatDuration(agent.DefaultRestartPause),
+		{key: k("restart_pause"), flag: "restart-pause", def: human.Duration(agent.DefaultRestartPause),
 			help: "wait between a failed run and the next",
 			bind: func(c *Config) value { return durationValue{&c.Agent.RestartPause} }},
 		{key: k("time_budget"), flag: "time-budget", def: "2h",

@@ -10,7 +10,7 @@ import (
 func TestDefaults(t *testing.T) {
 	c := Defaults()
 	want := Config{
-		CommandTimeout: 30 * time.Second, MaxOutput: 4000, TokenBudget: 100000,
+		CommandTimeout: 2 * time.Minute, MaxOutput: 4000, TokenBudget: 100000,
 		MaxReply: 20 << 20, Settle: time.Second, Color: ColorAuto, Sandbox: SandboxAuto,
 		Network: true, Home: HomePrivate, MaxProcesses: 1024, MaxMemory: 2 << 30, ListLimit: 300, ReadLines: 500,
 		Protocol: ProtocolEvery, Environment: true,
@@ -50,7 +50,7 @@ func TestSettingsDescribeEnvAndFlags(t *testing.T) {
 	tests := []struct {
 		key, kind, env, flag, def string
 	}{
-		{"command_timeout", "duration", "COURIER_COMMAND_TIMEOUT", "command-timeout", "30s"},
+		{"command_timeout", "duration", "COURIER_COMMAND_TIMEOUT", "command-timeout", "2m"},
 		{"max_output", "int", "COURIER_MAX_OUTPUT", "max-output", "4000"},
 		{"max_reply", "size", "COURIER_MAX_REPLY", "max-reply", "20MB"},
 		{"keep_env", "list", "COURIER_KEEP_ENV", "keep-env", ""},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/shell"
 	"github.com/courier-agent/courier/internal/snapshot"
 )
@@ -43,7 +44,7 @@ var settings = slices.Concat(baseSettings, agentSettings())
 
 // baseSettings are the top-level settings and the [policy] table.
 var baseSettings = []setting{
-	{key: "command_timeout", def: "30s", help: "time limit of each RUN_COMMAND",
+	{key: "command_timeout", def: "2m", help: "time limit of each RUN_COMMAND (the coding CLIs give a command 2 minutes too)",
 		bind: func(c *Config) value { return durationValue{&c.CommandTimeout} }},
 	{key: "max_output", def: strconv.Itoa(shell.DefaultMaxOutput), help: "characters of command output kept for the LLM",
 		bind: func(c *Config) value { return intValue{&c.MaxOutput, 1} }},
@@ -55,7 +56,7 @@ var baseSettings = []setting{
 		bind: func(c *Config) value { return sizeValue{&c.MaxReply} }},
 	{key: "poll", def: "false", help: "watch the inbox by listing it instead of file events",
 		bind: func(c *Config) value { return boolValue{&c.Poll} }},
-	{key: "settle", def: formatDuration(DefaultSettle), help: "how long a reply file must stay unchanged before it is read",
+	{key: "settle", def: human.Duration(DefaultSettle), help: "how long a reply file must stay unchanged before it is read",
 		bind: func(c *Config) value { return durationValue{&c.Settle} }},
 	{key: "color", def: ColorAuto, help: "colour output: auto (on a terminal), always or never; NO_COLOR means never unless courier.toml, COURIER_COLOR or --color say otherwise",
 		bind: func(c *Config) value { return enumValue{&c.Color, []string{ColorAuto, ColorAlways, ColorNever}} }},

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // value is a setting bound to its field of a Config. parse takes text as
@@ -52,21 +54,8 @@ func (d durationValue) decode(v any) error {
 	return d.parse(s)
 }
 
-func (d durationValue) toml() string { return quote(formatDuration(*d.p)) }
-func (d durationValue) json() any    { return formatDuration(*d.p) }
-
-// formatDuration drops the zero tails of time.Duration's text: "1m", not
-// "1m0s".
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func (d durationValue) toml() string { return quote(human.Duration(*d.p)) }
+func (d durationValue) json() any    { return human.Duration(*d.p) }
 
 // intValue is a whole number of at least min.
 type intValue struct {

@@ -6,6 +6,7 @@ package human
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -118,3 +119,15 @@ func Tokens(text string) int { return TokensOf(utf8.RuneCountInString(text)) }
 
 // TokensOf is Tokens for a text of that many characters.
 func TokensOf(runes int) int { return (runes + 3) / 4 }
+
+// Duration writes a duration without its zero tails: "2m", not "2m0s".
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -284,6 +284,28 @@ func TestTrackerWaitsLongerForAReplyCutMidLine(t *testing.T) {
 	}
 }
 
+// An empty reply, closed, waits CutOffWait for a download to land in it,
+// holding back no newer reply, and is then delivered, to be set aside with
+// a message as 'courier process' sets it aside.
+func TestTrackerDeliversAnEmptyReplyLater(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	empty := writeAt(t, dir, "a-empty.txt", "", now.Add(-time.Minute))
+	newer := writeAt(t, dir, "b.txt", "[DONE]\nok\n[/DONE]\n", now)
+	tr := newTracker(time.Second)
+	tr.observe(empty, now)
+	tr.observe(newer, now)
+	tr.finished(empty, now, true)
+	tr.finished(newer, now, true)
+	if got := tr.ready(now); !slices.Equal(got, []string{newer}) {
+		t.Fatalf("ready = %v, want only %v while the empty one waits", got, newer)
+	}
+	tr.delivered(newer, [32]byte{1})
+	if got := tr.ready(now.Add(CutOffWait)); !slices.Equal(got, []string{empty}) {
+		t.Errorf("ready after CutOffWait = %v, want %v", got, empty)
+	}
+}
+
 // A reply its writer still has open is never due, however long it has
 // been unchanged; once closed, it is.
 func TestTrackerNeverTakesAReplyStillOpen(t *testing.T) {

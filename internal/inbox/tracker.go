@@ -104,7 +104,7 @@ func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
 func (t *tracker) finished(path string, now time.Time, closed bool) {
 	t.observe(path, now)
 	e := t.files[path]
-	if e == nil || !e.waiting() || e.complete {
+	if e == nil || !e.waiting() || e.complete || e.empty() {
 		return
 	}
 	if writing, err := beingWritten(path); writing || (err != nil && !closed) {
@@ -135,11 +135,17 @@ func (t *tracker) keepOnly(present map[string]bool) {
 	}
 }
 
-// waiting reports whether e still has a version to deliver. Empty files never
-// count: browsers create the final name empty before the download lands, and
-// an empty reply carries no commands anyway.
+// waiting reports whether e still has a version to deliver.
 func (e *entry) waiting() bool {
-	return !e.done && e.seen.info.Size() > 0
+	return !e.done
+}
+
+// empty reports whether e's file is empty. Browsers create the final name
+// empty before the download lands: an empty file is never complete, waits
+// CutOffWait, and holds back no other file meanwhile. One that stays
+// empty is delivered, to be set aside as an empty reply is, saying so.
+func (e *entry) empty() bool {
+	return e.seen.info.Size() == 0
 }
 
 // ready lists the files to deliver now, in the order the protocol
@@ -158,7 +164,10 @@ func (t *tracker) ready(now time.Time) []string {
 	sortOldestFirst(rs)
 	var paths []string
 	for _, r := range rs {
-		if !t.due(r.path, t.files[r.path], now) {
+		if e := t.files[r.path]; !t.due(r.path, e, now) {
+			if e.empty() {
+				continue
+			}
 			break
 		}
 		paths = append(paths, r.path)
@@ -186,7 +195,7 @@ func (t *tracker) due(path string, e *entry, now time.Time) bool {
 		}
 		return false
 	}
-	if cut, err := looksCutOff(path); err == nil && cut.openMidLine() {
+	if cut, err := looksCutOff(path); e.empty() || (err == nil && cut.openMidLine()) {
 		if until := e.since.Add(max(t.settle, CutOffWait)); now.Before(until) {
 			e.recheck = until
 			return false

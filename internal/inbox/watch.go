@@ -71,7 +71,8 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // reply written in pieces is delivered once, whole,
 // and replies are delivered oldest first. A file is delivered again only
 // if its content changes later; a file that is removed and reappears
-// counts as new. Empty files wait until they have content. Just before
+// counts as new. An empty file waits CutOffWait for content, holding no
+// other back, and is then delivered as it is. Just before
 // each delivery Watch checks that the file still exists and is readable,
 // so a file moved away (to processed/) is not delivered.
 //

@@ -4,16 +4,22 @@
 // the limits every command runs under. It spares the LLM the turns it would
 // spend finding these out. The probe itself runs as a command does: in the
 // sandbox, with the commands' environment, so it reports what commands see.
+// What the tools say is kept in the person's cache folder, so that a
+// request does not wait for slow version shims every time.
 package machine
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/shell"
@@ -22,9 +28,17 @@ import (
 // tools are the programs whose presence and version the probe reports.
 var tools = []string{"git", "go", "python3", "pip", "node", "npm", "make", "gcc", "cargo", "java", "docker"}
 
-// probeTime bounds the whole probe: a tool that is slow to say its version
-// is left out rather than keeping the person waiting.
-const probeTime = 2 * time.Second
+// probeTime bounds the probe a request waits for: a tool that is slow to
+// say its version is left out rather than keeping the person waiting.
+// What the tools said is kept, and probed again in the background once
+// it is refreshAfter old (a version switched without a change of PATH,
+// as pyenv's shims do), within refreshTime, which nobody waits for: slow
+// shims get time to answer.
+const (
+	probeTime    = 2 * time.Second
+	refreshAfter = 10 * time.Minute
+	refreshTime  = 20 * time.Second
+)
 
 // Limits are what every command runs under.
 type Limits struct {
@@ -60,12 +74,16 @@ type Description struct {
 // maxStatus caps the git status lines shown.
 const maxStatus = 20
 
-// script probes every tool at once (each in the background) and the git
-// repository; each finding is one tab-separated line, written in one go.
-const script = `
+// probes starts the probe of every tool at once, each in the background,
+// and osLine names the system; waitAll waits for the probes. Each finding
+// is one tab-separated line, written in one go. The tools are asked from
+// /, not the workspace: what they say is kept for the machine, and no
+// file of a project (a .python-version a version shim reads) has a say.
+const (
+	probes = `
 probe() {
 	if command -v "$1" >/dev/null 2>&1; then
-		v=$("$@" 2>&1 </dev/null | sed -n '1{s/[[:cntrl:]]//g;p;}')
+		v=$(cd / && "$@" 2>&1 </dev/null | sed -n '1{s/[[:cntrl:]]//g;p;}')
 		printf 'tool\t%s\t%s\n' "$1" "$v"
 	else
 		printf 'absent\t%s\n' "$1"
@@ -75,27 +93,74 @@ probe git --version & probe go version & probe python3 --version &
 probe pip --version & probe node --version & probe npm --version &
 probe make --version & probe gcc --version & probe cargo --version &
 probe java -version & probe docker --version &
+`
+	osLine  = "printf 'os\t%s\n' \"$(uname -srm 2>/dev/null)\"\n"
+	waitAll = "wait\n"
+)
+
+// gitScript describes the workspace's git repository.
+const gitScript = `
 if command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	printf 'branch\t%s\n' "$(git --no-optional-locks rev-parse --abbrev-ref HEAD 2>/dev/null)"
 	git --no-optional-locks -c core.fsmonitor= status --short 2>/dev/null | sed 's/^/status\t/'
 fi
-printf 'os\t%s\n' "$(uname -srm 2>/dev/null)"
-wait
 `
 
 // Probe describes the machine for commands run as spec says (its Command,
-// Timeout and MaxOutput are set here).
+// Timeout and MaxOutput are set here). What the tools said is kept in the
+// person's cache folder (see toolsCache): with it, a request waits only
+// for the description of the workspace's repository, if it is in one.
 func Probe(ctx context.Context, spec shell.Spec, limits Limits) Description {
 	d := Description{OS: runtime.GOOS, Shell: "/bin/sh", Limits: limits}
-	spec.Command = script
-	spec.Timeout = probeTime
-	spec.MaxOutput = 64 << 10
+	cache, key := toolsCache(spec)
+	known, age, ok := readTools(cache, key)
+	if ok {
+		if age > refreshAfter {
+			go func() { writeTools(cache, key, run(context.Background(), spec, probes+osLine+waitAll, refreshTime)) }()
+		}
+		if inRepository(spec.Dir) {
+			known += run(ctx, spec, gitScript, probeTime)
+		}
+		d.read(known)
+	} else {
+		out := run(ctx, spec, probes+gitScript+osLine+waitAll, probeTime)
+		writeTools(cache, key, out)
+		d.read(out)
+	}
+	return d
+}
+
+// inRepository reports whether dir or a folder above it holds .git: where
+// none does, git has no repository to describe, and no command need run.
+func inRepository(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// run runs script as a command and returns its output, "" when it could
+// not run.
+func run(ctx context.Context, spec shell.Spec, script string, limit time.Duration) string {
+	spec.Command, spec.Timeout, spec.MaxOutput = script, limit, maxProbe
 	res, err := shell.Run(ctx, spec)
 	if err != nil {
-		return d
+		return ""
 	}
+	return res.Output
+}
+
+// maxProbe bounds the probe's output.
+const maxProbe = 64 << 10
+
+// read takes in the probe's lines.
+func (d *Description) read(out string) {
 	found := map[string]bool{}
-	for _, line := range strings.Split(res.Output, "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		kind, rest, _ := strings.Cut(line, "\t")
 		switch kind {
 		case "tool":
@@ -126,7 +191,66 @@ func Probe(ctx context.Context, spec shell.Spec, limits Limits) Description {
 			d.Late = append(d.Late, t)
 		}
 	}
-	return d
+}
+
+// toolsCache is the file that keeps what the tools said, and the key it
+// holds good for: the commands' PATH with the time each of its folders
+// last changed (installing or removing a tool there changes it), and
+// whether commands run sandboxed. "" when there is no cache folder, or
+// when it is inside the workspace, where a reply could write it.
+func toolsCache(spec shell.Spec) (string, string) {
+	dir, err := os.UserCacheDir()
+	if err != nil || !filepath.IsAbs(dir) || spec.Dir == "" {
+		return "", ""
+	}
+	dir = filepath.Join(dir, "courier")
+	if rel, err := filepath.Rel(spec.Dir, dir); err != nil || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))) {
+		return "", ""
+	}
+	path := ""
+	for _, kv := range spec.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%t\n", path, spec.Sandbox != nil)
+	for _, folder := range filepath.SplitList(path) {
+		if info, err := os.Stat(folder); err == nil {
+			fmt.Fprintf(h, "%s\t%d\n", folder, info.ModTime().UnixNano())
+		}
+	}
+	return filepath.Join(dir, "tools"), fmt.Sprintf("%x", h.Sum(nil)[:12])
+}
+
+// readTools returns the probe's lines the cache keeps under key, and how
+// old they are.
+func readTools(cache, key string) (string, time.Duration, bool) {
+	info, err := os.Stat(cache)
+	data, err2 := os.ReadFile(cache)
+	if err != nil || err2 != nil {
+		return "", 0, false
+	}
+	lines, ok := strings.CutPrefix(string(data), key+"\n")
+	return lines, time.Since(info.ModTime()), ok
+}
+
+// writeTools keeps the tools' and the system's lines of out under key
+// (best effort: a cache not written means a slower request next time).
+func writeTools(cache, key, out string) {
+	if cache == "" || out == "" {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(key + "\n")
+	for _, line := range strings.Split(out, "\n") {
+		if kind, _, _ := strings.Cut(line, "\t"); kind == "tool" || kind == "absent" || kind == "os" {
+			b.WriteString(line + "\n")
+		}
+	}
+	if os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+		_ = atomicfile.Write(cache, []byte(b.String()), 0o600)
+	}
 }
 
 func index(name string) int {
@@ -172,7 +296,7 @@ func (d Description) Text(words command.Words) string {
 	l := d.Limits
 	limit := "no time limit"
 	if l.Timeout > 0 {
-		limit = fmt.Sprintf("a time limit of %s (more with %s)", l.Timeout, words.MoreTime())
+		limit = fmt.Sprintf("a time limit of %s (more with %s)", human.Duration(l.Timeout), words.MoreTime())
 	}
 	fmt.Fprintf(&b, "- Each %s has %s; its output is capped at %s characters, keeping the head and the tail; %s; there is no stdin\n",
 		words.Name(command.RunCommand), limit, human.Thousands(l.MaxOutput), words.Output())

@@ -73,11 +73,43 @@ func awkNotes(words []word) []finding {
 		if p.computed() {
 			return []finding{runsCode("awk", words, "its awk program is only known at run time")}
 		}
-		if m := awkRuns().FindString(p.value); m != "" {
+		if m := awkRuns().FindString(awkCode(p.value)); m != "" {
 			return []finding{runsCode("awk", words, "its awk program runs commands ("+human.OneLine(m, maxSubject)+")")}
 		}
 	}
 	return nil
+}
+
+// awkCode is an awk program as awkRuns reads it: its strings emptied and
+// its comments dropped, so that text such as printf "%4d | %s\n" is not
+// taken for a pipe. A program with a "/" left is read as it is: a regular
+// expression there may hold a quote, which would make code of a string
+// and a string of code.
+func awkCode(prog string) string {
+	var b strings.Builder
+	for i := 0; i < len(prog); i++ {
+		switch c := prog[i]; c {
+		case '"':
+			// To the closing quote, or the end of the line (an
+			// unterminated string awk refuses); a backslash escapes
+			// the next character, a newline included, as in awk.
+			for i++; i < len(prog) && prog[i] != '"' && prog[i] != '\n'; i++ {
+				if prog[i] == '\\' {
+					i++
+				}
+			}
+			b.WriteString(`""`)
+		case '#':
+			for i+1 < len(prog) && prog[i+1] != '\n' {
+				i++
+			}
+		case '/':
+			return prog
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // sedNotes asks about sed scripts that run commands (the e command, the e

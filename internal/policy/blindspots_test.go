@@ -149,6 +149,20 @@ func TestAwkRunningCommands(t *testing.T) {
 		{`awk '$1 > 0 || $2 > 0 {print}' f`, Allow, ""},
 		{`awk -v OFS='|' '{print $1, $2}' f`, Allow, ""},
 		{`gawk --sandbox 'BEGIN{system("x")}'`, Allow, ""},
+		// A "|" in a string is text, not a pipe.
+		{`awk '{ printf "%4d | %s\n", NR, $0 }' f`, Allow, ""},
+		{`awk '{ print $1 " | " $2 }' f`, Allow, ""},
+		{`awk 'BEGIN { print "a \" | b" } # "| sh"' f`, Allow, ""},
+		{`awk '{ printf "%s | %s\n", $1, $2 | "sort" }' f`, Ask, "runs commands"},
+		{`awk '{ print "x" | "sh" }' f`, Ask, "runs commands"},
+		// What would hide a pipe from a reading that empties strings: a
+		// quote in a regular expression or a comment, a string that goes
+		// on past an escaped newline, a line left open.
+		{`awk '/"/ { print | "sh" }' f`, Ask, "runs commands"},
+		{"awk '$0 ~ \"a\" && /\"/ { print | \"sh\" } # \"'", Ask, "runs commands"},
+		{"awk '# \"\\\n{ print | \"sh\" }' f", Ask, "runs commands"},
+		{"awk '{ s = \"a\\\n| b\" }\n{ print | \"sh\" }' f", Ask, "runs commands"},
+		{"awk 'BEGIN { x = \"open\n{ print | \"sh\" }' f", Ask, "runs commands"},
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/frontend"
@@ -166,7 +167,10 @@ func readFile(path, name string, maxBytes int64) (string, error) {
 // its own protocol or else as one of others (a JSON reply names its
 // session in a field the tag protocol does not see), else the one its
 // name starts with (clipboard replies are saved as <id>_reply_...), else
-// "" (the caller's default).
+// the id its header names that is none (a digit lost as the id was
+// copied: "Session: e1bfb16"), which matches no session, else "" (the
+// caller's default). A reply naming a wrong id is never the default
+// session's.
 func (r Reply) Route(others ...frontend.FrontEnd) string {
 	if r.Parsed.Session != "" {
 		return r.Parsed.Session
@@ -179,7 +183,35 @@ func (r Reply) Route(others ...frontend.FrontEnd) string {
 			return id
 		}
 	}
-	return RouteName(r.Name)
+	if id := RouteName(r.Name); id != "" {
+		return id
+	}
+	return misnamed(r.Text)
+}
+
+// misnamedLine is a header line naming a session by a word of letters and
+// digits that is not an id, with the Markdown marks the header may carry.
+var misnamedLine = regexp.MustCompile("(?i)^[\\s#>*_`+-]*session(?:[ _]?id)?[\\s*_`]*:[\\s*_`]*([0-9a-z]{5,12})(?:[\\s*_`.,;]|$)")
+
+// misnamed is the wrong session id the header of text names (lower-cased),
+// or "". The header is the lines before the first command block or code
+// fence; the word must hold a digit, as ids almost always do and words of
+// prose do not.
+func misnamed(text string) string {
+	for text != "" {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "```") {
+			return ""
+		}
+		if len(line) > 200 {
+			continue
+		}
+		if m := misnamedLine.FindStringSubmatch(line); m != nil && strings.ContainsAny(m[1], "0123456789") {
+			return strings.ToLower(m[1])
+		}
+	}
+	return ""
 }
 
 // RouteName is the session a reply file's name points to, or "".

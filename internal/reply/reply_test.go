@@ -79,3 +79,28 @@ func TestHolds(t *testing.T) {
 		t.Error("a missing file holds the reply")
 	}
 }
+
+// A reply whose header names an id that is none goes to that id, which no
+// session has, never to the default session; words of prose, a line in a
+// command block and a header naming a real id are read as before.
+func TestRouteKeepsAMistypedSession(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"r.txt", "Session: e1bfb16\nSequence: 2\n[DONE]\nx\n[/DONE]\n", "e1bfb16"},
+		{"r.txt", "**Session ID:** `E1BFB1699`\n\n[DONE]\nx\n[/DONE]\n", "e1bfb1699"},
+		{"r.txt", "Here you go.\n> Session: e1bfb1g9\n[MESSAGE]\nx\n[/MESSAGE]\n", "e1bfb1g9"},
+		{"r.txt", "Session: e1bfb169\n[DONE]\nx\n[/DONE]\n", "e1bfb169"},
+		{"r.txt", "Session: finished\n[DONE]\nx\n[/DONE]\n", ""},
+		{"r.txt", "This session: 42 files.\n[DONE]\nx\n[/DONE]\n", ""},
+		{"r.txt", "[CREATE_FILE path=\"a.yaml\"]\nsession: 30m15s\n[/CREATE_FILE]\n", ""},
+		{"e1bfb169_reply.txt", "Session: e1bfb16\n[DONE]\nx\n[/DONE]\n", "e1bfb169"},
+	}
+	for _, tt := range tests {
+		rep, err := New(tt.name, tt.text, 0, protocol.Tags{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Route(agentspaces.Chat{}); got != tt.want {
+			t.Errorf("Route of %q = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}

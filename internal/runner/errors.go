@@ -178,8 +178,13 @@ func (e *EmptyReplyError) Error() string {
 type NoSuchSessionError struct {
 	Reply   string
 	Session string
+	// Near is a session whose id is a slip away from it, if any.
+	Near string
 }
 
 func (e *NoSuchSessionError) Error() string {
+	if e.Near != "" {
+		return fmt.Sprintf("reply %s: no session %s; did you mean %s? It was set aside", e.Reply, e.Session, e.Near)
+	}
 	return fmt.Sprintf("reply %s names session %s, which does not exist; it was set aside", e.Reply, e.Session)
 }

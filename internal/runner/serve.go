@@ -9,6 +9,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/textdist"
 )
 
 // Source gives a session its replies: the inbox folder, the clipboard,
@@ -88,7 +89,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		switch {
 		case errors.As(err, &skipped) && skipped.Why == "" && !s.r.exists(skipped.Session):
 			// A reply for no session at all would wait forever: set it aside.
-			s.setAside(src, skipped.Reply, skipped.Hash, &NoSuchSessionError{Reply: skipped.Reply, Session: skipped.Session})
+			s.setAside(src, skipped.Reply, skipped.Hash, s.r.noSuchSession(skipped.Reply, skipped.Session))
 			unapplied++
 			continue
 		case errors.As(err, &skipped):
@@ -345,6 +346,17 @@ func (r *Runner) exists(id string) bool {
 	return err == nil
 }
 
+// noSuchSession is the error of a reply naming session id, which does not
+// exist, with the session it may have meant.
+func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
+	all, _ := r.store.List()
+	ids := make([]string, len(all))
+	for i, st := range all {
+		ids[i] = st.SessionID
+	}
+	return &NoSuchSessionError{Reply: reply, Session: id, Near: textdist.Nearest(id, ids)}
+}
+
 // setAsideAll moves every reply src has for a session that does not exist
 // out of the way, and says how many. Files it passes over (not replies, or
 // not saved yet) are left for the session that takes them to report.
@@ -369,7 +381,7 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 			return n
 		}
 		moved, _ := src.Settle(rep.Name, rep.Hash, Outdated)
-		r.report(ReplySetAside{Name: rep.Name, Err: &NoSuchSessionError{Reply: rep.Name, Session: id}, MovedTo: moved})
+		r.report(ReplySetAside{Name: rep.Name, Err: r.noSuchSession(rep.Name, id), MovedTo: moved})
 		n++
 	}
 }
