@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,8 +20,7 @@ const (
 )
 
 // DefaultMaxReply is the largest reply accepted when Spec.MaxReply is 0,
-// and the default of courier's max_reply setting (the config package takes
-// it from here).
+// and the default of courier's max_reply setting.
 const DefaultMaxReply = 20 << 20
 
 // DefaultAPIKeyEnv is the variable the openai backend reads its key from.
@@ -77,39 +78,38 @@ func Names() []string {
 func New(spec Spec) (Agent, error) {
 	getenv := spec.Getenv
 	if getenv == nil {
-		getenv = osGetenv
+		getenv = os.Getenv
 	}
-	maxReply := spec.MaxReply
-	if maxReply <= 0 {
-		maxReply = DefaultMaxReply
-	}
+	maxReply := cmp.Or(max(spec.MaxReply, 0), DefaultMaxReply)
 	name := strings.ToLower(strings.TrimSpace(spec.Name))
 	if name == "" && len(spec.Command) > 0 {
 		name = NameCommand
 	}
+	var argv []string
 	switch name {
 	case "":
 		return nil, setupError(errors.New("no agent chosen"),
 			"set name in the [agent] table of courier.toml, or use --agent NAME ("+strings.Join(Names(), ", ")+")")
-	case NameCommand:
-		argv, err := commandLine(spec.Command)
-		if err != nil {
-			return nil, err
-		}
-		return &commandAgent{typ: NameCommand, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
 	case NameOpenAI:
 		return newOpenAI(spec, getenv, maxReply)
+	case NameCommand:
+		var err error
+		if argv, err = commandLine(spec.Command); err != nil {
+			return nil, err
+		}
+	default:
+		p, ok := findPreset(name)
+		if !ok {
+			return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
+				"the agents are "+strings.Join(Names(), ", "))
+		}
+		if p.needsModel && spec.Model == "" {
+			return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
+				"set model in the [agent] table of courier.toml, or use --model NAME")
+		}
+		argv = p.argv(spec.Model)
 	}
-	p, ok := findPreset(name)
-	if !ok {
-		return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
-			"the agents are "+strings.Join(Names(), ", "))
-	}
-	if p.needsModel && spec.Model == "" {
-		return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
-			"set model in the [agent] table of courier.toml, or use --model NAME")
-	}
-	return &commandAgent{typ: name, argv: p.argv(spec.Model), modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
+	return &commandAgent{typ: name, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
 }
 
 // commandLine checks the command backend's argument list.
@@ -145,8 +145,8 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // api_key_env must.
 func ValidEnvName(name string) bool { return envNamePattern.MatchString(name) }
 
-// backend is what the agents New builds share beyond Agent: they name
-// their model and report progress and details of the run to Runs.
+// backend is what the agents New builds add to Agent for Runs: their
+// model, and progress and details of the run.
 type backend interface {
 	Agent
 	model() string
@@ -155,7 +155,7 @@ type backend interface {
 
 // outcome is what a run's record needs besides its error.
 type outcome struct {
-	exitCode   int    // the program's exit code (128+N for signal N)
+	exitCode   int    // 128+N for signal N
 	signal     string // the signal that killed the program, if one did
 	hasExit    bool   // a program ran and ended without courier stopping it
 	httpStatus int    // the endpoint's last HTTP status, 0 if none
@@ -163,7 +163,7 @@ type outcome struct {
 }
 
 // execute is Execute of every backend: it validates the run context and
-// turns a panic into an error, then runs.
+// turns a panic into an error, then runs. rep is never nil.
 func execute(ctx context.Context, b backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	defer recoverPanic(&err)
 	if err := runCtx.Validate(); err != nil {
@@ -178,9 +178,8 @@ type permanentError struct{ error }
 func (e permanentError) Unwrap() error   { return e.error }
 func (e permanentError) permanent() bool { return true }
 
-// permanent reports whether err is a failure that running the agent again
-// cannot fix (a missing program, a refused key, an unknown model), so the
-// restart loop stops at once.
+// permanent reports whether err is a failure no restart can fix (a
+// missing program, a refused key, an unknown model).
 func permanent(err error) bool {
 	var p interface{ permanent() bool }
 	return errors.As(err, &p) && p.permanent()

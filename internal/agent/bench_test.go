@@ -31,7 +31,7 @@ func BenchmarkStreamedReply(b *testing.B) {
 		if err := a.readStream(strings.NewReader(stream), wd); err != nil {
 			b.Fatal(err)
 		}
-		wd.stop()
+		wd.timer.Stop()
 		red.Close()
 	}
 }

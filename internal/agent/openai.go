@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,21 +43,11 @@ func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, 
 		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
 	}
-	keyEnv := spec.APIKeyEnv
-	if keyEnv == "" {
-		keyEnv = DefaultAPIKeyEnv
-	}
+	keyEnv := cmp.Or(spec.APIKeyEnv, DefaultAPIKeyEnv)
 	if !ValidEnvName(keyEnv) {
 		return nil, fmt.Errorf("api_key_env %q is not a variable name", keyEnv)
 	}
-	base := spec.BaseURL
-	if base == "" {
-		base = getenv("OPENAI_BASE_URL")
-	}
-	if base == "" {
-		base = defaultBaseURL
-	}
-	base, err := NormalizeBaseURL(base)
+	base, err := NormalizeBaseURL(cmp.Or(spec.BaseURL, getenv("OPENAI_BASE_URL"), defaultBaseURL))
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +81,7 @@ func (o *openAI) model() string { return o.modelID }
 
 // Execute sends the request once (with retries), as the protocol says.
 func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
-	_, err := execute(ctx, o, runCtx, nil)
+	_, err := execute(ctx, o, runCtx, &reporter{})
 	return err
 }
 
@@ -103,11 +94,12 @@ type message struct {
 func (o *openAI) endpoint() string { return o.baseURL + "/chat/completions" }
 
 func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
-	files, err := createOutputs(runCtx)
+	stdoutFile, stderrFile, err := createOutputs(runCtx)
 	if err != nil {
 		return outcome{}, err
 	}
-	defer files.close()
+	defer stdoutFile.Close()
+	defer stderrFile.Close()
 	key := lookupEnv(runCtx, o.getenv, o.keyEnv)
 	secrets := secretsOf(runCtx, o.getenv, o.keyEnv)
 
@@ -124,8 +116,8 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 		return outcome{}, fmt.Errorf("encode the request: %w", err)
 	}
 
-	stdout := newRedactor(files.stdout, secrets)
-	stderr := newRedactor(&meter{w: files.stderr, limit: stderrLimit, drop: true}, secrets)
+	stdout := newRedactor(stdoutFile, secrets)
+	stderr := newRedactor(&meter{w: stderrFile, limit: stderrLimit, drop: true}, secrets)
 	defer stderr.Close()
 	a := &attempt{o: o, key: key, body: body, rep: rep,
 		out: &meter{w: stdout, limit: o.maxReply}}
@@ -162,10 +154,7 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 		}
 		return res, redactError(err, secrets)
 	}
-	if err := files.sync(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, syncReply(stdoutFile)
 }
 
 // messages is the conversation sent: the request alone, or with the
@@ -219,7 +208,7 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 		req.Header.Set("Authorization", "Bearer "+a.key)
 	}
 	wd := newWatchdog(o.http.ResponseTimeout, o.http.IdleTimeout, cancel)
-	defer wd.stop()
+	defer wd.timer.Stop()
 	resp, err := o.http.Client.Do(req)
 	if err != nil {
 		return outcome{}, a.transportError(ctx, actx, err)
@@ -297,7 +286,7 @@ func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	finished := false
 	for {
 		data, err := s.next()
-		if errors.Is(err, errEndOfStream) {
+		if errors.Is(err, io.EOF) {
 			if finished {
 				return nil
 			}
@@ -331,10 +320,6 @@ func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 // it, or several in a row from a server that leaves out the blank lines
 // between events.
 func decodeChunks(data string) ([]chunk, error) {
-	var one [1]chunk
-	if json.Unmarshal([]byte(data), &one[0]) == nil {
-		return one[:], nil
-	}
 	var out []chunk
 	dec := json.NewDecoder(strings.NewReader(data))
 	for dec.More() {
@@ -394,7 +379,7 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 		a.tokens = c.Usage.CompletionTokens
 	}
 	a.rep.setBytes(a.out.total())
-	a.rep.setTokens(a.tokens)
+	a.rep.tokens = a.tokens
 	a.rep.tick()
 	return done, nil
 }
@@ -404,39 +389,28 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 // pieces of the reply. It cancels the attempt with errNoResponse or
 // errStalled.
 type watchdog struct {
-	mu     sync.Mutex
-	timer  *time.Timer
-	idle   time.Duration
-	begun  bool
-	cancel context.CancelCauseFunc
+	timer *time.Timer
+	idle  time.Duration
+	begun atomic.Bool
 }
 
 func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	w := &watchdog{idle: idle, cancel: cancel}
-	w.timer = time.AfterFunc(first, w.fire)
+	w := &watchdog{idle: idle}
+	w.timer = time.AfterFunc(first, func() {
+		if w.begun.Load() {
+			cancel(errStalled)
+		} else {
+			cancel(errNoResponse)
+		}
+	})
 	return w
-}
-
-func (w *watchdog) fire() {
-	w.mu.Lock()
-	begun := w.begun
-	w.mu.Unlock()
-	if begun {
-		w.cancel(errStalled)
-	} else {
-		w.cancel(errNoResponse)
-	}
 }
 
 // alive notes that some of the reply arrived.
 func (w *watchdog) alive() {
-	w.mu.Lock()
-	w.begun = true
-	w.mu.Unlock()
+	w.begun.Store(true)
 	w.timer.Reset(w.idle)
 }
-
-func (w *watchdog) stop() { w.timer.Stop() }
 
 // activeReader tells the watchdog of every read that brings bytes: the
 // body of a whole (not streamed) answer is all reply.
