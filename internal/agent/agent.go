@@ -71,24 +71,18 @@ func (rc *RunContext) Validate() error {
 	if !ValidRunID(rc.RunID) {
 		return fmt.Errorf("run context: RunID %q is not of the form YYYYMMDD-HHMMSSmmm-PID", rc.RunID)
 	}
-	if rc.WorkingDir == "" {
-		return errors.New("run context: WorkingDir is empty")
-	}
-	if !filepath.IsAbs(rc.WorkingDir) {
-		return fmt.Errorf("run context: WorkingDir %q is not an absolute path", rc.WorkingDir)
-	}
-	if fi, err := os.Stat(rc.WorkingDir); err != nil {
-		return fmt.Errorf("run context: WorkingDir: %w", err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("run context: WorkingDir %q is not a folder", rc.WorkingDir)
-	}
-	for _, f := range []struct{ name, path string }{{"StdoutPath", rc.StdoutPath}, {"StderrPath", rc.StderrPath}} {
+	for _, f := range []struct{ name, path string }{{"WorkingDir", rc.WorkingDir}, {"StdoutPath", rc.StdoutPath}, {"StderrPath", rc.StderrPath}} {
 		if f.path == "" {
 			return fmt.Errorf("run context: %s is empty", f.name)
 		}
 		if !filepath.IsAbs(f.path) {
 			return fmt.Errorf("run context: %s %q is not an absolute path", f.name, f.path)
 		}
+	}
+	if fi, err := os.Stat(rc.WorkingDir); err != nil {
+		return fmt.Errorf("run context: WorkingDir: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("run context: WorkingDir %q is not a folder", rc.WorkingDir)
 	}
 	if rc.StdoutPath == rc.StderrPath {
 		return errors.New("run context: StdoutPath and StderrPath are the same file")

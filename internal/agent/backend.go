@@ -33,34 +33,24 @@ type Spec struct {
 	// "command" or "openai". Empty with a Command means "command".
 	Name string
 	// Command is the program and its arguments for "command", never run
-	// through a shell. A relative path in its first word is taken from the
-	// current folder.
+	// through a shell; a relative path is taken from the current folder.
 	Command []string
 	// Model is passed to the preset or sent to the endpoint; "" leaves a
 	// preset's program its default. ollama and openai need one.
 	Model string
 	// BaseURL is the openai endpoint's base, like http://localhost:11434/v1;
 	// "" means OPENAI_BASE_URL, then https://api.openai.com/v1.
-	BaseURL string
-	// APIKeyEnv names the variable holding the openai key; "" means
-	// OPENAI_API_KEY.
-	APIKeyEnv string
+	BaseURL   string
+	APIKeyEnv string // the variable holding the openai key; "" means OPENAI_API_KEY
 	// History is the token budget of earlier requests and replies the
 	// openai backend sends along, oldest dropped first; 0 sends each
-	// request alone (it is complete in itself). Programs get only the
-	// request.
-	History int
-	// NoStream asks the openai endpoint for the whole reply at once
-	// instead of streaming it.
-	NoStream bool
-	// MaxReply is the largest reply accepted, in bytes; a longer one fails
-	// the run and stops the agent. 0 means DefaultMaxReply.
-	MaxReply int64
-	// HTTP tunes the openai backend's timeouts and retries; zero fields
-	// take the defaults.
-	HTTP HTTPOptions
-	// Getenv reads OPENAI_BASE_URL and the keys; nil means os.Getenv. A
-	// run's Environment comes first.
+	// request alone (it is complete in itself).
+	History  int
+	NoStream bool  // ask the openai endpoint for the whole reply at once
+	MaxReply int64 // a longer reply fails the run and stops the agent; 0 means DefaultMaxReply
+	HTTP     HTTPOptions
+	// Getenv reads OPENAI_BASE_URL and the keys after a run's Environment;
+	// nil means os.Getenv.
 	Getenv func(string) string
 }
 

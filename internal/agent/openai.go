@@ -25,8 +25,7 @@ const defaultBaseURL = "https://api.openai.com/v1"
 const maxErrorBody = 64 << 10
 
 // openAI talks to an OpenAI-compatible chat-completions endpoint, as
-// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve
-// it, with plain net/http.
+// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve it.
 type openAI struct {
 	baseURL  string
 	modelID  string
@@ -107,14 +106,11 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	if err != nil {
 		return outcome{}, err
 	}
-	body, err := json.Marshal(struct {
+	body, _ := json.Marshal(struct { // strings and a bool: cannot fail
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
 		Stream   bool      `json:"stream"`
 	}{o.modelID, messages, o.stream})
-	if err != nil {
-		return outcome{}, fmt.Errorf("encode the request: %w", err)
-	}
 
 	stdout := newRedactor(stdoutFile, secrets)
 	stderr := newRedactor(&meter{w: stderrFile, limit: stderrLimit, drop: true}, secrets)
@@ -378,7 +374,7 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	if c.Usage != nil && c.Usage.CompletionTokens > 0 {
 		a.tokens = c.Usage.CompletionTokens
 	}
-	a.rep.setBytes(a.out.total())
+	a.rep.setBytes(a.out.n)
 	a.rep.tokens = a.tokens
 	a.rep.tick()
 	return done, nil
