@@ -230,35 +230,6 @@ func (e Event) writeShellFields(w *objectWriter) {
 	}
 }
 
-// UnmarshalJSON reads an event as MarshalJSON writes it, or as another
-// implementation of the protocol does (a "null" operationId is absent).
-func (e *Event) UnmarshalJSON(data []byte) error {
-	type plain Event
-	var aux struct {
-		plain
-		OperationID *string        `json:"operationId"`
-		Details     map[string]any `json:"details"`
-	}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
-	}
-	*e = Event(aux.plain)
-	if aux.OperationID != nil {
-		e.OperationID = *aux.OperationID
-	}
-	switch {
-	case e.Type == EventError:
-		e.ErrorDetails = aux.Details
-	case aux.Details != nil:
-		d := ApprovalDetails{}
-		d.Command, _ = aux.Details["command"].(string)
-		d.Path, _ = aux.Details["path"].(string)
-		d.Policy, _ = aux.Details["policy"].(string)
-		e.Details = &d
-	}
-	return nil
-}
-
 // FormatEvents writes an events message as indented JSON with a final
 // newline: what `courier ops` prints and what the CONTEXT section of a
 // JSON request shows. Code and output keep their <, > and & as written.

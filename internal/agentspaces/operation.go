@@ -36,14 +36,6 @@ const (
 	Base64 Encoding = "base64"
 )
 
-// OperationsMessage is what an agent sends: a batch of operations to run
-// in order. Programs build it to send; courier reads messages with Decode
-// or ParseReply, which validate every operation.
-type OperationsMessage struct {
-	ProtocolVersion string      `json:"protocolVersion"`
-	Operations      []Operation `json:"operations"`
-}
-
 // Operation is one operation as the protocol defines it. Which fields apply
 // depends on Type:
 //
@@ -54,8 +46,7 @@ type OperationsMessage struct {
 //	deleteFile  Path
 //	shell       Command, Cwd, Timeout (milliseconds), Env
 //
-// Optional fields are kept as given (an explicit "overwrite": false stays),
-// so an operation encodes back to the shape it was read from.
+// Optional fields are kept as given (an explicit "overwrite": false stays).
 type Operation struct {
 	Type      OpType            `json:"type"`
 	ID        string            `json:"id,omitempty"`
@@ -74,56 +65,6 @@ type Operation struct {
 type FileEdit struct {
 	OldContent string `json:"oldContent"`
 	NewContent string `json:"newContent"`
-}
-
-// MarshalJSON writes the fields of the operation's type, in the order the
-// protocol lists them, so that a required field that is empty (a message
-// with "content": "") is still written.
-func (o Operation) MarshalJSON() ([]byte, error) {
-	var w objectWriter
-	w.field("type", o.Type)
-	if o.ID != "" {
-		w.field("id", o.ID)
-	}
-	switch o.Type {
-	case OpMessage:
-		w.field("content", o.Content)
-	case OpCreateFile:
-		w.field("path", o.Path)
-		w.field("content", o.Content)
-		if o.Encoding != "" {
-			w.field("encoding", o.Encoding)
-		}
-		if o.Overwrite != nil {
-			w.field("overwrite", *o.Overwrite)
-		}
-	case OpReadFile:
-		w.field("path", o.Path)
-		if o.Encoding != "" {
-			w.field("encoding", o.Encoding)
-		}
-	case OpEditFile:
-		w.field("path", o.Path)
-		edits := o.Edits
-		if edits == nil {
-			edits = []FileEdit{}
-		}
-		w.field("edits", edits)
-	case OpDeleteFile:
-		w.field("path", o.Path)
-	case OpShell:
-		w.field("command", o.Command)
-		if o.Cwd != "" {
-			w.field("cwd", o.Cwd)
-		}
-		if o.Timeout != 0 {
-			w.field("timeout", o.Timeout)
-		}
-		if o.Env != nil {
-			w.field("env", o.Env)
-		}
-	}
-	return w.close()
 }
 
 // marshal encodes v as JSON without escaping <, > and &, which would make
