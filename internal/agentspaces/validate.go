@@ -1,11 +1,11 @@
 package agentspaces
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -244,13 +244,8 @@ func (f fields) str(key string, required bool) (string, bool, error) {
 	return unquote(raw), true, nil
 }
 
-// unquote decodes a JSON string the decoder has checked. Most strings have
-// no escapes and are valid UTF-8, and are taken as they are.
+// unquote decodes a JSON string the decoder has checked.
 func unquote(raw json.RawMessage) string {
-	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
-	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
 	return s
@@ -410,17 +405,10 @@ func (o Operation) command() command.Command {
 	return c
 }
 
-func isOpType(t OpType) bool {
-	for _, k := range opTypes() {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func isOpType(t OpType) bool { return slices.Contains(opTypes(), t) }
 
 func typeList() string {
-	names := make([]string, 0, 6)
+	var names []string
 	for _, t := range opTypes() {
 		names = append(names, string(t))
 	}
