@@ -36,37 +36,6 @@ const (
 	Base64 Encoding = "base64"
 )
 
-// Operation is one operation as the protocol defines it. Which fields apply
-// depends on Type:
-//
-//	message     Content
-//	createFile  Path, Content, Encoding, Overwrite
-//	readFile    Path, Encoding
-//	editFile    Path, Edits
-//	deleteFile  Path
-//	shell       Command, Cwd, Timeout (milliseconds), Env
-//
-// Optional fields are kept as given (an explicit "overwrite": false stays).
-type Operation struct {
-	Type      OpType            `json:"type"`
-	ID        string            `json:"id,omitempty"`
-	Content   string            `json:"content,omitempty"`
-	Path      string            `json:"path,omitempty"`
-	Encoding  Encoding          `json:"encoding,omitempty"`
-	Overwrite *bool             `json:"overwrite,omitempty"`
-	Edits     []FileEdit        `json:"edits,omitempty"`
-	Command   string            `json:"command,omitempty"`
-	Cwd       string            `json:"cwd,omitempty"`
-	Timeout   int               `json:"timeout,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-}
-
-// FileEdit is one search/replace pair of an editFile operation.
-type FileEdit struct {
-	OldContent string `json:"oldContent"`
-	NewContent string `json:"newContent"`
-}
-
 // marshal encodes v as JSON without escaping <, > and &, which would make
 // code and command output hard to read for the LLM and the person.
 func marshal(v any) ([]byte, error) {

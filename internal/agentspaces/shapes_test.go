@@ -1,6 +1,10 @@
 package agentspaces
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/courier-agent/courier/internal/command"
+)
 
 // The protocol's shapes read back: courier only writes events and only
 // reads operations, but the conformance suite checks that what it reads and
@@ -84,4 +88,53 @@ func (o Operation) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return w.close()
+}
+
+// Operation is one operation as the protocol defines it. Which fields apply
+// depends on Type:
+//
+//	message     Content
+//	createFile  Path, Content, Encoding, Overwrite
+//	readFile    Path, Encoding
+//	editFile    Path, Edits
+//	deleteFile  Path
+//	shell       Command, Cwd, Timeout (milliseconds), Env
+//
+// Optional fields are kept as given (an explicit "overwrite": false stays).
+type Operation struct {
+	Type      OpType            `json:"type"`
+	ID        string            `json:"id,omitempty"`
+	Content   string            `json:"content,omitempty"`
+	Path      string            `json:"path,omitempty"`
+	Encoding  Encoding          `json:"encoding,omitempty"`
+	Overwrite *bool             `json:"overwrite,omitempty"`
+	Edits     []FileEdit        `json:"edits,omitempty"`
+	Command   string            `json:"command,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	Timeout   int               `json:"timeout,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+}
+
+// FileEdit is one search/replace pair of an editFile operation.
+type FileEdit struct {
+	OldContent string `json:"oldContent"`
+	NewContent string `json:"newContent"`
+}
+
+// operationOf is the operation that validate mapped onto c.
+func operationOf(typ OpType, c command.Command) Operation {
+	o := Operation{Type: typ, ID: c.ID, Content: c.Text, Path: c.Path, Command: c.Command, Cwd: c.Dir,
+		Timeout: int(c.Timeout.Milliseconds()), Env: c.Env}
+	if c.Type == command.CreateFile {
+		o.Content = c.Content
+		overwrite := !c.NoOverwrite
+		o.Overwrite = &overwrite
+	}
+	if c.Encoding == command.Base64 {
+		o.Encoding = Base64
+	}
+	for _, e := range c.Edits {
+		o.Edits = append(o.Edits, FileEdit{OldContent: e.Search, NewContent: e.Replace})
+	}
+	return o
 }
