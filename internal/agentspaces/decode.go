@@ -59,9 +59,7 @@ func Decode(data []byte) ([]command.Command, error) {
 	if err := m.checkVersion(true); err != nil {
 		return nil, err
 	}
-	var b batch
-	b.addAll(m.ops, lines)
-	return b.cmds, nil
+	return addOps(nil, m.ops, lines), nil
 }
 
 // rawOp is one element of an operations array, read as an object's

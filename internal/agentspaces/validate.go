@@ -32,31 +32,24 @@ const (
 // crash); an operation may not set them.
 const reservedEnvPrefix = "COURIER_"
 
-// batch collects the commands of one run, numbering operations across
-// every message of a reply.
-type batch struct {
-	cmds []command.Command
-}
-
-// addAll validates operations and appends one command for each.
-func (b *batch) addAll(ops []rawOp, lines *lineIndex) {
+// addOps validates operations and appends a command for each to cmds;
+// an invalid one becomes a command.ParseError, its validation error
+// event, numbered across every message of a reply.
+func addOps(cmds []command.Command, ops []rawOp, lines *lineIndex) []command.Command {
 	for _, op := range ops {
-		b.add(op, lines)
-	}
-}
-
-func (b *batch) add(op rawOp, lines *lineIndex) {
-	line := lines.line(op.offset)
-	typ, c, err := validate(op)
-	if err != nil {
-		where := fmt.Sprintf("operation %d", len(b.cmds)+1)
-		if typ != "" {
-			where += " (" + string(typ) + ")"
+		line := lines.line(op.offset)
+		typ, c, err := validate(op)
+		if err != nil {
+			where := fmt.Sprintf("operation %d", len(cmds)+1)
+			if typ != "" {
+				where += " (" + string(typ) + ")"
+			}
+			c = command.Command{Type: command.ParseError, ID: c.ID, Path: c.Path, Error: fmt.Sprintf("%s at line %d: %v", where, line, err)}
 		}
-		c = command.Command{Type: command.ParseError, ID: c.ID, Path: c.Path, Error: fmt.Sprintf("%s at line %d: %v", where, line, err)}
+		c.Line = line
+		cmds = append(cmds, c)
 	}
-	c.Line = line
-	b.cmds = append(b.cmds, c)
+	return cmds
 }
 
 // fields are the members of one operation object.
