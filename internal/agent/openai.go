@@ -176,7 +176,6 @@ type attempt struct {
 	rep     *reporter
 	out     *meter
 	started bool // some of the reply arrived: no retry may send it twice
-	tokens  int
 }
 
 // Errors that end an attempt from inside.
@@ -220,7 +219,7 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	} else {
 		err = a.readWhole(&activeReader{r: resp.Body, wd: wd})
 	}
-	res.tokens = a.tokens
+	res.tokens = a.rep.tokens
 	if err != nil {
 		return res, a.transportError(ctx, actx, err)
 	}
@@ -352,7 +351,8 @@ func (a *attempt) readWhole(body io.Reader) error {
 // reason.
 func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	done := false
-	for _, ch := range c.Choices {
+	if len(c.Choices) > 0 { // courier asks for one choice; others are not the reply
+		ch := c.Choices[0]
 		text := string(ch.Message.Content)
 		if streamed {
 			text = string(ch.Delta.Content)
@@ -360,22 +360,18 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 		if text != "" {
 			a.started = true
 			if _, err := io.WriteString(a.out, text); err != nil {
-				return done, err
+				return false, err
 			}
 			if streamed {
-				a.tokens++
+				a.rep.tokens++
 			}
 		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			done = true
-		}
-		break // courier asks for one choice; others are not the reply
+		done = ch.FinishReason != nil && *ch.FinishReason != ""
 	}
 	if c.Usage != nil && c.Usage.CompletionTokens > 0 {
-		a.tokens = c.Usage.CompletionTokens
+		a.rep.tokens = c.Usage.CompletionTokens
 	}
 	a.rep.setBytes(a.out.n)
-	a.rep.tokens = a.tokens
 	a.rep.tick()
 	return done, nil
 }

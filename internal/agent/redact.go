@@ -62,7 +62,9 @@ func (r *redactor) Write(p []byte) (int, error) {
 		buf = append(r.hold, p...)
 	}
 	for _, s := range r.secrets {
-		buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+		if bytes.Contains(buf, s) { // ReplaceAll copies even when it finds none
+			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+		}
 	}
 	keep := r.pending(buf)
 	if _, err := r.w.Write(buf[:len(buf)-keep]); err != nil {

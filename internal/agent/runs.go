@@ -45,19 +45,15 @@ type RunInfo struct {
 	Status        string     `json:"status"`
 	StartTime     time.Time  `json:"startTime"`
 	EndTime       *time.Time `json:"endTime,omitempty"`
-	// ExitCode is the program's exit code, 128+N for a program killed by
-	// signal N; absent for an HTTP agent and a program courier stopped.
-	ExitCode *int `json:"exitCode,omitempty"`
-	// Signal names the signal that killed the program ("SIGKILL").
-	Signal      string `json:"signal,omitempty"`
-	HTTPStatus  int    `json:"httpStatus,omitempty"`
-	StdoutBytes int64  `json:"stdoutBytes"`
-	StderrBytes int64  `json:"stderrBytes"`
-	Tokens      int    `json:"tokens,omitempty"`
-	// PID and PIDStart identify the agent program while it runs (PIDStart
-	// is its start time as the kernel counts it), so that a courier
-	// restarted after a crash can stop a program its predecessor left
-	// running, and never another process that got the same pid.
+	ExitCode      *int       `json:"exitCode,omitempty"` // 128+N for signal N; absent for HTTP and a program courier stopped
+	Signal        string     `json:"signal,omitempty"`   // the signal that killed the program ("SIGKILL")
+	HTTPStatus    int        `json:"httpStatus,omitempty"`
+	StdoutBytes   int64      `json:"stdoutBytes"`
+	StderrBytes   int64      `json:"stderrBytes"`
+	Tokens        int        `json:"tokens,omitempty"`
+	// PID and PIDStart (its start time as the kernel counts it) name the
+	// agent program while it runs, so that a courier restarted after a
+	// crash can stop it, and never another process that got the same pid.
 	PID      int    `json:"pid,omitempty"`
 	PIDStart uint64 `json:"pidStart,omitempty"`
 	Error    string `json:"error,omitempty"`
