@@ -141,10 +141,6 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	rep.flush()
 	if err != nil {
 		fmt.Fprintf(stderr, "courier: %s\n", redactString(err.Error(), secrets))
-		var se *StatusError
-		if errors.As(err, &se) {
-			err = statusHint(err, se, o.keyEnv, o.baseURL)
-		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("request stopped: %w", context.Cause(ctx))
 		}
@@ -250,19 +246,35 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	return &connError{err}
 }
 
-// statusError reads an error answer: the server's message and any
-// Retry-After.
+// statusError reads an error answer: the server's message, any
+// Retry-After, and what to check for the statuses a person can fix.
 func (a *attempt) statusError(resp *http.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	se := &StatusError{Status: resp.StatusCode, url: a.o.endpoint(), model: a.o.modelID}
-	var c chunk
-	if json.Unmarshal(data, &c) == nil && c.errorText() != "" {
-		se.Message = cleanLine(c.errorText())
-	} else {
-		se.Message = cleanLine(string(data))
+	o, code := a.o, resp.StatusCode
+	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	se := &StatusError{Status: code, what: "the endpoint answered " + status}
+	if c := (chunk{}); json.Unmarshal(data, &c) == nil && c.errorText() != "" {
+		data = []byte(c.errorText())
 	}
+	se.Message = cleanLine(string(data))
 	se.RetryAfter, se.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	return se
+	var fix string
+	switch code {
+	case http.StatusUnauthorized:
+		se.what = "the endpoint refused the API key (" + status + ")"
+		fix = "check the key in " + o.keyEnv + " (api_key_env names the variable) and that it belongs to " + o.baseURL
+	case http.StatusForbidden:
+		se.what = "the endpoint refused the request (" + status + ")"
+		fix = "check that the key in " + o.keyEnv + " may use the model '" + o.modelID + "'"
+	case http.StatusNotFound:
+		se.what = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", o.modelID, o.endpoint(), status)
+		fix = "check model and base_url in the [agent] table (the base URL usually ends in /v1)"
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		fix = "check the model name; the request may also be longer than the model's context"
+	default:
+		return se
+	}
+	return setupError(se, fix)
 }
 
 // midStreamError is an error the endpoint reported inside a 200 answer.

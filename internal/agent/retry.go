@@ -69,26 +69,14 @@ type StatusError struct {
 	Message       string        // the server's own message, cleaned for a terminal
 	RetryAfter    time.Duration // the wait the server asked for, if hasRetryAfter
 	hasRetryAfter bool
-	url, model    string
+	what          string // what the status means
 }
 
 func (e *StatusError) Error() string {
-	status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
-	var msg string
-	switch e.Status {
-	case http.StatusUnauthorized:
-		msg = "the endpoint refused the API key (" + status + ")"
-	case http.StatusForbidden:
-		msg = "the endpoint refused the request (" + status + ")"
-	case http.StatusNotFound:
-		msg = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", e.model, e.url, status)
-	default:
-		msg = "the endpoint answered " + status
+	if e.Message == "" {
+		return e.what
 	}
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
+	return e.what + ": " + e.Message
 }
 
 // permanent: only timeouts, rate limits and server errors may pass.
@@ -96,22 +84,6 @@ func (e *StatusError) permanent() bool { return !retryableStatus(e.Status) }
 
 func retryableStatus(code int) bool {
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
-}
-
-// statusHint adds to err what to check for the statuses a person can fix;
-// se is the status err holds.
-func statusHint(err error, se *StatusError, keyEnv, baseURL string) error {
-	switch se.Status {
-	case http.StatusUnauthorized:
-		return setupError(err, "check the key in "+keyEnv+" (api_key_env names the variable) and that it belongs to "+baseURL)
-	case http.StatusForbidden:
-		return setupError(err, "check that the key in "+keyEnv+" may use the model '"+se.model+"'")
-	case http.StatusNotFound:
-		return setupError(err, "check model and base_url in the [agent] table (the base URL usually ends in /v1)")
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return setupError(err, "check the model name; the request may also be longer than the model's context")
-	}
-	return err
 }
 
 // parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
