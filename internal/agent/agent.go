@@ -44,14 +44,12 @@ type RunContext struct {
 	Environment map[string]string // variables set over the process environment
 }
 
-// runIDPattern is the shape NewRunID gives: date, time to the
-// millisecond, process id.
+// runIDPattern is the shape NewRunID gives.
 var runIDPattern = regexp.MustCompile(`^\d{8}-\d{9}-\d+$`)
 
 // NewRunID returns the id of a run started at t by process pid, in the
-// protocol's format YYYYMMDD-HHMMSSmmm-PID. The time is UTC, so that ids
-// sort in the order runs started, whatever the time zone or daylight
-// saving.
+// protocol's format YYYYMMDD-HHMMSSmmm-PID; in UTC, so that ids sort in
+// the order runs started.
 func NewRunID(t time.Time, pid int) string {
 	t = t.UTC()
 	return fmt.Sprintf("%s%03d-%d", t.Format("20060102-150405"), t.Nanosecond()/int(time.Millisecond), pid)
@@ -73,18 +71,7 @@ func (rc *RunContext) Validate() error {
 	if !ValidRunID(rc.RunID) {
 		return fmt.Errorf("run context: RunID %q is not of the form YYYYMMDD-HHMMSSmmm-PID", rc.RunID)
 	}
-	if rc.WorkingDir == "" {
-		return errors.New("run context: WorkingDir is empty")
-	}
-	if !filepath.IsAbs(rc.WorkingDir) {
-		return fmt.Errorf("run context: WorkingDir %q is not an absolute path", rc.WorkingDir)
-	}
-	if fi, err := os.Stat(rc.WorkingDir); err != nil {
-		return fmt.Errorf("run context: WorkingDir: %w", err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("run context: WorkingDir %q is not a folder", rc.WorkingDir)
-	}
-	for _, f := range []struct{ name, path string }{{"StdoutPath", rc.StdoutPath}, {"StderrPath", rc.StderrPath}} {
+	for _, f := range []struct{ name, path string }{{"WorkingDir", rc.WorkingDir}, {"StdoutPath", rc.StdoutPath}, {"StderrPath", rc.StderrPath}} {
 		if f.path == "" {
 			return fmt.Errorf("run context: %s is empty", f.name)
 		}
@@ -92,23 +79,25 @@ func (rc *RunContext) Validate() error {
 			return fmt.Errorf("run context: %s %q is not an absolute path", f.name, f.path)
 		}
 	}
+	if fi, err := os.Stat(rc.WorkingDir); err != nil {
+		return fmt.Errorf("run context: WorkingDir: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("run context: WorkingDir %q is not a folder", rc.WorkingDir)
+	}
 	if rc.StdoutPath == rc.StderrPath {
 		return errors.New("run context: StdoutPath and StderrPath are the same file")
 	}
 	return nil
 }
 
-// ExitError is the failure of an agent program that exited with a code
-// other than 0, or was killed by a signal (Code 128+N, as the protocol
-// says, and Signal).
+// ExitError is an agent program that exited with a code other than 0, or
+// was killed by a signal (Code 128+N, as the protocol says).
 type ExitError struct {
 	Agent  string // the agent's type
 	Code   int
-	Signal string // the signal that killed the program ("SIGKILL"), if one did
-	// Detail is the last line the program wrote on stderr, if any, so the
-	// person sees why without opening the run folder.
-	Detail string
-	Err    error // the error of os/exec
+	Signal string // "SIGKILL", if a signal killed it
+	Detail string // its last line on stderr, so the person sees why
+	Err    error  // the error of os/exec
 }
 
 func (e *ExitError) Error() string {
@@ -124,17 +113,11 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// panicError is a panic inside a backend, recovered into an error so that
-// it cannot take courier down in the middle of a session.
-type panicError struct{ value any }
-
-func (e *panicError) Error() string { return fmt.Sprintf("agent panic: %v", e.value) }
-
-// recoverPanic turns a panic into *err; deferred first thing in every
-// Execute.
+// recoverPanic turns a panic into *err, so that a backend cannot take
+// courier down in the middle of a session.
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		*err = &panicError{r}
+		*err = fmt.Errorf("agent panic: %v", r)
 	}
 }
 
@@ -148,9 +131,4 @@ type SetupError struct {
 func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
-func setupError(err error, fix string) error {
-	if err == nil {
-		return nil
-	}
-	return &SetupError{Err: err, Fix: fix}
-}
+func setupError(err error, fix string) error { return &SetupError{Err: err, Fix: fix} }

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,7 +278,7 @@ func TestSSEReader(t *testing.T) {
 	var got []string
 	for {
 		d, err := s.next()
-		if errors.Is(err, errEndOfStream) {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

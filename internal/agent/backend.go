@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,8 +20,7 @@ const (
 )
 
 // DefaultMaxReply is the largest reply accepted when Spec.MaxReply is 0,
-// and the default of courier's max_reply setting (the config package takes
-// it from here).
+// and the default of courier's max_reply setting.
 const DefaultMaxReply = 20 << 20
 
 // DefaultAPIKeyEnv is the variable the openai backend reads its key from.
@@ -32,34 +33,24 @@ type Spec struct {
 	// "command" or "openai". Empty with a Command means "command".
 	Name string
 	// Command is the program and its arguments for "command", never run
-	// through a shell. A relative path in its first word is taken from the
-	// current folder.
+	// through a shell; a relative path is taken from the current folder.
 	Command []string
 	// Model is passed to the preset or sent to the endpoint; "" leaves a
 	// preset's program its default. ollama and openai need one.
 	Model string
 	// BaseURL is the openai endpoint's base, like http://localhost:11434/v1;
 	// "" means OPENAI_BASE_URL, then https://api.openai.com/v1.
-	BaseURL string
-	// APIKeyEnv names the variable holding the openai key; "" means
-	// OPENAI_API_KEY.
-	APIKeyEnv string
+	BaseURL   string
+	APIKeyEnv string // the variable holding the openai key; "" means OPENAI_API_KEY
 	// History is the token budget of earlier requests and replies the
 	// openai backend sends along, oldest dropped first; 0 sends each
-	// request alone (it is complete in itself). Programs get only the
-	// request.
-	History int
-	// NoStream asks the openai endpoint for the whole reply at once
-	// instead of streaming it.
-	NoStream bool
-	// MaxReply is the largest reply accepted, in bytes; a longer one fails
-	// the run and stops the agent. 0 means DefaultMaxReply.
-	MaxReply int64
-	// HTTP tunes the openai backend's timeouts and retries; zero fields
-	// take the defaults.
-	HTTP HTTPOptions
-	// Getenv reads OPENAI_BASE_URL and the keys; nil means os.Getenv. A
-	// run's Environment comes first.
+	// request alone (it is complete in itself).
+	History  int
+	NoStream bool  // ask the openai endpoint for the whole reply at once
+	MaxReply int64 // a longer reply fails the run and stops the agent; 0 means DefaultMaxReply
+	HTTP     HTTPOptions
+	// Getenv reads OPENAI_BASE_URL and the keys after a run's Environment;
+	// nil means os.Getenv.
 	Getenv func(string) string
 }
 
@@ -77,39 +68,38 @@ func Names() []string {
 func New(spec Spec) (Agent, error) {
 	getenv := spec.Getenv
 	if getenv == nil {
-		getenv = osGetenv
+		getenv = os.Getenv
 	}
-	maxReply := spec.MaxReply
-	if maxReply <= 0 {
-		maxReply = DefaultMaxReply
-	}
+	maxReply := cmp.Or(max(spec.MaxReply, 0), DefaultMaxReply)
 	name := strings.ToLower(strings.TrimSpace(spec.Name))
 	if name == "" && len(spec.Command) > 0 {
 		name = NameCommand
 	}
+	var argv []string
 	switch name {
 	case "":
 		return nil, setupError(errors.New("no agent chosen"),
 			"set name in the [agent] table of courier.toml, or use --agent NAME ("+strings.Join(Names(), ", ")+")")
-	case NameCommand:
-		argv, err := commandLine(spec.Command)
-		if err != nil {
-			return nil, err
-		}
-		return &commandAgent{typ: NameCommand, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
 	case NameOpenAI:
 		return newOpenAI(spec, getenv, maxReply)
+	case NameCommand:
+		var err error
+		if argv, err = commandLine(spec.Command); err != nil {
+			return nil, err
+		}
+	default:
+		p, ok := findPreset(name)
+		if !ok {
+			return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
+				"the agents are "+strings.Join(Names(), ", "))
+		}
+		if p.needsModel && spec.Model == "" {
+			return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
+				"set model in the [agent] table of courier.toml, or use --model NAME")
+		}
+		argv = p.argv(spec.Model)
 	}
-	p, ok := findPreset(name)
-	if !ok {
-		return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
-			"the agents are "+strings.Join(Names(), ", "))
-	}
-	if p.needsModel && spec.Model == "" {
-		return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
-			"set model in the [agent] table of courier.toml, or use --model NAME")
-	}
-	return &commandAgent{typ: name, argv: p.argv(spec.Model), modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
+	return &commandAgent{typ: name, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
 }
 
 // commandLine checks the command backend's argument list.
@@ -145,8 +135,8 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // api_key_env must.
 func ValidEnvName(name string) bool { return envNamePattern.MatchString(name) }
 
-// backend is what the agents New builds share beyond Agent: they name
-// their model and report progress and details of the run to Runs.
+// backend is what the agents New builds add to Agent for Runs: their
+// model, and progress and details of the run.
 type backend interface {
 	Agent
 	model() string
@@ -155,7 +145,7 @@ type backend interface {
 
 // outcome is what a run's record needs besides its error.
 type outcome struct {
-	exitCode   int    // the program's exit code (128+N for signal N)
+	exitCode   int    // 128+N for signal N
 	signal     string // the signal that killed the program, if one did
 	hasExit    bool   // a program ran and ended without courier stopping it
 	httpStatus int    // the endpoint's last HTTP status, 0 if none
@@ -163,7 +153,7 @@ type outcome struct {
 }
 
 // execute is Execute of every backend: it validates the run context and
-// turns a panic into an error, then runs.
+// turns a panic into an error, then runs. rep is never nil.
 func execute(ctx context.Context, b backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	defer recoverPanic(&err)
 	if err := runCtx.Validate(); err != nil {
@@ -178,9 +168,8 @@ type permanentError struct{ error }
 func (e permanentError) Unwrap() error   { return e.error }
 func (e permanentError) permanent() bool { return true }
 
-// permanent reports whether err is a failure that running the agent again
-// cannot fix (a missing program, a refused key, an unknown model), so the
-// restart loop stops at once.
+// permanent reports whether err is a failure no restart can fix (a
+// missing program, a refused key, an unknown model).
 func permanent(err error) bool {
 	var p interface{ permanent() bool }
 	return errors.As(err, &p) && p.permanent()

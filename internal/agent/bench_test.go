@@ -26,12 +26,12 @@ func BenchmarkStreamedReply(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		red := newRedactor(io.Discard, secrets)
-		a := &attempt{o: o, out: &meter{w: red, limit: o.maxReply}}
+		a := &attempt{o: o, rep: &reporter{}, out: &meter{w: red, limit: o.maxReply}}
 		wd := newWatchdog(time.Hour, time.Hour, func(error) {})
 		if err := a.readStream(strings.NewReader(stream), wd); err != nil {
 			b.Fatal(err)
 		}
-		wd.stop()
+		wd.timer.Stop()
 		red.Close()
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/courier-agent/courier/internal/human"
-	"io"
 	"os"
+	"os/exec"
 	"strings"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // stderrLimit caps what courier keeps of an agent's stderr: it is only
@@ -29,92 +30,71 @@ func (c *commandAgent) model() string { return c.modelID }
 
 // Execute runs the program once, as the protocol says.
 func (c *commandAgent) Execute(ctx context.Context, runCtx *RunContext) error {
-	_, err := execute(ctx, c, runCtx, nil)
+	_, err := execute(ctx, c, runCtx, &reporter{})
 	return err
 }
 
 func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
-	files, err := createOutputs(runCtx)
+	stdoutFile, stderrFile, err := createOutputs(runCtx)
 	if err != nil {
 		return outcome{}, err
 	}
-	defer files.close()
+	defer stdoutFile.Close()
+	defer stderrFile.Close()
 	secrets := secretsOf(runCtx, c.getenv)
+	env := mergeEnvironment(os.Environ(), runCtx.Environment)
+	path, err := lookPath(c.argv[0], runCtx.WorkingDir, env)
+	if err != nil {
+		return outcome{}, err
+	}
 
 	progCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stdout := newRedactor(files.stdout, secrets)
-	out := &meter{
-		w: stdout, limit: c.maxReply,
-		exceeded: func() { cancel(errReplyTooLarge) },
-		onWrite:  rep.setBytes,
-	}
-	last := &tail{max: 4096}
-	stderr := newRedactor(io.MultiWriter(files.stderr, last), secrets)
-	errOut := &meter{w: stderr, limit: stderrLimit, drop: true}
-
-	status, runErr := runProgram(progCtx, program{
-		argv:    c.argv,
-		dir:     runCtx.WorkingDir,
-		env:     mergeEnvironment(os.Environ(), runCtx.Environment),
-		stdin:   strings.NewReader(runCtx.Prompt),
-		stdout:  out,
-		stderr:  errOut,
-		started: rep.processStarted,
-		tick:    rep.tick,
-	})
+	stdout := newRedactor(stdoutFile, secrets)
+	stderr := newRedactor(stderrFile, secrets)
+	cmd := exec.CommandContext(progCtx, path)
+	cmd.Args, cmd.Dir, cmd.Env, cmd.Stdin = c.argv, runCtx.WorkingDir, env, strings.NewReader(runCtx.Prompt)
+	cmd.Stdout = &meter{w: stdout, limit: c.maxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.setBytes}
+	cmd.Stderr = &meter{w: stderr, limit: stderrLimit, drop: true}
+	status, runErr := runProgram(progCtx, cmd, rep)
 	// What the redactors held back belongs to the files before they are
 	// synced; a write error here only loses the tail of the output.
 	_ = stdout.Close()
 	_ = stderr.Close()
 	rep.flush()
-	o := outcome{exitCode: status.code, signal: status.signal, hasExit: runErr == nil || isExit(runErr)}
-	if errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil {
+	var exitErr *exec.ExitError
+	o := outcome{exitCode: status.code, signal: status.signal, hasExit: runErr == nil || errors.As(runErr, &exitErr)}
+	switch {
+	case errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil:
 		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.maxReply))
-	}
-	if runErr != nil {
-		if isExit(runErr) {
-			return o, &ExitError{Agent: c.typ, Code: status.code, Signal: status.signal, Detail: lastLine(last.String()), Err: runErr}
-		}
+	case exitErr != nil:
+		// Its last words on stderr say why; the file holds at most stderrLimit.
+		last, _ := os.ReadFile(runCtx.StderrPath)
+		return o, &ExitError{Agent: c.typ, Code: status.code, Signal: status.signal, Detail: lastLine(string(last)), Err: runErr}
+	case runErr != nil:
 		return o, runErr
 	}
-	if err := files.sync(); err != nil {
-		return o, err
-	}
-	return o, nil
+	return o, syncReply(stdoutFile)
 }
-
-func isExit(err error) bool {
-	var ee interface{ ExitCode() int }
-	return errors.As(err, &ee)
-}
-
-// outputs are a run's stdout and stderr files.
-type outputs struct{ stdout, stderr *os.File }
 
 // createOutputs creates (or empties) the two files the protocol names.
-func createOutputs(runCtx *RunContext) (*outputs, error) {
-	stdout, err := os.OpenFile(runCtx.StdoutPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+func createOutputs(runCtx *RunContext) (stdout, stderr *os.File, err error) {
+	stdout, err = os.OpenFile(runCtx.StdoutPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("create stdout file: %w", err)
+		return nil, nil, fmt.Errorf("create stdout file: %w", err)
 	}
-	stderr, err := os.OpenFile(runCtx.StderrPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	stderr, err = os.OpenFile(runCtx.StderrPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		stdout.Close()
-		return nil, fmt.Errorf("create stderr file: %w", err)
+		return nil, nil, fmt.Errorf("create stderr file: %w", err)
 	}
-	return &outputs{stdout: stdout, stderr: stderr}, nil
+	return stdout, stderr, nil
 }
 
-// sync makes the reply durable before its run is marked completed.
-func (o *outputs) sync() error {
-	if err := o.stdout.Sync(); err != nil {
+// syncReply makes the reply durable before its run is marked completed.
+func syncReply(f *os.File) error {
+	if err := f.Sync(); err != nil {
 		return fmt.Errorf("save the reply: %w", err)
 	}
 	return nil
-}
-
-func (o *outputs) close() {
-	o.stdout.Close()
-	o.stderr.Close()
 }

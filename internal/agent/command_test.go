@@ -34,7 +34,7 @@ func TestCommandBackendRunsAFullRequest(t *testing.T) {
 	obs := &events{}
 
 	req := s.request(1, nil)
-	req.Observer = obs
+	req.Observer = obs.Observe
 	reply, err := send(t, s, a, req)
 	if err != nil {
 		t.Fatal(err)
@@ -437,11 +437,11 @@ func TestPanicInsideABackendBecomesAnError(t *testing.T) {
 	t.Setenv("FAKELLM_PARTIAL", "some output")
 	t.Setenv("FAKELLM_SLEEP", "1h")
 	req := s.request(1, nil)
-	req.Observer = ObserverFunc(func(e Event) {
+	req.Observer = func(e Event) {
 		if e.Kind == EventProgress {
 			panic("console bug")
 		}
-	})
+	}
 	reply, err := send(t, s, commandAgentT(t), req)
 	if err == nil || !strings.Contains(err.Error(), "agent panic: console bug") {
 		t.Fatalf("err = %v, want the panic as an error", err)

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"maps"
-	"os"
 	"slices"
 	"strings"
 )
@@ -32,16 +31,11 @@ var keyVariables = []string{
 // mergeEnvironment returns base ("NAME=value" entries, like os.Environ)
 // with the overrides set, as the protocol merges a run's Environment over
 // the process environment: an override replaces every entry of its name.
-// Overrides are appended in sorted order so the result does not depend on
-// map iteration.
 func mergeEnvironment(base []string, overrides map[string]string) []string {
 	out := make([]string, 0, len(base)+len(overrides))
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			continue
-		}
-		if _, replaced := overrides[name]; !replaced {
+		if _, replaced := overrides[name]; ok && name != "" && !replaced {
 			out = append(out, kv)
 		}
 	}
@@ -70,9 +64,6 @@ const minSecretLen = 8
 func secretsOf(runCtx *RunContext, getenv func(string) string, extra ...string) []string {
 	var out []string
 	for _, name := range slices.Concat(keyVariables, extra) {
-		if name == "" {
-			continue
-		}
 		v := lookupEnv(runCtx, getenv, name)
 		if len(v) >= minSecretLen && !slices.Contains(out, v) {
 			out = append(out, v)
@@ -80,6 +71,3 @@ func secretsOf(runCtx *RunContext, getenv func(string) string, extra ...string) 
 	}
 	return out
 }
-
-// osGetenv is os.Getenv, the default way backends read the environment.
-func osGetenv(name string) string { return os.Getenv(name) }

@@ -27,7 +27,7 @@ func history(runCtx *RunContext, budget int) ([]message, error) {
 	var kept [][2]message // newest first
 	used := 0
 	for _, id := range slices.Backward(ids) {
-		if compareRunIDs(id, runCtx.RunID) >= 0 {
+		if id >= runCtx.RunID {
 			continue // this run, or one after it
 		}
 		dir := filepath.Join(r.Dir(), id)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,8 +25,7 @@ const defaultBaseURL = "https://api.openai.com/v1"
 const maxErrorBody = 64 << 10
 
 // openAI talks to an OpenAI-compatible chat-completions endpoint, as
-// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve
-// it, with plain net/http.
+// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve it.
 type openAI struct {
 	baseURL  string
 	modelID  string
@@ -42,21 +42,11 @@ func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, 
 		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
 	}
-	keyEnv := spec.APIKeyEnv
-	if keyEnv == "" {
-		keyEnv = DefaultAPIKeyEnv
-	}
+	keyEnv := cmp.Or(spec.APIKeyEnv, DefaultAPIKeyEnv)
 	if !ValidEnvName(keyEnv) {
 		return nil, fmt.Errorf("api_key_env %q is not a variable name", keyEnv)
 	}
-	base := spec.BaseURL
-	if base == "" {
-		base = getenv("OPENAI_BASE_URL")
-	}
-	if base == "" {
-		base = defaultBaseURL
-	}
-	base, err := NormalizeBaseURL(base)
+	base, err := NormalizeBaseURL(cmp.Or(spec.BaseURL, getenv("OPENAI_BASE_URL"), defaultBaseURL))
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +80,7 @@ func (o *openAI) model() string { return o.modelID }
 
 // Execute sends the request once (with retries), as the protocol says.
 func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
-	_, err := execute(ctx, o, runCtx, nil)
+	_, err := execute(ctx, o, runCtx, &reporter{})
 	return err
 }
 
@@ -103,11 +93,12 @@ type message struct {
 func (o *openAI) endpoint() string { return o.baseURL + "/chat/completions" }
 
 func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
-	files, err := createOutputs(runCtx)
+	stdoutFile, stderrFile, err := createOutputs(runCtx)
 	if err != nil {
 		return outcome{}, err
 	}
-	defer files.close()
+	defer stdoutFile.Close()
+	defer stderrFile.Close()
 	key := lookupEnv(runCtx, o.getenv, o.keyEnv)
 	secrets := secretsOf(runCtx, o.getenv, o.keyEnv)
 
@@ -115,17 +106,14 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	if err != nil {
 		return outcome{}, err
 	}
-	body, err := json.Marshal(struct {
+	body, _ := json.Marshal(struct { // strings and a bool: cannot fail
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
 		Stream   bool      `json:"stream"`
 	}{o.modelID, messages, o.stream})
-	if err != nil {
-		return outcome{}, fmt.Errorf("encode the request: %w", err)
-	}
 
-	stdout := newRedactor(files.stdout, secrets)
-	stderr := newRedactor(&meter{w: files.stderr, limit: stderrLimit, drop: true}, secrets)
+	stdout := newRedactor(stdoutFile, secrets)
+	stderr := newRedactor(&meter{w: stderrFile, limit: stderrLimit, drop: true}, secrets)
 	defer stderr.Close()
 	a := &attempt{o: o, key: key, body: body, rep: rep,
 		out: &meter{w: stdout, limit: o.maxReply}}
@@ -153,19 +141,12 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	rep.flush()
 	if err != nil {
 		fmt.Fprintf(stderr, "courier: %s\n", redactString(err.Error(), secrets))
-		var se *StatusError
-		if errors.As(err, &se) {
-			err = statusHint(err, se, o.keyEnv, o.baseURL)
-		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("request stopped: %w", context.Cause(ctx))
 		}
 		return res, redactError(err, secrets)
 	}
-	if err := files.sync(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, syncReply(stdoutFile)
 }
 
 // messages is the conversation sent: the request alone, or with the
@@ -191,7 +172,6 @@ type attempt struct {
 	rep     *reporter
 	out     *meter
 	started bool // some of the reply arrived: no retry may send it twice
-	tokens  int
 }
 
 // Errors that end an attempt from inside.
@@ -219,7 +199,7 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 		req.Header.Set("Authorization", "Bearer "+a.key)
 	}
 	wd := newWatchdog(o.http.ResponseTimeout, o.http.IdleTimeout, cancel)
-	defer wd.stop()
+	defer wd.timer.Stop()
 	resp, err := o.http.Client.Do(req)
 	if err != nil {
 		return outcome{}, a.transportError(ctx, actx, err)
@@ -235,7 +215,7 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	} else {
 		err = a.readWhole(&activeReader{r: resp.Body, wd: wd})
 	}
-	res.tokens = a.tokens
+	res.tokens = a.rep.tokens
 	if err != nil {
 		return res, a.transportError(ctx, actx, err)
 	}
@@ -266,19 +246,35 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	return &connError{err}
 }
 
-// statusError reads an error answer: the server's message and any
-// Retry-After.
+// statusError reads an error answer: the server's message, any
+// Retry-After, and what to check for the statuses a person can fix.
 func (a *attempt) statusError(resp *http.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	se := &StatusError{Status: resp.StatusCode, url: a.o.endpoint(), model: a.o.modelID}
-	var c chunk
-	if json.Unmarshal(data, &c) == nil && c.errorText() != "" {
-		se.Message = cleanLine(c.errorText())
-	} else {
-		se.Message = cleanLine(string(data))
+	o, code := a.o, resp.StatusCode
+	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	se := &StatusError{Status: code, what: "the endpoint answered " + status}
+	if c := (chunk{}); json.Unmarshal(data, &c) == nil && c.errorText() != "" {
+		data = []byte(c.errorText())
 	}
+	se.Message = cleanLine(string(data))
 	se.RetryAfter, se.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	return se
+	var fix string
+	switch code {
+	case http.StatusUnauthorized:
+		se.what = "the endpoint refused the API key (" + status + ")"
+		fix = "check the key in " + o.keyEnv + " (api_key_env names the variable) and that it belongs to " + o.baseURL
+	case http.StatusForbidden:
+		se.what = "the endpoint refused the request (" + status + ")"
+		fix = "check that the key in " + o.keyEnv + " may use the model '" + o.modelID + "'"
+	case http.StatusNotFound:
+		se.what = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", o.modelID, o.endpoint(), status)
+		fix = "check model and base_url in the [agent] table (the base URL usually ends in /v1)"
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		fix = "check the model name; the request may also be longer than the model's context"
+	default:
+		return se
+	}
+	return setupError(se, fix)
 }
 
 // midStreamError is an error the endpoint reported inside a 200 answer.
@@ -297,7 +293,7 @@ func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	finished := false
 	for {
 		data, err := s.next()
-		if errors.Is(err, errEndOfStream) {
+		if errors.Is(err, io.EOF) {
 			if finished {
 				return nil
 			}
@@ -331,10 +327,6 @@ func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 // it, or several in a row from a server that leaves out the blank lines
 // between events.
 func decodeChunks(data string) ([]chunk, error) {
-	var one [1]chunk
-	if json.Unmarshal([]byte(data), &one[0]) == nil {
-		return one[:], nil
-	}
 	var out []chunk
 	dec := json.NewDecoder(strings.NewReader(data))
 	for dec.More() {
@@ -371,7 +363,8 @@ func (a *attempt) readWhole(body io.Reader) error {
 // reason.
 func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	done := false
-	for _, ch := range c.Choices {
+	if len(c.Choices) > 0 { // courier asks for one choice; others are not the reply
+		ch := c.Choices[0]
 		text := string(ch.Message.Content)
 		if streamed {
 			text = string(ch.Delta.Content)
@@ -379,22 +372,18 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 		if text != "" {
 			a.started = true
 			if _, err := io.WriteString(a.out, text); err != nil {
-				return done, err
+				return false, err
 			}
 			if streamed {
-				a.tokens++
+				a.rep.tokens++
 			}
 		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			done = true
-		}
-		break // courier asks for one choice; others are not the reply
+		done = ch.FinishReason != nil && *ch.FinishReason != ""
 	}
 	if c.Usage != nil && c.Usage.CompletionTokens > 0 {
-		a.tokens = c.Usage.CompletionTokens
+		a.rep.tokens = c.Usage.CompletionTokens
 	}
-	a.rep.setBytes(a.out.total())
-	a.rep.setTokens(a.tokens)
+	a.rep.setBytes(a.out.n)
 	a.rep.tick()
 	return done, nil
 }
@@ -404,39 +393,28 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 // pieces of the reply. It cancels the attempt with errNoResponse or
 // errStalled.
 type watchdog struct {
-	mu     sync.Mutex
-	timer  *time.Timer
-	idle   time.Duration
-	begun  bool
-	cancel context.CancelCauseFunc
+	timer *time.Timer
+	idle  time.Duration
+	begun atomic.Bool
 }
 
 func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	w := &watchdog{idle: idle, cancel: cancel}
-	w.timer = time.AfterFunc(first, w.fire)
+	w := &watchdog{idle: idle}
+	w.timer = time.AfterFunc(first, func() {
+		if w.begun.Load() {
+			cancel(errStalled)
+		} else {
+			cancel(errNoResponse)
+		}
+	})
 	return w
-}
-
-func (w *watchdog) fire() {
-	w.mu.Lock()
-	begun := w.begun
-	w.mu.Unlock()
-	if begun {
-		w.cancel(errStalled)
-	} else {
-		w.cancel(errNoResponse)
-	}
 }
 
 // alive notes that some of the reply arrived.
 func (w *watchdog) alive() {
-	w.mu.Lock()
-	w.begun = true
-	w.mu.Unlock()
+	w.begun.Store(true)
 	w.timer.Reset(w.idle)
 }
-
-func (w *watchdog) stop() { w.timer.Stop() }
 
 // activeReader tells the watchdog of every read that brings bytes: the
 // body of a whole (not streamed) answer is all reply.

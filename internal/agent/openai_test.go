@@ -36,7 +36,7 @@ func TestOpenAIStreamsTheReplyIntoTheRun(t *testing.T) {
 	a := openAIAgent(t, srv, map[string]string{"OPENAI_API_KEY": "sk-local-test-key"})
 	obs := &events{}
 	req := s.request(1, nil)
-	req.Observer = obs
+	req.Observer = obs.Observe
 	reply, err := send(t, s, a, req)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestOpenAIRetries(t *testing.T) {
 			srv := agenttest.NewChatServer(t, tt.steps...)
 			obs := &events{}
 			req := s.request(1, nil)
-			req.Observer = obs
+			req.Observer = obs.Observe
 			reply, err := send(t, s, openAIAgent(t, srv, nil), req)
 			if err != nil {
 				t.Fatal(err)
@@ -351,11 +351,11 @@ func TestOpenAICancelAbortsTheRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := s.request(1, nil)
-	req.Observer = ObserverFunc(func(e Event) {
+	req.Observer = func(e Event) {
 		if e.Kind == EventProgress && e.Bytes > 0 {
 			cancel()
 		}
-	})
+	}
 	reply, err := s.runs.Send(ctx, openAIAgent(t, srv, nil), req)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -389,11 +389,11 @@ func TestOpenAIPanicBecomesAnError(t *testing.T) {
 	s := newSession(t)
 	srv := agenttest.NewChatServer(t, agenttest.Step{Reply: longReply})
 	req := s.request(1, nil)
-	req.Observer = ObserverFunc(func(e Event) {
+	req.Observer = func(e Event) {
 		if e.Kind == EventProgress {
 			panic("reporter bug")
 		}
-	})
+	}
 	reply, err := send(t, s, openAIAgent(t, srv, nil), req)
 	if err == nil || !strings.Contains(err.Error(), "agent panic: reporter bug") {
 		t.Fatalf("err = %v", err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 )
 
 // redacted replaces a key wherever courier would otherwise write it.
@@ -23,15 +22,10 @@ func redactString(s string, secrets []string) string {
 // redactError returns err with the secrets removed from its text, keeping
 // what errors.Is and errors.As find.
 func redactError(err error, secrets []string) error {
-	if err == nil || len(secrets) == 0 {
+	if err == nil || redactString(err.Error(), secrets) == err.Error() {
 		return err
 	}
-	msg := err.Error()
-	clean := redactString(msg, secrets)
-	if clean == msg {
-		return err
-	}
-	return &redactedError{msg: clean, err: err}
+	return &redactedError{msg: redactString(err.Error(), secrets), err: err}
 }
 
 type redactedError struct {
@@ -68,7 +62,7 @@ func (r *redactor) Write(p []byte) (int, error) {
 		buf = append(r.hold, p...)
 	}
 	for _, s := range r.secrets {
-		if bytes.Contains(buf, s) {
+		if bytes.Contains(buf, s) { // ReplaceAll copies even when it finds none
 			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
 		}
 	}
@@ -110,14 +104,12 @@ func (r *redactor) Close() error {
 var errReplyTooLarge = errors.New("reply too large")
 
 // meter counts what an agent writes to one of its outputs and enforces a
-// limit. Past the limit of the reply (stdout) it fails the run; past the
-// limit of stderr it silently drops the rest, as stderr is only for the
-// person to read.
+// limit: past it, the reply (stdout) fails the run, and the rest of
+// stderr, only for the person to read, is dropped. Only the one goroutine
+// copying the output uses it.
 type meter struct {
-	mu       sync.Mutex
 	w        io.Writer
-	n        int64
-	limit    int64
+	n, limit int64
 	drop     bool        // past the limit: discard instead of failing
 	exceeded func()      // called once when a failing limit is passed
 	onWrite  func(int64) // called with the running total after each write
@@ -125,8 +117,6 @@ type meter struct {
 }
 
 func (m *meter) Write(p []byte) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.failed {
 		return 0, errReplyTooLarge
 	}
@@ -135,19 +125,10 @@ func (m *meter) Write(p []byte) (int, error) {
 	if m.onWrite != nil {
 		m.onWrite(m.n)
 	}
-	if int64(len(p)) <= room {
-		_, err := m.w.Write(p)
-		if err != nil {
-			return 0, err
-		}
-		return len(p), nil
+	if _, err := m.w.Write(p[:min(max(room, 0), int64(len(p)))]); err != nil {
+		return 0, err
 	}
-	if room > 0 {
-		if _, err := m.w.Write(p[:room]); err != nil {
-			return 0, err
-		}
-	}
-	if m.drop {
+	if int64(len(p)) <= room || m.drop {
 		return len(p), nil
 	}
 	m.failed = true
@@ -155,11 +136,4 @@ func (m *meter) Write(p []byte) (int, error) {
 		m.exceeded()
 	}
 	return 0, fmt.Errorf("%w: more than %d bytes", errReplyTooLarge, m.limit)
-}
-
-// total is the number of bytes written so far, including dropped ones.
-func (m *meter) total() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.n
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -29,12 +30,8 @@ type RestartPolicy struct {
 // happens. Each restart is announced to the request's Observer as an
 // EventRestart naming the failed run. The error is the last run's.
 func (r Runs) SendWithRestarts(ctx context.Context, a Agent, req Request, p RestartPolicy) (Reply, error) {
-	if p.MaxRestarts <= 0 {
-		p.MaxRestarts = DefaultMaxRestarts
-	}
-	if p.Pause <= 0 {
-		p.Pause = DefaultRestartPause
-	}
+	p.MaxRestarts = cmp.Or(max(p.MaxRestarts, 0), DefaultMaxRestarts)
+	p.Pause = cmp.Or(max(p.Pause, 0), DefaultRestartPause)
 	for n := 1; ; n++ {
 		reply, err := r.Send(ctx, a, req)
 		if err == nil || ctx.Err() != nil || permanent(err) {
@@ -43,8 +40,8 @@ func (r Runs) SendWithRestarts(ctx context.Context, a Agent, req Request, p Rest
 		if n >= p.MaxRestarts {
 			return reply, fmt.Errorf("%d runs failed, the last: %w", n, err)
 		}
-		if oerr := observe(req.Observer, Event{Kind: EventRestart, RunID: reply.RunID, Agent: a.Type(), Model: reply.Info.Model,
-			Attempt: n + 1, Wait: p.Pause, Err: err}); oerr != nil {
+		rep := newReporter(req.Observer, reply.RunID, a.Type(), reply.Info.Model)
+		if oerr := rep.safeEvent(Event{Kind: EventRestart, Attempt: n + 1, Wait: p.Pause, Err: err}); oerr != nil {
 			return reply, oerr
 		}
 		if err := sleep(ctx, p.Pause); err != nil {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,100 +14,69 @@ import (
 
 // HTTPOptions tunes the openai backend; each zero field takes its default.
 type HTTPOptions struct {
-	// Client sends the requests; nil means a client with the default
-	// transport (which honours HTTPS_PROXY) and no overall timeout, since
-	// a streamed reply may rightly take many minutes.
+	// Client sends the requests; nil means the default transport (which
+	// honours HTTPS_PROXY) and no overall timeout, since a streamed reply
+	// may rightly take many minutes.
 	Client *http.Client
-	// ResponseTimeout bounds the wait for the reply's first data, while
-	// the model reads the request (default 10m: a local model on a CPU may
-	// take minutes over a long request).
+	// ResponseTimeout bounds the wait for the reply's first data (default
+	// 10m: a local model on a CPU may read a long request for minutes).
 	ResponseTimeout time.Duration
 	// IdleTimeout bounds the wait for more of the reply once it began
-	// (default 2m): a stalled stream fails the run instead of hanging it.
-	// Keep-alive comments are not the reply: a server sending only them
-	// is stalled too.
+	// (default 2m); keep-alive comments are not the reply.
 	IdleTimeout time.Duration
-	// Retries is how many times a failed request is sent again, on 408,
-	// 429, 5xx and connection errors before any of the reply arrived
+	// Retries is how many times a request failing with 408, 429, 5xx or a
+	// connection error before any of the reply arrived is sent again
 	// (default 4; negative for none).
 	Retries int
-	// Backoff is the pause before the first retry (default 1s); it doubles
-	// for each next one, up to MaxBackoff (default 30s), with jitter.
+	// Backoff is the pause before the first retry (default 1s), doubled
+	// for each next one up to MaxBackoff (default 30s), with jitter.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
 	// MaxRetryAfter is the longest Retry-After courier waits for (default
-	// 2m); a server asking for longer fails the run at once, saying so.
+	// 2m); a server asking for longer fails the run at once.
 	MaxRetryAfter time.Duration
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
-	if o.Client == nil {
-		o.Client = &http.Client{}
-	}
-	if o.ResponseTimeout <= 0 {
-		o.ResponseTimeout = 10 * time.Minute
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = 2 * time.Minute
-	}
-	switch {
-	case o.Retries == 0:
+	o.Client = cmp.Or(o.Client, &http.Client{})
+	o.ResponseTimeout = cmp.Or(max(o.ResponseTimeout, 0), 10*time.Minute)
+	o.IdleTimeout = cmp.Or(max(o.IdleTimeout, 0), 2*time.Minute)
+	if o.Retries == 0 {
 		o.Retries = 4
-	case o.Retries < 0:
-		o.Retries = 0
 	}
-	if o.Backoff <= 0 {
-		o.Backoff = time.Second
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = 30 * time.Second
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = 2 * time.Minute
-	}
+	o.Retries = max(o.Retries, 0)
+	o.Backoff = cmp.Or(max(o.Backoff, 0), time.Second)
+	o.MaxBackoff = cmp.Or(max(o.MaxBackoff, 0), 30*time.Second)
+	o.MaxRetryAfter = cmp.Or(max(o.MaxRetryAfter, 0), 2*time.Minute)
 	return o
 }
 
 // backoff is the pause before retry n (1 for the first): exponential,
-// with "equal jitter" (half fixed, half random) so that many clients
-// refused at once do not come back at once.
+// half fixed and half random, so that many clients refused at once do not
+// come back at once.
 func (o HTTPOptions) backoff(n int) time.Duration {
 	d := o.Backoff
 	for i := 1; i < n && d < o.MaxBackoff; i++ {
 		d *= 2
 	}
-	d = min(d, o.MaxBackoff)
-	half := d / 2
+	half := min(d, o.MaxBackoff) / 2
 	return half + rand.N(half+1)
 }
 
 // StatusError is an HTTP answer other than 200 from the endpoint.
 type StatusError struct {
-	Status  int
-	Message string // the server's own message, cleaned for a terminal
-	// RetryAfter is the wait the server asked for, if it did.
-	RetryAfter    time.Duration
+	Status        int
+	Message       string        // the server's own message, cleaned for a terminal
+	RetryAfter    time.Duration // the wait the server asked for, if hasRetryAfter
 	hasRetryAfter bool
-	url, model    string
+	what          string // what the status means
 }
 
 func (e *StatusError) Error() string {
-	status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
-	var msg string
-	switch e.Status {
-	case http.StatusUnauthorized:
-		msg = "the endpoint refused the API key (" + status + ")"
-	case http.StatusForbidden:
-		msg = "the endpoint refused the request (" + status + ")"
-	case http.StatusNotFound:
-		msg = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", e.model, e.url, status)
-	default:
-		msg = "the endpoint answered " + status
+	if e.Message == "" {
+		return e.what
 	}
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
+	return e.what + ": " + e.Message
 }
 
 // permanent: only timeouts, rate limits and server errors may pass.
@@ -114,22 +84,6 @@ func (e *StatusError) permanent() bool { return !retryableStatus(e.Status) }
 
 func retryableStatus(code int) bool {
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
-}
-
-// statusHint adds to err what to check for the statuses a person can fix;
-// se is the status err holds.
-func statusHint(err error, se *StatusError, keyEnv, baseURL string) error {
-	switch se.Status {
-	case http.StatusUnauthorized:
-		return setupError(err, "check the key in "+keyEnv+" (api_key_env names the variable) and that it belongs to "+baseURL)
-	case http.StatusForbidden:
-		return setupError(err, "check that the key in "+keyEnv+" may use the model '"+se.model+"'")
-	case http.StatusNotFound:
-		return setupError(err, "check model and base_url in the [agent] table (the base URL usually ends in /v1)")
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return setupError(err, "check the model name; the request may also be longer than the model's context")
-	}
-	return err
 }
 
 // parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
@@ -181,13 +135,8 @@ func (o HTTPOptions) retryWait(err error, retry int) (time.Duration, bool, error
 
 // sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -45,19 +45,15 @@ type RunInfo struct {
 	Status        string     `json:"status"`
 	StartTime     time.Time  `json:"startTime"`
 	EndTime       *time.Time `json:"endTime,omitempty"`
-	// ExitCode is the program's exit code, 128+N for a program killed by
-	// signal N; absent for an HTTP agent and a program courier stopped.
-	ExitCode *int `json:"exitCode,omitempty"`
-	// Signal names the signal that killed the program ("SIGKILL").
-	Signal      string `json:"signal,omitempty"`
-	HTTPStatus  int    `json:"httpStatus,omitempty"`
-	StdoutBytes int64  `json:"stdoutBytes"`
-	StderrBytes int64  `json:"stderrBytes"`
-	Tokens      int    `json:"tokens,omitempty"`
-	// PID and PIDStart identify the agent program while it runs (PIDStart
-	// is its start time as the kernel counts it), so that a courier
-	// restarted after a crash can stop a program its predecessor left
-	// running, and never another process that got the same pid.
+	ExitCode      *int       `json:"exitCode,omitempty"` // 128+N for signal N; absent for HTTP and a program courier stopped
+	Signal        string     `json:"signal,omitempty"`   // the signal that killed the program ("SIGKILL")
+	HTTPStatus    int        `json:"httpStatus,omitempty"`
+	StdoutBytes   int64      `json:"stdoutBytes"`
+	StderrBytes   int64      `json:"stderrBytes"`
+	Tokens        int        `json:"tokens,omitempty"`
+	// PID and PIDStart (its start time as the kernel counts it) name the
+	// agent program while it runs, so that a courier restarted after a
+	// crash can stop it, and never another process that got the same pid.
 	PID      int    `json:"pid,omitempty"`
 	PIDStart uint64 `json:"pidStart,omitempty"`
 	Error    string `json:"error,omitempty"`
@@ -66,21 +62,17 @@ type RunInfo struct {
 // Runs is the runs folder of one session: <session folder>/runs/<RunID>/.
 // Its methods expect the caller to hold the session's lock.
 type Runs struct {
-	// SessionDir is the session's folder (sessions/<id>), TASK_FOLDER for
-	// the agent.
-	SessionDir string
-	// MaxReply is the largest reply Send reads back; 0 means
-	// DefaultMaxReply.
-	MaxReply int64
+	SessionDir string // the session's folder, TASK_FOLDER for the agent
+	MaxReply   int64  // the largest reply Send reads back; 0 means DefaultMaxReply
 	// TimeBudget bounds the time agents may work on the session, added up
-	// over all its runs (see Spent), whichever courier started them; 0
+	// over all its runs (see spent), whichever courier started them; 0
 	// means no limit. A run that would pass it is stopped and fails with a
 	// *BudgetError, and no run starts once it is spent.
 	TimeBudget time.Duration
 }
 
 // BudgetError is the session's time budget for agents spent: no restart
-// can help, so the restart loop stops at once.
+// can help.
 type BudgetError struct {
 	Budget time.Duration
 	Spent  time.Duration // what the runs have taken, at least Budget
@@ -95,26 +87,19 @@ func (e *BudgetError) permanent() bool { return true }
 // errBudgetSpent ends a run that reaches the time budget.
 var errBudgetSpent = errors.New("the time budget ran out")
 
-// Spent is the time agents have worked on the session: the time of every
-// run that ended, from its start to its end. It is kept in the run
-// folders, so it adds up over every courier that sent requests, crashed
-// ones included (see Recover).
-func (r Runs) Spent() (time.Duration, error) {
+// spent is the time agents have worked on the session: the time of every
+// run that ended, from its start to its end, kept in the run folders so
+// that it adds up over every courier, crashed ones included (see Recover).
+func (r Runs) spent() (time.Duration, error) {
 	ids, err := r.ids()
-	if err != nil {
-		return 0, err
-	}
 	var total time.Duration
 	for _, id := range ids {
 		info, err := readInfo(filepath.Join(r.Dir(), id))
-		if err != nil || info.EndTime == nil || info.StartTime.IsZero() {
-			continue // a run courier never recorded, or still under way
-		}
-		if d := info.EndTime.Sub(info.StartTime); d > 0 {
-			total += d
+		if err == nil && info.EndTime != nil && !info.StartTime.IsZero() {
+			total += max(info.EndTime.Sub(info.StartTime), 0)
 		}
 	}
-	return total, nil
+	return total, err
 }
 
 // Dir is the folder holding the runs.
@@ -132,8 +117,10 @@ type Request struct {
 	// Environment is set over the process environment for the agent; the
 	// run's own variables (TASK_FOLDER, RUN_FOLDER, JRUN_*) win over it.
 	Environment map[string]string
-	// Observer hears about the run as it happens; nil for none.
-	Observer Observer
+	// Observer, if set, hears about the run as it happens, never
+	// concurrently, on the goroutine that sends the request (its panic
+	// fails the run); it should return quickly.
+	Observer func(Event)
 }
 
 // Reply is the reply of a completed run.
@@ -151,9 +138,6 @@ type Reply struct {
 // point leaves either a completed run with its whole reply or a run that
 // Recover marks failed. An empty reply fails the run.
 func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
-	if a == nil {
-		return Reply{}, errors.New("no agent")
-	}
 	if err := ctx.Err(); err != nil {
 		return Reply{}, fmt.Errorf("request not sent: %w", context.Cause(ctx))
 	}
@@ -161,16 +145,15 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	if b, ok := a.(backend); ok {
 		model = b.model()
 	}
-	var remaining time.Duration
+	var spent time.Duration
 	if r.TimeBudget > 0 {
-		spent, err := r.Spent()
-		if err != nil {
+		var err error
+		if spent, err = r.spent(); err != nil {
 			return Reply{}, err
 		}
 		if spent >= r.TimeBudget {
 			return Reply{}, &BudgetError{Budget: r.TimeBudget, Spent: spent}
 		}
-		remaining = r.TimeBudget - spent
 	}
 	work, err := workFolder(req.Workspace)
 	if err != nil {
@@ -182,11 +165,11 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 		return Reply{}, err
 	}
 	parent := ctx
-	if remaining > 0 {
+	if r.TimeBudget > 0 {
 		// Counted from the run's recorded start, so that a run stopped
 		// here has taken its whole share of the budget.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadlineCause(ctx, info.StartTime.Add(remaining), errBudgetSpent)
+		ctx, cancel = context.WithDeadlineCause(ctx, info.StartTime.Add(r.TimeBudget-spent), errBudgetSpent)
 		defer cancel()
 	}
 	runCtx := r.runContext(dir, work, info.RunID, req)
@@ -196,26 +179,20 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	var o outcome
 	runErr := rep.safeEvent(Event{Kind: EventStart})
 	if runErr == nil {
-		o, runErr = r.runAgent(ctx, a, runCtx, rep)
+		o, runErr = runAgent(ctx, a, runCtx, rep)
 	}
 	if runErr != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), errBudgetSpent) {
-		runErr = &BudgetError{Budget: r.TimeBudget, Spent: r.TimeBudget}
+		runErr = &BudgetError{Budget: r.TimeBudget, Spent: max(spent+time.Since(info.StartTime), r.TimeBudget)}
 	}
 	var text string
 	if runErr == nil {
 		text, runErr = r.readReply(runCtx.StdoutPath, a.Type())
 	}
-	runErr = redactError(runErr, secretsOf(runCtx, osGetenv))
+	runErr = redactError(runErr, secretsOf(runCtx, os.Getenv))
 	info = finish(info, dir, o, runErr)
 	if err := writeInfo(dir, info); err != nil {
 		// Without a record saying completed, the reply must not be used.
 		return Reply{}, fmt.Errorf("record run %s: %w", info.RunID, err)
-	}
-	var budget *BudgetError
-	if errors.As(runErr, &budget) {
-		if spent, err := r.Spent(); err == nil {
-			budget.Spent = max(spent, budget.Spent)
-		}
 	}
 	endErr := rep.safeEvent(Event{Kind: EventEnd, Status: info.Status, Err: runErr})
 	if runErr != nil {
@@ -231,7 +208,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 // runAgent runs the agent: through the backend's own entry when it has
 // one, which reports progress; a panic in an agent from elsewhere is
 // recovered too.
-func (r Runs) runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
+func runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	if b, ok := a.(backend); ok {
 		return execute(ctx, b, runCtx, rep)
 	}
@@ -247,7 +224,8 @@ func (r Runs) runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *re
 	return o, err
 }
 
-// create makes the run's folder with its prompt and its record as
+// create makes the run's folder, in which the id sorts after the last
+// run's even if the clock went back, with its prompt and its record as
 // running.
 func (r Runs) create(agentType, model string, req Request) (string, RunInfo, error) {
 	if err := os.MkdirAll(r.Dir(), 0o755); err != nil {
@@ -257,12 +235,19 @@ func (r Runs) create(agentType, model string, req Request) (string, RunInfo, err
 	if err != nil {
 		return "", RunInfo{}, err
 	}
-	previous := ""
+	previous, t := "", time.Now()
 	if len(ids) > 0 {
 		previous = ids[len(ids)-1]
+		if prev, ok := runTime(previous); ok && !t.After(prev) {
+			t = prev.Add(time.Millisecond)
+		}
 	}
-	id, dir, err := r.mkdirRun(previous)
-	if err != nil {
+	id := NewRunID(t, os.Getpid())
+	dir := filepath.Join(r.Dir(), id)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", RunInfo{}, fmt.Errorf("create the run folder: %w", err)
+	}
+	if err := atomicfile.SyncDir(r.Dir()); err != nil {
 		return "", RunInfo{}, err
 	}
 	info := RunInfo{
@@ -272,33 +257,7 @@ func (r Runs) create(agentType, model string, req Request) (string, RunInfo, err
 	if err := atomicfile.Write(filepath.Join(dir, PromptFile), []byte(req.Prompt), 0o644); err != nil {
 		return "", RunInfo{}, err
 	}
-	if err := writeInfo(dir, info); err != nil {
-		return "", RunInfo{}, err
-	}
-	return dir, info, nil
-}
-
-// mkdirRun creates the folder of a new run whose id sorts after previous,
-// even if the clock went back or another run started in the same
-// millisecond.
-func (r Runs) mkdirRun(previous string) (string, string, error) {
-	t := time.Now()
-	if prev, ok := runTime(previous); ok && !t.After(prev) {
-		t = prev.Add(time.Millisecond)
-	}
-	for range 1000 {
-		id := NewRunID(t, os.Getpid())
-		dir := filepath.Join(r.Dir(), id)
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return id, dir, atomicfile.SyncDir(r.Dir())
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", "", fmt.Errorf("create the run folder: %w", err)
-		}
-		t = t.Add(time.Millisecond)
-	}
-	return "", "", errors.New("create the run folder: no free run id")
+	return dir, info, writeInfo(dir, info)
 }
 
 // runTime reads the start time an id holds.
@@ -318,14 +277,10 @@ func runTime(id string) (time.Time, bool) {
 func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
 	env := hideWorkspace(os.Environ(), req.Workspace)
 	maps.Copy(env, req.Environment)
-	env["PWD"] = work
 	session, _ := filepath.Abs(r.SessionDir)
 	runDir, _ := filepath.Abs(dir)
-	env[EnvTaskFolder] = session
-	env[EnvRunFolder] = runDir
-	env[EnvProjectID] = req.ProjectID
-	env[EnvTaskID] = req.TaskID
-	env[EnvRunID] = id
+	maps.Copy(env, map[string]string{"PWD": work, EnvTaskFolder: session, EnvRunFolder: runDir,
+		EnvProjectID: req.ProjectID, EnvTaskID: req.TaskID, EnvRunID: id})
 	return &RunContext{
 		RunID: id, ProjectID: req.ProjectID, TaskID: req.TaskID, Prompt: req.Prompt,
 		WorkingDir: work,
@@ -345,23 +300,19 @@ func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
 
 // readReply reads a finished run's stdout: the reply.
 func (r Runs) readReply(path, agentType string) (string, error) {
-	limit := r.MaxReply
-	if limit <= 0 {
-		limit = DefaultMaxReply
-	}
+	limit := cmp.Or(max(r.MaxReply, 0), DefaultMaxReply)
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("read the reply: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	switch {
+	case err != nil:
 		return "", fmt.Errorf("read the reply: %w", err)
-	}
-	if int64(len(data)) > limit {
+	case int64(len(data)) > limit:
 		return "", fmt.Errorf("the reply of %s is larger than %s", agentType, human.ExactBytes(limit))
-	}
-	if strings.TrimSpace(string(data)) == "" {
+	case strings.TrimSpace(string(data)) == "":
 		return "", fmt.Errorf("%s finished without writing a reply", agentType)
 	}
 	return string(data), nil
@@ -377,8 +328,7 @@ func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 		info.Error = cleanLine(err.Error())
 	}
 	if o.hasExit {
-		code := o.exitCode
-		info.ExitCode = &code
+		info.ExitCode = &o.exitCode
 		info.Signal = o.signal
 	}
 	info.HTTPStatus = o.httpStatus
@@ -419,18 +369,18 @@ func readInfo(dir string) (RunInfo, error) {
 	return info, nil
 }
 
+const replyPrefix = "run "
+
 // ReplyName names the reply a run gave, as sessions record where their
 // replies came from.
 func ReplyName(runID string) string { return replyPrefix + runID }
 
-// RunOfReply returns the run a reply named name came from (see
-// ReplyName); false for a reply that came from no run.
+// RunOfReply returns the run a reply named name came from; false for a
+// reply that came from no run.
 func RunOfReply(name string) (string, bool) {
 	id, ok := strings.CutPrefix(name, replyPrefix)
 	return id, ok && ValidRunID(id)
 }
-
-const replyPrefix = "run "
 
 // AgentOf returns the agent of the run named runID ("claude",
 // "command", ...), from its record; false when there is no such run.
@@ -439,13 +389,11 @@ func (r Runs) AgentOf(runID string) (string, bool) {
 		return "", false
 	}
 	info, err := readInfo(filepath.Join(r.Dir(), runID))
-	if err != nil || info.Agent == "" {
-		return "", false
-	}
-	return info.Agent, true
+	return info.Agent, err == nil && info.Agent != ""
 }
 
-// ids lists the run ids of the session in the order the runs started.
+// ids lists the run ids of the session in the order the runs started:
+// create gives each a later time than the last.
 func (r Runs) ids() ([]string, error) {
 	entries, err := os.ReadDir(r.Dir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -457,22 +405,10 @@ func (r Runs) ids() ([]string, error) {
 	var ids []string
 	for _, e := range entries {
 		if e.IsDir() && ValidRunID(e.Name()) {
-			ids = append(ids, e.Name())
+			ids = append(ids, e.Name()) // ReadDir sorts them
 		}
 	}
-	slices.SortFunc(ids, compareRunIDs)
 	return ids, nil
-}
-
-// compareRunIDs orders ids by start time, then by pid.
-func compareRunIDs(a, b string) int {
-	if c := strings.Compare(a[:18], b[:18]); c != 0 {
-		return c
-	}
-	if c := len(a) - len(b); c != 0 {
-		return c
-	}
-	return strings.Compare(a, b)
 }
 
 // Recover closes the runs a stopped courier left running: each is marked
@@ -494,21 +430,24 @@ func (r Runs) Recover() ([]string, error) {
 		info, err := readInfo(dir)
 		switch {
 		case err != nil:
-			info = RunInfo{RunID: id, Status: StatusRunning, Error: "courier stopped before recording the run"}
-			if t, ok := runTime(id); ok {
-				info.StartTime = t
-			}
+			info = RunInfo{RunID: id, Error: "courier stopped before recording the run"}
+			info.StartTime, _ = runTime(id)
 		case info.Status != StatusRunning:
 			continue
 		}
 		wasRunning := stopLeftover(info.PID, info.PIDStart)
-		info = finish(info, dir, outcome{}, errors.New(orDefault(info.Error, "courier stopped during the run, before the reply was complete")))
+		info = finish(info, dir, outcome{}, errors.New(cmp.Or(info.Error, "courier stopped during the run, before the reply was complete")))
 		if !wasRunning {
-			// The run ended when courier did, not now: its time is
-			// counted up to its last sign of life (a program still
-			// running worked until now).
-			end := lastActivity(dir, info.StartTime)
-			info.EndTime = &end
+			// The run ended when courier did, not now: its time counts up
+			// to its last sign of life, the last change of its files.
+			last := info.StartTime
+			for _, name := range []string{StdoutFile, StderrFile, RunInfoFile} {
+				if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.ModTime().After(last) {
+					last = fi.ModTime()
+				}
+			}
+			last = last.UTC()
+			info.EndTime = &last
 		}
 		if err := writeInfo(dir, info); err != nil {
 			return closed, err
@@ -516,23 +455,4 @@ func (r Runs) Recover() ([]string, error) {
 		closed = append(closed, id)
 	}
 	return closed, nil
-}
-
-// lastActivity is when a run folder's files last changed, and at least
-// start.
-func lastActivity(dir string, start time.Time) time.Time {
-	last := start
-	for _, name := range []string{StdoutFile, StderrFile, RunInfoFile} {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.ModTime().After(last) {
-			last = fi.ModTime()
-		}
-	}
-	return last.UTC()
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

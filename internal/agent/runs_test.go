@@ -204,7 +204,7 @@ func TestRecoverClosesRunsACrashLeftOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply.Info.PreviousRunID != bareID || compareRunIDs(reply.RunID, bareID) <= 0 {
+	if reply.Info.PreviousRunID != bareID || reply.RunID <= bareID {
 		t.Errorf("new run %s, previous %s; want after %s", reply.RunID, reply.Info.PreviousRunID, bareID)
 	}
 }
@@ -238,7 +238,7 @@ func TestSendWithRestarts(t *testing.T) {
 		t.Setenv("FAKELLM_FAIL", "2")
 		obs := &events{}
 		req := s.request(1, nil)
-		req.Observer = obs
+		req.Observer = obs.Observe
 		reply, err := s.runs.SendWithRestarts(t.Context(), commandAgentT(t), req, RestartPolicy{MaxRestarts: 3, Pause: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -290,11 +290,11 @@ func TestSendWithRestarts(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		req := s.request(1, nil)
-		req.Observer = ObserverFunc(func(e Event) {
+		req.Observer = func(e Event) {
 			if e.Kind == EventRestart {
 				cancel()
 			}
-		})
+		}
 		done := make(chan error, 1)
 		go func() {
 			_, err := s.runs.SendWithRestarts(ctx, commandAgentT(t), req, RestartPolicy{MaxRestarts: 3, Pause: time.Hour})
@@ -369,9 +369,9 @@ func TestTimeBudgetIsTheSessions(t *testing.T) {
 	if _, err := later.Send(t.Context(), commandAgentT(t), s.request(1, nil)); err != nil {
 		t.Fatal(err)
 	}
-	spent, err := later.Spent()
+	spent, err := later.spent()
 	if err != nil || spent < 300*time.Millisecond {
-		t.Errorf("Spent = %s, %v; want the runs' time added up", spent, err)
+		t.Errorf("spent = %s, %v; want the runs' time added up", spent, err)
 	}
 }
 
@@ -406,8 +406,8 @@ func TestRecoverCountsACrashedRunToItsLastSignOfLife(t *testing.T) {
 	if _, err := s.runs.Recover(); err != nil {
 		t.Fatal(err)
 	}
-	spent, err := s.runs.Spent()
+	spent, err := s.runs.spent()
 	if err != nil || spent != 90*time.Second {
-		t.Errorf("Spent = %s, %v; want 1m30s", spent, err)
+		t.Errorf("spent = %s, %v; want 1m30s", spent, err)
 	}
 }

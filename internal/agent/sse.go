@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +10,8 @@ import (
 	"strings"
 )
 
-// maxSSELine caps one line of a stream: a chunk of a chat completion is a
-// few hundred bytes, and a server sending an endless line must not
-// exhaust memory.
+// maxSSELine caps one line of a stream, so that a server sending an
+// endless line cannot exhaust memory.
 const maxSSELine = 4 << 20
 
 // chunk is one JSON object of a chat-completions response: a streamed
@@ -55,8 +53,6 @@ func (c *chunk) errorText() string {
 	}
 	var obj struct {
 		Message string `json:"message"`
-		Type    string `json:"type"`
-		Code    any    `json:"code"`
 	}
 	if json.Unmarshal(c.Error, &obj) == nil && obj.Message != "" {
 		return obj.Message
@@ -93,83 +89,36 @@ func (m *messageText) UnmarshalJSON(raw []byte) error {
 	return nil // null, or a shape without text
 }
 
-// sseReader reads the data of server-sent events: data lines of an event
-// are joined with new lines, comment lines (":") and other fields are
-// skipped, a blank line ends the event.
-type sseReader struct {
-	r    *bufio.Reader
-	data []string
-	done bool
-}
+// sseReader reads the data of server-sent events: the data lines of an
+// event joined with new lines; comments (":", which servers send to keep
+// the connection alive) and other fields are skipped.
+type sseReader struct{ s *bufio.Scanner }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 64<<10)}
+	s := bufio.NewScanner(r)
+	s.Buffer(nil, maxSSELine)
+	return &sseReader{s}
 }
 
-// errEndOfStream is the end of the body.
-var errEndOfStream = errors.New("end of stream")
-
-// next returns the data of the next event; io.EOF-like errEndOfStream at
-// the end of the body.
-func (s *sseReader) next() (string, error) {
-	for {
-		if s.done {
-			return "", errEndOfStream
+// next returns the data of the next event; io.EOF after the last.
+func (r *sseReader) next() (string, error) {
+	var data []string
+	for r.s.Scan() {
+		line := r.s.Text()
+		if line == "" && len(data) > 0 {
+			return strings.Join(data, "\n"), nil
 		}
-		line, err := s.readLine()
-		if errors.Is(err, io.EOF) {
-			s.done = true
-			if len(s.data) > 0 {
-				return s.flush(), nil
-			}
-			return "", errEndOfStream
+		if field, value, _ := strings.Cut(line, ":"); field == "data" {
+			data = append(data, strings.TrimPrefix(value, " "))
 		}
-		if err != nil {
-			return "", err
-		}
-		if line == "" {
-			if len(s.data) > 0 {
-				return s.flush(), nil
-			}
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue // a comment: servers send them to keep the connection alive
-		}
-		field, value, _ := strings.Cut(line, ":")
-		if field != "data" {
-			continue // event, id, retry: nothing courier needs
-		}
-		s.data = append(s.data, strings.TrimPrefix(value, " "))
 	}
-}
-
-func (s *sseReader) flush() string {
-	d := strings.Join(s.data, "\n")
-	s.data = s.data[:0]
-	return d
-}
-
-// readLine reads one line without its end (\n, \r\n or \r\n), refusing
-// lines longer than maxSSELine.
-func (s *sseReader) readLine() (string, error) {
-	var buf []byte
-	for {
-		part, err := s.r.ReadSlice('\n')
-		buf = append(buf, part...)
-		if len(buf) > maxSSELine {
-			return "", fmt.Errorf("a line of the stream is longer than %s", human.ExactBytes(maxSSELine))
-		}
-		if err == nil {
-			break
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if errors.Is(err, io.EOF) && len(buf) > 0 {
-			break
-		}
+	switch err := r.s.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return "", fmt.Errorf("a line of the stream is longer than %s", human.ExactBytes(maxSSELine))
+	case err != nil:
 		return "", err
+	case len(data) > 0:
+		return strings.Join(data, "\n"), nil
 	}
-	return string(bytes.TrimRight(buf, "\r\n")), nil
+	return "", io.EOF
 }

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/termtext"
@@ -38,28 +37,4 @@ func lastLine(text string) string {
 		text = text[i+1:]
 	}
 	return cleanLine(text)
-}
-
-// tail keeps the last bytes written to it, to quote an agent's last words
-// on stderr in its error.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

@@ -12,17 +12,13 @@ import (
 // workFolder makes the folder an agent program runs in: new for each run,
 // empty, private, under the person's cache folder
 // (~/.cache/courier/agents/run-*), removed after the run. Coding CLIs read
-// settings that run programs from their working folder and the folders
-// above it (.claude/settings.json with an apiKeyHelper or hooks,
-// .gemini/settings.json and .env, .codex/config.toml, CLAUDE.md,
-// AGENTS.md), and a reply can write all of these into the workspace, so
-// the agent runs neither there nor in its run folder, which sits inside
-// the project once courier's folders do. Not the system's temporary
-// folder either: every user of the machine can write /tmp/.gemini/.env,
-// which Gemini CLI reads from above a folder it trusts. No reply writes
-// here: file commands write only in the workspace, and the sandbox lets
-// commands write only there, in courier's tool caches and in temporary
-// folders of their own.
+// settings that run programs (.claude/settings.json, .gemini/.env,
+// .codex/config.toml...) from their working folder and those above it, and
+// a reply can write all of these into the workspace, so the agent runs
+// neither there nor in its run folder, which may sit inside the project.
+// Not in /tmp either: every user can write /tmp/.gemini/.env. No reply
+// writes here: the sandbox lets commands write only in the workspace,
+// courier's tool caches and temporary folders of their own.
 func workFolder(workspace string) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {

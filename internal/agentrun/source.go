@@ -18,37 +18,23 @@ import (
 
 // Options set up the agent as a source.
 type Options struct {
-	Agent agent.Agent
-	// Model is shown with the agent's name ("" for its default).
-	Model string
-	// SessionDir is the session's folder; runs go into SessionDir/runs.
-	SessionDir string
-	// Workspace is the session's workspace, which the agent program
-	// never runs in.
-	Workspace string
-	// MaxTurns is how many replies the agent may give in this run of
-	// courier (0: no limit).
-	MaxTurns int
-	// Restarts says how often and how far apart a failed run is tried
-	// again.
-	Restarts agent.RestartPolicy
-	// TimeBudget bounds the time agents work on the session, added up over
-	// every run of courier (0: no limit); see agent.Runs.
-	TimeBudget time.Duration
-	// MaxReply bounds a reply, in bytes.
-	MaxReply int64
-	// Reporter hears about each run as it happens.
-	Reporter runner.Reporter
+	Agent      agent.Agent
+	Model      string // shown with the agent's name ("" for its default)
+	SessionDir string // the session's folder; runs go into SessionDir/runs
+	Workspace  string // the session's workspace, where the agent never runs
+	MaxTurns   int    // replies the agent may give in this run of courier (0: no limit)
+	Restarts   agent.RestartPolicy
+	TimeBudget time.Duration // see agent.Runs
+	MaxReply   int64
+	Reporter   runner.Reporter // hears about each run as it happens
 }
 
 // LimitError: the unattended loop reached one of its limits; the session
 // is left as it is, ready for the next request.
 type LimitError struct {
-	// Setting names the limit (max_turns, time_budget).
-	Setting string
+	Setting string // max_turns, time_budget
 	Limit   string
-	// Used says what was used of it, if more than the limit tells.
-	Used string
+	Used    string // what was used of it, if more than the limit tells
 }
 
 func (e *LimitError) Error() string {
@@ -91,7 +77,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		Workspace: s.o.Workspace,
 		ProjectID: filepath.Base(s.o.Workspace),
 		TaskID:    req.Session,
-		Observer:  agent.ObserverFunc(s.observe),
+		Observer:  s.observe,
 	}, s.o.Restarts)
 	var budget *agent.BudgetError
 	switch {
@@ -123,23 +109,8 @@ func roundSpent(d time.Duration) time.Duration {
 // Settle implements runner.Source: the run folder is the reply's record.
 func (s *Source) Settle(string, string, runner.Settlement) (string, error) { return "", nil }
 
-// observe turns the agent's events into the runner's.
+// observe passes the agent's events on as the runner's.
 func (s *Source) observe(e agent.Event) {
-	ev := runner.AgentRun{RunID: e.RunID, Agent: e.Agent, Model: e.Model, Elapsed: e.Elapsed,
-		Bytes: e.Bytes, Tokens: e.Tokens, Attempt: e.Attempt, Wait: e.Wait, Status: e.Status, Err: e.Err}
-	switch e.Kind {
-	case agent.EventStart:
-		ev.Kind = runner.RunStarted
-	case agent.EventProgress:
-		ev.Kind = runner.RunProgress
-	case agent.EventRetry:
-		ev.Kind = runner.RunRetry
-	case agent.EventRestart:
-		ev.Kind = runner.RunRestart
-	case agent.EventEnd:
-		ev.Kind = runner.RunEnded
-	default:
-		return
-	}
-	s.o.Reporter.AgentRun(ev)
+	s.o.Reporter.AgentRun(runner.AgentRun{Kind: runner.RunKind(e.Kind), RunID: e.RunID, Agent: e.Agent, Model: e.Model,
+		Elapsed: e.Elapsed, Bytes: e.Bytes, Tokens: e.Tokens, Attempt: e.Attempt, Wait: e.Wait, Status: e.Status, Err: e.Err})
 }

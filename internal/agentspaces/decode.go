@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -58,9 +59,7 @@ func Decode(data []byte) ([]command.Command, error) {
 	if err := m.checkVersion(true); err != nil {
 		return nil, err
 	}
-	var b batch
-	b.addAll(m.ops, lines)
-	return b.cmds, nil
+	return addOps(nil, m.ops, lines), nil
 }
 
 // rawOp is one element of an operations array, read as an object's
@@ -219,22 +218,11 @@ func syntaxError(err error, data []byte, base int, lines *lineIndex) error {
 
 // tokenKind names what a JSON token starts, for error messages.
 func tokenKind(tok json.Token) string {
-	switch v := tok.(type) {
-	case json.Delim:
-		if v == '[' {
-			return "an array"
-		}
-		return "an object"
-	case string:
-		return "a string"
-	case json.Number, float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
+	if d, ok := tok.(json.Delim); ok {
+		return valueKind([]byte{byte(d)})
 	}
-	return "something else"
+	b, _ := json.Marshal(tok)
+	return valueKind(b)
 }
 
 // kindName names a kind of JSON value as the decoder's type errors give
@@ -254,17 +242,13 @@ func kindName(value string) string {
 // positiveInt reads a JSON number or numeric string as a positive int; 0
 // when it is neither.
 func positiveInt(raw json.RawMessage) int {
-	var n json.Number
-	s := strings.Trim(string(raw), `"`)
-	n = json.Number(s)
-	i, err := n.Int64()
+	i, err := strconv.ParseInt(strings.Trim(string(raw), `"`), 10, 64)
 	if err != nil || i <= 0 || i > 1<<31 {
 		return 0
 	}
 	return int(i)
 }
 
-// clip shortens s to at most n runes for an error message.
 // lineIndex turns byte offsets of one input into lines and columns. Offsets
 // are mostly asked in increasing order, so it counts forward from the last
 // one: the whole input is scanned once however many positions are asked.

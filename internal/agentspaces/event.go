@@ -47,35 +47,16 @@ const (
 // Category classifies an error event.
 type Category string
 
-// The error categories. courier reports a refusal as a policyDenied
-// event, as the protocol's special event for it, so CategoryPolicy is
-// never sent; it is here to read other runtimes' events.
+// The error categories courier sends; a refusal is a policyDenied event.
 const (
 	CategoryValidation Category = "validation"
-	CategoryPolicy     Category = "policy"
 	CategoryExecution  Category = "execution"
 	CategoryTimeout    Category = "timeout"
 	CategorySystem     Category = "system"
 )
 
 // Event is one event of the protocol. Which fields apply depends on Type;
-// MarshalJSON writes exactly those, as the protocol shapes them:
-//
-//	userMessage       Content
-//	message           Success (always true)
-//	createFile        Path, Success, Error or BytesWritten
-//	readFile          Path, Success, Error or Content, Note, Encoding and
-//	                  Size
-//	editFile          Path, Success, Error or EditsApplied
-//	deleteFile        Path, Success, Error
-//	shell             Command, Success, ExitCode, Stdout, Stderr,
-//	                  DurationMS, TimedOut, Error
-//	approvalRequired  OperationType, Reason, Details
-//	policyDenied      OperationType, Reason, Suggestion
-//	error             Category, Message, ErrorDetails
-//
-// Every event but userMessage may carry OperationID, and every event a
-// Timestamp (written in UTC, ISO 8601 with milliseconds).
+// MarshalJSON writes exactly those, in the protocol's shapes.
 type Event struct {
 	Type        EventType `json:"type"`
 	OperationID string    `json:"operationId,omitempty"`
@@ -228,35 +209,6 @@ func (e Event) writeShellFields(w *objectWriter) {
 	if e.Error != "" {
 		w.field("error", e.Error)
 	}
-}
-
-// UnmarshalJSON reads an event as MarshalJSON writes it, or as another
-// implementation of the protocol does (a "null" operationId is absent).
-func (e *Event) UnmarshalJSON(data []byte) error {
-	type plain Event
-	var aux struct {
-		plain
-		OperationID *string        `json:"operationId"`
-		Details     map[string]any `json:"details"`
-	}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
-	}
-	*e = Event(aux.plain)
-	if aux.OperationID != nil {
-		e.OperationID = *aux.OperationID
-	}
-	switch {
-	case e.Type == EventError:
-		e.ErrorDetails = aux.Details
-	case aux.Details != nil:
-		d := ApprovalDetails{}
-		d.Command, _ = aux.Details["command"].(string)
-		d.Path, _ = aux.Details["path"].(string)
-		d.Policy, _ = aux.Details["policy"].(string)
-		e.Details = &d
-	}
-	return nil
 }
 
 // FormatEvents writes an events message as indented JSON with a final

@@ -27,22 +27,11 @@ const (
 )
 
 // ResultEvent is the event for command c, which the engine carried out
-// with result r. The event's time is r.Time, or now when the engine left
-// it unset.
-//
-//   - A command.ParseError gives an error event of category validation.
-//   - A command denied by the policy or the person (status Denied), or a
-//     path rejected as outside the workspace (status Rejected), gives
-//     policyDenied with the reason and a suggestion.
-//   - A command interrupted (status Interrupted: courier stopped while it
-//     ran, and it was not run again) gives an error event of category
-//     execution, or timeout when the run's own deadline stopped it.
-//   - Everything else gives the operation's own event, with success and,
-//     on failure, the error: "File already exists" and "File not found"
-//     as the protocol words them, otherwise courier's explanation. A shell
-//     command that ran has its exit code, stdout, stderr and duration; one
-//     that timed out has timedOut and exit code 124; one that could not
-//     start has only the error.
+// with result r, at r.Time or else now: a validation error for a
+// command.ParseError; policyDenied for a command denied or a path outside
+// the workspace; an execution or timeout error for one interrupted;
+// otherwise the operation's own event, failures worded as the protocol
+// words them where it does.
 func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
 	at := r.Time
 	if at.IsZero() {

@@ -66,11 +66,7 @@ func writeEvents(b *strings.Builder, r frontend.Request) {
 	for i := range m.Events {
 		room -= cutContent(&m.Events[i], r.ReadLines, room)
 	}
-	text, err := FormatEvents(m)
-	if err != nil {
-		// Events hold strings and numbers only; this cannot happen.
-		text = fmt.Sprintf("{\"error\": %q}\n", err.Error())
-	}
+	text, _ := FormatEvents(m) // strings and numbers only: cannot fail
 	fence := fenceFor(text)
 	b.WriteString(fence + "json\n")
 	b.WriteString(text)

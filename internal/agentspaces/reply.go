@@ -52,26 +52,26 @@ func ParseReply(text string) Reply {
 	s := scan(text)
 	lines := newLineIndex(text)
 	var r Reply
-	var b batch
+	var cmds []command.Command
 	problems, found := 0, false
 	problem := func(line int, reason string) {
 		problems++
 		if problems <= maxProblems {
-			b.cmds = append(b.cmds, command.Command{Type: command.ParseError, Line: line, Error: reason})
+			cmds = append(cmds, command.Command{Type: command.ParseError, Line: line, Error: reason})
 		}
 	}
 	for _, p := range s.pieces {
 		if !p.hasOps {
 			continue
 		}
-		if (p.broken || len(b.cmds) >= MaxOperations) && problems >= maxProblems {
+		if (p.broken || len(cmds) >= MaxOperations) && problems >= maxProblems {
 			problems++ // nothing of it would be shown or run
 			continue
 		}
 		// Positions are asked in increasing order, which keeps counting
 		// lines linear: the message's own line first.
 		line := lines.line(p.start)
-		if len(b.cmds) >= MaxOperations {
+		if len(cmds) >= MaxOperations {
 			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
 			continue
 		}
@@ -89,7 +89,7 @@ func ParseReply(text string) Reply {
 			continue
 		}
 		found = true
-		if len(b.cmds)+len(m.ops) > MaxOperations {
+		if len(cmds)+len(m.ops) > MaxOperations {
 			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
 			continue
 		}
@@ -99,16 +99,16 @@ func ParseReply(text string) Reply {
 		if r.Sequence == 0 {
 			r.Sequence = m.sequence
 		}
-		b.addAll(m.ops, lines)
+		cmds = addOps(cmds, m.ops, lines)
 	}
 	if problems > maxProblems {
-		b.cmds = append(b.cmds, command.Command{Type: command.ParseError,
+		cmds = append(cmds, command.Command{Type: command.ParseError,
 			Error: fmt.Sprintf("%d more broken operations messages were not run", problems-maxProblems)})
 	}
 	if !found && problems == 0 {
-		b.cmds = append(b.cmds, command.Command{Type: command.ParseError, Error: noMessage + loneOperation(s, lines)})
+		cmds = append(cmds, command.Command{Type: command.ParseError, Error: noMessage + loneOperation(s, lines)})
 	}
-	r.Commands = b.cmds
+	r.Commands = cmds
 	markFinal(r.Commands)
 	return r
 }

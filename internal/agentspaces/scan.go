@@ -1,6 +1,7 @@
 package agentspaces
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -38,8 +39,8 @@ type frame struct {
 type scanner struct {
 	text   string
 	pieces []piece
-	// blanks are byte ranges to blank, in order. ParseReply reads at most
-	// MaxMessageBytes, so offsets fit in 32 bits, which halves the memory
+	// blanks are byte ranges to blank, in order; offsets fit in 32 bits
+	// (ParseReply reads at most MaxMessageBytes), which halves the memory
 	// of a reply full of comments.
 	blanks [][2]int32
 	stack  []frame
@@ -165,9 +166,7 @@ func (s *scanner) blankComma(i int) {
 	for k > 0 && int(s.blanks[k-1][0]) > i {
 		k--
 	}
-	s.blanks = append(s.blanks, [2]int32{})
-	copy(s.blanks[k+1:], s.blanks[k:])
-	s.blanks[k] = [2]int32{int32(i), int32(i + 1)}
+	s.blanks = slices.Insert(s.blanks, k, [2]int32{int32(i), int32(i + 1)})
 }
 
 // noteString marks the innermost open object when a string of it is

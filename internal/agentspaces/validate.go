@@ -1,11 +1,11 @@
 package agentspaces
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,85 +32,78 @@ const (
 // crash); an operation may not set them.
 const reservedEnvPrefix = "COURIER_"
 
-// batch collects the commands of one run, numbering operations across
-// every message of a reply.
-type batch struct {
-	cmds []command.Command
-}
-
-// addAll validates operations and appends one command for each.
-func (b *batch) addAll(ops []rawOp, lines *lineIndex) {
+// addOps validates operations and appends a command for each to cmds;
+// an invalid one becomes a command.ParseError, its validation error
+// event, numbered across every message of a reply.
+func addOps(cmds []command.Command, ops []rawOp, lines *lineIndex) []command.Command {
 	for _, op := range ops {
-		b.add(op, lines)
-	}
-}
-
-func (b *batch) add(op rawOp, lines *lineIndex) {
-	n := len(b.cmds) + 1
-	line := lines.line(op.offset)
-	o, err := validate(op)
-	if err != nil {
-		where := fmt.Sprintf("operation %d", n)
-		if o.Type != "" {
-			where += " (" + string(o.Type) + ")"
+		line := lines.line(op.offset)
+		typ, c, err := validate(op)
+		if err != nil {
+			where := fmt.Sprintf("operation %d", len(cmds)+1)
+			if typ != "" {
+				where += " (" + string(typ) + ")"
+			}
+			c = command.Command{Type: command.ParseError, ID: c.ID, Path: c.Path, Error: fmt.Sprintf("%s at line %d: %v", where, line, err)}
 		}
-		b.cmds = append(b.cmds, command.Command{
-			Type:  command.ParseError,
-			ID:    o.ID,
-			Path:  o.Path,
-			Line:  line,
-			Error: fmt.Sprintf("%s at line %d: %v", where, line, err),
-		})
-		return
+		c.Line = line
+		cmds = append(cmds, c)
 	}
-	c := o.command()
-	c.Line = line
-	b.cmds = append(b.cmds, c)
+	return cmds
 }
 
 // fields are the members of one operation object.
 type fields map[string]json.RawMessage
 
-// validate checks one operation against the protocol's schema and rules.
-// On error it still returns what it could read of the operation (its type,
-// id and path), so the error event can name it.
-func validate(op rawOp) (Operation, error) {
-	var o Operation
+// validate checks one operation against the protocol's schema and rules
+// and maps it onto courier's command model, with the flags that ask the
+// engine for the protocol's semantics. On error it still returns what it
+// could read of the operation (its type, id and path), so the error event
+// can name it.
+func validate(op rawOp) (OpType, command.Command, error) {
+	var c command.Command
 	f := op.fields
 	if f == nil {
-		return o, fmt.Errorf("an operation must be a JSON object, not %s", op.notObject)
+		return "", c, fmt.Errorf("an operation must be a JSON object, not %s", op.notObject)
 	}
-	id, _, err := f.str("id", false)
+	var err error
+	if c.ID, _, err = f.str("id", false); err != nil {
+		return "", c, err
+	}
+	s, _, err := f.str("type", true)
 	if err != nil {
-		return o, err
+		return "", c, err
 	}
-	o.ID = id
-	typ, _, err := f.str("type", true)
-	if err != nil {
-		return o, err
+	typ := OpType(s)
+	if !isOpType(typ) {
+		return "", c, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), human.Cut(s, 40))
 	}
-	if !isOpType(OpType(typ)) {
-		return o, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), human.Cut(typ, 40))
-	}
-	o.Type = OpType(typ)
-	switch o.Type {
+	switch typ {
 	case OpMessage:
-		err = f.message(&o)
+		c.Type = command.Message
+		err = f.message(&c)
 	case OpCreateFile:
-		err = f.createFile(&o)
+		c.Type = command.CreateFile
+		err = f.createFile(&c)
 	case OpReadFile:
-		err = f.readFile(&o)
+		c.Type, c.Inline = command.ReadFile, true
+		if c.Path, err = f.path("path", true); err == nil {
+			err = f.encoding(&c)
+		}
 	case OpEditFile:
-		err = f.editFile(&o)
+		c.Type, c.Literal = command.EditFile, true
+		err = f.editFile(&c)
 	case OpDeleteFile:
-		o.Path, err = f.path("path", true)
+		c.Type = command.DeleteFile
+		c.Path, err = f.path("path", true)
 	case OpShell:
-		err = f.shell(&o)
+		c.Type, c.SplitOutput = command.RunCommand, true
+		err = f.shell(&c)
 	}
-	return o, err
+	return typ, c, err
 }
 
-func (f fields) message(o *Operation) error {
+func (f fields) message(c *command.Command) error {
 	s, _, err := f.str("content", true)
 	if err != nil {
 		return err
@@ -118,55 +111,41 @@ func (f fields) message(o *Operation) error {
 	if n := chars(s); n > MaxMessageChars {
 		return fmt.Errorf(`"content" is %d characters long; a message may have at most %d`, n, MaxMessageChars)
 	}
-	o.Content = s
+	c.Text = s
 	return nil
 }
 
-func (f fields) createFile(o *Operation) error {
+func (f fields) createFile(c *command.Command) error {
 	var err error
-	if o.Path, err = f.path("path", true); err != nil {
+	if c.Path, err = f.path("path", true); err != nil {
 		return err
 	}
-	if o.Encoding, err = f.encoding(); err != nil {
+	if err = f.encoding(c); err != nil {
 		return err
 	}
-	if o.Content, _, err = f.str("content", true); err != nil {
+	if c.Content, _, err = f.str("content", true); err != nil {
 		return err
 	}
-	if o.Encoding == Base64 {
-		canon, n, err := canonicalBase64(o.Content)
+	if c.Encoding == command.Base64 {
+		canon, n, err := canonicalBase64(c.Content)
 		if err != nil {
 			return fmt.Errorf(`"content" is not valid base64: %v`, err)
 		}
 		if n > MaxContentBytes {
 			return fmt.Errorf(`"content" decodes to %d bytes; a file may have at most %d (10 MB)`, n, MaxContentBytes)
 		}
-		o.Content = canon
-	} else if len(o.Content) > MaxContentBytes {
-		return fmt.Errorf(`"content" is %d bytes; a file may have at most %d (10 MB)`, len(o.Content), MaxContentBytes)
+		c.Content = canon
+	} else if len(c.Content) > MaxContentBytes {
+		return fmt.Errorf(`"content" is %d bytes; a file may have at most %d (10 MB)`, len(c.Content), MaxContentBytes)
 	}
-	b, ok, err := f.boolean("overwrite")
-	if err != nil {
-		return err
-	}
-	if ok {
-		o.Overwrite = &b
-	}
-	return nil
-}
-
-func (f fields) readFile(o *Operation) error {
-	var err error
-	if o.Path, err = f.path("path", true); err != nil {
-		return err
-	}
-	o.Encoding, err = f.encoding()
+	overwrite, err := f.boolean("overwrite")
+	c.NoOverwrite = !overwrite
 	return err
 }
 
-func (f fields) editFile(o *Operation) error {
+func (f fields) editFile(c *command.Command) error {
 	var err error
-	if o.Path, err = f.path("path", true); err != nil {
+	if c.Path, err = f.path("path", true); err != nil {
 		return err
 	}
 	raw, ok := f["edits"]
@@ -180,7 +159,7 @@ func (f fields) editFile(o *Operation) error {
 	if len(items) == 0 {
 		return fmt.Errorf(`"edits" is empty; send at least one {"oldContent": ..., "newContent": ...}`)
 	}
-	o.Edits = make([]FileEdit, len(items))
+	c.Edits = make([]command.Edit, len(items))
 	for i, item := range items {
 		var e fields
 		if json.Unmarshal(item, &e) != nil || e == nil {
@@ -200,12 +179,12 @@ func (f fields) editFile(o *Operation) error {
 		if len(old) > MaxContentBytes || len(repl) > MaxContentBytes {
 			return fmt.Errorf("edits[%d] is larger than %d bytes (10 MB)", i, MaxContentBytes)
 		}
-		o.Edits[i] = FileEdit{OldContent: old, NewContent: repl}
+		c.Edits[i] = command.Edit{Search: old, Replace: repl}
 	}
 	return nil
 }
 
-func (f fields) shell(o *Operation) error {
+func (f fields) shell(c *command.Command) error {
 	s, _, err := f.str("command", true)
 	if err != nil {
 		return err
@@ -218,14 +197,14 @@ func (f fields) shell(o *Operation) error {
 	case strings.IndexByte(s, 0) >= 0:
 		return fmt.Errorf(`"command" contains a NUL character`)
 	}
-	o.Command = s
-	if o.Cwd, err = f.path("cwd", false); err != nil {
+	c.Command = s
+	if c.Dir, err = f.path("cwd", false); err != nil {
 		return err
 	}
-	if o.Timeout, err = f.timeout(); err != nil {
+	if c.Timeout, err = f.timeout(); err != nil {
 		return err
 	}
-	o.Env, err = f.env()
+	c.Env, err = f.env()
 	return err
 }
 
@@ -244,40 +223,39 @@ func (f fields) str(key string, required bool) (string, bool, error) {
 	return unquote(raw), true, nil
 }
 
-// unquote decodes a JSON string the decoder has checked. Most strings have
-// no escapes and are valid UTF-8, and are taken as they are.
+// unquote decodes a JSON string the decoder has checked.
 func unquote(raw json.RawMessage) string {
-	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
-	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
 	return s
 }
 
-func (f fields) boolean(key string) (bool, bool, error) {
+func (f fields) boolean(key string) (bool, error) {
 	raw, ok := f[key]
 	if !ok || isNull(raw) {
-		return false, false, nil
+		return false, nil
 	}
 	var b bool
 	if json.Unmarshal(raw, &b) != nil {
-		return false, false, fmt.Errorf("%q must be true or false, not %s", key, valueKind(raw))
+		return false, fmt.Errorf("%q must be true or false, not %s", key, valueKind(raw))
 	}
-	return b, true, nil
+	return b, nil
 }
 
-func (f fields) encoding() (Encoding, error) {
+// encoding reads "encoding": absent or "utf-8" is text.
+func (f fields) encoding(c *command.Command) error {
 	s, ok, err := f.str("encoding", false)
 	if err != nil || !ok {
-		return "", err
+		return err
 	}
-	switch e := Encoding(s); e {
-	case UTF8, Base64:
-		return e, nil
+	switch Encoding(s) {
+	case Base64:
+		c.Encoding = command.Base64
+	case UTF8:
+	default:
+		return fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, human.Cut(s, 40))
 	}
-	return "", fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, human.Cut(s, 40))
+	return nil
 }
 
 // path reads and checks a path member: relative, no ".." anywhere, no
@@ -315,7 +293,7 @@ func checkPath(p string) error {
 	return nil
 }
 
-func (f fields) timeout() (int, error) {
+func (f fields) timeout() (time.Duration, error) {
 	raw, ok := f["timeout"]
 	if !ok || isNull(raw) {
 		return 0, nil
@@ -328,7 +306,7 @@ func (f fields) timeout() (int, error) {
 	if err != nil || v != math.Trunc(v) || v < MinTimeoutMS || v > MaxTimeoutMS {
 		return 0, bad
 	}
-	return int(v), nil
+	return time.Duration(v) * time.Millisecond, nil
 }
 
 func (f fields) env() (map[string]string, error) {
@@ -376,51 +354,10 @@ func canonicalBase64(s string) (string, int, error) {
 	return "", 0, err
 }
 
-// command maps a valid operation onto courier's command model, with the
-// flags that ask the engine for the protocol's semantics.
-func (o Operation) command() command.Command {
-	c := command.Command{ID: o.ID}
-	switch o.Type {
-	case OpMessage:
-		c.Type, c.Text = command.Message, o.Content
-	case OpCreateFile:
-		c.Type, c.Path, c.Content = command.CreateFile, o.Path, o.Content
-		c.NoOverwrite = o.Overwrite == nil || !*o.Overwrite
-		if o.Encoding == Base64 {
-			c.Encoding = command.Base64
-		}
-	case OpReadFile:
-		c.Type, c.Path, c.Inline = command.ReadFile, o.Path, true
-		if o.Encoding == Base64 {
-			c.Encoding = command.Base64
-		}
-	case OpEditFile:
-		c.Type, c.Path, c.Literal = command.EditFile, o.Path, true
-		c.Edits = make([]command.Edit, len(o.Edits))
-		for i, e := range o.Edits {
-			c.Edits[i] = command.Edit{Search: e.OldContent, Replace: e.NewContent}
-		}
-	case OpDeleteFile:
-		c.Type, c.Path = command.DeleteFile, o.Path
-	case OpShell:
-		c.Type, c.Command, c.Dir, c.Env = command.RunCommand, o.Command, o.Cwd, o.Env
-		c.Timeout = time.Duration(o.Timeout) * time.Millisecond
-		c.SplitOutput = true
-	}
-	return c
-}
-
-func isOpType(t OpType) bool {
-	for _, k := range opTypes() {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func isOpType(t OpType) bool { return slices.Contains(opTypes(), t) }
 
 func typeList() string {
-	names := make([]string, 0, 6)
+	var names []string
 	for _, t := range opTypes() {
 		names = append(names, string(t))
 	}

@@ -2,7 +2,6 @@ package agentspaces
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,11 +22,6 @@ func decodeOne(t *testing.T, op string) command.Command {
 		t.Fatalf("Decode gave %d commands, want 1", len(cmds))
 	}
 	return cmds[0]
-}
-
-func quoted(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // Every validation rule at its boundary: the last valid value runs, the

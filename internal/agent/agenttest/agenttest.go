@@ -6,10 +6,10 @@
 package agenttest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -26,22 +26,11 @@ func BuildFakeLLM(dir string) (string, error) {
 		goTool = filepath.Join(root, "bin", "go")
 	}
 	out := filepath.Join(dir, "fakellm")
-	if runtime.GOOS == "windows" {
-		out += ".exe"
-	}
-	cmd := exec.Command(goTool, "build", "-o", out, fakellmPackage)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", &buildError{err: err, output: string(msg)}
+	if msg, err := exec.Command(goTool, "build", "-o", out, fakellmPackage).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build fakellm: %w\n%s", err, msg)
 	}
 	return out, nil
 }
-
-type buildError struct {
-	err    error
-	output string
-}
-
-func (e *buildError) Error() string { return "build fakellm: " + e.err.Error() + "\n" + e.output }
 
 // Install puts fakellm in a new folder under the name of the program it
 // stands for (claude, codex, ...) and returns the folder, to be put first
