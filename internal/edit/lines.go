@@ -1,7 +1,6 @@
 package edit
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,7 +98,7 @@ func ResumeTracker(original string, applied []LineRange) (*Tracker, error) {
 // Apply applies r and returns the whole new text. It fails, changing
 // nothing, when r is reversed, reaches outside the original text, or
 // overlaps a range applied earlier. Its errors speak of "this edit", since
-// the caller knows which command it is; their Index is 0.
+// the caller knows which command it is.
 func (t *Tracker) Apply(r LineRange) (string, error) {
 	if err := t.check(r); err != nil {
 		return t.text, err
@@ -118,9 +117,6 @@ func (t *Tracker) Apply(r LineRange) (string, error) {
 
 // Text returns the current text.
 func (t *Tracker) Text() string { return t.text }
-
-// Lines returns the original line count, the one every range refers to.
-func (t *Tracker) Lines() int { return len(t.orig) }
 
 // check validates r against the original text and the earlier ranges.
 func (t *Tracker) check(r LineRange) error {
@@ -197,34 +193,4 @@ func (t *Tracker) term(i int) string {
 		return t.eol
 	}
 	return t.terms[i]
-}
-
-// ApplyLineRanges applies several line-range edits that all refer to
-// original, in whatever order they come. Overlapping ranges are an error
-// naming both; ranges outside the file name its actual line count. Errors
-// are numbered by the edits' 1-based position in the list. Nothing is
-// applied when any range is bad.
-func ApplyLineRanges(original string, edits []LineRange) (string, error) {
-	for i, r := range edits {
-		for j, a := range edits[:i] {
-			if overlaps(a, r) {
-				return original, &EditError{Index: i + 1,
-					Reason: fmt.Sprintf("edit %d (%s) overlaps edit %d (%s); %s", i+1, r, j+1, a, overlapAdvice),
-					Lines:  []int{r.Start, a.Start},
-					Err:    ErrOverlap}
-			}
-		}
-	}
-	t := NewTracker(original)
-	for i, r := range edits {
-		if _, err := t.Apply(r); err != nil {
-			var ee *EditError
-			if errors.As(err, &ee) {
-				ee.Index = i + 1
-				ee.Reason = fmt.Sprintf("edit %d: %s", i+1, ee.Reason)
-			}
-			return original, err
-		}
-	}
-	return t.Text(), nil
 }

@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -32,12 +33,10 @@ func excerpt(s string) string {
 	const max = 200
 	if len(s) > max {
 		cut := max
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "..."
 	}
 	return "oldContent: " + fmt.Sprintf("%q", s)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

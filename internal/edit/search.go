@@ -23,10 +23,11 @@ type Applied struct {
 	Skipped []int
 }
 
-// SearchReplace applies search/replace pairs in order to content, each to the
-// result of the previous one. It is all-or-nothing: on any error, including a
-// pair that seems already applied (errors.Is(err, ErrAlreadyApplied)), it
-// returns the original content and an *EditError.
+// ApplyEdits applies search/replace pairs in order to content, each to the
+// result of the previous one. A pair that seems already applied is skipped
+// and listed in Skipped and Notes, so that a resent or repeated reply does
+// not fail; any other error keeps the original content and is an
+// *EditError.
 //
 // Matching rules, tried in this order for each pair:
 //   - CRLF files match search text written with LF, and the replacement is
@@ -45,19 +46,8 @@ type Applied struct {
 //
 // The first rule that finds anything decides: one place is replaced; several
 // places are an error naming their lines. When nothing matches but the
-// replacement is found once, the pair is reported as already applied;
+// replacement is found once, the pair is taken as already applied;
 // otherwise the error shows the most similar part of the file.
-func SearchReplace(content string, edits []command.Edit) (string, error) {
-	a, err := applyAll(content, edits, false)
-	if err != nil {
-		return content, err
-	}
-	return a.Text, nil
-}
-
-// ApplyEdits is SearchReplace that skips pairs which seem already applied,
-// listing them in Skipped and Notes, so that a resent or repeated reply does
-// not fail. Every other error keeps the original content.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	a, err := applyAll(content, edits, true)
 	if err != nil {
@@ -66,6 +56,8 @@ func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	return a, nil
 }
 
+// applyAll is ApplyEdits; without skipApplied, a pair already applied is
+// an error (ErrAlreadyApplied).
 func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, error) {
 	if len(edits) == 0 {
 		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
@@ -110,9 +102,8 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 		if isBlank(content) {
 			return replace, "", nil
 		}
-		return "", "", &EditError{Index: n,
-			Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
-			Err:    ErrEmptySearch}
+		return "", "", &EditError{Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
+			Err: ErrEmptySearch}
 	}
 	m := newMatcher(content)
 	for _, v := range variants(search, replace) {
@@ -255,10 +246,9 @@ func findApplied(m *matcher, search, replace string) (int, bool) {
 }
 
 func alreadyApplied(n, line int) error {
-	return &EditError{Index: n,
-		Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
-		Lines:  []int{line},
-		Err:    ErrAlreadyApplied}
+	return &EditError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
+		Lines: []int{line},
+		Err:   ErrAlreadyApplied}
 }
 
 // ambiguous names the lines where the search text matched.
@@ -276,10 +266,9 @@ func ambiguous(m *matcher, hits []hit, lv level, n int) error {
 	if len(lines) > show {
 		where += fmt.Sprintf(" and %d more", len(lines)-show)
 	}
-	return &EditError{Index: n,
-		Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
-		Lines:  lines,
-		Err:    ErrAmbiguous}
+	return &EditError{Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
+		Lines: lines,
+		Err:   ErrAmbiguous}
 }
 
 // howMatched lists what was forgiven to match a pair; nothing when it

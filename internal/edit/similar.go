@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/human"
 )
@@ -196,13 +195,7 @@ func tokenDice(na, nb string) float64 {
 }
 
 // normalizeSpace trims a line and collapses inner runs of whitespace.
-func normalizeSpace(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.Contains(s, "  ") && !strings.ContainsAny(s, "\t\r\v\f") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // tokens splits a line into words of letters, digits and underscores.
 func tokens(s string) []string {
@@ -226,21 +219,14 @@ func tokens(s string) []string {
 	return out
 }
 
-// isWordRune reports whether r belongs in a token, checking ASCII first
-// since code is mostly ASCII.
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
+// isWordRune reports whether r belongs in a token.
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // notFound builds the error for a search text that matches nowhere, showing
 // the most similar part of the file.
 func notFound(m *matcher, search, replace string, n int) error {
-	e := &EditError{Index: n,
-		Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
-		Err:    ErrNotFound}
+	e := &EditError{Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
+		Err: ErrNotFound}
 	m.loadLines()
 	sl := bodyLines(search)
 	start, ok := mostSimilar(m.lines, sl)

@@ -21,12 +21,7 @@ func bodyLines(s string) []string {
 }
 
 // toLF turns CRLF line ends into LF.
-func toLF(s string) string {
-	if !strings.Contains(s, "\r\n") {
-		return s
-	}
-	return strings.ReplaceAll(s, "\r\n", "\n")
-}
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // lineEnding is the terminator most lines of s use: "\r\n" when CRLF lines
 // outnumber bare LF lines, else "\n". Mixed files keep their odd lines as they
@@ -40,12 +35,7 @@ func lineEnding(s string) string {
 }
 
 // withEnding rewrites an LF text to use eol.
-func withEnding(s, eol string) string {
-	if eol == "\n" {
-		return s
-	}
-	return strings.ReplaceAll(s, "\n", eol)
-}
+func withEnding(s, eol string) string { return strings.ReplaceAll(s, "\n", eol) }
 
 // isBlank reports whether a line holds only whitespace.
 func isBlank(s string) bool {
