@@ -106,6 +106,7 @@ func (w *Workspace) findGit() (*GitState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("look for .git: %w", err)
 	}
+	slices.Sort(g.DotGits)
 	for _, p := range g.DotGits {
 		if f, ok := w.readGitFile(p); ok && !f.mode.IsDir() {
 			g.pointers[p] = f

@@ -51,11 +51,6 @@ func (g *Pattern) Match(p string) bool {
 	}
 }
 
-// Names reports whether a path segment of the pattern is name, so that a
-// folder listings skip (.git, node_modules, ...) is searched when the
-// pattern names it.
-func (g *Pattern) Names(name string) bool { return slices.Contains(g.segs, name) }
-
 // Glob returns the workspace files matching pattern (see Pattern), sorted.
 // Folders that listings always skip (.git, node_modules, ...) are skipped
 // here too unless the pattern names them.
@@ -77,7 +72,7 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 		}
 		st := m.step(states[parent], e.name)
 		if e.isDir {
-			if skippedDirs[e.name] && !g.Names(e.name) || !m.more(st) {
+			if skippedDirs[e.name] && !slices.Contains(g.segs, e.name) || !m.more(st) {
 				return false
 			}
 			states[e.path] = st

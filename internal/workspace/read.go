@@ -2,11 +2,11 @@ package workspace
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // NotRegularError reports a path that names something other than a regular
@@ -62,7 +62,7 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: p, Mode: info.Mode()}
 	}
-	f, err := w.root.OpenFile(c, os.O_RDONLY|nonBlock, 0)
+	f, err := w.root.OpenFile(c, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, wrap(p, err)
 	}
@@ -90,31 +90,4 @@ func (w *Workspace) readAll(p string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// sniffSize is how much of a file the listing reads to tell binary files,
-// which hold a NUL byte near the start, as git tells them.
-const sniffSize = 8192
-
-// sniffBinary reads the start of the regular file at p (never through a
-// symlink) and reports whether it is binary. Anything it cannot read counts
-// as text.
-func (w *Workspace) sniffBinary(p string, buf []byte) bool {
-	info, err := w.root.Lstat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	f, now, err := w.OpenRegular(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if !os.SameFile(info, now) {
-		return false
-	}
-	n, err := io.ReadFull(f, buf[:min(len(buf), sniffSize)])
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false
-	}
-	return bytes.IndexByte(buf[:n], 0) >= 0
 }
