@@ -75,9 +75,6 @@ func (b *Batch) Remove(p string) { b.ops = append(b.ops, batchOp{kind: opRemove,
 // recorded as done.
 func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, path: p}) }
 
-// Len is the number of operations in the batch.
-func (b *Batch) Len() int { return len(b.ops) }
-
 // Commit carries out the batch and returns one result per operation, in
 // the order they were added. The batch is empty afterwards.
 func (b *Batch) Commit() []BatchResult {
@@ -187,16 +184,12 @@ func (w *Workspace) writeTempFor(op *batchOp, unique string) ([]string, error) {
 	if perm == 0 {
 		perm = 0o644
 	}
-	var created []string
-	dir := path.Dir(op.clean)
-	if dir != "." {
-		var err error
-		if created, err = w.mkdirAll(op.path, dir); err != nil {
-			return created, err
-		}
+	created, err := w.mkdirAll(op.path, op.clean)
+	if err != nil {
+		return created, err
 	}
-	tmp := path.Join(dir, tempStem(path.Base(op.clean))+unique)
-	if err := w.writeTemp(op.path, tmp, op.data, perm, false); err != nil {
+	tmp := path.Join(path.Dir(op.clean), tempStem(path.Base(op.clean))+unique)
+	if err := w.writeTemp(op.path, tmp, op.data, perm); err != nil {
 		return created, err
 	}
 	op.tmp = tmp

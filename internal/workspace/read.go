@@ -78,8 +78,9 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	return f, now, nil
 }
 
-// readAll reads a whole regular file (see OpenRegular).
-func (w *Workspace) readAll(p string) ([]byte, error) {
+// ReadFile returns the content of a regular file in the workspace; a
+// named pipe, socket or device is refused (see OpenRegular).
+func (w *Workspace) ReadFile(p string) ([]byte, error) {
 	f, info, err := w.OpenRegular(p)
 	if err != nil {
 		return nil, err

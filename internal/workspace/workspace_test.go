@@ -81,12 +81,12 @@ func TestWriteFileCreatesFoldersAndReportsThem(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, tc.exists)
 			w := openWS(t, dir)
-			res, err := w.WriteFile(tc.path, []byte("hello\n"))
+			created, err := w.WriteFile(tc.path, []byte("hello\n"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(res.CreatedDirs, tc.want) {
-				t.Errorf("CreatedDirs = %q, want %q", res.CreatedDirs, tc.want)
+			if !reflect.DeepEqual(created, tc.want) {
+				t.Errorf("created %q, want %q", created, tc.want)
 			}
 			p := filepath.Join(dir, filepath.FromSlash(tc.path))
 			if got := readFile(t, p); got != "hello\n" {
@@ -253,13 +253,10 @@ func TestReadsThroughEscapingSymlinksAreOutside(t *testing.T) {
 		if _, err := w.Stat(p); !workspace.IsOutside(err) {
 			t.Errorf("Stat(%q) err = %v; want outside", p, err)
 		}
-		if ok, err := w.Exists(p); ok || !workspace.IsOutside(err) {
-			t.Errorf("Exists(%q) = %v, %v; want outside", p, ok, err)
-		}
 	}
 }
 
-func TestReadStatExists(t *testing.T) {
+func TestReadStat(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a/b.txt": "bee", "empty/": ""})
 	w := openWS(t, dir)
@@ -274,11 +271,6 @@ func TestReadStatExists(t *testing.T) {
 	}
 	if info, err := w.Stat("a/b.txt"); err != nil || info.Size() != 3 {
 		t.Errorf("Stat = %v, %v", info, err)
-	}
-	for p, want := range map[string]bool{"a/b.txt": true, "empty": true, "nope": false, "a/nope/x": false} {
-		if got, err := w.Exists(p); err != nil || got != want {
-			t.Errorf("Exists(%q) = %v, %v; want %v", p, got, err, want)
-		}
 	}
 }
 
@@ -323,22 +315,6 @@ func TestRemoveEmptyDir(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(dir, "full", "x")); got != "x" {
 		t.Error("full folder lost its file")
-	}
-}
-
-func TestChmod(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"run.sh": "#!/bin/sh\n"})
-	w := openWS(t, dir)
-	if err := w.Chmod("run.sh", 0o700); err != nil {
-		t.Fatal(err)
-	}
-	info, _ := os.Stat(filepath.Join(dir, "run.sh"))
-	if info.Mode().Perm() != 0o700 {
-		t.Errorf("mode %v", info.Mode().Perm())
-	}
-	if err := w.Chmod("../run.sh", 0o700); !workspace.IsOutside(err) {
-		t.Errorf("Chmod outside err = %v", err)
 	}
 }
 
