@@ -69,12 +69,8 @@ func groupCounts(files []string) []int {
 // sharedDirs counts the leading folders two paths have in common: the
 // slashes in their common prefix.
 func sharedDirs(a, b string) int {
-	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && a[i:i+8] == b[i:i+8] {
-		i += 8
-	}
-	for i < n && a[i] == b[i] {
+	for i < min(len(a), len(b)) && a[i] == b[i] {
 		i++
 	}
 	return strings.Count(a[:i], "/")

@@ -65,7 +65,7 @@ func Clean(p string) (string, error) {
 		return "", errors.New("empty path")
 	}
 	slashed := strings.ReplaceAll(p, `\`, "/")
-	if path.IsAbs(slashed) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" || hasDriveLetter(slashed) {
+	if path.IsAbs(slashed) || hasDriveLetter(slashed) {
 		return "", &OutsideError{Path: p}
 	}
 	c := path.Clean(slashed)
@@ -116,66 +116,6 @@ func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
 	return res.CreatedDirs, res.Err
 }
 
-// writeTemp writes a temporary file, unsynced: a Batch syncs its
-// temporary files together.
-func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode) (err error) {
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return wrap(p, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			w.root.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	return f.Close()
-}
-
-// mkdirAll makes the folders above the clean path c that are missing and
-// returns them.
-func (w *Workspace) mkdirAll(p, c string) ([]string, error) {
-	missing, notDir, err := w.missingDirs(p, c)
-	if err != nil {
-		return nil, err
-	}
-	if notDir != "" {
-		return nil, fmt.Errorf("'%s' is a file, so it cannot hold '%s'", notDir, p)
-	}
-	for i, d := range missing {
-		if err := w.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return missing[:i], wrap(p, err)
-		}
-	}
-	return missing, nil
-}
-
-// missingDirs lists the folders above the clean path c that do not exist,
-// outermost first, and names the nearest one that does when it is not a
-// folder.
-func (w *Workspace) missingDirs(p, c string) (missing []string, notDir string, err error) {
-	for d := path.Dir(c); d != "."; d = path.Dir(d) {
-		info, err := w.root.Stat(d)
-		if err == nil {
-			if !info.IsDir() {
-				notDir = d
-			}
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, "", wrap(p, err)
-		}
-		missing = append([]string{d}, missing...)
-	}
-	return missing, notDir, nil
-}
-
 // Remove deletes a file (never a folder) as a one-file Batch does; a
 // symlink is removed itself, not what it points to. A path in a git folder
 // is refused (see CheckWrite).
@@ -190,18 +130,6 @@ func (w *Workspace) Remove(p string) error {
 	b := w.NewBatch()
 	b.Remove(p)
 	return b.Commit()[0].Err
-}
-
-// remove deletes the file at the clean path c, unsynced.
-func (w *Workspace) remove(p, c string) error {
-	info, err := w.root.Lstat(c)
-	if err != nil {
-		return wrap(p, err)
-	}
-	if info.IsDir() {
-		return fmt.Errorf("'%s' is a folder; only files can be deleted", p)
-	}
-	return wrap(p, w.root.Remove(c))
 }
 
 // RemoveEmptyDir removes a folder if it is empty, and is quiet otherwise.
