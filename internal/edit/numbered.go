@@ -72,13 +72,11 @@ func (l Listing) Partial() bool {
 	return l.First > 1 || l.Total < 0 || l.Last < l.Total
 }
 
-// Numbered renders the text read from r with right-aligned line numbers
-// ("  12 | code"), the form an LLM needs to aim line-range edits. It shows
-// lines From..To, cuts after MaxLines with a note naming the command
-// that fetches the next lines, and says so when the range is empty or past
-// the end. It reads r as a stream and stops at what it shows, counting a
-// bounded amount of what follows for the note; memory follows the lines
-// shown, never the file.
+// Numbered renders the lines From..To of r numbered ("  12 | code"), the
+// form an LLM aims line-range edits at, cut after MaxLines with a note
+// naming the command that fetches the next lines. It reads r as a stream
+// and counts only a bounded amount past what it shows: memory follows the
+// lines shown, never the file.
 func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
 	from := max(opts.From, 1)

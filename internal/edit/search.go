@@ -23,31 +23,18 @@ type Applied struct {
 	Skipped []int
 }
 
-// ApplyEdits applies search/replace pairs in order to content, each to the
-// result of the previous one. A pair that seems already applied is skipped
-// and listed in Skipped and Notes, so that a resent or repeated reply does
-// not fail; any other error keeps the original content and is an
-// *EditError.
-//
-// Matching rules, tried in this order for each pair:
-//   - CRLF files match search text written with LF, and the replacement is
-//     written with the file's line ending.
-//   - An empty (or blank) search text sets the content of an empty file; on
-//     any other file it is an error, since it does not say where to edit.
-//   - Exact substring match, which also covers a search text that is the
-//     whole file.
-//   - Whole lines ignoring trailing whitespace.
-//   - Whole lines indented uniformly more or less than the file (tabs and
-//     spaces compared in columns); the replacement is shifted by the same
-//     amount and indented in the file's style.
-//   - The same three again after dropping blank lines at the start or end of
-//     the search text (and the same blank lines of the replacement), then
-//     after removing line numbers copied from a numbered listing ("  12 | ").
-//
-// The first rule that finds anything decides: one place is replaced; several
-// places are an error naming their lines. When nothing matches but the
-// replacement is found once, the pair is taken as already applied;
-// otherwise the error shows the most similar part of the file.
+// ApplyEdits applies search/replace pairs in order, each to the text the
+// ones before it left, all or nothing: an error (*EditError) keeps content.
+// A pair that seems already applied is skipped (Skipped, Notes), so that a
+// resent reply does not fail. Each pair is read as written, then without
+// blank lines at the edges of its search text, then without line numbers
+// copied from a listing ("  12 | "); each reading is looked for exactly
+// (CRLF files matching LF text), then as whole lines ignoring trailing
+// whitespace, then as whole lines indented evenly more or less (the
+// replacement shifted alike, in the file's style). The first that finds
+// anything decides: several places are an error naming their lines; none
+// shows the most similar part of the file. An empty search text fills an
+// empty file only.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	a, err := applyAll(content, edits, true)
 	if err != nil {
