@@ -6,12 +6,10 @@ import (
 	"sync"
 )
 
-// GitIgnore returns a function that tells whether a path (slash form,
-// relative to the workspace) is ignored the way git would decide it: by the
-// root and nested .gitignore files and .git/info/exclude, the deeper file
-// and the later line winning, and nothing re-included below an ignored
-// folder. Ignore files are read when first needed and then remembered, so
-// make one per listing. The function is safe for concurrent use.
+// GitIgnore returns a function telling whether a workspace path is ignored
+// as git decides it (.gitignore files, .git/info/exclude). Ignore files are
+// read once, when first needed: make one per listing. It is safe for
+// concurrent use.
 func (w *Workspace) GitIgnore() func(p string, isDir bool) bool {
 	g := &gitIgnore{w: w, dirs: map[string]*ignoreDir{}, excluded: map[string]bool{}}
 	return g.ignored

@@ -43,11 +43,10 @@ var skippedDirs = map[string]bool{
 	".next": true, ".cache": true,
 }
 
-// List walks the workspace and returns its files sorted by path, or folder
-// summaries when there are more than opts.MaxEntries files (and, if even
-// the top level does not fit, a last RestPath entry counting the rest).
-// Only the files shown one by one are looked up, for their size, and
-// read, to mark binary ones; a shown file gone by then is left out.
+// List returns the workspace's files sorted by path, or folder summaries
+// when there are more than opts.MaxEntries (and, if even the top level does
+// not fit, a RestPath entry counting the rest). Only the files shown are
+// looked up and read.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	var paths []string
 	if err := w.walkFiles(opts, func(e walkEntry) { paths = append(paths, e.path) }); err != nil {
@@ -98,9 +97,7 @@ func (w *Workspace) describe(shown []Entry) ([]Entry, error) {
 }
 
 // Files returns every file a listing covers, sorted by path, with sizes
-// but without binary marks: tool folders (see skippedDirs), courier's
-// temporary files and what opts hides are left out. MaxEntries is not
-// used.
+// but without binary marks; MaxEntries is not used.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	var files []Entry
 	err := w.walkFiles(opts, func(e walkEntry) {

@@ -43,10 +43,8 @@ func (p *Patterns) Match(path string, isDir bool) bool {
 }
 
 // MayMatchInside reports whether some line with a slash could match a
-// path inside folder dir, so that a walk must enter dir even though it
-// would otherwise skip it. Lines without a slash match names at any
-// depth and are not counted: they would make every skipped folder worth
-// entering.
+// path inside folder dir, which a walk must then enter though it would
+// skip it. Lines without a slash would make every folder worth entering.
 func (p *Patterns) MayMatchInside(dir string) bool {
 	if p == nil {
 		return false

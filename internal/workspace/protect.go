@@ -28,12 +28,9 @@ func IsProtected(err error) bool {
 // kernel does (ELOOP).
 const maxLinks = 40
 
-// CheckWrite reports whether p may be written (created, replaced, deleted,
-// its mode changed): a path in .git, by name (any folder or file named .git,
-// at any depth, in any case, and the names case-insensitive file systems
-// take for it) or through symlinks, and a path in any other git folder
-// (see inGitDir), are refused with a ProtectedError. Reading them stays
-// allowed.
+// CheckWrite refuses with a ProtectedError a write, removal or mode change
+// of a path in a .git (by any name a file system takes for it, at any
+// depth, or through symlinks) or in any other git folder (see inGitDir).
 func (w *Workspace) CheckWrite(p string) error {
 	c, err := Clean(p)
 	if err != nil {

@@ -9,10 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// NotRegularError reports a path that names something other than a regular
-// file: a named pipe, a socket, a device. Reading one could block courier
-// forever (a pipe waits for a writer) or never end (a device), so courier
-// reads regular files only.
+// NotRegularError reports a path that is not a regular file: reading a
+// named pipe could block courier forever, a device never end.
 type NotRegularError struct {
 	Path string
 	Mode fs.FileMode
@@ -41,12 +39,11 @@ func kindOf(m fs.FileMode) string {
 	return "a special file"
 }
 
-// OpenRegular opens a file of the workspace for reading, following symlinks
-// that stay inside, and returns it with its description. Anything but a
-// regular file is refused with a *NotRegularError before it is opened
+// OpenRegular opens a regular file of the workspace for reading, following
+// symlinks that stay inside. Anything else is refused before it is opened
 // (opening a device may itself do something), and the file is opened
-// without blocking and checked again once open, so a named pipe swapped in
-// between cannot make courier wait. The caller closes the file.
+// without blocking and checked again, so a named pipe swapped in between
+// cannot make courier wait.
 func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	c, err := Clean(p)
 	if err != nil {

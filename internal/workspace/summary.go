@@ -7,12 +7,8 @@ import "strings"
 const RestPath = "..."
 
 // summarise groups files (sorted by path) by folder at the deepest level
-// whose listing still fits in max lines, so a huge tree reads as a map
-// rather than a flood. A folder summary counts files, not bytes: sizes
-// are looked up only for the files shown one by one.
-//
-// The size of the listing at every depth is counted in one pass over the
-// files, and only the chosen one is built: trying depth after depth made a
+// whose listing fits in max lines, so a huge tree reads as a map. Every
+// depth's size is counted in one pass: trying depth after depth made a
 // tree 5,000 folders deep cost the square of its depth.
 func summarise(files []string, max int) []Entry {
 	counts := groupCounts(files)

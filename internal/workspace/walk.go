@@ -37,11 +37,10 @@ type walkHooks struct {
 // their subfolder, so that a walk holds few folders open at any depth.
 const heldOpen = 32
 
-// walk calls h.visit for every entry below the workspace root, in no
-// particular order but a folder before what it holds; a folder that
-// cannot be read is left out. Each folder is opened from its parent,
-// never through a symlink: resolving every path from the root made a
-// chain of 5,000 nested folders take minutes.
+// walk calls h.visit for every entry below the workspace root, a folder
+// before what it holds; an unreadable folder is left out. Each folder is
+// opened from its parent, never through a symlink: resolving every path
+// from the root made a chain of 5,000 nested folders take minutes.
 func (w *Workspace) walk(h walkHooks) error {
 	root, err := w.root.Open(".")
 	if err != nil {
@@ -67,10 +66,10 @@ func (wk *walker) step() {
 }
 
 // dir visits the entries of the open folder f at path p ("" for the
-// root), files first, walks into the subfolders visit wants, and closes f. When up is set,
-// f's parent was closed: dir returns it reopened through "..", or nil when
-// ".." is no longer that folder (then the parent's other subfolders are
-// left out).
+// root), files first, walks into the subfolders visit wants, and closes f.
+// When up is set, f's parent was closed: dir returns it reopened through
+// "..", or nil when that is no longer the parent (whose other subfolders
+// are then left out).
 func (wk *walker) dir(f *os.File, p string, parent *ignoreDir, depth int, up fs.FileInfo) *os.File {
 	wk.step()
 	ents, err := f.ReadDir(-1)
