@@ -106,6 +106,7 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 
 // WriteFile replaces or creates a file as a one-file Batch does, refusing
 // a path in a git folder (see CheckWrite), and returns the folders it made.
+// Only tests write this way (deadcode reports it); courier writes in batches.
 func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
 	if err := w.CheckWrite(p); err != nil {
 		return nil, err
@@ -118,7 +119,7 @@ func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
 
 // Remove deletes a file (never a folder) as a one-file Batch does; a
 // symlink is removed itself, not what it points to. A path in a git folder
-// is refused (see CheckWrite).
+// is refused (see CheckWrite). Only tests remove this way, as WriteFile.
 func (w *Workspace) Remove(p string) error {
 	c, err := Clean(p)
 	if err != nil {
