@@ -41,14 +41,11 @@ func newSide(s string) side {
 	return side{lines: splitLines(s), noFinal: s != "" && !strings.HasSuffix(s, "\n")}
 }
 
-// Diff returns a unified diff between old and new: "---"/"+++" headers with
-// path ("/dev/null" for an empty side, as for a created or deleted file),
-// hunks with 3 lines of context, and "\ No newline at end of file" where a
-// last line lacks its terminator. CRs of CRLF lines are not shown. When the
-// diff is longer than maxBytes (0: no limit) its lines stop before the limit
-// and a note "... diff cut: N more lines" follows; the headers and the first
-// @@ line are always kept. added and removed count
-// the lines of the whole diff. Equal texts give an empty diff.
+// Diff returns a unified diff of old and new with 3 lines of context, as
+// diff -u writes it ("/dev/null" for an empty side, "\ No newline at end of
+// file", CRs of CRLF lines not shown), cut before maxBytes (0: no limit)
+// with a note of the lines left out, and the lines added and removed in
+// the whole diff. Equal texts give an empty diff.
 func Diff(path, old, new string, maxBytes int) (diff string, added, removed int) {
 	if old == new {
 		return "", 0, 0

@@ -35,13 +35,11 @@ var dotsOnly = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(//+|#+|/\*|<!--|\{/\*|--|\[|\()\s*(\.{3,}|…)\s*(\*/\}?|-->|\]|\))?$`)
 })
 
-// HasElision reports whether a file body contains a placeholder an LLM wrote
-// instead of real code: a comment or bracketed note that is only an
-// ellipsis ("// ...") or that says code was left out ("... rest of the code
-// unchanged", "// existing code here", "# ... (unchanged)", "/* ... */
-// remains the same", "<!-- rest of file -->", "[... existing code ...]").
-// It returns the first such line (1-based) and its text. A bare "..." line
-// is not reported: it is valid Python and ordinary prose.
+// HasElision returns the first line (1-based) of body that is a
+// placeholder an LLM wrote instead of code: a comment or bracketed note
+// that is only an ellipsis ("// ...") or says code was left out ("# ...
+// rest of the code unchanged", "<!-- existing code -->"). A bare "..." is
+// valid Python and prose, and not reported.
 func HasElision(body string) (line int, text string, found bool) {
 	for i, l := range splitLines(body) {
 		if isElision(l) {

@@ -29,9 +29,6 @@ var (
 // LLM that wrote it: Reason is one sentence, Detail (maybe empty) adds lines
 // such as the most similar part of the file.
 type EditError struct {
-	// Index is the 1-based number of the search/replace pair or line range
-	// within its block or reply; 0 when the error is about the whole block.
-	Index  int
 	Reason string
 	Detail string
 	// Lines are the 1-based file lines the error is about: the places an

@@ -8,15 +8,10 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// LineRange is one line-range replacement. Start and End are 1-based and
-// inclusive and refer to the ORIGINAL text, as the LLM saw it before its
-// reply. Lines Start..End are removed and Text put in their place: any number
-// of lines, a final newline only ending the last one, empty for a pure
-// deletion.
-//
-// End = Start-1 removes nothing and inserts Text before line Start; in
-// particular Start = lines+1, End = lines appends to the file, and Start 1,
-// End 0 fills an empty file.
+// LineRange replaces lines Start..End (1-based, inclusive, numbered as in
+// the text before the reply) with Text: any number of lines, empty to
+// delete. End = Start-1 inserts before line Start (lines+1, lines appends;
+// 1, 0 fills an empty file).
 type LineRange struct {
 	Start, End int
 	Text       string
@@ -98,7 +93,7 @@ func ResumeTracker(original string, applied []LineRange) (*Tracker, error) {
 // Apply applies r and returns the whole new text. It fails, changing
 // nothing, when r is reversed, reaches outside the original text, or
 // overlaps a range applied earlier. Its errors speak of "this edit", since
-// the caller knows which command it is; their Index is 0.
+// the caller knows which command it is.
 func (t *Tracker) Apply(r LineRange) (string, error) {
 	if err := t.check(r); err != nil {
 		return t.text, err

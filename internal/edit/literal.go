@@ -3,17 +3,15 @@ package edit
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// ApplyLiteral applies search/replace pairs exactly, in order, each to the
-// text the pairs before it left: the first occurrence of Search, byte for
-// byte, becomes Replace, taken literally ("$&" and "$1" are plain text).
-// It is all or nothing: when a Search is not found, the error names the
-// pair and the content is left as it was. This is the Agent Spaces
-// protocol's editFile; the tag protocol's EDIT_FILE is the tolerant
-// ApplyEdits.
+// ApplyLiteral applies search/replace pairs exactly and in order, all or
+// nothing: the first occurrence of each Search, byte for byte, becomes
+// Replace, taken literally. This is the Agent Spaces protocol's editFile;
+// the tag protocol's EDIT_FILE is the tolerant ApplyEdits.
 func ApplyLiteral(content string, edits []command.Edit) (string, error) {
 	text := content
 	for i, e := range edits {
@@ -32,12 +30,10 @@ func excerpt(s string) string {
 	const max = 200
 	if len(s) > max {
 		cut := max
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "..."
 	}
 	return "oldContent: " + fmt.Sprintf("%q", s)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

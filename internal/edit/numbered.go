@@ -72,13 +72,11 @@ func (l Listing) Partial() bool {
 	return l.First > 1 || l.Total < 0 || l.Last < l.Total
 }
 
-// Numbered renders the text read from r with right-aligned line numbers
-// ("  12 | code"), the form an LLM needs to aim line-range edits. It shows
-// lines From..To, cuts after MaxLines with a note naming the command
-// that fetches the next lines, and says so when the range is empty or past
-// the end. It reads r as a stream and stops at what it shows, counting a
-// bounded amount of what follows for the note; memory follows the lines
-// shown, never the file.
+// Numbered renders the lines From..To of r numbered ("  12 | code"), the
+// form an LLM aims line-range edits at, cut after MaxLines with a note
+// naming the command that fetches the next lines. It reads r as a stream
+// and counts only a bounded amount past what it shows: memory follows the
+// lines shown, never the file.
 func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
 	from := max(opts.From, 1)
@@ -98,7 +96,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	want := -1 // lines to show; -1: to the end
 	if opts.To > 0 {
 		if from > opts.To {
-			n, complete, err := lr.count(-1)
+			n, complete, err := lr.count()
 			if err != nil {
 				return Listing{}, err
 			}
@@ -142,7 +140,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	// that far.
 	total, to := -1, -1
 	if !endless {
-		n, complete, err := lr.count(-1)
+		n, complete, err := lr.count()
 		if err != nil {
 			return Listing{}, err
 		}
@@ -262,13 +260,6 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
 		}
-		if head == nil && err != bufio.ErrBufferFull && (limit <= 0 || len(chunk) <= limit) {
-			// The whole line at once, the usual case: one copy.
-			if bytes.IndexByte(chunk, 0) >= 0 || !utf8.Valid(chunk) {
-				return "", false, ErrNotText
-			}
-			return strings.TrimSuffix(string(chunk), "\r"), got, nil
-		}
 		if limit > 0 && len(head)+len(chunk) > limit {
 			room := limit - len(head)
 			head = append(head, chunk[:room]...)
@@ -305,25 +296,20 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 	return strings.TrimSuffix(string(head), "\r"), true, nil
 }
 
-// count counts the lines left, up to limit of them (-1: all), reading at
-// most countLimit bytes; complete is false when it stopped at that bound
-// with lines left uncounted.
-func (lr *lineReader) count(limit int) (n int, complete bool, err error) {
+// count counts the lines left, reading at most countLimit bytes;
+// complete is false when it stopped at that bound with lines left
+// uncounted.
+func (lr *lineReader) count() (n int, complete bool, err error) {
 	lr.stop = lr.read + countLimit
-	for limit < 0 || n < limit {
+	for ; ; n++ {
 		ok, err := lr.skip()
 		if errors.Is(err, errLimit) {
 			return n, false, nil
 		}
-		if err != nil {
-			return n, false, err
+		if err != nil || !ok {
+			return n, err == nil, err
 		}
-		if !ok {
-			return n, true, nil
-		}
-		n++
 	}
-	return n, true, nil
 }
 
 // runeCountValid counts the characters of UTF-8 text: its bytes that do
@@ -339,29 +325,16 @@ func runeCountValid(p []byte) int {
 }
 
 // numberLines renders lines numbered from first, the numbers as wide as
-// widest needs, each line ending in a newline ("  12 | code", or "  12 |"
-// for an empty line).
+// widest needs ("  12 | code", or "  12 |" for an empty line).
 func numberLines(lines []string, first, widest int) string {
 	width := max(len(strconv.Itoa(widest)), minNumberWidth)
-	size := 0
-	for _, l := range lines {
-		size += width + 4 + len(l)
-	}
-	b := make([]byte, 0, size)
-	var num [20]byte
+	var b strings.Builder
 	for i, l := range lines {
-		n := strconv.AppendInt(num[:0], int64(first+i), 10)
-		for range width - len(n) {
-			b = append(b, ' ')
+		fmt.Fprintf(&b, "%*d |", width, first+i)
+		if l != "" {
+			b.WriteString(" " + l)
 		}
-		b = append(b, n...)
-		if l == "" {
-			b = append(b, " |\n"...)
-			continue
-		}
-		b = append(b, " | "...)
-		b = append(b, l...)
-		b = append(b, '\n')
+		b.WriteByte('\n')
 	}
-	return string(b)
+	return b.String()
 }

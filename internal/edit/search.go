@@ -23,31 +23,18 @@ type Applied struct {
 	Skipped []int
 }
 
-// ApplyEdits applies search/replace pairs in order to content, each to the
-// result of the previous one. It is all-or-nothing: on any error it returns
-// the original content and an *EditError. Pairs which seem already applied
-// are skipped, listed in Skipped and Notes, so that a resent or repeated
-// reply does not fail.
-//
-// Matching rules, tried in this order for each pair:
-//   - CRLF files match search text written with LF, and the replacement is
-//     written with the file's line ending.
-//   - An empty (or blank) search text sets the content of an empty file; on
-//     any other file it is an error, since it does not say where to edit.
-//   - Exact substring match, which also covers a search text that is the
-//     whole file.
-//   - Whole lines ignoring trailing whitespace.
-//   - Whole lines indented uniformly more or less than the file (tabs and
-//     spaces compared in columns); the replacement is shifted by the same
-//     amount and indented in the file's style.
-//   - The same three again after dropping blank lines at the start or end of
-//     the search text (and the same blank lines of the replacement), then
-//     after removing line numbers copied from a numbered listing ("  12 | ").
-//
-// The first rule that finds anything decides: one place is replaced; several
-// places are an error naming their lines. When nothing matches but the
-// replacement is found once, the pair is reported as already applied;
-// otherwise the error shows the most similar part of the file.
+// ApplyEdits applies search/replace pairs in order, each to the text the
+// ones before it left, all or nothing: an error (*EditError) keeps content.
+// A pair that seems already applied is skipped (Skipped, Notes), so that a
+// resent reply does not fail. Each pair is read as written, then without
+// blank lines at the edges of its search text, then without line numbers
+// copied from a listing ("  12 | "); each reading is looked for exactly
+// (CRLF files matching LF text), then as whole lines ignoring trailing
+// whitespace, then as whole lines indented evenly more or less (the
+// replacement shifted alike, in the file's style). The first that finds
+// anything decides: several places are an error naming their lines; none
+// shows the most similar part of the file. An empty search text fills an
+// empty file only.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	a, err := applyAll(content, edits, true)
 	if err != nil {
@@ -56,9 +43,8 @@ func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	return a, nil
 }
 
-// applyAll is ApplyEdits; without skipApplied, a pair that seems already
-// applied is an error (errors.Is(err, ErrAlreadyApplied)), as the tests
-// use it.
+// applyAll is ApplyEdits; without skipApplied, a pair already applied is
+// an error (ErrAlreadyApplied).
 func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, error) {
 	if len(edits) == 0 {
 		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
@@ -103,9 +89,8 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 		if isBlank(content) {
 			return replace, "", nil
 		}
-		return "", "", &EditError{Index: n,
-			Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
-			Err:    ErrEmptySearch}
+		return "", "", &EditError{Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
+			Err: ErrEmptySearch}
 	}
 	m := newMatcher(content)
 	for _, v := range variants(search, replace) {
@@ -248,10 +233,9 @@ func findApplied(m *matcher, search, replace string) (int, bool) {
 }
 
 func alreadyApplied(n, line int) error {
-	return &EditError{Index: n,
-		Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
-		Lines:  []int{line},
-		Err:    ErrAlreadyApplied}
+	return &EditError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
+		Lines: []int{line},
+		Err:   ErrAlreadyApplied}
 }
 
 // ambiguous names the lines where the search text matched.
@@ -269,10 +253,9 @@ func ambiguous(m *matcher, hits []hit, lv level, n int) error {
 	if len(lines) > show {
 		where += fmt.Sprintf(" and %d more", len(lines)-show)
 	}
-	return &EditError{Index: n,
-		Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
-		Lines:  lines,
-		Err:    ErrAmbiguous}
+	return &EditError{Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
+		Lines: lines,
+		Err:   ErrAmbiguous}
 }
 
 // howMatched lists what was forgiven to match a pair; nothing when it

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/human"
 )
@@ -24,21 +23,20 @@ const (
 	quoteLen = 100
 )
 
-// mostSimilar finds the window of len(search) file lines most like the
-// search text and returns its first line (0-based). The coarse pass slides
-// the window once over the file keeping counts of shared whole lines and
-// tokens, so it costs O(file + search) after hashing; only the best few
-// windows get a line-by-line comparison. ok is false when no window shares
-// anything with the search text.
+// mostSimilar returns the first line (0-based) of the window of
+// len(search) file lines most like the search text; false when none shares
+// anything with it. A coarse pass slides the window once, counting shared
+// lines and tokens, so a hostile reply costs O(file + search); only the
+// best few windows are compared line by line.
 func mostSimilar(file, search []string) (start int, ok bool) {
 	n := min(len(search), len(file))
 	if n == 0 {
 		return 0, false
 	}
-	k := newKeyer()
+	k := keyer{}
 	fileKeys := k.keysOf(file)
 	searchKeys := k.keysOf(search)
-	need := make([]int, k.count())
+	need := make([]int, len(k))
 	for _, ks := range searchKeys {
 		for _, key := range ks {
 			need[key.id] += key.weight
@@ -87,37 +85,31 @@ func refine(file, search []string, scores []int) (int, bool) {
 // key is a hashed whole line or token with its weight in the score.
 type key struct{ id, weight int }
 
-// keyer interns normalized lines and tokens as small integers: even ids for
-// lines, odd ones for tokens, so a line never collides with a token.
-type keyer struct{ lines, toks map[string]int }
+// keyer interns normalized lines and tokens as small integers; a line's
+// key starts with a newline, which no token holds, so the two never meet.
+type keyer map[string]int
 
-func newKeyer() *keyer { return &keyer{lines: map[string]int{}, toks: map[string]int{}} }
-
-func (k *keyer) count() int { return 2*max(len(k.lines), len(k.toks)) + 2 }
-
-func intern(ids map[string]int, s string) int {
-	id, ok := ids[s]
+func (k keyer) id(s string) int {
+	id, ok := k[s]
 	if !ok {
-		id = len(ids)
-		ids[s] = id
+		id = len(k)
+		k[s] = id
 	}
 	return id
 }
 
 // keysOf returns, per line, the keys of the whole line and of its tokens.
 // Blank lines have none: they are everywhere and prove nothing.
-func (k *keyer) keysOf(lines []string) [][]key {
+func (k keyer) keysOf(lines []string) [][]key {
 	out := make([][]key, len(lines))
 	for i, l := range lines {
 		norm := normalizeSpace(l)
 		if norm == "" {
 			continue
 		}
-		toks := tokens(norm)
-		ks := make([]key, 0, len(toks)+1)
-		ks = append(ks, key{2 * intern(k.lines, norm), lineWeight})
-		for _, t := range toks {
-			ks = append(ks, key{2*intern(k.toks, t) + 1, 1})
+		ks := []key{{k.id("\n" + norm), lineWeight}}
+		for _, t := range tokens(norm) {
+			ks = append(ks, key{k.id(t), 1})
 		}
 		out[i] = ks
 	}
@@ -196,13 +188,7 @@ func tokenDice(na, nb string) float64 {
 }
 
 // normalizeSpace trims a line and collapses inner runs of whitespace.
-func normalizeSpace(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.Contains(s, "  ") && !strings.ContainsAny(s, "\t\r\v\f") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // tokens splits a line into words of letters, digits and underscores.
 func tokens(s string) []string {
@@ -226,21 +212,14 @@ func tokens(s string) []string {
 	return out
 }
 
-// isWordRune reports whether r belongs in a token, checking ASCII first
-// since code is mostly ASCII.
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
+// isWordRune reports whether r belongs in a token.
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // notFound builds the error for a search text that matches nowhere, showing
 // the most similar part of the file.
 func notFound(m *matcher, search, replace string, n int) error {
-	e := &EditError{Index: n,
-		Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
-		Err:    ErrNotFound}
+	e := &EditError{Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
+		Err: ErrNotFound}
 	m.loadLines()
 	sl := bodyLines(search)
 	start, ok := mostSimilar(m.lines, sl)

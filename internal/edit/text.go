@@ -16,17 +16,10 @@ func splitLines(s string) []string {
 // bodyLines reads an LLM-written block (a replacement or a search text) as
 // lines: CRLF becomes LF first, and one trailing newline only ends the last
 // line. An empty body has no lines, so replacing with it deletes.
-func bodyLines(s string) []string {
-	return splitLines(toLF(s))
-}
+func bodyLines(s string) []string { return splitLines(toLF(s)) }
 
 // toLF turns CRLF line ends into LF.
-func toLF(s string) string {
-	if !strings.Contains(s, "\r\n") {
-		return s
-	}
-	return strings.ReplaceAll(s, "\r\n", "\n")
-}
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // lineEnding is the terminator most lines of s use: "\r\n" when CRLF lines
 // outnumber bare LF lines, else "\n". Mixed files keep their odd lines as they
@@ -40,27 +33,16 @@ func lineEnding(s string) string {
 }
 
 // withEnding rewrites an LF text to use eol.
-func withEnding(s, eol string) string {
-	if eol == "\n" {
-		return s
-	}
-	return strings.ReplaceAll(s, "\n", eol)
-}
+func withEnding(s, eol string) string { return strings.ReplaceAll(s, "\n", eol) }
 
 // isBlank reports whether a line holds only whitespace.
-func isBlank(s string) bool {
-	return strings.TrimSpace(s) == ""
-}
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // trimEOLSpace drops trailing spaces, tabs and a stray CR.
-func trimEOLSpace(s string) string {
-	return strings.TrimRight(s, " \t\r")
-}
+func trimEOLSpace(s string) string { return strings.TrimRight(s, " \t\r") }
 
 // indentOf returns the leading spaces and tabs of a line.
-func indentOf(s string) string {
-	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
-}
+func indentOf(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }
 
 // indentWidth measures leading whitespace in columns, a tab counting tab
 // columns; it is what makes "\t" and four spaces comparable.
@@ -119,6 +101,4 @@ func lineOffsets(s string) []int {
 }
 
 // lineAt returns the 1-based line number of byte offset off in s.
-func lineAt(s string, off int) int {
-	return strings.Count(s[:off], "\n") + 1
-}
+func lineAt(s string, off int) int { return strings.Count(s[:off], "\n") + 1 }

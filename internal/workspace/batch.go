@@ -4,27 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// Batch gathers file writes and removals and makes them durable together,
-// for a caller that has first recorded them where a recovery will find
-// them (courier's turn journal). Commit writes each new content to a
-// temporary file, syncs all the temporary files at once, renames each into
-// place, removes what is to be removed, and syncs the changed folders at
-// once. A crash leaves each file as it was or as written, never half
-// written, and temporary files that CleanTemps removes; once Commit
-// returns, every operation that succeeded is durable.
+// Batch gathers file writes and removals, recorded first where a recovery
+// finds them (the turn's journal), and makes them durable together: new
+// contents go to temporary files, synced at once, then renamed into place,
+// and the changed folders are synced at once. A crash leaves each file as
+// it was or as written, plus temporary files CleanTemps removes.
 type Batch struct {
 	w   *Workspace
 	ops []batchOp
-	// StopOn, when set, stops the batch at an operation that fails with
-	// an error it accepts (a full disk): the operations after it are not
-	// carried out and fail with ErrNotDone, so that the batch's changes
-	// are made in order up to the failure and none after it.
+	// StopOn, when set, stops the batch at an operation failing with an
+	// error it accepts (a full disk): the later ones fail with ErrNotDone.
 	StopOn func(error) bool
 }
 
@@ -69,10 +65,8 @@ func (b *Batch) Write(p string, data []byte, perm fs.FileMode) {
 // points to).
 func (b *Batch) Remove(p string) { b.ops = append(b.ops, batchOp{kind: opRemove, path: p}) }
 
-// Keep makes p durable as it is now, written or removed, with every folder
-// above it (a crash may have come before their new entries were synced):
-// for a change made before a crash, which must be on disk before it is
-// recorded as done.
+// Keep makes p durable as it is now, with every folder above it: a change
+// made before a crash must be on disk before it is recorded as done.
 func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, path: p}) }
 
 // Commit carries out the batch and returns one result per operation, in
@@ -169,7 +163,7 @@ func (b *Batch) Commit() []BatchResult {
 
 // writeTempFor makes the folders a write needs and writes its temporary
 // file, unsynced.
-func (w *Workspace) writeTempFor(op *batchOp, unique string) ([]string, error) {
+func (w *Workspace) writeTempFor(op *batchOp, unique string) (created []string, err error) {
 	perm := op.perm
 	if info, err := w.root.Stat(op.clean); err == nil {
 		if info.IsDir() {
@@ -184,18 +178,75 @@ func (w *Workspace) writeTempFor(op *batchOp, unique string) ([]string, error) {
 	if perm == 0 {
 		perm = 0o644
 	}
-	var created []string
-	dir := path.Dir(op.clean)
-	if dir != "." {
-		var err error
-		if created, err = w.mkdirAll(op.path, dir); err != nil {
-			return created, err
-		}
+	if created, err = w.mkdirAll(op.path, op.clean); err != nil {
+		return created, err
 	}
-	tmp := path.Join(dir, tempStem(path.Base(op.clean))+unique)
-	if err := w.writeTemp(op.path, tmp, op.data, perm, false); err != nil {
+	tmp := path.Join(path.Dir(op.clean), tempStem(path.Base(op.clean))+unique)
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return created, wrap(op.path, err)
+	}
+	_, err = f.Write(op.data)
+	if err == nil {
+		err = f.Chmod(perm) // past the umask
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		w.root.Remove(tmp)
 		return created, err
 	}
 	op.tmp = tmp
 	return created, nil
+}
+
+// mkdirAll makes the folders above the clean path c that are missing and
+// returns them.
+func (w *Workspace) mkdirAll(p, c string) ([]string, error) {
+	missing, notDir, err := w.missingDirs(p, c)
+	if err != nil {
+		return nil, err
+	}
+	if notDir != "" {
+		return nil, fmt.Errorf("'%s' is a file, so it cannot hold '%s'", notDir, p)
+	}
+	for i, d := range missing {
+		if err := w.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return missing[:i], wrap(p, err)
+		}
+	}
+	return missing, nil
+}
+
+// missingDirs lists the folders above the clean path c that do not exist,
+// outermost first, and names the nearest one that does when it is not a
+// folder.
+func (w *Workspace) missingDirs(p, c string) (missing []string, notDir string, err error) {
+	for d := path.Dir(c); d != "."; d = path.Dir(d) {
+		info, err := w.root.Stat(d)
+		if err == nil {
+			if !info.IsDir() {
+				notDir = d
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", wrap(p, err)
+		}
+		missing = append([]string{d}, missing...)
+	}
+	return missing, notDir, nil
+}
+
+// remove deletes the file at the clean path c, unsynced.
+func (w *Workspace) remove(p, c string) error {
+	info, err := w.root.Lstat(c)
+	if err != nil {
+		return wrap(p, err)
+	}
+	if info.IsDir() {
+		return fmt.Errorf("'%s' is a folder; only files can be deleted", p)
+	}
+	return wrap(p, w.root.Remove(c))
 }

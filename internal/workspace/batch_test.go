@@ -51,7 +51,7 @@ func TestBatch(t *testing.T) {
 	b.Write("../outside.txt", []byte("no\n"), 0)
 	res := b.Commit()
 	if len(res) != 8 {
-		t.Fatalf("%d results for 8 operations", len(res))
+		t.Fatalf("%d results", len(res))
 	}
 	if again := b.Commit(); len(again) != 0 {
 		t.Error("the batch is not empty after Commit")

@@ -106,6 +106,7 @@ func (w *Workspace) findGit() (*GitState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("look for .git: %w", err)
 	}
+	slices.Sort(g.DotGits)
 	for _, p := range g.DotGits {
 		if f, ok := w.readGitFile(p); ok && !f.mode.IsDir() {
 			g.pointers[p] = f
@@ -192,7 +193,7 @@ func (w *Workspace) readGitFile(p string) (gitFile, bool) {
 	case f.mode&fs.ModeSymlink != 0:
 		f.data, _ = w.root.Readlink(p)
 	case f.mode.IsRegular() && info.Size() <= maxGitFile:
-		data, err := w.readAll(p)
+		data, err := w.ReadFile(p)
 		f.data, f.big = string(data), err != nil
 	case f.mode.IsRegular():
 		f.big = true

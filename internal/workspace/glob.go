@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -14,10 +13,7 @@ func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 // Pattern is a compiled glob: besides the usual "*", "?" and "[...]"
 // (negated by "!" or "^") within one path segment, a "**" segment matches
 // any number of folders, as in .gitignore and most editors.
-type Pattern struct {
-	segs []string
-	m    *segMatcher
-}
+type Pattern struct{ segs []string }
 
 // CompilePattern checks a glob an LLM or a person wrote and compiles it.
 func CompilePattern(pattern string) (*Pattern, error) {
@@ -32,29 +28,20 @@ func CompilePattern(pattern string) (*Pattern, error) {
 			return nil, fmt.Errorf("bad pattern '%s': %w", pattern, err)
 		}
 	}
-	return &Pattern{segs: segs, m: newSegMatcher(segs)}, nil
+	return &Pattern{segs: segs}, nil
 }
 
 // Match reports whether the workspace path p (slash form, clean) matches.
 func (g *Pattern) Match(p string) bool {
-	st := g.m.start()
-	for rest := p; ; {
-		name, tail, more := strings.Cut(rest, "/")
-		st = g.m.step(st, name)
-		if !more {
-			return g.m.done(st)
-		}
-		if !g.m.more(st) {
+	st := g.start()
+	for _, name := range strings.Split(p, "/") {
+		if !g.more(st) {
 			return false
 		}
-		rest = tail
+		st = g.step(st, name)
 	}
+	return g.done(st)
 }
-
-// Names reports whether a path segment of the pattern is name, so that a
-// folder listings skip (.git, node_modules, ...) is searched when the
-// pattern names it.
-func (g *Pattern) Names(name string) bool { return slices.Contains(g.segs, name) }
 
 // Glob returns the workspace files matching pattern (see Pattern), sorted.
 // Folders that listings always skip (.git, node_modules, ...) are skipped
@@ -65,25 +52,19 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	m := g.m
-	// The states each walked folder reached, so that every entry is
-	// matched from its folder's states: one step per entry, whatever its
-	// depth. Folders no file below could match are not walked.
-	states := map[string]segStates{"": m.start()}
+	// Each entry is matched from its folder's states, one step whatever
+	// its depth; folders no file below could match are not walked.
+	states := map[string][]bool{"": g.start()}
 	err = w.walk(walkHooks{visit: func(e walkEntry, _ *ignoreDir) bool {
-		parent := ""
-		if len(e.path) > len(e.name) {
-			parent = e.path[:len(e.path)-len(e.name)-1]
-		}
-		st := m.step(states[parent], e.name)
+		st := g.step(states[parentDir(e.path)], e.name)
 		if e.isDir {
-			if skippedDirs[e.name] && !g.Names(e.name) || !m.more(st) {
+			if skippedDirs[e.name] && !slices.Contains(g.segs, e.name) || !g.more(st) {
 				return false
 			}
 			states[e.path] = st
 			return true
 		}
-		if m.done(st) {
+		if g.done(st) {
 			out = append(out, e.path)
 		}
 		return false
@@ -91,30 +72,23 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glob %s: %w", pattern, err)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
-// segMatcher matches paths segment by segment against pattern segments,
-// where "**" stands for zero or more segments, by tracking the set of
-// pattern positions a path can have reached (an NFA): linear in the
+// The matcher tracks the set of pattern positions a path can have reached
+// (an NFA), "**" standing for zero or more segments: linear in the
 // pattern's length per segment, however many "**" it holds.
-type segMatcher struct{ pat []string }
 
-// segStates is a set of pattern positions, 0 to len(pat).
-type segStates []bool
-
-func newSegMatcher(pat []string) *segMatcher { return &segMatcher{pat: pat} }
-
-func (m *segMatcher) start() segStates {
-	st := make(segStates, len(m.pat)+1)
+func (g *Pattern) start() []bool {
+	st := make([]bool, len(g.segs)+1)
 	st[0] = true
-	return m.closure(st)
+	return g.closure(st)
 }
 
 // closure adds the positions after each "**", which may match nothing.
-func (m *segMatcher) closure(st segStates) segStates {
-	for i, p := range m.pat {
+func (g *Pattern) closure(st []bool) []bool {
+	for i, p := range g.segs {
 		if st[i] && p == "**" {
 			st[i+1] = true
 		}
@@ -123,9 +97,9 @@ func (m *segMatcher) closure(st segStates) segStates {
 }
 
 // step returns the positions reached after matching name from st.
-func (m *segMatcher) step(st segStates, name string) segStates {
-	next := make(segStates, len(m.pat)+1)
-	for i, p := range m.pat {
+func (g *Pattern) step(st []bool, name string) []bool {
+	next := make([]bool, len(g.segs)+1)
+	for i, p := range g.segs {
 		if !st[i] {
 			continue
 		}
@@ -135,14 +109,14 @@ func (m *segMatcher) step(st segStates, name string) segStates {
 			next[i+1] = true
 		}
 	}
-	return m.closure(next)
+	return g.closure(next)
 }
 
 // done reports whether the whole pattern was matched.
-func (m *segMatcher) done(st segStates) bool { return st[len(m.pat)] }
+func (g *Pattern) done(st []bool) bool { return st[len(g.segs)] }
 
 // more reports whether some of the pattern is left to match deeper paths.
-func (m *segMatcher) more(st segStates) bool { return slices.Contains(st[:len(m.pat)], true) }
+func (g *Pattern) more(st []bool) bool { return slices.Contains(st[:len(g.segs)], true) }
 
 // shellSets turns the shell's negated set "[!...]" into path.Match's
 // "[^...]": LLMs write shell globs, and path.Match would read the "!" as a

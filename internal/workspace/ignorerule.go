@@ -21,15 +21,24 @@ type ignoreRule struct {
 	dirOnly bool
 }
 
-// ignoreFile holds the rules of one ignore file and where it applies.
+// ignoreFile holds the rules of one ignore file.
 type ignoreFile struct {
-	// depth is how many elements the file's folder has ("" is 0): the rules
-	// see paths relative to it.
-	depth int
-	// base is the length of the folder's path with its slash (0 at the
-	// root): where the path the rules see starts.
+	// base is the length of the file's folder's path with its slash (0 at
+	// the root): the rules see paths from there.
 	base  int
 	rules []ignoreRule
+}
+
+// match returns the last rule of f that matches p, a path from the
+// workspace folder, or nil.
+func (f *ignoreFile) match(p string, isDir bool) *ignoreRule {
+	elems := strings.Split(p[f.base:], "/")
+	for i := len(f.rules) - 1; i >= 0; i-- {
+		if f.rules[i].match(elems, isDir) {
+			return &f.rules[i]
+		}
+	}
+	return nil
 }
 
 // What courier uses of one ignore file, so that a hostile one costs a

@@ -17,8 +17,7 @@ type Entry struct {
 	// Files is set on folder summaries: how many files the folder holds.
 	Files int  `json:"files,omitempty"`
 	IsDir bool `json:"isDir,omitempty"`
-	// Regular is set when the walk found a regular file (not a link, a
-	// pipe or a device), so that reading it needs no look-up first.
+	// Regular is set for a regular file (not a link, a pipe or a device).
 	Regular bool `json:"-"`
 }
 
@@ -28,45 +27,11 @@ type ListOptions struct {
 	// summarised (0: no limit).
 	MaxEntries int
 	// GitIgnore hides what the workspace's .gitignore files and
-	// .git/info/exclude hide, as git decides it. The ignore files are read
-	// as the listing walks, each from its folder.
+	// .git/info/exclude hide, as git decides it.
 	GitIgnore bool
 	// IgnoreCut, when set, is told of each ignore file the listing uses
 	// only part of (see IgnoreCutNote), with the patterns it uses.
 	IgnoreCut func(path string, patterns int)
-	// Ignore, when set, hides a path (slash form, relative) from the listing;
-	// for a folder it hides everything below it.
-	Ignore func(p string, isDir bool) bool
-}
-
-// walkEntry is one entry a walk of the workspace found.
-type walkEntry struct {
-	path  string // slash path from the workspace root
-	name  string
-	isDir bool
-	size  int64 // when the walk was asked for sizes
-	// regular is set when the folder's entry, or a look-up, said it is a
-	// regular file: not a link, a pipe or a device.
-	regular bool
-}
-
-// walkHooks say what a walk does with what it finds.
-type walkHooks struct {
-	// withSize has the walk look up the size of every entry but folders.
-	withSize bool
-	// enter, when set, is called for each folder the walk enters, before it
-	// visits its entries, with what it returned for the parent folder (nil
-	// for the root) and a reader of small regular files in the folder.
-	enter func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir
-	// visit is called for every entry with what enter returned for its
-	// folder; for a folder, its result says whether to walk into it.
-	visit func(e walkEntry, dir *ignoreDir) bool
-	// steps, when set, counts what the walk asks of the kernel: each
-	// folder opened (one opened by its path counts every folder on the
-	// path), each read of a folder, each entry looked up. It must grow
-	// with the number of entries, not with their depth (see
-	// TestWalkStepsLinearInDepth); Linux walks count them.
-	steps *int
 }
 
 // skippedDirs are folders that are tool state or downloaded dependencies:
@@ -78,33 +43,16 @@ var skippedDirs = map[string]bool{
 	".next": true, ".cache": true,
 }
 
-// List walks the workspace and returns its files sorted by path, or folder
-// summaries when there are more than opts.MaxEntries files (and, if even
-// the top level does not fit, a last RestPath entry counting the rest).
-//
-// The walk only reads folders, as find -type f does: only the files the
-// listing shows one by one are looked up, for their size, and read, to
-// mark binary ones. A shown file gone by then is left out.
+// List returns the workspace's files sorted by path, or folder summaries
+// when there are more than opts.MaxEntries (and, if even the top level does
+// not fit, a RestPath entry counting the rest). Only the files shown are
+// looked up and read.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	var paths []string
-	// Files of another kind than regular ones are few: those are kept
-	// apart rather than a mark for every file.
-	var irregular map[string]bool
-	err := w.walkFiles(opts, false, func(e walkEntry) {
-		paths = append(paths, e.path)
-		if !e.regular {
-			if irregular == nil {
-				irregular = map[string]bool{}
-			}
-			irregular[e.path] = true
-		}
-	})
-	if err != nil {
+	if err := w.walkFiles(opts, func(e walkEntry) { paths = append(paths, e.path) }); err != nil {
 		return nil, err
 	}
-	if !walkInPathOrder {
-		slices.Sort(paths)
-	}
+	slices.Sort(paths)
 	var shown []Entry
 	if opts.MaxEntries > 0 && len(paths) > opts.MaxEntries {
 		shown = summarise(paths, opts.MaxEntries)
@@ -114,50 +62,72 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 			shown[i].Path = p
 		}
 	}
+	return w.describe(shown)
+}
+
+// describe looks up each file of shown (see describeAt), dropping those
+// gone, with a walk of only the folders that lead to them: a file deep
+// down costs what a shallow one does.
+func (w *Workspace) describe(shown []Entry) ([]Entry, error) {
+	files := map[string]*Entry{}
+	dirs := map[string]bool{}
 	for i := range shown {
-		shown[i].Regular = !shown[i].IsDir && !irregular[shown[i].Path]
+		if e := &shown[i]; !e.IsDir {
+			files[e.Path] = e
+			for d := parentDir(e.Path); d != "" && !dirs[d]; d = parentDir(d) {
+				dirs[d] = true
+			}
+		}
 	}
-	return w.describeAll(shown), nil
+	found := map[string]bool{}
+	buf := make([]byte, sniffSize)
+	err := w.walk(walkHooks{visit: func(e walkEntry, _ *ignoreDir) bool {
+		if e.isDir {
+			return dirs[e.path]
+		}
+		if f := files[e.path]; f != nil {
+			found[e.path] = describeAt(e.dir, e.name, buf, f)
+		}
+		return false
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(shown, func(e Entry) bool { return !e.IsDir && !found[e.Path] }), nil
 }
 
 // Files returns every file a listing covers, sorted by path, with sizes
-// but without binary marks: tool folders (see skippedDirs), courier's
-// temporary files and what opts hides are left out. MaxEntries is not
-// used.
+// but without binary marks; MaxEntries is not used.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	var files []Entry
-	err := w.walkFiles(opts, true, func(e walkEntry) {
-		files = append(files, Entry{Path: e.path, Size: e.size, Regular: e.regular})
+	err := w.walkFiles(opts, func(e walkEntry) {
+		f := Entry{Path: e.path}
+		if lstatAt(e.dir, e.name, &f) {
+			files = append(files, f)
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !walkInPathOrder {
-		slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	}
+	slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return files, nil
 }
 
-// walkFiles calls file with every file a listing covers (see Files), with
-// its size when withSize is set.
-func (w *Workspace) walkFiles(opts ListOptions, withSize bool, file func(e walkEntry)) error {
-	h := walkHooks{withSize: withSize}
-	if opts.GitIgnore {
-		h.enter = func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir {
-			return w.enterIgnore(dir, parent, read, opts.IgnoreCut)
-		}
-	}
-	h.visit = func(e walkEntry, dir *ignoreDir) bool {
-		if e.isDir && skippedDirs[e.name] || !e.isDir && atomicfile.IsTemp(e.name) {
-			return false
-		}
-		if dir.ignored(e.path, e.name, e.isDir) || opts.Ignore != nil && opts.Ignore(e.path, e.isDir) {
+// walkFiles calls file with every file a listing covers (see Files).
+func (w *Workspace) walkFiles(opts ListOptions, file func(e walkEntry)) error {
+	h := walkHooks{visit: func(e walkEntry, dir *ignoreDir) bool {
+		if e.isDir && skippedDirs[e.name] || !e.isDir && atomicfile.IsTemp(e.name) || dir.ignored(e.path, e.isDir) {
 			return false
 		}
 		if !e.isDir {
 			file(e)
 		}
 		return e.isDir
+	}}
+	if opts.GitIgnore {
+		h.enter = func(dir string, parent *ignoreDir, read func(string) []byte) *ignoreDir {
+			return w.enterIgnore(dir, parent, read, opts.IgnoreCut)
+		}
 	}
 	return w.walk(h)
 }

@@ -9,10 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The listing opens a file the walk found regular without looking it up
-// first. Swapped since for a symlink to a secret outside the workspace,
-// or for a named pipe, it must neither read the secret (a NUL byte in it
-// would mark the entry binary) nor hang; gone, it is dropped.
+// A file the walk found, then swapped for a symlink to a secret outside
+// the workspace or for a named pipe, is described without reading the
+// secret (a NUL byte in it would mark the entry binary) or hanging; gone,
+// it is dropped.
 func TestDescribeSwappedEntries(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(t.TempDir(), "id_rsa")
@@ -31,11 +31,11 @@ func TestDescribeSwappedEntries(t *testing.T) {
 	if err := unix.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dirfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	d, err := os.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(dirfd)
+	defer d.Close()
 	type answer struct {
 		found bool
 		e     Entry
@@ -54,7 +54,7 @@ func TestDescribeSwappedEntries(t *testing.T) {
 		buf := make([]byte, sniffSize)
 		for name := range want {
 			e := Entry{Path: name, Regular: true} // as the walk listed it
-			found := describeAt(dirfd, name, buf, &e)
+			found := describeAt(d, name, buf, &e)
 			got[name] = answer{found, e}
 		}
 	}()

@@ -47,10 +47,10 @@ func TestWalkStepsLinearInDepth(t *testing.T) {
 		enter := func(dir string, parent *ignoreDir, read func(string) []byte) *ignoreDir {
 			return w.enterIgnore(dir, parent, read, nil)
 		}
-		h := walkHooks{withSize: true, enter: enter, steps: &n}
+		h := walkHooks{enter: enter, steps: &n}
 		h.visit = func(e walkEntry, dir *ignoreDir) bool {
 			entries++
-			return e.isDir && !dir.ignored(e.path, e.name, e.isDir)
+			return e.isDir && !dir.ignored(e.path, e.isDir)
 		}
 		if err := w.walk(h); err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 // folder as the lines of a root .gitignore would be: the last matching
 // line decides and "!" negates.
 type Patterns struct {
-	rules []ignoreRule
+	file ignoreFile
 }
 
 // CompilePatterns compiles setting lines. A line that git would never
@@ -26,7 +26,7 @@ func CompilePatterns(lines []string) (*Patterns, error) {
 		if !ok {
 			return nil, fmt.Errorf("bad pattern %q", line)
 		}
-		p.rules = append(p.rules, r)
+		p.file.rules = append(p.file.rules, r)
 	}
 	return p, nil
 }
@@ -35,29 +35,22 @@ func CompilePatterns(lines []string) (*Patterns, error) {
 // to the workspace) itself; what is below a matched folder is the
 // caller's business, as with .gitignore.
 func (p *Patterns) Match(path string, isDir bool) bool {
-	if p == nil || len(p.rules) == 0 {
+	if p == nil {
 		return false
 	}
-	elems := splitPath(nil, path)
-	for i := len(p.rules) - 1; i >= 0; i-- {
-		if p.rules[i].match(elems, isDir) {
-			return !p.rules[i].negate
-		}
-	}
-	return false
+	r := p.file.match(path, isDir)
+	return r != nil && !r.negate
 }
 
 // MayMatchInside reports whether some line with a slash could match a
-// path inside folder dir, so that a walk must enter dir even though it
-// would otherwise skip it. Lines without a slash match names at any
-// depth and are not counted: they would make every skipped folder worth
-// entering.
+// path inside folder dir, which a walk must then enter though it would
+// skip it. Lines without a slash would make every folder worth entering.
 func (p *Patterns) MayMatchInside(dir string) bool {
 	if p == nil {
 		return false
 	}
-	elems := splitPath(nil, dir)
-	for _, r := range p.rules {
+	elems := strings.Split(dir, "/")
+	for _, r := range p.file.rules {
 		if r.negate {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -28,12 +29,9 @@ func IsProtected(err error) bool {
 // kernel does (ELOOP).
 const maxLinks = 40
 
-// CheckWrite reports whether p may be written (created, replaced, deleted,
-// its mode changed): a path in .git, by name (any folder or file named .git,
-// at any depth, in any case, and the names case-insensitive file systems
-// take for it) or through symlinks, and a path in any other git folder
-// (see inGitDir), are refused with a ProtectedError. Reading them stays
-// allowed.
+// CheckWrite refuses with a ProtectedError a write, removal or mode change
+// of a path in a .git (by any name a file system takes for it, at any
+// depth, or through symlinks) or in any other git folder (see inGitDir).
 func (w *Workspace) CheckWrite(p string) error {
 	c, err := Clean(p)
 	if err != nil {
@@ -75,39 +73,20 @@ func (w *Workspace) inGitDir(c string) bool {
 }
 
 // hasDotGit reports whether a clean slash path has a .git element.
-func hasDotGit(c string) bool {
-	for _, part := range strings.Split(c, "/") {
-		if isDotGit(part) {
-			return true
-		}
-	}
-	return false
-}
+func hasDotGit(c string) bool { return slices.ContainsFunc(strings.Split(c, "/"), isDotGit) }
 
 // isDotGit reports whether a file name means .git to git on some file
 // system: any case, trailing dots and spaces (Windows), the 8.3 short name
 // GIT~1, and the invisible characters HFS+ ignores in names.
 func isDotGit(name string) bool {
-	if len(name) < 4 {
-		return false
-	}
 	name = strings.Map(func(r rune) rune {
-		if hfsIgnored(r) {
+		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
 			return -1
 		}
 		return r
 	}, name)
 	name = strings.ToLower(strings.TrimRight(name, ". "))
 	return name == ".git" || name == "git~1"
-}
-
-// hfsIgnored lists the code points HFS+ drops when comparing names.
-func hfsIgnored(r rune) bool {
-	switch {
-	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-		return true
-	}
-	return false
 }
 
 // inside turns a path git wrote (absolute, or relative to the workspace)
@@ -166,10 +145,10 @@ func (w *Workspace) resolve(c string, followLast bool) (string, bool) {
 		}
 		links++
 		target, err := w.root.Readlink(cur)
-		if err != nil || links > maxLinks || path.IsAbs(filepath.ToSlash(target)) {
+		if err != nil || links > maxLinks || path.IsAbs(target) {
 			return "", false
 		}
-		todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
+		todo = append(strings.Split(target, "/"), todo...)
 	}
 	if len(done) == 0 {
 		return ".", true

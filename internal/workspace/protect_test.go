@@ -94,7 +94,6 @@ func TestWritesIntoGitAreRefused(t *testing.T) {
 			return err
 		},
 		"Remove":         (*workspace.Workspace).Remove,
-		"Chmod":          func(w *workspace.Workspace, p string) error { return w.Chmod(p, 0o755) },
 		"RemoveEmptyDir": (*workspace.Workspace).RemoveEmptyDir,
 	}
 	// Removing a link removes the link itself, never what it points to.

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
-// NotRegularError reports a path that names something other than a regular
-// file: a named pipe, a socket, a device. Reading one could block courier
-// forever (a pipe waits for a writer) or never end (a device), so courier
-// reads regular files only.
+// NotRegularError reports a path that is not a regular file: reading a
+// named pipe could block courier forever, a device never end.
 type NotRegularError struct {
 	Path string
 	Mode fs.FileMode
@@ -39,12 +39,11 @@ func kindOf(m fs.FileMode) string {
 	return "a special file"
 }
 
-// OpenRegular opens a file of the workspace for reading, following symlinks
-// that stay inside, and returns it with its description. Anything but a
-// regular file is refused with a *NotRegularError before it is opened
+// OpenRegular opens a regular file of the workspace for reading, following
+// symlinks that stay inside. Anything else is refused before it is opened
 // (opening a device may itself do something), and the file is opened
-// without blocking and checked again once open, so a named pipe swapped in
-// between cannot make courier wait. The caller closes the file.
+// without blocking and checked again, so a named pipe swapped in between
+// cannot make courier wait.
 func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	c, err := Clean(p)
 	if err != nil {
@@ -60,7 +59,7 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: p, Mode: info.Mode()}
 	}
-	f, err := w.root.OpenFile(c, os.O_RDONLY|nonBlock, 0)
+	f, err := w.root.OpenFile(c, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, wrap(p, err)
 	}
@@ -76,8 +75,9 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	return f, now, nil
 }
 
-// readAll reads a whole regular file (see OpenRegular).
-func (w *Workspace) readAll(p string) ([]byte, error) {
+// ReadFile returns the content of a regular file in the workspace; a
+// named pipe, socket or device is refused (see OpenRegular).
+func (w *Workspace) ReadFile(p string) ([]byte, error) {
 	f, info, err := w.OpenRegular(p)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,3 @@ func (w *Workspace) readAll(p string) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
-
-// sniffSize is how much of a file the listing reads to tell binary files,
-// which hold a NUL byte near the start, as git tells them.
-const sniffSize = 8192

@@ -7,12 +7,8 @@ import "strings"
 const RestPath = "..."
 
 // summarise groups files (sorted by path) by folder at the deepest level
-// whose listing still fits in max lines, so a huge tree reads as a map
-// rather than a flood. A folder summary counts files, not bytes: sizes
-// are looked up only for the files shown one by one.
-//
-// The size of the listing at every depth is counted in one pass over the
-// files, and only the chosen one is built: trying depth after depth made a
+// whose listing fits in max lines, so a huge tree reads as a map. Every
+// depth's size is counted in one pass: trying depth after depth made a
 // tree 5,000 folders deep cost the square of its depth.
 func summarise(files []string, max int) []Entry {
 	counts := groupCounts(files)
@@ -69,12 +65,8 @@ func groupCounts(files []string) []int {
 // sharedDirs counts the leading folders two paths have in common: the
 // slashes in their common prefix.
 func sharedDirs(a, b string) int {
-	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && a[i:i+8] == b[i:i+8] {
-		i += 8
-	}
-	for i < n && a[i] == b[i] {
+	for i < min(len(a), len(b)) && a[i] == b[i] {
 		i++
 	}
 	return strings.Count(a[:i], "/")

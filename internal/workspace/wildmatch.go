@@ -2,12 +2,9 @@ package workspace
 
 import "strings"
 
-// elemGlob is one path element of a .gitignore pattern, compiled once so
-// that matching thousands of paths does not parse the pattern again. It
+// elemGlob is one path element of a .gitignore pattern, compiled. It
 // follows git's wildmatch byte by byte, not rune by rune, as git does.
 type elemGlob struct {
-	// lit is the element when it holds no wildcard: compared as is.
-	lit  string
 	toks []globTok
 	// anyElems marks a "**" element: any number of path elements.
 	anyElems bool
@@ -46,9 +43,6 @@ func compileElem(e string) (g elemGlob, ok bool) {
 	// Two or more stars alone between slashes cross folders, as in git.
 	if len(e) >= 2 && strings.Trim(e, "*") == "" {
 		return elemGlob{anyElems: true}, true
-	}
-	if !strings.ContainsAny(e, `*?[\`) {
-		return elemGlob{lit: e}, true
 	}
 	for i := 0; i < len(e); {
 		switch c := e[i]; c {
@@ -220,9 +214,6 @@ func inClass(name string, c byte) (in, valid bool) {
 // match reports whether one path element matches. Greedy with a single
 // backtrack point per "*", so it stays linear-ish on hostile patterns.
 func (g *elemGlob) match(s string) bool {
-	if g.toks == nil {
-		return g.lit == s
-	}
 	ti, si := 0, 0
 	star, starS := -1, 0
 	for ti < len(g.toks) || si < len(s) {

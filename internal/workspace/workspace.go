@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -66,7 +65,7 @@ func Clean(p string) (string, error) {
 		return "", errors.New("empty path")
 	}
 	slashed := strings.ReplaceAll(p, `\`, "/")
-	if path.IsAbs(slashed) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" || hasDriveLetter(slashed) {
+	if path.IsAbs(slashed) || hasDriveLetter(slashed) {
 		return "", &OutsideError{Path: p}
 	}
 	c := path.Clean(slashed)
@@ -94,10 +93,6 @@ func wrap(p string, err error) error {
 	return err
 }
 
-// ReadFile returns the content of a regular file in the workspace; a
-// named pipe, socket or device is refused (see OpenRegular).
-func (w *Workspace) ReadFile(p string) ([]byte, error) { return w.readAll(p) }
-
 // Stat describes a file in the workspace, following symlinks that stay
 // inside.
 func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
@@ -109,119 +104,22 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 	return info, wrap(p, err)
 }
 
-// WriteResult tells what WriteFile had to do besides writing.
-type WriteResult struct {
-	// Created lists the folders made for the file, outermost first.
-	CreatedDirs []string
+// WriteFile replaces or creates a file as a one-file Batch does, refusing
+// a path in a git folder (see CheckWrite), and returns the folders it made.
+// Only tests write this way (deadcode reports it); courier writes in batches.
+func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
+	if err := w.CheckWrite(p); err != nil {
+		return nil, err
+	}
+	b := w.NewBatch()
+	b.Write(p, data, 0)
+	res := b.Commit()[0]
+	return res.CreatedDirs, res.Err
 }
 
-// WriteFile replaces or creates a file atomically (temporary file, sync,
-// rename), making parent folders as needed and keeping an existing file's
-// permissions.
-func (w *Workspace) WriteFile(p string, data []byte) (WriteResult, error) {
-	var res WriteResult
-	c, err := Clean(p)
-	if err != nil {
-		return res, err
-	}
-	if c == "." {
-		return res, errors.New("path names the workspace folder itself, not a file")
-	}
-	if err := w.protect(p, c, true); err != nil {
-		return res, err
-	}
-	perm := fs.FileMode(0o644)
-	if info, err := w.root.Stat(c); err == nil {
-		if info.IsDir() {
-			return res, fmt.Errorf("'%s' is a folder, not a file", p)
-		}
-		perm = info.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return res, wrap(p, err)
-	}
-	dir := path.Dir(c)
-	if dir != "." {
-		created, err := w.mkdirAll(p, dir)
-		res.CreatedDirs = created
-		if err != nil {
-			return res, err
-		}
-	}
-	tmp := path.Join(dir, fmt.Sprintf("%s%d", tempStem(path.Base(c)), time.Now().UnixNano()))
-	if err := w.writeTemp(p, tmp, data, perm, true); err != nil {
-		return res, err
-	}
-	if err := w.root.Rename(tmp, c); err != nil {
-		w.root.Remove(tmp)
-		return res, wrap(p, err)
-	}
-	return res, w.syncDir(dir)
-}
-
-// writeTemp writes a temporary file, synced when sync is set (a Batch syncs
-// its temporary files together instead).
-func (w *Workspace) writeTemp(p, tmp string, data []byte, perm fs.FileMode, sync bool) (err error) {
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return wrap(p, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			w.root.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if sync {
-		if err = atomicfile.Sync(f); err != nil {
-			return err
-		}
-	}
-	return f.Close()
-}
-
-// mkdirAll makes the folders of dir that are missing and returns them.
-func (w *Workspace) mkdirAll(p, dir string) ([]string, error) {
-	var missing []string
-	for d := dir; d != "."; d = path.Dir(d) {
-		info, err := w.root.Stat(d)
-		if err == nil {
-			if !info.IsDir() {
-				return nil, fmt.Errorf("'%s' is a file, so it cannot hold '%s'", d, p)
-			}
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, wrap(p, err)
-		}
-		missing = append(missing, d)
-	}
-	var created []string
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := w.root.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return created, wrap(p, err)
-		}
-		created = append(created, missing[i])
-	}
-	return created, nil
-}
-
-func (w *Workspace) syncDir(dir string) error {
-	d, err := w.root.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return atomicfile.Sync(d)
-}
-
-// Remove deletes a file (never a folder). A symlink is removed itself, not
-// what it points to.
+// Remove deletes a file (never a folder) as a one-file Batch does; a
+// symlink is removed itself, not what it points to. A path in a git folder
+// is refused (see CheckWrite). Only tests remove this way, as WriteFile.
 func (w *Workspace) Remove(p string) error {
 	c, err := Clean(p)
 	if err != nil {
@@ -230,22 +128,9 @@ func (w *Workspace) Remove(p string) error {
 	if err := w.protect(p, c, false); err != nil {
 		return err
 	}
-	if err := w.remove(p, c); err != nil {
-		return err
-	}
-	return w.syncDir(path.Dir(c))
-}
-
-// remove deletes the file at the clean path c, unsynced.
-func (w *Workspace) remove(p, c string) error {
-	info, err := w.root.Lstat(c)
-	if err != nil {
-		return wrap(p, err)
-	}
-	if info.IsDir() {
-		return fmt.Errorf("'%s' is a folder; only files can be deleted", p)
-	}
-	return wrap(p, w.root.Remove(c))
+	b := w.NewBatch()
+	b.Remove(p)
+	return b.Commit()[0].Err
 }
 
 // RemoveEmptyDir removes a folder if it is empty, and is quiet otherwise.
@@ -264,18 +149,6 @@ func (w *Workspace) RemoveEmptyDir(p string) error {
 	return wrap(p, w.root.Remove(c))
 }
 
-// Chmod sets a file's permission bits.
-func (w *Workspace) Chmod(p string, mode fs.FileMode) error {
-	c, err := Clean(p)
-	if err != nil {
-		return err
-	}
-	if err := w.protect(p, c, true); err != nil {
-		return err
-	}
-	return wrap(p, w.root.Chmod(c, mode))
-}
-
 // FS returns the workspace as a read-only fs.FS.
 func (w *Workspace) FS() fs.FS { return w.root.FS() }
 
@@ -286,18 +159,8 @@ func (w *Workspace) MissingDirs(p string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var missing []string
-	for d := path.Dir(c); d != "."; d = path.Dir(d) {
-		_, err := w.root.Stat(d)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, wrap(p, err)
-		}
-		missing = append([]string{d}, missing...)
-	}
-	return missing, nil
+	missing, _, err := w.missingDirs(p, c)
+	return missing, err
 }
 
 // CleanTemps removes what an interrupted WriteFile of p left behind.

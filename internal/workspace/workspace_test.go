@@ -81,12 +81,12 @@ func TestWriteFileCreatesFoldersAndReportsThem(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, tc.exists)
 			w := openWS(t, dir)
-			res, err := w.WriteFile(tc.path, []byte("hello\n"))
+			created, err := w.WriteFile(tc.path, []byte("hello\n"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(res.CreatedDirs, tc.want) {
-				t.Errorf("CreatedDirs = %q, want %q", res.CreatedDirs, tc.want)
+			if !reflect.DeepEqual(created, tc.want) {
+				t.Errorf("created %q, want %q", created, tc.want)
 			}
 			p := filepath.Join(dir, filepath.FromSlash(tc.path))
 			if got := readFile(t, p); got != "hello\n" {
@@ -315,22 +315,6 @@ func TestRemoveEmptyDir(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(dir, "full", "x")); got != "x" {
 		t.Error("full folder lost its file")
-	}
-}
-
-func TestChmod(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"run.sh": "#!/bin/sh\n"})
-	w := openWS(t, dir)
-	if err := w.Chmod("run.sh", 0o700); err != nil {
-		t.Fatal(err)
-	}
-	info, _ := os.Stat(filepath.Join(dir, "run.sh"))
-	if info.Mode().Perm() != 0o700 {
-		t.Errorf("mode %v", info.Mode().Perm())
-	}
-	if err := w.Chmod("../run.sh", 0o700); !workspace.IsOutside(err) {
-		t.Errorf("Chmod outside err = %v", err)
 	}
 }
 
