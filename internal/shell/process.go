@@ -19,8 +19,10 @@ const (
 	killGrace = time.Second
 	// drainGrace bounds the wait for the output pipe to close after the
 	// process group is dead. Only a process that left the group (a daemon
-	// that called setsid) can hold it open longer; Run stops reading then.
-	drainGrace = 500 * time.Millisecond
+	// that called setsid, where no PID namespace ends it) can hold it open
+	// longer; Run stops reading then. Ample, so that a loaded machine's
+	// late reader still takes all the output.
+	drainGrace = 2 * time.Second
 )
 
 type processSpec struct {
