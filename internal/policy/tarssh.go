@@ -2,17 +2,14 @@ package policy
 
 import "strings"
 
-// tarRunners are GNU tar's options that run a program or shell command
-// given as their value.
+// tarRunners are GNU tar's options whose value is a program it runs.
 var tarRunners = []string{"--checkpoint-action", "--to-command", "--use-compress-program",
 	"--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"}
 
-// tarValues are tar's short options that take a value; -I and -F name
-// programs.
+// tarValues are tar's short options that take a value.
 const tarValues = "fCbgKLNTVXHIF"
 
-// tarNotes asks about tar told to run programs (--to-command,
-// --checkpoint-action=exec, -I and the like), and reads their commands.
+// tarNotes asks about tar told to run programs, and reads their commands.
 func (a *analyzer) tarNotes(words []word) []finding {
 	var runs, unknown []string
 	for i := 1; i < len(words); {
@@ -59,8 +56,7 @@ func (a *analyzer) tarNotes(words []word) []finding {
 	return nil
 }
 
-// tarRunner returns the tar option a long option is, or a shortening GNU
-// accepts of, when it runs programs.
+// tarRunner returns the runner a long option is or abbreviates, or "".
 func tarRunner(name string) string {
 	if len(name) < 5 || name == "--checkpoint" || strings.HasPrefix("--checkpoint", name) {
 		return ""
@@ -73,8 +69,8 @@ func tarRunner(name string) string {
 	return ""
 }
 
-// helperCode reads the command a program is told to run, so that what it
-// runs meets the rules too (a denied program in it is denied).
+// helperCode reads the command a program is told to run, so that it
+// meets the rules too.
 func (a *analyzer) helperCode(prog string, words []word, value word) {
 	code := value
 	if !value.computed() {
@@ -95,12 +91,10 @@ const sshValues = "BbcDEeFIiJLlmOoPpQRSWw"
 // sshCommandKeys are the ssh settings whose value is a local command.
 var sshCommandKeys = []string{"proxycommand", "localcommand", "knownhostscommand"}
 
-// sshNotes asks about ssh, scp and sftp told to run a local program:
-// ProxyCommand, LocalCommand or KnownHostsCommand in -o, a settings file
-// courier cannot read (-F), scp's and sftp's -S program and sftp's -D
-// server. The commands themselves are read, so a denied program in them
-// is denied. ProxyCommand is asked about rather than denied: jump hosts
-// need it, and the person sees the whole command at the question.
+// sshNotes asks about ssh, scp and sftp told to run a local program (the
+// *Command settings of -o, -S, sftp's -D) or to read settings courier
+// cannot (-F), and reads the commands. ProxyCommand is asked about rather
+// than denied: jump hosts need it.
 func (a *analyzer) sshNotes(prog string, words []word) []finding {
 	var notes []finding
 	for i := 1; i < len(words); {
