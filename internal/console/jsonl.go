@@ -23,7 +23,7 @@ func NewJSON(w io.Writer) *JSON {
 	return &JSON{enc: enc}
 }
 
-// The methods below implement runner.Reporter: one JSON object a line.
+// The methods below implement runner.Reporter.
 
 func (j *JSON) SessionStarted(e runner.SessionStarted) {
 	j.write(struct {
