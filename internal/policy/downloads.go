@@ -74,38 +74,18 @@ const curlValues = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
 func curlFiles(words []word) []string {
 	var files, urls []string
 	remote := false
-	for i := 1; i < len(words); {
-		w := words[i]
-		switch {
-		case w.computed() || !strings.HasPrefix(w.value, "-") || w.value == "-":
-			urls = append(urls, fileKey(urlWord(w)))
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, []string{"--output", "--url"})
-			switch name {
-			case "--output":
-				files = append(files, fileKey(value))
-			case "--url":
-				urls = append(urls, fileKey(urlWord(value)))
-			case "--remote-name", "--remote-name-all":
-				remote = true
-			case "--remote-header-name":
-				files = append(files, anyDownload)
-			}
-			i += n
-		default:
-			i += shortValues(words, i, curlValues, func(c byte, value word) {
-				switch c {
-				case 'o':
-					files = append(files, fileKey(value))
-				case 'O':
-					remote = true
-				case 'J':
-					files = append(files, anyDownload)
-				}
-			})
+	eachOption(words, []string{"--output", "--url"}, curlValues, func(name string, value word) {
+		switch name {
+		case "-o", "--output":
+			files = append(files, fileKey(value))
+		case "--url":
+			urls = append(urls, fileKey(urlWord(value)))
+		case "-O", "--remote-name", "--remote-name-all":
+			remote = true
+		case "-J", "--remote-header-name":
+			files = append(files, anyDownload)
 		}
-	}
+	}, func(w word) { urls = append(urls, fileKey(urlWord(w))) })
 	if remote {
 		files = append(files, urls...)
 	}
@@ -118,38 +98,17 @@ const wgetValues = "OoaiBtTwQPUelARDIX"
 func wgetFiles(words []word) []string {
 	var files, urls []string
 	named := false
-	for i := 1; i < len(words); {
-		w := words[i]
-		switch {
-		case w.computed() || !strings.HasPrefix(w.value, "-"):
-			urls = append(urls, fileKey(urlWord(w)))
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, []string{"--output-document", "--input-file"})
-			switch name {
-			case "--output-document":
-				named = true
-				if value.value != "-" {
-					files = append(files, fileKey(value))
-				}
-			case "--input-file":
-				files = append(files, anyDownload)
+	eachOption(words, []string{"--output-document", "--input-file"}, wgetValues, func(name string, value word) {
+		switch name {
+		case "-O", "--output-document":
+			named = true
+			if value.value != "-" {
+				files = append(files, fileKey(value))
 			}
-			i += n
-		default:
-			i += shortValues(words, i, wgetValues, func(c byte, value word) {
-				switch c {
-				case 'O':
-					named = true
-					if value.value != "-" {
-						files = append(files, fileKey(value))
-					}
-				case 'i':
-					files = append(files, anyDownload)
-				}
-			})
+		case "-i", "--input-file":
+			files = append(files, anyDownload)
 		}
-	}
+	}, func(w word) { urls = append(urls, fileKey(urlWord(w))) })
 	if !named {
 		files = append(files, urls...)
 	}

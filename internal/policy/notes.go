@@ -38,6 +38,28 @@ func runsCode(prog string, words []word, detail string) finding {
 	return finding{check: checkRunsCode, key: checkRunsCode + " " + prog, subject: wordsSource(words), detail: detail}
 }
 
+// eachOption reads a program's options as getopt does: --name=value,
+// --name value for names in longTakes, and clusters of short options
+// whose letters in shortTakes take a value (a computed word starting with
+// "-" is read as options too); operand gets the other words.
+func eachOption(words []word, longTakes []string, shortTakes string, option func(name string, value word), operand func(word)) {
+	for i := 1; i < len(words); {
+		switch w := words[i]; {
+		case !strings.HasPrefix(w.value, "-") || w.value == "-":
+			if operand != nil {
+				operand(w)
+			}
+			i++
+		case strings.HasPrefix(w.value, "--"):
+			name, value, n := longValue(words, i, longTakes)
+			option(name, value)
+			i += n
+		default:
+			i += shortValues(words, i, shortTakes, func(c byte, value word) { option("-"+string(c), value) })
+		}
+	}
+}
+
 // shortValues reads a cluster of short options like -xzf or -oKey=v at
 // words[i], calling seen with each letter and its value (for letters in
 // values: the rest of the cluster, or the next word). It returns how many

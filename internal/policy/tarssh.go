@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // tarRunners are GNU tar's options whose value is a program it runs.
 var tarRunners = []string{"--checkpoint-action", "--to-command", "--use-compress-program",
@@ -97,30 +100,21 @@ var sshCommandKeys = []string{"proxycommand", "localcommand", "knownhostscommand
 // than denied: jump hosts need it.
 func (a *analyzer) sshNotes(prog string, words []word) []finding {
 	var notes []finding
-	for i := 1; i < len(words); {
-		w := words[i]
-		if !strings.HasPrefix(w.value, "-") || w.value == "--" {
-			i++
-			continue
-		}
-		i += shortValues(words, i, sshValues, func(c byte, value word) {
-			switch {
-			case c == 'o':
-				key, cmd := sshOption(value)
-				for _, k := range sshCommandKeys {
-					if key == k {
-						notes = append(notes, runsCode(prog, words, "its "+key+" setting runs a local command"))
-						a.helperCode(prog+" "+key, words, cmd)
-					}
-				}
-			case c == 'F' && value.value != "/dev/null":
-				notes = append(notes, runsCode(prog, words, "it reads ssh settings from "+value.shown()+", which may run local commands (ProxyCommand, Match exec) that courier cannot check"))
-			case c == 'S' && prog != "ssh", c == 'D' && prog == "sftp":
-				notes = append(notes, runsCode(prog, words, "-"+string(c)+" names a local program it runs"))
-				a.helperCode(prog+" -"+string(c), words, value)
+	eachOption(words, nil, sshValues, func(name string, value word) {
+		switch {
+		case name == "-o":
+			key, cmd := sshOption(value)
+			if slices.Contains(sshCommandKeys, key) {
+				notes = append(notes, runsCode(prog, words, "its "+key+" setting runs a local command"))
+				a.helperCode(prog+" "+key, words, cmd)
 			}
-		})
-	}
+		case name == "-F" && value.value != "/dev/null":
+			notes = append(notes, runsCode(prog, words, "it reads ssh settings from "+value.shown()+", which may run local commands (ProxyCommand, Match exec) that courier cannot check"))
+		case name == "-S" && prog != "ssh", name == "-D" && prog == "sftp":
+			notes = append(notes, runsCode(prog, words, name+" names a local program it runs"))
+			a.helperCode(prog+" "+name, words, value)
+		}
+	}, nil)
 	return notes
 }
 
@@ -139,23 +133,9 @@ func sshOption(w word) (string, word) {
 
 // rsyncCode reads the remote shell command given to rsync -e or --rsh.
 func (a *analyzer) rsyncCode(words []word) {
-	for i := 1; i < len(words); {
-		w := words[i]
-		switch {
-		case w.computed() || !strings.HasPrefix(w.value, "-"):
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, []string{"--rsh"})
-			if name == "--rsh" {
-				a.helperCode("rsync --rsh", words, value)
-			}
-			i += n
-		default:
-			i += shortValues(words, i, "eBfTM", func(c byte, value word) {
-				if c == 'e' {
-					a.helperCode("rsync -e", words, value)
-				}
-			})
+	eachOption(words, []string{"--rsh"}, "eBfTM", func(name string, value word) {
+		if name == "-e" || name == "--rsh" {
+			a.helperCode("rsync "+name, words, value)
 		}
-	}
+	}, nil)
 }
