@@ -17,6 +17,7 @@ import (
 // fsnotify does not offer close-write.
 type closedEvents struct {
 	f     *os.File
+	fd    int // f's, for adding watches
 	dir   string
 	names chan string
 	wg    sync.WaitGroup
@@ -29,7 +30,7 @@ func startClosed(dir string) (*closedEvents, error) {
 	}
 	// Non-blocking, it is read through the runtime's poller: Close wakes
 	// the reader.
-	c := &closedEvents{f: os.NewFile(uintptr(fd), "inotify"), dir: dir, names: make(chan string, 64)}
+	c := &closedEvents{f: os.NewFile(uintptr(fd), "inotify"), fd: fd, dir: dir, names: make(chan string, 64)}
 	if err := c.add(); err != nil {
 		c.f.Close()
 		return nil, err
@@ -41,18 +42,7 @@ func startClosed(dir string) (*closedEvents, error) {
 
 // add (re)watches the folder.
 func (c *closedEvents) add() error {
-	raw, err := c.f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var werr error
-	err = raw.Control(func(fd uintptr) {
-		_, werr = unix.InotifyAddWatch(int(fd), c.dir, unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO)
-	})
-	if err == nil {
-		err = werr
-	}
-	if err != nil {
+	if _, err := unix.InotifyAddWatch(c.fd, c.dir, unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO); err != nil {
 		return fmt.Errorf("inotify watch %s: %w", c.dir, err)
 	}
 	return nil
