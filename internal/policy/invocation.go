@@ -7,10 +7,9 @@ import (
 
 // Invocation is one program a command would start.
 type Invocation struct {
-	// Name and Args are as written after quote removal ("sudo" for
-	// `"sud""o"`); computed ones stay as written ("$CMD", "*.go").
+	// Name is as written after quote removal ("sudo" for `"sud""o"`); a
+	// computed one stays as written ("$CMD").
 	Name    string
-	Args    []string
 	Dynamic bool // the program is only known at run time
 	// Function is set when Name is a function the command defines; rules
 	// still apply to it by name.
@@ -28,11 +27,6 @@ func (inv Invocation) source() string { return wordsSource(inv.words) }
 
 func (a *analyzer) invocation(words []word) Invocation {
 	inv := Invocation{Name: words[0].shown(), words: words}
-	for _, w := range words[1:] {
-		if !w.hidden {
-			inv.Args = append(inv.Args, w.shown())
-		}
-	}
 	base, ok := programBase(words[0])
 	inv.Dynamic = !ok
 	inv.base = base

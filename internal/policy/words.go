@@ -35,7 +35,7 @@ type word struct {
 
 func (w word) computed() bool { return w.expands || w.glob }
 
-// shown is the word as messages and Invocation.Args show it.
+// shown is the word as messages show it.
 func (w word) shown() string {
 	if w.computed() {
 		return w.src
