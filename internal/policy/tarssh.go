@@ -15,41 +15,25 @@ const tarValues = "fCbgKLNTVXHIF"
 // tarNotes asks about tar told to run programs, and reads their commands.
 func (a *analyzer) tarNotes(words []word) []finding {
 	var runs, unknown []string
-	for i := 1; i < len(words); {
-		w := words[i]
-		v := w.value
-		switch {
-		case i == 1 && !w.computed() && v != "" && !strings.HasPrefix(v, "-"):
-			// The old form: "cIf" is -c -I -f.
-			if strings.ContainsAny(v, "IF") {
-				runs = append(runs, "-"+string(v[strings.IndexAny(v, "IF")]))
-			}
-			i++
-		case v == "--" && !w.computed():
-			i = len(words)
-		case strings.HasPrefix(v, "--") && w.computed() && strings.ContainsAny(strings.SplitN(v, "=", 2)[0], "$`"):
-			unknown = append(unknown, strings.SplitN(v, "=", 2)[0])
-			i++
-		case w.computed() && !strings.HasPrefix(v, "--"), !strings.HasPrefix(v, "-"):
-			i++
-		case strings.HasPrefix(v, "--"):
-			name, value, n := longValue(words, i, tarRunners)
-			// Of the checkpoint actions only exec= runs a program; dot,
-			// echo, ttyout and the others print.
-			if opt := tarRunner(name); opt != "" && (opt != "--checkpoint-action" || value.computed() || strings.HasPrefix(value.value, "exec")) {
-				runs = append(runs, opt)
-				a.helperCode("tar "+opt, words, value)
-			}
-			i += n
-		default:
-			i += shortValues(words, i, tarValues, func(c byte, value word) {
-				if c == 'I' || c == 'F' {
-					runs = append(runs, "-"+string(c))
-					a.helperCode("tar -"+string(c), words, value)
-				}
-			})
+	if w := words[1:]; len(w) > 0 && !w[0].computed() && w[0].value != "" && !strings.HasPrefix(w[0].value, "-") {
+		// The old form: "cIf" is -c -I -f.
+		if i := strings.IndexAny(w[0].value, "IF"); i >= 0 {
+			runs = append(runs, "-"+w[0].value[i:i+1])
 		}
 	}
+	eachOption(words, tarRunners, tarValues, func(name string, value word) {
+		switch opt := tarRunner(name); {
+		case strings.ContainsAny(name, "$`"):
+			unknown = append(unknown, name)
+		case name == "-I" || name == "-F":
+			runs = append(runs, name)
+			a.helperCode("tar "+name, words, value)
+		// Of the checkpoint actions only exec= runs a program.
+		case opt != "" && (opt != "--checkpoint-action" || value.computed() || strings.HasPrefix(value.value, "exec")):
+			runs = append(runs, opt)
+			a.helperCode("tar "+opt, words, value)
+		}
+	}, nil)
 	switch {
 	case len(runs) > 0:
 		return []finding{runsCode("tar", words, "tar "+strings.Join(runs, ", ")+" runs a program or shell command")}
