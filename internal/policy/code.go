@@ -78,13 +78,18 @@ func (a *analyzer) code(c codeSource) {
 
 // computedCode notes code whose text is only known at run time.
 func (a *analyzer) computedCode(c codeSource) {
-	for _, w := range c.words {
-		if w.node != nil && a.downloads(w.node) {
-			a.finding(checkDownload, c.subject, "runs code downloaded from the network")
-			return
-		}
+	download := slices.ContainsFunc(c.words, func(w word) bool { return w.node != nil && a.downloads(w.node) })
+	a.unreadable(download, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
+}
+
+// unreadable notes code that no one can read beforehand: downloaded, or
+// else as detail says.
+func (a *analyzer) unreadable(download bool, subject, detail string) {
+	if download {
+		a.finding(checkDownload, subject, "runs code downloaded from the network")
+	} else {
+		a.finding(checkDynamic, subject, detail)
 	}
-	a.finding(checkDynamic, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
 }
 
 // shell looks at how a shell gets its code: -c, standard input, a script.
@@ -215,8 +220,8 @@ func (a *analyzer) script(name string, words []word, i int, in stdin) {
 		}
 		return
 	}
-	if words[i].node != nil && hasSubstitution(words[i].node, false) {
-		a.procCode(name, words, words[i])
+	if n := words[i].node; n != nil && hasSubstitution(n, false) { // as in `bash <(curl -s URL)`
+		a.unreadable(a.downloads(n), wordsSource(words), name+" runs code produced by another command, which courier cannot check")
 	}
 }
 
@@ -233,26 +238,12 @@ func isStdinPath(p string) bool {
 func (a *analyzer) stdinCode(name string, in stdin) {
 	switch in.kind {
 	case stdinPipe:
-		if in.download {
-			a.finding(checkDownload, in.src, "runs code downloaded from the network")
-			return
-		}
-		a.finding(checkDynamic, in.src, name+" runs code read from a pipe, which courier cannot check")
+		a.unreadable(in.download, in.src, name+" runs code read from a pipe, which courier cannot check")
 	case stdinText:
 		if shells[name] {
 			a.code(codeSource{prog: name, subject: in.src, words: []word{*in.text}})
 		}
 	}
-}
-
-// procCode handles a program whose script is a process substitution, as
-// in `bash <(curl -s URL)`.
-func (a *analyzer) procCode(name string, words []word, script word) {
-	if a.downloads(script.node) {
-		a.finding(checkDownload, wordsSource(words), "runs code downloaded from the network")
-		return
-	}
-	a.finding(checkDynamic, wordsSource(words), name+" runs code produced by another command, which courier cannot check")
 }
 
 // alias values are code that runs wherever the alias is used.
