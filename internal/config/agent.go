@@ -9,15 +9,13 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// agentTable holds the settings of the agent that answers instead of a
-// person.
 const agentTable = "agent"
 
 // HistoryOn is the token budget of history = true.
 const HistoryOn = 100000
 
-// AgentSettings holds the [agent] table: which agent answers the requests
-// when no person does, and the limits of the unattended loop.
+// AgentSettings holds the [agent] table: the agent that answers instead
+// of a person, and the limits of the unattended loop.
 type AgentSettings struct {
 	Name         string   // a preset, "command" or "openai"; "" when a person pastes the replies
 	Command      []string // the command agent's program and arguments
@@ -32,14 +30,13 @@ type AgentSettings struct {
 	TimeBudget   time.Duration
 }
 
-// agentSettings lists the [agent] table's settings; each has a flag (and
-// so an environment variable, COURIER_AGENT_<KEY>).
+// agentSettings lists the [agent] table's settings, each with a flag.
 func agentSettings() []setting {
 	k := func(name string) string { return agentTable + "." + name }
 	return []setting{
 		{key: k("name"), flag: "agent", def: "",
 			help: "the agent that answers instead of a person: " + strings.Join(agent.Names(), ", ") + " (empty: a person pastes the replies)",
-			bind: func(c *Config) value { return agentNameValue{&c.Agent.Name} }},
+			bind: func(c *Config) value { return enumValue{&c.Agent.Name, append(agent.Names(), "")} }},
 		{key: k("command"), flag: "agent-command", def: "",
 			help: "the command agent's program and arguments, run directly, never by a shell (on the command line split into words as a shell would)",
 			bind: func(c *Config) value { return commandValue{&c.Agent.Command} }},
@@ -73,7 +70,6 @@ func agentSettings() []setting {
 	}
 }
 
-// AgentSpec describes the agent the settings choose, for agent.New.
 func (c *Config) AgentSpec() agent.Spec {
 	a := c.Agent
 	return agent.Spec{
@@ -82,7 +78,6 @@ func (c *Config) AgentSpec() agent.Spec {
 	}
 }
 
-// stringValue is free text, checked by check when set.
 type stringValue struct {
 	p     *string
 	check func(string) error
@@ -101,16 +96,8 @@ func (s stringValue) parse(text string) error {
 	return nil
 }
 
-func (s stringValue) decode(v any) error {
-	text, ok := v.(string)
-	if !ok {
-		return wantError("a string", describe(v))
-	}
-	return s.parse(text)
-}
-
-func (s stringValue) toml() string { return quote(*s.p) }
-func (s stringValue) json() any    { return *s.p }
+func (s stringValue) decode(v any) error { return decodeString(v, "a string", s.parse) }
+func (s stringValue) json() any          { return *s.p }
 
 func checkBaseURL(text string) error {
 	if _, err := agent.NormalizeBaseURL(text); err != nil {
@@ -126,36 +113,8 @@ func checkEnvName(text string) error {
 	return nil
 }
 
-// agentNameValue is one of the agents, or empty for none.
-type agentNameValue struct{ p *string }
-
-func (agentNameValue) kind() string { return "string" }
-
-func (n agentNameValue) parse(text string) error {
-	t := strings.ToLower(strings.TrimSpace(text))
-	for _, name := range append(agent.Names(), "") {
-		if t == name {
-			*n.p = t
-			return nil
-		}
-	}
-	return wantError((enumValue{allowed: agent.Names()}).want(), quote(text))
-}
-
-func (n agentNameValue) decode(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return wantError((enumValue{allowed: agent.Names()}).want(), describe(v))
-	}
-	return n.parse(s)
-}
-
-func (n agentNameValue) toml() string { return quote(*n.p) }
-func (n agentNameValue) json() any    { return *n.p }
-
-// commandValue is a program and its arguments: a TOML array of strings,
-// or a command line split as a shell would (but never run by one) in an
-// environment variable or a flag.
+// commandValue is a program and its arguments: a TOML array, or a line
+// split as a shell would (never run by one).
 type commandValue struct{ p *[]string }
 
 const wantCommand = `a list of words like ["llm", "-m", "gpt-4o"]`
@@ -175,38 +134,25 @@ func (c commandValue) parse(text string) error {
 	return nil
 }
 
-// decode accepts empty words after the first: a program may well need an
-// empty argument (claude --tools "").
 func (c commandValue) decode(v any) error {
-	arr, ok := v.([]any)
-	if !ok {
-		return wantError(wantCommand, describe(v))
-	}
-	out := make([]string, 0, len(arr))
-	for i, item := range arr {
-		s, ok := item.(string)
-		if !ok || (i == 0 && strings.TrimSpace(s) == "") {
-			return wantError(wantCommand, describe(v))
-		}
-		out = append(out, s)
+	out, err := decodeStrings(v, wantCommand, true)
+	if err != nil {
+		return err
 	}
 	*c.p = out
 	return nil
 }
 
-func (c commandValue) toml() string { return listValue{c.p}.toml() }
-func (c commandValue) json() any    { return listValue{c.p}.json() }
+func (c commandValue) json() any { return listValue{c.p}.json() }
 
-// budgetValue is a token budget that can also be switched on and off:
-// false (0), true (HistoryOn) or a number of tokens.
+// budgetValue is a token budget: false (0), true (HistoryOn) or a number.
 type budgetValue struct{ p *int }
 
 const wantBudget = "true, false or a number of tokens"
 
 func (budgetValue) kind() string { return "budget" }
 
-// parse reads a number as tokens ("1" is one token, not true), and the
-// words of a bool.
+// parse reads a number as tokens ("1" is not true).
 func (b budgetValue) parse(text string) error {
 	if n, err := strconv.Atoi(strings.TrimSpace(text)); err == nil {
 		return b.setTokens(n, strconv.Itoa(n))
@@ -245,16 +191,6 @@ func (b budgetValue) setTokens(n int, got string) error {
 	}
 	*b.p = n
 	return nil
-}
-
-func (b budgetValue) toml() string {
-	switch *b.p {
-	case 0:
-		return "false"
-	case HistoryOn:
-		return "true"
-	}
-	return strconv.Itoa(*b.p)
 }
 
 func (b budgetValue) json() any {

@@ -63,42 +63,38 @@ const (
 	HomeReadable = "readable" // all of it read-only but the places that hold credentials
 )
 
-// Config is the effective settings. Start from Defaults, which sets every
-// field; the Load and Set methods override fields and record their source.
-// The fields' meanings are listed in the settings table (Settings).
+// Config is the effective settings: Defaults, overridden by the Load and
+// Set methods, which record each source. The settings table says what
+// each field means.
 type Config struct {
-	CommandTimeout time.Duration
-	MaxOutput      int
-	Copy           bool
-	TokenBudget    int
-	MaxReply       int64
-	Poll           bool
-	Settle         time.Duration
-	Color          string
-	Sandbox        string
-	Network        bool
-	Home           string
-	ReadOnly       []string
-	MaxProcesses   int
-	MaxMemory      int64
-	KeepEnv        []string
-	Yes            bool
-	ListLimit      int
-	ReadLines      int
-	Protocol       string
-	Clipboard      bool
-	Environment    bool
-	// The snapshots that make commands undoable.
+	CommandTimeout  time.Duration
+	MaxOutput       int
+	Copy            bool
+	TokenBudget     int
+	MaxReply        int64
+	Poll            bool
+	Settle          time.Duration
+	Color           string
+	Sandbox         string
+	Network         bool
+	Home            string
+	ReadOnly        []string
+	MaxProcesses    int
+	MaxMemory       int64
+	KeepEnv         []string
+	Yes             bool
+	ListLimit       int
+	ReadLines       int
+	Protocol        string
+	Clipboard       bool
+	Environment     bool
 	Snapshots       bool
 	SnapshotBudget  int64
 	SnapshotLimit   int64
 	SnapshotExclude []string
 	SnapshotInclude []string
-	// Policy holds the [policy] table: the person's rules, which
-	// policy.New layers over courier's built-in ones.
-	Policy policy.Config
-	// Agent holds the [agent] table.
-	Agent AgentSettings
+	Policy          policy.Config // the [policy] table
+	Agent           AgentSettings // the [agent] table
 
 	sources map[string]origin
 }
@@ -108,25 +104,22 @@ func Defaults() *Config {
 	c := &Config{sources: make(map[string]origin, len(settings))}
 	for _, s := range settings {
 		if err := s.bind(c).parse(s.def); err != nil {
-			// The table is constant and its test parses every default,
-			// so this is a programming error, not a user's.
-			panic(fmt.Sprintf("config: default of %s: %v", s.key, err))
+			panic(fmt.Sprintf("config: default of %s: %v", s.key, err)) // a constant table's
 		}
 		c.sources[s.key] = origin{src: SourceDefault}
 	}
 	return c
 }
 
-// Source reports where the value of a setting came from; key is as in
-// courier.toml ("max_output", "policy.deny"). It is "" for an unknown key.
+// Source reports where the value of a setting (key as in courier.toml,
+// "policy.deny") came from; "" for an unknown key.
 func (c *Config) Source(key string) Source {
 	return c.sources[key].source()
 }
 
-// Set sets one setting from text the way an environment variable gives
-// it, recording src as its source; the cli uses it for flags given on the
-// command line. key may use dashes for underscores, as flags do. Lists are
-// comma-separated.
+// Set sets one setting from text as an environment variable gives it,
+// recording src as its source; key may use dashes for underscores, as
+// flags do.
 func (c *Config) Set(key, text string, src Source) error {
 	s, err := find(normalizeKey(key))
 	if err != nil {
@@ -145,8 +138,7 @@ func (c *Config) Set(key, text string, src Source) error {
 	return nil
 }
 
-// setSource records an origin; a Config made without Defaults has no map
-// yet.
+// setSource records an origin, also in a Config made without Defaults.
 func (c *Config) setSource(key string, o origin) {
 	if c.sources == nil {
 		c.sources = make(map[string]origin, len(settings))
@@ -155,15 +147,14 @@ func (c *Config) setSource(key string, o origin) {
 }
 
 // origin is where a value came from. A value from a file keeps the file
-// and its key instead of its line, as finding a line costs a parse of the
-// file (see locate) and only errors and courier config need it.
+// and key, not the line: finding a line costs a parse (see locate), which
+// only errors and courier config need.
 type origin struct {
 	src  Source
 	file *fileText
 	key  []string
 }
 
-// fileText is a settings file as it was read.
 type fileText struct{ name, data string }
 
 func (o origin) source() Source {
@@ -173,9 +164,8 @@ func (o origin) source() Source {
 	return FileSource(o.file.name, locate(o.file.data, o.key))
 }
 
-// clone returns a copy whose changes do not reach c; loading works on a
-// clone so that a failed load leaves c as it was. Slice fields are only
-// ever replaced, never changed in place, so sharing them is safe.
+// clone returns a copy to load into, so that a failed load leaves c as
+// it was; slice fields are only ever replaced, so they may be shared.
 func (c *Config) clone() *Config {
 	d := *c
 	d.sources = make(map[string]origin, len(settings))

@@ -5,18 +5,12 @@ import (
 	"fmt"
 )
 
-// noColor is the variable of the no-color.org convention.
-const noColor = "NO_COLOR"
+const noColor = "NO_COLOR" // no-color.org
 
-// LoadEnv applies the COURIER_* variables over c, reading them with getenv
-// (os.Getenv in courier, a map in tests). An empty variable counts as
-// unset. Lists are comma-separated. Every bad value is reported, one a
-// line, as "COURIER_MAX_OUTPUT: want a whole number, got \"lots\"", and
-// then nothing is applied.
-//
-// A non-empty NO_COLOR sets color to never, but only over the default: as
-// no-color.org asks, the settings file, COURIER_COLOR and --color all
-// override it.
+// LoadEnv applies the COURIER_* variables over c; an empty one counts as
+// unset. Every bad value is reported, one a line, and then nothing is
+// applied. NO_COLOR sets color to never over the default only, as
+// no-color.org asks.
 func (c *Config) LoadEnv(getenv func(string) string) error {
 	next := c.clone()
 	if getenv(noColor) != "" && next.sources["color"].src == SourceDefault {

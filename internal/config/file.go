@@ -14,11 +14,9 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// LoadFile applies the settings of a courier.toml file over c. A missing
-// file is not an error. Every problem of the file is reported, one a line,
-// each starting with the path and line ("courier.toml:7: ..."); when there
-// is one, nothing of the file is applied. Sources are the path as given
-// and the line.
+// LoadFile applies a courier.toml over c; a missing file is not an error.
+// Every problem is reported, one a line, starting with the path and line
+// ("courier.toml:7: ..."), and then nothing of the file is applied.
 func (c *Config) LoadFile(path string) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -38,7 +36,6 @@ func (c *Config) LoadFile(path string) error {
 	return c.loadTOML(path, string(data))
 }
 
-// fileLoad is one file being applied to a copy of the settings.
 type fileLoad struct {
 	text *fileText
 	raw  map[string]any
@@ -79,11 +76,10 @@ func (c *Config) loadTOML(name, data string) error {
 	return nil
 }
 
-// maxFileErrors caps the problems reported of one file: past a few, the
-// file is likely not a courier.toml at all, and each line costs a parse.
+// maxFileErrors caps the problems reported of one file: past a few, it is
+// likely no courier.toml at all, and each line costs a parse.
 const maxFileErrors = 10
 
-// apply sets the setting of one key of the file.
 func (f *fileLoad) apply(key toml.Key) error {
 	name := key.String()
 	val := lookup(f.raw, key)
@@ -104,12 +100,10 @@ func (f *fileLoad) apply(key toml.Key) error {
 	return nil
 }
 
-// isUnder reports whether key lies inside parent.
 func isUnder(key, parent toml.Key) bool {
 	return len(key) > len(parent) && slices.Equal(key[:len(parent)], parent)
 }
 
-// lookup returns the decoded value of key.
 func lookup(raw map[string]any, key toml.Key) any {
 	var v any = raw
 	for _, part := range key {
@@ -122,7 +116,6 @@ func lookup(raw map[string]any, key toml.Key) any {
 	return v
 }
 
-// syntaxError is a file TOML cannot read, with its place.
 type syntaxError struct {
 	where string
 	err   toml.ParseError
@@ -130,9 +123,7 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string {
 	msg := strings.TrimSuffix(e.err.Message, ".")
-	if len(msg) > 1 && msg[1] >= 'a' && msg[1] <= 'z' {
-		// TOML's messages sometimes start a sentence; courier's are
-		// lowercase throughout.
+	if len(msg) > 1 && msg[1] >= 'a' && msg[1] <= 'z' { // courier's messages start lowercase
 		msg = strings.ToLower(msg[:1]) + msg[1:]
 	}
 	return e.where + ": " + msg

@@ -6,8 +6,7 @@ import (
 	"github.com/courier-agent/courier/internal/policy"
 )
 
-// listValue is a list of strings: a TOML array, or comma-separated text
-// in environment variables and flags.
+// listValue is a list of strings: a TOML array, or comma-separated.
 type listValue struct{ p *[]string }
 
 const wantList = `a list of strings like ["AWS_PROFILE"]`
@@ -27,7 +26,7 @@ func (l listValue) parse(text string) error {
 }
 
 func (l listValue) decode(v any) error {
-	out, err := decodeStrings(v)
+	out, err := decodeStrings(v, wantList, false)
 	if err != nil {
 		return err
 	}
@@ -35,29 +34,22 @@ func (l listValue) decode(v any) error {
 	return nil
 }
 
-// decodeStrings accepts a TOML array of non-empty strings.
-func decodeStrings(v any) ([]string, error) {
+// decodeStrings accepts a TOML array of strings, empty ones only after the
+// first and with emptyArgs (a program may need an empty argument).
+func decodeStrings(v any, want string, emptyArgs bool) ([]string, error) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, wantError(wantList, describe(v))
+		return nil, wantError(want, describe(v))
 	}
 	out := make([]string, 0, len(arr))
-	for _, item := range arr {
+	for i, item := range arr {
 		s, ok := item.(string)
-		if !ok || strings.TrimSpace(s) == "" {
-			return nil, wantError(wantList, describe(v))
+		if !ok || (strings.TrimSpace(s) == "" && (i == 0 || !emptyArgs)) {
+			return nil, wantError(want, describe(v))
 		}
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-func (l listValue) toml() string {
-	q := make([]string, len(*l.p))
-	for i, s := range *l.p {
-		q[i] = quote(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }
 
 func (l listValue) json() any {
@@ -67,9 +59,8 @@ func (l listValue) json() any {
 	return *l.p
 }
 
-// ruleList is a list of policy rules of one decision ("deny", "ask" or
-// "allow"); each rule is checked when it is set, so that a wrong rule is
-// reported with the line that holds it.
+// ruleList is a list of policy rules of one decision, each checked when
+// set, so that a wrong rule is reported with its line.
 type ruleList struct {
 	p        *[]string
 	decision string
@@ -86,9 +77,9 @@ func (r ruleList) parse(text string) error {
 }
 
 func (r ruleList) decode(v any) error {
-	rules, err := decodeStrings(v)
+	rules, err := decodeStrings(v, `a list of rules like ["git push"]`, false)
 	if err != nil {
-		return wantError(`a list of rules like ["git push"]`, describe(v))
+		return err
 	}
 	return r.set(rules)
 }
@@ -103,8 +94,6 @@ func (r ruleList) set(rules []string) error {
 	return nil
 }
 
-// checkRule compiles one rule alone, the cheapest way to ask the policy
-// package whether its syntax is right.
 func checkRule(decision, rule string) error {
 	cfg := policy.Config{NoDefaults: true}
 	switch decision {
@@ -119,5 +108,4 @@ func checkRule(decision, rule string) error {
 	return err
 }
 
-func (r ruleList) toml() string { return listValue{r.p}.toml() }
-func (r ruleList) json() any    { return listValue{r.p}.json() }
+func (r ruleList) json() any { return listValue{r.p}.json() }

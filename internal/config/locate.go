@@ -8,14 +8,11 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// The TOML package knows the line of every key but does not export it; it
-// puts it only in the ParseError of a value that fails to decode. locate
-// therefore decodes the file again into a struct holding just the wanted
-// key, as a type that always fails, and reads the line from the error.
-// It runs only for errors and for shown sources (origin), so loading a
-// file costs one parse; see BenchmarkLoadFile and BenchmarkPrint.
+// The TOML package puts a key's line only in the ParseError of a value
+// that fails to decode: locate decodes the file again into a struct
+// holding just the wanted key, as a type that always fails, and reads the
+// line from the error.
 
-// stopHere fails to decode any value.
 type stopHere struct{}
 
 var errStopHere = errors.New("located")

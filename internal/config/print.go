@@ -14,21 +14,20 @@ type row struct {
 	Key    string `json:"key"`
 	Value  any    `json:"value"`
 	Source Source `json:"source"`
-	text   string // Value as courier.toml writes it
+	text   string // Value as courier.toml holds it
 }
 
 func (c *Config) rows() []row {
 	out := make([]row, 0, len(settings))
 	for _, s := range settings {
 		v := s.bind(c)
-		out = append(out, row{Key: s.key, Value: v.json(), Source: c.Source(s.key), text: v.toml()})
+		out = append(out, row{Key: s.key, Value: v.json(), Source: c.Source(s.key), text: tomlText(v.json())})
 	}
 	return out
 }
 
-// Print writes every setting as "key = value  # source", aligned, then
-// each table: [policy] with a note on the built-in rules, then [agent].
-// The text is valid TOML, so it can start a courier.toml.
+// Print writes every setting as "key = value  # source", aligned, table
+// by table: valid TOML, to start a courier.toml with.
 func (c *Config) Print(w io.Writer) error {
 	var top []row
 	tables := map[string][]row{}
@@ -70,7 +69,6 @@ func writeRows(b *strings.Builder, rows []row) {
 	}
 }
 
-// builtinNote says whether courier's own rules apply under the person's.
 func builtinNote(cfg policy.Config) string {
 	if cfg.NoDefaults {
 		return "# courier's built-in rules are off (no_defaults)"
@@ -78,11 +76,9 @@ func builtinNote(cfg policy.Config) string {
 	return "# courier's built-in rules apply after these"
 }
 
-// JSON returns every setting as {"settings": [{"key", "value", "source"}]}
-// in display order; values are as courier.toml writes them, so durations
-// and sizes are strings like "30s" and "20MB".
+// JSON returns every setting as [{"key", "value", "source"}] in display
+// order, values as courier.toml holds them ("30s", "20MB").
 func (c *Config) JSON() ([]byte, error) {
-	// A list is printed as a bare array, as every courier list is.
 	out, err := json.Marshal(c.rows())
 	if err != nil {
 		return nil, fmt.Errorf("settings as json: %w", err)

@@ -13,30 +13,24 @@ import (
 	"github.com/courier-agent/courier/internal/snapshot"
 )
 
-// setting is one entry of the settings table. Adding a setting is adding
-// an entry here and the Config field it binds.
+// setting is one entry of the settings table, bound to its Config field.
 type setting struct {
-	// key is the name in courier.toml; "policy.deny" is key deny of the
-	// [policy] table. Top-level keys also have an environment variable
-	// (COURIER_ and the key in capitals) and a flag (dashes for
-	// underscores).
+	// key is the name in courier.toml ("policy.deny": deny of [policy]).
+	// Top-level keys also have an environment variable (COURIER_ and the
+	// key in capitals) and a flag (dashes for underscores).
 	key string
-	// flag gives a key of a table a flag of this name, and an environment
-	// variable (COURIER_, the table and the key in capitals:
-	// COURIER_AGENT_MODEL).
+	// flag gives a key of a table a flag, and so a variable
+	// (COURIER_AGENT_MODEL).
 	flag string
-	// def is the default as an environment variable would give it.
-	def  string
+	def  string // as an environment variable would give it
 	help string
 	bind func(*Config) value
 }
 
 // DefaultSettle is how long a reply file must stay unchanged before it is
-// read: long enough to bridge the pauses of an editor or browser writing a
-// file in pieces, and short next to a chat turn. The other defaults that a
-// lower package also falls back on for a zero value are that package's
-// (shell.DefaultMaxOutput, agent.DefaultMaxReply, snapshot.DefaultBudget
-// and DefaultTurnLimit), and the table takes them from there.
+// read: it bridges the pauses of an editor or browser writing in pieces,
+// and is short next to a chat turn. Defaults a lower package also falls
+// back on are that package's (shell.DefaultMaxOutput...).
 const DefaultSettle = time.Second
 
 // settings lists every setting in the order courier config shows them.
@@ -106,29 +100,20 @@ var baseSettings = []setting{
 		bind: func(c *Config) value { return boolValue{&c.Policy.NoDefaults} }},
 }
 
-// policyTable holds the person's command rules.
 const policyTable = "policy"
 
 // tableNames lists the tables of courier.toml in display order.
 func tableNames() []string { return []string{policyTable, agentTable} }
 
-// isTable reports whether name is a table of courier.toml.
 func isTable(name string) bool { return slices.Contains(tableNames(), name) }
 
 // Setting describes one setting, for help texts and flag definitions.
 type Setting struct {
-	// Key is the name in courier.toml, e.g. "command_timeout" or
-	// "policy.deny" (key deny of the [policy] table).
-	Key string
-	// Kind is "duration", "int", "bool", "size", "string" or "list".
-	Kind string
-	// Values lists the allowed values of a "string" setting.
-	Values []string
-	// Default is the default as text, e.g. "30s"; lists are
-	// comma-separated.
-	Default string
-	// Env and Flag are the environment variable and the flag name (without
-	// dashes) that set it; both are "" for keys of the [policy] table.
+	Key     string   // as in courier.toml: "command_timeout", "policy.deny"
+	Kind    string   // "duration", "int", "bool", "size", "string", "list"...
+	Values  []string // the values a "string" setting allows, if few
+	Default string   // as text, lists comma-separated
+	// Env and Flag (without dashes) set it; "" for keys of [policy].
 	Env  string
 	Flag string
 	Help string
@@ -142,7 +127,7 @@ func Settings() []Setting {
 		v := s.bind(&c)
 		info := Setting{Key: s.key, Kind: v.kind(), Default: s.def, Help: s.help}
 		if e, ok := v.(enumValue); ok {
-			info.Values = append([]string(nil), e.allowed...)
+			info.Values = slices.DeleteFunc(slices.Clone(e.allowed), func(a string) bool { return a == "" })
 		}
 		if s.hasEnv() {
 			info.Env, info.Flag = s.env(), s.flagName()
@@ -155,15 +140,13 @@ func Settings() []Setting {
 func (s setting) topLevel() bool { return !strings.Contains(s.key, ".") }
 
 // hasEnv reports whether the setting has an environment variable and a
-// flag: every top-level one, and the keys of tables given a flag.
+// flag: top-level ones and those given a flag.
 func (s setting) hasEnv() bool { return s.topLevel() || s.flag != "" }
 
-// env is the variable that sets a setting with one.
 func (s setting) env() string {
 	return "COURIER_" + strings.ToUpper(strings.ReplaceAll(s.key, ".", "_"))
 }
 
-// flagName is the flag of a setting with one.
 func (s setting) flagName() string {
 	if s.flag != "" {
 		return s.flag

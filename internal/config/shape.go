@@ -2,10 +2,9 @@ package config
 
 import "fmt"
 
-// Bounds on a settings file, far above what any courier.toml needs. The
+// Bounds on a settings file, far above what any courier.toml needs: the
 // TOML parser's time grows much faster than the file on deeply dotted or
-// nested keys (a key of 20,000 dotted parts took minutes), so files beyond
-// them are refused before it reads them.
+// nested keys (20,000 dotted parts took minutes).
 const (
 	maxFileSize = 1 << 20 // bytes
 	maxKeyParts = 8       // parts of one dotted key or table name
@@ -14,26 +13,22 @@ const (
 	maxItems    = 10000   // items of all arrays and inline tables together
 )
 
-// checkShape refuses a settings file whose keys are dotted deeper, nested
-// deeper or more numerous than the bounds, naming the file, the line and
-// the bound. It reads the text once, byte by byte, and stops at the first
-// key over a bound, so its time is in proportion to the file's length
-// whatever the file holds.
+// checkShape refuses a settings file beyond the bounds, naming the line
+// and the bound, in one pass over the text.
 func checkShape(name, data string) error {
 	s := shapeScan{name: name, data: data, line: 1, atKey: true}
 	return s.run()
 }
 
-// shapeScan is one pass over a settings file. It knows just enough TOML
-// to tell keys from values: strings (whose dots and brackets are text),
+// shapeScan knows just enough TOML to tell keys from values: strings,
 // comments, table headers, arrays and inline tables.
 type shapeScan struct {
 	name  string
 	data  string
 	i     int
 	line  int
-	stack []byte // open '[' (arrays) and '{' (inline tables)
-	atKey bool   // reading a key: at the start of a line, or after '{' or ',' in an inline table
+	stack []byte // open '[' and '{'
+	atKey bool   // at the start of a line, or after '{' or ',' in an inline table
 	parts int    // dotted parts of the key being read
 	keys  int
 	items int // commas in arrays and inline tables
@@ -106,7 +101,6 @@ func (s *shapeScan) run() error {
 	return nil
 }
 
-// header reads a table header, [a.b] or [[a.b]], counting its parts.
 func (s *shapeScan) header() error {
 	s.parts = 0
 	for s.i++; s.i < len(s.data) && s.data[s.i] != '\n'; {
@@ -155,7 +149,6 @@ func (s *shapeScan) skipComment() {
 	}
 }
 
-// skipString steps over a basic or literal string, single- or multi-line.
 func (s *shapeScan) skipString() {
 	q := s.data[s.i]
 	triple := s.i+2 < len(s.data) && s.data[s.i+1] == q && s.data[s.i+2] == q
@@ -180,8 +173,7 @@ func (s *shapeScan) skipString() {
 			return
 		case c == q && s.i+2 < len(s.data) && s.data[s.i+1] == q && s.data[s.i+2] == q:
 			s.i += 3
-			// A closing """ may be followed by up to two more quotes
-			// that belong to the string.
+			// Up to two more quotes belong to the string.
 			for n := 0; n < 2 && s.i < len(s.data) && s.data[s.i] == q; n++ {
 				s.i++
 			}

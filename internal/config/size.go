@@ -6,14 +6,13 @@ import (
 	"strings"
 )
 
-// sizeValue is a number of bytes, written "512KB", "20MB", "1GB" or as
-// plain bytes. The units are binary (1KB is 1024 bytes), as courier's
-// limits are.
+// sizeValue is a number of bytes: "512KB", "20MB", "1GB" (binary units,
+// as courier's limits are) or plain.
 type sizeValue struct{ p *int64 }
 
 const wantSize = `a size like "20MB"`
 
-// units are the size suffixes, largest first so that toml picks the
+// units are the size suffixes, largest first so that formatSize picks the
 // largest exact one.
 var units = []struct {
 	names []string
@@ -53,8 +52,7 @@ func (z sizeValue) set(n int64, got string) error {
 	return nil
 }
 
-// parseSize reads a whole number with an optional unit; ok is false for
-// anything else, including sizes beyond int64.
+// parseSize reads a whole number with an optional unit.
 func parseSize(text string) (n int64, ok bool) {
 	t := strings.ToLower(strings.TrimSpace(text))
 	digits := len(t) - len(strings.TrimLeft(t, "0123456789"))
@@ -76,8 +74,7 @@ func parseSize(text string) (n int64, ok bool) {
 	return 0, false
 }
 
-// formatSize writes n with the largest unit that divides it; unit is
-// false when none does and text is plain bytes.
+// formatSize writes n with the largest unit that divides it, if one does.
 func formatSize(n int64) (text string, unit bool) {
 	for _, u := range units[:len(units)-1] {
 		if n > 0 && n%u.bytes == 0 {
@@ -87,17 +84,8 @@ func formatSize(n int64) (text string, unit bool) {
 	return strconv.FormatInt(n, 10), false
 }
 
-// sizeText writes a size as a setting's default is written ("20MB").
 func sizeText(n int64) string {
 	s, _ := formatSize(n)
-	return s
-}
-
-func (z sizeValue) toml() string {
-	s, unit := formatSize(*z.p)
-	if unit {
-		return quote(s)
-	}
 	return s
 }
 

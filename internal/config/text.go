@@ -8,8 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// quote writes s as a TOML basic string. strconv.Quote would not do: TOML
-// has no \x escapes.
+// quote writes s as a TOML basic string (TOML has no \x escapes).
 func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -25,17 +24,15 @@ func quote(s string) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
-			// Invalid UTF-8 arrives as utf8.RuneError and is written as
-			// U+FFFD, which TOML accepts.
-			b.WriteRune(r)
+			b.WriteRune(r) // invalid UTF-8 becomes U+FFFD
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
 }
 
-// describe writes a value decoded from TOML the way the file spells it,
-// for errors; arrays are cut short.
+// describe writes a decoded value as the file spells it, for errors;
+// arrays are cut short.
 func describe(v any) string {
 	switch x := v.(type) {
 	case string:

@@ -11,21 +11,41 @@ import (
 
 // value is a setting bound to its field of a Config. parse takes text as
 // environment variables and flags give it, decode a value of courier.toml;
-// both leave the field unchanged on error. Errors say what was wanted and
-// what was got, and the caller adds where.
+// both leave the field unchanged on error, and say what they wanted and
+// got (the caller adds where).
 type value interface {
 	kind() string
 	parse(text string) error
 	decode(v any) error
-	// toml writes the value as courier.toml would hold it.
-	toml() string
-	// json is the value for JSON output: what courier.toml would hold.
-	json() any
+	json() any // the value as courier.toml holds it (see tomlText)
 }
 
-// wantError says what a setting accepts and what it got instead.
 func wantError(want, got string) error {
 	return fmt.Errorf("want %s, got %s", want, got)
+}
+
+// decodeString decodes a string of courier.toml with parse.
+func decodeString(v any, want string, parse func(string) error) error {
+	s, ok := v.(string)
+	if !ok {
+		return wantError(want, describe(v))
+	}
+	return parse(s)
+}
+
+// tomlText writes a value's json() as courier.toml would hold it.
+func tomlText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return quote(x)
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return fmt.Sprint(v)
 }
 
 type durationValue struct{ p *time.Duration }
@@ -46,16 +66,8 @@ func (d durationValue) parse(text string) error {
 	return nil
 }
 
-func (d durationValue) decode(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return wantError(wantDuration, describe(v))
-	}
-	return d.parse(s)
-}
-
-func (d durationValue) toml() string { return quote(human.Duration(*d.p)) }
-func (d durationValue) json() any    { return human.Duration(*d.p) }
+func (d durationValue) decode(v any) error { return decodeString(v, wantDuration, d.parse) }
+func (d durationValue) json() any          { return human.Duration(*d.p) }
 
 // intValue is a whole number of at least min.
 type intValue struct {
@@ -89,15 +101,13 @@ func (n intValue) set(v int) error {
 	return nil
 }
 
-func (n intValue) toml() string { return strconv.Itoa(*n.p) }
-func (n intValue) json() any    { return *n.p }
+func (n intValue) json() any { return *n.p }
 
 type boolValue struct{ p *bool }
 
 func (boolValue) kind() string { return "bool" }
 
-// parse accepts the usual spellings of yes and no, as environment
-// variables are written by hand.
+// parse accepts the usual spellings of yes and no.
 func (b boolValue) parse(text string) error {
 	switch strings.ToLower(strings.TrimSpace(text)) {
 	case "true", "yes", "on", "1":
@@ -119,10 +129,10 @@ func (b boolValue) decode(v any) error {
 	return nil
 }
 
-func (b boolValue) toml() string { return strconv.FormatBool(*b.p) }
-func (b boolValue) json() any    { return *b.p }
+func (b boolValue) json() any { return *b.p }
 
-// enumValue is one of a few words.
+// enumValue is one of a few words; "" among them may be given but is not
+// named.
 type enumValue struct {
 	p       *string
 	allowed []string
@@ -131,9 +141,11 @@ type enumValue struct {
 func (enumValue) kind() string { return "string" }
 
 func (e enumValue) want() string {
-	q := make([]string, len(e.allowed))
-	for i, a := range e.allowed {
-		q[i] = quote(a)
+	var q []string
+	for _, a := range e.allowed {
+		if a != "" {
+			q = append(q, quote(a))
+		}
 	}
 	return "one of " + strings.Join(q, ", ")
 }
@@ -149,13 +161,5 @@ func (e enumValue) parse(text string) error {
 	return wantError(e.want(), quote(text))
 }
 
-func (e enumValue) decode(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return wantError(e.want(), describe(v))
-	}
-	return e.parse(s)
-}
-
-func (e enumValue) toml() string { return quote(*e.p) }
-func (e enumValue) json() any    { return *e.p }
+func (e enumValue) decode(v any) error { return decodeString(v, e.want(), e.parse) }
+func (e enumValue) json() any          { return *e.p }

@@ -38,8 +38,8 @@ func TestSizes(t *testing.T) {
 			t.Errorf("size %q = %d, want an error", tt.text, n)
 		case tt.bytes != 0 && err != nil:
 			t.Errorf("size %q: %v", tt.text, err)
-		case tt.bytes != 0 && (n != tt.bytes || v.toml() != tt.shown):
-			t.Errorf("size %q = %d shown %s, want %d shown %s", tt.text, n, v.toml(), tt.bytes, tt.shown)
+		case tt.bytes != 0 && (n != tt.bytes || tomlText(v.json()) != tt.shown):
+			t.Errorf("size %q = %d shown %s, want %d shown %s", tt.text, n, tomlText(v.json()), tt.bytes, tt.shown)
 		}
 	}
 }
@@ -57,8 +57,8 @@ func TestDurationsShowShort(t *testing.T) {
 		if err := v.parse(tt.text); err != nil {
 			t.Fatal(err)
 		}
-		if v.toml() != tt.shown {
-			t.Errorf("duration %q shown %s, want %s", tt.text, v.toml(), tt.shown)
+		if tomlText(v.json()) != tt.shown {
+			t.Errorf("duration %q shown %s, want %s", tt.text, tomlText(v.json()), tt.shown)
 		}
 	}
 }

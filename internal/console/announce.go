@@ -13,10 +13,11 @@ import (
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
-// requestWritten tells the person about a request: where it is, how big,
-// that it is on the clipboard (with copy on), and what to do with it; above
-// the token budget it warns and says what is taking the room.
-func (t *Text) requestWritten(e runner.RequestWritten) {
+// RequestWritten tells the person where a request is, how big, whether
+// on the clipboard, and what to do with it; above the token budget it
+// warns and says what takes the room.
+func (t *Text) RequestWritten(e runner.RequestWritten) {
+	defer t.lock()()
 	if t.started {
 		t.started = false
 		t.out("Outbox: %s\n", t.Rel(e.Path))
@@ -37,14 +38,13 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 		return
 	}
 	inbox := t.Rel(t.o.Root+"/inbox") + "/"
-	// A packed request is read from its file, once, by what needs it.
-	content := sync.OnceValues(e.Content)
+	content := sync.OnceValues(e.Content) // a packed request is read from its file
 	answerer := t.answerer
 	t.answerer = ""
 	switch {
 	case answerer != "":
-		// Approved or denied by hand, a turn of an agent's: the agent was
-		// given to the run that asked, and answers only when given again.
+		// An agent's turn decided by hand: the agent answers only when
+		// given again.
 		t.out("  the %s agent gave the last reply: to have it answer this one, run 'courier watch %s' with the agent as you gave it (--agent, --agent-command or courier.toml)\n", termtext.Safe(answerer), e.Session)
 		if t.o.Copier != nil && t.copy(content) {
 			t.out("  or paste it into the chat (it is on the clipboard), then save or copy the answer (courier paste) into %s\n", inbox)
@@ -66,7 +66,6 @@ func (t *Text) requestWritten(e runner.RequestWritten) {
 	}
 }
 
-// copy puts the request on the clipboard, saying once why it could not.
 func (t *Text) copy(content func() (string, error)) bool {
 	text, err := content()
 	if err == nil {
@@ -80,8 +79,7 @@ func (t *Text) copy(content func() (string, error)) bool {
 	return true
 }
 
-// budgetAdvice names the largest parts of a request of size bytes and how
-// to shrink them.
+// budgetAdvice names the largest parts of a request and how to shrink them.
 func budgetAdvice(parts []frontend.Part, size int64) string {
 	parts = slices.Clone(parts)
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].Bytes > parts[j].Bytes })

@@ -18,9 +18,9 @@ import (
 // not run alone.
 type Terminal struct {
 	w io.Writer
-	// wait is the answer "w" gives: runner.Later where courier keeps
-	// waiting for a decision from another terminal (watch), runner.Stop
-	// where it would only hang (process).
+	// wait is the answer "w" gives: runner.Later where courier waits for a
+	// decision from another terminal (watch), runner.Stop where it would
+	// only hang (process).
 	wait runner.Answer
 
 	in    *bufio.Reader
@@ -33,16 +33,15 @@ type line struct {
 	err  error
 }
 
-// NewTerminal returns an approver reading answers from in (the terminal)
-// and writing questions to w (its stderr). wait is what answering "w"
-// means.
+// NewTerminal returns an approver reading answers from in and writing
+// questions to w.
 func NewTerminal(in io.Reader, w io.Writer, wait runner.Answer) *Terminal {
 	return &Terminal{w: w, wait: wait, in: bufio.NewReader(in)}
 }
 
 // readLine returns the next line the person typed, or ctx's error. One
-// goroutine reads the terminal for the whole run, so a question abandoned
-// (Ctrl-C, an answer from elsewhere) loses no line of the next one.
+// goroutine reads the terminal for the whole run, so that a question
+// abandoned (Ctrl-C, an answer from elsewhere) loses no line of the next.
 func (a *Terminal) readLine(ctx context.Context) (string, error) {
 	a.once.Do(func() {
 		a.lines = make(chan line)
@@ -68,10 +67,8 @@ func (a *Terminal) readLine(ctx context.Context) (string, error) {
 	}
 }
 
-// Approve implements runner.Approver: it shows the full command, every
-// line of it made safe and marked as the command's, and reads y (run it),
-// n (do not, and why), a (run it and every later one like it), w (decide
-// later).
+// Approve implements runner.Approver: it shows the whole command, each
+// line made safe and marked as the command's, and reads the answer.
 func (a *Terminal) Approve(ctx context.Context, q runner.Question) (runner.Decision, error) {
 	fmt.Fprintf(a.w, "\ncourier: this command needs your approval: %s\n", termtext.Safe(q.Reason))
 	if q.Env != "" {

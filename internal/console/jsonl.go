@@ -23,7 +23,14 @@ func NewJSON(w io.Writer) *JSON {
 	return &JSON{enc: enc}
 }
 
-// The methods below implement runner.Reporter: one JSON object a line.
+// turn begins the events of one turn of a session.
+type turn struct {
+	Event    string `json:"event"`
+	Session  string `json:"session"`
+	Sequence int    `json:"sequence"`
+}
+
+// The methods below implement runner.Reporter.
 
 func (j *JSON) SessionStarted(e runner.SessionStarted) {
 	j.write(struct {
@@ -35,33 +42,27 @@ func (j *JSON) SessionStarted(e runner.SessionStarted) {
 
 func (j *JSON) RequestWritten(e runner.RequestWritten) {
 	j.write(struct {
-		Event     string `json:"event"`
-		Session   string `json:"session"`
-		Sequence  int    `json:"sequence"`
+		turn
 		Path      string `json:"path"`
 		Bytes     int64  `json:"bytes"`
 		Tokens    int    `json:"tokens"`
 		Rewritten bool   `json:"rewritten,omitempty"`
 		Damaged   bool   `json:"damaged,omitempty"`
-	}{"requestWritten", e.Session, e.Sequence, e.Path, e.Size, e.TokenCount(), e.Rewritten, e.Damaged})
+	}{turn{"requestWritten", e.Session, e.Sequence}, e.Path, e.Size, e.TokenCount(), e.Rewritten, e.Damaged})
 }
 
 func (j *JSON) WaitingForReply(e runner.WaitingForReply) {
 	j.write(struct {
-		Event    string `json:"event"`
-		Session  string `json:"session"`
-		Sequence int    `json:"sequence"`
-		From     string `json:"from"`
-	}{"waitingForReply", e.Session, e.Sequence, e.From})
+		turn
+		From string `json:"from"`
+	}{turn{"waitingForReply", e.Session, e.Sequence}, e.From})
 }
 
 func (j *JSON) ReplyTaken(e runner.ReplyTaken) {
 	j.write(struct {
-		Event    string `json:"event"`
-		Session  string `json:"session"`
-		Sequence int    `json:"sequence"`
-		Reply    string `json:"reply"`
-	}{"replyTaken", e.Session, e.Sequence, e.Name})
+		turn
+		Reply string `json:"reply"`
+	}{turn{"replyTaken", e.Session, e.Sequence}, e.Name})
 }
 
 func (j *JSON) ReplySkipped(e runner.ReplySkipped) {
@@ -93,12 +94,10 @@ func (j *JSON) ReplyRefused(e runner.ReplyRefused) {
 
 func (j *JSON) TurnResumed(e runner.TurnResumed) {
 	j.write(struct {
-		Event         string `json:"event"`
-		Session       string `json:"session"`
-		Sequence      int    `json:"sequence"`
+		turn
 		Reply         string `json:"reply"`
 		AfterApproval bool   `json:"afterApproval"`
-	}{"turnResumed", e.Session, e.Sequence, e.Reply, e.AfterApproval})
+	}{turn{"turnResumed", e.Session, e.Sequence}, e.Reply, e.AfterApproval})
 }
 
 func (j *JSON) CommandStarted(e runner.CommandStarted) {
@@ -120,13 +119,11 @@ func (j *JSON) CommandFinished(e runner.CommandFinished) {
 
 func (j *JSON) ApprovalNeeded(e runner.ApprovalNeeded) {
 	j.write(struct {
-		Event    string `json:"event"`
-		Session  string `json:"session"`
-		Sequence int    `json:"sequence"`
-		Index    int    `json:"index"`
-		Command  string `json:"command"`
-		Reason   string `json:"reason"`
-	}{"approvalNeeded", e.Session, e.Sequence, e.Index, e.Command, e.Reason})
+		turn
+		Index   int    `json:"index"`
+		Command string `json:"command"`
+		Reason  string `json:"reason"`
+	}{turn{"approvalNeeded", e.Session, e.Sequence}, e.Index, e.Command, e.Reason})
 }
 
 func (j *JSON) ApprovalDecided(e runner.ApprovalDecided) {
@@ -149,12 +146,10 @@ func (j *JSON) TurnEnded(e runner.TurnEnded) {
 		}
 	}
 	j.write(struct {
-		Event    string `json:"event"`
-		Session  string `json:"session"`
-		Sequence int    `json:"sequence"`
-		Commands int    `json:"commands"`
-		Failed   int    `json:"failed"`
-	}{"turnEnded", e.Session, e.Sequence, len(e.Results), failed})
+		turn
+		Commands int `json:"commands"`
+		Failed   int `json:"failed"`
+	}{turn{"turnEnded", e.Session, e.Sequence}, len(e.Results), failed})
 	if e.Complete {
 		j.write(struct {
 			Event   string `json:"event"`
@@ -166,15 +161,13 @@ func (j *JSON) TurnEnded(e runner.TurnEnded) {
 
 func (j *JSON) TurnUndone(e runner.TurnUndone) {
 	j.write(struct {
-		Event     string            `json:"event"`
-		Session   string            `json:"session"`
-		Sequence  int               `json:"sequence"`
+		turn
 		Restored  []string          `json:"restored"`
 		Removed   []string          `json:"removed"`
 		NotUndone []string          `json:"notUndone,omitempty"`
 		Kept      map[string]string `json:"kept,omitempty"`
 		Resumed   bool              `json:"resumed,omitempty"`
-	}{"turnUndone", e.Session, e.Report.Sequence, e.Report.Restored, e.Report.Removed, e.Report.NotUndone, e.Report.Kept, e.Report.Resumed})
+	}{turn{"turnUndone", e.Session, e.Report.Sequence}, e.Report.Restored, e.Report.Removed, e.Report.NotUndone, e.Report.Kept, e.Report.Resumed})
 }
 
 func (j *JSON) AgentRun(e runner.AgentRun) {

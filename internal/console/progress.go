@@ -7,10 +7,9 @@ import (
 	"time"
 )
 
-// progress shows, on a terminal's stderr, what is under way and how long
-// it has taken (a running command, an agent's run with what it has sent so
-// far), so a long build or a slow model does not look like a hang. It
-// redraws one line and clears it when the work ends.
+// progress shows on a terminal what is under way and for how long, so
+// that a long build or a slow model does not look like a hang; one line,
+// redrawn, cleared at the end.
 type progress struct {
 	w io.Writer
 	// delay keeps quick work from flashing a line; every is the pause
@@ -18,11 +17,10 @@ type progress struct {
 	delay, every time.Duration
 	mu           sync.Mutex
 	done         chan struct{}
-	detail       string // what arrived so far, shown after the time
+	detail       string // what arrived so far
 	wg           sync.WaitGroup
 }
 
-// newProgress returns a progress line on w, as a terminal shows it.
 func newProgress(w io.Writer) *progress {
 	return &progress{w: w, delay: 2 * time.Second, every: time.Second}
 }
@@ -67,7 +65,6 @@ func (p *progress) start(what string) {
 	}()
 }
 
-// set changes what the line says has arrived.
 func (p *progress) set(detail string) {
 	p.mu.Lock()
 	p.detail = detail

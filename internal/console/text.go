@@ -23,26 +23,21 @@ import (
 
 // Options say where and how the text reporter writes.
 type Options struct {
-	// Out gets the turn's lines; Err warnings, hints and the progress line.
-	Out io.Writer
-	Err io.Writer
+	Out io.Writer // the turn's lines
+	Err io.Writer // warnings, hints and the progress line
 	// Root is the folder paths are shown relative to.
 	Root  string
 	Color bool
 	// Quiet prints only failures, messages and what to do next.
 	Quiet bool
 	// Progress shows a running command's elapsed time (Err is a terminal).
-	Progress bool
-	// TokenBudget warns about requests estimated above it (0: never).
-	TokenBudget int
-	// Copier, when set, puts each new request on the clipboard.
-	Copier Copier
-	// Unattended is set when an agent answers the requests: the person is
-	// not asked to paste them.
+	Progress    bool
+	TokenBudget int    // warn about requests estimated above it (0: never)
+	Copier      Copier // puts each new request on the clipboard
+	// Unattended: an agent answers, the person is not asked to paste.
 	Unattended bool
-	// Notify, when set, calls the person's attention (the terminal bell, a
-	// desktop notification): a new request is on the clipboard, or a
-	// command waits for approval.
+	// Notify calls the person's attention (the terminal bell, a desktop
+	// notification) to a request on the clipboard or a question.
 	Notify func(message string)
 }
 
@@ -60,7 +55,7 @@ type Text struct {
 	// then named as the session's outbox.
 	started bool
 	// answerer is the agent whose reply a turn resumed after approval
-	// carried out: the next request is its to answer, not a chat's.
+	// carried out: the next request is its to answer.
 	answerer string
 }
 
@@ -107,7 +102,7 @@ func (t *Text) Warn(msg, hint string) {
 	}
 }
 
-// lock holds the reporter for one event; it returns what ends the hold.
+// lock holds the reporter for one event.
 func (t *Text) lock() func() {
 	t.mu.Lock()
 	return t.mu.Unlock
@@ -119,11 +114,6 @@ func (t *Text) SessionStarted(e runner.SessionStarted) {
 	defer t.lock()()
 	t.out("Session: %s\n", e.Session)
 	t.started = true
-}
-
-func (t *Text) RequestWritten(e runner.RequestWritten) {
-	defer t.lock()()
-	t.requestWritten(e)
 }
 
 func (t *Text) WaitingForReply(e runner.WaitingForReply) {
@@ -181,11 +171,6 @@ func (t *Text) CommandStarted(e runner.CommandStarted) {
 	}
 }
 
-func (t *Text) CommandFinished(e runner.CommandFinished) {
-	defer t.lock()()
-	t.finished(e.Command, e.Result)
-}
-
 func (t *Text) ApprovalNeeded(runner.ApprovalNeeded) {
 	defer t.lock()()
 	t.notify("a command waits for your approval")
@@ -204,29 +189,13 @@ func (t *Text) ApprovalDecided(e runner.ApprovalDecided) {
 	t.out("%s '%s'%s\n", verb, termtext.Safe(human.FirstLine(e.Command, 80)), where)
 }
 
-func (t *Text) TurnEnded(e runner.TurnEnded) {
-	defer t.lock()()
-	t.summary(e)
-}
-
-func (t *Text) TurnUndone(e runner.TurnUndone) {
-	defer t.lock()()
-	t.undone(e)
-}
-
-func (t *Text) AgentRun(e runner.AgentRun) {
-	defer t.lock()()
-	t.agentRun(e)
-}
-
 func (t *Text) Warning(e runner.Warning) {
 	defer t.lock()()
 	t.Warn(termtext.Safe(e.Message), termtext.Safe(e.Hint))
 }
 
-// replyName shows a reply's name: a path relative to the root when it is
-// one, a bare file name (the inbox names its replies so) as inbox/NAME,
-// others (an agent's run, the clipboard) as they are.
+// replyName shows a reply's name: a path relative to the root, a bare
+// file name (the inbox's) as inbox/NAME, others as they are.
 func (t *Text) replyName(name string) string {
 	if filepath.IsAbs(name) {
 		return termtext.Safe(t.Rel(name))
@@ -237,8 +206,9 @@ func (t *Text) replyName(name string) string {
 	return termtext.Safe(name)
 }
 
-// finished prints one command's line.
-func (t *Text) finished(cmd command.Command, r command.Result) {
+func (t *Text) CommandFinished(e runner.CommandFinished) {
+	defer t.lock()()
+	cmd, r := e.Command, e.Result
 	if t.progress != nil {
 		t.progress.stop()
 	}
@@ -256,7 +226,6 @@ func (t *Text) finished(cmd command.Command, r command.Result) {
 	t.out("  %s %s\n", mark, termtext.Safe(describe(cmd, r)))
 }
 
-// describe is the console line of a command: what it did, compactly.
 func describe(cmd command.Command, r command.Result) string {
 	switch cmd.Type {
 	case command.RunCommand:
@@ -293,9 +262,10 @@ func describe(cmd command.Command, r command.Result) string {
 	return fmt.Sprintf("%s  %s", cmd.Type, r.Summary)
 }
 
-// summary prints the end of a turn: counts, file changes and, when the
-// session is complete, its summary.
-func (t *Text) summary(e runner.TurnEnded) {
+// TurnEnded prints the end of a turn: counts, file changes and the
+// session's summary when it is complete.
+func (t *Text) TurnEnded(e runner.TurnEnded) {
+	defer t.lock()()
 	ok, bad := 0, 0
 	var created, edited, deleted, added, removed int
 	for i, r := range e.Results {
@@ -338,8 +308,8 @@ func indentAfterFirst(s, indent string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+indent)
 }
 
-// undone prints what an undo did.
-func (t *Text) undone(e runner.TurnUndone) {
+func (t *Text) TurnUndone(e runner.TurnUndone) {
+	defer t.lock()()
 	rep := e.Report
 	done := "Undid the changes"
 	if rep.Resumed {
@@ -365,10 +335,9 @@ func (t *Text) undone(e runner.TurnUndone) {
 	}
 }
 
-// agentRun shows a run of an agent as it happens: what was asked of whom,
-// the elapsed time and what arrived so far (a progress line on a
-// terminal), and how it ended.
-func (t *Text) agentRun(e runner.AgentRun) {
+// AgentRun shows a run of an agent as it happens and how it ended.
+func (t *Text) AgentRun(e runner.AgentRun) {
+	defer t.lock()()
 	who := e.Agent
 	if e.Model != "" {
 		who += " (" + e.Model + ")"
@@ -410,8 +379,6 @@ func safeErr(err error) string {
 	return termtext.Safe(err.Error())
 }
 
-// roundElapsed shows a duration as people read it: milliseconds below a
-// second, tenths of seconds above.
 func roundElapsed(d time.Duration) time.Duration {
 	if d < time.Second {
 		return d.Round(time.Millisecond)

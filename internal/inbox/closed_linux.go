@@ -12,26 +12,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// closedEvents reports, through inotify, the files of a folder that a
-// writer has just closed (IN_CLOSE_WRITE) or that were moved in whole
-// (IN_MOVED_TO): at that moment they are complete. fsnotify does not offer
-// close-write, so courier reads inotify for it, beside fsnotify's events.
+// closedEvents reports, through inotify, the files of a folder a writer
+// has just closed or that were moved in: complete at that moment.
+// fsnotify does not offer close-write.
 type closedEvents struct {
 	f     *os.File
+	fd    int // f's, for adding watches
 	dir   string
 	names chan string
 	wg    sync.WaitGroup
 }
 
-// startClosed watches dir for complete files, or reports why it cannot.
 func startClosed(dir string) (*closedEvents, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	// A non-blocking descriptor wrapped in an os.File is read through the
-	// runtime's poller, so Close wakes the reader.
-	c := &closedEvents{f: os.NewFile(uintptr(fd), "inotify"), dir: dir, names: make(chan string, 64)}
+	// Non-blocking, it is read through the runtime's poller: Close wakes
+	// the reader.
+	c := &closedEvents{f: os.NewFile(uintptr(fd), "inotify"), fd: fd, dir: dir, names: make(chan string, 64)}
 	if err := c.add(); err != nil {
 		c.f.Close()
 		return nil, err
@@ -41,26 +40,14 @@ func startClosed(dir string) (*closedEvents, error) {
 	return c, nil
 }
 
-// add (re)watches the folder, as after it was removed and made again.
+// add (re)watches the folder.
 func (c *closedEvents) add() error {
-	raw, err := c.f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var werr error
-	err = raw.Control(func(fd uintptr) {
-		_, werr = unix.InotifyAddWatch(int(fd), c.dir, unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO)
-	})
-	if err == nil {
-		err = werr
-	}
-	if err != nil {
+	if _, err := unix.InotifyAddWatch(c.fd, c.dir, unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO); err != nil {
 		return fmt.Errorf("inotify watch %s: %w", c.dir, err)
 	}
 	return nil
 }
 
-// read turns inotify's records into paths until the file is closed.
 func (c *closedEvents) read() {
 	defer c.wg.Done()
 	defer close(c.names)
@@ -68,8 +55,7 @@ func (c *closedEvents) read() {
 	for {
 		n, err := c.f.Read(buf)
 		if err != nil {
-			// Closed by stop, or broken: either way the settle time
-			// still delivers every reply.
+			// Closed by stop, or broken: replies still settle.
 			return
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
@@ -91,7 +77,7 @@ func (c *closedEvents) read() {
 	}
 }
 
-// channel returns the paths of complete files; nil (never ready) when c is.
+// channel returns the paths of complete files; nil when c is.
 func (c *closedEvents) channel() <-chan string {
 	if c == nil {
 		return nil
@@ -99,7 +85,6 @@ func (c *closedEvents) channel() <-chan string {
 	return c.names
 }
 
-// stop ends the watch and its reader.
 func (c *closedEvents) stop() {
 	if c == nil {
 		return
@@ -113,11 +98,9 @@ func (c *closedEvents) stop() {
 	c.wg.Wait()
 }
 
-// beingWritten reports whether some process holds path open for writing.
-// It asks for a read lease (fcntl F_SETLEASE), which the kernel grants only
-// on a file nobody has open for writing, and gives it back at once. Where
-// leases are not offered (network folders, another user's file) it says
-// it cannot tell.
+// beingWritten reports whether some process holds path open for writing:
+// the kernel grants a read lease only on a file nobody writes. Where
+// leases are not offered (network folders) it cannot tell.
 func beingWritten(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {

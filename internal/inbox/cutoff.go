@@ -12,32 +12,24 @@ import (
 var blockTags = [][]byte{[]byte("CREATE_FILE"), []byte("EDIT_FILE"), []byte("RUN_COMMAND"), []byte("MESSAGE"), []byte("DONE")}
 
 // maxCutOffScan bounds how much of a file looksCutOff reads; a larger
-// reply counts as cut off and waits to settle, as every reply used to.
+// reply counts as cut off and waits to settle.
 const maxCutOffScan = 64 << 20
 
-// CutOffWait is how long a reply that stops in the middle of a line of an
-// open block waits, from its last change, before it is taken: a paste into
-// 'cat > inbox/reply.txt' closed with Ctrl-D seconds later, or a save in
-// several goes, looks so between its pieces.
+// CutOffWait is how long a reply that stops mid-line in an open block
+// waits from its last change: a save in several goes looks so between
+// its pieces.
 const CutOffWait = 5 * time.Second
 
-// cutOff is how a reply ends, as looksCutOff sees it.
+// cutOff is how a reply ends: in an open block, without a newline.
 type cutOff struct {
-	// open is set when its last command block is open (an opening tag with
-	// no closing tag after it).
-	open bool
-	// midLine is set when it does not end with a newline.
-	midLine bool
+	open, midLine bool
 }
 
-// openMidLine reports whether the reply stops inside its last line, in an
-// open block: the surest sign of a write that has not finished.
+// openMidLine is the surest sign of a write that has not finished.
 func (c cutOff) openMidLine() bool { return c.open && c.midLine }
 
-// looksCutOff reports how a reply ends: an open last block is how a save
-// in several goes looks between them, whether or not a piece ends with a
-// newline; a reply the chat itself cut off looks the same, and then
-// waiting costs little.
+// looksCutOff reports how a reply ends: a reply the chat cut off looks
+// like a save under way, and then waiting costs little.
 func looksCutOff(path string) (cutOff, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -64,12 +56,10 @@ func looksCutOff(path string) (cutOff, error) {
 	return c, err
 }
 
-// openBlockAtEnd reads a reply line by line and reports whether a block
-// is open at its end. Tags are matched as the parser finds them: at the
-// start of a line, after blanks, in any case. A reply without command
-// tags may be a JSON one (Agent Spaces): it is open when it ends inside a
-// code fence (```json, as chat pages wrap it) or, when it is bare JSON
-// from its first character, inside an object or a string.
+// openBlockAtEnd reports whether a block is open at a reply's end, tags
+// matched as the parser finds them (line start, after blanks, any case).
+// A reply without tags may be JSON: open when it ends in a code fence or,
+// bare, inside an object or a string.
 func openBlockAtEnd(r io.Reader) (bool, error) {
 	var open, tagged, fenced bool
 	var js jsonEnd
@@ -104,16 +94,13 @@ func openBlockAtEnd(r io.Reader) (bool, error) {
 	return open, sc.Err()
 }
 
-// jsonEnd follows how deep in objects and arrays a bare JSON reply is,
-// and whether in a string, to tell one cut short.
+// jsonEnd follows how deep in objects and strings a bare JSON reply is.
 type jsonEnd struct {
 	bare             bool // the reply starts with '{'
 	depth            int
 	inString, escape bool
 }
 
-// read follows one line (a string cannot span lines in JSON, but a reply
-// cut inside one ends in it).
 func (j *jsonEnd) read(line []byte) {
 	for _, c := range line {
 		switch {

@@ -8,8 +8,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// startEvents watches the folder (never single files, which editors replace
-// by renaming) with fsnotify, or notes why it polls instead.
+// startEvents watches the folder (not its files, which editors replace by
+// renaming), or notes why it polls instead.
 func (w *watcher) startEvents() {
 	ev, err := fsnotify.NewWatcher()
 	if err == nil {
@@ -22,13 +22,9 @@ func (w *watcher) startEvents() {
 		return
 	}
 	w.events = ev
-	// Without close events (other systems, inotify limits) a reply is
-	// delivered once it has settled, as when polling; that is quiet, as
-	// nothing is lost but time.
-	w.closed, _ = startClosed(w.dir)
+	w.closed, _ = startClosed(w.dir) // without, replies settle: quietly, as only time is lost
 }
 
-// stopEvents closes the fsnotify watcher, which also ends its goroutine.
 func (w *watcher) stopEvents() {
 	if w.events != nil {
 		w.events.Close()
@@ -36,8 +32,7 @@ func (w *watcher) stopEvents() {
 	w.closed.stop()
 }
 
-// eventChannels returns fsnotify's channels, or nil channels (which never
-// fire) when polling.
+// eventChannels returns fsnotify's channels, nil when polling.
 func (w *watcher) eventChannels() (<-chan fsnotify.Event, <-chan error) {
 	if w.events == nil {
 		return nil, nil
@@ -45,10 +40,8 @@ func (w *watcher) eventChannels() (<-chan fsnotify.Event, <-chan error) {
 	return w.events.Events, w.events.Errors
 }
 
-// handleEvent re-examines the file an event names. Every kind of event is
-// treated the same: Create, the Writes that follow it, a rename into place
-// or away, or Chmod noise all lead to a stat, and only a real change of the
-// file restarts its settle period.
+// handleEvent re-examines the file an event names, whatever the event:
+// only a real change restarts its settle period.
 func (w *watcher) handleEvent(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	if name == w.dir {
@@ -64,9 +57,7 @@ func (w *watcher) handleEvent(ev fsnotify.Event) {
 	w.files.observe(name, time.Now())
 }
 
-// handleClosed takes a file its writer closed, or that was moved into the
-// folder: it is complete now, and is delivered without waiting to settle
-// unless it looks cut off.
+// handleClosed takes a file closed by its writer or moved in as complete.
 func (w *watcher) handleClosed(name string) {
 	if filepath.Dir(name) != w.dir || !IsReply(name) {
 		return
@@ -74,8 +65,7 @@ func (w *watcher) handleClosed(name string) {
 	w.files.finished(name, time.Now(), true)
 }
 
-// handleEventError recovers from lost events by listing the folder: an
-// overflowed event queue drops events, and so may any other failure.
+// handleEventError recovers from lost events by listing the folder.
 func (w *watcher) handleEventError(err error) {
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		w.notef("file events overflowed; rescanning %s", w.dir)
@@ -85,7 +75,6 @@ func (w *watcher) handleEventError(err error) {
 	w.rescan()
 }
 
-// rewatch tries to watch the folder again after it was removed or renamed.
 func (w *watcher) rewatch() {
 	w.events.Remove(w.dir) // drop any stale watch; an error means none was left
 	if err := w.events.Add(w.dir); err != nil {

@@ -4,27 +4,22 @@ package inbox
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // replyExts are the extensions of files taken as replies whatever they
-// hold; the protocol names .txt, and chats offer "save as" .md just as
-// often. A file with another extension (reply, answer.html, chat.markdown)
-// is taken when it holds command blocks or a courier header.
+// hold (chats offer "save as" .md as often as .txt); others are taken when
+// they hold command blocks or a courier header.
 var replyExts = []string{".txt", ".md"}
 
-// tempSuffixes mark files still being written under a temporary name:
-// partial downloads, swap and backup files, atomic-write temporaries.
+// tempSuffixes mark partial downloads, swap and backup files, and
+// atomic-write temporaries.
 var tempSuffixes = []string{".part", ".crdownload", ".download", ".partial", ".swp", ".swx", ".tmp", "~"}
 
-// IsReply reports whether a file name is a reply candidate: it is not
-// hidden, and is not an editor's or browser's temporary or partial file.
-// Only the last element of name is considered.
-//
-// Partial downloads (".part", ".crdownload", ".download", ".partial"), swap
-// and backup files (".swp", ".swx", "~"), atomic-write temporaries
-// ("name.txt.tmp") and lock files (".~lock.name#", "~$name.txt") are rejected
-// so that only the finished file, which appears under its final name, counts.
+// IsReply reports whether a file name (its last element) is a reply
+// candidate: not hidden, not an editor's or browser's temporary, partial
+// or lock file, so that only the finished file under its final name counts.
 func IsReply(name string) bool {
 	base := filepath.Base(name)
 	if base == "." || base == string(filepath.Separator) || base == "" {
@@ -49,14 +44,9 @@ func IsReply(name string) bool {
 }
 
 // namedReply reports whether a file's extension makes it a reply whatever
-// it holds (.txt, .md).
+// it holds.
 func namedReply(name string) bool {
 	base := filepath.Base(name)
 	ext := strings.ToLower(filepath.Ext(base))
-	for _, want := range replyExts {
-		if ext == want && len(base) > len(ext) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(replyExts, ext) && len(base) > len(ext)
 }

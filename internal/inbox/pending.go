@@ -1,19 +1,18 @@
 package inbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"time"
+	"slices"
+	"strings"
 )
 
-// Pending lists the reply files directly in dir (not in subfolders such as
-// processed/), oldest modification time first, ties broken by name. The
-// paths are dir joined with each file name. Only regular files count: a
-// symlink or folder with a reply-like name is ignored.
+// Pending lists the reply files directly in dir, regular files only,
+// oldest modification first, ties broken by name.
 func Pending(dir string) ([]string, error) {
 	found, err := listReplies(dir)
 	if err != nil {
@@ -27,14 +26,13 @@ func Pending(dir string) ([]string, error) {
 	return paths, nil
 }
 
-// reply is a candidate file seen in a listing.
 type reply struct {
 	path string
 	info fs.FileInfo
 }
 
-// listReplies reads dir and returns its reply candidates, skipping files
-// that vanish while it looks (the consumer moves processed replies away).
+// listReplies returns dir's reply candidates, skipping files that vanish
+// meanwhile (moved to processed/).
 func listReplies(dir string) ([]reply, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -57,17 +55,9 @@ func listReplies(dir string) ([]reply, error) {
 	return found, nil
 }
 
-// sortOldestFirst orders replies as the protocol processes them: by last
-// write time, then by name so equal times give a stable order.
+// sortOldestFirst orders replies as the protocol processes them.
 func sortOldestFirst(rs []reply) {
-	sort.Slice(rs, func(i, j int) bool {
-		return olderThan(rs[i].info.ModTime(), rs[i].path, rs[j].info.ModTime(), rs[j].path)
+	slices.SortFunc(rs, func(a, b reply) int {
+		return cmp.Or(a.info.ModTime().Compare(b.info.ModTime()), strings.Compare(a.path, b.path))
 	})
-}
-
-func olderThan(ti time.Time, pi string, tj time.Time, pj string) bool {
-	if !ti.Equal(tj) {
-		return ti.Before(tj)
-	}
-	return pi < pj
 }

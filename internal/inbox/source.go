@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,16 +17,15 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// The inbox folder as a source of replies. Replies are named by their file
-// name in the folder; settling one moves it into processed/ or rejected/,
-// never replacing a file there, so no reply is ever deleted.
+// Replies are named by their file name in the inbox; settling one moves
+// it into processed/ or rejected/, never replacing a file there.
 
 // Watcher waits for replies saved into the inbox for one session.
 type Watcher struct {
 	folder
 	opts WatchOptions
-	// passed are files already passed over (for another session), by path
-	// and content, so they are reported once.
+	// passed are files passed over (for another session), by path and
+	// content, so that they are reported once.
 	passed map[string]string
 }
 
@@ -35,10 +35,8 @@ func NewWatcher(dir, id string, opts WatchOptions) *Watcher {
 	return &Watcher{folder: folder{dir: dir, id: id, unnamed: true, maxReply: opts.MaxReply}, opts: opts, passed: map[string]string{}}
 }
 
-// Where says where replies are awaited, for the person.
 func (w *Watcher) Where() string { return "in " + filepath.Base(w.dir) + "/" }
 
-// errFound ends a Watch once a reply is found.
 var errFound = errors.New("found")
 
 // Settle implements runner.Source; a reply passed over for another session
@@ -52,8 +50,8 @@ func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, erro
 	return w.folder.Settle(name, hash, how)
 }
 
-// Next implements runner.Source: it waits for a complete reply file that
-// names the session, or none.
+// Next implements runner.Source: it waits for a complete reply file for
+// the session.
 func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, error) {
 	var got replies.Reply
 	var gotErr error
@@ -73,9 +71,7 @@ func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, 
 			got, gotErr = rep, err
 			return errFound
 		}
-		// A file that cannot be read now (removed meanwhile, permissions)
-		// is passed over; the watch tells the person if it persists.
-		return nil
+		return nil // unreadable now: the watch tells the person if it persists
 	})
 	switch {
 	case errors.Is(err, errFound):
@@ -104,9 +100,8 @@ func isSetAside(err error) bool {
 // and then no more.
 type Backlog struct {
 	folder
-	tried map[string]bool
-	// routed holds replies the queue read to route them (may be nil).
-	routed *shelf
+	tried  map[string]bool
+	routed *shelf // replies the queue read to route them (may be nil)
 }
 
 // Next implements runner.Source.
@@ -140,12 +135,10 @@ type Queue struct {
 	// which settling a recovered turn's reply does without).
 	MaxReply int64
 	// routed keeps the replies Sessions read for the sources Source gives,
-	// so that each is read and parsed once; nil when made without NewQueue.
+	// so that each is read and parsed once.
 	routed *shelf
 }
 
-// NewQueue returns the inbox folder dir as a queue of replies no larger
-// than maxReply.
 func NewQueue(dir string, maxReply int64) Queue {
 	return Queue{Dir: dir, MaxReply: maxReply, routed: &shelf{room: maxReply, replies: map[string]shelved{}}}
 }
@@ -176,10 +169,8 @@ func (q Queue) Source(id string, unnamed bool) runner.Source {
 	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}, routed: q.routed}
 }
 
-// unfinished says why a reply file in the inbox should not be taken yet,
-// or "": it is still open for writing, or it was written moments ago and
-// stops mid-line in an open block, as a save under way looks. A reply
-// that cannot be read here is left to the reading that follows to report.
+// unfinished says why a reply file should not be taken yet, or "": it is
+// open for writing, or written moments ago and cut off mid-line.
 func unfinished(path string, now time.Time) string {
 	const again = "; run 'courier process' again once it is saved"
 	if writing, _ := beingWritten(path); writing {
@@ -195,12 +186,10 @@ func unfinished(path string, now time.Time) string {
 	return ""
 }
 
-// route is the session a reply file names in any of the protocols (""
-// for none; the first is the default), read as the person saved it and
-// kept for the session's source; a reply that cannot be read names at
-// most the session of its file name.
+// route is the session a reply file names in any of the protocols, the
+// first the default; the reply is kept for the session's source.
 func (q Queue) route(path string, protocols []frontend.FrontEnd, maxReply int64) string {
-	rep, err := replies.Read(path, filepath.Base(path), limit(q.MaxReply, maxReply), protocols[0])
+	rep, err := replies.Read(path, filepath.Base(path), cmp.Or(q.MaxReply, maxReply), protocols[0])
 	if err != nil {
 		return replies.RouteName(filepath.Base(path))
 	}
@@ -208,8 +197,8 @@ func (q Queue) route(path string, protocols []frontend.FrontEnd, maxReply int64)
 	return rep.Route(protocols...)
 }
 
-// takeRouted is take, with the reply the queue read to route it when the
-// file has not changed since.
+// takeRouted is take, with the reply the queue read if the file is
+// unchanged.
 func (p *Backlog) takeRouted(path string, req runner.Request) (replies.Reply, error) {
 	if rep, ok := p.routed.take(path); ok {
 		return p.decide(filepath.Base(path), rep.For(req.FrontEnd), nil, req.Protocols)
@@ -218,8 +207,8 @@ func (p *Backlog) takeRouted(path string, req runner.Request) (replies.Reply, er
 }
 
 // shelf holds replies read to route them until their session takes them,
-// while their texts together fit in room (one largest reply; 0: no
-// bound), so that an inbox full of replies is not held all at once.
+// while they fit in room (one largest reply; 0: no bound), so that a full
+// inbox is not held all at once.
 type shelf struct {
 	room    int64
 	held    int64
@@ -228,7 +217,7 @@ type shelf struct {
 
 type shelved struct {
 	rep replies.Reply
-	key string // the file's contentKey when it was read
+	key string // the file's contentKey when read
 }
 
 func (s *shelf) put(path string, rep replies.Reply) {
@@ -239,7 +228,6 @@ func (s *shelf) put(path string, rep replies.Reply) {
 	s.held += int64(len(rep.Text))
 }
 
-// take gives the reply read from path, if the file is as it was then.
 func (s *shelf) take(path string) (replies.Reply, bool) {
 	if s == nil {
 		return replies.Reply{}, false
@@ -252,23 +240,18 @@ func (s *shelf) take(path string) (replies.Reply, bool) {
 	return got.rep, ok && got.key != "" && got.key == contentKey(path)
 }
 
-// File is one reply file named on the command line, in the inbox or
-// anywhere else.
+// File is one reply file named on the command line.
 type File struct {
-	Path string
-	// Inbox is the inbox folder: a reply there is settled like any other.
-	Inbox string
-	// MaxReply bounds every read of the file (0: the runner's limit, which
-	// settling a recovered turn's reply does without).
-	MaxReply int64
+	Path     string
+	Inbox    string // a reply there is settled like any other
+	MaxReply int64  // as Queue's
 	done     bool
-	// routed is the reply Route read, which Next gives.
-	routed *replies.Reply
+	routed   *replies.Reply // read by Route, given by Next
 }
 
 // Route implements runner.RoutedSource.
 func (f *File) Route(protocols []frontend.FrontEnd, maxReply int64) (string, error) {
-	rep, err := replies.Read(f.Path, f.name(), limit(f.MaxReply, maxReply), protocols[0])
+	rep, err := replies.Read(f.Path, f.name(), cmp.Or(f.MaxReply, maxReply), protocols[0])
 	if err != nil {
 		return "", f.unusable(err)
 	}
@@ -276,8 +259,7 @@ func (f *File) Route(protocols []frontend.FrontEnd, maxReply int64) (string, err
 	return rep.Route(protocols...), nil
 }
 
-// Next implements runner.Source: the file's reply, once, as Route read it
-// if it did.
+// Next implements runner.Source: the file's reply, once.
 func (f *File) Next(_ context.Context, req runner.Request) (replies.Reply, error) {
 	if f.done {
 		return replies.Reply{}, runner.ErrExhausted
@@ -286,7 +268,7 @@ func (f *File) Next(_ context.Context, req runner.Request) (replies.Reply, error
 	if f.routed != nil {
 		return f.routed.For(req.FrontEnd), nil
 	}
-	rep, err := replies.Read(f.Path, f.name(), limit(f.MaxReply, req.MaxReply), req.FrontEnd)
+	rep, err := replies.Read(f.Path, f.name(), cmp.Or(f.MaxReply, req.MaxReply), req.FrontEnd)
 	if err != nil {
 		return replies.Reply{}, f.unusable(err)
 	}
@@ -298,14 +280,13 @@ func (f *File) Settle(name, hash string, how runner.Settlement) (string, error) 
 	return folder{dir: f.Inbox, maxReply: f.MaxReply}.Settle(name, hash, how)
 }
 
-// name is the reply's name: its file name when it is in the inbox (as the
-// inbox names its replies), else the path as given.
+// name is the reply's name: its file name in the inbox, as the inbox
+// names its replies, else the path (a bare name as ./name).
 func (f *File) name() string {
 	if f.inInbox() {
 		return filepath.Base(f.Path)
 	}
 	if !strings.ContainsRune(f.Path, filepath.Separator) {
-		// A bare name is what the inbox calls its replies.
 		return "." + string(filepath.Separator) + f.Path
 	}
 	return f.Path
@@ -317,8 +298,7 @@ func (f *File) inInbox() bool {
 	return err == nil && err2 == nil && filepath.Dir(abs) == inbox
 }
 
-// unusable moves a reply that can never be applied out of the inbox, so it
-// is not tried again, and says where it went.
+// unusable moves a reply that can never be applied out of the inbox.
 func (f *File) unusable(err error) error {
 	if !replies.IsUnusable(err) || !f.inInbox() {
 		return err
@@ -333,20 +313,10 @@ func (f *File) unusable(err error) error {
 // folder is what the inbox sources share: which folder, which session's
 // replies they take, and how replies are settled.
 type folder struct {
-	dir string
-	id  string
-	// unnamed is set when replies that name no session are taken too.
-	unnamed bool
-	// maxReply bounds every read of a reply file (0: the runner's limit).
-	maxReply int64
-}
-
-// limit is the bound of a read: the source's own, else the runner's.
-func limit(own, runner int64) int64 {
-	if own > 0 {
-		return own
-	}
-	return runner
+	dir      string
+	id       string
+	unnamed  bool  // replies that name no session are taken too
+	maxReply int64 // 0: the runner's limit
 }
 
 // take reads a reply file for req's session: a reply for another session
@@ -354,16 +324,13 @@ func limit(own, runner int64) int64 {
 // rejected/ and a *runner.SetAsideError.
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
-	rep, err := replies.Read(path, name, limit(f.maxReply, req.MaxReply), req.FrontEnd)
+	rep, err := replies.Read(path, name, cmp.Or(f.maxReply, req.MaxReply), req.FrontEnd)
 	return f.decide(name, rep, err, req.Protocols)
 }
 
-// decide is what take makes of the reply read from inbox/name; protocols
-// tell which session it names.
 func (f folder) decide(name string, rep replies.Reply, err error, protocols []frontend.FrontEnd) (replies.Reply, error) {
 	if !namedReply(name) && (err != nil || (len(rep.Parsed.Commands) == 0 && rep.Parsed.Session == "")) {
-		// A file saved under another extension counts only when it reads
-		// as a reply; anything else is left alone.
+		// Another extension counts only when it reads as a reply.
 		why := "it holds no command blocks and no courier header (.txt and .md files are taken whatever they hold)"
 		if err != nil {
 			why = "it cannot be read as a reply: " + err.Error()
@@ -391,9 +358,8 @@ func (f folder) decide(name string, rep replies.Reply, err error, protocols []fr
 }
 
 // Settle implements runner.Source: an applied or duplicate reply goes into
-// processed/, an outdated one into rejected/, one for another session
-// stays. A file that no longer holds the reply (replaced since) is left
-// where it is.
+// processed/, an outdated one into rejected/; one for another session, or
+// replaced since, stays.
 func (f folder) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped || name != filepath.Base(name) || !replies.Holds(filepath.Join(f.dir, name), hash, f.maxReply) {
 		return "", nil
@@ -405,8 +371,8 @@ func (f folder) Settle(name, hash string, how runner.Settlement) (string, error)
 	return moveAside(f.dir, name, sub)
 }
 
-// moveAside moves inbox/name into inbox/sub/, never replacing a file there,
-// and returns where it went ("" if it was gone already).
+// moveAside moves inbox/name into inbox/sub/, never replacing a file
+// there, and returns where it went ("" if gone already).
 func moveAside(dir, name, sub string) (string, error) {
 	p := filepath.Join(dir, name)
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
@@ -431,8 +397,8 @@ func moveAside(dir, name, sub string) (string, error) {
 	return dst, nil
 }
 
-// Save writes text into dir as a reply for session id, under a name that
-// routes it there and says when it was taken, and returns its path.
+// Save writes text into dir as a reply for session id, named to route it
+// there and to say when it was taken.
 func Save(dir, id, text string, at time.Time) (string, error) {
 	name := fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000"))
 	p := filepath.Join(dir, name)

@@ -10,61 +10,39 @@ import (
 	"time"
 )
 
-// version is one state of a file as stat sees it. A change of size, mtime or
-// identity (an editor's atomic replace makes a new file) means the file is
-// still being written and its settle period starts again.
-type version struct {
-	info fs.FileInfo
-}
-
-func (v version) same(o version) bool {
-	if v.info == nil || o.info == nil {
-		return v.info == o.info
-	}
-	return v.info.Size() == o.info.Size() &&
-		v.info.ModTime().Equal(o.info.ModTime()) &&
-		os.SameFile(v.info, o.info)
-}
-
 // entry is what the tracker knows about one candidate file.
 type entry struct {
-	seen  version
+	// seen is the file's state as stat saw it: a change of size, mtime or
+	// identity (an editor's atomic replace) restarts its settle period.
+	seen  fs.FileInfo
 	since time.Time // when seen was first observed
-	// done means seen needs no delivery: it was delivered, or its content
-	// equals what was delivered last.
+	// done: seen was delivered, or holds what was delivered last.
 	done      bool
 	delivered bool
-	// complete means seen is whole: its writer closed it, or it was
-	// moved in, and it does not look cut off. It is delivered without
-	// waiting for the settle period.
+	// complete: seen is whole (closed by its writer, or moved in) and does
+	// not look cut off; it need not settle.
 	complete bool
-	// recheck is when a settled file that was not due yet (a writer still
-	// had it open, or it stopped mid-line in an open block) is looked at
-	// again.
-	recheck time.Time
-	// openNoted is set once the person was told that seen is still open
-	// for writing.
-	openNoted bool
+	// recheck is when a settled file not due yet (still open for writing,
+	// or cut off) is looked at again.
+	recheck   time.Time
+	openNoted bool              // the person was told it is still open
 	sum       [sha256.Size]byte // content of the last delivery
-	readErr   string            // last read failure, so it is reported once
+	readErr   string            // last read failure, reported once
 }
 
-// tracker decides when candidate files have settled. It is used from one
-// goroutine only.
+// tracker decides when candidate files have settled; one goroutine uses it.
 type tracker struct {
 	settle time.Duration
 	files  map[string]*entry
-	// notes are lines for the person about files that wait (see ready),
-	// taken by the watcher.
-	notes []string
+	notes  []string // lines for the person about files that wait
 }
 
 func newTracker(settle time.Duration) *tracker {
 	return &tracker{settle: settle, files: make(map[string]*entry)}
 }
 
-// observe stats path and records its state at now. It reports whether the
-// state differs from what was recorded (a new file, a change, or removal).
+// observe stats path and records its state at now, reporting whether it
+// differs from what was recorded (a new file, a change, a removal).
 func (t *tracker) observe(path string, now time.Time) bool {
 	info, err := os.Lstat(path)
 	if err != nil {
@@ -84,27 +62,26 @@ func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
 		delete(t.files, path)
 		return had
 	}
-	v := version{info: info}
 	e := t.files[path]
 	if e == nil {
 		e = &entry{}
 		t.files[path] = e
-	} else if e.seen.same(v) {
+	} else if e.seen.Size() == info.Size() && e.seen.ModTime().Equal(info.ModTime()) && os.SameFile(e.seen, info) {
 		return false
 	}
-	e.seen, e.since, e.done, e.complete = v, now, false, false
+	e.seen, e.since, e.done, e.complete = info, now, false, false
 	e.recheck, e.openNoted = time.Time{}, false
 	return true
 }
 
 // finished records that path was just closed by a writer or moved in
-// whole (closed), or was found by a listing: unless another writer still
-// has it open or it looks cut off, it is ready at once. A file found by a
-// listing counts only when it is sure that no one writes it.
+// (closed), or found by a listing: unless another writer has it open or it
+// looks cut off, it is ready at once. A file found by a listing counts
+// only when it is sure that no one writes it.
 func (t *tracker) finished(path string, now time.Time, closed bool) {
 	t.observe(path, now)
 	e := t.files[path]
-	if e == nil || !e.waiting() || e.complete || e.empty() {
+	if e == nil || e.done || e.complete || e.empty() {
 		return
 	}
 	if writing, err := beingWritten(path); writing || (err != nil && !closed) {
@@ -115,18 +92,17 @@ func (t *tracker) finished(path string, now time.Time, closed bool) {
 	}
 }
 
-// unwritten takes the waiting files that no one has open for writing as
-// complete, for those found by a listing rather than by their events: a
-// reply saved just before Watch began, or whose events were lost.
+// unwritten takes the waiting files no one has open for writing as
+// complete, for files a listing found: saved before Watch began, or whose
+// events were lost.
 func (t *tracker) unwritten(now time.Time) {
 	for path, e := range t.files {
-		if e.waiting() && !e.complete {
+		if !e.done && !e.complete {
 			t.finished(path, now, false)
 		}
 	}
 }
 
-// keepOnly forgets files that a listing no longer shows.
 func (t *tracker) keepOnly(present map[string]bool) {
 	for path := range t.files {
 		if !present[path] {
@@ -135,30 +111,19 @@ func (t *tracker) keepOnly(present map[string]bool) {
 	}
 }
 
-// waiting reports whether e still has a version to deliver.
-func (e *entry) waiting() bool {
-	return !e.done
-}
-
 // empty reports whether e's file is empty. Browsers create the final name
 // empty before the download lands: an empty file is never complete, waits
-// CutOffWait, and holds back no other file meanwhile. One that stays
-// empty is delivered, to be set aside as an empty reply is, saying so.
-func (e *entry) empty() bool {
-	return e.seen.info.Size() == 0
-}
+// CutOffWait, holding no other back, and is then delivered (and set aside).
+func (e *entry) empty() bool { return e.seen.Size() == 0 }
 
-// ready lists the files to deliver now, in the order the protocol
-// processes replies: oldest write first. A file is due once it is
-// complete, or once it has been unchanged for the settle period, no one
-// has it open for writing, and it does not stop mid-line in an open block
-// (that waits CutOffWait); a due file waits while an older one is not due,
-// so replies are never delivered out of order.
+// ready lists the files to deliver now, oldest write first: a due file
+// waits while an older one is not due (see due), so that replies are never
+// delivered out of order.
 func (t *tracker) ready(now time.Time) []string {
 	var rs []reply
 	for path, e := range t.files {
-		if e.waiting() {
-			rs = append(rs, reply{path: path, info: e.seen.info})
+		if !e.done {
+			rs = append(rs, reply{path: path, info: e.seen})
 		}
 	}
 	sortOldestFirst(rs)
@@ -175,11 +140,10 @@ func (t *tracker) ready(now time.Time) []string {
 	return paths
 }
 
-// due reports whether the waiting file path may be delivered at now. A
-// file still open for writing is never due, however long its writer
-// pauses: a paste into 'cat > inbox/reply.txt' ends with Ctrl-D, and its
-// close makes the file complete (see finished). Where that cannot be told
-// (network folders, other systems), the settle period decides.
+// due reports whether the waiting file path may be delivered at now: once
+// complete, or unchanged for the settle period, not open for writing
+// (however long its writer pauses, as a paste into 'cat > inbox/x.txt'
+// does) and not cut off mid-line in an open block (that waits CutOffWait).
 func (t *tracker) due(path string, e *entry, now time.Time) bool {
 	if e.complete {
 		return true
@@ -204,7 +168,6 @@ func (t *tracker) due(path string, e *entry, now time.Time) bool {
 	return true
 }
 
-// takeNotes returns the lines for the person gathered since the last call.
 func (t *tracker) takeNotes() []string {
 	n := t.notes
 	t.notes = nil
@@ -212,14 +175,13 @@ func (t *tracker) takeNotes() []string {
 }
 
 // nextDue reports when ready may next list more files: when the earliest
-// file not yet due is looked at again, or, when every waiting file is
-// complete, at once.
+// file not yet due is looked at again, or at once when all are complete.
 func (t *tracker) nextDue() (time.Time, bool) {
 	var next, now time.Time
 	found, complete := false, false
 	for _, e := range t.files {
 		switch {
-		case !e.waiting():
+		case e.done:
 		case e.complete:
 			complete, now = true, e.since
 		default:
@@ -238,11 +200,10 @@ func (t *tracker) nextDue() (time.Time, bool) {
 	return next, found
 }
 
-// confirm checks, just before delivery, that a ready file still exists, is
-// unchanged, is readable, and holds content not delivered before. It
-// returns the content's checksum when the file should be delivered. A read
-// failure is returned once per distinct failure, and retried after another
-// settle period.
+// confirm checks, just before delivery, that a ready file still exists
+// unchanged and readable, holding content not delivered before, and
+// returns its checksum. A read failure is returned once, and retried
+// after another settle period.
 func (t *tracker) confirm(path string, now time.Time) ([sha256.Size]byte, bool, error) {
 	var zero [sha256.Size]byte
 	e := t.files[path]
@@ -276,7 +237,6 @@ func (t *tracker) readFailed(path string, e *entry, err error, now time.Time) er
 	return err
 }
 
-// delivered records that path was handed over with content sum.
 func (t *tracker) delivered(path string, sum [sha256.Size]byte) {
 	if e := t.files[path]; e != nil {
 		e.done, e.delivered, e.sum = true, true, sum

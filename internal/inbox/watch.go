@@ -12,42 +12,30 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 )
 
-// Defaults for the zero fields of WatchOptions.
-const (
-	DefaultInterval = 500 * time.Millisecond
-	DefaultRescan   = 2 * time.Second
-)
-
-// WatchOptions tunes Watch. The zero value watches with file events.
+// WatchOptions tunes Watch; the zero value watches with file events.
 type WatchOptions struct {
-	// Poll lists the folder every Interval instead of using file events.
-	Poll bool
-	// Interval is the polling period (default DefaultInterval).
-	Interval time.Duration
-	// Rescan is the period of the safety listing done alongside file
-	// events, which finds files whose events never arrive, as on network
-	// and virtual filesystems (default DefaultRescan).
+	Poll     bool          // list the folder every Interval, not using file events
+	Interval time.Duration // default 500ms
+	// Rescan is the period of the listing beside file events, which finds
+	// files whose events never arrive, as on network filesystems (2s).
 	Rescan time.Duration
-	// Settle is how long a file must stay unchanged (size, modification
-	// time and identity) before it is delivered (default the settle
-	// setting's, config.DefaultSettle).
+	// Settle is how long a file must stay unchanged before it is delivered
+	// (config.DefaultSettle).
 	Settle time.Duration
-	// MaxReply bounds what the inbox source built with these options reads
-	// of a reply file (0: the runner's limit, which settling a recovered
-	// turn's reply does without).
+	// MaxReply bounds what the Watcher reads of a reply file (0: the
+	// runner's limit).
 	MaxReply int64
-	// Warn, if set, is told in one line whenever Watch changes how it
-	// watches: falling back to polling, rescanning after lost events, an
-	// unreadable folder or file. It is called from Watch's goroutine.
+	// Warn is told, in a line, whenever Watch changes how it watches
+	// (polling, rescanning after lost events, an unreadable folder or file).
 	Warn func(string)
 }
 
 func (o WatchOptions) withDefaults() WatchOptions {
 	if o.Interval <= 0 {
-		o.Interval = DefaultInterval
+		o.Interval = 500 * time.Millisecond
 	}
 	if o.Rescan <= 0 {
-		o.Rescan = DefaultRescan
+		o.Rescan = 2 * time.Second
 	}
 	if o.Settle <= 0 {
 		o.Settle = config.DefaultSettle
@@ -55,34 +43,14 @@ func (o WatchOptions) withDefaults() WatchOptions {
 	return o
 }
 
-// Watch calls deliver with the path of each complete reply file in dir until
-// ctx is done, and then returns nil. It starts with the files already there,
-// oldest first.
-//
-// A file is delivered as soon as it is complete: on Linux with file events,
-// when it is moved into dir (a browser's download, an editor's save by
-// rename, mv), when its writer closes it, or, for a file found by listing
-// the folder (one saved just before Watch began), when no process has it
-// open for writing; unless it still looks cut off (its last command block
-// open) or another writer still has it open. Otherwise, when polling, and
-// on other systems, it is delivered once it has stayed unchanged for
-// Settle and no process has it open for writing (where that can be told);
-// one that stops mid-line in an open block waits CutOffWait. Either way a
-// reply written in pieces is delivered once, whole,
-// and replies are delivered oldest first. A file is delivered again only
-// if its content changes later; a file that is removed and reappears
-// counts as new. An empty file waits CutOffWait for content, holding no
-// other back, and is then delivered as it is. Just before
-// each delivery Watch checks that the file still exists and is readable,
-// so a file moved away (to processed/) is not delivered.
-//
-// deliver runs on Watch's goroutine: while it runs nothing else is delivered,
-// and changes it makes to the folder (moving the file away) are seen before
-// the next delivery. If deliver returns an error, Watch stops and returns it
-// unchanged.
-//
-// If file events cannot be set up (inotify limits, unsupported filesystem)
-// Watch warns of it and polls instead.
+// Watch calls deliver with the path of each complete reply file in dir,
+// oldest first, until ctx is done. On Linux with file events a file is
+// complete when moved in, closed by its writer, or found by a listing with
+// no writer, unless it looks cut off; otherwise once unchanged for Settle
+// and not open for writing. A file is delivered again only if its content
+// changes, and a file moved away meanwhile not at all. deliver runs on
+// Watch's goroutine, and its error ends Watch. Without file events Watch
+// warns and polls.
 func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path string) error) error {
 	dir = filepath.Clean(dir)
 	info, err := os.Stat(dir)
@@ -101,21 +69,19 @@ func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path
 	return w.run(ctx)
 }
 
-// watcher is the state of one Watch call; only Watch's goroutine uses it.
+// watcher is the state of one Watch call.
 type watcher struct {
 	dir     string
 	opts    WatchOptions
 	deliver func(string) error
 	files   *tracker
 	events  *fsnotify.Watcher // nil when polling
-	// closed reports files their writer closed or that were moved in
-	// (Linux); nil when polling or unavailable, and then every file
-	// waits for the settle period.
+	// closed reports files closed by their writer or moved in (Linux); nil
+	// when unavailable, and then every file waits to settle.
 	closed *closedEvents
-	// dirLost is set when the folder itself was removed or renamed, which
-	// ends its event watch; rescans try to watch it again.
+	// dirLost: the folder was removed or renamed; rescans watch it again.
 	dirLost bool
-	scanErr string // last listing failure, so it is reported once
+	scanErr string // last listing failure, reported once
 }
 
 func (w *watcher) run(ctx context.Context) error {
@@ -162,8 +128,6 @@ func (w *watcher) run(ctx context.Context) error {
 	}
 }
 
-// scanPeriod is how often the folder is listed: constantly when polling,
-// rarely as a safety net beside file events.
 func (w *watcher) scanPeriod() time.Duration {
 	if w.events == nil {
 		return w.opts.Interval
@@ -206,7 +170,6 @@ func (w *watcher) deliverReady(ctx context.Context) error {
 	return nil
 }
 
-// scan lists the folder and records the state of every candidate in it.
 func (w *watcher) scan(now time.Time) error {
 	found, err := listReplies(w.dir)
 	if err != nil {
@@ -221,8 +184,8 @@ func (w *watcher) scan(now time.Time) error {
 	return nil
 }
 
-// rescan is the periodic listing; failures are reported once and retried,
-// since a network folder may come back.
+// rescan is the periodic listing; a failure is reported once and retried,
+// as a network folder may come back.
 func (w *watcher) rescan() {
 	if w.dirLost {
 		w.rewatch()
@@ -239,9 +202,8 @@ func (w *watcher) rescan() {
 	}
 }
 
-// takeUnwritten, with close events, takes the files a listing found that
-// no one is writing as complete (see tracker.unwritten). Polling waits for
-// every file to settle, as network folders offer no way to tell.
+// takeUnwritten takes the files a listing found that no one writes as
+// complete, with close events; polled folders may not tell, so wait.
 func (w *watcher) takeUnwritten() {
 	if w.closed != nil {
 		w.files.unwritten(time.Now())

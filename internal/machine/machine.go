@@ -15,7 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,15 +25,12 @@ import (
 	"github.com/courier-agent/courier/internal/shell"
 )
 
-// tools are the programs whose presence and version the probe reports.
 var tools = []string{"git", "go", "python3", "pip", "node", "npm", "make", "gcc", "cargo", "java", "docker"}
 
-// probeTime bounds the probe a request waits for: a tool that is slow to
-// say its version is left out rather than keeping the person waiting.
-// What the tools said is kept, and probed again in the background once
-// it is refreshAfter old (a version switched without a change of PATH,
-// as pyenv's shims do), within refreshTime, which nobody waits for: slow
-// shims get time to answer.
+// probeTime bounds the probe a request waits for: a tool slow to say its
+// version is left out. What the tools said is probed again in the
+// background once refreshAfter old (pyenv's shims switch versions without
+// a change of PATH), within refreshTime, which nobody waits for.
 const (
 	probeTime    = 2 * time.Second
 	refreshAfter = 10 * time.Minute
@@ -44,7 +41,6 @@ const (
 type Limits struct {
 	Timeout   time.Duration
 	MaxOutput int
-	// NoNetwork is set when commands have no network.
 	NoNetwork bool
 }
 
@@ -56,29 +52,23 @@ type Tool struct {
 
 // Description is what the probe found.
 type Description struct {
-	OS     string
-	Shell  string
-	Tools  []Tool
-	Absent []string
-	// Late are the tools that did not say their version in time.
-	Late []string
-	// Git is set when the workspace is a git repository.
-	Git       bool
-	Branch    string
-	GitStatus []string // git status --short, capped
-	// MoreStatus counts the status lines left out.
-	MoreStatus int
+	OS         string
+	Shell      string
+	Tools      []Tool
+	Absent     []string
+	Late       []string // tools that did not say their version in time
+	Git        bool     // the workspace is a git repository
+	Branch     string
+	GitStatus  []string // git status --short, capped
+	MoreStatus int      // status lines left out
 	Limits     Limits
 }
 
-// maxStatus caps the git status lines shown.
-const maxStatus = 20
+const maxStatus = 20 // git status lines shown
 
-// probes starts the probe of every tool at once, each in the background,
-// and osLine names the system; waitAll waits for the probes. Each finding
-// is one tab-separated line, written in one go. The tools are asked from
-// /, not the workspace: what they say is kept for the machine, and no
-// file of a project (a .python-version a version shim reads) has a say.
+// probes asks every tool at once, each finding a tab-separated line
+// written in one go. The tools are asked from /: what they say is kept for
+// the machine, and no file of a project (a .python-version) has a say.
 const (
 	probes = `
 probe() {
@@ -98,7 +88,6 @@ probe java -version & probe docker --version &
 	waitAll = "wait\n"
 )
 
-// gitScript describes the workspace's git repository.
 const gitScript = `
 if command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	printf 'branch\t%s\n' "$(git --no-optional-locks rev-parse --abbrev-ref HEAD 2>/dev/null)"
@@ -107,9 +96,8 @@ fi
 `
 
 // Probe describes the machine for commands run as spec says (its Command,
-// Timeout and MaxOutput are set here). What the tools said is kept in the
-// person's cache folder (see toolsCache): with it, a request waits only
-// for the description of the workspace's repository, if it is in one.
+// Timeout and MaxOutput are set here). With what the tools said cached, a
+// request waits only for the workspace's repository, if there is one.
 func Probe(ctx context.Context, spec shell.Spec, limits Limits) Description {
 	d := Description{OS: runtime.GOOS, Shell: "/bin/sh", Limits: limits}
 	cache, key := toolsCache(spec)
@@ -130,8 +118,8 @@ func Probe(ctx context.Context, spec shell.Spec, limits Limits) Description {
 	return d
 }
 
-// inRepository reports whether dir or a folder above it holds .git: where
-// none does, git has no repository to describe, and no command need run.
+// inRepository reports whether dir or a folder above it holds .git; if
+// none does, no command need run.
 func inRepository(dir string) bool {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
@@ -143,8 +131,6 @@ func inRepository(dir string) bool {
 	}
 }
 
-// run runs script as a command and returns its output, "" when it could
-// not run.
 func run(ctx context.Context, spec shell.Spec, script string, limit time.Duration) string {
 	spec.Command, spec.Timeout, spec.MaxOutput = script, limit, maxProbe
 	res, err := shell.Run(ctx, spec)
@@ -154,10 +140,8 @@ func run(ctx context.Context, spec shell.Spec, script string, limit time.Duratio
 	return res.Output
 }
 
-// maxProbe bounds the probe's output.
-const maxProbe = 64 << 10
+const maxProbe = 64 << 10 // the probe's output
 
-// read takes in the probe's lines.
 func (d *Description) read(out string) {
 	found := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
@@ -184,8 +168,9 @@ func (d *Description) read(out string) {
 			}
 		}
 	}
-	sort.Slice(d.Tools, func(i, j int) bool { return index(d.Tools[i].Name) < index(d.Tools[j].Name) })
-	sort.Slice(d.Absent, func(i, j int) bool { return index(d.Absent[i]) < index(d.Absent[j]) })
+	// In the order of tools.
+	slices.SortFunc(d.Tools, func(a, b Tool) int { return slices.Index(tools, a.Name) - slices.Index(tools, b.Name) })
+	slices.SortFunc(d.Absent, func(a, b string) int { return slices.Index(tools, a) - slices.Index(tools, b) })
 	for _, t := range tools {
 		if !found[t] {
 			d.Late = append(d.Late, t)
@@ -194,10 +179,10 @@ func (d *Description) read(out string) {
 }
 
 // toolsCache is the file that keeps what the tools said, and the key it
-// holds good for: the commands' PATH with the time each of its folders
-// last changed (installing or removing a tool there changes it), and
-// whether commands run sandboxed. "" when there is no cache folder, or
-// when it is inside the workspace, where a reply could write it.
+// holds for: the commands' PATH with the time each of its folders last
+// changed (installing a tool changes it), and whether commands run
+// sandboxed. "" when the cache folder is missing or inside the workspace,
+// where a reply could write it.
 func toolsCache(spec shell.Spec) (string, string) {
 	dir, err := os.UserCacheDir()
 	if err != nil || !filepath.IsAbs(dir) || spec.Dir == "" {
@@ -223,8 +208,6 @@ func toolsCache(spec shell.Spec) (string, string) {
 	return filepath.Join(dir, "tools"), fmt.Sprintf("%x", h.Sum(nil)[:12])
 }
 
-// readTools returns the probe's lines the cache keeps under key, and how
-// old they are.
 func readTools(cache, key string) (string, time.Duration, bool) {
 	info, err := os.Stat(cache)
 	data, err2 := os.ReadFile(cache)
@@ -235,8 +218,8 @@ func readTools(cache, key string) (string, time.Duration, bool) {
 	return lines, time.Since(info.ModTime()), ok
 }
 
-// writeTools keeps the tools' and the system's lines of out under key
-// (best effort: a cache not written means a slower request next time).
+// writeTools keeps the tools' and the system's lines of out under key,
+// at best: without, the next request is only slower.
 func writeTools(cache, key, out string) {
 	if cache == "" || out == "" {
 		return
@@ -253,16 +236,7 @@ func writeTools(cache, key, out string) {
 	}
 }
 
-func index(name string) int {
-	for i, t := range tools {
-		if t == name {
-			return i
-		}
-	}
-	return len(tools)
-}
-
-// Text is the description as the request shows it, one fact a line.
+// Text is the description as the request shows it.
 func (d Description) Text(words command.Words) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- Operating system: %s; commands run with %s -c\n", d.OS, d.Shell)

@@ -7,36 +7,31 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxDepth bounds how often code inside code (bash -c, eval, here-documents
-// fed to a shell) is parsed again; deeper code is not run without asking.
+// maxDepth bounds how often code inside code (bash -c, eval...) is parsed
+// again; deeper code is not run without asking.
 const maxDepth = 8
 
 // analysis is everything found in one command text.
 type analysis struct {
-	invs     []Invocation
-	findings []finding
-	errs     []error
-	// downloads are the files downloaders save, by base name (see
-	// noteDownloads).
-	downloads []string
-	// shape is what the command adds around its programs; see
-	// Verdict.Shape.
-	shape []string
+	invs      []Invocation
+	findings  []finding
+	errs      []error
+	downloads []string // the files downloaders save (see noteDownloads)
+	shape     []string // see Verdict.Shape
 }
 
-// finding is something a built-in check noticed, such as a write to a
-// device, which the policy then decides on like a rule.
+// finding is something a built-in check noticed, decided on like a rule.
 type finding struct {
-	check   string // one of the check names, e.g. checkDownload
+	check   string // e.g. checkDownload
 	subject string // what the reason quotes
 	detail  string // why, for the reason
-	// key is what approving "all like it" remembers, when it should be
-	// narrower than the check ("@git-write commit"); "" means the check.
+	// key is what approving "all like it" remembers when narrower than
+	// the check ("@git-write commit").
 	key string
 }
 
 // stdinKind says where a command's standard input comes from, which
-// matters for shells that read their code from it.
+// matters for programs that read their code from it.
 type stdinKind uint8
 
 const (
@@ -53,39 +48,34 @@ type stdin struct {
 	file     *word  // the file redirected in with <, when literal
 }
 
-// analyzer walks one parsed piece of shell code. Code run by a shell inside
-// it gets a child analyzer that shares the output.
+// analyzer walks one parsed piece of shell code; code inside it that a
+// shell runs gets a child analyzer sharing the output.
 type analyzer struct {
-	src   string
-	depth int
-	out   *analysis
-	funcs map[string]bool
-	piped map[*syntax.Stmt]stdin
-	// fetched remembers which pipeline stages download.
-	fetched map[*syntax.Stmt]bool
-	// scratch analyzers only collect program names, to see whether a part
-	// of a command downloads; they skip checks and nested code.
+	src     string
+	depth   int
+	out     *analysis
+	funcs   map[string]bool
+	piped   map[*syntax.Stmt]stdin
+	fetched map[*syntax.Stmt]bool // which pipeline stages download
+	// scratch analyzers only collect programs, to see whether a part of a
+	// command downloads; they skip checks and nested code.
 	scratch bool
-	printer *syntax.Printer
 }
 
-func newAnalyzer(out *analysis, depth int, printer *syntax.Printer) *analyzer {
-	if printer == nil {
-		printer = syntax.NewPrinter(syntax.SingleLine(true))
-	}
-	return &analyzer{out: out, depth: depth, piped: map[*syntax.Stmt]stdin{}, fetched: map[*syntax.Stmt]bool{}, printer: printer}
+func newAnalyzer(out *analysis, depth int) *analyzer {
+	return &analyzer{out: out, depth: depth, piped: map[*syntax.Stmt]stdin{}, fetched: map[*syntax.Stmt]bool{}}
 }
 
 // analyze finds every program a command would start and everything the
 // built-in checks notice.
 func analyze(command string) *analysis {
 	out := &analysis{}
-	newAnalyzer(out, 0, nil).run(command, "", "the command")
+	newAnalyzer(out, 0).run(command, "", "the command")
 	return out
 }
 
-// run parses src as shell code and walks it. subject is what reasons
-// quote, what names the code in error messages.
+// run parses src as shell code and walks it; subject is what reasons
+// quote, what names the code in errors.
 func (a *analyzer) run(src, subject, what string) {
 	f, err := parse(src)
 	if err != nil {
@@ -130,8 +120,8 @@ func functions(f *syntax.File) map[string]bool {
 	return names
 }
 
-// walk visits every statement, including those in function bodies,
-// substitutions, here-documents and compound commands.
+// walk visits every statement, also in function bodies, substitutions,
+// here-documents and compound commands.
 func (a *analyzer) walk(n syntax.Node) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -184,8 +174,8 @@ func (a *analyzer) around(s string) {
 	}
 }
 
-// inherit passes a piped standard input on to the statements of a group,
-// so that `curl x | { sh; }` is seen like `curl x | sh`.
+// inherit passes a piped standard input on to a group's statements, so
+// that `curl x | { sh; }` is seen like `curl x | sh`.
 func (a *analyzer) inherit(in stdin, stmts []*syntax.Stmt) {
 	if in.kind != stdinPipe {
 		return
@@ -214,7 +204,7 @@ func (a *analyzer) stdinOf(s *syntax.Stmt) stdin {
 			if w := a.word(r.Word); !w.computed() {
 				in.file = &w
 			}
-			if hasProcSubst(r.Word) {
+			if hasSubstitution(r.Word, false) {
 				in = stdin{kind: stdinPipe, download: a.downloads(r.Word), src: a.text(s)}
 			}
 		case syntax.RdrInOut:
@@ -230,8 +220,8 @@ func (a *analyzer) stdinOf(s *syntax.Stmt) stdin {
 	return in
 }
 
-// command handles one simple command: it records the program and looks
-// through wrappers and shells for the programs they start in turn.
+// command records one simple command's program and looks through
+// wrappers and shells for the programs they start in turn.
 func (a *analyzer) command(words []word, in stdin) {
 	inv := a.invocation(words)
 	a.out.invs = append(a.out.invs, inv)
@@ -241,8 +231,7 @@ func (a *analyzer) command(words []word, in stdin) {
 	if !a.scratch {
 		a.deviceArgs(inv, words)
 		idx := len(a.out.invs) - 1
-		notes := a.programNotes(inv, words, in)
-		a.out.invs[idx].notes = notes
+		a.out.invs[idx].notes = a.programNotes(inv, words, in)
 	}
 	a.dispatch(inv.base, words, in)
 }
@@ -252,8 +241,8 @@ func isPipe(n *syntax.BinaryCmd) bool {
 }
 
 // stageDownloads reports whether a pipeline, or one stage of it,
-// downloads. Results are kept, so a long pipeline is looked at once per
-// stage rather than once per pair of stages.
+// downloads; kept per stage, so that a long pipeline costs no more than
+// its length.
 func (a *analyzer) stageDownloads(s *syntax.Stmt) bool {
 	if d, ok := a.fetched[s]; ok {
 		return d
@@ -271,7 +260,7 @@ func (a *analyzer) stageDownloads(s *syntax.Stmt) bool {
 // downloads reports whether a part of a command starts a program that
 // fetches from the network.
 func (a *analyzer) downloads(n syntax.Node) bool {
-	s := newAnalyzer(&analysis{}, maxDepth, a.printer)
+	s := newAnalyzer(&analysis{}, maxDepth)
 	s.scratch = true
 	s.src = a.src
 	s.funcs = a.funcs
@@ -301,11 +290,10 @@ func (a *analyzer) text(n syntax.Node) string {
 	return a.src[start:stop]
 }
 
-// print renders a node as shell text, for parts that have no source text
-// of their own, such as brace-expanded words.
+// print renders a node that has no source text, as a brace-expanded word.
 func (a *analyzer) print(n syntax.Node) string {
 	var b strings.Builder
-	if err := a.printer.Print(&b, n); err != nil {
+	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {
 		return ""
 	}
 	return b.String()

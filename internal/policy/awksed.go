@@ -8,17 +8,15 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// awks are the awk programs; their programs can run commands.
 var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "busybox-awk": true}
 
-// awkRuns finds what in an awk program runs a command: system(), a pipe
-// into or out of a command, a coprocess, or an extension loaded.
+// awkRuns finds system(), pipes, coprocesses and extensions in awk code.
 var awkRuns = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
 })
 
-// awkNotes asks about awk programs that run commands, or that courier
-// cannot read (from a file, or computed), unless --sandbox forbids that.
+// awkNotes asks about awk programs that run commands or cannot be read
+// (from a file, computed), unless --sandbox forbids running commands.
 func awkNotes(words []word) []finding {
 	var progs []word
 	fromFile, sandboxed := false, false
@@ -80,19 +78,16 @@ func awkNotes(words []word) []finding {
 	return nil
 }
 
-// awkCode is an awk program as awkRuns reads it: its strings emptied and
-// its comments dropped, so that text such as printf "%4d | %s\n" is not
-// taken for a pipe. A program with a "/" left is read as it is: a regular
-// expression there may hold a quote, which would make code of a string
-// and a string of code.
+// awkCode empties an awk program's strings and drops its comments, so
+// that printf "%4d | %s\n" is no pipe. A program with a "/" is read as it
+// is: a regular expression may hold a quote and so turn code into string.
 func awkCode(prog string) string {
 	var b strings.Builder
 	for i := 0; i < len(prog); i++ {
 		switch c := prog[i]; c {
 		case '"':
-			// To the closing quote, or the end of the line (an
-			// unterminated string awk refuses); a backslash escapes
-			// the next character, a newline included, as in awk.
+			// To the closing quote or the line's end; a backslash
+			// escapes the next character, a newline too.
 			for i++; i < len(prog) && prog[i] != '"' && prog[i] != '\n'; i++ {
 				if prog[i] == '\\' {
 					i++
@@ -112,9 +107,8 @@ func awkCode(prog string) string {
 	return b.String()
 }
 
-// sedNotes asks about sed scripts that run commands (the e command, the e
-// flag of s) or write files they name (w), and about scripts courier
-// cannot read, unless --sandbox forbids those.
+// sedNotes asks about sed scripts that run commands or write files they
+// name, and scripts courier cannot read, unless --sandbox forbids those.
 func sedNotes(words []word) []finding {
 	var scripts []word
 	fromFile, sandboxed := false, false
@@ -141,8 +135,7 @@ func sedNotes(words []word) []finding {
 			}
 			i += n
 		default:
-			// -i and -E never take the next word; -i takes the rest of
-			// the cluster as its suffix.
+			// -i takes the rest of the cluster as its suffix.
 			if j := strings.IndexByte(v, 'i'); j > 0 && (strings.IndexAny(v, "efl") < 0 || j < strings.IndexAny(v, "efl")) {
 				i++
 				continue
@@ -178,9 +171,9 @@ func sedNotes(words []word) []finding {
 }
 
 // sedRuns reads a sed script command by command and says what in it runs
-// a command or writes a file: the e command, the w and W commands, and the
-// e and w flags of s. sed compiles the whole script before it runs any of
-// it, so a script this reading loses its way in is one sed refuses too.
+// a command or writes a file (e, w, W, and s///e and s///w). sed compiles
+// the whole script before running it, so a script this reading loses its
+// way in is one sed refuses too.
 func sedRuns(script string) string {
 	r := sedReader{s: script}
 	for r.i < len(r.s) {
@@ -263,15 +256,14 @@ func (r *sedReader) skip(set string) {
 	}
 }
 
-// label skips a label or version: to a ";" or the end of the line, as GNU
-// sed reads them.
+// label skips a label or version, to a ";" or the line's end, as GNU sed.
 func (r *sedReader) label() {
 	for r.i < len(r.s) && r.s[r.i] != '\n' && r.s[r.i] != ';' {
 		r.i++
 	}
 }
 
-// toLineEnd skips text or a file name, which run to the end of the line.
+// toLineEnd skips text or a file name.
 func (r *sedReader) toLineEnd() {
 	for r.i < len(r.s) && r.s[r.i] != '\n' {
 		if r.s[r.i] == '\\' {
@@ -295,8 +287,8 @@ func (r *sedReader) until(d byte) {
 	}
 }
 
-// address skips a line number, $, /regex/ or \cregexc, with GNU's
-// first~step, +N and ~N forms and the I and M flags.
+// address skips a line number, $, /regex/ or \cregexc, with GNU's forms
+// and flags.
 func (r *sedReader) address() {
 	switch c := r.peek(); {
 	case c >= '0' && c <= '9', c == '+', c == '~':

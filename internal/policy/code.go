@@ -7,15 +7,14 @@ import (
 	"strings"
 )
 
-// shells are the programs whose -c string, script on standard input or
-// here-document is shell code that courier parses again.
+// shells are the programs whose code (-c, standard input, here-document)
+// courier parses again.
 var shells = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
 	"ash": true, "yash": true, "posh": true, "rbash": true, "fish": true,
 }
 
-// downloaders fetch from the network; their output run as code needs
-// approval.
+// downloaders fetch from the network.
 var downloaders = map[string]bool{
 	"curl": true, "wget": true, "wget2": true, "fetch": true, "aria2c": true,
 	"http": true, "https": true, "xh": true, "lwp-request": true, "GET": true,
@@ -28,8 +27,8 @@ type interpSpec struct {
 	values string   // other short options that take a value
 }
 
-// interpreters run code other than shell code; courier cannot check that
-// code, but notices when it comes from a download or a pipe.
+// interpreters run code courier cannot check; it notices code from a
+// download or a pipe.
 var interpreters = map[string]interpSpec{
 	"python": {inline: "cm", values: "WX"},
 	"pypy":   {inline: "cm", values: "WX"},
@@ -41,24 +40,22 @@ var interpreters = map[string]interpSpec{
 	"lua":    {inline: "e", values: "l"},
 }
 
-// interpreterSpec finds an interpreter by name, with versions like
-// python3.12 counting as python.
+// interpreterSpec finds an interpreter by name; python3.12 is python.
 func interpreterSpec(name string) (interpSpec, bool) {
 	spec, ok := interpreters[strings.TrimRight(name, "0123456789.")]
 	return spec, ok
 }
 
-// codeSource is shell code a program runs: a -c string, eval's arguments,
-// a here-document and the like.
+// codeSource is shell code a program runs: a -c string, eval's
+// arguments, a here-document...
 type codeSource struct {
 	prog    string // what runs the code, for messages: "bash -c", "eval"
 	subject string // what the reason quotes
-	words   []word // joined with spaces, they are the code
+	words   []word // joined with spaces, the code
 }
 
-// code parses shell code again and analyzes it one level deeper. Code built
-// from expansions is checked as written, and also needs approval itself,
-// since its text is only known at run time.
+// code analyzes shell code one level deeper. Code built from expansions is
+// checked as written, and needs approval itself.
 func (a *analyzer) code(c codeSource) {
 	if a.scratch {
 		return
@@ -76,22 +73,26 @@ func (a *analyzer) code(c codeSource) {
 		a.finding(checkUnparseable, c.subject, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
 		return
 	}
-	newAnalyzer(a.out, a.depth+1, a.printer).run(strings.Join(texts, " "), c.subject, "the code for "+c.prog)
+	newAnalyzer(a.out, a.depth+1).run(strings.Join(texts, " "), c.subject, "the code for "+c.prog)
 }
 
 // computedCode notes code whose text is only known at run time.
 func (a *analyzer) computedCode(c codeSource) {
-	for _, w := range c.words {
-		if w.node != nil && a.downloads(w.node) {
-			a.finding(checkDownload, c.subject, "runs code downloaded from the network")
-			return
-		}
-	}
-	a.finding(checkDynamic, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
+	download := slices.ContainsFunc(c.words, func(w word) bool { return w.node != nil && a.downloads(w.node) })
+	a.unreadable(download, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
 }
 
-// shell looks at how a shell gets its code: a -c string, standard input,
-// or a script file.
+// unreadable notes code that no one can read beforehand: downloaded, or
+// else as detail says.
+func (a *analyzer) unreadable(download bool, subject, detail string) {
+	if download {
+		a.finding(checkDownload, subject, "runs code downloaded from the network")
+	} else {
+		a.finding(checkDynamic, subject, detail)
+	}
+}
+
+// shell looks at how a shell gets its code: -c, standard input, a script.
 func (a *analyzer) shell(name string, words []word, in stdin) {
 	i, cflag, sflag := 1, false, false
 options:
@@ -136,9 +137,9 @@ options:
 	}
 }
 
-// interpreter looks at how a python, perl, node or similar program gets
-// its code. Inline code and script files are the person's to read; code
-// from a pipe or a process substitution is not visible to anyone.
+// interpreter looks at how python, perl, node... get their code: inline
+// code and scripts are the person's to read, code from a pipe or a process
+// substitution is no one's.
 func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) {
 	src := interpreterSource(spec, words)
 	if src.inline != nil {
@@ -153,8 +154,8 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 // interpSource is where an interpreter's code comes from: inline after an
 // option like -c, or else the script operand at index script.
 type interpSource struct {
-	inline   *word  // the inline code
-	option   string // the option that gave it, "-c" or "--eval"
+	inline   *word
+	option   string // "-c", "--eval"...
 	computed bool   // the inline code is its own word and computed
 	script   int
 }
@@ -190,8 +191,8 @@ func interpreterSource(spec interpSpec, words []word) interpSource {
 	return interpSource{script: i}
 }
 
-// inlineAt is inline code given with option at words[i]: the rest of the
-// word when attached, else the next word.
+// inlineAt is inline code given with option at words[i]: attached, or
+// the next word.
 func inlineAt(option string, words []word, i int, attached string, hasAttached bool) interpSource {
 	if hasAttached {
 		w := partOf(words[i], attached)
@@ -204,8 +205,8 @@ func inlineAt(option string, words []word, i int, attached string, hasAttached b
 }
 
 // script looks at the script operand words[i] of a shell or interpreter:
-// none, "-" or a name for standard input means the code comes from there,
-// a process substitution means another command produces it.
+// none or a name of standard input reads the code from there, a process
+// substitution has another command produce it.
 func (a *analyzer) script(name string, words []word, i int, in stdin) {
 	switch {
 	case i < len(words) && !isStdinPath(words[i].value) && a.downloaded(words[i]):
@@ -219,8 +220,8 @@ func (a *analyzer) script(name string, words []word, i int, in stdin) {
 		}
 		return
 	}
-	if words[i].node != nil && hasProcSubst(words[i].node) {
-		a.procCode(name, words, words[i])
+	if n := words[i].node; n != nil && hasSubstitution(n, false) { // as in `bash <(curl -s URL)`
+		a.unreadable(a.downloads(n), wordsSource(words), name+" runs code produced by another command, which courier cannot check")
 	}
 }
 
@@ -233,15 +234,11 @@ func isStdinPath(p string) bool {
 	return false
 }
 
-// stdinCode handles a program that reads its code from standard input.
+// stdinCode handles code read from standard input.
 func (a *analyzer) stdinCode(name string, in stdin) {
 	switch in.kind {
 	case stdinPipe:
-		if in.download {
-			a.finding(checkDownload, in.src, "runs code downloaded from the network")
-			return
-		}
-		a.finding(checkDynamic, in.src, name+" runs code read from a pipe, which courier cannot check")
+		a.unreadable(in.download, in.src, name+" runs code read from a pipe, which courier cannot check")
 	case stdinText:
 		if shells[name] {
 			a.code(codeSource{prog: name, subject: in.src, words: []word{*in.text}})
@@ -249,17 +246,7 @@ func (a *analyzer) stdinCode(name string, in stdin) {
 	}
 }
 
-// procCode handles a program whose script is a process substitution, as
-// in `bash <(curl -s URL)`.
-func (a *analyzer) procCode(name string, words []word, script word) {
-	if a.downloads(script.node) {
-		a.finding(checkDownload, wordsSource(words), "runs code downloaded from the network")
-		return
-	}
-	a.finding(checkDynamic, wordsSource(words), name+" runs code produced by another command, which courier cannot check")
-}
-
-// alias definitions are code that runs wherever the alias is used.
+// alias values are code that runs wherever the alias is used.
 func (a *analyzer) alias(words []word) {
 	for _, w := range words[1:] {
 		name, _, ok := strings.Cut(w.value, "=")
@@ -294,8 +281,7 @@ func (a *analyzer) trap(words []word) {
 	a.code(codeSource{prog: "trap", subject: wordsSource(words), words: args[:1]})
 }
 
-// source runs a script in the current shell; a process substitution as the
-// script is code no one can read beforehand.
+// source runs a script in the current shell.
 func (a *analyzer) source(words []word, in stdin) {
 	if len(words) > 1 {
 		a.script(words[0].value, words, 1, in)

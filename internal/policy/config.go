@@ -2,24 +2,17 @@ package policy
 
 import "slices"
 
-// Config holds rules as a config file gives them. Each entry is a rule in
-// the syntax the package documentation describes, e.g. "sudo",
-// "mkfs*", "git push", "rm -r # recursive delete" or "@download".
-//
-// New puts these rules in front of Default's: when a rule here matches a
-// program, it decides for it, whatever the defaults say; among the
-// config's own matching rules the most severe wins.
+// Config holds rules as a config file gives them ("sudo", "mkfs*", "rm -r
+// # recursive delete", "@download"). When one matches a program it decides
+// for it, whatever the defaults say.
 type Config struct {
-	Deny  []string `toml:"deny" json:"deny,omitempty"`
-	Ask   []string `toml:"ask" json:"ask,omitempty"`
-	Allow []string `toml:"allow" json:"allow,omitempty"`
-	// NoDefaults drops courier's built-in rules, leaving only these lists.
-	NoDefaults bool `toml:"no_defaults" json:"no_defaults,omitempty"`
+	Deny       []string `toml:"deny" json:"deny,omitempty"`
+	Ask        []string `toml:"ask" json:"ask,omitempty"`
+	Allow      []string `toml:"allow" json:"allow,omitempty"`
+	NoDefaults bool     `toml:"no_defaults" json:"no_defaults,omitempty"`
 }
 
-// Default returns courier's built-in rules. New applies them under any
-// Config; they are returned so they can be shown or written out as an
-// example config.
+// Default returns a copy of courier's built-in rules.
 func Default() Config {
 	return Config{
 		Deny: slices.Clone(defaultDeny),
@@ -42,8 +35,7 @@ const (
 	makefile  = " # runs the commands of a Makefile, which courier cannot check (the reply may have written it)"
 )
 
-// defaultDeny is what courier never runs without a config that allows it:
-// privilege escalation and commands that act on the whole machine.
+// defaultDeny: privilege escalation and commands on the whole machine.
 var defaultDeny = []string{
 	"sudo" + privilege, "su" + privilege, "doas" + privilege, "pkexec" + privilege,
 	"run0" + privilege, "sudoedit" + privilege,
@@ -63,8 +55,8 @@ var defaultDeny = []string{
 	checkDeviceWrite,
 }
 
-// defaultAsk is what needs the person's yes: commands that destroy work,
-// reach outside the workspace, or cannot be checked.
+// defaultAsk: commands that destroy work, reach outside the workspace, or
+// cannot be checked.
 var defaultAsk = []string{
 	"rm -r" + rmDesc, "rm -R" + rmDesc, "rm -f" + rmDesc, "rm --recursive" + rmDesc, "rm --force" + rmDesc,
 	"find -delete # deletes everything find matches",

@@ -7,23 +7,21 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// harmlessDevices are the device files commands use every day.
 var harmlessDevices = map[string]bool{
 	"/dev/null": true, "/dev/zero": true, "/dev/full": true,
 	"/dev/random": true, "/dev/urandom": true, "/dev/tty": true,
 	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
 }
 
-// writeOps are the redirections that open their file for writing.
 var writeOps = map[syntax.RedirOperator]bool{
 	syntax.RdrOut: true, syntax.AppOut: true, syntax.RdrClob: true, syntax.AppClob: true,
 	syntax.RdrAll: true, syntax.RdrAllClob: true, syntax.AppAll: true, syntax.AppAllClob: true,
 	syntax.RdrInOut: true, syntax.DplOut: true,
 }
 
-// normalize cleans a path for the device checks. A relative path that
-// climbs with "../" can reach / from anywhere, so what follows the climb is
-// judged as if absolute; /proc/PID/root is another way to name /.
+// normalize cleans a path for the device checks: a path climbing with
+// "../" may reach /, so what follows is judged as absolute, and
+// /proc/PID/root is another name of /.
 func normalize(p string) string {
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
@@ -40,8 +38,6 @@ func normalize(p string) string {
 	return c
 }
 
-// isDevice reports whether p names a device other than the harmless ones,
-// such as a disk.
 func isDevice(p string) bool {
 	c := normalize(p)
 	if !strings.HasPrefix(c, "/dev/") || harmlessDevices[c] {
@@ -50,15 +46,14 @@ func isDevice(p string) bool {
 	return !strings.HasPrefix(c, "/dev/fd/") && !strings.HasPrefix(c, "/dev/shm/")
 }
 
-// isNetworkPath reports whether p is one of the names through which bash
-// redirections open network connections.
+// isNetworkPath reports whether p opens a connection in a bash redirection.
 func isNetworkPath(p string) bool {
 	c := normalize(p)
 	return strings.HasPrefix(c, "/dev/tcp/") || strings.HasPrefix(c, "/dev/udp/")
 }
 
-// isKernelFile reports whether writing p would change the running system:
-// files under /proc and /sys, apart from a process's own descriptors.
+// isKernelFile reports whether p is under /proc or /sys, where a write
+// changes the running system; a process's descriptors are not.
 func isKernelFile(p string) bool {
 	c := normalize(p)
 	if strings.HasPrefix(c, "/sys/") {
@@ -72,8 +67,8 @@ func isKernelFile(p string) bool {
 	return len(parts) < 2 || parts[1] != "fd"
 }
 
-// redirect checks where a redirection writes or reads. Targets computed at
-// run time are not judged.
+// redirect checks where a redirection writes or reads; computed targets
+// are not judged.
 func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 	if r.Word == nil || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
 		return
@@ -100,8 +95,7 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 }
 
 // deviceArgs checks a program's literal arguments for devices: dd's of=
-// and tee's files are written, anything else naming a disk or similar
-// needs approval.
+// and tee's files are written, others only used.
 func (a *analyzer) deviceArgs(inv Invocation, words []word) {
 	for _, w := range words[1:] {
 		if w.computed() {

@@ -7,14 +7,12 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// anyDownload stands for a downloaded file whose name is not known from
-// the command (curl -J, wget -i): any script run after it counts.
+// anyDownload stands for a download whose name is unknown (curl -J,
+// wget -i): any script run after it counts.
 const anyDownload = "*"
 
-// noteDownloads remembers the files a downloader saves (curl -o, wget
-// URL, tee after a download), by base name, so that running one later in
-// the same command (`curl -o a.sh URL && sh a.sh`) counts as running
-// downloaded code.
+// noteDownloads remembers the files downloaders save, by base name, so
+// that `curl -o a.sh URL && sh a.sh` counts as running downloaded code.
 func (a *analyzer) noteDownloads(inv Invocation, words []word, in stdin) {
 	switch name := strings.ToLower(inv.base); {
 	case name == "curl":
@@ -32,8 +30,8 @@ func (a *analyzer) noteDownloads(inv Invocation, words []word, in stdin) {
 	}
 }
 
-// noteRedirectDownload remembers where a downloader's output is written
-// by a redirection (`curl URL > a.sh`).
+// noteRedirectDownload remembers a downloader's redirected output
+// (`curl URL > a.sh`).
 func (a *analyzer) noteRedirectDownload(s *syntax.Stmt) {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {
@@ -50,8 +48,7 @@ func (a *analyzer) noteRedirectDownload(s *syntax.Stmt) {
 	}
 }
 
-// downloaded reports whether w names a file downloaded earlier in the
-// command.
+// downloaded reports whether w names a file downloaded earlier.
 func (a *analyzer) downloaded(w word) bool {
 	k := fileKey(w)
 	for _, d := range a.out.downloads {
@@ -62,8 +59,8 @@ func (a *analyzer) downloaded(w word) bool {
 	return false
 }
 
-// fileKey is how downloaded and run files are compared: the base name, or
-// the word as written when it is computed ("$f").
+// fileKey is how downloaded and run files are compared: the base name,
+// or a computed word as written.
 func fileKey(w word) string {
 	if w.computed() {
 		return w.src
@@ -71,100 +68,54 @@ func fileKey(w word) string {
 	return path.Base(w.value)
 }
 
-// curlValues are curl's short options that take a value.
 const curlValues = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
 
-// curlFiles lists what curl saves: -o FILE, and with -O the base name of
-// each URL.
+// curlFiles lists what curl saves: -o FILE, and with -O each URL's name.
 func curlFiles(words []word) []string {
 	var files, urls []string
 	remote := false
-	for i := 1; i < len(words); {
-		w := words[i]
-		switch {
-		case w.computed() || !strings.HasPrefix(w.value, "-") || w.value == "-":
-			urls = append(urls, fileKey(urlWord(w)))
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, []string{"--output", "--url"})
-			switch name {
-			case "--output":
-				files = append(files, fileKey(value))
-			case "--url":
-				urls = append(urls, fileKey(urlWord(value)))
-			case "--remote-name", "--remote-name-all":
-				remote = true
-			case "--remote-header-name":
-				files = append(files, anyDownload)
-			}
-			i += n
-		default:
-			i += shortValues(words, i, curlValues, func(c byte, value word) {
-				switch c {
-				case 'o':
-					files = append(files, fileKey(value))
-				case 'O':
-					remote = true
-				case 'J':
-					files = append(files, anyDownload)
-				}
-			})
+	eachOption(words, []string{"--output", "--url"}, curlValues, func(name string, value word) {
+		switch name {
+		case "-o", "--output":
+			files = append(files, fileKey(value))
+		case "--url":
+			urls = append(urls, fileKey(urlWord(value)))
+		case "-O", "--remote-name", "--remote-name-all":
+			remote = true
+		case "-J", "--remote-header-name":
+			files = append(files, anyDownload)
 		}
-	}
+	}, func(w word) { urls = append(urls, fileKey(urlWord(w))) })
 	if remote {
 		files = append(files, urls...)
 	}
 	return files
 }
 
-// wgetValues are wget's short options that take a value.
 const wgetValues = "OoaiBtTwQPUelARDIX"
 
-// wgetFiles lists what wget saves: -O FILE, or else the base name of each
-// URL; with -i the names are unknown.
+// wgetFiles lists what wget saves: -O FILE, or else each URL's name.
 func wgetFiles(words []word) []string {
 	var files, urls []string
 	named := false
-	for i := 1; i < len(words); {
-		w := words[i]
-		switch {
-		case w.computed() || !strings.HasPrefix(w.value, "-"):
-			urls = append(urls, fileKey(urlWord(w)))
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, []string{"--output-document", "--input-file"})
-			switch name {
-			case "--output-document":
-				named = true
-				if value.value != "-" {
-					files = append(files, fileKey(value))
-				}
-			case "--input-file":
-				files = append(files, anyDownload)
+	eachOption(words, []string{"--output-document", "--input-file"}, wgetValues, func(name string, value word) {
+		switch name {
+		case "-O", "--output-document":
+			named = true
+			if value.value != "-" {
+				files = append(files, fileKey(value))
 			}
-			i += n
-		default:
-			i += shortValues(words, i, wgetValues, func(c byte, value word) {
-				switch c {
-				case 'O':
-					named = true
-					if value.value != "-" {
-						files = append(files, fileKey(value))
-					}
-				case 'i':
-					files = append(files, anyDownload)
-				}
-			})
+		case "-i", "--input-file":
+			files = append(files, anyDownload)
 		}
-	}
+	}, func(w word) { urls = append(urls, fileKey(urlWord(w))) })
 	if !named {
 		files = append(files, urls...)
 	}
 	return files
 }
 
-// urlWord is the last path element of a URL, the name a download is saved
-// under, without a query.
+// urlWord is the name a download of a URL is saved under.
 func urlWord(w word) word {
 	if w.computed() {
 		return w

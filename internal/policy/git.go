@@ -5,18 +5,16 @@ import (
 	"strings"
 )
 
-// gitValueOptions are git's options before the subcommand that take the
-// next word as their value.
+// gitValueOptions are git's options before the subcommand that take a value.
 var gitValueOptions = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--list-cmds"}
 
-// gitCall is a git command line split into its global options and its
-// subcommand.
+// gitCall is a git command line: options, subcommand and its arguments.
 type gitCall struct {
-	opts    []word // the options before the subcommand
+	opts    []word
 	configs []word // the values of -c and --config-env: key=value
-	sub     string // the subcommand, "" when none or computed
+	sub     string // "" when none or computed
 	known   bool   // sub is literal (or there is none)
-	args    []word // the words after the subcommand
+	args    []word
 }
 
 // parseGit splits git's words (words[0] is git itself).
@@ -56,9 +54,8 @@ func parseGit(words []word) gitCall {
 	return g
 }
 
-// gitNotes finds what a git command does that the policy must ask about:
-// settings given with -c that make git run a program, and writes to the
-// repository's .git, which courier keeps read-only for commands.
+// gitNotes finds -c settings that make git run a program, and writes to
+// the repository's .git, which courier keeps read-only for commands.
 func (a *analyzer) gitNotes(words []word) []finding {
 	g := parseGit(words)
 	if len(g.opts) > 0 {
@@ -88,9 +85,8 @@ func (a *analyzer) gitNotes(words []word) []finding {
 	return notes
 }
 
-// gitRuns reads the commands some subcommands run for each step, so that
-// they meet the rules: git submodule foreach CMD, git bisect run CMD...,
-// git rebase --exec CMD.
+// gitRuns reads the commands of git submodule foreach, git bisect run and
+// git rebase --exec, so that they meet the rules.
 func (a *analyzer) gitRuns(g gitCall, subject string) {
 	switch {
 	case g.sub == "submodule" && len(g.args) > 1 && g.args[0].value == "foreach":
@@ -114,8 +110,8 @@ func (a *analyzer) gitRuns(g gitCall, subject string) {
 	}
 }
 
-// gitProgramSetting tells whether a -c key=value makes git run a program,
-// and how; it returns the key in lower case and "" when it does not.
+// gitProgramSetting returns a -c key=value's key in lower case, and how it
+// makes git run a program ("" when it does not).
 func gitProgramSetting(c word) (string, string) {
 	key, _, _ := strings.Cut(c.value, "=")
 	key = strings.ToLower(key)
@@ -140,8 +136,8 @@ func gitProgramSetting(c word) (string, string) {
 	return key, ""
 }
 
-// gitSettingCode reads the value of a setting that git runs with a shell,
-// so that what it runs meets the rules too.
+// gitSettingCode reads a setting's value as the code git runs, so that it
+// meets the rules too.
 func (a *analyzer) gitSettingCode(key string, c word, subject string) {
 	_, value, ok := strings.Cut(c.code, "=")
 	if !ok {
@@ -158,8 +154,7 @@ func (a *analyzer) gitSettingCode(key string, c word, subject string) {
 	a.code(codeSource{prog: "git -c " + key, subject: subject, words: []word{{value: value, code: value, src: c.src, expands: c.expands}}})
 }
 
-// harmlessCore are core settings that change how git reads and writes
-// files but run nothing.
+// harmlessCore are core settings that run nothing.
 var harmlessCore = map[string]bool{
 	"autocrlf": true, "quotepath": true, "filemode": true, "ignorecase": true, "safecrlf": true,
 	"eol": true, "whitespace": true, "abbrev": true, "precomposeunicode": true, "longpaths": true,
@@ -184,55 +179,35 @@ var gitProgramKeys = map[string]bool{
 
 // gitWrites reports whether a git subcommand writes the repository's .git.
 func gitWrites(g gitCall) bool {
-	if g.sub == "" {
-		return false
-	}
-	if f, ok := gitWriteRules[g.sub]; ok {
-		return f == nil || f(gitArgs(g.args))
-	}
-	return false
+	f, ok := gitWriteRules[g.sub]
+	return ok && (f == nil || f(newGitArgs(g.args)))
 }
 
-// gitArgList is a subcommand's arguments split into options and operands.
+// gitArgList is a subcommand's arguments, with its operands.
 type gitArgList struct {
-	opts     []string // option names, without "=value"
+	toks     []token
 	operands []string
 	computed bool
 }
 
-func gitArgs(words []word) gitArgList {
-	var l gitArgList
-	ended := false
-	for _, w := range words {
-		switch {
-		case w.computed():
+func newGitArgs(words []word) gitArgList {
+	l := gitArgList{toks: tokens(words)}
+	for _, t := range l.toks {
+		switch t.kind {
+		case tokOperand:
+			l.operands = append(l.operands, t.value)
+		case tokComputed:
 			l.computed = true
-		case !ended && w.value == "--":
-			ended = true
-		case !ended && len(w.value) > 1 && w.value[0] == '-':
-			name, _, _ := strings.Cut(w.value, "=")
-			l.opts = append(l.opts, name)
-		default:
-			l.operands = append(l.operands, w.value)
 		}
 	}
 	return l
 }
 
-// has reports whether one of the options was given; a single-letter one
-// also counts inside a cluster (-df).
+// has reports whether one of the options was given (-d also in -df).
 func (l gitArgList) has(opts ...string) bool {
-	for _, o := range l.opts {
-		for _, want := range opts {
-			if o == want || (len(want) == 2 && !strings.HasPrefix(o, "--") && strings.ContainsRune(o[1:], rune(want[1]))) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(opts, func(o string) bool { return hasOption(l.toks, o, surely) })
 }
 
-// first returns the first operand, or "".
 func (l gitArgList) first() string {
 	if len(l.operands) == 0 {
 		return ""

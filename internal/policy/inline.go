@@ -6,10 +6,9 @@ import (
 	"sync"
 )
 
-// inlineRuns finds, per interpreter, the calls in inline code that delete
-// files or start programs. The policy cannot follow the code; it notices
-// the names such code must use, as written (code that builds them at run
-// time, or a script file, is for the sandbox and undo to contain).
+// inlineRuns finds, per interpreter, the names inline code must write to
+// delete files or start programs; code that builds them at run time is
+// for the sandbox and undo to contain.
 var inlineRuns = sync.OnceValue(func() map[string]*regexp.Regexp {
 	return map[string]*regexp.Regexp{
 		"python": regexp.MustCompile(`\b(rmtree|remove|removedirs|unlink|rmdir|subprocess|system|popen|exec[lv]p?e?|spawn[lv]?p?e?|posix_spawnp?|fork|kill|killpg|__import__|importlib|exec|eval|ctypes)\b`),
@@ -23,9 +22,8 @@ var inlineRuns = sync.OnceValue(func() map[string]*regexp.Regexp {
 	}
 })
 
-// inlineNotes asks about inline interpreter code (python3 -c, perl -e,
-// node -e, and a here-document fed to one) that deletes files or starts
-// programs.
+// inlineNotes asks about inline interpreter code (python3 -c, perl -e, a
+// here-document fed to one) that deletes files or starts programs.
 func inlineNotes(name string, spec interpSpec, words []word, in stdin) []finding {
 	family := strings.TrimRight(name, "0123456789.")
 	re := inlineRuns()[family]

@@ -7,42 +7,26 @@ import (
 
 // Invocation is one program a command would start.
 type Invocation struct {
-	// Name is the program as written, after quote removal: "sudo" for
-	// `"sud""o"`, "/usr/bin/sudo" for a path. A computed name is shown as
-	// written, like "$CMD".
-	Name string
-	// Args are the arguments after quote removal; computed ones are shown
-	// as written, like "$f" or "*.go".
-	Args []string
-	// Dynamic is set when the program itself is only known at run time.
-	Dynamic bool
-	// Function is set when Name is a shell function the command defines.
-	// Rules still apply to it by name, so a function cannot hide a denied
-	// program's name.
+	// Name is as written after quote removal ("sudo" for `"sud""o"`); a
+	// computed one stays as written ("$CMD").
+	Name    string
+	Dynamic bool // the program is only known at run time
+	// Function is set when Name is a function the command defines; rules
+	// still apply to it by name.
 	Function bool
 
 	base  string // the base name rules match, "sudo" for /usr/bin/sudo
 	path  string // the cleaned path when the name is literal
-	words []word // the program and its arguments, for rule matching
-	// notes are what the built-in checks noticed about this program's
-	// arguments (a sed e command, a git write); the person's own rule for
-	// the program, when one matches, decides instead.
+	words []word
+	// notes are what the checks noticed about the arguments; the person's
+	// own rule for the program, when one matches, decides instead.
 	notes []finding
 }
 
-// source returns the program and its arguments as written, for reasons.
-func (inv Invocation) source() string {
-	return wordsSource(inv.words)
-}
+func (inv Invocation) source() string { return wordsSource(inv.words) }
 
-// invocation builds the Invocation for a simple command's words.
 func (a *analyzer) invocation(words []word) Invocation {
 	inv := Invocation{Name: words[0].shown(), words: words}
-	for _, w := range words[1:] {
-		if !w.hidden {
-			inv.Args = append(inv.Args, w.shown())
-		}
-	}
 	base, ok := programBase(words[0])
 	inv.Dynamic = !ok
 	inv.base = base
@@ -53,10 +37,9 @@ func (a *analyzer) invocation(words []word) Invocation {
 	return inv
 }
 
-// programBase returns the base name of the program a word names. It is
-// known for literal words, and for paths like "$HOME"/bin/tool whose
-// computed part is quoted (so it cannot split into several words) and
-// comes before the last "/".
+// programBase returns the base name of the program a word names: known
+// for literal words, and for paths like "$HOME"/bin/tool whose computed
+// part is quoted and comes before the last "/".
 func programBase(w word) (string, bool) {
 	if !w.computed() {
 		return path.Base(w.value), true

@@ -14,7 +14,6 @@ type layer struct {
 	checks  map[string]*rule   // the most severe rule naming each check
 }
 
-// newLayer compiles the three lists of a config.
 func newLayer(cfg Config, user bool) (layer, error) {
 	l := layer{byName: map[string][]*rule{}, checks: map[string]*rule{}}
 	lists := []struct {
@@ -48,9 +47,8 @@ func (l *layer) add(r *rule) {
 	}
 }
 
-// match returns the most severe rule of the layer that applies to a
-// program, or nil. Deny and ask rules apply when they may match; allow
-// rules only when they surely do.
+// match returns the most severe rule that applies to a program, or nil:
+// deny and ask rules when they may match, allow rules when they surely do.
 func (l *layer) match(inv Invocation, toks []token) *rule {
 	var best *rule
 	consider := func(rules []*rule) {
@@ -91,8 +89,6 @@ func (r *rule) reason(inv Invocation, toks []token) string {
 	return phrase(r.decision, subject, desc)
 }
 
-// phrase writes a reason: "`sudo` is denied: ...", "`rm -rf x` needs
-// approval: ...".
 func phrase(d Decision, subject, detail string) string {
 	subject = human.OneLine(subject, maxSubject)
 	switch d {
@@ -104,10 +100,4 @@ func phrase(d Decision, subject, detail string) string {
 	return fmt.Sprintf("`%s` is allowed: %s", subject, detail)
 }
 
-// maxSubject bounds how much of a command a reason quotes.
-const maxSubject = 80
-
-// shorten puts a subject on one line and cuts it to maxSubject characters.
-func joinRules(rules []string) string { return strings.Join(rules, ", ") }
-
-func joinReasons(reasons []string) string { return strings.Join(reasons, "; ") }
+const maxSubject = 80 // how much of a command a reason quotes

@@ -2,12 +2,10 @@ package policy
 
 import "strings"
 
-// programNotes runs the checks that look at what one program is told to
-// do with its arguments: git writing .git or running programs from its
-// settings, awk and sed running commands, tar and ssh running helper
-// programs, inline interpreter code that deletes files or starts
-// programs. It also notes files downloaded to disk, and flags a program
-// run from one of them.
+// programNotes runs the checks on what one program is told to do: git
+// writing .git or running programs from settings, awk, sed, tar and ssh
+// running commands, inline code that deletes files or starts programs. It
+// also notes files downloaded, and flags a program run from one.
 func (a *analyzer) programNotes(inv Invocation, words []word, in stdin) []finding {
 	a.noteDownloads(inv, words, in)
 	if strings.Contains(inv.Name, "/") && !words[0].computed() && a.downloaded(words[0]) {
@@ -34,16 +32,38 @@ func (a *analyzer) programNotes(inv Invocation, words []word, in stdin) []findin
 	return nil
 }
 
-// runsCode is a note that a program is told to run code courier cannot
-// check; approving it "for all like it" covers that program only.
+// runsCode notes a program told to run code courier cannot check;
+// approving "all like it" covers that program only.
 func runsCode(prog string, words []word, detail string) finding {
 	return finding{check: checkRunsCode, key: checkRunsCode + " " + prog, subject: wordsSource(words), detail: detail}
 }
 
+// eachOption reads a program's options as getopt does: --name=value,
+// --name value for names in longTakes, and clusters of short options
+// whose letters in shortTakes take a value (a computed word starting with
+// "-" is read as options too); operand gets the other words.
+func eachOption(words []word, longTakes []string, shortTakes string, option func(name string, value word), operand func(word)) {
+	for i := 1; i < len(words); {
+		switch w := words[i]; {
+		case !strings.HasPrefix(w.value, "-") || w.value == "-":
+			if operand != nil {
+				operand(w)
+			}
+			i++
+		case strings.HasPrefix(w.value, "--"):
+			name, value, n := longValue(words, i, longTakes)
+			option(name, value)
+			i += n
+		default:
+			i += shortValues(words, i, shortTakes, func(c byte, value word) { option("-"+string(c), value) })
+		}
+	}
+}
+
 // shortValues reads a cluster of short options like -xzf or -oKey=v at
-// words[i]. Letters in values take a value (the rest of the cluster, or
-// the next word); seen is called with each letter and its value ("" for
-// none). It returns how many words the cluster took.
+// words[i], calling seen with each letter and its value (for letters in
+// values: the rest of the cluster, or the next word). It returns how many
+// words the cluster took.
 func shortValues(words []word, i int, values string, seen func(letter byte, value word)) int {
 	v := words[i].value
 	for j := 1; j < len(v); j++ {
@@ -66,8 +86,8 @@ func shortValues(words []word, i int, values string, seen func(letter byte, valu
 	return 1
 }
 
-// longValue reads --name=value or --name value at words[i] when name is
-// one of takes; it returns the name, the value, and how many words it took.
+// longValue reads --name=value, or --name value when name is one of
+// takes, at words[i]; it returns how many words it took.
 func longValue(words []word, i int, takes []string) (string, word, int) {
 	name, value, hasValue := strings.Cut(words[i].value, "=")
 	if hasValue {

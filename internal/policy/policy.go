@@ -22,47 +22,31 @@ const (
 	Deny  Decision = "deny"
 )
 
-// severity orders decisions so that the most severe one wins.
-func (d Decision) severity() int {
-	switch d {
-	case Deny:
-		return 2
-	case Ask:
-		return 1
-	}
-	return 0
-}
+func (d Decision) severity() int { return slices.Index([]Decision{Allow, Ask, Deny}, d) }
 
 // Verdict is the policy's answer for one command.
 type Verdict struct {
 	Decision Decision `json:"decision"`
-	// Reason names the program and the rule, e.g. "`sudo` is denied:
-	// privilege escalation is never run by courier".
+	// Reason names the programs and rules, e.g. "`sudo` is denied: ...".
 	Reason string `json:"reason"`
-	// Rule is the stable key of what decided: the rules behind the
-	// decision, sorted and joined with ", ", e.g. "git push, rm -r". An
-	// engine can store it to approve later commands with the same key.
-	Rule string `json:"-"`
-	// Rules are the same rules one by one; see CoveredBy.
+	// Rule is the rules behind the decision, sorted and joined with ", "
+	// ("git push, rm -r"), a stable key to approve later commands by.
+	Rule  string   `json:"-"`
 	Rules []string `json:"-"`
-	// Programs lists every program the command would start, in the order
-	// they appear; shell functions the command defines are left out.
+	// Programs lists every program the command would start, in order,
+	// leaving out the shell functions it defines.
 	Programs []string `json:"-"`
-	// Shape is what the command adds around the programs the rules judge,
-	// as written, sorted: variable assignments (A=1 cmd, export A=1, a
-	// loop's variable, and the variables WithEnv adds), wrappers with
-	// their options (env A=1, timeout 5, sh -c '...', xargs, find -exec,
-	// eval, source), git's options before its subcommand (git -c k=v,
-	// git -C dir), and redirections that write (> file). Any of them can
-	// change what a program does, so an approval "for all like it" covers
-	// only commands of the same shape (see ApprovalKeys).
+	// Shape is what the command adds around the programs, as written and
+	// sorted: assignments (also a loop's variable and WithEnv's), wrappers
+	// with their options, git's options before its subcommand, and
+	// redirections that write. Any of them can change what a program does,
+	// so approving "all like it" covers only commands of the same shape.
 	Shape []string `json:"-"`
 }
 
 // ApprovalKeys are what approving an Ask verdict "for all like it"
-// records: each of its Rules, followed by its Shape when it has one.
-// Storing them one by one also approves commands that do only part of
-// the same things, in the same shape.
+// records: each of its Rules followed by its Shape, one by one, so that a
+// command doing part of the same things in the same shape is covered too.
 func (v Verdict) ApprovalKeys() []string { return v.keys(v.Rules) }
 
 func (v Verdict) keys(rules []string) []string {
@@ -81,10 +65,9 @@ func (v Verdict) keys(rules []string) []string {
 	return keys
 }
 
-// CoveredBy reports whether an Ask verdict is covered by approvals the
-// person gave "for all like it": either the key of its whole Rule, or
-// every one of its ApprovalKeys, is in approved. Allow and Deny verdicts
-// are never covered: approval does not apply to them.
+// CoveredBy reports whether an Ask verdict is covered by approvals "for
+// all like it": the key of its whole Rule, or every one of its
+// ApprovalKeys, is in approved.
 func (v Verdict) CoveredBy(approved []string) bool {
 	if v.Decision != Ask || len(v.Rules) == 0 {
 		return false
@@ -100,9 +83,8 @@ func (v Verdict) CoveredBy(approved []string) bool {
 	return true
 }
 
-// ReasonAfter is the reason to ask about a verdict that approved does not
-// cover, saying what the command adds to the shape of commands approved
-// "for all like it" under its rules.
+// ReasonAfter is the reason to ask about a verdict approved does not
+// cover, naming what it adds to the shapes approved under its rules.
 func (v Verdict) ReasonAfter(approved []string) string {
 	var shapes []string // the shapes approved under one of its rules
 	for _, a := range approved {
@@ -133,11 +115,10 @@ func (v Verdict) ReasonAfter(approved []string) string {
 	return v.Reason + "; the approval of all like it does not cover what it adds: " + strings.Join(added, ", ")
 }
 
-// maxAdded bounds how many additions a reason names.
-const maxAdded = 8
+const maxAdded = 8 // additions a reason names
 
-// WithEnv returns the verdict for a command given the variables env
-// besides its text (a JSON shell operation's env): they join its Shape.
+// WithEnv adds variables given besides the command's text (a JSON shell
+// operation's env) to its Shape.
 func (v Verdict) WithEnv(env map[string]string) Verdict {
 	if len(env) > 0 {
 		v.Shape = slices.Concat(v.Shape, Assignments(env))
@@ -146,8 +127,7 @@ func (v Verdict) WithEnv(env map[string]string) Verdict {
 	return v
 }
 
-// Assignments writes variables as shell assignments, NAME=value with the
-// value quoted where it needs to be, sorted by name.
+// Assignments writes variables as NAME=value, quoted as needed, sorted.
 func Assignments(env map[string]string) []string {
 	out := make([]string, 0, len(env))
 	for _, k := range slices.Sorted(maps.Keys(env)) {
@@ -160,14 +140,13 @@ func Assignments(env map[string]string) []string {
 	return out
 }
 
-// Policy decides on shell commands. It is built once by New and is safe
-// for concurrent use.
+// Policy decides on shell commands; it is safe for concurrent use.
 type Policy struct {
 	layers []layer // the config's rules, then the defaults
 }
 
-// New compiles a policy from a config, layered over the defaults unless
-// cfg.NoDefaults is set. It reports the first rule whose syntax is wrong.
+// New compiles a config's rules, layered over the defaults unless
+// cfg.NoDefaults; it reports the first rule whose syntax is wrong.
 func New(cfg Config) (*Policy, error) {
 	user, err := newLayer(cfg, true)
 	if err != nil {
@@ -187,7 +166,7 @@ func New(cfg Config) (*Policy, error) {
 // Check decides on one command text.
 func (p *Policy) Check(command string) Verdict {
 	an := analyze(command)
-	outs := make([]outcome, 0, len(an.invs)+len(an.findings))
+	var outs []outcome
 	var progs []string
 	for _, inv := range an.invs {
 		o := p.judge(inv)
@@ -247,8 +226,8 @@ func (p *Policy) judgeFinding(f finding) outcome {
 	return outcome{decision: Allow}
 }
 
-// verdict combines the outcomes: the most severe decision wins, and its
-// reasons and rules are all kept.
+// verdict combines the outcomes: the most severe decision wins, with all
+// of its reasons and rules.
 func verdict(outs []outcome) Verdict {
 	v := Verdict{Decision: Allow}
 	for _, o := range outs {
@@ -269,8 +248,8 @@ func verdict(outs []outcome) Verdict {
 		}
 	}
 	slices.Sort(v.Rules)
-	v.Rule = joinRules(v.Rules)
-	v.Reason = joinReasons(reasons)
+	v.Rule = strings.Join(v.Rules, ", ")
+	v.Reason = strings.Join(reasons, "; ")
 	if v.Reason == "" {
 		v.Reason = "nothing in it needs approval"
 	}

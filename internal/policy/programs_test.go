@@ -21,12 +21,21 @@ func Programs(command string) ([]Invocation, error) {
 	return an.invs, errors.Join(an.errs...)
 }
 
+// args are the program's arguments after quote removal, computed ones as
+// written.
+func (inv Invocation) args() []string {
+	var out []string
+	for _, w := range inv.words[1:] {
+		if !w.hidden {
+			out = append(out, w.shown())
+		}
+	}
+	return out
+}
+
 // String returns the program and its arguments separated by spaces.
 func (inv Invocation) String() string {
-	if len(inv.Args) == 0 {
-		return inv.Name
-	}
-	return inv.Name + " " + strings.Join(inv.Args, " ")
+	return strings.Join(append([]string{inv.Name}, inv.args()...), " ")
 }
 
 // shown renders invocations one per entry, as "name arg arg".
@@ -140,7 +149,7 @@ func TestQuotingMatchesBash(t *testing.T) {
 			t.Errorf("Programs(%q) = %q, %v; want a program", w, shown(invs), err)
 			continue
 		}
-		got := append([]string{invs[0].Name}, invs[0].Args...)
+		got := append([]string{invs[0].Name}, invs[0].args()...)
 		if !slices.Equal(got, want) {
 			t.Errorf("word %s: policy reads %q, bash %q", w, got, want)
 		}

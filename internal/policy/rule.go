@@ -25,26 +25,24 @@ const (
 	checkRunsCode    = "@runs-code"
 )
 
-// checks lists the built-in checks; the package documentation says what
-// each notices.
+// checks lists the built-in checks (see the package documentation).
 var checks = []string{checkDevice, checkDeviceWrite, checkDownload, checkDynamic, checkGitWrite, checkRunsCode, checkUnparseable}
 
 // rule is one compiled entry of a Deny, Ask or Allow list.
 type rule struct {
-	text     string // the pattern, words separated by one space: the rule's key
+	text     string // the words, separated by one space: the rule's key
 	decision Decision
-	desc     string // the text after "#", shown in reasons
+	desc     string // the text after "#"
 	user     bool   // from Config rather than Default
 	check    string // the built-in check it names, or ""
 	program  matcher
 	literal  string // the program name in lower case when it is no pattern
-	full     bool   // the program pattern has a "/": match the whole path
+	full     bool   // the program has a "/": match the whole path
 	options  []string
 	operands []matcher
 }
 
-// parseRule compiles one rule; see the package documentation for the
-// syntax.
+// parseRule compiles one rule (syntax in the package documentation).
 func parseRule(text string, d Decision) (*rule, error) {
 	pat, desc, _ := strings.Cut(text, "#")
 	fields := strings.Fields(pat)
@@ -81,8 +79,7 @@ func (r *rule) setProgram(p string) error {
 	if r.full {
 		p = path.Clean(p)
 	}
-	// Program names ignore case: on a case-insensitive file system, as on
-	// macOS, SUDO runs sudo.
+	// On a case-insensitive file system SUDO runs sudo.
 	m, err := compilePattern(p, true)
 	if err != nil {
 		return err
@@ -110,8 +107,7 @@ func (r *rule) addWord(f string) error {
 	return nil
 }
 
-// matcher matches a string against a rule's shell pattern; most patterns
-// are plain names, which need no regular expression.
+// matcher matches a rule's shell pattern; plain names need no regexp.
 type matcher struct {
 	literal string
 	fold    bool // ignore case
@@ -128,7 +124,6 @@ func (m matcher) MatchString(s string) bool {
 	return s == m.literal
 }
 
-// compilePattern compiles a shell pattern; fold makes it ignore case.
 func compilePattern(p string, fold bool) (matcher, error) {
 	if !pattern.HasMeta(p, 0) && !strings.Contains(p, `\`) {
 		return matcher{literal: p, fold: fold}, nil
@@ -150,24 +145,18 @@ func compilePattern(p string, fold bool) (matcher, error) {
 
 // matchMode says how generously a rule reads what is uncertain.
 type matchMode struct {
-	// computed lets a computed argument stand for whatever the rule needs.
-	computed bool
+	computed bool // a computed argument stands for whatever the rule needs
 	// every requires a match under every reading of words that may be an
-	// option's value or an operand; otherwise one reading suffices.
+	// option's value or an operand.
 	every bool
 }
 
 var (
-	// possibly is how deny and ask rules match: when in doubt, they match.
-	possibly = matchMode{computed: true}
-	// literally ignores computed arguments, to tell whether a match relied
-	// on them.
-	literally = matchMode{}
-	// surely is how allow rules match: only when there is no doubt.
-	surely = matchMode{every: true}
+	possibly  = matchMode{computed: true} // deny and ask rules: in doubt, match
+	literally = matchMode{}               // did a match rely on computed words?
+	surely    = matchMode{every: true}    // allow rules: only without doubt
 )
 
-// matchProgram reports whether the rule's program pattern matches.
 func (r *rule) matchProgram(inv Invocation) bool {
 	if r.full {
 		return inv.path != "" && r.program.MatchString(inv.path)
@@ -175,8 +164,6 @@ func (r *rule) matchProgram(inv Invocation) bool {
 	return r.program.MatchString(inv.base)
 }
 
-// matchArgs reports whether the rule's options and operands match the
-// command's arguments.
 func (r *rule) matchArgs(toks []token, m matchMode) bool {
 	for _, o := range r.options {
 		if !hasOption(toks, o, m) {

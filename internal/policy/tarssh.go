@@ -1,55 +1,39 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// tarRunners are GNU tar's options that run a program or shell command
-// given as their value.
+// tarRunners are GNU tar's options whose value is a program it runs.
 var tarRunners = []string{"--checkpoint-action", "--to-command", "--use-compress-program",
 	"--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"}
 
-// tarValues are tar's short options that take a value; -I and -F name
-// programs.
+// tarValues are tar's short options that take a value.
 const tarValues = "fCbgKLNTVXHIF"
 
-// tarNotes asks about tar told to run programs (--to-command,
-// --checkpoint-action=exec, -I and the like), and reads their commands.
+// tarNotes asks about tar told to run programs, and reads their commands.
 func (a *analyzer) tarNotes(words []word) []finding {
 	var runs, unknown []string
-	for i := 1; i < len(words); {
-		w := words[i]
-		v := w.value
-		switch {
-		case i == 1 && !w.computed() && v != "" && !strings.HasPrefix(v, "-"):
-			// The old form: "cIf" is -c -I -f.
-			if strings.ContainsAny(v, "IF") {
-				runs = append(runs, "-"+string(v[strings.IndexAny(v, "IF")]))
-			}
-			i++
-		case v == "--" && !w.computed():
-			i = len(words)
-		case strings.HasPrefix(v, "--") && w.computed() && strings.ContainsAny(strings.SplitN(v, "=", 2)[0], "$`"):
-			unknown = append(unknown, strings.SplitN(v, "=", 2)[0])
-			i++
-		case w.computed() && !strings.HasPrefix(v, "--"), !strings.HasPrefix(v, "-"):
-			i++
-		case strings.HasPrefix(v, "--"):
-			name, value, n := longValue(words, i, tarRunners)
-			// Of the checkpoint actions only exec= runs a program; dot,
-			// echo, ttyout and the others print.
-			if opt := tarRunner(name); opt != "" && (opt != "--checkpoint-action" || value.computed() || strings.HasPrefix(value.value, "exec")) {
-				runs = append(runs, opt)
-				a.helperCode("tar "+opt, words, value)
-			}
-			i += n
-		default:
-			i += shortValues(words, i, tarValues, func(c byte, value word) {
-				if c == 'I' || c == 'F' {
-					runs = append(runs, "-"+string(c))
-					a.helperCode("tar -"+string(c), words, value)
-				}
-			})
+	if w := words[1:]; len(w) > 0 && !w[0].computed() && w[0].value != "" && !strings.HasPrefix(w[0].value, "-") {
+		// The old form: "cIf" is -c -I -f.
+		if i := strings.IndexAny(w[0].value, "IF"); i >= 0 {
+			runs = append(runs, "-"+w[0].value[i:i+1])
 		}
 	}
+	eachOption(words, tarRunners, tarValues, func(name string, value word) {
+		switch opt := tarRunner(name); {
+		case strings.ContainsAny(name, "$`"):
+			unknown = append(unknown, name)
+		case name == "-I" || name == "-F":
+			runs = append(runs, name)
+			a.helperCode("tar "+name, words, value)
+		// Of the checkpoint actions only exec= runs a program.
+		case opt != "" && (opt != "--checkpoint-action" || value.computed() || strings.HasPrefix(value.value, "exec")):
+			runs = append(runs, opt)
+			a.helperCode("tar "+opt, words, value)
+		}
+	}, nil)
 	switch {
 	case len(runs) > 0:
 		return []finding{runsCode("tar", words, "tar "+strings.Join(runs, ", ")+" runs a program or shell command")}
@@ -59,8 +43,7 @@ func (a *analyzer) tarNotes(words []word) []finding {
 	return nil
 }
 
-// tarRunner returns the tar option a long option is, or a shortening GNU
-// accepts of, when it runs programs.
+// tarRunner returns the runner a long option is or abbreviates, or "".
 func tarRunner(name string) string {
 	if len(name) < 5 || name == "--checkpoint" || strings.HasPrefix("--checkpoint", name) {
 		return ""
@@ -73,8 +56,8 @@ func tarRunner(name string) string {
 	return ""
 }
 
-// helperCode reads the command a program is told to run, so that what it
-// runs meets the rules too (a denied program in it is denied).
+// helperCode reads the command a program is told to run, so that it
+// meets the rules too.
 func (a *analyzer) helperCode(prog string, words []word, value word) {
 	code := value
 	if !value.computed() {
@@ -95,38 +78,27 @@ const sshValues = "BbcDEeFIiJLlmOoPpQRSWw"
 // sshCommandKeys are the ssh settings whose value is a local command.
 var sshCommandKeys = []string{"proxycommand", "localcommand", "knownhostscommand"}
 
-// sshNotes asks about ssh, scp and sftp told to run a local program:
-// ProxyCommand, LocalCommand or KnownHostsCommand in -o, a settings file
-// courier cannot read (-F), scp's and sftp's -S program and sftp's -D
-// server. The commands themselves are read, so a denied program in them
-// is denied. ProxyCommand is asked about rather than denied: jump hosts
-// need it, and the person sees the whole command at the question.
+// sshNotes asks about ssh, scp and sftp told to run a local program (the
+// *Command settings of -o, -S, sftp's -D) or to read settings courier
+// cannot (-F), and reads the commands. ProxyCommand is asked about rather
+// than denied: jump hosts need it.
 func (a *analyzer) sshNotes(prog string, words []word) []finding {
 	var notes []finding
-	for i := 1; i < len(words); {
-		w := words[i]
-		if !strings.HasPrefix(w.value, "-") || w.value == "--" {
-			i++
-			continue
-		}
-		i += shortValues(words, i, sshValues, func(c byte, value word) {
-			switch {
-			case c == 'o':
-				key, cmd := sshOption(value)
-				for _, k := range sshCommandKeys {
-					if key == k {
-						notes = append(notes, runsCode(prog, words, "its "+key+" setting runs a local command"))
-						a.helperCode(prog+" "+key, words, cmd)
-					}
-				}
-			case c == 'F' && value.value != "/dev/null":
-				notes = append(notes, runsCode(prog, words, "it reads ssh settings from "+value.shown()+", which may run local commands (ProxyCommand, Match exec) that courier cannot check"))
-			case c == 'S' && prog != "ssh", c == 'D' && prog == "sftp":
-				notes = append(notes, runsCode(prog, words, "-"+string(c)+" names a local program it runs"))
-				a.helperCode(prog+" -"+string(c), words, value)
+	eachOption(words, nil, sshValues, func(name string, value word) {
+		switch {
+		case name == "-o":
+			key, cmd := sshOption(value)
+			if slices.Contains(sshCommandKeys, key) {
+				notes = append(notes, runsCode(prog, words, "its "+key+" setting runs a local command"))
+				a.helperCode(prog+" "+key, words, cmd)
 			}
-		})
-	}
+		case name == "-F" && value.value != "/dev/null":
+			notes = append(notes, runsCode(prog, words, "it reads ssh settings from "+value.shown()+", which may run local commands (ProxyCommand, Match exec) that courier cannot check"))
+		case name == "-S" && prog != "ssh", name == "-D" && prog == "sftp":
+			notes = append(notes, runsCode(prog, words, name+" names a local program it runs"))
+			a.helperCode(prog+" "+name, words, value)
+		}
+	}, nil)
 	return notes
 }
 
@@ -145,23 +117,9 @@ func sshOption(w word) (string, word) {
 
 // rsyncCode reads the remote shell command given to rsync -e or --rsh.
 func (a *analyzer) rsyncCode(words []word) {
-	for i := 1; i < len(words); {
-		w := words[i]
-		switch {
-		case w.computed() || !strings.HasPrefix(w.value, "-"):
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, []string{"--rsh"})
-			if name == "--rsh" {
-				a.helperCode("rsync --rsh", words, value)
-			}
-			i += n
-		default:
-			i += shortValues(words, i, "eBfTM", func(c byte, value word) {
-				if c == 'e' {
-					a.helperCode("rsync -e", words, value)
-				}
-			})
+	eachOption(words, []string{"--rsh"}, "eBfTM", func(name string, value word) {
+		if name == "-e" || name == "--rsh" {
+			a.helperCode("rsync "+name, words, value)
 		}
-	}
+	}, nil)
 }

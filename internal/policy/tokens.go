@@ -14,15 +14,14 @@ const (
 type token struct {
 	kind  tokenKind
 	value string
-	// afterOption marks an operand right after an option without "=": it
-	// may be that option's value (git -C dir) rather than an operand.
+	// afterOption marks an operand right after an option without "=",
+	// which may be its value (git -C dir).
 	afterOption bool
-	// optLike marks a computed argument that may turn into an option.
-	optLike bool
+	optLike     bool // a computed argument that may turn into an option
 }
 
-// tokens classifies a program's arguments. "--" ends the options and is
-// itself dropped.
+// tokens classifies a program's arguments, dropping the "--" that ends
+// the options.
 func tokens(args []word) []token {
 	out := make([]token, 0, len(args))
 	ended, prevOption := false, false
@@ -62,11 +61,9 @@ func hasOption(toks []token, opt string, m matchMode) bool {
 	return false
 }
 
-// optionMatches reports whether a rule option matches one argument. A
-// one-letter option matches inside a cluster (-r in -rf); longer ones
-// match whole, with or without "=value", and --name also matches the
-// shortened forms GNU programs accept (--rec for --recursive) when
-// abbrev is set.
+// optionMatches reports whether a rule option matches one argument: -r
+// also in -rf, longer ones whole with or without "=value", and with
+// abbrev a --name also as GNU programs shorten it (--rec).
 func optionMatches(opt, arg string, abbrev bool) bool {
 	if len(opt) == 2 {
 		return !strings.HasPrefix(arg, "--") && strings.IndexByte(arg[1:], opt[1]) >= 0
@@ -79,8 +76,8 @@ func optionMatches(opt, arg string, abbrev bool) bool {
 }
 
 // matchOperands reports whether the patterns match the first operands in
-// order. Words that may be an option's value are read both ways; computed
-// words may stand for any number of operands.
+// order. Words that may be an option's value are read both ways, computed
+// ones may stand for any number of operands.
 func matchOperands(pats []matcher, toks []token, m matchMode) bool {
 	if len(pats) == 0 {
 		return true
@@ -89,9 +86,8 @@ func matchOperands(pats []matcher, toks []token, m matchMode) bool {
 	return om.match(0, 0)
 }
 
-// operandMatch is one run of matchOperands. It remembers the answer for
-// each pattern and token position, so that reading ambiguous words both
-// ways stays linear in their number.
+// operandMatch is one run of matchOperands; remembering each answer keeps
+// reading ambiguous words both ways linear in their number.
 type operandMatch struct {
 	pats []matcher
 	toks []token
@@ -127,8 +123,7 @@ func (om *operandMatch) step(p, t int) bool {
 		if om.mode.computed {
 			return true
 		}
-		// Read literally it is left out; surely, it could shift the
-		// operands, so nothing after it is certain.
+		// Surely, it could shift the operands: nothing after is certain.
 		return !om.mode.every && om.match(p, t+1)
 	}
 	asOperand := om.pats[p].MatchString(tok.value) && om.match(p+1, t+1)

@@ -7,43 +7,35 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// outputPlaceholder stands for the output of a command or process
-// substitution when a word is re-read as shell code, so that the
-// substitution's own commands, already found once, are not found twice.
+// outputPlaceholder stands for a substitution's output when a word is
+// re-read as code, so that its commands, already found, are not found twice.
 const outputPlaceholder = "$__output__"
 
 // word is one shell word as far as it is known before the command runs.
 type word struct {
-	// value is the word after quote removal; exact only when the word is
-	// literal, otherwise its known parts with the rest as written.
+	// value is the word after quote removal, exact only when it is
+	// literal; computed parts stay as written.
 	value string
-	// code is what a shell sees when it runs the word as code: literal parts
+	// code is the word as a shell re-reading it sees it: literal parts
 	// unquoted, expansions as written, substitutions as a placeholder.
-	code string
-	src  string // as written, for messages
-	// expands is set by a parameter, arithmetic, command or process
-	// expansion: the value is computed at run time.
-	expands bool
-	glob    bool // an unquoted pattern: the value depends on the files present
-	// optLike means the word may turn into an option at run time: its
-	// value starts with a computed part, or with "-" and then one.
+	code    string
+	src     string // as written, for messages
+	expands bool   // a parameter, arithmetic, command or process expansion
+	glob    bool   // an unquoted pattern
+	// optLike: the value starts with a computed part, or "-" and then one,
+	// so it may turn into an option at run time.
 	optLike bool
-	// split means an unquoted expansion may split the word into several
-	// fields, or none.
-	split bool
-	// tail is the literal text after the last computed part; a program's
-	// base name is known when it holds a "/" and nothing computed follows.
-	tail string
-	// hidden marks a word that stands for arguments supplied at run time
-	// (xargs input), not written in the command.
-	hidden bool
+	split   bool // an unquoted expansion may split it into several fields
+	// tail is the literal text after the last computed part: a program's
+	// base name is known when it holds a "/".
+	tail   string
+	hidden bool // stands for arguments supplied at run time (xargs input)
 	node   *syntax.Word
 }
 
-// computed reports whether the word's value is only known at run time.
 func (w word) computed() bool { return w.expands || w.glob }
 
-// shown is the word as messages and Invocation.Args show it.
+// shown is the word as messages show it.
 func (w word) shown() string {
 	if w.computed() {
 		return w.src
@@ -68,9 +60,8 @@ func (a *analyzer) words(args []*syntax.Word) []word {
 	return out
 }
 
-// braces expands the brace expressions of w without changing the parsed
-// tree, which other passes walk too. An expansion too large to list is
-// left as it is and then counts as computed.
+// braces expands w's brace expressions without changing the parsed tree,
+// which other passes walk too; one too large to list counts as computed.
 func braces(w *syntax.Word) []*syntax.Word {
 	c := *w
 	if !syntax.SplitBraces(&c) {
@@ -88,20 +79,17 @@ func braces(w *syntax.Word) []*syntax.Word {
 
 // wordBuilder accumulates a word's value and code part by part.
 type wordBuilder struct {
-	a      *analyzer
-	w      word
-	value  strings.Builder
-	code   strings.Builder
-	prefix bool // still inside the literal prefix of the word
-	lead   strings.Builder
-	tail   strings.Builder
+	a                 *analyzer
+	w                 word
+	value, code, tail strings.Builder
+	lead              strings.Builder // the literal prefix, while prefix
+	prefix            bool
 	// escapes lists what a backslash escapes inside double quotes; a
 	// here-document body does not escape '"'.
 	escapes string
 }
 
-// word resolves one word: quote removal for literal parts, and notes on
-// what is computed at run time.
+// word resolves one word: quote removal, and what is computed at run time.
 func (a *analyzer) word(n *syntax.Word) word {
 	b := &wordBuilder{a: a, prefix: true, escapes: "$`\"\\\n"}
 	b.parts(n.Parts, false)
@@ -127,8 +115,8 @@ func (a *analyzer) hereDoc(r *syntax.Redirect) word {
 	return b.finish(r.Hdoc)
 }
 
-// quotedDelimiter reports whether a here-document's delimiter is quoted
-// in any way, which turns off expansions in the body.
+// quotedDelimiter reports whether a here-document's delimiter is quoted,
+// which turns off expansions in the body.
 func quotedDelimiter(w *syntax.Word) bool {
 	if w == nil {
 		return false
@@ -159,7 +147,7 @@ func (b *wordBuilder) finish(n *syntax.Word) word {
 	return b.w
 }
 
-// literal adds known text; in the literal prefix it also grows the lead.
+// literal adds known text.
 func (b *wordBuilder) literal(s string) {
 	b.value.WriteString(s)
 	b.code.WriteString(s)
@@ -179,7 +167,7 @@ func (b *wordBuilder) computedPart(p syntax.WordPart, quoted bool) {
 	}
 	src := b.a.text(p)
 	b.value.WriteString(src)
-	if hasSubstitution(p) {
+	if hasSubstitution(p, true) {
 		b.code.WriteString(outputPlaceholder)
 	} else {
 		b.code.WriteString(src)
@@ -191,7 +179,7 @@ func (b *wordBuilder) parts(parts []syntax.WordPart, quoted bool) {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			if quoted {
-				b.literal(unescapeIn(p.Value, b.escapes))
+				b.literal(unescape(p.Value, b.escapes))
 			} else {
 				b.unquotedLit(p.Value)
 			}
@@ -216,21 +204,19 @@ func (b *wordBuilder) parts(parts []syntax.WordPart, quoted bool) {
 func (b *wordBuilder) unquotedLit(raw string) {
 	i := globIndex(raw)
 	if i < 0 {
-		b.literal(unescape(raw))
+		b.literal(unescape(raw, ""))
 		return
 	}
-	b.literal(unescape(raw[:i]))
+	b.literal(unescape(raw[:i], ""))
 	b.prefix = false
 	b.tail.Reset()
 	b.w.glob = true
-	b.value.WriteString(unescape(raw[i:]))
-	// The code keeps the pattern as written so a shell re-reading it sees
-	// the same pattern.
-	b.code.WriteString(raw[i:])
+	b.value.WriteString(unescape(raw[i:], ""))
+	b.code.WriteString(raw[i:]) // the pattern as a shell re-reading it sees it
 }
 
-// globIndex returns the index in an unquoted literal of the first pattern
-// character that a shell would expand, or -1.
+// globIndex returns the index of the first pattern character of an
+// unquoted literal, or -1.
 func globIndex(raw string) int {
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
@@ -247,49 +233,27 @@ func globIndex(raw string) int {
 	return -1
 }
 
-// unescape removes backslashes as an unquoted shell word does.
-func unescape(raw string) string {
+// unescape removes the backslashes that escape one of the characters in
+// escapes (any character when escapes is ""), as an unquoted word, double
+// quotes or a here-document do; an escaped newline goes too.
+func unescape(raw, escapes string) string {
 	if !strings.Contains(raw, `\`) {
 		return raw
 	}
 	var s strings.Builder
 	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '\\' && i+1 < len(raw) {
+		if raw[i] == '\\' && i+1 < len(raw) && (escapes == "" || strings.IndexByte(escapes, raw[i+1]) >= 0) {
 			i++
-			if raw[i] != '\n' {
-				s.WriteByte(raw[i])
+			if raw[i] == '\n' {
+				continue
 			}
-			continue
 		}
-		s.WriteByte(c)
+		s.WriteByte(raw[i])
 	}
 	return s.String()
 }
 
-// unescapeIn removes the backslashes that escape one of the characters in
-// escapes, as inside double quotes or a here-document.
-func unescapeIn(raw, escapes string) string {
-	if !strings.Contains(raw, `\`) {
-		return raw
-	}
-	var s strings.Builder
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '\\' && i+1 < len(raw) && strings.IndexByte(escapes, raw[i+1]) >= 0 {
-			i++
-			if raw[i] != '\n' {
-				s.WriteByte(raw[i])
-			}
-			continue
-		}
-		s.WriteByte(c)
-	}
-	return s.String()
-}
-
-// singleQuoted returns the value of '...' or of $'...' with its escapes
-// decoded, so that $'\x73udo' is sudo.
+// singleQuoted returns the value of '...' or $'...' ($'\x73udo' is sudo).
 func singleQuoted(q *syntax.SglQuoted) string {
 	if !q.Dollar {
 		return q.Value
@@ -301,25 +265,16 @@ func singleQuoted(q *syntax.SglQuoted) string {
 	return s
 }
 
-// hasSubstitution reports whether a node runs commands of its own.
-func hasSubstitution(n syntax.Node) bool {
+// hasSubstitution reports whether a node runs commands of its own: a
+// process substitution, or with cmd also a command substitution.
+func hasSubstitution(n syntax.Node, cmd bool) bool {
 	found := false
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst:
+		case *syntax.ProcSubst:
 			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// hasProcSubst reports whether a word contains a process substitution.
-func hasProcSubst(n syntax.Node) bool {
-	found := false
-	syntax.Walk(n, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.ProcSubst); ok {
-			found = true
+		case *syntax.CmdSubst:
+			found = found || cmd
 		}
 		return !found
 	})

@@ -8,8 +8,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// wrapperSpec describes a program that runs another program named after
-// its own options and operands.
+// wrapperSpec describes a program that runs the program named after its
+// own options and operands.
 type wrapperSpec struct {
 	values   string   // short options that take a value
 	long     []string // long options that take a value unless written --opt=value
@@ -18,9 +18,8 @@ type wrapperSpec struct {
 	stops    string   // short options that mean no program is run (command -v)
 }
 
-// wrappers are the programs that start the program named in their
-// arguments. sudo and friends are denied by rule; they are looked through
-// only so that every program shows up.
+// wrappers start the program named in their arguments; sudo and friends,
+// denied by rule, are looked through so that every program shows up.
 var wrappers = map[string]wrapperSpec{
 	"nohup":   {},
 	"builtin": {},
@@ -90,7 +89,7 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	}
 }
 
-// rest analyzes the program a wrapper starts, if there is one.
+// rest analyzes the program a wrapper starts, if any.
 func (a *analyzer) rest(words []word, next int, in stdin) {
 	if next < len(words) {
 		a.command(words[next:], in)
@@ -99,35 +98,24 @@ func (a *analyzer) rest(words []word, next int, in stdin) {
 
 // skipOptions steps over a wrapper's options, NAME=value words and
 // operands, and returns the index of the program it runs. Options end at
-// the first other word, as these programs do not reorder their arguments.
-// A computed word ends them too: it might be the program.
+// the first other word, as these programs do not reorder their arguments,
+// or at a computed one, which might be the program.
 func skipOptions(spec wrapperSpec, words []word) (next int, opts []option, stop bool) {
 	i := 1
-	for i < len(words) {
-		w := words[i]
-		if w.computed() {
-			break
-		}
-		v := w.value
+	for i < len(words) && !words[i].computed() {
+		v := words[i].value
 		switch {
 		case v == "--":
 			return i + 1 + spec.operands, opts, stop
 		case strings.HasPrefix(v, "--"):
-			name, _, hasValue := strings.Cut(v, "=")
-			o := option{name: name}
-			if hasValue {
-				o.value = literalWord(v[len(name)+1:])
-			} else if slices.Contains(spec.long, name) && i+1 < len(words) {
-				i++
-				o.value = words[i]
-			}
-			opts = append(opts, o)
-			i++
+			name, value, n := longValue(words, i, spec.long)
+			opts = append(opts, option{name, value})
+			i += n
 		case len(v) > 1 && v[0] == '-':
-			o, used, s := shortOptions(spec, words, i)
-			opts = append(opts, o...)
-			stop = stop || s
-			i += used
+			i += shortValues(words, i, spec.values, func(c byte, value word) {
+				opts = append(opts, option{"-" + string(c), value})
+				stop = stop || strings.IndexByte(spec.stops, c) >= 0
+			})
 		case spec.assigns && (v == "-" || isAssignment(v)):
 			i++
 		default:
@@ -137,41 +125,13 @@ func skipOptions(spec wrapperSpec, words []word) (next int, opts []option, stop 
 	return i + spec.operands, opts, stop
 }
 
-// shortOptions reads a cluster of short options like -rf or -n10 at
-// words[i], and returns them with the number of words they took and
-// whether one of them means no program is run.
-func shortOptions(spec wrapperSpec, words []word, i int) ([]option, int, bool) {
-	v := words[i].value
-	var opts []option
-	stop := false
-	for j := 1; j < len(v); j++ {
-		c := v[j]
-		if strings.IndexByte(spec.stops, c) >= 0 {
-			stop = true
-		}
-		if strings.IndexByte(spec.values, c) < 0 {
-			opts = append(opts, option{name: "-" + string(c)})
-			continue
-		}
-		if j < len(v)-1 {
-			return append(opts, option{name: "-" + string(c), value: literalWord(v[j+1:])}), 1, stop
-		}
-		if i+1 < len(words) {
-			return append(opts, option{name: "-" + string(c), value: words[i+1]}), 2, stop
-		}
-		return append(opts, option{name: "-" + string(c)}), 1, stop
-	}
-	return opts, 1, stop
-}
-
 // isAssignment reports whether a word is NAME=value.
 func isAssignment(v string) bool {
 	name, _, ok := strings.Cut(v, "=")
 	return ok && syntax.ValidName(name)
 }
 
-// literalWord makes a word from known text, such as an option's value
-// taken from inside a longer word.
+// literalWord makes a word of known text.
 func literalWord(s string) word {
 	return word{value: s, code: s, src: s, tail: s}
 }
@@ -184,8 +144,7 @@ func skipDashes(words []word) []word {
 	return words
 }
 
-// env runs a program, or with -S a string it splits into words the way a
-// shell would.
+// env runs a program, or with -S a string it splits as a shell would.
 func (a *analyzer) env(words []word, in stdin) {
 	next, opts, _ := skipOptions(wrappers["env"], words)
 	a.around(wordsSource(words[:min(next, len(words))]))
@@ -199,9 +158,9 @@ func (a *analyzer) env(words []word, in stdin) {
 	a.rest(words, next, in)
 }
 
-// xargs runs a program with arguments read from its input, so the program
-// gets arguments no one can see yet: a hidden computed word stands for
-// them, and with -I the words holding the replacement string are computed.
+// xargs gives a program arguments read from its input: a hidden computed
+// word stands for them, or with -I the words holding the replacement
+// string are computed.
 func (a *analyzer) xargs(words []word) {
 	next, opts, _ := skipOptions(xargsSpec, words)
 	a.around(wordsSource(words[:min(next, len(words))]))
@@ -235,8 +194,8 @@ func (a *analyzer) xargs(words []word) {
 	a.command(inner, stdin{})
 }
 
-// markReplaced marks the words holding a placeholder that a program fills
-// in at run time (xargs -I, find -exec's {}) as computed.
+// markReplaced marks the words holding a placeholder filled in at run
+// time (xargs -I, find -exec's {}) as computed.
 func markReplaced(words []word, placeholder string, optLike bool) {
 	for i := range words {
 		w := &words[i]
@@ -247,9 +206,8 @@ func markReplaced(words []word, placeholder string, optLike bool) {
 	}
 }
 
-// find runs the program of every -exec, -execdir, -ok and -okdir action.
-// The {} it fills in are paths that start with a starting point, so they
-// are computed but never options.
+// find runs the program of every -exec, -execdir, -ok and -okdir; the
+// paths it fills in for {} are never options.
 func (a *analyzer) find(words []word, in stdin) {
 	for i := 1; i < len(words); i++ {
 		switch words[i].value {
@@ -275,8 +233,7 @@ func (a *analyzer) find(words []word, in stdin) {
 	}
 }
 
-// watch runs its arguments joined into one string by sh -c, or with -x
-// as a program and arguments.
+// watch runs its arguments joined by sh -c, or with -x as a program.
 func (a *analyzer) watch(words []word) {
 	next, opts, _ := skipOptions(watchSpec, words)
 	rest := words[min(next, len(words)):]

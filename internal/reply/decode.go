@@ -8,13 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// ErrBinary is wrapped by every error Decode returns: the saved reply is not
-// text courier can read.
+// ErrBinary is wrapped by every error Decode returns.
 var ErrBinary = errors.New("reply is not text")
 
-// DecodeError says where and why a saved reply could not be read as text.
+// DecodeError says where and why a reply could not be read as text.
 type DecodeError struct {
-	Offset int    // byte offset in the raw input
+	Offset int    // in the raw input
 	Reason string // e.g. "invalid UTF-8", "NUL byte"
 }
 
@@ -22,22 +21,20 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("reply is not text: %s at byte %d", e.Reason, e.Offset)
 }
 
-// Unwrap lets errors.Is(err, ErrBinary) hold for every decode failure.
 func (e *DecodeError) Unwrap() error { return ErrBinary }
 
-// maxStrayBytes is how many invalid UTF-8 sequences a reply may hold before
-// it counts as not UTF-8 at all: a few stray bytes come from careless copies
-// and are replaced by U+FFFD, a whole file in another encoding is refused.
+// maxStrayBytes is how many invalid UTF-8 sequences a reply may hold, as
+// careless copies leave them (they become U+FFFD); more mean another
+// encoding, which is refused.
 const maxStrayBytes = 8
 
 const bomUTF8 = "\xEF\xBB\xBF"
 
-// Decode turns the raw bytes of a saved reply into text: it strips a UTF-8
-// byte order mark, decodes UTF-16 LE/BE (with a byte order mark, or without
-// one when the NUL pattern shows it, as Windows tools write), and turns CRLF
-// and lone CR into LF. Input that is not text gives a *DecodeError, which
-// wraps ErrBinary. A reply that is already plain UTF-8 with LF line ends,
-// the usual case, is returned as it is, not copied.
+// Decode turns the raw bytes of a reply into text: it strips a UTF-8 byte
+// order mark, decodes UTF-16 (with a byte order mark, or without as
+// Windows tools write it), and turns CRLF and CR into LF. Input that is
+// not text gives a *DecodeError. Plain UTF-8 with LF line ends is returned
+// as it is, not copied.
 func Decode(raw string) (string, error) {
 	var text string
 	var err error
@@ -65,8 +62,6 @@ func Decode(raw string) (string, error) {
 	return text, nil
 }
 
-// decodeUTF8 checks UTF-8 text; it returns raw itself when it is valid, a
-// copy with U+FFFD for a few stray bytes, or an error.
 func decodeUTF8(raw string, base int) (string, error) {
 	if i := strings.IndexByte(raw, 0); i >= 0 {
 		return "", &DecodeError{Offset: base + i, Reason: "NUL byte"}
@@ -91,8 +86,8 @@ func decodeUTF8(raw string, base int) (string, error) {
 	return strings.ToValidUTF8(raw, "\uFFFD"), nil
 }
 
-// decodeUTF16 decodes UTF-16 into UTF-8. An unpaired surrogate becomes
-// U+FFFD, as utf16.Decode makes it.
+// decodeUTF16 decodes UTF-16; an unpaired surrogate becomes U+FFFD, as
+// utf16.Decode makes it.
 func decodeUTF16(raw string, base int, bigEndian bool) (string, error) {
 	if len(raw)%2 != 0 {
 		return "", &DecodeError{Offset: base + len(raw) - 1, Reason: "odd byte count in UTF-16 text"}
@@ -124,8 +119,8 @@ func decodeUTF16(raw string, base int, bigEndian bool) (string, error) {
 	return strings.TrimPrefix(out.String(), "\uFEFF"), nil
 }
 
-// looksUTF16 recognises UTF-16 without a byte order mark by its NUL
-// pattern: mostly-ASCII text has a zero in every other byte.
+// looksUTF16 recognises UTF-16 without a byte order mark: mostly-ASCII
+// text has a zero in every other byte.
 func looksUTF16(raw string) (bigEndian, ok bool) {
 	n := min(len(raw), 4096) &^ 1
 	if n < 4 {

@@ -24,13 +24,11 @@ import (
 
 // Reply is a reply ready to apply.
 type Reply struct {
-	// Name says where the reply came from: a file name in inbox/, a path,
+	// Name says where it came from: a file name in inbox/, a path,
 	// "clipboard ...", an agent run.
 	Name string
-	// Text is the decoded reply (UTF-8, LF line endings).
-	Text string
-	// Hash identifies the text whatever its encoding or line endings were.
-	Hash string
+	Text string // decoded: UTF-8, LF line endings
+	Hash string // of Text, whatever the encoding and line endings were
 	// Parsed is the text as Protocol (a front end's name) reads it.
 	Parsed   frontend.Parsed
 	Protocol string
@@ -67,9 +65,8 @@ func (e *EchoError) Error() string {
 	return fmt.Sprintf("%s is a request written by courier, not the LLM's answer; nothing was run", e.Name)
 }
 
-// IsUnusable reports whether err says a reply can never be applied, however
-// often it is tried (too large, not text, a request echoed back), so its
-// source should set it aside.
+// IsUnusable reports whether err says a reply can never be applied (too
+// large, not text, a request echoed back), so its source sets it aside.
 func IsUnusable(err error) bool {
 	var big *TooLargeError
 	var bin *NotTextError
@@ -77,8 +74,8 @@ func IsUnusable(err error) bool {
 	return errors.As(err, &big) || errors.As(err, &bin) || errors.As(err, &echo)
 }
 
-// New makes a reply from raw bytes. maxBytes bounds the input; a caller
-// reading from a stream should not read more than maxBytes+1 (see Read).
+// New makes a reply from raw bytes, no more than maxBytes of them (0: no
+// bound).
 func New(name string, raw string, maxBytes int64, fe frontend.FrontEnd) (Reply, error) {
 	if maxBytes > 0 && int64(len(raw)) > maxBytes {
 		return Reply{}, &TooLargeError{Name: name, Limit: maxBytes}
@@ -93,10 +90,9 @@ func New(name string, raw string, maxBytes int64, fe frontend.FrontEnd) (Reply, 
 	return Reply{Name: name, Text: text, Hash: hashText(text), Parsed: fe.Parse(text), Protocol: fe.Name()}, nil
 }
 
-// For returns the reply as front end fe reads it: as it is when fe parsed
-// it, else parsed again from its text, which is never read or decoded
-// again. A reply routed with the default front end is so given to a
-// session that speaks another.
+// For returns the reply as front end fe reads it, parsed again from its
+// text unless fe parsed it: a reply routed with the default front end is
+// so given to a session that speaks another.
 func (r Reply) For(fe frontend.FrontEnd) Reply {
 	if r.Protocol != fe.Name() {
 		r.Parsed, r.Protocol = fe.Parse(r.Text), fe.Name()
@@ -104,8 +100,8 @@ func (r Reply) For(fe frontend.FrontEnd) Reply {
 	return r
 }
 
-// hashText is session.Hash of text, hashed in pieces rather than copied
-// whole into bytes.
+// hashText is session.Hash of text, hashed in pieces so that a large
+// reply is not copied whole.
 func hashText(text string) string {
 	h := sha256.New()
 	buf := make([]byte, min(len(text), 64<<10))
@@ -128,9 +124,7 @@ func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error
 }
 
 // Holds reports whether the file at path still holds the reply with the
-// given hash, reading no more than maxBytes+1 bytes of it (0: no bound)
-// and parsing nothing: a file replaced since the reply was taken is not
-// mistaken for it.
+// given hash (not replaced since), reading at most maxBytes+1 bytes of it.
 func Holds(path, hash string, maxBytes int64) bool {
 	raw, err := readFile(path, path, maxBytes)
 	if err != nil || (maxBytes > 0 && int64(len(raw)) > maxBytes) {
@@ -140,9 +134,8 @@ func Holds(path, hash string, maxBytes int64) bool {
 	return err == nil && hashText(text) == hash
 }
 
-// readFile reads a file, never more than maxBytes+1 bytes of it, into a
-// string sized from the file's size: a large reply is held once, not in
-// the doubling buffers of io.ReadAll and then copied into a string.
+// readFile reads at most maxBytes+1 bytes of a file into a string sized
+// from the file's size, so that a large reply is held once.
 func readFile(path, name string, maxBytes int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -163,14 +156,12 @@ func readFile(path, name string, maxBytes int64) (string, error) {
 	return b.String(), nil
 }
 
-// Route names the session a reply belongs to: the one it echoes, read as
-// its own protocol or else as one of others (a JSON reply names its
-// session in a field the tag protocol does not see), else the one its
-// name starts with (clipboard replies are saved as <id>_reply_...), else
-// the id its header names that is none (a digit lost as the id was
-// copied: "Session: e1bfb16"), which matches no session, else "" (the
-// caller's default). A reply naming a wrong id is never the default
-// session's.
+// Route names the session a reply belongs to: the one it echoes in its
+// own protocol or one of others (a JSON reply names it in a field the
+// tags do not see), else the one its name starts with (<id>_reply_...),
+// else a wrong id its header names ("Session: e1bfb16", a digit lost),
+// which matches no session, else "" (the caller's default): a reply
+// naming a wrong id is never the default session's.
 func (r Reply) Route(others ...frontend.FrontEnd) string {
 	if r.Parsed.Session != "" {
 		return r.Parsed.Session
@@ -189,14 +180,13 @@ func (r Reply) Route(others ...frontend.FrontEnd) string {
 	return misnamed(r.Text)
 }
 
-// misnamedLine is a header line naming a session by a word of letters and
-// digits that is not an id, with the Markdown marks the header may carry.
+// misnamedLine is a header line naming a session by a word that is not
+// an id, with the Markdown marks a header may carry.
 var misnamedLine = regexp.MustCompile("(?i)^[\\s#>*_`+-]*session(?:[ _]?id)?[\\s*_`]*:[\\s*_`]*([0-9a-z]{5,12})(?:[\\s*_`.,;]|$)")
 
-// misnamed is the wrong session id the header of text names (lower-cased),
-// or "". The header is the lines before the first command block or code
-// fence; the word must hold a digit, as ids almost always do and words of
-// prose do not.
+// misnamed is the wrong session id the header of text (the lines before
+// the first block or fence) names, lower-cased, or "". It must hold a
+// digit, as ids almost always do and words of prose do not.
 func misnamed(text string) string {
 	for text != "" {
 		var line string
@@ -227,8 +217,8 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
 }
 
-// Empty reports whether the reply says nothing: no command, and no text
-// besides the header lines echoing the session and sequence.
+// Empty reports whether the reply has no command and no text besides the
+// header lines.
 func (r Reply) Empty() bool {
 	if len(r.Parsed.Commands) > 0 {
 		return false
