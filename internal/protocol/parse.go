@@ -108,7 +108,8 @@ func (p *parser) head(line string) *tagLine {
 }
 
 func (p *parser) run() {
-	for c := (cursor{}); !p.done(c); {
+	c := cursor{}
+	for !p.done(c) {
 		line, next := p.lineAt(c)
 		if isBlankASCII(line) {
 			// A run of blank lines is prose whatever else is going on.
@@ -118,6 +119,13 @@ func (p *parser) run() {
 			continue
 		}
 		c = p.step(c, line, next)
+	}
+	if len(p.cmds) == 0 {
+		if at, tag, ok := mangledTag(p.text); ok {
+			// Rather than a turn of nothing, the reply is one problem.
+			p.spans = nil
+			p.fail(0, c.line, "", func() string { return mangledMessage(at, tag) })
+		}
 	}
 	if p.moreCmd >= 0 {
 		e := &p.cmds[p.moreCmd]
