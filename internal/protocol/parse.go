@@ -36,7 +36,11 @@ type Reply struct {
 //     before it could have been its block (see parse_stray.go).
 //   - File content is the body's lines each ending in "\n" (an empty body is
 //     ""), so a body of N lines makes a file of N lines; see fileText for
-//     the fence and indentation rules.
+//     the fence and indentation rules, and parse_chrome.go for the lines a
+//     chat page adds to a reply copied from the rendered page.
+//   - A tag copied with Markdown's escapes ("\[CREATE\_FILE ...\]") is a
+//     tag. A reply with no command but a tag where none counts is one
+//     PARSE_ERROR saying so, not a turn of nothing.
 func Parse(text string) Reply {
 	p := newParser(text, false)
 	p.run()
