@@ -70,6 +70,11 @@ func TestParseChrome(t *testing.T) {
 			},
 		},
 		{
+			name:  "a button's label alone, without its language or its fellow, is content",
+			reply: "[CREATE_FILE path=\"notes.txt\"]\nCopy\nthe files first.\n[/CREATE_FILE]\n",
+			want:  []command.Command{{Type: command.CreateFile, Path: "notes.txt", Content: "Copy\nthe files first.\n", Line: 1}},
+		},
+		{
 			name:  "nothing but chrome is content after all",
 			reply: "[CREATE_FILE path=\"notes.txt\"]\nCopy code\n[/CREATE_FILE]\n",
 			want:  []command.Command{{Type: command.CreateFile, Path: "notes.txt", Content: "Copy code\n", Line: 1}},
