@@ -62,6 +62,13 @@ func TestScripts(t *testing.T) {
 	}))
 }
 
+// TestRenderedCorpus reads with 'courier parse --json' the replies in
+// testdata/rendered, each as a chat page gives it when the person selects
+// the answer on the page and copies it, and checks what courier reads.
+func TestRenderedCorpus(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata/rendered", nil))
+}
+
 // TestClipboardScripts runs the scripts that use a real X clipboard, each
 // on a private Xvfb display of its own, since scripts run in parallel and
 // share nothing (xclip and Xvfb are installed by .ci/run).

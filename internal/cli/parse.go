@@ -87,6 +87,9 @@ func runParse(o *parseOptions) error {
 	}
 	for i, c := range cmds {
 		fmt.Fprintf(w, "%d. %s\n", i+1, termtext.Safe(parseLine(c)))
+		if c.Note != "" {
+			fmt.Fprintf(w, "   %s\n", termtext.Safe(c.Note))
+		}
 	}
 	return nil
 }

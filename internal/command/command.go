@@ -76,6 +76,10 @@ type Command struct {
 	Error   string            `json:"error,omitempty"`
 	// Line is the 1-based line of the reply where the block starts.
 	Line int `json:"line,omitempty"`
+	// Note says what the reader left out of the block as written (a chat
+	// page's lines copied with it, Markdown escapes); its result tells the
+	// LLM.
+	Note string `json:"note,omitempty"`
 	// Encoding is Base64 when CREATE_FILE's Content is the base64 text of
 	// the bytes to write, or when READ_FILE must return its content as
 	// base64. Empty means text.
@@ -124,6 +128,9 @@ func (c Command) MarshalJSON() ([]byte, error) {
 	}
 	if c.Line != 0 {
 		m["line"] = c.Line
+	}
+	if c.Note != "" {
+		m["note"] = c.Note
 	}
 	switch c.Type {
 	case CreateFile:

@@ -368,6 +368,10 @@ func (r *turnRun) commands(ctx context.Context) error {
 // report tells the observer and the outcome about a settled command.
 func (r *turnRun) report(i int, res command.Result) {
 	c := r.cmds[i]
+	if c.Note != "" {
+		// What the reader left out of the block, so the LLM knows what ran.
+		res.Summary += "; " + c.Note
+	}
 	r.finished(i, c, res)
 	r.out.Results = append(r.out.Results, res)
 	if c.Type == command.Done && res.Success() {

@@ -22,6 +22,11 @@ func TestRunCommand(t *testing.T) {
 		c.Timeout = d
 		return c
 	}
+	withNote := func(cmd, note string) command.Command {
+		c := run(cmd)
+		c.Note = note
+		return c
+	}
 	withEnv := func(cmd string, env map[string]string) command.Command {
 		c := run(cmd)
 		c.Env = env
@@ -104,6 +109,12 @@ func TestRunCommand(t *testing.T) {
 		status:  command.OK,
 		summary: "Ran 'echo fine' (exit code 0)",
 		output:  "fine\n",
+	}, {
+		name:    "what the reader left out of the block is told",
+		cmd:     withNote("echo hi", "courier left out its first line 'bash'"),
+		status:  command.OK,
+		summary: "Ran 'echo hi' (exit code 0); courier left out its first line 'bash'",
+		output:  "hi\n",
 	}, {
 		name:    "its own environment",
 		cmd:     withEnv("echo $GREETING", map[string]string{"GREETING": "hello"}),

@@ -114,6 +114,20 @@ var adversarial = []struct {
 	{"html", func(size int) string {
 		return repeatTo("<div>\n<p>text</p>\n</div>\n", size)
 	}},
+	// The ordinary reply as copied from the rendered chat page: chrome to
+	// leave out at each block's edges, tags with Markdown escapes.
+	{"rendered", func(size int) string {
+		r := strings.NewReplacer("```go\n", "go\nCopy code\n", "```\n[/", "Use code with caution.\nGo\n[/",
+			"[CREATE_FILE", "\\[CREATE\\_FILE", "[EDIT_FILE", "\\[EDIT\\_FILE", "\"]", "\"\\]",
+			"[/CREATE_FILE]", "\\[/CREATE\\_FILE\\]",
+			"[RUN_COMMAND timeout=\"120s\"]\n", "[RUN_COMMAND timeout=\"120s\"]\n  bash\n  Copy\n  Edit\n")
+		return repeatTo(r.Replace(ordinaryReply), size)
+	}},
+	// Prose with near tags and no command: the whole reply is looked
+	// through for a mangled one.
+	{"mangled", func(size int) string {
+		return repeatTo("see [RUN_COMMAN\\_ and [CREATE\\_FIL](x)\n", size)
+	}},
 	// Markdown task lists: every line starts like a tag.
 	{"tasks", func(size int) string {
 		return repeatTo("- [ ] todo\n- [x] done\n1. [ ]\n", size)

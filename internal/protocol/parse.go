@@ -36,7 +36,11 @@ type Reply struct {
 //     before it could have been its block (see parse_stray.go).
 //   - File content is the body's lines each ending in "\n" (an empty body is
 //     ""), so a body of N lines makes a file of N lines; see fileText for
-//     the fence and indentation rules.
+//     the fence and indentation rules, and parse_chrome.go for the lines a
+//     chat page adds to a reply copied from the rendered page.
+//   - A tag copied with Markdown's escapes ("\[CREATE\_FILE ...\]") is a
+//     tag. A reply with no command but a tag where none counts is one
+//     PARSE_ERROR saying so, not a turn of nothing.
 func Parse(text string) Reply {
 	p := newParser(text, false)
 	p.run()
@@ -108,7 +112,8 @@ func (p *parser) head(line string) *tagLine {
 }
 
 func (p *parser) run() {
-	for c := (cursor{}); !p.done(c); {
+	c := cursor{}
+	for !p.done(c) {
 		line, next := p.lineAt(c)
 		if isBlankASCII(line) {
 			// A run of blank lines is prose whatever else is going on.
@@ -118,6 +123,13 @@ func (p *parser) run() {
 			continue
 		}
 		c = p.step(c, line, next)
+	}
+	if len(p.cmds) == 0 {
+		if at, tag, ok := mangledTag(p.text); ok {
+			// Rather than a turn of nothing, the reply is one problem.
+			p.spans = nil
+			p.fail(0, c.line, "", func() string { return mangledMessage(at, tag) })
+		}
 	}
 	if p.moreCmd >= 0 {
 		e := &p.cmds[p.moreCmd]

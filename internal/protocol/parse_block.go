@@ -138,14 +138,15 @@ func canEnd(line string, typ command.Type, fileBody bool) bool {
 	if !ok {
 		return false
 	}
-	if i+1 < len(line) && line[i+1] == '/' {
+	if line[i] == '\\' || i+1 < len(line) && line[i+1] == '/' {
 		return true
 	}
 	e := nameEnd(line, i+1)
-	if e < len(line) && line[e] >= utf8.RuneSelf {
-		// Reading the tag may remove characters that split the name:
-		// read it properly. Past an ASCII character that ends the name,
-		// cleaning changes nothing of it.
+	if e < len(line) && (line[e] >= utf8.RuneSelf || line[e] == '\\') {
+		// Reading the tag may remove characters that split the name
+		// (invisible ones, Markdown escapes): read it properly. Past
+		// another ASCII character that ends the name, cleaning changes
+		// nothing of it.
 		return true
 	}
 	name := typeOf(strings.ToUpper(line[i+1 : e]))

@@ -6,11 +6,13 @@ import (
 	"unicode/utf8"
 )
 
-// Bodies are kept byte for byte, with three exceptions a person reading the
+// Bodies are kept byte for byte, with four exceptions a person reading the
 // reply would expect:
 //   - A block indented as part of a Markdown list is read at its tag's
 //     indentation: up to that many columns of leading blanks are removed
 //     from each body line (lines with less keep what they have left).
+//   - What a chat page draws around a code block, copied from the rendered
+//     page with the reply, is left out at the body's edges (stripChrome).
 //   - A fence wrapping the whole body (first non-blank line opens it, last
 //     non-blank line closes it) is removed with the blank lines around it.
 //     For a code file under a labelled fence (```python) that is all. An
@@ -23,15 +25,18 @@ import (
 //   - File content is the remaining lines, each ending in "\n"; an empty body
 //     is the empty file.
 
-// fileText turns a raw body into file content for path.
-func fileText(body string, indent int, p string) string {
-	return unfence(dedent(body, indent), isMarkup(p))
+// fileText turns a raw body into file content for path, and says what of
+// a chat page's chrome it left out (see stripChrome).
+func fileText(body string, indent int, p string) (string, string) {
+	text, note := stripChrome(dedent(body, indent), fileLabels(p), false)
+	return unfence(text, isMarkup(p)), note
 }
 
-// commandText is a RUN_COMMAND body: a fence around it removed, blank lines
-// around it dropped, no final newline.
-func commandText(body string, indent int) string {
-	return trimBlankLines(unfence(dedent(body, indent), false))
+// commandText is a RUN_COMMAND body: a chat page's chrome and a fence around
+// it removed, blank lines around it dropped, no final newline.
+func commandText(body string, indent int) (string, string) {
+	text, note := stripChrome(dedent(body, indent), shellLabels, true)
+	return trimBlankLines(unfence(text, false)), note
 }
 
 // plainText is a MESSAGE or DONE body without the blank lines around it.

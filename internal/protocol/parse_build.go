@@ -10,6 +10,9 @@ import (
 // cmd, a zero command, or says what is wrong with it (see tagProblem).
 func buildSimple(cmd *command.Command, t *tagLine) string {
 	cmd.Type = t.typ
+	if t.escaped {
+		cmd.Note = escapedNote
+	}
 	m, problem := tagAttrs(t)
 	path, pathProblem := tagPath(m)
 	cmd.Path = path
@@ -39,16 +42,19 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string 
 	if problem == "" && t.trailing != "" && leadText(t) == "" {
 		problem = trailingProblem(t)
 	}
-	var p string
+	if t.escaped {
+		cmd.Note = escapedNote
+	}
+	var p, note string
 	switch t.typ {
 	case command.CreateFile:
 		cmd.Path, p = tagPath(m)
-		cmd.Content = fileText(body, t.indent, cmd.Path)
+		cmd.Content, note = fileText(body, t.indent, cmd.Path)
 		cmd.NoOverwrite = noOverwrite(m)
 	case command.EditFile:
 		p = buildEdit(cmd, m, body, t.indent, line)
 	case command.RunCommand:
-		cmd.Command = commandText(body, t.indent)
+		cmd.Command, note = commandText(body, t.indent)
 		cmd.Dir = m.val("cwd")
 		if cmd.Dir != "" {
 			p = strings.Replace(checkPath(cmd.Dir), "path", "cwd", 1)
@@ -61,6 +67,10 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string 
 		}
 	case command.Message, command.Done:
 		cmd.Text = plainText(body, t.indent)
+	}
+	addNote(cmd, note)
+	if p == "" {
+		p = cardProblem(cmd.Content + cmd.Command) // one of them is ""
 	}
 	if problem == "" {
 		problem = p
@@ -79,7 +89,8 @@ func buildEdit(cmd *command.Command, m attrs, body string, indent, line int) str
 	if p != "" {
 		return p
 	}
-	text := dedent(body, indent)
+	text, note := stripChrome(dedent(body, indent), fileLabels(cmd.Path), false)
+	addNote(cmd, note)
 	markup := isMarkup(cmd.Path)
 	edits, p, hasPairs := parseEdits(text, markup, line+1)
 	switch {

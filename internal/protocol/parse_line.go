@@ -215,7 +215,7 @@ func maybeTag(line string) bool {
 		return false
 	}
 	switch c := line[i]; {
-	case c == '[', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
+	case c == '[', c == '\\', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
 		return true
 	}
 	return false
@@ -231,40 +231,87 @@ func maybeCloser(line string) bool {
 	return line[i] != '[' || strings.HasPrefix(line[i:], "[/")
 }
 
-// tagStartAt reads the tag of a line whose '[' tagOpen found at k: it
-// returns the cleaned text from the '[' on and the column of that '['.
+// tagStartAt reads the tag of a line whose '[' (or "\\[") tagOpen found at
+// k: it returns the cleaned text from the '[' on, Markdown escapes read
+// (see unescapeTag), the column of the '[' and whether it was escaped.
 // Most lines are rejected by their first characters without any copying.
-func tagStartAt(line string, k int) (string, int, bool) {
+func tagStartAt(line string, k int) (string, int, bool, bool) {
+	n := k + 1
+	if line[k] == '\\' {
+		n++
+	}
 	// A tag's name starts with a letter, a closing tag's with '/': "[ ]"
 	// and "[1]" are refused before any cleaning.
-	if k+1 == len(line) {
-		return "", 0, false
+	if n == len(line) {
+		return "", 0, false, false
 	}
-	if c := line[k+1]; c < utf8.RuneSelf && c != '/' && !isLetter(c) {
-		return "", 0, false
+	if c := line[n]; c < utf8.RuneSelf && c != '/' && !isLetter(c) {
+		return "", 0, false, false
 	}
 	// What comes before the tag counts only for its width.
-	return trimRightBlanks(cleanLine(line[k:])), cleanColumns(line[:k]), true
+	s, escaped := unescapeTag(trimRightBlanks(cleanLine(line[k:])))
+	return s, cleanColumns(line[:k]), true, escaped
+}
+
+// unescapeTag reads a tag copied as Markdown with its escapes ("\\[CREATE\\_FILE
+// path="a\\_b.py"\\]"), as an editor or a page's converter writes rendered
+// text: a backslash before ASCII punctuation, up to the tag's closing ']',
+// is left out. What follows the tag is kept as it is.
+func unescapeTag(s string) (string, bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	quoted, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
+			escaped = true
+			i++
+			c = s[i]
+		case c == '"':
+			quoted = !quoted
+		}
+		b.WriteByte(c)
+		if c == ']' && !quoted {
+			b.WriteString(s[i+1:])
+			break
+		}
+	}
+	return b.String(), escaped
+}
+
+// isASCIIPunct reports the characters Markdown lets a backslash escape.
+func isASCIIPunct(c byte) bool {
+	return c > ' ' && c < 0x7f && !isLetter(c) && (c < '0' || c > '9')
 }
 
 // tagOpen finds the '[' of a tag at the start of a line, after
-// indentation, invisible characters and one list marker.
+// indentation, invisible characters and one list marker, or the backslash
+// of a Markdown escape before it.
 func tagOpen(line string) (int, bool) {
 	i := skipJunk(line, 0)
 	if i == len(line) {
 		return 0, false
 	}
-	if line[i] == '[' {
+	if isTagStart(line, i) {
 		return i, true
 	}
 	j := skipListMarker(line, i)
 	if j == i {
 		return 0, false
 	}
-	if j = skipJunk(line, j); j >= len(line) || line[j] != '[' {
+	if j = skipJunk(line, j); !isTagStart(line, j) {
 		return 0, false
 	}
 	return j, true
+}
+
+// isTagStart reports a '[', or an escaped one, at line[i:].
+func isTagStart(line string, i int) bool {
+	return i < len(line) && (line[i] == '[' || line[i] == '\\' && i+1 < len(line) && line[i+1] == '[')
 }
 
 func trimRightBlanks(s string) string {

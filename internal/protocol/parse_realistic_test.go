@@ -184,7 +184,7 @@ func TestParseRealisticReplies(t *testing.T) {
 			},
 		},
 		{
-			name: "tags mentioned in sentences are not commands",
+			name: "tags mentioned in sentences are not commands, but a reply of nothing else is told so",
 			reply: "I will use [READ_FILE path=\"a.go\"] next time, and a [DONE] block at the end.\n" +
 				"Remember: the `[RUN_COMMAND]` tag runs shell commands.\n" +
 				"See [the docs](https://example.com) and [1].\n" +
@@ -193,7 +193,8 @@ func TestParseRealisticReplies(t *testing.T) {
 				"[NOTE]\n" +
 				"[x]\n" +
 				"[1]: https://example.com/ref\n",
-			want: nil,
+			want: []command.Command{perr(1, "", `line 1 holds the tag '[READ_FILE path="a.go"]' where none counts`,
+				"alone at the start of its own line", "Nothing was done")},
 		},
 	})
 }

@@ -40,6 +40,7 @@ type tagLine struct {
 	// inline holds the body of a one-line block, [NAME]body[/NAME].
 	inline    string
 	hasInline bool
+	escaped   bool // written with Markdown escapes (see unescapeTag)
 }
 
 // typeOf returns the command a tag name (in upper case) names, or "".
@@ -70,13 +71,13 @@ func (t *tagLine) classify(line string) {
 	if !ok {
 		return
 	}
-	s, indent, ok := tagStartAt(line, k)
+	s, indent, ok, escaped := tagStartAt(line, k)
 	if !ok {
 		return
 	}
 	t.parse(s)
 	if t.kind != kindText {
-		t.indent = indent
+		t.indent, t.escaped = indent, escaped
 	}
 }
 
