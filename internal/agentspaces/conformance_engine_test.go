@@ -71,7 +71,7 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 		if err != nil {
 			t.Fatalf("%s: run: %v", turn.name, err)
 		}
-		got := runEvents(rep)
+		got := RunEvents(rep, nil, time.Now())
 		res.turns = append(res.turns, got)
 		data, ok := c.sections["approval.json"]
 		if !ok || i > 0 {
@@ -88,17 +88,8 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 		if err != nil {
 			t.Fatalf("resume: %v", err)
 		}
-		resumed := runEvents(rep)
+		resumed := RunEvents(rep, nil, time.Now())
 		res.resumed = &resumed
 	}
 	return res
-}
-
-// runEvents is the events message of where a run stands.
-func runEvents(rep runner.RunReport) EventsMessage {
-	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered}
-	if rep.Paused != nil {
-		o.Paused = &Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
-	}
-	return Events(rep.ID, o, time.Now())
 }
