@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
@@ -50,7 +48,7 @@ Progress and warnings go to stderr.`,
 			cmds, err := agentspaces.Decode(data)
 			if err != nil {
 				// Not a message that can run: no run is made.
-				return g.printEvents(agentspaces.Events(newRunID(), agentspaces.Outcome{Err: err}, time.Now()))
+				return g.printEvents(agentspaces.Events(runner.NewID(), agentspaces.Outcome{Err: err}, time.Now()))
 			}
 			b, err := g.runner(view{use: starting, program: true})
 			if err != nil {
@@ -224,6 +222,3 @@ func (g *globals) preset(name string) (*policy.Policy, error) {
 	}
 	return p, nil
 }
-
-// newRunID names a run that never began (its message could not run).
-func newRunID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }

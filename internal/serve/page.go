@@ -1,0 +1,124 @@
+package serve
+
+import (
+	"embed"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// The page: its assets (htmx and its server-sent-events extension,
+// vendored with their licences; the page's own script and style) and its
+// templates, all embedded, so the page works offline with no build step.
+
+//go:embed assets
+var assets embed.FS
+
+// pages are the page and its fragments. html/template escapes everything
+// they show by where it goes: a reply's <script>, an attribute it tries to
+// close or a javascript: link come out as text.
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"describe": describe,
+	"bytes":    func(n int) string { return human.Bytes(int64(n)) },
+	"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
+	"diffLine": diffLine,
+	"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
+}).ParseFS(assets, "assets/page.html"))
+
+// diffLine is the class of a line of a unified diff.
+func diffLine(l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return "file"
+	case strings.HasPrefix(l, "@@"):
+		return "hunk"
+	case strings.HasPrefix(l, "+"):
+		return "add"
+	case strings.HasPrefix(l, "-"):
+		return "del"
+	}
+	return ""
+}
+
+// homeView is the page of the sessions.
+type homeView struct {
+	Sessions  []runner.Info
+	Workspace string
+	Protocols []string
+}
+
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	rr, _, err := s.runner("")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := homeView{Workspace: rr.Paths().Workspace}
+	v.Sessions, _ = rr.Sessions()
+	for _, fe := range s.o.Protocols {
+		v.Protocols = append(v.Protocols, fe.Name())
+	}
+	s.page(w, "home", v)
+}
+
+// sessionView is the page of one session.
+type sessionView struct {
+	Info    runner.Info
+	Status  statusView
+	Request reqView
+	Log     logView
+}
+
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	rr, _, err := s.runner(id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	info, turns, err := rr.Log(id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	text, _ := rr.RequestText(id, false)
+	s.page(w, "session", sessionView{Info: info, Status: s.statusView(info), Request: requestView(info, text), Log: logView{Info: info, Turns: turns}})
+}
+
+func (s *Server) page(w http.ResponseWriter, name string, v any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	pages.ExecuteTemplate(w, name, v)
+}
+
+// statusView is where a session stands, with the last turn this server
+// carried out of it.
+type statusView struct {
+	Info runner.Info
+	Turn *live
+}
+
+func (s *Server) statusView(info runner.Info) statusView {
+	v := statusView{Info: info}
+	if l, ok := s.lastTurn(info.ID); ok {
+		v.Turn = &l
+	}
+	return v
+}
+
+// reqView is the request waiting to be copied into the chat.
+type reqView struct {
+	Info   runner.Info
+	Text   string
+	Tokens int
+}
+
+func requestView(info runner.Info, text string) reqView {
+	if info.Complete {
+		text = ""
+	}
+	return reqView{Info: info, Text: text, Tokens: human.Tokens(text)}
+}
