@@ -3,13 +3,10 @@ package cli
 import (
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/serve"
 )
 
@@ -35,10 +32,6 @@ work on them meanwhile. Ctrl-C stops it.`,
 			if err != nil {
 				return err
 			}
-			pol, err := g.policy()
-			if err != nil {
-				return err
-			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return withHint(fmt.Errorf("serve: %w", err), "give another address with --addr, such as 127.0.0.1:0 for a free port")
@@ -50,11 +43,8 @@ work on them meanwhile. Ctrl-C stops it.`,
 				g.openBrowser(url)
 			}
 			srv := serve.New(cmd.Context(), serve.Options{
-				Runner:    serveRunners(b.cfg),
-				Protocols: frontEnds(),
-				Policy:    pol,
-				Token:     token,
-				MaxReply:  g.cfg.MaxReply,
+				Config: b.cfg,
+				Token:  token,
 			})
 			return srv.Run(ln)
 		},
@@ -62,31 +52,6 @@ work on them meanwhile. Ctrl-C stops it.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "the address to listen on (default: the loopback, a free port)")
 	cmd.Flags().BoolVar(&noOpen, "no-open", false, "do not open the page in a browser")
 	return cmd
-}
-
-// serveRunners makes the runners of 'courier serve', one per request, each
-// reporting to its own reporter: every session is served whatever folder
-// it works on, and a new one works on the folder the page names, or the
-// default.
-func serveRunners(cfg runner.Config) func(runner.Reporter, string) (*runner.Runner, error) {
-	return func(rep runner.Reporter, workspace string) (*runner.Runner, error) {
-		c := cfg
-		c.Reporter, c.WorkspaceGiven = rep, false
-		if workspace != "" {
-			ws, err := filepath.Abs(workspace)
-			if err != nil {
-				return nil, err
-			}
-			if info, err := os.Stat(ws); err != nil || !info.IsDir() {
-				return nil, fmt.Errorf("workspace %s is not a folder", workspace)
-			}
-			if err := c.Paths.CheckLayout(ws); err != nil {
-				return nil, err
-			}
-			c.Paths.Workspace = ws
-		}
-		return runner.New(c), nil
-	}
 }
 
 // openBrowser opens url in the person's browser on a desktop; without one

@@ -105,7 +105,7 @@ func statusOf(err error) int {
 func (s *Server) form(r *http.Request, raw string) (url.Values, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
-		err := r.ParseMultipartForm(max(32<<20, s.o.MaxReply))
+		err := r.ParseMultipartForm(max(32<<20, s.o.Config.Limits.MaxReply))
 		return r.PostForm, err
 	}
 	data, err := io.ReadAll(r.Body)
@@ -140,9 +140,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.reporter("")
-	rr, err := s.o.Runner(rep, strings.TrimSpace(f.Get("workspace")))
+	rr, err := s.newRunner(rep, strings.TrimSpace(f.Get("workspace")))
 	if err != nil {
-		s.fail(w, r, badRequest(err.Error()))
+		s.fail(w, r, err)
 		return
 	}
 	id, err := rr.Create(f.Get("task"), runner.CreateOptions{Protocol: f.Get("protocol")})
@@ -211,7 +211,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	to := rep.Route(s.o.Protocols...)
+	to := rep.Route(s.o.Config.FrontEnds...)
 	var left []command.Command
 	if f.Has("reviewed") {
 		if to != id {
@@ -237,7 +237,11 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		info, _ := rr.Status(to)
-		s.answer(w, r, http.StatusAccepted, "flash", done{Info: info, Message: fmt.Sprintf("Left the reply in inbox/ for the %s holding session %s", locked.Holder.Command, to)})
+		who := "courier process"
+		if locked.Holder != nil {
+			who = locked.Holder.Command
+		}
+		s.answer(w, r, http.StatusAccepted, "flash", done{Info: info, Message: fmt.Sprintf("Left the reply in inbox/ for the %s holding session %s", who, to)})
 		return
 	}
 	if err != nil {
@@ -273,7 +277,7 @@ func (s *Server) parse(id, text string, at time.Time) (reply.Reply, error) {
 	}
 	// Named as 'courier paste' names a reply it saves: the name routes it
 	// to the session when its header names none.
-	return reply.New(fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000")), text, s.o.MaxReply, fe)
+	return reply.New(fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000")), text, s.o.Config.Limits.MaxReply, fe)
 }
 
 // pick keeps the commands whose indexes run holds, and returns the others.
@@ -386,7 +390,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	handed, err := rr.Decide(s.ctx, id, d, inbox.NewQueue(rr.Paths().Inbox, s.o.MaxReply).Source("", false))
+	handed, err := rr.Decide(s.ctx, id, d, inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source("", false))
 	if handed {
 		info, _ := rr.Status(id)
 		s.answer(w, r, http.StatusAccepted, "flash", done{Info: info, Message: "Gave the answer to the courier process waiting for it; it goes on there"})

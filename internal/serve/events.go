@@ -98,7 +98,7 @@ type reporter struct {
 // request starts).
 func (s *Server) runner(id string) (*runner.Runner, *reporter, error) {
 	rep := s.reporter(id)
-	r, err := s.o.Runner(rep, "")
+	r, err := s.newRunner(rep, "")
 	return r, rep, err
 }
 
@@ -234,10 +234,7 @@ func (s *Server) lastTurn(id string) (live, bool) {
 // that changed (a reply applied by 'courier watch', an approval given in
 // a terminal, a session started elsewhere), so that the page shows it.
 func (s *Server) watch() {
-	r, err := s.o.Runner(nil, "")
-	if err != nil {
-		return
-	}
+	r := runner.New(s.o.Config)
 	seen := map[string]string{}
 	tick := time.NewTicker(s.o.Poll)
 	defer tick.Stop()

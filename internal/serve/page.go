@@ -59,7 +59,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	}
 	v := homeView{Workspace: rr.Paths().Workspace}
 	v.Sessions, _ = rr.Sessions()
-	for _, fe := range s.o.Protocols {
+	for _, fe := range s.o.Config.FrontEnds {
 		v.Protocols = append(v.Protocols, fe.Name())
 	}
 	s.page(w, "home", v)

@@ -69,7 +69,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.Close()
-	items := preview(ws, s.o.Policy, rep.Parsed.Commands)
+	items := preview(ws, s.o.Config.Commands.Policy, rep.Parsed.Commands)
 	if !fromPage(r) {
 		s.answer(w, r, http.StatusOK, "", items)
 		return

@@ -21,32 +21,27 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
-	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/inbox"
-	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
 // Options say what the server serves.
 type Options struct {
-	// Runner returns a runner telling rep what happens; workspace, when
-	// set, is the folder a new session works on.
-	Runner func(rep runner.Reporter, workspace string) (*runner.Runner, error)
-	// Protocols are the front ends courier speaks, the default first.
-	Protocols []frontend.FrontEnd
-	// Policy says which commands need approval, for Review.
-	Policy *policy.Policy
+	// Config is what the runners are built from, one per request, each
+	// with a reporter of its own; its MaxReply bounds every request's body.
+	Config runner.Config
 	// Token is what every request must carry.
 	Token string
-	// MaxReply bounds a reply, and so every request's body.
-	MaxReply int64
 	// Timeout bounds reading a request (slow clients); 0 is 30 seconds.
 	Timeout time.Duration
 	// Poll is how often the sessions are looked at for what other courier
@@ -178,7 +173,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		limit := s.o.MaxReply + formRoom
+		limit := s.o.Config.Limits.MaxReply + formRoom
 		if strings.HasPrefix(r.URL.Path, "/v1/") {
 			limit = agentspaces.MaxMessageBytes + 1
 		}
@@ -229,11 +224,7 @@ func (s *Server) hold(id string) func() {
 // (this server's own last run, a watch), exactly once, as 'courier
 // process' would.
 func (s *Server) recover() {
-	r, err := s.o.Runner(nil, "")
-	if err != nil {
-		return
-	}
-	infos, _ := r.Sessions()
+	infos, _ := runner.New(s.o.Config).Sessions()
 	for _, i := range infos {
 		if (i.State != runner.StateApplying && i.State != runner.StateUndoing) || i.Holder != nil || i.Run {
 			continue
@@ -249,11 +240,33 @@ func (s *Server) recover() {
 				return
 			}
 			defer sess.Release()
-			src := inbox.NewQueue(rr.Paths().Inbox, s.o.MaxReply).Source(i.ID, false)
+			src := inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source(i.ID, false)
 			settle := func(name, hash string) { src.Settle(name, hash, runner.Applied) }
 			if _, err := sess.Recover(s.ctx, settle); err != nil && !errors.As(err, new(*runner.WaitingError)) {
 				rep.Warning(runner.Warning{Message: err.Error()})
 			}
 		}()
 	}
+}
+
+// newRunner returns a runner telling rep what happens. Every session is
+// served whatever folder it works on; a new one works on workspace when
+// given, else on the default.
+func (s *Server) newRunner(rep runner.Reporter, workspace string) (*runner.Runner, error) {
+	c := s.o.Config
+	c.Reporter, c.WorkspaceGiven = rep, false
+	if workspace != "" {
+		ws, err := filepath.Abs(workspace)
+		if err != nil {
+			return nil, err
+		}
+		if info, err := os.Stat(ws); err != nil || !info.IsDir() {
+			return nil, badRequest(fmt.Sprintf("workspace %s is not a folder", workspace))
+		}
+		if err := c.Paths.CheckLayout(ws); err != nil {
+			return nil, badRequest(err.Error())
+		}
+		c.Paths.Workspace = ws
+	}
+	return runner.New(c), nil
 }
