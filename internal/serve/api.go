@@ -162,8 +162,11 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	rr, _, err := s.runner(id)
 	if err == nil {
 		var info runner.Info
-		if info, err = rr.Status(id); err == nil {
+		if info, err = rr.Status(id); err == nil && fromPage(r) {
 			s.answer(w, r, http.StatusOK, "status", s.statusView(info))
+			return
+		} else if err == nil {
+			s.answer(w, r, http.StatusOK, "", info)
 			return
 		}
 	}
@@ -343,7 +346,8 @@ func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runn
 	switch {
 	case errors.As(err, &waiting):
 		msg = fmt.Sprintf("Waits for your approval of %q: %s", waiting.Pending.Command, waiting.Pending.Reason)
-	case errors.As(err, new(*runner.UnappliedError)) && events.refused != "":
+	case events.refused != "" && (err == nil || errors.As(err, new(*runner.UnappliedError))):
+		// Applied before, outdated, or set aside.
 		err = conflict(events.refused)
 		fallthrough
 	case err != nil:
