@@ -39,15 +39,15 @@ type server struct {
 
 // settings are the runner's settings of a fresh root: courier's defaults,
 // commands unconfined (the sandbox has tests of its own), its PATH.
-func settings(t *testing.T, root string) runner.Config {
+func settings(root string) runner.Config {
 	paths := runner.DefaultPaths(root)
 	if err := paths.Ensure(); err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	d := config.Defaults()
 	pol, err := policy.New(d.Policy)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return runner.Config{
 		Paths:     paths,
@@ -87,7 +87,7 @@ func start(t *testing.T, cfg runner.Config, change func(*serve.Options)) *server
 }
 
 // newServer serves a fresh root.
-func newServer(t *testing.T) *server { return start(t, settings(t, t.TempDir()), nil) }
+func newServer(t *testing.T) *server { return start(t, settings(t.TempDir()), nil) }
 
 // session starts a session through the API and returns its id.
 func (s *server) session(task string) string {

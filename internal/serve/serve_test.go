@@ -108,7 +108,7 @@ func TestGuard(t *testing.T) {
 // A body past max_reply is refused before anything of it runs, as a
 // reply file past it is.
 func TestBodyBounded(t *testing.T) {
-	cfg := settings(t, t.TempDir())
+	cfg := settings(t.TempDir())
 	cfg.Limits.MaxReply = 1000
 	s := start(t, cfg, nil)
 	id := s.session("bounded")
@@ -156,7 +156,7 @@ func multipart(t *testing.T, fields map[string]string) (io.Reader, string) {
 // A client that sends its request slowly (its header, or its body) is cut
 // off after the timeout, and nothing of what it sent is done.
 func TestSlowClient(t *testing.T) {
-	s := start(t, settings(t, t.TempDir()), func(o *serve.Options) { o.Timeout = 300 * time.Millisecond })
+	s := start(t, settings(t.TempDir()), func(o *serve.Options) { o.Timeout = 300 * time.Millisecond })
 	id := s.session("slow")
 	host := strings.TrimPrefix(s.base, "http://")
 	reply := "[CREATE_FILE path=\"slow.txt\"]\nslow\n[/CREATE_FILE]\n"
@@ -270,4 +270,65 @@ func TestEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, events, "sessionChanged", `"session":"`+id+`"`, `"sequence":3`)
+}
+
+// Everything the page shows from a reply or a command is text: a reply's
+// <script>, an attribute it tries to close, a javascript: link and a file
+// name made of HTML come out escaped in Review, the turn's results, the
+// log, the diff and the lists.
+func TestReplyCannotWriteHTML(t *testing.T) {
+	s := newServer(t)
+	id := s.session("escape")
+	evil := `<script>window.pwned=1</script>`
+	reply := "[MESSAGE]\n" + evil + ` [click](javascript:window.pwned=2) " onmouseover="window.pwned=3` + "\n[/MESSAGE]\n" +
+		"[CREATE_FILE path=\"<img src=x onerror=window.pwned=4>.txt\"]\n" + evil + "\n[/CREATE_FILE]\n" +
+		"[RUN_COMMAND]\necho '" + evil + `'; echo '" onmouseover="window.pwned=5'` + "\n[/RUN_COMMAND]\n"
+	shown := map[string]string{"review": read(t, s.hxPost("/api/sessions/"+id+"/review", reply))}
+	shown["applied"] = read(t, s.hxPost("/api/sessions/"+id+"/reply", reply))
+	for _, p := range []string{"/", "/s/" + id, "/api/sessions", "/api/sessions/" + id, "/api/sessions/" + id + "/log", "/api/sessions/" + id + "/diff?turn=1", "/api/sessions/" + id + "/request"} {
+		shown[p] = read(t, s.hx(p)) // the whole page for / and /s/ID
+
+	}
+	for name, html := range shown {
+		for _, bad := range []string{"<script>window", "<img src=x", `" onmouseover="`, `href="javascript`} {
+			if strings.Contains(html, bad) {
+				t.Errorf("%s holds %s unescaped:\n%s", name, bad, html)
+			}
+		}
+	}
+	if !strings.Contains(shown["/api/sessions/"+id], "&lt;script&gt;window.pwned=1&lt;/script&gt;") {
+		t.Errorf("the results do not show the command's output as text:\n%s", shown["/api/sessions/"+id])
+	}
+}
+
+// hx gets what the page gets: the fragment of the page.
+func (s *server) hx(path string) *http.Response {
+	req, err := http.NewRequest("GET", s.base+path, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("HX-Request", "true")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return resp
+}
+
+// hxPost posts a form of one field, reply, as the page does.
+func (s *server) hxPost(path, reply string) *http.Response {
+	body, ct := multipart(s.t, map[string]string{"reply": reply})
+	req, err := http.NewRequest("POST", s.base+path, body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("HX-Request", "true")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return resp
 }
