@@ -23,6 +23,7 @@ var assets embed.FS
 // close or a javascript: link come out as text.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"describe": describe,
+	"count":    func(n int, noun string) string { return human.Count(n, noun, "") },
 	"bytes":    func(n int) string { return human.Bytes(int64(n)) },
 	"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
 	"diffLine": diffLine,
@@ -117,8 +118,8 @@ type reqView struct {
 }
 
 func requestView(info runner.Info, text string) reqView {
-	if info.Complete {
-		text = ""
+	if info.State != runner.StateWaiting {
+		text = "" // answered already, or nothing to answer
 	}
 	return reqView{Info: info, Text: text, Tokens: human.Tokens(text)}
 }
