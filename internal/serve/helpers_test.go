@@ -30,7 +30,7 @@ import (
 // server is a real 'courier serve' on a fresh root, listening on the
 // loopback: base is its address, token its token.
 type server struct {
-	t     *testing.T
+	t     testing.TB
 	cfg   runner.Config
 	base  string
 	token string
@@ -58,7 +58,7 @@ func settings(root string) runner.Config {
 }
 
 // start serves cfg until the test ends; change adjusts the options.
-func start(t *testing.T, cfg runner.Config, change func(*serve.Options)) *server {
+func start(t testing.TB, cfg runner.Config, change func(*serve.Options)) *server {
 	t.Helper()
 	o := serve.Options{Config: cfg, Token: serve.NewToken(), Poll: 50 * time.Millisecond}
 	if change != nil {
@@ -140,7 +140,7 @@ func (s *server) decode(resp *http.Response, status int, v any) {
 	}
 }
 
-func read(t *testing.T, resp *http.Response) string {
+func read(t testing.TB, resp *http.Response) string {
 	t.Helper()
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -185,7 +185,7 @@ func (s *server) stream() <-chan string {
 
 // await returns the first event on events holding every one of parts,
 // failing the test after 10 seconds.
-func await(t *testing.T, events <-chan string, parts ...string) string {
+func await(t testing.TB, events <-chan string, parts ...string) string {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {

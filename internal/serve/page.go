@@ -3,6 +3,7 @@ package serve
 import (
 	"embed"
 	"html/template"
+	"io"
 	"net/http"
 	"strings"
 
@@ -43,6 +44,18 @@ func diffLine(l string) string {
 		return "del"
 	}
 	return ""
+}
+
+// script is the page's one script: htmx, its extension and the page's own,
+// in that order, served as one file, so that the page waits for one
+// request rather than three.
+func script(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	for _, name := range []string{"htmx.min.js", "sse.min.js", "page.js"} {
+		data, _ := assets.ReadFile("assets/" + name)
+		w.Write(data)
+		io.WriteString(w, "\n;\n")
+	}
 }
 
 // homeView is the page of the sessions.

@@ -109,6 +109,7 @@ func (s *Server) Handler() http.Handler {
 	m.HandleFunc("GET /{$}", s.home)
 	m.HandleFunc("GET /s/{id}", s.sessionPage)
 	m.Handle("GET /assets/", http.FileServerFS(assets))
+	m.HandleFunc("GET /assets/courier.js", script)
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("GET /api/sessions", s.sessions)
 	m.HandleFunc("POST /api/sessions", s.create)

@@ -143,7 +143,7 @@ func TestBodyBounded(t *testing.T) {
 }
 
 // multipart encodes fields as a browser's form does.
-func multipart(t *testing.T, fields map[string]string) (io.Reader, string) {
+func multipart(t testing.TB, fields map[string]string) (io.Reader, string) {
 	var b strings.Builder
 	boundary := "courier-test-boundary"
 	for k, v := range fields {
