@@ -13,6 +13,9 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
+
+	"github.com/courier-agent/courier/internal/inbox"
+	"github.com/courier-agent/courier/internal/runner"
 )
 
 // tab is the page open in a real headless Chromium (Debian's chromium,
@@ -101,8 +104,9 @@ func shows(sel, want string) chromedp.Action[chromedp.Void] {
 // The whole turn in the page, as a person does it: start a session, copy
 // the request (read back from the browser's clipboard), paste an answer,
 // review it and leave one command out, apply, see the results and the
-// diff; answer an approval from the page; undo; say; finish with DONE. The
-// answers also try to run script in the page.
+// diff; answer an approval from the page; see an answer another courier
+// applied; undo; say; finish with DONE, look at a turn's diff, and
+// continue. The answers also try to run script in the page.
 func TestBrowser(t *testing.T) {
 	s := newServer(t)
 	os.WriteFile(filepath.Join(s.cfg.Paths.Workspace, "notes.txt"), []byte("one\ntwo\n"), 0o644)
@@ -143,14 +147,27 @@ func TestBrowser(t *testing.T) {
 		t.Error("the approved command did not run")
 	}
 
-	tb.step("undo", chromedp.Click(chromedp.CSS("#undo button")), shows("#flash", "Undid the answer to request 2"))
-	if data, _ := os.ReadFile(filepath.Join(s.cfg.Paths.Workspace, "build", "keep.txt")); string(data) != "kept\n" {
-		t.Errorf("undo did not bring back build/keep.txt: %q", data)
+	// Another courier applies an answer saved into inbox/: the page shows it.
+	p, err := inbox.Save(s.cfg.Paths.Inbox, id, "[CREATE_FILE path=\"other.txt\"]\nfrom elsewhere\n[/CREATE_FILE]\n", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.New(s.cfg).ApplyFrom(t.Context(), &inbox.File{Path: p, Inbox: s.cfg.Paths.Inbox}, "", "courier process"); err != nil {
+		t.Fatal(err)
+	}
+	tb.step("applied elsewhere", shows("#status .state", "request 4"), shows("#log", "other.txt"))
+
+	tb.step("undo", chromedp.Click(chromedp.CSS("#undo button")), shows("#flash", "Undid the answer to request 3"))
+	if _, err := os.Stat(filepath.Join(s.cfg.Paths.Workspace, "other.txt")); err == nil {
+		t.Error("undo left other.txt")
 	}
 	tb.step("say", chromedp.SendKeys(chromedp.CSS("#say input[name=text]"), "keep the build folder"),
 		chromedp.Click(chromedp.CSS("#say button")), shows("#flash", "copy it again"), shows("#request-text", "keep the build folder"))
 	tb.step("done", chromedp.SetValue(chromedp.CSS("#reply"), "[DONE]\nnotes.txt now ends with three\n[/DONE]\n"),
-		chromedp.Click(chromedp.CSS("#apply")), shows("#status", "The session is complete"), shows("#log", "request 4"))
+		chromedp.Click(chromedp.CSS("#apply")), shows("#status", "The session is complete"), shows("#log", "request 5"))
+	tb.step("a turn's diff", chromedp.Click(chromedp.CSS("#log details summary")), shows("#log .turn-diff", "+three"))
+	tb.step("continue", chromedp.SendKeys(chromedp.CSS("#continue input[name=task]"), "now add four"),
+		chromedp.Click(chromedp.CSS("#continue button")), shows("#request-text", "now add four"), shows("#status .state", "waiting"))
 	if pwned := eval[bool](tb, "window.pwned !== undefined"); pwned {
 		t.Error("a reply ran script in the page")
 	}

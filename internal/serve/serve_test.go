@@ -332,3 +332,29 @@ func (s *server) hxPost(path, reply string) *http.Response {
 	}
 	return resp
 }
+
+// GET /v1/runs/{id} says where a run stands: the approval it waits on,
+// then completed once resumed; a chat session is no run.
+func TestRunStatus(t *testing.T) {
+	s := newServer(t)
+	var m struct {
+		RunID, Status string
+		Events        []struct{ Type, OperationID string }
+	}
+	s.decode(s.text("/v1/runs", `{"protocolVersion": "1.0", "operations": [{"type": "shell", "id": "s1", "command": "rm -rf build"}]}`), http.StatusOK, &m)
+	if m.Status != "awaiting_approval" {
+		t.Fatalf("the run is %s", m.Status)
+	}
+	id := m.RunID
+	s.decode(s.get("/v1/runs/"+id), http.StatusOK, &m)
+	if m.Status != "awaiting_approval" || len(m.Events) != 1 || m.Events[0].Type != "approvalRequired" || m.Events[0].OperationID != "s1" {
+		t.Errorf("GET says %+v", m)
+	}
+	s.decode(s.text("/v1/runs/"+id+"/resume", `{"approval": {"operationId": "s1", "decision": "denied"}}`), http.StatusOK, &m)
+	s.decode(s.get("/v1/runs/"+id), http.StatusOK, &m)
+	if m.Status != "completed" || len(m.Events) != 0 {
+		t.Errorf("after the resume, GET says %+v", m)
+	}
+	s.decode(s.get("/v1/runs/"+s.session("a chat")), http.StatusNotFound, nil)
+	s.decode(s.get("/v1/runs/00000000"), http.StatusNotFound, nil)
+}
