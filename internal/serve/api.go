@@ -121,79 +121,78 @@ func (s *Server) form(r *http.Request, raw string) (url.Values, error) {
 	return url.Values{raw: {string(data)}}, nil
 }
 
-func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
-	rr, _, err := s.runner("")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) error {
+	rr, _ := s.runner("")
 	infos, _ := rr.Sessions()
 	s.answer(w, r, http.StatusOK, "list", infos)
+	return nil
 }
 
 // create is POST /api/sessions: task, workspace and protocol, as 'courier
 // new' takes them.
-func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.form(r, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	rep := s.reporter("")
-	rr, err := s.newRunner(rep, strings.TrimSpace(f.Get("workspace")))
+	rr, err := s.newRunner(s.reporter(""), strings.TrimSpace(f.Get("workspace")))
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	id, err := rr.Create(f.Get("task"), runner.CreateOptions{Protocol: f.Get("protocol")})
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	info, _ := rr.Status(id)
 	w.Header().Set("HX-Redirect", "/s/"+id)
-	s.answer(w, r, http.StatusCreated, "flash", done{Info: info, Message: "Started session " + id})
+	return s.done(w, r, rr, id, http.StatusCreated, "Started session "+id)
+}
+
+// done answers an action with where the session stands after it.
+func (s *Server) done(w http.ResponseWriter, r *http.Request, rr *runner.Runner, id string, code int, msg string) error {
+	info, err := rr.Status(id)
+	s.answer(w, r, code, "flash", done{Info: info, Message: msg})
+	return err
 }
 
 // status is GET /api/sessions/{id}: where the session stands, and on the
 // page, the last turn this server carried out.
-func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	rr, _, err := s.runner(id)
-	if err == nil {
-		var info runner.Info
-		if info, err = rr.Status(id); err == nil && fromPage(r) {
-			s.answer(w, r, http.StatusOK, "status", s.statusView(info))
-			return
-		} else if err == nil {
-			s.answer(w, r, http.StatusOK, "", info)
-			return
-		}
+	rr, _ := s.runner(id)
+	info, err := rr.Status(id)
+	if err != nil {
+		return err
 	}
-	s.fail(w, r, err)
+	if fromPage(r) {
+		s.answer(w, r, http.StatusOK, "status", s.statusView(info))
+	} else {
+		s.answer(w, r, http.StatusOK, "", info)
+	}
+	return nil
 }
 
 // request is GET /api/sessions/{id}/request: the current request as text
 // (?full=1: with the whole protocol, for a fresh chat).
-func (s *Server) request(w http.ResponseWriter, r *http.Request) {
+func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	rr, _, err := s.runner(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, _ := s.runner(id)
 	text, err := rr.RequestText(id, r.URL.Query().Get("full") != "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	if fromPage(r) {
 		info, _ := rr.Status(id)
 		s.answer(w, r, http.StatusOK, "request", requestView(info, text))
-		return
+		return nil
 	}
+	return plain(w, text)
+}
+
+// plain answers with text.
+func plain(w http.ResponseWriter, text string) error {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, text)
+	_, err := io.WriteString(w, text)
+	return err
 }
 
 // reply is POST /api/sessions/{id}/reply: the reply as the body (or the
@@ -201,34 +200,27 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) {
 // would be, with the same routing, duplicate and outdated rules. From
 // Review, the form's "run" values are the indexes of the commands to
 // carry out, and the LLM is told which were left out, and "reason".
-func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
+func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "reply")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	at := time.Now()
 	rep, err := s.parse(id, f.Get("reply"), at)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	to := rep.Route(s.o.Config.FrontEnds...)
 	var left []command.Command
 	if f.Has("reviewed") {
 		if to != id {
-			s.fail(w, r, conflict(fmt.Sprintf("the reply names session %s: review it on that session's page", to)))
-			return
+			return conflict(fmt.Sprintf("the reply names session %s: review it on that session's page", to))
 		}
 		left = pick(&rep, f["run"])
 	}
 	defer s.hold(to)()
-	rr, events, err := s.runner(to)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, events := s.runner(to)
 	inboxDir := rr.Paths().Inbox
 	sess, err := rr.Hold(to, "courier serve")
 	var locked *runner.LockedError
@@ -236,20 +228,16 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 		// The courier holding the session ('courier watch') takes it
 		// from inbox/, as it would a reply saved there.
 		if _, err := inbox.Save(inboxDir, to, f.Get("reply"), at); err != nil {
-			s.fail(w, r, err)
-			return
+			return err
 		}
-		info, _ := rr.Status(to)
 		who := "courier process"
 		if locked.Holder != nil {
 			who = locked.Holder.Command
 		}
-		s.answer(w, r, http.StatusAccepted, "flash", done{Info: info, Message: fmt.Sprintf("Left the reply in inbox/ for the %s holding session %s", who, to)})
-		return
+		return s.done(w, r, rr, to, http.StatusAccepted, fmt.Sprintf("Left the reply in inbox/ for the %s holding session %s", who, to))
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	err = sess.Serve(s.ctx, &pasted{rep: rep})
 	sess.Release()
@@ -257,19 +245,15 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 	if kept := filepath.Join(inboxDir, "processed"); os.MkdirAll(kept, 0o755) == nil {
 		inbox.Save(kept, to, f.Get("reply"), at)
 	}
-	var waiting *runner.WaitingError
-	if len(left) > 0 && (err == nil || errors.As(err, &waiting)) && events.refused == "" {
+	if len(left) > 0 && (err == nil || errors.As(err, new(*runner.WaitingError))) && events.refused == "" {
 		rr.Say(to, leftOut(left, f.Get("reason")), false)
 	}
-	s.outcome(w, r, rr, to, events, err)
+	return s.outcome(w, r, rr, to, events, err)
 }
 
 // parse reads a reply for session id as the session's protocol reads it.
 func (s *Server) parse(id, text string, at time.Time) (reply.Reply, error) {
-	rr, _, err := s.runner(id)
-	if err != nil {
-		return reply.Reply{}, err
-	}
+	rr, _ := s.runner(id)
 	info, err := rr.Status(id)
 	if err != nil {
 		return reply.Reply{}, err
@@ -340,46 +324,40 @@ func (p *pasted) Next(_ context.Context, req runner.Request) (reply.Reply, error
 func (p *pasted) Settle(string, string, runner.Settlement) (string, error) { return "", nil }
 
 // outcome answers with what a turn came to.
-func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runner, id string, events *reporter, err error) {
+func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runner, id string, events *reporter, err error) error {
 	var waiting *runner.WaitingError
-	var msg string
 	switch {
 	case errors.As(err, &waiting):
-		msg = fmt.Sprintf("Waits for your approval of %q: %s", waiting.Pending.Command, waiting.Pending.Reason)
+		return s.done(w, r, rr, id, http.StatusOK, fmt.Sprintf("Waits for your approval of %q: %s", waiting.Pending.Command, waiting.Pending.Reason))
 	case events.refused != "" && (err == nil || errors.As(err, new(*runner.UnappliedError))):
 		// Applied before, outdated, or set aside.
-		err = conflict(events.refused)
-		fallthrough
+		return conflict(events.refused)
 	case err != nil:
-		s.fail(w, r, err)
-		return
-	case events.ended != nil:
-		failed := 0
-		for _, res := range events.ended.Results {
-			if !res.Success() {
-				failed++
-			}
-		}
-		msg = fmt.Sprintf("Applied: %s, %d failed", human.Count(len(events.ended.Results), "command", ""), failed)
-		if events.ended.Complete {
-			msg += "; the session is complete"
-		}
-	default:
-		msg = "Nothing was applied"
+		return err
+	case events.ended == nil:
+		return s.done(w, r, rr, id, http.StatusOK, "Nothing was applied")
 	}
-	info, _ := rr.Status(id)
-	s.answer(w, r, http.StatusOK, "flash", done{Info: info, Message: msg})
+	failed := 0
+	for _, res := range events.ended.Results {
+		if !res.Success() {
+			failed++
+		}
+	}
+	msg := fmt.Sprintf("Applied: %s, %d failed", human.Count(len(events.ended.Results), "command", ""), failed)
+	if events.ended.Complete {
+		msg += "; the session is complete"
+	}
+	return s.done(w, r, rr, id, http.StatusOK, msg)
 }
 
 // decide is POST .../approve (all=1: and every later command like it) and
 // .../deny (reason): the answer to the question the session waits on,
 // given to the courier process waiting for it, if one does.
-func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	d := runner.Decision{Answer: runner.Deny, Reason: f.Get("reason")}
 	if strings.HasSuffix(r.URL.Path, "/approve") {
@@ -389,38 +367,26 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer s.hold(id)()
-	rr, events, err := s.runner(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, events := s.runner(id)
 	handed, err := rr.Decide(s.ctx, id, d, inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source("", false))
 	if handed {
-		info, _ := rr.Status(id)
-		s.answer(w, r, http.StatusAccepted, "flash", done{Info: info, Message: "Gave the answer to the courier process waiting for it; it goes on there"})
-		return
+		return s.done(w, r, rr, id, http.StatusAccepted, "Gave the answer to the courier process waiting for it; it goes on there")
 	}
-	s.outcome(w, r, rr, id, events, err)
+	return s.outcome(w, r, rr, id, events, err)
 }
 
 // say is POST .../say: text (and newChat) for the next request.
-func (s *Server) say(w http.ResponseWriter, r *http.Request) {
+func (s *Server) say(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	defer s.hold(id)()
-	rr, _, err := s.runner(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, _ := s.runner(id)
 	said, err := rr.Say(id, f.Get("text"), f.Get("newChat") != "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	msg := "The request was written again with your message: copy it again"
 	switch {
@@ -431,71 +397,52 @@ func (s *Server) say(w http.ResponseWriter, r *http.Request) {
 	case !said.Rewritten:
 		msg = "The message goes into the request the turn under way ends with"
 	}
-	info, _ := rr.Status(id)
-	s.answer(w, r, http.StatusOK, "flash", done{Info: info, Message: msg})
+	return s.done(w, r, rr, id, http.StatusOK, msg)
 }
 
 // undo is POST .../undo: the workspace as it was before the last applied
 // reply, as 'courier undo' does.
-func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
+func (s *Server) undo(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	defer s.hold(id)()
-	rr, _, err := s.runner(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, _ := s.runner(id)
 	sess, err := rr.HoldLatest(id, "courier serve")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	rep, err := sess.Undo()
 	sess.Release()
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	info, _ := rr.Status(id)
-	s.answer(w, r, http.StatusOK, "flash", done{Info: info, Message: fmt.Sprintf("Undid the answer to request %d: %d files restored, %d removed", rep.Sequence, len(rep.Restored), len(rep.Removed))})
+	return s.done(w, r, rr, id, http.StatusOK, fmt.Sprintf("Undid the answer to request %d: %d files restored, %d removed", rep.Sequence, len(rep.Restored), len(rep.Removed)))
 }
 
 // continueTask is POST .../continue: a follow-up task for a complete
 // session.
-func (s *Server) continueTask(w http.ResponseWriter, r *http.Request) {
+func (s *Server) continueTask(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	defer s.hold(id)()
-	rr, _, err := s.runner(id)
-	if err == nil {
-		_, err = rr.Continue(id, f.Get("task"))
+	rr, _ := s.runner(id)
+	if _, err := rr.Continue(id, f.Get("task")); err != nil {
+		return err
 	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	info, _ := rr.Status(id)
-	s.answer(w, r, http.StatusOK, "flash", done{Info: info, Message: "The next request asks for the follow-up task: copy it"})
+	return s.done(w, r, rr, id, http.StatusOK, "The next request asks for the follow-up task: copy it")
 }
 
 // log is GET .../log: the session and its turns, oldest first.
-func (s *Server) log(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	rr, _, err := s.runner(id)
+func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
+	rr, _ := s.runner("")
+	info, turns, err := rr.Log(r.PathValue("id"))
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	info, turns, err := rr.Log(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	s.answer(w, r, http.StatusOK, "log", logView{Info: info, Turns: turns})
+	return nil
 }
 
 // logView is GET .../log's answer.
@@ -506,29 +453,22 @@ type logView struct {
 
 // diff is GET .../diff?turn=N: the unified diff of what a turn changed
 // (default: the last applied), as 'courier diff' prints it.
-func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 	turn := 0
 	if t := r.URL.Query().Get("turn"); t != "" {
 		var err error
 		if turn, err = strconv.Atoi(t); err != nil || turn < 1 {
-			s.fail(w, r, badRequest(fmt.Sprintf("%q is not a request number", t)))
-			return
+			return badRequest(fmt.Sprintf("%q is not a request number", t))
 		}
 	}
-	rr, _, err := s.runner(id)
+	rr, _ := s.runner("")
 	var b strings.Builder
-	if err == nil {
-		err = rr.Diff(&b, id, turn)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if err := rr.Diff(&b, r.PathValue("id"), turn); err != nil {
+		return err
 	}
 	if fromPage(r) {
 		s.answer(w, r, http.StatusOK, "diff", b.String())
-		return
+		return nil
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, b.String())
+	return plain(w, b.String())
 }

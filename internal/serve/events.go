@@ -95,11 +95,11 @@ type reporter struct {
 }
 
 // runner returns a runner that reports on session id ("" for one the
-// request starts).
-func (s *Server) runner(id string) (*runner.Runner, *reporter, error) {
+// request starts), on the default workspace.
+func (s *Server) runner(id string) (*runner.Runner, *reporter) {
 	rep := s.reporter(id)
-	r, err := s.newRunner(rep, "")
-	return r, rep, err
+	r, _ := s.newRunner(rep, "") // no workspace to check: no error
+	return r, rep
 }
 
 func (s *Server) reporter(id string) *reporter {
@@ -137,6 +137,15 @@ func (r *reporter) SessionStarted(e runner.SessionStarted) {
 func (r *reporter) ReplyTaken(e runner.ReplyTaken) {
 	r.s.update(r.id, func(l *live) { *l = live{Sequence: e.Sequence, Reply: e.Name} })
 	r.JSON.ReplyTaken(e)
+}
+
+func (r *reporter) TurnResumed(e runner.TurnResumed) {
+	r.s.update(r.id, func(l *live) {
+		if l.Sequence != e.Sequence {
+			*l = live{Sequence: e.Sequence, Reply: e.Reply} // the turn's start was another courier's
+		}
+	})
+	r.JSON.TurnResumed(e)
 }
 
 func (r *reporter) CommandStarted(e runner.CommandStarted) {

@@ -65,18 +65,14 @@ type homeView struct {
 	Protocols []string
 }
 
-func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	rr, _, err := s.runner("")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) home(w http.ResponseWriter, _ *http.Request) error {
+	rr, _ := s.runner("")
 	v := homeView{Workspace: rr.Paths().Workspace}
 	v.Sessions, _ = rr.Sessions()
 	for _, fe := range s.o.Config.FrontEnds {
 		v.Protocols = append(v.Protocols, fe.Name())
 	}
-	s.page(w, "home", v)
+	return s.page(w, "home", v)
 }
 
 // sessionView is the page of one session.
@@ -87,25 +83,20 @@ type sessionView struct {
 	Log     logView
 }
 
-func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	rr, _, err := s.runner(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, _ := s.runner(id)
 	info, turns, err := rr.Log(id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	text, _ := rr.RequestText(id, false)
-	s.page(w, "session", sessionView{Info: info, Status: s.statusView(info), Request: requestView(info, text), Log: logView{Info: info, Turns: turns}})
+	return s.page(w, "session", sessionView{Info: info, Status: s.statusView(info), Request: requestView(info, text), Log: logView{Info: info, Turns: turns}})
 }
 
-func (s *Server) page(w http.ResponseWriter, name string, v any) {
+func (s *Server) page(w http.ResponseWriter, name string, v any) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pages.ExecuteTemplate(w, name, v)
+	return pages.ExecuteTemplate(w, name, v)
 }
 
 // statusView is where a session stands, with the last turn this server

@@ -12,7 +12,6 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/policy"
-	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -42,39 +41,33 @@ const showLimit = 1 << 20
 // review is POST /api/sessions/{id}/review: the reply (the body, or the
 // form's "reply") parsed as the session reads it, each command with what
 // it would do.
-func (s *Server) review(w http.ResponseWriter, r *http.Request) {
+func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "reply")
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	rep, err := s.parse(id, f.Get("reply"), time.Now())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	rr, _, err := s.runner(id)
-	var info runner.Info
-	if err == nil {
-		info, err = rr.Status(id)
-	}
+	rr, _ := s.runner(id)
+	info, err := rr.Status(id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	ws, err := workspace.Open(info.Workspace)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	defer ws.Close()
 	items := preview(ws, s.o.Config.Commands.Policy, rep.Parsed.Commands)
-	if !fromPage(r) {
+	if fromPage(r) {
+		s.answer(w, r, http.StatusOK, "review", reviewView{ID: id, Items: items})
+	} else {
 		s.answer(w, r, http.StatusOK, "", items)
-		return
 	}
-	s.answer(w, r, http.StatusOK, "review", reviewView{ID: id, Items: items})
+	return nil
 }
 
 // preview goes over the commands in order on a copy of the files they

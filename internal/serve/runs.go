@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -18,86 +17,68 @@ import (
 
 // startRun is POST /v1/runs (?policy=PRESET): an operations message,
 // carried out as a run.
-func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	preset := r.URL.Query().Get("policy")
 	if _, err := agentspaces.Preset(preset, policy.Config{}); err != nil {
-		s.fail(w, r, badRequest(err.Error()+": ?policy=standard, permissive or restrictive"))
-		return
+		return badRequest(err.Error() + ": ?policy=standard, permissive or restrictive")
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	cmds, err := agentspaces.Decode(data)
 	if err != nil {
 		// Not a message that can run: no run is made.
-		s.events200(w, agentspaces.Events(runner.NewID(), agentspaces.Outcome{Err: err}, time.Now()))
-		return
+		return events200(w, agentspaces.Events(runner.NewID(), agentspaces.Outcome{Err: err}, time.Now()))
 	}
-	rr, _, err := s.runner("")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, _ := s.runner("")
 	rep, err := rr.StartRun(s.ctx, cmds, runner.RunOptions{Protocol: agentspaces.ChatName, Preset: preset,
 		Name: "POST /v1/runs", Hash: runner.Hash(data), Task: agentspaces.RunTask(cmds)})
 	if err != nil && rep.Commands == nil {
 		rep.Commands = cmds
 	}
-	s.events200(w, agentspaces.RunEvents(rep, err, time.Now()))
+	return events200(w, agentspaces.RunEvents(rep, err, time.Now()))
 }
 
 // resumeRun is POST /v1/runs/{id}/resume: the answer to the approval the
 // run waits on ({"approval": {...}}, or the userMessage form), or an
 // empty body to finish a run that was stopped while it ran.
-func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
+func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	var d *runner.RunDecision
 	if len(bytes.TrimSpace(data)) > 0 {
 		a, err := agentspaces.DecodeApproval(data)
 		if err != nil {
-			s.fail(w, r, badRequest(err.Error()))
-			return
+			return badRequest(err.Error())
 		}
 		d = &runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == agentspaces.Approved, Reason: a.Reason}
 	}
 	defer s.hold(id)()
-	rr, _, err := s.runner(id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	rr, _ := s.runner(id)
 	rep, err := rr.ResumeRun(s.ctx, id, d, agentspaces.ApprovalID)
 	if err != nil && rep.Commands == nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	s.events200(w, agentspaces.RunEvents(rep, err, time.Now()))
+	return events200(w, agentspaces.RunEvents(rep, err, time.Now()))
 }
 
 // runStatus is GET /v1/runs/{id}: the run's status, with the
 // approvalRequired event it waits on; "running" while a courier carries it
 // out, "interrupted" when one was stopped while it did (resume finishes
 // it).
-func (s *Server) runStatus(w http.ResponseWriter, r *http.Request) {
+func (s *Server) runStatus(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	rr, _, err := s.runner(id)
-	var info runner.Info
-	if err == nil {
-		info, err = rr.Status(id)
-	}
+	rr, _ := s.runner(id)
+	info, err := rr.Status(id)
 	if err == nil && !info.Run {
 		err = &runner.NotRunError{Session: id}
 	}
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	m := agentspaces.EventsMessage{ProtocolVersion: agentspaces.ProtocolVersion, RunID: id, Status: agentspaces.StatusCompleted, Events: []agentspaces.Event{}}
 	switch {
@@ -110,17 +91,17 @@ func (s *Server) runStatus(w http.ResponseWriter, r *http.Request) {
 	case !info.Complete:
 		m.Status = "interrupted"
 	}
-	s.events200(w, m)
+	return events200(w, m)
 }
 
 // events200 writes an events message: whatever its status, the request
 // was carried out.
-func (s *Server) events200(w http.ResponseWriter, m agentspaces.EventsMessage) {
+func events200(w http.ResponseWriter, m agentspaces.EventsMessage) error {
 	text, err := agentspaces.FormatEvents(m)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprint(w, text)
+	_, err = io.WriteString(w, text)
+	return err
 }

@@ -106,27 +106,25 @@ func (s *Server) Run(ln net.Listener) error {
 // Handler is the server's HTTP handler, every route behind the guard.
 func (s *Server) Handler() http.Handler {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /{$}", s.home)
-	m.HandleFunc("GET /s/{id}", s.sessionPage)
+	for pattern, h := range map[string]func(http.ResponseWriter, *http.Request) error{
+		"GET /{$}": s.home, "GET /s/{id}": s.sessionPage, "GET /api/sessions": s.sessions, "POST /api/sessions": s.create,
+		"GET /api/sessions/{id}": s.status, "GET /api/sessions/{id}/request": s.request,
+		"POST /api/sessions/{id}/reply": s.reply, "POST /api/sessions/{id}/review": s.review,
+		"POST /api/sessions/{id}/approve": s.decide, "POST /api/sessions/{id}/deny": s.decide,
+		"POST /api/sessions/{id}/say": s.say, "POST /api/sessions/{id}/undo": s.undo,
+		"POST /api/sessions/{id}/continue": s.continueTask, "GET /api/sessions/{id}/log": s.log,
+		"GET /api/sessions/{id}/diff": s.diff,
+		"POST /v1/runs":               s.startRun, "POST /v1/runs/{id}/resume": s.resumeRun, "GET /v1/runs/{id}": s.runStatus,
+	} {
+		m.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if err := h(w, r); err != nil {
+				s.fail(w, r, err)
+			}
+		})
+	}
 	m.Handle("GET /assets/", http.FileServerFS(assets))
 	m.HandleFunc("GET /assets/courier.js", script)
 	m.HandleFunc("GET /api/events", s.events)
-	m.HandleFunc("GET /api/sessions", s.sessions)
-	m.HandleFunc("POST /api/sessions", s.create)
-	m.HandleFunc("GET /api/sessions/{id}", s.status)
-	m.HandleFunc("GET /api/sessions/{id}/request", s.request)
-	m.HandleFunc("POST /api/sessions/{id}/reply", s.reply)
-	m.HandleFunc("POST /api/sessions/{id}/review", s.review)
-	m.HandleFunc("POST /api/sessions/{id}/approve", s.decide)
-	m.HandleFunc("POST /api/sessions/{id}/deny", s.decide)
-	m.HandleFunc("POST /api/sessions/{id}/say", s.say)
-	m.HandleFunc("POST /api/sessions/{id}/undo", s.undo)
-	m.HandleFunc("POST /api/sessions/{id}/continue", s.continueTask)
-	m.HandleFunc("GET /api/sessions/{id}/log", s.log)
-	m.HandleFunc("GET /api/sessions/{id}/diff", s.diff)
-	m.HandleFunc("POST /v1/runs", s.startRun)
-	m.HandleFunc("POST /v1/runs/{id}/resume", s.resumeRun)
-	m.HandleFunc("GET /v1/runs/{id}", s.runStatus)
 	return s.guard(m)
 }
 
@@ -232,10 +230,7 @@ func (s *Server) recover() {
 		}
 		func() {
 			defer s.hold(i.ID)()
-			rr, rep, err := s.runner(i.ID)
-			if err != nil {
-				return
-			}
+			rr, rep := s.runner(i.ID)
 			sess, err := rr.Hold(i.ID, "courier serve")
 			if err != nil {
 				return
