@@ -107,14 +107,24 @@ func (s *Server) Run(ln net.Listener) error {
 func (s *Server) Handler() http.Handler {
 	m := http.NewServeMux()
 	for pattern, h := range map[string]func(http.ResponseWriter, *http.Request) error{
-		"GET /{$}": s.home, "GET /s/{id}": s.sessionPage, "GET /api/sessions": s.sessions, "POST /api/sessions": s.create,
-		"GET /api/sessions/{id}": s.status, "GET /api/sessions/{id}/request": s.request,
-		"POST /api/sessions/{id}/reply": s.reply, "POST /api/sessions/{id}/review": s.review,
-		"POST /api/sessions/{id}/approve": s.decide, "POST /api/sessions/{id}/deny": s.decide,
-		"POST /api/sessions/{id}/say": s.say, "POST /api/sessions/{id}/undo": s.undo,
-		"POST /api/sessions/{id}/continue": s.continueTask, "GET /api/sessions/{id}/log": s.log,
-		"GET /api/sessions/{id}/diff": s.diff,
-		"POST /v1/runs":               s.startRun, "POST /v1/runs/{id}/resume": s.resumeRun, "GET /v1/runs/{id}": s.runStatus,
+		"GET /{$}":                         s.home,
+		"GET /s/{id}":                      s.sessionPage,
+		"GET /api/sessions":                s.sessions,
+		"POST /api/sessions":               s.create,
+		"GET /api/sessions/{id}":           s.status,
+		"GET /api/sessions/{id}/request":   s.request,
+		"POST /api/sessions/{id}/reply":    s.reply,
+		"POST /api/sessions/{id}/review":   s.review,
+		"POST /api/sessions/{id}/approve":  s.decide,
+		"POST /api/sessions/{id}/deny":     s.decide,
+		"POST /api/sessions/{id}/say":      s.say,
+		"POST /api/sessions/{id}/undo":     s.undo,
+		"POST /api/sessions/{id}/continue": s.continueTask,
+		"GET /api/sessions/{id}/log":       s.log,
+		"GET /api/sessions/{id}/diff":      s.diff,
+		"POST /v1/runs":                    s.startRun,
+		"POST /v1/runs/{id}/resume":        s.resumeRun,
+		"GET /v1/runs/{id}":                s.runStatus,
 	} {
 		m.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
@@ -128,15 +138,9 @@ func (s *Server) Handler() http.Handler {
 	return s.guard(m)
 }
 
-// security is what every answer says to the browser: run no script but
-// the page's own, load nothing from elsewhere, be framed by no page.
-var security = map[string]string{
-	"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-	"X-Frame-Options":         "DENY",
-	"X-Content-Type-Options":  "nosniff",
-	"Referrer-Policy":         "no-referrer",
-	"Cache-Control":           "no-store",
-}
+// contentPolicy is what every answer tells the browser: run no script but the
+// page's own, load nothing from elsewhere, be framed by no page.
+const contentPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // guard lets through only requests for this server (Host), with the token
 // (the page's cookie, or a program's bearer token), and, when they change
@@ -144,9 +148,12 @@ var security = map[string]string{
 // bodies.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range security {
-			w.Header().Set(k, v)
-		}
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
 		if !ownHost(r.Host) {
 			http.Error(w, "courier serves only requests for its own address", http.StatusMisdirectedRequest)
 			return

@@ -358,3 +358,13 @@ func TestRunStatus(t *testing.T) {
 	s.decode(s.get("/v1/runs/"+s.session("a chat")), http.StatusNotFound, nil)
 	s.decode(s.get("/v1/runs/00000000"), http.StatusNotFound, nil)
 }
+
+// The events stream stays open past the time a request may take to be
+// read (the page would otherwise miss what happens while it reconnects).
+func TestEventsOutliveTheTimeout(t *testing.T) {
+	s := start(t, settings(t.TempDir()), func(o *serve.Options) { o.Timeout = 200 * time.Millisecond })
+	events := s.stream()
+	time.Sleep(time.Second)
+	id := s.session("later")
+	await(t, events, "sessionStarted", id)
+}
