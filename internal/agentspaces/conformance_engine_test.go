@@ -77,7 +77,7 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 		if err != nil {
 			t.Fatalf("%s: run: %v", turn.name, err)
 		}
-		got := RunEvents(rep, nil, time.Now())
+		got := runEvents(rep)
 		res.turns = append(res.turns, got)
 		data, ok := c.sections["approval.json"]
 		if !ok || i > 0 {
@@ -94,8 +94,17 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 		if err != nil {
 			t.Fatalf("resume: %v", err)
 		}
-		resumed := RunEvents(rep, nil, time.Now())
+		resumed := runEvents(rep)
 		res.resumed = &resumed
 	}
 	return res
+}
+
+// runEvents is the events message of where a run stands.
+func runEvents(rep runner.RunReport) EventsMessage {
+	o := Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered}
+	if rep.Paused != nil {
+		o.Paused = &Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
+	}
+	return Events(rep.ID, o, time.Now())
 }

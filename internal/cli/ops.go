@@ -12,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/serve"
 )
 
 // exitStatus ends courier with a status and nothing on stderr: the
@@ -56,7 +57,7 @@ Progress and warnings go to stderr.`,
 			}
 			rep, err := b.StartRun(cmd.Context(), cmds, runner.RunOptions{
 				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: runner.Hash(data),
-				Task: agentspaces.RunTask(cmds),
+				Task: serve.RunTask(cmds),
 			})
 			if err != nil && rep.Commands == nil {
 				// A program reads the answer as events, even when courier
@@ -189,7 +190,7 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 		// how to go on.
 		fmt.Fprintf(g.io.Err, "courier: hint: make room on the disk, then 'courier ops resume %s' finishes the run from operation %d\n", rep.ID, sys.Index+1)
 	}
-	return g.printEvents(agentspaces.RunEvents(rep, err, time.Now()))
+	return g.printEvents(serve.RunEvents(rep, err, time.Now()))
 }
 
 // printEvents writes an events message and ends with its exit status.

@@ -139,6 +139,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if _, err := rr.FrontEnd(f.Get("protocol")); err != nil {
+		return badRequest(err.Error())
+	}
 	id, err := rr.Create(f.Get("task"), runner.CreateOptions{Protocol: f.Get("protocol")})
 	if err != nil {
 		return err

@@ -2,11 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -33,11 +36,11 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	rr, _ := s.runner("")
 	rep, err := rr.StartRun(s.ctx, cmds, runner.RunOptions{Protocol: agentspaces.ChatName, Preset: preset,
-		Name: "POST /v1/runs", Hash: runner.Hash(data), Task: agentspaces.RunTask(cmds)})
+		Name: "POST /v1/runs", Hash: runner.Hash(data), Task: RunTask(cmds)})
 	if err != nil && rep.Commands == nil {
 		rep.Commands = cmds
 	}
-	return events200(w, agentspaces.RunEvents(rep, err, time.Now()))
+	return events200(w, RunEvents(rep, err, time.Now()))
 }
 
 // resumeRun is POST /v1/runs/{id}/resume: the answer to the approval the
@@ -63,7 +66,7 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	return events200(w, agentspaces.RunEvents(rep, err, time.Now()))
+	return events200(w, RunEvents(rep, err, time.Now()))
 }
 
 // runStatus is GET /v1/runs/{id}: the run's status, with the
@@ -104,4 +107,26 @@ func events200(w http.ResponseWriter, m agentspaces.EventsMessage) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, err = io.WriteString(w, text)
 	return err
+}
+
+// RunEvents is the events message of where a run stands, as 'courier ops'
+// prints it and POST /v1/runs answers: err, when set, is the failure that
+// stopped the run (its error event).
+func RunEvents(rep runner.RunReport, err error, now time.Time) agentspaces.EventsMessage {
+	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered, Err: err}
+	if rep.Paused != nil {
+		o.Paused = &agentspaces.Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
+	}
+	return agentspaces.Events(rep.ID, o, now)
+}
+
+// RunTask names a run in 'courier sessions': its first message, or what
+// it does.
+func RunTask(cmds []command.Command) string {
+	for _, c := range cmds {
+		if c.Type == command.Message || c.Type == command.Done {
+			return "ops: " + human.FirstLine(c.Text, 80)
+		}
+	}
+	return fmt.Sprintf("ops: %d operations", len(cmds))
 }
