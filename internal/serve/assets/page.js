@@ -1,5 +1,6 @@
-// courier's page: the Copy button, and the paste area emptied once its
-// answer is applied. Everything else is htmx, driven by the server.
+// courier's page: the Copy button, and a form emptied once what it sent
+// is done (the paste area and Review with the answer they applied).
+// Everything else is htmx, driven by the server.
 document.addEventListener('click', async (e) => {
   const b = e.target.closest('button.copy');
   if (!b) return;
@@ -11,8 +12,10 @@ document.addEventListener('click', async (e) => {
   }
 });
 document.addEventListener('htmx:afterRequest', (e) => {
-  const id = e.detail.elt.id;
-  if ((id === 'paste' || id === 'reviewed') && e.detail.xhr.status === 200) {
+  const form = e.detail.elt;
+  if (form.tagName !== 'FORM' || e.detail.xhr.status !== 200) return;
+  form.reset();
+  if (form.id === 'paste' || form.id === 'reviewed') {
     document.getElementById('reply').value = '';
     document.getElementById('review').replaceChildren();
   }
