@@ -40,14 +40,16 @@ func presetPolicy(name string) (*policy.Policy, error) {
 	return policy.New(cfg)
 }
 
-func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseResult {
+// engineConfig is courier's runner on a fresh root, working on the
+// case's workspace, with its bin/ programs first on the shell's PATH.
+func engineConfig(t *testing.T, env conformanceEnv) runner.Config {
 	paths := runner.DefaultPaths(t.TempDir())
 	paths.Workspace = env.workspace
 	if err := paths.Ensure(); err != nil {
 		t.Fatal(err)
 	}
 	d := config.Defaults()
-	r := runner.New(runner.Config{
+	return runner.Config{
 		Paths:          paths,
 		WorkspaceGiven: true,
 		Limits:         runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
@@ -58,7 +60,11 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 		},
 		FrontEnds: []frontend.FrontEnd{protocol.Tags{}, Chat{}},
 		Presets:   presetPolicy,
-	})
+	}
+}
+
+func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseResult {
+	r := runner.New(engineConfig(t, env))
 	ctx := context.Background()
 	var res caseResult
 	for i, turn := range c.turns() {

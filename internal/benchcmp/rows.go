@@ -27,7 +27,33 @@ func All() []Row {
 		{What: "undo of a turn 200 turns back", Goal: "constant: ≤ 2× the undo of the last turn", Limit: 2, Unit: "×", Measure: measureUndo},
 		{What: "a new session's first go build (net/http, encoding/json) against the same build outside courier, your caches warm", Goal: "within 1.5 s of it", Limit: 1.5, Unit: "s", Measure: measureFirstBuild},
 		{What: "starting a confined command (true), as courier runs commands", Goal: "≤ 30 ms", Limit: 30, Unit: "ms", Measure: measureConfinedStart},
+		{What: "courier serve: a session's page loaded afresh in Chromium, scripts and style included", Goal: "≤ 100 ms", Limit: 100, Unit: "ms", Measure: measurePageLoad},
+		{What: "courier serve: an applied answer's results on the page after the turn's end", Goal: "≤ 100 ms", Limit: 100, Unit: "ms", Measure: measurePageResults},
 	}
+}
+
+// measurePageLoad is the median load time of a session's page in headless
+// Chromium, as the browser times it (BenchmarkPage/first_load).
+func measurePageLoad(e *Env) (float64, string, error) {
+	return pageFigure(e, "first_load", "ms-load")
+}
+
+// measurePageResults is how long after the turn's end is told on
+// /api/events its results show on the page (BenchmarkPage).
+func measurePageResults(e *Env) (float64, string, error) {
+	return pageFigure(e, "results_after_turn", "ms-after-turn")
+}
+
+func pageFigure(e *Env, name, unit string) (float64, string, error) {
+	r, err := e.GoBench("./internal/serve", "^BenchmarkPage$", "15x", e.Rounds(3))
+	if err != nil {
+		return 0, "", err
+	}
+	v, err := r.Get("BenchmarkPage/"+name, unit)
+	if err != nil {
+		return 0, "", err
+	}
+	return v, fmt.Sprintf("%.0f ms, the median of 15 turns or loads, best of %d runs", v, e.Rounds(3)), nil
 }
 
 // measureFirstBuild is the extra time a new session's first build takes

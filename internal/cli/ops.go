@@ -5,17 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
-	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/serve"
 )
 
 // exitStatus ends courier with a status and nothing on stderr: the
@@ -52,7 +49,7 @@ Progress and warnings go to stderr.`,
 			cmds, err := agentspaces.Decode(data)
 			if err != nil {
 				// Not a message that can run: no run is made.
-				return g.printEvents(agentspaces.Events(newRunID(), agentspaces.Outcome{Err: err}, time.Now()))
+				return g.printEvents(agentspaces.Events(runner.NewID(), agentspaces.Outcome{Err: err}, time.Now()))
 			}
 			b, err := g.runner(view{use: starting, program: true})
 			if err != nil {
@@ -60,7 +57,7 @@ Progress and warnings go to stderr.`,
 			}
 			rep, err := b.StartRun(cmd.Context(), cmds, runner.RunOptions{
 				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: runner.Hash(data),
-				Task: runTask(cmds),
+				Task: serve.RunTask(cmds),
 			})
 			if err != nil && rep.Commands == nil {
 				// A program reads the answer as events, even when courier
@@ -193,11 +190,7 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 		// how to go on.
 		fmt.Fprintf(g.io.Err, "courier: hint: make room on the disk, then 'courier ops resume %s' finishes the run from operation %d\n", rep.ID, sys.Index+1)
 	}
-	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered, Err: err}
-	if rep.Paused != nil {
-		o.Paused = &agentspaces.Pause{Index: rep.Paused.Index, Reason: rep.Paused.Reason, Rule: rep.Paused.Rule}
-	}
-	return g.printEvents(agentspaces.Events(rep.ID, o, time.Now()))
+	return g.printEvents(serve.RunEvents(rep, err, time.Now()))
 }
 
 // printEvents writes an events message and ends with its exit status.
@@ -230,17 +223,3 @@ func (g *globals) preset(name string) (*policy.Policy, error) {
 	}
 	return p, nil
 }
-
-// runTask names a run in 'courier sessions': its first message, or what
-// it does.
-func runTask(cmds []command.Command) string {
-	for _, c := range cmds {
-		if c.Type == command.Message || c.Type == command.Done {
-			return "ops: " + human.FirstLine(c.Text, 80)
-		}
-	}
-	return fmt.Sprintf("ops: %d operations", len(cmds))
-}
-
-// newRunID names a run that never began (its message could not run).
-func newRunID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }

@@ -38,6 +38,9 @@ type built struct {
 	*runner.Runner
 	reporter runner.Reporter
 	text     *console.Text
+	// cfg is what the runner was built from ('courier serve' builds one
+	// per request from it, each with a reporter of its own).
+	cfg runner.Config
 }
 
 // runner builds the runner a command uses: the folders, the limits, how
@@ -64,7 +67,7 @@ func (g *globals) runner(v view) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.Runner = runner.New(runner.Config{
+	b.cfg = runner.Config{
 		Paths:          p,
 		WorkspaceGiven: g.workspace != "",
 		Limits: runner.Limits{
@@ -87,7 +90,8 @@ func (g *globals) runner(v view) (*built, error) {
 			Budget:    g.cfg.SnapshotBudget,
 			TurnLimit: g.cfg.SnapshotLimit,
 		},
-	})
+	}
+	b.Runner = runner.New(b.cfg)
 	return b, nil
 }
 

@@ -55,3 +55,7 @@ var (
 	// ErrPruned: the snapshots of the turn to undo were dropped for room.
 	ErrPruned = snapshot.ErrPruned
 )
+
+// NewID is a new session id, as runs are named: for a message that could
+// not run, which makes no session.
+func NewID() string { return newID() }

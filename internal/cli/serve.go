@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+
+	"github.com/spf13/cobra"
+
+	"github.com/courier-agent/courier/internal/serve"
+)
+
+func newServeCmd(g *globals) *cobra.Command {
+	var addr string
+	var noOpen bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Work on the sessions in a browser tab, and serve them over HTTP to programs",
+		Long: `Serve this root's sessions as a page (copy the request, paste the answer,
+review it before it is applied, answer approvals, say, undo, continue) and
+over HTTP for programs: the sessions' JSON API and the Agent Spaces runtime
+(/v1/runs), as the README describes. Prints the address with its token
+and, on a desktop, opens it. Every request needs the token; only this
+machine's loopback is served unless --addr names another address. The page
+is one more view of the sessions: 'courier watch' and the other commands
+work on them meanwhile. Ctrl-C stops it.`,
+		Example: `  courier serve
+  courier serve --addr 127.0.0.1:8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := g.runner(view{use: starting, program: true})
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return withHint(fmt.Errorf("serve: %w", err), "give another address with --addr, such as 127.0.0.1:0 for a free port")
+			}
+			token := serve.NewToken()
+			url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+			fmt.Fprintf(g.io.Out, "Serving on %s\n", url)
+			if !noOpen {
+				g.openBrowser(url)
+			}
+			srv := serve.New(cmd.Context(), serve.Options{
+				Config: b.cfg,
+				Token:  token,
+			})
+			return srv.Run(ln)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "the address to listen on (default: the loopback, a free port)")
+	cmd.Flags().BoolVar(&noOpen, "no-open", false, "do not open the page in a browser")
+	return cmd
+}
+
+// openBrowser opens url in the person's browser on a desktop; without one
+// (or xdg-open) the printed address is all.
+func (g *globals) openBrowser(url string) {
+	if g.io.Getenv("DISPLAY") == "" && g.io.Getenv("WAYLAND_DISPLAY") == "" {
+		return
+	}
+	open, err := exec.LookPath("xdg-open")
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(open, url)
+	cmd.Dir = "/" // never the workspace, where a reply writes
+	if cmd.Start() == nil {
+		go cmd.Wait()
+	}
+}

@@ -1,0 +1,271 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// hub hands every event to each /api/events stream open.
+type hub struct {
+	mu   sync.Mutex
+	subs map[chan []byte]bool
+}
+
+// publish sends one server-sent event to every stream. A stream too slow
+// to take it is closed: the browser opens it again, and the page reloads
+// what it shows.
+func (h *hub) publish(kind string, data []byte) {
+	msg := fmt.Appendf(nil, "event: %s\ndata: %s\n\n", kind, data)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- msg:
+		default:
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+func (h *hub) subscribe() chan []byte {
+	ch := make(chan []byte, 256)
+	h.mu.Lock()
+	h.subs[ch] = true
+	h.mu.Unlock()
+	return ch
+}
+
+func (h *hub) unsubscribe(ch chan []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs[ch] {
+		delete(h.subs, ch)
+		close(ch)
+	}
+}
+
+// events is GET /api/events: the events of 'courier watch --json', each
+// named by its kind and carrying its session, and sessionChanged when
+// another courier process changed a session.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	flush := http.NewResponseController(w).Flush
+	ch := s.hub.subscribe()
+	defer s.hub.unsubscribe(ch)
+	fmt.Fprint(w, ": courier\n\n")
+	flush()
+	for {
+		select {
+		case msg, ok := <-ch:
+			if !ok {
+				return
+			}
+			if _, err := w.Write(msg); err != nil || flush() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// reporter tells what happens in one session (or the one a request
+// starts): the events to /api/events, what the page shows of the turn to
+// the session's live record, and to the request running the turn what
+// became of its reply.
+type reporter struct {
+	*console.JSON
+	s  *Server
+	id string
+	// What the request's reply came to.
+	refused string
+	asked   *runner.ApprovalNeeded
+	ended   *runner.TurnEnded
+}
+
+// runner returns a runner that reports on session id ("" for one the
+// request starts), on the default workspace.
+func (s *Server) runner(id string) (*runner.Runner, *reporter) {
+	rep := s.reporter(id)
+	r, _ := s.newRunner(rep, "") // no workspace to check: no error
+	return r, rep
+}
+
+func (s *Server) reporter(id string) *reporter {
+	rep := &reporter{s: s, id: id}
+	rep.JSON = console.NewJSON(eventWriter{rep})
+	return rep
+}
+
+// eventWriter publishes the JSON reporter's lines, each one event, with
+// the session of the reporter added where the event does not name one
+// (commandStarted, warning...).
+type eventWriter struct{ rep *reporter }
+
+func (w eventWriter) Write(p []byte) (int, error) {
+	line := bytes.TrimSuffix(p, []byte("\n"))
+	var head struct {
+		Event   string
+		Session *string
+	}
+	if json.Unmarshal(line, &head) != nil {
+		return len(p), nil
+	}
+	if head.Session == nil && w.rep.id != "" {
+		line = append(fmt.Appendf(nil, `{"session":%q,`, w.rep.id), line[1:]...)
+	}
+	w.rep.s.hub.publish(head.Event, line)
+	return len(p), nil
+}
+
+func (r *reporter) SessionStarted(e runner.SessionStarted) {
+	r.id = e.Session
+	r.JSON.SessionStarted(e)
+}
+
+func (r *reporter) ReplyTaken(e runner.ReplyTaken) {
+	r.s.update(r.id, func(l *live) { *l = live{Sequence: e.Sequence, Reply: e.Name} })
+	r.JSON.ReplyTaken(e)
+}
+
+func (r *reporter) TurnResumed(e runner.TurnResumed) {
+	r.s.update(r.id, func(l *live) {
+		if l.Sequence != e.Sequence {
+			*l = live{Sequence: e.Sequence, Reply: e.Reply} // the turn's start was another courier's
+		}
+	})
+	r.JSON.TurnResumed(e)
+}
+
+func (r *reporter) CommandStarted(e runner.CommandStarted) {
+	r.s.update(r.id, func(l *live) { l.row(e.Index).Command, l.row(e.Index).Started = e.Command, time.Now() })
+	r.JSON.CommandStarted(e)
+}
+
+func (r *reporter) CommandFinished(e runner.CommandFinished) {
+	r.s.update(r.id, func(l *live) { l.row(e.Index).Command, l.row(e.Index).Result = e.Command, &e.Result })
+	r.JSON.CommandFinished(e)
+}
+
+func (r *reporter) ApprovalNeeded(e runner.ApprovalNeeded) {
+	r.asked = &e
+	r.JSON.ApprovalNeeded(e)
+}
+
+func (r *reporter) TurnEnded(e runner.TurnEnded) {
+	r.ended = &e
+	r.s.update(r.id, func(l *live) { l.Ended, l.Complete, l.Summary = true, e.Complete, e.Summary })
+	r.JSON.TurnEnded(e)
+}
+
+func (r *reporter) ReplyRefused(e runner.ReplyRefused) {
+	r.refused = e.Reason
+	r.JSON.ReplyRefused(e)
+}
+
+func (r *reporter) ReplySetAside(e runner.ReplySetAside) {
+	r.refused = e.Err.Error()
+	r.JSON.ReplySetAside(e)
+}
+
+func (r *reporter) Warning(e runner.Warning) {
+	r.s.update(r.id, func(l *live) { l.Notes = append(l.Notes, e.Message) })
+	r.JSON.Warning(e)
+}
+
+// live is what the page shows of the last turn of a session this server
+// carried out, as it happens.
+type live struct {
+	Sequence int
+	Reply    string
+	Rows     []row
+	Notes    []string
+	Ended    bool
+	Complete bool
+	Summary  string
+}
+
+// row is one command of the turn: its result once it has one.
+type row struct {
+	Command command.Command
+	Result  *command.Result
+	Started time.Time
+}
+
+// row returns row i, adding the rows up to it.
+func (l *live) row(i int) *row {
+	for len(l.Rows) <= i {
+		l.Rows = append(l.Rows, row{})
+	}
+	return &l.Rows[i]
+}
+
+// update changes the live record of session id.
+func (s *Server) update(id string, change func(*live)) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.lives[id]
+	if !ok {
+		l = &live{}
+		s.lives[id] = l
+	}
+	change(l)
+}
+
+// lastTurn returns a copy of the live record of session id, if any.
+func (s *Server) lastTurn(id string) (live, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.lives[id]
+	if !ok {
+		return live{}, false
+	}
+	c := *l
+	c.Rows = append([]row(nil), l.Rows...)
+	return c, true
+}
+
+// watch looks at the sessions every Poll, and says sessionChanged of each
+// that changed (a reply applied by 'courier watch', an approval given in
+// a terminal, a session started elsewhere), so that the page shows it.
+func (s *Server) watch() {
+	r := runner.New(s.o.Config)
+	seen := map[string]string{}
+	tick := time.NewTicker(s.o.Poll)
+	defer tick.Stop()
+	for first := true; ; first = false {
+		infos, _ := r.Sessions()
+		for _, i := range infos {
+			key := fmt.Sprint(i.State, i.Sequence, i.UpdatedAt, i.Holder != nil)
+			if seen[i.ID] != key && !first {
+				data, _ := json.Marshal(struct {
+					Event    string `json:"event"`
+					Session  string `json:"session"`
+					State    string `json:"state"`
+					Sequence int    `json:"sequence"`
+				}{"sessionChanged", i.ID, i.State, i.Sequence})
+				s.hub.publish("sessionChanged", data)
+			}
+			seen[i.ID] = key
+		}
+		select {
+		case <-tick.C:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package serve
+
+import (
+	"embed"
+	"html/template"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// The page: its assets (htmx and its server-sent-events extension,
+// vendored with their licences; the page's own script and style) and its
+// templates, all embedded, so the page works offline with no build step.
+
+//go:embed assets
+var assets embed.FS
+
+// pages are the page and its fragments. html/template escapes everything
+// they show by where it goes: a reply's <script>, an attribute it tries to
+// close or a javascript: link come out as text.
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"describe": describe,
+	"count":    func(n int, noun string) string { return human.Count(n, noun, "") },
+	"bytes":    func(n int) string { return human.Bytes(int64(n)) },
+	"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
+	"diffLine": diffLine,
+	"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
+}).ParseFS(assets, "assets/page.html"))
+
+// diffLine is the class of a line of a unified diff.
+func diffLine(l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return "file"
+	case strings.HasPrefix(l, "@@"):
+		return "hunk"
+	case strings.HasPrefix(l, "+"):
+		return "add"
+	case strings.HasPrefix(l, "-"):
+		return "del"
+	}
+	return ""
+}
+
+// script is the page's one script: htmx, its extension and the page's own,
+// in that order, served as one file, so that the page waits for one
+// request rather than three.
+func script(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	for _, name := range []string{"htmx.min.js", "sse.min.js", "page.js"} {
+		data, _ := assets.ReadFile("assets/" + name)
+		w.Write(data)
+		io.WriteString(w, "\n;\n")
+	}
+}
+
+// homeView is the page of the sessions.
+type homeView struct {
+	Sessions  []runner.Info
+	Workspace string
+	Protocols []string
+}
+
+func (s *Server) home(w http.ResponseWriter, _ *http.Request) error {
+	rr, _ := s.runner("")
+	v := homeView{Workspace: rr.Paths().Workspace}
+	v.Sessions, _ = rr.Sessions()
+	for _, fe := range s.o.Config.FrontEnds {
+		v.Protocols = append(v.Protocols, fe.Name())
+	}
+	return s.page(w, "home", v)
+}
+
+// sessionView is the page of one session.
+type sessionView struct {
+	Info    runner.Info
+	Status  statusView
+	Request reqView
+	Log     logView
+}
+
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	rr, _ := s.runner(id)
+	info, turns, err := rr.Log(id)
+	if err != nil {
+		return err
+	}
+	text, _ := rr.RequestText(id, false)
+	return s.page(w, "session", sessionView{Info: info, Status: s.statusView(info), Request: requestView(info, text), Log: logView{Info: info, Turns: turns}})
+}
+
+func (s *Server) page(w http.ResponseWriter, name string, v any) error {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	return pages.ExecuteTemplate(w, name, v)
+}
+
+// statusView is where a session stands, with the last turn this server
+// carried out of it.
+type statusView struct {
+	Info runner.Info
+	Turn *live
+}
+
+func (s *Server) statusView(info runner.Info) statusView {
+	v := statusView{Info: info}
+	if l, ok := s.lastTurn(info.ID); ok {
+		v.Turn = &l
+	}
+	return v
+}
+
+// reqView is the request waiting to be copied into the chat.
+type reqView struct {
+	Info   runner.Info
+	Text   string
+	Tokens int
+}
+
+func requestView(info runner.Info, text string) reqView {
+	if info.State != runner.StateWaiting {
+		text = "" // answered already, or nothing to answer
+	}
+	return reqView{Info: info, Text: text, Tokens: human.Tokens(text)}
+}

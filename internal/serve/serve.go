@@ -1,0 +1,275 @@
+// Package serve is 'courier serve': the sessions of one root in a browser
+// tab, and the same sessions over HTTP for programs (a JSON API, and the
+// Agent Spaces runtime at /v1/runs). It is one more view of the sessions,
+// not a mode of its own: each request does what the matching courier
+// command does, through the runner, and holds a session only while it
+// works on it, so a 'courier watch' in a terminal and the page take turns
+// on the same sessions, and what other courier processes do shows on the
+// page too.
+//
+// Every request needs the token, names a loopback host (or an address, not
+// a name: DNS rebinding), and, when it changes anything, comes from the
+// page itself (its Origin) or from a program with the bearer token. The
+// replies, the command output and every file are hostile: the page shows
+// them only through html/template, under a policy that runs no script but
+// the page's own.
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/inbox"
+	"github.com/courier-agent/courier/internal/runner"
+)
+
+// Options say what the server serves.
+type Options struct {
+	// Config is what the runners are built from, one per request, each
+	// with a reporter of its own; its MaxReply bounds every request's body.
+	Config runner.Config
+	// Token is what every request must carry.
+	Token string
+	// Timeout bounds reading a request (slow clients); 0 is 30 seconds.
+	Timeout time.Duration
+	// Poll is how often the sessions are looked at for what other courier
+	// processes did; 0 is half a second.
+	Poll time.Duration
+}
+
+// Server serves one root's sessions.
+type Server struct {
+	o   Options
+	ctx context.Context // turns run in it, not in a request's: a closed tab stops none
+	hub hub
+	mu  sync.Mutex
+	// busy serialises the requests that work on one session (two tabs
+	// applying one answer), lives what the page shows of each session's
+	// last turn as this server saw it happen.
+	busy  map[string]*sync.Mutex
+	lives map[string]*live
+}
+
+// New returns a server whose turns run in ctx.
+func New(ctx context.Context, o Options) *Server {
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Poll == 0 {
+		o.Poll = 500 * time.Millisecond
+	}
+	return &Server{o: o, ctx: ctx, hub: hub{subs: map[chan []byte]bool{}}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
+}
+
+// NewToken returns a token no one can guess.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Run serves on ln until the server's context ends, then shuts down:
+// requests in flight end (a turn stopped so is finished by the next
+// courier that takes its session). It first finishes, in the background,
+// the turns a courier killed mid-turn left.
+func (s *Server) Run(ln net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.o.Timeout, ReadTimeout: s.o.Timeout, IdleTimeout: 2 * time.Minute}
+	var wg sync.WaitGroup
+	wg.Go(s.recover)
+	wg.Go(s.watch)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var err error
+	select {
+	case err = <-served:
+	case <-s.ctx.Done():
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err = srv.Shutdown(ctx)
+	}
+	wg.Wait()
+	return err
+}
+
+// Handler is the server's HTTP handler, every route behind the guard.
+func (s *Server) Handler() http.Handler {
+	m := http.NewServeMux()
+	for pattern, h := range map[string]func(http.ResponseWriter, *http.Request) error{
+		"GET /{$}":                         s.home,
+		"GET /s/{id}":                      s.sessionPage,
+		"GET /api/sessions":                s.sessions,
+		"POST /api/sessions":               s.create,
+		"GET /api/sessions/{id}":           s.status,
+		"GET /api/sessions/{id}/request":   s.request,
+		"POST /api/sessions/{id}/reply":    s.reply,
+		"POST /api/sessions/{id}/review":   s.review,
+		"POST /api/sessions/{id}/approve":  s.decide,
+		"POST /api/sessions/{id}/deny":     s.decide,
+		"POST /api/sessions/{id}/say":      s.say,
+		"POST /api/sessions/{id}/undo":     s.undo,
+		"POST /api/sessions/{id}/continue": s.continueTask,
+		"GET /api/sessions/{id}/log":       s.log,
+		"GET /api/sessions/{id}/diff":      s.diff,
+		"POST /v1/runs":                    s.startRun,
+		"POST /v1/runs/{id}/resume":        s.resumeRun,
+		"GET /v1/runs/{id}":                s.runStatus,
+	} {
+		m.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if err := h(w, r); err != nil {
+				s.fail(w, r, err)
+			}
+		})
+	}
+	m.Handle("GET /assets/", http.FileServerFS(assets))
+	m.HandleFunc("GET /assets/courier.js", script)
+	m.HandleFunc("GET /api/events", s.events)
+	return s.guard(m)
+}
+
+// contentPolicy is what every answer tells the browser: run no script but the
+// page's own, load nothing from elsewhere, be framed by no page.
+const contentPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// guard lets through only requests for this server (Host), with the token
+// (the page's cookie, or a program's bearer token), and, when they change
+// anything, from the page itself (Origin) or a program; and bounds their
+// bodies.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if !ownHost(r.Host) {
+			http.Error(w, "courier serves only requests for its own address", http.StatusMisdirectedRequest)
+			return
+		}
+		bearer := s.is(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+		cookie, _ := r.Cookie(s.cookieName())
+		switch {
+		case bearer || (cookie != nil && s.is(cookie.Value)):
+		case r.Method == http.MethodGet && r.URL.Path == "/" && s.is(r.URL.Query().Get("token")):
+			// The first load: the page keeps the token in a cookie no
+			// other site's page sends, and drops it from the address.
+			http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		default:
+			http.Error(w, "the token is missing or wrong: open the address 'courier serve' printed", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			origin := r.Header.Get("Origin")
+			if (origin == "" && !bearer) || (origin != "" && origin != "http://"+r.Host) {
+				http.Error(w, "a request from another page changes nothing here", http.StatusForbidden)
+				return
+			}
+		}
+		limit := s.o.Config.Limits.MaxReply + formRoom
+		if strings.HasPrefix(r.URL.Path, "/v1/") {
+			limit = agentspaces.MaxMessageBytes + 1
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// formRoom is what a form adds around the reply it carries.
+const formRoom = 64 << 10
+
+// is reports whether token is the server's.
+func (s *Server) is(token string) bool {
+	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.o.Token)) == 1
+}
+
+// cookieName is the cookie of this server's token: two servers on two
+// ports of one host each keep their own (cookies do not tell ports apart).
+func (s *Server) cookieName() string { return "courier-" + s.o.Token[:8] }
+
+// ownHost reports whether a request's Host names this machine's loopback
+// or an address: a name that is not localhost is a page of another site
+// whose name was made to point here (DNS rebinding).
+func ownHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.Trim(host, "[]")
+	return strings.EqualFold(host, "localhost") || net.ParseIP(host) != nil
+}
+
+// hold serialises the requests that work on session id; the returned
+// function lets the next one in.
+func (s *Server) hold(id string) func() {
+	s.mu.Lock()
+	m, ok := s.busy[id]
+	if !ok {
+		m = &sync.Mutex{}
+		s.busy[id] = m
+	}
+	s.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// recover finishes the turns and undos that a courier killed midway left
+// (this server's own last run, a watch), exactly once, as 'courier
+// process' would.
+func (s *Server) recover() {
+	infos, _ := runner.New(s.o.Config).Sessions()
+	for _, i := range infos {
+		if (i.State != runner.StateApplying && i.State != runner.StateUndoing) || i.Holder != nil || i.Run {
+			continue
+		}
+		func() {
+			defer s.hold(i.ID)()
+			rr, rep := s.runner(i.ID)
+			sess, err := rr.Hold(i.ID, "courier serve")
+			if err != nil {
+				return
+			}
+			defer sess.Release()
+			src := inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source(i.ID, false)
+			settle := func(name, hash string) { src.Settle(name, hash, runner.Applied) }
+			if _, err := sess.Recover(s.ctx, settle); err != nil && !errors.As(err, new(*runner.WaitingError)) {
+				rep.Warning(runner.Warning{Message: err.Error()})
+			}
+		}()
+	}
+}
+
+// newRunner returns a runner telling rep what happens. Every session is
+// served whatever folder it works on; a new one works on workspace when
+// given, else on the default.
+func (s *Server) newRunner(rep runner.Reporter, workspace string) (*runner.Runner, error) {
+	c := s.o.Config
+	c.Reporter, c.WorkspaceGiven = rep, false
+	if workspace != "" {
+		ws, err := filepath.Abs(workspace)
+		if err != nil {
+			return nil, err
+		}
+		if info, err := os.Stat(ws); err != nil || !info.IsDir() {
+			return nil, badRequest(fmt.Sprintf("workspace %s is not a folder", workspace))
+		}
+		if err := c.Paths.CheckLayout(ws); err != nil {
+			return nil, badRequest(err.Error())
+		}
+		c.Paths.Workspace = ws
+	}
+	return runner.New(c), nil
+}
