@@ -115,9 +115,6 @@ type Outcome struct {
 	ApprovedRules []string
 	// Resumed is set when the turn continued an interrupted one.
 	Resumed bool
-	// Changed is set when the turn changed files (a file command, or a
-	// command the snapshots saw change some), so undo can revert it.
-	Changed bool
 	// Warnings are for the person: a snapshot budget reached, a turn only
 	// partly undoable.
 	Warnings []string
@@ -323,7 +320,6 @@ func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (O
 	if serr := t.Sync(); err == nil {
 		err = serr
 	}
-	r.out.Changed = r.out.Changed || len(r.js.changes) > 0
 	r.out.ApprovedRules = r.approved
 	if err == nil && r.rec != nil && r.out.Waiting == nil {
 		gc, cerr := r.rec.Commit()
@@ -505,7 +501,6 @@ func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
 	if len(ch.List) == 0 {
 		return nil
 	}
-	r.out.Changed = true
 	if res != nil && res.Type == command.RunCommand {
 		res.Changed = ch.Summary(changedItems)
 	}

@@ -278,20 +278,17 @@ func (s *Session) commit(out engine.Outcome) error {
 	if err != nil {
 		return err
 	}
-	top, err := s.r.store.UndoTop(st)
-	if err != nil {
-		return err
-	}
 	err = s.r.store.NoteReply(st, session.ReplyRecord{Hash: begin.ReplyHash, Sequence: st.SequenceNumber, File: begin.ReplyFile, AppliedAt: time.Now().UTC()})
 	if err != nil {
 		return err
 	}
 	next := *st
 	next.Pending = nil
-	next.UndoTop = top
-	if out.Changed {
-		next.UndoTop = st.SequenceNumber
-	}
+	// Undo takes back the most recent turn first, one that changed
+	// nothing included (a reply applied cut off), so that the reply's
+	// complete version then answers the request that turn answered.
+	next.UndoTop = st.SequenceNumber
+	next.Format = session.CurrentFormat
 	next.ApprovedRules = out.ApprovedRules
 	next.LastResults = out.Results
 	if next.LastResults == nil {

@@ -396,9 +396,12 @@ func undoNotice(rep UndoReport) string {
 	if len(rep.NotUndone) > 0 {
 		fmt.Fprintf(&b, " Not undone: %s.", someOf(rep.NotUndone))
 	}
-	if rep.Snapshot {
+	switch {
+	case len(rep.Restored)+len(rep.Removed)+len(rep.NotUndone) == 0:
+		b.WriteString(" It had changed nothing in the workspace.")
+	case rep.Snapshot:
 		b.WriteString(" What your commands changed was undone too.")
-	} else {
+	default:
 		b.WriteString(" What your commands changed was not undone.")
 	}
 	b.WriteString(" Take the workspace as it is now (read again what you need) and continue.")

@@ -109,9 +109,9 @@ func TestInterruptedUndoFinishedOnce(t *testing.T) {
 	}
 }
 
-// TestUndoChainAfterNewTurns: undo walks back one turn at a time; a turn
-// applied after some undos is the next undone, then the walk goes on where
-// it stopped.
+// TestUndoChainAfterNewTurns: undo walks back one turn at a time, a turn
+// that changed nothing included; a turn applied after some undos is the
+// next undone, then the walk goes on where it stopped.
 func TestUndoChainAfterNewTurns(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -127,6 +127,7 @@ func TestUndoChainAfterNewTurns(t *testing.T) {
 			t.Fatalf("undo: turn %d, %v; want turn %d", rep.Sequence, err, want)
 		}
 	}
+	undo(5)
 	undo(4)
 	undo(3)
 	f.apply(id, "r8.txt", "[CREATE_FILE path=\"f8.txt\"]\n8\n[/CREATE_FILE]\n")

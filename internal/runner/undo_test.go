@@ -184,25 +184,34 @@ func TestUndoWalksBack(t *testing.T) {
 	f.apply(id, "r2.txt", "[CREATE_FILE path=\"a.txt\"]\nv2\n[/CREATE_FILE]\n[CREATE_FILE path=\"b.txt\"]\nb\n[/CREATE_FILE]\n")
 	f.apply(id, "r3.txt", "[MESSAGE]\nnothing to change\n[/MESSAGE]\n")
 
+	// The turn that changed nothing is undone first: undo takes back the
+	// most recent turn.
 	rep, err := f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rep.Sequence != 3 || len(rep.Restored)+len(rep.Removed) != 0 || f.readWS("a.txt") != "v2\n" {
+		t.Errorf("first undo: turn %d, restored %v, removed %v", rep.Sequence, rep.Restored, rep.Removed)
+	}
+	rep, err = f.undo(id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep.Sequence != 2 || f.readWS("a.txt") != "v1\n" || f.existsWS("b.txt") {
-		t.Errorf("first undo: turn %d, a.txt %q, b.txt there: %v", rep.Sequence, f.readWS("a.txt"), f.existsWS("b.txt"))
+		t.Errorf("second undo: turn %d, a.txt %q, b.txt there: %v", rep.Sequence, f.readWS("a.txt"), f.existsWS("b.txt"))
 	}
 	rep, err = f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Sequence != 1 || f.existsWS("a.txt") {
-		t.Errorf("second undo: turn %d, a.txt there: %v", rep.Sequence, f.existsWS("a.txt"))
+		t.Errorf("third undo: turn %d, a.txt there: %v", rep.Sequence, f.existsWS("a.txt"))
 	}
 	seq := f.load(id).SequenceNumber
 	_, err = f.undo(id)
 	var nothing *runner.NothingToUndoError
 	if !errors.As(err, &nothing) || nothing.Session != id || !strings.Contains(err.Error(), "has no file changes left to undo") {
-		t.Errorf("third undo: %v", err)
+		t.Errorf("fourth undo: %v", err)
 	}
 	if f.load(id).SequenceNumber != seq || exists(f.requestPath(id, seq+1)) {
 		t.Error("a failed undo wrote a new request")
