@@ -285,6 +285,16 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next.LastResults = []command.Result{}
 	next.ReadFileRequests = []session.ReadRequest{}
 	next.Notices = []string{undoNotice(rep)}
+	if l.afterUndo(st) {
+		// The request was written by an undo: the LLM has not heard of
+		// that one yet either, and must hear of every turn undone since
+		// its last reply.
+		next.Notices = nil
+		for _, n := range st.Notices {
+			next.Notices = append(next.Notices, strings.TrimSuffix(n, undoTail))
+		}
+		next.Notices = append(next.Notices, undoNotice(rep))
+	}
 	w, err := l.saveWithRequest(&next, false)
 	if err != nil {
 		return rep, err
@@ -404,8 +414,23 @@ func undoNotice(rep UndoReport) string {
 	default:
 		b.WriteString(" What your commands changed was not undone.")
 	}
-	b.WriteString(" Take the workspace as it is now (read again what you need) and continue.")
+	b.WriteString(undoTail)
 	return b.String()
+}
+
+// undoTail ends the notice of an undo; of several undos in a row, only
+// the last notice keeps it.
+const undoTail = " Take the workspace as it is now (read again what you need) and continue."
+
+// afterUndo reports whether the session's current request was written by
+// an undo: the request before it has no turn.
+func (r *Runner) afterUndo(st *session.State) bool {
+	t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1)
+	if err != nil {
+		return true
+	}
+	_, begun := t.Begun()
+	return !begun
 }
 
 // someOf joins names for the LLM, at most noticeNames of them: an undone
