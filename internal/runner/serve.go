@@ -78,6 +78,9 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
 		rep, err := s.next(ctx, src, req, waits)
 		if errors.Is(err, errWords) {
+			if err := s.takeUndo(); err != nil {
+				return err
+			}
 			if _, err := s.hear(); err != nil {
 				return err
 			}
@@ -138,7 +141,8 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 }
 
 // errWords stops the wait for a reply when the person said something
-// for the request ('courier say' from another terminal).
+// for the request ('courier say' from another terminal) or asked for an
+// undo ('courier undo').
 var errWords = errors.New("the person said something")
 
 // next asks src for the next reply. A source a person watches (listen) is
@@ -149,7 +153,7 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 	if !listen {
 		return src.Next(ctx, req)
 	}
-	if s.r.hasWords(s.st.SessionID) {
+	if s.heard() {
 		return reply.Reply{}, errWords
 	}
 	nctx, cancel := context.WithCancel(ctx)
@@ -174,12 +178,18 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 			}
 			return res.rep, res.err
 		case <-tick.C:
-			if !heard && s.r.hasWords(s.st.SessionID) {
+			if !heard && s.heard() {
 				heard = true
 				cancel()
 			}
 		}
 	}
+}
+
+// heard reports whether the person left words or an undo for the held
+// session.
+func (s *Session) heard() bool {
+	return s.r.hasWords(s.st.SessionID) || s.r.undoAsked(s.st.SessionID)
 }
 
 // setAside moves a reply that will never be applied out of the way (as an
