@@ -63,7 +63,7 @@ func turnRows() []Row {
 		{
 			What: "snapshot of a command's change (20 of 10,000 files)", Goal: "for comparison: ÷ git add -A && git stash", Info: true, Unit: "×",
 			Measure: func(e *Env) (float64, string, error) {
-				r, err := e.GoBenchBest("./internal/snapshot", "^BenchmarkVersusGit$", "3x", e.Rounds(3))
+				r, err := e.GoBenchBest("./internal/history", "^BenchmarkVersusGit$", "3x", e.Rounds(3))
 				if err != nil {
 					return 0, "", err
 				}

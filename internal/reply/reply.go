@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // Reply is a reply ready to apply.
@@ -103,12 +103,12 @@ func (r Reply) For(fe frontend.FrontEnd) Reply {
 	return r
 }
 
-// hashText is session.Hash of text without a copy of the whole reply:
+// hashText is history.Hash of text without a copy of the whole reply:
 // Decode returns raw's own bytes when it had nothing to change, and other
 // text is hashed in pieces.
 func hashText(raw []byte, text string) string {
 	if string(raw) == text {
-		return session.Hash(raw)
+		return history.Hash(raw)
 	}
 	h := sha256.New()
 	buf := make([]byte, min(len(text), 64<<10))
@@ -209,7 +209,7 @@ func (r Reply) Route(others ...frontend.FrontEnd) string {
 // RouteName is the session a reply file's name points to, or "".
 func RouteName(name string) string {
 	base := strings.ToLower(filepath.Base(name))
-	if len(base) >= 8 && session.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
+	if len(base) >= 8 && history.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
 		return base[:8]
 	}
 	return ""

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // The person's words to the LLM: a message for the next request, a fresh
@@ -75,7 +75,7 @@ func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 		return said, err
 	}
 	s, err := r.Hold(st.SessionID, "courier say")
-	var locked *session.LockedError
+	var locked *history.LockedError
 	if errors.As(err, &locked) {
 		if said.Heard = r.heard(st.SessionID, name); said.Heard {
 			said.Holder = holderName(locked)
@@ -106,7 +106,7 @@ func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	return said, err
 }
 
-func holderName(locked *session.LockedError) string {
+func holderName(locked *history.LockedError) string {
 	if locked.Holder != nil {
 		return locked.Holder.Command
 	}
@@ -190,7 +190,7 @@ func (r *Runner) dropWords(id string, names []string) {
 }
 
 // addWords puts the words into the state of the next request.
-func addWords(st *session.State, ws []words) {
+func addWords(st *history.State, ws []words) {
 	for _, w := range ws {
 		if w.Text != "" {
 			st.Messages = append(slices.Clip(st.Messages), w.Text)

@@ -1,0 +1,377 @@
+package history
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// RecordKind names a record of a turn.
+type RecordKind string
+
+// The records of a turn, in the order a turn writes them.
+const (
+	// RecordBegin is written before anything executes: which reply, which
+	// commands.
+	RecordBegin RecordKind = "begin"
+	// RecordApply is a file command's change, written before it is made,
+	// with the content hashes that tell recovery whether it happened.
+	RecordApply RecordKind = "apply"
+	// RecordStart is written just before a command starts running.
+	RecordStart RecordKind = "start"
+	// RecordResult is written once a command is finished.
+	RecordResult RecordKind = "result"
+	// RecordDecision records the person's answer to an approval question.
+	RecordDecision RecordKind = "decision"
+	// RecordChanged says what a command changed in the workspace (Index
+	// -1: what changed outside the turn, found before a command).
+	RecordChanged RecordKind = "changed"
+	// RecordUndone marks a turn that was undone.
+	RecordUndone RecordKind = "undone"
+	// RecordPruned marks a turn whose earlier contents were dropped to
+	// stay within the budget: it can no longer be undone.
+	RecordPruned RecordKind = "pruned"
+)
+
+// Record is one line of a turn's record.
+type Record struct {
+	Kind  RecordKind `json:"kind"`
+	Index int        `json:"index"`
+	At    time.Time  `json:"at"`
+
+	// RecordBegin
+	ReplyHash string            `json:"replyHash,omitempty"`
+	ReplyFile string            `json:"replyFile,omitempty"`
+	Commands  []command.Command `json:"commands,omitempty"`
+	// UndoPrev is the turn undo reverts after this one: the session's
+	// UndoTop when this turn began.
+	UndoPrev int `json:"undoPrev,omitempty"`
+
+	// RecordApply: the file, the hashes of its content before the change
+	// ("" when it did not exist) and after ("" when deleted), its mode
+	// before, and for a line-range edit the hash of the text its numbers
+	// refer to and the range it replaced there, so that later edits of the
+	// same reply can still be placed. Result is the result to record once
+	// the change is in place.
+	Path  string      `json:"path,omitempty"`
+	From  string      `json:"from,omitempty"`
+	To    string      `json:"to,omitempty"`
+	Mode  fs.FileMode `json:"mode,omitempty"`
+	Base  string      `json:"base,omitempty"`
+	Range *[2]int     `json:"range,omitempty"`
+
+	// RecordResult; a file change's result that is its apply record's
+	// Result is written as AsPlanned instead of again in full.
+	Result    *command.Result `json:"result,omitempty"`
+	AsPlanned bool            `json:"asPlanned,omitempty"`
+
+	// RecordDecision
+	Approved bool   `json:"approved,omitempty"`
+	All      bool   `json:"all,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+
+	// RecordChanged
+	Changes []Change  `json:"changes,omitempty"`
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Hash is the content hash courier uses for replies and file contents:
+// SHA-256, in hex.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Turn is the record of one turn: what the reply was, what each command
+// did, the person's answers, what undo did. Opened by History.Turn, it
+// also records what the turn's commands change in the workspace.
+type Turn struct {
+	Sequence int
+	Records  []Record
+	path     string
+	f        *os.File // open for appending; nil for ReadTurn
+	dirty    bool     // records added since the last Sync
+	newDirs  []string // folders whose new entries the next Sync makes durable
+	rec      *recorder
+}
+
+func (s Store) turnPath(id string, seq int) string {
+	return filepath.Join(s.Folder(id), "turns", fmt.Sprintf("%04d.jsonl", seq))
+}
+
+// Turns lists the sequence numbers that have a turn, oldest first.
+func (s Store) Turns(id string) ([]int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Folder(id), "turns"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list turns of %s: %w", id, err)
+	}
+	var seqs []int
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if n, err := strconv.Atoi(name); ok && err == nil {
+			seqs = append(seqs, n)
+		}
+	}
+	sort.Ints(seqs)
+	return seqs, nil
+}
+
+// OpenTurn opens (creating it if needed) the record of the turn answering
+// request seq for appending. A last line torn by a crash is cut off: it
+// was never acknowledged, so nothing relied on it.
+func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
+	p := s.turnPath(id, seq)
+	newDirs, err := mkdirs(filepath.Dir(p))
+	if err != nil {
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		newDirs = append(newDirs, filepath.Dir(p))
+	} else if err != nil {
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	records, good, err := parseRecords(data)
+	if err != nil {
+		return nil, fmt.Errorf("turn record %s: %w", p, err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err == nil && good < len(data) {
+		err = f.Truncate(int64(good))
+	}
+	if err == nil {
+		_, err = f.Seek(int64(good), 0)
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	return &Turn{Sequence: seq, Records: records, path: p, f: f, newDirs: newDirs}, nil
+}
+
+// ReadTurn reads a turn's records without opening it for writing.
+func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
+	p := s.turnPath(id, seq)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read turn %d: %w", seq, err)
+	}
+	records, _, err := parseRecords(data)
+	if err != nil {
+		return nil, fmt.Errorf("turn record %s: %w", p, err)
+	}
+	return &Turn{Sequence: seq, Records: records, path: p}, nil
+}
+
+// mkdirs makes dir and its missing parents and returns the folders whose
+// entries changed (the parent of each folder made), outermost first.
+func mkdirs(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, d)
+	}
+	var changed []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		changed = append(changed, filepath.Dir(missing[i]))
+	}
+	return changed, nil
+}
+
+// parseRecords reads whole lines only: Add writes each record with its
+// newline, so a last line without one was torn by a crash, even when its
+// JSON happens to be complete, and is not counted (good is where it
+// starts). A whole line that does not parse is damage, not a crash, and is
+// an error: cutting it would silently drop the records after it.
+func parseRecords(data []byte) (records []Record, good int, err error) {
+	for line := 1; ; line++ {
+		n := bytes.IndexByte(data[good:], '\n')
+		if n < 0 {
+			return records, good, nil
+		}
+		var r Record
+		if err := json.Unmarshal(data[good:good+n], &r); err != nil {
+			return nil, 0, fmt.Errorf("damaged at line %d: %w", line, err)
+		}
+		records = append(records, r)
+		good += n + 1
+	}
+}
+
+// Add writes a record without syncing it: the record survives courier
+// being killed, and a power cut once Sync has run.
+func (t *Turn) Add(r Record) error {
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
+	line, err := json.Marshal(r)
+	if err == nil {
+		_, err = t.f.Write(append(line, '\n'))
+	}
+	if err != nil {
+		return fmt.Errorf("turn record: %w", err)
+	}
+	t.dirty = true
+	t.Records = append(t.Records, r)
+	return nil
+}
+
+// Sync makes everything added so far durable: the contents kept first,
+// then the records that refer to them, and the folders the record's file
+// was made in.
+func (t *Turn) Sync() error {
+	if t.rec != nil {
+		if err := t.rec.h.obj.sync(); err != nil {
+			return err
+		}
+	}
+	var names []string
+	if t.dirty {
+		names = append(names, t.path)
+	}
+	for _, err := range atomicfile.SyncAll(append(names, t.newDirs...), os.Open) {
+		if err != nil {
+			return fmt.Errorf("turn record: %w", err)
+		}
+	}
+	t.dirty, t.newDirs = false, nil
+	return nil
+}
+
+// Append writes a record durably: the call returns only once the record
+// is on disk, so whatever follows may rely on it after a crash.
+func (t *Turn) Append(r Record) error {
+	if err := t.Add(r); err != nil {
+		return err
+	}
+	return t.Sync()
+}
+
+// Close releases the record. What was added and not synced stays written.
+func (t *Turn) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.f = nil
+	return err
+}
+
+// Begun returns the turn's begin record, if it has one.
+func (t *Turn) Begun() (Record, bool) {
+	for _, r := range t.Records {
+		if r.Kind == RecordBegin {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// Has reports whether the turn has a record of that kind.
+func (t *Turn) Has(kind RecordKind) bool {
+	for _, r := range t.Records {
+		if r.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// Unfinished returns the begin record of the turn answering the session's
+// current request when a reply was begun there but not committed. A
+// complete session has none: its DONE turn keeps the last sequence number.
+func (s Store) Unfinished(st *State) (Record, bool, error) {
+	if st.IsComplete {
+		return Record{}, false, nil
+	}
+	t, err := s.ReadTurn(st.SessionID, st.SequenceNumber)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, err
+	}
+	r, ok := t.Begun()
+	return r, ok, nil
+}
+
+// ReplyRecord remembers one applied reply.
+type ReplyRecord struct {
+	// Hash is the SHA-256 of the decoded reply text, so the same reply
+	// re-saved with other line endings or encoding is still recognised.
+	Hash string `json:"hash"`
+	// Sequence is the request the reply answered.
+	Sequence  int       `json:"sequence"`
+	File      string    `json:"file"`
+	AppliedAt time.Time `json:"appliedAt"`
+}
+
+// repliesPath is the session's index of applied replies, one ReplyRecord
+// a line: the state keeps no list that grows with the turns.
+func (s Store) repliesPath(id string) string { return filepath.Join(s.Folder(id), "replies.jsonl") }
+
+// FindReply returns the applied reply with the given hash, from any
+// earlier turn of the session, however long ago.
+func (s Store) FindReply(st *State, hash string) (ReplyRecord, bool, error) {
+	data, err := os.ReadFile(s.repliesPath(st.SessionID))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ReplyRecord{}, false, fmt.Errorf("reply index of %s: %w", st.SessionID, err)
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var r ReplyRecord
+		if bytes.Contains(line, []byte(hash)) && json.Unmarshal(line, &r) == nil && r.Hash == hash {
+			return r, true, nil
+		}
+	}
+	return ReplyRecord{}, false, nil
+}
+
+// NoteReply adds the reply a turn applied to the session's index, durably,
+// before the turn is committed. Noting it again (when a crash came between
+// this and the commit) changes nothing.
+func (s Store) NoteReply(st *State, r ReplyRecord) error {
+	p := s.repliesPath(st.SessionID)
+	data, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reply index of %s: %w", st.SessionID, err)
+	}
+	whole := data[:bytes.LastIndexByte(data, '\n')+1] // a torn last line goes
+	var last ReplyRecord
+	if i := bytes.LastIndexByte(whole[:max(len(whole)-1, 0)], '\n'); len(whole) > 0 &&
+		json.Unmarshal(whole[i+1:], &last) == nil && last.Sequence >= r.Sequence {
+		return nil
+	}
+	line, err := json.Marshal(r)
+	if err == nil {
+		err = atomicfile.Write(p, append(whole, append(line, '\n')...), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("reply index of %s: %w", st.SessionID, err)
+	}
+	return nil
+}
