@@ -2,8 +2,10 @@ package history
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -72,6 +74,46 @@ type Entry struct {
 	Flags  uint8  `json:"flags,omitempty"`
 }
 
+// MarshalJSON writes the entry with its path and target as names (see
+// encName): JSON strings hold UTF-8, file names any bytes.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry
+	p := plain(e)
+	p.Path, p.Target = encName(e.Path), encName(e.Target)
+	return json.Marshal(p)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	type plain Entry
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*e = Entry(p)
+	e.Path, e.Target = decName(p.Path), decName(p.Target)
+	return nil
+}
+
+// encName writes a file name as a JSON string can hold it: as it is when
+// it is UTF-8, else as a NUL (which no file name holds) and its bytes in
+// base64.
+func encName(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return "\x00" + base64.StdEncoding.EncodeToString([]byte(s))
+}
+
+func decName(s string) string {
+	if b64, ok := strings.CutPrefix(s, "\x00"); ok {
+		if raw, err := base64.StdEncoding.DecodeString(b64); err == nil {
+			return string(raw)
+		}
+	}
+	return s
+}
+
 func (e *Entry) ignored() bool { return e.Flags&Ignored != 0 }
 func (e *Entry) stored() bool  { return e.Flags&Stored != 0 }
 
@@ -115,7 +157,7 @@ func differ(b, a *Entry) bool {
 // it did not exist). It is the one description of a change: what a turn's
 // records hold, what undo reverses, what log and diff show.
 type Change struct {
-	Path   string `json:"path"`
+	Path   string `json:"-"` // the entries' path
 	Before *Entry `json:"before,omitempty"`
 	After  *Entry `json:"after,omitempty"`
 }
@@ -124,6 +166,21 @@ type Change struct {
 type Skipped struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+}
+
+// MarshalJSON writes the path as a name (see encName).
+func (s Skipped) MarshalJSON() ([]byte, error) {
+	type plain Skipped
+	return json.Marshal(plain{Path: encName(s.Path), Reason: s.Reason})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (s *Skipped) UnmarshalJSON(data []byte) error {
+	type plain Skipped
+	var p plain
+	err := json.Unmarshal(data, &p)
+	*s = Skipped{Path: decName(p.Path), Reason: p.Reason}
+	return err
 }
 
 // Action says what happened, in words: created, deleted, edited, mode

@@ -172,12 +172,6 @@ type dirChain struct {
 	fds   []int
 }
 
-// errNotDir reports a path element that is not a real folder (a symlink,
-// a file): nothing below it is reachable without following it.
-type errNotDir struct{ path string }
-
-func (e *errNotDir) Error() string { return fmt.Sprintf("'%s' is not a folder", display(e.path)) }
-
 // open returns a descriptor of folder dir ("" is the workspace), valid
 // until the next call or close.
 func (c *dirChain) open(dir string) (int, error) {
@@ -201,7 +195,7 @@ func (c *dirChain) open(dir string) (int, error) {
 		next, err := openAt(fd, name, dirFlags)
 		p := join(done, name)
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-			return -1, &errNotDir{path: p}
+			return -1, fmt.Errorf("'%s' is not a folder", display(p))
 		}
 		if err != nil {
 			return -1, err

@@ -184,39 +184,42 @@ func (t *Turn) recording() (*recorder, error) {
 	return r, nil
 }
 
+// look compares the workspace with the index and brings the index up to
+// date: all of it, or a file command's paths and the folders above them
+// (see scanner.only).
+func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
+	r := t.rec
+	only := onlyPaths(paths)
+	entries, skipped, blocked, err := r.h.scan(r.ix.entries, sticky, baseline, r.lim, only)
+	if blocked {
+		// A symlinked folder on the way: only a full scan sees where the
+		// command's writes land.
+		only = nil
+		entries, skipped, _, err = r.h.scan(r.ix.entries, sticky, baseline, r.lim, nil)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	changes := compare(r.ix.entries, entries)
+	r.ix.entries = entries
+	r.scanned = r.scanned || only == nil
+	return changes, skipped, nil
+}
+
 // Before makes sure the index holds the current state of the given paths
-// (a file command's file) or, with nil, of the whole workspace (before a
+// (a file command's files) or, with nil, of the whole workspace (before a
 // RUN_COMMAND), storing the contents of what changed since it was last
 // seen. What it finds changed is not the turn's doing: it is recorded as
 // the new starting point, not as something to undo. The contents are
 // durable once the turn's record is synced, before the command runs.
 func (t *Turn) Before(paths []string) error {
 	r, err := t.recording()
-	if err != nil || (paths == nil && r.h.opts.Off) {
+	if err != nil || paths == nil && (r.h.opts.Off || r.scanned) {
 		return err
 	}
-	var changes []Change
-	var skipped []Skipped
-	if paths != nil {
-		changes, skipped, err = t.refresh(paths)
-		if errors.As(err, new(*errNotDir)) {
-			// A symlinked folder on the way: only a full scan sees where
-			// the command's writes land.
-			paths, r.scanned = nil, false
-		} else if err != nil {
-			return err
-		}
-	}
-	if paths == nil {
-		if r.scanned {
-			return nil
-		}
-		entries, sk, _, err := r.h.scan(r.ix.entries, false, true, r.lim)
-		if err != nil {
-			return err
-		}
-		changes, skipped = compare(r.ix.entries, entries), sk
-		r.ix.entries, r.scanned = entries, true
+	changes, skipped, err := t.look(paths, false, true)
+	if err != nil {
+		return err
 	}
 	if len(changes) > 1000 && len(changes) > len(r.ix.entries)/4 {
 		// Most of the workspace is new to the index (the session's first
@@ -250,28 +253,14 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 		}
 	}
 	r, err := t.recording()
-	if err != nil || (paths == nil && r.h.opts.Off) {
+	if err != nil || paths == nil && r.h.opts.Off {
 		return Changes{}, err
 	}
-	var changes []Change
-	var skipped []Skipped
-	if paths != nil {
-		changes, skipped, err = t.refresh(paths)
-		if errors.As(err, new(*errNotDir)) {
-			paths = nil
-		} else if err != nil {
-			return Changes{}, err
-		}
+	changes, skipped, err := t.look(paths, true, false)
+	if err == nil {
+		err = t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped})
 	}
-	if paths == nil {
-		entries, sk, _, err := r.h.scan(r.ix.entries, true, false, r.lim)
-		if err != nil {
-			return Changes{}, err
-		}
-		changes, skipped = compare(r.ix.entries, entries), sk
-		r.ix.entries, r.scanned = entries, true
-	}
-	if err := t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped}); err != nil {
+	if err != nil {
 		return Changes{}, err
 	}
 	return changesAt(t.Records, len(t.Records)-1), nil
@@ -341,7 +330,7 @@ func (h *History) Refresh() error {
 		return err // a turn is under way: it records what it needs
 	}
 	lim := &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
-	if ix.entries, _, _, err = h.scan(ix.entries, false, true, lim); err != nil {
+	if ix.entries, _, _, err = h.scan(ix.entries, false, true, lim, nil); err != nil {
 		return err
 	}
 	if err := h.obj.sync(); err != nil {

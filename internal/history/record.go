@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -218,6 +219,9 @@ func parseRecords(data []byte) (records []Record, good int, err error) {
 		if err := json.Unmarshal(data[good:good+n], &r); err != nil {
 			return nil, 0, fmt.Errorf("damaged at line %d: %w", line, err)
 		}
+		for i := range r.Changes {
+			r.Changes[i].Path = entryOf(&r.Changes[i]).Path
+		}
 		records = append(records, r)
 		good += n + 1
 	}
@@ -320,58 +324,28 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 	return r, ok, nil
 }
 
-// ReplyRecord remembers one applied reply.
-type ReplyRecord struct {
-	// Hash is the SHA-256 of the decoded reply text, so the same reply
-	// re-saved with other line endings or encoding is still recognised.
-	Hash string `json:"hash"`
-	// Sequence is the request the reply answered.
-	Sequence  int       `json:"sequence"`
-	File      string    `json:"file"`
-	AppliedAt time.Time `json:"appliedAt"`
-}
-
-// repliesPath is the session's index of applied replies, one ReplyRecord
-// a line: the state keeps no list that grows with the turns.
-func (s Store) repliesPath(id string) string { return filepath.Join(s.Folder(id), "replies.jsonl") }
-
-// FindReply returns the applied reply with the given hash, from any
-// earlier turn of the session, however long ago.
-func (s Store) FindReply(st *State, hash string) (ReplyRecord, bool, error) {
-	data, err := os.ReadFile(s.repliesPath(st.SessionID))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ReplyRecord{}, false, fmt.Errorf("reply index of %s: %w", st.SessionID, err)
-	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		var r ReplyRecord
-		if bytes.Contains(line, []byte(hash)) && json.Unmarshal(line, &r) == nil && r.Hash == hash {
-			return r, true, nil
+// FindReply returns the turn that applied the reply with the given hash,
+// however long ago, and when (seq 0: none did). Each turn's record begins
+// with its reply's hash, so only the start of each is read.
+func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err error) {
+	seqs, err := s.Turns(st.SessionID)
+	head := make([]byte, 512)
+	for _, n := range seqs {
+		f, err := os.Open(s.turnPath(st.SessionID, n))
+		if err != nil {
+			return 0, at, fmt.Errorf("find reply: %w", err)
 		}
+		k, _ := io.ReadFull(f, head)
+		f.Close()
+		line, _, _ := bytes.Cut(head[:k], []byte("\n"))
+		if !bytes.Contains(line, []byte(`"replyHash":"`+hash+`"`)) {
+			continue
+		}
+		if _, rest, ok := bytes.Cut(line, []byte(`"at":"`)); ok {
+			stamp, _, _ := bytes.Cut(rest, []byte(`"`))
+			at, _ = time.Parse(time.RFC3339Nano, string(stamp))
+		}
+		return n, at, nil
 	}
-	return ReplyRecord{}, false, nil
-}
-
-// NoteReply adds the reply a turn applied to the session's index, durably,
-// before the turn is committed. Noting it again (when a crash came between
-// this and the commit) changes nothing.
-func (s Store) NoteReply(st *State, r ReplyRecord) error {
-	p := s.repliesPath(st.SessionID)
-	data, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reply index of %s: %w", st.SessionID, err)
-	}
-	whole := data[:bytes.LastIndexByte(data, '\n')+1] // a torn last line goes
-	var last ReplyRecord
-	if i := bytes.LastIndexByte(whole[:max(len(whole)-1, 0)], '\n'); len(whole) > 0 &&
-		json.Unmarshal(whole[i+1:], &last) == nil && last.Sequence >= r.Sequence {
-		return nil
-	}
-	line, err := json.Marshal(r)
-	if err == nil {
-		err = atomicfile.Write(p, append(whole, append(line, '\n')...), 0o644)
-	}
-	if err != nil {
-		return fmt.Errorf("reply index of %s: %w", st.SessionID, err)
-	}
-	return nil
+	return 0, at, err
 }

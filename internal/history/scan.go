@@ -84,9 +84,10 @@ const (
 
 // decide places a path that the previous scan had as prev (nil if it did
 // not have it). sticky keeps a boundary a boundary, so that within a turn
-// a command cannot pull an ignored folder in by deleting .gitignore.
-func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky bool) verdict {
-	forced := cx.included || s.include.Match(p, isDir)
+// a command cannot pull an ignored folder in by deleting .gitignore. A
+// file command's file is forced in, as git's "add -f" does.
+func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky, forced bool) verdict {
+	forced = forced || cx.included || s.include.Match(p, isDir)
 	switch {
 	case s.private[p]:
 		return excluded
@@ -171,6 +172,10 @@ type scanner struct {
 	sticky   bool
 	baseline bool
 	lim      *limits
+	// only, when set, limits the walk to file commands' files (2) and the
+	// folders above them (1): the rest is taken from prev as it was.
+	only     map[string]uint8
+	blocked  bool // something not a folder stands above one of them
 	racyFrom int64
 	out      []Entry
 	skipped  []Skipped
@@ -196,21 +201,41 @@ type readResult struct {
 	overLimit     bool
 }
 
-// scan walks the whole workspace. sticky keeps the previous scan's
-// boundaries (within a turn); baseline says the contents read protect
-// files no command changed (before a command) rather than what a command
-// wrote.
-func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits) ([]Entry, []Skipped, int64, error) {
+// onlyPaths is the scanner's only for a file command's paths, nil for
+// none.
+func onlyPaths(paths []string) map[string]uint8 {
+	if paths == nil {
+		return nil
+	}
+	only := map[string]uint8{}
+	for _, p := range paths {
+		if c, err := workspace.Clean(p); err == nil && c != "." {
+			for q := parentOf(c); q != ""; q = parentOf(q) {
+				only[q] = max(only[q], 1)
+			}
+			only[c] = 2
+		}
+	}
+	return only
+}
+
+// scan walks the workspace. sticky keeps the previous scan's boundaries
+// (within a turn); baseline says the contents read protect files no
+// command changed (before a command) rather than what a command wrote;
+// only limits the walk (see scanner). blocked reports that a symlink or a
+// file stands where one of only's folders should be: only a full scan
+// sees where a write there lands.
+func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
 	root, err := openRoot(h.ws.Dir())
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, false, err
 	}
 	defer unix.Close(root)
-	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim,
+	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
 		racyFrom: time.Now().Add(-racyWindow).UnixNano(), jobs: make(chan job, 64), out: make([]Entry, 0, len(prev)+16)}
 	var top Entry
 	if err := fstat(root, &top); err != nil {
-		return nil, nil, 0, fmt.Errorf("scan workspace: %w", err)
+		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
 	}
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), 4) {
@@ -224,17 +249,23 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits) ([]Entr
 		})
 	}
 	sc.out = append(sc.out, top)
+	if len(prev) > 0 && prev[0].Path == "" {
+		sc.pi = 1
+	}
 	sc.walkDir(root, "", walkCtx{})
+	for ; sc.only != nil && sc.pi < len(prev); sc.pi++ {
+		if sc.only[prev[sc.pi].Path] == 0 {
+			sc.out = append(sc.out, prev[sc.pi]) // the rest of a limited walk
+		}
+	}
 	close(sc.jobs)
 	wg.Wait()
-	var written int64
 	for _, r := range sc.results {
 		i := sort.Search(len(sc.out), func(i int) bool { return cmpPath(sc.out[i].Path, r.path) >= 0 })
 		sc.settle(&sc.out[i], r)
-		written += r.written
 	}
 	sort.Slice(sc.skipped, func(i, j int) bool { return cmpPath(sc.skipped[i].Path, sc.skipped[j].Path) < 0 })
-	return sc.out, sc.skipped, written, nil
+	return sc.out, sc.skipped, sc.blocked, nil
 }
 
 // settle puts what reading a file found into its entry.
@@ -271,8 +302,10 @@ func (h *History) why(r readResult) string {
 // seek moves the cursor in the previous index to p and returns its entry
 // there, or nil.
 func (sc *scanner) seek(p string) *Entry {
-	for sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0 {
-		sc.pi++
+	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
+		if q := sc.prev[sc.pi]; sc.only != nil && sc.only[q.Path] == 0 {
+			sc.out = append(sc.out, q) // outside a limited walk: as it was
+		}
 	}
 	if sc.pi < len(sc.prev) && sc.prev[sc.pi].Path == p {
 		return &sc.prev[sc.pi]
@@ -290,14 +323,15 @@ func (sc *scanner) prevInside(p string) bool {
 	return i < len(sc.prev) && isBelow(sc.prev[i].Path, p)
 }
 
-// keepPrevInside copies the previous entries inside folder p unchanged,
-// for a folder that cannot be read: taking its contents as unchanged is
-// safer than reporting them deleted and making them again on undo.
-func (sc *scanner) keepPrevInside(p string) {
+// keepPrev copies the previous entries of p (with self) and inside it
+// unchanged: for a path the walk leaves out, and inside a folder that
+// cannot be read, where taking its contents as unchanged is safer than
+// reporting them deleted and making them again on undo.
+func (sc *scanner) keepPrev(p string, self bool) {
 	sc.seek(p)
-	for i := sc.pi; i < len(sc.prev) && (sc.prev[i].Path == p || isBelow(sc.prev[i].Path, p)); i++ {
-		if sc.prev[i].Path != p {
-			sc.out = append(sc.out, sc.prev[i])
+	for ; sc.pi < len(sc.prev) && (sc.prev[sc.pi].Path == p || isBelow(sc.prev[sc.pi].Path, p)); sc.pi++ {
+		if self || sc.prev[sc.pi].Path != p {
+			sc.out = append(sc.out, sc.prev[sc.pi])
 		}
 	}
 }
@@ -315,7 +349,7 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 	}
 	if err != nil {
 		sc.skip(dir, "folder could not be read ("+err.Error()+"); its contents were taken as unchanged")
-		sc.keepPrevInside(dir)
+		sc.keepPrev(dir, false)
 		return
 	}
 	sc.count += len(names)
@@ -323,17 +357,22 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 	for _, name := range names {
 		p := join(dir, name)
 		prev := sc.seek(p)
+		if sc.only != nil && sc.only[p] == 0 {
+			sc.keepPrev(p, true)
+			continue
+		}
 		e := Entry{Path: p}
 		if lstatAt(fd, name, &e) != nil {
 			continue // gone since the listing
 		}
 		isDir := e.Kind == Dir
-		switch v := sc.h.scope.decide(p, isDir, prev, cx, sc.sticky); v {
+		sc.blocked = sc.blocked || sc.only[p] == 1 && !isDir
+		switch v := sc.h.scope.decide(p, isDir, prev, cx, sc.sticky, sc.only[p] == 2); v {
 		case hidden, boundary:
 			pos := len(sc.out)
 			e.Flags = Ignored
 			sc.out = append(sc.out, e)
-			if isDir && (sc.prevInside(p) || sc.h.scope.include.MayMatchInside(p)) {
+			if isDir && (sc.prevInside(p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
 				sc.enter(fd, name, sc.h.scope.child(cx, p, v))
 			}
 			switch {
@@ -374,19 +413,22 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 		}
 		sc.out = append(sc.out, e)
 	case File:
-		baseline := sc.baseline
+		// A file command's file is kept whatever the turn's limits say:
+		// the engine refuses a change it could not keep.
+		forced := sc.only[e.Path] == 2
+		baseline := sc.baseline && !forced
 		if fresh && prev.Hash != "" {
 			e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
 			// Known but never stored (it did not fit): stored now if the
 			// budget has room.
-			if e.stored() || !sc.lim.store(0, true) {
+			if e.stored() || !forced && !sc.lim.store(0, true) {
 				sc.out = append(sc.out, e)
 				return
 			}
-			baseline = true
+			baseline = !forced
 		}
 		sc.out = append(sc.out, e)
-		if !sc.lim.read(e.Size) {
+		if !forced && !sc.lim.read(e.Size) {
 			if e.Hash == "" {
 				sc.skip(e.Path, sc.h.why(readResult{overLimit: true}))
 			}
@@ -417,7 +459,7 @@ func (sc *scanner) enter(fd int, name string, cx walkCtx) {
 	if err != nil {
 		if !errors.Is(err, unix.ENOENT) {
 			sc.skip(d.Path, "folder could not be opened ("+err.Error()+"); its contents were taken as unchanged")
-			sc.keepPrevInside(d.Path)
+			sc.keepPrev(d.Path, false)
 		}
 		return
 	}
@@ -465,105 +507,4 @@ func (h *History) readContent(j job, lim *limits, racyFrom int64) (r readResult)
 		r.racy = true
 	}
 	return r
-}
-
-// refresh brings the index up to date for a file command's paths and the
-// folders holding them, without walking the workspace, and returns what
-// changed there. The paths are kept whatever .gitignore says (git's "add
-// -f"), and whatever the turn's limit says: a file command is about to
-// change them, and the engine refuses a change whose earlier content it
-// would not keep. An *errNotDir error means a symlink stands on the way:
-// the caller scans instead.
-func (t *Turn) refresh(paths []string) ([]Change, []Skipped, error) {
-	r := t.rec
-	set := map[string]bool{}
-	for _, p := range paths {
-		if c, err := workspace.Clean(p); err == nil && c != "." && !r.h.scope.isPrivate(c) {
-			for q := c; q != ""; q = parentOf(q) {
-				set[q] = true
-			}
-		}
-	}
-	list := make([]string, 0, len(set))
-	for p := range set {
-		list = append(list, p)
-	}
-	sort.Slice(list, func(i, j int) bool { return cmpPath(list[i], list[j]) < 0 })
-	root, err := openRoot(r.h.ws.Dir())
-	if err != nil {
-		return nil, nil, err
-	}
-	defer unix.Close(root)
-	ch := dirChain{root: root}
-	defer ch.close()
-	racyFrom := time.Now().Add(-racyWindow).UnixNano()
-	var changes []Change
-	var skipped []Skipped
-	for _, p := range list {
-		prev := r.ix.get(p)
-		e, err := r.statOne(&ch, p, prev, racyFrom)
-		if err != nil {
-			return nil, nil, err
-		}
-		if e != nil && e.Kind == File && e.Hash == "" {
-			skipped = append(skipped, Skipped{Path: p, Reason: "could not be read"})
-		}
-		c := Change{Path: p, After: e}
-		if prev != nil {
-			b := *prev
-			c.Before = &b
-		}
-		if (prev == nil) != (e == nil) || (e != nil && differ(prev, e)) {
-			changes = append(changes, c)
-		}
-		r.ix.apply([]Change{c})
-	}
-	return changes, skipped, nil
-}
-
-// statOne describes one path as a scan would, storing its content if it
-// changed since prev; nil when it does not exist.
-func (r *recorder) statOne(ch *dirChain, p string, prev *Entry, racyFrom int64) (*Entry, error) {
-	fd, err := ch.open(parentOf(p))
-	e := &Entry{Path: p}
-	if err == nil {
-		err = lstatAt(fd, baseOf(p), e)
-	}
-	if errors.Is(err, unix.ENOENT) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if prev != nil && prev.ignored() {
-		prev = nil
-	}
-	if e.Mtime >= racyFrom || e.Ctime >= racyFrom {
-		e.Flags |= racy
-	}
-	fresh := prev != nil && prev.Flags&racy == 0 && prev.sameStat(e)
-	switch {
-	case e.Kind == Symlink && fresh:
-		e.Target = prev.Target
-	case e.Kind == Symlink:
-		e.Target, err = readlinkAt(fd, baseOf(p))
-	case e.Kind == File && fresh && prev.stored():
-		e.Hash, e.Flags = prev.Hash, e.Flags|Stored
-	case e.Kind == File:
-		var f *os.File
-		if f, err = openFileAt(fd, baseOf(p)); err != nil {
-			return e, nil
-		}
-		res := r.h.readContent(job{f: f, size: e.Size}, &limits{turnLeft: e.Size}, racyFrom)
-		if res.err == nil {
-			e.Hash = res.hash
-		}
-		if res.stored {
-			e.Flags |= Stored
-		}
-		if res.racy {
-			e.Flags |= racy
-		}
-	}
-	return e, err
 }

@@ -500,17 +500,14 @@ func (r *restorer) copyAside(p string) error {
 
 // writeContent writes an entry's stored content into a new file.
 func (r *restorer) writeContent(fd int, name string, b *Entry) error {
-	src, err := r.h.obj.open(b.Hash)
-	if err != nil {
-		return fmt.Errorf("its snapshot is missing: %w", err)
-	}
-	defer src.Close()
 	nfd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return fmt.Errorf("could not write it: %w", err)
 	}
 	f := os.NewFile(uintptr(nfd), name)
-	_, err = io.Copy(f, src)
+	if err = r.h.obj.copyTo(f, b.Hash); err != nil {
+		err = fmt.Errorf("its snapshot is missing: %w", err)
+	}
 	if err == nil {
 		err = unix.Fchmod(nfd, b.Mode)
 	}

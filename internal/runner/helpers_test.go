@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -488,34 +487,25 @@ func (f *fixture) settler() runner.Source {
 	return inbox.Queue{Dir: f.paths.Inbox}.Source("", false)
 }
 
-// replies returns the replies the session's index says were applied and
-// committed, in order (the index, not the state, holds them; it may run
-// ahead of the state after a crash, which the state's sequence tells).
-func (f *fixture) replies(id string) []history.ReplyRecord {
+// applied are the replies of the session's committed turns, in order.
+type applied struct {
+	Sequence int
+	File     string
+}
+
+func (f *fixture) replies(id string) []applied {
 	f.t.Helper()
 	st := f.load(id)
 	committed := st.SequenceNumber - 1
 	if st.IsComplete {
 		committed = st.SequenceNumber
 	}
-	data, err := os.ReadFile(filepath.Join(f.store.Folder(id), "replies.jsonl"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var out []history.ReplyRecord
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line == "" {
-			continue
-		}
-		var r history.ReplyRecord
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			f.t.Fatalf("reply index: %v", err)
-		}
-		if r.Sequence <= committed {
-			out = append(out, r)
+	var out []applied
+	for seq := 1; seq <= committed; seq++ {
+		if t, err := f.store.ReadTurn(id, seq); err == nil {
+			if begin, ok := t.Begun(); ok {
+				out = append(out, applied{seq, begin.ReplyFile})
+			}
 		}
 	}
 	return out

@@ -63,14 +63,14 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 // than the current one.
 func (s *Session) check(rep reply.Reply) error {
 	st := s.st
-	prev, ok, err := s.r.store.FindReply(st, rep.Hash)
+	prev, at, err := s.r.store.FindReply(st, rep.Hash)
 	if err != nil {
 		return err
 	}
-	if ok {
+	if prev > 0 {
 		return &RefusedError{Reply: rep.Name, Duplicate: true, Reason: fmt.Sprintf(
 			"reply %s was already applied as the answer to request %d of session %s (on %s); it was not run again",
-			rep.Name, prev.Sequence, st.SessionID, prev.AppliedAt.Local().Format("2006-01-02 15:04"))}
+			rep.Name, prev, st.SessionID, at.Local().Format("2006-01-02 15:04"))}
 	}
 	seq := rep.Parsed.Sequence
 	if seq != 0 && seq < st.SequenceNumber && s.r.undoneSince(st, seq) {
@@ -275,14 +275,6 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 // it, the reply is recognised as applied.
 func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
-	begin, _, err := s.r.store.Unfinished(st)
-	if err != nil {
-		return err
-	}
-	err = s.r.store.NoteReply(st, history.ReplyRecord{Hash: begin.ReplyHash, Sequence: st.SequenceNumber, File: begin.ReplyFile, AppliedAt: time.Now().UTC()})
-	if err != nil {
-		return err
-	}
 	next := *st
 	next.Pending = nil
 	// Undo takes back the most recent turn first, one that changed
