@@ -2,13 +2,13 @@ package history
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
-	"encoding/binary"
-	"encoding/hex"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -335,19 +335,19 @@ func display(p string) string {
 // whose records it holds: opening a later turn replays that turn's
 // records onto it.
 type index struct {
-	entries []Entry
-	turn    int
+	Entries []Entry
+	Turn    int
 }
 
 func (ix *index) find(p string) (int, bool) {
-	i := sort.Search(len(ix.entries), func(i int) bool { return cmpPath(ix.entries[i].Path, p) >= 0 })
-	return i, i < len(ix.entries) && ix.entries[i].Path == p
+	i := sort.Search(len(ix.Entries), func(i int) bool { return cmpPath(ix.Entries[i].Path, p) >= 0 })
+	return i, i < len(ix.Entries) && ix.Entries[i].Path == p
 }
 
 // get returns the entry of p, or nil.
 func (ix *index) get(p string) *Entry {
 	if i, ok := ix.find(p); ok {
-		return &ix.entries[i]
+		return &ix.Entries[i]
 	}
 	return nil
 }
@@ -361,73 +361,53 @@ func (ix *index) apply(changes []Change) {
 			i, ok := ix.find(c.Path)
 			switch {
 			case ok && c.After != nil:
-				ix.entries[i] = *c.After
+				ix.Entries[i] = *c.After
 			case ok:
-				ix.entries = slices.Delete(ix.entries, i, i+1)
+				ix.Entries = slices.Delete(ix.Entries, i, i+1)
 			case c.After != nil:
-				ix.entries = slices.Insert(ix.entries, i, *c.After)
+				ix.Entries = slices.Insert(ix.Entries, i, *c.After)
 			}
 		}
 		return
 	}
 	sorted := slices.Clone(changes)
 	slices.SortStableFunc(sorted, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
-	out := make([]Entry, 0, len(ix.entries)+len(sorted))
+	out := make([]Entry, 0, len(ix.Entries)+len(sorted))
 	i := 0
 	for k, c := range sorted {
 		if k+1 < len(sorted) && sorted[k+1].Path == c.Path {
 			continue // a later change of the same path decides
 		}
-		for ; i < len(ix.entries) && cmpPath(ix.entries[i].Path, c.Path) < 0; i++ {
-			out = append(out, ix.entries[i])
+		for ; i < len(ix.Entries) && cmpPath(ix.Entries[i].Path, c.Path) < 0; i++ {
+			out = append(out, ix.Entries[i])
 		}
-		if i < len(ix.entries) && ix.entries[i].Path == c.Path {
+		if i < len(ix.Entries) && ix.Entries[i].Path == c.Path {
 			i++
 		}
 		if c.After != nil {
 			out = append(out, *c.After)
 		}
 	}
-	ix.entries = append(out, ix.entries[i:]...)
+	ix.Entries = append(out, ix.Entries[i:]...)
 }
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
-const indexMagic = "courier-index-1\n"
-
 // save writes the index atomically and durably: opening the next turn
-// trusts its turn number. Paths are stored as the length they share with
-// the one before and the rest, so an index of 100,000 paths stays small.
+// trusts its turn number. Compressed, an index of 100,000 paths takes a
+// few megabytes; zlib's checksum tells a damaged one.
 func (ix *index) save(p string) error {
-	buf := binary.AppendUvarint([]byte(indexMagic), uint64(ix.turn))
-	buf = binary.AppendUvarint(buf, uint64(len(ix.entries)))
-	prev := ""
-	for i := range ix.entries {
-		e := &ix.entries[i]
-		shared := 0
-		for shared < min(len(prev), len(e.Path)) && prev[shared] == e.Path[shared] {
-			shared++
-		}
-		prev = e.Path
-		buf = binary.AppendUvarint(buf, uint64(shared))
-		buf = appendString(buf, e.Path[shared:])
-		buf = append(buf, byte(e.Kind), e.Flags)
-		for _, v := range []uint64{uint64(e.Mode), uint64(e.Size), uint64(e.Mtime), uint64(e.Ctime), e.Ino, e.Dev} {
-			buf = binary.AppendUvarint(buf, v)
-		}
-		raw, _ := hex.DecodeString(e.Hash)
-		buf = appendString(buf, string(raw))
-		buf = appendString(buf, e.Target)
+	var b bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	err := gob.NewEncoder(zw).Encode(ix)
+	if err == nil {
+		err = zw.Close()
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable))
-	if err := atomicfile.Write(p, buf, 0o644); err != nil {
+	if err == nil {
+		err = atomicfile.Write(p, b.Bytes(), 0o644)
+	}
+	if err != nil {
 		return fmt.Errorf("save workspace index: %w", err)
 	}
 	return nil
-}
-
-func appendString(buf []byte, s string) []byte {
-	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
 }
 
 // loadIndex reads a saved index; a missing file is an empty index.
@@ -436,69 +416,17 @@ func loadIndex(p string) (*index, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &index{}, nil
 	}
+	ix := &index{}
+	if err == nil {
+		var zr io.ReadCloser
+		if zr, err = zlib.NewReader(bytes.NewReader(data)); err == nil {
+			if err = gob.NewDecoder(zr).Decode(ix); err == nil {
+				_, err = io.Copy(io.Discard, zr) // the checksum
+			}
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read workspace index: %w", err)
-	}
-	n := len(data) - 4
-	if n < len(indexMagic) || !bytes.HasPrefix(data, []byte(indexMagic)) ||
-		crc32.Checksum(data[:n], crcTable) != binary.LittleEndian.Uint32(data[n:]) {
-		return nil, fmt.Errorf("workspace index %s is damaged", p)
-	}
-	d := decoder{buf: data[len(indexMagic):n]}
-	ix := &index{turn: int(d.uvarint())}
-	count := d.uvarint()
-	if count > uint64(n) {
-		return nil, fmt.Errorf("workspace index %s is damaged", p)
-	}
-	ix.entries = make([]Entry, count)
-	prev := ""
-	for i := range ix.entries {
-		e := &ix.entries[i]
-		shared := int(d.uvarint())
-		if shared > len(prev) {
-			return nil, fmt.Errorf("workspace index %s is damaged", p)
-		}
-		e.Path = prev[:shared] + d.string()
-		prev = e.Path
-		kf := d.bytes(2)
-		if len(kf) == 2 {
-			e.Kind, e.Flags = Kind(kf[0]), kf[1]
-		}
-		e.Mode, e.Size, e.Mtime, e.Ctime = uint32(d.uvarint()), int64(d.uvarint()), int64(d.uvarint()), int64(d.uvarint())
-		e.Ino, e.Dev = d.uvarint(), d.uvarint()
-		e.Hash = hex.EncodeToString([]byte(d.string()))
-		e.Target = d.string()
-	}
-	if d.err != nil {
-		return nil, fmt.Errorf("workspace index %s is damaged", p)
+		return nil, fmt.Errorf("workspace index %s: %w", p, err)
 	}
 	return ix, nil
 }
-
-// decoder reads what save wrote; the first error sticks.
-type decoder struct {
-	buf []byte
-	err error
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.buf)
-	if n <= 0 {
-		d.err, d.buf = errors.New("damaged"), nil
-		return 0
-	}
-	d.buf = d.buf[n:]
-	return v
-}
-
-func (d *decoder) bytes(n uint64) []byte {
-	if n > uint64(len(d.buf)) {
-		d.err, d.buf = errors.New("damaged"), nil
-		return nil
-	}
-	b := d.buf[:n]
-	d.buf = d.buf[n:]
-	return b
-}
-
-func (d *decoder) string() string { return string(d.bytes(d.uvarint())) }

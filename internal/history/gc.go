@@ -96,7 +96,7 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	}
 	start := h.obj.size()
 	refs := map[string]int{}
-	for _, e := range ix.entries {
+	for _, e := range ix.Entries {
 		if e.stored() {
 			refs[e.Hash]++
 		}

@@ -161,7 +161,7 @@ func (t *Turn) recording() (*recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	for seq := ix.turn + 1; seq <= t.Sequence; seq++ {
+	for seq := ix.Turn + 1; seq <= t.Sequence; seq++ {
 		recs := t.Records
 		if seq < t.Sequence {
 			old, err := r.h.store.ReadTurn(r.h.id, seq)
@@ -190,18 +190,18 @@ func (t *Turn) recording() (*recorder, error) {
 func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
 	r := t.rec
 	only := onlyPaths(paths)
-	entries, skipped, blocked, err := r.h.scan(r.ix.entries, sticky, baseline, r.lim, only)
+	entries, skipped, blocked, err := r.h.scan(r.ix.Entries, sticky, baseline, r.lim, only)
 	if blocked {
 		// A symlinked folder on the way: only a full scan sees where the
 		// command's writes land.
 		only = nil
-		entries, skipped, _, err = r.h.scan(r.ix.entries, sticky, baseline, r.lim, nil)
+		entries, skipped, _, err = r.h.scan(r.ix.Entries, sticky, baseline, r.lim, nil)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	changes := compare(r.ix.entries, entries)
-	r.ix.entries = entries
+	changes := compare(r.ix.Entries, entries)
+	r.ix.Entries = entries
 	r.scanned = r.scanned || only == nil
 	return changes, skipped, nil
 }
@@ -221,7 +221,7 @@ func (t *Turn) Before(paths []string) error {
 	if err != nil {
 		return err
 	}
-	if len(changes) > 1000 && len(changes) > len(r.ix.entries)/4 {
+	if len(changes) > 1000 && len(changes) > len(r.ix.Entries)/4 {
 		// Most of the workspace is new to the index (the session's first
 		// scan): saving the index costs less than recording it all. It
 		// keeps its turn number, so this turn's records are replayed onto
@@ -293,7 +293,7 @@ func (t *Turn) Finish() ([]string, error) {
 	if err := t.Sync(); err != nil {
 		return nil, err
 	}
-	r.ix.turn = max(r.ix.turn, t.Sequence)
+	r.ix.Turn = max(r.ix.Turn, t.Sequence)
 	if err := r.ix.save(r.h.indexPath()); err != nil {
 		return nil, err
 	}
@@ -326,11 +326,11 @@ func (h *History) Refresh() error {
 	if err != nil {
 		return err
 	}
-	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.turn {
+	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
 	lim := &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
-	if ix.entries, _, _, err = h.scan(ix.entries, false, true, lim, nil); err != nil {
+	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, lim, nil); err != nil {
 		return err
 	}
 	if err := h.obj.sync(); err != nil {

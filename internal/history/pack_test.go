@@ -20,7 +20,7 @@ func storeIsWhole(t *testing.T, f *fixture, what string) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{}
-	for _, e := range ix.entries {
+	for _, e := range ix.Entries {
 		if e.stored() {
 			want[e.Hash] = true
 		}

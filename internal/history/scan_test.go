@@ -137,7 +137,7 @@ func TestRacyEntriesAreReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := &index{entries: entries}
+	ix := &index{Entries: entries}
 	if ix.get("old.txt").Flags&racy != 0 || ix.get("new.txt").Flags&racy == 0 {
 		t.Fatalf("racy flags: old %x, new %x", ix.get("old.txt").Flags, ix.get("new.txt").Flags)
 	}
@@ -147,11 +147,11 @@ func TestRacyEntriesAreReadAgain(t *testing.T) {
 	for _, p := range []string{"old.txt", "new.txt"} {
 		ix.get(p).Hash = Hash([]byte("something else"))
 	}
-	again, _, _, err := f.h.scan(ix.entries, true, false, lim, nil)
+	again, _, _, err := f.h.scan(ix.Entries, true, false, lim, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := compare(ix.entries, again)
+	changes := compare(ix.Entries, again)
 	if len(changes) != 1 || changes[0].Path != "new.txt" {
 		t.Errorf("changes %v, want new.txt only", changes)
 	}
