@@ -69,12 +69,11 @@ func TestTurnKeepsOnlyWhatUndoNeeds(t *testing.T) {
 		create("new.txt", "new\n"),
 		del("f.txt"),
 	)
-	hist := h.history()
-	if !hist.Has(history.Hash([]byte(orig))) {
+	if !h.kept(orig) {
 		t.Error("f.txt as it was is not kept")
 	}
 	for _, between := range []string{"1\ntwo\nthree\nfour\n", "1\n2\nthree\nfour\n", "1\n2\n3\n4\n", "uno\n2\n3\n4\n"} {
-		if hist.Has(history.Hash([]byte(between))) {
+		if h.kept(between) {
 			t.Errorf("%q, which only the reply's edits made on the way, is kept", between)
 		}
 	}
@@ -147,7 +146,7 @@ func TestLineRangeContinuedAfterCrash(t *testing.T) {
 	if got := h.kinds(); got != "begin apply apply result result apply result result" {
 		t.Fatalf("journal: %s", got)
 	}
-	if h.history().Has(history.Hash([]byte("A\nb\nc\nd\n"))) {
+	if h.kept("A\nb\nc\nd\n") {
 		t.Error("the text the line numbers refer to is kept, though the journal can rebuild it")
 	}
 	// Courier died after journaling the last edit, before making it.
@@ -178,7 +177,7 @@ func TestLineRangeBaseKeptAfterCommand(t *testing.T) {
 		t.Fatalf("f.txt is %q, want %q", got, want)
 	}
 	afterCommand := "A\nb\nc\nx\ny\nz\n"
-	if !h.history().Has(history.Hash([]byte(afterCommand))) {
+	if !h.kept(afterCommand) {
 		t.Error("the text the command left, which the line numbers refer to, is not kept")
 	}
 	// Crash after the line-range edits were journaled, before they were
@@ -216,7 +215,7 @@ func TestKeepLimit(t *testing.T) {
 	if !out.Results[1].Success() || h.read("small.txt") != "SMALL\n" || !out.Results[2].Success() || !h.exists("new.txt") {
 		t.Errorf("the changes within the limit: %s", summaries(out.Results))
 	}
-	if h.history().Has(history.Hash([]byte(big))) {
+	if h.kept(big) {
 		t.Error("the turn keeps big.txt, over its limit")
 	}
 }

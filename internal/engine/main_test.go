@@ -216,19 +216,25 @@ func (h *harness) crashAfter(n int) {
 	}
 }
 
-// history opens the session's history, to look at what it keeps.
-func (h *harness) history() *history.History {
+// kept reports whether the session's history keeps a content.
+func (h *harness) kept(content string) bool {
 	h.t.Helper()
 	ws, err := workspace.Open(h.dir)
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	defer ws.Close()
 	hist, err := h.store.Open(h.st.SessionID, ws, history.Options{})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() { hist.Close(); ws.Close() })
-	return hist
+	defer hist.Close()
+	t, err := hist.Turn(h.st.SequenceNumber)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer t.Close()
+	return t.Kept(history.Hash([]byte(content)))
 }
 
 // appendJournal adds raw text to the current turn's journal.

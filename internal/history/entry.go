@@ -344,14 +344,6 @@ func (ix *index) find(p string) (int, bool) {
 	return i, i < len(ix.Entries) && ix.Entries[i].Path == p
 }
 
-// get returns the entry of p, or nil.
-func (ix *index) get(p string) *Entry {
-	if i, ok := ix.find(p); ok {
-		return &ix.Entries[i]
-	}
-	return nil
-}
-
 // apply sets the entries of the changes' paths to their states after,
 // keeping walk order: a few in place, many by merging, as a copy of the
 // index per file command would make a turn of many quadratic.

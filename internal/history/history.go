@@ -13,25 +13,20 @@ import (
 
 // Options shape what a session's history keeps of its workspace.
 type Options struct {
-	// Off keeps what file commands change only: what a RUN_COMMAND does
-	// is neither recorded nor undone (snapshots = false).
+	// Off keeps what file commands change only, not what a RUN_COMMAND
+	// does (snapshots = false).
 	Off bool
-	// Exclude lists .gitignore-style patterns never kept, on top of what
-	// .gitignore leaves out; Include, patterns kept where .gitignore
-	// leaves them out. A pattern with a slash makes a scan enter an
-	// ignored folder to find it.
+	// Exclude and Include are .gitignore-style patterns left out of, or
+	// kept in spite of, .gitignore (a pattern with a slash makes a scan
+	// enter an ignored folder to find it).
 	Exclude, Include []string
 	// Budget is the disk space the contents are brought back to after each
-	// turn by dropping the oldest turns' (default 512 MB). The newest turn
-	// is never dropped.
-	Budget int64
-	// TurnLimit caps the content one turn reads to keep what commands
-	// change (default 1 GB): beyond it, changed files are not kept and the
-	// turn is only partly undoable.
-	TurnLimit int64
-	// Private lists courier's own folders (inbox, outbox, sessions): when
-	// the workspace holds them, the history leaves them out and undo never
-	// touches them.
+	// turn by dropping the oldest turns' (never the newest's); TurnLimit
+	// caps the content one turn reads to keep what commands change: beyond
+	// it, the turn is only partly undoable.
+	Budget, TurnLimit int64
+	// Private lists courier's own folders (inbox, outbox, sessions), which
+	// the history leaves out and undo never touches.
 	Private []string
 }
 
@@ -109,13 +104,10 @@ func (h *History) Close() { h.obj.close() }
 // Budget is the disk space the contents are kept within.
 func (h *History) Budget() int64 { return h.opts.Budget }
 
-// RecordsCommands reports whether what commands change is recorded.
-func (h *History) RecordsCommands() bool { return !h.opts.Off }
-
 func (h *History) indexPath() string { return filepath.Join(h.dir, "index") }
 
-// tidy removes what a crash left half-written in the content store; only
-// a writer, under the session lock, may.
+// tidy removes what a crash left half-written; only a writer, under the
+// session lock, may.
 func (h *History) tidy() error {
 	for _, d := range []string{h.dir, h.obj.dir} {
 		if err := atomicfile.CleanTemps(d); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -275,7 +267,7 @@ func (t *Turn) Keep(data []byte) (string, error) {
 	return h, err
 }
 
-// Kept reports whether the content with that hash is stored.
+// Kept reports whether the content with that hash is kept.
 func (t *Turn) Kept(hash string) bool { return t.rec.h.obj.has(hash) }
 
 // Content returns stored content by hash, checked against it.
@@ -342,6 +334,3 @@ func (h *History) Refresh() error {
 // Unfinished returns the begin record of the session's current turn when
 // it was begun and not committed.
 func (h *History) Unfinished(st *State) (Record, bool, error) { return h.store.Unfinished(st) }
-
-// Has reports whether the content with that hash is kept.
-func (h *History) Has(hash string) bool { return h.obj.has(hash) }

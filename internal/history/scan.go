@@ -114,16 +114,6 @@ func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
 	return cx
 }
 
-// isPrivate reports whether p is in one of courier's own folders.
-func (s *scope) isPrivate(p string) bool {
-	for q := p; q != ""; q = parentOf(q) {
-		if s.private[q] {
-			return true
-		}
-	}
-	return false
-}
-
 // limits is what one turn may still read and store.
 type limits struct {
 	mu sync.Mutex

@@ -2,8 +2,10 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -48,24 +50,67 @@ func changesAt(recs []Record, k int) Changes {
 	return cs
 }
 
-// item is one entry of a summary: a path, or a folder standing for the
-// changes below it.
+// item is one entry of a folded list: a path, or a folder standing for
+// the paths below it.
 type item struct {
 	path string
 	dir  bool
 	text string
-	// counts are the files (not folders) behind the item, by action; lost
-	// those undo cannot reverse.
+	// counts are what it stands for, by kind (an action, or "file" and
+	// "folder"); paths how many listed paths, itself included; lost those
+	// undo cannot reverse.
 	counts map[string]int
+	paths  int
 	lost   int
 }
 
-// deepest returns group(depth) at the deepest depth where it has at most
-// n entries (depth 1 when even that has more).
-func deepest[T any](group func(depth int) []T, n int) []T {
-	best := group(1)
+// fold keeps items when at most n of them, else folds them into their
+// folders at the deepest level where at most n are left (the first when
+// even that leaves more); describe writes what a folder stands for.
+func fold(items []item, n int, describe func(item) string) []item {
+	if len(items) <= n {
+		return items
+	}
+	at := func(depth int) []item {
+		var out []item
+		index := map[string]int{}
+		for _, it := range items {
+			key := it.path
+			if parts := strings.SplitN(key, "/", depth+1); len(parts) > depth {
+				key = strings.Join(parts[:depth], "/")
+			}
+			k, ok := index[key]
+			if !ok {
+				k = len(out)
+				index[key] = k
+				out = append(out, item{path: key, counts: map[string]int{}})
+			}
+			g := &out[k]
+			if key == it.path && g.paths == 0 {
+				*g = it
+				g.counts = maps.Clone(it.counts)
+				if g.dir {
+					clear(g.counts) // a folder counts what is below it
+				}
+			} else {
+				g.dir, g.text = true, ""
+				for a, c := range it.counts {
+					g.counts[a] += c
+				}
+				g.lost += it.lost
+			}
+			g.paths += max(it.paths, 1)
+		}
+		for k := range out {
+			if out[k].text == "" {
+				out[k].text = displayItem(out[k].path, true) + " (" + describe(out[k]) + ")"
+			}
+		}
+		return out
+	}
+	best := at(1)
 	for depth := 2; len(best) <= n; depth++ {
-		g := group(depth)
+		g := at(depth)
 		if len(g) > n || len(g) == len(best) {
 			break
 		}
@@ -74,19 +119,24 @@ func deepest[T any](group func(depth int) []T, n int) []T {
 	return best
 }
 
-// Summary writes the changes on one line for the LLM, at most max items
+// Summary writes the changes on one line for the LLM, at most n items
 // (folders summarised when many files below them changed), e.g. "changed:
 // build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files deleted)". What
 // undo cannot reverse is said where it shows, in a folded folder and in
 // the "and N more" too. It is "" when nothing changed.
 func (cs Changes) Summary(n int) string {
-	items := cs.items()
+	n = max(n, 1)
+	items := fold(cs.items(), n, func(it item) string {
+		var parts []string
+		for _, a := range []string{"created", "edited", "deleted", "type changed", "symlink changed", "mode changed"} {
+			if c := it.counts[a]; c > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", c, strings.Replace(a, "created", "new", 1)))
+			}
+		}
+		return cmp.Or(strings.Join(parts, ", "), "changed") + lostText(it.lost, ", %d of them not undoable")
+	})
 	if len(items) == 0 {
 		return ""
-	}
-	n = max(n, 1)
-	if len(items) > n {
-		items = deepest(func(depth int) []item { return groupAt(items, depth) }, n)
 	}
 	var parts []string
 	more, moreLost := 0, 0
@@ -95,12 +145,7 @@ func (cs Changes) Summary(n int) string {
 			parts = append(parts, it.text)
 			continue
 		}
-		for _, n := range it.counts {
-			more += n
-		}
-		if len(it.counts) == 0 {
-			more++
-		}
+		more += max(sumOf(it.counts), 1)
 		moreLost += it.lost
 	}
 	line := "changed: " + strings.Join(parts, ", ")
@@ -110,10 +155,21 @@ func (cs Changes) Summary(n int) string {
 	case more > 0:
 		line += fmt.Sprintf(", and %d more", more)
 	}
-	if moreLost > 0 {
-		line += fmt.Sprintf(" (%d of them not undoable)", moreLost)
+	return line + lostText(moreLost, " (%d of them not undoable)")
+}
+
+func lostText(n int, format string) string {
+	if n == 0 {
+		return ""
 	}
-	return line
+	return fmt.Sprintf(format, n)
+}
+
+func sumOf(m map[string]int) (n int) {
+	for _, c := range m {
+		n += c
+	}
+	return n
 }
 
 // items turns the changes into summary items: a folder created or
@@ -130,71 +186,62 @@ func (cs Changes) items() []item {
 	var out []item
 	for i := 0; i < len(list); i++ {
 		c := &list[i]
-		it := item{path: c.Path, dir: c.isDir(), counts: map[string]int{}}
 		a := c.Action()
-		if c.Ignored() {
-			it.text = displayItem(c.Path, it.dir) + " (ignored, not undoable)"
-			it.counts[a], it.lost = 1, 1
-			out = append(out, it)
-			continue
+		it := item{path: c.Path, dir: c.isDir(), counts: map[string]int{}}
+		if !it.dir {
+			it.counts[a] = 1
+		}
+		if !c.Undoable() {
+			it.lost = 1
 		}
 		// A folder that appeared or went away, everything in it with it.
 		inside := ""
 		switch {
+		case c.Ignored():
 		case c.After != nil && c.After.Kind == Dir && (a == "created" || a == "type changed"):
 			inside = "created"
 		case c.Before != nil && c.Before.Kind == Dir && (a == "deleted" || a == "type changed"):
 			inside = "deleted"
 		}
-		if inside == "" {
-			if !it.dir {
-				it.counts[a]++
+		text := changeText(c)
+		switch why, later := skipped[c.Path]; {
+		case c.Ignored():
+			text = "ignored, not undoable"
+		case inside != "":
+			files, size := 0, int64(0)
+			for i+1 < len(list) && isBelow(list[i+1].Path, c.Path) && list[i+1].Action() == inside && !list[i+1].Ignored() {
+				i++
+				if !list[i].isDir() {
+					files++
+					size += entryOf(&list[i]).Size
+				}
+				if !list[i].Undoable() {
+					it.lost++
+				}
 			}
-			text := changeText(c)
-			why, notNow := skipped[c.Path]
-			notNow = notNow && c.After != nil
-			switch earlier := lost[c.Path]; {
-			case !c.Undoable() && earlier != "":
-				text += "; not undoable: " + earlier
-			case !c.Undoable() && notNow:
-				text += "; not undoable: " + why
-			case !c.Undoable():
-				text += "; not undoable: " + reasonNotStored
-			case notNow:
-				text += "; " + why + ", so a later change cannot be undone"
+			it.counts = map[string]int{inside: files}
+			in := human.Count(files, "file", "") + " deleted"
+			switch {
+			case inside == "created" && files == 0:
+				in = "new folder"
+			case inside == "created":
+				in = fmt.Sprintf("new, %s, %s", human.Count(files, "file", ""), human.Bytes(size))
+			case files == 0:
+				in = "folder deleted"
 			}
-			if !c.Undoable() {
-				it.lost++
+			if a == "type changed" {
+				it.dir = false
+				if files > 0 {
+					text += ", " + in
+				}
+			} else {
+				text = in
 			}
-			it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
-			out = append(out, it)
-			continue
-		}
-		files, size := 0, int64(0)
-		j := i + 1
-		for ; j < len(list) && isBelow(list[j].Path, c.Path) && list[j].Action() == inside && !list[j].Ignored(); j++ {
-			if !list[j].isDir() {
-				files++
-				size += entryOf(&list[j]).Size
-			}
-			if !list[j].Undoable() {
-				it.lost++
-			}
-		}
-		i = j - 1
-		it.counts[inside] = files
-		text := folderText(inside, files, size)
-		if a == "type changed" {
-			it.dir = false
-			if text = changeText(c); files > 0 {
-				text += ", " + folderText(inside, files, size)
-			}
-		}
-		if !c.Undoable() {
-			it.lost++
-		}
-		if it.lost > 0 {
-			text += fmt.Sprintf(", %d of them not undoable", it.lost)
+			text += lostText(it.lost, ", %d of them not undoable")
+		case !c.Undoable():
+			text += "; not undoable: " + cmp.Or(lost[c.Path], why, reasonNotStored)
+		case later && c.After != nil:
+			text += "; " + why + ", so a later change cannot be undone"
 		}
 		it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
 		out = append(out, it)
@@ -211,91 +258,27 @@ func entryOf(c *Change) *Entry {
 	return c.Before
 }
 
-// folderText says what happened inside a folder that appeared or went
-// away.
-func folderText(a string, files int, size int64) string {
-	switch {
-	case a == "created" && files == 0:
-		return "new folder"
-	case a == "created":
-		return fmt.Sprintf("new, %s, %s", human.Count(files, "file", ""), human.Bytes(size))
-	case files == 0:
-		return "folder deleted"
-	}
-	return human.Count(files, "file", "") + " deleted"
-}
-
 // changeText says what happened to one path.
 func changeText(c *Change) string {
-	var parts []string
-	switch c.Action() {
-	case "created":
-		switch c.After.Kind {
-		case File:
-			parts = append(parts, "new, "+human.Bytes(c.After.Size))
-		case Symlink:
-			parts = append(parts, "new symlink to "+display(c.After.Target))
-		default:
-			parts = append(parts, "new "+c.After.Kind.String())
-		}
-	case "deleted":
-		parts = append(parts, "deleted")
-	case "type changed":
-		parts = append(parts, c.Before.Kind.String()+" → "+c.After.Kind.String())
-	case "symlink changed":
-		parts = append(parts, "symlink now to "+display(c.After.Target))
-	case "edited":
-		parts = append(parts, "edited")
+	text := c.Action()
+	switch {
+	case text == "created" && c.After.Kind == File:
+		text = "new, " + human.Bytes(c.After.Size)
+	case text == "created" && c.After.Kind == Symlink:
+		text = "new symlink to " + display(c.After.Target)
+	case text == "created":
+		text = "new " + c.After.Kind.String()
+	case text == "type changed":
+		text = c.Before.Kind.String() + " → " + c.After.Kind.String()
+	case text == "symlink changed":
+		text = "symlink now to " + display(c.After.Target)
+	case text == "mode changed":
+		text = ""
 	}
 	if c.modeChanged() {
-		parts = append(parts, fmt.Sprintf("mode %04o → %04o", c.Before.Mode, c.After.Mode))
+		text = strings.TrimPrefix(text+fmt.Sprintf(", mode %04o → %04o", c.Before.Mode, c.After.Mode), ", ")
 	}
-	return strings.Join(parts, ", ")
-}
-
-// groupAt keeps items less than depth folders deep and folds the others
-// into their folder at that depth.
-func groupAt(items []item, depth int) []item {
-	var out []item
-	index := map[string]int{}
-	for _, it := range items {
-		parts := strings.Split(it.path, "/")
-		if len(parts) <= depth {
-			out = append(out, it)
-			continue
-		}
-		dir := strings.Join(parts[:depth], "/")
-		i, ok := index[dir]
-		if !ok {
-			i = len(out)
-			index[dir] = i
-			out = append(out, item{path: dir, dir: true, counts: map[string]int{}})
-		}
-		for a, n := range it.counts {
-			out[i].counts[a] += n
-		}
-		out[i].lost += it.lost
-	}
-	for i := range out {
-		if out[i].text != "" {
-			continue
-		}
-		var parts []string
-		for _, a := range []string{"created", "edited", "deleted", "type changed", "symlink changed", "mode changed"} {
-			if n := out[i].counts[a]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, strings.Replace(a, "created", "new", 1)))
-			}
-		}
-		text := strings.Join(parts, ", ")
-		if text == "" {
-			text = "changed"
-		}
-		if out[i].lost > 0 {
-			text += fmt.Sprintf(", %d of them not undoable", out[i].lost)
-		}
-		out[i].text = displayItem(out[i].path, true) + " (" + text + ")"
-	}
-	return out
+	return text
 }
 
 func displayItem(p string, dir bool) string {
@@ -305,80 +288,39 @@ func displayItem(p string, dir bool) string {
 	return display(p)
 }
 
-// FoldPaths lists paths for a person or the LLM in at most max lines:
-// each path while they fit; else, folded into the folders holding them at
-// the deepest level that fits, "gen/ (2,000 files)"; past even that, the
-// last line says "and N more". isDir tells which of the paths are folders
+// FoldPaths lists paths for a person or the LLM in at most n lines: each
+// path while they fit; else, folded into the folders holding them at the
+// deepest level that fits, "gen/ (2,000 files)"; past even that, the last
+// line says "and N more". isDir tells which of the paths are folders
 // (shown with a trailing "/").
 func FoldPaths(paths []string, isDir func(string) bool, n int) []string {
 	n = max(n, 1)
-	if len(paths) <= n {
-		out := make([]string, len(paths))
-		for i, p := range paths {
-			out[i] = displayItem(p, isDir(p))
-		}
-		return out
+	items := make([]item, len(paths))
+	for i, p := range paths {
+		kind := map[bool]string{true: "folder", false: "file"}[isDir(p)]
+		items[i] = item{path: p, dir: isDir(p), text: displayItem(p, isDir(p)), counts: map[string]int{kind: 1}}
 	}
-	type folded struct {
-		path           string
-		files, folders int
-		paths          int // the listed paths it stands for, itself included
-	}
-	best := deepest(func(depth int) []folded {
-		var out []folded
-		index := map[string]int{}
-		for _, p := range paths {
-			key, below := p, false
-			if parts := strings.SplitN(p, "/", depth+1); len(parts) > depth {
-				key, below = strings.Join(parts[:depth], "/"), true
-			}
-			i, ok := index[key]
-			if !ok {
-				i = len(out)
-				index[key] = i
-				out = append(out, folded{path: key})
-			}
-			out[i].paths++
-			switch {
-			case !below:
-			case isDir(p):
-				out[i].folders++
-			default:
-				out[i].files++
+	items = fold(items, n, func(it item) string {
+		var parts []string
+		for _, kind := range []string{"file", "folder"} {
+			if c := it.counts[kind]; c > 0 {
+				parts = append(parts, human.Thousands(c)+" "+kind+map[bool]string{true: "", false: "s"}[c == 1])
 			}
 		}
-		return out
-	}, n)
+		return strings.Join(parts, ", ")
+	})
 	var out []string
-	for i, f := range best {
-		if i == n-1 && len(best) > n {
+	for i, it := range items {
+		if i == n-1 && len(items) > n {
 			more := 0
-			for _, rest := range best[i:] {
-				more += rest.paths
+			for _, rest := range items[i:] {
+				more += max(rest.paths, 1)
 			}
 			return append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
 		}
-		if f.files+f.folders == 0 {
-			out = append(out, displayItem(f.path, isDir(f.path)))
-			continue
-		}
-		var parts []string
-		if f.files > 0 {
-			parts = append(parts, human.Thousands(f.files)+" "+plural(f.files, "file"))
-		}
-		if f.folders > 0 {
-			parts = append(parts, human.Thousands(f.folders)+" "+plural(f.folders, "folder"))
-		}
-		out = append(out, displayItem(f.path, true)+" ("+strings.Join(parts, ", ")+")")
+		out = append(out, it.text)
 	}
 	return out
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
 }
 
 // notUndoable lists, in walk order, the paths a turn's commands changed

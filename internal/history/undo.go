@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -54,12 +53,11 @@ func (r Report) FoldedRestored() []string { return r.fold(r.Restored) }
 func (r Report) FoldedRemoved() []string { return r.fold(r.Removed) }
 
 func (r Report) fold(paths []string) []string {
-	return FoldPaths(paths, func(p string) bool { return slicesContains(r.Folders, p) }, undoListed)
-}
-
-func slicesContains(list []string, p string) bool {
-	i := sort.SearchStrings(list, p)
-	return i < len(list) && list[i] == p
+	folders := map[string]bool{}
+	for _, f := range r.Folders {
+		folders[f] = true
+	}
+	return FoldPaths(paths, func(p string) bool { return folders[p] }, undoListed)
 }
 
 // Notice tells the LLM what the undo did.
@@ -239,11 +237,10 @@ func (r *restorer) run(recs []Record) {
 		default:
 			r.rep.Removed = append(r.rep.Removed, c.Path)
 		}
-		if entryOfBefore(&c).Kind == Dir {
+		if c.Kind() == Dir {
 			r.rep.Folders = append(r.rep.Folders, c.Path)
 		}
 	}
-	sort.Strings(r.rep.Folders)
 }
 
 // Kind is what the change is about: the path's kind before, or after
@@ -369,22 +366,16 @@ func (r *restorer) put(c *Change) {
 	}
 }
 
-// putFile gives a file its earlier content and mode.
+// putFile gives a file its earlier content and mode, unless it has it.
 func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
-	b, a := c.Before, c.After
+	b := c.Before
 	if cur != nil && cur.Kind == File {
-		// Its stat data tell it is what the turn left, else its content
-		// tells whether it is already back.
-		same := a != nil && a.Kind == File && cur.sameStat(a) && a.Hash != "" && a.Hash == b.Hash
-		if a == nil || a.Kind != File || !cur.sameStat(a) || a.Hash == "" {
-			h, ok, err := r.hashNow(cur)
-			if err != nil {
-				r.fail(c.Path, err.Error())
-				return
-			}
-			same = ok && h == b.Hash
+		h, err := r.hashNow(cur)
+		if err != nil {
+			r.fail(c.Path, err.Error())
+			return
 		}
-		if same {
+		if h == b.Hash {
 			if cur.Mode != b.Mode {
 				r.chmod(c.Path, b.Mode)
 			}
@@ -404,76 +395,70 @@ func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
 	r.rename(fd, tmp, c.Path)
 }
 
-// hashNow hashes a file as it is now; ok is false for one too large to
-// read within the turn limit.
-func (r *restorer) hashNow(cur *Entry) (string, bool, error) {
+// hashNow hashes a file as it is now; "" for one too large to read
+// within the turn limit.
+func (r *restorer) hashNow(cur *Entry) (string, error) {
 	if cur.Size > r.h.opts.TurnLimit {
-		return "", false, nil
+		return "", nil
 	}
 	fd, err := r.ch.open(parentOf(cur.Path))
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	f, err := openFileAt(fd, baseOf(cur.Path))
 	if err != nil {
-		return "", false, fmt.Errorf("could not read it: %w", err)
+		return "", fmt.Errorf("could not read it: %w", err)
 	}
 	defer f.Close()
 	hw := sha256.New()
 	if _, err := io.Copy(hw, io.LimitReader(f, r.h.opts.TurnLimit)); err != nil {
-		return "", false, fmt.Errorf("could not read it: %w", err)
+		return "", fmt.Errorf("could not read it: %w", err)
 	}
-	return hex.EncodeToString(hw.Sum(nil)), true, nil
+	return hex.EncodeToString(hw.Sum(nil)), nil
 }
 
 // setAside keeps what stands at a path before undo replaces or removes
 // it, when that is not what the turn left there: later work is never
 // destroyed silently. It reports false when the path must be left alone.
 func (r *restorer) setAside(c *Change, cur *Entry) bool {
-	a := c.After
+	a, dst := c.After, filepath.Join(r.keptDir, filepath.FromSlash(c.Path))
+	var err error
 	switch {
-	case cur == nil:
+	case cur == nil || cur.Kind != File && cur.Kind != Symlink:
 		return true
 	case cur.Kind == Symlink:
 		if a != nil && a.Kind == Symlink && a.Target == cur.Target {
 			return true
 		}
-		dst := filepath.Join(r.keptDir, filepath.FromSlash(c.Path))
 		os.MkdirAll(filepath.Dir(dst), 0o755)
 		os.Remove(dst)
-		if err := os.Symlink(cur.Target, dst); err != nil {
-			r.fail(c.Path, "it changed since the turn and could not be set aside ("+err.Error()+"), so it was left as it is")
-			return false
+		if err = os.Symlink(cur.Target, dst); err == nil {
+			err = atomicfile.SyncDir(filepath.Dir(dst))
 		}
-		return atomicfile.SyncDir(filepath.Dir(dst)) == nil
-	case cur.Kind != File:
-		return true
 	case a != nil && a.Kind == File && cur.sameStat(a):
 		return true
-	}
-	if a != nil && a.Kind == File && a.Hash != "" {
-		h, ok, err := r.hashNow(cur)
-		if err != nil {
-			r.fail(c.Path, err.Error())
+	default:
+		h, herr := r.hashNow(cur)
+		switch {
+		case herr != nil:
+			r.fail(c.Path, herr.Error())
+			return false
+		case a != nil && h == a.Hash:
+			return true
+		case h == "":
+			r.fail(c.Path, "it changed since the turn and is too large to set aside, so it was left as it is")
 			return false
 		}
-		if ok && h == a.Hash {
-			return true
-		}
+		err = r.copyAside(c.Path, dst)
 	}
-	if cur.Size > r.h.opts.TurnLimit {
-		r.fail(c.Path, "it changed since the turn and is too large to set aside, so it was left as it is")
-		return false
-	}
-	if err := r.copyAside(c.Path); err != nil {
+	if err != nil {
 		r.fail(c.Path, "it changed since the turn and could not be set aside ("+err.Error()+"), so it was left as it is")
-		return false
 	}
-	return true
+	return err == nil
 }
 
-// copyAside copies a workspace file into the turn's kept folder, durably.
-func (r *restorer) copyAside(p string) error {
+// copyAside copies a workspace file to dst, durably.
+func (r *restorer) copyAside(p, dst string) error {
 	fd, err := r.ch.open(parentOf(p))
 	if err != nil {
 		return err
@@ -483,7 +468,6 @@ func (r *restorer) copyAside(p string) error {
 		return err
 	}
 	defer src.Close()
-	dst := filepath.Join(r.keptDir, filepath.FromSlash(p))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}

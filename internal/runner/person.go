@@ -114,10 +114,12 @@ func holderName(locked *history.LockedError) string {
 }
 
 // words is what the person said for a session's next request, as left in
-// the session's folder until a request shows it.
+// the session's folder until a request shows it, or an undo of turn Undo
+// asked for while another process held the session.
 type words struct {
 	Text    string `json:"text,omitempty"`
 	NewChat bool   `json:"newChat,omitempty"`
+	Undo    int    `json:"undo,omitempty"`
 }
 
 // wordsDir is where a session's words wait.
@@ -231,7 +233,24 @@ func (r *Runner) heard(id, name string) bool {
 // written before the state is saved and the words are removed after, as
 // a turn commits: a crash between shows a message twice, never loses it.
 func (s *Session) hear() (bool, error) {
-	ws, names, err := s.r.waitingWords(s.st.SessionID)
+	all, allNames, err := s.r.waitingWords(s.st.SessionID)
+	var ws []words
+	var names []string
+	for i, w := range all {
+		switch {
+		case w.Undo == 0:
+			ws, names = append(ws, w), append(names, allNames[i])
+		case os.Remove(filepath.Join(s.r.wordsDir(s.st.SessionID), allNames[i])) != nil:
+			// Withdrawn by the process that asked (see handUndo).
+		case w.Undo != s.st.UndoTop:
+			s.r.report(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
+		default:
+			// An undo asked from another terminal, of the turn meant.
+			if _, err := s.Undo(); err != nil {
+				return false, err
+			}
+		}
+	}
 	if err != nil || len(ws) == 0 {
 		return false, err
 	}

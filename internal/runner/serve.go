@@ -78,9 +78,6 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
 		rep, err := s.next(ctx, src, req, waits)
 		if errors.Is(err, errWords) {
-			if err := s.takeUndo(); err != nil {
-				return err
-			}
 			if _, err := s.hear(); err != nil {
 				return err
 			}
@@ -153,7 +150,7 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 	if !listen {
 		return src.Next(ctx, req)
 	}
-	if s.heard() {
+	if s.r.hasWords(s.st.SessionID) {
 		return reply.Reply{}, errWords
 	}
 	nctx, cancel := context.WithCancel(ctx)
@@ -178,18 +175,12 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 			}
 			return res.rep, res.err
 		case <-tick.C:
-			if !heard && s.heard() {
+			if !heard && s.r.hasWords(s.st.SessionID) {
 				heard = true
 				cancel()
 			}
 		}
 	}
-}
-
-// heard reports whether the person left words or an undo for the held
-// session.
-func (s *Session) heard() bool {
-	return s.r.hasWords(s.st.SessionID) || s.r.undoAsked(s.st.SessionID)
 }
 
 // setAside moves a reply that will never be applied out of the way (as an

@@ -2,15 +2,11 @@ package runner
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/history"
 )
@@ -182,16 +178,10 @@ func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	return nil, err
 }
 
-// undoAskedPath is where an undo waits for the process holding the
-// session; it holds the turn the person meant (the undo top when asked).
-func (r *Runner) undoAskedPath(id string) string {
-	return filepath.Join(r.cfg.Paths.Sessions, id+".undo")
-}
-
-// handUndo leaves an undo for the process holding a session, when that
-// process waits for a reply, and waits a moment for it to be done. A
-// holder busy with a turn keeps the session: the turn it applies may be
-// the one the person meant, so the undo is refused as before.
+// handUndo leaves an undo for the process holding a session, as 'say'
+// leaves words, when that process waits for a reply, and waits a moment
+// for it to be done. A holder busy with a turn keeps the session: the
+// turn it applies may be the one the person meant.
 func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	id := locked.Session
 	st, err := r.store.Load(id)
@@ -204,26 +194,15 @@ func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	if st.UndoTop == 0 {
 		return nil, &NothingToUndoError{Session: id}
 	}
-	p := r.undoAskedPath(id)
-	if err := atomicfile.Write(p, []byte(strconv.Itoa(st.UndoTop)), 0o644); err != nil {
-		return nil, fmt.Errorf("undo: %w", err)
+	name, err := r.leaveWords(id, words{Undo: st.UndoTop})
+	if err != nil {
+		return nil, err
+	}
+	if !r.heard(id, name) && os.Remove(filepath.Join(r.wordsDir(id), name)) == nil {
+		return nil, locked // withdrawn before the holder took it
 	}
 	h := &UndoHandover{Holder: holderName(locked), Session: id, Sequence: st.UndoTop}
-	deadline := time.Now().Add(heardWait)
-	for {
-		_, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			break // taken
-		}
-		if time.Now().After(deadline) {
-			if os.Remove(p) == nil {
-				return nil, locked // withdrawn before the holder took it
-			}
-			break
-		}
-		time.Sleep(decisionPoll / 2)
-	}
-	for deadline = time.Now().Add(heardWait); time.Now().Before(deadline); time.Sleep(decisionPoll / 2) {
+	for deadline := time.Now().Add(heardWait); time.Now().Before(deadline); time.Sleep(decisionPoll / 2) {
 		now, err := r.store.Load(id)
 		if err == nil && now.Undoing == nil && now.UndoTop != st.UndoTop && r.afterUndo(now) {
 			h.Outbox = r.requestPath(id, now.SequenceNumber)
@@ -231,33 +210,4 @@ func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 		}
 	}
 	return h, nil
-}
-
-// takeUndo does the undo another process left for the held session (see
-// handUndo), if any. An undo of a turn that is no longer the last (a
-// reply was applied meanwhile) is dropped with a warning.
-func (s *Session) takeUndo() error {
-	p := s.r.undoAskedPath(s.st.SessionID)
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("undo asked: %w", err)
-	}
-	if err := os.Remove(p); err != nil {
-		return nil // withdrawn meanwhile
-	}
-	if top, _ := strconv.Atoi(string(data)); top != s.st.UndoTop {
-		s.r.report(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
-		return nil
-	}
-	_, err = s.Undo()
-	return err
-}
-
-// undoAsked reports whether an undo waits for the held session.
-func (r *Runner) undoAsked(id string) bool {
-	_, err := os.Stat(r.undoAskedPath(id))
-	return err == nil
 }
