@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,30 +59,24 @@ func fillStat(e *Entry, st *unix.Stat_t) {
 // lstatAt describes name in folder dirfd without following it.
 func lstatAt(dirfd int, name string, e *Entry) error {
 	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return err
-	}
+	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	fillStat(e, &st)
-	return nil
+	return err
 }
 
 func fstat(fd int, e *Entry) error {
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return err
-	}
+	err := unix.Fstat(fd, &st)
 	fillStat(e, &st)
-	return nil
+	return err
 }
 
 // openAt opens name in dirfd with flags, again after a signal.
-func openAt(dirfd int, name string, flags int) (int, error) {
-	for {
-		fd, err := unix.Openat(dirfd, name, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
+func openAt(dirfd int, name string, flags int) (fd int, err error) {
+	for fd, err = unix.Openat(dirfd, name, flags, 0); err == unix.EINTR; {
+		fd, err = unix.Openat(dirfd, name, flags, 0)
 	}
+	return fd, err
 }
 
 // openFileAt opens a regular file of dirfd for reading. It refuses a
@@ -209,11 +204,8 @@ func (c *dirChain) open(dir string) (int, error) {
 // forget drops p and what is below it from the chain, after p was
 // removed: a descriptor of a removed folder must not be written through.
 func (c *dirChain) forget(p string) {
-	for i, q := range c.paths {
-		if q == p || isBelow(q, p) {
-			c.trim(i)
-			return
-		}
+	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
+		c.trim(i)
 	}
 }
 

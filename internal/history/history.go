@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -70,7 +71,7 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 	return &History{store: s, id: id, dir: dir, ws: ws, opts: opts,
 		scope: scope{gitignore: ws.GitIgnore(), exclude: exclude, include: include,
 			private: privatePaths(ws.Dir(), append([]string{s.Dir}, opts.Private...))},
-		obj: &objects{dir: filepath.Join(dir, "objects")}}, nil
+		obj: &objects{dir: filepath.Join(dir, "objects"), bw: bufio.NewWriterSize(nil, 256<<10)}}, nil
 }
 
 // privatePaths returns, relative to the workspace, the folders among dirs

@@ -13,10 +13,10 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// Lock is an exclusive hold on one session. It is an flock on
-// sessions/<id>.lock, so the kernel releases it when the process dies, even
-// by SIGKILL; the file also says who holds it and what it is doing, for
-// other processes to show.
+// Lock is an exclusive hold on one session: an flock on
+// sessions/<id>.lock, so the kernel releases it when the process dies,
+// even by SIGKILL. The file also says who holds it and what it is doing,
+// for other processes to show.
 type Lock struct {
 	f      *os.File
 	holder Holder
@@ -28,7 +28,7 @@ type Holder struct {
 	Command string    `json:"command"`
 	Since   time.Time `json:"since"`
 	// Doing says what the holder is doing now ("waiting for a reply to
-	// request 3", "waiting for approval of 'rm -rf build'").
+	// request 3").
 	Doing string `json:"doing,omitempty"`
 }
 
@@ -71,9 +71,9 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	}
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	// A holder killed while it started a command leaves the lock with the
-	// child until the child's exec closes it, a moment later: wait for
-	// that, never for a holder that is alive.
-	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && wait < deadHolderWait && !holderAlive(f); wait++ {
+	// child until the child's exec closes it, a moment later: wait up to
+	// a second for that, never for a holder that is alive.
+	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && wait < 100 && !holderAlive(f); wait++ {
 		time.Sleep(10 * time.Millisecond)
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	}
@@ -89,59 +89,39 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	return l, nil
 }
 
-// deadHolderWait is how many 10 ms waits Lock allows a lock whose holder
-// has died.
-const deadHolderWait = 100
-
 // holderAlive reports whether the process the lock file names still runs
 // (or cannot be told).
 func holderAlive(f *os.File) bool {
-	buf := make([]byte, 512)
-	n, _ := f.ReadAt(buf, 0)
-	var h Holder
-	if err := json.Unmarshal(buf[:bytes.IndexByte(buf[:n], '\n')+1], &h); err != nil || h.PID <= 0 {
-		return true
-	}
-	return !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
+	h := readHolder(f)
+	return h == nil || !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
 }
 
 // Note records what the holder is doing now, for 'courier status' and for
 // the error another process shows.
 func (l *Lock) Note(doing string) {
-	if l == nil || l.f == nil || l.holder.Doing == doing {
-		return
+	if l != nil && l.f != nil && l.holder.Doing != doing {
+		l.holder.Doing = human.Cut(doing, 200)
+		l.write()
 	}
-	doing = human.Cut(doing, 200)
-	l.holder.Doing = doing
-	l.write()
 }
 
-// write names the holder in the lock file. It is a courtesy: failing to
-// write it must not fail the lock, which the flock alone provides. The
-// record is written in one call over a fixed-size padded area, so a reader
-// never sees half of two records.
+// write names the holder in the lock file: a courtesy, which the lock
+// does not need. The record is written in one call over a fixed-size
+// padded area, so a reader never sees half of two records.
 func (l *Lock) write() {
-	h, err := json.Marshal(l.holder)
-	if err != nil {
-		return
+	if h, err := json.Marshal(l.holder); err == nil && len(h) < holderSize {
+		l.f.WriteAt(append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...), 0)
 	}
-	h = append(h, '\n')
-	if len(h) > holderSize {
-		return
-	}
-	h = append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...)
-	l.f.WriteAt(h, 0)
 }
 
-// holderSize is the area a holder record is padded to; Note keeps a record
-// within it.
+// holderSize is the area a holder record is padded to.
 const holderSize = 1024
 
 func readHolder(f *os.File) *Holder {
-	buf := make([]byte, 4096)
+	buf := make([]byte, holderSize)
 	n, _ := f.ReadAt(buf, 0)
 	var h Holder
-	if err := json.Unmarshal(buf[:n], &h); err != nil || h.PID == 0 {
+	if json.Unmarshal(buf[:n], &h) != nil || h.PID <= 0 {
 		return nil
 	}
 	return &h

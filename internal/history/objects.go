@@ -52,6 +52,7 @@ type objects struct {
 	w       *os.File          // the pack being appended to
 	wnum    int
 	wsize   int64
+	bw      *bufio.Writer
 	pending []byte // index entries of what was written since the last sync
 	disk    int64  // about the disk space taken
 	err     error  // a failed write: nothing may claim content stored any more
@@ -141,40 +142,13 @@ func (o *objects) size() int64 {
 	return o.disk
 }
 
-// compresses tells from a content's first bytes whether compressing it
-// saves a tenth.
-func compresses(sample []byte) bool {
-	if len(sample) < minCompress {
-		return false
-	}
-	var b bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
-	zw.Write(sample)
-	zw.Close()
-	return b.Len() < len(sample)*9/10
-}
-
 // put stores a content under its hash h and returns the disk space it
 // adds (0 when it was there).
 func (o *objects) put(h string, data []byte) (int64, error) {
 	if o.has(h) {
 		return 0, nil
 	}
-	var b bytes.Buffer
-	if compresses(data) {
-		b.WriteByte('z')
-		zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
-		zw.Write(data)
-		zw.Close()
-	} else {
-		b.Grow(len(data) + 1)
-		b.WriteByte('r')
-		b.Write(data)
-	}
-	return o.write(h, func(w io.Writer) (string, error) {
-		_, err := w.Write(b.Bytes())
-		return h, err
-	})
+	return o.write(h, bytes.NewReader(data), data)
 }
 
 // putFile stores a file's content too large to hold in memory: it is
@@ -195,43 +169,42 @@ func (o *objects) putFile(f *os.File, size int64) (h string, stored bool, writte
 	if _, err := f.ReadAt(sample, 0); err != nil {
 		return h, false, 0, err
 	}
-	written, err = o.write(h, func(w io.Writer) (string, error) {
-		hw := sha256.New()
-		bw := bufio.NewWriterSize(w, 256<<10)
-		src := io.TeeReader(io.NewSectionReader(f, 0, size), hw)
-		var err error
-		if compresses(sample) {
-			bw.WriteByte('z')
-			zw, _ := zlib.NewWriterLevel(bw, zlib.BestSpeed)
-			if _, err = io.Copy(zw, src); err == nil {
-				err = zw.Close()
-			}
-		} else {
-			bw.WriteByte('r')
-			_, err = io.Copy(bw, src)
-		}
-		if err == nil {
-			err = bw.Flush()
-		}
-		return hex.EncodeToString(hw.Sum(nil)), err
-	})
+	written, err = o.write(h, io.NewSectionReader(f, 0, size), sample)
 	return h, err == nil && o.has(h), written, err
 }
 
-// write appends a content to the pack being written (a new one when it
-// is full): put writes it and returns the hash of what it wrote, which
-// lists it if that is h.
-func (o *objects) write(h string, put func(io.Writer) (string, error)) (int64, error) {
+// write appends the content r gives to the pack being written (a new one
+// when it is full), compressed when its sample shows that saves a tenth,
+// and lists it if it hashes to h.
+func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.load(); err != nil || o.table[h].n > 0 {
 		return 0, err
 	}
-	var got string
+	var zw *zlib.Writer
+	var z bytes.Buffer
+	if len(sample) >= minCompress {
+		zw, _ = zlib.NewWriterLevel(&z, zlib.BestSpeed)
+		zw.Write(sample)
+		zw.Close()
+	}
 	err := o.open()
 	cw := &counter{w: o.w}
+	hw := sha256.New()
+	o.bw.Reset(cw)
+	if err == nil && zw != nil && z.Len() < len(sample)*9/10 {
+		o.bw.WriteByte('z')
+		zw.Reset(o.bw)
+		if _, err = io.Copy(zw, io.TeeReader(r, hw)); err == nil {
+			err = zw.Close()
+		}
+	} else if err == nil {
+		o.bw.WriteByte('r')
+		_, err = io.Copy(o.bw, io.TeeReader(r, hw))
+	}
 	if err == nil {
-		got, err = put(cw)
+		err = o.bw.Flush()
 	}
 	if err != nil {
 		o.err = fmt.Errorf("content store: %w", err)
@@ -239,7 +212,7 @@ func (o *objects) write(h string, put func(io.Writer) (string, error)) (int64, e
 	}
 	off, n := o.wsize, cw.n
 	o.wsize += n
-	if got != h {
+	if hex.EncodeToString(hw.Sum(nil)) != h {
 		return 0, nil // changed while it was read
 	}
 	o.table[h] = packed{o.wnum, off, n}

@@ -137,93 +137,67 @@ func (s Store) Turns(id string) ([]int, error) {
 // request seq for appending. A last line torn by a crash is cut off: it
 // was never acknowledged, so nothing relied on it.
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
-	p := s.turnPath(id, seq)
-	newDirs, err := mkdirs(filepath.Dir(p))
-	if err != nil {
-		return nil, fmt.Errorf("open turn %d: %w", seq, err)
-	}
-	data, err := os.ReadFile(p)
+	t, good, err := s.readTurn(id, seq)
 	if errors.Is(err, fs.ErrNotExist) {
-		newDirs = append(newDirs, filepath.Dir(p))
-	} else if err != nil {
-		return nil, fmt.Errorf("open turn %d: %w", seq, err)
-	}
-	records, good, err := parseRecords(data)
-	if err != nil {
-		return nil, fmt.Errorf("turn record %s: %w", p, err)
-	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-	if err == nil && good < len(data) {
-		err = f.Truncate(int64(good))
+		// A new record: its file's entry, and its folder's, are synced
+		// with it.
+		t.newDirs = []string{filepath.Dir(t.path), s.Folder(id)}
+		err = os.MkdirAll(t.newDirs[0], 0o755)
 	}
 	if err == nil {
-		_, err = f.Seek(int64(good), 0)
+		t.f, err = os.OpenFile(t.path, os.O_RDWR|os.O_CREATE, 0o644)
+	}
+	if err == nil {
+		if err = t.f.Truncate(good); err == nil {
+			_, err = t.f.Seek(good, 0)
+		}
 	}
 	if err != nil {
-		if f != nil {
-			f.Close()
-		}
+		t.Close()
 		return nil, fmt.Errorf("open turn %d: %w", seq, err)
 	}
-	return &Turn{Sequence: seq, Records: records, path: p, f: f, newDirs: newDirs}, nil
+	return t, nil
 }
 
 // ReadTurn reads a turn's records without opening it for writing.
 func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
-	p := s.turnPath(id, seq)
-	data, err := os.ReadFile(p)
+	t, _, err := s.readTurn(id, seq)
 	if err != nil {
 		return nil, fmt.Errorf("read turn %d: %w", seq, err)
 	}
-	records, _, err := parseRecords(data)
+	return t, nil
+}
+
+func (s Store) readTurn(id string, seq int) (*Turn, int64, error) {
+	t := &Turn{Sequence: seq, path: s.turnPath(id, seq)}
+	data, err := os.ReadFile(t.path)
 	if err != nil {
-		return nil, fmt.Errorf("turn record %s: %w", p, err)
+		return t, 0, err
 	}
-	return &Turn{Sequence: seq, Records: records, path: p}, nil
+	good, err := t.parse(data)
+	return t, good, err
 }
 
-// mkdirs makes dir and its missing parents and returns the folders whose
-// entries changed (the parent of each folder made), outermost first.
-func mkdirs(dir string) ([]string, error) {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		missing = append(missing, d)
-	}
-	var changed []string
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		changed = append(changed, filepath.Dir(missing[i]))
-	}
-	return changed, nil
-}
-
-// parseRecords reads whole lines only: Add writes each record with its
-// newline, so a last line without one was torn by a crash, even when its
-// JSON happens to be complete, and is not counted (good is where it
-// starts). A whole line that does not parse is damage, not a crash, and is
-// an error: cutting it would silently drop the records after it.
-func parseRecords(data []byte) (records []Record, good int, err error) {
+// parse reads whole lines only: Add writes each record with its newline,
+// so a last line without one was torn by a crash, even when its JSON
+// happens to be complete, and is not counted (good is where it starts).
+// A whole line that does not parse is damage, not a crash, and is an
+// error: cutting it would silently drop the records after it.
+func (t *Turn) parse(data []byte) (good int64, err error) {
 	for line := 1; ; line++ {
 		n := bytes.IndexByte(data[good:], '\n')
 		if n < 0 {
-			return records, good, nil
+			return good, nil
 		}
 		var r Record
-		if err := json.Unmarshal(data[good:good+n], &r); err != nil {
-			return nil, 0, fmt.Errorf("damaged at line %d: %w", line, err)
+		if err := json.Unmarshal(data[good:good+int64(n)], &r); err != nil {
+			return 0, fmt.Errorf("turn record %s is damaged at line %d: %w", t.path, line, err)
 		}
 		for i := range r.Changes {
 			r.Changes[i].Path = entryOf(&r.Changes[i]).Path
 		}
-		records = append(records, r)
-		good += n + 1
+		t.Records = append(t.Records, r)
+		good += int64(n) + 1
 	}
 }
 
@@ -277,13 +251,11 @@ func (t *Turn) Append(r Record) error {
 }
 
 // Close releases the record. What was added and not synced stays written.
-func (t *Turn) Close() error {
-	if t.f == nil {
-		return nil
+func (t *Turn) Close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
 	}
-	err := t.f.Close()
-	t.f = nil
-	return err
 }
 
 // Begun returns the turn's begin record, if it has one.

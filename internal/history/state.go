@@ -31,98 +31,87 @@ type State struct {
 
 	// Workspace is the absolute folder the session works on.
 	Workspace string `json:"workspace"`
-	// Notices are told to the LLM at the top of the next outbox's results
-	// (an undo, a reply without commands).
+	// Notices are told to the LLM above the next request's results (an
+	// undo, a reply without commands).
 	Notices []string `json:"notices,omitempty"`
-	// UndoTop is the turn 'courier undo' reverts next: the newest turn not
-	// undone, 0 when there is none.
-	UndoTop int `json:"undoTop,omitempty"`
-	// Undoing is set while an undo is under way (saved before any file is
-	// put back, cleared when the undo is committed).
+	// UndoTop is the turn 'courier undo' takes back next, 0 for none;
+	// Undoing is set while an undo is under way (saved before anything is
+	// put back, cleared when it is committed).
+	UndoTop int      `json:"undoTop,omitempty"`
 	Undoing *Undoing `json:"undoing,omitempty"`
 	// Summary is the DONE text once the session is complete.
 	Summary string `json:"summary,omitempty"`
-	// Includes are glob patterns whose files the first outbox attaches.
+	// Includes are glob patterns whose files the first request attaches.
 	Includes []string `json:"includes,omitempty"`
 	// ApprovedRules are "approve all like it" answers for this session.
 	ApprovedRules []string `json:"approvedRules,omitempty"`
 	// Pending is set while a turn waits for the person's approval.
 	Pending *Pending `json:"pending,omitempty"`
-	// Protocol names the front end the session speaks; "" is the tag
-	// protocol.
+	// Protocol names the front end the session speaks; "" is the tags.
 	Protocol string `json:"protocol,omitempty"`
 	// Messages are the person's words for the next request.
 	Messages []string `json:"messages,omitempty"`
-	// FollowUps are the tasks the person added after the session was
-	// complete ('courier continue'), oldest first.
+	// FollowUps are the tasks added after the session was complete
+	// ('courier continue'), oldest first; Prompt is the next request's
+	// task when it is one.
 	FollowUps []string `json:"followUps,omitempty"`
-	// NewChat is set when the next request goes to a fresh chat: it carries
-	// the full protocol and the machine's description again.
+	Prompt    string   `json:"prompt,omitempty"`
+	// NewChat is set when the next request goes to a fresh chat: it
+	// carries the full protocol and the machine's description again.
 	NewChat bool `json:"newChat,omitempty"`
-	// Prompt is the next request's task when it is a follow-up.
-	Prompt string `json:"prompt,omitempty"`
-	// Environment describes the machine for the first request of a chat;
-	// it is kept so that a request written again reads the same.
+	// Environment describes the machine for the first request of a chat,
+	// kept so that a request written again reads the same.
 	Environment string `json:"environment,omitempty"`
-	// RequestSize and RequestSum (CRC-32C) are those of the current
-	// request as it was written. A request is not synced to the disk,
-	// since it can be written again from the state: one a power cut left
-	// missing, short or holding zeros no longer matches them, and is
-	// written again.
+	// RequestSize and RequestSum (CRC-32C) are the current request's as
+	// written. A request is not synced, since it can be written again
+	// from the state: one a power cut left missing, short or full of
+	// zeros no longer matches them, and is written again.
 	RequestSize int64  `json:"requestSize,omitempty"`
 	RequestSum  uint32 `json:"requestSum,omitempty"`
-	// IgnoreCut are the ignore files courier said it uses only part of (see
-	// workspace.IgnoreCutNote): it says so once a session, not every turn.
+	// IgnoreCut are the ignore files courier said it uses only part of
+	// (see workspace.IgnoreCutNote): it says so once a session.
 	IgnoreCut []string `json:"ignoreCut,omitempty"`
-	// Run is set for an Agent Spaces run ('courier ops'): a session of
-	// one turn, whose operations came from a program, not a chat. It writes
-	// no requests and is complete when its turn is.
-	Run bool `json:"run,omitempty"`
-	// Preset names the policy preset a run's commands are checked by
-	// (standard, permissive or restrictive); "" is the settings' policy.
+	// Run is set for an Agent Spaces run ('courier ops'): one turn, whose
+	// operations came from a program, not a chat; it writes no requests.
+	// Preset names the policy preset its commands are checked by.
+	Run    bool   `json:"run,omitempty"`
 	Preset string `json:"preset,omitempty"`
 }
 
-// ReadRequest is a READ_FILE waiting to be shown in the next outbox. It is
-// stored as a plain path string when it has no line range, as the protocol
-// describes, and as an object otherwise.
+// ReadRequest is a READ_FILE waiting to be shown in the next request,
+// stored as a plain path without a line range, as the protocol describes,
+// and as an object with one.
 type ReadRequest struct {
 	Path      string `json:"path"`
 	StartLine int    `json:"startLine,omitempty"`
 	EndLine   int    `json:"endLine,omitempty"`
 }
 
+type plainRequest ReadRequest
+
 // MarshalJSON writes a plain path when there is no range.
 func (r ReadRequest) MarshalJSON() ([]byte, error) {
 	if r.StartLine == 0 && r.EndLine == 0 {
 		return json.Marshal(r.Path)
 	}
-	type plain ReadRequest
-	return json.Marshal(plain(r))
+	return json.Marshal(plainRequest(r))
 }
 
 // UnmarshalJSON reads both forms MarshalJSON writes.
 func (r *ReadRequest) UnmarshalJSON(data []byte) error {
-	var p string
-	if err := json.Unmarshal(data, &p); err == nil {
-		*r = ReadRequest{Path: p}
+	if json.Unmarshal(data, &r.Path) == nil {
 		return nil
 	}
-	type plain ReadRequest
-	var v plain
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := json.Unmarshal(data, (*plainRequest)(r)); err != nil {
 		return fmt.Errorf("read request: %w", err)
 	}
-	*r = ReadRequest(v)
 	return nil
 }
 
-// Undoing is an undo under way.
+// Undoing is an undo under way: of Turn, after which undo takes back
+// Below.
 type Undoing struct {
-	// Turn is the turn being undone.
-	Turn int `json:"turn"`
-	// Below is the turn undo reverts after it, UndoTop once this one is
-	// committed.
+	Turn  int `json:"turn"`
 	Below int `json:"below"`
 }
 
@@ -138,10 +127,10 @@ type Pending struct {
 	Rule   string `json:"rule,omitempty"`
 }
 
-// idPattern is the shape of a session id: the first 8 hex digits of a UUID.
 var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
-// ValidID reports whether id has the shape of a session id.
+// ValidID reports whether id has the shape of a session id: the first 8
+// hex digits of a UUID.
 func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // ErrNotFound is returned for a session id with no session file.
@@ -191,10 +180,6 @@ func (s Store) Load(id string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", id, err)
 	}
-	return decodeState(p, id, data)
-}
-
-func decodeState(p, id string, data []byte) (*State, error) {
 	var st State
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, &CorruptError{Path: p, Err: err}
@@ -213,10 +198,10 @@ func (s Store) Create(st *State) error { return commit(st, s.StageNew) }
 
 func commit(st *State, stage func(*State) (*atomicfile.File, error)) error {
 	f, err := stage(st)
-	if err != nil {
-		return err
+	if err == nil {
+		err = f.Commit()
 	}
-	if err := f.Commit(); err != nil {
+	if err != nil {
 		return fmt.Errorf("save session %s: %w", st.SessionID, err)
 	}
 	return nil
@@ -227,13 +212,10 @@ func commit(st *State, stage func(*State) (*atomicfile.File, error)) error {
 // request the state names) puts in place.
 func (s Store) Stage(st *State) (*atomicfile.File, error) {
 	data, err := json.MarshalIndent(st, "", "  ")
-	if err == nil {
-		var f *atomicfile.File
-		if f, err = atomicfile.Stage(s.Path(st.SessionID), append(data, '\n'), 0o644); err == nil {
-			return f, nil
-		}
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("save session %s: %w", st.SessionID, err)
+	return atomicfile.Stage(s.Path(st.SessionID), append(data, '\n'), 0o644)
 }
 
 // StageNew is Create up to the commit, as Stage is Save.
@@ -242,7 +224,7 @@ func (s Store) StageNew(st *State) (*atomicfile.File, error) {
 		return nil, fmt.Errorf("session %s already exists", st.SessionID)
 	}
 	if err := os.MkdirAll(s.Folder(st.SessionID), 0o755); err != nil {
-		return nil, fmt.Errorf("create session %s: %w", st.SessionID, err)
+		return nil, err
 	}
 	return s.Stage(st)
 }
@@ -257,16 +239,13 @@ func (s Store) List() ([]*State, []error) {
 	var out []*State
 	var errs []error
 	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || e.IsDir() || !ValidID(id) {
-			continue
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() && ValidID(id) {
+			if st, err := s.Load(id); err != nil {
+				errs = append(errs, err)
+			} else {
+				out = append(out, st)
+			}
 		}
-		st, err := s.Load(id)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, st)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 	return out, errs
