@@ -298,7 +298,8 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 
 // FindReply returns the turn that applied the reply with the given hash,
 // however long ago, and when (seq 0: none did). Each turn's record begins
-// with its reply's hash, so only the start of each is read.
+// with its reply's hash: only the start of each is read, and the whole
+// record of one that matches, whose begin record must be whole.
 func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err error) {
 	seqs, err := s.Turns(st.SessionID)
 	head := make([]byte, 512)
@@ -309,15 +310,16 @@ func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err err
 		}
 		k, _ := io.ReadFull(f, head)
 		f.Close()
-		line, _, _ := bytes.Cut(head[:k], []byte("\n"))
-		if !bytes.Contains(line, []byte(`"replyHash":"`+hash+`"`)) {
+		if !bytes.Contains(head[:k], []byte(`"replyHash":"`+hash+`"`)) {
 			continue
 		}
-		if _, rest, ok := bytes.Cut(line, []byte(`"at":"`)); ok {
-			stamp, _, _ := bytes.Cut(rest, []byte(`"`))
-			at, _ = time.Parse(time.RFC3339Nano, string(stamp))
+		t, err := s.ReadTurn(st.SessionID, n)
+		if err != nil {
+			return 0, at, err
 		}
-		return n, at, nil
+		if begin, ok := t.Begun(); ok && begin.ReplyHash == hash {
+			return n, begin.At, nil
+		}
 	}
 	return 0, at, err
 }

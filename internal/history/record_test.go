@@ -194,3 +194,18 @@ func TestFindReplyAfterManyTurns(t *testing.T) {
 		t.Errorf("FindReply of a reply never applied = %d, %v", got, err)
 	}
 }
+
+// TestFindReplyIgnoresTornBegin: a reply whose begin record a full disk
+// or a crash cut short was never applied, and is not taken for one.
+func TestFindReplyIgnoresTornBegin(t *testing.T) {
+	s := newStore(t)
+	st := newState("0000000a", 0, false)
+	line, err := json.Marshal(Record{Kind: RecordBegin, ReplyHash: Hash([]byte("reply")), Commands: []command.Command{{Type: command.CreateFile, Path: "a", Content: strings.Repeat("x", 5000)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, s.Folder("0000000a"), map[string]string{"turns/0001.jsonl": string(line[:len(line)/2])})
+	if seq, _, err := s.FindReply(st, Hash([]byte("reply"))); seq != 0 || err != nil {
+		t.Errorf("FindReply of a torn begin record = %d, %v", seq, err)
+	}
+}
