@@ -514,12 +514,7 @@ func checkUndoneOnce(t *testing.T, ctx, root, id string, want map[string]string)
 	if !strings.Contains(readOutbox(t, root, id, 4), "The user undid the changes of your reply to request 2.") {
 		t.Fatalf("%s\noutbox 4 lacks the undo notice", ctx)
 	}
-	// The journal keeps it when it reverts the file, the snapshot when it
-	// puts the workspace back first.
-	kept := filepath.Join(root, "sessions", id, "snapshot", "kept", "0002", "pkg1", "f1.txt")
-	if _, err := os.Stat(kept); err != nil {
-		kept = filepath.Join(root, "sessions", id, "turns", "0002", "kept", "pkg1", "f1.txt")
-	}
+	kept := filepath.Join(root, "sessions", id, "kept", "0002", "pkg1", "f1.txt")
 	if data, err := os.ReadFile(kept); err != nil || string(data) != "later work by hand\n" {
 		t.Fatalf("%s\nthe file changed by hand was not kept: %q, %v", ctx, data, err)
 	}

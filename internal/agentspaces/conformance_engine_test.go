@@ -8,10 +8,10 @@ import (
 
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // The cases that need the engine, run completely: courier's runner
@@ -73,7 +73,7 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 			t.Fatalf("%s: the input does not decode: %v", turn.name, err)
 		}
 		rep, err := r.StartRun(ctx, cmds, runner.RunOptions{Protocol: ChatName, Preset: c.policy(), Task: c.name,
-			Name: "operations.json", Hash: session.Hash(turn.input)})
+			Name: "operations.json", Hash: history.Hash(turn.input)})
 		if err != nil {
 			t.Fatalf("%s: run: %v", turn.name, err)
 		}

@@ -31,7 +31,7 @@ func newLogCmd(g *globals) *cobra.Command {
 			}
 			if asJSON {
 				if turns == nil {
-					turns = []runner.TurnInfo{}
+					turns = []runner.TurnLog{}
 				}
 				return writeJSON(g.io.Out, turns)
 			}
@@ -54,15 +54,16 @@ func newLogCmd(g *globals) *cobra.Command {
 				}
 				fmt.Fprintf(w, "request %d  %s  %s  %s, %d failed%s\n", t.Sequence,
 					t.AppliedAt.Local().Format("2006-01-02 15:04:05"), termtext.Safe(t.Reply), human.Count(t.Commands, "command", ""), t.Failed, mark)
-				for _, f := range t.Files {
-					fmt.Fprintf(w, "    %-8s %s (+%d -%d)\n", f.Action, termtext.Safe(f.Path), f.Added, f.Removed)
+				note := ""
+				if t.Pruned {
+					note = " (snapshot dropped: not undoable)"
 				}
-				for _, c := range t.ByCommand {
-					note := ""
-					if c.Pruned {
-						note = " (snapshot dropped: not undoable)"
+				for _, c := range t.Changes {
+					if c.Path != "" {
+						fmt.Fprintf(w, "    %-8s %s (+%d -%d)%s\n", c.Action, termtext.Safe(c.Path), c.Added, c.Removed, note)
+					} else {
+						fmt.Fprintf(w, "    command %d %s%s\n", c.Index, termtext.Safe(c.Changed), note)
 					}
-					fmt.Fprintf(w, "    command %d %s%s\n", c.Index, termtext.Safe(c.Changed), note)
 				}
 			}
 			return nil

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +17,10 @@ leaves out of snapshots (node_modules, build outputs) are not put back,
 unless snapshot_include names them, and undo says so; with snapshots =
 false only what file commands did is reverted. courier writes a new outbox
 telling the LLM what was undone. Run it again to walk back further. A run
-of 'courier ops' stays complete and gets no outbox: it has no LLM to tell.`,
+of 'courier ops' stays complete and gets no outbox: it has no LLM to tell.
+When 'courier watch' holds the session in another terminal, waiting for
+the next reply, the undo is given to it: it undoes the turn and writes the
+new request there.`,
 		Example: `  courier undo
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
@@ -24,12 +29,13 @@ of 'courier ops' stays complete and gets no outbox: it has no LLM to tell.`,
 			if err != nil {
 				return err
 			}
-			s, err := b.HoldLatest(optionalArg(args), "courier undo")
-			if err != nil {
-				return err
+			h, err := b.Undo(optionalArg(args))
+			switch {
+			case h != nil && h.Outbox != "":
+				fmt.Fprintf(g.io.Out, "Gave the undo to the %s holding session %s, which undid the changes of the reply to request %d: next request %s\n", h.Holder, h.Session, h.Sequence, b.text.Rel(h.Outbox))
+			case h != nil:
+				fmt.Fprintf(g.io.Out, "Gave the undo to the %s holding session %s, which undoes the changes of the reply to request %d and writes the next request\n", h.Holder, h.Session, h.Sequence)
 			}
-			defer s.Release()
-			_, err = s.Undo()
 			return err
 		},
 	}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/agent"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/shell"
-	"github.com/courier-agent/courier/internal/snapshot"
 )
 
 // setting is one entry of the settings table, bound to its Config field.
@@ -78,9 +78,9 @@ var baseSettings = []setting{
 		bind: func(c *Config) value { return enumValue{&c.Protocol, []string{ProtocolEvery, ProtocolFirst}} }},
 	{key: "snapshots", def: "true", help: "record the workspace around every turn, so that undo reverses what commands did too (false: undo reverts file commands only)",
 		bind: func(c *Config) value { return boolValue{&c.Snapshots} }},
-	{key: "snapshot_budget", def: sizeText(snapshot.DefaultBudget), help: "disk space (as du counts it) the snapshots kept for undo take per session; beyond it the oldest turns' are dropped (and can no longer be undone), with a warning",
+	{key: "snapshot_budget", def: sizeText(history.DefaultBudget), help: "disk space (as du counts it) the snapshots kept for undo take per session; beyond it the oldest turns' are dropped (and can no longer be undone), with a warning",
 		bind: func(c *Config) value { return sizeValue{&c.SnapshotBudget} }},
-	{key: "snapshot_limit", def: sizeText(snapshot.DefaultTurnLimit), help: "content one turn may snapshot; beyond it the turn is only partly undoable",
+	{key: "snapshot_limit", def: sizeText(history.DefaultTurnLimit), help: "content one turn may snapshot; beyond it the turn is only partly undoable",
 		bind: func(c *Config) value { return sizeValue{&c.SnapshotLimit} }},
 	{key: "snapshot_exclude", def: "", help: ".gitignore-style patterns never snapshotted (e.g. data/, *.iso)",
 		bind: func(c *Config) value { return listValue{&c.SnapshotExclude} }},

@@ -7,8 +7,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 func defaultPolicy(t *testing.T) *policy.Policy {
@@ -56,7 +56,7 @@ func TestAskWithoutApproverWaits(t *testing.T) {
 	h.write("junk/file", "x")
 	out := h.apply(askReply...)
 	v := pol.Check("rm -rf junk")
-	want := session.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
+	want := history.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
 	if out.Waiting == nil || *out.Waiting != want {
 		t.Fatalf("Waiting %+v, want %+v", out.Waiting, want)
 	}
@@ -83,27 +83,27 @@ func TestDecisionInJournal(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name     string
-		decision session.Record
+		decision history.Record
 		junk     bool // junk/ is still there afterwards
 		status   command.Status
 		summary  string
 	}{
 		{
 			name:     "approved",
-			decision: session.Record{Kind: session.RecordDecision, Index: 1, Approved: true},
+			decision: history.Record{Kind: history.RecordDecision, Index: 1, Approved: true},
 			status:   command.OK,
 			summary:  "Ran 'rm -rf junk' (exit code 0) (approved by the user)",
 		},
 		{
 			name:     "denied with a reason",
-			decision: session.Record{Kind: session.RecordDecision, Index: 1, Reason: "keep the junk"},
+			decision: history.Record{Kind: history.RecordDecision, Index: 1, Reason: "keep the junk"},
 			junk:     true,
 			status:   command.Denied,
 			summary:  "Not run: 'rm -rf junk' was denied by the user: keep the junk. Find another way, or explain in a MESSAGE why it is needed",
 		},
 		{
 			name:     "denied without a reason",
-			decision: session.Record{Kind: session.RecordDecision, Index: 1},
+			decision: history.Record{Kind: history.RecordDecision, Index: 1},
 			junk:     true,
 			status:   command.Denied,
 			summary:  "Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed",
@@ -147,7 +147,7 @@ func TestApproveAllLasts(t *testing.T) {
 	if out := h.apply(run("rm -rf junk")); out.Waiting == nil {
 		t.Fatal("the turn did not wait")
 	}
-	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
+	h.record(history.Record{Kind: history.RecordDecision, Index: 0, Approved: true, All: true})
 	out := h.resume()
 	for _, rule := range pol.Check("rm -rf junk").Rules {
 		if !slices.Contains(out.ApprovedRules, rule) {
@@ -177,7 +177,7 @@ func TestApproveAllCoversTheShapeShown(t *testing.T) {
 	if out := h.apply(run("rm -rf junk")); out.Waiting == nil {
 		t.Fatal("the turn did not wait")
 	}
-	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
+	h.record(history.Record{Kind: history.RecordDecision, Index: 0, Approved: true, All: true})
 	h.st.ApprovedRules = h.resume().ApprovedRules
 	for _, c := range []command.Command{
 		run("HOME=/ rm -rf other"),
@@ -208,7 +208,7 @@ func TestApproveAllFromJournal(t *testing.T) {
 	if out := h.apply(run("rm -rf junk"), run("rm -rf junk2")); out.Waiting == nil {
 		t.Fatal("the turn did not wait")
 	}
-	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
+	h.record(history.Record{Kind: history.RecordDecision, Index: 0, Approved: true, All: true})
 	out := h.resume()
 	if out.Waiting != nil || h.exists("junk/file") || h.exists("junk2/file") {
 		t.Errorf("waiting %+v%s", out.Waiting, summaries(out.Results))
@@ -227,7 +227,7 @@ func TestApproveAllSurvivesCrash(t *testing.T) {
 	h.write("junk/file", "x")
 	h.write("junk2/file", "x")
 	h.apply(run("rm -rf junk"), run("true"), run("rm -rf junk2"))
-	h.record(session.Record{Kind: session.RecordDecision, Index: 0, Approved: true, All: true})
+	h.record(history.Record{Kind: history.RecordDecision, Index: 0, Approved: true, All: true})
 	h.resume()
 	if got := h.kinds(); got != "begin decision start result start result start result" {
 		t.Fatalf("journal: %s", got)

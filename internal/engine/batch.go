@@ -12,7 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // A turn carries out a run of file commands as one batch: each change is
@@ -20,7 +20,7 @@ import (
 // (held in memory), journaled, and only when something outside courier is
 // about to look (a RUN_COMMAND, an approval question, a READ_FILE, the end
 // of the turn) is the whole run made: one journal sync before, the files
-// synced together, then the results recorded. See the session package for
+// synced together, then the results recorded. See the history package for
 // why that order is crash-safe.
 
 // maxPending bounds the new contents a batch holds in memory before it is
@@ -72,6 +72,8 @@ type batch struct {
 	bytes   int64
 	alone   bool // the last change went through a symlink: make it at once
 	changes bool // a change was journaled since the last flush
+	// made are the changes recovery found made already (before a crash).
+	made map[int]bool
 }
 
 type queued struct {
@@ -81,7 +83,7 @@ type queued struct {
 }
 
 func newBatch() batch {
-	return batch{files: map[string]*pendingFile{}, lands: map[landing]string{}, above: map[landing]bool{}, dirs: map[string]dirID{}}
+	return batch{files: map[string]*pendingFile{}, lands: map[landing]string{}, above: map[landing]bool{}, dirs: map[string]dirID{}, made: map[int]bool{}}
 }
 
 // pendingState is a file as the batch will leave it, if the batch has it.
@@ -252,8 +254,8 @@ func (r *turnRun) flush() error {
 		}
 		res := r.js.results[q.index]
 		if q.record {
-			rec := session.Record{Kind: session.RecordResult, Index: q.index}
-			if ch := r.js.changes[q.index]; ch != nil && reflect.DeepEqual(ch.Done, res) {
+			rec := history.Record{Kind: history.RecordResult, Index: q.index}
+			if ch := r.js.changes[q.index]; ch != nil && reflect.DeepEqual(*ch.Result, res) {
 				rec.AsPlanned = true
 			} else {
 				rec.Result = &res
@@ -288,23 +290,20 @@ type snapshotted struct {
 	paths []string
 }
 
-// snapshotBefore has the snapshot hold the batch's paths as they are before
-// the batch changes them, and returns the commands to record after. A
-// change finished by recovery (not carried out afresh) is recorded at once:
-// whatever was already done of it is its own.
+// snapshotBefore has the turn keep the batch's paths as they are before
+// the batch changes them, and returns the commands whose changes to record
+// after. A change recovery found made already (before a crash) is recorded
+// at once: what the workspace shows of it is its own doing.
 func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
-	if r.opts.Snapshots == nil {
-		return nil, nil
-	}
 	var fresh []snapshotted
 	var paths []string
 	for _, q := range r.b.queue {
 		c := r.cmds[q.index]
 		clean, err := workspace.Clean(c.Path)
-		if !c.ChangesFiles() || !q.record || err != nil {
+		if !c.ChangesFiles() || !q.record || err != nil || r.js.changes[q.index] == nil {
 			continue
 		}
-		if !q.start {
+		if r.b.made[q.index] {
 			if err := r.changed(q.index, []string{clean}, nil); err != nil {
 				return nil, err
 			}
@@ -314,11 +313,7 @@ func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
 		paths = append(paths, clean)
 	}
 	if len(paths) > 0 {
-		rec, err := r.recorder()
-		if err != nil {
-			return nil, err
-		}
-		if err := rec.Before(paths); err != nil {
+		if err := r.t.Before(paths); err != nil {
 			return nil, fmt.Errorf("snapshot: %w", err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // The journal keeps a file's content only where it cannot be rebuilt: a
@@ -73,11 +73,11 @@ func (r *turnRun) ok(k int) bool {
 // never starts a chain.
 func (r *turnRun) startsChain(k int) bool {
 	ch := r.js.changes[k]
-	if ch.Base != "" && ch.Base != ch.Before {
+	if ch.Base != "" && ch.Base != ch.From {
 		return false
 	}
 	t := r.command(k).Type
-	return t == command.CreateFile || ch.Delete || ch.Before == "" || r.t.HasBlob(ch.Before)
+	return t == command.CreateFile || ch.To == "" || ch.From == "" || r.t.Kept(ch.From)
 }
 
 // chainTo returns the changes of p to replay, oldest first, to rebuild the
@@ -93,7 +93,7 @@ func (r *turnRun) chainTo(p, h string, i int) []int {
 		if k >= i || !r.ok(k) {
 			continue
 		}
-		if ch.Delete || ch.After != want {
+		if ch.To == "" || ch.To != want {
 			if len(chain) == 0 {
 				continue // an earlier change may have left this content
 			}
@@ -106,7 +106,7 @@ func (r *turnRun) chainTo(p, h string, i int) []int {
 			}
 			return chain
 		}
-		want = ch.Before
+		want = ch.From
 	}
 	return nil
 }
@@ -120,8 +120,8 @@ func (r *turnRun) rebuildable(p, h string, i int) bool {
 // text returns the content of p with hash h as command i finds it: kept by
 // the turn, or rebuilt.
 func (r *turnRun) text(p, h string, i int) (string, error) {
-	if r.t.HasBlob(h) {
-		data, err := r.t.Blob(h)
+	if r.t.Kept(h) {
+		data, err := r.t.Content(h)
 		return string(data), err
 	}
 	chain := r.chainTo(p, h, i)
@@ -136,8 +136,8 @@ func (r *turnRun) text(p, h string, i int) (string, error) {
 func (r *turnRun) replay(chain []int) (string, error) {
 	first := r.js.changes[chain[0]]
 	var text string
-	if first.Before != "" && r.t.HasBlob(first.Before) {
-		data, err := r.t.Blob(first.Before)
+	if first.From != "" && r.t.Kept(first.From) {
+		data, err := r.t.Content(first.From)
 		if err != nil {
 			return "", err
 		}
@@ -148,7 +148,7 @@ func (r *turnRun) replay(chain []int) (string, error) {
 		ch, c := r.js.changes[k], r.command(k)
 		switch {
 		case ch.Base != "":
-			if ch.Base == ch.Before || tr == nil {
+			if ch.Base == ch.From || tr == nil {
 				tr = edit.NewTracker(text)
 			}
 			next, err := tr.Apply(edit.LineRange{Start: ch.Range[0], End: ch.Range[1], Text: c.Content})
@@ -165,7 +165,7 @@ func (r *turnRun) replay(chain []int) (string, error) {
 			}
 			text, tr = a.Text, nil
 		}
-		if session.Hash([]byte(text)) != ch.After {
+		if history.Hash([]byte(text)) != ch.To {
 			return "", fmt.Errorf("rebuild '%s': command %d does not give the content journaled", ch.Path, k+1)
 		}
 	}

@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/shell"
-	"github.com/courier-agent/courier/internal/snapshot"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -40,10 +39,6 @@ type Options struct {
 	Words command.Words
 	// Observer hears about each command as it runs; may be nil.
 	Observer Observer
-	// Snapshots, when set, records what every command changes in the
-	// workspace (RUN_COMMAND included), so that undo can reverse it and
-	// the LLM is told what its commands changed.
-	Snapshots *snapshot.Store
 	// DiffLimit caps each file change's diff in bytes (default 3000).
 	DiffLimit int
 	// DiffBudget caps the diffs of one turn's results together, in bytes
@@ -51,9 +46,10 @@ type Options struct {
 	// without the diff, so a reply of many edits cannot make the journal
 	// (or the next request) grow without bound.
 	DiffBudget int
-	// KeepLimit caps the file contents one turn keeps for undo and
-	// recovery, in bytes (default 256 MB); a change that would need more is
-	// refused with a result saying so.
+	// KeepLimit caps the earlier contents of the files one turn's file
+	// commands change, which the turn keeps for undo, in bytes (default
+	// 256 MB); a change that would need more is refused with a result
+	// saying so.
 	KeepLimit int64
 }
 
@@ -69,15 +65,15 @@ type Observer interface {
 
 // Engine applies replies to one session's workspace.
 type Engine struct {
-	ws    *workspace.Workspace
-	store session.Store
-	opts  Options
+	ws   *workspace.Workspace
+	h    *history.History
+	opts Options
 }
 
-// New returns an engine for a workspace and session store. The settings
-// among the options are used as given (the config package holds their
-// defaults); the engine's own bounds default here.
-func New(ws *workspace.Workspace, store session.Store, opts Options) *Engine {
+// New returns an engine for a workspace and the session's history. The
+// settings among the options are used as given (the config package holds
+// their defaults); the engine's own bounds default here.
+func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
 	if opts.DiffLimit == 0 {
 		opts.DiffLimit = 3000
 	}
@@ -87,7 +83,7 @@ func New(ws *workspace.Workspace, store session.Store, opts Options) *Engine {
 	if opts.KeepLimit == 0 {
 		opts.KeepLimit = 256 << 20
 	}
-	return &Engine{ws: ws, store: store, opts: opts}
+	return &Engine{ws: ws, h: h, opts: opts}
 }
 
 // Input is a reply ready to apply. Its commands are all the turn keeps of
@@ -109,22 +105,19 @@ type Outcome struct {
 	// Waiting is set when a command awaits the person's approval: no
 	// decision for it is journaled and no approved rule covers it. The turn
 	// is not finished; it resumes once a decision is journaled.
-	Waiting *session.Pending
+	Waiting *history.Pending
 	// ApprovedRules are the session's "approve all like it" rules together
 	// with those given during this turn, for the session state.
 	ApprovedRules []string
 	// Resumed is set when the turn continued an interrupted one.
 	Resumed bool
-	// Changed is set when the turn changed files (a file command, or a
-	// command the snapshots saw change some), so undo can revert it.
-	Changed bool
 	// Warnings are for the person: a snapshot budget reached, a turn only
 	// partly undoable.
 	Warnings []string
 }
 
 // commandTag names one command of one turn, for its environment.
-func commandTag(st *session.State, seq, i int) string {
+func commandTag(st *history.State, seq, i int) string {
 	return fmt.Sprintf("%s/%d/%d", st.SessionID, seq, i+1)
 }
 
@@ -146,8 +139,8 @@ func (e *BusyTurnError) Error() string {
 // Apply starts the turn answering the session's current outbox with a new
 // reply and carries it out. If the turn had already begun (with this very
 // reply) it is resumed instead.
-func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcome, error) {
-	t, err := e.store.OpenTurn(st.SessionID, st.SequenceNumber)
+func (e *Engine) Apply(ctx context.Context, st *history.State, in Input) (Outcome, error) {
+	t, err := e.h.Turn(st.SequenceNumber)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -157,13 +150,9 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 		return Outcome{}, &BusyTurnError{Session: st.SessionID, Sequence: st.SequenceNumber, Reply: begin.ReplyFile}
 	}
 	if !begun {
-		prev, err := e.store.UndoTop(st)
-		if err != nil {
-			return Outcome{}, err
-		}
 		// Synced before the first change, or at the end of the turn (rule 1
-		// of the session package).
-		err = t.Add(session.Record{Kind: session.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: &prev})
+		// of the history package).
+		err = t.Add(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: st.UndoTop})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -173,20 +162,20 @@ func (e *Engine) Apply(ctx context.Context, st *session.State, in Input) (Outcom
 
 // Unfinished returns the begin record of the session's current turn if a
 // reply was being applied when courier stopped.
-func (e *Engine) Unfinished(st *session.State) (session.Record, bool, error) {
-	return e.store.Unfinished(st)
+func (e *Engine) Unfinished(st *history.State) (history.Record, bool, error) {
+	return e.h.Unfinished(st)
 }
 
 // Resume finishes the session's current turn after a crash, a Ctrl-C or an
 // approval.
-func (e *Engine) Resume(ctx context.Context, st *session.State) (Outcome, error) {
+func (e *Engine) Resume(ctx context.Context, st *history.State) (Outcome, error) {
 	if _, ok, err := e.Unfinished(st); err != nil || !ok {
 		if err == nil {
 			err = ErrNoTurn
 		}
 		return Outcome{}, err
 	}
-	t, err := e.store.OpenTurn(st.SessionID, st.SequenceNumber)
+	t, err := e.h.Turn(st.SequenceNumber)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -199,36 +188,34 @@ func (e *Engine) Resume(ctx context.Context, st *session.State) (Outcome, error)
 // journalState indexes what a turn's journal says about each command.
 type journalState struct {
 	results   map[int]command.Result
-	changes   map[int]*session.Change
+	changes   map[int]*history.Record
 	started   map[int]bool
-	decisions map[int]session.Record
+	decisions map[int]history.Record
 	// byPath lists the changes of each file, in order.
 	byPath map[string][]int
 }
 
-func index(t *session.Turn) journalState {
+func index(t *history.Turn) journalState {
 	js := journalState{
 		results:   map[int]command.Result{},
-		changes:   map[int]*session.Change{},
+		changes:   map[int]*history.Record{},
 		started:   map[int]bool{},
-		decisions: map[int]session.Record{},
+		decisions: map[int]history.Record{},
 		byPath:    map[string][]int{},
 	}
 	for _, r := range t.Records {
 		switch r.Kind {
-		case session.RecordResult:
+		case history.RecordResult:
 			if r.Result != nil {
 				js.results[r.Index] = *r.Result
 			} else if ch := js.changes[r.Index]; r.AsPlanned && ch != nil {
-				js.results[r.Index] = ch.Done
+				js.results[r.Index] = *ch.Result
 			}
-		case session.RecordChange:
-			if r.Change != nil {
-				js.note(r.Index, r.Change)
-			}
-		case session.RecordStart:
+		case history.RecordApply:
+			js.note(r.Index, &r)
+		case history.RecordStart:
 			js.started[r.Index] = true
-		case session.RecordDecision:
+		case history.RecordDecision:
 			js.decisions[r.Index] = r
 		}
 	}
@@ -236,7 +223,7 @@ func index(t *session.Turn) journalState {
 }
 
 // note adds a journaled change.
-func (js *journalState) note(i int, ch *session.Change) {
+func (js *journalState) note(i int, ch *history.Record) {
 	if _, ok := js.changes[i]; !ok {
 		js.byPath[ch.Path] = append(js.byPath[ch.Path], i)
 	}
@@ -251,8 +238,8 @@ func (js *journalState) seen(p string) bool { return len(js.byPath[p]) > 0 }
 // changes journaled but not yet made.
 type turnRun struct {
 	*Engine
-	st       *session.State
-	t        *session.Turn
+	st       *history.State
+	t        *history.Turn
 	cmds     []command.Command
 	js       journalState
 	b        batch
@@ -269,24 +256,9 @@ type turnRun struct {
 	// approved are the session's "approve all like it" rules and those
 	// given during this turn.
 	approved []string
-	// rec records what each command changes, when snapshots are kept. The
-	// first command that needs it opens it (see recorder): a turn that
-	// changes no file leaves the snapshot's index unread.
-	rec *snapshot.Turn
-}
-
-// recorder returns the turn's snapshot recording, opened on first use;
-// nil when no snapshots are kept.
-func (r *turnRun) recorder() (*snapshot.Turn, error) {
-	if r.rec != nil || r.opts.Snapshots == nil {
-		return r.rec, nil
-	}
-	rec, err := r.opts.Snapshots.Turn(r.t.Sequence)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	r.rec = rec
-	return rec, nil
+	// kept is the size of the earlier contents of the files this run's
+	// file commands change first, which the turn keeps (see KeepLimit).
+	kept int64
 }
 
 // command returns the turn's command i.
@@ -294,48 +266,26 @@ func (r *turnRun) command(i int) command.Command { return r.cmds[i] }
 
 // run carries out the turn's commands that have no result yet, in order,
 // and leaves everything it did durable.
-func (e *Engine) run(ctx context.Context, st *session.State, t *session.Turn) (Outcome, error) {
+func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
 	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1, diffs: -1, inlined: -1,
 		approved: slices.Clone(st.ApprovedRules)}
 	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
-	defer func() {
-		if r.rec != nil {
-			r.rec.Close()
-		}
-	}()
-	var err error
-	if len(r.js.results) > 0 || len(r.js.changes) > 0 || len(r.js.started) > 0 {
-		// A turn taken up again, maybe after its process died: its
-		// recording is opened now, whatever is left to run, so that what a
-		// crash left in the snapshot (a half-written index) is tidied and
-		// the turn is committed as it would have been. A fresh turn opens
-		// it only when a command needs it.
-		_, err = r.recorder()
-	}
-	if err == nil {
-		err = r.commands(ctx)
-	}
+	err := r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
 	}
 	if serr := t.Sync(); err == nil {
 		err = serr
 	}
-	r.out.Changed = r.out.Changed || len(r.js.changes) > 0
 	r.out.ApprovedRules = r.approved
-	if err == nil && r.rec != nil && r.out.Waiting == nil {
-		gc, cerr := r.rec.Commit()
-		if cerr != nil {
-			return r.out, fmt.Errorf("snapshot: %w", cerr)
+	if err == nil && r.out.Waiting == nil {
+		warnings, ferr := t.Finish()
+		if ferr != nil {
+			return r.out, fmt.Errorf("snapshot: %w", ferr)
 		}
-		if w := snapshot.PartlyUndoable(t.Sequence, r.rec.NotUndoable(JournalKeeps(r.cmds))); w != "" {
-			r.out.Warnings = append(r.out.Warnings, w)
-		}
-		if w := gc.Warning(e.opts.Snapshots.Budget()); w != "" {
-			r.out.Warnings = append(r.out.Warnings, w)
-		}
+		r.out.Warnings = append(r.out.Warnings, warnings...)
 	}
 	return r.out, err
 }
@@ -398,7 +348,7 @@ func (e *Engine) finished(i int, c command.Command, r command.Result) {
 // step carries out one command that has no recorded result, first settling
 // anything an interrupted run left half done. A file command only joins
 // the batch; anything that looks at the workspace makes the batch first.
-func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*session.Pending, error) {
+func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.Pending, error) {
 	if ch := r.js.changes[i]; ch != nil {
 		return nil, r.recoverChange(i, c, ch)
 	}
@@ -498,18 +448,13 @@ func (r *turnRun) done(i int) command.Result {
 // changed records what command i changed (in paths, or anywhere for nil)
 // since the snapshot taken before it, and tells the LLM in its result.
 func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
-	rec, err := r.recorder()
-	if rec == nil || err != nil {
-		return err
-	}
-	ch, err := rec.After(i, paths)
+	ch, err := r.t.After(i, paths)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	if len(ch.List) == 0 {
 		return nil
 	}
-	r.out.Changed = true
 	if res != nil && res.Type == command.RunCommand {
 		res.Changed = ch.Summary(changedItems)
 	}
@@ -518,19 +463,3 @@ func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
 
 // changedItems caps the paths a command's result names as changed.
 const changedItems = 10
-
-// JournalKeeps tells, by index in a turn's commands, those whose files'
-// earlier content the journal keeps (the file commands): undo puts a path
-// back when one of them changed it first, whatever its snapshot holds.
-func JournalKeeps(cmds []command.Command) func(i int) bool {
-	return func(i int) bool {
-		if i < 0 || i >= len(cmds) {
-			return false
-		}
-		switch cmds[i].Type {
-		case command.CreateFile, command.EditFile, command.DeleteFile:
-			return true
-		}
-		return false
-	}
-}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -31,7 +31,7 @@ type fileState struct {
 // contentHash is the hash of the file's content.
 func (f *fileState) contentHash() string {
 	if f.hash == "" {
-		f.hash = session.Hash(f.data)
+		f.hash = history.Hash(f.data)
 	}
 	return f.hash
 }
@@ -178,7 +178,7 @@ func (r *turnRun) diffBytes() int {
 	if r.diffs < 0 {
 		r.diffs = 0
 		for _, ch := range r.js.changes {
-			r.diffs += len(ch.Done.Diff)
+			r.diffs += len(ch.Result.Diff)
 		}
 	}
 	return r.diffs
@@ -208,7 +208,7 @@ func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, *command.
 }
 
 // keepRoom is how many more bytes of file contents the turn may keep.
-func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.t.Stored()) }
+func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.kept) }
 
 // tooMuch is the result of a change refused because the copy undo needs
 // would pass the turn's limit.
@@ -337,15 +337,16 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 			return base, tr, len(prior), nil
 		}
 	}
-	if !r.t.HasBlob(h) && !r.rebuildable(p, h, i) {
+	if !r.t.Kept(h) && !r.rebuildable(p, h, i) {
 		// Recovery could not rebuild this base from the journal (something
 		// other than this turn's file commands left it): keep it.
 		if int64(len(current)) > r.keepRoom() {
 			return "", nil, 0, errTooMuch{int64(len(current))}
 		}
-		if _, err := r.t.SaveBlob([]byte(current)); err != nil {
+		if _, err := r.t.Keep([]byte(current)); err != nil {
 			return "", nil, 0, err
 		}
+		r.kept += int64(len(current))
 	}
 	tr := edit.NewTracker(current)
 	r.trackers.put(p, h, 0, tr)
@@ -374,7 +375,7 @@ func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 		// A line-range edit whose base is the content it found started
 		// afresh (after a RUN_COMMAND changed the file, even back to
 		// its original content).
-		if ch.Base == "" || ch.Base != base || ch.Before == ch.Base {
+		if ch.Base == "" || ch.Base != base || ch.From == ch.Base {
 			prior = nil
 			base = ch.Base
 		}
@@ -406,27 +407,27 @@ func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edi
 
 // commitChange journals a planned change and adds it to the batch.
 func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileState, pl plan) error {
-	ch := &session.Change{Path: clean, BeforeMode: cur.mode, Delete: pl.delete, Base: pl.base, Range: pl.rng}
+	ch := &history.Record{Kind: history.RecordApply, Index: i, Path: clean, Mode: cur.mode, Base: pl.base}
+	if pl.base != "" {
+		ch.Range = &pl.rng
+	}
 	if cur.exists {
-		ch.Before = cur.contentHash()
+		ch.From = cur.contentHash()
 		if !r.js.seen(clean) {
-			// Undo restores the file as it was before the turn's first
-			// change of it.
-			if _, err := r.t.SaveBlob(cur.data); err != nil {
+			// The turn keeps the file as it was before its first change:
+			// undo puts it back, and recovery rebuilds what the turn's
+			// changes made of it from there.
+			if _, err := r.t.Keep(cur.data); err != nil {
 				return err
 			}
+			r.kept += int64(len(cur.data))
 		}
 	}
 	if !pl.delete {
 		if cur.exists && string(cur.data) == string(pl.after) {
 			pl.done.Summary = fmt.Sprintf("No change to '%s': the new content is the same as the old", c.Path)
 		}
-		ch.After = session.Hash(pl.after)
-		dirs, err := r.ws.MissingDirs(c.Path)
-		if err != nil {
-			return r.settle(i, failed(c, "Cannot write '%s': %v", c.Path, err))
-		}
-		ch.CreatedDirs = dirs
+		ch.To = history.Hash(pl.after)
 	}
 	if !pl.binary {
 		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
@@ -436,17 +437,17 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		pl.done.Diff = ""
 		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
 	}
-	ch.Done = pl.done
-	if err := r.t.Add(session.Record{Kind: session.RecordChange, Index: i, Change: ch}); err != nil {
+	ch.Result = &pl.done
+	if err := r.t.Add(*ch); err != nil {
 		return err
 	}
 	r.js.note(i, ch)
-	r.diffs = r.diffBytes() + len(ch.Done.Diff)
+	r.diffs = r.diffBytes() + len(pl.done.Diff)
 	r.js.results[i] = pl.done
 	if pl.delete {
 		return r.hold(i, clean, pendingRemove, nil, "")
 	}
-	return r.hold(i, clean, pendingWrite, pl.after, ch.After)
+	return r.hold(i, clean, pendingWrite, pl.after, ch.To)
 }
 
 // recoverChange settles a change that was journaled but whose result was
@@ -454,7 +455,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 // later change of the same run counts as happened too, since a run is made
 // all at once. A change that did not happen is planned again from the
 // file as it is, which must give the content journaled.
-func (r *turnRun) recoverChange(i int, c command.Command, ch *session.Change) error {
+func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) error {
 	if err := r.ws.CleanTemps(ch.Path); err != nil {
 		return err
 	}
@@ -470,23 +471,29 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *session.Change) er
 		now = cur.contentHash()
 	}
 	if r.madeAlready(i, ch, cur.exists, now) {
-		r.js.results[i] = ch.Done
-		return r.hold(i, ch.Path, pendingKeep, nil, "")
+		r.js.results[i] = *ch.Result
+		if err := r.hold(i, ch.Path, pendingKeep, nil, ""); err != nil {
+			return err
+		}
+		// What it changed is recorded before anything else of the batch
+		// is (see snapshotBefore).
+		r.b.made[i] = true
+		return nil
 	}
-	if now == ch.Before && cur.exists == (ch.Before != "") {
+	if now == ch.From && cur.exists == (ch.From != "") {
 		pl, res, err := r.plan(i, c, cur)
 		if err != nil {
 			return err
 		}
-		if res == nil && pl.delete == ch.Delete && (pl.delete || session.Hash(pl.after) == ch.After) {
-			r.js.results[i] = ch.Done
+		if res == nil && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
+			r.js.results[i] = *ch.Result
 			if pl.delete {
 				return r.hold(i, ch.Path, pendingRemove, nil, "")
 			}
-			return r.hold(i, ch.Path, pendingWrite, pl.after, ch.After)
+			return r.hold(i, ch.Path, pendingWrite, pl.after, ch.To)
 		}
 	}
-	res := ch.Done
+	res := *ch.Result
 	res.Status = command.Interrupted
 	res.Diff, res.Added, res.Removed = "", 0, 0
 	res.Summary = fmt.Sprintf("Change to '%s' was interrupted and the file has since been changed by something else; it was left as it is", ch.Path)
@@ -496,12 +503,12 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *session.Change) er
 // madeAlready reports whether the file shows change i made: its content is
 // what i left, or what a later change of the same path left that was
 // journaled with no result either (the same unfinished run).
-func (r *turnRun) madeAlready(i int, ch *session.Change, exists bool, now string) bool {
-	leftBy := func(ch *session.Change) bool {
-		if ch.Delete {
+func (r *turnRun) madeAlready(i int, ch *history.Record, exists bool, now string) bool {
+	leftBy := func(ch *history.Record) bool {
+		if ch.To == "" {
 			return !exists
 		}
-		return exists && now == ch.After
+		return exists && now == ch.To
 	}
 	if leftBy(ch) {
 		return true

@@ -15,9 +15,9 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -31,8 +31,8 @@ type harness struct {
 	t     *testing.T
 	root  string
 	dir   string
-	store session.Store
-	st    *session.State
+	store history.Store
+	st    *history.State
 	opts  engine.Options
 }
 
@@ -49,7 +49,7 @@ func newHarness(t *testing.T, opts engine.Options) *harness {
 	}
 	// A session id of its own keeps the command tags (and so the leftover
 	// processes a recovery stops) apart from other tests running at once.
-	st := &session.State{SessionID: randomID(t), SequenceNumber: 1, Workspace: dir}
+	st := &history.State{SessionID: randomID(t), SequenceNumber: 1, Workspace: dir}
 	defaults := config.Defaults()
 	if opts.CommandTimeout == 0 {
 		opts.CommandTimeout = defaults.CommandTimeout
@@ -57,7 +57,7 @@ func newHarness(t *testing.T, opts engine.Options) *harness {
 	if opts.MaxOutput == 0 {
 		opts.MaxOutput = defaults.MaxOutput
 	}
-	return &harness{t: t, root: root, dir: dir, store: session.Store{Dir: filepath.Join(root, "sessions")}, st: st, opts: opts}
+	return &harness{t: t, root: root, dir: dir, store: history.Store{Dir: filepath.Join(root, "sessions")}, st: st, opts: opts}
 }
 
 func randomID(t *testing.T) string {
@@ -76,14 +76,18 @@ func (h *harness) engine() *engine.Engine {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() { ws.Close() })
-	return engine.New(ws, h.store, h.opts)
+	hist, err := h.store.Open(h.st.SessionID, ws, history.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { hist.Close(); ws.Close() })
+	return engine.New(ws, hist, h.opts)
 }
 
 // input is a reply made of cmds; its hash identifies the command list.
 func input(cmds []command.Command) engine.Input {
 	raw, _ := json.Marshal(cmds)
-	return engine.Input{Hash: session.Hash(raw), Name: "reply.txt", Commands: cmds}
+	return engine.Input{Hash: history.Hash(raw), Name: "reply.txt", Commands: cmds}
 }
 
 // applyCtx applies a reply of cmds to the current request.
@@ -163,16 +167,11 @@ func (h *harness) lineCount(rel string) int {
 }
 
 func (h *harness) journal() string {
-	h.t.Helper()
-	turn, err := h.store.ReadTurn(h.st.SessionID, h.st.SequenceNumber)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return filepath.Join(turn.Dir, "journal.jsonl")
+	return filepath.Join(h.store.Folder(h.st.SessionID), "turns", fmt.Sprintf("%04d.jsonl", h.st.SequenceNumber))
 }
 
 // records reads the current turn's journal.
-func (h *harness) records() []session.Record {
+func (h *harness) records() []history.Record {
 	h.t.Helper()
 	turn, err := h.store.ReadTurn(h.st.SessionID, h.st.SequenceNumber)
 	if err != nil {
@@ -181,17 +180,21 @@ func (h *harness) records() []session.Record {
 	return turn.Records
 }
 
-// kinds lists the kinds of the current turn's records, e.g. "begin apply".
+// kinds lists the kinds of the current turn's records, e.g. "begin
+// apply", leaving out those that say what each command changed in the
+// workspace (the turn's order of work is what the tests look at).
 func (h *harness) kinds() string {
 	var k []string
 	for _, r := range h.records() {
-		k = append(k, string(r.Kind))
+		if r.Kind != history.RecordChanged {
+			k = append(k, string(r.Kind))
+		}
 	}
 	return strings.Join(k, " ")
 }
 
-// crashAfter cuts the current turn's journal to its first n records, as if
-// courier had died right after writing record n.
+// crashAfter cuts the current turn's record right after its n-th record
+// kinds lists, as if courier had died right after writing it.
 func (h *harness) crashAfter(n int) {
 	h.t.Helper()
 	data, err := os.ReadFile(h.journal())
@@ -199,12 +202,39 @@ func (h *harness) crashAfter(n int) {
 		h.t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(data), "\n")
-	if n > len(lines) {
-		h.t.Fatalf("journal has %d records, cannot keep %d", len(lines), n)
+	keep := 0
+	for k := 0; k < n; keep++ {
+		if keep >= len(lines) || lines[keep] == "" {
+			h.t.Fatalf("journal has too few records to keep %d", n)
+		}
+		if !strings.Contains(lines[keep], `"kind":"changed"`) {
+			k++
+		}
 	}
-	if err := os.WriteFile(h.journal(), []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
+	if err := os.WriteFile(h.journal(), []byte(strings.Join(lines[:keep], "")), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// kept reports whether the session's history keeps a content.
+func (h *harness) kept(content string) bool {
+	h.t.Helper()
+	ws, err := workspace.Open(h.dir)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer ws.Close()
+	hist, err := h.store.Open(h.st.SessionID, ws, history.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer hist.Close()
+	t, err := hist.Turn(h.st.SequenceNumber)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer t.Close()
+	return t.Kept(history.Hash([]byte(content)))
 }
 
 // appendJournal adds raw text to the current turn's journal.
@@ -222,7 +252,7 @@ func (h *harness) appendJournal(text string) {
 
 // record appends a record to the current turn's journal the way another
 // courier process would (e.g. 'courier approve').
-func (h *harness) record(r session.Record) {
+func (h *harness) record(r history.Record) {
 	h.t.Helper()
 	turn, err := h.store.OpenTurn(h.st.SessionID, h.st.SequenceNumber)
 	if err != nil {

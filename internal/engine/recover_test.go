@@ -11,7 +11,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/shell"
 )
 
@@ -115,7 +115,7 @@ func checkJournal(t *testing.T, h *harness, n int) {
 	}
 	results := map[int]bool{}
 	for _, r := range h.records() {
-		if r.Kind == session.RecordResult {
+		if r.Kind == history.RecordResult {
 			results[r.Index] = true
 		}
 	}
@@ -232,8 +232,8 @@ func TestResumeStopsLeftoverProcess(t *testing.T) {
 	// The journal of a courier that died while 'sleep 600' ran.
 	cmds := []command.Command{run("sleep 600"), create("after.txt", "after\n")}
 	in := input(cmds)
-	h.record(session.Record{Kind: session.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: cmds})
-	h.record(session.Record{Kind: session.RecordStart, Index: 0})
+	h.record(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: cmds})
+	h.record(history.Record{Kind: history.RecordStart, Index: 0})
 	// What the command left running carries its tag.
 	leftover := exec.Command("sleep", "600")
 	leftover.Env = append(os.Environ(), shell.TagVar+"="+h.st.SessionID+"/1/1")

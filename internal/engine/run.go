@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/machine"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/shell"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -26,7 +26,7 @@ const maxReplyTimeout = time.Hour
 
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
-func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *session.Pending, error) {
+func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *history.Pending, error) {
 	if c.Timeout > maxReplyTimeout {
 		// Refused rather than cut short: a command that needs more than an
 		// hour would be stopped after the person had waited that hour.
@@ -87,14 +87,10 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	}
 	r.started(i, c)
 	// The workspace as it is before the command, to tell what it changed.
-	if rec, err := r.recorder(); err != nil {
-		return command.Result{}, nil, err
-	} else if rec != nil {
-		if err := rec.Before(nil); err != nil {
-			return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
-		}
+	if err := r.t.Before(nil); err != nil {
+		return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
 	}
-	if err := r.t.Append(session.Record{Kind: session.RecordStart, Index: i}); err != nil {
+	if err := r.t.Append(history.Record{Kind: history.RecordStart, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}
 	timeout := r.opts.CommandTimeout
@@ -193,7 +189,7 @@ func (e *Engine) sandbox(session string, git *workspace.GitState) *sandbox.Optio
 // journal and the approved rules say. It reports whether the command may
 // run, or else its result or the question to put to the person (who
 // answers through the runner, which journals the decision and resumes).
-func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRule bool, res command.Result, pending *session.Pending) {
+func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRule bool, res command.Result, pending *history.Pending) {
 	if d, ok := r.js.decisions[i]; ok {
 		if d.All {
 			r.approveAll(v)
@@ -206,7 +202,7 @@ func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRu
 	if v.CoveredBy(r.approved) {
 		return true, true, command.Result{}, nil
 	}
-	return false, false, command.Result{}, &session.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Env: strings.Join(policy.Assignments(c.Env), " "),
+	return false, false, command.Result{}, &history.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Env: strings.Join(policy.Assignments(c.Env), " "),
 		Reason: v.ReasonAfter(r.approved), Rule: v.Rule}
 }
 

@@ -8,10 +8,10 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 func TestSandboxedCommands(t *testing.T) {
@@ -78,7 +78,7 @@ func TestSandboxedGitNeedsApproval(t *testing.T) {
 		t.Fatalf("the turn did not ask about the approved command: %+v", out.Waiting)
 	}
 	// The person approves it, as the runner journals their answer.
-	h.record(session.Record{Kind: session.RecordDecision, Index: 2, Approved: true})
+	h.record(history.Record{Kind: history.RecordDecision, Index: 2, Approved: true})
 	out = h.resume()
 	if r := out.Results[0]; r.Status != command.Failed || !strings.Contains(r.Output, "Read-only file system") {
 		t.Errorf("an unapproved write of .git: %s %q %q", r.Status, r.Summary, r.Output)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // parseCounter is the tag protocol, counting the replies it parses.
@@ -112,7 +112,7 @@ func TestQueueReadsEachReplyOnce(t *testing.T) {
 func TestSettleReadsWithinTheLimit(t *testing.T) {
 	dir := t.TempDir()
 	text := "[DONE]\nok\n[/DONE]\n"
-	hash := session.Hash([]byte(text))
+	hash := history.Hash([]byte(text))
 	writeReply(t, dir, "fits.txt", text)
 	writeReply(t, dir, "crlf.txt", strings.ReplaceAll(text, "\n", "\r\n"))
 	q := NewQueue(dir, int64(len(text)))

@@ -34,7 +34,7 @@ var chromeHeads = []chrome{
 	{lines: []string{"%", "copy", "edit"}}, // ChatGPT since 2025
 	{lines: []string{"%", "copy"}},         // Copilot, documentation pages
 	{lines: []string{"%copy code"}},        // ChatGPT without a language, or the header's parts joined
-	{lines: []string{"copy", "edit"}}, // ChatGPT without a language, since 2025
+	{lines: []string{"copy", "edit"}},      // ChatGPT without a language, since 2025
 }
 
 var chromeFeet = []chrome{

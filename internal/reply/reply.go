@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // Reply is a reply ready to apply.
@@ -100,7 +100,7 @@ func (r Reply) For(fe frontend.FrontEnd) Reply {
 	return r
 }
 
-// hashText is session.Hash of text, hashed in pieces so that a large
+// hashText is history.Hash of text, hashed in pieces so that a large
 // reply is not copied whole.
 func hashText(text string) string {
 	h := sha256.New()
@@ -207,7 +207,7 @@ func misnamed(text string) string {
 // RouteName is the session a reply file's name points to, or "".
 func RouteName(name string) string {
 	base := strings.ToLower(filepath.Base(name))
-	if len(base) >= 8 && session.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
+	if len(base) >= 8 && history.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
 		return base[:8]
 	}
 	return ""

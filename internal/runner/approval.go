@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // Approver puts a command the policy will not run alone to the person.
@@ -64,9 +64,9 @@ func (d Decision) Decides() bool {
 }
 
 // question is a pending question as the journal's decision refers to it.
-type question session.Pending
+type question history.Pending
 
-func pendingOf(st *session.State) question { return question(*st.Pending) }
+func pendingOf(st *history.State) question { return question(*st.Pending) }
 
 // decided is the decision note answering the question with d, which must
 // decide it.
@@ -101,7 +101,7 @@ func (r *Runner) decisionPath(id string) string {
 
 // readDecision returns the note left for the session's pending question,
 // removing a note that answers another question.
-func (r *Runner) readDecision(st *session.State) (decisionNote, bool, error) {
+func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
 	p := r.decisionPath(st.SessionID)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // askReply has a command the default policy asks about between two that
@@ -54,9 +54,9 @@ func (f *fixture) asking(id string) {
 }
 
 // pending is the question askReply's turn stops at.
-func (f *fixture) pending() session.Pending {
+func (f *fixture) pending() history.Pending {
 	v := f.pol.Check("rm -rf junk")
-	return session.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
+	return history.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
 }
 
 // checkWaiting checks that session id waits on askReply's question and
@@ -149,16 +149,16 @@ func TestDecide(t *testing.T) {
 	cases := []struct {
 		name     string
 		decision runner.Decision
-		record   session.Record
+		record   history.Record
 		result   string
 	}{
-		{"approve", runner.Decision{Answer: runner.Approve}, session.Record{Kind: session.RecordDecision, Index: 1, Approved: true},
+		{"approve", runner.Decision{Answer: runner.Approve}, history.Record{Kind: history.RecordDecision, Index: 1, Approved: true},
 			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
-		{"approve all", runner.Decision{Answer: runner.ApproveAll}, session.Record{Kind: session.RecordDecision, Index: 1, Approved: true, All: true},
+		{"approve all", runner.Decision{Answer: runner.ApproveAll}, history.Record{Kind: history.RecordDecision, Index: 1, Approved: true, All: true},
 			"[OK] RUN_COMMAND: Ran 'rm -rf junk' (exit code 0) (approved by the user)\n"},
-		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, session.Record{Kind: session.RecordDecision, Index: 1, Reason: "not now"},
+		{"deny", runner.Decision{Answer: runner.Deny, Reason: "not now"}, history.Record{Kind: history.RecordDecision, Index: 1, Reason: "not now"},
 			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user: not now. Find another way, or explain in a MESSAGE why it is needed\n"},
-		{"deny without a reason", runner.Decision{Answer: runner.Deny}, session.Record{Kind: session.RecordDecision, Index: 1},
+		{"deny without a reason", runner.Decision{Answer: runner.Deny}, history.Record{Kind: history.RecordDecision, Index: 1},
 			"[FAILED] RUN_COMMAND: Not run: 'rm -rf junk' was denied by the user. Find another way, or explain in a MESSAGE why it is needed\n"},
 	}
 	for _, tc := range cases {
@@ -182,9 +182,9 @@ func TestDecide(t *testing.T) {
 			if err != nil || handed {
 				t.Fatalf("decide: handed over %v, %v", handed, err)
 			}
-			var got *session.Record
+			var got *history.Record
 			for _, rec := range f.records(id, 1) {
-				if rec.Kind == session.RecordDecision {
+				if rec.Kind == history.RecordDecision {
 					got = &rec
 				}
 			}

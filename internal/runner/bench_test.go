@@ -14,11 +14,11 @@ import (
 
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // createReply is a reply of n CREATE_FILE blocks of ten lines each, spread
@@ -141,7 +141,7 @@ func reopen(b *testing.B, root, id string) *benchSession {
 	paths := runner.DefaultPaths(root)
 	// The copied session names the original workspace: point it at the
 	// copy's.
-	store := session.Store{Dir: paths.Sessions}
+	store := history.Store{Dir: paths.Sessions}
 	st, err := store.Load(id)
 	if err != nil {
 		b.Fatal(err)

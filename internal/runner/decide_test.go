@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/console"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
@@ -236,7 +236,7 @@ func TestDeniedNoteApprovesNothingElse(t *testing.T) {
 		t.Fatalf("recover: %v, %v", ok, err)
 	}
 	for _, r := range f.records(id, 1) {
-		if r.Kind == session.RecordDecision && (r.Approved || r.All) {
+		if r.Kind == history.RecordDecision && (r.Approved || r.All) {
 			t.Errorf("journaled %+v", r)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // The runner's errors are typed so that the command line alone decides how
@@ -26,7 +26,7 @@ func (e *CompleteError) Error() string { return fmt.Sprintf("session %s is compl
 // WaitingError: the session waits for the person's decision on a command.
 type WaitingError struct {
 	Session string
-	Pending session.Pending
+	Pending history.Pending
 }
 
 func (e *WaitingError) Error() string {

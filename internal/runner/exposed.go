@@ -2,9 +2,8 @@ package runner
 
 import (
 	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/shell"
-	"github.com/courier-agent/courier/internal/snapshot"
 )
 
 // What the command line needs of the parts below the runner, named here so
@@ -13,16 +12,16 @@ import (
 // the person.
 
 // ValidID reports whether id has the shape of a session id (8 hex digits).
-func ValidID(id string) bool { return session.ValidID(id) }
+func ValidID(id string) bool { return history.ValidID(id) }
 
 // Hash is the hash a run is recorded under: of a reply's bytes, or an
 // operations message's.
-func Hash(data []byte) string { return session.Hash(data) }
+func Hash(data []byte) string { return history.Hash(data) }
 
 // SessionFolder is the folder that holds session id's own files, under
 // the root's sessions/ folder.
 func (p Paths) SessionFolder(id string) string {
-	return session.Store{Dir: p.Sessions}.Folder(id)
+	return history.Store{Dir: p.Sessions}.Folder(id)
 }
 
 // AllowedVars are the names and globs of courier's environment that
@@ -36,24 +35,29 @@ func DefaultVars() []string { return shell.DefaultVars() }
 // the command line as they are.
 type (
 	// LockedError: another process holds the session.
-	LockedError = session.LockedError
+	LockedError = history.LockedError
 	// InvalidIDError: a session id of the wrong shape.
-	InvalidIDError = session.InvalidIDError
+	InvalidIDError = history.InvalidIDError
 	// CorruptError: a session file that cannot be read.
-	CorruptError = session.CorruptError
+	CorruptError = history.CorruptError
 	// BusyTurnError: a reply offered while another reply's turn is
 	// unfinished.
 	BusyTurnError = engine.BusyTurnError
 	// SystemError: the machine failed a file command (a full disk, an
 	// I/O error); the turn stopped there, to be finished later.
 	SystemError = engine.SystemError
+	// UndoReport says what an undo did; TurnLog what a turn did, for
+	// 'courier log'; GCReport what a collection did.
+	UndoReport = history.Report
+	TurnLog    = history.TurnLog
+	GCReport   = history.GCReport
 )
 
 var (
 	// ErrNotFound: no session of that id.
-	ErrNotFound = session.ErrNotFound
+	ErrNotFound = history.ErrNotFound
 	// ErrPruned: the snapshots of the turn to undo were dropped for room.
-	ErrPruned = snapshot.ErrPruned
+	ErrPruned = history.ErrPruned
 )
 
 // NewID is a new session id, as runs are named: for a message that could

@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,11 +15,11 @@ import (
 
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // The tests of this package do not run in parallel. A session's lock is an
@@ -36,7 +35,7 @@ import (
 type fixture struct {
 	t      *testing.T
 	paths  runner.Paths
-	store  session.Store
+	store  history.Store
 	pol    *policy.Policy
 	limits runner.Limits
 	// snapshots is how the runners record the workspace for undo.
@@ -63,7 +62,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{
 		t:      t,
 		paths:  paths,
-		store:  session.Store{Dir: paths.Sessions},
+		store:  history.Store{Dir: paths.Sessions},
 		pol:    pol,
 		limits: runner.Limits{MaxReply: d.MaxReply, ListLimit: d.ListLimit, ReadLines: d.ReadLines},
 	}
@@ -159,7 +158,7 @@ func (f *fixture) request(id string, seq int) string {
 }
 
 // load reads a session's state as saved.
-func (f *fixture) load(id string) *session.State {
+func (f *fixture) load(id string) *history.State {
 	f.t.Helper()
 	st, err := f.store.Load(id)
 	if err != nil {
@@ -169,7 +168,7 @@ func (f *fixture) load(id string) *session.State {
 }
 
 // records reads the journal of a session's turn.
-func (f *fixture) records(id string, seq int) []session.Record {
+func (f *fixture) records(id string, seq int) []history.Record {
 	f.t.Helper()
 	turn, err := f.store.ReadTurn(id, seq)
 	if err != nil {
@@ -179,12 +178,16 @@ func (f *fixture) records(id string, seq int) []session.Record {
 }
 
 // kinds lists the kinds of a turn's records, with the command index of
-// those about one command ("begin apply/0 result/0 decision/1 ...").
+// those about one command ("begin apply/0 result/0 decision/1 ..."),
+// leaving out those that say what each command changed in the workspace.
 func (f *fixture) kinds(id string, seq int) string {
 	f.t.Helper()
 	var out []string
 	for _, r := range f.records(id, seq) {
-		if r.Kind == session.RecordBegin || r.Kind == session.RecordUndone {
+		if r.Kind == history.RecordChanged {
+			continue
+		}
+		if r.Kind == history.RecordBegin || r.Kind == history.RecordUndone {
 			out = append(out, string(r.Kind))
 			continue
 		}
@@ -194,24 +197,25 @@ func (f *fixture) kinds(id string, seq int) string {
 }
 
 func (f *fixture) journalPath(id string, seq int) string {
-	f.t.Helper()
-	turn, err := f.store.ReadTurn(id, seq)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return filepath.Join(turn.Dir, "journal.jsonl")
+	return filepath.Join(f.store.Folder(id), "turns", fmt.Sprintf("%04d.jsonl", seq))
 }
 
-// crashAfter cuts a turn's journal to its first n records, as if courier
-// had died right after writing record n.
+// crashAfter cuts a turn's record right after its n-th record kinds
+// lists, as if courier had died right after writing it.
 func (f *fixture) crashAfter(id string, seq, n int) {
 	f.t.Helper()
 	p := f.journalPath(id, seq)
 	lines := strings.SplitAfter(readFile(f.t, p), "\n")
-	if n > len(lines) {
-		f.t.Fatalf("journal has %d records, cannot keep %d", len(lines), n)
+	keep := 0
+	for k := 0; k < n; keep++ {
+		if keep >= len(lines) || lines[keep] == "" {
+			f.t.Fatalf("journal has too few records to keep %d", n)
+		}
+		if !strings.Contains(lines[keep], `"kind":"changed"`) {
+			k++
+		}
 	}
-	writeFile(f.t, p, strings.Join(lines[:n], ""))
+	writeFile(f.t, p, strings.Join(lines[:keep], ""))
 }
 
 // snapshot keeps a copy of a session's state file; restore puts it back,
@@ -500,34 +504,25 @@ func (f *fixture) settler() runner.Source {
 	return inbox.Queue{Dir: f.paths.Inbox}.Source("", false)
 }
 
-// replies returns the replies the session's index says were applied and
-// committed, in order (the index, not the state, holds them; it may run
-// ahead of the state after a crash, which the state's sequence tells).
-func (f *fixture) replies(id string) []session.ReplyRecord {
+// applied are the replies of the session's committed turns, in order.
+type applied struct {
+	Sequence int
+	File     string
+}
+
+func (f *fixture) replies(id string) []applied {
 	f.t.Helper()
 	st := f.load(id)
 	committed := st.SequenceNumber - 1
 	if st.IsComplete {
 		committed = st.SequenceNumber
 	}
-	data, err := os.ReadFile(filepath.Join(f.store.Folder(id), "replies.jsonl"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var out []session.ReplyRecord
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line == "" {
-			continue
-		}
-		var r session.ReplyRecord
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			f.t.Fatalf("reply index: %v", err)
-		}
-		if r.Sequence <= committed {
-			out = append(out, r)
+	var out []applied
+	for seq := 1; seq <= committed; seq++ {
+		if t, err := f.store.ReadTurn(id, seq); err == nil {
+			if begin, ok := t.Begun(); ok {
+				out = append(out, applied{seq, begin.ReplyFile})
+			}
 		}
 	}
 	return out

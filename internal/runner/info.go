@@ -5,7 +5,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // The states a session can be in, as status shows them to programs.
@@ -33,12 +33,12 @@ type Info struct {
 	Protocol string `json:"protocol,omitempty"`
 	// Request is the request waiting for a reply, unless complete or a run.
 	Request string           `json:"outbox,omitempty"`
-	Pending *session.Pending `json:"pending,omitempty"`
+	Pending *history.Pending `json:"pending,omitempty"`
 	Summary string           `json:"summary,omitempty"`
 	// Unfinished names the reply whose turn was left unfinished.
 	Unfinished string `json:"unfinished,omitempty"`
 	// Holder is the courier process working on the session now, if any.
-	Holder *session.Holder `json:"holder,omitempty"`
+	Holder *history.Holder `json:"holder,omitempty"`
 	// PendingCommand is the command the session waits on approval of,
 	// when its journal holds it.
 	PendingCommand *command.Command `json:"-"`
@@ -47,7 +47,7 @@ type Info struct {
 	Operation string `json:"operationId,omitempty"`
 }
 
-func (r *Runner) info(st *session.State) Info {
+func (r *Runner) info(st *history.State) Info {
 	i := Info{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
 		UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace, Pending: st.Pending, Summary: st.Summary,
 		Run: st.Run, Protocol: st.Protocol}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // TestStatusStates: status tells a program what each session waits for.
@@ -62,10 +62,10 @@ func TestStatusStates(t *testing.T) {
 		!slices.Equal(states, []string{runner.StateComplete, runner.StateApplying, runner.StateAwaitingApproval, runner.StateWaiting}) {
 		t.Errorf("sessions %v %v, errors %v", ids, states, errs)
 	}
-	if _, err := f.r.Status("0badcafe"); !errors.Is(err, session.ErrNotFound) {
+	if _, err := f.r.Status("0badcafe"); !errors.Is(err, history.ErrNotFound) {
 		t.Errorf("unknown session: %v", err)
 	}
-	var bad *session.InvalidIDError
+	var bad *history.InvalidIDError
 	if _, err := f.r.Status("../etc"); !errors.As(err, &bad) {
 		t.Errorf("invalid id: %v", err)
 	}
@@ -108,7 +108,7 @@ func TestStatusHolder(t *testing.T) {
 		t.Errorf("holder %+v", info.Holder)
 	}
 	_, err = f.r.Hold(id, "courier watch")
-	var locked *session.LockedError
+	var locked *history.LockedError
 	if !errors.As(err, &locked) || locked.Holder == nil || locked.Holder.Command != "courier undo" {
 		t.Errorf("second hold: %v", err)
 	}

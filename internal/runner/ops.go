@@ -7,8 +7,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 // A run is what 'courier ops' carries out: the operations a program sent
@@ -42,7 +42,7 @@ type RunReport struct {
 	From int
 	// Paused is set when the run waits for approval of
 	// Commands[Paused.Index].
-	Paused *session.Pending
+	Paused *history.Pending
 	// Answered is set when this call answered the approval Commands[From]
 	// waited on.
 	Answered bool
@@ -209,13 +209,13 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 
 // unanswered reports whether the question p of run id still waits for an answer: no
 // decision on it is in its turn's journal.
-func (r *Runner) unanswered(id string, p session.Pending) (bool, error) {
+func (r *Runner) unanswered(id string, p history.Pending) (bool, error) {
 	t, err := r.store.ReadTurn(id, p.Sequence)
 	if err != nil {
 		return false, err
 	}
 	for _, rec := range t.Records {
-		if rec.Kind == session.RecordDecision && rec.Index == p.Index {
+		if rec.Kind == history.RecordDecision && rec.Index == p.Index {
 			return false, nil
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 func opID(c command.Command, _ int) string { return c.ID }
@@ -25,7 +25,7 @@ func TestResumeRunAfterTheAnswerWasJournaled(t *testing.T) {
 		{Type: command.CreateFile, ID: "after", Path: "after.txt", Content: "after\n"},
 	}
 	ctx := context.Background()
-	rep, err := f.r.StartRun(ctx, cmds, runner.RunOptions{Task: "clean up", Name: "ops.json", Hash: session.Hash([]byte("ops"))})
+	rep, err := f.r.StartRun(ctx, cmds, runner.RunOptions{Task: "clean up", Name: "ops.json", Hash: history.Hash([]byte("ops"))})
 	if err != nil || rep.Paused == nil {
 		t.Fatalf("the run did not pause: %+v, %v", rep, err)
 	}
@@ -36,7 +36,7 @@ func TestResumeRunAfterTheAnswerWasJournaled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := turn.Append(session.Record{Kind: session.RecordDecision, Index: rep.Paused.Index, Approved: true}); err != nil {
+	if err := turn.Append(history.Record{Kind: history.RecordDecision, Index: rep.Paused.Index, Approved: true}); err != nil {
 		t.Fatal(err)
 	}
 	turn.Close()

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/session"
+	"github.com/courier-agent/courier/internal/history"
 )
 
 // The person's words to the LLM: a message for the next request, a fresh
@@ -75,7 +75,7 @@ func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 		return said, err
 	}
 	s, err := r.Hold(st.SessionID, "courier say")
-	var locked *session.LockedError
+	var locked *history.LockedError
 	if errors.As(err, &locked) {
 		if said.Heard = r.heard(st.SessionID, name); said.Heard {
 			said.Holder = holderName(locked)
@@ -106,7 +106,7 @@ func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	return said, err
 }
 
-func holderName(locked *session.LockedError) string {
+func holderName(locked *history.LockedError) string {
 	if locked.Holder != nil {
 		return locked.Holder.Command
 	}
@@ -114,10 +114,12 @@ func holderName(locked *session.LockedError) string {
 }
 
 // words is what the person said for a session's next request, as left in
-// the session's folder until a request shows it.
+// the session's folder until a request shows it, or an undo of turn Undo
+// asked for while another process held the session.
 type words struct {
 	Text    string `json:"text,omitempty"`
 	NewChat bool   `json:"newChat,omitempty"`
+	Undo    int    `json:"undo,omitempty"`
 }
 
 // wordsDir is where a session's words wait.
@@ -190,7 +192,7 @@ func (r *Runner) dropWords(id string, names []string) {
 }
 
 // addWords puts the words into the state of the next request.
-func addWords(st *session.State, ws []words) {
+func addWords(st *history.State, ws []words) {
 	for _, w := range ws {
 		if w.Text != "" {
 			st.Messages = append(slices.Clip(st.Messages), w.Text)
@@ -231,7 +233,24 @@ func (r *Runner) heard(id, name string) bool {
 // written before the state is saved and the words are removed after, as
 // a turn commits: a crash between shows a message twice, never loses it.
 func (s *Session) hear() (bool, error) {
-	ws, names, err := s.r.waitingWords(s.st.SessionID)
+	all, allNames, err := s.r.waitingWords(s.st.SessionID)
+	var ws []words
+	var names []string
+	for i, w := range all {
+		switch {
+		case w.Undo == 0:
+			ws, names = append(ws, w), append(names, allNames[i])
+		case os.Remove(filepath.Join(s.r.wordsDir(s.st.SessionID), allNames[i])) != nil:
+			// Withdrawn by the process that asked (see handUndo).
+		case w.Undo != s.st.UndoTop:
+			s.r.report(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
+		default:
+			// An undo asked from another terminal, of the turn meant.
+			if _, err := s.Undo(); err != nil {
+				return false, err
+			}
+		}
+	}
 	if err != nil || len(ws) == 0 {
 		return false, err
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runes"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -105,7 +105,7 @@ func merge(spans []span) []span {
 // when it had room for all). The reads of one file are shown together,
 // where the file is first asked for, each line once; the contents take at
 // most readRoom bytes, and no more is read.
-func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
+func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
 	type file struct {
 		path  string
 		note  string // set for a note on a pattern, shown as it is
@@ -214,7 +214,7 @@ func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []session.ReadReq
 // asked for: a range past the end is shown as far as the file goes
 // ("lines 770-772", asked for 770-900), a long file is cut. reqs are the
 // reads the results queued, in order; shown what requestedShown gave.
-func withShownRanges(results []command.Result, reqs []session.ReadRequest, shown []string) []command.Result {
+func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown []string) []command.Result {
 	var out []command.Result
 	k := 0
 	for i, res := range results {
@@ -307,7 +307,7 @@ func looksBinary(head []byte) bool {
 
 // findPack finds the files the person included for the first request's
 // pack (see package pack).
-func (rn *Runner) findPack(ws *workspace.Workspace, st *session.State, fe frontend.FrontEnd) *pack.Found {
+func (rn *Runner) findPack(ws *workspace.Workspace, st *history.State, fe frontend.FrontEnd) *pack.Found {
 	return pack.Find(ws, pack.Options{Include: st.Includes, Task: st.Task, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
 }
 

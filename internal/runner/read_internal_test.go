@@ -14,13 +14,13 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/protocol"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // requested is requestedShown's file contents.
-func (rn *Runner) requested(ws *workspace.Workspace, reqs []session.ReadRequest, words command.Words) []frontend.FileContent {
+func (rn *Runner) requested(ws *workspace.Workspace, reqs []history.ReadRequest, words command.Words) []frontend.FileContent {
 	out, _, _ := rn.requestedShown(ws, reqs, words)
 	return out
 }
@@ -66,7 +66,7 @@ func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 	l := reader(t)
 	done := make(chan []frontend.FileContent)
 	go func() {
-		done <- l.requested(ws, []session.ReadRequest{{Path: "pipe.txt"}, {Path: "sock.txt"}, {Path: "*.txt"}, {Path: "sparse.log"}, {Path: "zero"}}, protocol.Tags{}.Words())
+		done <- l.requested(ws, []history.ReadRequest{{Path: "pipe.txt"}, {Path: "sock.txt"}, {Path: "*.txt"}, {Path: "sparse.log"}, {Path: "zero"}}, protocol.Tags{}.Words())
 	}()
 	var got []frontend.FileContent
 	select {
@@ -125,7 +125,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 	var allocated uint64
 	for b.Loop() {
 		before := allocatedBytes()
-		got := l.requested(ws, []session.ReadRequest{{Path: "big.log"}}, protocol.Tags{}.Words())
+		got := l.requested(ws, []history.ReadRequest{{Path: "big.log"}}, protocol.Tags{}.Words())
 		allocated += allocatedBytes() - before
 		if len(got) != 1 || !strings.Contains(got[0].Text, "   1 | 000000000 a log line") {
 			b.Fatalf("file not shown: %.200v", got)

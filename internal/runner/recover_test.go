@@ -32,12 +32,12 @@ func crashBeforeCommit(f *fixture, id, name, text string, written bool) {
 		writeFile(f.t, filepath.Join(f.paths.Outbox, ".courier-tmp-"+id+"_seq0002.txt-123456"), "=== HEADER ===\nSess")
 	}
 	writeFile(f.t, filepath.Join(f.paths.Sessions, ".courier-tmp-"+id+".json-654321"), "{\"sessionId\":")
-	// The turn's snapshot index was being saved, too.
-	snap := filepath.Join(f.paths.Sessions, id, "snapshot")
-	if _, err := os.Stat(snap); err != nil {
-		f.t.Fatalf("no snapshot folder after a turn: %v", err)
+	// The workspace's index was being saved, too.
+	folder := filepath.Join(f.paths.Sessions, id)
+	if _, err := os.Stat(filepath.Join(folder, "index")); err != nil {
+		f.t.Fatalf("no index after a turn: %v", err)
 	}
-	writeFile(f.t, filepath.Join(snap, ".courier-tmp-index-777777"), "half an index")
+	writeFile(f.t, filepath.Join(folder, ".courier-tmp-index-777777"), "half an index")
 }
 
 // tempsUnder lists the temporary files anywhere below dir.

@@ -14,8 +14,8 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/pack"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -47,7 +47,7 @@ func (r *Runner) requestPath(id string, seq int) string {
 // its size and checksum, and a request a power cut left missing or
 // damaged is written again from the state (see readRequest). The sync of
 // the state then does not wait behind a request of megabytes on the disk.
-func (r *Runner) saveWithRequest(next *session.State, create bool) (RequestWritten, error) {
+func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritten, error) {
 	w, req, sum, err := r.stageRequest(next)
 	if err != nil {
 		return RequestWritten{}, err
@@ -75,7 +75,7 @@ func (r *Runner) saveWithRequest(next *session.State, create bool) (RequestWritt
 // stageRequest renders the session's current request and writes it under
 // a temporary name, which the file's commit puts in place. It returns the
 // request's CRC-32C too.
-func (r *Runner) stageRequest(st *session.State) (RequestWritten, *atomicfile.File, uint32, error) {
+func (r *Runner) stageRequest(st *history.State) (RequestWritten, *atomicfile.File, uint32, error) {
 	p := r.requestPath(st.SessionID, st.SequenceNumber)
 	w := RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p}
 	var f *atomicfile.File
@@ -114,7 +114,7 @@ var errDamaged = errors.New("its file is not as courier wrote it")
 // synced to the disk, and after a power cut a request's file may be
 // short, or hold zeros (errDamaged). A state written before they were
 // recorded is taken at its file's word.
-func (r *Runner) readRequest(st *session.State) (string, error) {
+func (r *Runner) readRequest(st *history.State) (string, error) {
 	data, err := os.ReadFile(r.requestPath(st.SessionID, st.SequenceNumber))
 	if err != nil {
 		return "", err
@@ -127,7 +127,7 @@ func (r *Runner) readRequest(st *session.State) (string, error) {
 
 // render builds the text of the session's current request from its state
 // and the workspace as it is now (see compose).
-func (r *Runner) render(st *session.State, probe bool) (string, error) {
+func (r *Runner) render(st *history.State, probe bool) (string, error) {
 	var text string
 	err := r.compose(st, probe, func(fe frontend.FrontEnd, req frontend.Request) error {
 		text, _ = fe.Render(req)
@@ -143,7 +143,7 @@ func (r *Runner) render(st *session.State, probe bool) (string, error) {
 // is set: a command that only reads, such as 'courier show', runs nothing
 // and creates nothing, and takes the description an earlier request
 // showed.
-func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontEnd, frontend.Request) error) error {
+func (r *Runner) compose(st *history.State, probe bool, use func(frontend.FrontEnd, frontend.Request) error) error {
 	fe, err := r.frontEnd(st)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func (r *Runner) compose(st *session.State, probe bool, use func(frontend.FrontE
 		// is waited for before the workspace is closed, whatever happens.
 		probed = make(chan string, 1)
 		go func() {
-			probed <- engine.New(ws, r.store, r.cfg.Commands.engine()).Describe(context.Background(), st.SessionID).Text(fe.Words())
+			probed <- engine.New(ws, nil, r.cfg.Commands.engine()).Describe(context.Background(), st.SessionID).Text(fe.Words())
 		}()
 		defer func() {
 			if probed != nil {
@@ -308,7 +308,7 @@ const (
 // fullRequest returns text, a request of session st, with the session's
 // whole protocol in its PROTOCOL section, and the machine's description
 // an earlier request showed at the start of its CONTEXT when it has none.
-func (r *Runner) fullRequest(st *session.State, text string) (string, error) {
+func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
 	fe, err := r.frontEnd(st)
 	if err != nil {
 		return "", err
@@ -340,7 +340,7 @@ func between(text, from, to string) (string, bool) {
 
 // shownEnvironment is the machine's description the session's latest
 // request that had one showed, or "".
-func (r *Runner) shownEnvironment(st *session.State) string {
+func (r *Runner) shownEnvironment(st *history.State) string {
 	if st.Environment != "" {
 		return st.Environment
 	}
@@ -360,7 +360,7 @@ func (r *Runner) shownEnvironment(st *session.State) string {
 
 // resolve loads the named session, or the latest one (incomplete only
 // unless anyState).
-func (r *Runner) resolve(id string, anyState bool) (*session.State, error) {
+func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {
 	if id == "" {
 		return r.latest(anyState)
 	}
@@ -371,7 +371,7 @@ func (r *Runner) resolve(id string, anyState bool) (*session.State, error) {
 // shows, from the journal of the turn before it. When the journal cannot
 // give them one for one (it is gone, or the results are not a turn's),
 // each is rebuilt from its result as far as the result tells.
-func (r *Runner) lastCommands(st *session.State) []command.Command {
+func (r *Runner) lastCommands(st *history.State) []command.Command {
 	if t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1); err == nil {
 		if begin, ok := t.Begun(); ok && len(begin.Commands) == len(st.LastResults) {
 			return begin.Commands

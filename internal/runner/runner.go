@@ -21,9 +21,9 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/sandbox"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -130,13 +130,10 @@ type Config struct {
 // Runner runs the sessions of one root.
 type Runner struct {
 	cfg   Config
-	store session.Store
+	store history.Store
 	// created is the session this runner started: its first request was
 	// announced already, so serving it does not announce it again.
 	created string
-	// warnedSnapshots keeps the warning that snapshots cannot be kept to
-	// once a run.
-	warnedSnapshots bool
 }
 
 // New returns a runner.
@@ -144,7 +141,7 @@ func New(cfg Config) *Runner {
 	if cfg.Reporter == nil {
 		cfg.Reporter = discard{}
 	}
-	return &Runner{cfg: cfg, store: session.Store{Dir: cfg.Paths.Sessions}}
+	return &Runner{cfg: cfg, store: history.Store{Dir: cfg.Paths.Sessions}}
 }
 
 // Paths returns the runner's folders.
@@ -153,7 +150,7 @@ func (r *Runner) Paths() Paths { return r.cfg.Paths }
 func (r *Runner) report(e Event) { e.to(r.cfg.Reporter) }
 
 // frontEnd returns the front end a session speaks.
-func (r *Runner) frontEnd(st *session.State) (frontend.FrontEnd, error) {
+func (r *Runner) frontEnd(st *history.State) (frontend.FrontEnd, error) {
 	return r.FrontEnd(st.Protocol)
 }
 
@@ -239,16 +236,16 @@ func (r *Runner) workspaceDir() (string, error) {
 
 // newState is the state of a new session on workspace ws, under an id no
 // session has.
-func (r *Runner) newState(task, ws string) *session.State {
+func (r *Runner) newState(task, ws string) *history.State {
 	now := time.Now().UTC()
-	st := &session.State{
+	st := &history.State{
 		SessionID:        newID(),
 		Task:             task,
 		SequenceNumber:   1,
 		CreatedAt:        now,
 		UpdatedAt:        now,
 		LastResults:      []command.Result{},
-		ReadFileRequests: []session.ReadRequest{},
+		ReadFileRequests: []history.ReadRequest{},
 		Workspace:        ws,
 	}
 	for {
@@ -262,7 +259,7 @@ func (r *Runner) newState(task, ws string) *session.State {
 // firstSnapshot records the workspace of a new session, so that the first
 // turn's commands can be undone. It is left to the first turn when
 // another process holds the session already: one writer at a time.
-func (r *Runner) firstSnapshot(st *session.State) {
+func (r *Runner) firstSnapshot(st *history.State) {
 	lock, err := r.store.Lock(st.SessionID, "courier new")
 	if err != nil {
 		return
@@ -273,11 +270,13 @@ func (r *Runner) firstSnapshot(st *session.State) {
 		return
 	}
 	defer ws.Close()
-	if snap := r.snapshots(st, ws); snap != nil {
-		if err := snap.Refresh(); err != nil {
-			r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
-		}
-		snap.Close()
+	h, err := r.history(st, ws)
+	if err == nil {
+		err = h.Refresh()
+		h.Close()
+	}
+	if err != nil {
+		r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
 	}
 }
 
@@ -287,7 +286,7 @@ func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 // openWorkspace opens the folder a session works on, refusing one that
 // holds courier's own control files (whatever it was when the session
 // began).
-func (r *Runner) openWorkspace(st *session.State) (*workspace.Workspace, error) {
+func (r *Runner) openWorkspace(st *history.State) (*workspace.Workspace, error) {
 	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
 		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
 	}
@@ -302,8 +301,8 @@ func (r *Runner) openWorkspace(st *session.State) (*workspace.Workspace, error) 
 // it is held.
 type Session struct {
 	r    *Runner
-	st   *session.State
-	lock *session.Lock
+	st   *history.State
+	lock *history.Lock
 	fe   frontend.FrontEnd
 }
 
@@ -380,7 +379,7 @@ func (s *Session) note(doing string) { s.lock.Note(doing) }
 
 // latest returns the most recently updated session: any, or only an
 // incomplete one.
-func (r *Runner) latest(anyState bool) (*session.State, error) {
+func (r *Runner) latest(anyState bool) (*history.State, error) {
 	all, errs := r.store.List()
 	for _, st := range all {
 		// A run of 'courier ops' is named by its id, never taken as the

@@ -139,7 +139,8 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 }
 
 // errWords stops the wait for a reply when the person said something
-// for the request ('courier say' from another terminal).
+// for the request ('courier say' from another terminal) or asked for an
+// undo ('courier undo').
 var errWords = errors.New("the person said something")
 
 // next asks src for the next reply. A source a person watches (listen) is

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/session"
 )
 
 func TestCreate(t *testing.T) {
@@ -25,7 +25,7 @@ func TestCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !session.ValidID(id) {
+	if !history.ValidID(id) {
 		t.Errorf("session id %q is not 8 hex digits", id)
 	}
 	p := filepath.Join(f.paths.Outbox, id+"_seq0001.txt")

@@ -35,7 +35,7 @@ func TestFirstTurnSnapshotsWhatItsCommandChanges(t *testing.T) {
 	if after := f.tree(); !reflect.DeepEqual(after, before) {
 		t.Errorf("workspace after undo:\n%v\nwant\n%v", after, before)
 	}
-	if !rep.Snapshot {
+	if !rep.Commands {
 		t.Error("the undo did not come from a snapshot")
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/reply"
-	"github.com/courier-agent/courier/internal/session"
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
@@ -63,14 +63,14 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 // than the current one.
 func (s *Session) check(rep reply.Reply) error {
 	st := s.st
-	prev, ok, err := s.r.store.FindReply(st, rep.Hash)
+	prev, at, err := s.r.store.FindReply(st, rep.Hash)
 	if err != nil {
 		return err
 	}
-	if ok {
+	if prev > 0 {
 		return &RefusedError{Reply: rep.Name, Duplicate: true, Reason: fmt.Sprintf(
 			"reply %s was already applied as the answer to request %d of session %s (on %s); it was not run again",
-			rep.Name, prev.Sequence, st.SessionID, prev.AppliedAt.Local().Format("2006-01-02 15:04"))}
+			rep.Name, prev, st.SessionID, at.Local().Format("2006-01-02 15:04"))}
 	}
 	seq := rep.Parsed.Sequence
 	if seq != 0 && seq < st.SequenceNumber && s.r.undoneSince(st, seq) {
@@ -149,11 +149,12 @@ func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (e
 	}
 	opts.Words = s.fe.Words()
 	opts.Observer = newObserver(s.r.cfg.Reporter)
-	if snap := s.r.snapshots(s.st, ws); snap != nil {
-		defer snap.Close()
-		opts.Snapshots = snap
+	h, err := s.r.history(s.st, ws)
+	if err != nil {
+		return engine.Outcome{}, err
 	}
-	eng := engine.New(ws, s.r.store, opts)
+	defer h.Close()
+	eng := engine.New(ws, h, opts)
 	out, err := start(eng)
 	for err == nil && out.Waiting != nil {
 		if err = s.wait(ctx, out); err != nil {
@@ -250,7 +251,7 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 		return err
 	}
 	defer t.Close()
-	rec := session.Record{Kind: session.RecordDecision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
+	rec := history.Record{Kind: history.RecordDecision, Index: n.Index, Approved: n.Approved, All: n.All && n.Approved, Reason: n.Reason}
 	if err := t.Append(rec); err != nil {
 		return err
 	}
@@ -274,24 +275,12 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 // it, the reply is recognised as applied.
 func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
-	begin, _, err := s.r.store.Unfinished(st)
-	if err != nil {
-		return err
-	}
-	top, err := s.r.store.UndoTop(st)
-	if err != nil {
-		return err
-	}
-	err = s.r.store.NoteReply(st, session.ReplyRecord{Hash: begin.ReplyHash, Sequence: st.SequenceNumber, File: begin.ReplyFile, AppliedAt: time.Now().UTC()})
-	if err != nil {
-		return err
-	}
 	next := *st
 	next.Pending = nil
-	next.UndoTop = top
-	if out.Changed {
-		next.UndoTop = st.SequenceNumber
-	}
+	// Undo takes back the most recent turn first, one that changed
+	// nothing included (a reply applied cut off), so that the reply's
+	// complete version then answers the request that turn answered.
+	next.UndoTop = st.SequenceNumber
 	next.ApprovedRules = out.ApprovedRules
 	next.LastResults = out.Results
 	if next.LastResults == nil {
@@ -350,12 +339,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func readRequests(out engine.Outcome) []session.ReadRequest {
-	reqs := []session.ReadRequest{}
+func readRequests(out engine.Outcome) []history.ReadRequest {
+	reqs := []history.ReadRequest{}
 	for i, c := range out.Commands {
 		// An inline read has its content in its result already.
 		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
-			reqs = append(reqs, session.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
+			reqs = append(reqs, history.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
 		}
 	}
 	return reqs
@@ -384,7 +373,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	}
 	n := pendingOf(st).decided(d)
 	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
-	var locked *session.LockedError
+	var locked *history.LockedError
 	if errors.As(err, &locked) {
 		if err := r.leaveDecision(id, n); err != nil {
 			return false, err
@@ -441,13 +430,13 @@ func (r *Runner) applyingElsewhere(hash, except string) string {
 // undoneSince reports whether the workspace is again as request seq showed
 // it: the turn answering seq was undone, and every later request was never
 // answered or had its turn undone too.
-func (r *Runner) undoneSince(st *session.State, seq int) bool {
+func (r *Runner) undoneSince(st *history.State, seq int) bool {
 	for k := seq; k < st.SequenceNumber; k++ {
 		t, err := r.store.ReadTurn(st.SessionID, k)
 		if errors.Is(err, fs.ErrNotExist) && k > seq {
 			continue
 		}
-		if err != nil || !t.IsUndone() {
+		if err != nil || !t.Has(history.RecordUndone) {
 			return false
 		}
 	}

@@ -2,167 +2,21 @@ package runner
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"sort"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/engine"
-	"github.com/courier-agent/courier/internal/session"
-	"github.com/courier-agent/courier/internal/snapshot"
-	"github.com/courier-agent/courier/internal/workspace"
+	"github.com/courier-agent/courier/internal/history"
 )
 
-// FileChange is one file a turn touched, for log and undo.
-type FileChange struct {
-	Path    string `json:"path"`
-	Action  string `json:"action"` // created, edited, deleted
-	Added   int    `json:"added"`
-	Removed int    `json:"removed"`
-}
-
-// TurnInfo summarises one applied reply.
-type TurnInfo struct {
-	Sequence  int          `json:"sequence"`
-	Reply     string       `json:"reply"`
-	AppliedAt time.Time    `json:"appliedAt"`
-	Commands  int          `json:"commands"`
-	Failed    int          `json:"failed"`
-	Files     []FileChange `json:"files"`
-	// ByCommand lists what each command changed, RUN_COMMAND included,
-	// when the turn has a snapshot.
-	ByCommand []CommandChange `json:"byCommand,omitempty"`
-	Undone    bool            `json:"undone"`
-	Finished  bool            `json:"finished"`
-}
-
-// Log lists the turns of a session (the named one, or the most recently
-// updated), oldest first.
-func (r *Runner) Log(id string) (Info, []TurnInfo, error) {
-	st, err := r.resolve(id, true)
-	if err != nil {
-		return Info{}, nil, err
-	}
-	turns, err := r.turns(st)
-	return r.info(st), turns, err
-}
-
-func (r *Runner) turns(st *session.State) ([]TurnInfo, error) {
-	var snap *snapshot.Store
-	if ws, err := r.openWorkspace(st); err == nil {
-		defer ws.Close()
-		if snap = r.snapshots(st, ws); snap != nil {
-			defer snap.Close()
-		}
-	}
-	seqs, err := r.store.Turns(st.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	var out []TurnInfo
-	for _, seq := range seqs {
-		t, err := r.store.ReadTurn(st.SessionID, seq)
-		if err != nil {
-			continue
-		}
-		begin, ok := t.Begun()
-		if !ok {
-			continue
-		}
-		info := TurnInfo{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
-			Undone: t.IsUndone(), Finished: seq < st.SequenceNumber || st.IsComplete}
-		for _, rec := range t.Records {
-			if rec.Kind == session.RecordResult && rec.Result != nil && !rec.Result.Success() {
-				info.Failed++
-			}
-		}
-		info.Files = fileChanges(t)
-		info.ByCommand = commandChanges(snap, seq, len(begin.Commands))
-		out = append(out, info)
-	}
-	return out, nil
-}
-
-// fileChanges folds a turn's changes into one entry per file.
-func fileChanges(t *session.Turn) []FileChange {
-	byPath := map[string]*FileChange{}
-	var order []string
-	for _, r := range t.Changes() {
-		ch := r.Change
-		fc, ok := byPath[ch.Path]
-		if !ok {
-			fc = &FileChange{Path: ch.Path, Action: "edited"}
-			if ch.Before == "" {
-				fc.Action = "created"
-			}
-			byPath[ch.Path] = fc
-			order = append(order, ch.Path)
-		}
-		if ch.Delete {
-			if fc.Action == "created" {
-				fc.Action = "created and deleted"
-			} else {
-				fc.Action = "deleted"
-			}
-		}
-		fc.Added += ch.Done.Added
-		fc.Removed += ch.Done.Removed
-	}
-	out := make([]FileChange, 0, len(order))
-	for _, p := range order {
-		out = append(out, *byPath[p])
-	}
-	return out
-}
-
-// UndoReport says what an undo did.
-type UndoReport struct {
-	Sequence int
-	Restored []string
-	Removed  []string
-	// Kept names files whose content had changed since the turn; that
-	// content was saved here before the file was restored.
-	Kept   map[string]string
-	Outbox string
-	// Resumed is set when the undo was one an earlier run had begun and
-	// not finished.
-	Resumed bool
-	// Snapshot is set when the turn's snapshot put back what its commands
-	// did too; NotUndone says what it could not.
-	Snapshot  bool
-	NotUndone []string
-	// Folders lists which of Restored and Removed are folders.
-	Folders []string
-}
-
-// undoListed caps the lines a list of restored or removed paths takes on
-// the terminal and in the request: an undone "rm -rf" may put back
-// thousands of files, shown folder by folder past it.
-const undoListed = 30
-
-// FoldedRestored and FoldedRemoved list the restored and removed paths in
-// at most undoListed lines, folder by folder when they are many.
-func (r UndoReport) FoldedRestored() []string { return r.fold(r.Restored) }
-
-// FoldedRemoved: see FoldedRestored.
-func (r UndoReport) FoldedRemoved() []string { return r.fold(r.Removed) }
-
-func (r UndoReport) fold(paths []string) []string {
-	folders := map[string]bool{}
-	for _, f := range r.Folders {
-		folders[f] = true
-	}
-	return snapshot.FoldPaths(paths, func(p string) bool { return folders[p] }, undoListed)
-}
-
-// Undo reverts the file changes of the held session's last applied reply
-// not yet undone, tells the LLM in a new request, and returns what it did.
-// A run (of 'courier ops') has no LLM to tell: it stays complete, and no
-// request is written.
-// An undo that an earlier run left under way is finished instead, and
-// nothing more: it is the undo that was asked for.
+// Undo takes back the held session's most recent turn not yet undone
+// (one that changed nothing included), tells the LLM in a new request,
+// and returns what it did. A run (of 'courier ops') has no LLM to tell:
+// it stays complete, and no request is written. An undo that an earlier
+// run left under way is finished instead, and nothing more: it is the
+// undo that was asked for.
 //
 // Undo is a transaction: the state is saved first with the undo under way,
 // then the files are put back (each step can be done again without harm),
@@ -181,22 +35,15 @@ func (s *Session) Undo() (UndoReport, error) {
 	} else if ok {
 		return UndoReport{}, &UnfinishedError{Session: st.SessionID, Reply: begin.ReplyFile, Approval: st.Pending != nil, Run: st.Run}
 	}
-	top, err := l.store.UndoTop(st)
-	if err != nil {
-		return UndoReport{}, err
-	}
-	if top == 0 {
+	if st.UndoTop == 0 {
 		return UndoReport{}, &NothingToUndoError{Session: st.SessionID}
 	}
-	t, err := l.store.ReadTurn(st.SessionID, top)
-	if err != nil {
-		return UndoReport{}, err
+	below := 0
+	if t, err := l.store.ReadTurn(st.SessionID, st.UndoTop); err == nil {
+		begin, _ := t.Begun()
+		below = begin.UndoPrev
 	}
-	below, err := l.store.UndoBelow(st.SessionID, t)
-	if err != nil {
-		return UndoReport{}, err
-	}
-	st.Undoing = &session.Undoing{Turn: top, Below: below}
+	st.Undoing = &history.Undoing{Turn: st.UndoTop, Below: below}
 	if err := l.store.Save(st); err != nil {
 		st.Undoing = nil
 		return UndoReport{}, err
@@ -220,9 +67,23 @@ func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 func (s *Session) undo(resumed bool) (UndoReport, error) {
 	l, st := s.r, s.st
 	u := *st.Undoing
-	rep := UndoReport{Sequence: u.Turn, Resumed: resumed}
 	// A crash may have left the request or the state half written.
 	if err := l.cleanTemps(st.SessionID); err != nil {
+		return UndoReport{Sequence: u.Turn}, err
+	}
+	ws, err := l.openWorkspace(st)
+	if err != nil {
+		return UndoReport{Sequence: u.Turn}, err
+	}
+	defer ws.Close()
+	h, err := l.history(st, ws)
+	if err != nil {
+		return UndoReport{Sequence: u.Turn}, err
+	}
+	defer h.Close()
+	rep, err := h.Undo(u.Turn)
+	rep.Resumed = resumed
+	if err != nil {
 		return rep, err
 	}
 	t, err := l.store.OpenTurn(st.SessionID, u.Turn)
@@ -230,40 +91,10 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		return rep, err
 	}
 	defer t.Close()
-	ws, err := l.openWorkspace(st)
-	if err != nil {
-		return rep, err
-	}
-	defer ws.Close()
-	// The snapshot puts back what every command did; the journal then
-	// checks the file commands' files (already back, they are left alone).
-	snap := l.snapshots(st, ws)
-	if snap != nil {
-		defer snap.Close()
-	}
-	var byCommands UndoReport
-	begun, _ := t.Begun()
-	if err := undoSnapshot(snap, u.Turn, engine.JournalKeeps(begun.Commands), &byCommands); err != nil {
-		return rep, err
-	}
-	if err := revert(ws, t, &rep); err != nil {
-		return rep, err
-	}
-	mergeUndo(&rep, byCommands)
-	if !t.IsUndone() {
-		if err := t.Append(session.Record{Kind: session.RecordUndone}); err != nil {
+	if !t.Has(history.RecordUndone) {
+		if err := t.Append(history.Record{Kind: history.RecordUndone}); err != nil {
 			return rep, err
 		}
-	}
-	kept, err := t.Kept()
-	if err != nil {
-		return rep, err
-	}
-	for p, at := range kept {
-		if rep.Kept == nil {
-			rep.Kept = map[string]string{}
-		}
-		rep.Kept[p] = at
 	}
 	next := *st
 	next.Undoing = nil
@@ -283,8 +114,18 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next.Summary = ""
 	next.SequenceNumber++
 	next.LastResults = []command.Result{}
-	next.ReadFileRequests = []session.ReadRequest{}
-	next.Notices = []string{undoNotice(rep)}
+	next.ReadFileRequests = []history.ReadRequest{}
+	next.Notices = []string{rep.Notice()}
+	if l.afterUndo(st) {
+		// The request was written by an undo: the LLM has not heard of
+		// that one yet either, and must hear of every turn undone since
+		// its last reply.
+		next.Notices = nil
+		for _, n := range st.Notices {
+			next.Notices = append(next.Notices, strings.TrimSuffix(n, history.UndoTail))
+		}
+		next.Notices = append(next.Notices, rep.Notice())
+	}
 	w, err := l.saveWithRequest(&next, false)
 	if err != nil {
 		return rep, err
@@ -296,121 +137,77 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	return rep, nil
 }
 
-// revert puts every file the turn changed back as it was before the turn,
-// durably. Each file is looked at first, so that doing it again after a
-// crash changes nothing more: a file already as before is left alone, and
-// one that changed since the turn is kept (again) before it is replaced.
-func revert(ws *workspace.Workspace, t *session.Turn, rep *UndoReport) error {
-	first := map[string]*session.Change{}
-	last := map[string]*session.Change{}
-	var order []string
-	var dirs []string
-	for _, r := range t.Changes() {
-		ch := r.Change
-		if _, ok := first[ch.Path]; !ok {
-			first[ch.Path] = ch
-			order = append(order, ch.Path)
-		}
-		last[ch.Path] = ch
-		dirs = append(dirs, ch.CreatedDirs...)
+// afterUndo reports whether the session's current request was written by
+// an undo: the request before it has no turn.
+func (r *Runner) afterUndo(st *history.State) bool {
+	t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1)
+	if err != nil {
+		return true
 	}
-	b := ws.NewBatch()
-	var batched []string
-	for _, p := range order {
-		orig := first[p]
-		if orig.Before == "" {
-			rep.Removed = append(rep.Removed, p)
-		} else {
-			rep.Restored = append(rep.Restored, p)
-		}
-		if err := ws.CleanTemps(p); err != nil {
-			return fmt.Errorf("undo %s: %w", p, err)
-		}
-		data, info, err := readIfFile(ws, p)
-		if err != nil {
-			return fmt.Errorf("undo %s: %w", p, err)
-		}
-		exists := info != nil
-		if !exists && orig.Before == "" {
-			continue
-		}
-		if exists && orig.Before != "" && session.Hash(data) == orig.Before &&
-			(orig.BeforeMode == 0 || info.Mode().Perm() == orig.BeforeMode) {
-			continue // already as before
-		}
-		if exists && (last[p].Delete || session.Hash(data) != last[p].After) {
-			// Changed since the turn: never destroy later work.
-			if _, err := t.Keep(p, data); err != nil {
-				return fmt.Errorf("undo %s: %w", p, err)
-			}
-		}
-		if orig.Before == "" {
-			b.Remove(p)
-		} else {
-			data, err := t.Blob(orig.Before)
-			if err != nil {
-				return fmt.Errorf("undo %s: %w", p, err)
-			}
-			b.Write(p, data, orig.BeforeMode)
-		}
-		batched = append(batched, p)
-	}
-	for i, res := range b.Commit() {
-		if res.Err != nil && !errors.Is(res.Err, fs.ErrNotExist) {
-			return fmt.Errorf("undo %s: %w", batched[i], res.Err)
-		}
-	}
-	// Deepest folders first, so a chain of created folders goes entirely.
-	sort.Slice(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
-	for _, d := range dirs {
-		if err := ws.RemoveEmptyDir(d); err != nil {
-			return fmt.Errorf("undo: remove folder %s: %w", d, err)
-		}
-	}
-	return nil
+	_, begun := t.Begun()
+	return !begun
 }
 
-// readIfFile reads a workspace file; a missing one gives no info and no
-// error.
-func readIfFile(ws *workspace.Workspace, p string) ([]byte, fs.FileInfo, error) {
-	info, err := ws.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+// UndoHandover is an undo done by the process that held the session.
+type UndoHandover struct {
+	// Holder is that process ("courier watch").
+	Holder  string
+	Session string
+	// Sequence is the request whose reply it undid; Outbox the request it
+	// wrote, "" when it had not written it yet when asked.
+	Sequence int
+	Outbox   string
+}
+
+// Undo takes back the last turn of a session (the named one, or the most
+// recently updated). While a 'courier watch' holds the session waiting
+// for the next reply in another terminal, the undo is handed to it, as the
+// person's words are: it undoes the turn there, writes the new request and
+// goes on watching; Undo then says what it did.
+func (r *Runner) Undo(id string) (*UndoHandover, error) {
+	s, err := r.HoldLatest(id, "courier undo")
+	var locked *history.LockedError
+	if errors.As(err, &locked) {
+		return r.handUndo(locked)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	data, err := ws.ReadFile(p)
-	return data, info, err
+	defer s.Release()
+	_, err = s.Undo()
+	return nil, err
 }
 
-func undoNotice(rep UndoReport) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The user undid the changes of your reply to request %d.", rep.Sequence)
-	if len(rep.Restored) > 0 {
-		fmt.Fprintf(&b, " Restored to their earlier content: %s.", strings.Join(rep.FoldedRestored(), ", "))
+// handUndo leaves an undo for the process holding a session, as 'say'
+// leaves words, when that process waits for a reply, and waits a moment
+// for it to be done. A holder busy with a turn keeps the session: the
+// turn it applies may be the one the person meant.
+func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
+	id := locked.Session
+	st, err := r.store.Load(id)
+	if err != nil {
+		return nil, err
 	}
-	if len(rep.Removed) > 0 {
-		fmt.Fprintf(&b, " Removed (they did not exist before): %s.", strings.Join(rep.FoldedRemoved(), ", "))
+	if _, busy, err := r.store.Unfinished(st); err != nil || busy || st.Undoing != nil {
+		return nil, locked
 	}
-	if len(rep.NotUndone) > 0 {
-		fmt.Fprintf(&b, " Not undone: %s.", someOf(rep.NotUndone))
+	if st.UndoTop == 0 {
+		return nil, &NothingToUndoError{Session: id}
 	}
-	if rep.Snapshot {
-		b.WriteString(" What your commands changed was undone too.")
-	} else {
-		b.WriteString(" What your commands changed was not undone.")
+	name, err := r.leaveWords(id, words{Undo: st.UndoTop})
+	if err != nil {
+		return nil, err
 	}
-	b.WriteString(" Take the workspace as it is now (read again what you need) and continue.")
-	return b.String()
-}
-
-// someOf joins names for the LLM, at most noticeNames of them: an undone
-// "rm -rf" may put back thousands, and the request need not list them all.
-func someOf(names []string) string {
-	const noticeNames = 30
-	if len(names) <= noticeNames {
-		return strings.Join(names, ", ")
+	if !r.heard(id, name) && os.Remove(filepath.Join(r.wordsDir(id), name)) == nil {
+		return nil, locked // withdrawn before the holder took it
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:noticeNames], ", "), len(names)-noticeNames)
+	h := &UndoHandover{Holder: holderName(locked), Session: id, Sequence: st.UndoTop}
+	for deadline := time.Now().Add(heardWait); time.Now().Before(deadline); time.Sleep(decisionPoll / 2) {
+		now, err := r.store.Load(id)
+		if err == nil && now.Undoing == nil && now.UndoTop != st.UndoTop && r.afterUndo(now) {
+			h.Outbox = r.requestPath(id, now.SequenceNumber)
+			break
+		}
+	}
+	return h, nil
 }

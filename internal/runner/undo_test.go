@@ -138,10 +138,10 @@ func testUndoRestores(t *testing.T, snapshots bool) {
 	if rep.Sequence != 1 {
 		t.Errorf("undid turn %d, want 1", rep.Sequence)
 	}
-	if want := []string{"keep.txt", "script.sh", "data.txt"}; !reflect.DeepEqual(rep.Restored, want) {
+	if want := []string{"data.txt", "keep.txt", "script.sh"}; !reflect.DeepEqual(rep.Restored, want) {
 		t.Errorf("restored %q, want %q", rep.Restored, want)
 	}
-	wantRemoved := []string{"new/deep/file.txt", "existing/x.txt"}
+	wantRemoved := []string{"existing/x.txt", "new/deep/file.txt"}
 	commands := "What your commands changed was not undone."
 	if snapshots {
 		wantRemoved = append(wantRemoved, "side.txt")
@@ -159,7 +159,7 @@ func testUndoRestores(t *testing.T, snapshots bool) {
 	if rep.Outbox != f.requestPath(id, 3) || f.load(id).SequenceNumber != 3 {
 		t.Errorf("request %q, sequence %d", rep.Outbox, f.load(id).SequenceNumber)
 	}
-	notice := "The user undid the changes of your reply to request 1. Restored to their earlier content: keep.txt, script.sh, data.txt. Removed (they did not exist before): " + strings.Join(wantRemoved, ", ") + ". " + commands + " Take the workspace as it is now (read again what you need) and continue."
+	notice := "The user undid the changes of your reply to request 1. Restored to their earlier content: data.txt, keep.txt, script.sh. Removed (they did not exist before): " + strings.Join(wantRemoved, ", ") + ". " + commands + " Take the workspace as it is now (read again what you need) and continue."
 	text := f.request(id, 3)
 	if !strings.Contains(text, "## Previous Command Results\n"+notice+"\n") {
 		t.Errorf("request 3 lacks the notice:\n%s", text[strings.Index(text, "=== CONTEXT ==="):])
@@ -184,25 +184,34 @@ func TestUndoWalksBack(t *testing.T) {
 	f.apply(id, "r2.txt", "[CREATE_FILE path=\"a.txt\"]\nv2\n[/CREATE_FILE]\n[CREATE_FILE path=\"b.txt\"]\nb\n[/CREATE_FILE]\n")
 	f.apply(id, "r3.txt", "[MESSAGE]\nnothing to change\n[/MESSAGE]\n")
 
+	// The turn that changed nothing is undone first: undo takes back the
+	// most recent turn.
 	rep, err := f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rep.Sequence != 3 || len(rep.Restored)+len(rep.Removed) != 0 || f.readWS("a.txt") != "v2\n" {
+		t.Errorf("first undo: turn %d, restored %v, removed %v", rep.Sequence, rep.Restored, rep.Removed)
+	}
+	rep, err = f.undo(id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep.Sequence != 2 || f.readWS("a.txt") != "v1\n" || f.existsWS("b.txt") {
-		t.Errorf("first undo: turn %d, a.txt %q, b.txt there: %v", rep.Sequence, f.readWS("a.txt"), f.existsWS("b.txt"))
+		t.Errorf("second undo: turn %d, a.txt %q, b.txt there: %v", rep.Sequence, f.readWS("a.txt"), f.existsWS("b.txt"))
 	}
 	rep, err = f.undo(id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Sequence != 1 || f.existsWS("a.txt") {
-		t.Errorf("second undo: turn %d, a.txt there: %v", rep.Sequence, f.existsWS("a.txt"))
+		t.Errorf("third undo: turn %d, a.txt there: %v", rep.Sequence, f.existsWS("a.txt"))
 	}
 	seq := f.load(id).SequenceNumber
 	_, err = f.undo(id)
 	var nothing *runner.NothingToUndoError
 	if !errors.As(err, &nothing) || nothing.Session != id || !strings.Contains(err.Error(), "has no file changes left to undo") {
-		t.Errorf("third undo: %v", err)
+		t.Errorf("fourth undo: %v", err)
 	}
 	if f.load(id).SequenceNumber != seq || exists(f.requestPath(id, seq+1)) {
 		t.Error("a failed undo wrote a new request")
@@ -323,12 +332,17 @@ c
 		if ti.AppliedAt.IsZero() {
 			t.Errorf("turn %d has no time", ti.Sequence)
 		}
-		got = append(got, entry{ti.Sequence, ti.Reply, ti.Commands, ti.Failed, fmt.Sprint(ti.Files), ti.Undone, ti.Finished})
+		var files []string
+		for _, c := range ti.Changes {
+			files = append(files, fmt.Sprintf("%d %s %s +%d -%d", c.Index, c.Path, c.Action, c.Added, c.Removed))
+		}
+		got = append(got, entry{ti.Sequence, ti.Reply, ti.Commands, ti.Failed, strings.Join(files, ", "), ti.Undone, ti.Finished})
 	}
+	// c.txt, made and removed by one run of file commands, never was.
 	want := []entry{
-		{1, "r1.txt", 2, 1, "[{a.txt created 2 0}]", false, true},
-		{2, "r2.txt", 4, 0, "[{a.txt edited 1 1} {b.txt deleted 0 2} {c.txt created and deleted 1 1}]", true, true},
-		{4, "r3.txt", 1, 0, "[]", false, false},
+		{1, "r1.txt", 2, 1, "1 a.txt created +2 -0", false, true},
+		{2, "r2.txt", 4, 0, "1 a.txt edited +1 -1, 2 b.txt deleted +0 -2", true, true},
+		{4, "r3.txt", 1, 0, "", false, false},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("log:\n%+v\nwant\n%+v", got, want)

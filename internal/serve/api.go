@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/reply"
@@ -451,7 +452,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 // logView is GET .../log's answer.
 type logView struct {
 	Info  runner.Info       `json:"session"`
-	Turns []runner.TurnInfo `json:"turns"`
+	Turns []history.TurnLog `json:"turns"`
 }
 
 // diff is GET .../diff?turn=N: the unified diff of what a turn changed

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/serve"
@@ -215,7 +216,7 @@ func TestTwoTabsApplyOnce(t *testing.T) {
 	if codes[0]+codes[1] != http.StatusOK+http.StatusConflict {
 		t.Errorf("statuses %v, want one 200 and one 409", codes)
 	}
-	var log struct{ Turns []runner.TurnInfo }
+	var log struct{ Turns []history.TurnLog }
 	s.decode(s.get("/api/sessions/"+id+"/log"), http.StatusOK, &log)
 	if len(log.Turns) != 1 {
 		t.Errorf("%d turns, want 1", len(log.Turns))

@@ -1,0 +1,337 @@
+package history
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// Options shape what a session's history keeps of its workspace.
+type Options struct {
+	// Off keeps what file commands change only, not what a RUN_COMMAND
+	// does (snapshots = false).
+	Off bool
+	// Exclude and Include are .gitignore-style patterns left out of, or
+	// kept in spite of, .gitignore (a pattern with a slash makes a scan
+	// enter an ignored folder to find it).
+	Exclude, Include []string
+	// Budget is the disk space the contents are brought back to after each
+	// turn by dropping the oldest turns' (never the newest's); TurnLimit
+	// caps the content one turn reads to keep what commands change: beyond
+	// it, the turn is only partly undoable.
+	Budget, TurnLimit int64
+	// Private lists courier's own folders (inbox, outbox, sessions), which
+	// the history leaves out and undo never touches.
+	Private []string
+}
+
+// Defaults for Options, and of courier's snapshot_budget and
+// snapshot_limit settings (the config package takes them from here).
+const (
+	DefaultBudget    = 512 << 20
+	DefaultTurnLimit = 1 << 30
+)
+
+// History is one session's history opened on its workspace: the
+// recording of its turns, undo, diff, log and gc. Changing it needs the
+// session's lock; reading it does not.
+type History struct {
+	store Store
+	id    string
+	dir   string
+	ws    *workspace.Workspace
+	opts  Options
+	scope scope
+	obj   *objects
+}
+
+// Open opens the history of session id, whose workspace is ws.
+func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History, error) {
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	if opts.TurnLimit <= 0 {
+		opts.TurnLimit = DefaultTurnLimit
+	}
+	exclude, err := workspace.CompilePatterns(opts.Exclude)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot exclusions: %w", err)
+	}
+	include, err := workspace.CompilePatterns(opts.Include)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot inclusions: %w", err)
+	}
+	dir := s.Folder(id)
+	return &History{store: s, id: id, dir: dir, ws: ws, opts: opts,
+		scope: scope{gitignore: ws.GitIgnore(), exclude: exclude, include: include,
+			private: privatePaths(ws.Dir(), append([]string{s.Dir}, opts.Private...))},
+		obj: &objects{dir: filepath.Join(dir, "objects"), bw: bufio.NewWriterSize(nil, 256<<10)}}, nil
+}
+
+// privatePaths returns, relative to the workspace, the folders among dirs
+// that lie inside it.
+func privatePaths(ws string, dirs []string) map[string]bool {
+	out := map[string]bool{}
+	base := resolved(ws)
+	for _, d := range dirs {
+		rel, err := filepath.Rel(base, resolved(d))
+		if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out[filepath.ToSlash(rel)] = true
+		}
+	}
+	return out
+}
+
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// Close releases the pack being written.
+func (h *History) Close() { h.obj.close() }
+
+// Budget is the disk space the contents are kept within.
+func (h *History) Budget() int64 { return h.opts.Budget }
+
+func (h *History) indexPath() string { return filepath.Join(h.dir, "index") }
+
+// tidy removes what a crash left half-written; only a writer, under the
+// session lock, may.
+func (h *History) tidy() error {
+	for _, d := range []string{h.dir, h.obj.dir} {
+		if err := atomicfile.CleanTemps(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// recorder is what a turn keeps of the workspace: the index as the turn
+// has seen it, and what it may still read and store.
+type recorder struct {
+	h       *History
+	ix      *index
+	lim     *limits
+	scanned bool // the index reflects a full scan made in this turn
+}
+
+// Turn opens the record of turn seq for writing, with the recording of
+// what its commands change; a turn begun before is taken up where it
+// stopped.
+func (h *History) Turn(seq int) (*Turn, error) {
+	if err := h.tidy(); err != nil {
+		return nil, err
+	}
+	t, err := h.store.OpenTurn(h.id, seq)
+	if err != nil {
+		return nil, err
+	}
+	t.rec = &recorder{h: h}
+	return t, nil
+}
+
+// recording loads the index the first time the turn needs it (a turn that
+// changes nothing leaves it unread): the saved one, with the records of
+// the turns it does not hold yet replayed onto it, this one's included.
+func (t *Turn) recording() (*recorder, error) {
+	r := t.rec
+	if r.ix != nil {
+		return r, nil
+	}
+	ix, err := loadIndex(r.h.indexPath())
+	if err != nil {
+		return nil, err
+	}
+	for seq := ix.Turn + 1; seq <= t.Sequence; seq++ {
+		recs := t.Records
+		if seq < t.Sequence {
+			old, err := r.h.store.ReadTurn(r.h.id, seq)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			recs = old.Records
+		}
+		for _, rec := range recs {
+			if rec.Kind == RecordChanged {
+				ix.apply(rec.Changes)
+			}
+		}
+	}
+	r.ix = ix
+	r.lim = &limits{turnLeft: r.h.opts.TurnLimit, budgetLeft: r.h.opts.Budget - r.h.obj.size()}
+	return r, nil
+}
+
+// look compares the workspace with the index and brings the index up to
+// date: all of it, or a file command's paths and the folders above them
+// (see scanner.only).
+func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
+	r := t.rec
+	only := onlyPaths(paths)
+	entries, skipped, blocked, err := r.h.scan(r.ix.Entries, sticky, baseline, r.lim, only)
+	if blocked {
+		// A symlinked folder on the way: only a full scan sees where the
+		// command's writes land.
+		only = nil
+		entries, skipped, _, err = r.h.scan(r.ix.Entries, sticky, baseline, r.lim, nil)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	changes := compare(r.ix.Entries, entries)
+	r.ix.Entries = entries
+	r.scanned = r.scanned || only == nil
+	return changes, skipped, nil
+}
+
+// Before makes sure the index holds the current state of the given paths
+// (a file command's files) or, with nil, of the whole workspace (before a
+// RUN_COMMAND), storing the contents of what changed since it was last
+// seen. What it finds changed is not the turn's doing: it is recorded as
+// the new starting point, not as something to undo. The contents are
+// durable once the turn's record is synced, before the command runs.
+func (t *Turn) Before(paths []string) error {
+	r, err := t.recording()
+	if err != nil || paths == nil && (r.h.opts.Off || r.scanned) {
+		return err
+	}
+	changes, skipped, err := t.look(paths, false, true)
+	if err != nil {
+		return err
+	}
+	if len(changes) > 1000 && len(changes) > len(r.ix.Entries)/4 {
+		// Most of the workspace is new to the index (the session's first
+		// scan): saving the index costs less than recording it all. It
+		// keeps its turn number, so this turn's records are replayed onto
+		// it when the turn is taken up again.
+		if err := r.h.obj.sync(); err != nil {
+			return err
+		}
+		if err := r.ix.save(r.h.indexPath()); err != nil {
+			return err
+		}
+		changes = nil
+	}
+	// What could not be kept is recorded even when nothing changed: it is
+	// why a later change to it cannot be undone.
+	if len(changes) == 0 && len(skipped) == 0 {
+		return nil
+	}
+	return t.Add(Record{Kind: RecordChanged, Index: -1, Changes: changes, Skipped: skipped})
+}
+
+// After records what command i changed: in the given paths, or with nil
+// anywhere in the workspace (nothing, when commands are not recorded). It
+// returns the changes, or those recorded for i before (when the turn is
+// taken up again after a crash).
+func (t *Turn) After(i int, paths []string) (Changes, error) {
+	for k, rec := range t.Records {
+		if rec.Kind == RecordChanged && rec.Index == i {
+			return changesAt(t.Records, k), nil
+		}
+	}
+	r, err := t.recording()
+	if err != nil || paths == nil && r.h.opts.Off {
+		return Changes{}, err
+	}
+	changes, skipped, err := t.look(paths, true, false)
+	if err == nil {
+		err = t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped})
+	}
+	if err != nil {
+		return Changes{}, err
+	}
+	return changesAt(t.Records, len(t.Records)-1), nil
+}
+
+// Keep stores content a turn needs to finish after a crash (the text a
+// line-range edit numbers from) and returns its hash. It is durable once
+// the turn's record is synced.
+func (t *Turn) Keep(data []byte) (string, error) {
+	h := Hash(data)
+	_, err := t.rec.h.obj.put(h, data)
+	return h, err
+}
+
+// Kept reports whether the content with that hash is kept.
+func (t *Turn) Kept(hash string) bool { return t.rec.h.obj.has(hash) }
+
+// Content returns stored content by hash, checked against it.
+func (t *Turn) Content(hash string) ([]byte, error) { return t.rec.h.obj.read(hash) }
+
+// Finish ends the turn's recording: the index is saved as the start of
+// the next turn, and the contents are brought back within the budget. It
+// returns the warnings for the person: a turn only partly undoable, older
+// turns no longer undoable.
+func (t *Turn) Finish() ([]string, error) {
+	r := t.rec
+	if r.ix == nil {
+		return nil, nil
+	}
+	if err := t.Sync(); err != nil {
+		return nil, err
+	}
+	r.ix.Turn = max(r.ix.Turn, t.Sequence)
+	if err := r.ix.save(r.h.indexPath()); err != nil {
+		return nil, err
+	}
+	var warnings []string
+	if w := partlyUndoable(t.Sequence, notUndoable(t.Records)); w != "" {
+		warnings = append(warnings, w)
+	}
+	if r.h.obj.size() > r.h.opts.Budget {
+		gc, err := r.h.GC(r.h.opts.Budget)
+		if err != nil {
+			return warnings, err
+		}
+		if w := gc.Warning(r.h.opts.Budget); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	return warnings, nil
+}
+
+// Refresh records the workspace of a new session, so that its first turn
+// starts without reading it and its commands can be undone.
+func (h *History) Refresh() error {
+	if h.opts.Off {
+		return nil
+	}
+	if err := h.tidy(); err != nil {
+		return err
+	}
+	ix, err := loadIndex(h.indexPath())
+	if err != nil {
+		return err
+	}
+	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
+		return err // a turn is under way: it records what it needs
+	}
+	lim := &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
+	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, lim, nil); err != nil {
+		return err
+	}
+	if err := h.obj.sync(); err != nil {
+		return err
+	}
+	return ix.save(h.indexPath())
+}
+
+// Unfinished returns the begin record of the session's current turn when
+// it was begun and not committed.
+func (h *History) Unfinished(st *State) (Record, bool, error) { return h.store.Unfinished(st) }

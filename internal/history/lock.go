@@ -1,0 +1,158 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/courier-agent/courier/internal/human"
+)
+
+// Lock is an exclusive hold on one session: an flock on
+// sessions/<id>.lock, so the kernel releases it when the process dies,
+// even by SIGKILL. The file also says who holds it and what it is doing,
+// for other processes to show.
+type Lock struct {
+	f      *os.File
+	holder Holder
+}
+
+// Holder describes the process that holds a lock.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Command string    `json:"command"`
+	Since   time.Time `json:"since"`
+	// Doing says what the holder is doing now ("waiting for a reply to
+	// request 3").
+	Doing string `json:"doing,omitempty"`
+}
+
+func (h Holder) String() string {
+	s := fmt.Sprintf("%s (pid %d, since %s)", h.Command, h.PID, h.Since.Local().Format("15:04:05"))
+	if h.Doing != "" {
+		s += ", " + h.Doing
+	}
+	return s
+}
+
+// ErrLocked is wrapped by a *LockedError.
+var ErrLocked = errors.New("session is in use")
+
+// LockedError: another process holds the session.
+type LockedError struct {
+	Session string
+	// Holder is who holds it, if the lock file says.
+	Holder *Holder
+}
+
+func (e *LockedError) Error() string {
+	who := "another courier process"
+	if e.Holder != nil {
+		who = e.Holder.String()
+	}
+	return fmt.Sprintf("session %s is in use by %s", e.Session, who)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+func (s Store) lockPath(id string) string { return filepath.Join(s.Dir, id+".lock") }
+
+// Lock takes the session's lock without waiting. what describes the holder
+// (e.g. "courier watch") for other processes.
+func (s Store) Lock(id, what string) (*Lock, error) {
+	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	// A holder killed while it started a command leaves the lock with the
+	// child until the child's exec closes it, a moment later: wait up to
+	// a second for that, never for a holder that is alive.
+	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && wait < 100 && !holderAlive(f); wait++ {
+		time.Sleep(10 * time.Millisecond)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
+		defer f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &LockedError{Session: id, Holder: readHolder(f)}
+		}
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
+	l := &Lock{f: f, holder: Holder{PID: os.Getpid(), Command: what, Since: time.Now().UTC()}}
+	l.write()
+	return l, nil
+}
+
+// holderAlive reports whether the process the lock file names still runs
+// (or cannot be told).
+func holderAlive(f *os.File) bool {
+	h := readHolder(f)
+	return h == nil || !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
+}
+
+// Note records what the holder is doing now, for 'courier status' and for
+// the error another process shows.
+func (l *Lock) Note(doing string) {
+	if l != nil && l.f != nil && l.holder.Doing != doing {
+		l.holder.Doing = human.Cut(doing, 200)
+		l.write()
+	}
+}
+
+// write names the holder in the lock file: a courtesy, which the lock
+// does not need. The record is written in one call over a fixed-size
+// padded area, so a reader never sees half of two records.
+func (l *Lock) write() {
+	if h, err := json.Marshal(l.holder); err == nil && len(h) < holderSize {
+		l.f.WriteAt(append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...), 0)
+	}
+}
+
+// holderSize is the area a holder record is padded to.
+const holderSize = 1024
+
+func readHolder(f *os.File) *Holder {
+	buf := make([]byte, holderSize)
+	n, _ := f.ReadAt(buf, 0)
+	var h Holder
+	if json.Unmarshal(buf[:n], &h) != nil || h.PID <= 0 {
+		return nil
+	}
+	return &h
+}
+
+// Holder returns who holds the session's lock, if anyone does.
+func (s Store) Holder(id string) (Holder, bool) {
+	f, err := os.Open(s.lockPath(id))
+	if err != nil {
+		return Holder{}, false
+	}
+	defer f.Close()
+	// A shared lock is refused only while the holder's exclusive one is
+	// held; taking it for a moment disturbs no one.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return Holder{}, false
+	}
+	if h := readHolder(f); h != nil {
+		return *h, true
+	}
+	return Holder{Command: "another courier process"}, true
+}
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	// Closing the file releases the flock.
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

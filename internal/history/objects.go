@@ -1,0 +1,481 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+)
+
+// The content store keeps each content once, under its hash, in packs:
+// NNNNNN.pack holds contents one after the other, each a format byte (raw
+// or zlib) and the bytes; NNNNNN.idx lists them, 32 bytes of hash and the
+// offset and length as varints each. A pack is only appended to, and its
+// index lists a content only once the pack is synced, so whatever an index
+// lists is on disk; pack bytes no index lists (a crash came first) are
+// dead space, given back when compact rewrites the pack; an index entry a
+// crash tore is not read.
+
+const (
+	packMax     = 64 << 20 // a pack this large is closed and the next begun
+	minCompress = 4 << 10  // below it, compressing costs more than it saves
+	entryCost   = 40       // about what a content adds to its index
+)
+
+type packed struct {
+	pack   int
+	off, n int64
+}
+
+// objects is the content store. Its methods are safe for concurrent use.
+type objects struct {
+	dir     string
+	mu      sync.Mutex
+	table   map[string]packed // nil until loaded
+	w       *os.File          // the pack being appended to
+	wnum    int
+	wsize   int64
+	bw      *bufio.Writer
+	pending []byte // index entries of what was written since the last sync
+	disk    int64  // about the disk space taken
+	err     error  // a failed write: nothing may claim content stored any more
+}
+
+func (o *objects) path(num int, ext string) string {
+	return filepath.Join(o.dir, fmt.Sprintf("%06d.%s", num, ext))
+}
+
+// load reads the indexes once. The caller holds o.mu.
+func (o *objects) load() error {
+	if o.err != nil || o.table != nil {
+		return o.err
+	}
+	nums, err := o.packs()
+	table := map[string]packed{}
+	for _, num := range nums {
+		data, rerr := os.ReadFile(o.path(num, "idx"))
+		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return fmt.Errorf("content store: %w", rerr)
+		}
+		for len(data) > 32 {
+			off, a := binary.Uvarint(data[32:])
+			n, b := binary.Uvarint(data[32+max(a, 0):])
+			if a <= 0 || b <= 0 {
+				break // torn by a crash
+			}
+			if h := hex.EncodeToString(data[:32]); table[h].n == 0 {
+				table[h] = packed{num, int64(off), int64(n)}
+			}
+			data = data[32+a+b:]
+		}
+	}
+	if err == nil {
+		o.table = table
+		o.disk, err = o.measure()
+	}
+	return err
+}
+
+// packs lists the numbers of the store's packs and indexes.
+func (o *objects) packs() ([]int, error) {
+	entries, err := os.ReadDir(o.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("content store: %w", err)
+	}
+	var nums []int
+	for _, e := range entries {
+		name, _, _ := strings.Cut(e.Name(), ".")
+		if n, err := strconv.Atoi(name); err == nil && n > 0 && (len(nums) == 0 || nums[len(nums)-1] != n) {
+			nums = append(nums, n)
+		}
+	}
+	return nums, nil
+}
+
+// measure is the disk space the store takes, as du counts it.
+func (o *objects) measure() (int64, error) {
+	entries, err := os.ReadDir(o.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("content store: %w", err)
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				n += int64(st.Blocks) * 512
+			} else {
+				n += (info.Size() + 4095) &^ 4095
+			}
+		}
+	}
+	return n, nil
+}
+
+func (o *objects) has(h string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.load() == nil && o.table[h].n > 0
+}
+
+// size is about the disk space the store takes.
+func (o *objects) size() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.load()
+	return o.disk
+}
+
+// put stores a content under its hash h and returns the disk space it
+// adds (0 when it was there).
+func (o *objects) put(h string, data []byte) (int64, error) {
+	if o.has(h) {
+		return 0, nil
+	}
+	return o.write(h, bytes.NewReader(data), data)
+}
+
+// putFile stores a file's content too large to hold in memory: it is
+// read once to hash it and, if the store lacks it, again into the pack.
+// It returns the hash (of what was read the first time) and whether the
+// content is stored: not when the file changed in between (what was
+// written is then dead space).
+func (o *objects) putFile(f *os.File, size int64) (h string, stored bool, written int64, err error) {
+	hw := sha256.New()
+	if _, err := io.Copy(hw, io.NewSectionReader(f, 0, size)); err != nil {
+		return "", false, 0, err
+	}
+	h = hex.EncodeToString(hw.Sum(nil))
+	if o.has(h) {
+		return h, true, 0, nil
+	}
+	sample := make([]byte, min(size, 64<<10))
+	if _, err := f.ReadAt(sample, 0); err != nil {
+		return h, false, 0, err
+	}
+	written, err = o.write(h, io.NewSectionReader(f, 0, size), sample)
+	return h, err == nil && o.has(h), written, err
+}
+
+// write appends the content r gives to the pack being written (a new one
+// when it is full), compressed when its sample shows that saves a tenth,
+// and lists it if it hashes to h.
+func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.load(); err != nil || o.table[h].n > 0 {
+		return 0, err
+	}
+	var zw *zlib.Writer
+	var z bytes.Buffer
+	if len(sample) >= minCompress {
+		zw, _ = zlib.NewWriterLevel(&z, zlib.BestSpeed)
+		zw.Write(sample)
+		zw.Close()
+	}
+	err := o.open()
+	cw := &counter{w: o.w}
+	hw := sha256.New()
+	o.bw.Reset(cw)
+	if err == nil && zw != nil && z.Len() < len(sample)*9/10 {
+		o.bw.WriteByte('z')
+		zw.Reset(o.bw)
+		if _, err = io.Copy(zw, io.TeeReader(r, hw)); err == nil {
+			err = zw.Close()
+		}
+	} else if err == nil {
+		o.bw.WriteByte('r')
+		_, err = io.Copy(o.bw, io.TeeReader(r, hw))
+	}
+	if err == nil {
+		err = o.bw.Flush()
+	}
+	if err != nil {
+		o.err = fmt.Errorf("content store: %w", err)
+		return 0, o.err
+	}
+	off, n := o.wsize, cw.n
+	o.wsize += n
+	if hex.EncodeToString(hw.Sum(nil)) != h {
+		return 0, nil // changed while it was read
+	}
+	o.table[h] = packed{o.wnum, off, n}
+	o.pending = appendEntry(o.pending, h, off, n)
+	o.disk += n + entryCost
+	return n + entryCost, nil
+}
+
+// counter counts the bytes written through it.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// open opens the pack to append to, beginning a new one when the last is
+// full. The caller holds o.mu.
+func (o *objects) open() error {
+	if o.w != nil && o.wsize < packMax {
+		return nil
+	}
+	if err := o.syncLocked(); err != nil {
+		return err
+	}
+	if o.w != nil {
+		o.w.Close()
+		o.w = nil
+	}
+	nums, err := o.packs()
+	if err != nil {
+		return err
+	}
+	o.wnum = 1
+	if len(nums) > 0 {
+		o.wnum = nums[len(nums)-1]
+		if info, err := os.Stat(o.path(o.wnum, "pack")); err != nil || info.Size() >= packMax {
+			o.wnum++
+		}
+	}
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return err
+	}
+	w, err := os.OpenFile(o.path(o.wnum, "pack"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	info, err := w.Stat()
+	if err != nil {
+		w.Close()
+		return err
+	}
+	o.w, o.wsize = w, info.Size()
+	return nil
+}
+
+func appendEntry(buf []byte, h string, off, n int64) []byte {
+	raw, _ := hex.DecodeString(h)
+	return binary.AppendUvarint(binary.AppendUvarint(append(buf, raw...), uint64(off)), uint64(n))
+}
+
+// sync makes the contents written so far durable: the pack bytes, then
+// the index entries that list them.
+func (o *objects) sync() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.syncLocked()
+}
+
+func (o *objects) syncLocked() error {
+	if o.err != nil || len(o.pending) == 0 {
+		return o.err
+	}
+	err := o.w.Sync()
+	if err == nil {
+		var idx *os.File
+		if idx, err = os.OpenFile(o.path(o.wnum, "idx"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+			if _, err = idx.Write(o.pending); err == nil {
+				err = idx.Sync()
+			}
+			idx.Close()
+		}
+	}
+	if err == nil {
+		err = atomicfile.SyncDir(o.dir)
+	}
+	if err != nil {
+		o.err = fmt.Errorf("content store: %w", err)
+		return o.err
+	}
+	o.pending = o.pending[:0]
+	return nil
+}
+
+// close ends the pack being written. What was written since the last sync
+// is referred to by nothing durable, and a later writer appends after it.
+func (o *objects) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.w != nil {
+		o.w.Close()
+		o.w = nil
+	}
+}
+
+// read returns a whole content, checked against its hash.
+func (o *objects) read(h string) ([]byte, error) {
+	var b bytes.Buffer
+	if err := o.copyTo(&b, h); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// copyTo writes a content to w, and fails at the end if it does not hash
+// to h, so that damage never passes for content.
+func (o *objects) copyTo(w io.Writer, h string) error {
+	o.mu.Lock()
+	err := o.load()
+	at, ok := o.table[h]
+	o.mu.Unlock()
+	if err == nil && !ok {
+		err = fs.ErrNotExist
+	}
+	var f *os.File
+	if err == nil {
+		f, err = os.Open(o.path(at.pack, "pack"))
+	}
+	if err != nil {
+		return fmt.Errorf("content %.12s: %w", h, err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(io.NewSectionReader(f, at.off, at.n))
+	var r io.Reader = br
+	if tag, _ := br.ReadByte(); tag == 'z' {
+		r, err = zlib.NewReader(br)
+	} else if tag != 'r' {
+		err = errors.New("unknown format")
+	}
+	var hw hash.Hash = sha256.New()
+	if err == nil {
+		_, err = io.Copy(io.MultiWriter(w, hw), r)
+	}
+	if err == nil && hex.EncodeToString(hw.Sum(nil)) != h {
+		err = errors.New("it does not match its hash")
+	}
+	if err != nil {
+		return fmt.Errorf("content %.12s is damaged: %w", h, err)
+	}
+	return nil
+}
+
+// sizes returns the bytes each content takes in its pack.
+func (o *objects) sizes() (map[string]int64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	err := o.load()
+	out := make(map[string]int64, len(o.table))
+	for h, at := range o.table {
+		out[h] = at.n
+	}
+	return out, err
+}
+
+// compact gives back the space of the contents live does not want: a pack
+// where they (or bytes no index lists) take a quarter or more, or with all
+// set any of it, is rewritten with what is live into a new pack, whose
+// index is written before the old pack and index are removed: a crash in
+// between leaves contents twice, never nowhere.
+func (o *objects) compact(live func(h string) bool, all bool) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.load(); err != nil {
+		return err
+	}
+	if err := o.syncLocked(); err != nil {
+		return err
+	}
+	if o.w != nil {
+		o.w.Close()
+		o.w = nil
+	}
+	byPack := map[int][]string{}
+	liveBytes := map[int]int64{}
+	for h, at := range o.table {
+		if live(h) {
+			byPack[at.pack] = append(byPack[at.pack], h)
+			liveBytes[at.pack] += at.n
+		} else {
+			delete(o.table, h)
+		}
+	}
+	nums, err := o.packs()
+	for i, num := range nums {
+		if err != nil {
+			return err
+		}
+		var size int64 = 1
+		if info, serr := os.Stat(o.path(num, "pack")); serr == nil {
+			size = info.Size()
+		} else {
+			// A pack gone (removed by hand): what its index lists cannot
+			// be read, and the index goes.
+			for _, h := range byPack[num] {
+				delete(o.table, h)
+			}
+			byPack[num], liveBytes[num] = nil, 0
+		}
+		if dead := size - liveBytes[num]; dead > 0 && (all || dead*4 >= size || liveBytes[num] == 0) {
+			err = o.rewrite(num, nums[len(nums)-1]+1+i, byPack[num])
+		}
+	}
+	if err == nil {
+		o.disk, err = o.measure()
+	}
+	return err
+}
+
+// rewrite copies the contents hs of pack num into a new pack next.
+func (o *objects) rewrite(num, next int, hs []string) error {
+	sort.Slice(hs, func(i, j int) bool { return o.table[hs[i]].off < o.table[hs[j]].off })
+	if len(hs) > 0 {
+		src, err := os.Open(o.path(num, "pack"))
+		if err != nil {
+			return fmt.Errorf("content store: %w", err)
+		}
+		defer src.Close()
+		dst, err := atomicfile.Create(o.path(next, "pack"), 0o644)
+		if err != nil {
+			return err
+		}
+		var idx []byte
+		moved := map[string]packed{}
+		var off int64
+		for _, h := range hs {
+			at := o.table[h]
+			if _, err := io.Copy(dst, io.NewSectionReader(src, at.off, at.n)); err != nil {
+				dst.Abort()
+				return fmt.Errorf("content store: %w", err)
+			}
+			idx = appendEntry(idx, h, off, at.n)
+			moved[h] = packed{next, off, at.n}
+			off += at.n
+		}
+		if err := dst.Commit(); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(o.path(next, "idx"), idx, 0o644); err != nil {
+			return err
+		}
+		maps.Copy(o.table, moved)
+	}
+	// The index goes first: a pack without one is dead space to the next
+	// compaction, while an index without its pack would list what cannot
+	// be read.
+	for _, ext := range []string{"idx", "pack"} {
+		if err := os.Remove(o.path(num, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("content store: %w", err)
+		}
+	}
+	return atomicfile.SyncDir(o.dir)
+}

@@ -1,0 +1,500 @@
+package history
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+const (
+	// racyWindow is how close to a scan a file's times must be for its
+	// stat data not to prove its content unchanged next time. Linux file
+	// systems stamp times from a clock that ticks every few milliseconds,
+	// FAT every 2 seconds; covering both costs no more than reading again
+	// the files changed in the last 2 seconds.
+	racyWindow = 2 * time.Second
+	// maxDepth and maxEntries bound a scan against a command that builds
+	// an absurdly deep or large tree: what lies beyond is not kept.
+	maxDepth   = 256
+	maxEntries = 1 << 20
+	// smallFile is the largest content read whole into memory; larger
+	// ones are read twice (see objects.putFile).
+	smallFile = 1 << 20
+)
+
+// The reasons a path is left as it is by undo.
+const (
+	reasonNotStored = "its earlier content was not snapshotted"
+	reasonIgnored   = "ignored by .gitignore or the settings, so not snapshotted"
+)
+
+// scope decides what a scan keeps: everything but what .gitignore or the
+// exclusion setting leaves out, plus what the inclusion setting forces in.
+// Rules only decide for paths the index does not hold yet: a path it holds
+// stays in while it exists, as in git, so a command that adds "*" to
+// .gitignore before deleting everything cannot hide the deletion.
+type scope struct {
+	gitignore        func(p string, isDir bool) bool
+	exclude, include *workspace.Patterns
+	// private holds courier's own folders inside the workspace.
+	private map[string]bool
+}
+
+// walkCtx is what a folder passes down to its contents.
+type walkCtx struct {
+	// git is set inside the workspace's .git folder, which .gitignore
+	// files never leave out.
+	git bool
+	// included is set below a folder the inclusion setting names.
+	included bool
+	// ignored is set inside a folder the rules leave out, entered only for
+	// paths the index holds or the inclusion setting names there.
+	ignored bool
+	depth   int
+}
+
+// verdict is what the scope says of one path.
+type verdict uint8
+
+const (
+	inScope verdict = iota
+	// boundary paths are left out but seen: their presence and stat data
+	// are kept, so a command changing them is reported.
+	boundary
+	// hidden paths are inside a folder that is a boundary: left out
+	// without a trace, but a folder is still walked for what the index
+	// holds below it.
+	hidden
+	// excluded paths are left out by the setting, without a trace, and a
+	// folder is never walked: the person wants it out.
+	excluded
+)
+
+// decide places a path that the previous scan had as prev (nil if it did
+// not have it). sticky keeps a boundary a boundary, so that within a turn
+// a command cannot pull an ignored folder in by deleting .gitignore. A
+// file command's file is forced in, as git's "add -f" does.
+func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky, forced bool) verdict {
+	forced = forced || cx.included || s.include.Match(p, isDir)
+	switch {
+	case s.private[p]:
+		return excluded
+	case prev != nil && !prev.ignored():
+		return inScope
+	case !forced && s.exclude.Match(p, isDir):
+		return excluded
+	case forced || cx.git || p == ".git":
+		return inScope
+	case cx.ignored:
+		return hidden
+	case sticky && prev != nil, s.gitignore(p, isDir):
+		return boundary
+	}
+	return inScope
+}
+
+// child returns the context of folder p's contents.
+func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
+	cx.depth++
+	cx.git = cx.git || p == ".git"
+	cx.included = cx.included || s.include.Match(p, true)
+	cx.ignored = cx.ignored || v != inScope
+	return cx
+}
+
+// limits is what one turn may still read and store.
+type limits struct {
+	mu sync.Mutex
+	// turnLeft bounds the content a turn reads.
+	turnLeft int64
+	// budgetLeft bounds the new baseline content a turn stores: content
+	// that protects files no command changed may not push the store past
+	// its budget, while what commands wrote is stored regardless and the
+	// budget is met again by pruning old turns.
+	budgetLeft int64
+}
+
+// read takes n bytes from what the turn may read.
+func (l *limits) read(n int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n > l.turnLeft {
+		return false
+	}
+	l.turnLeft -= n
+	return true
+}
+
+// store takes a content of n bytes from what the store may grow by; with
+// n 0 it only asks whether there is room.
+func (l *limits) store(n int64, baseline bool) bool {
+	if n > 0 {
+		n += 41 // its format byte and its index entry
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if baseline && n > l.budgetLeft {
+		return false
+	}
+	l.budgetLeft -= n
+	return true
+}
+
+// scanner walks the workspace once, comparing with the previous index as
+// it goes (both are in walk order); the files whose stat data changed are
+// read by one worker per processor meanwhile.
+type scanner struct {
+	h        *History
+	prev     []Entry
+	pi       int
+	sticky   bool
+	baseline bool
+	lim      *limits
+	// only, when set, limits the walk to file commands' files (2) and the
+	// folders above them (1): the rest is taken from prev as it was.
+	only     map[string]uint8
+	blocked  bool // something not a folder stands above one of them
+	racyFrom int64
+	out      []Entry
+	skipped  []Skipped
+	count    int
+	jobs     chan job
+	mu       sync.Mutex
+	results  []readResult
+}
+
+type job struct {
+	path     string
+	f        *os.File
+	size     int64
+	baseline bool
+}
+
+type readResult struct {
+	path          string
+	hash          string
+	stored, racy  bool
+	read, written int64
+	err           error
+	overLimit     bool
+}
+
+// onlyPaths is the scanner's only for a file command's paths, nil for
+// none.
+func onlyPaths(paths []string) map[string]uint8 {
+	if paths == nil {
+		return nil
+	}
+	only := map[string]uint8{}
+	for _, p := range paths {
+		if c, err := workspace.Clean(p); err == nil && c != "." {
+			for q := parentOf(c); q != ""; q = parentOf(q) {
+				only[q] = max(only[q], 1)
+			}
+			only[c] = 2
+		}
+	}
+	return only
+}
+
+// scan walks the workspace. sticky keeps the previous scan's boundaries
+// (within a turn); baseline says the contents read protect files no
+// command changed (before a command) rather than what a command wrote;
+// only limits the walk (see scanner). blocked reports that a symlink or a
+// file stands where one of only's folders should be: only a full scan
+// sees where a write there lands.
+func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
+	root, err := openRoot(h.ws.Dir())
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer unix.Close(root)
+	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
+		racyFrom: time.Now().Add(-racyWindow).UnixNano(), jobs: make(chan job, 64), out: make([]Entry, 0, len(prev)+16)}
+	var top Entry
+	if err := fstat(root, &top); err != nil {
+		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		wg.Go(func() {
+			for j := range sc.jobs {
+				r := h.readContent(j, sc.lim, sc.racyFrom)
+				sc.mu.Lock()
+				sc.results = append(sc.results, r)
+				sc.mu.Unlock()
+			}
+		})
+	}
+	sc.out = append(sc.out, top)
+	if len(prev) > 0 && prev[0].Path == "" {
+		sc.pi = 1
+	}
+	sc.walkDir(root, "", walkCtx{})
+	for ; sc.only != nil && sc.pi < len(prev); sc.pi++ {
+		if sc.only[prev[sc.pi].Path] == 0 {
+			sc.out = append(sc.out, prev[sc.pi]) // the rest of a limited walk
+		}
+	}
+	close(sc.jobs)
+	wg.Wait()
+	for _, r := range sc.results {
+		i := sort.Search(len(sc.out), func(i int) bool { return cmpPath(sc.out[i].Path, r.path) >= 0 })
+		sc.settle(&sc.out[i], r)
+	}
+	sort.Slice(sc.skipped, func(i, j int) bool { return cmpPath(sc.skipped[i].Path, sc.skipped[j].Path) < 0 })
+	return sc.out, sc.skipped, sc.blocked, nil
+}
+
+// settle puts what reading a file found into its entry.
+func (sc *scanner) settle(e *Entry, r readResult) {
+	if reason := sc.h.why(r); reason != "" {
+		sc.skipped = append(sc.skipped, Skipped{Path: e.Path, Reason: reason})
+	}
+	if r.err != nil {
+		e.Hash, e.Flags = "", e.Flags&^Stored
+		return
+	}
+	e.Hash = r.hash
+	if r.stored {
+		e.Flags |= Stored
+	}
+	if r.racy {
+		e.Flags |= racy
+	}
+}
+
+// why says why a content read was not stored, "" when it was.
+func (h *History) why(r readResult) string {
+	switch {
+	case r.err != nil:
+		return "could not be read: " + r.err.Error()
+	case r.overLimit:
+		return "past the turn's snapshot limit of " + human.ExactBytes(h.opts.TurnLimit)
+	case !r.stored:
+		return "past the snapshot budget of " + human.ExactBytes(h.opts.Budget)
+	}
+	return ""
+}
+
+// seek moves the cursor in the previous index to p and returns its entry
+// there, or nil.
+func (sc *scanner) seek(p string) *Entry {
+	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
+		if q := sc.prev[sc.pi]; sc.only != nil && sc.only[q.Path] == 0 {
+			sc.out = append(sc.out, q) // outside a limited walk: as it was
+		}
+	}
+	if sc.pi < len(sc.prev) && sc.prev[sc.pi].Path == p {
+		return &sc.prev[sc.pi]
+	}
+	return nil
+}
+
+// prevInside reports whether the previous index holds paths inside p (the
+// cursor is at p).
+func (sc *scanner) prevInside(p string) bool {
+	i := sc.pi
+	if i < len(sc.prev) && sc.prev[i].Path == p {
+		i++
+	}
+	return i < len(sc.prev) && isBelow(sc.prev[i].Path, p)
+}
+
+// keepPrev copies the previous entries of p (with self) and inside it
+// unchanged: for a path the walk leaves out, and inside a folder that
+// cannot be read, where taking its contents as unchanged is safer than
+// reporting them deleted and making them again on undo.
+func (sc *scanner) keepPrev(p string, self bool) {
+	sc.seek(p)
+	for ; sc.pi < len(sc.prev) && (sc.prev[sc.pi].Path == p || isBelow(sc.prev[sc.pi].Path, p)); sc.pi++ {
+		if self || sc.prev[sc.pi].Path != p {
+			sc.out = append(sc.out, sc.prev[sc.pi])
+		}
+	}
+}
+
+func (sc *scanner) skip(p, reason string) {
+	sc.skipped = append(sc.skipped, Skipped{Path: p, Reason: reason})
+}
+
+// walkDir records the contents of folder dir, open as fd.
+func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
+	room := maxEntries - sc.count
+	names, more, err := readNames(fd, max(room, 0))
+	if err == nil && more {
+		err = fmt.Errorf("the workspace holds more than %d paths; the rest is not snapshotted", maxEntries)
+	}
+	if err != nil {
+		sc.skip(dir, "folder could not be read ("+err.Error()+"); its contents were taken as unchanged")
+		sc.keepPrev(dir, false)
+		return
+	}
+	sc.count += len(names)
+	sort.Strings(names)
+	for _, name := range names {
+		p := join(dir, name)
+		prev := sc.seek(p)
+		if sc.only != nil && sc.only[p] == 0 {
+			sc.keepPrev(p, true)
+			continue
+		}
+		e := Entry{Path: p}
+		if lstatAt(fd, name, &e) != nil {
+			continue // gone since the listing
+		}
+		isDir := e.Kind == Dir
+		sc.blocked = sc.blocked || sc.only[p] == 1 && !isDir
+		switch v := sc.h.scope.decide(p, isDir, prev, cx, sc.sticky, sc.only[p] == 2); v {
+		case hidden, boundary:
+			pos := len(sc.out)
+			e.Flags = Ignored
+			sc.out = append(sc.out, e)
+			if isDir && (sc.prevInside(p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
+				sc.enter(fd, name, sc.h.scope.child(cx, p, v))
+			}
+			switch {
+			case len(sc.out) > pos+1:
+				sc.out[pos].Flags = 0 // something inside is kept: so is its folder
+			case v == hidden:
+				sc.out = sc.out[:pos]
+			}
+		case inScope:
+			sc.add(fd, name, e, prev, cx)
+		}
+	}
+}
+
+// add records a path in scope.
+func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
+	if prev != nil && prev.ignored() {
+		prev = nil
+	}
+	if e.Mtime >= sc.racyFrom || e.Ctime >= sc.racyFrom {
+		e.Flags |= racy
+	}
+	fresh := prev != nil && prev.Flags&racy == 0 && prev.sameStat(&e)
+	switch e.Kind {
+	case Dir:
+		sc.out = append(sc.out, e)
+		if cx.depth+1 >= maxDepth {
+			sc.out[len(sc.out)-1].Flags = Ignored
+			sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
+			return
+		}
+		sc.enter(fd, name, sc.h.scope.child(cx, e.Path, inScope))
+	case Symlink:
+		if fresh {
+			e.Target = prev.Target
+		} else {
+			e.Target, _ = readlinkAt(fd, name)
+		}
+		sc.out = append(sc.out, e)
+	case File:
+		// A file command's file is kept whatever the turn's limits say:
+		// the engine refuses a change it could not keep.
+		forced := sc.only[e.Path] == 2
+		baseline := sc.baseline && !forced
+		if fresh && prev.Hash != "" {
+			e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
+			// Known but never stored (it did not fit): stored now if the
+			// budget has room.
+			if e.stored() || !forced && !sc.lim.store(0, true) {
+				sc.out = append(sc.out, e)
+				return
+			}
+			baseline = !forced
+		}
+		sc.out = append(sc.out, e)
+		if !forced && !sc.lim.read(e.Size) {
+			if e.Hash == "" {
+				sc.skip(e.Path, sc.h.why(readResult{overLimit: true}))
+			}
+			return
+		}
+		f, err := openFileAt(fd, name)
+		if err != nil {
+			sc.skip(e.Path, "could not be read: "+err.Error())
+			return
+		}
+		sc.jobs <- job{path: e.Path, f: f, size: e.Size, baseline: baseline}
+	default:
+		sc.out = append(sc.out, e)
+	}
+}
+
+// enter walks the folder just recorded. A folder its owner cannot read or
+// search (a command ran "chmod 000" on it) is opened all the same: its
+// mode is lifted while the scan walks it and put back after, so what is
+// inside cannot hide.
+func (sc *scanner) enter(fd int, name string, cx walkCtx) {
+	d := sc.out[len(sc.out)-1]
+	sub, err := openAt(fd, name, dirFlags)
+	if errors.Is(err, unix.EACCES) && chmodAt(fd, name, d.Mode|0o700) == nil {
+		defer chmodAt(fd, name, d.Mode)
+		sub, err = openAt(fd, name, dirFlags)
+	}
+	if err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			sc.skip(d.Path, "folder could not be opened ("+err.Error()+"); its contents were taken as unchanged")
+			sc.keepPrev(d.Path, false)
+		}
+		return
+	}
+	defer unix.Close(sub)
+	sc.walkDir(sub, d.Path, cx)
+}
+
+// readContent hashes one file's content and stores it if the limits
+// allow. It reads at most the size the walk saw, so a file that keeps
+// growing cannot hold the scan, and marks the entry racy if the file
+// changed meanwhile, so the next scan reads it again.
+func (h *History) readContent(j job, lim *limits, racyFrom int64) (r readResult) {
+	defer j.f.Close()
+	r.path = j.path
+	var before, after Entry
+	if r.err = fstat(int(j.f.Fd()), &before); r.err == nil && before.Kind != File {
+		r.err = errors.New("not a regular file any more")
+	}
+	if r.err != nil {
+		return r
+	}
+	if j.size <= smallFile {
+		data := make([]byte, j.size)
+		n, err := io.ReadFull(j.f, data)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			r.err = err
+			return r
+		}
+		r.read, r.hash = int64(n), Hash(data[:n])
+		if r.stored = h.obj.has(r.hash); !r.stored && lim.store(int64(n), j.baseline) {
+			r.written, r.err = h.obj.put(r.hash, data[:n])
+			r.stored = r.err == nil
+		}
+	} else if lim.store(j.size, j.baseline) {
+		r.read = j.size
+		r.hash, r.stored, r.written, r.err = h.obj.putFile(j.f, j.size)
+	} else {
+		hw := sha256.New()
+		r.read, r.err = io.Copy(hw, io.LimitReader(j.f, j.size))
+		r.hash = hex.EncodeToString(hw.Sum(nil))
+		r.stored = h.obj.has(r.hash)
+	}
+	if r.err == nil && (fstat(int(j.f.Fd()), &after) != nil || !after.sameStat(&before) || r.read != j.size ||
+		after.Mtime >= racyFrom || after.Ctime >= racyFrom) {
+		r.racy = true
+	}
+	return r
+}

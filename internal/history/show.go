@@ -1,0 +1,594 @@
+package history
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/edit"
+	"github.com/courier-agent/courier/internal/human"
+	"github.com/courier-agent/courier/internal/workspace"
+)
+
+// Changes is what one command changed in the workspace.
+type Changes struct {
+	// List holds the changed paths in walk order (a folder before what it
+	// holds).
+	List []Change
+	// Skipped lists changed paths whose content could not be kept (past
+	// the limit, unreadable): a later change to them is not undoable.
+	Skipped []Skipped
+	// Lost lists the changes of List undo cannot reverse because the
+	// earlier content was never kept, with the reason when the turn
+	// recorded one ("" otherwise). Paths left out of the history are not
+	// in it: Change.Ignored tells them.
+	Lost []Skipped
+}
+
+// changesAt returns what the changed record recs[k] holds, with the
+// reasons the turn's earlier records give for what cannot be undone.
+func changesAt(recs []Record, k int) Changes {
+	why := map[string]string{}
+	for _, r := range recs[:k] {
+		for _, sk := range r.Skipped {
+			why[sk.Path] = sk.Reason
+		}
+	}
+	cs := Changes{List: recs[k].Changes, Skipped: recs[k].Skipped}
+	for _, c := range cs.List {
+		if !c.Ignored() && !c.Undoable() {
+			cs.Lost = append(cs.Lost, Skipped{Path: c.Path, Reason: why[c.Path]})
+		}
+	}
+	return cs
+}
+
+// item is one entry of a folded list: a path, or a folder standing for
+// the paths below it.
+type item struct {
+	path string
+	dir  bool
+	text string
+	// counts are what it stands for, by kind (an action, or "file" and
+	// "folder"); paths how many listed paths, itself included; lost those
+	// undo cannot reverse.
+	counts map[string]int
+	paths  int
+	lost   int
+}
+
+// fold keeps items when at most n of them, else folds them into their
+// folders at the deepest level where at most n are left (the first when
+// even that leaves more); describe writes what a folder stands for.
+func fold(items []item, n int, describe func(item) string) []item {
+	if len(items) <= n {
+		return items
+	}
+	at := func(depth int) []item {
+		var out []item
+		index := map[string]int{}
+		for _, it := range items {
+			key := it.path
+			if parts := strings.SplitN(key, "/", depth+1); len(parts) > depth {
+				key = strings.Join(parts[:depth], "/")
+			}
+			k, ok := index[key]
+			if !ok {
+				k = len(out)
+				index[key] = k
+				out = append(out, item{path: key, counts: map[string]int{}})
+			}
+			g := &out[k]
+			if key == it.path && g.paths == 0 {
+				*g = it
+				g.counts = maps.Clone(it.counts)
+				if g.dir {
+					clear(g.counts) // a folder counts what is below it
+				}
+			} else {
+				g.dir, g.text = true, ""
+				for a, c := range it.counts {
+					g.counts[a] += c
+				}
+				g.lost += it.lost
+			}
+			g.paths += max(it.paths, 1)
+		}
+		for k := range out {
+			if out[k].text == "" {
+				out[k].text = displayItem(out[k].path, true) + " (" + describe(out[k]) + ")"
+			}
+		}
+		return out
+	}
+	best := at(1)
+	for depth := 2; len(best) <= n; depth++ {
+		g := at(depth)
+		if len(g) > n || len(g) == len(best) {
+			break
+		}
+		best = g
+	}
+	return best
+}
+
+// Summary writes the changes on one line for the LLM, at most n items
+// (folders summarised when many files below them changed), e.g. "changed:
+// build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files deleted)". What
+// undo cannot reverse is said where it shows, in a folded folder and in
+// the "and N more" too. It is "" when nothing changed.
+func (cs Changes) Summary(n int) string {
+	n = max(n, 1)
+	items := fold(cs.items(), n, func(it item) string {
+		var parts []string
+		for _, a := range []string{"created", "edited", "deleted", "type changed", "symlink changed", "mode changed"} {
+			if c := it.counts[a]; c > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", c, strings.Replace(a, "created", "new", 1)))
+			}
+		}
+		return cmp.Or(strings.Join(parts, ", "), "changed") + lostText(it.lost, ", %d of them not undoable")
+	})
+	if len(items) == 0 {
+		return ""
+	}
+	var parts []string
+	more, moreLost := 0, 0
+	for i, it := range items {
+		if i < n-1 || len(items) <= n {
+			parts = append(parts, it.text)
+			continue
+		}
+		more += max(sumOf(it.counts), 1)
+		moreLost += it.lost
+	}
+	line := "changed: " + strings.Join(parts, ", ")
+	switch {
+	case more > 0 && len(parts) == 0:
+		line += human.Count(more, "path", "")
+	case more > 0:
+		line += fmt.Sprintf(", and %d more", more)
+	}
+	return line + lostText(moreLost, " (%d of them not undoable)")
+}
+
+func lostText(n int, format string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(format, n)
+}
+
+func sumOf(m map[string]int) (n int) {
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// items turns the changes into summary items: a folder created or
+// deleted with everything in it is one item.
+func (cs Changes) items() []item {
+	skipped, lost := map[string]string{}, map[string]string{}
+	for _, sk := range cs.Skipped {
+		skipped[sk.Path] = sk.Reason
+	}
+	for _, l := range cs.Lost {
+		lost[l.Path] = l.Reason
+	}
+	list := cs.List
+	var out []item
+	for i := 0; i < len(list); i++ {
+		c := &list[i]
+		a := c.Action()
+		it := item{path: c.Path, dir: c.isDir(), counts: map[string]int{}}
+		if !it.dir {
+			it.counts[a] = 1
+		}
+		if !c.Undoable() {
+			it.lost = 1
+		}
+		// A folder that appeared or went away, everything in it with it.
+		inside := ""
+		switch {
+		case c.Ignored():
+		case c.After != nil && c.After.Kind == Dir && (a == "created" || a == "type changed"):
+			inside = "created"
+		case c.Before != nil && c.Before.Kind == Dir && (a == "deleted" || a == "type changed"):
+			inside = "deleted"
+		}
+		text := changeText(c)
+		switch why, later := skipped[c.Path]; {
+		case c.Ignored():
+			text = "ignored, not undoable"
+		case inside != "":
+			files, size := 0, int64(0)
+			for i+1 < len(list) && isBelow(list[i+1].Path, c.Path) && list[i+1].Action() == inside && !list[i+1].Ignored() {
+				i++
+				if !list[i].isDir() {
+					files++
+					size += entryOf(&list[i]).Size
+				}
+				if !list[i].Undoable() {
+					it.lost++
+				}
+			}
+			it.counts = map[string]int{inside: files}
+			in := human.Count(files, "file", "") + " deleted"
+			switch {
+			case inside == "created" && files == 0:
+				in = "new folder"
+			case inside == "created":
+				in = fmt.Sprintf("new, %s, %s", human.Count(files, "file", ""), human.Bytes(size))
+			case files == 0:
+				in = "folder deleted"
+			}
+			if a == "type changed" {
+				it.dir = false
+				if files > 0 {
+					text += ", " + in
+				}
+			} else {
+				text = in
+			}
+			text += lostText(it.lost, ", %d of them not undoable")
+		case !c.Undoable():
+			text += "; not undoable: " + cmp.Or(lost[c.Path], why, reasonNotStored)
+		case later && c.After != nil:
+			text += "; " + why + ", so a later change cannot be undone"
+		}
+		it.text = displayItem(c.Path, it.dir) + " (" + text + ")"
+		out = append(out, it)
+	}
+	return out
+}
+
+// entryOf returns the state a change is about: after, or before for a
+// deletion.
+func entryOf(c *Change) *Entry {
+	if c.After != nil {
+		return c.After
+	}
+	return c.Before
+}
+
+// changeText says what happened to one path.
+func changeText(c *Change) string {
+	text := c.Action()
+	switch {
+	case text == "created" && c.After.Kind == File:
+		text = "new, " + human.Bytes(c.After.Size)
+	case text == "created" && c.After.Kind == Symlink:
+		text = "new symlink to " + display(c.After.Target)
+	case text == "created":
+		text = "new " + c.After.Kind.String()
+	case text == "type changed":
+		text = c.Before.Kind.String() + " → " + c.After.Kind.String()
+	case text == "symlink changed":
+		text = "symlink now to " + display(c.After.Target)
+	case text == "mode changed":
+		text = ""
+	}
+	if c.modeChanged() {
+		text = strings.TrimPrefix(text+fmt.Sprintf(", mode %04o → %04o", c.Before.Mode, c.After.Mode), ", ")
+	}
+	return text
+}
+
+func displayItem(p string, dir bool) string {
+	if dir && p != "" {
+		return display(p + "/")
+	}
+	return display(p)
+}
+
+// FoldPaths lists paths for a person or the LLM in at most n lines: each
+// path while they fit; else, folded into the folders holding them at the
+// deepest level that fits, "gen/ (2,000 files)"; past even that, the last
+// line says "and N more". isDir tells which of the paths are folders
+// (shown with a trailing "/").
+func FoldPaths(paths []string, isDir func(string) bool, n int) []string {
+	n = max(n, 1)
+	items := make([]item, len(paths))
+	for i, p := range paths {
+		kind := map[bool]string{true: "folder", false: "file"}[isDir(p)]
+		items[i] = item{path: p, dir: isDir(p), text: displayItem(p, isDir(p)), counts: map[string]int{kind: 1}}
+	}
+	items = fold(items, n, func(it item) string {
+		var parts []string
+		for _, kind := range []string{"file", "folder"} {
+			if c := it.counts[kind]; c > 0 {
+				parts = append(parts, human.Thousands(c)+" "+kind+map[bool]string{true: "", false: "s"}[c == 1])
+			}
+		}
+		return strings.Join(parts, ", ")
+	})
+	var out []string
+	for i, it := range items {
+		if i == n-1 && len(items) > n {
+			more := 0
+			for _, rest := range items[i:] {
+				more += max(rest.paths, 1)
+			}
+			return append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
+		}
+		out = append(out, it.text)
+	}
+	return out
+}
+
+// notUndoable lists, in walk order, the paths a turn's commands changed
+// that its undo cannot put back, paths left out of the history aside,
+// with the reason their content before the turn was not kept ("" when
+// the turn did not record one).
+func notUndoable(recs []Record) []Skipped {
+	why, first := map[string]string{}, map[string]string{}
+	for _, r := range recs {
+		for _, c := range r.Changes {
+			if _, ok := first[c.Path]; !ok && r.Index >= 0 {
+				first[c.Path] = why[c.Path]
+			}
+		}
+		for _, sk := range r.Skipped {
+			why[sk.Path] = sk.Reason
+		}
+	}
+	var out []Skipped
+	for _, c := range plan(recs) {
+		if !c.Ignored() && !c.Undoable() {
+			out = append(out, Skipped{Path: c.Path, Reason: first[c.Path]})
+		}
+	}
+	return out
+}
+
+// partlyUndoable is the warning for the person about turn seq, of which
+// lost cannot be undone: "turn 3 is only partly undoable: big.txt (past
+// the turn's snapshot limit of 1 GB)"; "" when nothing is lost.
+func partlyUndoable(seq int, lost []Skipped) string {
+	if len(lost) == 0 {
+		return ""
+	}
+	var names []string
+	for i, l := range lost {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(lost)-5))
+			break
+		}
+		if l.Reason == "" {
+			l.Reason = "not snapshotted"
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", display(l.Path), l.Reason))
+	}
+	return fmt.Sprintf("turn %d is only partly undoable: %s", seq, strings.Join(names, ", "))
+}
+
+// plan composes a turn's recorded changes into one change per path: its
+// state before the turn's first change of it and after the last, in walk
+// order. Paths the turn left as they were are left out.
+func plan(recs []Record) []Change {
+	byPath := map[string]*Change{}
+	var order []string
+	ignored := map[string]bool{}
+	for _, r := range recs {
+		if r.Kind != RecordChanged || r.Index < 0 {
+			continue
+		}
+		for _, c := range r.Changes {
+			p, ok := byPath[c.Path]
+			if !ok {
+				p = &Change{Path: c.Path, Before: c.Before}
+				byPath[c.Path] = p
+				order = append(order, c.Path)
+			}
+			p.After = c.After
+			ignored[c.Path] = ignored[c.Path] || c.Ignored()
+		}
+	}
+	var out []Change
+	for _, path := range order {
+		c := byPath[path]
+		if ignored[path] && !c.Ignored() {
+			// Left out at some step: it stays reported as such.
+			e := *entryOf(c)
+			e.Flags |= Ignored
+			if c.After != nil {
+				c.After = &e
+			} else {
+				c.Before = &e
+			}
+		}
+		if (c.Before == nil && c.After == nil) || (c.Before != nil && c.After != nil && !c.Ignored() && !differ(c.Before, c.After)) {
+			continue
+		}
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return cmpPath(out[i].Path, out[j].Path) < 0 })
+	return out
+}
+
+// maxDiffFile is the largest file whose content a diff shows; larger
+// ones are summarised like binary files.
+const maxDiffFile = 4 << 20
+
+// Diff writes what turn seq changed as one unified diff for text files
+// (each cut at maxBytes, 0 for no limit), with binary and large files,
+// folders, symlinks, modes and paths left out of the history summarised
+// on lines starting with "#".
+func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
+	t, err := h.store.ReadTurn(h.id, seq)
+	if err != nil {
+		return err
+	}
+	if t.Has(RecordPruned) {
+		return fmt.Errorf("turn %d cannot be shown: %w", seq, ErrPruned)
+	}
+	for _, c := range plan(t.Records) {
+		if err := h.diffPath(w, &c, maxBytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *History) diffPath(w io.Writer, c *Change, maxBytes int) error {
+	name := display(c.Path)
+	b, a := c.Before, c.After
+	if c.Ignored() {
+		_, err := fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
+		return err
+	}
+	if c.modeChanged() {
+		if _, err := fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode); err != nil {
+			return err
+		}
+	}
+	bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File
+	if !bf && !af || bf && af && b.sameContent(a) {
+		return diffOther(w, name, c)
+	}
+	old, oldOK := h.diffSide(b)
+	cur, curOK := h.diffSide(a)
+	isBinary := func(data []byte) bool { return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
+	switch {
+	case !oldOK || !curOK:
+		_, err := fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
+		return err
+	case isBinary(old) || isBinary(cur):
+		_, err := fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
+		return err
+	}
+	if err := diffOther(w, name, c); err != nil {
+		return err
+	}
+	d, _, _ := edit.Diff(name, string(old), string(cur), maxBytes)
+	_, err := io.WriteString(w, d)
+	return err
+}
+
+// diffSide returns a file's content for a diff: empty for a side that is
+// not a file, ok false if the content is not kept or too large.
+func (h *History) diffSide(e *Entry) ([]byte, bool) {
+	if e == nil || e.Kind != File {
+		return nil, true
+	}
+	if !e.stored() || e.Size > maxDiffFile {
+		return nil, false
+	}
+	data, err := h.obj.read(e.Hash)
+	return data, err == nil
+}
+
+// diffOther describes a change of a folder, symlink or special file, or
+// of a path that became or stopped being one.
+func diffOther(w io.Writer, name string, c *Change) error {
+	var text string
+	switch b, a := c.Before, c.After; {
+	case b == nil && a.Kind != File:
+		text = "new " + a.Kind.String()
+		if a.Kind == Symlink {
+			text += " to " + display(a.Target)
+		}
+	case a == nil && b.Kind != File:
+		text = b.Kind.String() + " deleted"
+	case b != nil && a != nil && b.Kind != a.Kind:
+		text = b.Kind.String() + " → " + a.Kind.String()
+	case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
+		text = "symlink to " + display(b.Target) + " → " + display(a.Target)
+	default:
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "# %s: %s\n", name, text)
+	return err
+}
+
+func sizes(b, a *Entry) string {
+	switch {
+	case b == nil || b.Kind != File:
+		return human.Bytes(a.Size)
+	case a == nil || a.Kind != File:
+		return human.Bytes(b.Size)
+	}
+	return human.Bytes(b.Size) + " → " + human.Bytes(a.Size)
+}
+
+// TurnLog is one turn as 'courier log' shows it.
+type TurnLog struct {
+	Sequence  int       `json:"sequence"`
+	Reply     string    `json:"reply"`
+	AppliedAt time.Time `json:"appliedAt"`
+	Commands  int       `json:"commands"`
+	Failed    int       `json:"failed"`
+	// Changes lists the commands that changed the workspace.
+	Changes  []CommandLog `json:"changes"`
+	Undone   bool         `json:"undone"`
+	Finished bool         `json:"finished"`
+	// Pruned is set when the turn's contents were dropped: it can no
+	// longer be undone nor diffed.
+	Pruned bool `json:"pruned,omitempty"`
+}
+
+// CommandLog is what one command of a turn changed.
+type CommandLog struct {
+	// Index counts the reply's commands from 1.
+	Index int `json:"index"`
+	// A file command's file, what it did to it, and its lines added and
+	// removed.
+	Path    string `json:"path,omitempty"`
+	Action  string `json:"action,omitempty"`
+	Added   int    `json:"added,omitempty"`
+	Removed int    `json:"removed,omitempty"`
+	// Changed says on one line what another command changed.
+	Changed string `json:"changed,omitempty"`
+}
+
+// Log lists the turns of session st, oldest first.
+func (s Store) Log(st *State) ([]TurnLog, error) {
+	seqs, err := s.Turns(st.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var out []TurnLog
+	for _, seq := range seqs {
+		t, err := s.ReadTurn(st.SessionID, seq)
+		if err != nil {
+			continue
+		}
+		begin, ok := t.Begun()
+		if !ok {
+			continue
+		}
+		tl := TurnLog{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
+			Undone: t.Has(RecordUndone), Pruned: t.Has(RecordPruned), Finished: seq < st.SequenceNumber || st.IsComplete}
+		results := map[int]*command.Result{}
+		for k, r := range t.Records {
+			switch {
+			case r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil:
+				results[r.Index] = r.Result
+			}
+			if r.Kind == RecordResult && r.Result != nil && !r.Result.Success() {
+				tl.Failed++
+			}
+			if r.Kind != RecordChanged || r.Index < 0 || len(r.Changes) == 0 {
+				continue
+			}
+			cl := CommandLog{Index: r.Index + 1, Changed: changesAt(t.Records, k).Summary(10)}
+			if c := begin.Commands[min(r.Index, len(begin.Commands)-1)]; c.ChangesFiles() {
+				clean, _ := workspace.Clean(c.Path)
+				i := slices.IndexFunc(r.Changes, func(ch Change) bool { return ch.Path == clean })
+				if res := results[r.Index]; i >= 0 && res != nil {
+					cl = CommandLog{Index: r.Index + 1, Path: r.Changes[i].Path, Action: r.Changes[i].Action(), Added: res.Added, Removed: res.Removed}
+				}
+			}
+			tl.Changes = append(tl.Changes, cl)
+		}
+		out = append(out, tl)
+	}
+	return out, nil
+}

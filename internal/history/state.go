@@ -1,0 +1,252 @@
+package history
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// State is what sessions/<id>.json holds. The first eight fields are the
+// CodingAgent protocol's; the rest are courier's own. It keeps no list
+// that grows with the turns: what each turn did is in its record.
+type State struct {
+	SessionID        string           `json:"sessionId"`
+	Task             string           `json:"task"`
+	SequenceNumber   int              `json:"sequenceNumber"`
+	IsComplete       bool             `json:"isComplete"`
+	CreatedAt        time.Time        `json:"createdAt"`
+	UpdatedAt        time.Time        `json:"updatedAt"`
+	LastResults      []command.Result `json:"lastResults"`
+	ReadFileRequests []ReadRequest    `json:"readFileRequests"`
+
+	// Workspace is the absolute folder the session works on.
+	Workspace string `json:"workspace"`
+	// Notices are told to the LLM above the next request's results (an
+	// undo, a reply without commands).
+	Notices []string `json:"notices,omitempty"`
+	// UndoTop is the turn 'courier undo' takes back next, 0 for none;
+	// Undoing is set while an undo is under way (saved before anything is
+	// put back, cleared when it is committed).
+	UndoTop int      `json:"undoTop,omitempty"`
+	Undoing *Undoing `json:"undoing,omitempty"`
+	// Summary is the DONE text once the session is complete.
+	Summary string `json:"summary,omitempty"`
+	// Includes are glob patterns whose files the first request attaches.
+	Includes []string `json:"includes,omitempty"`
+	// ApprovedRules are "approve all like it" answers for this session.
+	ApprovedRules []string `json:"approvedRules,omitempty"`
+	// Pending is set while a turn waits for the person's approval.
+	Pending *Pending `json:"pending,omitempty"`
+	// Protocol names the front end the session speaks; "" is the tags.
+	Protocol string `json:"protocol,omitempty"`
+	// Messages are the person's words for the next request.
+	Messages []string `json:"messages,omitempty"`
+	// FollowUps are the tasks added after the session was complete
+	// ('courier continue'), oldest first; Prompt is the next request's
+	// task when it is one.
+	FollowUps []string `json:"followUps,omitempty"`
+	Prompt    string   `json:"prompt,omitempty"`
+	// NewChat is set when the next request goes to a fresh chat: it
+	// carries the full protocol and the machine's description again.
+	NewChat bool `json:"newChat,omitempty"`
+	// Environment describes the machine for the first request of a chat,
+	// kept so that a request written again reads the same.
+	Environment string `json:"environment,omitempty"`
+	// RequestSize and RequestSum (CRC-32C) are the current request's as
+	// written. A request is not synced, since it can be written again
+	// from the state: one a power cut left missing, short or full of
+	// zeros no longer matches them, and is written again.
+	RequestSize int64  `json:"requestSize,omitempty"`
+	RequestSum  uint32 `json:"requestSum,omitempty"`
+	// IgnoreCut are the ignore files courier said it uses only part of
+	// (see workspace.IgnoreCutNote): it says so once a session.
+	IgnoreCut []string `json:"ignoreCut,omitempty"`
+	// Run is set for an Agent Spaces run ('courier ops'): one turn, whose
+	// operations came from a program, not a chat; it writes no requests.
+	// Preset names the policy preset its commands are checked by.
+	Run    bool   `json:"run,omitempty"`
+	Preset string `json:"preset,omitempty"`
+}
+
+// ReadRequest is a READ_FILE waiting to be shown in the next request,
+// stored as a plain path without a line range, as the protocol describes,
+// and as an object with one.
+type ReadRequest struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty"`
+}
+
+type plainRequest ReadRequest
+
+// MarshalJSON writes a plain path when there is no range.
+func (r ReadRequest) MarshalJSON() ([]byte, error) {
+	if r.StartLine == 0 && r.EndLine == 0 {
+		return json.Marshal(r.Path)
+	}
+	return json.Marshal(plainRequest(r))
+}
+
+// UnmarshalJSON reads both forms MarshalJSON writes.
+func (r *ReadRequest) UnmarshalJSON(data []byte) error {
+	if json.Unmarshal(data, &r.Path) == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, (*plainRequest)(r)); err != nil {
+		return fmt.Errorf("read request: %w", err)
+	}
+	return nil
+}
+
+// Undoing is an undo under way: of Turn, after which undo takes back
+// Below.
+type Undoing struct {
+	Turn  int `json:"turn"`
+	Below int `json:"below"`
+}
+
+// Pending describes a command waiting for the person's decision.
+type Pending struct {
+	Sequence int    `json:"sequence"`
+	Index    int    `json:"index"`
+	Command  string `json:"command"`
+	// Env are the variables the command is given besides its text, as
+	// shell assignments (policy.Assignments) separated by spaces.
+	Env    string `json:"env,omitempty"`
+	Reason string `json:"reason"`
+	Rule   string `json:"rule,omitempty"`
+}
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// ValidID reports whether id has the shape of a session id: the first 8
+// hex digits of a UUID.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// ErrNotFound is returned for a session id with no session file.
+var ErrNotFound = errors.New("session not found")
+
+// InvalidIDError is a session id of the wrong shape.
+type InvalidIDError struct{ ID string }
+
+func (e *InvalidIDError) Error() string {
+	return fmt.Sprintf("'%s' is not a session id (8 hex digits)", e.ID)
+}
+
+// CorruptError reports a session file that does not load. courier never
+// replaces such a file: the person decides what to do with it.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("session file %s is corrupt: %v", e.Path, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Store is the sessions folder.
+type Store struct {
+	Dir string
+}
+
+// Path returns the state file of a session.
+func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+".json") }
+
+// Folder returns the folder holding a session's history.
+func (s Store) Folder(id string) string { return filepath.Join(s.Dir, id) }
+
+// Load reads a session's state.
+func (s Store) Load(id string) (*State, error) {
+	if !ValidID(id) {
+		return nil, &InvalidIDError{ID: id}
+	}
+	p := s.Path(id)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("session %s: %w (no %s)", id, ErrNotFound, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	var st State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, &CorruptError{Path: p, Err: err}
+	}
+	if st.SessionID != id || st.SequenceNumber < 1 {
+		return nil, &CorruptError{Path: p, Err: fmt.Errorf("sessionId %q and sequenceNumber %d do not fit the file name", st.SessionID, st.SequenceNumber)}
+	}
+	return &st, nil
+}
+
+// Save writes a session's state atomically.
+func (s Store) Save(st *State) error { return commit(st, s.Stage) }
+
+// Create saves a new session, refusing to replace an existing one.
+func (s Store) Create(st *State) error { return commit(st, s.StageNew) }
+
+func commit(st *State, stage func(*State) (*atomicfile.File, error)) error {
+	f, err := stage(st)
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", st.SessionID, err)
+	}
+	return nil
+}
+
+// Stage is Save up to the commit: the state is written under a temporary
+// name, which the file's Commit (or atomicfile.CommitInOrder, after the
+// request the state names) puts in place.
+func (s Store) Stage(st *State) (*atomicfile.File, error) {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return atomicfile.Stage(s.Path(st.SessionID), append(data, '\n'), 0o644)
+}
+
+// StageNew is Create up to the commit, as Stage is Save.
+func (s Store) StageNew(st *State) (*atomicfile.File, error) {
+	if _, err := os.Stat(s.Path(st.SessionID)); err == nil {
+		return nil, fmt.Errorf("session %s already exists", st.SessionID)
+	}
+	if err := os.MkdirAll(s.Folder(st.SessionID), 0o755); err != nil {
+		return nil, err
+	}
+	return s.Stage(st)
+}
+
+// List loads every session, newest update first. Files that do not load
+// are returned as errors next to the sessions that do.
+func (s Store) List() ([]*State, []error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("list sessions: %w", err)}
+	}
+	var out []*State
+	var errs []error
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() && ValidID(id) {
+			if st, err := s.Load(id); err != nil {
+				errs = append(errs, err)
+			} else {
+				out = append(out, st)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	return out, errs
+}

@@ -1,0 +1,557 @@
+package history
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/command"
+)
+
+// Report says what undoing a turn did: what the person and the LLM are
+// told.
+type Report struct {
+	// Sequence is the request whose reply was undone.
+	Sequence int
+	// Restored lists the paths put back as they were before the turn;
+	// Removed the paths the turn created, now gone (a folder only when
+	// nothing in it is named). Folders says which of them are folders.
+	Restored, Removed, Folders []string
+	// Kept names the paths whose content had changed since the turn, and
+	// where that later content was set aside before they were put back.
+	Kept map[string]string
+	// NotUndone says what could not be put back, and why ("path (reason)").
+	NotUndone []string
+	// Commands is set when what the turn's commands changed was put back
+	// too, not only what its file commands changed.
+	Commands bool
+	// Resumed is set when the undo was one an earlier run had begun.
+	Resumed bool
+	// Outbox is the request that tells the LLM.
+	Outbox string
+}
+
+// undoListed caps the lines a list of restored or removed paths takes on
+// the terminal and in the request: an undone "rm -rf" may put back
+// thousands of files, shown folder by folder past it.
+const undoListed = 30
+
+// FoldedRestored and FoldedRemoved list the restored and removed paths in
+// at most undoListed lines, folder by folder when they are many.
+func (r Report) FoldedRestored() []string { return r.fold(r.Restored) }
+
+// FoldedRemoved: see FoldedRestored.
+func (r Report) FoldedRemoved() []string { return r.fold(r.Removed) }
+
+func (r Report) fold(paths []string) []string {
+	folders := map[string]bool{}
+	for _, f := range r.Folders {
+		folders[f] = true
+	}
+	return FoldPaths(paths, func(p string) bool { return folders[p] }, undoListed)
+}
+
+// Notice tells the LLM what the undo did.
+func (r Report) Notice() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The user undid the changes of your reply to request %d.", r.Sequence)
+	if len(r.Restored) > 0 {
+		fmt.Fprintf(&b, " Restored to their earlier content: %s.", strings.Join(r.FoldedRestored(), ", "))
+	}
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(&b, " Removed (they did not exist before): %s.", strings.Join(r.FoldedRemoved(), ", "))
+	}
+	if n := len(r.NotUndone); n > 30 {
+		fmt.Fprintf(&b, " Not undone: %s and %d more.", strings.Join(r.NotUndone[:30], ", "), n-30)
+	} else if n > 0 {
+		fmt.Fprintf(&b, " Not undone: %s.", strings.Join(r.NotUndone, ", "))
+	}
+	switch {
+	case len(r.Restored)+len(r.Removed)+len(r.NotUndone) == 0:
+		b.WriteString(" It had changed nothing in the workspace.")
+	case r.Commands:
+		b.WriteString(" What your commands changed was undone too.")
+	default:
+		b.WriteString(" What your commands changed was not undone.")
+	}
+	return b.String() + UndoTail
+}
+
+// UndoTail ends the notice of an undo; of several undos in a row, only
+// the last notice keeps it.
+const UndoTail = " Take the workspace as it is now (read again what you need) and continue."
+
+// Undo puts the workspace back as it was before turn seq, for every path
+// the turn's commands changed, and returns what it did. It is safe to
+// run again after a crash at any point: each step leaves a path as it was
+// before the turn or skips it if it already is, and content found changed
+// since the turn is set aside, durably, before the path is touched. The
+// caller records that the turn was undone.
+func (h *History) Undo(seq int) (Report, error) {
+	rep := Report{Sequence: seq, Kept: map[string]string{}}
+	t, err := h.store.ReadTurn(h.id, seq)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return rep, err
+	}
+	if t == nil {
+		t = &Turn{Sequence: seq}
+	}
+	if t.Has(RecordPruned) {
+		return rep, fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned)
+	}
+	keptDir := filepath.Join(h.dir, "kept", fmt.Sprintf("%04d", seq))
+	// A copy a crash cut short while it was set aside.
+	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			atomicfile.CleanTemps(p)
+		}
+		return nil
+	})
+	root, err := openRoot(h.ws.Dir())
+	if err != nil {
+		return rep, err
+	}
+	defer unix.Close(root)
+	r := &restorer{h: h, root: root, keptDir: keptDir, ch: dirChain{root: root}, rep: &rep, failed: map[string]bool{}}
+	defer r.ch.close()
+	r.run(t.Records)
+	// What undo wrote must be on disk before the undo is committed.
+	if err := syncFS(h.dir, h.ws.Dir()); err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !atomicfile.IsTemp(d.Name()) {
+			rel, _ := filepath.Rel(keptDir, p)
+			rep.Kept[filepath.ToSlash(rel)] = p
+		}
+		return nil
+	})
+	// The commands' changes were put back if each command that ran has
+	// its changes recorded.
+	begin, _ := t.Begun()
+	changed := map[int]bool{}
+	for _, rec := range t.Records {
+		changed[rec.Index] = changed[rec.Index] || rec.Kind == RecordChanged
+	}
+	rep.Commands = true
+	for _, rec := range t.Records {
+		if rec.Kind == RecordStart && !changed[rec.Index] && rec.Index < len(begin.Commands) && begin.Commands[rec.Index].Type == command.RunCommand {
+			rep.Commands = false
+		}
+	}
+	return rep, nil
+}
+
+// restorer carries out one undo. Every write goes through folder
+// descriptors opened without following symlinks, into a temporary name
+// renamed over the path, so a path is always either as the turn (or
+// later work) left it or as it was before the turn.
+type restorer struct {
+	h       *History
+	root    int
+	keptDir string
+	ch      dirChain
+	rep     *Report
+	failed  map[string]bool
+}
+
+// run puts the turn's paths back: folders it must work in are made
+// writable, what must go is removed deepest first, what must come back is
+// put back in walk order (folders before their contents), and folders get
+// their modes last, deepest first, since a read-only folder would refuse
+// the writes inside it.
+func (r *restorer) run(recs []Record) {
+	why := map[string]string{}
+	for _, l := range notUndoable(recs) {
+		why[l.Path] = l.Reason
+	}
+	var todo []Change
+	for _, c := range plan(recs) {
+		switch {
+		case c.Ignored():
+			r.fail(c.Path, reasonIgnored)
+		case !c.Undoable() && why[c.Path] != "":
+			r.fail(c.Path, reasonNotStored+": "+why[c.Path])
+		case !c.Undoable():
+			r.fail(c.Path, reasonNotStored)
+		default:
+			todo = append(todo, c)
+			if c.Kind() == File {
+				// What a crashed undo left under the temporary name.
+				if fd, err := r.ch.open(parentOf(c.Path)); err == nil {
+					unix.Unlinkat(fd, tempName(c.Path), 0)
+				}
+			}
+		}
+	}
+	for _, c := range todo {
+		if c.Before != nil && c.Before.Kind == Dir {
+			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode&0o700 != 0o700 {
+				r.chmod(c.Path, cur.Mode|0o700)
+			}
+		}
+	}
+	for i := len(todo) - 1; i >= 0; i-- {
+		if c := &todo[i]; c.Path != "" {
+			if cur := r.stat(c.Path); cur != nil && (c.Before == nil || cur.Kind != c.Before.Kind) {
+				r.remove(c, cur)
+			}
+		}
+	}
+	for i := range todo {
+		if c := &todo[i]; c.Before != nil && !r.failedAbove(c.Path) {
+			r.put(c)
+		}
+	}
+	for i := len(todo) - 1; i >= 0; i-- {
+		c := &todo[i]
+		if c.Before != nil && c.Before.Kind == Dir && !r.failed[c.Path] {
+			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode != c.Before.Mode {
+				r.chmod(c.Path, c.Before.Mode)
+			}
+		}
+	}
+	removed := map[string]bool{}
+	for _, c := range todo {
+		if !r.failed[c.Path] && c.Before == nil {
+			removed[parentOf(c.Path)] = true
+		}
+	}
+	for _, c := range todo {
+		switch {
+		case r.failed[c.Path]:
+			continue
+		case c.Before != nil:
+			r.rep.Restored = append(r.rep.Restored, c.Path)
+		case removed[c.Path]:
+			continue // a folder made for what it holds: those are named
+		default:
+			r.rep.Removed = append(r.rep.Removed, c.Path)
+		}
+		if c.Kind() == Dir {
+			r.rep.Folders = append(r.rep.Folders, c.Path)
+		}
+	}
+}
+
+// Kind is what the change is about: the path's kind before, or after
+// when it did not exist.
+func (c *Change) Kind() Kind { return entryOfBefore(c).Kind }
+
+func entryOfBefore(c *Change) *Entry {
+	if c.Before != nil {
+		return c.Before
+	}
+	return c.After
+}
+
+func (r *restorer) fail(p, reason string) {
+	if !r.failed[p] {
+		r.failed[p] = true
+		r.rep.NotUndone = append(r.rep.NotUndone, fmt.Sprintf("%s (%s)", display(p), reason))
+	}
+}
+
+// failedAbove reports whether p or a folder holding it could not be put
+// back, so nothing is attempted below it.
+func (r *restorer) failedAbove(p string) bool {
+	for q := p; q != ""; q = parentOf(q) {
+		if r.failed[q] {
+			return true
+		}
+	}
+	return false
+}
+
+// stat describes a path as it is now, nil if it is not there (or not
+// reachable without following a symlink).
+func (r *restorer) stat(p string) *Entry {
+	e := &Entry{Path: p}
+	if p == "" {
+		if fstat(r.root, e) != nil {
+			return nil
+		}
+		return e
+	}
+	fd, err := r.ch.open(parentOf(p))
+	if err != nil || lstatAt(fd, baseOf(p), e) != nil {
+		return nil
+	}
+	if e.Kind == Symlink {
+		e.Target, _ = readlinkAt(fd, baseOf(p))
+	}
+	return e
+}
+
+// remove takes away what stands at a path that held nothing, or
+// something of another kind, before the turn.
+func (r *restorer) remove(c *Change, cur *Entry) {
+	fd, err := r.ch.open(parentOf(c.Path))
+	if err != nil {
+		r.fail(c.Path, err.Error())
+		return
+	}
+	if cur.Kind == Dir {
+		if err := unix.Unlinkat(fd, baseOf(c.Path), unix.AT_REMOVEDIR); err != nil {
+			reason := "could not remove the folder: " + err.Error()
+			if errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) {
+				reason = "the folder holds files the snapshot does not cover, so it was left in place"
+			}
+			r.fail(c.Path, reason)
+			return
+		}
+		r.ch.forget(c.Path)
+		return
+	}
+	if !r.setAside(c, cur) {
+		return
+	}
+	if err := unix.Unlinkat(fd, baseOf(c.Path), 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		r.fail(c.Path, "could not remove it: "+err.Error())
+	}
+}
+
+// put makes a path what it was before the turn.
+func (r *restorer) put(c *Change) {
+	b := c.Before
+	if c.Path == "" {
+		return // the workspace folder: only its mode, set last
+	}
+	fd, err := r.parent(c.Path)
+	if err != nil {
+		r.fail(c.Path, err.Error())
+		return
+	}
+	name, cur := baseOf(c.Path), r.stat(c.Path)
+	switch b.Kind {
+	case Dir:
+		if cur == nil {
+			if err := unix.Mkdirat(fd, name, 0o700); err != nil {
+				r.fail(c.Path, "could not create the folder: "+err.Error())
+			}
+		}
+	case Symlink:
+		if cur != nil && cur.Kind == Symlink && cur.Target == b.Target || !r.setAside(c, cur) {
+			return
+		}
+		tmp := tempName(c.Path)
+		unix.Unlinkat(fd, tmp, 0)
+		if err := unix.Symlinkat(b.Target, fd, tmp); err != nil {
+			r.fail(c.Path, "could not create the symlink: "+err.Error())
+			return
+		}
+		r.rename(fd, tmp, c.Path)
+	case FIFO:
+		if cur == nil {
+			if err := mkfifoAt(fd, name, 0o600); err != nil {
+				r.fail(c.Path, "could not create the fifo: "+err.Error())
+				return
+			}
+		}
+		r.chmod(c.Path, b.Mode)
+	case File:
+		r.putFile(c, fd, cur)
+	default:
+		// A socket or device whose mode alone changed.
+		r.chmod(c.Path, b.Mode)
+	}
+}
+
+// putFile gives a file its earlier content and mode, unless it has it.
+func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
+	b := c.Before
+	if cur != nil && cur.Kind == File {
+		h, err := r.hashNow(cur)
+		if err != nil {
+			r.fail(c.Path, err.Error())
+			return
+		}
+		if h == b.Hash {
+			if cur.Mode != b.Mode {
+				r.chmod(c.Path, b.Mode)
+			}
+			return
+		}
+	}
+	if !r.setAside(c, cur) {
+		return
+	}
+	tmp := tempName(c.Path)
+	unix.Unlinkat(fd, tmp, 0)
+	if err := r.writeContent(fd, tmp, b); err != nil {
+		unix.Unlinkat(fd, tmp, 0)
+		r.fail(c.Path, err.Error())
+		return
+	}
+	r.rename(fd, tmp, c.Path)
+}
+
+// hashNow hashes a file as it is now; "" for one too large to read
+// within the turn limit.
+func (r *restorer) hashNow(cur *Entry) (string, error) {
+	if cur.Size > r.h.opts.TurnLimit {
+		return "", nil
+	}
+	fd, err := r.ch.open(parentOf(cur.Path))
+	if err != nil {
+		return "", err
+	}
+	f, err := openFileAt(fd, baseOf(cur.Path))
+	if err != nil {
+		return "", fmt.Errorf("could not read it: %w", err)
+	}
+	defer f.Close()
+	hw := sha256.New()
+	if _, err := io.Copy(hw, io.LimitReader(f, r.h.opts.TurnLimit)); err != nil {
+		return "", fmt.Errorf("could not read it: %w", err)
+	}
+	return hex.EncodeToString(hw.Sum(nil)), nil
+}
+
+// setAside keeps what stands at a path before undo replaces or removes
+// it, when that is not what the turn left there: later work is never
+// destroyed silently. It reports false when the path must be left alone.
+func (r *restorer) setAside(c *Change, cur *Entry) bool {
+	a, dst := c.After, filepath.Join(r.keptDir, filepath.FromSlash(c.Path))
+	var err error
+	switch {
+	case cur == nil || cur.Kind != File && cur.Kind != Symlink:
+		return true
+	case cur.Kind == Symlink:
+		if a != nil && a.Kind == Symlink && a.Target == cur.Target {
+			return true
+		}
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		os.Remove(dst)
+		if err = os.Symlink(cur.Target, dst); err == nil {
+			err = atomicfile.SyncDir(filepath.Dir(dst))
+		}
+	case a != nil && a.Kind == File && cur.sameStat(a):
+		return true
+	default:
+		h, herr := r.hashNow(cur)
+		switch {
+		case herr != nil:
+			r.fail(c.Path, herr.Error())
+			return false
+		case a != nil && h == a.Hash:
+			return true
+		case h == "":
+			r.fail(c.Path, "it changed since the turn and is too large to set aside, so it was left as it is")
+			return false
+		}
+		err = r.copyAside(c.Path, dst)
+	}
+	if err != nil {
+		r.fail(c.Path, "it changed since the turn and could not be set aside ("+err.Error()+"), so it was left as it is")
+	}
+	return err == nil
+}
+
+// copyAside copies a workspace file to dst, durably.
+func (r *restorer) copyAside(p, dst string) error {
+	fd, err := r.ch.open(parentOf(p))
+	if err != nil {
+		return err
+	}
+	src, err := openFileAt(fd, baseOf(p))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(dst, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, src); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// writeContent writes an entry's stored content into a new file.
+func (r *restorer) writeContent(fd int, name string, b *Entry) error {
+	nfd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("could not write it: %w", err)
+	}
+	f := os.NewFile(uintptr(nfd), name)
+	if err = r.h.obj.copyTo(f, b.Hash); err != nil {
+		err = fmt.Errorf("its snapshot is missing: %w", err)
+	}
+	if err == nil {
+		err = unix.Fchmod(nfd, b.Mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rename moves a finished temporary file over the path.
+func (r *restorer) rename(fd int, tmp, p string) {
+	if err := unix.Renameat(fd, tmp, fd, baseOf(p)); err != nil {
+		unix.Unlinkat(fd, tmp, 0)
+		r.fail(p, "could not put it back: "+err.Error())
+	}
+}
+
+// parent opens the folder holding p, creating the missing folders on the
+// way (a folder deleted after the turn is needed to hold p).
+func (r *restorer) parent(p string) (int, error) {
+	dir := parentOf(p)
+	fd, err := r.ch.open(dir)
+	if err == nil || !errors.Is(err, unix.ENOENT) {
+		return fd, err
+	}
+	var missing []string
+	for d := dir; d != "" && r.stat(d) == nil; d = parentOf(d) {
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		pfd, err := r.ch.open(parentOf(missing[i]))
+		if err != nil {
+			return -1, err
+		}
+		if err := unix.Mkdirat(pfd, baseOf(missing[i]), 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			return -1, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
+		}
+	}
+	return r.ch.open(dir)
+}
+
+// chmod sets a path's mode without following a symlink.
+func (r *restorer) chmod(p string, mode uint32) {
+	var err error
+	if p == "" {
+		err = unix.Fchmod(r.root, mode)
+	} else if fd, oerr := r.ch.open(parentOf(p)); oerr != nil {
+		err = oerr
+	} else {
+		err = chmodAt(fd, baseOf(p), mode)
+	}
+	if err != nil {
+		r.fail(p, "could not set its mode: "+err.Error())
+	}
+}
+
+// tempName is the temporary name undo writes p's content under: fixed
+// per path, so a run after a crash finds and replaces what the crashed
+// one left.
+func tempName(p string) string {
+	sum := sha256.Sum256([]byte(p))
+	return atomicfile.TempPrefix + "undo-" + hex.EncodeToString(sum[:8])
+}
