@@ -12,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/reply"
+	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
@@ -310,6 +311,11 @@ func (s *Session) commit(out engine.Outcome) error {
 		next.Summary = out.Summary
 		if err := s.r.store.Save(&next); err != nil {
 			return err
+		}
+		// What the session's commands wrote into the tool caches ends with
+		// it; a follow-up task starts a new layer.
+		if sb := s.r.cfg.Commands.Sandbox; sb != nil && sb.Caches != "" {
+			_ = sandbox.RemoveLayer(sb.Caches, st.SessionID)
 		}
 	} else {
 		next.SequenceNumber++
