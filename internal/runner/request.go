@@ -161,7 +161,7 @@ func (r *Runner) compose(st *history.State, probe bool, use func(frontend.FrontE
 		// is waited for before the workspace is closed, whatever happens.
 		probed = make(chan string, 1)
 		go func() {
-			probed <- engine.New(ws, nil, r.cfg.Commands.engine()).Describe(context.Background(), st.SessionID).Text(fe.Words())
+			probed <- engine.New(ws, nil, r.cfg.Commands).Describe(context.Background(), st.SessionID).Text(fe.Words())
 		}()
 		defer func() {
 			if probed != nil {

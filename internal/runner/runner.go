@@ -23,7 +23,6 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
-	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -77,26 +76,13 @@ type Limits struct {
 	TokenBudget int
 }
 
-// Commands say how a reply's commands run.
-type Commands struct {
-	// Timeout limits each command; 0 means no limit.
-	Timeout time.Duration
-	// MaxOutput caps a command's output in characters.
-	MaxOutput int
-	// Env is the environment commands start from (secrets are removed);
-	// KeepEnv names variables kept although they look like secrets.
-	Env, KeepEnv []string
-	// Policy decides which commands run; nil allows every command.
-	Policy *policy.Policy
-	// Sandbox, when set, confines commands.
-	Sandbox *sandbox.Options
-}
+// Commands say how a reply's commands run: the engine's options, to which
+// the runner adds the front end's words and the observer of each turn.
+type Commands = engine.Options
 
-// engine is the engine's options for these settings; the runner adds what
-// it knows of each turn (the front end's words, the observer, snapshots).
-func (c Commands) engine() engine.Options {
-	return engine.Options{CommandTimeout: c.Timeout, MaxOutput: c.MaxOutput, Env: c.Env, KeepEnv: c.KeepEnv, Policy: c.Policy, Sandbox: c.Sandbox}
-}
+// Snapshots say how a session records its workspace for undo: the
+// history's options, to which the runner adds courier's own folders.
+type Snapshots = history.Options
 
 // Config is what a runner is built from.
 type Config struct {

@@ -10,24 +10,11 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Snapshots say how a session records its workspace so that undo can
-// reverse what commands did, not only file commands.
-type Snapshots struct {
-	// Off records what file commands change only.
-	Off bool
-	// Exclude and Include are .gitignore-style patterns left out of, or
-	// forced into, the snapshots on top of .gitignore.
-	Exclude, Include []string
-	// Budget bounds the contents kept for one session; TurnLimit what one
-	// turn may read to keep what its commands change.
-	Budget, TurnLimit int64
-}
-
 // history opens the history of session st on its workspace ws.
 func (r *Runner) history(st *history.State, ws *workspace.Workspace) (*history.History, error) {
 	o, p := r.cfg.Snapshots, r.cfg.Paths
-	return r.store.Open(st.SessionID, ws, history.Options{Off: o.Off, Exclude: o.Exclude, Include: o.Include,
-		Budget: o.Budget, TurnLimit: o.TurnLimit, Private: []string{p.Inbox, p.Outbox, p.Sessions}})
+	o.Private = []string{p.Inbox, p.Outbox, p.Sessions}
+	return r.store.Open(st.SessionID, ws, o)
 }
 
 // SnapshotError: a turn cannot be shown or undone.

@@ -141,7 +141,7 @@ func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (e
 		return engine.Outcome{}, err
 	}
 	defer ws.Close()
-	opts := s.r.cfg.Commands.engine()
+	opts := s.r.cfg.Commands
 	if s.st.Preset != "" {
 		if opts.Policy, err = s.r.preset(s.st.Preset); err != nil {
 			return engine.Outcome{}, err
