@@ -2,11 +2,9 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -19,7 +17,6 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/protocol"
-	"github.com/courier-agent/courier/internal/runes"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -269,15 +266,10 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
 	defer f.Close()
-	binary := fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", ""))
-	br := bufio.NewReaderSize(f, 64<<10)
-	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
-		return note(binary)
-	}
-	l, err := edit.Numbered(p, br, edit.NumberOptions{From: s.from, To: s.to, MaxLines: max(s.end-s.from+1, 0), MaxLineLen: maxLineLen, MaxBytes: room, Size: info.Size(), Words: words})
+	l, err := edit.Numbered(p, bufio.NewReaderSize(f, 64<<10), edit.NumberOptions{From: s.from, To: s.to, MaxLines: max(s.end-s.from+1, 0), MaxLineLen: maxLineLen, MaxBytes: room, Size: info.Size(), Words: words})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
-		return note(binary)
+		return note(fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", "")))
 	case err != nil:
 		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
@@ -292,18 +284,6 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 // maxLineLen cuts single lines of a shown file, so that one minified line
 // cannot fill a request.
 const maxLineLen = 2000
-
-// sniffSize is how much of a file's start tells whether it is text.
-const sniffSize = 8192
-
-// looksBinary reports whether the start of a file holds a NUL byte or bytes
-// that are not UTF-8 (a character cut by the end of head aside).
-func looksBinary(head []byte) bool {
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	return !utf8.Valid(head[:runes.Whole(head)])
-}
 
 // findPack finds the files the person included for the first request's
 // pack (see package pack).
