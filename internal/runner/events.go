@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -49,15 +47,8 @@ type RequestWritten struct {
 	Session  string
 	Sequence int
 	Path     string
-	// Text is the request's content; "" when it was not kept: a request
-	// with a pack, which may be hundreds of megabytes, is written as it is
-	// rendered, and read from Path by what needs it (see Content).
-	Text string
-	// Size is the request's size in bytes.
-	Size int64
-	// Tokens is human.Tokens of the request when it was counted as it was
-	// written; 0 when it was not.
-	Tokens int
+	Text     string
+	Size     int64 // in bytes
 	// Parts are the sizes of the request's parts, when it was written
 	// now; nil for a request read back from its file.
 	Parts []frontend.Part
@@ -72,25 +63,10 @@ type RequestWritten struct {
 }
 
 // TokenCount is about how many tokens the request is (human.Tokens).
-func (e RequestWritten) TokenCount() int {
-	if e.Tokens > 0 {
-		return e.Tokens
-	}
-	return human.Tokens(e.Text)
-}
+func (e RequestWritten) TokenCount() int { return human.Tokens(e.Text) }
 
-// Content returns the request's text: Text, or what its file holds when
-// the text was not kept.
-func (e RequestWritten) Content() (string, error) {
-	if e.Text != "" || e.Size == 0 {
-		return e.Text, nil
-	}
-	data, err := os.ReadFile(e.Path)
-	if err != nil {
-		return "", fmt.Errorf("read the request: %w", err)
-	}
-	return string(data), nil
-}
+// Content returns the request's text.
+func (e RequestWritten) Content() (string, error) { return e.Text, nil }
 
 // WaitingForReply: the runner waits for the source to produce a reply.
 type WaitingForReply struct {

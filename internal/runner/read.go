@@ -285,12 +285,6 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 // cannot fill a request.
 const maxLineLen = 2000
 
-// findPack finds the files the person included for the first request's
-// pack (see package pack).
-func (rn *Runner) findPack(ws *workspace.Workspace, st *history.State, fe frontend.FrontEnd) *pack.Found {
-	return pack.Find(ws, pack.Options{Include: st.Includes, Task: st.Task, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
-}
-
 // pack is the first request's pack of the files found, in the room the
 // rest of request req leaves within the token budget, counting about four
 // bytes a token as the console's estimate does. The files are read when

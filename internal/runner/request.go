@@ -41,18 +41,24 @@ func (r *Runner) requestPath(id string, seq int) string {
 }
 
 // saveWithRequest writes next's request, then saves next (a new session
-// when create is set), as one commit: both files are written, then the
-// request is put in place before the state, so that a state always has
-// its request while the machine runs. The request is not synced: the state records
-// its size and checksum, and a request a power cut left missing or
-// damaged is written again from the state (see readRequest). The sync of
-// the state then does not wait behind a request of megabytes on the disk.
+// when create is set), as one commit: the request is put in place before
+// the state, so a state always has its request while the machine runs.
+// The request is not synced: the state records its size and checksum,
+// and one a power cut damaged is written again (see readRequest), so the
+// state's sync does not wait behind a request of megabytes.
 func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritten, error) {
-	w, req, sum, err := r.stageRequest(next)
-	if err != nil {
-		return RequestWritten{}, err
+	p := r.requestPath(next.SessionID, next.SequenceNumber)
+	w := RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p}
+	var err error
+	if w.Text, w.Parts, err = r.render(next, true); err != nil {
+		return w, err
 	}
-	next.RequestSize, next.RequestSum = w.Size, sum
+	w.Size = int64(len(w.Text))
+	next.RequestSize, next.RequestSum = w.Size, crc32.Checksum([]byte(w.Text), sumTable())
+	req, err := atomicfile.StageUnsynced(p, []byte(w.Text), 0o644)
+	if err != nil {
+		return w, fmt.Errorf("write request: %w", err)
+	}
 	stage := r.store.Stage
 	if create {
 		stage = r.store.StageNew
@@ -70,36 +76,6 @@ func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritt
 		return RequestWritten{}, fmt.Errorf("write request and session %s: %w", next.SessionID, err)
 	}
 	return w, nil
-}
-
-// stageRequest renders the session's current request and writes it under
-// a temporary name, which the file's commit puts in place. It returns the
-// request's CRC-32C too.
-func (r *Runner) stageRequest(st *history.State) (RequestWritten, *atomicfile.File, uint32, error) {
-	p := r.requestPath(st.SessionID, st.SequenceNumber)
-	w := RequestWritten{Session: st.SessionID, Sequence: st.SequenceNumber, Path: p}
-	var f *atomicfile.File
-	var sum uint32
-	err := r.compose(st, true, func(fe frontend.FrontEnd, req frontend.Request) error {
-		var err error
-		if req.Pack == nil {
-			w.Text, w.Parts = fe.Render(req)
-			w.Size = int64(len(w.Text))
-			data := []byte(w.Text)
-			sum = crc32.Checksum(data, sumTable())
-			f, err = atomicfile.StageUnsynced(p, data, 0o644)
-		} else {
-			f, w.Size, w.Tokens, sum, w.Parts, err = writePacked(p, fe, req)
-		}
-		if err != nil {
-			return fmt.Errorf("write request: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return RequestWritten{}, nil, 0, err
-	}
-	return w, f, sum, nil
 }
 
 // sumTable is the table of the checksum (CRC-32C) a request is recorded
@@ -125,64 +101,22 @@ func (r *Runner) readRequest(st *history.State) (string, error) {
 	return string(data), nil
 }
 
-// render builds the text of the session's current request from its state
-// and the workspace as it is now (see compose).
-func (r *Runner) render(st *history.State, probe bool) (string, error) {
-	var text string
-	err := r.compose(st, probe, func(fe frontend.FrontEnd, req frontend.Request) error {
-		text, _ = fe.Render(req)
-		return nil
-	})
-	return text, err
-}
-
-// compose gathers what the session's current request shows, from its
-// state and the workspace as it is now, and hands it to use while the
-// workspace is open: a first request's pack is read as use writes it. The
-// machine is described (its tools probed, in the sandbox) only when probe
-// is set: a command that only reads, such as 'courier show', runs nothing
-// and creates nothing, and takes the description an earlier request
-// showed.
-func (r *Runner) compose(st *history.State, probe bool, use func(frontend.FrontEnd, frontend.Request) error) error {
-	fe, err := r.frontEnd(st)
+// render writes the session's current request from its state and the
+// workspace as it is now, and the sizes of its parts. The machine is
+// probed only with probe: a command that only reads, such as 'courier
+// show', runs nothing and takes what an earlier request showed.
+func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part, error) {
+	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	ws, err := r.openWorkspace(st)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	defer ws.Close()
 	fresh := st.SequenceNumber == 1 || st.NewChat
-	var probed chan string
-	if fresh && r.cfg.Environment && st.Environment == "" && probe {
-		// The probe of the machine waits on the slowest tool to say its
-		// version: it runs while the workspace is listed and packed, and
-		// is waited for before the workspace is closed, whatever happens.
-		probed = make(chan string, 1)
-		go func() {
-			probed <- engine.New(ws, nil, r.cfg.Commands).Describe(context.Background(), st.SessionID).Text(fe.Words())
-		}()
-		defer func() {
-			if probed != nil {
-				<-probed
-			}
-		}()
-	}
-	var found chan *pack.Found
-	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
-		// The files to pack are found while the workspace is listed: two
-		// walks at once. Waited for before the workspace is closed.
-		found = make(chan *pack.Found, 1)
-		go func() { found <- r.findPack(ws, st, fe) }()
-		defer func() {
-			if found != nil {
-				<-found
-			}
-		}()
-	}
-	// An ignore file past courier's bounds is told of once a session, to
-	// the LLM and to the person.
+	// An ignore file past courier's bounds is told of once a session.
 	var cuts []string
 	files, err := ws.List(workspace.ListOptions{MaxEntries: r.cfg.Limits.ListLimit, GitIgnore: true, IgnoreCut: func(p string, n int) {
 		if !slices.Contains(st.IgnoreCut, p) {
@@ -191,7 +125,7 @@ func (r *Runner) compose(st *history.State, probe bool, use func(frontend.FrontE
 		}
 	}})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	for _, c := range cuts {
 		if probe { // not for a command that only reads
@@ -212,7 +146,11 @@ func (r *Runner) compose(st *history.State, probe bool, use func(frontend.FrontE
 		ReadBytes: r.readRoom(),
 	}
 	if fresh && r.cfg.Environment {
-		if st.Environment == "" && !probe {
+		switch {
+		case st.Environment != "":
+		case probe:
+			st.Environment = engine.New(ws, nil, r.cfg.Commands).Describe(context.Background(), st.SessionID).Text(fe.Words())
+		default:
 			st.Environment = r.shownEnvironment(st)
 		}
 		req.Environment = st.Environment
@@ -229,18 +167,13 @@ func (r *Runner) compose(st *history.State, probe bool, use func(frontend.FrontE
 	var shown []string
 	req.Requested, shown, req.LeftOut = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
 	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
-	if probed != nil {
-		// The pack fills the room the rest of the request leaves, the
-		// description of the machine included.
-		st.Environment = <-probed
-		probed = nil
-		req.Environment = st.Environment
+	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
+		// The pack fills the room the rest of the request leaves.
+		found := pack.Find(ws, pack.Options{Include: st.Includes, Task: st.Task, MaxListed: r.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
+		req.Pack = r.pack(found, fe, req)
 	}
-	if found != nil {
-		req.Pack = r.pack(<-found, fe, req)
-		found = nil
-	}
-	return use(fe, req)
+	text, parts := fe.Render(req)
+	return text, parts, nil
 }
 
 // request returns the session's current request, writing it again if its
@@ -262,9 +195,7 @@ func (s *Session) request() (Request, error) {
 		return req, err
 	}
 	*s.st = next
-	if req.Text, err = w.Content(); err != nil {
-		return req, err
-	}
+	req.Text = w.Text
 	w.Rewritten, w.Damaged, w.Resumed = true, damaged, true
 	s.r.report(w)
 	return req, nil
@@ -288,7 +219,7 @@ func (r *Runner) RequestText(id string, full bool) (string, error) {
 		// Its results are the last turn's, not the ones it showed.
 		return "", fmt.Errorf("session %s is complete and its last request is gone: %w", st.SessionID, err)
 	default:
-		if text, err = r.render(st, false); err != nil {
+		if text, _, err = r.render(st, false); err != nil {
 			return "", err
 		}
 	}
@@ -309,7 +240,7 @@ const (
 // whole protocol in its PROTOCOL section, and the machine's description
 // an earlier request showed at the start of its CONTEXT when it has none.
 func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
-	fe, err := r.frontEnd(st)
+	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
 		return "", err
 	}

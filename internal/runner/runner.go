@@ -135,11 +135,6 @@ func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
 func (r *Runner) report(e Event) { e.to(r.cfg.Reporter) }
 
-// frontEnd returns the front end a session speaks.
-func (r *Runner) frontEnd(st *history.State) (frontend.FrontEnd, error) {
-	return r.FrontEnd(st.Protocol)
-}
-
 // FrontEnd returns the front end of that name; "" is the default one.
 func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
 	if len(r.cfg.FrontEnds) == 0 {
@@ -335,7 +330,7 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 		lock.Unlock()
 		return nil, &OtherWorkspaceError{Session: id, Workspace: st.Workspace, Given: r.cfg.Paths.Workspace}
 	}
-	fe, err := r.frontEnd(st)
+	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
 		lock.Unlock()
 		return nil, fmt.Errorf("session %s: %w", id, err)
