@@ -19,23 +19,19 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Request is the request a session waits to have answered.
+// Request is the request a session waits to have answered: its file in
+// outbox/ and text, the front end reading replies to it, every protocol
+// (to tell which session a reply names), and the largest reply accepted.
 type Request struct {
-	Session  string
-	Sequence int
-	// Path is the request's file in outbox/; Text its content.
-	Path string
-	Text string
-	// FrontEnd reads the replies to it; Protocols are every protocol
-	// courier speaks, to tell which session a reply names (see
-	// reply.Reply.Route).
+	Session   string
+	Sequence  int
+	Path      string
+	Text      string
 	FrontEnd  frontend.FrontEnd
 	Protocols []frontend.FrontEnd
-	// MaxReply is the largest reply accepted, in bytes.
-	MaxReply int64
+	MaxReply  int64
 }
 
-// requestPath is where the request of a sequence of a session lives.
 func (r *Runner) requestPath(id string, seq int) string {
 	return filepath.Join(r.cfg.Paths.Outbox, fmt.Sprintf("%s_seq%04d.txt", id, seq))
 }
@@ -78,18 +74,14 @@ func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritt
 	return w, nil
 }
 
-// sumTable is the table of the checksum (CRC-32C) a request is recorded
-// with.
+// sumTable is the CRC-32C a request is recorded with.
 func sumTable() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // errDamaged says a request's file is not as courier wrote it.
 var errDamaged = errors.New("its file is not as courier wrote it")
 
-// readRequest reads the session's current request from its file, checked
-// against the size and checksum the state recorded: requests are not
-// synced to the disk, and after a power cut a request's file may be
-// short, or hold zeros (errDamaged). A state written before they were
-// recorded is taken at its file's word.
+// readRequest reads the session's current request, checked against the
+// size and checksum the state recorded (errDamaged: a power cut).
 func (r *Runner) readRequest(st *history.State) (string, error) {
 	data, err := os.ReadFile(r.requestPath(st.SessionID, st.SequenceNumber))
 	if err != nil {
@@ -187,8 +179,6 @@ func (s *Session) request() (Request, error) {
 		return req, nil
 	}
 	damaged := errors.Is(err, errDamaged)
-	// Written again, the request shows the workspace as it is now: the
-	// state records the new one's size and checksum.
 	next := *s.st
 	w, err := s.r.saveWithRequest(&next, false)
 	if err != nil {
@@ -201,12 +191,10 @@ func (s *Session) request() (Request, error) {
 	return req, nil
 }
 
-// RequestText returns the current request of a session (the named one, or
-// the most recently updated), or the last request of a complete one,
-// without holding the session or changing anything: from its file, or
-// rendered afresh when the file is missing. full gives it as a fresh chat
-// needs it: with the whole protocol where protocol = "first" put the
-// reminder, and with the machine's description.
+// RequestText returns the current request of a session (the named one,
+// or the latest), or a complete one's last, changing nothing: from its
+// file, or rendered afresh. full gives it as a fresh chat needs it, with
+// the whole protocol and the machine's description.
 func (r *Runner) RequestText(id string, full bool) (string, error) {
 	st, err := r.resolve(id, true)
 	if err != nil {
@@ -236,9 +224,8 @@ const (
 	envHeading   = "## Environment\n"
 )
 
-// fullRequest returns text, a request of session st, with the session's
-// whole protocol in its PROTOCOL section, and the machine's description
-// an earlier request showed at the start of its CONTEXT when it has none.
+// fullRequest returns text, a request of st, with the whole protocol, and
+// the machine's description an earlier request showed when it has none.
 func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
 	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
@@ -258,8 +245,6 @@ func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
 	return text, nil
 }
 
-// between returns the text between the first from mark and the to mark
-// after it.
 func between(text, from, to string) (string, bool) {
 	_, rest, ok := strings.Cut(text, from)
 	if !ok {
@@ -269,8 +254,8 @@ func between(text, from, to string) (string, bool) {
 	return in, ok
 }
 
-// shownEnvironment is the machine's description the session's latest
-// request that had one showed, or "".
+// shownEnvironment is the machine's description the latest request that
+// had one showed, or "".
 func (r *Runner) shownEnvironment(st *history.State) string {
 	if st.Environment != "" {
 		return st.Environment
@@ -289,8 +274,6 @@ func (r *Runner) shownEnvironment(st *history.State) string {
 	return ""
 }
 
-// resolve loads the named session, or the latest one (incomplete only
-// unless anyState).
 func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {
 	if id == "" {
 		return r.latest(anyState)
@@ -298,10 +281,9 @@ func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {
 	return r.store.Load(id)
 }
 
-// lastCommands returns the commands whose results the session's request
-// shows, from the journal of the turn before it. When the journal cannot
-// give them one for one (it is gone, or the results are not a turn's),
-// each is rebuilt from its result as far as the result tells.
+// lastCommands returns the commands whose results the request shows,
+// from the turn before it, or rebuilt from the results as far as they
+// tell.
 func (r *Runner) lastCommands(st *history.State) []command.Command {
 	if t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1); err == nil {
 		if begin, ok := t.Begun(); ok && len(begin.Commands) == len(st.LastResults) {

@@ -30,9 +30,8 @@ func (e *SnapshotError) Error() string {
 
 func (e *SnapshotError) Unwrap() error { return e.Err }
 
-// withHistory opens a session (the named one, or the most recently
-// updated) with its workspace and history, for reading them or, with
-// what naming the holder, under the session's lock for changing them.
+// withHistory opens a session (the named one, or the latest) with its
+// workspace and history; with what, under its lock, to change them.
 func (r *Runner) withHistory(id, what string, do func(st *history.State, h *history.History) error) error {
 	st, err := r.resolve(id, true)
 	if err != nil {
@@ -58,10 +57,8 @@ func (r *Runner) withHistory(id, what string, do func(st *history.State, h *hist
 	return do(st, h)
 }
 
-// Diff writes the unified diff of what the turn answering request seq (0:
-// the last one applied) changed in a session (the named one, or the most
-// recently updated); binary and large files, modes and symlinks are
-// summarised.
+// Diff writes the diff of what the turn answering request seq (0: the
+// last applied) changed in a session (the named one, or the latest).
 func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	return r.withHistory(id, "", func(st *history.State, h *history.History) error {
 		seqs, err := r.store.Turns(st.SessionID)
@@ -83,8 +80,7 @@ func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	})
 }
 
-// GC drops the oldest turns' snapshots of a session beyond its budget;
-// they can no longer be undone.
+// GC drops the oldest turns' snapshots of a session beyond its budget.
 func (r *Runner) GC(id string) (history.GCReport, int64, error) {
 	var rep history.GCReport
 	var budget int64
@@ -97,8 +93,7 @@ func (r *Runner) GC(id string) (history.GCReport, int64, error) {
 	return rep, budget, err
 }
 
-// Log lists the turns of a session (the named one, or the most recently
-// updated), oldest first.
+// Log lists the turns of a session (the named one, or the latest).
 func (r *Runner) Log(id string) (Info, []history.TurnLog, error) {
 	st, err := r.resolve(id, true)
 	if err != nil {
