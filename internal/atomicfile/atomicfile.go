@@ -14,9 +14,9 @@ import (
 // that a crash leftover can be recognised, hidden and removed.
 const TempPrefix = ".courier-tmp-"
 
-// Write replaces path with data: it writes a temporary file in the same
-// folder, syncs it, renames it over path and syncs the folder, so the rename
-// itself survives a power cut. The temporary file never outlives the call.
+// Write replaces path with data: a temporary file in the same folder,
+// synced, renamed over path, and the folder synced, so the rename
+// survives a power cut.
 func Write(path string, data []byte, perm os.FileMode) error {
 	f, err := Stage(path, data, perm)
 	if err != nil {
@@ -25,9 +25,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	return f.Commit()
 }
 
-// Stage is Write up to the commit: data is in the new content of path,
-// which Commit (or CommitInOrder) makes durable and puts in place, or
-// Abort drops.
+// Stage is Write up to the commit (Commit, CommitInOrder or Abort).
 func Stage(path string, data []byte, perm os.FileMode) (*File, error) {
 	return stage(Create, path, data, perm)
 }
@@ -49,19 +47,16 @@ func stage(create func(string, os.FileMode) (*File, error), path string, data []
 	return f, nil
 }
 
-// File is the new content of a file, written in pieces as Write writes
-// it whole: nothing of it is seen under its name until Commit. Either
-// Commit or Abort must end it.
+// File is the new content of a file, seen under its name only after
+// Commit. Commit or Abort must end it.
 type File struct {
-	f    *os.File
-	path string
-	perm os.FileMode
-	// unsynced is set for a file courier can write again (CreateUnsynced).
-	unsynced bool
+	f        *os.File
+	path     string
+	perm     os.FileMode
+	unsynced bool // see CreateUnsynced
 }
 
-// Create starts the new content of path, in a temporary file in the same
-// folder.
+// Create starts the new content of path, in a temporary file beside it.
 func Create(path string, perm os.FileMode) (*File, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
@@ -71,11 +66,10 @@ func Create(path string, perm os.FileMode) (*File, error) {
 }
 
 // CreateUnsynced is Create for a file courier can write again from files
-// it does sync, such as a request from its session's state: neither its
-// content nor its rename is synced, so that the syncs of the files that
-// cannot be written again do not wait behind it on the disk. It is still put in place whole or not
-// at all while the machine runs; after a power cut it may be missing,
-// short or hold zeros, and whatever reads it must check it.
+// it syncs (a request, from its state): neither its content nor its
+// rename is synced. It is in place whole or not at all while the machine
+// runs; after a power cut it may be missing or damaged, and its reader
+// must check it.
 func CreateUnsynced(path string, perm os.FileMode) (*File, error) {
 	f, err := Create(path, perm)
 	if err != nil {
@@ -101,12 +95,10 @@ func (f *File) Commit() error {
 	return CommitInOrder(f)
 }
 
-// CommitInOrder commits files as Commit does each, their contents synced
-// first, then each renamed over its path and its folder synced, in the
-// order given: a crash leaves the first few committed and the rest as
-// they were, never a later one without an earlier one (after a power cut,
-// an unsynced file may be missing whatever came after it). On failure the
-// files not yet renamed are removed.
+// CommitInOrder commits files, their contents synced first, then each
+// renamed and its folder synced, in order: a crash never leaves a later
+// one without an earlier one (but an unsynced one). On failure the files
+// not yet renamed are removed.
 func CommitInOrder(files ...*File) error {
 	for _, f := range files {
 		if err := f.seal(); err != nil {
@@ -137,14 +129,12 @@ func CommitInOrder(files ...*File) error {
 	return nil
 }
 
-// seal gives the file its mode, syncs it (unless it is unsynced) and
-// closes it.
 func (f *File) seal() error {
 	if err := f.f.Chmod(f.perm); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
 	if !f.unsynced {
-		if err := Sync(f.f); err != nil {
+		if err := f.f.Sync(); err != nil {
 			return fmt.Errorf("write %s: sync: %w", f.path, err)
 		}
 	}
@@ -191,14 +181,12 @@ func CleanTempsFor(dir, base string) error {
 	return nil
 }
 
-// syncWorkers is how many syncs SyncAll keeps in flight. A journaling
-// filesystem commits the syncs that wait at the same moment together, so a
-// few in flight cost little more than one; more only add threads.
+// syncWorkers is how many syncs SyncAll keeps in flight: a journaling
+// file system commits the syncs waiting at once together.
 const syncWorkers = 32
 
-// SyncAll makes many files (or folders) durable at once: each name is
-// opened with open, synced and closed, several at a time. It returns one
-// error per name, nil where the sync succeeded.
+// SyncAll makes many files (or folders), opened with open, durable at
+// once, and returns one error per name.
 func SyncAll(names []string, open func(string) (*os.File, error)) []error {
 	errs := make([]error, len(names))
 	next := make(chan int)
@@ -226,7 +214,7 @@ func syncOne(name string, open func(string) (*os.File, error)) error {
 		return fmt.Errorf("sync %s: %w", name, err)
 	}
 	defer f.Close()
-	if err := Sync(f); err != nil {
+	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", name, err)
 	}
 	return nil

@@ -26,8 +26,7 @@ const (
 	ParseError Type = "PARSE_ERROR"
 )
 
-// Types lists the commands an LLM may send, in the order the protocol text
-// presents them. Error messages use it to list the valid commands.
+// Types lists the commands an LLM may send, in the protocol's order.
 var Types = []Type{CreateFile, EditFile, DeleteFile, ReadFile, RunCommand, Message, Done}
 
 // Edit is one search/replace pair of an EDIT_FILE command.
@@ -40,9 +39,8 @@ type Edit struct {
 // padding), so that any bytes survive JSON journals unchanged.
 const Base64 = "base64"
 
-// Command is one instruction from a reply.
-//
-// Which fields apply depends on Type:
+// Command is one instruction from a reply. Which fields apply depends on
+// Type:
 //   - CREATE_FILE: Path, Content, NoOverwrite, Encoding
 //   - EDIT_FILE: Path and either StartLine/EndLine with Content (line range)
 //     or Edits (search/replace), and Literal
@@ -85,9 +83,6 @@ type Command struct {
 	// base64. Empty means text.
 	Encoding string `json:"encoding,omitempty"`
 
-	// The flags come last, together, so that a command takes no padding
-	// after each: a reply of thousands of commands is held at once.
-
 	// NoOverwrite makes CREATE_FILE fail when the file exists.
 	NoOverwrite bool `json:"noOverwrite,omitempty"`
 	// Literal makes EDIT_FILE's Edits exact: each Search replaces its first
@@ -119,8 +114,8 @@ func (c Command) ChangesFiles() bool {
 	return false
 }
 
-// MarshalJSON writes the fields that apply to the command's type, so that an
-// empty file body still appears as "content": "" for CREATE_FILE.
+// MarshalJSON writes the fields that apply to the command's type, an
+// empty file body as "content": "".
 func (c Command) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"type": c.Type}
 	if c.ID != "" {
@@ -194,25 +189,17 @@ func (c Command) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (a timeout is a Go duration
-// string), so that journals round-trip.
+// string), so that turn records round-trip.
 func (c *Command) UnmarshalJSON(data []byte) error {
 	type plain Command
 	var aux struct {
 		plain
 		Timeout string `json:"timeout,omitempty"`
-		// Journals written before the keys were camelCase.
-		OldStartLine   int  `json:"start_line,omitempty"`
-		OldEndLine     int  `json:"end_line,omitempty"`
-		OldNoOverwrite bool `json:"no_overwrite,omitempty"`
 	}
 	if err := json.Unmarshal(data, &aux); err != nil {
 		return err
 	}
 	*c = Command(aux.plain)
-	if aux.OldStartLine != 0 || aux.OldEndLine != 0 {
-		c.StartLine, c.EndLine = aux.OldStartLine, aux.OldEndLine
-	}
-	c.NoOverwrite = c.NoOverwrite || aux.OldNoOverwrite
 	if aux.Timeout != "" {
 		d, err := time.ParseDuration(aux.Timeout)
 		if err != nil {
@@ -228,33 +215,24 @@ type Status string
 
 // The outcomes of a command.
 const (
-	OK Status = "ok"
-	// Failed covers every error: bad input, I/O errors, non-zero exits.
-	Failed Status = "failed"
-	// Rejected is a path outside the workspace.
-	Rejected Status = "rejected"
-	// Denied is a command the policy or the person refused.
-	Denied Status = "denied"
-	// Interrupted is a command cut short by a crash; it is not re-run.
-	Interrupted Status = "interrupted"
+	OK          Status = "ok"
+	Failed      Status = "failed"      // every error: bad input, I/O, exit codes
+	Rejected    Status = "rejected"    // a path outside the workspace
+	Denied      Status = "denied"      // by the policy or the person
+	Interrupted Status = "interrupted" // cut short by a crash; not run again
 )
 
 // Cause says why a command failed or was denied, for front ends that
-// report failures by kind rather than by their summary text.
+// report failures by kind.
 type Cause string
 
 // The causes an engine reports. Other failures leave Cause empty.
 const (
-	// CauseExists: CREATE_FILE with NoOverwrite found the file there.
-	CauseExists Cause = "exists"
-	// CauseNotFound: the file to edit, delete or read does not exist.
-	CauseNotFound Cause = "not_found"
-	// CausePolicy: the policy's rules refused the command (status Denied).
-	CausePolicy Cause = "policy"
-	// CausePerson: the person refused the command (status Denied).
-	CausePerson Cause = "person"
-	// CauseDeadline: the run's own time limit interrupted the command
-	// (status Interrupted), as opposed to a crash or Ctrl-C.
+	CauseExists   Cause = "exists"    // CREATE_FILE with NoOverwrite
+	CauseNotFound Cause = "not_found" // the file to edit, delete or read
+	CausePolicy   Cause = "policy"    // denied by the policy's rules
+	CausePerson   Cause = "person"    // denied by the person
+	// CauseDeadline: the run's own time limit interrupted the command.
 	CauseDeadline Cause = "deadline"
 )
 
@@ -263,43 +241,34 @@ type Result struct {
 	Type   Type   `json:"type"`
 	Path   string `json:"path,omitempty"`
 	Status Status `json:"status"`
-	// Summary is the one line shown after [OK] or [FAILED].
-	Summary string `json:"summary"`
-	// Output holds command output or further detail for the LLM.
-	Output string `json:"output,omitempty"`
-	// Diff is a unified diff of a file change.
-	Diff     string `json:"diff,omitempty"`
-	Added    int    `json:"added,omitempty"`
-	Removed  int    `json:"removed,omitempty"`
-	ExitCode *int   `json:"exitCode,omitempty"`
-	// DurationMS is how long a RUN_COMMAND took.
-	DurationMS int64 `json:"durationMs,omitempty"`
-	// Command echoes a RUN_COMMAND's text, for the console.
-	Command string `json:"command,omitempty"`
+	// Summary is the one line shown after [OK] or [FAILED]; Output the
+	// command's output or further detail; Diff a file change's.
+	Summary    string `json:"summary"`
+	Output     string `json:"output,omitempty"`
+	Diff       string `json:"diff,omitempty"`
+	Added      int    `json:"added,omitempty"`
+	Removed    int    `json:"removed,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	DurationMS int64  `json:"durationMs,omitempty"`
+	Command    string `json:"command,omitempty"` // a RUN_COMMAND's text
 	// Changed says what a RUN_COMMAND changed in the workspace, on one
 	// line ("changed: go.sum (edited), build/ (3 files new)").
 	Changed string `json:"changed,omitempty"`
 
-	// Stdout and Stderr are a RUN_COMMAND's two streams, each capped like
-	// Output, when the command asked for SplitOutput.
-	Stdout string `json:"stdout,omitempty"`
-	Stderr string `json:"stderr,omitempty"`
-	// TimedOut is set when a RUN_COMMAND ran out of time and was stopped.
-	TimedOut bool `json:"timedOut,omitempty"`
-	// Content is an Inline READ_FILE's content: the text, or base64 when
-	// Encoding is Base64. Size is the file's size in bytes.
+	// Stdout and Stderr are a RUN_COMMAND's streams with SplitOutput.
+	Stdout   string `json:"stdout,omitempty"`
+	Stderr   string `json:"stderr,omitempty"`
+	TimedOut bool   `json:"timedOut,omitempty"`
+	// Content is an Inline READ_FILE's content (base64 with Encoding),
+	// Size the file's size.
 	Content  string `json:"content,omitempty"`
 	Encoding string `json:"encoding,omitempty"`
 	Size     int64  `json:"size,omitempty"`
-	// Cause says why the command failed or was denied, where it is one of
-	// the kinds front ends report by name.
-	Cause Cause `json:"cause,omitempty"`
-	// Reason is why a Denied or Rejected command was refused: the policy's
-	// reason, the person's words, or the path's fault, without courier's
-	// advice around it.
-	Reason string `json:"reason,omitempty"`
-	// Time is when the command finished.
-	Time time.Time `json:"time,omitzero"`
+	Cause    Cause  `json:"cause,omitempty"`
+	// Reason is why a Denied or Rejected command was refused, without
+	// courier's advice around it.
+	Reason string    `json:"reason,omitempty"`
+	Time   time.Time `json:"time,omitzero"` // when it finished
 }
 
 // Success reports whether the command did what it was asked.

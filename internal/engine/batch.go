@@ -15,16 +15,13 @@ import (
 	"github.com/courier-agent/courier/internal/history"
 )
 
-// A turn carries out a run of file commands as one batch: each change is
-// planned against the files as the earlier changes of the run leave them
-// (held in memory), journaled, and only when something outside courier is
-// about to look (a RUN_COMMAND, an approval question, a READ_FILE, the end
-// of the turn) is the whole run made: one journal sync before, the files
-// synced together, then the results recorded. See the history package for
-// why that order is crash-safe.
+// A turn makes a run of file commands as one batch: each change is
+// planned against the files as the earlier ones leave them (in memory)
+// and recorded; only when something is about to look (a RUN_COMMAND, a
+// question, a READ_FILE, the turn's end) is the run made: one record sync
+// before, the files synced together, the results recorded after.
 
-// maxPending bounds the new contents a batch holds in memory before it is
-// made.
+// maxPending bounds the new contents a batch holds in memory.
 const maxPending = 64 << 20
 
 type pendingKind int
@@ -32,13 +29,11 @@ type pendingKind int
 const (
 	pendingWrite pendingKind = iota
 	pendingRemove
-	// pendingKeep is a change found made after a crash: the file is as it
-	// should be, and only needs to be made durable before it is recorded.
+	// pendingKeep: found made after a crash, to be made durable.
 	pendingKeep
 )
 
-// pendingFile is what the batch will do to one file, and the commands
-// whose changes it carries.
+// pendingFile is what the batch will do to one file, for which commands.
 type pendingFile struct {
 	kind    pendingKind
 	data    []byte // never changed once held: planning reads it as is
@@ -46,10 +41,9 @@ type pendingFile struct {
 	members []int
 }
 
-// landing identifies where a path lands: the nearest existing folder above
-// it (by device and inode, so folders reached through symlinks or mounts
-// count as one) and the rest of the path, case-folded, since two spellings
-// may be one file on a case-insensitive disk.
+// landing is where a path lands: the nearest existing folder above it (by
+// device and inode: symlinks and mounts count as one) and the rest of the
+// path, case-folded (a case-insensitive disk).
 type landing struct {
 	dev, ino uint64
 	rest     string
@@ -60,8 +54,8 @@ type dirID struct {
 	ok       bool
 }
 
-// batch is the file changes journaled and not yet made, and the commands
-// whose results wait to be recorded and reported, in order.
+// batch is the changes recorded and not yet made, and the commands whose
+// results wait to be recorded and reported, in order.
 type batch struct {
 	files   map[string]*pendingFile // by clean path
 	order   []string
@@ -70,15 +64,14 @@ type batch struct {
 	dirs    map[string]dirID   // folders looked up since the last flush
 	queue   []queued
 	bytes   int64
-	alone   bool // the last change went through a symlink: make it at once
-	changes bool // a change was journaled since the last flush
-	// made are the changes recovery found made already (before a crash).
-	made map[int]bool
+	alone   bool         // the last change went through a symlink
+	changes bool         // a change was recorded since the last flush
+	made    map[int]bool // changes recovery found made already
 }
 
 type queued struct {
 	index  int
-	record bool // the result is new and goes into the journal
+	record bool // the result is new
 	start  bool // the observer hears the command start first
 }
 
@@ -86,7 +79,7 @@ func newBatch() batch {
 	return batch{files: map[string]*pendingFile{}, lands: map[landing]string{}, above: map[landing]bool{}, dirs: map[string]dirID{}, made: map[int]bool{}}
 }
 
-// pendingState is a file as the batch will leave it, if the batch has it.
+// pendingState is a file as the batch will leave it, if it has it.
 func (b *batch) pendingState(clean string) (fileState, bool) {
 	pf, ok := b.files[clean]
 	if !ok || pf.kind == pendingKeep {
@@ -98,10 +91,9 @@ func (b *batch) pendingState(clean string) (fileState, bool) {
 	return fileState{data: pf.data, hash: pf.hash, exists: true}, true
 }
 
-// admit makes room in the batch for a change of clean: when the path may
-// be the same file as another pending path under another name, or a folder
-// above or below one, or goes through a symlink, what is pending is made
-// first, so the change is planned against the files as they really are.
+// admit makes what is pending first when a change of clean may touch a
+// pending path under another name, or above or below one, or goes
+// through a symlink: it is planned against the files as they are.
 func (r *turnRun) admit(clean string) error {
 	r.b.alone = false
 	if _, ok := r.b.files[clean]; ok {
@@ -133,7 +125,6 @@ func (r *turnRun) clashes(l landing) bool {
 	return false
 }
 
-// land finds where clean lands.
 func (r *turnRun) land(clean string) landing {
 	rest, d := path.Base(clean), path.Dir(clean)
 	for {
@@ -153,8 +144,7 @@ func (r *turnRun) land(clean string) landing {
 	}
 }
 
-// hold adds a journaled change of clean to the batch: new content, a
-// removal, or (after a crash) the file as it is.
+// hold adds a recorded change of clean to the batch.
 func (r *turnRun) hold(i int, clean string, kind pendingKind, data []byte, hash string) error {
 	pf, ok := r.b.files[clean]
 	if !ok {
@@ -180,33 +170,25 @@ func (r *turnRun) hold(i int, clean string, kind pendingKind, data []byte, hash 
 	return nil
 }
 
-// queue adds a command whose result is settled to the ones to report. The
-// observer hears a command carried out afresh start just before it hears
-// the result, so that it hears the commands one after the other even
-// though a batch makes them together.
+// queue adds a settled command to report; one carried out afresh is
+// heard starting just before its result, one after the other.
 func (r *turnRun) queue(i int, record bool) {
 	r.b.queue = append(r.b.queue, queued{index: i, record: record, start: i == r.starting})
 }
 
 // flush makes the pending changes, then records and reports the queued
 // results in order. A change the machine could not make (a full disk)
-// stops it at that change's command with a *SystemError: the results
-// before it are recorded, the command and those after it are left without
-// one, for the next run of the turn to settle from the journal.
+// stops the turn at its command with a *SystemError: the results before
+// are recorded, the rest left for the next run of the turn.
 func (r *turnRun) flush() error {
-	// Whatever happens, the batch is spent: a change it could not make
-	// stays journaled without a result, for recovery to settle.
 	defer func() { r.b = newBatch() }()
-	// stop is the first command whose change the machine could not make:
-	// the results before it are recorded, and the turn stops there.
 	var stop *SystemError
 	fresh, err := r.snapshotBefore()
 	if err != nil {
 		return err
 	}
 	if r.b.changes {
-		// Write-ahead: the changes' records (and the contents kept for
-		// them) are durable before any of them is made.
+		// Write-ahead: the records are durable before any change is made.
 		if err := r.t.Sync(); err != nil {
 			return err
 		}
@@ -228,11 +210,10 @@ func (r *turnRun) flush() error {
 			switch {
 			case res.Err == nil || gone: // a file created and deleted in one run is simply not there
 			case errors.Is(res.Err, workspace.ErrNotDone):
-				// After the failure that stops the turn: left journaled
-				// and unmade, for the next run of the turn.
-				r.trackers.drop(p)
+				// After the failure that stops the turn.
+				delete(r.trackers, p)
 			case isSystem(res.Err):
-				r.trackers.drop(p)
+				delete(r.trackers, p)
 				for _, i := range r.b.files[p].members {
 					if stop == nil || i < stop.Index {
 						stop = &SystemError{Session: r.st.SessionID, Index: i, Path: p, Err: res.Err}
@@ -274,7 +255,7 @@ func (r *turnRun) flush() error {
 
 // failMembers marks the changes a failed write carried as failed.
 func (r *turnRun) failMembers(p string, err error) {
-	r.trackers.drop(p)
+	delete(r.trackers, p)
 	for _, i := range r.b.files[p].members {
 		res := r.js.results[i]
 		res.Status = command.Failed
@@ -284,16 +265,14 @@ func (r *turnRun) failMembers(p string, err error) {
 	}
 }
 
-// snapshotted is a file command of the batch and the path it changes.
 type snapshotted struct {
 	index int
 	paths []string
 }
 
-// snapshotBefore has the turn keep the batch's paths as they are before
-// the batch changes them, and returns the commands whose changes to record
-// after. A change recovery found made already (before a crash) is recorded
-// at once: what the workspace shows of it is its own doing.
+// snapshotBefore has the turn keep the batch's paths as they are, and
+// returns the commands whose changes to record after. A change found made
+// after a crash is recorded at once: what shows is its own doing.
 func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
 	var fresh []snapshotted
 	var paths []string

@@ -8,22 +8,15 @@ import (
 	"github.com/courier-agent/courier/internal/history"
 )
 
-// The journal keeps a file's content only where it cannot be rebuilt: a
+// The record keeps a file's content only where it cannot be rebuilt: a
 // change's new content follows from the content before it and its
-// command, so any version a chain of the turn's changes led to can be
-// rebuilt by replaying them from the nearest kept (or command-given)
-// content. These functions do that replay.
-
-// maxTrackers bounds the text the tracker cache holds.
-const maxTrackers = 64 << 20
+// command, so any version the turn's changes led to is rebuilt by
+// replaying them from the nearest kept (or command-given) content.
 
 // trackers keeps the line-range tracker each file's last line-range edit
-// left, so that a run of line-range edits of one file neither replays its
-// earlier ranges nor reads the base again at each edit.
-type trackers struct {
-	m    map[string]cachedTracker
-	size int
-}
+// left, so that a run of them neither replays nor reads the base at each
+// edit. The files are ones the turn keeps copies of, within KeepLimit.
+type trackers map[string]cachedTracker
 
 type cachedTracker struct {
 	base string
@@ -31,33 +24,15 @@ type cachedTracker struct {
 	tr   *edit.Tracker
 }
 
-func (c *trackers) get(p, base string, n int) *edit.Tracker {
-	if ct, ok := c.m[p]; ok && ct.base == base && ct.n == n {
+func (c trackers) get(p, base string, n int) *edit.Tracker {
+	if ct, ok := c[p]; ok && ct.base == base && ct.n == n {
 		return ct.tr
 	}
 	return nil
 }
 
-func (c *trackers) put(p, base string, n int, tr *edit.Tracker) {
-	if c.m == nil {
-		c.m = map[string]cachedTracker{}
-	}
-	if old, ok := c.m[p]; ok {
-		c.size -= len(old.tr.Text())
-	}
-	if c.size+len(tr.Text()) > maxTrackers {
-		clear(c.m)
-		c.size = 0
-	}
-	c.m[p] = cachedTracker{base: base, n: n, tr: tr}
-	c.size += len(tr.Text())
-}
-
-func (c *trackers) drop(p string) {
-	if old, ok := c.m[p]; ok {
-		c.size -= len(old.tr.Text())
-		delete(c.m, p)
-	}
+func (c trackers) put(p, base string, n int, tr *edit.Tracker) {
+	c[p] = cachedTracker{base, n, tr}
 }
 
 // ok reports whether change k stands: made, or to be made by this run.
@@ -66,23 +41,20 @@ func (r *turnRun) ok(k int) bool {
 	return found && res.Status == command.OK
 }
 
-// startsChain reports whether the content before change k can be had
-// without replaying earlier changes, or does not matter: k gives the whole
-// new content, or the turn keeps what k started from. A line-range edit
-// that continues an earlier one's numbering needs that one's base, so it
-// never starts a chain.
+// startsChain reports whether the content before change k is had without
+// replay, or does not matter (a line-range edit continuing an earlier
+// one's numbering needs that one's base).
 func (r *turnRun) startsChain(k int) bool {
 	ch := r.js.changes[k]
 	if ch.Base != "" && ch.Base != ch.From {
 		return false
 	}
-	t := r.command(k).Type
+	t := r.cmds[k].Type
 	return t == command.CreateFile || ch.To == "" || ch.From == "" || r.t.Kept(ch.From)
 }
 
-// chainTo returns the changes of p to replay, oldest first, to rebuild the
-// content with hash h as the turn's changes before command i left it; nil
-// when it cannot be rebuilt.
+// chainTo returns the changes of p to replay, oldest first, to rebuild
+// content h as the changes before command i left it; nil if it cannot be.
 func (r *turnRun) chainTo(p, h string, i int) []int {
 	ks := r.js.byPath[p]
 	var chain []int
@@ -111,14 +83,7 @@ func (r *turnRun) chainTo(p, h string, i int) []int {
 	return nil
 }
 
-// rebuildable reports whether the content with hash h of p, as command i
-// finds it, can be rebuilt from the journal.
-func (r *turnRun) rebuildable(p, h string, i int) bool {
-	return r.chainTo(p, h, i) != nil
-}
-
-// text returns the content of p with hash h as command i finds it: kept by
-// the turn, or rebuilt.
+// text returns content h of p as command i finds it: kept, or rebuilt.
 func (r *turnRun) text(p, h string, i int) (string, error) {
 	if r.t.Kept(h) {
 		data, err := r.t.Content(h)
@@ -131,8 +96,8 @@ func (r *turnRun) text(p, h string, i int) (string, error) {
 	return r.replay(chain)
 }
 
-// replay carries out a chain of changes of one file in memory and returns
-// the content the last one left, checking each against its journal hash.
+// replay carries out a chain of changes in memory, checking each result
+// against its recorded hash.
 func (r *turnRun) replay(chain []int) (string, error) {
 	first := r.js.changes[chain[0]]
 	var text string
@@ -145,7 +110,7 @@ func (r *turnRun) replay(chain []int) (string, error) {
 	}
 	var tr *edit.Tracker
 	for _, k := range chain {
-		ch, c := r.js.changes[k], r.command(k)
+		ch, c := r.js.changes[k], r.cmds[k]
 		switch {
 		case ch.Base != "":
 			if ch.Base == ch.From || tr == nil {

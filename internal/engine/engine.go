@@ -1,7 +1,7 @@
 // Package engine carries out a reply's commands against a session's
 // workspace: it checks paths and policy, changes files, runs commands, and
-// writes every step to the turn's journal so that a crash at any instant can
-// be finished without doing anything twice.
+// writes every step to the turn's record so that a crash at any instant
+// can be finished without doing anything twice.
 package engine
 
 import (
@@ -20,46 +20,34 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Options set how commands run.
+// Options set how commands run: the settings (Timeout, MaxOutput, Env,
+// KeepEnv, Sandbox and Policy, as the command line gives them), what the
+// runner adds for each turn, and bounds that tests lower.
 type Options struct {
-	// CommandTimeout limits each RUN_COMMAND; 0 means no limit.
-	CommandTimeout time.Duration
-	// MaxOutput caps a command's output in characters.
+	// Timeout limits each RUN_COMMAND (0: none); MaxOutput caps its
+	// output in characters.
+	Timeout   time.Duration
 	MaxOutput int
-	// Env is the environment commands start from (secrets are removed).
-	Env []string
+	// Env is the environment commands start from (secrets removed),
 	// KeepEnv names variables kept although they look like secrets.
-	KeepEnv []string
-	// Sandbox, when set, runs commands under the OS sandbox.
-	Sandbox *sandbox.Options
-	// Policy decides which commands run; nil allows every command.
-	Policy *policy.Policy
-	// Words names the front end's commands in the advice results give
-	// ("change it with a RUN_COMMAND instead"); required.
-	Words command.Words
-	// Observer hears about each command as it runs; may be nil.
-	Observer Observer
-	// DiffLimit caps each file change's diff in bytes (default 3000).
-	DiffLimit int
-	// DiffBudget caps the diffs of one turn's results together, in bytes
-	// (default 256 KB): past it, a change's result gives its line counts
-	// without the diff, so a reply of many edits cannot make the journal
-	// (or the next request) grow without bound.
-	DiffBudget int
-	// KeepLimit caps the earlier contents of the files one turn's file
-	// commands change, which the turn keeps for undo, in bytes (default
-	// 256 MB); a change that would need more is refused with a result
-	// saying so.
+	Env, KeepEnv []string
+	Sandbox      *sandbox.Options // nil: no OS sandbox
+	Policy       *policy.Policy   // nil: every command runs
+	// Words names the front end's commands in results' advice; required.
+	Words    command.Words
+	Observer Observer // may be nil
+	// DiffLimit caps each change's diff (default 3000 bytes), DiffBudget a
+	// turn's diffs together (256 KB; past it, line counts only).
+	DiffLimit, DiffBudget int
+	// KeepLimit caps the earlier contents a turn keeps for undo (256 MB);
+	// a change needing more is refused.
 	KeepLimit int64
 }
 
-// Observer is told about progress as it happens.
+// Observer is told about progress as it happens: a command about to be
+// carried out (after any question), and each result, recovered ones too.
 type Observer interface {
-	// Started is called when a command is about to be carried out: after
-	// the policy and the person allowed it, never before a question.
 	Started(i int, c command.Command)
-	// Finished is called with each command's result, including results
-	// recovered from an interrupted run.
 	Finished(i int, c command.Command, r command.Result)
 }
 
@@ -70,9 +58,7 @@ type Engine struct {
 	opts Options
 }
 
-// New returns an engine for a workspace and the session's history. The
-// settings among the options are used as given (the config package holds
-// their defaults); the engine's own bounds default here.
+// New returns an engine for a workspace and the session's history.
 func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
 	if opts.DiffLimit == 0 {
 		opts.DiffLimit = 3000
@@ -86,11 +72,9 @@ func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
 	return &Engine{ws: ws, h: h, opts: opts}
 }
 
-// Input is a reply ready to apply. Its commands are all the turn keeps of
-// it: the raw text stays in the inbox (and then inbox/processed/).
+// Input is a reply ready to apply: its commands are all the turn keeps.
 type Input struct {
-	// Name says where the reply came from (recorded in the journal).
-	Name     string
+	Name     string // where the reply came from
 	Hash     string
 	Commands []command.Command
 }
@@ -99,21 +83,16 @@ type Input struct {
 type Outcome struct {
 	Commands []command.Command
 	Results  []command.Result
-	// Done is set when the reply held a DONE command.
-	Done    bool
-	Summary string
-	// Waiting is set when a command awaits the person's approval: no
-	// decision for it is journaled and no approved rule covers it. The turn
-	// is not finished; it resumes once a decision is journaled.
+	Done     bool // a DONE was honoured
+	Summary  string
+	// Waiting is set when a command awaits the person's approval: the turn
+	// resumes once a decision is recorded.
 	Waiting *history.Pending
-	// ApprovedRules are the session's "approve all like it" rules together
-	// with those given during this turn, for the session state.
+	// ApprovedRules are the session's "approve all like it" rules and
+	// those given during this turn.
 	ApprovedRules []string
-	// Resumed is set when the turn continued an interrupted one.
-	Resumed bool
-	// Warnings are for the person: a snapshot budget reached, a turn only
-	// partly undoable.
-	Warnings []string
+	Resumed       bool     // the turn continued an interrupted one
+	Warnings      []string // for the person
 }
 
 // commandTag names one command of one turn, for its environment.
@@ -136,9 +115,8 @@ func (e *BusyTurnError) Error() string {
 	return fmt.Sprintf("session %s is still applying %s to request %d", e.Session, e.Reply, e.Sequence)
 }
 
-// Apply starts the turn answering the session's current outbox with a new
-// reply and carries it out. If the turn had already begun (with this very
-// reply) it is resumed instead.
+// Apply starts the turn answering the session's current request with a
+// reply and carries it out, or resumes it if this reply began it.
 func (e *Engine) Apply(ctx context.Context, st *history.State, in Input) (Outcome, error) {
 	t, err := e.h.Turn(st.SequenceNumber)
 	if err != nil {
@@ -150,8 +128,7 @@ func (e *Engine) Apply(ctx context.Context, st *history.State, in Input) (Outcom
 		return Outcome{}, &BusyTurnError{Session: st.SessionID, Sequence: st.SequenceNumber, Reply: begin.ReplyFile}
 	}
 	if !begun {
-		// Synced before the first change, or at the end of the turn (rule 1
-		// of the history package).
+		// Synced before the first change (rule 1 of the history package).
 		err = t.Add(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: st.UndoTop})
 		if err != nil {
 			return Outcome{}, err
@@ -160,16 +137,10 @@ func (e *Engine) Apply(ctx context.Context, st *history.State, in Input) (Outcom
 	return e.run(ctx, st, t)
 }
 
-// Unfinished returns the begin record of the session's current turn if a
-// reply was being applied when courier stopped.
-func (e *Engine) Unfinished(st *history.State) (history.Record, bool, error) {
-	return e.h.Unfinished(st)
-}
-
 // Resume finishes the session's current turn after a crash, a Ctrl-C or an
 // approval.
 func (e *Engine) Resume(ctx context.Context, st *history.State) (Outcome, error) {
-	if _, ok, err := e.Unfinished(st); err != nil || !ok {
+	if _, ok, err := e.h.Unfinished(st); err != nil || !ok {
 		if err == nil {
 			err = ErrNoTurn
 		}
@@ -185,14 +156,13 @@ func (e *Engine) Resume(ctx context.Context, st *history.State) (Outcome, error)
 	return out, err
 }
 
-// journalState indexes what a turn's journal says about each command.
+// journalState indexes what a turn's record says about each command.
 type journalState struct {
 	results   map[int]command.Result
 	changes   map[int]*history.Record
 	started   map[int]bool
 	decisions map[int]history.Record
-	// byPath lists the changes of each file, in order.
-	byPath map[string][]int
+	byPath    map[string][]int // the changes of each file, in order
 }
 
 func index(t *history.Turn) journalState {
@@ -222,7 +192,7 @@ func index(t *history.Turn) journalState {
 	return js
 }
 
-// note adds a journaled change.
+// note adds a recorded change.
 func (js *journalState) note(i int, ch *history.Record) {
 	if _, ok := js.changes[i]; !ok {
 		js.byPath[ch.Path] = append(js.byPath[ch.Path], i)
@@ -230,12 +200,11 @@ func (js *journalState) note(i int, ch *history.Record) {
 	js.changes[i] = ch
 }
 
-// seen reports whether the turn journaled a change of p before.
+// seen reports whether the turn recorded a change of p before.
 func (js *journalState) seen(p string) bool { return len(js.byPath[p]) > 0 }
 
-// turnRun is one run of a turn: the engine, the session it works for (read
-// only), the turn's journal, what the journal says so far, and the file
-// changes journaled but not yet made.
+// turnRun is one run of a turn: the session (read only), the turn's
+// record and what it says so far, and the changes not yet made.
 type turnRun struct {
 	*Engine
 	st       *history.State
@@ -247,28 +216,19 @@ type turnRun struct {
 	out      Outcome
 	// starting is the command being carried out afresh, -1 for none.
 	starting int
-	// diffs is the size of the diffs of the turn's changes, -1 until
-	// counted.
-	diffs int
-	// inlined is the size of the files the turn's inline reads returned,
-	// -1 until counted.
-	inlined int
-	// approved are the session's "approve all like it" rules and those
-	// given during this turn.
-	approved []string
-	// kept is the size of the earlier contents of the files this run's
-	// file commands change first, which the turn keeps (see KeepLimit).
+	// diffs and inlined are the bytes of the turn's diffs and inline
+	// reads, -1 until counted.
+	diffs, inlined int
+	approved       []string // approve-all rules, this turn's included
+	// kept is the earlier content this run keeps (see KeepLimit).
 	kept int64
 }
-
-// command returns the turn's command i.
-func (r *turnRun) command(i int) command.Command { return r.cmds[i] }
 
 // run carries out the turn's commands that have no result yet, in order,
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), starting: -1, diffs: -1, inlined: -1,
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1, diffs: -1, inlined: -1,
 		approved: slices.Clone(st.ApprovedRules)}
 	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
@@ -290,7 +250,6 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 	return r.out, err
 }
 
-// commands steps through the commands; the results settle in the batch.
 func (r *turnRun) commands(ctx context.Context) error {
 	for i, c := range r.cmds {
 		if _, known := r.js.results[i]; known {
@@ -330,9 +289,8 @@ func (r *turnRun) report(i int, res command.Result) {
 	}
 }
 
-// started tells the observer a command is about to be carried out; a
-// RUN_COMMAND is announced only once the policy and the person let it run,
-// so nothing shows it as running while a question is on the screen.
+// started tells the observer a command is about to be carried out (a
+// RUN_COMMAND once allowed: never while a question is on the screen).
 func (e *Engine) started(i int, c command.Command) {
 	if e.opts.Observer != nil {
 		e.opts.Observer.Started(i, c)
@@ -345,16 +303,15 @@ func (e *Engine) finished(i int, c command.Command, r command.Result) {
 	}
 }
 
-// step carries out one command that has no recorded result, first settling
-// anything an interrupted run left half done. A file command only joins
-// the batch; anything that looks at the workspace makes the batch first.
+// step carries out a command with no recorded result, settling first
+// what an interrupted run left. A file command joins the batch; anything
+// that looks at the workspace makes the batch first.
 func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.Pending, error) {
 	if ch := r.js.changes[i]; ch != nil {
 		return nil, r.recoverChange(i, c, ch)
 	}
 	if r.js.started[i] {
-		// Whatever the command left running when courier died is stopped
-		// now, so it cannot go on changing the workspace unseen.
+		// What it left running when courier died is stopped now.
 		left := shell.KillTagged(commandTag(r.st, r.t.Sequence, i))
 		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", human.FirstLine(c.Command, 0))
 		if left == 1 {
@@ -363,8 +320,7 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 			summary += fmt.Sprintf(", and the %d processes it left running were stopped", left)
 		}
 		res := command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}
-		// What it changed before it stopped is its own, not the starting
-		// point of the next command.
+		// What it changed before it stopped is its own.
 		if err := r.changed(i, nil, &res); err != nil {
 			return nil, err
 		}
@@ -410,9 +366,8 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 		Summary: fmt.Sprintf("Unknown command %s", c.Type)})
 }
 
-// reapproveAll puts back the "approve all like it" answers given during
-// this turn: until the turn is committed they live only in its journal, so
-// a crash would otherwise make courier ask again.
+// reapproveAll puts back this turn's "approve all like it" answers, which
+// only its record holds until the commit.
 func (r *turnRun) reapproveAll(cmds []command.Command) {
 	if r.opts.Policy == nil {
 		return
@@ -424,9 +379,8 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 	}
 }
 
-// done settles a DONE: it is honoured only if every command before it in
-// the reply succeeded, so a reply can end with its final check and DONE;
-// otherwise the session goes on and the LLM is told which command failed.
+// done settles a DONE, honoured only if every command before it succeeded
+// (a reply may end with its final check and DONE).
 func (r *turnRun) done(i int) command.Result {
 	for j := 0; j < i; j++ {
 		res, ok := r.js.results[j]
@@ -446,16 +400,13 @@ func (r *turnRun) done(i int) command.Result {
 }
 
 // changed records what command i changed (in paths, or anywhere for nil)
-// since the snapshot taken before it, and tells the LLM in its result.
+// and tells the LLM in a RUN_COMMAND's result.
 func (r *turnRun) changed(i int, paths []string, res *command.Result) error {
 	ch, err := r.t.After(i, paths)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	if len(ch.List) == 0 {
-		return nil
-	}
-	if res != nil && res.Type == command.RunCommand {
+	if len(ch.List) > 0 && res != nil && res.Type == command.RunCommand {
 		res.Changed = ch.Summary(changedItems)
 	}
 	return nil

@@ -28,7 +28,6 @@ type fileState struct {
 	hash    string // of data, when known
 }
 
-// contentHash is the hash of the file's content.
 func (f *fileState) contentHash() string {
 	if f.hash == "" {
 		f.hash = history.Hash(f.data)
@@ -47,8 +46,8 @@ func (r *turnRun) current(p string) (fileState, error) {
 	return r.onDisk(p, -1)
 }
 
-// onDisk reads a file. A file larger than limit (when limit is not
-// negative) is not read: its size alone comes back, as tooBig.
+// onDisk reads a file; one larger than limit (unless negative) is not
+// read: its size comes back as tooBig.
 func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 	info, err := e.ws.Stat(p)
 	if workspace.IsOutside(err) {
@@ -81,8 +80,8 @@ func rejected(c command.Command, err error) command.Result {
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Rejected, Summary: "REJECTED: " + err.Error(), Reason: err.Error()}
 }
 
-// failed is a failed result. Errors among args are worded without the
-// host paths they may carry (see plainErr): the format names the file.
+// failed is a failed result; errors among args lose their host paths
+// (see plainErr).
 func failed(c command.Command, format string, args ...any) command.Result {
 	for i, a := range args {
 		if err, ok := a.(error); ok {
@@ -92,15 +91,14 @@ func failed(c command.Command, format string, args ...any) command.Result {
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: fmt.Sprintf(format, args...)}
 }
 
-// notFound is the result of a command on a file that does not exist.
 func notFound(c command.Command) command.Result {
 	r := failed(c, "File '%s' not found", c.Path)
 	r.Cause = command.CauseNotFound
 	return r
 }
 
-// editFailed reports a failed edit: the first line of the error is the
-// summary, the rest (matching places, similar lines) the detail.
+// editFailed reports a failed edit: the error's first line in the
+// summary, the rest (matching places, similar lines) as detail.
 func editFailed(c command.Command, err error) command.Result {
 	msg := err.Error()
 	summary, detail, _ := strings.Cut(msg, "\n")
@@ -113,17 +111,15 @@ func editFailed(c command.Command, err error) command.Result {
 type plan struct {
 	after  []byte
 	delete bool
-	// binary content gets no text diff.
-	binary bool
+	binary bool // no text diff
 	base   string
 	rng    [2]int
 	done   command.Result
 }
 
-// changeFile carries out CREATE_FILE, EDIT_FILE or DELETE_FILE: it computes
-// the new content from the file as the turn has left it, journals the
-// change (keeping what undo and recovery will need), and adds it to the
-// batch, which makes it later.
+// changeFile plans CREATE_FILE, EDIT_FILE or DELETE_FILE against the file
+// as the turn left it, records the change (keeping what undo and recovery
+// need) and adds it to the batch.
 func (r *turnRun) changeFile(i int, c command.Command) error {
 	clean, err := workspace.Clean(c.Path)
 	if err != nil {
@@ -140,8 +136,8 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 	}
 	cur, pending := r.b.pendingState(clean)
 	if !pending {
-		// The turn's first change of a file keeps its content for undo; a
-		// file whose copy would not fit is refused before it is read.
+		// The turn's first change of a file keeps its content for undo;
+		// one whose copy would not fit is refused unread.
 		limit := int64(-1)
 		if !r.js.seen(clean) {
 			limit = r.keepRoom()
@@ -173,7 +169,6 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 	return r.commitChange(i, c, clean, cur, pl)
 }
 
-// diffBytes is the size of the diffs the turn's changes carry so far.
 func (r *turnRun) diffBytes() int {
 	if r.diffs < 0 {
 		r.diffs = 0
@@ -184,7 +179,7 @@ func (r *turnRun) diffBytes() int {
 	return r.diffs
 }
 
-// settle records a command's result without anything to make.
+// settle sets a command's result, with nothing to make.
 func (r *turnRun) settle(i int, res command.Result) error {
 	if res.Time.IsZero() {
 		res.Time = time.Now()
@@ -207,11 +202,9 @@ func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, *command.
 	return pl, res, nil
 }
 
-// keepRoom is how many more bytes of file contents the turn may keep.
 func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.kept) }
 
-// tooMuch is the result of a change refused because the copy undo needs
-// would pass the turn's limit.
+// tooMuch refuses a change whose copy for undo would pass KeepLimit.
 func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
 	if size > r.opts.KeepLimit {
 		return failed(c, "Not changed: courier keeps a copy of each file a reply changes, so that 'courier undo' can restore it, and '%s' (%s) is larger than the %s it keeps for one reply. Change it with a %s instead (undo does not cover what commands do)",
@@ -321,25 +314,21 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 	return plan{after: []byte(after), base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
 }
 
-// lineBase finds the text a line-range edit's numbers refer to: the file as
-// it was before this reply if only line-range edits of this reply have
-// changed it since, otherwise its current content. It returns the base's
-// hash, a tracker holding the earlier ranges applied to it, and how many
-// there were.
+// lineBase finds the text a line-range edit's numbers refer to: the file
+// before this reply if only its line-range edits changed it since, else
+// its content now. It returns the base's hash, a tracker with the earlier
+// ranges applied, and how many.
 func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, int, error) {
-	p, _ = workspace.Clean(p) // changes are journaled under the clean path
+	p, _ = workspace.Clean(p) // changes are recorded under the clean path
 	base, prior := r.segment(p, i)
 	if base != "" {
-		// A RUN_COMMAND may have changed the file in between; then the
-		// recorded ranges no longer describe it and the current text is the
-		// base.
+		// Unless a RUN_COMMAND changed the file in between.
 		if tr := r.trackerFor(i, p, base, prior); tr != nil && tr.Text() == current {
 			return base, tr, len(prior), nil
 		}
 	}
-	if !r.t.Kept(h) && !r.rebuildable(p, h, i) {
-		// Recovery could not rebuild this base from the journal (something
-		// other than this turn's file commands left it): keep it.
+	if !r.t.Kept(h) && r.chainTo(p, h, i) == nil {
+		// Recovery could not rebuild this base: keep it.
 		if int64(len(current)) > r.keepRoom() {
 			return "", nil, 0, errTooMuch{int64(len(current))}
 		}
@@ -353,14 +342,13 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 	return h, tr, 0, nil
 }
 
-// errTooMuch is a line-range base that would take the turn's copies past
-// their limit.
+// errTooMuch is a line-range base too large to keep.
 type errTooMuch struct{ size int64 }
 
 func (e errTooMuch) Error() string { return fmt.Sprintf("a %d-byte copy is over the limit", e.size) }
 
-// segment returns the base and the ranges applied to it by the line-range
-// edits of p before command i that i would continue.
+// segment returns the base and ranges of the line-range edits of p
+// before command i that i would continue.
 func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 	var base string
 	var prior []edit.LineRange
@@ -372,23 +360,20 @@ func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 		if !r.ok(j) {
 			continue
 		}
-		// A line-range edit whose base is the content it found started
-		// afresh (after a RUN_COMMAND changed the file, even back to
-		// its original content).
+		// An edit whose base is the content it found started afresh.
 		if ch.Base == "" || ch.Base != base || ch.From == ch.Base {
 			prior = nil
 			base = ch.Base
 		}
 		if ch.Base != "" {
-			prior = append(prior, edit.LineRange{Start: ch.Range[0], End: ch.Range[1], Text: r.command(j).Content})
+			prior = append(prior, edit.LineRange{Start: ch.Range[0], End: ch.Range[1], Text: r.cmds[j].Content})
 		}
 	}
 	return base, prior
 }
 
-// trackerFor returns a tracker of base with the prior ranges applied: the
-// one the last edit of p left when it matches, else one rebuilt from the
-// base text. It returns nil when the base cannot be had.
+// trackerFor returns a tracker of base with the prior ranges applied,
+// cached or rebuilt; nil when the base cannot be had.
 func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edit.Tracker {
 	if tr := r.trackers.get(p, base, len(prior)); tr != nil {
 		return tr
@@ -405,7 +390,7 @@ func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edi
 	return tr
 }
 
-// commitChange journals a planned change and adds it to the batch.
+// commitChange records a planned change and adds it to the batch.
 func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileState, pl plan) error {
 	ch := &history.Record{Kind: history.RecordApply, Index: i, Path: clean, Mode: cur.mode, Base: pl.base}
 	if pl.base != "" {
@@ -414,9 +399,8 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	if cur.exists {
 		ch.From = cur.contentHash()
 		if !r.js.seen(clean) {
-			// The turn keeps the file as it was before its first change:
-			// undo puts it back, and recovery rebuilds what the turn's
-			// changes made of it from there.
+			// Kept as before the turn's first change: for undo, and for
+			// recovery to rebuild from.
 			if _, err := r.t.Keep(cur.data); err != nil {
 				return err
 			}
@@ -450,11 +434,10 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	return r.hold(i, clean, pendingWrite, pl.after, ch.To)
 }
 
-// recoverChange settles a change that was journaled but whose result was
-// not: the file's content tells whether it happened. Content after a
-// later change of the same run counts as happened too, since a run is made
-// all at once. A change that did not happen is planned again from the
-// file as it is, which must give the content journaled.
+// recoverChange settles a change recorded without its result: the file's
+// content tells whether it happened (content a later change of the same
+// batch left counts). One that did not is planned again, and must give
+// the content recorded.
 func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) error {
 	if err := r.ws.CleanTemps(ch.Path); err != nil {
 		return err
@@ -475,8 +458,7 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 		if err := r.hold(i, ch.Path, pendingKeep, nil, ""); err != nil {
 			return err
 		}
-		// What it changed is recorded before anything else of the batch
-		// is (see snapshotBefore).
+		// Its changes are recorded first (see snapshotBefore).
 		r.b.made[i] = true
 		return nil
 	}
@@ -500,9 +482,8 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 	return r.settle(i, res)
 }
 
-// madeAlready reports whether the file shows change i made: its content is
-// what i left, or what a later change of the same path left that was
-// journaled with no result either (the same unfinished run).
+// madeAlready reports whether the file shows change i made: what i, or a
+// later change of it without a result either, left.
 func (r *turnRun) madeAlready(i int, ch *history.Record, exists bool, now string) bool {
 	leftBy := func(ch *history.Record) bool {
 		if ch.To == "" {
@@ -521,9 +502,8 @@ func (r *turnRun) madeAlready(i int, ch *history.Record, exists bool, now string
 	return false
 }
 
-// readFile checks a READ_FILE; the content itself is taken when the next
-// outbox is written, so it is as fresh as possible. An inline read returns
-// its content now, at most room bytes (see readInline).
+// readFile checks a READ_FILE, whose content the next request shows; an
+// inline read returns it now, at most room bytes.
 func (e *Engine) readFile(c command.Command, room int) command.Result {
 	if _, err := workspace.Clean(c.Path); err != nil {
 		if workspace.IsOutside(err) {
@@ -563,13 +543,11 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))}
 }
 
-// InlineReadLimit is the largest file an inline READ_FILE returns in its
-// result (the Agent Spaces protocol's limit on file content), and what the
-// inline reads of one reply return together: a reply of a thousand reads
-// of one large file must not fill memory, the journal and the request.
+// InlineReadLimit is the largest file an inline READ_FILE returns (the
+// Agent Spaces protocol's limit), and what one reply's inline reads
+// return together.
 const InlineReadLimit = 10 << 20
 
-// inlineRoom is what the turn's inline reads may still return, in bytes.
 func (r *turnRun) inlineRoom() int {
 	if r.inlined < 0 {
 		r.inlined = 0
@@ -582,10 +560,8 @@ func (r *turnRun) inlineRoom() int {
 	return InlineReadLimit - r.inlined
 }
 
-// readInline reads the one file a READ_FILE with Inline names, literally,
-// into its result: the text, or base64 for bytes that are not UTF-8 (or
-// when base64 is asked for). Only regular files are read, and none larger
-// than room, what the reply's reads may still return (see InlineReadLimit).
+// readInline reads the regular file an inline READ_FILE names into its
+// result: text, or base64 for bytes not UTF-8 (or when asked for).
 func (e *Engine) readInline(c command.Command, room int) command.Result {
 	f, info, err := e.ws.OpenRegular(c.Path)
 	var notRegular *workspace.NotRegularError

@@ -51,8 +51,8 @@ func newHarness(t *testing.T, opts engine.Options) *harness {
 	// processes a recovery stops) apart from other tests running at once.
 	st := &history.State{SessionID: randomID(t), SequenceNumber: 1, Workspace: dir}
 	defaults := config.Defaults()
-	if opts.CommandTimeout == 0 {
-		opts.CommandTimeout = defaults.CommandTimeout
+	if opts.Timeout == 0 {
+		opts.Timeout = defaults.CommandTimeout
 	}
 	if opts.MaxOutput == 0 {
 		opts.MaxOutput = defaults.MaxOutput

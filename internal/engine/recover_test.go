@@ -296,11 +296,11 @@ func TestResumeWithoutTurn(t *testing.T) {
 	if !errors.Is(err, engine.ErrNoTurn) {
 		t.Errorf("error %v, want ErrNoTurn", err)
 	}
-	if _, ok, err := h.engine().Unfinished(h.st); ok || err != nil {
+	if _, ok, err := h.store.Unfinished(h.st); ok || err != nil {
 		t.Errorf("Unfinished: %v, %v; want none", ok, err)
 	}
 	h.apply(create("a.txt", "a\n"))
-	begin, ok, err := h.engine().Unfinished(h.st)
+	begin, ok, err := h.store.Unfinished(h.st)
 	if !ok || err != nil || begin.ReplyFile != "reply.txt" || len(begin.Commands) != 1 {
 		t.Errorf("Unfinished after a turn: %+v, %v, %v", begin, ok, err)
 	}

@@ -20,16 +20,14 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// maxReplyTimeout bounds the timeout a reply may ask for; the person's
-// own command_timeout setting is not bounded.
+// maxReplyTimeout bounds the timeout a reply may ask for.
 const maxReplyTimeout = time.Hour
 
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
 func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *history.Pending, error) {
 	if c.Timeout > maxReplyTimeout {
-		// Refused rather than cut short: a command that needs more than an
-		// hour would be stopped after the person had waited that hour.
+		// Refused rather than stopped after the person waited an hour.
 		res := failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour")
 		res.Command = c.Command
 		return res, nil, nil
@@ -41,9 +39,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if v.Decision == policy.Ask && r.startsRepository(v) {
 		v.Decision = policy.Allow
 	}
-	// approved is set when the person let it run (this once, or with "all
-	// like it"), and the LLM is told; writesGit when it may also write
-	// .git (see gitWritable).
+	// approved: the person let it run (the LLM is told); writesGit: it may
+	// write .git (see gitWritable).
 	approved, writesGit := false, false
 	switch v.Decision {
 	case policy.Deny:
@@ -75,9 +72,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 		dir = filepath.Join(dir, filepath.FromSlash(clean))
 	}
-	// What of the workspace's repositories can run a program, before a
-	// command that may not write them: shown read-only to it, and put
-	// back after it.
+	// What of the repositories can run a program: read-only to a command
+	// that may not write them, and put back after it.
 	var git *workspace.GitState
 	if !writesGit {
 		var err error
@@ -86,14 +82,13 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 	}
 	r.started(i, c)
-	// The workspace as it is before the command, to tell what it changed.
 	if err := r.t.Before(nil); err != nil {
 		return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
 	}
 	if err := r.t.Append(history.Record{Kind: history.RecordStart, Index: i}); err != nil {
 		return command.Result{}, nil, err
 	}
-	timeout := r.opts.CommandTimeout
+	timeout := r.opts.Timeout
 	if c.Timeout > 0 {
 		timeout = c.Timeout
 	}
@@ -133,13 +128,11 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	return res, nil, nil
 }
 
-// gitWritable reports whether an approved command may write .git: when the
-// person said yes to this very command, which they saw whole; or when an
-// "approve all like it" rule covers it and every program it starts is git,
-// found on PATH (not a "./git" the reply may have written).
-// A rule was given for git's own writes (git commit, git checkout): it
-// must not lend a writable .git to whatever else a later command does
-// beside them (`git add x && echo ... >> .git/config`).
+// gitWritable reports whether an approved command may write .git: the
+// person said yes to this very command; or a rule covers it and every
+// program it starts is git on PATH. A rule given for git's own writes
+// must not lend .git to what else a later command does beside them
+// (`git add x && echo ... >> .git/config`).
 func gitWritable(byRule bool, v policy.Verdict) bool {
 	if !byRule {
 		return true
@@ -152,9 +145,8 @@ func gitWritable(byRule bool, v policy.Verdict) bool {
 	return len(v.Programs) > 0
 }
 
-// putBackGit undoes what a command the person did not approve changed in
-// the workspace's repositories that would make git run a program the next
-// time the person uses git, outside the sandbox (see
+// putBackGit undoes what an unapproved command changed in the
+// repositories that would make git run a program outside the sandbox (see
 // workspace.PutBackGit), and tells the LLM and the person.
 func (r *turnRun) putBackGit(i int, before *workspace.GitState, res *command.Result) error {
 	done, err := r.ws.PutBackGit(before)
@@ -167,11 +159,9 @@ func (r *turnRun) putBackGit(i int, before *workspace.GitState, res *command.Res
 	return nil
 }
 
-// sandbox returns the OS sandbox for a command: the configured one, with
-// the workspace writable, the session's temporary folder, and, given git
-// (nil when the command may write them: see gitWritable; git commit, git
-// checkout and the like ask first for that reason), every .git of the
-// workspace and the folders they lead to read-only.
+// sandbox returns the OS sandbox for a command: the configured one, the
+// workspace writable, and with git (nil when it may write them) every .git
+// and what they lead to read-only.
 func (e *Engine) sandbox(session string, git *workspace.GitState) *sandbox.Options {
 	if e.opts.Sandbox == nil {
 		return nil
@@ -185,10 +175,9 @@ func (e *Engine) sandbox(session string, git *workspace.GitState) *sandbox.Optio
 	return &sb
 }
 
-// approval settles a command that needs the person's yes from what the
-// journal and the approved rules say. It reports whether the command may
-// run, or else its result or the question to put to the person (who
-// answers through the runner, which journals the decision and resumes).
+// approval settles a command that needs the person's yes from the record
+// and the approved rules: it may run, or its result, or the question to
+// put (the runner records the answer and resumes).
 func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRule bool, res command.Result, pending *history.Pending) {
 	if d, ok := r.js.decisions[i]; ok {
 		if d.All {
@@ -206,9 +195,8 @@ func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRu
 		Reason: v.ReasonAfter(r.approved), Rule: v.Rule}
 }
 
-// approveAll remembers "approve all like it": each rule behind the verdict
-// on its own, with the command's shape, so later commands doing part of
-// the same, in the same shape, are covered too.
+// approveAll remembers "approve all like it": each rule behind the
+// verdict, with the command's shape.
 func (r *turnRun) approveAll(v policy.Verdict) {
 	for _, rule := range v.ApprovalKeys() {
 		if !slices.Contains(r.approved, rule) {
@@ -231,7 +219,6 @@ func (r *turnRun) deniedByPerson(c command.Command, reason string) command.Resul
 	return res
 }
 
-// commandResult turns a finished command into the result the LLM reads.
 func commandResult(c command.Command, out shell.Result, err error, timeout time.Duration) command.Result {
 	r := command.Result{Type: c.Type, Command: c.Command, Output: out.Output, Stdout: out.Stdout, Stderr: out.Stderr,
 		TimedOut: out.TimedOut, DurationMS: out.Duration.Milliseconds()}
@@ -266,20 +253,17 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 	return r
 }
 
-// Describe probes the machine as the session's commands see it: run like a
-// command, in the workspace, with the commands' environment and sandbox.
+// Describe probes the machine as the session's commands see it.
 func (e *Engine) Describe(ctx context.Context, session string) machine.Description {
-	// An error leaves nil, .git writable: the probe is courier's own, and
-	// fails anyway in a workspace it cannot read.
+	// An error leaves .git writable: the probe is courier's own.
 	git, _ := e.ws.Git()
 	spec := shell.Spec{Dir: e.ws.Dir(), Env: e.opts.Env, KeepEnv: e.opts.KeepEnv, Sandbox: e.sandbox(session, git)}
 	noNet := e.opts.Sandbox != nil && e.opts.Sandbox.NoNetwork
-	return machine.Probe(ctx, spec, machine.Limits{Timeout: e.opts.CommandTimeout, MaxOutput: e.opts.MaxOutput, NoNetwork: noNet})
+	return machine.Probe(ctx, spec, machine.Limits{Timeout: e.opts.Timeout, MaxOutput: e.opts.MaxOutput, NoNetwork: noNet})
 }
 
-// startsRepository reports whether the only reason to ask is 'git init' in
-// a workspace without .git: making a new repository harms nothing, while
-// reinitialising one the person has could.
+// startsRepository reports whether the only reason to ask is 'git init'
+// in a workspace without .git, which harms nothing.
 func (r *turnRun) startsRepository(v policy.Verdict) bool {
 	if len(v.Rules) == 0 {
 		return false

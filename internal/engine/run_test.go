@@ -86,7 +86,7 @@ func TestRunCommand(t *testing.T) {
 		exit:    -1,
 	}, {
 		name:    "the session's time limit",
-		opts:    engine.Options{CommandTimeout: 300 * time.Millisecond},
+		opts:    engine.Options{Timeout: 300 * time.Millisecond},
 		cmd:     run("sleep 600"),
 		status:  command.Failed,
 		summary: "Command 'sleep 600' timed out after 300ms and was stopped, with every process it started",

@@ -5,7 +5,6 @@
 package frontend
 
 import (
-	"io"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -19,17 +18,13 @@ type FrontEnd interface {
 	// Render writes the whole text of a request, and the sizes of its
 	// parts.
 	Render(r Request) (string, []Part)
-	// RenderTo writes the text of Render to w, the first request's pack
-	// as it is read, and returns the parts and w's first error: a pack can
-	// be a whole project, and is then never held whole.
-	RenderTo(w io.Writer, r Request) ([]Part, error)
 	// Parse reads decoded reply text. It never fails: what it cannot
 	// understand becomes a command.ParseError the LLM is told about.
 	Parse(text string) Parsed
 	// NoCommands is told to the LLM when its reply held no command at all.
 	NoCommands() string
 	// ShowsCommands says whether Render needs Request.Commands, which the
-	// runner then reads back from the last turn's journal.
+	// runner then reads back from the last turn's record.
 	ShowsCommands() bool
 	// Words names the protocol's commands in the advice that courier's
 	// engine and file display give the LLM.
@@ -89,9 +84,8 @@ type FileContent struct {
 	First, Last, Total int
 }
 
-// Pack is files a request shows after the requested ones, handed to the
-// request as it is written: the first request's pack can be a whole
-// project, and is never held whole but in the request.
+// Pack is the files the first request shows after the requested ones,
+// read one at a time as the request is written.
 type Pack struct {
 	// Size is about how many bytes the files take in the request, so that
 	// the request is sized once.

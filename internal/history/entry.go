@@ -43,39 +43,34 @@ func (k Kind) String() string {
 
 // Flags of an entry.
 const (
-	// Ignored marks a path seen but left out: .gitignore or a setting
-	// leaves it out, so only its presence and its stat data are known.
+	// Ignored: left out by .gitignore or a setting; only its stat data is
+	// known.
 	Ignored uint8 = 1 << iota
-	// Stored says the content is in the content store.
+	// Stored: the content is in the content store.
 	Stored
-	// racy marks an entry whose times were too close to the scan for its
-	// stat data to prove the content unchanged next time (git's "racy
-	// clean" problem): the next scan reads it again.
+	// racy: its times were too close to the scan to prove the content
+	// unchanged next time (git's "racy clean"): the next scan reads it.
 	racy
 )
 
 // Entry is one path of the workspace as courier saw it: git's index
 // entry, with the content's hash once read.
 type Entry struct {
-	Path string `json:"path"`
-	Kind Kind   `json:"kind"`
-	// Mode holds the permission bits, setuid, setgid and sticky (07777).
-	Mode uint32 `json:"mode"`
-	Size int64  `json:"size,omitempty"`
-	// Mtime and Ctime are in nanoseconds since the epoch.
-	Mtime int64  `json:"mtime,omitempty"`
+	Path  string `json:"path"`
+	Kind  Kind   `json:"kind"`
+	Mode  uint32 `json:"mode"` // 07777
+	Size  int64  `json:"size,omitempty"`
+	Mtime int64  `json:"mtime,omitempty"` // nanoseconds
 	Ctime int64  `json:"ctime,omitempty"`
 	Ino   uint64 `json:"ino,omitempty"`
 	Dev   uint64 `json:"dev,omitempty"`
-	// Hash is the content's hash, "" while unknown.
-	Hash string `json:"hash,omitempty"`
+	Hash  string `json:"hash,omitempty"`
 	// Target is a symlink's target, as written (never followed).
 	Target string `json:"target,omitempty"`
 	Flags  uint8  `json:"flags,omitempty"`
 }
 
-// MarshalJSON writes the entry with its path and target as names (see
-// encName): JSON strings hold UTF-8, file names any bytes.
+// MarshalJSON writes the path and target as names (see encName).
 func (e Entry) MarshalJSON() ([]byte, error) {
 	type plain Entry
 	p := plain(e)
@@ -95,9 +90,8 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// encName writes a file name as a JSON string can hold it: as it is when
-// it is UTF-8, else as a NUL (which no file name holds) and its bytes in
-// base64.
+// encName writes a file name, which may be any bytes, as a JSON string:
+// as it is when UTF-8, else a NUL (which no name holds) and its base64.
 func encName(s string) string {
 	if utf8.ValidString(s) {
 		return s
@@ -117,15 +111,14 @@ func decName(s string) string {
 func (e *Entry) ignored() bool { return e.Flags&Ignored != 0 }
 func (e *Entry) stored() bool  { return e.Flags&Stored != 0 }
 
-// sameStat reports whether the stat data promise unchanged content: what
-// git compares before trusting its index.
+// sameStat reports whether the stat data promise unchanged content, as
+// git trusts its index.
 func (e *Entry) sameStat(o *Entry) bool {
 	return e.Kind == o.Kind && e.Size == o.Size && e.Mtime == o.Mtime &&
 		e.Ctime == o.Ctime && e.Ino == o.Ino && e.Dev == o.Dev
 }
 
-// sameContent reports whether two files hold the same content: by hash,
-// else by stat data.
+// sameContent compares by hash, else by stat data.
 func (e *Entry) sameContent(o *Entry) bool {
 	if e.Hash != "" && o.Hash != "" {
 		return e.Hash == o.Hash
@@ -133,9 +126,9 @@ func (e *Entry) sameContent(o *Entry) bool {
 	return e.sameStat(o)
 }
 
-// differ reports whether a path changed between two looks. A path left
-// out changed if its stat data did (for a folder, its listing); one in
-// the history if its kind, mode, content or target did.
+// differ reports whether a path changed between two looks: for a path
+// left out, its stat data (a folder's listing); else its kind, mode,
+// content or target.
 func differ(b, a *Entry) bool {
 	switch {
 	case b.Kind != a.Kind:
@@ -153,9 +146,8 @@ func differ(b, a *Entry) bool {
 	return b.Kind == Symlink && b.Target != a.Target
 }
 
-// Change is what happened to one path: its state before and after (nil:
-// it did not exist). It is the one description of a change: what a turn's
-// records hold, what undo reverses, what log and diff show.
+// Change is what happened to one path, before and after (nil: absent):
+// what a turn records, undo reverses, and log and diff show.
 type Change struct {
 	Path   string `json:"-"` // the entries' path
 	Before *Entry `json:"before,omitempty"`
@@ -183,8 +175,7 @@ func (s *Skipped) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// Action says what happened, in words: created, deleted, edited, mode
-// changed, symlink changed, type changed.
+// Action says what happened, in words.
 func (c *Change) Action() string {
 	b, a := c.Before, c.After
 	switch {
@@ -202,14 +193,13 @@ func (c *Change) Action() string {
 	return "mode changed"
 }
 
-// modeChanged reports whether only the permission bits of the same kind
-// changed (besides the content, perhaps).
+// modeChanged reports a change of mode of a path of the same kind.
 func (c *Change) modeChanged() bool {
 	return c.Before != nil && c.After != nil && c.Before.Kind == c.After.Kind && c.Before.Mode != c.After.Mode
 }
 
-// Ignored reports a change seen at a path left out of the history
-// (.gitignore, the exclusion setting): reported, not undoable.
+// Ignored reports a change at a path left out of the history: reported,
+// not undoable.
 func (c *Change) Ignored() bool {
 	return (c.Before != nil && c.Before.ignored()) || (c.After != nil && c.After.ignored())
 }
@@ -236,8 +226,7 @@ func (c *Change) isDir() bool {
 	return (c.After != nil && c.After.Kind == Dir) || (c.Before != nil && c.Before.Kind == Dir)
 }
 
-// compare lists what differs between two looks at the workspace, in walk
-// order.
+// compare lists what differs between two looks, in walk order.
 func compare(before, after []Entry) []Change {
 	var out []Change
 	for i, j := 0, 0; i < len(before) || j < len(after); {
@@ -266,10 +255,9 @@ func compare(before, after []Entry) []Change {
 	return out
 }
 
-// cmpPath orders paths as a depth-first walk with sorted folder listings
-// visits them: byte order, except that "/" sorts before every other byte,
-// so a folder's contents come right after it. The workspace folder itself
-// is the entry with the empty path, first of all.
+// cmpPath orders paths as a sorted depth-first walk visits them: byte
+// order with "/" first, so a folder's contents follow it; "" (the
+// workspace) is first.
 func cmpPath(a, b string) int {
 	for i := 0; i < min(len(a), len(b)); i++ {
 		ca, cb := a[i], b[i]
@@ -305,10 +293,8 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
-// baseOf returns the last element of p.
 func baseOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
-// join appends name to folder dir.
 func join(dir, name string) string {
 	if dir == "" {
 		return name
@@ -316,9 +302,9 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// display writes a path for people and the LLM: the workspace folder is
-// ".", and a path with control characters, invalid UTF-8 or the
-// punctuation of a summary is quoted so it cannot pass for other text.
+// display writes a path for people and the LLM: "." for the workspace,
+// quoted when it holds control characters, invalid UTF-8 or a summary's
+// punctuation, so it cannot pass for other text.
 func display(p string) string {
 	if p == "" {
 		return "."
@@ -331,9 +317,8 @@ func display(p string) string {
 	return p
 }
 
-// index is the workspace as last seen, in walk order, with the last turn
-// whose records it holds: opening a later turn replays that turn's
-// records onto it.
+// index is the workspace as last seen, in walk order, and the last turn
+// whose records it holds: a later turn's are replayed onto it.
 type index struct {
 	Entries []Entry
 	Turn    int
@@ -344,24 +329,8 @@ func (ix *index) find(p string) (int, bool) {
 	return i, i < len(ix.Entries) && ix.Entries[i].Path == p
 }
 
-// apply sets the entries of the changes' paths to their states after,
-// keeping walk order: a few in place, many by merging, as a copy of the
-// index per file command would make a turn of many quadratic.
+// apply sets the changes' paths to their states after, in walk order.
 func (ix *index) apply(changes []Change) {
-	if len(changes) <= 16 {
-		for _, c := range changes {
-			i, ok := ix.find(c.Path)
-			switch {
-			case ok && c.After != nil:
-				ix.Entries[i] = *c.After
-			case ok:
-				ix.Entries = slices.Delete(ix.Entries, i, i+1)
-			case c.After != nil:
-				ix.Entries = slices.Insert(ix.Entries, i, *c.After)
-			}
-		}
-		return
-	}
 	sorted := slices.Clone(changes)
 	slices.SortStableFunc(sorted, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
 	out := make([]Entry, 0, len(ix.Entries)+len(sorted))
@@ -383,9 +352,8 @@ func (ix *index) apply(changes []Change) {
 	ix.Entries = append(out, ix.Entries[i:]...)
 }
 
-// save writes the index atomically and durably: opening the next turn
-// trusts its turn number. Compressed, an index of 100,000 paths takes a
-// few megabytes; zlib's checksum tells a damaged one.
+// save writes the index atomically and durably (the next turn trusts its
+// turn number); zlib's checksum tells a damaged one.
 func (ix *index) save(p string) error {
 	var b bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)

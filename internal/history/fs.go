@@ -12,10 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Every access to the workspace goes through descriptors of folders
-// opened one element at a time with O_NOFOLLOW, so no symlink is ever
-// followed, whoever planted it and whenever: a scan or a restore cannot
-// read or write outside the workspace, nor through a link inside it.
+// Every access to the workspace goes through folders opened one element
+// at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
+// it and whenever.
 
 const (
 	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -23,7 +22,7 @@ const (
 )
 
 // openRoot opens the workspace folder itself (a symlink naming it is the
-// person's choice and is followed, as os.OpenRoot does).
+// person's choice, and followed).
 func openRoot(dir string) (int, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -32,7 +31,6 @@ func openRoot(dir string) (int, error) {
 	return fd, nil
 }
 
-// fillStat copies what an entry keeps of a stat.
 func fillStat(e *Entry, st *unix.Stat_t) {
 	e.Size, e.Mode = st.Size, uint32(st.Mode)&0o7777
 	e.Mtime, e.Ctime = st.Mtim.Nano(), st.Ctim.Nano()
@@ -71,7 +69,7 @@ func fstat(fd int, e *Entry) error {
 	return err
 }
 
-// openAt opens name in dirfd with flags, again after a signal.
+// openAt opens name in dirfd, again after a signal.
 func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	for fd, err = unix.Openat(dirfd, name, flags, 0); err == unix.EINTR; {
 		fd, err = unix.Openat(dirfd, name, flags, 0)
@@ -79,11 +77,9 @@ func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	return fd, err
 }
 
-// openFileAt opens a regular file of dirfd for reading. It refuses a
-// symlink, and opens without blocking so that a FIFO swapped in after the
-// stat cannot hang a scan; the caller checks the kind on the open file. A
-// file its owner cannot read (mode 000) is opened by lifting its mode for
-// the open only.
+// openFileAt opens a file of dirfd for reading: never a symlink, without
+// blocking on a FIFO swapped in (the caller checks the kind), and a file
+// of mode 000 by lifting its mode for the open only.
 func openFileAt(dirfd int, name string) (*os.File, error) {
 	fd, err := openAt(dirfd, name, fileFlags)
 	if errors.Is(err, unix.EACCES) {
@@ -113,8 +109,8 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
-// readNames lists the folder open as fd, at most limit names (more
-// reports there were more).
+// readNames lists at most limit names of folder fd (more: there are
+// more).
 func readNames(fd, limit int) (names []string, more bool, err error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
@@ -141,8 +137,8 @@ func chmodAt(fd int, name string, mode uint32) error {
 	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
 		return err
 	}
-	// Linux before 6.6 lacks fchmodat2: chmod through an O_PATH-like
-	// descriptor of the path itself, as the C library does.
+	// Linux before 6.6 lacks fchmodat2: chmod through an O_PATH
+	// descriptor, as the C library does.
 	pfd, err := openAt(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|oPath)
 	if err != nil {
 		return err
@@ -158,9 +154,8 @@ func chmodAt(fd int, name string, mode uint32) error {
 	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
 }
 
-// dirChain opens the folders of paths one element at a time, never
-// following a symlink, and keeps the chain of the last path open so that
-// paths handled in walk order reopen nothing.
+// dirChain opens folders one element at a time, keeping the last chain
+// open so that paths in walk order reopen nothing.
 type dirChain struct {
 	root  int
 	paths []string
@@ -201,8 +196,7 @@ func (c *dirChain) open(dir string) (int, error) {
 	return fd, nil
 }
 
-// forget drops p and what is below it from the chain, after p was
-// removed: a descriptor of a removed folder must not be written through.
+// forget drops p and below from the chain once p was removed.
 func (c *dirChain) forget(p string) {
 	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
 		c.trim(i)

@@ -11,19 +11,16 @@ import (
 
 // GCReport says what a collection did.
 type GCReport struct {
-	// Pruned lists the turns, oldest first, whose contents were dropped to
-	// meet the budget: they can no longer be undone.
+	// Pruned are the turns, oldest first, that can no longer be undone.
 	Pruned []int
-	// Freed is the disk space given back; Size what the contents take on
-	// disk now, as du counts it.
+	// Freed is the disk space given back; Size what the contents take.
 	Freed, Size int64
-	// Over is set when the contents are still over the budget: what
-	// protects the workspace as it is and the newest turn alone exceed it.
+	// Over: the workspace's contents and the newest turn alone exceed the
+	// budget.
 	Over bool
 }
 
-// Warning returns the line to show the person, "" when there is nothing
-// to say.
+// Warning returns the line to show the person, or "".
 func (r GCReport) Warning(budget int64) string {
 	var parts []string
 	if n := len(r.Pruned); n > 0 {
@@ -41,9 +38,7 @@ func (r GCReport) Warning(budget int64) string {
 	return strings.Join(parts, "; ")
 }
 
-// turnList names turns: "turn 3", "turns 1-4" when they follow each
-// other, else "turns 1, 3 and 4" (a request written by an undo has no
-// turn of its own).
+// turnList names turns: "turn 3", "turns 1-4", "turns 1, 3 and 4".
 func turnList(seqs []int) string {
 	if len(seqs) == 1 {
 		return fmt.Sprintf("turn %d", seqs[0])
@@ -77,10 +72,8 @@ func hashes(recs []Record) []string {
 	return out
 }
 
-// GC drops the contents nothing refers to any more and, while the store
-// is over budget, the contents of the oldest turns (never the newest):
-// they can no longer be undone. The caller holds the session lock, and no
-// undo is under way.
+// GC drops the contents nothing refers to and, while over budget, the
+// oldest turns' (never the newest's). The caller holds the session lock.
 func (h *History) GC(budget int64) (GCReport, error) {
 	var rep GCReport
 	if err := h.tidy(); err != nil {
@@ -118,9 +111,8 @@ func (h *History) GC(budget int64) (GCReport, error) {
 			}
 		}
 	}
-	// The estimate counts a content no longer referred to as given back:
-	// its pack is rewritten below when that pays, or when the budget
-	// needs it.
+	// A content no longer referred to counts as given back: compact
+	// rewrites its pack when that pays or the budget needs it.
 	size := start
 	for x, n := range sizes {
 		if refs[x] == 0 {

@@ -14,33 +14,28 @@ import (
 
 // Options shape what a session's history keeps of its workspace.
 type Options struct {
-	// Off keeps what file commands change only, not what a RUN_COMMAND
-	// does (snapshots = false).
+	// Off keeps what file commands change only (snapshots = false).
 	Off bool
 	// Exclude and Include are .gitignore-style patterns left out of, or
-	// kept in spite of, .gitignore (a pattern with a slash makes a scan
-	// enter an ignored folder to find it).
+	// kept in spite of, .gitignore.
 	Exclude, Include []string
 	// Budget is the disk space the contents are brought back to after each
-	// turn by dropping the oldest turns' (never the newest's); TurnLimit
-	// caps the content one turn reads to keep what commands change: beyond
-	// it, the turn is only partly undoable.
+	// turn by dropping the oldest turns'; TurnLimit caps what one turn
+	// reads to keep what commands change.
 	Budget, TurnLimit int64
-	// Private lists courier's own folders (inbox, outbox, sessions), which
-	// the history leaves out and undo never touches.
+	// Private lists courier's own folders, left out and never touched.
 	Private []string
 }
 
-// Defaults for Options, and of courier's snapshot_budget and
-// snapshot_limit settings (the config package takes them from here).
+// Defaults of Options, and of the snapshot_budget and snapshot_limit
+// settings.
 const (
 	DefaultBudget    = 512 << 20
 	DefaultTurnLimit = 1 << 30
 )
 
-// History is one session's history opened on its workspace: the
-// recording of its turns, undo, diff, log and gc. Changing it needs the
-// session's lock; reading it does not.
+// History is one session's history opened on its workspace. Changing it
+// needs the session's lock; reading it does not.
 type History struct {
 	store Store
 	id    string
@@ -74,8 +69,8 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 		obj: &objects{dir: filepath.Join(dir, "objects"), bw: bufio.NewWriterSize(nil, 256<<10)}}, nil
 }
 
-// privatePaths returns, relative to the workspace, the folders among dirs
-// that lie inside it.
+// privatePaths returns the folders among dirs inside the workspace,
+// relative to it.
 func privatePaths(ws string, dirs []string) map[string]bool {
 	out := map[string]bool{}
 	base := resolved(ws)
@@ -107,8 +102,7 @@ func (h *History) Budget() int64 { return h.opts.Budget }
 
 func (h *History) indexPath() string { return filepath.Join(h.dir, "index") }
 
-// tidy removes what a crash left half-written; only a writer, under the
-// session lock, may.
+// tidy removes what a crash left half-written (under the session lock).
 func (h *History) tidy() error {
 	for _, d := range []string{h.dir, h.obj.dir} {
 		if err := atomicfile.CleanTemps(d); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -118,8 +112,8 @@ func (h *History) tidy() error {
 	return nil
 }
 
-// recorder is what a turn keeps of the workspace: the index as the turn
-// has seen it, and what it may still read and store.
+// recorder is the index as the turn has seen it, and what it may still
+// read and store.
 type recorder struct {
 	h       *History
 	ix      *index
@@ -127,9 +121,8 @@ type recorder struct {
 	scanned bool // the index reflects a full scan made in this turn
 }
 
-// Turn opens the record of turn seq for writing, with the recording of
-// what its commands change; a turn begun before is taken up where it
-// stopped.
+// Turn opens the record of turn seq for writing and recording; a turn
+// begun before is taken up where it stopped.
 func (h *History) Turn(seq int) (*Turn, error) {
 	if err := h.tidy(); err != nil {
 		return nil, err
@@ -142,9 +135,8 @@ func (h *History) Turn(seq int) (*Turn, error) {
 	return t, nil
 }
 
-// recording loads the index the first time the turn needs it (a turn that
-// changes nothing leaves it unread): the saved one, with the records of
-// the turns it does not hold yet replayed onto it, this one's included.
+// recording loads the index when the turn first needs it: the saved one,
+// with the records of the turns it does not hold replayed onto it.
 func (t *Turn) recording() (*recorder, error) {
 	r := t.rec
 	if r.ix != nil {
@@ -177,9 +169,8 @@ func (t *Turn) recording() (*recorder, error) {
 	return r, nil
 }
 
-// look compares the workspace with the index and brings the index up to
-// date: all of it, or a file command's paths and the folders above them
-// (see scanner.only).
+// look brings the index up to date with the workspace, all of it or the
+// given paths (see scanner.only), and returns what changed.
 func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
 	r := t.rec
 	only := onlyPaths(paths)
@@ -199,12 +190,10 @@ func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped,
 	return changes, skipped, nil
 }
 
-// Before makes sure the index holds the current state of the given paths
-// (a file command's files) or, with nil, of the whole workspace (before a
-// RUN_COMMAND), storing the contents of what changed since it was last
-// seen. What it finds changed is not the turn's doing: it is recorded as
-// the new starting point, not as something to undo. The contents are
-// durable once the turn's record is synced, before the command runs.
+// Before brings the index up to date for the given paths (a file
+// command's) or, with nil, the whole workspace (before a RUN_COMMAND),
+// storing what changed since it was seen: the new starting point, not the
+// turn's doing. It is durable once the record is synced.
 func (t *Turn) Before(paths []string) error {
 	r, err := t.recording()
 	if err != nil || paths == nil && (r.h.opts.Off || r.scanned) {
@@ -215,10 +204,9 @@ func (t *Turn) Before(paths []string) error {
 		return err
 	}
 	if len(changes) > 1000 && len(changes) > len(r.ix.Entries)/4 {
-		// Most of the workspace is new to the index (the session's first
-		// scan): saving the index costs less than recording it all. It
-		// keeps its turn number, so this turn's records are replayed onto
-		// it when the turn is taken up again.
+		// Mostly new to the index (a first scan): saving the index costs
+		// less than recording it all. It keeps its turn number, so this
+		// turn's records are replayed onto it if the turn is taken up.
 		if err := r.h.obj.sync(); err != nil {
 			return err
 		}
@@ -227,18 +215,17 @@ func (t *Turn) Before(paths []string) error {
 		}
 		changes = nil
 	}
-	// What could not be kept is recorded even when nothing changed: it is
-	// why a later change to it cannot be undone.
+	// What could not be kept is recorded even when nothing changed: it
+	// says why a later change of it cannot be undone.
 	if len(changes) == 0 && len(skipped) == 0 {
 		return nil
 	}
 	return t.Add(Record{Kind: RecordChanged, Index: -1, Changes: changes, Skipped: skipped})
 }
 
-// After records what command i changed: in the given paths, or with nil
-// anywhere in the workspace (nothing, when commands are not recorded). It
-// returns the changes, or those recorded for i before (when the turn is
-// taken up again after a crash).
+// After records what command i changed in the given paths, or with nil
+// anywhere (nothing when Off), and returns it, or what was recorded for i
+// before a crash.
 func (t *Turn) After(i int, paths []string) (Changes, error) {
 	for k, rec := range t.Records {
 		if rec.Kind == RecordChanged && rec.Index == i {
@@ -259,9 +246,8 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 	return changesAt(t.Records, len(t.Records)-1), nil
 }
 
-// Keep stores content a turn needs to finish after a crash (the text a
-// line-range edit numbers from) and returns its hash. It is durable once
-// the turn's record is synced.
+// Keep stores content a turn needs to finish after a crash and returns
+// its hash; it is durable once the record is synced.
 func (t *Turn) Keep(data []byte) (string, error) {
 	h := Hash(data)
 	_, err := t.rec.h.obj.put(h, data)
@@ -274,10 +260,8 @@ func (t *Turn) Kept(hash string) bool { return t.rec.h.obj.has(hash) }
 // Content returns stored content by hash, checked against it.
 func (t *Turn) Content(hash string) ([]byte, error) { return t.rec.h.obj.read(hash) }
 
-// Finish ends the turn's recording: the index is saved as the start of
-// the next turn, and the contents are brought back within the budget. It
-// returns the warnings for the person: a turn only partly undoable, older
-// turns no longer undoable.
+// Finish saves the index as the next turn's start and brings the contents
+// within the budget. It returns the warnings for the person.
 func (t *Turn) Finish() ([]string, error) {
 	r := t.rec
 	if r.ix == nil {
@@ -306,8 +290,8 @@ func (t *Turn) Finish() ([]string, error) {
 	return warnings, nil
 }
 
-// Refresh records the workspace of a new session, so that its first turn
-// starts without reading it and its commands can be undone.
+// Refresh records the workspace of a new session, so its first turn need
+// not read it.
 func (h *History) Refresh() error {
 	if h.opts.Off {
 		return nil

@@ -14,9 +14,8 @@ import (
 )
 
 // Lock is an exclusive hold on one session: an flock on
-// sessions/<id>.lock, so the kernel releases it when the process dies,
-// even by SIGKILL. The file also says who holds it and what it is doing,
-// for other processes to show.
+// sessions/<id>.lock, which the kernel releases when the process dies.
+// The file also says who holds it and what it does.
 type Lock struct {
 	f      *os.File
 	holder Holder
@@ -27,9 +26,7 @@ type Holder struct {
 	PID     int       `json:"pid"`
 	Command string    `json:"command"`
 	Since   time.Time `json:"since"`
-	// Doing says what the holder is doing now ("waiting for a reply to
-	// request 3").
-	Doing string `json:"doing,omitempty"`
+	Doing   string    `json:"doing,omitempty"` // "waiting for a reply to request 3"
 }
 
 func (h Holder) String() string {
@@ -46,8 +43,7 @@ var ErrLocked = errors.New("session is in use")
 // LockedError: another process holds the session.
 type LockedError struct {
 	Session string
-	// Holder is who holds it, if the lock file says.
-	Holder *Holder
+	Holder  *Holder // if the lock file says
 }
 
 func (e *LockedError) Error() string {
@@ -62,8 +58,8 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 
 func (s Store) lockPath(id string) string { return filepath.Join(s.Dir, id+".lock") }
 
-// Lock takes the session's lock without waiting. what describes the holder
-// (e.g. "courier watch") for other processes.
+// Lock takes the session's lock without waiting; what describes the
+// holder ("courier watch").
 func (s Store) Lock(id, what string) (*Lock, error) {
 	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -71,8 +67,7 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	}
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	// A holder killed while it started a command leaves the lock with the
-	// child until the child's exec closes it, a moment later: wait up to
-	// a second for that, never for a holder that is alive.
+	// child until its exec closes it: wait up to a second for a dead one.
 	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && wait < 100 && !holderAlive(f); wait++ {
 		time.Sleep(10 * time.Millisecond)
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -96,8 +91,7 @@ func holderAlive(f *os.File) bool {
 	return h == nil || !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
 }
 
-// Note records what the holder is doing now, for 'courier status' and for
-// the error another process shows.
+// Note records what the holder is doing now.
 func (l *Lock) Note(doing string) {
 	if l != nil && l.f != nil && l.holder.Doing != doing {
 		l.holder.Doing = human.Cut(doing, 200)
@@ -105,9 +99,8 @@ func (l *Lock) Note(doing string) {
 	}
 }
 
-// write names the holder in the lock file: a courtesy, which the lock
-// does not need. The record is written in one call over a fixed-size
-// padded area, so a reader never sees half of two records.
+// write names the holder in the lock file, in one write over a padded
+// area, so a reader never sees half of two records.
 func (l *Lock) write() {
 	if h, err := json.Marshal(l.holder); err == nil && len(h) < holderSize {
 		l.f.WriteAt(append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...), 0)
@@ -134,8 +127,7 @@ func (s Store) Holder(id string) (Holder, bool) {
 		return Holder{}, false
 	}
 	defer f.Close()
-	// A shared lock is refused only while the holder's exclusive one is
-	// held; taking it for a moment disturbs no one.
+	// A shared lock is refused only while an exclusive one is held.
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		return Holder{}, false
@@ -151,7 +143,6 @@ func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	// Closing the file releases the flock.
 	err := l.f.Close()
 	l.f = nil
 	return err

@@ -24,14 +24,12 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// The content store keeps each content once, under its hash, in packs:
-// NNNNNN.pack holds contents one after the other, each a format byte (raw
-// or zlib) and the bytes; NNNNNN.idx lists them, 32 bytes of hash and the
-// offset and length as varints each. A pack is only appended to, and its
-// index lists a content only once the pack is synced, so whatever an index
-// lists is on disk; pack bytes no index lists (a crash came first) are
-// dead space, given back when compact rewrites the pack; an index entry a
-// crash tore is not read.
+// The content store keeps each content once, in packs: NNNNNN.pack holds
+// contents one after the other, each a format byte (raw or zlib) and the
+// bytes; NNNNNN.idx lists them: 32 bytes of hash, offset and length as
+// varints. An index lists a content only once its pack is synced; pack
+// bytes no index lists (a crash came first) are dead space for compact;
+// an index entry a crash tore is not read.
 
 const (
 	packMax     = 64 << 20 // a pack this large is closed and the next begun
@@ -142,8 +140,7 @@ func (o *objects) size() int64 {
 	return o.disk
 }
 
-// put stores a content under its hash h and returns the disk space it
-// adds (0 when it was there).
+// put stores a content under its hash h and returns the space it adds.
 func (o *objects) put(h string, data []byte) (int64, error) {
 	if o.has(h) {
 		return 0, nil
@@ -151,11 +148,9 @@ func (o *objects) put(h string, data []byte) (int64, error) {
 	return o.write(h, bytes.NewReader(data), data)
 }
 
-// putFile stores a file's content too large to hold in memory: it is
-// read once to hash it and, if the store lacks it, again into the pack.
-// It returns the hash (of what was read the first time) and whether the
-// content is stored: not when the file changed in between (what was
-// written is then dead space).
+// putFile stores a file too large to hold in memory, read once to hash
+// it and again into the pack. It is not stored when it changed in
+// between (what was written is dead space).
 func (o *objects) putFile(f *os.File, size int64) (h string, stored bool, written int64, err error) {
 	hw := sha256.New()
 	if _, err := io.Copy(hw, io.NewSectionReader(f, 0, size)); err != nil {
@@ -173,9 +168,8 @@ func (o *objects) putFile(f *os.File, size int64) (h string, stored bool, writte
 	return h, err == nil && o.has(h), written, err
 }
 
-// write appends the content r gives to the pack being written (a new one
-// when it is full), compressed when its sample shows that saves a tenth,
-// and lists it if it hashes to h.
+// write appends what r gives to the pack, compressed when its sample
+// shows that saves a tenth, and lists it if it hashes to h.
 func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -190,9 +184,8 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 		zw.Close()
 	}
 	err := o.open()
-	cw := &counter{w: o.w}
 	hw := sha256.New()
-	o.bw.Reset(cw)
+	o.bw.Reset(o.w)
 	if err == nil && zw != nil && z.Len() < len(sample)*9/10 {
 		o.bw.WriteByte('z')
 		zw.Reset(o.bw)
@@ -206,12 +199,16 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	if err == nil {
 		err = o.bw.Flush()
 	}
+	var end int64
+	if err == nil {
+		end, err = o.w.Seek(0, io.SeekCurrent) // the pack's end: it is appended to
+	}
 	if err != nil {
 		o.err = fmt.Errorf("content store: %w", err)
 		return 0, o.err
 	}
-	off, n := o.wsize, cw.n
-	o.wsize += n
+	off, n := o.wsize, end-o.wsize
+	o.wsize = end
 	if hex.EncodeToString(hw.Sum(nil)) != h {
 		return 0, nil // changed while it was read
 	}
@@ -219,18 +216,6 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	o.pending = appendEntry(o.pending, h, off, n)
 	o.disk += n + entryCost
 	return n + entryCost, nil
-}
-
-// counter counts the bytes written through it.
-type counter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *counter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // open opens the pack to append to, beginning a new one when the last is
@@ -278,8 +263,7 @@ func appendEntry(buf []byte, h string, off, n int64) []byte {
 	return binary.AppendUvarint(binary.AppendUvarint(append(buf, raw...), uint64(off)), uint64(n))
 }
 
-// sync makes the contents written so far durable: the pack bytes, then
-// the index entries that list them.
+// sync makes the pack bytes durable, then the index entries listing them.
 func (o *objects) sync() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -311,8 +295,7 @@ func (o *objects) syncLocked() error {
 	return nil
 }
 
-// close ends the pack being written. What was written since the last sync
-// is referred to by nothing durable, and a later writer appends after it.
+// close ends the pack being written; what was not synced is dead space.
 func (o *objects) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -331,8 +314,8 @@ func (o *objects) read(h string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// copyTo writes a content to w, and fails at the end if it does not hash
-// to h, so that damage never passes for content.
+// copyTo writes a content to w, failing at the end if it does not hash
+// to h: damage never passes for content.
 func (o *objects) copyTo(w io.Writer, h string) error {
 	o.mu.Lock()
 	err := o.load()
@@ -381,11 +364,10 @@ func (o *objects) sizes() (map[string]int64, error) {
 	return out, err
 }
 
-// compact gives back the space of the contents live does not want: a pack
-// where they (or bytes no index lists) take a quarter or more, or with all
-// set any of it, is rewritten with what is live into a new pack, whose
-// index is written before the old pack and index are removed: a crash in
-// between leaves contents twice, never nowhere.
+// compact gives back the space of contents live does not want: a pack
+// where dead bytes take a quarter or more (with all, any) is copied live
+// into a new pack, listed before the old one goes: a crash leaves contents
+// twice, never nowhere.
 func (o *objects) compact(live func(h string) bool, all bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -418,8 +400,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		if info, serr := os.Stat(o.path(num, "pack")); serr == nil {
 			size = info.Size()
 		} else {
-			// A pack gone (removed by hand): what its index lists cannot
-			// be read, and the index goes.
+			// A pack removed by hand: its index goes.
 			for _, h := range byPack[num] {
 				delete(o.table, h)
 			}
@@ -469,9 +450,8 @@ func (o *objects) rewrite(num, next int, hs []string) error {
 		}
 		maps.Copy(o.table, moved)
 	}
-	// The index goes first: a pack without one is dead space to the next
-	// compaction, while an index without its pack would list what cannot
-	// be read.
+	// The index goes first: a pack without one is dead space, an index
+	// without its pack lists what cannot be read.
 	for _, ext := range []string{"idx", "pack"} {
 		if err := os.Remove(o.path(num, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("content store: %w", err)

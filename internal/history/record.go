@@ -23,27 +23,19 @@ import (
 // RecordKind names a record of a turn.
 type RecordKind string
 
-// The records of a turn, in the order a turn writes them.
+// The records of a turn, in the order a turn writes them (see the
+// package comment).
 const (
-	// RecordBegin is written before anything executes: which reply, which
-	// commands.
-	RecordBegin RecordKind = "begin"
-	// RecordApply is a file command's change, written before it is made,
-	// with the content hashes that tell recovery whether it happened.
-	RecordApply RecordKind = "apply"
-	// RecordStart is written just before a command starts running.
-	RecordStart RecordKind = "start"
-	// RecordResult is written once a command is finished.
-	RecordResult RecordKind = "result"
-	// RecordDecision records the person's answer to an approval question.
-	RecordDecision RecordKind = "decision"
-	// RecordChanged says what a command changed in the workspace (Index
-	// -1: what changed outside the turn, found before a command).
+	RecordBegin    RecordKind = "begin"    // which reply, which commands
+	RecordApply    RecordKind = "apply"    // a file change, before it is made
+	RecordStart    RecordKind = "start"    // a command about to run
+	RecordResult   RecordKind = "result"   // a command finished
+	RecordDecision RecordKind = "decision" // the person's answer to a question
+	// RecordChanged: what a command changed (Index -1: what changed
+	// outside the turn, found before a command).
 	RecordChanged RecordKind = "changed"
-	// RecordUndone marks a turn that was undone.
-	RecordUndone RecordKind = "undone"
-	// RecordPruned marks a turn whose earlier contents were dropped to
-	// stay within the budget: it can no longer be undone.
+	RecordUndone  RecordKind = "undone"
+	// RecordPruned: the turn's contents were dropped for the budget.
 	RecordPruned RecordKind = "pruned"
 )
 
@@ -53,20 +45,16 @@ type Record struct {
 	Index int        `json:"index"`
 	At    time.Time  `json:"at"`
 
-	// RecordBegin
+	// RecordBegin; UndoPrev is the session's UndoTop when the turn began.
 	ReplyHash string            `json:"replyHash,omitempty"`
 	ReplyFile string            `json:"replyFile,omitempty"`
 	Commands  []command.Command `json:"commands,omitempty"`
-	// UndoPrev is the turn undo reverts after this one: the session's
-	// UndoTop when this turn began.
-	UndoPrev int `json:"undoPrev,omitempty"`
+	UndoPrev  int               `json:"undoPrev,omitempty"`
 
-	// RecordApply: the file, the hashes of its content before the change
-	// ("" when it did not exist) and after ("" when deleted), its mode
-	// before, and for a line-range edit the hash of the text its numbers
-	// refer to and the range it replaced there, so that later edits of the
-	// same reply can still be placed. Result is the result to record once
-	// the change is in place.
+	// RecordApply: the file's content hashes before ("" absent) and after
+	// ("" deleted), its mode before, and for a line-range edit the hash of
+	// the text its numbers refer to and the range replaced there. Result
+	// is recorded once the change is in place.
 	Path  string      `json:"path,omitempty"`
 	From  string      `json:"from,omitempty"`
 	To    string      `json:"to,omitempty"`
@@ -74,8 +62,7 @@ type Record struct {
 	Base  string      `json:"base,omitempty"`
 	Range *[2]int     `json:"range,omitempty"`
 
-	// RecordResult; a file change's result that is its apply record's
-	// Result is written as AsPlanned instead of again in full.
+	// RecordResult; AsPlanned stands for the apply record's Result.
 	Result    *command.Result `json:"result,omitempty"`
 	AsPlanned bool            `json:"asPlanned,omitempty"`
 
@@ -89,16 +76,14 @@ type Record struct {
 	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
-// Hash is the content hash courier uses for replies and file contents:
-// SHA-256, in hex.
+// Hash is courier's content hash: SHA-256, in hex.
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
 
-// Turn is the record of one turn: what the reply was, what each command
-// did, the person's answers, what undo did. Opened by History.Turn, it
-// also records what the turn's commands change in the workspace.
+// Turn is the record of one turn. Opened by History.Turn, it also records
+// what the turn's commands change in the workspace.
 type Turn struct {
 	Sequence int
 	Records  []Record
@@ -133,14 +118,11 @@ func (s Store) Turns(id string) ([]int, error) {
 	return seqs, nil
 }
 
-// OpenTurn opens (creating it if needed) the record of the turn answering
-// request seq for appending. A last line torn by a crash is cut off: it
-// was never acknowledged, so nothing relied on it.
+// OpenTurn opens the record of the turn answering request seq for
+// appending, cutting off a last line a crash tore (nothing relied on it).
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	t, good, err := s.readTurn(id, seq)
 	if errors.Is(err, fs.ErrNotExist) {
-		// A new record: its file's entry, and its folder's, are synced
-		// with it.
 		t.newDirs = []string{filepath.Dir(t.path), s.Folder(id)}
 		err = os.MkdirAll(t.newDirs[0], 0o755)
 	}
@@ -178,11 +160,9 @@ func (s Store) readTurn(id string, seq int) (*Turn, int64, error) {
 	return t, good, err
 }
 
-// parse reads whole lines only: Add writes each record with its newline,
-// so a last line without one was torn by a crash, even when its JSON
-// happens to be complete, and is not counted (good is where it starts).
-// A whole line that does not parse is damage, not a crash, and is an
-// error: cutting it would silently drop the records after it.
+// parse reads whole lines only: a last line without its newline was torn
+// by a crash (good is where it starts). A whole line that does not parse
+// is damage, an error: cutting it would drop the records after it.
 func (t *Turn) parse(data []byte) (good int64, err error) {
 	for line := 1; ; line++ {
 		n := bytes.IndexByte(data[good:], '\n')
@@ -201,8 +181,7 @@ func (t *Turn) parse(data []byte) (good int64, err error) {
 	}
 }
 
-// Add writes a record without syncing it: the record survives courier
-// being killed, and a power cut once Sync has run.
+// Add writes a record without syncing it.
 func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
@@ -219,30 +198,29 @@ func (t *Turn) Add(r Record) error {
 	return nil
 }
 
-// Sync makes everything added so far durable: the contents kept first,
-// then the records that refer to them, and the folders the record's file
-// was made in.
+// Sync makes what was added durable: the contents kept first, then the
+// records that refer to them, and the folders a new record was made in.
 func (t *Turn) Sync() error {
+	var err error
 	if t.rec != nil {
-		if err := t.rec.h.obj.sync(); err != nil {
-			return err
+		err = t.rec.h.obj.sync()
+	}
+	if err == nil && t.dirty {
+		err = t.f.Sync()
+	}
+	for _, d := range t.newDirs {
+		if err == nil {
+			err = atomicfile.SyncDir(d)
 		}
 	}
-	var names []string
-	if t.dirty {
-		names = append(names, t.path)
-	}
-	for _, err := range atomicfile.SyncAll(append(names, t.newDirs...), os.Open) {
-		if err != nil {
-			return fmt.Errorf("turn record: %w", err)
-		}
+	if err != nil {
+		return fmt.Errorf("turn record: %w", err)
 	}
 	t.dirty, t.newDirs = false, nil
 	return nil
 }
 
-// Append writes a record durably: the call returns only once the record
-// is on disk, so whatever follows may rely on it after a crash.
+// Append writes a record durably.
 func (t *Turn) Append(r Record) error {
 	if err := t.Add(r); err != nil {
 		return err
@@ -250,7 +228,7 @@ func (t *Turn) Append(r Record) error {
 	return t.Sync()
 }
 
-// Close releases the record. What was added and not synced stays written.
+// Close releases the record; what was added stays written.
 func (t *Turn) Close() {
 	if t.f != nil {
 		t.f.Close()
@@ -278,9 +256,9 @@ func (t *Turn) Has(kind RecordKind) bool {
 	return false
 }
 
-// Unfinished returns the begin record of the turn answering the session's
-// current request when a reply was begun there but not committed. A
-// complete session has none: its DONE turn keeps the last sequence number.
+// Unfinished returns the begin record of the session's current turn when
+// it was begun and not committed (a complete session's DONE turn keeps
+// the last sequence number).
 func (s Store) Unfinished(st *State) (Record, bool, error) {
 	if st.IsComplete {
 		return Record{}, false, nil
@@ -296,10 +274,9 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 	return r, ok, nil
 }
 
-// FindReply returns the turn that applied the reply with the given hash,
-// however long ago, and when (seq 0: none did). Each turn's record begins
-// with its reply's hash: only the start of each is read, and the whole
-// record of one that matches, whose begin record must be whole.
+// FindReply returns the turn that applied the reply with that hash, and
+// when (seq 0: none did). Each record begins with its reply's hash: only
+// the start of each is read, and the whole record of one that matches.
 func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err error) {
 	seqs, err := s.Turns(st.SessionID)
 	head := make([]byte, 512)

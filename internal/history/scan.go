@@ -20,49 +20,38 @@ import (
 
 const (
 	// racyWindow is how close to a scan a file's times must be for its
-	// stat data not to prove its content unchanged next time. Linux file
-	// systems stamp times from a clock that ticks every few milliseconds,
-	// FAT every 2 seconds; covering both costs no more than reading again
-	// the files changed in the last 2 seconds.
+	// stat data not to prove it unchanged next time: FAT's clock ticks
+	// every 2 seconds.
 	racyWindow = 2 * time.Second
-	// maxDepth and maxEntries bound a scan against a command that builds
-	// an absurdly deep or large tree: what lies beyond is not kept.
+	// maxDepth and maxEntries bound a scan of an absurd tree.
 	maxDepth   = 256
 	maxEntries = 1 << 20
-	// smallFile is the largest content read whole into memory; larger
-	// ones are read twice (see objects.putFile).
+	// smallFile is the largest content read whole into memory.
 	smallFile = 1 << 20
 )
 
-// The reasons a path is left as it is by undo.
+// The reasons undo leaves a path as it is.
 const (
 	reasonNotStored = "its earlier content was not snapshotted"
 	reasonIgnored   = "ignored by .gitignore or the settings, so not snapshotted"
 )
 
-// scope decides what a scan keeps: everything but what .gitignore or the
-// exclusion setting leaves out, plus what the inclusion setting forces in.
-// Rules only decide for paths the index does not hold yet: a path it holds
-// stays in while it exists, as in git, so a command that adds "*" to
-// .gitignore before deleting everything cannot hide the deletion.
+// scope decides what a scan keeps: all but what .gitignore or the
+// exclusion setting leaves out, plus what the inclusion setting forces
+// in. Rules decide only for paths the index lacks: as in git, a path it
+// holds stays in, so adding "*" to .gitignore cannot hide a deletion.
 type scope struct {
 	gitignore        func(p string, isDir bool) bool
 	exclude, include *workspace.Patterns
-	// private holds courier's own folders inside the workspace.
-	private map[string]bool
+	private          map[string]bool // courier's own folders
 }
 
-// walkCtx is what a folder passes down to its contents.
+// walkCtx is what a folder passes down to its contents: inside .git
+// (which .gitignore never leaves out), below an included folder, inside
+// an ignored one (entered only for what the index or inclusions name).
 type walkCtx struct {
-	// git is set inside the workspace's .git folder, which .gitignore
-	// files never leave out.
-	git bool
-	// included is set below a folder the inclusion setting names.
-	included bool
-	// ignored is set inside a folder the rules leave out, entered only for
-	// paths the index holds or the inclusion setting names there.
-	ignored bool
-	depth   int
+	git, included, ignored bool
+	depth                  int
 }
 
 // verdict is what the scope says of one path.
@@ -70,22 +59,18 @@ type verdict uint8
 
 const (
 	inScope verdict = iota
-	// boundary paths are left out but seen: their presence and stat data
-	// are kept, so a command changing them is reported.
+	// boundary: left out, but its stat data kept, so changes are reported.
 	boundary
-	// hidden paths are inside a folder that is a boundary: left out
-	// without a trace, but a folder is still walked for what the index
-	// holds below it.
+	// hidden: inside a boundary, left out without a trace (a folder is
+	// still walked for what the index holds below it).
 	hidden
-	// excluded paths are left out by the setting, without a trace, and a
-	// folder is never walked: the person wants it out.
+	// excluded: left out by the setting, never walked.
 	excluded
 )
 
-// decide places a path that the previous scan had as prev (nil if it did
-// not have it). sticky keeps a boundary a boundary, so that within a turn
-// a command cannot pull an ignored folder in by deleting .gitignore. A
-// file command's file is forced in, as git's "add -f" does.
+// decide places a path the previous scan had as prev (or nil). sticky
+// keeps a boundary a boundary within a turn (deleting .gitignore pulls
+// nothing in); forced is a file command's file, in as "git add -f" does.
 func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky, forced bool) verdict {
 	forced = forced || cx.included || s.include.Match(p, isDir)
 	switch {
@@ -114,16 +99,13 @@ func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
 	return cx
 }
 
-// limits is what one turn may still read and store.
+// limits is what one turn may still read (turnLeft) and store of
+// baseline content (budgetLeft): content protecting files no command
+// changed may not pass the budget, while what commands wrote is stored
+// regardless, and old turns are pruned.
 type limits struct {
-	mu sync.Mutex
-	// turnLeft bounds the content a turn reads.
-	turnLeft int64
-	// budgetLeft bounds the new baseline content a turn stores: content
-	// that protects files no command changed may not push the store past
-	// its budget, while what commands wrote is stored regardless and the
-	// budget is met again by pruning old turns.
-	budgetLeft int64
+	mu                   sync.Mutex
+	turnLeft, budgetLeft int64
 }
 
 // read takes n bytes from what the turn may read.
@@ -137,8 +119,8 @@ func (l *limits) read(n int64) bool {
 	return true
 }
 
-// store takes a content of n bytes from what the store may grow by; with
-// n 0 it only asks whether there is room.
+// store takes n bytes from what the store may grow by (0: is there
+// room?).
 func (l *limits) store(n int64, baseline bool) bool {
 	if n > 0 {
 		n += 41 // its format byte and its index entry
@@ -153,8 +135,7 @@ func (l *limits) store(n int64, baseline bool) bool {
 }
 
 // scanner walks the workspace once, comparing with the previous index as
-// it goes (both are in walk order); the files whose stat data changed are
-// read by one worker per processor meanwhile.
+// it goes (both in walk order); changed files are read by workers.
 type scanner struct {
 	h        *History
 	prev     []Entry
@@ -191,8 +172,7 @@ type readResult struct {
 	overLimit     bool
 }
 
-// onlyPaths is the scanner's only for a file command's paths, nil for
-// none.
+// onlyPaths is the scanner's only for a file command's paths.
 func onlyPaths(paths []string) map[string]uint8 {
 	if paths == nil {
 		return nil
@@ -209,12 +189,10 @@ func onlyPaths(paths []string) map[string]uint8 {
 	return only
 }
 
-// scan walks the workspace. sticky keeps the previous scan's boundaries
-// (within a turn); baseline says the contents read protect files no
-// command changed (before a command) rather than what a command wrote;
-// only limits the walk (see scanner). blocked reports that a symlink or a
-// file stands where one of only's folders should be: only a full scan
-// sees where a write there lands.
+// scan walks the workspace. sticky keeps the previous boundaries;
+// baseline says the contents read are no command's doing; only limits the
+// walk, and blocked reports something not a folder where one of only's
+// folders should be (only a full scan sees where a write there lands).
 func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
 	root, err := openRoot(h.ws.Dir())
 	if err != nil {
@@ -276,7 +254,7 @@ func (sc *scanner) settle(e *Entry, r readResult) {
 	}
 }
 
-// why says why a content read was not stored, "" when it was.
+// why says why a content was not stored ("" when it was).
 func (h *History) why(r readResult) string {
 	switch {
 	case r.err != nil:
@@ -289,8 +267,8 @@ func (h *History) why(r readResult) string {
 	return ""
 }
 
-// seek moves the cursor in the previous index to p and returns its entry
-// there, or nil.
+// seek moves the cursor in the previous index to p, returning its entry
+// or nil.
 func (sc *scanner) seek(p string) *Entry {
 	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
 		if q := sc.prev[sc.pi]; sc.only != nil && sc.only[q.Path] == 0 {
@@ -303,8 +281,7 @@ func (sc *scanner) seek(p string) *Entry {
 	return nil
 }
 
-// prevInside reports whether the previous index holds paths inside p (the
-// cursor is at p).
+// prevInside reports whether the previous index holds paths inside p.
 func (sc *scanner) prevInside(p string) bool {
 	i := sc.pi
 	if i < len(sc.prev) && sc.prev[i].Path == p {
@@ -313,10 +290,9 @@ func (sc *scanner) prevInside(p string) bool {
 	return i < len(sc.prev) && isBelow(sc.prev[i].Path, p)
 }
 
-// keepPrev copies the previous entries of p (with self) and inside it
-// unchanged: for a path the walk leaves out, and inside a folder that
-// cannot be read, where taking its contents as unchanged is safer than
-// reporting them deleted and making them again on undo.
+// keepPrev copies the previous entries of p (with self) and inside it:
+// for a path the walk leaves out, or inside an unreadable folder, where
+// unchanged is safer than deleted (and made again by undo).
 func (sc *scanner) keepPrev(p string, self bool) {
 	sc.seek(p)
 	for ; sc.pi < len(sc.prev) && (sc.prev[sc.pi].Path == p || isBelow(sc.prev[sc.pi].Path, p)); sc.pi++ {
@@ -330,7 +306,6 @@ func (sc *scanner) skip(p, reason string) {
 	sc.skipped = append(sc.skipped, Skipped{Path: p, Reason: reason})
 }
 
-// walkDir records the contents of folder dir, open as fd.
 func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 	room := maxEntries - sc.count
 	names, more, err := readNames(fd, max(room, 0))
@@ -403,14 +378,12 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 		}
 		sc.out = append(sc.out, e)
 	case File:
-		// A file command's file is kept whatever the turn's limits say:
-		// the engine refuses a change it could not keep.
+		// A file command's file is kept whatever the limits say.
 		forced := sc.only[e.Path] == 2
 		baseline := sc.baseline && !forced
 		if fresh && prev.Hash != "" {
 			e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
-			// Known but never stored (it did not fit): stored now if the
-			// budget has room.
+			// Known but never stored: stored now if there is room.
 			if e.stored() || !forced && !sc.lim.store(0, true) {
 				sc.out = append(sc.out, e)
 				return
@@ -435,10 +408,8 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 	}
 }
 
-// enter walks the folder just recorded. A folder its owner cannot read or
-// search (a command ran "chmod 000" on it) is opened all the same: its
-// mode is lifted while the scan walks it and put back after, so what is
-// inside cannot hide.
+// enter walks the folder just recorded; one of mode 000 gets its mode
+// lifted while it is walked, so what is inside cannot hide.
 func (sc *scanner) enter(fd int, name string, cx walkCtx) {
 	d := sc.out[len(sc.out)-1]
 	sub, err := openAt(fd, name, dirFlags)
@@ -457,10 +428,9 @@ func (sc *scanner) enter(fd int, name string, cx walkCtx) {
 	sc.walkDir(sub, d.Path, cx)
 }
 
-// readContent hashes one file's content and stores it if the limits
-// allow. It reads at most the size the walk saw, so a file that keeps
-// growing cannot hold the scan, and marks the entry racy if the file
-// changed meanwhile, so the next scan reads it again.
+// readContent hashes a file and stores it if the limits allow. It reads
+// at most the size the walk saw (a growing file cannot hold the scan), and
+// marks it racy if it changed meanwhile.
 func (h *History) readContent(j job, lim *limits, racyFrom int64) (r readResult) {
 	defer j.f.Close()
 	r.path = j.path

@@ -19,21 +19,17 @@ import (
 
 // Changes is what one command changed in the workspace.
 type Changes struct {
-	// List holds the changed paths in walk order (a folder before what it
-	// holds).
-	List []Change
-	// Skipped lists changed paths whose content could not be kept (past
-	// the limit, unreadable): a later change to them is not undoable.
+	List []Change // in walk order
+	// Skipped are changed paths whose content could not be kept: a later
+	// change of them is not undoable.
 	Skipped []Skipped
-	// Lost lists the changes of List undo cannot reverse because the
-	// earlier content was never kept, with the reason when the turn
-	// recorded one ("" otherwise). Paths left out of the history are not
-	// in it: Change.Ignored tells them.
+	// Lost are the changes of List undo cannot reverse (paths left out of
+	// the history aside), with the reason the turn recorded, if any.
 	Lost []Skipped
 }
 
 // changesAt returns what the changed record recs[k] holds, with the
-// reasons the turn's earlier records give for what cannot be undone.
+// reasons earlier records give for what cannot be undone.
 func changesAt(recs []Record, k int) Changes {
 	why := map[string]string{}
 	for _, r := range recs[:k] {
@@ -51,22 +47,19 @@ func changesAt(recs []Record, k int) Changes {
 }
 
 // item is one entry of a folded list: a path, or a folder standing for
-// the paths below it.
+// the paths below it: counts by kind (an action, or "file" and "folder"),
+// paths listed (itself included), lost (not undoable).
 type item struct {
-	path string
-	dir  bool
-	text string
-	// counts are what it stands for, by kind (an action, or "file" and
-	// "folder"); paths how many listed paths, itself included; lost those
-	// undo cannot reverse.
+	path   string
+	dir    bool
+	text   string
 	counts map[string]int
 	paths  int
 	lost   int
 }
 
-// fold keeps items when at most n of them, else folds them into their
-// folders at the deepest level where at most n are left (the first when
-// even that leaves more); describe writes what a folder stands for.
+// fold folds more than n items into their folders, at the deepest level
+// leaving at most n (else the first); describe says what a folder holds.
 func fold(items []item, n int, describe func(item) string) []item {
 	if len(items) <= n {
 		return items
@@ -119,11 +112,9 @@ func fold(items []item, n int, describe func(item) string) []item {
 	return best
 }
 
-// Summary writes the changes on one line for the LLM, at most n items
-// (folders summarised when many files below them changed), e.g. "changed:
-// build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files deleted)". What
-// undo cannot reverse is said where it shows, in a folded folder and in
-// the "and N more" too. It is "" when nothing changed.
+// Summary writes the changes on one line for the LLM, at most n items,
+// e.g. "changed: build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files
+// deleted)", saying what undo cannot reverse; "" when nothing changed.
 func (cs Changes) Summary(n int) string {
 	n = max(n, 1)
 	items := fold(cs.items(), n, func(it item) string {
@@ -172,8 +163,8 @@ func sumOf(m map[string]int) (n int) {
 	return n
 }
 
-// items turns the changes into summary items: a folder created or
-// deleted with everything in it is one item.
+// items turns the changes into summary items; a folder created or
+// deleted with all in it is one.
 func (cs Changes) items() []item {
 	skipped, lost := map[string]string{}, map[string]string{}
 	for _, sk := range cs.Skipped {
@@ -249,8 +240,7 @@ func (cs Changes) items() []item {
 	return out
 }
 
-// entryOf returns the state a change is about: after, or before for a
-// deletion.
+// entryOf returns the state after, or before for a deletion.
 func entryOf(c *Change) *Entry {
 	if c.After != nil {
 		return c.After
@@ -258,7 +248,6 @@ func entryOf(c *Change) *Entry {
 	return c.Before
 }
 
-// changeText says what happened to one path.
 func changeText(c *Change) string {
 	text := c.Action()
 	switch {
@@ -288,11 +277,9 @@ func displayItem(p string, dir bool) string {
 	return display(p)
 }
 
-// FoldPaths lists paths for a person or the LLM in at most n lines: each
-// path while they fit; else, folded into the folders holding them at the
-// deepest level that fits, "gen/ (2,000 files)"; past even that, the last
-// line says "and N more". isDir tells which of the paths are folders
-// (shown with a trailing "/").
+// FoldPaths lists paths in at most n lines: each path while they fit,
+// else folded into their folders, "gen/ (2,000 files)", and past even
+// that "and N more". isDir tells the folders (shown with a "/").
 func FoldPaths(paths []string, isDir func(string) bool, n int) []string {
 	n = max(n, 1)
 	items := make([]item, len(paths))
@@ -323,10 +310,8 @@ func FoldPaths(paths []string, isDir func(string) bool, n int) []string {
 	return out
 }
 
-// notUndoable lists, in walk order, the paths a turn's commands changed
-// that its undo cannot put back, paths left out of the history aside,
-// with the reason their content before the turn was not kept ("" when
-// the turn did not record one).
+// notUndoable lists, in walk order, the paths a turn changed that undo
+// cannot put back (left-out paths aside), with the recorded reason.
 func notUndoable(recs []Record) []Skipped {
 	why, first := map[string]string{}, map[string]string{}
 	for _, r := range recs {
@@ -348,9 +333,8 @@ func notUndoable(recs []Record) []Skipped {
 	return out
 }
 
-// partlyUndoable is the warning for the person about turn seq, of which
-// lost cannot be undone: "turn 3 is only partly undoable: big.txt (past
-// the turn's snapshot limit of 1 GB)"; "" when nothing is lost.
+// partlyUndoable is the warning about turn seq, of which lost cannot be
+// undone: "turn 3 is only partly undoable: big.txt (...)"; or "".
 func partlyUndoable(seq int, lost []Skipped) string {
 	if len(lost) == 0 {
 		return ""
@@ -369,9 +353,8 @@ func partlyUndoable(seq int, lost []Skipped) string {
 	return fmt.Sprintf("turn %d is only partly undoable: %s", seq, strings.Join(names, ", "))
 }
 
-// plan composes a turn's recorded changes into one change per path: its
-// state before the turn's first change of it and after the last, in walk
-// order. Paths the turn left as they were are left out.
+// plan composes a turn's changes into one per path, before the first and
+// after the last, in walk order, leaving out paths left as they were.
 func plan(recs []Record) []Change {
 	byPath := map[string]*Change{}
 	var order []string
@@ -413,14 +396,11 @@ func plan(recs []Record) []Change {
 	return out
 }
 
-// maxDiffFile is the largest file whose content a diff shows; larger
-// ones are summarised like binary files.
+// maxDiffFile is the largest file whose content a diff shows.
 const maxDiffFile = 4 << 20
 
-// Diff writes what turn seq changed as one unified diff for text files
-// (each cut at maxBytes, 0 for no limit), with binary and large files,
-// folders, symlinks, modes and paths left out of the history summarised
-// on lines starting with "#".
+// Diff writes what turn seq changed as a unified diff of text files (each
+// cut at maxBytes, 0: no limit), the rest summarised on "#" lines.
 func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 	t, err := h.store.ReadTurn(h.id, seq)
 	if err != nil {
@@ -472,8 +452,8 @@ func (h *History) diffPath(w io.Writer, c *Change, maxBytes int) error {
 	return err
 }
 
-// diffSide returns a file's content for a diff: empty for a side that is
-// not a file, ok false if the content is not kept or too large.
+// diffSide returns a file's content for a diff (empty if not a file), ok
+// false if it is not kept or too large.
 func (h *History) diffSide(e *Entry) ([]byte, bool) {
 	if e == nil || e.Kind != File {
 		return nil, true
@@ -485,8 +465,7 @@ func (h *History) diffSide(e *Entry) ([]byte, bool) {
 	return data, err == nil
 }
 
-// diffOther describes a change of a folder, symlink or special file, or
-// of a path that became or stopped being one.
+// diffOther describes a change of what is not a file, or became one.
 func diffOther(w io.Writer, name string, c *Change) error {
 	var text string
 	switch b, a := c.Before, c.After; {
@@ -525,26 +504,21 @@ type TurnLog struct {
 	AppliedAt time.Time `json:"appliedAt"`
 	Commands  int       `json:"commands"`
 	Failed    int       `json:"failed"`
-	// Changes lists the commands that changed the workspace.
+	// Changes are the commands that changed the workspace.
 	Changes  []CommandLog `json:"changes"`
 	Undone   bool         `json:"undone"`
 	Finished bool         `json:"finished"`
-	// Pruned is set when the turn's contents were dropped: it can no
-	// longer be undone nor diffed.
-	Pruned bool `json:"pruned,omitempty"`
+	Pruned   bool         `json:"pruned,omitempty"` // cannot be undone nor diffed
 }
 
-// CommandLog is what one command of a turn changed.
+// CommandLog is what one command (Index from 1) of a turn changed: a file
+// command's file, action and lines, or another's summary line.
 type CommandLog struct {
-	// Index counts the reply's commands from 1.
-	Index int `json:"index"`
-	// A file command's file, what it did to it, and its lines added and
-	// removed.
+	Index   int    `json:"index"`
 	Path    string `json:"path,omitempty"`
 	Action  string `json:"action,omitempty"`
 	Added   int    `json:"added,omitempty"`
 	Removed int    `json:"removed,omitempty"`
-	// Changed says on one line what another command changed.
 	Changed string `json:"changed,omitempty"`
 }
 

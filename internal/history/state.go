@@ -16,9 +16,8 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// State is what sessions/<id>.json holds. The first eight fields are the
-// CodingAgent protocol's; the rest are courier's own. It keeps no list
-// that grows with the turns: what each turn did is in its record.
+// State is what sessions/<id>.json holds: the CodingAgent protocol's
+// eight fields, then courier's own. Nothing in it grows with the turns.
 type State struct {
 	SessionID        string           `json:"sessionId"`
 	Task             string           `json:"task"`
@@ -29,58 +28,46 @@ type State struct {
 	LastResults      []command.Result `json:"lastResults"`
 	ReadFileRequests []ReadRequest    `json:"readFileRequests"`
 
-	// Workspace is the absolute folder the session works on.
-	Workspace string `json:"workspace"`
-	// Notices are told to the LLM above the next request's results (an
-	// undo, a reply without commands).
+	Workspace string `json:"workspace"` // absolute
+	// Notices are told to the LLM above the next request's results.
 	Notices []string `json:"notices,omitempty"`
-	// UndoTop is the turn 'courier undo' takes back next, 0 for none;
-	// Undoing is set while an undo is under way (saved before anything is
-	// put back, cleared when it is committed).
+	// UndoTop is the turn undo takes back next (0: none); Undoing is set
+	// while an undo is under way.
 	UndoTop int      `json:"undoTop,omitempty"`
 	Undoing *Undoing `json:"undoing,omitempty"`
-	// Summary is the DONE text once the session is complete.
-	Summary string `json:"summary,omitempty"`
-	// Includes are glob patterns whose files the first request attaches.
-	Includes []string `json:"includes,omitempty"`
-	// ApprovedRules are "approve all like it" answers for this session.
+	Summary string   `json:"summary,omitempty"` // the DONE text
+	// Includes are the patterns whose files the first request packs.
+	Includes      []string `json:"includes,omitempty"`
 	ApprovedRules []string `json:"approvedRules,omitempty"`
 	// Pending is set while a turn waits for the person's approval.
-	Pending *Pending `json:"pending,omitempty"`
-	// Protocol names the front end the session speaks; "" is the tags.
-	Protocol string `json:"protocol,omitempty"`
+	Pending  *Pending `json:"pending,omitempty"`
+	Protocol string   `json:"protocol,omitempty"` // "": the tags
 	// Messages are the person's words for the next request.
 	Messages []string `json:"messages,omitempty"`
-	// FollowUps are the tasks added after the session was complete
-	// ('courier continue'), oldest first; Prompt is the next request's
-	// task when it is one.
+	// FollowUps are the tasks added once complete, oldest first; Prompt is
+	// the next request's task when it is one.
 	FollowUps []string `json:"followUps,omitempty"`
 	Prompt    string   `json:"prompt,omitempty"`
-	// NewChat is set when the next request goes to a fresh chat: it
-	// carries the full protocol and the machine's description again.
+	// NewChat: the next request carries the full protocol and the
+	// machine's description again.
 	NewChat bool `json:"newChat,omitempty"`
-	// Environment describes the machine for the first request of a chat,
-	// kept so that a request written again reads the same.
+	// Environment is the machine's description a fresh chat's request
+	// shows, kept so a request written again reads the same.
 	Environment string `json:"environment,omitempty"`
-	// RequestSize and RequestSum (CRC-32C) are the current request's as
-	// written. A request is not synced, since it can be written again
-	// from the state: one a power cut left missing, short or full of
-	// zeros no longer matches them, and is written again.
+	// RequestSize and RequestSum (CRC-32C) are the current request's: it
+	// is not synced, and one a power cut damaged is written again.
 	RequestSize int64  `json:"requestSize,omitempty"`
 	RequestSum  uint32 `json:"requestSum,omitempty"`
-	// IgnoreCut are the ignore files courier said it uses only part of
-	// (see workspace.IgnoreCutNote): it says so once a session.
+	// IgnoreCut are the ignore files courier said it uses only part of.
 	IgnoreCut []string `json:"ignoreCut,omitempty"`
-	// Run is set for an Agent Spaces run ('courier ops'): one turn, whose
-	// operations came from a program, not a chat; it writes no requests.
-	// Preset names the policy preset its commands are checked by.
+	// Run is set for a run of 'courier ops': one turn, no requests, its
+	// commands checked by the policy Preset.
 	Run    bool   `json:"run,omitempty"`
 	Preset string `json:"preset,omitempty"`
 }
 
-// ReadRequest is a READ_FILE waiting to be shown in the next request,
-// stored as a plain path without a line range, as the protocol describes,
-// and as an object with one.
+// ReadRequest is a READ_FILE waiting for the next request: a plain path,
+// as the protocol has it, or an object with a line range.
 type ReadRequest struct {
 	Path      string `json:"path"`
 	StartLine int    `json:"startLine,omitempty"`
@@ -108,8 +95,7 @@ func (r *ReadRequest) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Undoing is an undo under way: of Turn, after which undo takes back
-// Below.
+// Undoing is an undo of Turn under way, after which UndoTop is Below.
 type Undoing struct {
 	Turn  int `json:"turn"`
 	Below int `json:"below"`
@@ -120,8 +106,7 @@ type Pending struct {
 	Sequence int    `json:"sequence"`
 	Index    int    `json:"index"`
 	Command  string `json:"command"`
-	// Env are the variables the command is given besides its text, as
-	// shell assignments (policy.Assignments) separated by spaces.
+	// Env is the command's variables as shell assignments.
 	Env    string `json:"env,omitempty"`
 	Reason string `json:"reason"`
 	Rule   string `json:"rule,omitempty"`
@@ -129,8 +114,7 @@ type Pending struct {
 
 var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
-// ValidID reports whether id has the shape of a session id: the first 8
-// hex digits of a UUID.
+// ValidID reports whether id has the shape of a session id.
 func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // ErrNotFound is returned for a session id with no session file.
@@ -143,8 +127,8 @@ func (e *InvalidIDError) Error() string {
 	return fmt.Sprintf("'%s' is not a session id (8 hex digits)", e.ID)
 }
 
-// CorruptError reports a session file that does not load. courier never
-// replaces such a file: the person decides what to do with it.
+// CorruptError is a session file that does not load, which courier
+// never replaces.
 type CorruptError struct {
 	Path string
 	Err  error
@@ -207,9 +191,7 @@ func commit(st *State, stage func(*State) (*atomicfile.File, error)) error {
 	return nil
 }
 
-// Stage is Save up to the commit: the state is written under a temporary
-// name, which the file's Commit (or atomicfile.CommitInOrder, after the
-// request the state names) puts in place.
+// Stage is Save up to the commit (see atomicfile.CommitInOrder).
 func (s Store) Stage(st *State) (*atomicfile.File, error) {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
@@ -229,8 +211,8 @@ func (s Store) StageNew(st *State) (*atomicfile.File, error) {
 	return s.Stage(st)
 }
 
-// List loads every session, newest update first. Files that do not load
-// are returned as errors next to the sessions that do.
+// List loads every session, newest update first, and the errors of the
+// files that do not load.
 func (s Store) List() ([]*State, []error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {

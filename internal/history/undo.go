@@ -17,36 +17,29 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// Report says what undoing a turn did: what the person and the LLM are
-// told.
+// Report says what undoing a turn did.
 type Report struct {
-	// Sequence is the request whose reply was undone.
-	Sequence int
-	// Restored lists the paths put back as they were before the turn;
-	// Removed the paths the turn created, now gone (a folder only when
-	// nothing in it is named). Folders says which of them are folders.
+	Sequence int // the request whose reply was undone
+	// Restored are the paths put back; Removed those the turn created (a
+	// folder only when nothing in it is named); Folders which are folders.
 	Restored, Removed, Folders []string
-	// Kept names the paths whose content had changed since the turn, and
-	// where that later content was set aside before they were put back.
+	// Kept maps the paths changed since the turn to where that later
+	// content was set aside.
 	Kept map[string]string
 	// NotUndone says what could not be put back, and why ("path (reason)").
 	NotUndone []string
-	// Commands is set when what the turn's commands changed was put back
-	// too, not only what its file commands changed.
+	// Commands: what the turn's commands changed was put back too.
 	Commands bool
-	// Resumed is set when the undo was one an earlier run had begun.
-	Resumed bool
-	// Outbox is the request that tells the LLM.
-	Outbox string
+	Resumed  bool   // an earlier run had begun the undo
+	Outbox   string // the request that tells the LLM
 }
 
-// undoListed caps the lines a list of restored or removed paths takes on
-// the terminal and in the request: an undone "rm -rf" may put back
-// thousands of files, shown folder by folder past it.
+// undoListed caps the lines a list of paths takes: an undone "rm -rf" may
+// put back thousands of files.
 const undoListed = 30
 
-// FoldedRestored and FoldedRemoved list the restored and removed paths in
-// at most undoListed lines, folder by folder when they are many.
+// FoldedRestored and FoldedRemoved list the paths in at most undoListed
+// lines, folder by folder when they are many.
 func (r Report) FoldedRestored() []string { return r.fold(r.Restored) }
 
 // FoldedRemoved: see FoldedRestored.
@@ -86,16 +79,13 @@ func (r Report) Notice() string {
 	return b.String() + UndoTail
 }
 
-// UndoTail ends the notice of an undo; of several undos in a row, only
-// the last notice keeps it.
+// UndoTail ends an undo's notice; of several in a row, only the last's.
 const UndoTail = " Take the workspace as it is now (read again what you need) and continue."
 
-// Undo puts the workspace back as it was before turn seq, for every path
-// the turn's commands changed, and returns what it did. It is safe to
-// run again after a crash at any point: each step leaves a path as it was
-// before the turn or skips it if it already is, and content found changed
-// since the turn is set aside, durably, before the path is touched. The
-// caller records that the turn was undone.
+// Undo puts back every path turn seq changed as it was before the turn.
+// It is safe to run again after a crash: each step skips a path already
+// back, and content changed since the turn is set aside, durably, before
+// the path is touched. The caller records that the turn was undone.
 func (h *History) Undo(seq int) (Report, error) {
 	rep := Report{Sequence: seq, Kept: map[string]string{}}
 	t, err := h.store.ReadTurn(h.id, seq)
@@ -135,8 +125,8 @@ func (h *History) Undo(seq int) (Report, error) {
 		}
 		return nil
 	})
-	// The commands' changes were put back if each command that ran has
-	// its changes recorded.
+	// The commands' changes were put back if each that ran has them
+	// recorded.
 	begin, _ := t.Begun()
 	changed := map[int]bool{}
 	for _, rec := range t.Records {
@@ -151,10 +141,9 @@ func (h *History) Undo(seq int) (Report, error) {
 	return rep, nil
 }
 
-// restorer carries out one undo. Every write goes through folder
-// descriptors opened without following symlinks, into a temporary name
-// renamed over the path, so a path is always either as the turn (or
-// later work) left it or as it was before the turn.
+// restorer carries out one undo. Every write goes through folders opened
+// without following symlinks, into a temporary name renamed over the
+// path: a path is either as later work left it or as before the turn.
 type restorer struct {
 	h       *History
 	root    int
@@ -164,11 +153,9 @@ type restorer struct {
 	failed  map[string]bool
 }
 
-// run puts the turn's paths back: folders it must work in are made
-// writable, what must go is removed deepest first, what must come back is
-// put back in walk order (folders before their contents), and folders get
-// their modes last, deepest first, since a read-only folder would refuse
-// the writes inside it.
+// run puts the turn's paths back: folders are made writable, what must go
+// is removed deepest first, what must come back put back in walk order,
+// and folders get their modes last, deepest first.
 func (r *restorer) run(recs []Record) {
 	why := map[string]string{}
 	for _, l := range notUndoable(recs) {
@@ -243,15 +230,12 @@ func (r *restorer) run(recs []Record) {
 	}
 }
 
-// Kind is what the change is about: the path's kind before, or after
-// when it did not exist.
-func (c *Change) Kind() Kind { return entryOfBefore(c).Kind }
-
-func entryOfBefore(c *Change) *Entry {
+// Kind is the path's kind before, or after when it did not exist.
+func (c *Change) Kind() Kind {
 	if c.Before != nil {
-		return c.Before
+		return c.Before.Kind
 	}
-	return c.After
+	return c.After.Kind
 }
 
 func (r *restorer) fail(p, reason string) {
@@ -261,8 +245,7 @@ func (r *restorer) fail(p, reason string) {
 	}
 }
 
-// failedAbove reports whether p or a folder holding it could not be put
-// back, so nothing is attempted below it.
+// failedAbove reports whether p or a folder above it failed.
 func (r *restorer) failedAbove(p string) bool {
 	for q := p; q != ""; q = parentOf(q) {
 		if r.failed[q] {
@@ -272,8 +255,8 @@ func (r *restorer) failedAbove(p string) bool {
 	return false
 }
 
-// stat describes a path as it is now, nil if it is not there (or not
-// reachable without following a symlink).
+// stat describes a path as it is now, nil if it is not there (or only
+// through a symlink).
 func (r *restorer) stat(p string) *Entry {
 	e := &Entry{Path: p}
 	if p == "" {
@@ -292,8 +275,8 @@ func (r *restorer) stat(p string) *Entry {
 	return e
 }
 
-// remove takes away what stands at a path that held nothing, or
-// something of another kind, before the turn.
+// remove takes away what stands where the turn found nothing, or
+// another kind.
 func (r *restorer) remove(c *Change, cur *Entry) {
 	fd, err := r.ch.open(parentOf(c.Path))
 	if err != nil {
@@ -395,8 +378,7 @@ func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
 	r.rename(fd, tmp, c.Path)
 }
 
-// hashNow hashes a file as it is now; "" for one too large to read
-// within the turn limit.
+// hashNow hashes a file as it is now; "" past the turn limit.
 func (r *restorer) hashNow(cur *Entry) (string, error) {
 	if cur.Size > r.h.opts.TurnLimit {
 		return "", nil
@@ -417,9 +399,9 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 	return hex.EncodeToString(hw.Sum(nil)), nil
 }
 
-// setAside keeps what stands at a path before undo replaces or removes
-// it, when that is not what the turn left there: later work is never
-// destroyed silently. It reports false when the path must be left alone.
+// setAside keeps what stands at a path, when it is not what the turn
+// left, before undo replaces it: later work is never destroyed silently.
+// It reports false when the path must be left alone.
 func (r *restorer) setAside(c *Change, cur *Entry) bool {
 	a, dst := c.After, filepath.Join(r.keptDir, filepath.FromSlash(c.Path))
 	var err error
@@ -501,7 +483,6 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 	return err
 }
 
-// rename moves a finished temporary file over the path.
 func (r *restorer) rename(fd int, tmp, p string) {
 	if err := unix.Renameat(fd, tmp, fd, baseOf(p)); err != nil {
 		unix.Unlinkat(fd, tmp, 0)
@@ -509,8 +490,7 @@ func (r *restorer) rename(fd int, tmp, p string) {
 	}
 }
 
-// parent opens the folder holding p, creating the missing folders on the
-// way (a folder deleted after the turn is needed to hold p).
+// parent opens the folder holding p, creating the missing ones.
 func (r *restorer) parent(p string) (int, error) {
 	dir := parentOf(p)
 	fd, err := r.ch.open(dir)
@@ -548,9 +528,8 @@ func (r *restorer) chmod(p string, mode uint32) {
 	}
 }
 
-// tempName is the temporary name undo writes p's content under: fixed
-// per path, so a run after a crash finds and replaces what the crashed
-// one left.
+// tempName is where undo writes p's content: fixed per path, so a run
+// after a crash replaces what the crashed one left.
 func tempName(p string) string {
 	sum := sha256.Sum256([]byte(p))
 	return atomicfile.TempPrefix + "undo-" + hex.EncodeToString(sum[:8])

@@ -5,19 +5,15 @@
 package pack
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/protocol"
-	"github.com/courier-agent/courier/internal/runes"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -166,12 +162,12 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBudget})
 		return
 	}
-	data, err := read(p.opener, c)
-	switch {
-	case errors.Is(err, errBinary):
-		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
-		return
-	case err != nil:
+	read := p.opener.ReadRegular
+	if c.regular {
+		read = p.opener.ReadListed // no look-up first
+	}
+	data, err := read(c.path, nil)
+	if err != nil {
 		p.left = append(p.left, leftOut{c.path, c.size, "cannot be read: " + err.Error()})
 		return
 	}
@@ -181,7 +177,7 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 		return
 	}
 	out, err := edit.AppendNumbered(nil, c.path, data, edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data)), Words: p.opts.Words})
-	if err != nil {
+	if err != nil { // edit.ErrNotText
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
 		return
 	}
@@ -194,31 +190,6 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 	p.used += len(data)
 	p.packed++
 	add(frontend.FileContent{Path: c.path, Text: string(out)})
-}
-
-var errBinary = errors.New("binary file")
-
-// read returns candidate c's content, or errBinary when its start holds a
-// NUL byte or bytes that are not UTF-8.
-func read(o *workspace.Opener, c candidate) ([]byte, error) {
-	read := o.ReadRegular
-	if c.regular {
-		read = o.ReadListed
-	}
-	data, err := read(c.path, nil)
-	if err != nil {
-		return nil, err
-	}
-	head := data[:min(len(data), 8192)]
-	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimCutRune(head)) {
-		return nil, errBinary
-	}
-	return data, nil
-}
-
-// trimCutRune drops a character cut at the end of b.
-func trimCutRune(b []byte) []byte {
-	return b[:runes.Whole(b)]
 }
 
 // summary is the pack's last part: what it holds, and the files left

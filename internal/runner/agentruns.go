@@ -19,14 +19,11 @@ func (s *Session) replyAgent(name string) string {
 	return a
 }
 
-// closeAgentRuns closes the agent runs a stopped courier left open in the
-// held session: each is marked failed, so its partial reply is never
-// applied, and an agent program still running from it (claude, codex...,
-// still spending tokens) is stopped. It runs whenever a session is held,
-// whoever answers now: a person taking over by copy and paste after a
-// crash must not leave the agent running. A failure is only a warning:
-// the runs folder is the agent's record, and no reply is ever taken from
-// a run that is not marked completed.
+// closeAgentRuns marks failed the agent runs a stopped courier left open
+// in the held session, so no partial reply is applied, and stops an agent
+// program still running from them (spending tokens), whoever answers now.
+// A failure is only a warning: no reply is taken from a run not marked
+// completed.
 func (s *Session) closeAgentRuns() {
 	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
 	if len(closed) > 0 {

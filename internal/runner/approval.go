@@ -19,17 +19,15 @@ type Approver interface {
 	Approve(ctx context.Context, q Question) (Decision, error)
 }
 
-// Question is what the person is asked about.
+// Question is what the person is asked about: a command, its variables
+// as shell assignments, and the policy's reason for asking.
 type Question struct {
 	Session  string
 	Sequence int
 	Index    int
 	Command  string
-	// Env are the variables the command is given besides its text, as
-	// shell assignments separated by spaces ("" for none).
-	Env string
-	// Reason is the policy's reason for asking.
-	Reason string
+	Env      string
+	Reason   string
 }
 
 // Answer is the person's answer to a question.
@@ -38,16 +36,13 @@ type Answer int
 // The answers.
 const (
 	// Stop leaves the question open and stops the turn: the session waits
-	// for 'courier approve' or 'courier deny' (what happens without a
-	// terminal).
+	// for 'courier approve' or 'courier deny'.
 	Stop Answer = iota
 	Approve
-	// ApproveAll approves the command and every later one like it in the
-	// session.
-	ApproveAll
+	ApproveAll // and every later command like it
 	Deny
-	// Later leaves the question to be answered elsewhere ('courier approve'
-	// in another terminal); a serving runner waits for that answer.
+	// Later leaves the question to another terminal, whose answer a
+	// serving runner waits for.
 	Later
 )
 
@@ -57,19 +52,17 @@ type Decision struct {
 	Reason string
 }
 
-// Decides reports whether d settles the question (approves or denies);
-// any other answer leaves it open.
+// Decides reports whether d approves or denies.
 func (d Decision) Decides() bool {
 	return d.Answer == Approve || d.Answer == ApproveAll || d.Answer == Deny
 }
 
-// question is a pending question as the journal's decision refers to it.
+// question is a pending question as a decision refers to it.
 type question history.Pending
 
 func pendingOf(st *history.State) question { return question(*st.Pending) }
 
-// decided is the decision note answering the question with d, which must
-// decide it.
+// decided is the note answering the question with d, which decides it.
 func (q question) decided(d Decision) decisionNote {
 	approved := d.Answer == Approve || d.Answer == ApproveAll
 	return decisionNote{Sequence: q.Sequence, Index: q.Index, Approved: approved, All: d.Answer == ApproveAll, Reason: d.Reason}
@@ -83,10 +76,8 @@ func (Yes) Approve(context.Context, Question) (Decision, error) {
 	return Decision{Answer: Approve}, nil
 }
 
-// decisionNote is a decision written by a courier process that could not
-// take the session's lock because another one holds it, waiting for that
-// very decision. The holder journals it; a later holder does if the first
-// went away.
+// decisionNote is a decision left by a courier process for the one
+// holding the session, waiting for it (or a later holder) to record it.
 type decisionNote struct {
 	Sequence int    `json:"sequence"`
 	Index    int    `json:"index"`
@@ -99,8 +90,8 @@ func (r *Runner) decisionPath(id string) string {
 	return filepath.Join(r.cfg.Paths.Sessions, id+".decision")
 }
 
-// readDecision returns the note left for the session's pending question,
-// removing a note that answers another question.
+// readDecision returns the note left for the pending question, removing
+// one that answers another.
 func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
 	p := r.decisionPath(st.SessionID)
 	data, err := os.ReadFile(p)
@@ -118,7 +109,6 @@ func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
 	return n, true, nil
 }
 
-// leaveDecision writes a decision for the process holding the session.
 func (r *Runner) leaveDecision(id string, n decisionNote) error {
 	data, err := json.Marshal(n)
 	if err != nil {
@@ -130,6 +120,6 @@ func (r *Runner) leaveDecision(id string, n decisionNote) error {
 	return nil
 }
 
-// decisionPoll is how often a runner waiting for a decision made in
-// another terminal looks for it.
+// decisionPoll is how often a runner looks for what another terminal
+// left.
 const decisionPoll = 200 * time.Millisecond

@@ -16,8 +16,8 @@ func Either(sources ...Source) Source {
 
 type either struct {
 	sources []Source
-	// held are results that arrived after another source had won a call;
-	// they are given first at the next call, so none is lost.
+	// held are results that arrived after another source won a call,
+	// given first at the next.
 	held []result
 	from map[string]Source
 }

@@ -8,9 +8,8 @@ import (
 	"github.com/courier-agent/courier/internal/history"
 )
 
-// The runner's errors are typed so that the command line alone decides how
-// to word them for the person, what to suggest and which exit status to
-// use.
+// The runner's errors are typed so that the command line alone words
+// them, suggests what to do and picks the exit status.
 
 // ErrNoSession: no session to work on (none yet, or none incomplete).
 var ErrNoSession = errors.New("no session")
@@ -40,41 +39,35 @@ func (e *NotWaitingError) Error() string {
 	return fmt.Sprintf("session %s is not waiting for an approval", e.Session)
 }
 
-// UnfinishedError: a reply cannot be taken or undone while another turn is
-// unfinished.
+// UnfinishedError: a reply cannot be taken or undone while another turn
+// is unfinished (waiting for approval, in a run of 'courier ops').
 type UnfinishedError struct {
-	Session string
-	Reply   string
-	// Approval is set when the turn waits for the person's decision.
-	Approval bool
-	// Run is set when the session is a run of 'courier ops'.
-	Run bool
+	Session       string
+	Reply         string
+	Approval, Run bool
 }
 
 func (e *UnfinishedError) Error() string {
 	return fmt.Sprintf("session %s is still applying %s", e.Session, e.Reply)
 }
 
-// RefusedError: a reply that is not applied, because it was applied
-// before or answers another request than the current one.
+// RefusedError: a reply applied before (Duplicate) or answering another
+// request.
 type RefusedError struct {
-	Reply  string
-	Reason string
-	// Duplicate is set when the reply was already applied.
+	Reply     string
+	Reason    string
 	Duplicate bool
 }
 
 func (e *RefusedError) Error() string { return e.Reason }
 
-// SkippedError is returned by a source for a reply that belongs to another
-// session; the runner tells the person and asks for the next reply.
+// SkippedError is returned by a source for a reply of another session,
+// or (Why) a file that is no reply at all.
 type SkippedError struct {
 	Reply   string
 	Session string
-	// Hash identifies the reply, when it could be read.
-	Hash string
-	// Why is set for a file that is no reply at all (Session is "" then).
-	Why string
+	Hash    string // when it could be read
+	Why     string
 }
 
 func (e *SkippedError) Error() string {
@@ -85,8 +78,7 @@ func (e *SkippedError) Error() string {
 }
 
 // SetAsideError is returned by a source for a reply that can never be
-// applied (too large, not text, a request pasted back), which it moved out
-// of the way; the runner tells the person and asks for the next reply.
+// applied (too large, not text, a request pasted back), moved away.
 type SetAsideError struct {
 	Reply   string
 	Err     error
@@ -137,7 +129,7 @@ func (e *NothingToUndoError) Error() string {
 }
 
 // InterruptedError: the run was stopped (Ctrl-C) while working on a
-// session; its journal lets the next run go on where it stopped.
+// session; the next run goes on where it stopped.
 type InterruptedError struct {
 	Session string
 	Err     error
@@ -146,8 +138,8 @@ type InterruptedError struct {
 func (e *InterruptedError) Error() string { return fmt.Sprintf("session %s: stopped", e.Session) }
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
-// UnappliedError: some of a source's replies were not applied (outdated,
-// unreadable); each was reported as it was passed over.
+// UnappliedError: some of a source's replies were not applied, each
+// reported as it was passed over.
 type UnappliedError struct{ Count int }
 
 func (e *UnappliedError) Error() string {
@@ -166,20 +158,17 @@ func interrupted(ctx context.Context, id string, err error) error {
 	return err
 }
 
-// EmptyReplyError: a reply with nothing in it (no command, no text but the
-// header); it does not use up a turn.
+// EmptyReplyError: a reply with nothing in it, which uses no turn.
 type EmptyReplyError struct{ Reply string }
 
 func (e *EmptyReplyError) Error() string {
 	return fmt.Sprintf("reply %s is empty (no command, no text); it was set aside and did not use up a turn", e.Reply)
 }
 
-// NoSuchSessionError: a reply names a session that does not exist.
+// NoSuchSessionError: a reply names a session that does not exist; Near
+// is one a slip away, if any.
 type NoSuchSessionError struct {
-	Reply   string
-	Session string
-	// Near is a session whose id is a slip away from it, if any.
-	Near string
+	Reply, Session, Near string
 }
 
 func (e *NoSuchSessionError) Error() string {

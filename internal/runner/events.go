@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -10,11 +8,9 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// Reporter is told what happens in a session, as it happens: the text
-// console and JSON lines each implement it. It has a method for each kind
-// of event, so that a reporter without one for a new kind does not build.
-// The methods are called from the goroutine running the session; they
-// must not block for long.
+// Reporter is told what happens in a session, as it happens, one method
+// per kind of event, so that a reporter missing a new kind does not
+// build. The methods must not block for long.
 type Reporter interface {
 	SessionStarted(SessionStarted)
 	RequestWritten(RequestWritten)
@@ -34,8 +30,7 @@ type Reporter interface {
 	Warning(Warning)
 }
 
-// Event is one thing that happened: one of the types below, each handed
-// to its own method of a Reporter.
+// Event is one of the types below, each handed to its own method.
 type Event interface{ to(Reporter) }
 
 // SessionStarted: a new session was created.
@@ -49,56 +44,30 @@ type RequestWritten struct {
 	Session  string
 	Sequence int
 	Path     string
-	// Text is the request's content; "" when it was not kept: a request
-	// with a pack, which may be hundreds of megabytes, is written as it is
-	// rendered, and read from Path by what needs it (see Content).
-	Text string
-	// Size is the request's size in bytes.
-	Size int64
-	// Tokens is human.Tokens of the request when it was counted as it was
-	// written; 0 when it was not.
-	Tokens int
+	Text     string
+	Size     int64 // in bytes
 	// Parts are the sizes of the request's parts, when it was written
 	// now; nil for a request read back from its file.
 	Parts []frontend.Part
-	// Rewritten is set when a missing request was written again, Damaged
-	// as well when it was there but not as written (see readRequest).
+	// Rewritten: a missing request was written again; Damaged: it was not
+	// as written (see readRequest).
 	Rewritten, Damaged bool
-	// Resumed is set when a session is taken up again (not just written).
-	Resumed bool
-	// Updated is set when a request not yet answered was written again
-	// with the person's message.
-	Updated bool
+	// Resumed: a session is taken up again; Updated: a request was
+	// written again with the person's message.
+	Resumed, Updated bool
 }
 
 // TokenCount is about how many tokens the request is (human.Tokens).
-func (e RequestWritten) TokenCount() int {
-	if e.Tokens > 0 {
-		return e.Tokens
-	}
-	return human.Tokens(e.Text)
-}
+func (e RequestWritten) TokenCount() int { return human.Tokens(e.Text) }
 
-// Content returns the request's text: Text, or what its file holds when
-// the text was not kept.
-func (e RequestWritten) Content() (string, error) {
-	if e.Text != "" || e.Size == 0 {
-		return e.Text, nil
-	}
-	data, err := os.ReadFile(e.Path)
-	if err != nil {
-		return "", fmt.Errorf("read the request: %w", err)
-	}
-	return string(data), nil
-}
+// Content returns the request's text.
+func (e RequestWritten) Content() (string, error) { return e.Text, nil }
 
-// WaitingForReply: the runner waits for the source to produce a reply.
+// WaitingForReply: the runner waits for a reply From ("in inbox/").
 type WaitingForReply struct {
 	Session  string
 	Sequence int
-	// From says where the reply is awaited ("in inbox/", "on the
-	// clipboard", "from the claude agent").
-	From string
+	From     string
 }
 
 // ReplyTaken: a reply is about to be applied.
@@ -108,24 +77,22 @@ type ReplyTaken struct {
 	Name     string
 }
 
-// ReplySkipped: a reply belongs to another session and was left for it,
-// or a file in the inbox is no reply at all (Why says why; left alone).
+// ReplySkipped: a reply belongs to another session, or a file is no reply
+// at all (Why); left alone.
 type ReplySkipped struct {
 	Name    string
 	Session string
 	Why     string
 }
 
-// ReplySetAside: a reply could not be used at all (too large, not text, a
-// request pasted back) and was moved out of the way.
+// ReplySetAside: a reply could never be used, and was moved away.
 type ReplySetAside struct {
 	Name    string
 	Err     error
 	MovedTo string
 }
 
-// ReplyRefused: a reply was not applied because it was applied before or
-// answers another request.
+// ReplyRefused: a reply applied before, or answering another request.
 type ReplyRefused struct {
 	Name      string
 	Reason    string
@@ -133,16 +100,14 @@ type ReplyRefused struct {
 	Duplicate bool
 }
 
-// TurnResumed: an unfinished turn is being finished.
+// TurnResumed: an unfinished turn is being finished, after the person's
+// approval or not; Agent is the agent whose run gave the reply, if any.
 type TurnResumed struct {
-	Session  string
-	Sequence int
-	Reply    string
-	// AfterApproval is set when the turn waited for the person.
+	Session       string
+	Sequence      int
+	Reply         string
 	AfterApproval bool
-	// Agent is the agent whose run gave the reply ("command", "claude"),
-	// when one did: the next request is then its to answer.
-	Agent string
+	Agent         string
 }
 
 // CommandStarted: a command is about to be carried out (after any
@@ -168,15 +133,13 @@ type ApprovalNeeded struct {
 	Reason   string
 }
 
-// ApprovalDecided: the person answered.
+// ApprovalDecided: the person answered, here or in another terminal.
 type ApprovalDecided struct {
-	Session  string
-	Command  string
-	Approved bool
-	All      bool
-	Reason   string
-	// Elsewhere is set when the answer came from another courier process
-	// ('courier approve' in another terminal).
+	Session   string
+	Command   string
+	Approved  bool
+	All       bool
+	Reason    string
 	Elsewhere bool
 }
 
@@ -203,16 +166,13 @@ type AgentRun struct {
 	Agent   string
 	Model   string
 	Elapsed time.Duration
-	// Bytes and Tokens received so far.
-	Bytes  int64
-	Tokens int
-	// Attempt and Wait: the try about to be made and the pause before it
-	// (retries and restarts).
+	Bytes   int64 // received so far
+	Tokens  int
+	// Attempt and Wait: the try about to be made and the pause before it.
 	Attempt int
 	Wait    time.Duration
-	// Status is how the run ended (completed, failed).
-	Status string
-	Err    error
+	Status  string // how the run ended
+	Err     error
 }
 
 // RunKind says what an AgentRun reports.
@@ -251,9 +211,8 @@ func (e TurnUndone) to(r Reporter)      { r.TurnUndone(e) }
 func (e AgentRun) to(r Reporter)        { r.AgentRun(e) }
 func (e Warning) to(r Reporter)         { r.Warning(e) }
 
-// observer turns the engine's progress calls for one turn into events,
-// each command's result once: resuming after a question, the engine goes
-// over the results it already has, which the person has seen.
+// observer turns the engine's progress calls into events, each result
+// once: resuming after a question, the engine goes over results seen.
 type observer struct {
 	r    Reporter
 	seen map[int]bool

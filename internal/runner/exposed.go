@@ -6,10 +6,8 @@ import (
 	"github.com/courier-agent/courier/internal/shell"
 )
 
-// What the command line needs of the parts below the runner, named here so
-// that it depends on the runner alone: the shape of a session id, a
-// reply's hash, the variables commands get, and the errors it words for
-// the person.
+// What the command line needs of the parts below the runner, named here
+// so that it depends on the runner alone.
 
 // ValidID reports whether id has the shape of a session id (8 hex digits).
 func ValidID(id string) bool { return history.ValidID(id) }
@@ -18,8 +16,7 @@ func ValidID(id string) bool { return history.ValidID(id) }
 // operations message's.
 func Hash(data []byte) string { return history.Hash(data) }
 
-// SessionFolder is the folder that holds session id's own files, under
-// the root's sessions/ folder.
+// SessionFolder is the folder of session id's own files.
 func (p Paths) SessionFolder(id string) string {
 	return history.Store{Dir: p.Sessions}.Folder(id)
 }
@@ -31,33 +28,22 @@ func AllowedVars() []string { return shell.AllowedVars() }
 // DefaultVars: see AllowedVars.
 func DefaultVars() []string { return shell.DefaultVars() }
 
-// Errors from the session store, the engine and the snapshots that reach
-// the command line as they are.
+// Errors and reports of the parts below that reach the command line as
+// they are.
 type (
-	// LockedError: another process holds the session.
-	LockedError = history.LockedError
-	// InvalidIDError: a session id of the wrong shape.
+	LockedError    = history.LockedError
 	InvalidIDError = history.InvalidIDError
-	// CorruptError: a session file that cannot be read.
-	CorruptError = history.CorruptError
-	// BusyTurnError: a reply offered while another reply's turn is
-	// unfinished.
-	BusyTurnError = engine.BusyTurnError
-	// SystemError: the machine failed a file command (a full disk, an
-	// I/O error); the turn stopped there, to be finished later.
-	SystemError = engine.SystemError
-	// UndoReport says what an undo did; TurnLog what a turn did, for
-	// 'courier log'; GCReport what a collection did.
-	UndoReport = history.Report
-	TurnLog    = history.TurnLog
-	GCReport   = history.GCReport
+	CorruptError   = history.CorruptError
+	BusyTurnError  = engine.BusyTurnError
+	SystemError    = engine.SystemError
+	UndoReport     = history.Report
+	TurnLog        = history.TurnLog
+	GCReport       = history.GCReport
 )
 
 var (
-	// ErrNotFound: no session of that id.
 	ErrNotFound = history.ErrNotFound
-	// ErrPruned: the snapshots of the turn to undo were dropped for room.
-	ErrPruned = history.ErrPruned
+	ErrPruned   = history.ErrPruned
 )
 
 // NewID is a new session id, as runs are named: for a message that could

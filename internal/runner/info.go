@@ -27,24 +27,19 @@ type Info struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	CreatedAt time.Time `json:"createdAt"`
 	Workspace string    `json:"workspace"`
-	// Run is set for a run of 'courier ops', which has no requests.
-	Run bool `json:"run,omitempty"`
-	// Protocol names the front end the session speaks; "" is the default.
-	Protocol string `json:"protocol,omitempty"`
-	// Request is the request waiting for a reply, unless complete or a run.
+	Run       bool      `json:"run,omitempty"`
+	Protocol  string    `json:"protocol,omitempty"`
+	// Request is the request waiting for a reply.
 	Request string           `json:"outbox,omitempty"`
 	Pending *history.Pending `json:"pending,omitempty"`
 	Summary string           `json:"summary,omitempty"`
 	// Unfinished names the reply whose turn was left unfinished.
-	Unfinished string `json:"unfinished,omitempty"`
-	// Holder is the courier process working on the session now, if any.
-	Holder *history.Holder `json:"holder,omitempty"`
-	// PendingCommand is the command the session waits on approval of,
-	// when its journal holds it.
+	Unfinished string          `json:"unfinished,omitempty"`
+	Holder     *history.Holder `json:"holder,omitempty"`
+	// PendingCommand is the command waiting on approval, and Operation
+	// its id in the ops protocol (set by 'courier status').
 	PendingCommand *command.Command `json:"-"`
-	// Operation is the id of the operation a run waits on approval of, as
-	// the ops front end names PendingCommand; set by 'courier status'.
-	Operation string `json:"operationId,omitempty"`
+	Operation      string           `json:"operationId,omitempty"`
 }
 
 func (r *Runner) info(st *history.State) Info {
@@ -98,9 +93,8 @@ func (r *Runner) Sessions() ([]Info, []error) {
 	return out, errs
 }
 
-// cleanTemps removes the temporary files a crash left while writing the
-// session's own requests and state; other sessions' are left alone, as they
-// may be being written right now.
+// cleanTemps removes what a crash left while writing the session's own
+// requests and state (other sessions' may be being written).
 func (r *Runner) cleanTemps(id string) error {
 	if err := atomicfile.CleanTempsFor(r.cfg.Paths.Outbox, id+"_"); err != nil {
 		return err

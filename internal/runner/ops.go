@@ -12,45 +12,33 @@ import (
 )
 
 // A run is what 'courier ops' carries out: the operations a program sent
-// (the Agent Spaces protocol), as the one turn of a session of its own.
-// It is journaled as every turn is, so a run killed at any moment is
-// finished exactly once by the next courier that takes it, and a run that
-// stopped at a question is resumed from another process, after any time,
-// by its id (the session's). Once its turn is done the session is
-// complete; 'courier log', 'diff' and 'undo' work on it as on any other.
+// (the Agent Spaces protocol), as the one turn of a session of its own,
+// recorded as every turn is: a run killed at any moment is finished
+// exactly once by the next courier, one stopped at a question is resumed
+// by its id, and log, diff and undo work on it.
 
-// RunOptions say how a run starts.
+// RunOptions say how a run starts: the front end its session records,
+// the policy preset ("": the settings'), its task in 'courier sessions',
+// and the name and hash of the operations message.
 type RunOptions struct {
-	// Protocol names the front end the run's session records.
-	Protocol string
-	// Preset names the policy preset its commands are checked by; "" is
-	// the settings' policy.
-	Preset string
-	// Task describes the run in 'courier sessions'.
-	Task string
-	// Name and Hash identify the operations message in the journal.
-	Name, Hash string
+	Protocol, Preset, Task string
+	Name, Hash             string
 }
 
-// RunReport is where a run stands after StartRun or ResumeRun.
+// RunReport is where a run stands after StartRun or ResumeRun: the
+// results so far, from the first this call produced; Paused when it waits
+// for approval; Answered when this call answered Commands[From]'s.
 type RunReport struct {
-	ID string
-	// Commands are the run's commands; Results what each came to so far.
+	ID       string
 	Commands []command.Command
 	Results  []command.Result
-	// From is the first command whose result this call produced.
-	From int
-	// Paused is set when the run waits for approval of
-	// Commands[Paused.Index].
-	Paused *history.Pending
-	// Answered is set when this call answered the approval Commands[From]
-	// waited on.
+	From     int
+	Paused   *history.Pending
 	Answered bool
 }
 
-// StartRun carries out cmds as a new run on the runner's workspace. A
-// command that needs approval pauses the run (RunReport.Paused) unless
-// the approver answers.
+// StartRun carries out cmds as a new run on the runner's workspace; a
+// question the approver does not answer pauses it.
 func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunOptions) (RunReport, error) {
 	fe, err := r.FrontEnd(opts.Protocol)
 	if err != nil {
@@ -85,17 +73,15 @@ func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunO
 	})
 }
 
-// RunDecision answers the question a paused run waits on.
+// RunDecision answers the question a paused run waits on, of Operation
+// ("": whichever it is).
 type RunDecision struct {
-	// Operation is the id of the operation the answer is for; it must be
-	// the one the run waits on ("": whichever it is).
 	Operation string
 	Approved  bool
 	Reason    string
 }
 
-// WrongOperationError: an answer named another operation than the one the
-// run waits on.
+// WrongOperationError: an answer named another operation.
 type WrongOperationError struct {
 	Run, Waiting, Given string
 }
@@ -104,13 +90,10 @@ func (e *WrongOperationError) Error() string {
 	return fmt.Sprintf("run %s waits for approval of operation %q, not %q", e.Run, e.Waiting, e.Given)
 }
 
-// NothingWaitsError: an answer was given to a run that waits on no
-// approval: it was stopped while it ran, and is finished by a resume
-// without an answer.
+// NothingWaitsError: an answer (to operation Given) was given to a run
+// stopped while it ran, which a resume without an answer finishes.
 type NothingWaitsError struct {
-	Run string
-	// Given is the operation the answer named, "" for none.
-	Given string
+	Run, Given string
 }
 
 func (e *NothingWaitsError) Error() string {
@@ -121,8 +104,7 @@ func (e *NothingWaitsError) Error() string {
 	return fmt.Sprintf("run %s does not wait for %s: it was stopped while it ran, so there is nothing to approve or deny yet; nothing was run", e.Run, what)
 }
 
-// AnswerNeededError: a run that waits for approval was resumed without an
-// answer.
+// AnswerNeededError: a run waiting for approval resumed without answer.
 type AnswerNeededError struct {
 	Run, Operation string
 }
@@ -138,14 +120,10 @@ func (e *NotRunError) Error() string {
 	return fmt.Sprintf("%s is a chat session, not a run of 'courier ops'", e.Session)
 }
 
-// ResumeRun resumes run id and carries out the rest of its commands. A run
-// that waits for approval needs d, the answer: approved, the waiting
-// command runs first; denied, it is refused; the others run either way. A
-// run that was stopped while it ran (killed) waits on nothing: it is
-// finished with d nil, exactly once, and may then stop at a question of
-// its own, which the next resume answers; an answer given to it is refused
-// before anything runs. opID names the operation given the index of a
-// command in the run (the protocol's operation ids).
+// ResumeRun carries out the rest of run id. A run waiting for approval
+// needs d, the answer to its command; one stopped while it ran (killed)
+// is finished with d nil, and refuses an answer. opID names a command's
+// operation (the protocol's ids).
 func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID func(command.Command, int) string) (RunReport, error) {
 	st, err := r.store.Load(id)
 	if err != nil {
@@ -165,8 +143,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	}
 	waits := s.st.Pending != nil
 	if waits {
-		// An answer journaled before the run was killed has been given:
-		// the run no longer waits, whatever its state says.
+		// An answer recorded before the run was killed was given.
 		if waits, err = r.unanswered(id, *s.st.Pending); err != nil {
 			return RunReport{ID: id}, err
 		}
@@ -207,8 +184,8 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	return rep, err
 }
 
-// unanswered reports whether the question p of run id still waits for an answer: no
-// decision on it is in its turn's journal.
+// unanswered reports whether question p of run id has no decision
+// recorded.
 func (r *Runner) unanswered(id string, p history.Pending) (bool, error) {
 	t, err := r.store.ReadTurn(id, p.Sequence)
 	if err != nil {
@@ -222,10 +199,9 @@ func (r *Runner) unanswered(id string, p history.Pending) (bool, error) {
 	return true, nil
 }
 
-// runTurn carries out the run's turn and reports where it stands; a
-// question without an answer is not an error but a pause.
+// runTurn carries out the run's turn; a question is a pause, no error.
 func (s *Session) runTurn(ctx context.Context, from int, start func(*engine.Engine) (engine.Outcome, error)) (RunReport, error) {
-	out, err := s.turnOutcome(ctx, start)
+	out, err := s.turn(ctx, start)
 	rep := RunReport{ID: s.st.SessionID, Commands: out.Commands, Results: out.Results, From: from}
 	var waiting *WaitingError
 	if errors.As(err, &waiting) {

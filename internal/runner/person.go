@@ -31,32 +31,24 @@ func (e *NotCompleteError) Error() string {
 	return fmt.Sprintf("session %s is not complete", e.Session)
 }
 
-// Said is what Say did.
+// Said is what Say did: the waiting request written again with the
+// message (Rewritten), or the message left for Holder, another courier
+// process holding the session, which took it at once (Heard) or puts it
+// in the next request it writes.
 type Said struct {
-	Session  string
-	Sequence int
-	// Rewritten is set when the waiting request was written again with the
-	// message.
+	Session   string
+	Sequence  int
 	Rewritten bool
-	// Holder is set when another courier process holds the session (a
-	// 'courier watch'): the message was left for it, and it writes the
-	// request again, or puts the message in the next one it writes.
-	Holder string
-	// Heard is set when that process took the message within a moment.
-	Heard bool
+	Holder    string
+	Heard     bool
 }
 
-// Say adds the person's message to the session's next request (the named
-// one, or the most recently updated incomplete one). When the current
-// request has not been answered yet it is written again, with the message,
-// so the person pastes it again; while a reply is being applied (or waits
-// for an approval) the message goes into the request that turn ends with.
-// newChat makes that request carry the full protocol and the machine's
-// description, for a fresh chat.
-//
-// The words are first left in the session's folder, where the process
-// that holds the session (a 'courier watch' in another terminal) finds
-// them: so a message is never lost, whoever holds the session.
+// Say adds the person's message to the next request of a session (the
+// named one, or the latest incomplete one): the waiting request is written
+// again with it, or, while a reply is applied, the request that turn ends
+// with. newChat makes that request carry the full protocol and the
+// machine's description. The words are first left in the session's
+// folder, where whoever holds the session finds them: never lost.
 func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	text = strings.TrimSpace(text)
 	if text == "" && !newChat {
@@ -81,8 +73,8 @@ func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 			said.Holder = holderName(locked)
 			return said, nil
 		}
-		// Not taken: the holder is busy with a turn, whose end takes the
-		// words, or it went away meanwhile, and then they are heard here.
+		// Not taken: the holder's turn takes them at its end, or it went
+		// away and they are heard here.
 		if s, err = r.Hold(st.SessionID, "courier say"); errors.As(err, &locked) {
 			said.Holder = holderName(locked)
 			return said, nil
@@ -113,22 +105,20 @@ func holderName(locked *history.LockedError) string {
 	return "another courier process"
 }
 
-// words is what the person said for a session's next request, as left in
-// the session's folder until a request shows it, or an undo of turn Undo
-// asked for while another process held the session.
+// words is what the person said for a session's next request, left in
+// its folder until a request shows it, or an undo of turn Undo asked for
+// while another process held the session.
 type words struct {
 	Text    string `json:"text,omitempty"`
 	NewChat bool   `json:"newChat,omitempty"`
 	Undo    int    `json:"undo,omitempty"`
 }
 
-// wordsDir is where a session's words wait.
 func (r *Runner) wordsDir(id string) string {
 	return filepath.Join(r.store.Folder(id), "said")
 }
 
-// leaveWords writes w as a file of its own, named so that files sort in
-// the order they were said, and returns its name.
+// leaveWords writes w as a file named to sort in the order said.
 func (r *Runner) leaveWords(id string, w words) (string, error) {
 	data, err := json.Marshal(w)
 	if err != nil {
@@ -145,9 +135,8 @@ func (r *Runner) leaveWords(id string, w words) (string, error) {
 	return name, nil
 }
 
-// waitingWords returns the words left for a session, in the order they
-// were said, with the names of their files. A file that does not read is
-// left alone, never lost.
+// waitingWords returns the words left for a session in the order said,
+// and their files' names; a file that does not read is left alone.
 func (r *Runner) waitingWords(id string) ([]words, []string, error) {
 	dir := r.wordsDir(id)
 	entries, err := os.ReadDir(dir)
@@ -177,21 +166,19 @@ func (r *Runner) waitingWords(id string) ([]words, []string, error) {
 	return ws, names, nil
 }
 
-// hasWords reports whether words wait for the session.
 func (r *Runner) hasWords(id string) bool {
 	ws, _, _ := r.waitingWords(id)
 	return len(ws) > 0
 }
 
-// dropWords removes the words a saved request now shows. A failure only
-// shows them once more, later.
+// dropWords removes the words a saved request shows (a failure shows
+// them once more).
 func (r *Runner) dropWords(id string, names []string) {
 	for _, n := range names {
 		os.Remove(filepath.Join(r.wordsDir(id), n))
 	}
 }
 
-// addWords puts the words into the state of the next request.
 func addWords(st *history.State, ws []words) {
 	for _, w := range ws {
 		if w.Text != "" {
@@ -204,13 +191,11 @@ func addWords(st *history.State, ws []words) {
 	}
 }
 
-// heardWait bounds how long 'say' waits for the process holding a session
-// to take the words it left; a process busy with a turn takes them when
-// the turn ends.
+// heardWait bounds how long 'say' waits for the holder to take its words.
 const heardWait = 10 * time.Second
 
-// heard waits a moment for the process holding session id, when it waits
-// for a reply, to take the words left as name, and reports whether it did.
+// heard waits a moment for the holder of session id, when it waits for a
+// reply, to take the words left as name.
 func (r *Runner) heard(id, name string) bool {
 	deadline := time.Now().Add(heardWait)
 	for {
@@ -228,10 +213,9 @@ func (r *Runner) heard(id, name string) bool {
 	}
 }
 
-// hear writes the current request again with the words waiting for the
-// held session, and reports whether there were any. The request is
-// written before the state is saved and the words are removed after, as
-// a turn commits: a crash between shows a message twice, never loses it.
+// hear writes the current request again with the words waiting, and
+// reports whether there were any. The words are removed after the commit:
+// a crash shows a message twice, never loses it.
 func (s *Session) hear() (bool, error) {
 	all, allNames, err := s.r.waitingWords(s.st.SessionID)
 	var ws []words
@@ -268,9 +252,8 @@ func (s *Session) hear() (bool, error) {
 	return true, nil
 }
 
-// Continue reopens a complete session (the named one, or the most recently
-// updated) with a follow-up task: the same workspace, the next request
-// asking for it. It returns the session's id.
+// Continue reopens a complete session (the named one, or the latest)
+// with a follow-up task, and returns its id.
 func (r *Runner) Continue(id, task string) (string, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {

@@ -2,11 +2,9 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -19,23 +17,18 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/protocol"
-	"github.com/courier-agent/courier/internal/runes"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// maxGlobFiles caps the files one read of a pattern brings into an
-// outbox, so "**/*" cannot flood the chat.
+// maxGlobFiles caps the files one read of a pattern shows.
 const maxGlobFiles = 30
 
-// maxReadText bounds the file contents one request shows from READ_FILE,
-// whatever token_budget says: the largest chat context windows, about two
-// million tokens, hold about 8 MB, and a reply of many reads must not make
-// courier build a request no chat could take.
+// maxReadText bounds the file contents one request shows, whatever
+// token_budget says: the largest context windows hold about 8 MB.
 const maxReadText = 8 << 20
 
-// readRoom is how many bytes of file contents one request may show from
-// reads: the token budget, at about four bytes a token as the console
-// counts, and at most maxReadText.
+// readRoom is the bytes of file contents one request may show: the token
+// budget at about four bytes a token, at most maxReadText.
 func (rn *Runner) readRoom() int {
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {
 		return min(b, maxReadText/4) * 4
@@ -43,13 +36,11 @@ func (rn *Runner) readRoom() int {
 	return maxReadText
 }
 
-// span is lines from..end of a file that reads ask for (end 0: to the end
-// of the file), and to, the last line they name (0: the end of the file),
-// which a listing's note counts to.
+// span is lines from..end of a file that reads ask for (0: to the end),
+// and to, the last line they name, which a listing's note counts to.
 type span struct{ from, end, to int }
 
-// maxLine bounds the line numbers of a span, so that adding to them
-// cannot overflow: no file courier reads into has that many lines.
+// maxLine bounds a span's lines, so adding to them cannot overflow.
 const maxLine = 1 << 40
 
 // span is the lines a read of start..end shows, read_lines applied.
@@ -65,8 +56,7 @@ func (rn *Runner) span(start, end int) span {
 	return s
 }
 
-// rest names the span's lines from line from on, as a list of what was
-// left out does: nothing for a whole file.
+// rest names the span's lines from line from on ("" for a whole file).
 func (s span) rest(from int) string {
 	switch {
 	case s.to > 0:
@@ -77,8 +67,7 @@ func (s span) rest(from int) string {
 	return ""
 }
 
-// merge joins the spans of one file that overlap or touch, in line order:
-// a line many reads ask for is shown once.
+// merge joins the spans of one file that overlap or touch, in line order.
 func merge(spans []span) []span {
 	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 	out := spans[:1]
@@ -98,13 +87,11 @@ func merge(spans []span) []span {
 	return out
 }
 
-// requestedShown reads the files the LLM asked for, as they are now,
-// numbered and cut to a sensible length. It returns them, the lines shown
-// for each request of one file (" lines 770-772"; "" when none are, or for
-// a pattern), and a note that lists what the request had no room for (""
-// when it had room for all). The reads of one file are shown together,
-// where the file is first asked for, each line once; the contents take at
-// most readRoom bytes, and no more is read.
+// requestedShown reads the files the LLM asked for as they are now,
+// numbered and cut. It returns them, the lines shown for each request of
+// one file (" lines 770-772"; "" for none or a pattern), and a note of
+// what had no room (""). A file's reads are shown together where it is
+// first asked for, each line once, within readRoom bytes.
 func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
 	type file struct {
 		path  string
@@ -209,11 +196,10 @@ func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadReq
 		human.Bytes(int64(rn.readRoom())), why, words.Name(command.ReadFile), left.String())
 }
 
-// withShownRanges returns results, the last reply's, where each READ_FILE
-// of part of a file names the lines its content shows rather than those
-// asked for: a range past the end is shown as far as the file goes
-// ("lines 770-772", asked for 770-900), a long file is cut. reqs are the
-// reads the results queued, in order; shown what requestedShown gave.
+// withShownRanges returns the last reply's results where each READ_FILE of
+// part of a file names the lines shown rather than asked for ("lines
+// 770-772" of 770-900). reqs are the reads queued; shown what
+// requestedShown gave.
 func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown []string) []command.Result {
 	var out []command.Result
 	k := 0
@@ -247,11 +233,10 @@ func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown
 	return out
 }
 
-// fileContent shows lines s of one requested file, in about room bytes:
-// numbered, streamed, read no further than what is shown (see
-// edit.Numbered), or why it is not shown, with the listing's lines (First
-// 0 for none). Only regular files are read: a named pipe, a socket or a
-// device would block courier or never end.
+// fileContent shows lines s of one requested file, in about room bytes,
+// read no further than shown (see edit.Numbered), or why it is not shown,
+// with the listing's lines. Only regular files are read: a FIFO or a
+// device would block.
 func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room int, words command.Words) (frontend.FileContent, edit.Listing) {
 	note := func(text string) (frontend.FileContent, edit.Listing) {
 		return frontend.FileContent{Path: p, Text: text}, edit.Listing{}
@@ -269,15 +254,10 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
 	defer f.Close()
-	binary := fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", ""))
-	br := bufio.NewReaderSize(f, 64<<10)
-	if head, err := br.Peek(sniffSize); (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) && looksBinary(head) {
-		return note(binary)
-	}
-	l, err := edit.Numbered(p, br, edit.NumberOptions{From: s.from, To: s.to, MaxLines: max(s.end-s.from+1, 0), MaxLineLen: maxLineLen, MaxBytes: room, Size: info.Size(), Words: words})
+	l, err := edit.Numbered(p, bufio.NewReaderSize(f, 64<<10), edit.NumberOptions{From: s.from, To: s.to, MaxLines: max(s.end-s.from+1, 0), MaxLineLen: maxLineLen, MaxBytes: room, Size: info.Size(), Words: words})
 	switch {
 	case errors.Is(err, edit.ErrNotText):
-		return note(binary)
+		return note(fmt.Sprintf("(binary file, %s; not shown)", human.Count(int(info.Size()), "byte", "")))
 	case err != nil:
 		return note(fmt.Sprintf("(cannot read: %v)", err))
 	}
@@ -289,32 +269,11 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 	return fc, l
 }
 
-// maxLineLen cuts single lines of a shown file, so that one minified line
-// cannot fill a request.
+// maxLineLen cuts a shown line: one minified line cannot fill a request.
 const maxLineLen = 2000
 
-// sniffSize is how much of a file's start tells whether it is text.
-const sniffSize = 8192
-
-// looksBinary reports whether the start of a file holds a NUL byte or bytes
-// that are not UTF-8 (a character cut by the end of head aside).
-func looksBinary(head []byte) bool {
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	return !utf8.Valid(head[:runes.Whole(head)])
-}
-
-// findPack finds the files the person included for the first request's
-// pack (see package pack).
-func (rn *Runner) findPack(ws *workspace.Workspace, st *history.State, fe frontend.FrontEnd) *pack.Found {
-	return pack.Find(ws, pack.Options{Include: st.Includes, Task: st.Task, MaxListed: rn.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
-}
-
 // pack is the first request's pack of the files found, in the room the
-// rest of request req leaves within the token budget, counting about four
-// bytes a token as the console's estimate does. The files are read when
-// the request is written.
+// rest of req leaves within the token budget (four bytes a token).
 func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
 	budget := 0
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {

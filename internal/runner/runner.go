@@ -4,7 +4,7 @@
 // to an approver, commits the turn in a crash-safe order (next request,
 // then state), and tells a reporter what happened. Data flows one way:
 // source -> reply -> front end -> engine -> commit -> next request ->
-// reporter. Only the runner changes session state and journals the
+// reporter. Only the runner changes session state and records the
 // person's decisions.
 package runner
 
@@ -23,7 +23,6 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
-	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -62,77 +61,53 @@ func (p Paths) Ensure() error {
 	return nil
 }
 
-// Limits bound what a turn reads and shows.
+// Limits bound what a turn reads and shows: the largest reply in bytes,
+// the files a request lists before it summarises folders, the lines of
+// one requested file it shows, and the tokens it should stay within,
+// which the first request's pack fills (0: no limit).
 type Limits struct {
-	// MaxReply is the largest reply accepted, in bytes.
-	MaxReply int64
-	// ListLimit is how many files a request lists before it summarises
-	// folders.
-	ListLimit int
-	// ReadLines is how many lines of one requested file a request shows.
-	ReadLines int
-	// TokenBudget is the estimated tokens a request should stay within:
-	// the first request's pack of included files fills what the rest
-	// leaves (0: no limit).
+	MaxReply    int64
+	ListLimit   int
+	ReadLines   int
 	TokenBudget int
 }
 
-// Commands say how a reply's commands run.
-type Commands struct {
-	// Timeout limits each command; 0 means no limit.
-	Timeout time.Duration
-	// MaxOutput caps a command's output in characters.
-	MaxOutput int
-	// Env is the environment commands start from (secrets are removed);
-	// KeepEnv names variables kept although they look like secrets.
-	Env, KeepEnv []string
-	// Policy decides which commands run; nil allows every command.
-	Policy *policy.Policy
-	// Sandbox, when set, confines commands.
-	Sandbox *sandbox.Options
-}
+// Commands say how a reply's commands run: the engine's options, to which
+// the runner adds the front end's words and the observer of each turn.
+type Commands = engine.Options
 
-// engine is the engine's options for these settings; the runner adds what
-// it knows of each turn (the front end's words, the observer, snapshots).
-func (c Commands) engine() engine.Options {
-	return engine.Options{CommandTimeout: c.Timeout, MaxOutput: c.MaxOutput, Env: c.Env, KeepEnv: c.KeepEnv, Policy: c.Policy, Sandbox: c.Sandbox}
-}
+// Snapshots say how a session records its workspace for undo: the
+// history's options, to which the runner adds courier's own folders.
+type Snapshots = history.Options
 
 // Config is what a runner is built from.
 type Config struct {
 	Paths Paths
-	// WorkspaceGiven is set when the person named the workspace
-	// (--workspace): a session working on another folder is refused rather
-	// than silently resumed there.
+	// WorkspaceGiven: the person named the workspace, and a session on
+	// another folder is refused rather than resumed there.
 	WorkspaceGiven bool
 	Limits         Limits
-	// Commands say how commands run.
-	Commands Commands
-	// FrontEnds are the protocols sessions may speak; the first is the one
-	// new sessions use unless told otherwise.
+	Commands       Commands
+	// FrontEnds are the protocols sessions may speak, the default first.
 	FrontEnds []frontend.FrontEnd
 	Reporter  Reporter
 	// Approver answers questions about commands; nil stops the turn at a
-	// question (the session waits for 'courier approve' or 'courier deny').
+	// question (the session waits for 'courier approve' or 'deny').
 	Approver Approver
-	// Presets gives the policy of a run's preset ('courier ops --policy');
-	// nil when courier has none.
+	// Presets gives the policy of a run's preset; nil when there are none.
 	Presets func(name string) (*policy.Policy, error)
-	// ProtocolOnce puts the whole protocol only in the first request of a
-	// chat, and a short reminder in the others.
-	ProtocolOnce bool
-	// Environment describes the machine in the first request of a chat.
-	Environment bool
-	// Snapshots say how the workspace is recorded for undo.
-	Snapshots Snapshots
+	// ProtocolOnce puts the whole protocol only in a chat's first request;
+	// Environment describes the machine there.
+	ProtocolOnce, Environment bool
+	Snapshots                 Snapshots
 }
 
 // Runner runs the sessions of one root.
 type Runner struct {
 	cfg   Config
 	store history.Store
-	// created is the session this runner started: its first request was
-	// announced already, so serving it does not announce it again.
+	// created is the session this runner started, whose first request
+	// was announced already.
 	created string
 }
 
@@ -148,11 +123,6 @@ func New(cfg Config) *Runner {
 func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
 func (r *Runner) report(e Event) { e.to(r.cfg.Reporter) }
-
-// frontEnd returns the front end a session speaks.
-func (r *Runner) frontEnd(st *history.State) (frontend.FrontEnd, error) {
-	return r.FrontEnd(st.Protocol)
-}
 
 // FrontEnd returns the front end of that name; "" is the default one.
 func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
@@ -176,11 +146,8 @@ type CreateOptions struct {
 	Includes []string
 	// Protocol names the front end; "" is the default one.
 	Protocol string
-	// SnapshotLater leaves the first snapshot of the workspace to the
-	// first turn, which takes what it needs before any command changes
-	// a file: for a run that exits once the request is written, which
-	// would otherwise keep the person waiting while it reads the whole
-	// workspace.
+	// SnapshotLater leaves the first snapshot to the first turn: for a
+	// run that exits once the request is written.
 	SnapshotLater bool
 }
 
@@ -204,8 +171,6 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	if opts.Protocol != "" && fe != r.cfg.FrontEnds[0] {
 		st.Protocol = fe.Name()
 	}
-	// The request is put in place first: a session file always has its
-	// request.
 	w, err := r.saveWithRequest(st, true)
 	if err != nil {
 		return "", err
@@ -213,9 +178,7 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	r.created = st.SessionID
 	r.report(SessionStarted{Session: st.SessionID, Task: task})
 	r.report(w)
-	// Reading the workspace for undo while the person takes the request to
-	// the chat spares the first turn that work; the turn snapshots what
-	// it needs anyway before any of its commands changes a file.
+	// Read for undo while the person takes the request to the chat.
 	if !opts.SnapshotLater {
 		r.firstSnapshot(st)
 	}
@@ -256,9 +219,8 @@ func (r *Runner) newState(task, ws string) *history.State {
 	}
 }
 
-// firstSnapshot records the workspace of a new session, so that the first
-// turn's commands can be undone. It is left to the first turn when
-// another process holds the session already: one writer at a time.
+// firstSnapshot records the workspace of a new session, unless another
+// process holds it already (the first turn then does).
 func (r *Runner) firstSnapshot(st *history.State) {
 	lock, err := r.store.Lock(st.SessionID, "courier new")
 	if err != nil {
@@ -284,8 +246,7 @@ func (r *Runner) firstSnapshot(st *history.State) {
 func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 
 // openWorkspace opens the folder a session works on, refusing one that
-// holds courier's own control files (whatever it was when the session
-// began).
+// holds courier's own control files.
 func (r *Runner) openWorkspace(st *history.State) (*workspace.Workspace, error) {
 	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
 		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
@@ -297,8 +258,7 @@ func (r *Runner) openWorkspace(st *history.State) (*workspace.Workspace, error) 
 	return ws, nil
 }
 
-// Session is a session held under its lock: nothing else changes it while
-// it is held.
+// Session is a session held under its lock.
 type Session struct {
 	r    *Runner
 	st   *history.State
@@ -306,9 +266,8 @@ type Session struct {
 	fe   frontend.FrontEnd
 }
 
-// Hold locks a session (the named one, or the most recently updated
-// incomplete one when id is "") and loads it. what describes the holder
-// for other processes ("courier watch").
+// Hold locks and loads a session (the named one, or the most recently
+// updated incomplete one); what describes the holder ("courier watch").
 func (r *Runner) Hold(id, what string) (*Session, error) {
 	return r.hold(id, what, false)
 }
@@ -327,8 +286,7 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 		}
 		id = st.SessionID
 	}
-	// Loading first refuses a session that does not exist before its lock
-	// file is made.
+	// Load first: no lock file for a session that does not exist.
 	if _, err := r.store.Load(id); err != nil {
 		return nil, err
 	}
@@ -349,7 +307,7 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 		lock.Unlock()
 		return nil, &OtherWorkspaceError{Session: id, Workspace: st.Workspace, Given: r.cfg.Paths.Workspace}
 	}
-	fe, err := r.frontEnd(st)
+	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
 		lock.Unlock()
 		return nil, fmt.Errorf("session %s: %w", id, err)
@@ -365,7 +323,7 @@ func (s *Session) Release() { s.lock.Unlock() }
 // ID is the session's id.
 func (s *Session) ID() string { return s.st.SessionID }
 
-// Folder is the session's own folder (its journal, its agent runs).
+// Folder is the session's own folder.
 func (s *Session) Folder() string { return s.r.store.Folder(s.st.SessionID) }
 
 // Workspace is the folder the session works on.
@@ -377,13 +335,11 @@ func (s *Session) Complete() bool { return s.st.IsComplete }
 // note tells other processes what the holder is doing.
 func (s *Session) note(doing string) { s.lock.Note(doing) }
 
-// latest returns the most recently updated session: any, or only an
-// incomplete one.
+// latest returns the most recently updated session, or incomplete one.
 func (r *Runner) latest(anyState bool) (*history.State, error) {
 	all, errs := r.store.List()
 	for _, st := range all {
-		// A run of 'courier ops' is named by its id, never taken as the
-		// session a chat command means.
+		// A run of 'courier ops' is only ever named by its id.
 		if !st.Run && (anyState || !st.IsComplete) {
 			return st, nil
 		}

@@ -13,16 +13,14 @@ import (
 )
 
 // Source gives a session its replies: the inbox folder, the clipboard,
-// later an agent or a web page.
+// an agent.
 type Source interface {
-	// Next returns the next reply to req, waiting for one. It returns
-	// ErrExhausted when it has no more, a *SkippedError or *SetAsideError
-	// for a reply it passed over (the runner says so and asks again), or
-	// ctx's error.
+	// Next waits for the next reply to req. It returns ErrExhausted when
+	// it has no more, a *SkippedError or *SetAsideError for a reply it
+	// passed over, or ctx's error.
 	Next(ctx context.Context, req Request) (reply.Reply, error)
-	// Settle is told what became of a reply it gave, by name and hash (a
-	// recovered turn knows its reply only so). It returns where the reply
-	// went, if it moved it.
+	// Settle is told what became of a reply, by name and hash, and
+	// returns where it moved it, if it did.
 	Settle(name, hash string, how Settlement) (string, error)
 }
 
@@ -31,20 +29,17 @@ type Settlement int
 
 // The settlements.
 const (
-	// Applied: the reply's turn was committed.
-	Applied Settlement = iota
-	// Duplicate: the reply had been applied before.
-	Duplicate
-	// Outdated: the reply answers another request than the current one.
-	Outdated
-	// Skipped: the reply belongs to another session; it stays where it is
-	// and should not be offered again while it is unchanged.
+	Applied   Settlement = iota // the reply's turn was committed
+	Duplicate                   // applied before
+	Outdated                    // answers another request
+	// Skipped: it belongs to another session; it stays, not offered
+	// again while unchanged.
 	Skipped
 )
 
-// Serve runs the held session's turns until it is complete (nil), a
-// command waits for a decision that will not come here (*WaitingError),
-// the source has no more replies (nil), or ctx is done.
+// Serve runs the held session's turns until it is complete or the source
+// has no more replies (nil), a command waits for a decision that will not
+// come here (*WaitingError), or ctx is done.
 func (s *Session) Serve(ctx context.Context, src Source) error {
 	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
 }
@@ -57,8 +52,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	if _, err := s.Recover(ctx, settle); err != nil {
 		return err
 	}
-	// A source that waits (the inbox folder, the clipboard) is watched by a
-	// person, who is shown the request being waited for.
+	// A person watches a source that waits, and is shown the request.
 	where, waits := src.(interface{ Where() string })
 	resumed := s.r.created != s.st.SessionID
 	unapplied := 0
@@ -139,14 +133,11 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 }
 
 // errWords stops the wait for a reply when the person said something
-// for the request ('courier say' from another terminal) or asked for an
-// undo ('courier undo').
+// ('courier say') or asked for an undo from another terminal.
 var errWords = errors.New("the person said something")
 
-// next asks src for the next reply. A source a person watches (listen) is
-// asked while the words 'courier say' leaves for the session are looked
-// for, as 'courier approve' is: when there are some, the wait stops with
-// errWords, so that the request is written again with them.
+// next asks src for the next reply; with listen, the words left for the
+// session stop the wait with errWords.
 func (s *Session) next(ctx context.Context, src Source, req Request, listen bool) (reply.Reply, error) {
 	if !listen {
 		return src.Next(ctx, req)
@@ -184,33 +175,29 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 	}
 }
 
-// setAside moves a reply that will never be applied out of the way (as an
-// outdated one is) and tells the person why.
+// setAside moves a reply that will never be applied out of the way.
 func (s *Session) setAside(src Source, name, hash string, why error) {
 	moved, _ := src.Settle(name, hash, Outdated)
 	s.r.report(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
-// settle tells the source what became of a reply; a failure to move it is
-// only a warning, since the session itself is committed.
+// settle tells the source what became of a reply; a failure is only a
+// warning, since the session is committed.
 func (s *Session) settle(src Source, name, hash string, how Settlement) {
 	if _, err := src.Settle(name, hash, how); err != nil {
 		s.r.report(Warning{Message: err.Error()})
 	}
 }
 
-// RoutedSource is a source that can tell which session its replies are for
-// before any session is held (a reply file given on the command line).
+// RoutedSource is a source that tells which session its replies are for
+// (the default protocol first), or "", before any is held.
 type RoutedSource interface {
 	Source
-	// Route returns the session the reply names in any of the protocols
-	// (the first is the default), or "".
 	Route(protocols []frontend.FrontEnd, maxReply int64) (string, error)
 }
 
-// ApplyFrom applies the replies of src to the session named by id, else
-// the one they name, else the most recently updated incomplete one,
-// finishing first a turn that session left unfinished.
+// ApplyFrom applies the replies of src to the session id, else the one
+// they name, else the latest incomplete one.
 func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what string) error {
 	if id == "" {
 		if len(r.cfg.FrontEnds) == 0 {
@@ -231,17 +218,15 @@ func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what strin
 
 // Queue is replies waiting for several sessions: the inbox folder.
 type Queue interface {
-	// Sessions lists the sessions with replies waiting, in the order their
-	// oldest reply was saved; "" stands for replies that name none in any
-	// of the protocols (the first is the default).
+	// Sessions lists the sessions with replies waiting, oldest reply
+	// first; "" stands for replies naming none.
 	Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error)
-	// Source gives the replies waiting for session id, and those naming no
-	// session when unnamed is set.
+	// Source gives the replies for session id, and unnamed ones with
+	// unnamed.
 	Source(id string, unnamed bool) Source
 }
 
-// BatchError holds the errors of the sessions a batch could not finish;
-// the other sessions' replies were applied.
+// BatchError holds the errors of the sessions a batch could not finish.
 type BatchError struct {
 	Errs []error
 }
@@ -251,9 +236,8 @@ func (e *BatchError) Error() string {
 }
 
 // ProcessQueue finishes every unfinished turn that does not wait for the
-// person, then applies the replies waiting in q, session by session. A
-// question that stops a turn, or ctx, ends it at once; other failures are
-// collected in a *BatchError.
+// person, then applies the replies in q, session by session. A question,
+// or ctx, ends it; other failures are collected in a *BatchError.
 func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 	var errs []error
 	all, _ := r.store.List()
@@ -275,8 +259,7 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 	if err != nil {
 		return err
 	}
-	// Replies that name no session go to the most recently updated
-	// incomplete one, with that session's own replies.
+	// Replies naming no session go to the latest incomplete one.
 	def := ""
 	var order []string
 	for _, id := range ids {
@@ -335,20 +318,19 @@ func (r *Runner) recoverOne(ctx context.Context, id string, src Source, what str
 	return err
 }
 
-// stops reports whether err ends a batch: the person is asked, or stopped it.
+// stops reports whether err ends a batch: a question, or a stop.
 func stops(ctx context.Context, err error) bool {
 	var w *WaitingError
 	return ctx.Err() != nil || errors.As(err, &w)
 }
 
-// exists reports whether a session of that id exists.
 func (r *Runner) exists(id string) bool {
 	_, err := r.store.Load(id)
 	return err == nil
 }
 
-// noSuchSession is the error of a reply naming session id, which does not
-// exist, with the session it may have meant.
+// noSuchSession is the error of a reply naming a session that does not
+// exist, with the one it may have meant.
 func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 	all, _ := r.store.List()
 	ids := make([]string, len(all))
@@ -359,8 +341,7 @@ func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 }
 
 // setAsideAll moves every reply src has for a session that does not exist
-// out of the way, and says how many. Files it passes over (not replies, or
-// not saved yet) are left for the session that takes them to report.
+// out of the way, and says how many (files passed over stay).
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
 	fe, err := r.FrontEnd("")
 	if err != nil {

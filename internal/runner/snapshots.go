@@ -10,24 +10,11 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Snapshots say how a session records its workspace so that undo can
-// reverse what commands did, not only file commands.
-type Snapshots struct {
-	// Off records what file commands change only.
-	Off bool
-	// Exclude and Include are .gitignore-style patterns left out of, or
-	// forced into, the snapshots on top of .gitignore.
-	Exclude, Include []string
-	// Budget bounds the contents kept for one session; TurnLimit what one
-	// turn may read to keep what its commands change.
-	Budget, TurnLimit int64
-}
-
 // history opens the history of session st on its workspace ws.
 func (r *Runner) history(st *history.State, ws *workspace.Workspace) (*history.History, error) {
 	o, p := r.cfg.Snapshots, r.cfg.Paths
-	return r.store.Open(st.SessionID, ws, history.Options{Off: o.Off, Exclude: o.Exclude, Include: o.Include,
-		Budget: o.Budget, TurnLimit: o.TurnLimit, Private: []string{p.Inbox, p.Outbox, p.Sessions}})
+	o.Private = []string{p.Inbox, p.Outbox, p.Sessions}
+	return r.store.Open(st.SessionID, ws, o)
 }
 
 // SnapshotError: a turn cannot be shown or undone.
@@ -43,9 +30,8 @@ func (e *SnapshotError) Error() string {
 
 func (e *SnapshotError) Unwrap() error { return e.Err }
 
-// withHistory opens a session (the named one, or the most recently
-// updated) with its workspace and history, for reading them or, with
-// what naming the holder, under the session's lock for changing them.
+// withHistory opens a session (the named one, or the latest) with its
+// workspace and history; with what, under its lock, to change them.
 func (r *Runner) withHistory(id, what string, do func(st *history.State, h *history.History) error) error {
 	st, err := r.resolve(id, true)
 	if err != nil {
@@ -71,10 +57,8 @@ func (r *Runner) withHistory(id, what string, do func(st *history.State, h *hist
 	return do(st, h)
 }
 
-// Diff writes the unified diff of what the turn answering request seq (0:
-// the last one applied) changed in a session (the named one, or the most
-// recently updated); binary and large files, modes and symlinks are
-// summarised.
+// Diff writes the diff of what the turn answering request seq (0: the
+// last applied) changed in a session (the named one, or the latest).
 func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	return r.withHistory(id, "", func(st *history.State, h *history.History) error {
 		seqs, err := r.store.Turns(st.SessionID)
@@ -96,8 +80,7 @@ func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	})
 }
 
-// GC drops the oldest turns' snapshots of a session beyond its budget;
-// they can no longer be undone.
+// GC drops the oldest turns' snapshots of a session beyond its budget.
 func (r *Runner) GC(id string) (history.GCReport, int64, error) {
 	var rep history.GCReport
 	var budget int64
@@ -110,8 +93,7 @@ func (r *Runner) GC(id string) (history.GCReport, int64, error) {
 	return rep, budget, err
 }
 
-// Log lists the turns of a session (the named one, or the most recently
-// updated), oldest first.
+// Log lists the turns of a session (the named one, or the latest).
 func (r *Runner) Log(id string) (Info, []history.TurnLog, error) {
 	st, err := r.resolve(id, true)
 	if err != nil {

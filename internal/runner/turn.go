@@ -16,10 +16,9 @@ import (
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
-// apply applies a reply to the held session: it refuses a reply applied
-// before or answering another request (*RefusedError), carries out the
-// commands, asks about those that need the person, and commits the turn.
-// A *WaitingError means the turn stopped at a question.
+// apply applies a reply to the held session, refusing one applied before
+// or answering another request (*RefusedError). A *WaitingError means
+// the turn stopped at a question.
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
@@ -47,21 +46,21 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		}
 	}
 	if !unfinished && rep.Route(s.r.cfg.FrontEnds...) == "" {
-		// A reply naming no session may be one another session's turn is
-		// still applying (waiting for a question): it belongs there.
+		// A reply naming no session may be one another session is still
+		// applying: it belongs there.
 		if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
 			return &SkippedError{Reply: rep.Name, Session: other}
 		}
 	}
 	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
 	s.note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
-	return s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
+	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Hash: rep.Hash, Commands: rep.Parsed.Commands})
 	})
+	return err
 }
 
-// check refuses a reply that was applied before or answers another request
-// than the current one.
+// check refuses a reply applied before or answering another request.
 func (s *Session) check(rep reply.Reply) error {
 	st := s.st
 	prev, at, err := s.r.store.FindReply(st, rep.Hash)
@@ -75,9 +74,8 @@ func (s *Session) check(rep reply.Reply) error {
 	}
 	seq := rep.Parsed.Sequence
 	if seq != 0 && seq < st.SequenceNumber && s.r.undoneSince(st, seq) {
-		// Every turn since that request was undone: the workspace is as it
-		// saw it, so the reply (a complete one, after a cut-off one was
-		// applied and undone) still fits.
+		// Every turn since was undone: the reply (say, the complete one of
+		// a cut-off one undone) still fits the workspace.
 		return nil
 	}
 	if seq != 0 && seq != st.SequenceNumber {
@@ -93,9 +91,9 @@ func (s *Session) check(rep reply.Reply) error {
 }
 
 // Recover finishes a turn an earlier run left unfinished (a crash, a
-// Ctrl-C, a question), and reports whether there was one. A decision
-// another process left for the waiting question is taken first. settle,
-// when not nil, is told that the turn's reply was applied.
+// Ctrl-C, a question), taking first a decision another process left, and
+// reports whether there was one. settle, if not nil, hears the reply was
+// applied.
 func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
 	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
 		return false, err
@@ -118,7 +116,7 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 	}
 	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
 	s.note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
-	err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
+	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Resume(ctx, s.st)
 	})
 	if err == nil && settle != nil {
@@ -128,21 +126,16 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 }
 
 // turn runs the engine (start applies or resumes), puts each question to
-// the approver and resumes after each answer, and commits the turn.
-func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) error {
-	_, err := s.turnOutcome(ctx, start)
-	return err
-}
-
-// turnOutcome is turn, returning what the engine came to as well: the
-// results so far when a *WaitingError stopped it at a question.
-func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
+// the approver and resumes after each answer, and commits the turn. It
+// returns what the engine came to: the results so far when a
+// *WaitingError stopped it at a question.
+func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
 	ws, err := s.r.openWorkspace(s.st)
 	if err != nil {
 		return engine.Outcome{}, err
 	}
 	defer ws.Close()
-	opts := s.r.cfg.Commands.engine()
+	opts := s.r.cfg.Commands
 	if s.st.Preset != "" {
 		if opts.Policy, err = s.r.preset(s.st.Preset); err != nil {
 			return engine.Outcome{}, err
@@ -172,11 +165,9 @@ func (s *Session) turnOutcome(ctx context.Context, start func(*engine.Engine) (e
 	return out, s.commit(out)
 }
 
-// wait settles the question a turn stopped at and journals the answer: the
-// approver's, or one given meanwhile from another terminal ('courier
-// approve' leaves it for the process holding the session). When the
-// approver stops the turn, the session is left waiting and a *WaitingError
-// returned.
+// wait settles the question a turn stopped at and records the answer:
+// the approver's, or one 'courier approve' left meanwhile. When the
+// approver stops the turn, a *WaitingError leaves the session waiting.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	p := question(*out.Waiting)
 	st := s.st
@@ -244,8 +235,8 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	}
 }
 
-// journalDecision writes the person's answer into the turn's journal, where
-// the engine finds it when the turn resumes.
+// journalDecision records the person's answer in the turn, where the
+// engine finds it when the turn resumes.
 func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	t, err := s.r.store.OpenTurn(s.st.SessionID, n.Sequence)
 	if err != nil {
@@ -269,28 +260,26 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	return nil
 }
 
-// commit finishes a turn whose journal the engine left durable: the reply
-// is noted in the session's reply index, the next request is written, then
-// the session state is saved (the commit point); the source settles the
-// reply after. A crash before the state is saved repeats all of it; after
-// it, the reply is recognised as applied.
+// commit finishes a turn the engine left durable: the next request is
+// written, then the state saved (the commit point); the source settles
+// the reply after. A crash before the state is saved repeats all of it.
 func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
+	seq := st.SequenceNumber
 	next := *st
 	next.Pending = nil
 	// Undo takes back the most recent turn first, one that changed
-	// nothing included (a reply applied cut off), so that the reply's
-	// complete version then answers the request that turn answered.
-	next.UndoTop = st.SequenceNumber
+	// nothing included (a reply applied cut off), so that the complete
+	// reply then answers the request that turn answered.
+	next.UndoTop = seq
 	next.ApprovedRules = out.ApprovedRules
 	next.LastResults = out.Results
 	if next.LastResults == nil {
 		next.LastResults = []command.Result{}
 	}
 	next.ReadFileRequests = readRequests(out)
-	// The request this turn answered showed the messages in the state; the
-	// words said since (while the reply was applied, or a command waited
-	// for approval) go into the next one, or wait for a follow-up task.
+	// The words said since the request this turn answered go into the
+	// next one, or wait for a follow-up task.
 	ws, said, err := s.r.waitingWords(st.SessionID)
 	if err != nil {
 		return err
@@ -330,7 +319,7 @@ func (s *Session) commit(out engine.Outcome) error {
 	if written != nil {
 		s.r.dropWords(st.SessionID, said)
 	}
-	s.r.report(TurnEnded{Session: st.SessionID, Sequence: st.SequenceNumber - boolInt(!out.Done), Commands: out.Commands,
+	s.r.report(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
 	if written != nil {
 		s.r.report(*written)
@@ -338,17 +327,10 @@ func (s *Session) commit(out engine.Outcome) error {
 	return nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func readRequests(out engine.Outcome) []history.ReadRequest {
 	reqs := []history.ReadRequest{}
 	for i, c := range out.Commands {
-		// An inline read has its content in its result already.
+		// An inline read's content is in its result.
 		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
 			reqs = append(reqs, history.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
 		}
@@ -358,9 +340,8 @@ func readRequests(out engine.Outcome) []history.ReadRequest {
 
 // Decide records the person's decision on the command the session (the
 // named one, or the one waiting) waits for, and carries on with the turn;
-// src settles the turn's reply once it is applied. When another courier
-// process holds the session waiting for this very decision, the decision is
-// left for it and Decide returns at once with handedOver set.
+// src settles its reply. When another courier process holds the session,
+// the decision is left for it (handedOver).
 func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
 		if id, err = r.waitingSession(); err != nil {
@@ -393,8 +374,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if s.st.Pending == nil {
 		return false, &NotWaitingError{Session: id}
 	}
-	// A decision left earlier for a holder that went away is older than
-	// this one: the person's last word counts.
+	// A decision left for a holder that went away is older.
 	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("decision: %w", err)
 	}
@@ -406,8 +386,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	return false, interrupted(ctx, id, err)
 }
 
-// waitingSession returns the id of the most recently updated session that
-// waits for a decision.
+// waitingSession returns the latest session that waits for a decision.
 func (r *Runner) waitingSession() (string, error) {
 	all, _ := r.store.List()
 	for _, st := range all {
@@ -418,8 +397,8 @@ func (r *Runner) waitingSession() (string, error) {
 	return "", ErrNoSession
 }
 
-// applyingElsewhere returns the session, other than except, whose
-// unfinished turn applies the reply with this hash, or "".
+// applyingElsewhere returns the session, but except, whose unfinished
+// turn applies the reply with this hash, or "".
 func (r *Runner) applyingElsewhere(hash, except string) string {
 	all, _ := r.store.List()
 	for _, st := range all {
@@ -433,9 +412,8 @@ func (r *Runner) applyingElsewhere(hash, except string) string {
 	return ""
 }
 
-// undoneSince reports whether the workspace is again as request seq showed
-// it: the turn answering seq was undone, and every later request was never
-// answered or had its turn undone too.
+// undoneSince reports whether the workspace is again as request seq
+// showed it: the turn answering it and every later one were undone.
 func (r *Runner) undoneSince(st *history.State, seq int) bool {
 	for k := seq; k < st.SequenceNumber; k++ {
 		t, err := r.store.ReadTurn(st.SessionID, k)

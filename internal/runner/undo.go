@@ -12,16 +12,14 @@ import (
 )
 
 // Undo takes back the held session's most recent turn not yet undone
-// (one that changed nothing included), tells the LLM in a new request,
-// and returns what it did. A run (of 'courier ops') has no LLM to tell:
-// it stays complete, and no request is written. An undo that an earlier
-// run left under way is finished instead, and nothing more: it is the
-// undo that was asked for.
+// (one that changed nothing included), tells the LLM in a new request (a
+// run of 'courier ops' stays complete, with none), and returns what it
+// did. An undo an earlier run left under way is finished instead.
 //
-// Undo is a transaction: the state is saved first with the undo under way,
-// then the files are put back (each step can be done again without harm),
-// and the state saved with the undo done is the commit point, so a crash
-// anywhere makes the next run finish the same undo, exactly once.
+// Undo is a transaction: the state is saved with the undo under way, the
+// files are put back (each step idempotent), and the state saved with the
+// undo done is the commit point: a crash anywhere makes the next run
+// finish the same undo, exactly once.
 func (s *Session) Undo() (UndoReport, error) {
 	l, st := s.r, s.st
 	if err := l.cleanTemps(st.SessionID); err != nil {
@@ -51,9 +49,8 @@ func (s *Session) Undo() (UndoReport, error) {
 	return s.undo(false)
 }
 
-// finishUndo finishes an undo an earlier run left under way; ok is false
-// when there was none. Every run that holds the session calls it before
-// doing anything else with the session.
+// finishUndo finishes an undo an earlier run left under way (ok), before
+// anything else is done with the session.
 func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 	if s.st.Undoing == nil {
 		return UndoReport{}, false, nil
@@ -62,8 +59,8 @@ func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 	return rep, true, err
 }
 
-// undo carries out the undo the state says is under way and commits it;
-// resumed says an earlier run began it.
+// undo carries out and commits the undo under way; resumed: an earlier
+// run began it.
 func (s *Session) undo(resumed bool) (UndoReport, error) {
 	l, st := s.r, s.st
 	u := *st.Undoing
@@ -100,9 +97,7 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next.Undoing = nil
 	next.UndoTop = u.Below
 	next.UpdatedAt = time.Now().UTC()
-	if st.Run {
-		// A run stays what it was, complete: it has no LLM to tell and
-		// takes no replies, so no request follows its undo.
+	if st.Run { // no LLM to tell
 		if err := l.store.Save(&next); err != nil {
 			return rep, err
 		}
@@ -117,9 +112,8 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next.ReadFileRequests = []history.ReadRequest{}
 	next.Notices = []string{rep.Notice()}
 	if l.afterUndo(st) {
-		// The request was written by an undo: the LLM has not heard of
-		// that one yet either, and must hear of every turn undone since
-		// its last reply.
+		// The LLM has not heard of the undo that wrote the request either:
+		// it hears of every turn undone since its last reply.
 		next.Notices = nil
 		for _, n := range st.Notices {
 			next.Notices = append(next.Notices, strings.TrimSuffix(n, history.UndoTail))
@@ -137,8 +131,8 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	return rep, nil
 }
 
-// afterUndo reports whether the session's current request was written by
-// an undo: the request before it has no turn.
+// afterUndo reports whether the current request was written by an undo:
+// the request before it has no turn.
 func (r *Runner) afterUndo(st *history.State) bool {
 	t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1)
 	if err != nil {
@@ -148,22 +142,19 @@ func (r *Runner) afterUndo(st *history.State) bool {
 	return !begun
 }
 
-// UndoHandover is an undo done by the process that held the session.
+// UndoHandover is an undo done by the process holding the session
+// ("courier watch"): of the reply to request Sequence, and the request it
+// wrote ("" when not yet written when asked).
 type UndoHandover struct {
-	// Holder is that process ("courier watch").
-	Holder  string
-	Session string
-	// Sequence is the request whose reply it undid; Outbox the request it
-	// wrote, "" when it had not written it yet when asked.
+	Holder   string
+	Session  string
 	Sequence int
 	Outbox   string
 }
 
-// Undo takes back the last turn of a session (the named one, or the most
-// recently updated). While a 'courier watch' holds the session waiting
-// for the next reply in another terminal, the undo is handed to it, as the
-// person's words are: it undoes the turn there, writes the new request and
-// goes on watching; Undo then says what it did.
+// Undo takes back the last turn of a session (the named one, or the
+// latest). While a 'courier watch' holds it waiting for a reply, the undo
+// is handed to it, as the person's words are.
 func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	s, err := r.HoldLatest(id, "courier undo")
 	var locked *history.LockedError
@@ -178,10 +169,9 @@ func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	return nil, err
 }
 
-// handUndo leaves an undo for the process holding a session, as 'say'
-// leaves words, when that process waits for a reply, and waits a moment
-// for it to be done. A holder busy with a turn keeps the session: the
-// turn it applies may be the one the person meant.
+// handUndo leaves an undo for the holder waiting for a reply, as 'say'
+// leaves words, and waits a moment for it. A holder busy with a turn
+// keeps the session: that turn may be the one the person meant.
 func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	id := locked.Session
 	st, err := r.store.Load(id)

@@ -25,14 +25,11 @@ import (
 )
 
 // The JSON API of the sessions, which the page uses too: a request from
-// the page (htmx says so in HX-Request) is answered with the fragment of
-// the page that shows the same thing.
+// the page (HX-Request) is answered with the page's fragment.
 
-// fromPage reports whether the page made the request.
 func fromPage(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
 
-// answer writes v: JSON for a program, the page's fragment tmpl for the
-// page.
+// answer writes v: JSON, or the page's fragment tmpl.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, code int, tmpl string, v any) {
 	if fromPage(r) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -100,9 +97,9 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// form reads a request's form: multipart, or urlencoded. With raw
-// given, a body that is no form holding that field is its value, as
-// programs send a reply (curl's --data-binary says it is a form too).
+// form reads a request's form, multipart or urlencoded; with raw, a body
+// that is no form holding that field is its value (curl --data-binary
+// says it is a form too).
 func (s *Server) form(r *http.Request, raw string) (url.Values, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
@@ -129,8 +126,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// create is POST /api/sessions: task, workspace and protocol, as 'courier
-// new' takes them.
+// create is POST /api/sessions: task, workspace and protocol.
 func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.form(r, "")
 	if err != nil {
@@ -151,15 +147,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	return s.done(w, r, rr, id, http.StatusCreated, "Started session "+id)
 }
 
-// done answers an action with where the session stands after it.
 func (s *Server) done(w http.ResponseWriter, r *http.Request, rr *runner.Runner, id string, code int, msg string) error {
 	info, err := rr.Status(id)
 	s.answer(w, r, code, "flash", done{Info: info, Message: msg})
 	return err
 }
 
-// status is GET /api/sessions/{id}: where the session stands, and on the
-// page, the last turn this server carried out.
+// status is GET /api/sessions/{id}: where the session stands.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	rr, _ := s.runner(id)
@@ -175,8 +169,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// request is GET /api/sessions/{id}/request: the current request as text
-// (?full=1: with the whole protocol, for a fresh chat).
+// request is GET /api/sessions/{id}/request (?full=1: for a fresh chat).
 func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	rr, _ := s.runner(id)
@@ -192,18 +185,16 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	return plain(w, text)
 }
 
-// plain answers with text.
 func plain(w http.ResponseWriter, text string) error {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, err := io.WriteString(w, text)
 	return err
 }
 
-// reply is POST /api/sessions/{id}/reply: the reply as the body (or the
-// form's "reply"), applied as a file saved into inbox/ for the session
-// would be, with the same routing, duplicate and outdated rules. From
-// Review, the form's "run" values are the indexes of the commands to
-// carry out, and the LLM is told which were left out, and "reason".
+// reply is POST /api/sessions/{id}/reply: the reply (the body, or the
+// form's "reply") applied as one saved into inbox/ would be. From Review,
+// "run" are the indexes of the commands to carry out, and the LLM is told
+// which were left out, and "reason".
 func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "reply")
@@ -229,8 +220,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	sess, err := rr.Hold(to, "courier serve")
 	var locked *runner.LockedError
 	if errors.As(err, &locked) && left == nil {
-		// The courier holding the session ('courier watch') takes it
-		// from inbox/, as it would a reply saved there.
+		// The courier holding the session takes it from inbox/.
 		if _, err := inbox.Save(inboxDir, to, f.Get("reply"), at); err != nil {
 			return err
 		}
@@ -266,12 +256,11 @@ func (s *Server) parse(id, text string, at time.Time) (reply.Reply, error) {
 	if err != nil {
 		return reply.Reply{}, err
 	}
-	// Named as 'courier paste' names a reply it saves: the name routes it
-	// to the session when its header names none.
+	// Named as 'courier paste' names one: the name routes it.
 	return reply.New(fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000")), text, s.o.Config.Limits.MaxReply, fe)
 }
 
-// pick keeps the commands whose indexes run holds, and returns the others.
+// pick keeps the commands whose indexes run holds, returning the others.
 func pick(rep *reply.Reply, run []string) []command.Command {
 	var kept, left []command.Command
 	for i, c := range rep.Parsed.Commands {
@@ -298,7 +287,6 @@ func leftOut(left []command.Command, reason string) string {
 	return b.String()
 }
 
-// describe names a command on one line.
 func describe(c command.Command) string {
 	switch {
 	case c.Type == command.RunCommand:
@@ -311,7 +299,7 @@ func describe(c command.Command) string {
 	return string(c.Type) + " " + c.Path
 }
 
-// pasted is a reply given in a request, as a source of one reply.
+// pasted is a source of the one reply a request gave.
 type pasted struct {
 	rep   reply.Reply
 	given bool
@@ -327,7 +315,6 @@ func (p *pasted) Next(_ context.Context, req runner.Request) (reply.Reply, error
 
 func (p *pasted) Settle(string, string, runner.Settlement) (string, error) { return "", nil }
 
-// outcome answers with what a turn came to.
 func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runner, id string, events *reporter, err error) error {
 	var waiting *runner.WaitingError
 	switch {
@@ -354,9 +341,8 @@ func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runn
 	return s.done(w, r, rr, id, http.StatusOK, msg)
 }
 
-// decide is POST .../approve (all=1: and every later command like it) and
-// .../deny (reason): the answer to the question the session waits on,
-// given to the courier process waiting for it, if one does.
+// decide is POST .../approve (all=1: and all like it) and .../deny
+// (reason), given to the courier process waiting for it, if one does.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "")
@@ -404,8 +390,7 @@ func (s *Server) say(w http.ResponseWriter, r *http.Request) error {
 	return s.done(w, r, rr, id, http.StatusOK, msg)
 }
 
-// undo is POST .../undo: the workspace as it was before the last applied
-// reply, as 'courier undo' does.
+// undo is POST .../undo, as 'courier undo'.
 func (s *Server) undo(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	defer s.hold(id)()
@@ -422,8 +407,7 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request) error {
 	return s.done(w, r, rr, id, http.StatusOK, fmt.Sprintf("Undid the answer to request %d: %d files restored, %d removed", rep.Sequence, len(rep.Restored), len(rep.Removed)))
 }
 
-// continueTask is POST .../continue: a follow-up task for a complete
-// session.
+// continueTask is POST .../continue: a follow-up task.
 func (s *Server) continueTask(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "")
@@ -438,7 +422,6 @@ func (s *Server) continueTask(w http.ResponseWriter, r *http.Request) error {
 	return s.done(w, r, rr, id, http.StatusOK, "The next request asks for the follow-up task: copy it")
 }
 
-// log is GET .../log: the session and its turns, oldest first.
 func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	rr, _ := s.runner("")
 	info, turns, err := rr.Log(r.PathValue("id"))
@@ -449,14 +432,12 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// logView is GET .../log's answer.
 type logView struct {
 	Info  runner.Info       `json:"session"`
 	Turns []history.TurnLog `json:"turns"`
 }
 
-// diff is GET .../diff?turn=N: the unified diff of what a turn changed
-// (default: the last applied), as 'courier diff' prints it.
+// diff is GET .../diff?turn=N, as 'courier diff' prints it.
 func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 	turn := 0
 	if t := r.URL.Query().Get("turn"); t != "" {

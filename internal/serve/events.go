@@ -19,9 +19,8 @@ type hub struct {
 	subs map[chan []byte]bool
 }
 
-// publish sends one server-sent event to every stream. A stream too slow
-// to take it is closed: the browser opens it again, and the page reloads
-// what it shows.
+// publish sends one server-sent event to every stream, closing one too
+// slow to take it (the browser opens it again).
 func (h *hub) publish(kind string, data []byte) {
 	msg := fmt.Appendf(nil, "event: %s\ndata: %s\n\n", kind, data)
 	h.mu.Lock()
@@ -54,8 +53,7 @@ func (h *hub) unsubscribe(ch chan []byte) {
 }
 
 // events is GET /api/events: the events of 'courier watch --json', each
-// named by its kind and carrying its session, and sessionChanged when
-// another courier process changed a session.
+// with its session, and sessionChanged for what others changed.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
@@ -80,22 +78,19 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// reporter tells what happens in one session (or the one a request
-// starts): the events to /api/events, what the page shows of the turn to
-// the session's live record, and to the request running the turn what
-// became of its reply.
+// reporter tells what happens in one session: the events to /api/events,
+// the turn to the session's live record, and what became of the reply to
+// the request running the turn.
 type reporter struct {
 	*console.JSON
-	s  *Server
-	id string
-	// What the request's reply came to.
+	s       *Server
+	id      string
 	refused string
 	asked   *runner.ApprovalNeeded
 	ended   *runner.TurnEnded
 }
 
-// runner returns a runner that reports on session id ("" for one the
-// request starts), on the default workspace.
+// runner returns a runner reporting on session id ("" for a new one).
 func (s *Server) runner(id string) (*runner.Runner, *reporter) {
 	rep := s.reporter(id)
 	r, _ := s.newRunner(rep, "") // no workspace to check: no error
@@ -108,9 +103,8 @@ func (s *Server) reporter(id string) *reporter {
 	return rep
 }
 
-// eventWriter publishes the JSON reporter's lines, each one event, with
-// the session of the reporter added where the event does not name one
-// (commandStarted, warning...).
+// eventWriter publishes the JSON reporter's lines, adding the session
+// where an event does not name one.
 type eventWriter struct{ rep *reporter }
 
 func (w eventWriter) Write(p []byte) (int, error) {
@@ -184,8 +178,7 @@ func (r *reporter) Warning(e runner.Warning) {
 	r.JSON.Warning(e)
 }
 
-// live is what the page shows of the last turn of a session this server
-// carried out, as it happens.
+// live is the last turn of a session this server carried out.
 type live struct {
 	Sequence int
 	Reply    string
@@ -203,7 +196,6 @@ type row struct {
 	Started time.Time
 }
 
-// row returns row i, adding the rows up to it.
 func (l *live) row(i int) *row {
 	for len(l.Rows) <= i {
 		l.Rows = append(l.Rows, row{})
@@ -211,7 +203,6 @@ func (l *live) row(i int) *row {
 	return &l.Rows[i]
 }
 
-// update changes the live record of session id.
 func (s *Server) update(id string, change func(*live)) {
 	if id == "" {
 		return
@@ -226,7 +217,6 @@ func (s *Server) update(id string, change func(*live)) {
 	change(l)
 }
 
-// lastTurn returns a copy of the live record of session id, if any.
 func (s *Server) lastTurn(id string) (live, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -239,9 +229,8 @@ func (s *Server) lastTurn(id string) (live, bool) {
 	return c, true
 }
 
-// watch looks at the sessions every Poll, and says sessionChanged of each
-// that changed (a reply applied by 'courier watch', an approval given in
-// a terminal, a session started elsewhere), so that the page shows it.
+// watch says sessionChanged, every Poll, of each session another courier
+// changed.
 func (s *Server) watch() {
 	r := runner.New(s.o.Config)
 	seen := map[string]string{}

@@ -12,16 +12,14 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// The page: its assets (htmx and its server-sent-events extension,
-// vendored with their licences; the page's own script and style) and its
-// templates, all embedded, so the page works offline with no build step.
+// The page: its assets (htmx and its SSE extension, vendored with their
+// licences; the page's script and style) and templates, embedded.
 
 //go:embed assets
 var assets embed.FS
 
-// pages are the page and its fragments. html/template escapes everything
-// they show by where it goes: a reply's <script>, an attribute it tries to
-// close or a javascript: link come out as text.
+// pages are the page and its fragments: html/template escapes what they
+// show by where it goes, so a reply's <script> comes out as text.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"describe": describe,
 	"count":    func(n int, noun string) string { return human.Count(n, noun, "") },
@@ -31,7 +29,6 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
 }).ParseFS(assets, "assets/page.html"))
 
-// diffLine is the class of a line of a unified diff.
 func diffLine(l string) string {
 	switch {
 	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
@@ -46,9 +43,7 @@ func diffLine(l string) string {
 	return ""
 }
 
-// script is the page's one script: htmx, its extension and the page's own,
-// in that order, served as one file, so that the page waits for one
-// request rather than three.
+// script serves htmx, its extension and the page's own as one file.
 func script(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	for _, name := range []string{"htmx.min.js", "sse.min.js", "page.js"} {
@@ -58,7 +53,6 @@ func script(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// homeView is the page of the sessions.
 type homeView struct {
 	Sessions  []runner.Info
 	Workspace string
@@ -75,7 +69,6 @@ func (s *Server) home(w http.ResponseWriter, _ *http.Request) error {
 	return s.page(w, "home", v)
 }
 
-// sessionView is the page of one session.
 type sessionView struct {
 	Info    runner.Info
 	Status  statusView
@@ -99,8 +92,6 @@ func (s *Server) page(w http.ResponseWriter, name string, v any) error {
 	return pages.ExecuteTemplate(w, name, v)
 }
 
-// statusView is where a session stands, with the last turn this server
-// carried out of it.
 type statusView struct {
 	Info runner.Info
 	Turn *live
@@ -114,7 +105,6 @@ func (s *Server) statusView(info runner.Info) statusView {
 	return v
 }
 
-// reqView is the request waiting to be copied into the chat.
 type reqView struct {
 	Info   runner.Info
 	Text   string

@@ -16,20 +16,17 @@ import (
 )
 
 // Reviewed is one command of a reply as Review shows it, nothing applied:
-// what a file command would do to the workspace as it is now (its diff,
-// or why it would fail), and whether a RUN_COMMAND needs approval, and
-// why.
+// a file command's diff against the workspace now (or why it would
+// fail), a RUN_COMMAND's policy decision (ask, deny) and reason.
 type Reviewed struct {
-	Index   int             `json:"index"`
-	Command command.Command `json:"command"`
-	Diff    string          `json:"diff,omitempty"`
-	Note    string          `json:"note,omitempty"`
-	// Approval is the policy's decision when it is not allow: ask, deny.
-	Approval string `json:"approval,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	Index    int             `json:"index"`
+	Command  command.Command `json:"command"`
+	Diff     string          `json:"diff,omitempty"`
+	Note     string          `json:"note,omitempty"`
+	Approval string          `json:"approval,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
 }
 
-// reviewView is the page's Review: the commands, each with its checkbox.
 type reviewView struct {
 	ID    string
 	Items []Reviewed
@@ -38,9 +35,8 @@ type reviewView struct {
 // showLimit bounds a file Review reads, and a diff it shows.
 const showLimit = 1 << 20
 
-// review is POST /api/sessions/{id}/review: the reply (the body, or the
-// form's "reply") parsed as the session reads it, each command with what
-// it would do.
+// review is POST /api/sessions/{id}/review: what each command of the
+// reply (the body, or the form's "reply") would do.
 func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "reply")
@@ -70,9 +66,8 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// preview goes over the commands in order on a copy of the files they
-// change, held in memory, as the engine would carry them out; a
-// RUN_COMMAND in between may change the files, which preview cannot know.
+// preview goes over the commands on copies of the files in memory, as
+// the engine would (what a RUN_COMMAND does it cannot know).
 func preview(ws *workspace.Workspace, pol *policy.Policy, cmds []command.Command) []Reviewed {
 	files := map[string]*string{} // after the commands so far; nil: deleted
 	lines := map[string]*edit.Tracker{}
@@ -120,8 +115,8 @@ func preview(ws *workspace.Workspace, pol *policy.Policy, cmds []command.Command
 }
 
 // change is what file command c makes of a file's text (nil: deletes
-// it), or why it would fail. lines keeps the line-range edits of a file
-// in one reply, numbered as the file was before them.
+// it), or why it would fail; lines numbers a reply's line-range edits of a
+// file as it was before them.
 func change(c command.Command, before string, exists bool, lines map[string]*edit.Tracker) (*string, string) {
 	if c.Type != command.EditFile || !c.IsLineRange() {
 		delete(lines, c.Path)

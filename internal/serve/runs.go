@@ -14,9 +14,8 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// The Agent Spaces runtime over HTTP: what 'courier ops' and 'courier ops
-// resume' do, with the same validation, policy, sandbox and journal, each
-// answered with the events message 'courier ops' prints.
+// The Agent Spaces runtime over HTTP: 'courier ops' and 'courier ops
+// resume', each answered with the events message 'courier ops' prints.
 
 // startRun is POST /v1/runs (?policy=PRESET): an operations message,
 // carried out as a run.
@@ -44,8 +43,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 // resumeRun is POST /v1/runs/{id}/resume: the answer to the approval the
-// run waits on ({"approval": {...}}, or the userMessage form), or an
-// empty body to finish a run that was stopped while it ran.
+// run waits on, or an empty body to finish a run stopped while it ran.
 func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	data, err := io.ReadAll(r.Body)
@@ -70,9 +68,7 @@ func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 // runStatus is GET /v1/runs/{id}: the run's status, with the
-// approvalRequired event it waits on; "running" while a courier carries it
-// out, "interrupted" when one was stopped while it did (resume finishes
-// it).
+// approvalRequired event it waits on, "running" or "interrupted".
 func (s *Server) runStatus(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	rr, _ := s.runner(id)
@@ -110,8 +106,7 @@ func events200(w http.ResponseWriter, m agentspaces.EventsMessage) error {
 }
 
 // RunEvents is the events message of where a run stands, as 'courier ops'
-// prints it and POST /v1/runs answers: err, when set, is the failure that
-// stopped the run (its error event).
+// prints it; err is the failure that stopped it.
 func RunEvents(rep runner.RunReport, err error, now time.Time) agentspaces.EventsMessage {
 	o := agentspaces.Outcome{Commands: rep.Commands, Results: rep.Results, From: rep.From, Answered: rep.Answered, Err: err}
 	if rep.Paused != nil {

@@ -35,29 +35,24 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// Options say what the server serves.
+// Options say what the server serves: the config of the runners it builds
+// per request (MaxReply bounds each body), the token every request needs,
+// the bound on reading a request (30 s), and how often the sessions are
+// looked at for what other courier processes did (half a second).
 type Options struct {
-	// Config is what the runners are built from, one per request, each
-	// with a reporter of its own; its MaxReply bounds every request's body.
-	Config runner.Config
-	// Token is what every request must carry.
-	Token string
-	// Timeout bounds reading a request (slow clients); 0 is 30 seconds.
-	Timeout time.Duration
-	// Poll is how often the sessions are looked at for what other courier
-	// processes did; 0 is half a second.
-	Poll time.Duration
+	Config        runner.Config
+	Token         string
+	Timeout, Poll time.Duration
 }
 
 // Server serves one root's sessions.
 type Server struct {
 	o   Options
-	ctx context.Context // turns run in it, not in a request's: a closed tab stops none
+	ctx context.Context // turns run in it: a closed tab stops none
 	hub hub
 	mu  sync.Mutex
-	// busy serialises the requests that work on one session (two tabs
-	// applying one answer), lives what the page shows of each session's
-	// last turn as this server saw it happen.
+	// busy serialises the requests on one session (two tabs applying one
+	// answer); lives is each session's last turn as this server saw it.
 	busy  map[string]*sync.Mutex
 	lives map[string]*live
 }
@@ -80,10 +75,8 @@ func NewToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Run serves on ln until the server's context ends, then shuts down:
-// requests in flight end (a turn stopped so is finished by the next
-// courier that takes its session). It first finishes, in the background,
-// the turns a courier killed mid-turn left.
+// Run serves on ln until the server's context ends, first finishing in
+// the background the turns a courier killed mid-turn left.
 func (s *Server) Run(ln net.Listener) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.o.Timeout, ReadTimeout: s.o.Timeout, IdleTimeout: 2 * time.Minute}
 	var wg sync.WaitGroup
@@ -138,14 +131,13 @@ func (s *Server) Handler() http.Handler {
 	return s.guard(m)
 }
 
-// contentPolicy is what every answer tells the browser: run no script but the
-// page's own, load nothing from elsewhere, be framed by no page.
+// contentPolicy tells the browser to run no script but the page's own,
+// load nothing from elsewhere, be framed by no page.
 const contentPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// guard lets through only requests for this server (Host), with the token
-// (the page's cookie, or a program's bearer token), and, when they change
-// anything, from the page itself (Origin) or a program; and bounds their
-// bodies.
+// guard lets through only requests for this server (Host), with the
+// token (cookie or bearer), changing anything only from the page itself
+// (Origin) or a program; and bounds their bodies.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -163,8 +155,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		switch {
 		case bearer || (cookie != nil && s.is(cookie.Value)):
 		case r.Method == http.MethodGet && r.URL.Path == "/" && s.is(r.URL.Query().Get("token")):
-			// The first load: the page keeps the token in a cookie no
-			// other site's page sends, and drops it from the address.
+			// The first load: the token goes into a cookie no other site
+			// sends, and out of the address.
 			http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			http.Redirect(w, r, "/", http.StatusSeeOther)
 			return
@@ -191,18 +183,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // formRoom is what a form adds around the reply it carries.
 const formRoom = 64 << 10
 
-// is reports whether token is the server's.
 func (s *Server) is(token string) bool {
 	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.o.Token)) == 1
 }
 
-// cookieName is the cookie of this server's token: two servers on two
-// ports of one host each keep their own (cookies do not tell ports apart).
+// cookieName is per server: cookies do not tell ports apart.
 func (s *Server) cookieName() string { return "courier-" + s.o.Token[:8] }
 
-// ownHost reports whether a request's Host names this machine's loopback
-// or an address: a name that is not localhost is a page of another site
-// whose name was made to point here (DNS rebinding).
+// ownHost reports whether Host is localhost or an address: another name
+// is a site made to point here (DNS rebinding).
 func ownHost(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
@@ -212,8 +201,7 @@ func ownHost(hostport string) bool {
 	return strings.EqualFold(host, "localhost") || net.ParseIP(host) != nil
 }
 
-// hold serialises the requests that work on session id; the returned
-// function lets the next one in.
+// hold serialises the requests on session id until the returned call.
 func (s *Server) hold(id string) func() {
 	s.mu.Lock()
 	m, ok := s.busy[id]
@@ -226,9 +214,8 @@ func (s *Server) hold(id string) func() {
 	return m.Unlock
 }
 
-// recover finishes the turns and undos that a courier killed midway left
-// (this server's own last run, a watch), exactly once, as 'courier
-// process' would.
+// recover finishes the turns and undos a courier killed midway left,
+// exactly once, as 'courier process' would.
 func (s *Server) recover() {
 	infos, _ := runner.New(s.o.Config).Sessions()
 	for _, i := range infos {
@@ -252,9 +239,8 @@ func (s *Server) recover() {
 	}
 }
 
-// newRunner returns a runner telling rep what happens. Every session is
-// served whatever folder it works on; a new one works on workspace when
-// given, else on the default.
+// newRunner returns a runner telling rep what happens, for every session
+// whatever its folder; a new one works on workspace, or the default.
 func (s *Server) newRunner(rep runner.Reporter, workspace string) (*runner.Runner, error) {
 	c := s.o.Config
 	c.Reporter, c.WorkspaceGiven = rep, false
