@@ -18,6 +18,7 @@ import (
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // view is how a command shows what happens (the text console or JSON
@@ -115,6 +116,11 @@ func protocolNames() []string {
 func (g *globals) console(root string, out io.Writer) *console.Text {
 	o := console.Options{Out: out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
 		TokenBudget: g.cfg.TokenBudget, Unattended: g.agentChosen()}
+	if filepath.Base(root) == workspace.CourierDir {
+		// A project's files are shown as the person, somewhere in it,
+		// names them: .courier/inbox/ from its top.
+		o.Here, _ = filepath.Abs(".")
+	}
 	switch g.cfg.Color {
 	case config.ColorAlways:
 		o.Color = true

@@ -6,6 +6,7 @@
 package console
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,9 +26,10 @@ import (
 type Options struct {
 	Out io.Writer // the turn's lines
 	Err io.Writer // warnings, hints and the progress line
-	// Root is the folder paths are shown relative to.
-	Root  string
-	Color bool
+	// Root is courier's root; paths are shown relative to Here, or to
+	// Root without it.
+	Root, Here string
+	Color      bool
 	// Quiet prints only failures, messages and what to do next.
 	Quiet bool
 	// Progress shows a running command's elapsed time (Err is a terminal).
@@ -84,9 +86,9 @@ func (t *Text) paint(code, s string) string {
 	return code + s + reset
 }
 
-// Rel shows a path relative to the root when it is inside it.
+// Rel shows a path relative to Here (or the root) when it is inside it.
 func (t *Text) Rel(p string) string {
-	if r, err := filepath.Rel(t.o.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(cmp.Or(t.o.Here, t.o.Root), p); err == nil && !strings.HasPrefix(r, "..") {
 		return r
 	}
 	return p
@@ -129,7 +131,7 @@ func (t *Text) ReplyTaken(e runner.ReplyTaken) {
 func (t *Text) ReplySkipped(e runner.ReplySkipped) {
 	defer t.lock()()
 	if e.Why != "" {
-		t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(filepath.Join("inbox", e.Name)), termtext.Safe(e.Why)), "")
+		t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(t.Rel(filepath.Join(t.o.Root, "inbox", e.Name))), termtext.Safe(e.Why)), "")
 		return
 	}
 	t.out("Reply %s is for session %s; leaving it for that session\n", t.replyName(e.Name), e.Session)
@@ -195,13 +197,13 @@ func (t *Text) Warning(e runner.Warning) {
 }
 
 // replyName shows a reply's name: a path relative to the root, a bare
-// file name (the inbox's) as inbox/NAME, others as they are.
+// file name (the inbox's) as the inbox's file, others as they are.
 func (t *Text) replyName(name string) string {
+	if !strings.ContainsAny(name, "/ ") {
+		name = filepath.Join(t.o.Root, "inbox", name)
+	}
 	if filepath.IsAbs(name) {
 		return termtext.Safe(t.Rel(name))
-	}
-	if !strings.ContainsAny(name, "/ ") {
-		return termtext.Safe(filepath.Join("inbox", name))
 	}
 	return termtext.Safe(name)
 }

@@ -65,7 +65,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 		info, err := r.ws.Stat(clean)
 		if err != nil {
-			if workspace.IsOutside(err) {
+			if workspace.IsOutside(err) || workspace.IsProtected(err) {
 				return rejected(command.Command{Type: c.Type, Path: c.Dir}, err), nil, nil
 			}
 			return failed(c, "Working folder '%s' not found", c.Dir), nil, nil

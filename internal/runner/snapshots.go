@@ -27,7 +27,7 @@ type Snapshots struct {
 func (r *Runner) history(st *history.State, ws *workspace.Workspace) (*history.History, error) {
 	o, p := r.cfg.Snapshots, r.cfg.Paths
 	return r.store.Open(st.SessionID, ws, history.Options{Off: o.Off, Exclude: o.Exclude, Include: o.Include,
-		Budget: o.Budget, TurnLimit: o.TurnLimit, Private: []string{p.Inbox, p.Outbox, p.Sessions}})
+		Budget: o.Budget, TurnLimit: o.TurnLimit, Private: []string{p.Root, p.Inbox, p.Outbox, p.Sessions}})
 }
 
 // SnapshotError: a turn cannot be shown or undone.
