@@ -121,12 +121,7 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 		// names them: .courier/inbox/ from its top.
 		o.Here, _ = filepath.Abs(".")
 	}
-	switch g.cfg.Color {
-	case config.ColorAlways:
-		o.Color = true
-	case config.ColorAuto:
-		o.Color = g.io.OutTerminal
-	}
+	o.Color = g.colour()
 	if g.cfg.Copy || g.cfg.Clipboard {
 		// The person works in the chat window then, not in the terminal.
 		o.Notify = g.notifier()
@@ -144,6 +139,12 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 		text.Warning(noClipboard(missing))
 	}
 	return text
+}
+
+// colour reports whether stdout gets colour: on a terminal, as the color
+// setting allows (NO_COLOR and --no-color make it never).
+func (g *globals) colour() bool {
+	return g.cfg.Color == config.ColorAlways || g.cfg.Color == config.ColorAuto && g.io.OutTerminal
 }
 
 // clipboard returns the system clipboard, or nil after reporting (as a

@@ -286,6 +286,9 @@ type Result struct {
 	Stderr string `json:"stderr,omitempty"`
 	// TimedOut is set when a RUN_COMMAND ran out of time and was stopped.
 	TimedOut bool `json:"timedOut,omitempty"`
+	// ApprovedAll is set when a RUN_COMMAND ran under an approval of all
+	// like it given to an earlier command.
+	ApprovedAll bool `json:"approvedAll,omitempty"`
 	// Content is an Inline READ_FILE's content: the text, or base64 when
 	// Encoding is Base64. Size is the file's size in bytes.
 	Content  string `json:"content,omitempty"`

@@ -225,10 +225,38 @@ func (t *Text) CommandFinished(e runner.CommandFinished) {
 	if !r.Success() {
 		mark = t.paint(red, "✗")
 	}
-	t.out("  %s %s\n", mark, termtext.Safe(describe(cmd, r)))
+	t.out("  %s %s\n", mark, termtext.Safe(Describe(cmd, r)))
+	if cmd.Type == command.RunCommand && !r.Success() {
+		t.out("%s", Tail(r.Output, tailLines))
+	}
 }
 
-func describe(cmd command.Command, r command.Result) string {
+// tailLines is how many of a command's last lines of output the console
+// shows: enough to see why it failed, not the flood the LLM reads.
+const tailLines = 10
+
+// Tail shows the last n lines of a command's output, made safe for the
+// terminal and indented, saying how many it leaves out; "" for none.
+func Tail(output string, n int) string {
+	output = strings.TrimRight(output, "\n")
+	if strings.TrimSpace(output) == "" {
+		return ""
+	}
+	lines := strings.Split(output, "\n")
+	var b strings.Builder
+	if len(lines) > n {
+		fmt.Fprintf(&b, "      … %s above\n", human.Count(len(lines)-n, "line", ""))
+		lines = lines[len(lines)-n:]
+	}
+	for _, l := range lines {
+		b.WriteString("      " + termtext.Safe(human.Cut(l, 300)) + "\n")
+	}
+	return b.String()
+}
+
+// Describe says on one line what a command was and how it ended, as the
+// console shows it (not yet made safe for the terminal).
+func Describe(cmd command.Command, r command.Result) string {
 	switch cmd.Type {
 	case command.RunCommand:
 		s := "RUN_COMMAND " + human.FirstLine(cmd.Command, 60)
@@ -237,6 +265,9 @@ func describe(cmd command.Command, r command.Result) string {
 			s += fmt.Sprintf("  exit %d, %s", *r.ExitCode, (time.Duration(r.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
 		default:
 			s += "  " + r.Summary
+		}
+		if r.ApprovedAll {
+			s += "  (approved: all like it)"
 		}
 		return s
 	case command.CreateFile, command.EditFile, command.DeleteFile:
@@ -299,6 +330,15 @@ func (t *Text) TurnEnded(e runner.TurnEnded) {
 	}
 	t.out("%s\n", line)
 	if e.Complete {
+		// The check the LLM ended on, as it printed it: the person sees
+		// what DONE rests on.
+		for i, c := range e.Commands {
+			if c.Type == command.RunCommand && i < len(e.Results) {
+				if out := Tail(e.Results[i].Output, tailLines); out != "" {
+					t.out("  output of %s:\n%s", termtext.Command(human.FirstLine(c.Command, 60), ""), out)
+				}
+			}
+		}
 		t.out("%s session %s is complete\n", t.paint(green, "DONE:"), e.Session)
 		if s := strings.TrimSpace(e.Summary); s != "" {
 			t.out("  %s\n", indentAfterFirst(termtext.Safe(s), "  "))

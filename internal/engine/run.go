@@ -42,9 +42,10 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		v.Decision = policy.Allow
 	}
 	// approved is set when the person let it run (this once, or with "all
-	// like it"), and the LLM is told; writesGit when it may also write
-	// .git (see gitWritable).
-	approved, writesGit := false, false
+	// like it"), and the LLM is told; allLikeIt when an earlier approval
+	// of all like it covers it; writesGit when it may also write .git (see
+	// gitWritable).
+	approved, writesGit, allLikeIt := false, false, false
 	switch v.Decision {
 	case policy.Deny:
 		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message)))
@@ -55,7 +56,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		if pending != nil || !ok {
 			return res, pending, nil
 		}
-		approved, writesGit = true, gitWritable(byRule, v)
+		approved, writesGit, allLikeIt = true, gitWritable(byRule, v), byRule
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -119,9 +120,13 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		res.Cause = command.CauseDeadline
 		res.Summary = fmt.Sprintf("Command '%s' was stopped when the run's time ran out, after %s; it was not run again", human.FirstLine(c.Command, 0), out.Duration.Round(100*time.Millisecond))
 	}
-	if approved {
+	switch {
+	case allLikeIt:
+		res.Summary += " (approved by the user, with all like it)"
+	case approved:
 		res.Summary += " (approved by the user)"
 	}
+	res.ApprovedAll = allLikeIt
 	if git != nil {
 		if err := r.putBackGit(i, git, &res); err != nil {
 			return command.Result{}, nil, err
@@ -203,7 +208,7 @@ func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRu
 		return true, true, command.Result{}, nil
 	}
 	return false, false, command.Result{}, &history.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Env: strings.Join(policy.Assignments(c.Env), " "),
-		Reason: v.ReasonAfter(r.approved), Rule: v.Rule}
+		Reason: v.ReasonAfter(r.approved), Rule: v.Rule, Covers: v.Covers()}
 }
 
 // approveAll remembers "approve all like it": each rule behind the verdict

@@ -28,8 +28,9 @@ type Question struct {
 	// Env are the variables the command is given besides its text, as
 	// shell assignments separated by spaces ("" for none).
 	Env string
-	// Reason is the policy's reason for asking.
-	Reason string
+	// Reason is the policy's reason for asking; Covers what approving all
+	// like it would cover.
+	Reason, Covers string
 }
 
 // Answer is the person's answer to a question.
