@@ -39,7 +39,7 @@ run 'courier process'.`,
 			}
 			cb, err := clipboard.Detect(g.io.Environ)
 			if err != nil {
-				return withHint(err, "save the answer into inbox/ by hand instead")
+				return withHint(err, fmt.Sprintf("save the answer into %s/ by hand instead", b.text.Rel(b.Paths().Inbox)))
 			}
 			text, err := cb.Paste()
 			if err != nil && !errors.Is(err, clipboard.ErrEmpty) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,15 +41,53 @@ large files, modes and symlinks on "#" lines.`,
 			if err := b.Diff(&out, id, seq); err != nil {
 				return err
 			}
+			if out.Len() == 0 {
+				which := "the last reply applied"
+				if seq > 0 {
+					which = fmt.Sprintf("the reply to request %d", seq)
+				}
+				_, err = fmt.Fprintf(g.io.Out, "No change: %s changed nothing in the workspace\n", which)
+				return err
+			}
 			text := out.String()
 			if g.io.OutTerminal {
 				text = termtext.Safe(text)
+			}
+			if g.colour() {
+				text = colourDiff(text)
 			}
 			_, err = io.WriteString(g.io.Out, text)
 			return err
 		},
 	}
 	return cmd
+}
+
+// colourDiff colours a diff's lines as git does: added green, removed red,
+// hunks cyan, courier's notes on files bold.
+func colourDiff(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		code := ""
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "#"):
+			code = "\x1b[1m"
+		case strings.HasPrefix(l, "+"):
+			code = "\x1b[32m"
+		case strings.HasPrefix(l, "-"):
+			code = "\x1b[31m"
+		case strings.HasPrefix(l, "@@"):
+			code = "\x1b[36m"
+		}
+		if code != "" {
+			body, nl := strings.CutSuffix(l, "\n")
+			lines[i] = code + body + "\x1b[0m"
+			if nl {
+				lines[i] += "\n"
+			}
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // sessionAndTurn reads [ID] [TURN]: a session id, a request number, both

@@ -187,7 +187,7 @@ func explain(err error) explained {
 	case errors.As(err, &notDone):
 		e.hint = fmt.Sprintf("it is still under way: talk to the LLM with 'courier say %s TEXT'", notDone.Session)
 	case errors.As(err, &layout) && layout.Home:
-		e.hint = "point --workspace at a project folder inside your home, e.g. courier --workspace ~/project"
+		e.hint = "run courier in a project folder inside your home (cd ~/project), or point --workspace at one"
 	case errors.As(err, &layout):
 		e.hint = "keep courier's root outside the project, e.g. courier --root ~/courier-work --workspace " + layout.Workspace
 	case errors.As(err, &setup):

@@ -18,6 +18,7 @@ import (
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // view is how a command shows what happens (the text console or JSON
@@ -115,12 +116,12 @@ func protocolNames() []string {
 func (g *globals) console(root string, out io.Writer) *console.Text {
 	o := console.Options{Out: out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
 		TokenBudget: g.cfg.TokenBudget, Unattended: g.agentChosen()}
-	switch g.cfg.Color {
-	case config.ColorAlways:
-		o.Color = true
-	case config.ColorAuto:
-		o.Color = g.io.OutTerminal
+	if filepath.Base(root) == workspace.CourierDir {
+		// A project's files are shown as the person, somewhere in it,
+		// names them: .courier/inbox/ from its top.
+		o.Here, _ = filepath.Abs(".")
 	}
+	o.Color = g.colour()
 	if g.cfg.Copy || g.cfg.Clipboard {
 		// The person works in the chat window then, not in the terminal.
 		o.Notify = g.notifier()
@@ -138,6 +139,12 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 		text.Warning(noClipboard(missing))
 	}
 	return text
+}
+
+// colour reports whether stdout gets colour: on a terminal, as the color
+// setting allows (NO_COLOR and --no-color make it never).
+func (g *globals) colour() bool {
+	return g.cfg.Color == config.ColorAlways || g.cfg.Color == config.ColorAuto && g.io.OutTerminal
 }
 
 // clipboard returns the system clipboard, or nil after reporting (as a

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // IO is where a command reads and writes, and what it knows about the
@@ -229,6 +231,10 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 	}
 	p := runner.DefaultPaths(abs)
 	p.Home = g.io.Getenv("HOME")
+	project := filepath.Base(abs) == workspace.CourierDir
+	if project {
+		p.Workspace = filepath.Dir(abs)
+	}
 	if g.workspace != "" {
 		ws, err := filepath.Abs(g.workspace)
 		if err != nil {
@@ -249,9 +255,34 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 		}
 	}
 	if u != reading {
+		if project {
+			if err := ignoreAll(abs); err != nil {
+				return runner.Paths{}, err
+			}
+		}
 		if err := p.Ensure(); err != nil {
 			return runner.Paths{}, err
 		}
 	}
 	return p, nil
+}
+
+// ignoreAll makes a project's .courier folder one git does not see, by a
+// .gitignore of its own: the project's .gitignore is the person's.
+func ignoreAll(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err == nil {
+		_, err = f.WriteString("# courier's own files: sessions, requests and replies\n*\n")
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Join(dir, ".gitignore"), err)
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/courier-agent/courier/internal/config"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // settingFlags defines a flag for every top-level setting, so a setting
@@ -76,17 +79,51 @@ func (g *globals) configure() error {
 	return nil
 }
 
-// rootDir is the root folder as given (flag, COURIER_ROOT, or the current
-// folder).
+// rootDir is the root folder: as given (--root, COURIER_ROOT), or else
+// found from the current folder (see findRoot), or from the --workspace
+// given when the current folder is in no courier root of its own layout.
 func (g *globals) rootDir() string {
-	root := g.root
-	if root == "" {
-		root = g.io.Getenv("COURIER_ROOT")
+	if root := cmp.Or(g.root, g.io.Getenv("COURIER_ROOT")); root != "" {
+		return root
 	}
-	if root == "" {
-		root = "."
+	root := findRoot(".", g.io.Getenv("HOME"))
+	if g.workspace != "" && filepath.Base(root) == workspace.CourierDir {
+		// The project given, not the folder courier happens to run in.
+		root = findRoot(g.workspace, g.io.Getenv("HOME"))
 	}
 	return root
+}
+
+// findRoot finds the root from the folder start up: the nearest folder
+// holding .courier (a project courier worked on before), or sessions/ and
+// workspace/ (courier's own layout, as this repository's clone has it), or
+// .git (the top of a project, so that 'courier new' in app/src means app).
+// A project's root is its .courier folder; with none of these it is
+// start's. The home folder is not climbed into: it is no project.
+func findRoot(start, home string) string {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return filepath.Join(start, workspace.CourierDir)
+	}
+	isDir := func(p string) bool { info, err := os.Stat(p); return err == nil && info.IsDir() }
+	for d := abs; ; d = filepath.Dir(d) {
+		if d != abs && d == filepath.Clean(home) {
+			break
+		}
+		if isDir(filepath.Join(d, workspace.CourierDir)) {
+			return filepath.Join(d, workspace.CourierDir)
+		}
+		if isDir(filepath.Join(d, "sessions")) && isDir(filepath.Join(d, "workspace")) {
+			return d
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return filepath.Join(d, workspace.CourierDir)
+		}
+		if d == filepath.Clean(home) || filepath.Dir(d) == d {
+			break
+		}
+	}
+	return filepath.Join(abs, workspace.CourierDir)
 }
 
 func newConfigCmd(g *globals) *cobra.Command {

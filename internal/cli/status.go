@@ -109,6 +109,9 @@ func runStatus(o *statusOptions) error {
 			fmt.Fprintf(w, "           run 'courier ops resume %s' with --approve or --deny and the operation's id (its approvalRequired event names it)\n", info.ID)
 		default:
 			fmt.Fprintf(w, "           run 'courier approve %s' or 'courier deny %s'\n", info.ID, info.ID)
+			if p.Covers != "" {
+				fmt.Fprintf(w, "           ('courier approve --all %s' also runs, without asking, %s)\n", info.ID, termtext.Safe(p.Covers))
+			}
 		}
 	}
 	if info.Summary != "" {

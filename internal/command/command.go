@@ -259,6 +259,8 @@ type Result struct {
 	Stdout   string `json:"stdout,omitempty"`
 	Stderr   string `json:"stderr,omitempty"`
 	TimedOut bool   `json:"timedOut,omitempty"`
+	// ApprovedAll: it ran under an earlier approval of all like it.
+	ApprovedAll bool `json:"approvedAll,omitempty"`
 	// Content is an Inline READ_FILE's content (base64 with Encoding),
 	// Size the file's size.
 	Content  string `json:"content,omitempty"`

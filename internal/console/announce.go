@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -37,7 +38,7 @@ func (t *Text) RequestWritten(e runner.RequestWritten) {
 	if t.o.Unattended {
 		return
 	}
-	inbox := t.Rel(t.o.Root+"/inbox") + "/"
+	inbox := t.Rel(filepath.Join(t.o.Root, "inbox")) + "/"
 	content := sync.OnceValues(e.Content) // a packed request is read from its file
 	answerer := t.answerer
 	t.answerer = ""
@@ -55,7 +56,7 @@ func (t *Text) RequestWritten(e runner.RequestWritten) {
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
 		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))
 	case !t.o.Quiet:
-		t.out("  paste it into the chat, then save the answer into %s\n", inbox)
+		t.out("  paste it into the chat, then save the answer into %s (or copy it and run 'courier paste')\n", inbox)
 	}
 	if b := t.o.TokenBudget; b > 0 && tokens > b {
 		advice := "read less of the workspace at once"

@@ -81,6 +81,9 @@ func (a *Terminal) Approve(ctx context.Context, q runner.Question) (runner.Decis
 	// A line of courier's own closes the command, so nothing in it can
 	// pass for the question.
 	fmt.Fprintf(a.w, "    └ end of the command (%s)\n", human.Count(len(lines), "line", ""))
+	if q.Covers != "" {
+		fmt.Fprintf(a.w, "[a]ll like it also runs, without asking, %s\n", termtext.Safe(q.Covers))
+	}
 	for {
 		fmt.Fprintf(a.w, "Run it? [y]es, [n]o, [a]ll like it this session, [w]ait and decide later: ")
 		text, err := a.readLine(ctx)

@@ -6,6 +6,7 @@
 package console
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,9 +26,10 @@ import (
 type Options struct {
 	Out io.Writer // the turn's lines
 	Err io.Writer // warnings, hints and the progress line
-	// Root is the folder paths are shown relative to.
-	Root  string
-	Color bool
+	// Root is courier's root; paths are shown relative to Here, or to
+	// Root without it.
+	Root, Here string
+	Color      bool
 	// Quiet prints only failures, messages and what to do next.
 	Quiet bool
 	// Progress shows a running command's elapsed time (Err is a terminal).
@@ -84,9 +86,9 @@ func (t *Text) paint(code, s string) string {
 	return code + s + reset
 }
 
-// Rel shows a path relative to the root when it is inside it.
+// Rel shows a path relative to Here (or the root) when it is inside it.
 func (t *Text) Rel(p string) string {
-	if r, err := filepath.Rel(t.o.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(cmp.Or(t.o.Here, t.o.Root), p); err == nil && !strings.HasPrefix(r, "..") {
 		return r
 	}
 	return p
@@ -129,7 +131,7 @@ func (t *Text) ReplyTaken(e runner.ReplyTaken) {
 func (t *Text) ReplySkipped(e runner.ReplySkipped) {
 	defer t.lock()()
 	if e.Why != "" {
-		t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(filepath.Join("inbox", e.Name)), termtext.Safe(e.Why)), "")
+		t.Warn(fmt.Sprintf("skipped %s: %s", termtext.Safe(t.Rel(filepath.Join(t.o.Root, "inbox", e.Name))), termtext.Safe(e.Why)), "")
 		return
 	}
 	t.out("Reply %s is for session %s; leaving it for that session\n", t.replyName(e.Name), e.Session)
@@ -195,13 +197,13 @@ func (t *Text) Warning(e runner.Warning) {
 }
 
 // replyName shows a reply's name: a path relative to the root, a bare
-// file name (the inbox's) as inbox/NAME, others as they are.
+// file name (the inbox's) as the inbox's file, others as they are.
 func (t *Text) replyName(name string) string {
+	if !strings.ContainsAny(name, "/ ") {
+		name = filepath.Join(t.o.Root, "inbox", name)
+	}
 	if filepath.IsAbs(name) {
 		return termtext.Safe(t.Rel(name))
-	}
-	if !strings.ContainsAny(name, "/ ") {
-		return termtext.Safe(filepath.Join("inbox", name))
 	}
 	return termtext.Safe(name)
 }
@@ -223,10 +225,38 @@ func (t *Text) CommandFinished(e runner.CommandFinished) {
 	if !r.Success() {
 		mark = t.paint(red, "✗")
 	}
-	t.out("  %s %s\n", mark, termtext.Safe(describe(cmd, r)))
+	t.out("  %s %s\n", mark, termtext.Safe(Describe(cmd, r)))
+	if cmd.Type == command.RunCommand && !r.Success() {
+		t.out("%s", Tail(r.Output, tailLines))
+	}
 }
 
-func describe(cmd command.Command, r command.Result) string {
+// tailLines is how many of a command's last lines of output the console
+// shows: enough to see why it failed, not the flood the LLM reads.
+const tailLines = 10
+
+// Tail shows the last n lines of a command's output, made safe for the
+// terminal and indented, saying how many it leaves out; "" for none.
+func Tail(output string, n int) string {
+	output = strings.TrimRight(output, "\n")
+	if strings.TrimSpace(output) == "" {
+		return ""
+	}
+	lines := strings.Split(output, "\n")
+	var b strings.Builder
+	if len(lines) > n {
+		fmt.Fprintf(&b, "      … %s above\n", human.Count(len(lines)-n, "line", ""))
+		lines = lines[len(lines)-n:]
+	}
+	for _, l := range lines {
+		b.WriteString("      " + termtext.Safe(human.Cut(l, 300)) + "\n")
+	}
+	return b.String()
+}
+
+// Describe says on one line what a command was and how it ended, as the
+// console shows it (not yet made safe for the terminal).
+func Describe(cmd command.Command, r command.Result) string {
 	switch cmd.Type {
 	case command.RunCommand:
 		s := "RUN_COMMAND " + human.FirstLine(cmd.Command, 60)
@@ -235,6 +265,9 @@ func describe(cmd command.Command, r command.Result) string {
 			s += fmt.Sprintf("  exit %d, %s", *r.ExitCode, (time.Duration(r.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
 		default:
 			s += "  " + r.Summary
+		}
+		if r.ApprovedAll {
+			s += "  (approved: all like it)"
 		}
 		return s
 	case command.CreateFile, command.EditFile, command.DeleteFile:
@@ -297,6 +330,15 @@ func (t *Text) TurnEnded(e runner.TurnEnded) {
 	}
 	t.out("%s\n", line)
 	if e.Complete {
+		// The check the LLM ended on, as it printed it: the person sees
+		// what DONE rests on.
+		for i, c := range e.Commands {
+			if c.Type == command.RunCommand && i < len(e.Results) {
+				if out := Tail(e.Results[i].Output, tailLines); out != "" {
+					t.out("  output of %s:\n%s", termtext.Command(human.FirstLine(c.Command, 60), ""), out)
+				}
+			}
+		}
 		t.out("%s session %s is complete\n", t.paint(green, "DONE:"), e.Session)
 		if s := strings.TrimSpace(e.Summary); s != "" {
 			t.out("  %s\n", indentAfterFirst(termtext.Safe(s), "  "))

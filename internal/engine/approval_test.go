@@ -56,7 +56,7 @@ func TestAskWithoutApproverWaits(t *testing.T) {
 	h.write("junk/file", "x")
 	out := h.apply(askReply...)
 	v := pol.Check("rm -rf junk")
-	want := history.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
+	want := history.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule, Covers: v.Covers()}
 	if out.Waiting == nil || *out.Waiting != want {
 		t.Fatalf("Waiting %+v, want %+v", out.Waiting, want)
 	}

@@ -527,7 +527,7 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 	}
 	info, err := e.ws.Stat(c.Path)
 	switch {
-	case workspace.IsOutside(err):
+	case workspace.IsOutside(err), workspace.IsProtected(err):
 		return rejected(c, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound(c)
@@ -566,7 +566,7 @@ func (e *Engine) readInline(c command.Command, room int) command.Result {
 	f, info, err := e.ws.OpenRegular(c.Path)
 	var notRegular *workspace.NotRegularError
 	switch {
-	case workspace.IsOutside(err):
+	case workspace.IsOutside(err), workspace.IsProtected(err):
 		return rejected(c, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound(c)

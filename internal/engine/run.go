@@ -39,9 +39,10 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if v.Decision == policy.Ask && r.startsRepository(v) {
 		v.Decision = policy.Allow
 	}
-	// approved: the person let it run (the LLM is told); writesGit: it may
-	// write .git (see gitWritable).
-	approved, writesGit := false, false
+	// approved: the person let it run (the LLM is told); allLikeIt: an
+	// earlier approval of all like it covers it; writesGit: it may write
+	// .git (see gitWritable).
+	approved, writesGit, allLikeIt := false, false, false
 	switch v.Decision {
 	case policy.Deny:
 		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message)))
@@ -52,7 +53,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		if pending != nil || !ok {
 			return res, pending, nil
 		}
-		approved, writesGit = true, gitWritable(byRule, v)
+		approved, writesGit, allLikeIt = true, gitWritable(byRule, v), byRule
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -62,7 +63,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		}
 		info, err := r.ws.Stat(clean)
 		if err != nil {
-			if workspace.IsOutside(err) {
+			if workspace.IsOutside(err) || workspace.IsProtected(err) {
 				return rejected(command.Command{Type: c.Type, Path: c.Dir}, err), nil, nil
 			}
 			return failed(c, "Working folder '%s' not found", c.Dir), nil, nil
@@ -114,9 +115,13 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		res.Cause = command.CauseDeadline
 		res.Summary = fmt.Sprintf("Command '%s' was stopped when the run's time ran out, after %s; it was not run again", human.FirstLine(c.Command, 0), out.Duration.Round(100*time.Millisecond))
 	}
-	if approved {
+	switch {
+	case allLikeIt:
+		res.Summary += " (approved by the user, with all like it)"
+	case approved:
 		res.Summary += " (approved by the user)"
 	}
+	res.ApprovedAll = allLikeIt
 	if git != nil {
 		if err := r.putBackGit(i, git, &res); err != nil {
 			return command.Result{}, nil, err
@@ -192,7 +197,7 @@ func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRu
 		return true, true, command.Result{}, nil
 	}
 	return false, false, command.Result{}, &history.Pending{Sequence: r.t.Sequence, Index: i, Command: c.Command, Env: strings.Join(policy.Assignments(c.Env), " "),
-		Reason: v.ReasonAfter(r.approved), Rule: v.Rule}
+		Reason: v.ReasonAfter(r.approved), Rule: v.Rule, Covers: v.Covers()}
 }
 
 // approveAll remembers "approve all like it": each rule behind the

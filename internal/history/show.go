@@ -509,6 +509,10 @@ type TurnLog struct {
 	Undone   bool         `json:"undone"`
 	Finished bool         `json:"finished"`
 	Pruned   bool         `json:"pruned,omitempty"` // cannot be undone nor diffed
+	// Results are how the reply's commands ended; Changed what the turn
+	// changed, each path once.
+	Results []command.Result `json:"results,omitempty"`
+	Changed string           `json:"changed,omitempty"`
 }
 
 // CommandLog is what one command (Index from 1) of a turn changed: a file
@@ -562,7 +566,43 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 			}
 			tl.Changes = append(tl.Changes, cl)
 		}
+		for i := range begin.Commands {
+			if r := results[i]; r != nil {
+				tl.Results = append(tl.Results, *r)
+			}
+		}
+		tl.Changed = turnChanges(t.Records).Summary(10)
 		out = append(out, tl)
 	}
 	return out, nil
+}
+
+// turnChanges merges what each command of a turn changed: each path
+// once, from before the turn's first change of it to after its last, and
+// none that ended as it began.
+func turnChanges(recs []Record) Changes {
+	var cs Changes
+	at := map[string]int{}
+	for k, r := range recs {
+		if r.Kind != RecordChanged || r.Index < 0 {
+			continue
+		}
+		one := changesAt(recs, k)
+		for _, c := range one.List {
+			if i, ok := at[c.Path]; ok {
+				cs.List[i].After = c.After
+				continue
+			}
+			at[c.Path] = len(cs.List)
+			cs.List = append(cs.List, c)
+		}
+		cs.Skipped = append(cs.Skipped, one.Skipped...)
+		cs.Lost = append(cs.Lost, one.Lost...)
+	}
+	cs.List = slices.DeleteFunc(cs.List, func(c Change) bool {
+		b, a := c.Before, c.After
+		return b == nil && a == nil || b != nil && a != nil && b.Kind == a.Kind && b.Mode == a.Mode && b.Target == a.Target && (b.Kind != File || b.sameContent(a))
+	})
+	slices.SortStableFunc(cs.List, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
+	return cs
 }

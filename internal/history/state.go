@@ -110,6 +110,8 @@ type Pending struct {
 	Env    string `json:"env,omitempty"`
 	Reason string `json:"reason"`
 	Rule   string `json:"rule,omitempty"`
+	// Covers says what approving it "for all like it" covers.
+	Covers string `json:"covers,omitempty"`
 }
 
 var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)

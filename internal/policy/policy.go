@@ -65,6 +65,46 @@ func (v Verdict) keys(rules []string) []string {
 	return keys
 }
 
+// Covers says in words what approving an Ask verdict "for all like it"
+// covers (see ApprovalKeys), for the person deciding: later commands of
+// the session that need approval for nothing but its rules, with nothing
+// around their programs that it does not have.
+func (v Verdict) Covers() string {
+	rules := make([]string, len(v.Rules))
+	for i, r := range v.Rules {
+		rules[i] = ruleWords(r)
+	}
+	s := "later commands that need approval only for " + strings.Join(rules, ", ")
+	if len(v.Shape) == 0 {
+		return s + ", written with no variables, wrappers, git options or redirections that write"
+	}
+	shape := make([]string, len(v.Shape))
+	for i, x := range v.Shape {
+		shape[i] = "`" + human.OneLine(x, maxSubject) + "`"
+	}
+	return s + ", written with nothing more around their programs than " + strings.Join(shape, ", ")
+}
+
+// ruleWords names a rule for the person: a built-in check by what it
+// notices, the person's own rules as written.
+func ruleWords(key string) string {
+	check, rest, _ := strings.Cut(key, " ")
+	words, ok := map[string]string{
+		checkGitWrite: "writing .git", checkRunsCode: "running code", checkDownload: "running downloaded files",
+		checkDynamic: "programs named at run time", checkDevice: "using devices", checkDeviceWrite: "writing devices",
+		checkUnparseable: "commands courier cannot read",
+	}[check]
+	switch {
+	case !ok:
+		return "`" + key + "`"
+	case rest != "" && check == checkGitWrite:
+		return words + " with `git " + rest + "`"
+	case rest != "":
+		return words + " with `" + rest + "`"
+	}
+	return words
+}
+
 // CoveredBy reports whether an Ask verdict is covered by approvals "for
 // all like it": the key of its whole Rule, or every one of its
 // ApprovalKeys, is in approved.

@@ -421,3 +421,19 @@ func TestCheckConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// The approval question says in words what "all like it" covers: the
+// rules, and the shape a later command may not go beyond.
+func TestCoversSaysWhatAllLikeItRuns(t *testing.T) {
+	p := defaultPolicy(t)
+	for cmd, want := range map[string]string{
+		"rm -rf build":                "later commands that need approval only for `rm -r`, written with no variables, wrappers, git options or redirections that write",
+		"A=1 timeout 5 rm -r x > log": "later commands that need approval only for `rm -r`, written with nothing more around their programs than `> log`, `A=1`, `timeout 5`",
+		"git commit -am x":            "later commands that need approval only for writing .git with `git commit`, written with no variables",
+		"$P x":                        "only for programs named at run time",
+	} {
+		if got := p.Check(cmd).Covers(); !strings.Contains(got, want) {
+			t.Errorf("Check(%q).Covers() = %q, want %q", cmd, got, want)
+		}
+	}
+}

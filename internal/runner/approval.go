@@ -27,7 +27,8 @@ type Question struct {
 	Index    int
 	Command  string
 	Env      string
-	Reason   string
+	// Reason is why the policy asks; Covers what all like it would cover.
+	Reason, Covers string
 }
 
 // Answer is the person's answer to a question.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // SettingsName is the settings file courier reads from the root.
@@ -25,12 +26,22 @@ const SettingsName = "courier.toml"
 // ~/go/bin, ~/.config/git). Paths are compared as the files they name
 // (symlinks resolved, each folder compared by identity, so case and bind
 // mounts do not hide anything); parts not made yet are judged by the
-// folder they will be made in.
+// folder they will be made in. The one root a workspace may hold is its
+// own .courier (workspace.CourierDir), which file commands never read or
+// write and the sandbox hides from commands.
 func (p Paths) CheckLayout(workspace string) error {
 	ws, err := os.Stat(workspace)
 	if err != nil {
 		// A missing workspace has its own error where it is opened.
 		return nil
+	}
+	if top, err := os.Stat("/"); err == nil && os.SameFile(top, ws) {
+		e := layoutError(workspace, "is the top of the file system")
+		e.Home = true
+		return e
+	}
+	if p.projectRoot(ws) {
+		return p.checkHome(workspace, ws)
 	}
 	control := []struct {
 		name, path string
@@ -66,6 +77,21 @@ func (p Paths) CheckLayout(workspace string) error {
 			return layoutError(workspace, fmt.Sprintf("is inside %s (%s)", c.name, c.path))
 		}
 	}
+	return p.checkHome(workspace, ws)
+}
+
+// projectRoot reports whether the root is the workspace's own .courier.
+func (p Paths) projectRoot(ws fs.FileInfo) bool {
+	real, err := realPath(p.Root)
+	if err != nil || filepath.Base(real) != workspace.CourierDir {
+		return false
+	}
+	top, err := os.Stat(filepath.Dir(real))
+	return err == nil && os.SameFile(top, ws)
+}
+
+// checkHome refuses a workspace that is or holds the home folder.
+func (p Paths) checkHome(workspace string, ws fs.FileInfo) error {
 	if p.Home != "" && filepath.IsAbs(p.Home) {
 		inside, err := within(p.Home, ws)
 		if err != nil {
@@ -167,12 +193,13 @@ func rootsFile(getenv func(string) string) string {
 }
 
 // CourierPlaces returns what of the person's courier roots commands must
-// not see: each root's sessions, inbox, outbox and caches, and the list
-// itself. It keeps the list to the roots that still exist, p's among them;
-// a list that cannot be written only leaves other roots to the sandbox's
-// walls.
+// not see: each root's sessions, inbox, outbox and caches (a project's
+// .courier whole, settings included, since it lies in the workspace), and
+// the list itself. It keeps the list to the roots that still exist, p's
+// among them; a list that cannot be written only leaves other roots to the
+// sandbox's walls.
 func (p Paths) CourierPlaces(getenv func(string) string) []string {
-	out := []string{p.Sessions, p.Inbox, p.Outbox, filepath.Join(p.Root, "cache")}
+	out := places(p.Root)
 	file := rootsFile(getenv)
 	if file == "" || !filepath.IsAbs(p.Root) {
 		return out
@@ -189,10 +216,20 @@ func (p Paths) CourierPlaces(getenv func(string) string) []string {
 		_ = writeRoots(file, roots)
 	}
 	for _, r := range roots[1:] {
-		o := DefaultPaths(r)
-		out = append(out, o.Sessions, o.Inbox, o.Outbox, filepath.Join(r, "cache"))
+		out = append(out, places(r)...)
 	}
 	return append(out, file)
+}
+
+// places are the folders of the root that commands must not see: a
+// project's .courier is hidden whole, as the command sees it (its links
+// resolved, as the workspace is shown).
+func places(root string) []string {
+	if real, err := realPath(root); err == nil && filepath.Base(real) == workspace.CourierDir {
+		return []string{real}
+	}
+	o := DefaultPaths(root)
+	return []string{o.Sessions, o.Inbox, o.Outbox, filepath.Join(root, "cache")}
 }
 
 // writeRoots replaces the list of roots whole.

@@ -30,8 +30,27 @@ func TestCheckLayout(t *testing.T) {
 			return b, b
 		}, "holds the root"},
 		{"root inside the workspace", func(t *testing.T, b string) (string, string) {
-			return mkdir(t, b, "project/.courier"), filepath.Join(b, "project")
+			return mkdir(t, b, "project/state"), filepath.Join(b, "project")
 		}, "holds the root"},
+		{"root is the workspace's own .courier", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "project/.courier"), filepath.Join(b, "project")
+		}, ""},
+		{"root is a .courier deeper in the workspace", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "project/src/.courier"), filepath.Join(b, "project")
+		}, "holds the root"},
+		{"root is a link named .courier to a folder in the workspace", func(t *testing.T, b string) (string, string) {
+			link := filepath.Join(b, "project/.courier")
+			if err := os.Symlink(mkdir(t, b, "project/state"), link); err != nil {
+				t.Fatal(err)
+			}
+			return link, filepath.Join(b, "project")
+		}, "holds the root"},
+		{"the workspace's own .courier, but it is the home folder", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "home/me/.courier"), filepath.Join(b, "home/me")
+		}, "is your home folder"},
+		{"workspace is /", func(t *testing.T, b string) (string, string) {
+			return mkdir(t, b, "root"), "/"
+		}, "is the top of the file system"},
 		{"root not made yet, inside the workspace", func(t *testing.T, b string) (string, string) {
 			return filepath.Join(b, "project/later/root"), mkdir(t, b, "project")
 		}, "holds the root"},
@@ -142,5 +161,12 @@ func TestCourierPlacesListsTheRootsThatExist(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(file); string(data) != here+"\n"+other+"\n" {
 		t.Errorf("the list is %q, want this root and the other that exists", data)
+	}
+	// A project's .courier is hidden whole: its settings lie in the
+	// workspace the commands write.
+	project := filepath.Join(t.TempDir(), ".courier")
+	p := DefaultPaths(project)
+	if places := p.CourierPlaces(getenv); !slices.Contains(places, project) || !slices.Contains(places, filepath.Join(here, "sessions")) {
+		t.Errorf("places %q lack %s or the other roots' folders", places, project)
 	}
 }

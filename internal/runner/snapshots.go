@@ -13,7 +13,7 @@ import (
 // history opens the history of session st on its workspace ws.
 func (r *Runner) history(st *history.State, ws *workspace.Workspace) (*history.History, error) {
 	o, p := r.cfg.Snapshots, r.cfg.Paths
-	o.Private = []string{p.Inbox, p.Outbox, p.Sessions}
+	o.Private = []string{p.Root, p.Inbox, p.Outbox, p.Sessions}
 	return r.store.Open(st.SessionID, ws, o)
 }
 

@@ -189,7 +189,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 		err error
 	}
 	answered := make(chan answer, 1)
-	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason}
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
 	go func() {
 		d, err := s.r.cfg.Approver.Approve(actx, q)
 		answered <- answer{d, err}

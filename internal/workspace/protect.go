@@ -10,12 +10,22 @@ import (
 	"strings"
 )
 
+// CourierDir is courier's own folder at the top of a project it works on:
+// the sessions, their requests and replies, and courier's settings. File
+// commands never read or write it, and walks of the workspace never enter
+// it (the sandbox hides it from commands).
+const CourierDir = ".courier"
+
 // ProtectedError reports a write into the repository's .git, which holds
 // code that runs when the person uses git (hooks, core.fsmonitor,
-// aliases): file commands never change it.
-type ProtectedError struct{ Path string }
+// aliases): file commands never change it. With Dir CourierDir, it
+// reports a read or write of courier's own folder.
+type ProtectedError struct{ Path, Dir string }
 
 func (e *ProtectedError) Error() string {
+	if e.Dir == CourierDir {
+		return fmt.Sprintf("Path '%s' is in %s, courier's own folder, which file commands never read or write", e.Path, CourierDir)
+	}
 	return fmt.Sprintf("Path '%s' is in .git, which is protected: use git commands, which ask the person", e.Path)
 }
 
@@ -44,6 +54,9 @@ func (w *Workspace) CheckWrite(p string) error {
 // followLast, a symlink in the last place is judged by what it points to
 // too, for writes that would go through it.
 func (w *Workspace) protect(p, c string, followLast bool) error {
+	if err := w.private(p, c, followLast); err != nil {
+		return err
+	}
 	if hasDotGit(c) {
 		return &ProtectedError{Path: p}
 	}
@@ -55,6 +68,18 @@ func (w *Workspace) protect(p, c string, followLast bool) error {
 	}
 	if hasDotGit(real) || w.inGitDir(real) {
 		return &ProtectedError{Path: p}
+	}
+	return nil
+}
+
+// private refuses any access to the clean path c (written p by the LLM)
+// in courier's own folder, by name or through symlinks.
+func (w *Workspace) private(p, c string, followLast bool) error {
+	in := func(c string) bool {
+		return slices.ContainsFunc(strings.Split(c, "/"), func(name string) bool { return foldName(name) == CourierDir })
+	}
+	if real, ok := w.resolve(c, followLast); in(c) || ok && in(real) {
+		return &ProtectedError{Path: p, Dir: CourierDir}
 	}
 	return nil
 }
@@ -79,14 +104,21 @@ func hasDotGit(c string) bool { return slices.ContainsFunc(strings.Split(c, "/")
 // system: any case, trailing dots and spaces (Windows), the 8.3 short name
 // GIT~1, and the invisible characters HFS+ ignores in names.
 func isDotGit(name string) bool {
+	name = foldName(name)
+	return name == ".git" || name == "git~1"
+}
+
+// foldName is a file name as file systems may take it: any case, without
+// trailing dots and spaces (Windows) and the invisible characters HFS+
+// ignores.
+func foldName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
 			return -1
 		}
 		return r
 	}, name)
-	name = strings.ToLower(strings.TrimRight(name, ". "))
-	return name == ".git" || name == "git~1"
+	return strings.ToLower(strings.TrimRight(name, ". "))
 }
 
 // inside turns a path git wrote (absolute, or relative to the workspace)

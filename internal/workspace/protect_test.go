@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -231,5 +232,76 @@ func TestGitSymlinkTargetIsProtected(t *testing.T) {
 	w := openWS(t, dir)
 	if _, err := w.WriteFile(".repo/config", []byte("x")); !workspace.IsProtected(err) {
 		t.Errorf("WriteFile(.repo/config) = %v, want a ProtectedError", err)
+	}
+}
+
+// courier's own folder in a project is neither read nor written by file
+// commands, by any name a file system takes for it or through a link, nor
+// shown by listings and globs, whose patterns may name it.
+func TestCourierFolderIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".courier/courier.toml":        "yes = false\n",
+		".courier/sessions/a.json":     "{}\n",
+		".courier/inbox/x.txt":         "reply\n",
+		"src/main.go":                  "package main\n",
+		"src/.courier/note.txt":        "nested\n",
+		"docs/courier.txt":             "not courier's\n",
+		"docs/.courier-notes/keep.txt": "not courier's\n",
+	})
+	for link, target := range map[string]string{"in": ".courier", "cfg": ".courier/courier.toml", "src/up": ".."} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := openWS(t, dir)
+	before := treeHash(t, filepath.Join(dir, ".courier"))
+	for _, p := range []string{
+		".courier/courier.toml", ".courier", ".Courier/courier.toml", ".courier./inbox/x.txt", ".co\u200curier/courier.toml",
+		"in/courier.toml", "cfg", "src/up/.courier/inbox/x.txt", "src/.courier/note.txt", "a/../.courier/new.txt",
+	} {
+		if err := ws.CheckWrite(p); !workspace.IsProtected(err) || !strings.Contains(err.Error(), "courier's own folder") {
+			t.Errorf("CheckWrite(%q) = %v, want a ProtectedError for .courier", p, err)
+		}
+		if _, err := ws.WriteFile(p, []byte("sandbox = \"off\"\n")); !workspace.IsProtected(err) {
+			t.Errorf("WriteFile(%q) = %v, want a ProtectedError", p, err)
+		}
+		if _, err := ws.ReadFile(p); !workspace.IsProtected(err) {
+			t.Errorf("ReadFile(%q) = %v, want a ProtectedError", p, err)
+		}
+		if _, err := ws.Stat(p); !workspace.IsProtected(err) {
+			t.Errorf("Stat(%q) = %v, want a ProtectedError", p, err)
+		}
+	}
+	if after := treeHash(t, filepath.Join(dir, ".courier")); after != before {
+		t.Errorf(".courier changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	for _, p := range []string{"docs/courier.txt", "docs/.courier-notes/keep.txt", "src/main.go"} {
+		if _, err := ws.ReadFile(p); err != nil {
+			t.Errorf("ReadFile(%q) = %v, want its content", p, err)
+		}
+	}
+	entries, err := ws.List(workspace.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, e := range entries {
+		listed = append(listed, e.Path)
+	}
+	for _, pattern := range []string{"**", ".courier/**", "**/*.json", "**/*.txt", "*/.courier/*"} {
+		matches, err := ws.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, matches...)
+	}
+	for _, p := range listed {
+		if strings.Contains(strings.ToLower(p), ".courier/") {
+			t.Errorf("%s listed", p)
+		}
+	}
+	if !slices.Contains(listed, "docs/.courier-notes/keep.txt") {
+		t.Errorf("listing %q lacks a folder merely named like courier's", listed)
 	}
 }

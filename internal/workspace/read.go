@@ -49,6 +49,9 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := w.private(p, c, true); err != nil {
+		return nil, nil, err
+	}
 	info, err := w.root.Stat(c)
 	if err != nil {
 		return nil, nil, wrap(p, err)

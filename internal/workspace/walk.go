@@ -38,7 +38,8 @@ type walkHooks struct {
 const heldOpen = 32
 
 // walk calls h.visit for every entry below the workspace root, a folder
-// before what it holds; an unreadable folder is left out. Each folder is
+// before what it holds; an unreadable folder and courier's own (CourierDir)
+// are left out. Each folder is
 // opened from its parent, never through a symlink: resolving every path
 // from the root made a chain of 5,000 nested folders take minutes.
 func (w *Workspace) walk(h walkHooks) error {
@@ -95,6 +96,9 @@ func (wk *walker) dir(f *os.File, p string, parent *ignoreDir, depth int, up fs.
 	}
 	var dirs []walkEntry
 	for _, e := range ents {
+		if foldName(e.Name()) == CourierDir {
+			continue
+		}
 		we := walkEntry{path: prefix + e.Name(), name: e.Name(), isDir: e.IsDir(), dir: f}
 		if we.isDir {
 			dirs = append(dirs, we)

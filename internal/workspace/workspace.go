@@ -100,6 +100,9 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := w.private(p, c, true); err != nil {
+		return nil, err
+	}
 	info, err := w.root.Stat(c)
 	return info, wrap(p, err)
 }
