@@ -1,21 +1,18 @@
+//go:build unix
+
 package history
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"slices"
 	"strconv"
-	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// Every access to the workspace goes through descriptors of folders
-// opened one element at a time with O_NOFOLLOW, so no symlink is ever
-// followed, whoever planted it and whenever: a scan or a restore cannot
-// read or write outside the workspace, nor through a link inside it.
 
 const (
 	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -79,26 +76,6 @@ func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	return fd, err
 }
 
-// openFileAt opens a regular file of dirfd for reading. It refuses a
-// symlink, and opens without blocking so that a FIFO swapped in after the
-// stat cannot hang a scan; the caller checks the kind on the open file. A
-// file its owner cannot read (mode 000) is opened by lifting its mode for
-// the open only.
-func openFileAt(dirfd int, name string) (*os.File, error) {
-	fd, err := openAt(dirfd, name, fileFlags)
-	if errors.Is(err, unix.EACCES) {
-		var e Entry
-		if lstatAt(dirfd, name, &e) == nil && e.Kind == File && chmodAt(dirfd, name, e.Mode|0o400) == nil {
-			fd, err = openAt(dirfd, name, fileFlags)
-			chmodAt(dirfd, name, e.Mode)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
 // readlinkAt returns a symlink's target.
 func readlinkAt(dirfd int, name string) (string, error) {
 	for size := 256; ; size *= 2 {
@@ -158,62 +135,40 @@ func chmodAt(fd int, name string, mode uint32) error {
 	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
 }
 
-// dirChain opens the folders of paths one element at a time, never
-// following a symlink, and keeps the chain of the last path open so that
-// paths handled in walk order reopen nothing.
-type dirChain struct {
-	root  int
-	paths []string
-	fds   []int
+// closeFD closes a descriptor.
+func closeFD(fd int) { unix.Close(fd) }
+
+// unlinkAt removes name (not a folder) from folder fd.
+func unlinkAt(fd int, name string) error { return unix.Unlinkat(fd, name, 0) }
+
+// rmdirAt removes the empty folder name from folder fd.
+func rmdirAt(fd int, name string) error { return unix.Unlinkat(fd, name, unix.AT_REMOVEDIR) }
+
+func mkdirAt(fd int, name string, mode uint32) error { return unix.Mkdirat(fd, name, mode) }
+
+func symlinkAt(target string, fd int, name string) error { return unix.Symlinkat(target, fd, name) }
+
+func renameAt(fd int, from, to string) error { return unix.Renameat(fd, from, fd, to) }
+
+// createAt makes the new file name in folder fd, for writing, never
+// through a symlink.
+func createAt(fd int, name string) (*os.File, error) {
+	nfd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(nfd), name), nil
 }
 
-// open returns a descriptor of folder dir ("" is the workspace), valid
-// until the next call or close.
-func (c *dirChain) open(dir string) (int, error) {
-	keep := 0
-	for keep < len(c.paths) && (c.paths[keep] == dir || isBelow(dir, c.paths[keep])) {
-		keep++
-	}
-	c.trim(keep)
-	fd, done := c.root, ""
-	if keep > 0 {
-		fd, done = c.fds[keep-1], c.paths[keep-1]
-	}
-	if done == dir {
-		return fd, nil
-	}
-	rest := dir
-	if done != "" {
-		rest = dir[len(done)+1:]
-	}
-	for _, name := range strings.Split(rest, "/") {
-		next, err := openAt(fd, name, dirFlags)
-		p := join(done, name)
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-			return -1, fmt.Errorf("'%s' is not a folder", display(p))
-		}
-		if err != nil {
-			return -1, err
-		}
-		c.paths, c.fds = append(c.paths, p), append(c.fds, next)
-		fd, done = next, p
-	}
-	return fd, nil
-}
+func fchmod(fd int, mode uint32) error { return unix.Fchmod(fd, mode) }
 
-// forget drops p and what is below it from the chain, after p was
-// removed: a descriptor of a removed folder must not be written through.
-func (c *dirChain) forget(p string) {
-	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
-		c.trim(i)
-	}
-}
+// notFolder reports an open of a folder that found a symlink or a file.
+func notFolder(err error) bool { return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) }
 
-func (c *dirChain) trim(n int) {
-	for _, fd := range c.fds[n:] {
-		unix.Close(fd)
+// diskSize is the disk space a file takes, as du counts it.
+func diskSize(info fs.FileInfo) int64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
 	}
-	c.paths, c.fds = c.paths[:n], c.fds[:n]
+	return (info.Size() + 4095) &^ 4095
 }
-
-func (c *dirChain) close() { c.trim(0) }

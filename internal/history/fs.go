@@ -1,0 +1,95 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Every access to the workspace goes through descriptors of folders
+// opened one element at a time with O_NOFOLLOW, so no symlink is ever
+// followed, whoever planted it and whenever: a scan or a restore cannot
+// read or write outside the workspace, nor through a link inside it.
+
+// openFileAt opens a regular file of dirfd for reading. It refuses a
+// symlink, and opens without blocking so that a FIFO swapped in after the
+// stat cannot hang a scan; the caller checks the kind on the open file. A
+// file its owner cannot read (mode 000) is opened by lifting its mode for
+// the open only.
+func openFileAt(dirfd int, name string) (*os.File, error) {
+	fd, err := openAt(dirfd, name, fileFlags)
+	if errors.Is(err, fs.ErrPermission) {
+		var e Entry
+		if lstatAt(dirfd, name, &e) == nil && e.Kind == File && chmodAt(dirfd, name, e.Mode|0o400) == nil {
+			fd, err = openAt(dirfd, name, fileFlags)
+			chmodAt(dirfd, name, e.Mode)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// dirChain opens the folders of paths one element at a time, never
+// following a symlink, and keeps the chain of the last path open so that
+// paths handled in walk order reopen nothing.
+type dirChain struct {
+	root  int
+	paths []string
+	fds   []int
+}
+
+// open returns a descriptor of folder dir ("" is the workspace), valid
+// until the next call or close.
+func (c *dirChain) open(dir string) (int, error) {
+	keep := 0
+	for keep < len(c.paths) && (c.paths[keep] == dir || isBelow(dir, c.paths[keep])) {
+		keep++
+	}
+	c.trim(keep)
+	fd, done := c.root, ""
+	if keep > 0 {
+		fd, done = c.fds[keep-1], c.paths[keep-1]
+	}
+	if done == dir {
+		return fd, nil
+	}
+	rest := dir
+	if done != "" {
+		rest = dir[len(done)+1:]
+	}
+	for _, name := range strings.Split(rest, "/") {
+		next, err := openAt(fd, name, dirFlags)
+		p := join(done, name)
+		if notFolder(err) {
+			return -1, fmt.Errorf("'%s' is not a folder", display(p))
+		}
+		if err != nil {
+			return -1, err
+		}
+		c.paths, c.fds = append(c.paths, p), append(c.fds, next)
+		fd, done = next, p
+	}
+	return fd, nil
+}
+
+// forget drops p and what is below it from the chain, after p was
+// removed: a descriptor of a removed folder must not be written through.
+func (c *dirChain) forget(p string) {
+	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
+		c.trim(i)
+	}
+}
+
+func (c *dirChain) trim(n int) {
+	for _, fd := range c.fds[n:] {
+		closeFD(fd)
+	}
+	c.paths, c.fds = c.paths[:n], c.fds[:n]
+}
+
+func (c *dirChain) close() { c.trim(0) }
