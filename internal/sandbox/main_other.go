@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"syscall"
+
+	"github.com/courier-agent/courier/internal/procgroup"
 )
 
 // Main is the sandbox launcher (see the Linux version). Nothing confines
@@ -19,7 +20,7 @@ func Main(args []string, stderr io.Writer) int {
 
 // Launcher returns argv as it is: there is no confinement to start it in.
 func Launcher(opts Options, argv, env []string) (Launch, error) {
-	return Launch{Path: argv[0], Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
+	return Launch{Path: argv[0], Args: argv, Env: env, Attr: procgroup.Attr()}, nil
 }
 
 // Cgroup is a control group made for one command: never, here.

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -103,16 +102,12 @@ func TestGitPaths(t *testing.T) {
 		{"a commondir that is a FIFO", func(t *testing.T, ws, other string) {
 			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
 			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
-			if err := syscall.Mkfifo(filepath.Join(ws, ".repo", "commondir"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(ws, ".repo", "commondir"))
 		}, func(ws, other string) []string {
 			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
 		}},
 		{"a .git that is a FIFO", func(t *testing.T, ws, other string) {
-			if err := syscall.Mkfifo(filepath.Join(ws, ".git"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(ws, ".git"))
 		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
 		{"a symlink to a repository", func(t *testing.T, ws, other string) {
 			write(t, filepath.Join(other, "repo", "HEAD"), "ref: x\n")

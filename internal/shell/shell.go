@@ -8,9 +8,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/courier-agent/courier/internal/procgroup"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
@@ -148,7 +148,7 @@ func cgroup(opts *sandbox.Options) *sandbox.Cgroup {
 func launcher(command string, opts *sandbox.Options, env []string) (sandbox.Launch, error) {
 	argv := []string{shellPath, "-c", command}
 	if opts == nil {
-		return sandbox.Launch{Path: shellPath, Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
+		return sandbox.Launch{Path: shellPath, Args: argv, Env: env, Attr: procgroup.Attr()}, nil
 	}
 	return sandbox.Launcher(*opts, argv, env)
 }
