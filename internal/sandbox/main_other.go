@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/courier-agent/courier/internal/procgroup"
 )
@@ -36,8 +37,9 @@ func (c *Cgroup) Dirs() []string { return nil }
 func (c *Cgroup) Hit() string    { return "" }
 func (c *Cgroup) Remove()        {}
 
-// Probe reports that nothing is available.
+// Probe reports that nothing confines commands here.
 func Probe(string) Kernel {
 	const why = "not on linux"
-	return Kernel{LandlockWhy: why, NamespacesWhy: why, NetworkWhy: why, SeccompWhy: why}
+	return Kernel{Unconfined: "commands cannot be confined on " + runtime.GOOS,
+		LandlockWhy: why, NamespacesWhy: why, NetworkWhy: why, SeccompWhy: why}
 }

@@ -256,6 +256,11 @@ func TestCheckAndMissingLayers(t *testing.T) {
 			[]string{"warm caches"}, ""},
 		{"no cgroup as root or not", Options{Kernel: all, Limits: Limits{Processes: 5}},
 			missingLimits(), ""},
+		{"nothing confines, auto", Options{Kernel: Kernel{Unconfined: "commands cannot be confined on plan9"}}, []string{"sandbox"}, ""},
+		{"nothing confines, strict", Options{Kernel: Kernel{Unconfined: "commands cannot be confined on plan9"}, Strict: true},
+			[]string{"sandbox"}, "commands cannot be confined on plan9; the sandbox settings forbid running them unconfined"},
+		{"nothing confines, network cut", Options{Kernel: Kernel{Unconfined: "commands cannot be confined on plan9"}, NoNetwork: true},
+			[]string{"sandbox"}, "forbid running them unconfined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

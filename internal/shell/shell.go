@@ -81,10 +81,12 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		if err := sandbox.Check(o); err != nil {
 			return Result{}, err
 		}
-		if err := sandbox.Prepare(o); err != nil {
-			return Result{}, err
+		if o.Kernel.Unconfined == "" { // else it runs as it is
+			if err := sandbox.Prepare(o); err != nil {
+				return Result{}, err
+			}
+			opts = &o
 		}
-		opts = &o
 	}
 	cg := cgroup(opts)
 	defer cg.Remove()
