@@ -20,10 +20,6 @@ import (
 // from here).
 const DefaultMaxOutput = 4000
 
-// shellPath is the shell every command runs in. It is absolute because the
-// sandbox launcher executes it without a PATH search.
-const shellPath = "/bin/sh"
-
 // Spec describes one command to run.
 type Spec struct {
 	Command   string            // shell text, run as `/bin/sh -c Command`
@@ -148,9 +144,13 @@ func cgroup(opts *sandbox.Options) *sandbox.Cgroup {
 // launcher returns how to start the command with env: the shell itself, or
 // the sandbox launcher that confines it as opts say.
 func launcher(command string, opts *sandbox.Options, env []string) (sandbox.Launch, error) {
-	argv := []string{shellPath, "-c", command}
+	sh, err := shellPath()
+	if err != nil {
+		return sandbox.Launch{}, err
+	}
+	argv := []string{sh, "-c", command}
 	if opts == nil {
-		return sandbox.Launch{Path: shellPath, Args: argv, Env: env, Attr: procgroup.Attr()}, nil
+		return sandbox.Launch{Path: sh, Args: argv, Env: env, Attr: procgroup.Attr()}, nil
 	}
 	return sandbox.Launcher(*opts, argv, env)
 }
