@@ -15,11 +15,14 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-func main() {
+func main() { os.Exit(run(sandbox.Probe)) }
+
+// run is courier, with probe finding what confines commands.
+func run(probe func(caches string) sandbox.Kernel) int {
 	// The command sandbox starts courier again (from /proc/self/exe) as the
 	// launcher that confines the shell; that run does nothing else.
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
-		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
+		return sandbox.Main(os.Args[2:], os.Stderr)
 	}
 	// Files inherited from whatever started courier pass on to no program
 	// it starts (the launcher above is handed its files on purpose).
@@ -36,9 +39,10 @@ func main() {
 		Getenv:      os.Getenv,
 		Environ:     os.Environ(),
 		Program:     os.Args[0],
+		Probe:       probe,
 	})
 	stop()
-	os.Exit(code)
+	return code
 }
 
 // interruptible returns a context that Ctrl-C or SIGTERM cancels, and the

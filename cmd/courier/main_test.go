@@ -18,6 +18,7 @@ import (
 	"github.com/courier-agent/courier/internal/agent/agenttest"
 
 	"github.com/courier-agent/courier/internal/clipboard/xvfbtest"
+	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
@@ -40,6 +41,11 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"courier": main,
+		// courier where nothing can confine commands, as on Windows and
+		// macOS.
+		"courier-unconfined": func() {
+			os.Exit(run(func(string) sandbox.Kernel { return sandbox.Kernel{Unconfined: "commands cannot be confined on plan9"} }))
+		},
 	})
 }
 

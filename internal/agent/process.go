@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/courier-agent/courier/internal/procgroup"
 )
 
 // killGrace is how long a stopped agent gets between SIGTERM and SIGKILL
@@ -42,7 +42,7 @@ type exitStatus struct {
 // statusOf reads the exit status of a program that ended.
 func statusOf(err *exec.ExitError) exitStatus {
 	if ws, ok := err.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		name := unix.SignalName(ws.Signal())
+		name := procgroup.SignalName(ws.Signal())
 		if name == "" {
 			name = fmt.Sprintf("signal %d", int(ws.Signal()))
 		}
@@ -64,15 +64,15 @@ func runProgram(ctx context.Context, cmd *exec.Cmd, rep *reporter) (exitStatus, 
 	if err := ctx.Err(); err != nil {
 		return none, fmt.Errorf("agent not started: %w", context.Cause(ctx))
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.SysProcAttr = procgroup.Attr()
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = killGrace
 	if err := cmd.Start(); err != nil {
 		return none, fmt.Errorf("start %s: %w", cmd.Args[0], err)
 	}
 	pgid := cmd.Process.Pid // Setsid makes it the leader of its group
 	// An agent must not outlive its run, nor a panic in a callback.
-	defer syscall.Kill(-pgid, syscall.SIGKILL)
+	defer procgroup.Signal(pgid, syscall.SIGKILL)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	rep.processStarted(pgid)

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/courier-agent/courier/internal/agent/agenttest"
 	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/procgroup"
 )
 
 // assertNowhere fails when secret appears in any file under dir.
@@ -107,7 +107,7 @@ func startSleeper(t *testing.T) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(fakellm)
 	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/courier-agent/courier/internal/human"
@@ -149,7 +148,10 @@ func measureResident(e *Env) (float64, string, error) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return 0, "", fmt.Errorf("courier process: %w\n%s", err, tail(out))
 		}
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		rss, err := peakRSS(cmd.ProcessState)
+		if err != nil {
+			return 0, "", err
+		}
 		if v := float64(rss) / float64(len(reply)); best == 0 || v < best {
 			best = v
 		}

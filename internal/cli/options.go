@@ -194,7 +194,8 @@ func (g *globals) policy() (*policy.Policy, error) {
 // 'courier status' and the like), once a run. The layers it refuses are
 // said then, once a session (see sayOnce), so a resumed watch does not
 // say them again, unless they change; 'courier config' and 'courier
-// sandbox check' always list them. With sandbox = "strict" each command is
+// sandbox check' always list them; where nothing can confine commands,
+// every run says so. With sandbox = "strict" each command is
 // refused instead (see sandbox.Check). Run as root, courier says so too,
 // once a session: the commands then act as root inside the sandbox.
 func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
@@ -203,7 +204,7 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 	}
 	opts := g.sandboxSettings(p)
 	settings := opts
-	probe := sync.OnceValue(func() sandbox.Kernel { return sandbox.Probe(opts.Caches) })
+	probe := sync.OnceValue(func() sandbox.Kernel { return g.probe(opts.Caches) })
 	var mu sync.Mutex
 	said := map[string]bool{} // records said in this run
 	opts.Probe = func(id string) sandbox.Kernel {
@@ -211,6 +212,21 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 		s.Kernel = probe()
 		mu.Lock()
 		defer mu.Unlock()
+		if why := s.Kernel.Unconfined; why != "" {
+			// Said every run, not once a session: nothing holds commands.
+			if !said["unconfined"] {
+				said["unconfined"] = true
+				msg := why + ": they can do whatever you can, so each RUN_COMMAND waits for your yes"
+				if err := sandbox.Check(s); err != nil {
+					msg = err.Error() + ", so each RUN_COMMAND is refused"
+				}
+				rep.Warning(runner.Warning{
+					Message: msg,
+					Hint:    `'courier sandbox check' says what is missing; sandbox = "off" in courier.toml runs them without asking`,
+				})
+			}
+			return s.Kernel
+		}
 		if machineRoot() {
 			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{
 				Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root",

@@ -21,6 +21,7 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/workspace"
+	"github.com/courier-agent/courier/internal/sandbox"
 )
 
 // IO is where a command reads and writes, and what it knows about the
@@ -42,6 +43,16 @@ type IO struct {
 	// Program is os.Args[0], how the person started courier: the next
 	// steps courier prints are said the same way.
 	Program string
+	// Probe finds what confines commands here (nil: sandbox.Probe); the
+	// tests play a system that confines nothing with it.
+	Probe func(caches string) sandbox.Kernel
+}
+
+func (g *globals) probe(caches string) sandbox.Kernel {
+	if g.io.Probe != nil {
+		return g.io.Probe(caches)
+	}
+	return sandbox.Probe(caches)
 }
 
 // globals are the persistent flags and the effective settings every

@@ -52,6 +52,7 @@ missing.`,
 // sandboxReport is what courier sandbox check shows.
 type sandboxReport struct {
 	Sandbox     string          `json:"sandbox"`
+	Unconfined  string          `json:"unconfined,omitempty"`
 	Network     bool            `json:"network"`
 	Home        string          `json:"home"`
 	Layers      []sandbox.Layer `json:"layers"`
@@ -83,7 +84,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 		return sandboxReport{}, fmt.Errorf("root %s: %w", g.rootDir(), err)
 	}
 	opts := g.sandboxSettings(runner.DefaultPaths(root))
-	opts.Kernel = sandbox.Probe(opts.Caches)
+	opts.Kernel = g.probe(opts.Caches)
 	layers := sandbox.Layers(opts)
 	if g.cfg.Sandbox == config.SandboxOff {
 		for i := range layers {
@@ -91,7 +92,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 			layers[i].Detail = "sandbox = \"off\": commands are not confined"
 		}
 	}
-	return sandboxReport{Sandbox: g.cfg.Sandbox, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show, Environment: g.commandEnv()}, nil
+	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show, Environment: g.commandEnv()}, nil
 }
 
 func (r sandboxReport) print(w io.Writer) error {
@@ -118,6 +119,10 @@ func (r sandboxReport) print(w io.Writer) error {
 	switch {
 	case r.Sandbox == config.SandboxOff:
 		b.WriteString("Commands run unconfined (sandbox = \"off\").\n")
+	case r.Unconfined != "" && r.Sandbox == config.SandboxAuto && r.Network:
+		b.WriteString("Nothing confines commands here: each RUN_COMMAND waits for your yes (sandbox = \"off\" runs them without asking).\n")
+	case r.Unconfined != "":
+		b.WriteString("Nothing confines commands here: with these settings each RUN_COMMAND is refused.\n")
 	case missing == 0:
 		b.WriteString("Every layer these settings need is active.\n")
 	case r.Sandbox == config.SandboxStrict:

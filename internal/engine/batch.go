@@ -7,7 +7,6 @@ import (
 	"path"
 	"reflect"
 	"strings"
-	"syscall"
 
 	"github.com/courier-agent/courier/internal/workspace"
 
@@ -131,9 +130,7 @@ func (r *turnRun) land(clean string) landing {
 		id, ok := r.b.dirs[d]
 		if !ok {
 			if info, err := r.ws.Stat(d); err == nil && info.IsDir() {
-				if sys, isStat := info.Sys().(*syscall.Stat_t); isStat {
-					id = dirID{dev: uint64(sys.Dev), ino: uint64(sys.Ino), ok: true}
-				}
+				id.dev, id.ino, id.ok = workspace.FileID(info)
 			}
 			r.b.dirs[d] = id
 		}

@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
 // turn reads the current turn back, to look at what it keeps.
@@ -260,9 +260,7 @@ func TestAliasedPaths(t *testing.T) {
 func TestSpecialFilesRefused(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, engine.Options{})
-	if err := syscall.Mkfifo(h.path("pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sandboxtest.Mkfifo(t, h.path("pipe"))
 	done := make(chan engine.Outcome, 1)
 	go func() { done <- h.apply(del("pipe"), replace("pipe", "a", "b"), create("pipe", "x\n")) }()
 	var out engine.Outcome

@@ -39,6 +39,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	if v.Decision == policy.Ask && r.startsRepository(v) {
 		v.Decision = policy.Allow
 	}
+	policyAsks := v.Decision == policy.Ask
+	v = r.unconfined(v)
 	// approved: the person let it run (the LLM is told); allLikeIt: an
 	// earlier approval of all like it covers it; writesGit: it may write
 	// .git (see gitWritable).
@@ -53,7 +55,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		if pending != nil || !ok {
 			return res, pending, nil
 		}
-		approved, writesGit, allLikeIt = true, gitWritable(byRule, v), byRule
+		approved, writesGit, allLikeIt = true, policyAsks && gitWritable(byRule, v), byRule
 	}
 	dir := r.ws.Dir()
 	if c.Dir != "" {
@@ -178,6 +180,26 @@ func (e *Engine) sandbox(session string, git *workspace.GitState) *sandbox.Optio
 		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), sandbox.GitPaths(e.ws.Dir(), git.DotGits)...)
 	}
 	return &sb
+}
+
+// unconfined is the verdict on a command where nothing confines it (not
+// on Linux): the person sees each one, and "all like it" covers none. A
+// command the policy alone lets run still gets what it changed in .git
+// put back (see gitWritable).
+func (r *turnRun) unconfined(v policy.Verdict) policy.Verdict {
+	if v.Decision == policy.Deny || r.opts.Sandbox == nil {
+		return v
+	}
+	o := r.opts.Sandbox.Probed()
+	why := o.Kernel.Unconfined
+	if why == "" || sandbox.Check(o) != nil { // confined, or refused anyway
+		return v
+	}
+	reason := why + `: each waits for your yes, unless sandbox = "off"`
+	if v.Decision == policy.Ask {
+		reason = v.Reason + "; and " + reason
+	}
+	return policy.Verdict{Decision: policy.Ask, Reason: reason, Programs: v.Programs, Shape: v.Shape}
 }
 
 // approval settles a command that needs the person's yes from the record

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/procgroup"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -121,7 +122,7 @@ func runChild(t *testing.T, f *fixture, mode, mark string, delay time.Duration) 
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildVar+"="+mode, "SNAPSHOT_WS="+f.dir, "SNAPSHOT_STORE="+f.store.Dir, "SNAPSHOT_MARK="+mark)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -136,7 +137,7 @@ func runChild(t *testing.T, f *fixture, mode, mark string, delay time.Duration) 
 		}
 		return false, out.String()
 	case <-time.After(delay):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		return true, out.String()
 	}

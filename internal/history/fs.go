@@ -3,86 +3,22 @@ package history
 import (
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Every access to the workspace goes through folders opened one element
 // at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
 // it and whenever.
 
-const (
-	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-)
-
-// openRoot opens the workspace folder itself (a symlink naming it is the
-// person's choice, and followed).
-func openRoot(dir string) (int, error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("open workspace %s: %w", dir, err)
-	}
-	return fd, nil
-}
-
-func fillStat(e *Entry, st *unix.Stat_t) {
-	e.Size, e.Mode = st.Size, uint32(st.Mode)&0o7777
-	e.Mtime, e.Ctime = st.Mtim.Nano(), st.Ctim.Nano()
-	e.Ino, e.Dev = uint64(st.Ino), uint64(st.Dev)
-	switch uint32(st.Mode) & unix.S_IFMT {
-	case unix.S_IFREG:
-		e.Kind = File
-	case unix.S_IFDIR:
-		e.Kind = Dir
-	case unix.S_IFLNK:
-		e.Kind = Symlink
-	case unix.S_IFIFO:
-		e.Kind = FIFO
-	case unix.S_IFSOCK:
-		e.Kind = Socket
-	default:
-		e.Kind = Device
-	}
-	if e.Kind != File && e.Kind != Symlink {
-		e.Size = 0
-	}
-}
-
-// lstatAt describes name in folder dirfd without following it.
-func lstatAt(dirfd int, name string, e *Entry) error {
-	var st unix.Stat_t
-	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	fillStat(e, &st)
-	return err
-}
-
-func fstat(fd int, e *Entry) error {
-	var st unix.Stat_t
-	err := unix.Fstat(fd, &st)
-	fillStat(e, &st)
-	return err
-}
-
-// openAt opens name in dirfd, again after a signal.
-func openAt(dirfd int, name string, flags int) (fd int, err error) {
-	for fd, err = unix.Openat(dirfd, name, flags, 0); err == unix.EINTR; {
-		fd, err = unix.Openat(dirfd, name, flags, 0)
-	}
-	return fd, err
-}
-
 // openFileAt opens a file of dirfd for reading: never a symlink, without
 // blocking on a FIFO swapped in (the caller checks the kind), and a file
 // of mode 000 by lifting its mode for the open only.
 func openFileAt(dirfd int, name string) (*os.File, error) {
 	fd, err := openAt(dirfd, name, fileFlags)
-	if errors.Is(err, unix.EACCES) {
+	if errors.Is(err, fs.ErrPermission) {
 		var e Entry
 		if lstatAt(dirfd, name, &e) == nil && e.Kind == File && chmodAt(dirfd, name, e.Mode|0o400) == nil {
 			fd, err = openAt(dirfd, name, fileFlags)
@@ -93,65 +29,6 @@ func openFileAt(dirfd int, name string) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), name), nil
-}
-
-// readlinkAt returns a symlink's target.
-func readlinkAt(dirfd int, name string) (string, error) {
-	for size := 256; ; size *= 2 {
-		buf := make([]byte, size)
-		n, err := unix.Readlinkat(dirfd, name, buf)
-		if err != nil {
-			return "", err
-		}
-		if n < size {
-			return string(buf[:n]), nil
-		}
-	}
-}
-
-// readNames lists at most limit names of folder fd (more: there are
-// more).
-func readNames(fd, limit int) (names []string, more bool, err error) {
-	dup, err := unix.Dup(fd)
-	if err != nil {
-		return nil, false, err
-	}
-	f := os.NewFile(uintptr(dup), "")
-	defer f.Close()
-	if _, err := f.Seek(0, 0); err != nil {
-		return nil, false, err
-	}
-	names, err = f.Readdirnames(limit + 1)
-	if len(names) > limit {
-		return names[:limit], true, nil
-	}
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return names, false, err
-}
-
-// chmodAt sets the mode of name in folder fd, never through a symlink.
-func chmodAt(fd int, name string, mode uint32) error {
-	err := unix.Fchmodat(fd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
-	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
-		return err
-	}
-	// Linux before 6.6 lacks fchmodat2: chmod through an O_PATH
-	// descriptor, as the C library does.
-	pfd, err := openAt(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|oPath)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(pfd)
-	var e Entry
-	if err := fstat(pfd, &e); err != nil {
-		return err
-	}
-	if e.Kind == Symlink {
-		return unix.EOPNOTSUPP
-	}
-	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
 }
 
 // dirChain opens folders one element at a time, keeping the last chain
@@ -184,7 +61,7 @@ func (c *dirChain) open(dir string) (int, error) {
 	for _, name := range strings.Split(rest, "/") {
 		next, err := openAt(fd, name, dirFlags)
 		p := join(done, name)
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+		if notFolder(err) {
 			return -1, fmt.Errorf("'%s' is not a folder", display(p))
 		}
 		if err != nil {
@@ -205,7 +82,7 @@ func (c *dirChain) forget(p string) {
 
 func (c *dirChain) trim(n int) {
 	for _, fd := range c.fds[n:] {
-		unix.Close(fd)
+		closeFD(fd)
 	}
 	c.paths, c.fds = c.paths[:n], c.fds[:n]
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -272,11 +270,11 @@ func duOf(t testing.TB, dir string) int64 {
 		if err != nil {
 			return err
 		}
-		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
+		info, err := d.Info()
+		if err != nil {
 			return err
 		}
-		n += st.Blocks * 512
+		n += diskSize(info)
 		return nil
 	})
 	if err != nil {

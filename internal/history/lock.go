@@ -7,15 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// Lock is an exclusive hold on one session: an flock on
-// sessions/<id>.lock, which the kernel releases when the process dies.
-// The file also says who holds it and what it does.
+// Lock is an exclusive hold on one session: a lock of the system's on
+// sessions/<id>.lock (flock, or LockFileEx on Windows), released when the
+// process dies. The file also says who holds it and what it does.
 type Lock struct {
 	f      *os.File
 	holder Holder
@@ -56,6 +55,9 @@ func (e *LockedError) Error() string {
 
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
+// errBusy: another process holds the lock (see lockFile).
+var errBusy = errors.New("the lock is held")
+
 func (s Store) lockPath(id string) string { return filepath.Join(s.Dir, id+".lock") }
 
 // Lock takes the session's lock without waiting; what describes the
@@ -65,16 +67,16 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	err = lockFile(f, true)
 	// A holder killed while it started a command leaves the lock with the
 	// child until its exec closes it: wait up to a second for a dead one.
-	for wait := 0; errors.Is(err, syscall.EWOULDBLOCK) && wait < 100 && !holderAlive(f); wait++ {
+	for wait := 0; errors.Is(err, errBusy) && wait < 100 && !holderAlive(f); wait++ {
 		time.Sleep(10 * time.Millisecond)
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = lockFile(f, true)
 	}
 	if err != nil {
 		defer f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errBusy) {
 			return nil, &LockedError{Session: id, Holder: readHolder(f)}
 		}
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
@@ -88,7 +90,7 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 // (or cannot be told).
 func holderAlive(f *os.File) bool {
 	h := readHolder(f)
-	return h == nil || !errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH)
+	return h == nil || processAlive(h.PID)
 }
 
 // Note records what the holder is doing now.
@@ -128,8 +130,8 @@ func (s Store) Holder(id string) (Holder, bool) {
 	}
 	defer f.Close()
 	// A shared lock is refused only while an exclusive one is held.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if err := lockFile(f, false); err == nil {
+		unlockFile(f)
 		return Holder{}, false
 	}
 	if h := readHolder(f); h != nil {

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -160,14 +159,14 @@ func TestLockLeftWithDyingChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(f, true); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(f, "{\"pid\":%d,\"command\":\"courier process\"}\n", dead.Process.Pid)
 	released := make(chan struct{})
 	go func() {
 		time.Sleep(200 * time.Millisecond)
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlockFile(f)
 		close(released)
 	}()
 	l, err := s.Lock("0000000a", "courier process")

@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -116,11 +115,7 @@ func (o *objects) measure() (int64, error) {
 	var n int64
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil {
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				n += int64(st.Blocks) * 512
-			} else {
-				n += (info.Size() + 4095) &^ 4095
-			}
+			n += diskSize(info)
 		}
 	}
 	return n, nil

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"sort"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -198,7 +197,7 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	if err != nil {
 		return nil, nil, false, err
 	}
-	defer unix.Close(root)
+	defer closeFD(root)
 	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
 		racyFrom: time.Now().Add(-racyWindow).UnixNano(), jobs: make(chan job, 64), out: make([]Entry, 0, len(prev)+16)}
 	var top Entry
@@ -413,18 +412,18 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 func (sc *scanner) enter(fd int, name string, cx walkCtx) {
 	d := sc.out[len(sc.out)-1]
 	sub, err := openAt(fd, name, dirFlags)
-	if errors.Is(err, unix.EACCES) && chmodAt(fd, name, d.Mode|0o700) == nil {
+	if errors.Is(err, fs.ErrPermission) && chmodAt(fd, name, d.Mode|0o700) == nil {
 		defer chmodAt(fd, name, d.Mode)
 		sub, err = openAt(fd, name, dirFlags)
 	}
 	if err != nil {
-		if !errors.Is(err, unix.ENOENT) {
+		if !errors.Is(err, fs.ErrNotExist) {
 			sc.skip(d.Path, "folder could not be opened ("+err.Error()+"); its contents were taken as unchanged")
 			sc.keepPrev(d.Path, false)
 		}
 		return
 	}
-	defer unix.Close(sub)
+	defer closeFD(sub)
 	sc.walkDir(sub, d.Path, cx)
 }
 

@@ -10,8 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
@@ -110,7 +109,7 @@ func (h *History) Undo(seq int) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	defer unix.Close(root)
+	defer closeFD(root)
 	r := &restorer{h: h, root: root, keptDir: keptDir, ch: dirChain{root: root}, rep: &rep, failed: map[string]bool{}}
 	defer r.ch.close()
 	r.run(t.Records)
@@ -175,7 +174,7 @@ func (r *restorer) run(recs []Record) {
 			if c.Kind() == File {
 				// What a crashed undo left under the temporary name.
 				if fd, err := r.ch.open(parentOf(c.Path)); err == nil {
-					unix.Unlinkat(fd, tempName(c.Path), 0)
+					unlinkAt(fd, tempName(c.Path))
 				}
 			}
 		}
@@ -284,9 +283,9 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 		return
 	}
 	if cur.Kind == Dir {
-		if err := unix.Unlinkat(fd, baseOf(c.Path), unix.AT_REMOVEDIR); err != nil {
+		if err := rmdirAt(fd, baseOf(c.Path)); err != nil {
 			reason := "could not remove the folder: " + err.Error()
-			if errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) {
+			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
 				reason = "the folder holds files the snapshot does not cover, so it was left in place"
 			}
 			r.fail(c.Path, reason)
@@ -298,7 +297,7 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 	if !r.setAside(c, cur) {
 		return
 	}
-	if err := unix.Unlinkat(fd, baseOf(c.Path), 0); err != nil && !errors.Is(err, unix.ENOENT) {
+	if err := unlinkAt(fd, baseOf(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.fail(c.Path, "could not remove it: "+err.Error())
 	}
 }
@@ -318,7 +317,7 @@ func (r *restorer) put(c *Change) {
 	switch b.Kind {
 	case Dir:
 		if cur == nil {
-			if err := unix.Mkdirat(fd, name, 0o700); err != nil {
+			if err := mkdirAt(fd, name, 0o700); err != nil {
 				r.fail(c.Path, "could not create the folder: "+err.Error())
 			}
 		}
@@ -327,8 +326,8 @@ func (r *restorer) put(c *Change) {
 			return
 		}
 		tmp := tempName(c.Path)
-		unix.Unlinkat(fd, tmp, 0)
-		if err := unix.Symlinkat(b.Target, fd, tmp); err != nil {
+		unlinkAt(fd, tmp)
+		if err := symlinkAt(b.Target, fd, tmp); err != nil {
 			r.fail(c.Path, "could not create the symlink: "+err.Error())
 			return
 		}
@@ -369,9 +368,9 @@ func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
 		return
 	}
 	tmp := tempName(c.Path)
-	unix.Unlinkat(fd, tmp, 0)
+	unlinkAt(fd, tmp)
 	if err := r.writeContent(fd, tmp, b); err != nil {
-		unix.Unlinkat(fd, tmp, 0)
+		unlinkAt(fd, tmp)
 		r.fail(c.Path, err.Error())
 		return
 	}
@@ -466,16 +465,15 @@ func (r *restorer) copyAside(p, dst string) error {
 
 // writeContent writes an entry's stored content into a new file.
 func (r *restorer) writeContent(fd int, name string, b *Entry) error {
-	nfd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	f, err := createAt(fd, name)
 	if err != nil {
 		return fmt.Errorf("could not write it: %w", err)
 	}
-	f := os.NewFile(uintptr(nfd), name)
 	if err = r.h.obj.copyTo(f, b.Hash); err != nil {
 		err = fmt.Errorf("its snapshot is missing: %w", err)
 	}
 	if err == nil {
-		err = unix.Fchmod(nfd, b.Mode)
+		err = fchmod(int(f.Fd()), b.Mode)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -484,8 +482,8 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 }
 
 func (r *restorer) rename(fd int, tmp, p string) {
-	if err := unix.Renameat(fd, tmp, fd, baseOf(p)); err != nil {
-		unix.Unlinkat(fd, tmp, 0)
+	if err := renameAt(fd, tmp, baseOf(p)); err != nil {
+		unlinkAt(fd, tmp)
 		r.fail(p, "could not put it back: "+err.Error())
 	}
 }
@@ -494,7 +492,7 @@ func (r *restorer) rename(fd int, tmp, p string) {
 func (r *restorer) parent(p string) (int, error) {
 	dir := parentOf(p)
 	fd, err := r.ch.open(dir)
-	if err == nil || !errors.Is(err, unix.ENOENT) {
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return fd, err
 	}
 	var missing []string
@@ -506,7 +504,7 @@ func (r *restorer) parent(p string) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		if err := unix.Mkdirat(pfd, baseOf(missing[i]), 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+		if err := mkdirAt(pfd, baseOf(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return -1, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
 		}
 	}
@@ -517,7 +515,7 @@ func (r *restorer) parent(p string) (int, error) {
 func (r *restorer) chmod(p string, mode uint32) {
 	var err error
 	if p == "" {
-		err = unix.Fchmod(r.root, mode)
+		err = fchmod(r.root, mode)
 	} else if fd, oerr := r.ch.open(parentOf(p)); oerr != nil {
 		err = oerr
 	} else {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package inherit keeps the files courier was started with from passing on
 // to the programs it starts. Go opens its own files close-on-exec; a file
 // courier inherited without that mark from whatever started it (an editor,

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/protocol"
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -35,9 +35,7 @@ func reader(t testing.TB) *Runner {
 // lines without being read whole.
 func TestRequestedSpecialAndHugeFiles(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.txt"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sandboxtest.Mkfifo(t, filepath.Join(dir, "pipe.txt"))
 	sock, err := net.Listen("unix", filepath.Join(dir, "sock.txt"))
 	if err != nil {
 		t.Fatal(err)

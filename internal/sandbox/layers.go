@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 )
 
 // Kernel is what the running kernel lets courier do, as Probe found it.
 // Each Why says why a layer is missing.
 type Kernel struct {
+	// Unconfined says why no command can be confined at all (not on
+	// Linux); "" where they can. Every command then waits for the
+	// person's yes (see engine), unless sandbox = "off".
+	Unconfined string `json:"unconfined,omitempty"`
 	// Landlock is the Landlock ABI version, 0 for none.
 	Landlock    int    `json:"landlock"`
 	LandlockWhy string `json:"landlockWhy,omitempty"`
@@ -51,9 +54,9 @@ type Layer struct {
 // Layers describes each layer of the confinement opts give on this kernel.
 func Layers(opts Options) []Layer {
 	k := opts.Kernel
-	if runtime.GOOS != "linux" {
-		return []Layer{{Name: "sandbox", Needed: true, Detail: "commands are not confined on " + runtime.GOOS +
-			": they can read and write whatever you can, use the network and outlive their turn; only the environment allow-list and the command policy apply"}}
+	if k.Unconfined != "" {
+		return []Layer{{Name: "sandbox", Needed: true, Detail: k.Unconfined +
+			": they can read and write whatever you can, use the network and outlive their turn, so each waits for your yes; the environment allow-list and the command policy apply too"}}
 	}
 	missing := func(why, unprotected string) string { return why + "; without it " + unprotected }
 	ns := k.Namespaces
@@ -197,9 +200,9 @@ func Missing(opts Options) []Layer {
 // command that reaches the network, so when nothing can cut TCP the
 // command is refused.
 func Check(opts Options) error {
-	if runtime.GOOS != "linux" {
+	if k := opts.Kernel.Unconfined; k != "" {
 		if opts.Strict || opts.NoNetwork {
-			return fmt.Errorf("commands cannot be confined on %s; the sandbox settings forbid running them unconfined", runtime.GOOS)
+			return fmt.Errorf("%s; the sandbox settings forbid running them unconfined", k)
 		}
 		return nil
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"syscall"
+	"runtime"
+
+	"github.com/courier-agent/courier/internal/procgroup"
 )
 
 // Main is the sandbox launcher (see the Linux version). Nothing confines
@@ -19,7 +21,7 @@ func Main(args []string, stderr io.Writer) int {
 
 // Launcher returns argv as it is: there is no confinement to start it in.
 func Launcher(opts Options, argv, env []string) (Launch, error) {
-	return Launch{Path: argv[0], Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
+	return Launch{Path: argv[0], Args: argv, Env: env, Attr: procgroup.Attr()}, nil
 }
 
 // Cgroup is a control group made for one command: never, here.
@@ -35,8 +37,9 @@ func (c *Cgroup) Dirs() []string { return nil }
 func (c *Cgroup) Hit() string    { return "" }
 func (c *Cgroup) Remove()        {}
 
-// Probe reports that nothing is available.
+// Probe reports that nothing confines commands here.
 func Probe(string) Kernel {
 	const why = "not on linux"
-	return Kernel{LandlockWhy: why, NamespacesWhy: why, NetworkWhy: why, SeccompWhy: why}
+	return Kernel{Unconfined: "commands cannot be confined on " + runtime.GOOS,
+		LandlockWhy: why, NamespacesWhy: why, NetworkWhy: why, SeccompWhy: why}
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -103,16 +102,12 @@ func TestGitPaths(t *testing.T) {
 		{"a commondir that is a FIFO", func(t *testing.T, ws, other string) {
 			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
 			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
-			if err := syscall.Mkfifo(filepath.Join(ws, ".repo", "commondir"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(ws, ".repo", "commondir"))
 		}, func(ws, other string) []string {
 			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
 		}},
 		{"a .git that is a FIFO", func(t *testing.T, ws, other string) {
-			if err := syscall.Mkfifo(filepath.Join(ws, ".git"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(ws, ".git"))
 		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
 		{"a symlink to a repository", func(t *testing.T, ws, other string) {
 			write(t, filepath.Join(other, "repo", "HEAD"), "ref: x\n")
@@ -261,6 +256,11 @@ func TestCheckAndMissingLayers(t *testing.T) {
 			[]string{"warm caches"}, ""},
 		{"no cgroup as root or not", Options{Kernel: all, Limits: Limits{Processes: 5}},
 			missingLimits(), ""},
+		{"nothing confines, auto", Options{Kernel: Kernel{Unconfined: "commands cannot be confined on plan9"}}, []string{"sandbox"}, ""},
+		{"nothing confines, strict", Options{Kernel: Kernel{Unconfined: "commands cannot be confined on plan9"}, Strict: true},
+			[]string{"sandbox"}, "commands cannot be confined on plan9; the sandbox settings forbid running them unconfined"},
+		{"nothing confines, network cut", Options{Kernel: Kernel{Unconfined: "commands cannot be confined on plan9"}, NoNetwork: true},
+			[]string{"sandbox"}, "forbid running them unconfined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

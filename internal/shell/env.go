@@ -13,11 +13,11 @@ import (
 // keys, database URLs, agent sockets, proxies with passwords) stays out,
 // whatever its name, unless keep_env names it: a command written by an LLM
 // could print what it gets into the output that goes back to the chat.
-var allowed = []string{
+var allowed = append([]string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ",
 	"GOROOT", "GOTOOLCHAIN", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "JAVA_HOME",
 	"PYENV_ROOT", "PYENV_VERSION", "NVM_DIR",
-}
+}, systemVars...)
 
 // nonInteractive are set in every command's environment so that nothing
 // waits for a person: the command has no terminal and no stdin, so a prompt

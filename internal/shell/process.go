@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/inherit"
+	"github.com/courier-agent/courier/internal/procgroup"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
@@ -165,7 +166,7 @@ func (p *process) stop() {
 
 func (p *process) signalGroup(sig syscall.Signal) {
 	// ESRCH only means the group is already gone.
-	_ = syscall.Kill(-p.pgid, sig)
+	_ = procgroup.Signal(p.pgid, sig)
 }
 
 // drain waits for the output copy to reach end of file, or gives up after

@@ -8,9 +8,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/courier-agent/courier/internal/procgroup"
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
@@ -19,10 +19,6 @@ import (
 // default of courier's max_output setting (the config package takes it
 // from here).
 const DefaultMaxOutput = 4000
-
-// shellPath is the shell every command runs in. It is absolute because the
-// sandbox launcher executes it without a PATH search.
-const shellPath = "/bin/sh"
 
 // Spec describes one command to run.
 type Spec struct {
@@ -81,10 +77,12 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		if err := sandbox.Check(o); err != nil {
 			return Result{}, err
 		}
-		if err := sandbox.Prepare(o); err != nil {
-			return Result{}, err
+		if o.Kernel.Unconfined == "" { // else it runs as it is
+			if err := sandbox.Prepare(o); err != nil {
+				return Result{}, err
+			}
+			opts = &o
 		}
-		opts = &o
 	}
 	cg := cgroup(opts)
 	defer cg.Remove()
@@ -146,9 +144,13 @@ func cgroup(opts *sandbox.Options) *sandbox.Cgroup {
 // launcher returns how to start the command with env: the shell itself, or
 // the sandbox launcher that confines it as opts say.
 func launcher(command string, opts *sandbox.Options, env []string) (sandbox.Launch, error) {
-	argv := []string{shellPath, "-c", command}
+	sh, err := shellPath()
+	if err != nil {
+		return sandbox.Launch{}, err
+	}
+	argv := []string{sh, "-c", command}
 	if opts == nil {
-		return sandbox.Launch{Path: shellPath, Args: argv, Env: env, Attr: &syscall.SysProcAttr{Setsid: true}}, nil
+		return sandbox.Launch{Path: sh, Args: argv, Env: env, Attr: procgroup.Attr()}, nil
 	}
 	return sandbox.Launcher(*opts, argv, env)
 }

@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -285,9 +285,7 @@ func TestListDeepChain(t *testing.T) {
 func TestListSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"bin.dat": "\x00\x01", "text.txt": "hi\n"})
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sandboxtest.Mkfifo(t, filepath.Join(dir, "pipe"))
 	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -36,9 +36,7 @@ func TestOpenerAnswersAsOpenRegular(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "a/pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sandboxtest.Mkfifo(t, filepath.Join(dir, "a/pipe"))
 	ws := openWS(t, dir)
 	o := ws.NewOpener(3)
 	defer o.Close()

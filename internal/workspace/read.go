@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
 // NotRegularError reports a path that is not a regular file: reading a
@@ -62,7 +60,7 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: p, Mode: info.Mode()}
 	}
-	f, err := w.root.OpenFile(c, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	f, err := w.root.OpenFile(c, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, nil, wrap(p, err)
 	}

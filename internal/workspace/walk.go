@@ -7,15 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-
-	"golang.org/x/sys/unix"
 )
 
 // walkEntry is one entry a walk found.
 type walkEntry struct {
 	path, name string
 	isDir      bool
-	dir        *os.File // the folder holding a file, open while it is visited
+	dir        folder // the folder holding a file, open while it is visited
 }
 
 // walkHooks say what a walk does with what it finds.
@@ -43,7 +41,7 @@ const heldOpen = 32
 // opened from its parent, never through a symlink: resolving every path
 // from the root made a chain of 5,000 nested folders take minutes.
 func (w *Workspace) walk(h walkHooks) error {
-	root, err := w.root.Open(".")
+	root, err := openTop(w.root)
 	if err != nil {
 		return fmt.Errorf("list workspace: %w", err)
 	}
@@ -71,7 +69,7 @@ func (wk *walker) step() {
 // When up is set, f's parent was closed: dir returns it reopened through
 // "..", or nil when that is no longer the parent (whose other subfolders
 // are then left out).
-func (wk *walker) dir(f *os.File, p string, parent *ignoreDir, depth int, up fs.FileInfo) *os.File {
+func (wk *walker) dir(f folder, p string, parent *ignoreDir, depth int, up fs.FileInfo) folder {
 	wk.step()
 	ents, err := f.ReadDir(-1)
 	if err != nil {
@@ -111,7 +109,7 @@ func (wk *walker) dir(f *os.File, p string, parent *ignoreDir, depth int, up fs.
 			continue
 		}
 		wk.step()
-		sub, err := openAt(f, e.name, unix.O_DIRECTORY)
+		sub, err := openDirAt(f, e.name)
 		if err != nil {
 			continue
 		}
@@ -136,7 +134,7 @@ func (wk *walker) dir(f *os.File, p string, parent *ignoreDir, depth int, up fs.
 		return nil
 	}
 	wk.step()
-	pf, err := openAt(f, "..", unix.O_DIRECTORY)
+	pf, err := openDirAt(f, "..")
 	if err != nil {
 		return nil
 	}
@@ -147,30 +145,10 @@ func (wk *walker) dir(f *os.File, p string, parent *ignoreDir, depth int, up fs.
 	return pf
 }
 
-// fileFlags open a file that should be a regular one, to check once open:
-// without blocking, in case a named pipe took its place, and without
-// making a terminal courier's.
-const fileFlags = unix.O_NONBLOCK | unix.O_NOCTTY
-
-// openAt opens name in the folder dir for reading, never through a
-// symlink.
-func openAt(dir *os.File, name string, flags int) (*os.File, error) {
-	for {
-		fd, err := unix.Openat(int(dir.Fd()), name, flags|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return os.NewFile(uintptr(fd), name), nil
-	}
-}
-
 // readSmallAt reads what readIgnore reads of the regular file name in the
 // folder dir; nil if there is none.
-func readSmallAt(dir *os.File, name string) []byte {
-	f, err := openAt(dir, name, fileFlags)
+func readSmallAt(dir folder, name string) []byte {
+	f, err := openFileAt(dir, name)
 	if err != nil {
 		return nil
 	}
@@ -181,17 +159,6 @@ func readSmallAt(dir *os.File, name string) []byte {
 	return readIgnore(f)
 }
 
-// lstatAt sets e's size and kind from the entry name of the folder dir,
-// never through a symlink; false when there is none.
-func lstatAt(dir *os.File, name string, e *Entry) bool {
-	var st unix.Stat_t
-	if unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
-	}
-	e.Size, e.Regular = st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG
-	return true
-}
-
 // sniffSize is how much of a file the listing reads to tell binary files,
 // which hold a NUL byte near the start, as git tells them.
 const sniffSize = 8192
@@ -199,14 +166,14 @@ const sniffSize = 8192
 // describeAt is lstatAt that also marks a regular file binary. Nothing
 // but a regular file is opened (opening a device may itself do
 // something), and it is checked again once open.
-func describeAt(dir *os.File, name string, buf []byte, e *Entry) bool {
+func describeAt(dir folder, name string, buf []byte, e *Entry) bool {
 	if !lstatAt(dir, name, e) {
 		return false
 	}
 	if !e.Regular {
 		return true
 	}
-	f, err := openAt(dir, name, fileFlags)
+	f, err := openFileAt(dir, name)
 	if err != nil {
 		return true
 	}

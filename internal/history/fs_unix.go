@@ -1,0 +1,174 @@
+//go:build unix
+
+package history
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+)
+
+// openRoot opens the workspace folder itself (a symlink naming it is the
+// person's choice and is followed, as os.OpenRoot does).
+func openRoot(dir string) (int, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("open workspace %s: %w", dir, err)
+	}
+	return fd, nil
+}
+
+// fillStat copies what an entry keeps of a stat.
+func fillStat(e *Entry, st *unix.Stat_t) {
+	e.Size, e.Mode = st.Size, uint32(st.Mode)&0o7777
+	e.Mtime, e.Ctime = st.Mtim.Nano(), st.Ctim.Nano()
+	e.Ino, e.Dev = uint64(st.Ino), uint64(st.Dev)
+	switch uint32(st.Mode) & unix.S_IFMT {
+	case unix.S_IFREG:
+		e.Kind = File
+	case unix.S_IFDIR:
+		e.Kind = Dir
+	case unix.S_IFLNK:
+		e.Kind = Symlink
+	case unix.S_IFIFO:
+		e.Kind = FIFO
+	case unix.S_IFSOCK:
+		e.Kind = Socket
+	default:
+		e.Kind = Device
+	}
+	if e.Kind != File && e.Kind != Symlink {
+		e.Size = 0
+	}
+}
+
+// lstatAt describes name in folder dirfd without following it.
+func lstatAt(dirfd int, name string, e *Entry) error {
+	var st unix.Stat_t
+	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	fillStat(e, &st)
+	return err
+}
+
+func fstat(fd int, e *Entry) error {
+	var st unix.Stat_t
+	err := unix.Fstat(fd, &st)
+	fillStat(e, &st)
+	return err
+}
+
+// openAt opens name in dirfd with flags, again after a signal.
+func openAt(dirfd int, name string, flags int) (fd int, err error) {
+	for fd, err = unix.Openat(dirfd, name, flags, 0); err == unix.EINTR; {
+		fd, err = unix.Openat(dirfd, name, flags, 0)
+	}
+	return fd, err
+}
+
+// readlinkAt returns a symlink's target.
+func readlinkAt(dirfd int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// readNames lists the folder open as fd, at most limit names (more
+// reports there were more).
+func readNames(fd, limit int) (names []string, more bool, err error) {
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return nil, false, err
+	}
+	f := os.NewFile(uintptr(dup), "")
+	defer f.Close()
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, false, err
+	}
+	names, err = f.Readdirnames(limit + 1)
+	if len(names) > limit {
+		return names[:limit], true, nil
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return names, false, err
+}
+
+// chmodAt sets the mode of name in folder fd, never through a symlink.
+func chmodAt(fd int, name string, mode uint32) error {
+	err := unix.Fchmodat(fd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
+	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
+		return err
+	}
+	// Linux before 6.6 lacks fchmodat2: chmod through an O_PATH-like
+	// descriptor of the path itself, as the C library does.
+	pfd, err := openAt(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|oPath)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(pfd)
+	var e Entry
+	if err := fstat(pfd, &e); err != nil {
+		return err
+	}
+	if e.Kind == Symlink {
+		return unix.EOPNOTSUPP
+	}
+	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
+}
+
+// closeFD closes a descriptor.
+func closeFD(fd int) { unix.Close(fd) }
+
+// unlinkAt removes name (not a folder) from folder fd.
+func unlinkAt(fd int, name string) error { return unix.Unlinkat(fd, name, 0) }
+
+// rmdirAt removes the empty folder name from folder fd.
+func rmdirAt(fd int, name string) error { return unix.Unlinkat(fd, name, unix.AT_REMOVEDIR) }
+
+func mkdirAt(fd int, name string, mode uint32) error { return unix.Mkdirat(fd, name, mode) }
+
+func symlinkAt(target string, fd int, name string) error { return unix.Symlinkat(target, fd, name) }
+
+func renameAt(fd int, from, to string) error { return unix.Renameat(fd, from, fd, to) }
+
+// createAt makes the new file name in folder fd, for writing, never
+// through a symlink.
+func createAt(fd int, name string) (*os.File, error) {
+	nfd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(nfd), name), nil
+}
+
+func fchmod(fd int, mode uint32) error { return unix.Fchmod(fd, mode) }
+
+// notFolder reports an open of a folder that found a symlink or a file.
+func notFolder(err error) bool { return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) }
+
+// diskSize is the disk space a file takes, as du counts it.
+func diskSize(info fs.FileInfo) int64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return (info.Size() + 4095) &^ 4095
+}
