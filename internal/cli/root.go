@@ -20,8 +20,8 @@ import (
 
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/workspace"
 	"github.com/courier-agent/courier/internal/sandbox"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // IO is where a command reads and writes, and what it knows about the
