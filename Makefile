@@ -30,6 +30,10 @@ run:
 vet:
 	@out=$$(gofmt -l cmd internal prompts); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	# courier builds for Windows and macOS too, where nothing confines
+	# commands and each waits for the person's yes.
+	GOOS=windows $(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
 
 # gotestsum prints each package's result, then each skipped test with its
 # reason and the whole output of each failing test.
