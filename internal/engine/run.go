@@ -190,7 +190,7 @@ func (r *turnRun) unconfined(v policy.Verdict) policy.Verdict {
 	if v.Decision == policy.Deny || r.opts.Sandbox == nil {
 		return v
 	}
-	o := r.opts.Sandbox.Probed()
+	o := r.sandbox(r.st.SessionID, nil).Probed()
 	why := o.Kernel.Unconfined
 	if why == "" || sandbox.Check(o) != nil { // confined, or refused anyway
 		return v

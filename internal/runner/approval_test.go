@@ -56,7 +56,7 @@ func (f *fixture) asking(id string) {
 // pending is the question askReply's turn stops at.
 func (f *fixture) pending() history.Pending {
 	v := f.pol.Check("rm -rf junk")
-	return history.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule}
+	return history.Pending{Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: v.Reason, Rule: v.Rule, Covers: v.Covers()}
 }
 
 // checkWaiting checks that session id waits on askReply's question and
@@ -240,7 +240,7 @@ func TestApproverAnswers(t *testing.T) {
 			if err := f.tryApply(r, id, "reply.txt", askReply); err != nil {
 				t.Fatal(err)
 			}
-			want := runner.Question{Session: id, Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: f.pending().Reason}
+			want := runner.Question{Session: id, Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: f.pending().Reason, Covers: f.pending().Covers}
 			if q := p.asks(); len(q) != 1 || q[0] != want {
 				t.Errorf("asked %+v, want %+v", q, want)
 			}
