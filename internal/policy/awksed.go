@@ -3,7 +3,6 @@ package policy
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/courier-agent/courier/internal/human"
 )
@@ -11,9 +10,7 @@ import (
 var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "busybox-awk": true}
 
 // awkRuns finds system(), pipes, coprocesses and extensions in awk code.
-var awkRuns = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
-})
+var awkRuns = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
 
 // awkNotes asks about awk programs that run commands or cannot be read
 // (from a file, computed), unless --sandbox forbids running commands.
@@ -71,7 +68,7 @@ func awkNotes(words []word) []finding {
 		if p.computed() {
 			return []finding{runsCode("awk", words, "its awk program is only known at run time")}
 		}
-		if m := awkRuns().FindString(awkCode(p.value)); m != "" {
+		if m := awkRuns.FindString(awkCode(p.value)); m != "" {
 			return []finding{runsCode("awk", words, "its awk program runs commands ("+human.OneLine(m, maxSubject)+")")}
 		}
 	}

@@ -36,7 +36,7 @@ type rule struct {
 	user     bool   // from Config rather than Default
 	check    string // the built-in check it names, or ""
 	program  matcher
-	full     bool   // the program has a "/": match the whole path
+	full     bool // the program has a "/": match the whole path
 	options  []string
 	operands []matcher
 }
