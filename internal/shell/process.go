@@ -20,22 +20,11 @@ const (
 	// killGrace is how long a timed-out or canceled command gets between
 	// SIGTERM and SIGKILL to clean up (remove lock files, flush output).
 	killGrace = time.Second
-	// drainGrace bounds the wait for the output pipe to close after the
-	// process group is dead. Only a process that left the group (a daemon
-	// that called setsid, where no PID namespace ends it) can hold it open
-	// longer; Run stops reading then. Ample, so that a loaded machine's
-	// late reader still takes all the output.
+	// drainGrace bounds the wait for the output pipe to close once the
+	// session is dead, which only a process that left it can delay; ample
+	// for a loaded machine's late reader.
 	drainGrace = 2 * time.Second
 )
-
-type processSpec struct {
-	launch sandbox.Launch
-	dir    string
-	out    io.Writer
-	// errOut, when set, gets stderr through a pipe of its own; otherwise
-	// stderr shares out's pipe.
-	errOut io.Writer
-}
 
 // process is a started command: the shell (leader of its own session and
 // process group) and the goroutines that copy its output and watch it exit.
@@ -47,14 +36,10 @@ type process struct {
 	exited chan struct{} // closed when the shell has exited (see watchExit)
 }
 
-// startProcess starts the command with stdout and stderr on one pipe, so
-// their output interleaves as it arrives (or on two, with errOut), and
-// stdin on /dev/null.
-func startProcess(ps processSpec) (*process, error) {
-	outs := []io.Writer{ps.out}
-	if ps.errOut != nil {
-		outs = append(outs, ps.errOut)
-	}
+// startProcess starts the command with stdin on /dev/null and stdout and
+// stderr on one pipe, so that their output interleaves as it arrives, or
+// with two outs on two.
+func startProcess(launch sandbox.Launch, dir string, outs ...io.Writer) (*process, error) {
 	var readers, writers []*os.File
 	for range outs {
 		r, w, err := os.Pipe()
@@ -65,14 +50,14 @@ func startProcess(ps processSpec) (*process, error) {
 		readers, writers = append(readers, r), append(writers, w)
 	}
 	cmd := &exec.Cmd{
-		Path:        ps.launch.Path,
-		Args:        ps.launch.Args,
-		Dir:         ps.dir,
-		Env:         ps.launch.Env,   // never nil: os/exec would give nil courier's own environment
-		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
-		Stdout:      writers[0],      // an *os.File is handed to the child as is: no copy goroutine in os/exec
+		Path:        launch.Path,
+		Args:        launch.Args,
+		Dir:         dir,
+		Env:         launch.Env,   // never nil: os/exec would give nil courier's own environment
+		Stdin:       launch.Stdin, // the sandbox launcher's options; nil is /dev/null
+		Stdout:      writers[0],   // an *os.File is handed to the child as is: no copy goroutine in os/exec
 		Stderr:      writers[len(writers)-1],
-		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
+		SysProcAttr: launch.Attr, // Setsid: a session of its own
 	}
 	// courier seals its inherited files at start; a program embedding
 	// this package may not have.
@@ -83,7 +68,7 @@ func startProcess(ps processSpec) (*process, error) {
 	closeAll(writers)
 	if err != nil {
 		closeAll(readers)
-		return nil, fmt.Errorf("start %s: %w", ps.launch.Args[0], err)
+		return nil, fmt.Errorf("start %s: %w", launch.Args[0], err)
 	}
 	p := &process{
 		cmd:    cmd,

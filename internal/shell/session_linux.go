@@ -9,10 +9,8 @@ import (
 )
 
 // Killing the process group misses processes that moved to a group of their
-// own inside the session: GNU timeout does that to its child, and so do
-// shells with job control (set -m). Every process the command started stays
-// in its session unless it calls setsid, so courier also signals the session
-// members it finds in /proc.
+// own (GNU timeout's child, set -m jobs) but stay in the session, so courier
+// also signals the session members it finds in /proc.
 
 const (
 	sessionSweeps    = 20 // rescans for processes forked while being killed

@@ -12,10 +12,9 @@ import (
 // courier that was killed can still be found and stopped.
 const TagVar = "COURIER_COMMAND"
 
-// KillTagged stops every process whose environment holds TagVar=tag: the
-// leftovers of a command whose courier died while it ran. It returns how
-// many it signalled. A tag in the environment proves identity, so there is
-// no risk of hitting a process that merely reused a pid.
+// KillTagged stops every process whose environment holds TagVar=tag, the
+// leftovers of a command whose courier died, and returns how many. The tag
+// proves identity: no process that merely reused a pid is hit.
 func KillTagged(tag string) int {
 	want := []byte(TagVar + "=" + tag + "\x00")
 	entries, err := os.ReadDir("/proc")
