@@ -3,7 +3,6 @@ package shell
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -17,26 +16,12 @@ const TagVar = "COURIER_COMMAND"
 // proves identity: no process that merely reused a pid is hit.
 func KillTagged(tag string) int {
 	want := []byte(TagVar + "=" + tag + "\x00")
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	self := os.Getpid()
 	n := 0
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
+	eachProcess("environ", func(pid int, env []byte) {
+		tagged := bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))
+		if tagged && pid != os.Getpid() && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		if bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)) {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				n++
-			}
-		}
-	}
+	})
 	return n
 }
