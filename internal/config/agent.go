@@ -155,42 +155,30 @@ func (budgetValue) kind() string { return "budget" }
 // parse reads a number as tokens ("1" is not true).
 func (b budgetValue) parse(text string) error {
 	if n, err := strconv.Atoi(strings.TrimSpace(text)); err == nil {
-		return b.setTokens(n, strconv.Itoa(n))
+		return b.decode(int64(n))
 	}
 	var on bool
 	if (boolValue{&on}).parse(text) != nil {
 		return wantError(wantBudget, quote(text))
 	}
-	return b.set(on)
+	return b.decode(on)
 }
 
 func (b budgetValue) decode(v any) error {
 	switch x := v.(type) {
 	case bool:
-		return b.set(x)
+		*b.p = map[bool]int{true: HistoryOn}[x]
+		return nil
 	case int64:
-		if int64(int(x)) != x {
-			return wantError(wantBudget, describe(v))
+		if x < 0 {
+			return wantError("a number of tokens of at least 0", describe(v))
 		}
-		return b.setTokens(int(x), describe(v))
+		if int64(int(x)) == x {
+			*b.p = int(x)
+			return nil
+		}
 	}
 	return wantError(wantBudget, describe(v))
-}
-
-func (b budgetValue) set(on bool) error {
-	*b.p = 0
-	if on {
-		*b.p = HistoryOn
-	}
-	return nil
-}
-
-func (b budgetValue) setTokens(n int, got string) error {
-	if n < 0 {
-		return wantError("a number of tokens of at least 0", got)
-	}
-	*b.p = n
-	return nil
 }
 
 func (b budgetValue) json() any {

@@ -134,16 +134,8 @@ func (c *Config) Set(key, text string, src Source) error {
 	if err := s.bind(c).parse(text); err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	c.setSource(s.key, origin{src: src})
+	c.sources[s.key] = origin{src: src}
 	return nil
-}
-
-// setSource records an origin, also in a Config made without Defaults.
-func (c *Config) setSource(key string, o origin) {
-	if c.sources == nil {
-		c.sources = make(map[string]origin, len(settings))
-	}
-	c.sources[key] = o
 }
 
 // origin is where a value came from. A value from a file keeps the file

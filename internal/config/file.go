@@ -36,12 +36,6 @@ func (c *Config) LoadFile(path string) error {
 	return c.loadTOML(path, string(data))
 }
 
-type fileLoad struct {
-	text *fileText
-	raw  map[string]any
-	cfg  *Config
-}
-
 func (c *Config) loadTOML(name, data string) error {
 	if err := checkShape(name, data); err != nil {
 		return err
@@ -51,7 +45,7 @@ func (c *Config) loadTOML(name, data string) error {
 	if err != nil {
 		return fileSyntaxError(name, err)
 	}
-	f := &fileLoad{text: &fileText{name: name, data: data}, raw: raw, cfg: c.clone()}
+	text, next := &fileText{name: name, data: data}, c.clone()
 	var errs []error
 	var failed []toml.Key
 	for _, key := range md.Keys() {
@@ -59,7 +53,7 @@ func (c *Config) loadTOML(name, data string) error {
 		if slices.ContainsFunc(failed, func(k toml.Key) bool { return isUnder(key, k) }) {
 			continue
 		}
-		if err := f.apply(key); err != nil {
+		if err := next.apply(raw, text, key); err != nil {
 			failed = append(failed, key)
 			if len(failed) <= maxFileErrors {
 				errs = append(errs, fmt.Errorf("%s: %w", FileSource(name, locate(data, key)), err))
@@ -72,7 +66,7 @@ func (c *Config) loadTOML(name, data string) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	*c = *f.cfg
+	*c = *next
 	return nil
 }
 
@@ -80,9 +74,10 @@ func (c *Config) loadTOML(name, data string) error {
 // likely no courier.toml at all, and each line costs a parse.
 const maxFileErrors = 10
 
-func (f *fileLoad) apply(key toml.Key) error {
+// apply sets the setting of one key of a file.
+func (c *Config) apply(raw map[string]any, text *fileText, key toml.Key) error {
 	name := key.String()
-	val := lookup(f.raw, key)
+	val := lookup(raw, key)
 	if isTable(name) {
 		if _, ok := val.(map[string]any); !ok {
 			return fmt.Errorf("%s: %w", name, wantError("a table like ["+name+"]", describe(val)))
@@ -93,10 +88,10 @@ func (f *fileLoad) apply(key toml.Key) error {
 	if err != nil {
 		return err
 	}
-	if err := s.bind(f.cfg).decode(val); err != nil {
+	if err := s.bind(c).decode(val); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	f.cfg.sources[s.key] = origin{file: f.text, key: key}
+	c.sources[s.key] = origin{file: text, key: key}
 	return nil
 }
 

@@ -96,14 +96,7 @@ func (r ruleList) set(rules []string) error {
 
 func checkRule(decision, rule string) error {
 	cfg := policy.Config{NoDefaults: true}
-	switch decision {
-	case "deny":
-		cfg.Deny = []string{rule}
-	case "ask":
-		cfg.Ask = []string{rule}
-	default:
-		cfg.Allow = []string{rule}
-	}
+	*map[string]*[]string{"deny": &cfg.Deny, "ask": &cfg.Ask, "allow": &cfg.Allow}[decision] = []string{rule}
 	_, err := policy.New(cfg)
 	return err
 }

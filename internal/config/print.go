@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/courier-agent/courier/internal/policy"
 )
 
 // row is one setting as Print and JSON show it.
@@ -44,8 +42,10 @@ func (c *Config) Print(w io.Writer) error {
 	for _, table := range tableNames() {
 		b.WriteString("\n[" + table + "]\n")
 		writeRows(&b, tables[table])
-		if table == policyTable {
-			b.WriteString(builtinNote(c.Policy) + "\n")
+		if table == policyTable && c.Policy.NoDefaults {
+			b.WriteString("# courier's built-in rules are off (no_defaults)\n")
+		} else if table == policyTable {
+			b.WriteString("# courier's built-in rules apply after these\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -67,13 +67,6 @@ func writeRows(b *strings.Builder, rows []row) {
 	for _, r := range rows {
 		fmt.Fprintf(b, "%-*s = %-*s  # %s\n", keyW, r.Key, valW, r.text, r.Source)
 	}
-}
-
-func builtinNote(cfg policy.Config) string {
-	if cfg.NoDefaults {
-		return "# courier's built-in rules are off (no_defaults)"
-	}
-	return "# courier's built-in rules apply after these"
 }
 
 // JSON returns every setting as [{"key", "value", "source"}] in display

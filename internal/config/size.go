@@ -6,23 +6,14 @@ import (
 	"strings"
 )
 
-// sizeValue is a number of bytes: "512KB", "20MB", "1GB" (binary units,
-// as courier's limits are) or plain.
+// sizeValue is a number of bytes: "512KB", "20MB", "1GB" or plain.
 type sizeValue struct{ p *int64 }
 
 const wantSize = `a size like "20MB"`
 
-// units are the size suffixes, largest first so that formatSize picks the
-// largest exact one.
-var units = []struct {
-	names []string
-	bytes int64
-}{
-	{[]string{"gb", "gib", "g"}, 1 << 30},
-	{[]string{"mb", "mib", "m"}, 1 << 20},
-	{[]string{"kb", "kib", "k"}, 1 << 10},
-	{[]string{"b", ""}, 1},
-}
+// unitBytes are the size suffixes, binary as courier's limits are.
+var unitBytes = map[string]int64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+	"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
 
 func (sizeValue) kind() string { return "size" }
 
@@ -53,32 +44,22 @@ func (z sizeValue) set(n int64, got string) error {
 }
 
 // parseSize reads a whole number with an optional unit.
-func parseSize(text string) (n int64, ok bool) {
+func parseSize(text string) (int64, bool) {
 	t := strings.ToLower(strings.TrimSpace(text))
 	digits := len(t) - len(strings.TrimLeft(t, "0123456789"))
-	num, unit := t[:digits], strings.TrimSpace(t[digits:])
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil {
+	v, err := strconv.ParseInt(t[:digits], 10, 64)
+	u, ok := unitBytes[strings.TrimSpace(t[digits:])]
+	if err != nil || !ok || v > math.MaxInt64/u {
 		return 0, false
 	}
-	for _, u := range units {
-		for _, name := range u.names {
-			if unit == name {
-				if v > math.MaxInt64/u.bytes {
-					return 0, false
-				}
-				return v * u.bytes, true
-			}
-		}
-	}
-	return 0, false
+	return v * u, true
 }
 
 // formatSize writes n with the largest unit that divides it, if one does.
 func formatSize(n int64) (text string, unit bool) {
-	for _, u := range units[:len(units)-1] {
-		if n > 0 && n%u.bytes == 0 {
-			return strconv.FormatInt(n/u.bytes, 10) + strings.ToUpper(u.names[0]), true
+	for i, name := range []string{"GB", "MB", "KB"} {
+		if b := int64(1) << (30 - 10*i); n > 0 && n%b == 0 {
+			return strconv.FormatInt(n/b, 10) + name, true
 		}
 	}
 	return strconv.FormatInt(n, 10), false

@@ -82,22 +82,18 @@ func (n intValue) parse(text string) error {
 	if err != nil {
 		return wantError("a whole number", quote(text))
 	}
-	return n.set(v)
+	return n.decode(int64(v))
 }
 
 func (n intValue) decode(v any) error {
 	i, ok := v.(int64)
-	if !ok || int64(int(i)) != i {
+	switch {
+	case !ok || int64(int(i)) != i:
 		return wantError("a whole number", describe(v))
+	case i < int64(n.min):
+		return wantError(fmt.Sprintf("a whole number of at least %d", n.min), describe(v))
 	}
-	return n.set(int(i))
-}
-
-func (n intValue) set(v int) error {
-	if v < n.min {
-		return wantError(fmt.Sprintf("a whole number of at least %d", n.min), strconv.Itoa(v))
-	}
-	*n.p = v
+	*n.p = int(i)
 	return nil
 }
 

@@ -30,8 +30,8 @@ type finding struct {
 	key string
 }
 
-// stdinKind says where a command's standard input comes from, which
-// matters for programs that read their code from it.
+// stdinKind says where a command's standard input comes from, for
+// programs that read their code from it.
 type stdinKind uint8
 
 const (
@@ -57,17 +57,13 @@ type analyzer struct {
 	funcs   map[string]bool
 	piped   map[*syntax.Stmt]stdin
 	fetched map[*syntax.Stmt]bool // which pipeline stages download
-	// scratch analyzers only collect programs, to see whether a part of a
-	// command downloads; they skip checks and nested code.
-	scratch bool
+	scratch bool                  // only collect programs (see downloads)
 }
 
 func newAnalyzer(out *analysis, depth int) *analyzer {
 	return &analyzer{out: out, depth: depth, piped: map[*syntax.Stmt]stdin{}, fetched: map[*syntax.Stmt]bool{}}
 }
 
-// analyze finds every program a command would start and everything the
-// built-in checks notice.
 func analyze(command string) *analysis {
 	out := &analysis{}
 	newAnalyzer(out, 0).run(command, "", "the command")
@@ -103,7 +99,6 @@ func parse(src string) (*syntax.File, error) {
 	return nil, err
 }
 
-// functions lists the shell functions the code defines.
 func functions(f *syntax.File) map[string]bool {
 	names := map[string]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -120,8 +115,6 @@ func functions(f *syntax.File) map[string]bool {
 	return names
 }
 
-// walk visits every statement, also in function bodies, substitutions,
-// here-documents and compound commands.
 func (a *analyzer) walk(n syntax.Node) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -221,7 +214,7 @@ func (a *analyzer) stdinOf(s *syntax.Stmt) stdin {
 }
 
 // command records one simple command's program and looks through
-// wrappers and shells for the programs they start in turn.
+// wrappers and shells for the programs they start.
 func (a *analyzer) command(words []word, in stdin) {
 	inv := a.invocation(words)
 	a.out.invs = append(a.out.invs, inv)
@@ -230,8 +223,7 @@ func (a *analyzer) command(words []word, in stdin) {
 	}
 	if !a.scratch {
 		a.deviceArgs(inv, words)
-		idx := len(a.out.invs) - 1
-		a.out.invs[idx].notes = a.programNotes(inv, words, in)
+		a.out.invs[len(a.out.invs)-1].notes = a.programNotes(inv, words, in)
 	}
 	a.dispatch(inv.base, words, in)
 }
@@ -240,9 +232,8 @@ func isPipe(n *syntax.BinaryCmd) bool {
 	return n.Op == syntax.Pipe || n.Op == syntax.PipeAll
 }
 
-// stageDownloads reports whether a pipeline, or one stage of it,
-// downloads; kept per stage, so that a long pipeline costs no more than
-// its length.
+// stageDownloads reports whether a pipeline stage downloads, remembered
+// so that a long pipeline costs no more than its length.
 func (a *analyzer) stageDownloads(s *syntax.Stmt) bool {
 	if d, ok := a.fetched[s]; ok {
 		return d
@@ -257,8 +248,7 @@ func (a *analyzer) stageDownloads(s *syntax.Stmt) bool {
 	return d
 }
 
-// downloads reports whether a part of a command starts a program that
-// fetches from the network.
+// downloads reports whether a part of a command starts a downloader.
 func (a *analyzer) downloads(n syntax.Node) bool {
 	s := newAnalyzer(&analysis{}, maxDepth)
 	s.scratch = true
@@ -290,7 +280,6 @@ func (a *analyzer) text(n syntax.Node) string {
 	return a.src[start:stop]
 }
 
-// print renders a node that has no source text, as a brace-expanded word.
 func (a *analyzer) print(n syntax.Node) string {
 	var b strings.Builder
 	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {

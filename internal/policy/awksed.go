@@ -3,7 +3,6 @@ package policy
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/courier-agent/courier/internal/human"
 )
@@ -11,12 +10,9 @@ import (
 var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "busybox-awk": true}
 
 // awkRuns finds system(), pipes, coprocesses and extensions in awk code.
-var awkRuns = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
-})
+var awkRuns = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
 
-// awkNotes asks about awk programs that run commands or cannot be read
-// (from a file, computed), unless --sandbox forbids running commands.
+// awkNotes asks about awk programs that run commands (see scriptNotes).
 func awkNotes(words []word) []finding {
 	var progs []word
 	fromFile, sandboxed := false, false
@@ -61,18 +57,31 @@ func awkNotes(words []word) []finding {
 		}
 		break
 	}
+	return scriptNotes("awk", "an awk program", words, progs, fromFile, sandboxed, func(p string) string {
+		if m := awkRuns.FindString(awkCode(p)); m != "" {
+			return "runs commands (" + human.OneLine(m, maxSubject) + ")"
+		}
+		return ""
+	})
+}
+
+// scriptNotes asks about a program's scripts (kind: "an awk program")
+// that runs says run commands, or that cannot be read (from a file,
+// computed), unless its --sandbox forbids running commands.
+func scriptNotes(prog, kind string, words, scripts []word, fromFile, sandboxed bool, runs func(string) string) []finding {
+	its := "its " + kind[strings.IndexByte(kind, ' ')+1:]
 	switch {
 	case sandboxed:
 		return nil
 	case fromFile:
-		return []finding{runsCode("awk", words, "runs an awk program from a file, which courier cannot check")}
+		return []finding{runsCode(prog, words, "runs "+kind+" from a file, which courier cannot check")}
 	}
-	for _, p := range progs {
-		if p.computed() {
-			return []finding{runsCode("awk", words, "its awk program is only known at run time")}
+	for _, s := range scripts {
+		if s.computed() {
+			return []finding{runsCode(prog, words, its+" is only known at run time")}
 		}
-		if m := awkRuns().FindString(awkCode(p.value)); m != "" {
-			return []finding{runsCode("awk", words, "its awk program runs commands ("+human.OneLine(m, maxSubject)+")")}
+		if what := runs(s.value); what != "" {
+			return []finding{runsCode(prog, words, its+" "+what)}
 		}
 	}
 	return nil
@@ -108,7 +117,7 @@ func awkCode(prog string) string {
 }
 
 // sedNotes asks about sed scripts that run commands or write files they
-// name, and scripts courier cannot read, unless --sandbox forbids those.
+// name (see scriptNotes).
 func sedNotes(words []word) []finding {
 	var scripts []word
 	fromFile, sandboxed := false, false
@@ -153,21 +162,7 @@ func sedNotes(words []word) []finding {
 	if len(scripts) == 0 && !fromFile && len(operands) > 0 {
 		scripts = operands[:1]
 	}
-	switch {
-	case sandboxed:
-		return nil
-	case fromFile:
-		return []finding{runsCode("sed", words, "runs a sed script from a file, which courier cannot check")}
-	}
-	for _, s := range scripts {
-		if s.computed() {
-			return []finding{runsCode("sed", words, "its sed script is only known at run time")}
-		}
-		if what := sedRuns(s.value); what != "" {
-			return []finding{runsCode("sed", words, "its sed script "+what)}
-		}
-	}
-	return nil
+	return scriptNotes("sed", "a sed script", words, scripts, fromFile, sandboxed, sedRuns)
 }
 
 // sedRuns reads a sed script command by command and says what in it runs

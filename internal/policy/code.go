@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -25,19 +26,25 @@ type interpSpec struct {
 	inline string   // short options whose value is the program (python -c)
 	long   []string // long options whose value is the program
 	values string   // other short options that take a value
+	// runs finds the names inline code must write to delete files or
+	// start programs; code that builds them at run time is for the
+	// sandbox and undo to contain.
+	runs *regexp.Regexp
 }
+
+var (
+	python = interpSpec{inline: "cm", values: "WX", runs: regexp.MustCompile(`\b(rmtree|remove|removedirs|unlink|rmdir|subprocess|system|popen|exec[lv]p?e?|spawn[lv]?p?e?|posix_spawnp?|fork|kill|killpg|__import__|importlib|exec|eval|ctypes)\b`)}
+	node   = interpSpec{inline: "ep", long: []string{"--eval", "--print"}, values: "r", runs: regexp.MustCompile(`\b(child_process|exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync|eval|Function|vm|kill|dlopen)\b`)}
+)
 
 // interpreters run code courier cannot check; it notices code from a
 // download or a pipe.
 var interpreters = map[string]interpSpec{
-	"python": {inline: "cm", values: "WX"},
-	"pypy":   {inline: "cm", values: "WX"},
-	"perl":   {inline: "eE", values: "IM"},
-	"ruby":   {inline: "e", values: "IrE"},
-	"node":   {inline: "ep", long: []string{"--eval", "--print"}, values: "r"},
-	"nodejs": {inline: "ep", long: []string{"--eval", "--print"}, values: "r"},
-	"php":    {inline: "rBRE", values: "cdz"},
-	"lua":    {inline: "e", values: "l"},
+	"python": python, "pypy": python, "node": node, "nodejs": node,
+	"perl": {inline: "eE", values: "IM", runs: regexp.MustCompile("\\b(unlink|rmdir|rmtree|remove_tree|system|exec|fork|kill|eval|qx|readpipe|syscall)\\b|`|\\bopen\\b[^;]*\\|")},
+	"ruby": {inline: "e", values: "IrE", runs: regexp.MustCompile("\\b(FileUtils|rm_rf|rm_r|rm_f|rmdir|rmtree|unlink|delete|system|exec|spawn|fork|popen|popen3|Open3|PTY|eval|instance_eval|class_eval|kill|syscall)\\b|`|%x")},
+	"php":  {inline: "rBRE", values: "cdz", runs: regexp.MustCompile("\\b(unlink|rmdir|system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|pcntl_fork|eval|assert|create_function|dl|ffi)\\b|`")},
+	"lua":  {inline: "e", values: "l", runs: regexp.MustCompile(`\bos\.(remove|rename|execute|exit)\b|\bio\.popen\b|\b(loadstring|load|dofile|loadfile|require)\b`)},
 }
 
 // interpreterSpec finds an interpreter by name; python3.12 is python.

@@ -208,12 +208,7 @@ func (l gitArgList) has(opts ...string) bool {
 	return slices.ContainsFunc(opts, func(o string) bool { return hasOption(l.toks, o, surely) })
 }
 
-func (l gitArgList) first() string {
-	if len(l.operands) == 0 {
-		return ""
-	}
-	return l.operands[0]
-}
+func (l gitArgList) first() string { return append(l.operands, "")[0] }
 
 // gitWriteRules lists the subcommands that write .git: nil means always,
 // a function decides from the arguments (listing forms only read).
@@ -260,17 +255,15 @@ var gitWriteRules = map[string]func(gitArgList) bool{
 	"remote": func(l gitArgList) bool {
 		return len(l.operands) > 0 && !slices.Contains([]string{"show", "get-url"}, l.first())
 	},
-	"notes":           func(l gitArgList) bool { return !slices.Contains([]string{"", "list", "show"}, l.first()) },
-	"reflog":          func(l gitArgList) bool { return slices.Contains([]string{"expire", "delete"}, l.first()) },
-	"worktree":        func(l gitArgList) bool { return l.first() != "list" },
-	"submodule":       func(l gitArgList) bool { return !slices.Contains([]string{"", "status", "summary"}, l.first()) },
-	"sparse-checkout": func(l gitArgList) bool { return l.first() != "list" },
-	"symbolic-ref":    func(l gitArgList) bool { return len(l.operands) > 1 || l.has("-d", "--delete") },
-	"hash-object":     func(l gitArgList) bool { return l.has("-w") },
-	"apply":           func(l gitArgList) bool { return l.has("--index", "--cached", "-3", "--3way", "--intent-to-add") },
-	"replace":         func(l gitArgList) bool { return !(len(l.operands) == 0 || l.has("-l", "--list")) },
-	"commit-graph":    func(l gitArgList) bool { return l.first() != "verify" },
-	"multi-pack-index": func(l gitArgList) bool {
-		return l.first() != "verify"
-	},
+	"notes":            func(l gitArgList) bool { return !slices.Contains([]string{"", "list", "show"}, l.first()) },
+	"reflog":           func(l gitArgList) bool { return slices.Contains([]string{"expire", "delete"}, l.first()) },
+	"worktree":         func(l gitArgList) bool { return l.first() != "list" },
+	"submodule":        func(l gitArgList) bool { return !slices.Contains([]string{"", "status", "summary"}, l.first()) },
+	"sparse-checkout":  func(l gitArgList) bool { return l.first() != "list" },
+	"symbolic-ref":     func(l gitArgList) bool { return len(l.operands) > 1 || l.has("-d", "--delete") },
+	"hash-object":      func(l gitArgList) bool { return l.has("-w") },
+	"apply":            func(l gitArgList) bool { return l.has("--index", "--cached", "-3", "--3way", "--intent-to-add") },
+	"replace":          func(l gitArgList) bool { return !(len(l.operands) == 0 || l.has("-l", "--list")) },
+	"commit-graph":     func(l gitArgList) bool { return l.first() != "verify" },
+	"multi-pack-index": func(l gitArgList) bool { return l.first() != "verify" },
 }

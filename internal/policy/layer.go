@@ -1,21 +1,21 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/courier-agent/courier/internal/human"
 )
 
 // layer is one set of rules: the config's or the defaults.
 type layer struct {
-	byName  map[string][]*rule // rules for one literal program name
-	globbed []*rule            // rules whose program is a pattern or a path
-	checks  map[string]*rule   // the most severe rule naming each check
+	rules  []*rule
+	checks map[string]*rule // the most severe rule naming each check
 }
 
 func newLayer(cfg Config, user bool) (layer, error) {
-	l := layer{byName: map[string][]*rule{}, checks: map[string]*rule{}}
+	l := layer{checks: map[string]*rule{}}
 	lists := []struct {
 		name  string
 		d     Decision
@@ -28,45 +28,41 @@ func newLayer(cfg Config, user bool) (layer, error) {
 				return layer{}, fmt.Errorf("%s rule %q: %w", list.name, text, err)
 			}
 			r.user = user
-			l.add(r)
+			if r.check == "" {
+				l.rules = append(l.rules, r)
+			} else if old := l.checks[r.check]; old == nil || r.decision.severity() > old.decision.severity() {
+				l.checks[r.check] = r
+			}
 		}
 	}
+	// Rules naming a program plainly come first: they win ties.
+	slices.SortStableFunc(l.rules, func(a, b *rule) int { return cmp.Compare(a.pattern(), b.pattern()) })
 	return l, nil
 }
 
-func (l *layer) add(r *rule) {
-	switch {
-	case r.check != "":
-		if old := l.checks[r.check]; old == nil || r.decision.severity() > old.decision.severity() {
-			l.checks[r.check] = r
-		}
-	case r.literal != "":
-		l.byName[r.literal] = append(l.byName[r.literal], r)
-	default:
-		l.globbed = append(l.globbed, r)
+func (r *rule) pattern() int {
+	if r.full || r.program.re != nil {
+		return 1
 	}
+	return 0
 }
 
 // match returns the most severe rule that applies to a program, or nil:
 // deny and ask rules when they may match, allow rules when they surely do.
 func (l *layer) match(inv Invocation, toks []token) *rule {
 	var best *rule
-	consider := func(rules []*rule) {
-		for _, r := range rules {
-			if best != nil && r.decision.severity() <= best.decision.severity() {
-				continue
-			}
-			m := possibly
-			if r.decision == Allow {
-				m = surely
-			}
-			if r.matchProgram(inv) && r.matchArgs(toks, m) {
-				best = r
-			}
+	for _, r := range l.rules {
+		if best != nil && r.decision.severity() <= best.decision.severity() {
+			continue
+		}
+		m := possibly
+		if r.decision == Allow {
+			m = surely
+		}
+		if r.matchProgram(inv) && r.matchArgs(toks, m) {
+			best = r
 		}
 	}
-	consider(l.byName[strings.ToLower(inv.base)])
-	consider(l.globbed)
 	return best
 }
 

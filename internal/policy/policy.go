@@ -66,9 +66,7 @@ func (v Verdict) keys(rules []string) []string {
 }
 
 // Covers says in words what approving an Ask verdict "for all like it"
-// covers (see ApprovalKeys), for the person deciding: later commands of
-// the session that need approval for nothing but its rules, with nothing
-// around their programs that it does not have.
+// covers (see ApprovalKeys), for the person deciding.
 func (v Verdict) Covers() string {
 	rules := make([]string, len(v.Rules))
 	for i, r := range v.Rules {
@@ -181,9 +179,7 @@ func Assignments(env map[string]string) []string {
 }
 
 // Policy decides on shell commands; it is safe for concurrent use.
-type Policy struct {
-	layers []layer // the config's rules, then the defaults
-}
+type Policy struct{ layers []layer } // the config's rules, then the defaults
 
 // New compiles a config's rules, layered over the defaults unless
 // cfg.NoDefaults; it reports the first rule whose syntax is wrong.
@@ -238,7 +234,6 @@ type outcome struct {
 	user     bool // decided by one of the person's rules
 }
 
-// judge decides on one program.
 func (p *Policy) judge(inv Invocation) outcome {
 	if inv.Dynamic {
 		return p.judgeFinding(finding{check: checkDynamic, subject: inv.source(), detail: "program name is computed at run time"})
@@ -252,7 +247,6 @@ func (p *Policy) judge(inv Invocation) outcome {
 	return outcome{decision: Allow}
 }
 
-// judgeFinding decides on something a built-in check noticed.
 func (p *Policy) judgeFinding(f finding) outcome {
 	for _, l := range p.layers {
 		if r := l.checks[f.check]; r != nil {

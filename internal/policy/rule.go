@@ -36,8 +36,7 @@ type rule struct {
 	user     bool   // from Config rather than Default
 	check    string // the built-in check it names, or ""
 	program  matcher
-	literal  string // the program name in lower case when it is no pattern
-	full     bool   // the program has a "/": match the whole path
+	full     bool // the program has a "/": match the whole path
 	options  []string
 	operands []matcher
 }
@@ -85,9 +84,6 @@ func (r *rule) setProgram(p string) error {
 		return err
 	}
 	r.program = m
-	if !r.full && m.re == nil {
-		r.literal = strings.ToLower(p)
-	}
 	return nil
 }
 

@@ -20,8 +20,7 @@ type token struct {
 	optLike     bool // a computed argument that may turn into an option
 }
 
-// tokens classifies a program's arguments, dropping the "--" that ends
-// the options.
+// tokens classifies a program's arguments, dropping the "--" ending options.
 func tokens(args []word) []token {
 	out := make([]token, 0, len(args))
 	ended, prevOption := false, false

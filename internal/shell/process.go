@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -18,87 +20,65 @@ const (
 	// killGrace is how long a timed-out or canceled command gets between
 	// SIGTERM and SIGKILL to clean up (remove lock files, flush output).
 	killGrace = time.Second
-	// drainGrace bounds the wait for the output pipe to close after the
-	// process group is dead. Only a process that left the group (a daemon
-	// that called setsid, where no PID namespace ends it) can hold it open
-	// longer; Run stops reading then. Ample, so that a loaded machine's
-	// late reader still takes all the output.
+	// drainGrace bounds the wait for the output pipe to close once the
+	// session is dead, which only a process that left it can delay; ample
+	// for a loaded machine's late reader.
 	drainGrace = 2 * time.Second
 )
-
-type processSpec struct {
-	launch sandbox.Launch
-	dir    string
-	out    io.Writer
-	// errOut, when set, gets stderr through a pipe of its own; otherwise
-	// stderr shares out's pipe.
-	errOut io.Writer
-}
 
 // process is a started command: the shell (leader of its own session and
 // process group) and the goroutines that copy its output and watch it exit.
 type process struct {
 	cmd    *exec.Cmd
 	pgid   int
-	pipes  []*outputPipe // the output pipes, read until drain
+	pipes  []*os.File    // the output pipes' read ends, read until drain
 	copied chan struct{} // closed when every output copy ends
 	exited chan struct{} // closed when the shell has exited (see watchExit)
 }
 
-// startProcess starts the command with stdout and stderr on one pipe, so
-// their output interleaves as it arrives (or on two, with errOut), and
-// stdin on /dev/null.
-func startProcess(ps processSpec) (*process, error) {
-	out, err := newOutputPipe()
-	if err != nil {
-		return nil, err
-	}
-	pipes, outs := []*outputPipe{out}, []io.Writer{ps.out}
-	stderr := out.w
-	if ps.errOut != nil {
-		errPipe, err := newOutputPipe()
+// startProcess starts the command with stdin on /dev/null and stdout and
+// stderr on one pipe, so that their output interleaves as it arrives, or
+// with two outs on two.
+func startProcess(launch sandbox.Launch, dir string, outs ...io.Writer) (*process, error) {
+	var readers, writers []*os.File
+	for range outs {
+		r, w, err := os.Pipe()
 		if err != nil {
-			out.close()
-			return nil, err
+			closeAll(readers, writers)
+			return nil, fmt.Errorf("create output pipe: %w", err)
 		}
-		pipes, outs = append(pipes, errPipe), append(outs, ps.errOut)
-		stderr = errPipe.w
+		readers, writers = append(readers, r), append(writers, w)
 	}
 	cmd := &exec.Cmd{
-		Path:        ps.launch.Path,
-		Args:        ps.launch.Args,
-		Dir:         ps.dir,
-		Env:         ps.launch.Env,   // never nil: os/exec would give nil courier's own environment
-		Stdin:       ps.launch.Stdin, // the sandbox launcher's options; nil is /dev/null
-		Stdout:      out.w,           // an *os.File is handed to the child as is: no copy goroutine in os/exec
-		Stderr:      stderr,
-		SysProcAttr: ps.launch.Attr, // Setsid: a session of its own
+		Path:        launch.Path,
+		Args:        launch.Args,
+		Dir:         dir,
+		Env:         launch.Env,   // never nil: os/exec would give nil courier's own environment
+		Stdin:       launch.Stdin, // the sandbox launcher's options; nil is /dev/null
+		Stdout:      writers[0],   // an *os.File is handed to the child as is: no copy goroutine in os/exec
+		Stderr:      writers[len(writers)-1],
+		SysProcAttr: launch.Attr, // Setsid: a session of its own
 	}
 	// courier seals its inherited files at start; a program embedding
 	// this package may not have.
 	inherit.Seal()
-	err = cmd.Start()
+	err := cmd.Start()
 	// The command holds its own copies of the write ends: courier's must
 	// go, or the pipes would never reach end of file.
-	for _, p := range pipes {
-		p.w.Close()
-		p.w = nil
-	}
+	closeAll(writers)
 	if err != nil {
-		for _, p := range pipes {
-			p.close()
-		}
-		return nil, fmt.Errorf("start %s: %w", ps.launch.Args[0], err)
+		closeAll(readers)
+		return nil, fmt.Errorf("start %s: %w", launch.Args[0], err)
 	}
 	p := &process{
 		cmd:    cmd,
 		pgid:   cmd.Process.Pid, // Setsid makes the shell the group leader
-		pipes:  pipes,
+		pipes:  readers,
 		copied: make(chan struct{}),
 		exited: make(chan struct{}),
 	}
 	var copies sync.WaitGroup
-	for i, r := range pipes {
+	for i, r := range readers {
 		copies.Go(func() {
 			_, _ = io.Copy(outs[i], r) // a read error only ends the capture early
 		})
@@ -109,6 +89,12 @@ func startProcess(ps processSpec) (*process, error) {
 	}()
 	go p.watchExit()
 	return p, nil
+}
+
+func closeAll(files ...[]*os.File) {
+	for _, f := range slices.Concat(files...) {
+		f.Close()
+	}
 }
 
 // ending says how a command ended.
@@ -178,11 +164,8 @@ func (p *process) drain() {
 	case <-p.copied:
 	case <-grace.C:
 	}
-	for _, r := range p.pipes {
-		r.stop() // ends a read waiting for output
-	}
+	// Closing ends a read waiting for output: a process that escaped the
+	// session may print for ever.
+	closeAll(p.pipes)
 	<-p.copied
-	for _, r := range p.pipes {
-		r.close()
-	}
 }

@@ -9,10 +9,8 @@ import (
 )
 
 // Killing the process group misses processes that moved to a group of their
-// own inside the session: GNU timeout does that to its child, and so do
-// shells with job control (set -m). Every process the command started stays
-// in its session unless it calls setsid, so courier also signals the session
-// members it finds in /proc.
+// own (GNU timeout's child, set -m jobs) but stay in the session, so courier
+// also signals the session members it finds in /proc.
 
 const (
 	sessionSweeps    = 20 // rescans for processes forked while being killed
@@ -20,25 +18,18 @@ const (
 )
 
 // signalSession sends sig to the command's process group and to every live
-// process of its session, which has the shell's pid as its id.
+// process of its session, which has the shell's pid as its id. A member may
+// fork between scan and kill: SIGKILL sweeps until none is left, within a
+// bound so that a process stuck in the kernel cannot hold Run.
 func (p *process) signalSession(sig syscall.Signal) {
 	p.signalGroup(sig)
-	if sig != syscall.SIGKILL {
-		for _, pid := range sessionMembers(p.pgid) {
-			_ = syscall.Kill(pid, sig)
-		}
-		return
-	}
-	// A member may fork between the scan and the kill; sweep until none is
-	// left alive, within a bound so a process stuck in the kernel cannot
-	// hold Run.
 	for range sessionSweeps {
 		pids := sessionMembers(p.pgid)
-		if len(pids) == 0 {
-			return
-		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, sig)
+		}
+		if sig != syscall.SIGKILL || len(pids) == 0 {
+			return
 		}
 		time.Sleep(sessionSweepRest)
 	}
@@ -46,25 +37,27 @@ func (p *process) signalSession(sig syscall.Signal) {
 
 // sessionMembers lists the processes of session sid that are not zombies.
 func sessionMembers(sid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
+	eachProcess("stat", func(pid int, stat []byte) {
+		if s, state, ok := parseStat(stat); ok && s == sid && state != 'Z' && state != 'X' {
+			pids = append(pids, pid)
+		}
+	})
+	return pids
+}
+
+// eachProcess calls fn with each process's pid and its file /proc/PID/name.
+func eachProcess(name string, fn func(pid int, data []byte)) {
+	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // the process ended meanwhile
-		}
-		if s, state, ok := parseStat(stat); ok && s == sid && state != 'Z' && state != 'X' {
-			pids = append(pids, pid)
+		if data, err := os.ReadFile("/proc/" + e.Name() + "/" + name); err == nil { // else it ended meanwhile
+			fn(pid, data)
 		}
 	}
-	return pids
 }
 
 // parseStat reads the session id and state from /proc/PID/stat:

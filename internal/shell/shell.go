@@ -5,8 +5,10 @@
 package shell
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -14,10 +16,8 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-// DefaultMaxOutput is the number of output characters kept when
-// Spec.MaxOutput is 0, as the CodingAgent protocol specifies, and the
-// default of courier's max_output setting (the config package takes it
-// from here).
+// DefaultMaxOutput is the output characters kept when Spec.MaxOutput is 0,
+// as the protocol specifies; also max_output's default.
 const DefaultMaxOutput = 4000
 
 // Spec describes one command to run.
@@ -49,21 +49,13 @@ type Result struct {
 	Limit     string        // the limit the command ran into: "processes", "memory" or ""
 }
 
-// Run runs spec.Command and waits for it, its time limit, or ctx.
-//
-// The command runs in a new session, so it has no controlling terminal and
-// cannot prompt on the person's terminal. When the time limit or ctx ends
-// it, everything in the session gets SIGTERM, then SIGKILL after a second.
-// When the shell exits by itself, whatever it left running is killed at
-// once: courier leaves no background processes behind, and a grandchild
-// holding the output pipe cannot keep Run waiting. In the sandbox's PID
-// namespace nothing escapes: the launcher's end ends every process in it.
-// Without that namespace a process that leaves the session (setsid)
-// escapes; Run then stops reading output after a short grace instead of
-// waiting for it.
-//
-// The error is non-nil only when the command could not be started; a
-// command that failed, timed out or was canceled is described by Result.
+// Run runs spec.Command and waits for it, its time limit, or ctx. The
+// command runs in a new session, with no controlling terminal. At the time
+// limit or ctx's end everything in the session gets SIGTERM, then SIGKILL
+// a second later; when the shell exits, whatever it left running is killed
+// at once. A process that leaves the session (setsid) outside the
+// sandbox's PID namespace escapes; Run then stops reading its output after
+// a short grace. The error is non-nil only when the command did not start.
 func Run(ctx context.Context, spec Spec) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("command not started: %w", err)
@@ -90,20 +82,14 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	maxOutput := spec.MaxOutput
-	if maxOutput <= 0 {
-		maxOutput = DefaultMaxOutput
-	}
-	out := newCapture(maxOutput)
-	ps := processSpec{launch: launch, dir: spec.Dir, out: out}
-	var errOut *capture
+	maxOutput := cmp.Or(max(spec.MaxOutput, 0), DefaultMaxOutput)
+	out, errOut := newCapture(maxOutput), newCapture(maxOutput)
+	outs := []io.Writer{out}
 	if spec.Split {
-		errOut = newCapture(maxOutput)
-		ps.errOut = errOut
+		outs = append(outs, errOut)
 	}
-
 	begin := time.Now()
-	p, err := startProcess(ps)
+	p, err := startProcess(launch, spec.Dir, outs...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -117,7 +103,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		Sandboxed: launch.Confined,
 		Limit:     cg.Hit(),
 	}
-	if errOut != nil {
+	if spec.Split {
 		res.Stdout, res.Stderr = out.text(), errOut.text()
 		res.Truncated = res.Truncated || errOut.truncated()
 	} else {
@@ -126,9 +112,9 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
-// cgroup makes the control group that bounds a sandboxed command, when
-// its limits ask for one and the kernel gives one; the launcher otherwise
-// sets resource limits.
+// cgroup makes the control group bounding a sandboxed command, when its
+// limits ask for one and the kernel gives one (else the launcher sets
+// resource limits).
 func cgroup(opts *sandbox.Options) *sandbox.Cgroup {
 	if opts == nil || !opts.Kernel.Cgroup || (opts.Limits.Processes <= 0 && opts.Limits.Memory <= 0) {
 		return nil

@@ -3,7 +3,6 @@ package shell
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -12,32 +11,17 @@ import (
 // courier that was killed can still be found and stopped.
 const TagVar = "COURIER_COMMAND"
 
-// KillTagged stops every process whose environment holds TagVar=tag: the
-// leftovers of a command whose courier died while it ran. It returns how
-// many it signalled. A tag in the environment proves identity, so there is
-// no risk of hitting a process that merely reused a pid.
+// KillTagged stops every process whose environment holds TagVar=tag, the
+// leftovers of a command whose courier died, and returns how many. The tag
+// proves identity: no process that merely reused a pid is hit.
 func KillTagged(tag string) int {
 	want := []byte(TagVar + "=" + tag + "\x00")
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	self := os.Getpid()
 	n := 0
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
+	eachProcess("environ", func(pid int, env []byte) {
+		tagged := bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))
+		if tagged && pid != os.Getpid() && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		if bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)) {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				n++
-			}
-		}
-	}
+	})
 	return n
 }
