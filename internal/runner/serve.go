@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/reply"
@@ -70,7 +69,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 			waited = req.Sequence
 		}
 		resumed = false
-		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
+		s.lock.Note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
 		rep, err := s.next(ctx, src, req, waits)
 		if errors.Is(err, errWords) {
 			if _, err := s.hear(); err != nil {
@@ -145,34 +144,13 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 	if s.r.hasWords(s.st.SessionID) {
 		return reply.Reply{}, errWords
 	}
-	nctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		rep reply.Reply
-		err error
+	rep, heard, err := whileNot(ctx, func(nctx context.Context) (reply.Reply, error) {
+		return src.Next(nctx, req)
+	}, func() (bool, error) { return s.r.hasWords(s.st.SessionID), nil })
+	if heard && ctx.Err() == nil && errors.Is(err, context.Canceled) {
+		return reply.Reply{}, errWords
 	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := src.Next(nctx, req)
-		done <- result{rep, err}
-	}()
-	tick := time.NewTicker(decisionPoll)
-	defer tick.Stop()
-	heard := false
-	for {
-		select {
-		case res := <-done:
-			if heard && ctx.Err() == nil && errors.Is(res.err, context.Canceled) {
-				return reply.Reply{}, errWords
-			}
-			return res.rep, res.err
-		case <-tick.C:
-			if !heard && s.r.hasWords(s.st.SessionID) {
-				heard = true
-				cancel()
-			}
-		}
-	}
+	return rep, err
 }
 
 // setAside moves a reply that will never be applied out of the way.

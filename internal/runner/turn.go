@@ -53,7 +53,7 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		}
 	}
 	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
-	s.note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
+	s.lock.Note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
 	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Hash: rep.Hash, Commands: rep.Parsed.Commands})
 	})
@@ -115,7 +115,7 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 		}
 	}
 	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
-	s.note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
+	s.lock.Note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
 	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Resume(ctx, s.st)
 	})
@@ -178,59 +178,70 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 		return err
 	}
 	s.r.report(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
-	s.note("waiting for approval of " + termtext.Command(p.Command, p.Env))
+	s.lock.Note("waiting for approval of " + termtext.Command(p.Command, p.Env))
 	if s.r.cfg.Approver == nil {
 		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 	}
-	actx, cancel := context.WithCancel(ctx)
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
+	var n decisionNote
+	d, polled, err := whileNot(ctx, func(actx context.Context) (Decision, error) {
+		d, err := s.r.cfg.Approver.Approve(actx, q)
+		if err == nil && d.Answer == Later {
+			// Keep waiting for an answer from another terminal.
+			<-actx.Done()
+			return d, actx.Err()
+		}
+		return d, err
+	}, func() (found bool, err error) {
+		n, found, err = s.r.readDecision(st)
+		return found, err
+	})
+	switch {
+	case polled:
+		return s.journalDecision(n, true)
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return err
+	case d.Decides():
+		return s.journalDecision(p.decided(d), false)
+	}
+	return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
+}
+
+// whileNot returns what call returns, unless poll, asked every
+// decisionPoll, says stop first (polled): call's context is then
+// cancelled and its return awaited.
+func whileNot[T any](ctx context.Context, call func(context.Context) (T, error), poll func() (bool, error)) (v T, polled bool, err error) {
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type answer struct {
-		d   Decision
+	type result struct {
+		v   T
 		err error
 	}
-	answered := make(chan answer, 1)
-	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
+	done := make(chan result, 1)
 	go func() {
-		d, err := s.r.cfg.Approver.Approve(actx, q)
-		answered <- answer{d, err}
+		v, err := call(cctx)
+		done <- result{v, err}
 	}()
 	tick := time.NewTicker(decisionPoll)
 	defer tick.Stop()
-	asking := true
 	for {
 		select {
-		case a := <-answered:
-			asking = false
-			switch {
-			case a.err != nil && ctx.Err() != nil:
-				return ctx.Err()
-			case a.err != nil:
-				return a.err
-			case a.d.Answer == Later:
-				// Keep waiting for an answer from another terminal.
-			case a.d.Decides():
-				return s.journalDecision(p.decided(a.d), false)
-			default:
-				return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
-			}
+		case r := <-done:
+			return r.v, polled, r.err
 		case <-tick.C:
-			n, found, err := s.r.readDecision(st)
+			if polled {
+				continue
+			}
+			stop, err := poll()
 			if err != nil {
-				return err
+				return v, false, err
 			}
-			if found {
-				if asking {
-					cancel()
-					<-answered
-				}
-				return s.journalDecision(n, true)
-			}
-		case <-ctx.Done():
-			if asking {
+			if stop {
+				polled = true
 				cancel()
-				<-answered
 			}
-			return ctx.Err()
 		}
 	}
 }
