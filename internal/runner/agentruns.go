@@ -27,10 +27,10 @@ func (s *Session) replyAgent(name string) string {
 func (s *Session) closeAgentRuns() {
 	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
 	if len(closed) > 0 {
-		s.r.report(Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
+		s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
 			human.Count(len(closed), "agent run", ""), strings.Join(closed, ", "))})
 	}
 	if err != nil {
-		s.r.report(Warning{Message: fmt.Sprintf("session %s: closing the agent runs an earlier courier left open: %v", s.ID(), err)})
+		s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("session %s: closing the agent runs an earlier courier left open: %v", s.ID(), err)})
 	}
 }

@@ -30,9 +30,6 @@ type Reporter interface {
 	Warning(Warning)
 }
 
-// Event is one of the types below, each handed to its own method.
-type Event interface{ to(Reporter) }
-
 // SessionStarted: a new session was created.
 type SessionStarted struct {
 	Session string
@@ -192,24 +189,6 @@ type Warning struct {
 	Message string
 	Hint    string
 }
-
-// to hands each event to its method of r.
-func (e SessionStarted) to(r Reporter)  { r.SessionStarted(e) }
-func (e RequestWritten) to(r Reporter)  { r.RequestWritten(e) }
-func (e WaitingForReply) to(r Reporter) { r.WaitingForReply(e) }
-func (e ReplyTaken) to(r Reporter)      { r.ReplyTaken(e) }
-func (e ReplySkipped) to(r Reporter)    { r.ReplySkipped(e) }
-func (e ReplySetAside) to(r Reporter)   { r.ReplySetAside(e) }
-func (e ReplyRefused) to(r Reporter)    { r.ReplyRefused(e) }
-func (e TurnResumed) to(r Reporter)     { r.TurnResumed(e) }
-func (e CommandStarted) to(r Reporter)  { r.CommandStarted(e) }
-func (e CommandFinished) to(r Reporter) { r.CommandFinished(e) }
-func (e ApprovalNeeded) to(r Reporter)  { r.ApprovalNeeded(e) }
-func (e ApprovalDecided) to(r Reporter) { r.ApprovalDecided(e) }
-func (e TurnEnded) to(r Reporter)       { r.TurnEnded(e) }
-func (e TurnUndone) to(r Reporter)      { r.TurnUndone(e) }
-func (e AgentRun) to(r Reporter)        { r.AgentRun(e) }
-func (e Warning) to(r Reporter)         { r.Warning(e) }
 
 // observer turns the engine's progress calls into events, each result
 // once: resuming after a question, the engine goes over results seen.

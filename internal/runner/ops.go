@@ -62,7 +62,7 @@ func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunO
 		return RunReport{}, err
 	}
 	r.firstSnapshot(st)
-	r.report(SessionStarted{Session: st.SessionID, Task: st.Task})
+	r.cfg.Reporter.SessionStarted(SessionStarted{Session: st.SessionID, Task: st.Task})
 	s, err := r.Hold(st.SessionID, "courier ops")
 	if err != nil {
 		return RunReport{ID: st.SessionID}, err

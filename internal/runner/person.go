@@ -227,7 +227,7 @@ func (s *Session) hear() (bool, error) {
 		case os.Remove(filepath.Join(s.r.wordsDir(s.st.SessionID), allNames[i])) != nil:
 			// Withdrawn by the process that asked (see handUndo).
 		case w.Undo != s.st.UndoTop:
-			s.r.report(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
+			s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
 		default:
 			// An undo asked from another terminal, of the turn meant.
 			if _, err := s.Undo(); err != nil {
@@ -248,7 +248,7 @@ func (s *Session) hear() (bool, error) {
 	*s.st = next
 	s.r.dropWords(next.SessionID, names)
 	w.Updated = true
-	s.r.report(w)
+	s.r.cfg.Reporter.RequestWritten(w)
 	return true, nil
 }
 
@@ -289,6 +289,6 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	*st = next
 	r.dropWords(st.SessionID, names)
 	r.created = st.SessionID
-	r.report(w)
+	r.cfg.Reporter.RequestWritten(w)
 	return st.SessionID, nil
 }

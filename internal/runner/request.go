@@ -121,7 +121,7 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 	}
 	for _, c := range cuts {
 		if probe { // not for a command that only reads
-			r.report(Warning{Message: c, Hint: "make the file smaller to have all of it used"})
+			r.cfg.Reporter.Warning(Warning{Message: c, Hint: "make the file smaller to have all of it used"})
 		}
 	}
 	req := frontend.Request{
@@ -187,7 +187,7 @@ func (s *Session) request() (Request, error) {
 	*s.st = next
 	req.Text = w.Text
 	w.Rewritten, w.Damaged, w.Resumed = true, damaged, true
-	s.r.report(w)
+	s.r.cfg.Reporter.RequestWritten(w)
 	return req, nil
 }
 

@@ -110,8 +110,6 @@ func New(cfg Config) *Runner {
 // Paths returns the runner's folders.
 func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
-func (r *Runner) report(e Event) { e.to(r.cfg.Reporter) }
-
 // FrontEnd returns the front end of that name; "" is the default one.
 func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
 	if len(r.cfg.FrontEnds) == 0 {
@@ -162,8 +160,8 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 		return "", err
 	}
 	r.created = st.SessionID
-	r.report(SessionStarted{Session: st.SessionID, Task: task})
-	r.report(w)
+	r.cfg.Reporter.SessionStarted(SessionStarted{Session: st.SessionID, Task: task})
+	r.cfg.Reporter.RequestWritten(w)
 	// Read for undo while the person takes the request to the chat.
 	if !opts.SnapshotLater {
 		r.firstSnapshot(st)
@@ -223,7 +221,7 @@ func (r *Runner) firstSnapshot(st *history.State) {
 		h.Close()
 	}
 	if err != nil {
-		r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
+		r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
 	}
 }
 

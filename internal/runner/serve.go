@@ -63,9 +63,9 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		if waits && waited != req.Sequence {
 			if resumed {
-				s.r.report(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Resumed: true})
+				s.r.cfg.Reporter.RequestWritten(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Resumed: true})
 			}
-			s.r.report(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
+			s.r.cfg.Reporter.WaitingForReply(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
 			waited = req.Sequence
 		}
 		resumed = false
@@ -86,10 +86,10 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 			unapplied++
 			continue
 		case errors.As(err, &skipped):
-			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session, Why: skipped.Why})
+			s.r.cfg.Reporter.ReplySkipped(ReplySkipped{Name: skipped.Reply, Session: skipped.Session, Why: skipped.Why})
 			continue
 		case errors.As(err, &aside):
-			s.r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
+			s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			unapplied++
 			continue
 		case errors.Is(err, ErrExhausted) && unapplied > 0:
@@ -109,7 +109,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		if errors.As(err, &skipped) {
 			s.settle(src, rep.Name, rep.Hash, Skipped)
-			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
+			s.r.cfg.Reporter.ReplySkipped(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
 			continue
 		}
 		if errors.As(err, &refused) {
@@ -120,7 +120,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 				unapplied++
 			}
 			moved, _ := src.Settle(rep.Name, rep.Hash, how)
-			s.r.report(ReplyRefused{Name: rep.Name, Reason: refused.Reason, MovedTo: moved, Duplicate: refused.Duplicate})
+			s.r.cfg.Reporter.ReplyRefused(ReplyRefused{Name: rep.Name, Reason: refused.Reason, MovedTo: moved, Duplicate: refused.Duplicate})
 			continue
 		}
 		if err != nil {
@@ -156,14 +156,14 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 // setAside moves a reply that will never be applied out of the way.
 func (s *Session) setAside(src Source, name, hash string, why error) {
 	moved, _ := src.Settle(name, hash, Outdated)
-	s.r.report(ReplySetAside{Name: name, Err: why, MovedTo: moved})
+	s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
 // settle tells the source what became of a reply; a failure is only a
 // warning, since the session is committed.
 func (s *Session) settle(src Source, name, hash string, how Settlement) {
 	if _, err := src.Settle(name, hash, how); err != nil {
-		s.r.report(Warning{Message: err.Error()})
+		s.r.cfg.Reporter.Warning(Warning{Message: err.Error()})
 	}
 }
 
@@ -332,7 +332,7 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 		var skipped *SkippedError
 		switch {
 		case errors.As(err, &aside):
-			r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
+			r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			n++
 			continue
 		case errors.As(err, &skipped):
@@ -341,7 +341,7 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 			return n
 		}
 		moved, _ := src.Settle(rep.Name, rep.Hash, Outdated)
-		r.report(ReplySetAside{Name: rep.Name, Err: r.noSuchSession(rep.Name, id), MovedTo: moved})
+		r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: rep.Name, Err: r.noSuchSession(rep.Name, id), MovedTo: moved})
 		n++
 	}
 }

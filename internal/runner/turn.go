@@ -52,7 +52,7 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 			return &SkippedError{Reply: rep.Name, Session: other}
 		}
 	}
-	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
+	s.r.cfg.Reporter.ReplyTaken(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
 	s.lock.Note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
 	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Hash: rep.Hash, Commands: rep.Parsed.Commands})
@@ -114,7 +114,7 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 			}
 		}
 	}
-	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
+	s.r.cfg.Reporter.TurnResumed(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
 	s.lock.Note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
 	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Resume(ctx, s.st)
@@ -160,7 +160,7 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 		return out, err
 	}
 	for _, w := range out.Warnings {
-		s.r.report(Warning{Message: w})
+		s.r.cfg.Reporter.Warning(Warning{Message: w})
 	}
 	return out, s.commit(out)
 }
@@ -177,7 +177,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	if err := s.r.store.Save(st); err != nil {
 		return err
 	}
-	s.r.report(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
+	s.r.cfg.Reporter.ApprovalNeeded(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
 	s.lock.Note("waiting for approval of " + termtext.Command(p.Command, p.Env))
 	if s.r.cfg.Approver == nil {
 		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
@@ -267,7 +267,7 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	if s.st.Pending != nil {
 		cmd = s.st.Pending.Command
 	}
-	s.r.report(ApprovalDecided{Session: s.st.SessionID, Command: cmd, Approved: rec.Approved, All: rec.All, Reason: rec.Reason, Elsewhere: elsewhere})
+	s.r.cfg.Reporter.ApprovalDecided(ApprovalDecided{Session: s.st.SessionID, Command: cmd, Approved: rec.Approved, All: rec.All, Reason: rec.Reason, Elsewhere: elsewhere})
 	return nil
 }
 
@@ -330,10 +330,10 @@ func (s *Session) commit(out engine.Outcome) error {
 	if written != nil {
 		s.r.dropWords(st.SessionID, said)
 	}
-	s.r.report(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
+	s.r.cfg.Reporter.TurnEnded(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
 	if written != nil {
-		s.r.report(*written)
+		s.r.cfg.Reporter.RequestWritten(*written)
 	}
 	return nil
 }

@@ -102,7 +102,7 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 			return rep, err
 		}
 		*st = next
-		l.report(TurnUndone{Session: st.SessionID, Report: rep})
+		l.cfg.Reporter.TurnUndone(TurnUndone{Session: st.SessionID, Report: rep})
 		return rep, nil
 	}
 	next.IsComplete = false
@@ -126,8 +126,8 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	}
 	*st = next
 	rep.Outbox = w.Path
-	l.report(TurnUndone{Session: st.SessionID, Report: rep})
-	l.report(w)
+	l.cfg.Reporter.TurnUndone(TurnUndone{Session: st.SessionID, Report: rep})
+	l.cfg.Reporter.RequestWritten(w)
 	return rep, nil
 }
 
