@@ -295,23 +295,20 @@ func (s *Session) commit(out engine.Outcome) error {
 	if err != nil {
 		return err
 	}
-	next.Notices = nil
-	next.Messages = nil
-	next.NewChat = false
-	next.Prompt = ""
-	next.Environment = ""
+	next.Notices, next.Messages, next.NewChat, next.Prompt, next.Environment = nil, nil, false, "", ""
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}
-	next.UpdatedAt = time.Now().UTC()
 	var written *RequestWritten
 	if out.Done || st.Run {
 		// A run has one turn: no request follows it.
 		next.IsComplete = true
 		next.Summary = out.Summary
+		next.UpdatedAt = time.Now().UTC()
 		if err := s.r.store.Save(&next); err != nil {
 			return err
 		}
+		*st = next
 		// What the session's commands wrote into the tool caches ends with
 		// it; a follow-up task starts a new layer.
 		if sb := s.r.cfg.Commands.Sandbox; sb != nil && sb.Caches != "" {
@@ -320,15 +317,11 @@ func (s *Session) commit(out engine.Outcome) error {
 	} else {
 		next.SequenceNumber++
 		addWords(&next, ws)
-		w, err := s.r.saveWithRequest(&next, false)
+		w, err := s.advance(&next, said)
 		if err != nil {
 			return err
 		}
 		written = &w
-	}
-	*st = next
-	if written != nil {
-		s.r.dropWords(st.SessionID, said)
 	}
 	s.r.cfg.Reporter.TurnEnded(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
