@@ -12,14 +12,11 @@ import (
 )
 
 // Source gives a session its replies: the inbox folder, the clipboard,
-// an agent.
+// an agent. Next waits for the next reply to req (ErrExhausted: no more;
+// *SkippedError, *SetAsideError: one passed over); Settle is told what
+// became of a reply and returns where it moved it, if it did.
 type Source interface {
-	// Next waits for the next reply to req. It returns ErrExhausted when
-	// it has no more, a *SkippedError or *SetAsideError for a reply it
-	// passed over, or ctx's error.
 	Next(ctx context.Context, req Request) (reply.Reply, error)
-	// Settle is told what became of a reply, by name and hash, and
-	// returns where it moved it, if it did.
 	Settle(name, hash string, how Settlement) (string, error)
 }
 
@@ -36,9 +33,9 @@ const (
 	Skipped
 )
 
-// Serve runs the held session's turns until it is complete or the source
-// has no more replies (nil), a command waits for a decision that will not
-// come here (*WaitingError), or ctx is done.
+// Serve runs the held session's turns until it is complete, the source
+// has no more replies, a command waits for a decision that will not come
+// here (*WaitingError), or ctx is done.
 func (s *Session) Serve(ctx context.Context, src Source) error {
 	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
 }
@@ -131,12 +128,12 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	return nil
 }
 
-// errWords stops the wait for a reply when the person said something
-// ('courier say') or asked for an undo from another terminal.
+// errWords stops the wait for a reply: the person said something or
+// asked for an undo from another terminal.
 var errWords = errors.New("the person said something")
 
-// next asks src for the next reply; with listen, the words left for the
-// session stop the wait with errWords.
+// next asks src for the next reply; with listen, words left for the
+// session stop the wait (errWords).
 func (s *Session) next(ctx context.Context, src Source, req Request, listen bool) (reply.Reply, error) {
 	if !listen {
 		return src.Next(ctx, req)
@@ -159,16 +156,16 @@ func (s *Session) setAside(src Source, name, hash string, why error) {
 	s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
-// settle tells the source what became of a reply; a failure is only a
-// warning, since the session is committed.
+// settle tells the source what became of a reply; the session is
+// committed, so a failure is only a warning.
 func (s *Session) settle(src Source, name, hash string, how Settlement) {
 	if _, err := src.Settle(name, hash, how); err != nil {
 		s.r.cfg.Reporter.Warning(Warning{Message: err.Error()})
 	}
 }
 
-// RoutedSource is a source that tells which session its replies are for
-// (the default protocol first), or "", before any is held.
+// RoutedSource is a source that tells which session its replies are for,
+// or "", before any is held.
 type RoutedSource interface {
 	Source
 	Route(protocols []frontend.FrontEnd, maxReply int64) (string, error)
@@ -195,27 +192,24 @@ func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what strin
 }
 
 // Queue is replies waiting for several sessions: the inbox folder.
+// Sessions lists the sessions with replies waiting, oldest reply first
+// ("": replies naming none); Source gives the replies for session id, and
+// with unnamed those naming none.
 type Queue interface {
-	// Sessions lists the sessions with replies waiting, oldest reply
-	// first; "" stands for replies naming none.
 	Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error)
-	// Source gives the replies for session id, and unnamed ones with
-	// unnamed.
 	Source(id string, unnamed bool) Source
 }
 
 // BatchError holds the errors of the sessions a batch could not finish.
-type BatchError struct {
-	Errs []error
-}
+type BatchError struct{ Errs []error }
 
 func (e *BatchError) Error() string {
 	return fmt.Sprintf("%d sessions could not be finished: %v", len(e.Errs), errors.Join(e.Errs...))
 }
 
 // ProcessQueue finishes every unfinished turn that does not wait for the
-// person, then applies the replies in q, session by session. A question,
-// or ctx, ends it; other failures are collected in a *BatchError.
+// person, then applies the replies in q, session by session. A question
+// or ctx ends it; other failures are collected in a *BatchError.
 func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 	var errs []error
 	all, _ := r.store.List()
@@ -307,8 +301,7 @@ func (r *Runner) exists(id string) bool {
 	return err == nil
 }
 
-// noSuchSession is the error of a reply naming a session that does not
-// exist, with the one it may have meant.
+// noSuchSession is the error of a reply naming no existing session.
 func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 	all, _ := r.store.List()
 	ids := make([]string, len(all))
@@ -318,8 +311,8 @@ func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 	return &NoSuchSessionError{Reply: reply, Session: id, Near: textdist.Nearest(id, ids)}
 }
 
-// setAsideAll moves every reply src has for a session that does not exist
-// out of the way, and says how many (files passed over stay).
+// setAsideAll moves every reply src has for a session that does not
+// exist out of the way, and says how many.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
 	fe, err := r.FrontEnd("")
 	if err != nil {

@@ -17,8 +17,7 @@ import (
 )
 
 // apply applies a reply to the held session, refusing one applied before
-// or answering another request (*RefusedError). A *WaitingError means
-// the turn stopped at a question.
+// or answering another request (*RefusedError).
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
@@ -44,12 +43,12 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		if err := s.check(rep); err != nil {
 			return err
 		}
-	}
-	if !unfinished && rep.Route(s.r.cfg.FrontEnds...) == "" {
 		// A reply naming no session may be one another session is still
 		// applying: it belongs there.
-		if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
-			return &SkippedError{Reply: rep.Name, Session: other}
+		if rep.Route(s.r.cfg.FrontEnds...) == "" {
+			if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
+				return &SkippedError{Reply: rep.Name, Session: other}
+			}
 		}
 	}
 	s.r.cfg.Reporter.ReplyTaken(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
@@ -92,8 +91,7 @@ func (s *Session) check(rep reply.Reply) error {
 
 // Recover finishes a turn an earlier run left unfinished (a crash, a
 // Ctrl-C, a question), taking first a decision another process left, and
-// reports whether there was one. settle, if not nil, hears the reply was
-// applied.
+// reports whether there was one; settle, if set, hears of the reply.
 func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
 	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
 		return false, err
@@ -126,9 +124,8 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 }
 
 // turn runs the engine (start applies or resumes), puts each question to
-// the approver and resumes after each answer, and commits the turn. It
-// returns what the engine came to: the results so far when a
-// *WaitingError stopped it at a question.
+// the approver, resuming after each answer, and commits the turn. It
+// returns the results so far when a *WaitingError stopped it.
 func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
 	ws, err := s.r.openWorkspace(s.st)
 	if err != nil {
@@ -165,9 +162,9 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 	return out, s.commit(out)
 }
 
-// wait settles the question a turn stopped at and records the answer:
-// the approver's, or one 'courier approve' left meanwhile. When the
-// approver stops the turn, a *WaitingError leaves the session waiting.
+// wait records the answer to the question a turn stopped at: the
+// approver's, or one 'courier approve' left meanwhile; a *WaitingError
+// leaves the session waiting.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	p := question(*out.Waiting)
 	st := s.st
@@ -246,8 +243,8 @@ func whileNot[T any](ctx context.Context, call func(context.Context) (T, error),
 	}
 }
 
-// journalDecision records the person's answer in the turn, where the
-// engine finds it when the turn resumes.
+// journalDecision records the person's answer in the turn, for the
+// engine to find when the turn resumes.
 func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	t, err := s.r.store.OpenTurn(s.st.SessionID, n.Sequence)
 	if err != nil {
@@ -271,17 +268,15 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	return nil
 }
 
-// commit finishes a turn the engine left durable: the next request is
-// written, then the state saved (the commit point); the source settles
-// the reply after. A crash before the state is saved repeats all of it.
+// commit finishes a turn the engine left durable: the next request, then
+// the state (the commit point); a crash before repeats all of it.
 func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
 	seq := st.SequenceNumber
 	next := *st
 	next.Pending = nil
-	// Undo takes back the most recent turn first, one that changed
-	// nothing included (a reply applied cut off), so that the complete
-	// reply then answers the request that turn answered.
+	// Undo takes back the most recent turn, even one that changed nothing
+	// (a cut-off reply), so the complete reply answers its request.
 	next.UndoTop = seq
 	next.ApprovedRules = out.ApprovedRules
 	next.LastResults = out.Results
@@ -289,8 +284,8 @@ func (s *Session) commit(out engine.Outcome) error {
 		next.LastResults = []command.Result{}
 	}
 	next.ReadFileRequests = readRequests(out)
-	// The words said since the request this turn answered go into the
-	// next one, or wait for a follow-up task.
+	// The words said meanwhile go into the next request, or wait for a
+	// follow-up task.
 	ws, said, err := s.r.waitingWords(st.SessionID)
 	if err != nil {
 		return err
@@ -342,10 +337,10 @@ func readRequests(out engine.Outcome) []history.ReadRequest {
 	return reqs
 }
 
-// Decide records the person's decision on the command the session (the
+// Decide records the person's decision on the command a session (the
 // named one, or the one waiting) waits for, and carries on with the turn;
-// src settles its reply. When another courier process holds the session,
-// the decision is left for it (handedOver).
+// src settles its reply. Another courier process holding the session is
+// left the decision (handedOver).
 func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
 		if id, err = r.waitingSession(); err != nil {
@@ -401,8 +396,8 @@ func (r *Runner) waitingSession() (string, error) {
 	return "", ErrNoSession
 }
 
-// applyingElsewhere returns the session, but except, whose unfinished
-// turn applies the reply with this hash, or "".
+// applyingElsewhere returns the session other than except whose
+// unfinished turn applies the reply with this hash, or "".
 func (r *Runner) applyingElsewhere(hash, except string) string {
 	all, _ := r.store.List()
 	for _, st := range all {
