@@ -19,11 +19,9 @@ func (s *Session) replyAgent(name string) string {
 	return a
 }
 
-// closeAgentRuns marks failed the agent runs a stopped courier left open
-// in the held session, so no partial reply is applied, and stops an agent
-// program still running from them (spending tokens), whoever answers now.
-// A failure is only a warning: no reply is taken from a run not marked
-// completed.
+// closeAgentRuns marks failed the agent runs a stopped courier left open,
+// so no partial reply is applied, and stops their programs. A failure is
+// only a warning: no reply is taken from a run not marked completed.
 func (s *Session) closeAgentRuns() {
 	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
 	if len(closed) > 0 {
