@@ -133,12 +133,9 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 		ReadBytes: r.readRoom(),
 	}
 	if fresh && r.cfg.Environment {
-		switch {
-		case st.Environment != "":
-		case probe:
+		// Kept in the state until a new chat: for 'show --full' too.
+		if st.Environment == "" && probe {
 			st.Environment = engine.New(ws, nil, r.cfg.Commands).Describe(context.Background(), st.SessionID).Text(fe.Words())
-		default:
-			st.Environment = r.shownEnvironment(st)
 		}
 		req.Environment = st.Environment
 	}
@@ -231,11 +228,9 @@ func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
 	if shown, ok2 := between(text, protocolMark, contextMark); ok && ok2 && shown != whole {
 		text = strings.Replace(text, protocolMark+shown+contextMark, protocolMark+whole+contextMark, 1)
 	}
-	if i := strings.Index(text, contextMark); i >= 0 && !strings.HasPrefix(text[i+len(contextMark):], envHeading) {
-		if env := r.shownEnvironment(st); env != "" {
-			at := i + len(contextMark)
-			text = text[:at] + envHeading + strings.TrimRight(env, "\n") + "\n\n" + text[at:]
-		}
+	if i := strings.Index(text, contextMark); i >= 0 && st.Environment != "" && !strings.HasPrefix(text[i+len(contextMark):], envHeading) {
+		at := i + len(contextMark)
+		text = text[:at] + envHeading + strings.TrimRight(st.Environment, "\n") + "\n\n" + text[at:]
 	}
 	return text, nil
 }
@@ -247,26 +242,6 @@ func between(text, from, to string) (string, bool) {
 	}
 	in, _, ok := strings.Cut(rest, to)
 	return in, ok
-}
-
-// shownEnvironment is the machine's description the latest request
-// showed, or "".
-func (r *Runner) shownEnvironment(st *history.State) string {
-	if st.Environment != "" {
-		return st.Environment
-	}
-	for seq := st.SequenceNumber; seq >= 1; seq-- {
-		data, err := os.ReadFile(r.requestPath(st.SessionID, seq))
-		if err != nil {
-			continue
-		}
-		_, ctx, ok := strings.Cut(string(data), contextMark)
-		if env, ok2 := strings.CutPrefix(ctx, envHeading); ok && ok2 {
-			env, _, _ = strings.Cut(env, "\n\n")
-			return env + "\n"
-		}
-	}
-	return ""
 }
 
 func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {

@@ -290,7 +290,7 @@ func (s *Session) commit(out engine.Outcome) error {
 	if err != nil {
 		return err
 	}
-	next.Notices, next.Messages, next.NewChat, next.Prompt, next.Environment = nil, nil, false, "", ""
+	next.Notices, next.Messages, next.NewChat, next.Prompt = nil, nil, false, ""
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}
