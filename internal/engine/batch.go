@@ -235,7 +235,7 @@ func (r *turnRun) flush() error {
 				return err
 			}
 		}
-		if q.start && r.opts.Observer != nil {
+		if q.start {
 			r.opts.Observer.Started(q.index, r.cmds[q.index])
 		}
 		r.report(q.index, res)

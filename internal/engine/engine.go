@@ -48,6 +48,11 @@ type Observer interface {
 	Finished(i int, c command.Command, r command.Result)
 }
 
+type unobserved struct{}
+
+func (unobserved) Started(int, command.Command)                  {}
+func (unobserved) Finished(int, command.Command, command.Result) {}
+
 // Engine applies replies to one session's workspace.
 type Engine struct {
 	ws   *workspace.Workspace
@@ -65,6 +70,9 @@ func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
 	}
 	if opts.KeepLimit == 0 {
 		opts.KeepLimit = 256 << 20
+	}
+	if opts.Observer == nil {
+		opts.Observer = unobserved{}
 	}
 	return &Engine{ws: ws, h: h, opts: opts}
 }
@@ -279,25 +287,11 @@ func (r *turnRun) report(i int, res command.Result) {
 		// What the reader left out of the block, so the LLM knows what ran.
 		res.Summary += "; " + c.Note
 	}
-	r.finished(i, c, res)
+	r.opts.Observer.Finished(i, c, res)
 	r.out.Results = append(r.out.Results, res)
 	if c.Type == command.Done && res.Success() {
 		r.out.Done = true
 		r.out.Summary = c.Text
-	}
-}
-
-// started tells the observer a command is about to be carried out (a
-// RUN_COMMAND once allowed: never while a question is on the screen).
-func (e *Engine) started(i int, c command.Command) {
-	if e.opts.Observer != nil {
-		e.opts.Observer.Started(i, c)
-	}
-}
-
-func (e *Engine) finished(i int, c command.Command, r command.Result) {
-	if e.opts.Observer != nil {
-		e.opts.Observer.Finished(i, c, r)
 	}
 }
 
