@@ -55,13 +55,8 @@ func (d Decision) Decides() bool {
 	return d.Answer == Approve || d.Answer == ApproveAll || d.Answer == Deny
 }
 
-// question is a pending question as a decision refers to it.
-type question history.Pending
-
-func pendingOf(st *history.State) question { return question(*st.Pending) }
-
-// decided is the note answering the question with d, which decides it.
-func (q question) decided(d Decision) decisionNote {
+// decided is the note answering question q with d, which decides it.
+func decided(q *history.Pending, d Decision) decisionNote {
 	approved := d.Answer == Approve || d.Answer == ApproveAll
 	return decisionNote{Sequence: q.Sequence, Index: q.Index, Approved: approved, All: d.Answer == ApproveAll, Reason: d.Reason}
 }

@@ -164,7 +164,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	if d.Approved {
 		answer = Approve
 	}
-	if err := s.journalDecision(pendingOf(s.st).decided(Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
+	if err := s.journalDecision(decided(s.st.Pending, Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
 		return RunReport{ID: id}, err
 	}
 	rep, err := s.runTurn(ctx, p.Index, func(eng *engine.Engine) (engine.Outcome, error) {

@@ -166,7 +166,7 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 // approver's, or one 'courier approve' left meanwhile; a *WaitingError
 // leaves the session waiting.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
-	p := question(*out.Waiting)
+	p := out.Waiting
 	st := s.st
 	st.Pending = out.Waiting
 	st.ApprovedRules = out.ApprovedRules
@@ -201,7 +201,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	case err != nil:
 		return err
 	case d.Decides():
-		return s.journalDecision(p.decided(d), false)
+		return s.journalDecision(decided(p, d), false)
 	}
 	return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 }
@@ -357,7 +357,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if st.Pending == nil {
 		return false, &NotWaitingError{Session: id}
 	}
-	n := pendingOf(st).decided(d)
+	n := decided(st.Pending, d)
 	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
 	var locked *history.LockedError
 	if errors.As(err, &locked) {
@@ -377,7 +377,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("decision: %w", err)
 	}
-	n = pendingOf(s.st).decided(d)
+	n = decided(s.st.Pending, d)
 	if err := s.journalDecision(n, false); err != nil {
 		return false, err
 	}
