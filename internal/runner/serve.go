@@ -98,32 +98,26 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		err = s.apply(ctx, rep)
 		var refused *RefusedError
-		var empty *EmptyReplyError
-		if errors.As(err, &empty) {
+		switch {
+		case errors.As(err, new(*EmptyReplyError)):
 			s.setAside(src, rep.Name, rep.Hash, err)
 			unapplied++
-			continue
-		}
-		if errors.As(err, &skipped) {
+		case errors.As(err, &skipped):
 			s.settle(src, rep.Name, rep.Hash, Skipped)
 			s.r.cfg.Reporter.ReplySkipped(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
-			continue
-		}
-		if errors.As(err, &refused) {
-			how := Outdated
-			if refused.Duplicate {
-				how = Duplicate
-			} else {
+		case errors.As(err, &refused):
+			how := Duplicate
+			if !refused.Duplicate {
+				how = Outdated
 				unapplied++
 			}
 			moved, _ := src.Settle(rep.Name, rep.Hash, how)
 			s.r.cfg.Reporter.ReplyRefused(ReplyRefused{Name: rep.Name, Reason: refused.Reason, MovedTo: moved, Duplicate: refused.Duplicate})
-			continue
-		}
-		if err != nil {
+		case err != nil:
 			return err
+		default:
+			settle(rep.Name, rep.Hash)
 		}
-		settle(rep.Name, rep.Hash)
 	}
 	return nil
 }
