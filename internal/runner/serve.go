@@ -169,9 +169,6 @@ type RoutedSource interface {
 // they name, else the latest incomplete one.
 func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what string) error {
 	if id == "" {
-		if len(r.cfg.FrontEnds) == 0 {
-			return errors.New("no protocol configured")
-		}
 		var err error
 		if id, err = src.Route(r.cfg.FrontEnds, r.cfg.Limits.MaxReply); err != nil {
 			return err
@@ -217,9 +214,6 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			}
 			errs = append(errs, err)
 		}
-	}
-	if len(r.cfg.FrontEnds) == 0 {
-		return errors.New("no protocol configured")
 	}
 	ids, err := q.Sessions(r.cfg.FrontEnds, r.cfg.Limits.MaxReply)
 	if err != nil {
@@ -308,11 +302,7 @@ func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 // setAsideAll moves every reply src has for a session that does not
 // exist out of the way, and says how many.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
-	fe, err := r.FrontEnd("")
-	if err != nil {
-		return 0
-	}
-	req := Request{Session: id, FrontEnd: fe, Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
+	req := Request{Session: id, FrontEnd: r.cfg.FrontEnds[0], Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
 	for {
 		rep, err := src.Next(ctx, req)
 		var aside *SetAsideError
