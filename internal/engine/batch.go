@@ -48,11 +48,6 @@ type landing struct {
 	rest     string
 }
 
-type dirID struct {
-	dev, ino uint64
-	ok       bool
-}
-
 // batch is the changes recorded and not yet made, and the commands whose
 // results wait to be recorded and reported, in order.
 type batch struct {
@@ -60,7 +55,6 @@ type batch struct {
 	order   []string
 	lands   map[landing]string // where each pending path lands
 	above   map[landing]bool   // the folders above pending paths
-	dirs    map[string]dirID   // folders looked up since the last flush
 	queue   []queued
 	bytes   int64
 	alone   bool         // the last change went through a symlink
@@ -75,7 +69,7 @@ type queued struct {
 }
 
 func newBatch() batch {
-	return batch{files: map[string]*pendingFile{}, lands: map[landing]string{}, above: map[landing]bool{}, dirs: map[string]dirID{}, made: map[int]bool{}}
+	return batch{files: map[string]*pendingFile{}, lands: map[landing]string{}, above: map[landing]bool{}, made: map[int]bool{}}
 }
 
 // pendingState is a file as the batch will leave it, if it has it.
@@ -127,15 +121,14 @@ func (r *turnRun) clashes(l landing) bool {
 func (r *turnRun) land(clean string) landing {
 	rest, d := path.Base(clean), path.Dir(clean)
 	for {
-		id, ok := r.b.dirs[d]
-		if !ok {
-			if info, err := r.ws.Stat(d); err == nil && info.IsDir() {
-				id.dev, id.ino, id.ok = workspace.FileID(info)
-			}
-			r.b.dirs[d] = id
+		var l landing
+		ok := false
+		if info, err := r.ws.Stat(d); err == nil && info.IsDir() {
+			l.dev, l.ino, ok = workspace.FileID(info)
 		}
-		if id.ok || d == "." {
-			return landing{id.dev, id.ino, strings.ToLower(rest)}
+		if ok || d == "." {
+			l.rest = strings.ToLower(rest)
+			return l
 		}
 		rest, d = path.Base(d)+"/"+rest, path.Dir(d)
 	}
@@ -242,7 +235,7 @@ func (r *turnRun) flush() error {
 				return err
 			}
 		}
-		if q.start && r.opts.Observer != nil {
+		if q.start {
 			r.opts.Observer.Started(q.index, r.cmds[q.index])
 		}
 		r.report(q.index, res)

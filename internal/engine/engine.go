@@ -20,9 +20,8 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Options set how commands run: the settings (Timeout, MaxOutput, Env,
-// KeepEnv, Sandbox and Policy, as the command line gives them), what the
-// runner adds for each turn, and bounds that tests lower.
+// Options set how commands run: the settings, what the runner adds for
+// each turn (Words, required, and Observer), and bounds tests lower.
 type Options struct {
 	// Timeout limits each RUN_COMMAND (0: none); MaxOutput caps its
 	// output in characters.
@@ -33,15 +32,13 @@ type Options struct {
 	Env, KeepEnv []string
 	Sandbox      *sandbox.Options // nil: no OS sandbox
 	Policy       *policy.Policy   // nil: every command runs
-	// Words names the front end's commands in results' advice; required.
-	Words    command.Words
-	Observer Observer // may be nil
-	// DiffLimit caps each change's diff (default 3000 bytes), DiffBudget a
-	// turn's diffs together (256 KB; past it, line counts only).
+	Words        command.Words
+	Observer     Observer // may be nil
+	// DiffLimit caps each change's diff (3000 bytes), DiffBudget a turn's
+	// (256 KB; past it, line counts only); KeepLimit the earlier contents
+	// a turn keeps for undo (256 MB).
 	DiffLimit, DiffBudget int
-	// KeepLimit caps the earlier contents a turn keeps for undo (256 MB);
-	// a change needing more is refused.
-	KeepLimit int64
+	KeepLimit             int64
 }
 
 // Observer is told about progress as it happens: a command about to be
@@ -50,6 +47,11 @@ type Observer interface {
 	Started(i int, c command.Command)
 	Finished(i int, c command.Command, r command.Result)
 }
+
+type unobserved struct{}
+
+func (unobserved) Started(int, command.Command)                  {}
+func (unobserved) Finished(int, command.Command, command.Result) {}
 
 // Engine applies replies to one session's workspace.
 type Engine struct {
@@ -68,6 +70,9 @@ func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
 	}
 	if opts.KeepLimit == 0 {
 		opts.KeepLimit = 256 << 20
+	}
+	if opts.Observer == nil {
+		opts.Observer = unobserved{}
 	}
 	return &Engine{ws: ws, h: h, opts: opts}
 }
@@ -91,7 +96,6 @@ type Outcome struct {
 	// ApprovedRules are the session's "approve all like it" rules and
 	// those given during this turn.
 	ApprovedRules []string
-	Resumed       bool     // the turn continued an interrupted one
 	Warnings      []string // for the person
 }
 
@@ -151,9 +155,7 @@ func (e *Engine) Resume(ctx context.Context, st *history.State) (Outcome, error)
 		return Outcome{}, err
 	}
 	defer t.Close()
-	out, err := e.run(ctx, st, t)
-	out.Resumed = true
-	return out, err
+	return e.run(ctx, st, t)
 }
 
 // journalState indexes what a turn's record says about each command.
@@ -207,29 +209,33 @@ func (js *journalState) seen(p string) bool { return len(js.byPath[p]) > 0 }
 // record and what it says so far, and the changes not yet made.
 type turnRun struct {
 	*Engine
-	st       *history.State
-	t        *history.Turn
-	cmds     []command.Command
-	js       journalState
-	b        batch
-	trackers trackers
-	out      Outcome
-	// starting is the command being carried out afresh, -1 for none.
-	starting int
-	// diffs and inlined are the bytes of the turn's diffs and inline
-	// reads, -1 until counted.
-	diffs, inlined int
-	approved       []string // approve-all rules, this turn's included
-	// kept is the earlier content this run keeps (see KeepLimit).
-	kept int64
+	st             *history.State
+	t              *history.Turn
+	cmds           []command.Command
+	js             journalState
+	b              batch
+	trackers       trackers
+	out            Outcome
+	starting       int // the command carried out afresh, -1 for none
+	diffs, inlined int // the bytes of the turn's diffs and inline reads
+	approved       []string
+	kept           int64 // the earlier content this run keeps
 }
 
 // run carries out the turn's commands that have no result yet, in order,
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1, diffs: -1, inlined: -1,
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1,
 		approved: slices.Clone(st.ApprovedRules)}
+	for _, ch := range r.js.changes {
+		r.diffs += len(ch.Result.Diff)
+	}
+	for _, res := range r.js.results {
+		if res.Type == command.ReadFile {
+			r.inlined += int(res.Size)
+		}
+	}
 	r.out.Commands = begin.Commands
 	r.reapproveAll(begin.Commands)
 	err := r.commands(ctx)
@@ -281,25 +287,11 @@ func (r *turnRun) report(i int, res command.Result) {
 		// What the reader left out of the block, so the LLM knows what ran.
 		res.Summary += "; " + c.Note
 	}
-	r.finished(i, c, res)
+	r.opts.Observer.Finished(i, c, res)
 	r.out.Results = append(r.out.Results, res)
 	if c.Type == command.Done && res.Success() {
 		r.out.Done = true
 		r.out.Summary = c.Text
-	}
-}
-
-// started tells the observer a command is about to be carried out (a
-// RUN_COMMAND once allowed: never while a question is on the screen).
-func (e *Engine) started(i int, c command.Command) {
-	if e.opts.Observer != nil {
-		e.opts.Observer.Started(i, c)
-	}
-}
-
-func (e *Engine) finished(i int, c command.Command, r command.Result) {
-	if e.opts.Observer != nil {
-		e.opts.Observer.Finished(i, c, r)
 	}
 }
 
@@ -335,7 +327,7 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 		if err := r.flush(); err != nil {
 			return nil, err
 		}
-		res := r.readFile(c, r.inlineRoom())
+		res := r.readFile(c, InlineReadLimit-r.inlined)
 		r.inlined += int(res.Size)
 		return nil, r.settle(i, res)
 	case command.RunCommand:

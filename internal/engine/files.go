@@ -169,16 +169,6 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 	return r.commitChange(i, c, clean, cur, pl)
 }
 
-func (r *turnRun) diffBytes() int {
-	if r.diffs < 0 {
-		r.diffs = 0
-		for _, ch := range r.js.changes {
-			r.diffs += len(ch.Result.Diff)
-		}
-	}
-	return r.diffs
-}
-
 // settle sets a command's result, with nothing to make.
 func (r *turnRun) settle(i int, res command.Result) error {
 	if res.Time.IsZero() {
@@ -417,7 +407,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
 	}
 	pl.done.Time = time.Now()
-	if r.diffBytes()+len(pl.done.Diff) > r.opts.DiffBudget {
+	if r.diffs+len(pl.done.Diff) > r.opts.DiffBudget {
 		pl.done.Diff = ""
 		pl.done.Summary += fmt.Sprintf(" (+%d -%d; diff left out: this reply's diffs passed %d KB)", pl.done.Added, pl.done.Removed, r.opts.DiffBudget>>10)
 	}
@@ -426,7 +416,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		return err
 	}
 	r.js.note(i, ch)
-	r.diffs = r.diffBytes() + len(pl.done.Diff)
+	r.diffs += len(pl.done.Diff)
 	r.js.results[i] = pl.done
 	if pl.delete {
 		return r.hold(i, clean, pendingRemove, nil, "")
@@ -547,18 +537,6 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 // Agent Spaces protocol's limit), and what one reply's inline reads
 // return together.
 const InlineReadLimit = 10 << 20
-
-func (r *turnRun) inlineRoom() int {
-	if r.inlined < 0 {
-		r.inlined = 0
-		for _, res := range r.js.results {
-			if res.Type == command.ReadFile {
-				r.inlined += int(res.Size)
-			}
-		}
-	}
-	return InlineReadLimit - r.inlined
-}
 
 // readInline reads the regular file an inline READ_FILE names into its
 // result: text, or base64 for bytes not UTF-8 (or when asked for).

@@ -84,7 +84,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 			return command.Result{}, nil, err
 		}
 	}
-	r.started(i, c)
+	// Once allowed: never while a question is on the screen.
+	r.opts.Observer.Started(i, c)
 	if err := r.t.Before(nil); err != nil {
 		return command.Result{}, nil, fmt.Errorf("snapshot: %w", err)
 	}

@@ -19,18 +19,16 @@ func (s *Session) replyAgent(name string) string {
 	return a
 }
 
-// closeAgentRuns marks failed the agent runs a stopped courier left open
-// in the held session, so no partial reply is applied, and stops an agent
-// program still running from them (spending tokens), whoever answers now.
-// A failure is only a warning: no reply is taken from a run not marked
-// completed.
+// closeAgentRuns marks failed the agent runs a stopped courier left open,
+// so no partial reply is applied, and stops their programs. A failure is
+// only a warning: no reply is taken from a run not marked completed.
 func (s *Session) closeAgentRuns() {
 	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
 	if len(closed) > 0 {
-		s.r.report(Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
+		s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
 			human.Count(len(closed), "agent run", ""), strings.Join(closed, ", "))})
 	}
 	if err != nil {
-		s.r.report(Warning{Message: fmt.Sprintf("session %s: closing the agent runs an earlier courier left open: %v", s.ID(), err)})
+		s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("session %s: closing the agent runs an earlier courier left open: %v", s.ID(), err)})
 	}
 }

@@ -20,15 +20,12 @@ type Approver interface {
 }
 
 // Question is what the person is asked about: a command, its variables
-// as shell assignments, and the policy's reason for asking.
+// as shell assignments, why the policy asks and what "all like it" would
+// cover.
 type Question struct {
-	Session  string
-	Sequence int
-	Index    int
-	Command  string
-	Env      string
-	// Reason is why the policy asks; Covers what all like it would cover.
-	Reason, Covers string
+	Session                      string
+	Sequence, Index              int
+	Command, Env, Reason, Covers string
 }
 
 // Answer is the person's answer to a question.
@@ -58,13 +55,8 @@ func (d Decision) Decides() bool {
 	return d.Answer == Approve || d.Answer == ApproveAll || d.Answer == Deny
 }
 
-// question is a pending question as a decision refers to it.
-type question history.Pending
-
-func pendingOf(st *history.State) question { return question(*st.Pending) }
-
-// decided is the note answering the question with d, which decides it.
-func (q question) decided(d Decision) decisionNote {
+// decided is the note answering question q with d, which decides it.
+func decided(q *history.Pending, d Decision) decisionNote {
 	approved := d.Answer == Approve || d.Answer == ApproveAll
 	return decisionNote{Sequence: q.Sequence, Index: q.Index, Approved: approved, All: d.Answer == ApproveAll, Reason: d.Reason}
 }
@@ -92,7 +84,7 @@ func (r *Runner) decisionPath(id string) string {
 }
 
 // readDecision returns the note left for the pending question, removing
-// one that answers another.
+// one for another.
 func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
 	p := r.decisionPath(st.SessionID)
 	data, err := os.ReadFile(p)
@@ -121,6 +113,5 @@ func (r *Runner) leaveDecision(id string, n decisionNote) error {
 	return nil
 }
 
-// decisionPoll is how often a runner looks for what another terminal
-// left.
+// decisionPoll is how often a runner looks for what another terminal left.
 const decisionPoll = 200 * time.Millisecond

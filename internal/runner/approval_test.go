@@ -254,12 +254,12 @@ func TestApproverAnswers(t *testing.T) {
 				t.Errorf("journal %q, want %q", got, journalFor(!tc.junk))
 			}
 			events := rec.all()
-			needed := position(events, func(e runner.Event) bool { _, ok := e.(runner.ApprovalNeeded); return ok })
-			decided := position(events, func(e runner.Event) bool {
+			needed := position(events, func(e any) bool { _, ok := e.(runner.ApprovalNeeded); return ok })
+			decided := position(events, func(e any) bool {
 				d, ok := e.(runner.ApprovalDecided)
 				return ok && d == runner.ApprovalDecided{Session: id, Command: "rm -rf junk", Approved: !tc.junk, Reason: tc.decision.Reason}
 			})
-			finished := position(events, func(e runner.Event) bool {
+			finished := position(events, func(e any) bool {
 				c, ok := e.(runner.CommandFinished)
 				return ok && c.Index == 1 && c.Result.Success() == !tc.junk
 			})

@@ -16,10 +16,8 @@ func Either(sources ...Source) Source {
 
 type either struct {
 	sources []Source
-	// held are results that arrived after another source won a call,
-	// given first at the next.
-	held []result
-	from map[string]Source
+	held    []result // arrived after another source won a call
+	from    map[string]Source
 }
 
 type result struct {

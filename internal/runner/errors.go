@@ -42,9 +42,8 @@ func (e *NotWaitingError) Error() string {
 // UnfinishedError: a reply cannot be taken or undone while another turn
 // is unfinished (waiting for approval, in a run of 'courier ops').
 type UnfinishedError struct {
-	Session       string
-	Reply         string
-	Approval, Run bool
+	Session, Reply string
+	Approval, Run  bool
 }
 
 func (e *UnfinishedError) Error() string {
@@ -54,9 +53,8 @@ func (e *UnfinishedError) Error() string {
 // RefusedError: a reply applied before (Duplicate) or answering another
 // request.
 type RefusedError struct {
-	Reply     string
-	Reason    string
-	Duplicate bool
+	Reply, Reason string
+	Duplicate     bool
 }
 
 func (e *RefusedError) Error() string { return e.Reason }
@@ -64,10 +62,8 @@ func (e *RefusedError) Error() string { return e.Reason }
 // SkippedError is returned by a source for a reply of another session,
 // or (Why) a file that is no reply at all.
 type SkippedError struct {
-	Reply   string
-	Session string
-	Hash    string // when it could be read
-	Why     string
+	Reply, Session string
+	Hash, Why      string // Hash when it could be read
 }
 
 func (e *SkippedError) Error() string {
@@ -90,9 +86,8 @@ func (e *SetAsideError) Unwrap() error { return e.Err }
 
 // WorkspaceError: the session's workspace folder cannot be used.
 type WorkspaceError struct {
-	Session string
-	Path    string
-	Err     error
+	Session, Path string
+	Err           error
 }
 
 func (e *WorkspaceError) Error() string {
@@ -106,11 +101,7 @@ func (e *WorkspaceError) Unwrap() error { return e.Err }
 
 // OtherWorkspaceError: the session works on another folder than the one
 // given with --workspace.
-type OtherWorkspaceError struct {
-	Session   string
-	Workspace string
-	Given     string
-}
+type OtherWorkspaceError struct{ Session, Workspace, Given string }
 
 func (e *OtherWorkspaceError) Error() string {
 	return fmt.Sprintf("session %s works on %s, not on %s", e.Session, e.Workspace, e.Given)
@@ -167,9 +158,7 @@ func (e *EmptyReplyError) Error() string {
 
 // NoSuchSessionError: a reply names a session that does not exist; Near
 // is one a slip away, if any.
-type NoSuchSessionError struct {
-	Reply, Session, Near string
-}
+type NoSuchSessionError struct{ Reply, Session, Near string }
 
 func (e *NoSuchSessionError) Error() string {
 	if e.Near != "" {

@@ -30,31 +30,21 @@ type Reporter interface {
 	Warning(Warning)
 }
 
-// Event is one of the types below, each handed to its own method.
-type Event interface{ to(Reporter) }
-
 // SessionStarted: a new session was created.
-type SessionStarted struct {
-	Session string
-	Task    string
-}
+type SessionStarted struct{ Session, Task string }
 
-// RequestWritten: a request was written and waits to be answered.
+// RequestWritten: a request was written and waits to be answered. Parts
+// are its parts' sizes (nil when read back from its file); Rewritten: a
+// missing request was written again, Damaged: it was not as written;
+// Resumed: a session is taken up again; Updated: written again with the
+// person's message.
 type RequestWritten struct {
-	Session  string
-	Sequence int
-	Path     string
-	Text     string
-	Size     int64 // in bytes
-	// Parts are the sizes of the request's parts, when it was written
-	// now; nil for a request read back from its file.
-	Parts []frontend.Part
-	// Rewritten: a missing request was written again; Damaged: it was not
-	// as written (see readRequest).
-	Rewritten, Damaged bool
-	// Resumed: a session is taken up again; Updated: a request was
-	// written again with the person's message.
-	Resumed, Updated bool
+	Session                              string
+	Sequence                             int
+	Path, Text                           string
+	Size                                 int64
+	Parts                                []frontend.Part
+	Rewritten, Damaged, Resumed, Updated bool
 }
 
 // TokenCount is about how many tokens the request is (human.Tokens).
@@ -72,18 +62,13 @@ type WaitingForReply struct {
 
 // ReplyTaken: a reply is about to be applied.
 type ReplyTaken struct {
-	Session  string
-	Sequence int
-	Name     string
+	Session, Name string
+	Sequence      int
 }
 
 // ReplySkipped: a reply belongs to another session, or a file is no reply
 // at all (Why); left alone.
-type ReplySkipped struct {
-	Name    string
-	Session string
-	Why     string
-}
+type ReplySkipped struct{ Name, Session, Why string }
 
 // ReplySetAside: a reply could never be used, and was moved away.
 type ReplySetAside struct {
@@ -94,10 +79,8 @@ type ReplySetAside struct {
 
 // ReplyRefused: a reply applied before, or answering another request.
 type ReplyRefused struct {
-	Name      string
-	Reason    string
-	MovedTo   string
-	Duplicate bool
+	Name, Reason, MovedTo string
+	Duplicate             bool
 }
 
 // TurnResumed: an unfinished turn is being finished, after the person's
@@ -105,9 +88,8 @@ type ReplyRefused struct {
 type TurnResumed struct {
 	Session       string
 	Sequence      int
-	Reply         string
+	Reply, Agent  string
 	AfterApproval bool
-	Agent         string
 }
 
 // CommandStarted: a command is about to be carried out (after any
@@ -126,21 +108,15 @@ type CommandFinished struct {
 
 // ApprovalNeeded: a command waits for the person's decision.
 type ApprovalNeeded struct {
-	Session  string
-	Sequence int
-	Index    int
-	Command  string
-	Reason   string
+	Session         string
+	Sequence, Index int
+	Command, Reason string
 }
 
 // ApprovalDecided: the person answered, here or in another terminal.
 type ApprovalDecided struct {
-	Session   string
-	Command   string
-	Approved  bool
-	All       bool
-	Reason    string
-	Elsewhere bool
+	Session, Command, Reason string
+	Approved, All, Elsewhere bool
 }
 
 // TurnEnded: a turn was committed.
@@ -159,20 +135,17 @@ type TurnUndone struct {
 	Report  UndoReport
 }
 
-// AgentRun: a request sent to an agent, as it happens.
+// AgentRun: a request sent to an agent, as it happens: the bytes
+// received so far, the try about to be made and the pause before it, how
+// the run ended.
 type AgentRun struct {
-	Kind    RunKind
-	RunID   string
-	Agent   string
-	Model   string
-	Elapsed time.Duration
-	Bytes   int64 // received so far
-	Tokens  int
-	// Attempt and Wait: the try about to be made and the pause before it.
-	Attempt int
-	Wait    time.Duration
-	Status  string // how the run ended
-	Err     error
+	Kind                RunKind
+	RunID, Agent, Model string
+	Elapsed, Wait       time.Duration
+	Bytes               int64
+	Tokens, Attempt     int
+	Status              string
+	Err                 error
 }
 
 // RunKind says what an AgentRun reports.
@@ -188,28 +161,7 @@ const (
 )
 
 // Warning: something the person should know; Hint may name a next step.
-type Warning struct {
-	Message string
-	Hint    string
-}
-
-// to hands each event to its method of r.
-func (e SessionStarted) to(r Reporter)  { r.SessionStarted(e) }
-func (e RequestWritten) to(r Reporter)  { r.RequestWritten(e) }
-func (e WaitingForReply) to(r Reporter) { r.WaitingForReply(e) }
-func (e ReplyTaken) to(r Reporter)      { r.ReplyTaken(e) }
-func (e ReplySkipped) to(r Reporter)    { r.ReplySkipped(e) }
-func (e ReplySetAside) to(r Reporter)   { r.ReplySetAside(e) }
-func (e ReplyRefused) to(r Reporter)    { r.ReplyRefused(e) }
-func (e TurnResumed) to(r Reporter)     { r.TurnResumed(e) }
-func (e CommandStarted) to(r Reporter)  { r.CommandStarted(e) }
-func (e CommandFinished) to(r Reporter) { r.CommandFinished(e) }
-func (e ApprovalNeeded) to(r Reporter)  { r.ApprovalNeeded(e) }
-func (e ApprovalDecided) to(r Reporter) { r.ApprovalDecided(e) }
-func (e TurnEnded) to(r Reporter)       { r.TurnEnded(e) }
-func (e TurnUndone) to(r Reporter)      { r.TurnUndone(e) }
-func (e AgentRun) to(r Reporter)        { r.AgentRun(e) }
-func (e Warning) to(r Reporter)         { r.Warning(e) }
+type Warning struct{ Message, Hint string }
 
 // observer turns the engine's progress calls into events, each result
 // once: resuming after a question, the engine goes over results seen.

@@ -338,10 +338,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // session is served in the background.
 type recorder struct {
 	mu     sync.Mutex
-	events []runner.Event
+	events []any
 }
 
-func (r *recorder) add(e runner.Event) {
+func (r *recorder) add(e any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
@@ -364,14 +364,14 @@ func (r *recorder) TurnUndone(e runner.TurnUndone)           { r.add(e) }
 func (r *recorder) AgentRun(e runner.AgentRun)               { r.add(e) }
 func (r *recorder) Warning(e runner.Warning)                 { r.add(e) }
 
-func (r *recorder) all() []runner.Event {
+func (r *recorder) all() []any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]runner.Event(nil), r.events...)
+	return append([]any(nil), r.events...)
 }
 
 // eventsOf returns the events of type T a recorder heard, in order.
-func eventsOf[T runner.Event](r *recorder) []T {
+func eventsOf[T any](r *recorder) []T {
 	var out []T
 	for _, e := range r.all() {
 		if v, ok := e.(T); ok {
@@ -382,7 +382,7 @@ func eventsOf[T runner.Event](r *recorder) []T {
 }
 
 // position returns the index of the first event matching match, or -1.
-func position(events []runner.Event, match func(runner.Event) bool) int {
+func position(events []any, match func(any) bool) int {
 	for i, e := range events {
 		if match(e) {
 			return i
@@ -491,7 +491,7 @@ func (f *fixture) frontEnds() []frontend.FrontEnd {
 }
 
 // eventTypes names the events in order, for a failure message.
-func eventTypes(events []runner.Event) string {
+func eventTypes(events []any) string {
 	var out []string
 	for _, e := range events {
 		out = append(out, strings.TrimPrefix(fmt.Sprintf("%T", e), "runner."))

@@ -29,15 +29,14 @@ type Info struct {
 	Workspace string    `json:"workspace"`
 	Run       bool      `json:"run,omitempty"`
 	Protocol  string    `json:"protocol,omitempty"`
-	// Request is the request waiting for a reply.
-	Request string           `json:"outbox,omitempty"`
-	Pending *history.Pending `json:"pending,omitempty"`
-	Summary string           `json:"summary,omitempty"`
-	// Unfinished names the reply whose turn was left unfinished.
-	Unfinished string          `json:"unfinished,omitempty"`
-	Holder     *history.Holder `json:"holder,omitempty"`
-	// PendingCommand is the command waiting on approval, and Operation
+	// Request waits for a reply; Unfinished names the reply whose turn was
+	// left unfinished; PendingCommand waits on approval, and Operation is
 	// its id in the ops protocol (set by 'courier status').
+	Request        string           `json:"outbox,omitempty"`
+	Pending        *history.Pending `json:"pending,omitempty"`
+	Summary        string           `json:"summary,omitempty"`
+	Unfinished     string           `json:"unfinished,omitempty"`
+	Holder         *history.Holder  `json:"holder,omitempty"`
 	PendingCommand *command.Command `json:"-"`
 	Operation      string           `json:"operationId,omitempty"`
 }
@@ -82,8 +81,8 @@ func (r *Runner) Status(id string) (Info, error) {
 	return r.info(st), nil
 }
 
-// Sessions describes every session, most recently updated first, with the
-// errors of session files that do not load.
+// Sessions describes every session, latest first, with the errors of
+// session files that do not load.
 func (r *Runner) Sessions() ([]Info, []error) {
 	all, errs := r.store.List()
 	out := make([]Info, 0, len(all))
@@ -94,7 +93,7 @@ func (r *Runner) Sessions() ([]Info, []error) {
 }
 
 // cleanTemps removes what a crash left while writing the session's own
-// requests and state (other sessions' may be being written).
+// requests and state.
 func (r *Runner) cleanTemps(id string) error {
 	if err := atomicfile.CleanTempsFor(r.cfg.Paths.Outbox, id+"_"); err != nil {
 		return err

@@ -16,19 +16,13 @@ import (
 // SettingsName is the settings file courier reads from the root.
 const SettingsName = "courier.toml"
 
-// CheckLayout refuses a workspace that holds courier's own control files,
-// or lies among them: the root, sessions/, inbox/, outbox/ or the settings
-// file inside (or equal to) the workspace would let a reply rewrite
-// courier's settings (sandbox = "off", yes = true), answer for itself in
-// inbox/ or change a session's journal. It refuses a workspace that is or
-// holds the person's home folder too: commands may write the workspace,
-// and the home holds what runs later outside the sandbox (~/.bashrc,
-// ~/go/bin, ~/.config/git). Paths are compared as the files they name
-// (symlinks resolved, each folder compared by identity, so case and bind
-// mounts do not hide anything); parts not made yet are judged by the
-// folder they will be made in. The one root a workspace may hold is its
-// own .courier (workspace.CourierDir), which file commands never read or
-// write and the sandbox hides from commands.
+// CheckLayout refuses a workspace that holds courier's control files or
+// lies among them (a reply could rewrite the settings, answer for itself
+// in inbox/ or change a journal), or is or holds the home folder (which
+// holds what runs outside the sandbox: ~/.bashrc, ~/go/bin). Folders are
+// compared by identity, symlinks resolved; parts not made yet are judged
+// by the folder they will be made in. The one root a workspace may hold
+// is its own .courier, which commands never see.
 func (p Paths) CheckLayout(workspace string) error {
 	ws, err := os.Stat(workspace)
 	if err != nil {
@@ -43,9 +37,7 @@ func (p Paths) CheckLayout(workspace string) error {
 	if p.projectRoot(ws) {
 		return p.checkHome(workspace, ws)
 	}
-	control := []struct {
-		name, path string
-	}{
+	control := []struct{ name, path string }{
 		{"the root", p.Root},
 		{"sessions/", p.Sessions},
 		{"inbox/", p.Inbox},
@@ -118,14 +110,11 @@ func layoutError(workspace, where string) *LayoutError {
 	return &LayoutError{Workspace: abs, Where: where}
 }
 
-// LayoutError: the workspace holds courier's own control files, or lies
-// among them, or holds the person's home folder.
+// LayoutError: the workspace holds courier's control files, or lies
+// among them (Where says which), or is or holds the home folder (Home).
 type LayoutError struct {
-	Workspace string
-	// Where says what the workspace holds or lies in.
-	Where string
-	// Home is set when the workspace is or holds the home folder.
-	Home bool
+	Workspace, Where string
+	Home             bool
 }
 
 func (e *LayoutError) Error() string {
@@ -135,9 +124,8 @@ func (e *LayoutError) Error() string {
 	return fmt.Sprintf("the workspace %s %s, where a reply could rewrite courier's settings or its own next reply", e.Workspace, e.Where)
 }
 
-// within reports whether path, once its symlinks are resolved, is dir or
-// lies inside it: some folder on the way up from it is dir itself. A path
-// not made yet is judged by the nearest folder of it that exists.
+// within reports whether path, its symlinks resolved, is dir or lies
+// inside it.
 func within(path string, dir fs.FileInfo) (bool, error) {
 	real, err := realPath(path)
 	if err != nil {
@@ -173,10 +161,9 @@ func realPath(path string) (string, error) {
 	}
 }
 
-// Every courier root of the person is hidden from every command, whatever
-// the settings show: another root's sessions hold other conversations and
-// its inbox answers for them. Roots are found in a list in the person's
-// state folder, which each root adds itself to when courier uses it.
+// Every courier root of the person is hidden from every command: another
+// root's inbox answers for its sessions. Each root adds itself to a list
+// in the person's state folder when courier uses it.
 
 // maxRoots bounds the list courier reads.
 const maxRoots = 1000
@@ -194,10 +181,8 @@ func rootsFile(getenv func(string) string) string {
 
 // CourierPlaces returns what of the person's courier roots commands must
 // not see: each root's sessions, inbox, outbox and caches (a project's
-// .courier whole, settings included, since it lies in the workspace), and
-// the list itself. It keeps the list to the roots that still exist, p's
-// among them; a list that cannot be written only leaves other roots to the
-// sandbox's walls.
+// .courier whole), and the list itself, which it keeps to the roots that
+// still exist, p's among them.
 func (p Paths) CourierPlaces(getenv func(string) string) []string {
 	out := places(p.Root)
 	file := rootsFile(getenv)
@@ -221,9 +206,7 @@ func (p Paths) CourierPlaces(getenv func(string) string) []string {
 	return append(out, file)
 }
 
-// places are the folders of the root that commands must not see: a
-// project's .courier is hidden whole, as the command sees it (its links
-// resolved, as the workspace is shown).
+// places are the folders of the root that commands must not see.
 func places(root string) []string {
 	if real, err := realPath(root); err == nil && filepath.Base(real) == workspace.CourierDir {
 		return []string{real}

@@ -20,10 +20,7 @@ import (
 // RunOptions say how a run starts: the front end its session records,
 // the policy preset ("": the settings'), its task in 'courier sessions',
 // and the name and hash of the operations message.
-type RunOptions struct {
-	Protocol, Preset, Task string
-	Name, Hash             string
-}
+type RunOptions struct{ Protocol, Preset, Task, Name, Hash string }
 
 // RunReport is where a run stands after StartRun or ResumeRun: the
 // results so far, from the first this call produced; Paused when it waits
@@ -62,7 +59,7 @@ func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunO
 		return RunReport{}, err
 	}
 	r.firstSnapshot(st)
-	r.report(SessionStarted{Session: st.SessionID, Task: st.Task})
+	r.cfg.Reporter.SessionStarted(SessionStarted{Session: st.SessionID, Task: st.Task})
 	s, err := r.Hold(st.SessionID, "courier ops")
 	if err != nil {
 		return RunReport{ID: st.SessionID}, err
@@ -76,15 +73,12 @@ func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunO
 // RunDecision answers the question a paused run waits on, of Operation
 // ("": whichever it is).
 type RunDecision struct {
-	Operation string
-	Approved  bool
-	Reason    string
+	Operation, Reason string
+	Approved          bool
 }
 
 // WrongOperationError: an answer named another operation.
-type WrongOperationError struct {
-	Run, Waiting, Given string
-}
+type WrongOperationError struct{ Run, Waiting, Given string }
 
 func (e *WrongOperationError) Error() string {
 	return fmt.Sprintf("run %s waits for approval of operation %q, not %q", e.Run, e.Waiting, e.Given)
@@ -92,9 +86,7 @@ func (e *WrongOperationError) Error() string {
 
 // NothingWaitsError: an answer (to operation Given) was given to a run
 // stopped while it ran, which a resume without an answer finishes.
-type NothingWaitsError struct {
-	Run, Given string
-}
+type NothingWaitsError struct{ Run, Given string }
 
 func (e *NothingWaitsError) Error() string {
 	what := "an approval"
@@ -105,9 +97,7 @@ func (e *NothingWaitsError) Error() string {
 }
 
 // AnswerNeededError: a run waiting for approval resumed without answer.
-type AnswerNeededError struct {
-	Run, Operation string
-}
+type AnswerNeededError struct{ Run, Operation string }
 
 func (e *AnswerNeededError) Error() string {
 	return fmt.Sprintf("run %s waits for approval of operation %q; give an answer to resume it", e.Run, e.Operation)
@@ -174,7 +164,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	if d.Approved {
 		answer = Approve
 	}
-	if err := s.journalDecision(pendingOf(s.st).decided(Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
+	if err := s.journalDecision(decided(s.st.Pending, Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
 		return RunReport{ID: id}, err
 	}
 	rep, err := s.runTurn(ctx, p.Index, func(eng *engine.Engine) (engine.Outcome, error) {
@@ -184,8 +174,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	return rep, err
 }
 
-// unanswered reports whether question p of run id has no decision
-// recorded.
+// unanswered reports whether question p of run id has no decision.
 func (r *Runner) unanswered(id string, p history.Pending) (bool, error) {
 	t, err := r.store.ReadTurn(id, p.Sequence)
 	if err != nil {

@@ -33,22 +33,19 @@ func (e *NotCompleteError) Error() string {
 
 // Said is what Say did: the waiting request written again with the
 // message (Rewritten), or the message left for Holder, another courier
-// process holding the session, which took it at once (Heard) or puts it
-// in the next request it writes.
+// process, which took it at once (Heard) or puts it in its next request.
 type Said struct {
-	Session   string
-	Sequence  int
-	Rewritten bool
-	Holder    string
-	Heard     bool
+	Session          string
+	Sequence         int
+	Rewritten, Heard bool
+	Holder           string
 }
 
 // Say adds the person's message to the next request of a session (the
-// named one, or the latest incomplete one): the waiting request is written
-// again with it, or, while a reply is applied, the request that turn ends
-// with. newChat makes that request carry the full protocol and the
-// machine's description. The words are first left in the session's
-// folder, where whoever holds the session finds them: never lost.
+// named one, or the latest incomplete one): the waiting request, or the
+// one the turn under way ends with. newChat makes it carry the full
+// protocol and the machine's description. The words are first left in
+// the session's folder, where whoever holds the session finds them.
 func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	text = strings.TrimSpace(text)
 	if text == "" && !newChat {
@@ -106,7 +103,7 @@ func holderName(locked *history.LockedError) string {
 }
 
 // words is what the person said for a session's next request, left in
-// its folder until a request shows it, or an undo of turn Undo asked for
+// its folder until a request shows it, or an undo of turn Undo asked
 // while another process held the session.
 type words struct {
 	Text    string `json:"text,omitempty"`
@@ -136,7 +133,7 @@ func (r *Runner) leaveWords(id string, w words) (string, error) {
 }
 
 // waitingWords returns the words left for a session in the order said,
-// and their files' names; a file that does not read is left alone.
+// and their files' names, skipping files that do not read.
 func (r *Runner) waitingWords(id string) ([]words, []string, error) {
 	dir := r.wordsDir(id)
 	entries, err := os.ReadDir(dir)
@@ -171,8 +168,7 @@ func (r *Runner) hasWords(id string) bool {
 	return len(ws) > 0
 }
 
-// dropWords removes the words a saved request shows (a failure shows
-// them once more).
+// dropWords removes the words a saved request shows.
 func (r *Runner) dropWords(id string, names []string) {
 	for _, n := range names {
 		os.Remove(filepath.Join(r.wordsDir(id), n))
@@ -194,7 +190,7 @@ func addWords(st *history.State, ws []words) {
 // heardWait bounds how long 'say' waits for the holder to take its words.
 const heardWait = 10 * time.Second
 
-// heard waits a moment for the holder of session id, when it waits for a
+// heard waits a moment for the holder of session id, if it waits for a
 // reply, to take the words left as name.
 func (r *Runner) heard(id, name string) bool {
 	deadline := time.Now().Add(heardWait)
@@ -214,8 +210,8 @@ func (r *Runner) heard(id, name string) bool {
 }
 
 // hear writes the current request again with the words waiting, and
-// reports whether there were any. The words are removed after the commit:
-// a crash shows a message twice, never loses it.
+// reports whether there were any. They are removed after the commit: a
+// crash shows a message twice, never loses it.
 func (s *Session) hear() (bool, error) {
 	all, allNames, err := s.r.waitingWords(s.st.SessionID)
 	var ws []words
@@ -227,7 +223,7 @@ func (s *Session) hear() (bool, error) {
 		case os.Remove(filepath.Join(s.r.wordsDir(s.st.SessionID), allNames[i])) != nil:
 			// Withdrawn by the process that asked (see handUndo).
 		case w.Undo != s.st.UndoTop:
-			s.r.report(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
+			s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
 		default:
 			// An undo asked from another terminal, of the turn meant.
 			if _, err := s.Undo(); err != nil {
@@ -240,15 +236,12 @@ func (s *Session) hear() (bool, error) {
 	}
 	next := *s.st
 	addWords(&next, ws)
-	next.UpdatedAt = time.Now().UTC()
-	w, err := s.r.saveWithRequest(&next, false)
+	w, err := s.advance(&next, names)
 	if err != nil {
 		return false, err
 	}
-	*s.st = next
-	s.r.dropWords(next.SessionID, names)
 	w.Updated = true
-	s.r.report(w)
+	s.r.cfg.Reporter.RequestWritten(w)
 	return true, nil
 }
 
@@ -281,14 +274,24 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	next.FollowUps = append(append([]string{}, st.FollowUps...), task)
 	next.Prompt = task
 	next.Notices = []string{"The task above was completed. The user has a follow-up task for the same workspace: see the PROMPT."}
-	next.UpdatedAt = time.Now().UTC()
-	w, err := r.saveWithRequest(&next, false)
+	w, err := s.advance(&next, names)
 	if err != nil {
 		return "", err
 	}
-	*st = next
-	r.dropWords(st.SessionID, names)
 	r.created = st.SessionID
-	r.report(w)
+	r.cfg.Reporter.RequestWritten(w)
 	return st.SessionID, nil
+}
+
+// advance commits next, with its request, as the session's state, and
+// drops the words said it shows.
+func (s *Session) advance(next *history.State, said []string) (RequestWritten, error) {
+	next.UpdatedAt = time.Now().UTC()
+	w, err := s.r.saveWithRequest(next, false)
+	if err != nil {
+		return w, err
+	}
+	*s.st = *next
+	s.r.dropWords(next.SessionID, said)
+	return w, nil
 }

@@ -64,19 +64,19 @@ func TestApplyCommits(t *testing.T) {
 	}
 
 	events := f.rec.all()
-	taken := position(events, func(e runner.Event) bool {
+	taken := position(events, func(e any) bool {
 		v, ok := e.(runner.ReplyTaken)
 		return ok && v == runner.ReplyTaken{Session: id, Sequence: 1, Name: "reply.txt"}
 	})
-	started := position(events, func(e runner.Event) bool {
+	started := position(events, func(e any) bool {
 		v, ok := e.(runner.CommandStarted)
 		return ok && v.Index == 1 && v.Command.Command == "echo ran >> runs.txt"
 	})
-	ended := position(events, func(e runner.Event) bool {
+	ended := position(events, func(e any) bool {
 		v, ok := e.(runner.TurnEnded)
 		return ok && v.Session == id && v.Sequence == 1 && len(v.Commands) == 2 && len(v.Results) == 2 && !v.Complete
 	})
-	written := position(events, func(e runner.Event) bool {
+	written := position(events, func(e any) bool {
 		v, ok := e.(runner.RequestWritten)
 		return ok && v.Sequence == 2 && v.Path == f.requestPath(id, 2) && v.Text == text && !v.Rewritten
 	})

@@ -20,15 +20,20 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// maxGlobFiles caps the files one read of a pattern shows.
-const maxGlobFiles = 30
-
-// maxReadText bounds the file contents one request shows, whatever
-// token_budget says: the largest context windows hold about 8 MB.
-const maxReadText = 8 << 20
+const (
+	// maxGlobFiles caps the files one read of a pattern shows.
+	maxGlobFiles = 30
+	// maxReadText bounds the file contents one request shows: the largest
+	// context windows hold about 8 MB.
+	maxReadText = 8 << 20
+	// maxLine bounds a span's lines, so adding to them cannot overflow.
+	maxLine = 1 << 40
+	// maxLineLen cuts a shown line: one minified line cannot fill a request.
+	maxLineLen = 2000
+)
 
 // readRoom is the bytes of file contents one request may show: the token
-// budget at about four bytes a token, at most maxReadText.
+// budget at about four bytes a token.
 func (rn *Runner) readRoom() int {
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {
 		return min(b, maxReadText/4) * 4
@@ -39,9 +44,6 @@ func (rn *Runner) readRoom() int {
 // span is lines from..end of a file that reads ask for (0: to the end),
 // and to, the last line they name, which a listing's note counts to.
 type span struct{ from, end, to int }
-
-// maxLine bounds a span's lines, so adding to them cannot overflow.
-const maxLine = 1 << 40
 
 // span is the lines a read of start..end shows, read_lines applied.
 func (rn *Runner) span(start, end int) span {
@@ -88,18 +90,16 @@ func merge(spans []span) []span {
 }
 
 // requestedShown reads the files the LLM asked for as they are now,
-// numbered and cut. It returns them, the lines shown for each request of
-// one file (" lines 770-772"; "" for none or a pattern), and a note of
-// what had no room (""). A file's reads are shown together where it is
-// first asked for, each line once, within readRoom bytes.
+// numbered and cut, each file's reads together where it is first asked
+// for, each line once, within readRoom bytes. It returns them, the lines
+// shown for each read of one file (" lines 770-772"), and a note of what
+// had no room.
 func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
 	type file struct {
-		path  string
-		note  string // set for a note on a pattern, shown as it is
-		spans []span
-		shown []edit.Listing // without their text
-		// left is the first line left out for room, 0 for none.
-		left int
+		path, note string // note: about a pattern, shown as it is
+		spans      []span
+		shown      []edit.Listing // without their text
+		left       int            // the first line left out for room
 	}
 	var files []*file
 	byPath := map[string]*file{}
@@ -197,9 +197,8 @@ func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadReq
 }
 
 // withShownRanges returns the last reply's results where each READ_FILE of
-// part of a file names the lines shown rather than asked for ("lines
-// 770-772" of 770-900). reqs are the reads queued; shown what
-// requestedShown gave.
+// part of a file names the lines shown (see requestedShown) rather than
+// asked for.
 func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown []string) []command.Result {
 	var out []command.Result
 	k := 0
@@ -233,10 +232,9 @@ func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown
 	return out
 }
 
-// fileContent shows lines s of one requested file, in about room bytes,
-// read no further than shown (see edit.Numbered), or why it is not shown,
-// with the listing's lines. Only regular files are read: a FIFO or a
-// device would block.
+// fileContent shows lines s of one requested file in about room bytes,
+// or why it is not shown, with the listing's lines. Only regular files
+// are read: a FIFO would block.
 func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room int, words command.Words) (frontend.FileContent, edit.Listing) {
 	note := func(text string) (frontend.FileContent, edit.Listing) {
 		return frontend.FileContent{Path: p, Text: text}, edit.Listing{}
@@ -269,11 +267,8 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 	return fc, l
 }
 
-// maxLineLen cuts a shown line: one minified line cannot fill a request.
-const maxLineLen = 2000
-
 // pack is the first request's pack of the files found, in the room the
-// rest of req leaves within the token budget (four bytes a token).
+// rest of req leaves within the token budget.
 func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
 	budget := 0
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {

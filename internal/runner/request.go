@@ -23,13 +23,12 @@ import (
 // outbox/ and text, the front end reading replies to it, every protocol
 // (to tell which session a reply names), and the largest reply accepted.
 type Request struct {
-	Session   string
-	Sequence  int
-	Path      string
-	Text      string
-	FrontEnd  frontend.FrontEnd
-	Protocols []frontend.FrontEnd
-	MaxReply  int64
+	Session    string
+	Sequence   int
+	Path, Text string
+	FrontEnd   frontend.FrontEnd
+	Protocols  []frontend.FrontEnd
+	MaxReply   int64
 }
 
 func (r *Runner) requestPath(id string, seq int) string {
@@ -37,11 +36,9 @@ func (r *Runner) requestPath(id string, seq int) string {
 }
 
 // saveWithRequest writes next's request, then saves next (a new session
-// when create is set), as one commit: the request is put in place before
-// the state, so a state always has its request while the machine runs.
-// The request is not synced: the state records its size and checksum,
-// and one a power cut damaged is written again (see readRequest), so the
-// state's sync does not wait behind a request of megabytes.
+// when create is set): a state always has its request. The request is not
+// synced: the state records its size and checksum, and one a power cut
+// damaged is written again (see readRequest).
 func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritten, error) {
 	p := r.requestPath(next.SessionID, next.SequenceNumber)
 	w := RequestWritten{Session: next.SessionID, Sequence: next.SequenceNumber, Path: p}
@@ -77,7 +74,6 @@ func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritt
 // sumTable is the CRC-32C a request is recorded with.
 func sumTable() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
-// errDamaged says a request's file is not as courier wrote it.
 var errDamaged = errors.New("its file is not as courier wrote it")
 
 // readRequest reads the session's current request, checked against the
@@ -94,9 +90,8 @@ func (r *Runner) readRequest(st *history.State) (string, error) {
 }
 
 // render writes the session's current request from its state and the
-// workspace as it is now, and the sizes of its parts. The machine is
-// probed only with probe: a command that only reads, such as 'courier
-// show', runs nothing and takes what an earlier request showed.
+// workspace now, and the sizes of its parts. Only with probe is the
+// machine probed: 'courier show' runs nothing.
 func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part, error) {
 	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
@@ -121,7 +116,7 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 	}
 	for _, c := range cuts {
 		if probe { // not for a command that only reads
-			r.report(Warning{Message: c, Hint: "make the file smaller to have all of it used"})
+			r.cfg.Reporter.Warning(Warning{Message: c, Hint: "make the file smaller to have all of it used"})
 		}
 	}
 	req := frontend.Request{
@@ -138,12 +133,9 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 		ReadBytes: r.readRoom(),
 	}
 	if fresh && r.cfg.Environment {
-		switch {
-		case st.Environment != "":
-		case probe:
+		// Kept in the state until a new chat: for 'show --full' too.
+		if st.Environment == "" && probe {
 			st.Environment = engine.New(ws, nil, r.cfg.Commands).Describe(context.Background(), st.SessionID).Text(fe.Words())
-		default:
-			st.Environment = r.shownEnvironment(st)
 		}
 		req.Environment = st.Environment
 	}
@@ -168,8 +160,8 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 	return text, parts, nil
 }
 
-// request returns the session's current request, writing it again if its
-// file is missing or damaged (see readRequest).
+// request returns the session's current request, written again if its
+// file is missing or damaged.
 func (s *Session) request() (Request, error) {
 	p := s.r.requestPath(s.st.SessionID, s.st.SequenceNumber)
 	req := Request{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Path: p, FrontEnd: s.fe, Protocols: s.r.cfg.FrontEnds, MaxReply: s.r.cfg.Limits.MaxReply}
@@ -187,14 +179,14 @@ func (s *Session) request() (Request, error) {
 	*s.st = next
 	req.Text = w.Text
 	w.Rewritten, w.Damaged, w.Resumed = true, damaged, true
-	s.r.report(w)
+	s.r.cfg.Reporter.RequestWritten(w)
 	return req, nil
 }
 
-// RequestText returns the current request of a session (the named one,
-// or the latest), or a complete one's last, changing nothing: from its
-// file, or rendered afresh. full gives it as a fresh chat needs it, with
-// the whole protocol and the machine's description.
+// RequestText returns the current (or a complete session's last) request
+// of a session (the named one, or the latest), changing nothing; full
+// gives it as a fresh chat needs it, with the whole protocol and the
+// machine's description.
 func (r *Runner) RequestText(id string, full bool) (string, error) {
 	st, err := r.resolve(id, true)
 	if err != nil {
@@ -224,8 +216,8 @@ const (
 	envHeading   = "## Environment\n"
 )
 
-// fullRequest returns text, a request of st, with the whole protocol, and
-// the machine's description an earlier request showed when it has none.
+// fullRequest returns text, a request of st, with the whole protocol and
+// the machine's description an earlier request showed.
 func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
 	fe, err := r.FrontEnd(st.Protocol)
 	if err != nil {
@@ -236,11 +228,9 @@ func (r *Runner) fullRequest(st *history.State, text string) (string, error) {
 	if shown, ok2 := between(text, protocolMark, contextMark); ok && ok2 && shown != whole {
 		text = strings.Replace(text, protocolMark+shown+contextMark, protocolMark+whole+contextMark, 1)
 	}
-	if i := strings.Index(text, contextMark); i >= 0 && !strings.HasPrefix(text[i+len(contextMark):], envHeading) {
-		if env := r.shownEnvironment(st); env != "" {
-			at := i + len(contextMark)
-			text = text[:at] + envHeading + strings.TrimRight(env, "\n") + "\n\n" + text[at:]
-		}
+	if i := strings.Index(text, contextMark); i >= 0 && st.Environment != "" && !strings.HasPrefix(text[i+len(contextMark):], envHeading) {
+		at := i + len(contextMark)
+		text = text[:at] + envHeading + strings.TrimRight(st.Environment, "\n") + "\n\n" + text[at:]
 	}
 	return text, nil
 }
@@ -254,26 +244,6 @@ func between(text, from, to string) (string, bool) {
 	return in, ok
 }
 
-// shownEnvironment is the machine's description the latest request that
-// had one showed, or "".
-func (r *Runner) shownEnvironment(st *history.State) string {
-	if st.Environment != "" {
-		return st.Environment
-	}
-	for seq := st.SequenceNumber; seq >= 1; seq-- {
-		data, err := os.ReadFile(r.requestPath(st.SessionID, seq))
-		if err != nil {
-			continue
-		}
-		_, ctx, ok := strings.Cut(string(data), contextMark)
-		if env, ok2 := strings.CutPrefix(ctx, envHeading); ok && ok2 {
-			env, _, _ = strings.Cut(env, "\n\n")
-			return env + "\n"
-		}
-	}
-	return ""
-}
-
 func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {
 	if id == "" {
 		return r.latest(anyState)
@@ -281,9 +251,8 @@ func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {
 	return r.store.Load(id)
 }
 
-// lastCommands returns the commands whose results the request shows,
-// from the turn before it, or rebuilt from the results as far as they
-// tell.
+// lastCommands returns the commands whose results the request shows:
+// the last turn's, or rebuilt from the results.
 func (r *Runner) lastCommands(st *history.State) []command.Command {
 	if t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1); err == nil {
 		if begin, ok := t.Begun(); ok && len(begin.Commands) == len(st.LastResults) {

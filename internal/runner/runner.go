@@ -26,18 +26,10 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Paths are the folders courier works with.
+// Paths are the folders courier works with. Workspace is where new
+// sessions work; Home, if set, no workspace may be or hold (CheckLayout).
 type Paths struct {
-	Root     string
-	Inbox    string
-	Outbox   string
-	Sessions string
-	// Workspace is the folder new sessions work on; a resumed session keeps
-	// the folder it was created with.
-	Workspace string
-	// Home is the person's home folder, which no workspace may be or hold
-	// (see CheckLayout); "" checks nothing.
-	Home string
+	Root, Inbox, Outbox, Sessions, Workspace, Home string
 }
 
 // DefaultPaths returns the standard layout under root.
@@ -62,23 +54,20 @@ func (p Paths) Ensure() error {
 }
 
 // Limits bound what a turn reads and shows: the largest reply in bytes,
-// the files a request lists before it summarises folders, the lines of
-// one requested file it shows, and the tokens it should stay within,
-// which the first request's pack fills (0: no limit).
+// the files a request lists, the lines of one requested file, and the
+// tokens a request should stay within (0: no limit).
 type Limits struct {
-	MaxReply    int64
-	ListLimit   int
-	ReadLines   int
-	TokenBudget int
+	MaxReply                          int64
+	ListLimit, ReadLines, TokenBudget int
 }
 
-// Commands say how a reply's commands run: the engine's options, to which
-// the runner adds the front end's words and the observer of each turn.
-type Commands = engine.Options
-
-// Snapshots say how a session records its workspace for undo: the
-// history's options, to which the runner adds courier's own folders.
-type Snapshots = history.Options
+// Commands are the engine's options, to which each turn adds the front
+// end's words and an observer; Snapshots the history's, to which it adds
+// courier's own folders.
+type (
+	Commands  = engine.Options
+	Snapshots = history.Options
+)
 
 // Config is what a runner is built from.
 type Config struct {
@@ -106,8 +95,7 @@ type Config struct {
 type Runner struct {
 	cfg   Config
 	store history.Store
-	// created is the session this runner started, whose first request
-	// was announced already.
+	// created is the session whose first request this runner announced.
 	created string
 }
 
@@ -121,8 +109,6 @@ func New(cfg Config) *Runner {
 
 // Paths returns the runner's folders.
 func (r *Runner) Paths() Paths { return r.cfg.Paths }
-
-func (r *Runner) report(e Event) { e.to(r.cfg.Reporter) }
 
 // FrontEnd returns the front end of that name; "" is the default one.
 func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
@@ -140,14 +126,12 @@ func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
 	return nil, fmt.Errorf("unknown protocol %q", name)
 }
 
-// CreateOptions say how a new session starts.
+// CreateOptions say how a new session starts: the globs whose files the
+// first request attaches, the front end ("": the default), and whether
+// the first snapshot waits for the first turn (a run that exits at once).
 type CreateOptions struct {
-	// Includes are glob patterns whose files the first request attaches.
-	Includes []string
-	// Protocol names the front end; "" is the default one.
-	Protocol string
-	// SnapshotLater leaves the first snapshot to the first turn: for a
-	// run that exits once the request is written.
+	Includes      []string
+	Protocol      string
 	SnapshotLater bool
 }
 
@@ -176,8 +160,8 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 		return "", err
 	}
 	r.created = st.SessionID
-	r.report(SessionStarted{Session: st.SessionID, Task: task})
-	r.report(w)
+	r.cfg.Reporter.SessionStarted(SessionStarted{Session: st.SessionID, Task: task})
+	r.cfg.Reporter.RequestWritten(w)
 	// Read for undo while the person takes the request to the chat.
 	if !opts.SnapshotLater {
 		r.firstSnapshot(st)
@@ -197,8 +181,7 @@ func (r *Runner) workspaceDir() (string, error) {
 	return ws, nil
 }
 
-// newState is the state of a new session on workspace ws, under an id no
-// session has.
+// newState is a new session's state, under an id no session has.
 func (r *Runner) newState(task, ws string) *history.State {
 	now := time.Now().UTC()
 	st := &history.State{
@@ -219,8 +202,8 @@ func (r *Runner) newState(task, ws string) *history.State {
 	}
 }
 
-// firstSnapshot records the workspace of a new session, unless another
-// process holds it already (the first turn then does).
+// firstSnapshot records a new session's workspace, unless another
+// process holds it (its first turn then does).
 func (r *Runner) firstSnapshot(st *history.State) {
 	lock, err := r.store.Lock(st.SessionID, "courier new")
 	if err != nil {
@@ -238,15 +221,15 @@ func (r *Runner) firstSnapshot(st *history.State) {
 		h.Close()
 	}
 	if err != nil {
-		r.report(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
+		r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
 	}
 }
 
 // newID is the first 8 hex digits of a random UUID, as the protocol says.
 func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 
-// openWorkspace opens the folder a session works on, refusing one that
-// holds courier's own control files.
+// openWorkspace opens a session's folder, refusing one that holds
+// courier's control files.
 func (r *Runner) openWorkspace(st *history.State) (*workspace.Workspace, error) {
 	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
 		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
@@ -266,17 +249,12 @@ type Session struct {
 	fe   frontend.FrontEnd
 }
 
-// Hold locks and loads a session (the named one, or the most recently
-// updated incomplete one); what describes the holder ("courier watch").
-func (r *Runner) Hold(id, what string) (*Session, error) {
-	return r.hold(id, what, false)
-}
+// Hold locks and loads a session (the named one, or the latest
+// incomplete one); what describes the holder ("courier watch").
+func (r *Runner) Hold(id, what string) (*Session, error) { return r.hold(id, what, false) }
 
-// HoldLatest is Hold where "" means the most recently updated session,
-// complete or not.
-func (r *Runner) HoldLatest(id, what string) (*Session, error) {
-	return r.hold(id, what, true)
-}
+// HoldLatest is Hold where "" means the latest session, complete or not.
+func (r *Runner) HoldLatest(id, what string) (*Session, error) { return r.hold(id, what, true) }
 
 func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 	if id == "" {
@@ -299,18 +277,17 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 		lock.Unlock()
 		return nil, err
 	}
-	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
+	fe, err := r.FrontEnd(st.Protocol)
+	if err == nil {
+		err = r.cfg.Paths.CheckLayout(st.Workspace)
+	}
+	if err != nil {
 		lock.Unlock()
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	if r.cfg.WorkspaceGiven && filepath.Clean(st.Workspace) != filepath.Clean(r.cfg.Paths.Workspace) {
 		lock.Unlock()
 		return nil, &OtherWorkspaceError{Session: id, Workspace: st.Workspace, Given: r.cfg.Paths.Workspace}
-	}
-	fe, err := r.FrontEnd(st.Protocol)
-	if err != nil {
-		lock.Unlock()
-		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	s := &Session{r: r, st: st, lock: lock, fe: fe}
 	s.closeAgentRuns()
@@ -331,9 +308,6 @@ func (s *Session) Workspace() string { return s.st.Workspace }
 
 // Complete reports whether the session is complete.
 func (s *Session) Complete() bool { return s.st.IsComplete }
-
-// note tells other processes what the holder is doing.
-func (s *Session) note(doing string) { s.lock.Note(doing) }
 
 // latest returns the most recently updated session, or incomplete one.
 func (r *Runner) latest(anyState bool) (*history.State, error) {

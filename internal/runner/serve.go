@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/reply"
@@ -13,14 +12,11 @@ import (
 )
 
 // Source gives a session its replies: the inbox folder, the clipboard,
-// an agent.
+// an agent. Next waits for the next reply to req (ErrExhausted: no more;
+// *SkippedError, *SetAsideError: one passed over); Settle is told what
+// became of a reply and returns where it moved it, if it did.
 type Source interface {
-	// Next waits for the next reply to req. It returns ErrExhausted when
-	// it has no more, a *SkippedError or *SetAsideError for a reply it
-	// passed over, or ctx's error.
 	Next(ctx context.Context, req Request) (reply.Reply, error)
-	// Settle is told what became of a reply, by name and hash, and
-	// returns where it moved it, if it did.
 	Settle(name, hash string, how Settlement) (string, error)
 }
 
@@ -37,9 +33,9 @@ const (
 	Skipped
 )
 
-// Serve runs the held session's turns until it is complete or the source
-// has no more replies (nil), a command waits for a decision that will not
-// come here (*WaitingError), or ctx is done.
+// Serve runs the held session's turns until it is complete, the source
+// has no more replies, a command waits for a decision that will not come
+// here (*WaitingError), or ctx is done.
 func (s *Session) Serve(ctx context.Context, src Source) error {
 	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
 }
@@ -64,13 +60,13 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		if waits && waited != req.Sequence {
 			if resumed {
-				s.r.report(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Resumed: true})
+				s.r.cfg.Reporter.RequestWritten(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Resumed: true})
 			}
-			s.r.report(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
+			s.r.cfg.Reporter.WaitingForReply(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
 			waited = req.Sequence
 		}
 		resumed = false
-		s.note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
+		s.lock.Note(fmt.Sprintf("waiting for a reply to request %d", req.Sequence))
 		rep, err := s.next(ctx, src, req, waits)
 		if errors.Is(err, errWords) {
 			if _, err := s.hear(); err != nil {
@@ -87,10 +83,10 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 			unapplied++
 			continue
 		case errors.As(err, &skipped):
-			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session, Why: skipped.Why})
+			s.r.cfg.Reporter.ReplySkipped(ReplySkipped{Name: skipped.Reply, Session: skipped.Session, Why: skipped.Why})
 			continue
 		case errors.As(err, &aside):
-			s.r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
+			s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			unapplied++
 			continue
 		case errors.Is(err, ErrExhausted) && unapplied > 0:
@@ -102,42 +98,36 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		err = s.apply(ctx, rep)
 		var refused *RefusedError
-		var empty *EmptyReplyError
-		if errors.As(err, &empty) {
+		switch {
+		case errors.As(err, new(*EmptyReplyError)):
 			s.setAside(src, rep.Name, rep.Hash, err)
 			unapplied++
-			continue
-		}
-		if errors.As(err, &skipped) {
+		case errors.As(err, &skipped):
 			s.settle(src, rep.Name, rep.Hash, Skipped)
-			s.r.report(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
-			continue
-		}
-		if errors.As(err, &refused) {
-			how := Outdated
-			if refused.Duplicate {
-				how = Duplicate
-			} else {
+			s.r.cfg.Reporter.ReplySkipped(ReplySkipped{Name: skipped.Reply, Session: skipped.Session})
+		case errors.As(err, &refused):
+			how := Duplicate
+			if !refused.Duplicate {
+				how = Outdated
 				unapplied++
 			}
 			moved, _ := src.Settle(rep.Name, rep.Hash, how)
-			s.r.report(ReplyRefused{Name: rep.Name, Reason: refused.Reason, MovedTo: moved, Duplicate: refused.Duplicate})
-			continue
-		}
-		if err != nil {
+			s.r.cfg.Reporter.ReplyRefused(ReplyRefused{Name: rep.Name, Reason: refused.Reason, MovedTo: moved, Duplicate: refused.Duplicate})
+		case err != nil:
 			return err
+		default:
+			settle(rep.Name, rep.Hash)
 		}
-		settle(rep.Name, rep.Hash)
 	}
 	return nil
 }
 
-// errWords stops the wait for a reply when the person said something
-// ('courier say') or asked for an undo from another terminal.
+// errWords stops the wait for a reply: the person said something or
+// asked for an undo from another terminal.
 var errWords = errors.New("the person said something")
 
-// next asks src for the next reply; with listen, the words left for the
-// session stop the wait with errWords.
+// next asks src for the next reply; with listen, words left for the
+// session stop the wait (errWords).
 func (s *Session) next(ctx context.Context, src Source, req Request, listen bool) (reply.Reply, error) {
 	if !listen {
 		return src.Next(ctx, req)
@@ -145,52 +135,31 @@ func (s *Session) next(ctx context.Context, src Source, req Request, listen bool
 	if s.r.hasWords(s.st.SessionID) {
 		return reply.Reply{}, errWords
 	}
-	nctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		rep reply.Reply
-		err error
+	rep, heard, err := whileNot(ctx, func(nctx context.Context) (reply.Reply, error) {
+		return src.Next(nctx, req)
+	}, func() (bool, error) { return s.r.hasWords(s.st.SessionID), nil })
+	if heard && ctx.Err() == nil && errors.Is(err, context.Canceled) {
+		return reply.Reply{}, errWords
 	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := src.Next(nctx, req)
-		done <- result{rep, err}
-	}()
-	tick := time.NewTicker(decisionPoll)
-	defer tick.Stop()
-	heard := false
-	for {
-		select {
-		case res := <-done:
-			if heard && ctx.Err() == nil && errors.Is(res.err, context.Canceled) {
-				return reply.Reply{}, errWords
-			}
-			return res.rep, res.err
-		case <-tick.C:
-			if !heard && s.r.hasWords(s.st.SessionID) {
-				heard = true
-				cancel()
-			}
-		}
-	}
+	return rep, err
 }
 
 // setAside moves a reply that will never be applied out of the way.
 func (s *Session) setAside(src Source, name, hash string, why error) {
 	moved, _ := src.Settle(name, hash, Outdated)
-	s.r.report(ReplySetAside{Name: name, Err: why, MovedTo: moved})
+	s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
-// settle tells the source what became of a reply; a failure is only a
-// warning, since the session is committed.
+// settle tells the source what became of a reply; the session is
+// committed, so a failure is only a warning.
 func (s *Session) settle(src Source, name, hash string, how Settlement) {
 	if _, err := src.Settle(name, hash, how); err != nil {
-		s.r.report(Warning{Message: err.Error()})
+		s.r.cfg.Reporter.Warning(Warning{Message: err.Error()})
 	}
 }
 
-// RoutedSource is a source that tells which session its replies are for
-// (the default protocol first), or "", before any is held.
+// RoutedSource is a source that tells which session its replies are for,
+// or "", before any is held.
 type RoutedSource interface {
 	Source
 	Route(protocols []frontend.FrontEnd, maxReply int64) (string, error)
@@ -200,9 +169,6 @@ type RoutedSource interface {
 // they name, else the latest incomplete one.
 func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what string) error {
 	if id == "" {
-		if len(r.cfg.FrontEnds) == 0 {
-			return errors.New("no protocol configured")
-		}
 		var err error
 		if id, err = src.Route(r.cfg.FrontEnds, r.cfg.Limits.MaxReply); err != nil {
 			return err
@@ -217,27 +183,24 @@ func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what strin
 }
 
 // Queue is replies waiting for several sessions: the inbox folder.
+// Sessions lists the sessions with replies waiting, oldest reply first
+// ("": replies naming none); Source gives the replies for session id, and
+// with unnamed those naming none.
 type Queue interface {
-	// Sessions lists the sessions with replies waiting, oldest reply
-	// first; "" stands for replies naming none.
 	Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error)
-	// Source gives the replies for session id, and unnamed ones with
-	// unnamed.
 	Source(id string, unnamed bool) Source
 }
 
 // BatchError holds the errors of the sessions a batch could not finish.
-type BatchError struct {
-	Errs []error
-}
+type BatchError struct{ Errs []error }
 
 func (e *BatchError) Error() string {
 	return fmt.Sprintf("%d sessions could not be finished: %v", len(e.Errs), errors.Join(e.Errs...))
 }
 
 // ProcessQueue finishes every unfinished turn that does not wait for the
-// person, then applies the replies in q, session by session. A question,
-// or ctx, ends it; other failures are collected in a *BatchError.
+// person, then applies the replies in q, session by session. A question
+// or ctx ends it; other failures are collected in a *BatchError.
 func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 	var errs []error
 	all, _ := r.store.List()
@@ -251,9 +214,6 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			}
 			errs = append(errs, err)
 		}
-	}
-	if len(r.cfg.FrontEnds) == 0 {
-		return errors.New("no protocol configured")
 	}
 	ids, err := q.Sessions(r.cfg.FrontEnds, r.cfg.Limits.MaxReply)
 	if err != nil {
@@ -329,8 +289,7 @@ func (r *Runner) exists(id string) bool {
 	return err == nil
 }
 
-// noSuchSession is the error of a reply naming a session that does not
-// exist, with the one it may have meant.
+// noSuchSession is the error of a reply naming no existing session.
 func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 	all, _ := r.store.List()
 	ids := make([]string, len(all))
@@ -340,21 +299,17 @@ func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 	return &NoSuchSessionError{Reply: reply, Session: id, Near: textdist.Nearest(id, ids)}
 }
 
-// setAsideAll moves every reply src has for a session that does not exist
-// out of the way, and says how many (files passed over stay).
+// setAsideAll moves every reply src has for a session that does not
+// exist out of the way, and says how many.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
-	fe, err := r.FrontEnd("")
-	if err != nil {
-		return 0
-	}
-	req := Request{Session: id, FrontEnd: fe, Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
+	req := Request{Session: id, FrontEnd: r.cfg.FrontEnds[0], Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
 	for {
 		rep, err := src.Next(ctx, req)
 		var aside *SetAsideError
 		var skipped *SkippedError
 		switch {
 		case errors.As(err, &aside):
-			r.report(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
+			r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: aside.Reply, Err: aside.Err, MovedTo: aside.MovedTo})
 			n++
 			continue
 		case errors.As(err, &skipped):
@@ -363,7 +318,7 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 			return n
 		}
 		moved, _ := src.Settle(rep.Name, rep.Hash, Outdated)
-		r.report(ReplySetAside{Name: rep.Name, Err: r.noSuchSession(rep.Name, id), MovedTo: moved})
+		r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: rep.Name, Err: r.noSuchSession(rep.Name, id), MovedTo: moved})
 		n++
 	}
 }

@@ -17,8 +17,7 @@ import (
 )
 
 // apply applies a reply to the held session, refusing one applied before
-// or answering another request (*RefusedError). A *WaitingError means
-// the turn stopped at a question.
+// or answering another request (*RefusedError).
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
@@ -44,16 +43,16 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		if err := s.check(rep); err != nil {
 			return err
 		}
-	}
-	if !unfinished && rep.Route(s.r.cfg.FrontEnds...) == "" {
 		// A reply naming no session may be one another session is still
 		// applying: it belongs there.
-		if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
-			return &SkippedError{Reply: rep.Name, Session: other}
+		if rep.Route(s.r.cfg.FrontEnds...) == "" {
+			if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
+				return &SkippedError{Reply: rep.Name, Session: other}
+			}
 		}
 	}
-	s.r.report(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
-	s.note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
+	s.r.cfg.Reporter.ReplyTaken(ReplyTaken{Session: st.SessionID, Sequence: st.SequenceNumber, Name: rep.Name})
+	s.lock.Note(fmt.Sprintf("applying reply %s to request %d", rep.Name, st.SequenceNumber))
 	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Apply(ctx, st, engine.Input{Name: rep.Name, Hash: rep.Hash, Commands: rep.Parsed.Commands})
 	})
@@ -92,8 +91,7 @@ func (s *Session) check(rep reply.Reply) error {
 
 // Recover finishes a turn an earlier run left unfinished (a crash, a
 // Ctrl-C, a question), taking first a decision another process left, and
-// reports whether there was one. settle, if not nil, hears the reply was
-// applied.
+// reports whether there was one; settle, if set, hears of the reply.
 func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
 	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
 		return false, err
@@ -114,8 +112,8 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 			}
 		}
 	}
-	s.r.report(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
-	s.note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
+	s.r.cfg.Reporter.TurnResumed(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
+	s.lock.Note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
 	_, err = s.turn(ctx, func(eng *engine.Engine) (engine.Outcome, error) {
 		return eng.Resume(ctx, s.st)
 	})
@@ -126,9 +124,8 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 }
 
 // turn runs the engine (start applies or resumes), puts each question to
-// the approver and resumes after each answer, and commits the turn. It
-// returns what the engine came to: the results so far when a
-// *WaitingError stopped it at a question.
+// the approver, resuming after each answer, and commits the turn. It
+// returns the results so far when a *WaitingError stopped it.
 func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
 	ws, err := s.r.openWorkspace(s.st)
 	if err != nil {
@@ -160,16 +157,16 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 		return out, err
 	}
 	for _, w := range out.Warnings {
-		s.r.report(Warning{Message: w})
+		s.r.cfg.Reporter.Warning(Warning{Message: w})
 	}
 	return out, s.commit(out)
 }
 
-// wait settles the question a turn stopped at and records the answer:
-// the approver's, or one 'courier approve' left meanwhile. When the
-// approver stops the turn, a *WaitingError leaves the session waiting.
+// wait records the answer to the question a turn stopped at: the
+// approver's, or one 'courier approve' left meanwhile; a *WaitingError
+// leaves the session waiting.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
-	p := question(*out.Waiting)
+	p := out.Waiting
 	st := s.st
 	st.Pending = out.Waiting
 	st.ApprovedRules = out.ApprovedRules
@@ -177,66 +174,77 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	if err := s.r.store.Save(st); err != nil {
 		return err
 	}
-	s.r.report(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
-	s.note("waiting for approval of " + termtext.Command(p.Command, p.Env))
+	s.r.cfg.Reporter.ApprovalNeeded(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
+	s.lock.Note("waiting for approval of " + termtext.Command(p.Command, p.Env))
 	if s.r.cfg.Approver == nil {
 		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 	}
-	actx, cancel := context.WithCancel(ctx)
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
+	var n decisionNote
+	d, polled, err := whileNot(ctx, func(actx context.Context) (Decision, error) {
+		d, err := s.r.cfg.Approver.Approve(actx, q)
+		if err == nil && d.Answer == Later {
+			// Keep waiting for an answer from another terminal.
+			<-actx.Done()
+			return d, actx.Err()
+		}
+		return d, err
+	}, func() (found bool, err error) {
+		n, found, err = s.r.readDecision(st)
+		return found, err
+	})
+	switch {
+	case polled:
+		return s.journalDecision(n, true)
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return err
+	case d.Decides():
+		return s.journalDecision(decided(p, d), false)
+	}
+	return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
+}
+
+// whileNot returns what call returns, unless poll, asked every
+// decisionPoll, says stop first (polled): call's context is then
+// cancelled and its return awaited.
+func whileNot[T any](ctx context.Context, call func(context.Context) (T, error), poll func() (bool, error)) (v T, polled bool, err error) {
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type answer struct {
-		d   Decision
+	type result struct {
+		v   T
 		err error
 	}
-	answered := make(chan answer, 1)
-	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
+	done := make(chan result, 1)
 	go func() {
-		d, err := s.r.cfg.Approver.Approve(actx, q)
-		answered <- answer{d, err}
+		v, err := call(cctx)
+		done <- result{v, err}
 	}()
 	tick := time.NewTicker(decisionPoll)
 	defer tick.Stop()
-	asking := true
 	for {
 		select {
-		case a := <-answered:
-			asking = false
-			switch {
-			case a.err != nil && ctx.Err() != nil:
-				return ctx.Err()
-			case a.err != nil:
-				return a.err
-			case a.d.Answer == Later:
-				// Keep waiting for an answer from another terminal.
-			case a.d.Decides():
-				return s.journalDecision(p.decided(a.d), false)
-			default:
-				return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
-			}
+		case r := <-done:
+			return r.v, polled, r.err
 		case <-tick.C:
-			n, found, err := s.r.readDecision(st)
+			if polled {
+				continue
+			}
+			stop, err := poll()
 			if err != nil {
-				return err
+				return v, false, err
 			}
-			if found {
-				if asking {
-					cancel()
-					<-answered
-				}
-				return s.journalDecision(n, true)
-			}
-		case <-ctx.Done():
-			if asking {
+			if stop {
+				polled = true
 				cancel()
-				<-answered
 			}
-			return ctx.Err()
 		}
 	}
 }
 
-// journalDecision records the person's answer in the turn, where the
-// engine finds it when the turn resumes.
+// journalDecision records the person's answer in the turn, for the
+// engine to find when the turn resumes.
 func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	t, err := s.r.store.OpenTurn(s.st.SessionID, n.Sequence)
 	if err != nil {
@@ -256,21 +264,19 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	if s.st.Pending != nil {
 		cmd = s.st.Pending.Command
 	}
-	s.r.report(ApprovalDecided{Session: s.st.SessionID, Command: cmd, Approved: rec.Approved, All: rec.All, Reason: rec.Reason, Elsewhere: elsewhere})
+	s.r.cfg.Reporter.ApprovalDecided(ApprovalDecided{Session: s.st.SessionID, Command: cmd, Approved: rec.Approved, All: rec.All, Reason: rec.Reason, Elsewhere: elsewhere})
 	return nil
 }
 
-// commit finishes a turn the engine left durable: the next request is
-// written, then the state saved (the commit point); the source settles
-// the reply after. A crash before the state is saved repeats all of it.
+// commit finishes a turn the engine left durable: the next request, then
+// the state (the commit point); a crash before repeats all of it.
 func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
 	seq := st.SequenceNumber
 	next := *st
 	next.Pending = nil
-	// Undo takes back the most recent turn first, one that changed
-	// nothing included (a reply applied cut off), so that the complete
-	// reply then answers the request that turn answered.
+	// Undo takes back the most recent turn, even one that changed nothing
+	// (a cut-off reply), so the complete reply answers its request.
 	next.UndoTop = seq
 	next.ApprovedRules = out.ApprovedRules
 	next.LastResults = out.Results
@@ -278,29 +284,26 @@ func (s *Session) commit(out engine.Outcome) error {
 		next.LastResults = []command.Result{}
 	}
 	next.ReadFileRequests = readRequests(out)
-	// The words said since the request this turn answered go into the
-	// next one, or wait for a follow-up task.
+	// The words said meanwhile go into the next request, or wait for a
+	// follow-up task.
 	ws, said, err := s.r.waitingWords(st.SessionID)
 	if err != nil {
 		return err
 	}
-	next.Notices = nil
-	next.Messages = nil
-	next.NewChat = false
-	next.Prompt = ""
-	next.Environment = ""
+	next.Notices, next.Messages, next.NewChat, next.Prompt = nil, nil, false, ""
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}
-	next.UpdatedAt = time.Now().UTC()
 	var written *RequestWritten
 	if out.Done || st.Run {
 		// A run has one turn: no request follows it.
 		next.IsComplete = true
 		next.Summary = out.Summary
+		next.UpdatedAt = time.Now().UTC()
 		if err := s.r.store.Save(&next); err != nil {
 			return err
 		}
+		*st = next
 		// What the session's commands wrote into the tool caches ends with
 		// it; a follow-up task starts a new layer.
 		if sb := s.r.cfg.Commands.Sandbox; sb != nil && sb.Caches != "" {
@@ -309,20 +312,16 @@ func (s *Session) commit(out engine.Outcome) error {
 	} else {
 		next.SequenceNumber++
 		addWords(&next, ws)
-		w, err := s.r.saveWithRequest(&next, false)
+		w, err := s.advance(&next, said)
 		if err != nil {
 			return err
 		}
 		written = &w
 	}
-	*st = next
-	if written != nil {
-		s.r.dropWords(st.SessionID, said)
-	}
-	s.r.report(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
+	s.r.cfg.Reporter.TurnEnded(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
 	if written != nil {
-		s.r.report(*written)
+		s.r.cfg.Reporter.RequestWritten(*written)
 	}
 	return nil
 }
@@ -338,10 +337,10 @@ func readRequests(out engine.Outcome) []history.ReadRequest {
 	return reqs
 }
 
-// Decide records the person's decision on the command the session (the
+// Decide records the person's decision on the command a session (the
 // named one, or the one waiting) waits for, and carries on with the turn;
-// src settles its reply. When another courier process holds the session,
-// the decision is left for it (handedOver).
+// src settles its reply. Another courier process holding the session is
+// left the decision (handedOver).
 func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
 		if id, err = r.waitingSession(); err != nil {
@@ -358,7 +357,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if st.Pending == nil {
 		return false, &NotWaitingError{Session: id}
 	}
-	n := pendingOf(st).decided(d)
+	n := decided(st.Pending, d)
 	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
 	var locked *history.LockedError
 	if errors.As(err, &locked) {
@@ -378,7 +377,7 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("decision: %w", err)
 	}
-	n = pendingOf(s.st).decided(d)
+	n = decided(s.st.Pending, d)
 	if err := s.journalDecision(n, false); err != nil {
 		return false, err
 	}
@@ -397,8 +396,8 @@ func (r *Runner) waitingSession() (string, error) {
 	return "", ErrNoSession
 }
 
-// applyingElsewhere returns the session, but except, whose unfinished
-// turn applies the reply with this hash, or "".
+// applyingElsewhere returns the session other than except whose
+// unfinished turn applies the reply with this hash, or "".
 func (r *Runner) applyingElsewhere(hash, except string) string {
 	all, _ := r.store.List()
 	for _, st := range all {

@@ -49,8 +49,7 @@ func (s *Session) Undo() (UndoReport, error) {
 	return s.undo(false)
 }
 
-// finishUndo finishes an undo an earlier run left under way (ok), before
-// anything else is done with the session.
+// finishUndo finishes an undo an earlier run left under way (ok).
 func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 	if s.st.Undoing == nil {
 		return UndoReport{}, false, nil
@@ -59,8 +58,8 @@ func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 	return rep, true, err
 }
 
-// undo carries out and commits the undo under way; resumed: an earlier
-// run began it.
+// undo carries out and commits the undo under way, which an earlier run
+// began if resumed.
 func (s *Session) undo(resumed bool) (UndoReport, error) {
 	l, st := s.r, s.st
 	u := *st.Undoing
@@ -96,13 +95,13 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	next := *st
 	next.Undoing = nil
 	next.UndoTop = u.Below
-	next.UpdatedAt = time.Now().UTC()
 	if st.Run { // no LLM to tell
+		next.UpdatedAt = time.Now().UTC()
 		if err := l.store.Save(&next); err != nil {
 			return rep, err
 		}
 		*st = next
-		l.report(TurnUndone{Session: st.SessionID, Report: rep})
+		l.cfg.Reporter.TurnUndone(TurnUndone{Session: st.SessionID, Report: rep})
 		return rep, nil
 	}
 	next.IsComplete = false
@@ -120,19 +119,18 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		}
 		next.Notices = append(next.Notices, rep.Notice())
 	}
-	w, err := l.saveWithRequest(&next, false)
+	w, err := s.advance(&next, nil)
 	if err != nil {
 		return rep, err
 	}
-	*st = next
 	rep.Outbox = w.Path
-	l.report(TurnUndone{Session: st.SessionID, Report: rep})
-	l.report(w)
+	l.cfg.Reporter.TurnUndone(TurnUndone{Session: st.SessionID, Report: rep})
+	l.cfg.Reporter.RequestWritten(w)
 	return rep, nil
 }
 
-// afterUndo reports whether the current request was written by an undo:
-// the request before it has no turn.
+// afterUndo reports whether an undo wrote the current request (the one
+// before it has no turn).
 func (r *Runner) afterUndo(st *history.State) bool {
 	t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1)
 	if err != nil {
@@ -144,12 +142,11 @@ func (r *Runner) afterUndo(st *history.State) bool {
 
 // UndoHandover is an undo done by the process holding the session
 // ("courier watch"): of the reply to request Sequence, and the request it
-// wrote ("" when not yet written when asked).
+// wrote ("": not yet).
 type UndoHandover struct {
-	Holder   string
-	Session  string
-	Sequence int
-	Outbox   string
+	Holder, Session string
+	Sequence        int
+	Outbox          string
 }
 
 // Undo takes back the last turn of a session (the named one, or the

@@ -97,9 +97,8 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// form reads a request's form, multipart or urlencoded; with raw, a body
-// that is no form holding that field is its value (curl --data-binary
-// says it is a form too).
+// form reads a request's form; with raw, a body that is no form holding
+// that field is its value (curl --data-binary says it is a form too).
 func (s *Server) form(r *http.Request, raw string) (url.Values, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "multipart/form-data" {
@@ -192,9 +191,9 @@ func plain(w http.ResponseWriter, text string) error {
 }
 
 // reply is POST /api/sessions/{id}/reply: the reply (the body, or the
-// form's "reply") applied as one saved into inbox/ would be. From Review,
-// "run" are the indexes of the commands to carry out, and the LLM is told
-// which were left out, and "reason".
+// form's "reply") applied as one saved into inbox/. From Review, "run" are
+// the commands to carry out; the LLM is told which were left out, and
+// "reason".
 func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	f, err := s.form(r, "reply")

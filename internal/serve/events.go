@@ -83,11 +83,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // the request running the turn.
 type reporter struct {
 	*console.JSON
-	s       *Server
-	id      string
-	refused string
-	asked   *runner.ApprovalNeeded
-	ended   *runner.TurnEnded
+	s           *Server
+	id, refused string
+	asked       *runner.ApprovalNeeded
+	ended       *runner.TurnEnded
 }
 
 // runner returns a runner reporting on session id ("" for a new one).
@@ -180,13 +179,11 @@ func (r *reporter) Warning(e runner.Warning) {
 
 // live is the last turn of a session this server carried out.
 type live struct {
-	Sequence int
-	Reply    string
-	Rows     []row
-	Notes    []string
-	Ended    bool
-	Complete bool
-	Summary  string
+	Sequence        int
+	Reply, Summary  string
+	Rows            []row
+	Notes           []string
+	Ended, Complete bool
 }
 
 // row is one command of the turn: its result once it has one.

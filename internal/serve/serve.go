@@ -36,9 +36,9 @@ import (
 )
 
 // Options say what the server serves: the config of the runners it builds
-// per request (MaxReply bounds each body), the token every request needs,
-// the bound on reading a request (30 s), and how often the sessions are
-// looked at for what other courier processes did (half a second).
+// per request, the token every request needs, the bound on reading a
+// request (30 s), and how often it looks for what other courier processes
+// did (half a second).
 type Options struct {
 	Config        runner.Config
 	Token         string
@@ -75,8 +75,8 @@ func NewToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Run serves on ln until the server's context ends, first finishing in
-// the background the turns a courier killed mid-turn left.
+// Run serves on ln until the server's context ends, finishing in the
+// background the turns a killed courier left.
 func (s *Server) Run(ln net.Listener) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.o.Timeout, ReadTimeout: s.o.Timeout, IdleTimeout: 2 * time.Minute}
 	var wg sync.WaitGroup
@@ -135,9 +135,9 @@ func (s *Server) Handler() http.Handler {
 // load nothing from elsewhere, be framed by no page.
 const contentPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// guard lets through only requests for this server (Host), with the
-// token (cookie or bearer), changing anything only from the page itself
-// (Origin) or a program; and bounds their bodies.
+// guard lets through only requests for this server (Host) with the token
+// (cookie or bearer), changing anything only from the page itself (Origin)
+// or a program, and bounds their bodies.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -214,8 +214,8 @@ func (s *Server) hold(id string) func() {
 	return m.Unlock
 }
 
-// recover finishes the turns and undos a courier killed midway left,
-// exactly once, as 'courier process' would.
+// recover finishes the turns and undos a killed courier left, as
+// 'courier process' would.
 func (s *Server) recover() {
 	infos, _ := runner.New(s.o.Config).Sessions()
 	for _, i := range infos {
