@@ -23,7 +23,7 @@ type parseOptions struct {
 	protocol string
 }
 
-func newParseCmd(g *globals) *cobra.Command {
+func newParseCmd(g *globals, runF func(*parseOptions) error) *cobra.Command {
 	o := &parseOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "parse FILE",
@@ -41,7 +41,7 @@ file name), as 'courier process' would read it; --protocol chooses one.`,
 			if o.protocol != "" && !slices.Contains(protocolNames(), o.protocol) {
 				return usage(withHint(fmt.Errorf("unknown protocol %q", o.protocol), "--protocol "+strings.Join(protocolNames(), " or ")))
 			}
-			return runParse(o)
+			return run(runF, parseRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the commands as a JSON array")
@@ -50,7 +50,7 @@ file name), as 'courier process' would read it; --protocol chooses one.`,
 	return cmd
 }
 
-func runParse(o *parseOptions) error {
+func parseRun(o *parseOptions) error {
 	fes := frontEnds()
 	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, fes[0])
 	if err != nil {

@@ -137,24 +137,14 @@ until the LLM says DONE.`,
 	pf.BoolVar(&g.noColor, "no-color", false, "no colour in output (same as --color never)")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only failures, messages and what to do next")
 	withID := []*cobra.Command{
-		newWatchCmd(g), newStatusCmd(g), newShowCmd(g), newUndoCmd(g), newLogCmd(g),
-		newApproveCmd(g), newDenyCmd(g), newPasteCmd(g), newSayCmd(g), newContinueCmd(g),
-		newDiffCmd(g), newGCCmd(g),
+		newWatchCmd(g, nil), newStatusCmd(g, nil), newShowCmd(g, nil), newUndoCmd(g, nil), newLogCmd(g, nil),
+		newApproveCmd(g, nil), newDenyCmd(g, nil), newPasteCmd(g, nil), newSayCmd(g, nil), newContinueCmd(g, nil),
+		newDiffCmd(g, nil), newGCCmd(g, nil),
 	}
 	g.completeSessions(withID...)
 	root.AddCommand(withID...)
-	root.AddCommand(
-		newNewCmd(g),
-		newProcessCmd(g),
-		newOpsCmd(g),
-		newServeCmd(g),
-		newParseCmd(g),
-		newSessionsCmd(g),
-		newPolicyCmd(g),
-		newConfigCmd(g),
-		newVersionCmd(g),
-		newSandboxCmd(g),
-	)
+	root.AddCommand(newNewCmd(g, nil), newProcessCmd(g, nil), newOpsCmd(g, nil), newServeCmd(g, nil), newParseCmd(g, nil),
+		newSessionsCmd(g, nil), newPolicyCmd(g, nil), newConfigCmd(g, nil), newVersionCmd(g, nil), newSandboxCmd(g, nil))
 	completeSettings(root)
 	// cobra adds its help and completion commands when it runs; added now,
 	// they get the same usage errors as courier's own.
@@ -296,4 +286,13 @@ func ignoreAll(dir string) error {
 		return fmt.Errorf("create %s: %w", filepath.Join(dir, ".gitignore"), err)
 	}
 	return nil
+}
+
+// run calls the command's run function: runF, which tests give to see
+// the options a command line makes, or else the real one.
+func run[O any](runF, real func(*O) error, o *O) error {
+	if runF != nil {
+		return runF(o)
+	}
+	return real(o)
 }

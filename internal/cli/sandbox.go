@@ -14,13 +14,18 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-func newSandboxCmd(g *globals) *cobra.Command {
+type checkOptions struct {
+	g    *globals
+	json bool
+}
+
+func newSandboxCmd(g *globals, runF func(*checkOptions) error) *cobra.Command {
+	o := &checkOptions{g: g}
 	cmd := &cobra.Command{
 		Use:     "sandbox",
 		Short:   "Show how commands are confined",
 		Example: "  courier sandbox check",
 	}
-	var asJSON bool
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "List each layer of the command sandbox as active or missing, and why",
@@ -33,20 +38,22 @@ missing.`,
 		Example: `  courier sandbox check
   courier --network=false sandbox check --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			report, err := g.sandboxReport()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, report)
-			}
-			return report.print(g.io.Out)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return run(runF, checkRun, o) },
 	}
-	check.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	check.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	cmd.AddCommand(check)
 	return cmd
+}
+
+func checkRun(o *checkOptions) error {
+	report, err := o.g.sandboxReport()
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(o.g.io.Out, report)
+	}
+	return report.print(o.g.io.Out)
 }
 
 // sandboxReport is what courier sandbox check shows.

@@ -126,8 +126,13 @@ func findRoot(start, home string) string {
 	return filepath.Join(abs, workspace.CourierDir)
 }
 
-func newConfigCmd(g *globals) *cobra.Command {
-	var asJSON bool
+type configOptions struct {
+	g    *globals
+	json bool
+}
+
+func newConfigCmd(g *globals, runF func(*configOptions) error) *cobra.Command {
+	o := &configOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Print the effective settings and where each came from",
@@ -139,16 +144,18 @@ sandbox layers this kernel refuses ('courier sandbox check' shows them all).`,
 		Example: `  courier config
   COURIER_MAX_OUTPUT=8000 courier config --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON {
-				return g.configJSON(g.io.Out)
-			}
-			if err := g.cfg.Print(g.io.Out); err != nil {
-				return err
-			}
-			return g.printConfigExtras(g.io.Out)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return run(runF, configRun, o) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd
+}
+
+func configRun(o *configOptions) error {
+	if o.json {
+		return o.g.configJSON(o.g.io.Out)
+	}
+	if err := o.g.cfg.Print(o.g.io.Out); err != nil {
+		return err
+	}
+	return o.g.printConfigExtras(o.g.io.Out)
 }

@@ -49,7 +49,7 @@ type statusOptions struct {
 	json bool
 }
 
-func newStatusCmd(g *globals) *cobra.Command {
+func newStatusCmd(g *globals, runF func(*statusOptions) error) *cobra.Command {
 	o := &statusOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "status [ID]",
@@ -63,14 +63,14 @@ which courier process works on it now and what it waits for. With --json,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.id = optionalArg(args)
-			return runStatus(o)
+			return run(runF, statusRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd
 }
 
-func runStatus(o *statusOptions) error {
+func statusRun(o *statusOptions) error {
 	b, err := o.g.runner(view{})
 	if err != nil {
 		return err
