@@ -100,8 +100,7 @@ func isSetAside(err error) bool {
 // and then no more.
 type Backlog struct {
 	folder
-	tried  map[string]bool
-	routed *shelf // replies the queue read to route them (may be nil)
+	tried map[string]bool
 }
 
 // Next implements runner.Source.
@@ -118,7 +117,7 @@ func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, er
 		if why := unfinished(path, time.Now()); why != "" {
 			return replies.Reply{}, &runner.SkippedError{Reply: filepath.Base(path), Why: why}
 		}
-		rep, err := p.takeRouted(path, req)
+		rep, err := p.take(path, req)
 		var skipped *runner.SkippedError
 		if errors.As(err, &skipped) && skipped.Why == "" {
 			continue // another session's; it gets its own turn
@@ -134,14 +133,9 @@ type Queue struct {
 	// MaxReply bounds every read of a reply file (0: the runner's limit,
 	// which settling a recovered turn's reply does without).
 	MaxReply int64
-	// routed keeps the replies Sessions read for the sources Source gives,
-	// so that each is read and parsed once.
-	routed *shelf
 }
 
-func NewQueue(dir string, maxReply int64) Queue {
-	return Queue{Dir: dir, MaxReply: maxReply, routed: &shelf{room: maxReply, replies: map[string]shelved{}}}
-}
+func NewQueue(dir string, maxReply int64) Queue { return Queue{Dir: dir, MaxReply: maxReply} }
 
 // Sessions implements runner.Queue.
 func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error) {
@@ -166,7 +160,7 @@ func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string
 
 // Source implements runner.Queue.
 func (q Queue) Source(id string, unnamed bool) runner.Source {
-	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}, routed: q.routed}
+	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}}
 }
 
 // unfinished says why a reply file should not be taken yet, or "": it is
@@ -187,57 +181,13 @@ func unfinished(path string, now time.Time) string {
 }
 
 // route is the session a reply file names in any of the protocols, the
-// first the default; the reply is kept for the session's source.
+// first the default.
 func (q Queue) route(path string, protocols []frontend.FrontEnd, maxReply int64) string {
 	rep, err := replies.Read(path, filepath.Base(path), cmp.Or(q.MaxReply, maxReply), protocols[0])
 	if err != nil {
 		return replies.RouteName(filepath.Base(path))
 	}
-	q.routed.put(path, rep)
 	return rep.Route(protocols...)
-}
-
-// takeRouted is take, with the reply the queue read if the file is
-// unchanged.
-func (p *Backlog) takeRouted(path string, req runner.Request) (replies.Reply, error) {
-	if rep, ok := p.routed.take(path); ok {
-		return p.decide(filepath.Base(path), rep.For(req.FrontEnd), nil, req.Protocols)
-	}
-	return p.take(path, req)
-}
-
-// shelf holds replies read to route them until their session takes them,
-// while they fit in room (one largest reply; 0: no bound), so that a full
-// inbox is not held all at once.
-type shelf struct {
-	room    int64
-	held    int64
-	replies map[string]shelved
-}
-
-type shelved struct {
-	rep replies.Reply
-	key string // the file's contentKey when read
-}
-
-func (s *shelf) put(path string, rep replies.Reply) {
-	if s == nil || (s.room > 0 && s.held+int64(len(rep.Text)) > s.room) {
-		return
-	}
-	s.replies[path] = shelved{rep, contentKey(path)}
-	s.held += int64(len(rep.Text))
-}
-
-func (s *shelf) take(path string) (replies.Reply, bool) {
-	if s == nil {
-		return replies.Reply{}, false
-	}
-	got, ok := s.replies[path]
-	if ok {
-		delete(s.replies, path)
-		s.held -= int64(len(got.rep.Text))
-	}
-	return got.rep, ok && got.key != "" && got.key == contentKey(path)
 }
 
 // File is one reply file named on the command line.
