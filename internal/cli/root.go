@@ -64,10 +64,9 @@ type globals struct {
 	// cfg is the effective configuration: defaults, courier.toml,
 	// COURIER_* variables and flags, in that order.
 	cfg *config.Config
-	// flags holds the raw text of the setting flags, applied over the
-	// settings when given on the command line.
-	flags   map[string]*string
-	bools   map[string]*bool
+	// flags are the setting flags, applied over the settings when given
+	// on the command line.
+	flags   *pflag.FlagSet
 	noColor bool
 	quiet   bool
 	// set records which flags were given on the command line.
