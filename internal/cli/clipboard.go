@@ -82,7 +82,7 @@ func pasteRun(o *pasteOptions) error {
 	}
 	fmt.Fprintf(o.g.io.Out, "Saved the clipboard (%d bytes) as %s for session %s\n", len(text), b.text.Rel(p), info.ID)
 	if len(rep.Parsed.Commands) == 0 {
-		b.reporter.Warning(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
+		b.cfg.Reporter.Warning(runner.Warning{Message: "the text holds no command blocks; the LLM will be told so"})
 	}
 	return nil
 

@@ -74,11 +74,11 @@ func (g *globals) watch(ctx context.Context, b *built, id string) error {
 		}
 		return s.Serve(ctx, src)
 	}
-	warn := func(msg string) { b.reporter.Warning(runner.Warning{Message: msg}) }
+	warn := func(msg string) { b.cfg.Reporter.Warning(runner.Warning{Message: msg}) }
 	var src runner.Source = inbox.NewWatcher(b.Paths().Inbox, s.ID(), inbox.WatchOptions{
 		Poll: g.cfg.Poll, Settle: g.cfg.Settle, MaxReply: g.cfg.MaxReply, Warn: warn})
 	if g.cfg.Clipboard {
-		if cb := g.clipboard(b.reporter); cb != nil {
+		if cb := g.clipboard(b.cfg.Reporter); cb != nil {
 			src = runner.Either(src, clipboard.NewSource(cb, b.Paths().Inbox+"/processed"))
 		}
 	}
@@ -111,6 +111,6 @@ func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, er
 		Restarts:   agent.RestartPolicy{MaxRestarts: g.cfg.Agent.MaxRestarts, Pause: g.cfg.Agent.RestartPause},
 		TimeBudget: g.cfg.Agent.TimeBudget,
 		MaxReply:   g.cfg.MaxReply,
-		Reporter:   b.reporter,
+		Reporter:   b.cfg.Reporter,
 	}), nil
 }
