@@ -170,7 +170,7 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 	}
 	opts := g.sandboxSettings(p)
 	settings := opts
-	probe := sync.OnceValue(func() sandbox.Kernel { return g.probe(opts.Caches) })
+	probe := sync.OnceValue(func() sandbox.Kernel { return g.io.Probe(opts.Caches) })
 	var mu sync.Mutex
 	said := map[string]bool{} // records said in this run
 	opts.Probe = func(id string) sandbox.Kernel {

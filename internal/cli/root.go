@@ -48,13 +48,6 @@ type IO struct {
 	Probe func(caches string) sandbox.Kernel
 }
 
-func (g *globals) probe(caches string) sandbox.Kernel {
-	if g.io.Probe != nil {
-		return g.io.Probe(caches)
-	}
-	return sandbox.Probe(caches)
-}
-
 // globals are the persistent flags and the effective settings every
 // command shares.
 type globals struct {
@@ -92,6 +85,9 @@ func Main(ctx context.Context, args []string, stdio *IO) int {
 
 func newRoot(stdio *IO) *cobra.Command {
 	sio := *stdio
+	if sio.Probe == nil {
+		sio.Probe = sandbox.Probe
+	}
 	g := &globals{io: &sio, set: map[string]bool{}}
 	if sio.Err != nil {
 		// Errors, warnings and hints say their next steps as the person

@@ -79,10 +79,6 @@ type commandEnv struct {
 	Defaults []string `json:"defaults"`
 }
 
-func (g *globals) commandEnv() commandEnv {
-	return commandEnv{Allowed: runner.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: runner.DefaultVars()}
-}
-
 // sandboxReport probes the kernel and describes the layers the settings
 // give commands.
 func (g *globals) sandboxReport() (sandboxReport, error) {
@@ -91,7 +87,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 		return sandboxReport{}, fmt.Errorf("root %s: %w", g.rootDir(), err)
 	}
 	opts := g.sandboxSettings(runner.DefaultPaths(root))
-	opts.Kernel = g.probe(opts.Caches)
+	opts.Kernel = g.io.Probe(opts.Caches)
 	layers := sandbox.Layers(opts)
 	if g.cfg.Sandbox == config.SandboxOff {
 		for i := range layers {
@@ -99,7 +95,8 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 			layers[i].Detail = "sandbox = \"off\": commands are not confined"
 		}
 	}
-	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show, Environment: g.commandEnv()}, nil
+	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show,
+		Environment: commandEnv{Allowed: runner.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: runner.DefaultVars()}}, nil
 }
 
 func (r sandboxReport) print(w io.Writer) error {
