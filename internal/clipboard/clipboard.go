@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -77,7 +76,8 @@ func (c *Clipboard) runCopy(text string) error {
 	cmd.Stderr = errFile
 	detach(cmd)
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("copy with %s: %w%s", c.b.name, err, detail(readAll(errFile)))
+		out, _ := os.ReadFile(errFile.Name())
+		return fmt.Errorf("copy with %s: %w%s", c.b.name, err, detail(string(out)))
 	}
 	return nil
 }
@@ -154,14 +154,6 @@ func detail(stderr string) string {
 		return ""
 	}
 	return ": " + strings.Join(strings.Fields(s), " ")
-}
-
-func readAll(f *os.File) string {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, 4096))
-	return string(b)
 }
 
 // encode feeds clip.exe UTF-16 with a byte order mark, the one input it

@@ -65,7 +65,7 @@ type Text struct {
 func NewText(o Options) *Text {
 	t := &Text{o: o}
 	if o.Progress {
-		t.progress = newProgress(o.Err)
+		t.progress = &progress{w: o.Err, delay: 2 * time.Second, every: time.Second}
 	}
 	return t
 }

@@ -67,7 +67,7 @@ func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, 
 			}
 			w.passed[path] = skipped.Session + "/" + contentKey(path)
 		}
-		if err == nil || errors.As(err, &skipped) || isSetAside(err) {
+		if err == nil || errors.As(err, &skipped) || errors.As(err, new(*runner.SetAsideError)) {
 			got, gotErr = rep, err
 			return errFound
 		}
@@ -89,11 +89,6 @@ func contentKey(path string) string {
 		return ""
 	}
 	return fmt.Sprintf("%d/%d", info.Size(), info.ModTime().UnixNano())
-}
-
-func isSetAside(err error) bool {
-	var aside *runner.SetAsideError
-	return errors.As(err, &aside)
 }
 
 // Backlog gives one session's replies waiting in the inbox, oldest first,

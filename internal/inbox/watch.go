@@ -87,11 +87,14 @@ func (w *watcher) run(ctx context.Context) error {
 		return err
 	}
 	w.takeUnwritten()
-	ticker := time.NewTicker(w.scanPeriod())
+	period, events, errs := w.opts.Interval, (<-chan fsnotify.Event)(nil), (<-chan error)(nil)
+	if w.events != nil {
+		period, events, errs = w.opts.Rescan, w.events.Events, w.events.Errors
+	}
+	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	events, errs := w.eventChannels()
 	closed := w.closed.channel()
 	for {
 		if err := w.deliverReady(ctx); err != nil {
@@ -124,13 +127,6 @@ func (w *watcher) run(ctx context.Context) error {
 		case <-timer.C:
 		}
 	}
-}
-
-func (w *watcher) scanPeriod() time.Duration {
-	if w.events == nil {
-		return w.opts.Interval
-	}
-	return w.opts.Rescan
 }
 
 // arm sets timer to fire when the next waiting file settles.
