@@ -24,8 +24,8 @@ import (
 type Watcher struct {
 	folder
 	opts WatchOptions
-	// passed are files passed over (for another session), by path and
-	// content, so that they are reported once.
+	// passed are the files passed over (another session's), by path, with
+	// their contentKey then: each version is reported once.
 	passed map[string]string
 }
 
@@ -44,7 +44,7 @@ var errFound = errors.New("found")
 func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped {
 		p := filepath.Join(w.dir, name)
-		w.passed[p] = "skipped/" + contentKey(p)
+		w.passed[p] = contentKey(p)
 		return "", nil
 	}
 	return w.folder.Settle(name, hash, how)
@@ -56,18 +56,15 @@ func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, 
 	var got replies.Reply
 	var gotErr error
 	err := Watch(ctx, w.dir, w.opts, func(path string) error {
-		if strings.HasPrefix(w.passed[path], "skipped/") && w.passed[path] == "skipped/"+contentKey(path) {
+		if key, ok := w.passed[path]; ok && key == contentKey(path) {
 			return nil
 		}
 		rep, err := w.take(path, req)
-		var skipped *runner.SkippedError
-		if errors.As(err, &skipped) {
-			if w.passed[path] == skipped.Session+"/"+contentKey(path) {
-				return nil
-			}
-			w.passed[path] = skipped.Session + "/" + contentKey(path)
+		skipped := errors.As(err, new(*runner.SkippedError))
+		if skipped {
+			w.passed[path] = contentKey(path)
 		}
-		if err == nil || errors.As(err, &skipped) || errors.As(err, new(*runner.SetAsideError)) {
+		if err == nil || skipped || errors.As(err, new(*runner.SetAsideError)) {
 			got, gotErr = rep, err
 			return errFound
 		}
