@@ -9,8 +9,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -367,12 +368,7 @@ func (t *Text) TurnUndone(e runner.TurnUndone) {
 	for _, p := range rep.NotUndone {
 		t.Warn("not undone: "+termtext.Safe(p), "")
 	}
-	kept := make([]string, 0, len(rep.Kept))
-	for p := range rep.Kept {
-		kept = append(kept, p)
-	}
-	sort.Strings(kept)
-	for _, p := range kept {
+	for _, p := range slices.Sorted(maps.Keys(rep.Kept)) {
 		t.Warn(fmt.Sprintf("%s had changed since that reply; its content was kept in %s", termtext.Safe(p), t.Rel(rep.Kept[p])), "")
 	}
 }
