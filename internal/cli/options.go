@@ -305,18 +305,26 @@ func (g *globals) agentChosen() bool {
 // notify-send exists and a display is there, else the terminal bell on a
 // terminal; nil when neither can be had.
 func (g *globals) notifier() func(string) {
-	display := g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
-	if send, err := exec.LookPath("notify-send"); err == nil && display {
-		return func(msg string) {
-			cmd := exec.Command(send, "--app-name=courier", "courier", msg)
-			cmd.Dir = "/" // never the workspace, where a reply writes
-			if cmd.Start() == nil {
-				go cmd.Wait() // best effort: a notification that fails is no error
-			}
-		}
+	if _, err := exec.LookPath("notify-send"); err == nil && g.desktop() {
+		return func(msg string) { desktopRun("notify-send", "--app-name=courier", "courier", msg) }
 	}
 	if g.io.ErrTerminal {
 		return func(string) { fmt.Fprint(g.io.Err, "\a") }
 	}
 	return nil
+}
+
+// desktop reports whether courier runs on a desktop (X or Wayland).
+func (g *globals) desktop() bool {
+	return g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+// desktopRun starts a desktop program, at best: never in the workspace,
+// where a reply writes, and not waited for.
+func desktopRun(name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = "/"
+	if cmd.Start() == nil {
+		go cmd.Wait()
+	}
 }

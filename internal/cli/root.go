@@ -136,7 +136,9 @@ until the LLM says DONE.`,
 		newApproveCmd(g, nil), newDenyCmd(g, nil), newPasteCmd(g, nil), newSayCmd(g, nil), newContinueCmd(g, nil),
 		newDiffCmd(g, nil), newGCCmd(g, nil),
 	}
-	g.completeSessions(withID...)
+	for _, c := range withID {
+		c.ValidArgsFunction = g.sessionArgs
+	}
 	root.AddCommand(withID...)
 	root.AddCommand(newNewCmd(g, nil), newProcessCmd(g, nil), newOpsCmd(g, nil), newServeCmd(g, nil), newParseCmd(g, nil),
 		newSessionsCmd(g, nil), newPolicyCmd(g, nil), newConfigCmd(g, nil), newVersionCmd(g, nil), newSandboxCmd(g, nil))
@@ -146,10 +148,8 @@ until the LLM says DONE.`,
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	plainBash(root)
-	for _, c := range root.Commands() {
-		if c.Name() == "help" {
-			c.Run, c.RunE = nil, helpTopic
-		}
+	if help, _, err := root.Find([]string{"help"}); err == nil {
+		help.Run, help.RunE = nil, helpTopic
 	}
 	// Wrong arguments are usage errors, whichever command they reach.
 	var usageArgs func(c *cobra.Command)
@@ -160,7 +160,7 @@ until the LLM says DONE.`,
 		if check := c.Args; check != nil && c != root {
 			c.Args = func(cmd *cobra.Command, args []string) error {
 				err := check(cmd, args)
-				if h := (*hinted)(nil); !errors.As(err, &h) {
+				if !errors.As(err, new(*hinted)) {
 					err = withHint(err, fmt.Sprintf("run '%s --help' for usage", cmd.CommandPath()))
 				}
 				return usage(err)

@@ -56,25 +56,9 @@ func serveRun(o *serveOptions) error {
 	token := serve.NewToken()
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
 	fmt.Fprintf(o.g.io.Out, "Serving on %s\n", url)
-	if !o.noOpen {
-		o.g.openBrowser(url)
+	if _, err := exec.LookPath("xdg-open"); err == nil && !o.noOpen && o.g.desktop() {
+		// Without a desktop (or xdg-open) the printed address is all.
+		desktopRun("xdg-open", url)
 	}
 	return serve.New(o.ctx, serve.Options{Config: b.cfg, Token: token}).Run(ln)
-}
-
-// openBrowser opens url in the person's browser on a desktop; without one
-// (or xdg-open) the printed address is all.
-func (g *globals) openBrowser(url string) {
-	if g.io.Getenv("DISPLAY") == "" && g.io.Getenv("WAYLAND_DISPLAY") == "" {
-		return
-	}
-	open, err := exec.LookPath("xdg-open")
-	if err != nil {
-		return
-	}
-	cmd := exec.Command(open, url)
-	cmd.Dir = "/" // never the workspace, where a reply writes
-	if cmd.Start() == nil {
-		go cmd.Wait()
-	}
 }
