@@ -163,49 +163,43 @@ func (e commandEnv) text(prefix string) string {
 	return b.String()
 }
 
-// printConfigExtras ends courier config's text: the commands' environment
-// and the sandbox layers that are missing, as TOML comments.
-func (g *globals) printConfigExtras(w io.Writer) error {
+// configRun prints the settings, the commands' environment and the
+// sandbox layers: as JSON, or as TOML with the others in comments.
+func configRun(o *configOptions) error {
+	g, w := o.g, o.g.io.Out
 	report, err := g.sandboxReport()
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	b.WriteString("\n")
-	b.WriteString(report.shownText("# "))
-	b.WriteString(report.Environment.text("# "))
+	if o.json {
+		data, err := g.cfg.JSON()
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, struct {
+			Settings    json.RawMessage `json:"settings"`
+			Environment commandEnv      `json:"environment"`
+			Sandbox     []sandbox.Layer `json:"sandbox"`
+		}{json.RawMessage(data), report.Environment, report.Layers})
+	}
+	if err := g.cfg.Print(w); err != nil {
+		return err
+	}
 	var missing []string
 	for _, l := range report.Layers {
-		if l.Needed && !l.Active && g.cfg.Sandbox != config.SandboxOff {
+		if l.Needed && !l.Active {
 			missing = append(missing, l.Name+" ("+l.Detail+")")
 		}
 	}
+	text := "\n" + report.shownText("# ") + report.Environment.text("# ")
 	switch {
 	case g.cfg.Sandbox == config.SandboxOff:
-		b.WriteString("# Sandbox: off, commands are not confined\n")
+		text += "# Sandbox: off, commands are not confined\n"
 	case len(missing) == 0:
-		b.WriteString("# Sandbox: every layer active ('courier sandbox check' lists them)\n")
+		text += "# Sandbox: every layer active ('courier sandbox check' lists them)\n"
 	default:
-		fmt.Fprintf(&b, "# Sandbox: missing %s\n", strings.Join(missing, "; "))
+		text += fmt.Sprintf("# Sandbox: missing %s\n", strings.Join(missing, "; "))
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(w, text)
 	return err
-}
-
-// configJSON is courier config --json: the settings, the commands'
-// environment and the sandbox layers.
-func (g *globals) configJSON(w io.Writer) error {
-	data, err := g.cfg.JSON()
-	if err != nil {
-		return err
-	}
-	report, err := g.sandboxReport()
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, struct {
-		Settings    json.RawMessage `json:"settings"`
-		Environment commandEnv      `json:"environment"`
-		Sandbox     []sandbox.Layer `json:"sandbox"`
-	}{json.RawMessage(data), report.Environment, report.Layers})
 }

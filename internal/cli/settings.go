@@ -135,13 +135,3 @@ sandbox layers this kernel refuses ('courier sandbox check' shows them all).`,
 	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd
 }
-
-func configRun(o *configOptions) error {
-	if o.json {
-		return o.g.configJSON(o.g.io.Out)
-	}
-	if err := o.g.cfg.Print(o.g.io.Out); err != nil {
-		return err
-	}
-	return o.g.printConfigExtras(o.g.io.Out)
-}
