@@ -124,9 +124,6 @@ func Detect(env []string) (*Clipboard, error) {
 	return nil, fmt.Errorf("no clipboard: install %s", strings.Join(missing, " or "))
 }
 
-// Name names the tool set in use, for messages.
-func (c *Clipboard) Name() string { return c.b.name }
-
 // lookup returns a getenv over env; the last setting of a name wins, as in
 // exec.Cmd.
 func lookup(env []string) func(string) string {
