@@ -1,8 +1,8 @@
 // Package cli is courier's command line: one file per command, each with an
-// options struct and a run function. It parses flags, builds a runner with
-// its source, reporter and approver, and displays; it writes only through
-// the IO it is given, so tests can capture everything, and errors become
-// what the person reads in one place (errors.go).
+// options struct, a constructor taking the run function (nil: the real
+// one; tests give their own to see the options), and the run function,
+// which builds a runner and displays. It writes only through the IO it is
+// given, and errors become what the person reads in one place (errors.go).
 package cli
 
 import (
