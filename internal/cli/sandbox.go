@@ -67,15 +67,13 @@ type sandboxReport struct {
 	Environment commandEnv      `json:"environment"`
 }
 
-// commandEnv says which variables commands get.
+// commandEnv says which variables commands get: names and globs taken
+// from courier's environment, the person's keep_env, those set to
+// courier's tool caches, and those always set (NAME=value).
 type commandEnv struct {
-	// Allowed are names and globs taken from courier's environment.
-	Allowed []string `json:"allowed"`
-	// KeepEnv are the person's additions (keep_env).
-	KeepEnv []string `json:"keepEnv"`
-	// Tools are set to courier's tool caches and temporary folder.
-	Tools []string `json:"tools"`
-	// Defaults are always set, as NAME=value.
+	Allowed  []string `json:"allowed"`
+	KeepEnv  []string `json:"keepEnv"`
+	Tools    []string `json:"tools"`
 	Defaults []string `json:"defaults"`
 }
 
