@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,8 +60,8 @@ func parseRun(o *parseOptions) error {
 		name = o.g.replyProtocol(rep, fes)
 	}
 	for _, fe := range fes {
-		if fe.Name() == name && fe != fes[0] {
-			rep.Parsed = fe.Parse(rep.Text)
+		if fe.Name() == name {
+			rep = rep.For(fe)
 		}
 	}
 	cmds := rep.Parsed.Commands
@@ -71,9 +70,7 @@ func parseRun(o *parseOptions) error {
 	}
 	w := o.g.io.Out
 	if o.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(cmds)
+		return writeJSON(w, cmds)
 	}
 	if rep.Parsed.Session != "" {
 		fmt.Fprintf(w, "Session: %s  Sequence: %d\n", rep.Parsed.Session, rep.Parsed.Sequence)
