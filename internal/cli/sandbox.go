@@ -45,17 +45,6 @@ missing.`,
 	return cmd
 }
 
-func checkRun(o *checkOptions) error {
-	report, err := o.g.sandboxReport()
-	if err != nil {
-		return err
-	}
-	if o.json {
-		return writeJSON(o.g.io.Out, report)
-	}
-	return report.print(o.g.io.Out)
-}
-
 // sandboxReport is what courier sandbox check shows.
 type sandboxReport struct {
 	Sandbox     string          `json:"sandbox"`
@@ -97,7 +86,14 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 		Environment: commandEnv{Allowed: runner.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: runner.DefaultVars()}}, nil
 }
 
-func (r sandboxReport) print(w io.Writer) error {
+func checkRun(o *checkOptions) error {
+	r, err := o.g.sandboxReport()
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(o.g.io.Out, r)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command sandbox (sandbox = %q, network = %v, home = %q):\n", r.Sandbox, r.Network, r.Home)
 	width := 0
@@ -134,7 +130,7 @@ func (r sandboxReport) print(w io.Writer) error {
 	}
 	b.WriteString(r.shownText(""))
 	b.WriteString(r.Environment.text(""))
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(o.g.io.Out, b.String())
 	return err
 }
 
