@@ -274,12 +274,10 @@ func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 // a terminal by asking, and otherwise not at all (the session waits for
 // 'courier approve' or 'courier deny').
 func (g *globals) approver(v view) runner.Approver {
-	switch {
-	case g.cfg.Yes:
+	if g.cfg.Yes {
 		return runner.Yes{}
-	case v.program:
-		return nil
-	case g.io.InTerminal && g.io.ErrTerminal && !v.json:
+	}
+	if g.io.InTerminal && g.io.ErrTerminal && !v.json && !v.program {
 		return console.NewTerminal(g.io.In, g.io.Err, v.wait)
 	}
 	return nil
@@ -292,13 +290,7 @@ func (g *globals) approver(v view) runner.Approver {
 // paste.
 func (g *globals) agentChosen() bool {
 	a := g.cfg.Agent
-	if a.Name != "" {
-		return true
-	}
-	if g.set["agent"] && !g.set["agent-command"] {
-		return false
-	}
-	return len(a.Command) > 0
+	return a.Name != "" || len(a.Command) > 0 && !(g.set["agent"] && !g.set["agent-command"])
 }
 
 // notifier calls the person's attention: a desktop notification where
