@@ -244,11 +244,9 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 	if err := p.CheckLayout(p.Workspace); err != nil {
 		return runner.Paths{}, err
 	}
-	if u != starting {
-		if info, err := os.Stat(p.Sessions); err != nil || !info.IsDir() {
-			return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),
-				"start a session there with 'courier new', or point --root (COURIER_ROOT) at the folder that holds sessions/")
-		}
+	if info, err := os.Stat(p.Sessions); u != starting && (err != nil || !info.IsDir()) {
+		return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),
+			"start a session there with 'courier new', or point --root (COURIER_ROOT) at the folder that holds sessions/")
 	}
 	if u != reading {
 		if project {
