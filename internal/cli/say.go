@@ -37,7 +37,7 @@ again, for a fresh chat.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !o.newChat {
-				return nothingToSay
+				return nothingToSay()
 			}
 			o.words = args
 			return run(runF, sayRun, o)
@@ -47,7 +47,9 @@ again, for a fresh chat.`,
 	return cmd
 }
 
-var nothingToSay = usage(withHint(errors.New("nothing to say"), `courier say "TEXT", or courier say --new-chat`))
+func nothingToSay() error {
+	return usage(withHint(errors.New("nothing to say"), `courier say "TEXT", or courier say --new-chat`))
+}
 
 func sayRun(o *sayOptions) error {
 	b, err := o.g.runner(view{use: writing})
@@ -56,7 +58,7 @@ func sayRun(o *sayOptions) error {
 	}
 	id, words := sessionAndText(b, o.words)
 	if len(words) == 0 && !o.newChat {
-		return nothingToSay
+		return nothingToSay()
 	}
 	said, err := b.Say(id, strings.Join(words, " "), o.newChat)
 	if err != nil {
