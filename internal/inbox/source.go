@@ -138,9 +138,13 @@ func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string
 	var ids []string
 	seen := map[string]bool{}
 	for _, path := range paths {
+		// The session the reply names in any of the protocols, the first
+		// the default; else, or unfinished, by its file name.
 		id := replies.RouteName(filepath.Base(path))
 		if unfinished(path, time.Now()) == "" {
-			id = q.route(path, protocols, maxReply)
+			if rep, err := replies.Read(path, filepath.Base(path), cmp.Or(q.MaxReply, maxReply), protocols[0]); err == nil {
+				id = rep.Route(protocols...)
+			}
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -170,16 +174,6 @@ func unfinished(path string, now time.Time) string {
 		return "it was written moments ago and stops in the middle of a command block" + again
 	}
 	return ""
-}
-
-// route is the session a reply file names in any of the protocols, the
-// first the default.
-func (q Queue) route(path string, protocols []frontend.FrontEnd, maxReply int64) string {
-	rep, err := replies.Read(path, filepath.Base(path), cmp.Or(q.MaxReply, maxReply), protocols[0])
-	if err != nil {
-		return replies.RouteName(filepath.Base(path))
-	}
-	return rep.Route(protocols...)
 }
 
 // File is one reply file named on the command line.
