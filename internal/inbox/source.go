@@ -261,10 +261,6 @@ type folder struct {
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
 	rep, err := replies.Read(path, name, cmp.Or(f.maxReply, req.MaxReply), req.FrontEnd)
-	return f.decide(name, rep, err, req.Protocols)
-}
-
-func (f folder) decide(name string, rep replies.Reply, err error, protocols []frontend.FrontEnd) (replies.Reply, error) {
 	if !namedReply(name) && (err != nil || (len(rep.Parsed.Commands) == 0 && rep.Parsed.Session == "")) {
 		// Another extension counts only when it reads as a reply.
 		why := "it holds no command blocks and no courier header (.txt and .md files are taken whatever they hold)"
@@ -286,7 +282,7 @@ func (f folder) decide(name string, rep replies.Reply, err error, protocols []fr
 		}
 		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
 	}
-	id := rep.Route(protocols...)
+	id := rep.Route(req.Protocols...)
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
 		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id, Hash: rep.Hash}
 	}
