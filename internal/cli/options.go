@@ -14,7 +14,6 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/frontend"
-	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
@@ -50,7 +49,7 @@ func (g *globals) runner(v view) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, err := g.policy()
+	pol, err := g.preset("") // the person's own
 	if err != nil {
 		return nil, err
 	}
@@ -149,15 +148,6 @@ func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
 // noClipboard says why the clipboard cannot be used, and what to do.
 func noClipboard(err error) runner.Warning {
 	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}
-}
-
-// policy compiles the command policy from the settings.
-func (g *globals) policy() (*policy.Policy, error) {
-	pol, err := policy.New(g.cfg.Policy)
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	return pol, nil
 }
 
 // sandboxOptions returns the OS sandbox for commands, or nil when it is

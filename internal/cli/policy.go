@@ -47,7 +47,7 @@ quoting. Flags of 'check' itself (--json) go before the command.`,
 }
 
 func policyRun(o *policyOptions) error {
-	pol, err := o.g.policy()
+	pol, err := o.g.preset("")
 	if err != nil {
 		return err
 	}
