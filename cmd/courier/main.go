@@ -27,9 +27,9 @@ func run(probe func(caches string) sandbox.Kernel) int {
 	// Files inherited from whatever started courier pass on to no program
 	// it starts (the launcher above is handed its files on purpose).
 	inherit.Seal()
-	ctx, stop := interruptible()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := cli.Main(ctx, os.Args[1:], &cli.IO{
+	return cli.Main(ctx, os.Args[1:], &cli.IO{
 		In:          os.Stdin,
 		Out:         os.Stdout,
 		Err:         os.Stderr,
@@ -41,32 +41,4 @@ func run(probe func(caches string) sandbox.Kernel) int {
 		Program:     os.Args[0],
 		Probe:       probe,
 	})
-	stop()
-	return code
-}
-
-// interruptible returns a context that Ctrl-C or SIGTERM cancels, and the
-// function that stops listening for them. The signals are taken by a
-// goroutine of its own: the first use of os/signal starts a thread, about
-// a millisecond on a virtual machine, which courier's work need not wait
-// for. A signal that comes before ends courier as a kill would, which
-// every write courier makes survives.
-func interruptible() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 1)
-	listening := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		close(listening)
-		select {
-		case <-sigs:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		cancel()
-		<-listening
-		signal.Stop(sigs)
-	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -11,13 +12,14 @@ import (
 
 type decideOptions struct {
 	g       *globals
+	ctx     context.Context
 	id      string
 	approve bool
 	all     bool
 	reason  string
 }
 
-func newApproveCmd(g *globals) *cobra.Command {
+func newApproveCmd(g *globals, runF func(*decideOptions) error) *cobra.Command {
 	o := &decideOptions{g: g, approve: true}
 	cmd := &cobra.Command{
 		Use:   "approve [ID]",
@@ -31,15 +33,15 @@ answer and goes on by itself.`,
   courier approve --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return runDecide(cmd, o)
+			o.ctx, o.id = cmd.Context(), optionalArg(args)
+			return run(runF, decideRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "also approve every later command like it in this session")
 	return cmd
 }
 
-func newDenyCmd(g *globals) *cobra.Command {
+func newDenyCmd(g *globals, runF func(*decideOptions) error) *cobra.Command {
 	o := &decideOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "deny [ID]",
@@ -49,15 +51,15 @@ told (with --reason, why), and the rest of the reply is carried out.`,
 		Example: `  courier deny 3f9a1c2e --reason "do not delete the build cache"`,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return runDecide(cmd, o)
+			o.ctx, o.id = cmd.Context(), optionalArg(args)
+			return run(runF, decideRun, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.reason, "reason", "", "tell the LLM why")
 	return cmd
 }
 
-func runDecide(cmd *cobra.Command, o *decideOptions) error {
+func decideRun(o *decideOptions) error {
 	b, err := o.g.runner(view{use: writing, wait: runner.Stop})
 	if err != nil {
 		return err
@@ -69,8 +71,7 @@ func runDecide(cmd *cobra.Command, o *decideOptions) error {
 	case o.approve:
 		d = runner.Decision{Answer: runner.Approve}
 	}
-	ctx := cmd.Context()
-	handed, err := b.Decide(ctx, o.id, d, inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply).Source("", false))
+	handed, err := b.Decide(o.ctx, o.id, d, inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply).Source("", false))
 	if handed {
 		verb := "denial"
 		if o.approve {

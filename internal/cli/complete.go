@@ -38,14 +38,6 @@ func (g *globals) sessionArgs(cmd *cobra.Command, args []string, _ string) ([]st
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeSessions adds session-id completion to the commands that take an
-// id as their first argument.
-func (g *globals) completeSessions(cmds ...*cobra.Command) {
-	for _, c := range cmds {
-		c.ValidArgsFunction = g.sessionArgs
-	}
-}
-
 // completeSettings completes the flags of settings with a fixed set of
 // values (color, sandbox, protocol, the agent's name).
 func completeSettings(root *cobra.Command) {

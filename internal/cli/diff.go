@@ -17,8 +17,15 @@ import (
 	"github.com/courier-agent/courier/internal/termtext"
 )
 
-func newDiffCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
+type diffOptions struct {
+	g   *globals
+	id  string
+	seq int
+}
+
+func newDiffCmd(g *globals, runF func(*diffOptions) error) *cobra.Command {
+	o := &diffOptions{g: g}
+	return &cobra.Command{
 		Use:   "diff [ID] [TURN]",
 		Short: "Show the unified diff of what a turn changed",
 		Long: `Show what the turn answering request TURN (default: the last one applied) of
@@ -29,38 +36,41 @@ large files, modes and symlinks on "#" lines.`,
   courier diff 3f9a1c2e 4`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, seq, err := sessionAndTurn(args)
-			if err != nil {
+			var err error
+			if o.id, o.seq, err = sessionAndTurn(args); err != nil {
 				return err
 			}
-			b, err := g.runner(view{})
-			if err != nil {
-				return err
-			}
-			var out bytes.Buffer
-			if err := b.Diff(&out, id, seq); err != nil {
-				return err
-			}
-			if out.Len() == 0 {
-				which := "the last reply applied"
-				if seq > 0 {
-					which = fmt.Sprintf("the reply to request %d", seq)
-				}
-				_, err = fmt.Fprintf(g.io.Out, "No change: %s changed nothing in the workspace\n", which)
-				return err
-			}
-			text := out.String()
-			if g.io.OutTerminal {
-				text = termtext.Safe(text)
-			}
-			if g.colour() {
-				text = colourDiff(text)
-			}
-			_, err = io.WriteString(g.io.Out, text)
-			return err
+			return run(runF, diffRun, o)
 		},
 	}
-	return cmd
+}
+
+func diffRun(o *diffOptions) error {
+	b, err := o.g.runner(view{})
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := b.Diff(&out, o.id, o.seq); err != nil {
+		return err
+	}
+	if out.Len() == 0 {
+		which := "the last reply applied"
+		if o.seq > 0 {
+			which = fmt.Sprintf("the reply to request %d", o.seq)
+		}
+		_, err = fmt.Fprintf(o.g.io.Out, "No change: %s changed nothing in the workspace\n", which)
+		return err
+	}
+	text := out.String()
+	if o.g.io.OutTerminal {
+		text = termtext.Safe(text)
+	}
+	if o.g.colour() {
+		text = colourDiff(text)
+	}
+	_, err = io.WriteString(o.g.io.Out, text)
+	return err
 }
 
 // colourDiff colours a diff's lines as git does: added green, removed red,
@@ -107,7 +117,13 @@ func sessionAndTurn(args []string) (string, int, error) {
 	return id, seq, nil
 }
 
-func newGCCmd(g *globals) *cobra.Command {
+type gcOptions struct {
+	g  *globals
+	id string
+}
+
+func newGCCmd(g *globals, runF func(*gcOptions) error) *cobra.Command {
+	o := &gcOptions{g: g}
 	return &cobra.Command{
 		Use:   "gc [ID]",
 		Short: "Drop the oldest turns' snapshots beyond the snapshot budget, and finished sessions' cache layers",
@@ -121,25 +137,30 @@ complete or gone: what their commands wrote into the tool caches.`,
   courier --snapshot-budget 100MB gc 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{use: writing})
-			if err != nil {
-				return err
-			}
-			rep, budget, err := b.GC(optionalArg(args))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(g.io.Out, "Snapshots take %s (budget %s); freed %s\n", human.Bytes(rep.Size), human.Bytes(budget), human.Bytes(rep.Freed))
-			if w := rep.Warning(budget); w != "" {
-				b.text.Warn(w, "")
-			}
-			removed, err := removeFinishedLayers(b.Runner, b.Paths())
-			if removed > 0 {
-				fmt.Fprintf(g.io.Out, "Removed the cache layers of %d finished sessions\n", removed)
-			}
-			return err
+			o.id = optionalArg(args)
+			return run(runF, gcRun, o)
 		},
 	}
+}
+
+func gcRun(o *gcOptions) error {
+	b, err := o.g.runner(view{use: writing})
+	if err != nil {
+		return err
+	}
+	rep, budget, err := b.GC(o.id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.g.io.Out, "Snapshots take %s (budget %s); freed %s\n", human.Bytes(rep.Size), human.Bytes(budget), human.Bytes(rep.Freed))
+	if w := rep.Warning(budget); w != "" {
+		b.text.Warn(w, "")
+	}
+	removed, err := removeFinishedLayers(b.Runner, b.Paths())
+	if removed > 0 {
+		fmt.Fprintf(o.g.io.Out, "Removed the cache layers of %d finished sessions\n", removed)
+	}
+	return err
 }
 
 // removeFinishedLayers removes the cache layers of the sessions that are

@@ -77,30 +77,16 @@ func explain(err error) explained {
 	e := explained{msg: strings.TrimSuffix(err.Error(), "."), code: 1}
 	var (
 		h          *hinted
-		use        *usageError
 		waiting    *runner.WaitingError
 		stopped    *runner.InterruptedError
-		unapplied  *runner.UnappliedError
-		quiet      quietError
 		complete   *runner.CompleteError
-		notWaiting *runner.NotWaitingError
 		unfinished *runner.UnfinishedError
-		busyTurn   *runner.BusyTurnError
-		otherWS    *runner.OtherWorkspaceError
 		wsErr      *runner.WorkspaceError
-		empty      runner.EmptyTaskError
-		nothing    *runner.NothingToUndoError
 		locked     *runner.LockedError
-		badID      *runner.InvalidIDError
-		corrupt    *runner.CorruptError
-		tooLarge   *reply.TooLargeError
-		notText    *reply.NotTextError
-		echo       *reply.EchoError
 		setup      *agent.SetupError
 		limit      *agentrun.LimitError
 		layout     *runner.LayoutError
 		notDone    *runner.NotCompleteError
-		snapErr    *runner.SnapshotError
 		nothingYet *runner.NothingWaitsError
 		noAnswer   *runner.AnswerNeededError
 		wrongOp    *runner.WrongOperationError
@@ -108,7 +94,7 @@ func explain(err error) explained {
 		system     *runner.SystemError
 	)
 	switch {
-	case errors.As(err, &use):
+	case errors.As(err, new(*usageError)):
 		e.code = ExitUsage
 	case errors.As(err, &waiting):
 		e.quiet, e.code = true, ExitWaiting
@@ -117,11 +103,11 @@ func explain(err error) explained {
 	case errors.As(err, &stopped):
 		e.quiet, e.code = true, ExitStopped
 		e.msg = fmt.Sprintf("stopped; run 'courier watch %s' to go on", stopped.Session)
-	case errors.As(err, &unapplied):
+	case errors.As(err, new(*runner.UnappliedError)):
 		e.quiet = true
 	case errors.Is(err, context.Canceled):
 		e.quiet, e.code, e.msg = true, ExitStopped, "stopped"
-	case errors.As(err, &quiet):
+	case errors.As(err, new(quietError)):
 		e.quiet = true
 	case errors.As(err, &complete):
 		e.hint = fmt.Sprintf("give it a follow-up task with 'courier continue %s TASK', or start a new one with 'courier new'", complete.Session)
@@ -136,7 +122,7 @@ func explain(err error) explained {
 		e.hint = fmt.Sprintf("answer a chat session with 'courier approve %s' or 'courier deny %s'", notRun.Session, notRun.Session)
 	case errors.As(err, &system):
 		e.hint = fmt.Sprintf("make room on the disk, then 'courier process' finishes the turn of session %s from that command; nothing before it is done again", system.Session)
-	case errors.As(err, &notWaiting):
+	case errors.As(err, new(*runner.NotWaitingError)):
 		e.hint = "'courier status' shows what a session waits for"
 	case errors.As(err, &unfinished):
 		e.hint = "finish that reply first: run 'courier process' or 'courier watch'"
@@ -148,41 +134,41 @@ func explain(err error) explained {
 		case unfinished.Approval:
 			e.hint = fmt.Sprintf("it waits for your decision: run 'courier approve %s' or 'courier deny %s'", unfinished.Session, unfinished.Session)
 		}
-	case errors.As(err, &busyTurn):
+	case errors.As(err, new(*runner.BusyTurnError)):
 		e.hint = "finish that reply first with 'courier process'"
-	case errors.As(err, &otherWS):
+	case errors.As(err, new(*runner.OtherWorkspaceError)):
 		e.hint = "leave out --workspace to resume it, or start a new session for the other folder"
 	case errors.As(err, &wsErr):
 		e.hint = "create it, or point --workspace at your project folder"
 		if wsErr.Session != "" {
 			e.hint = "the session's workspace folder must exist"
 		}
-	case errors.As(err, &empty):
+	case errors.As(err, new(runner.EmptyTaskError)):
 		e.code = ExitUsage
 		e.hint = `describe the task, e.g. courier new "add a --verbose flag"`
-	case errors.As(err, &nothing):
+	case errors.As(err, new(*runner.NothingToUndoError)):
 		e.hint = "'courier log' lists the turns and what each changed"
 	case errors.As(err, &locked):
 		e.hint = "wait for that process to finish, or stop it (Ctrl-C in its terminal)"
 		if locked.Holder != nil && strings.HasPrefix(locked.Holder.Doing, "waiting for approval") {
 			e.hint = fmt.Sprintf("answer its question there, or run 'courier approve %s' or 'courier deny %s'", locked.Session, locked.Session)
 		}
-	case errors.As(err, &badID), errors.Is(err, runner.ErrNotFound):
+	case errors.As(err, new(*runner.InvalidIDError)), errors.Is(err, runner.ErrNotFound):
 		e.hint = "run 'courier sessions' to list the sessions"
 	case errors.Is(err, runner.ErrNoSession):
 		e.msg = "no incomplete session"
 		e.hint = `start one with 'courier new "TASK"', or name a session id`
-	case errors.As(err, &corrupt):
+	case errors.As(err, new(*runner.CorruptError)):
 		e.hint = "courier leaves it as it is; restore it from a backup or move it aside to forget the session"
-	case errors.As(err, &tooLarge):
+	case errors.As(err, new(*reply.TooLargeError)):
 		e.hint = "ask the LLM for a shorter answer, or raise max_reply in courier.toml"
-	case errors.As(err, &echo):
+	case errors.As(err, new(*reply.EchoError)):
 		e.hint = "paste the request into the chat and save the chat's answer instead"
-	case errors.As(err, &notText):
+	case errors.As(err, new(*reply.NotTextError)):
 		e.hint = "save the LLM's answer as plain text"
 	case errors.Is(err, runner.ErrPruned):
 		e.hint = "raise snapshot_budget to keep more turns undoable"
-	case errors.As(err, &snapErr):
+	case errors.As(err, new(*runner.SnapshotError)):
 		e.hint = "'courier log' shows what each turn changed"
 	case errors.As(err, &notDone):
 		e.hint = fmt.Sprintf("it is still under way: talk to the LLM with 'courier say %s TEXT'", notDone.Session)

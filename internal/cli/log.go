@@ -16,8 +16,14 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-func newLogCmd(g *globals) *cobra.Command {
-	var asJSON, output bool
+type logOptions struct {
+	g            *globals
+	id           string
+	json, output bool
+}
+
+func newLogCmd(g *globals, runF func(*logOptions) error) *cobra.Command {
+	o := &logOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "log [ID]",
 		Short: "List a session's turns: each command and how it ended, and the files each turn changed",
@@ -30,34 +36,39 @@ adds what each command printed, as the LLM got it (cut to max_output).`,
   courier log 3f9a1c2e --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{})
-			if err != nil {
-				return err
-			}
-			info, turns, err := b.Log(optionalArg(args))
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if turns == nil {
-					turns = []runner.TurnLog{}
-				}
-				return writeJSON(g.io.Out, turns)
-			}
-			w := g.io.Out
-			fmt.Fprintf(w, "Session %s: %s\n", info.ID, termtext.Safe(human.FirstLine(info.Task, 80)))
-			if len(turns) == 0 {
-				fmt.Fprintln(w, "No replies applied yet.")
-			}
-			for _, t := range turns {
-				printTurn(w, t, output)
-			}
-			return nil
+			o.id = optionalArg(args)
+			return run(runF, logRun, o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVar(&output, "output", false, "show what each command printed")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.output, "output", false, "show what each command printed")
 	return cmd
+}
+
+func logRun(o *logOptions) error {
+	b, err := o.g.runner(view{})
+	if err != nil {
+		return err
+	}
+	info, turns, err := b.Log(o.id)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if turns == nil {
+			turns = []runner.TurnLog{}
+		}
+		return writeJSON(o.g.io.Out, turns)
+	}
+	w := o.g.io.Out
+	fmt.Fprintf(w, "Session %s: %s\n", info.ID, termtext.Safe(human.FirstLine(info.Task, 80)))
+	if len(turns) == 0 {
+		fmt.Fprintln(w, "No replies applied yet.")
+	}
+	for _, t := range turns {
+		printTurn(w, t, o.output)
+	}
+	return nil
 }
 
 // printTurn writes one turn of the log: its reply, each command and how

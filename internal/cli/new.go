@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,16 +12,17 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
+// newOptions are those of new and continue.
 type newOptions struct {
-	g        *globals
-	task     string
-	noWatch  bool
-	includes []string
-	protocol string
-	watch    watchFlags
+	g             *globals
+	ctx           context.Context
+	words         []string // the task; continue's may begin with an id
+	noWatch, json bool
+	includes      []string
+	protocol      string
 }
 
-func newNewCmd(g *globals) *cobra.Command {
+func newNewCmd(g *globals, runF func(*newOptions) error) *cobra.Command {
 	o := &newOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "new TASK...",
@@ -33,31 +35,35 @@ session id and the outbox path, and then watches inbox/ for the reply, as
   courier new --protocol json "add a --json flag to the report command"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.task = strings.Join(args, " ")
 			if !slices.Contains(protocolNames(), o.protocol) {
 				return usage(withHint(fmt.Errorf("unknown protocol %q", o.protocol), "--protocol "+strings.Join(protocolNames(), " or ")))
 			}
-			b, err := g.runner(view{use: starting, json: o.watch.json, wait: runner.Later})
-			if err != nil {
-				return err
-			}
-			id, err := b.Create(o.task, runner.CreateOptions{Includes: o.includes, Protocol: o.protocol, SnapshotLater: o.noWatch})
-			if err != nil {
-				return err
-			}
-			if o.noWatch {
-				if b.text != nil {
-					fmt.Fprintf(stepsWriter{g.io.Out, g}, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", id)
-				}
-				return nil
-			}
-			return watch(cmd.Context(), b, &watchOptions{g: g, id: id, flags: o.watch})
+			o.ctx, o.words = cmd.Context(), args
+			return run(runF, newRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.noWatch, "no-watch", false, "exit after writing the first outbox")
 	cmd.Flags().StringArrayVar(&o.includes, "include", nil, "pack the files matching GLOB into the first request (repeatable)")
 	cmd.Flags().StringVar(&o.protocol, "protocol", protocol.TagsName, "how the LLM answers: tags ([COMMAND] blocks) or json (Agent Spaces operations messages)")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions(protocolNames(), cobra.ShellCompDirectiveNoFileComp))
-	o.watch.register(cmd)
+	eventsFlag(cmd, &o.json)
 	return cmd
+}
+
+func newRun(o *newOptions) error {
+	b, err := o.g.runner(view{use: starting, json: o.json, wait: runner.Later})
+	if err != nil {
+		return err
+	}
+	id, err := b.Create(strings.Join(o.words, " "), runner.CreateOptions{Includes: o.includes, Protocol: o.protocol, SnapshotLater: o.noWatch})
+	if err != nil {
+		return err
+	}
+	if o.noWatch {
+		if b.text != nil {
+			fmt.Fprintf(stepsWriter{o.g.io.Out, o.g}, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", id)
+		}
+		return nil
+	}
+	return o.g.watch(o.ctx, b, id)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,14 @@ type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-func newOpsCmd(g *globals) *cobra.Command {
-	var preset string
+type opsOptions struct {
+	g            *globals
+	ctx          context.Context
+	file, preset string
+}
+
+func newOpsCmd(g *globals, runF func(*opsOptions) error) *cobra.Command {
+	o := &opsOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "ops [FILE|-]",
 		Short: "Carry out an Agent Spaces operations message and print its events",
@@ -39,42 +46,55 @@ Progress and warnings go to stderr.`,
   courier ops --policy restrictive - < ops.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := agentspaces.Preset(preset, policy.Config{}); err != nil {
+			if _, err := agentspaces.Preset(o.preset, policy.Config{}); err != nil {
 				return usage(withHint(err, "--policy standard, permissive or restrictive"))
 			}
-			name, data, err := g.readOps(optionalArg(args))
-			if err != nil {
-				return err
-			}
-			cmds, err := agentspaces.Decode(data)
-			if err != nil {
-				// Not a message that can run: no run is made.
-				return g.printEvents(agentspaces.Events(runner.NewID(), agentspaces.Outcome{Err: err}, time.Now()))
-			}
-			b, err := g.runner(view{use: starting, program: true})
-			if err != nil {
-				return err
-			}
-			rep, err := b.StartRun(cmd.Context(), cmds, runner.RunOptions{
-				Protocol: agentspaces.ChatName, Preset: preset, Name: name, Hash: runner.Hash(data),
-				Task: serve.RunTask(cmds),
-			})
-			if err != nil && rep.Commands == nil {
-				// A program reads the answer as events, even when courier
-				// could not begin the run (a full disk).
-				rep.Commands = cmds
-			}
-			return g.runEvents(rep, err)
+			o.ctx, o.file = cmd.Context(), optionalArg(args)
+			return run(runF, opsRun, o)
 		},
 	}
-	cmd.Flags().StringVar(&preset, "policy", "", "the policy preset the run's shell operations are checked by, over your own [policy] rules: standard (your policy as it is, the default), permissive or restrictive")
+	cmd.Flags().StringVar(&o.preset, "policy", "", "the policy preset the run's shell operations are checked by, over your own [policy] rules: standard (your policy as it is, the default), permissive or restrictive")
 	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions([]string{agentspaces.PresetStandard, agentspaces.PresetPermissive, agentspaces.PresetRestrictive}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.AddCommand(newOpsResumeCmd(g))
+	cmd.AddCommand(newOpsResumeCmd(g, nil))
 	return cmd
 }
 
-func newOpsResumeCmd(g *globals) *cobra.Command {
-	var approve, deny, reason string
+func opsRun(o *opsOptions) error {
+	name, data, err := o.g.readOps(o.file)
+	if err != nil {
+		return err
+	}
+	cmds, err := agentspaces.Decode(data)
+	if err != nil {
+		// Not a message that can run: no run is made.
+		return o.g.printEvents(agentspaces.Events(runner.NewID(), agentspaces.Outcome{Err: err}, time.Now()))
+	}
+	b, err := o.g.runner(view{use: starting, program: true})
+	if err != nil {
+		return err
+	}
+	rep, err := b.StartRun(o.ctx, cmds, runner.RunOptions{
+		Protocol: agentspaces.ChatName, Preset: o.preset, Name: name, Hash: runner.Hash(data),
+		Task: serve.RunTask(cmds),
+	})
+	if err != nil && rep.Commands == nil {
+		// A program reads the answer as events, even when courier
+		// could not begin the run (a full disk).
+		rep.Commands = cmds
+	}
+	return o.g.runEvents(rep, err)
+}
+
+type resumeOptions struct {
+	g                     *globals
+	ctx                   context.Context
+	id                    string
+	approve, deny, reason string
+	stdin                 bool // the answer comes on stdin
+}
+
+func newOpsResumeCmd(g *globals, runF func(*resumeOptions) error) *cobra.Command {
+	o := &resumeOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "resume RUN_ID [-]",
 		Short: "Answer the approval a paused run waits on, or finish a run that was stopped",
@@ -99,51 +119,52 @@ resume. An answer given to a run that waits on nothing is refused.`,
 		Args:              cobra.RangeArgs(1, 2),
 		ValidArgsFunction: g.sessionArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := g.runDecision(args, approve, deny, reason)
-			if err != nil {
-				return err
+			if len(args) == 2 && args[1] != "-" {
+				return usage(withHint(fmt.Errorf("unexpected argument %q", args[1]), "give - to read the approval from stdin"))
 			}
-			b, err := g.runner(view{use: writing, program: true})
-			if err != nil {
-				return err
-			}
-			rep, err := b.ResumeRun(cmd.Context(), args[0], d, agentspaces.ApprovalID)
-			return g.runEvents(rep, err)
+			o.ctx, o.id, o.stdin = cmd.Context(), args[0], len(args) == 2
+			return run(runF, resumeRun, o)
 		},
 	}
-	cmd.Flags().StringVar(&approve, "approve", "", "approve operation `OP_ID`")
-	cmd.Flags().StringVar(&deny, "deny", "", "deny operation `OP_ID`")
-	cmd.Flags().StringVar(&reason, "reason", "", "why it is denied (in the policyDenied event)")
+	cmd.Flags().StringVar(&o.approve, "approve", "", "approve operation `OP_ID`")
+	cmd.Flags().StringVar(&o.deny, "deny", "", "deny operation `OP_ID`")
+	cmd.Flags().StringVar(&o.reason, "reason", "", "why it is denied (in the policyDenied event)")
 	return cmd
 }
 
-// runDecision is the answer 'courier ops resume' was given; nil when it
-// was given none (a run stopped while it ran waits on no approval).
-func (g *globals) runDecision(args []string, approve, deny, reason string) (*runner.RunDecision, error) {
+func resumeRun(o *resumeOptions) error {
+	d, err := o.decision()
+	if err != nil {
+		return err
+	}
+	b, err := o.g.runner(view{use: writing, program: true})
+	if err != nil {
+		return err
+	}
+	rep, err := b.ResumeRun(o.ctx, o.id, d, agentspaces.ApprovalID)
+	return o.g.runEvents(rep, err)
+}
+
+// decision is the answer 'courier ops resume' was given; nil when it was
+// given none (a run stopped while it ran waits on no approval).
+func (o *resumeOptions) decision() (*runner.RunDecision, error) {
 	given := 0
-	for _, s := range []string{approve, deny} {
-		if s != "" {
+	for _, b := range []bool{o.approve != "", o.deny != "", o.stdin} {
+		if b {
 			given++
 		}
-	}
-	stdin := len(args) == 2
-	if stdin && args[1] != "-" {
-		return nil, usage(withHint(fmt.Errorf("unexpected argument %q", args[1]), "give - to read the approval from stdin"))
-	}
-	if stdin {
-		given++
 	}
 	switch {
 	case given > 1:
 		return nil, usage(withHint(errors.New("give one answer"), "--approve OP_ID, --deny OP_ID, or - with the approval message on stdin"))
-	case given == 0 && reason != "":
+	case given == 0 && o.reason != "":
 		return nil, usage(withHint(errors.New("--reason goes with --deny"), "--deny OP_ID --reason TEXT"))
 	case given == 0:
 		return nil, nil
-	case !stdin:
-		return &runner.RunDecision{Operation: approve + deny, Approved: approve != "", Reason: reason}, nil
+	case !o.stdin:
+		return &runner.RunDecision{Operation: o.approve + o.deny, Approved: o.approve != "", Reason: o.reason}, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(g.io.In, 1<<20))
+	data, err := io.ReadAll(io.LimitReader(o.g.io.In, 1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("read the approval: %w", err)
 	}

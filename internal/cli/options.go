@@ -14,7 +14,6 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/frontend"
-	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
@@ -33,12 +32,11 @@ type view struct {
 	program bool
 }
 
-// built is a runner with its reporter, and the text console when that is
-// the reporter (nil with JSON).
+// built is a runner, and the text console when that is its reporter (nil
+// with JSON).
 type built struct {
 	*runner.Runner
-	reporter runner.Reporter
-	text     *console.Text
+	text *console.Text
 	// cfg is what the runner was built from ('courier serve' builds one
 	// per request from it, each with a reporter of its own).
 	cfg runner.Config
@@ -51,11 +49,13 @@ func (g *globals) runner(v view) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	pol, err := g.preset("") // the person's own
+	if err != nil {
+		return nil, err
+	}
 	b := &built{}
-	var rep runner.Reporter
-	if v.json {
-		rep = console.NewJSON(g.io.Out)
-	} else {
+	var rep runner.Reporter = console.NewJSON(g.io.Out)
+	if !v.json {
 		var out io.Writer = stepsWriter{g.io.Out, g}
 		if v.program {
 			out = g.io.Err
@@ -63,34 +63,21 @@ func (g *globals) runner(v view) (*built, error) {
 		b.text = g.console(p.Root, out)
 		rep = b.text
 	}
-	b.reporter = rep
-	cmds, err := g.commands(p, rep)
-	if err != nil {
-		return nil, err
-	}
+	c := g.cfg
 	b.cfg = runner.Config{
 		Paths:          p,
 		WorkspaceGiven: g.workspace != "",
-		Limits: runner.Limits{
-			MaxReply:    g.cfg.MaxReply,
-			ListLimit:   g.cfg.ListLimit,
-			ReadLines:   g.cfg.ReadLines,
-			TokenBudget: g.cfg.TokenBudget,
-		},
-		Commands:     cmds,
+		Limits:         runner.Limits{MaxReply: c.MaxReply, ListLimit: c.ListLimit, ReadLines: c.ReadLines, TokenBudget: c.TokenBudget},
+		Commands: runner.Commands{Timeout: c.CommandTimeout, MaxOutput: c.MaxOutput, Env: g.io.Environ, KeepEnv: c.KeepEnv,
+			Policy: pol, Sandbox: g.sandboxOptions(p, rep)},
 		FrontEnds:    frontEnds(),
 		Reporter:     rep,
 		Approver:     g.approver(v),
 		Presets:      g.preset,
-		ProtocolOnce: g.cfg.Protocol == config.ProtocolFirst,
-		Environment:  g.cfg.Environment,
-		Snapshots: runner.Snapshots{
-			Off:       !g.cfg.Snapshots,
-			Exclude:   g.cfg.SnapshotExclude,
-			Include:   g.cfg.SnapshotInclude,
-			Budget:    g.cfg.SnapshotBudget,
-			TurnLimit: g.cfg.SnapshotLimit,
-		},
+		ProtocolOnce: c.Protocol == config.ProtocolFirst,
+		Environment:  c.Environment,
+		Snapshots: runner.Snapshots{Off: !c.Snapshots, Exclude: c.SnapshotExclude, Include: c.SnapshotInclude,
+			Budget: c.SnapshotBudget, TurnLimit: c.SnapshotLimit},
 	}
 	b.Runner = runner.New(b.cfg)
 	return b, nil
@@ -163,48 +150,17 @@ func noClipboard(err error) runner.Warning {
 	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}
 }
 
-// commands are the settings commands run with: limits, environment,
-// policy and sandbox.
-func (g *globals) commands(p runner.Paths, rep runner.Reporter) (runner.Commands, error) {
-	pol, err := g.policy()
-	if err != nil {
-		return runner.Commands{}, err
-	}
-	return runner.Commands{
-		Timeout:   g.cfg.CommandTimeout,
-		MaxOutput: g.cfg.MaxOutput,
-		Env:       g.io.Environ,
-		KeepEnv:   g.cfg.KeepEnv,
-		Policy:    pol,
-		Sandbox:   g.sandboxOptions(p, rep),
-	}, nil
-}
-
-// policy compiles the command policy from the settings.
-func (g *globals) policy() (*policy.Policy, error) {
-	pol, err := policy.New(g.cfg.Policy)
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	return pol, nil
-}
-
 // sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off. The kernel is probed when the first command runs (never for
-// 'courier status' and the like), once a run. The layers it refuses are
-// said then, once a session (see sayOnce), so a resumed watch does not
-// say them again, unless they change; 'courier config' and 'courier
-// sandbox check' always list them; where nothing can confine commands,
-// every run says so. With sandbox = "strict" each command is
-// refused instead (see sandbox.Check). Run as root, courier says so too,
-// once a session: the commands then act as root inside the sandbox.
+// off. The kernel is probed when the first command runs, once a run; the
+// layers it refuses, and running as root, are said once a session (see
+// sayOnce); that nothing confines commands, every run.
 func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
 	}
 	opts := g.sandboxSettings(p)
 	settings := opts
-	probe := sync.OnceValue(func() sandbox.Kernel { return g.probe(opts.Caches) })
+	probe := sync.OnceValue(func() sandbox.Kernel { return g.io.Probe(opts.Caches) })
 	var mu sync.Mutex
 	said := map[string]bool{} // records said in this run
 	opts.Probe = func(id string) sandbox.Kernel {
@@ -285,12 +241,10 @@ func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name
 	}
 }
 
-// sandboxSettings are the sandbox options the settings and the person's
-// environment give, before the kernel is probed: the places of the
-// person's commands see read-only, the person's caches under the
-// session's layers in ROOT/cache, the limits, and the folders of every
-// courier root of the person hidden (a command could otherwise read other
-// sessions and answer for them).
+// sandboxSettings are the sandbox options before the kernel is probed:
+// every courier root of the person hidden (a command could otherwise
+// answer for other sessions), their tools shown read-only, their caches
+// under the session's layers in ROOT/cache, and the limits.
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	return sandbox.Options{
 		Hide:         p.CourierPlaces(g.io.Getenv),
@@ -310,12 +264,10 @@ func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 // a terminal by asking, and otherwise not at all (the session waits for
 // 'courier approve' or 'courier deny').
 func (g *globals) approver(v view) runner.Approver {
-	switch {
-	case g.cfg.Yes:
+	if g.cfg.Yes {
 		return runner.Yes{}
-	case v.program:
-		return nil
-	case g.io.InTerminal && g.io.ErrTerminal && !v.json:
+	}
+	if g.io.InTerminal && g.io.ErrTerminal && !v.json && !v.program {
 		return console.NewTerminal(g.io.In, g.io.Err, v.wait)
 	}
 	return nil
@@ -328,31 +280,33 @@ func (g *globals) approver(v view) runner.Approver {
 // paste.
 func (g *globals) agentChosen() bool {
 	a := g.cfg.Agent
-	if a.Name != "" {
-		return true
-	}
-	if g.set["agent"] && !g.set["agent-command"] {
-		return false
-	}
-	return len(a.Command) > 0
+	return a.Name != "" || len(a.Command) > 0 && !(g.set["agent"] && !g.set["agent-command"])
 }
 
 // notifier calls the person's attention: a desktop notification where
 // notify-send exists and a display is there, else the terminal bell on a
 // terminal; nil when neither can be had.
 func (g *globals) notifier() func(string) {
-	display := g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
-	if send, err := exec.LookPath("notify-send"); err == nil && display {
-		return func(msg string) {
-			cmd := exec.Command(send, "--app-name=courier", "courier", msg)
-			cmd.Dir = "/" // never the workspace, where a reply writes
-			if cmd.Start() == nil {
-				go cmd.Wait() // best effort: a notification that fails is no error
-			}
-		}
+	if _, err := exec.LookPath("notify-send"); err == nil && g.desktop() {
+		return func(msg string) { desktopRun("notify-send", "--app-name=courier", "courier", msg) }
 	}
 	if g.io.ErrTerminal {
 		return func(string) { fmt.Fprint(g.io.Err, "\a") }
 	}
 	return nil
+}
+
+// desktop reports whether courier runs on a desktop (X or Wayland).
+func (g *globals) desktop() bool {
+	return g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+// desktopRun starts a desktop program, at best: never in the workspace,
+// where a reply writes, and not waited for.
+func desktopRun(name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = "/"
+	if cmd.Start() == nil {
+		go cmd.Wait()
+	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,7 +22,7 @@ type parseOptions struct {
 	protocol string
 }
 
-func newParseCmd(g *globals) *cobra.Command {
+func newParseCmd(g *globals, runF func(*parseOptions) error) *cobra.Command {
 	o := &parseOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "parse FILE",
@@ -41,7 +40,7 @@ file name), as 'courier process' would read it; --protocol chooses one.`,
 			if o.protocol != "" && !slices.Contains(protocolNames(), o.protocol) {
 				return usage(withHint(fmt.Errorf("unknown protocol %q", o.protocol), "--protocol "+strings.Join(protocolNames(), " or ")))
 			}
-			return runParse(o)
+			return run(runF, parseRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the commands as a JSON array")
@@ -50,7 +49,7 @@ file name), as 'courier process' would read it; --protocol chooses one.`,
 	return cmd
 }
 
-func runParse(o *parseOptions) error {
+func parseRun(o *parseOptions) error {
 	fes := frontEnds()
 	rep, err := reply.Read(o.file, o.file, o.g.cfg.MaxReply, fes[0])
 	if err != nil {
@@ -61,8 +60,8 @@ func runParse(o *parseOptions) error {
 		name = o.g.replyProtocol(rep, fes)
 	}
 	for _, fe := range fes {
-		if fe.Name() == name && fe != fes[0] {
-			rep.Parsed = fe.Parse(rep.Text)
+		if fe.Name() == name {
+			rep = rep.For(fe)
 		}
 	}
 	cmds := rep.Parsed.Commands
@@ -71,9 +70,7 @@ func runParse(o *parseOptions) error {
 	}
 	w := o.g.io.Out
 	if o.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(cmds)
+		return writeJSON(w, cmds)
 	}
 	if rep.Parsed.Session != "" {
 		fmt.Fprintf(w, "Session: %s  Sequence: %d\n", rep.Parsed.Session, rep.Parsed.Sequence)

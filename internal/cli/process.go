@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -11,12 +12,13 @@ import (
 
 type processOptions struct {
 	g       *globals
+	ctx     context.Context
 	file    string
 	session string
 	json    bool
 }
 
-func newProcessCmd(g *globals) *cobra.Command {
+func newProcessCmd(g *globals, runF func(*processOptions) error) *cobra.Command {
 	o := &processOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "process [FILE]",
@@ -32,31 +34,33 @@ the LLM in the next outbox.`,
   courier process`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.file = optionalArg(args)
-			b, err := g.runner(view{use: writing, json: o.json, wait: runner.Stop})
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			if o.file != "" {
-				err := b.ApplyFrom(ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox, MaxReply: g.cfg.MaxReply}, o.session, "courier process")
-				return err
-			}
-			q := inbox.NewQueue(b.Paths().Inbox, g.cfg.MaxReply)
-			waiting, err := inbox.Pending(q.Dir)
-			if err != nil {
-				return err
-			}
-			if err := b.ProcessQueue(ctx, q, "courier process"); err != nil {
-				return err
-			}
-			if len(waiting) == 0 && b.text != nil {
-				fmt.Fprintf(g.io.Out, "No replies waiting in %s/\n", b.text.Rel(q.Dir))
-			}
-			return nil
+			o.ctx, o.file = cmd.Context(), optionalArg(args)
+			return run(runF, processRun, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.session, "session", "", "apply to this session instead of the one the reply names")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event instead of text")
+	eventsFlag(cmd, &o.json)
 	return cmd
+}
+
+func processRun(o *processOptions) error {
+	b, err := o.g.runner(view{use: writing, json: o.json, wait: runner.Stop})
+	if err != nil {
+		return err
+	}
+	if o.file != "" {
+		return b.ApplyFrom(o.ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}, o.session, "courier process")
+	}
+	q := inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply)
+	waiting, err := inbox.Pending(q.Dir)
+	if err != nil {
+		return err
+	}
+	if err := b.ProcessQueue(o.ctx, q, "courier process"); err != nil {
+		return err
+	}
+	if len(waiting) == 0 && b.text != nil {
+		fmt.Fprintf(o.g.io.Out, "No replies waiting in %s/\n", b.text.Rel(q.Dir))
+	}
+	return nil
 }

@@ -1,8 +1,8 @@
 // Package cli is courier's command line: one file per command, each with an
-// options struct and a run function. It parses flags, builds a runner with
-// its source, reporter and approver, and displays; it writes only through
-// the IO it is given, so tests can capture everything, and errors become
-// what the person reads in one place (errors.go).
+// options struct, a constructor taking the run function (nil: the real
+// one; tests give their own to see the options), and the run function,
+// which builds a runner and displays. It writes only through the IO it is
+// given, and errors become what the person reads in one place (errors.go).
 package cli
 
 import (
@@ -48,13 +48,6 @@ type IO struct {
 	Probe func(caches string) sandbox.Kernel
 }
 
-func (g *globals) probe(caches string) sandbox.Kernel {
-	if g.io.Probe != nil {
-		return g.io.Probe(caches)
-	}
-	return sandbox.Probe(caches)
-}
-
 // globals are the persistent flags and the effective settings every
 // command shares.
 type globals struct {
@@ -64,10 +57,9 @@ type globals struct {
 	// cfg is the effective configuration: defaults, courier.toml,
 	// COURIER_* variables and flags, in that order.
 	cfg *config.Config
-	// flags holds the raw text of the setting flags, applied over the
-	// settings when given on the command line.
-	flags   map[string]*string
-	bools   map[string]*bool
+	// flags are the setting flags, applied over the settings when given
+	// on the command line.
+	flags   *pflag.FlagSet
 	noColor bool
 	quiet   bool
 	// set records which flags were given on the command line.
@@ -93,6 +85,9 @@ func Main(ctx context.Context, args []string, stdio *IO) int {
 
 func newRoot(stdio *IO) *cobra.Command {
 	sio := *stdio
+	if sio.Probe == nil {
+		sio.Probe = sandbox.Probe
+	}
 	g := &globals{io: &sio, set: map[string]bool{}}
 	if sio.Err != nil {
 		// Errors, warnings and hints say their next steps as the person
@@ -137,34 +132,24 @@ until the LLM says DONE.`,
 	pf.BoolVar(&g.noColor, "no-color", false, "no colour in output (same as --color never)")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only failures, messages and what to do next")
 	withID := []*cobra.Command{
-		newWatchCmd(g), newStatusCmd(g), newShowCmd(g), newUndoCmd(g), newLogCmd(g),
-		newApproveCmd(g), newDenyCmd(g), newPasteCmd(g), newSayCmd(g), newContinueCmd(g),
-		newDiffCmd(g), newGCCmd(g),
+		newWatchCmd(g, nil), newStatusCmd(g, nil), newShowCmd(g, nil), newUndoCmd(g, nil), newLogCmd(g, nil),
+		newApproveCmd(g, nil), newDenyCmd(g, nil), newPasteCmd(g, nil), newSayCmd(g, nil), newContinueCmd(g, nil),
+		newDiffCmd(g, nil), newGCCmd(g, nil),
 	}
-	g.completeSessions(withID...)
+	for _, c := range withID {
+		c.ValidArgsFunction = g.sessionArgs
+	}
 	root.AddCommand(withID...)
-	root.AddCommand(
-		newNewCmd(g),
-		newProcessCmd(g),
-		newOpsCmd(g),
-		newServeCmd(g),
-		newParseCmd(g),
-		newSessionsCmd(g),
-		newPolicyCmd(g),
-		newConfigCmd(g),
-		newVersionCmd(g),
-		newSandboxCmd(g),
-	)
+	root.AddCommand(newNewCmd(g, nil), newProcessCmd(g, nil), newOpsCmd(g, nil), newServeCmd(g, nil), newParseCmd(g, nil),
+		newSessionsCmd(g, nil), newPolicyCmd(g, nil), newConfigCmd(g, nil), newVersionCmd(g, nil), newSandboxCmd(g, nil))
 	completeSettings(root)
 	// cobra adds its help and completion commands when it runs; added now,
 	// they get the same usage errors as courier's own.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	plainBash(root)
-	for _, c := range root.Commands() {
-		if c.Name() == "help" {
-			c.Run, c.RunE = nil, helpTopic
-		}
+	if help, _, err := root.Find([]string{"help"}); err == nil {
+		help.Run, help.RunE = nil, helpTopic
 	}
 	// Wrong arguments are usage errors, whichever command they reach.
 	var usageArgs func(c *cobra.Command)
@@ -175,7 +160,7 @@ until the LLM says DONE.`,
 		if check := c.Args; check != nil && c != root {
 			c.Args = func(cmd *cobra.Command, args []string) error {
 				err := check(cmd, args)
-				if h := (*hinted)(nil); !errors.As(err, &h) {
+				if !errors.As(err, new(*hinted)) {
 					err = withHint(err, fmt.Sprintf("run '%s --help' for usage", cmd.CommandPath()))
 				}
 				return usage(err)
@@ -259,11 +244,9 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 	if err := p.CheckLayout(p.Workspace); err != nil {
 		return runner.Paths{}, err
 	}
-	if u != starting {
-		if info, err := os.Stat(p.Sessions); err != nil || !info.IsDir() {
-			return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),
-				"start a session there with 'courier new', or point --root (COURIER_ROOT) at the folder that holds sessions/")
-		}
+	if info, err := os.Stat(p.Sessions); u != starting && (err != nil || !info.IsDir()) {
+		return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),
+			"start a session there with 'courier new', or point --root (COURIER_ROOT) at the folder that holds sessions/")
 	}
 	if u != reading {
 		if project {
@@ -296,4 +279,13 @@ func ignoreAll(dir string) error {
 		return fmt.Errorf("create %s: %w", filepath.Join(dir, ".gitignore"), err)
 	}
 	return nil
+}
+
+// run calls the command's run function: runF, which tests give to see
+// the options a command line makes, or else the real one.
+func run[O any](runF, real func(*O) error, o *O) error {
+	if runF != nil {
+		return runF(o)
+	}
+	return real(o)
 }

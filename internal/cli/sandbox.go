@@ -14,13 +14,18 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-func newSandboxCmd(g *globals) *cobra.Command {
+type checkOptions struct {
+	g    *globals
+	json bool
+}
+
+func newSandboxCmd(g *globals, runF func(*checkOptions) error) *cobra.Command {
+	o := &checkOptions{g: g}
 	cmd := &cobra.Command{
 		Use:     "sandbox",
 		Short:   "Show how commands are confined",
 		Example: "  courier sandbox check",
 	}
-	var asJSON bool
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "List each layer of the command sandbox as active or missing, and why",
@@ -33,18 +38,9 @@ missing.`,
 		Example: `  courier sandbox check
   courier --network=false sandbox check --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			report, err := g.sandboxReport()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, report)
-			}
-			return report.print(g.io.Out)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return run(runF, checkRun, o) },
 	}
-	check.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	check.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	cmd.AddCommand(check)
 	return cmd
 }
@@ -60,20 +56,14 @@ type sandboxReport struct {
 	Environment commandEnv      `json:"environment"`
 }
 
-// commandEnv says which variables commands get.
+// commandEnv says which variables commands get: names and globs taken
+// from courier's environment, the person's keep_env, those set to
+// courier's tool caches, and those always set (NAME=value).
 type commandEnv struct {
-	// Allowed are names and globs taken from courier's environment.
-	Allowed []string `json:"allowed"`
-	// KeepEnv are the person's additions (keep_env).
-	KeepEnv []string `json:"keepEnv"`
-	// Tools are set to courier's tool caches and temporary folder.
-	Tools []string `json:"tools"`
-	// Defaults are always set, as NAME=value.
+	Allowed  []string `json:"allowed"`
+	KeepEnv  []string `json:"keepEnv"`
+	Tools    []string `json:"tools"`
 	Defaults []string `json:"defaults"`
-}
-
-func (g *globals) commandEnv() commandEnv {
-	return commandEnv{Allowed: runner.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: runner.DefaultVars()}
 }
 
 // sandboxReport probes the kernel and describes the layers the settings
@@ -84,7 +74,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 		return sandboxReport{}, fmt.Errorf("root %s: %w", g.rootDir(), err)
 	}
 	opts := g.sandboxSettings(runner.DefaultPaths(root))
-	opts.Kernel = g.probe(opts.Caches)
+	opts.Kernel = g.io.Probe(opts.Caches)
 	layers := sandbox.Layers(opts)
 	if g.cfg.Sandbox == config.SandboxOff {
 		for i := range layers {
@@ -92,10 +82,18 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 			layers[i].Detail = "sandbox = \"off\": commands are not confined"
 		}
 	}
-	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show, Environment: g.commandEnv()}, nil
+	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show,
+		Environment: commandEnv{Allowed: runner.AllowedVars(), KeepEnv: append([]string{}, g.cfg.KeepEnv...), Tools: sandbox.ToolVars(), Defaults: runner.DefaultVars()}}, nil
 }
 
-func (r sandboxReport) print(w io.Writer) error {
+func checkRun(o *checkOptions) error {
+	r, err := o.g.sandboxReport()
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(o.g.io.Out, r)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command sandbox (sandbox = %q, network = %v, home = %q):\n", r.Sandbox, r.Network, r.Home)
 	width := 0
@@ -132,7 +130,7 @@ func (r sandboxReport) print(w io.Writer) error {
 	}
 	b.WriteString(r.shownText(""))
 	b.WriteString(r.Environment.text(""))
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(o.g.io.Out, b.String())
 	return err
 }
 
@@ -159,49 +157,43 @@ func (e commandEnv) text(prefix string) string {
 	return b.String()
 }
 
-// printConfigExtras ends courier config's text: the commands' environment
-// and the sandbox layers that are missing, as TOML comments.
-func (g *globals) printConfigExtras(w io.Writer) error {
+// configRun prints the settings, the commands' environment and the
+// sandbox layers: as JSON, or as TOML with the others in comments.
+func configRun(o *configOptions) error {
+	g, w := o.g, o.g.io.Out
 	report, err := g.sandboxReport()
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	b.WriteString("\n")
-	b.WriteString(report.shownText("# "))
-	b.WriteString(report.Environment.text("# "))
+	if o.json {
+		data, err := g.cfg.JSON()
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, struct {
+			Settings    json.RawMessage `json:"settings"`
+			Environment commandEnv      `json:"environment"`
+			Sandbox     []sandbox.Layer `json:"sandbox"`
+		}{json.RawMessage(data), report.Environment, report.Layers})
+	}
+	if err := g.cfg.Print(w); err != nil {
+		return err
+	}
 	var missing []string
 	for _, l := range report.Layers {
-		if l.Needed && !l.Active && g.cfg.Sandbox != config.SandboxOff {
+		if l.Needed && !l.Active {
 			missing = append(missing, l.Name+" ("+l.Detail+")")
 		}
 	}
+	text := "\n" + report.shownText("# ") + report.Environment.text("# ")
 	switch {
 	case g.cfg.Sandbox == config.SandboxOff:
-		b.WriteString("# Sandbox: off, commands are not confined\n")
+		text += "# Sandbox: off, commands are not confined\n"
 	case len(missing) == 0:
-		b.WriteString("# Sandbox: every layer active ('courier sandbox check' lists them)\n")
+		text += "# Sandbox: every layer active ('courier sandbox check' lists them)\n"
 	default:
-		fmt.Fprintf(&b, "# Sandbox: missing %s\n", strings.Join(missing, "; "))
+		text += fmt.Sprintf("# Sandbox: missing %s\n", strings.Join(missing, "; "))
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(w, text)
 	return err
-}
-
-// configJSON is courier config --json: the settings, the commands'
-// environment and the sandbox layers.
-func (g *globals) configJSON(w io.Writer) error {
-	data, err := g.cfg.JSON()
-	if err != nil {
-		return err
-	}
-	report, err := g.sandboxReport()
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, struct {
-		Settings    json.RawMessage `json:"settings"`
-		Environment commandEnv      `json:"environment"`
-		Sandbox     []sandbox.Layer `json:"sandbox"`
-	}{json.RawMessage(data), report.Environment, report.Layers})
 }

@@ -10,8 +10,14 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-func newSayCmd(g *globals) *cobra.Command {
-	var newChat bool
+type sayOptions struct {
+	g       *globals
+	words   []string // the text, which may begin with an id
+	newChat bool
+}
+
+func newSayCmd(g *globals, runF func(*sayOptions) error) *cobra.Command {
+	o := &sayOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "say [ID] TEXT...",
 		Short: "Add your words to the next request: an answer, a correction, a hint",
@@ -30,38 +36,47 @@ again, for a fresh chat.`,
   courier say --new-chat`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			nothing := usage(withHint(fmt.Errorf("nothing to say"), `courier say "TEXT", or courier say --new-chat`))
-			if len(args) == 0 && !newChat {
-				return nothing
+			if len(args) == 0 && !o.newChat {
+				return nothingToSay()
 			}
-			b, err := g.runner(view{use: writing})
-			if err != nil {
-				return err
-			}
-			id, words := sessionAndText(b, args)
-			if len(words) == 0 && !newChat {
-				return nothing
-			}
-			said, err := b.Say(id, strings.Join(words, " "), newChat)
-			if err != nil {
-				return err
-			}
-			switch {
-			case said.Holder != "" && said.Heard:
-				fmt.Fprintf(g.io.Out, "Gave the message to the %s holding session %s, which wrote the request again: paste it again\n", said.Holder, said.Session)
-			case said.Holder != "":
-				fmt.Fprintf(g.io.Out, "Left the message for the %s holding session %s: it goes into the next request written\n", said.Holder, said.Session)
-			case !said.Rewritten:
-				fmt.Fprintf(g.io.Out, "The message goes into the request after request %d, whose reply is being applied\n", said.Sequence)
-			}
-			return nil
+			o.words = args
+			return run(runF, sayRun, o)
 		},
 	}
-	cmd.Flags().BoolVar(&newChat, "new-chat", false, "put the full protocol and the machine's description in the request again, for a fresh chat")
+	cmd.Flags().BoolVar(&o.newChat, "new-chat", false, "put the full protocol and the machine's description in the request again, for a fresh chat")
 	return cmd
 }
 
-func newContinueCmd(g *globals) *cobra.Command {
+func nothingToSay() error {
+	return usage(withHint(errors.New("nothing to say"), `courier say "TEXT", or courier say --new-chat`))
+}
+
+func sayRun(o *sayOptions) error {
+	b, err := o.g.runner(view{use: writing})
+	if err != nil {
+		return err
+	}
+	id, words := sessionAndText(b, o.words)
+	if len(words) == 0 && !o.newChat {
+		return nothingToSay()
+	}
+	said, err := b.Say(id, strings.Join(words, " "), o.newChat)
+	if err != nil {
+		return err
+	}
+	out := o.g.io.Out
+	switch {
+	case said.Holder != "" && said.Heard:
+		fmt.Fprintf(out, "Gave the message to the %s holding session %s, which wrote the request again: paste it again\n", said.Holder, said.Session)
+	case said.Holder != "":
+		fmt.Fprintf(out, "Left the message for the %s holding session %s: it goes into the next request written\n", said.Holder, said.Session)
+	case !said.Rewritten:
+		fmt.Fprintf(out, "The message goes into the request after request %d, whose reply is being applied\n", said.Sequence)
+	}
+	return nil
+}
+
+func newContinueCmd(g *globals, runF func(*newOptions) error) *cobra.Command {
 	o := &newOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "continue [ID] TASK...",
@@ -74,27 +89,28 @@ in its PROMPT and in the HEADER's task history. Then watch for replies, as
   courier continue 3f9a1c2e "also update the README"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{use: writing, json: o.watch.json, wait: runner.Later})
-			if err != nil {
-				return err
-			}
-			id, words := sessionAndText(b, args)
-			if len(words) == 0 {
-				return usage(withHint(fmt.Errorf("no follow-up task"), `courier continue ID "TASK"`))
-			}
-			id, err = b.Continue(id, strings.Join(words, " "))
-			if err != nil {
-				return err
-			}
-			if o.noWatch {
-				return nil
-			}
-			return watch(cmd.Context(), b, &watchOptions{g: g, id: id, flags: o.watch})
+			o.ctx, o.words = cmd.Context(), args
+			return run(runF, continueRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.noWatch, "no-watch", false, "exit after writing the request")
-	o.watch.register(cmd)
+	eventsFlag(cmd, &o.json)
 	return cmd
+}
+
+func continueRun(o *newOptions) error {
+	b, err := o.g.runner(view{use: writing, json: o.json, wait: runner.Later})
+	if err != nil {
+		return err
+	}
+	id, words := sessionAndText(b, o.words)
+	if len(words) == 0 {
+		return usage(withHint(errors.New("no follow-up task"), `courier continue ID "TASK"`))
+	}
+	if id, err = b.Continue(id, strings.Join(words, " ")); err != nil || o.noWatch {
+		return err
+	}
+	return o.g.watch(o.ctx, b, id)
 }
 
 // sessionAndText splits the arguments of say and continue: a first word

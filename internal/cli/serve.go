@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os/exec"
@@ -10,9 +11,15 @@ import (
 	"github.com/courier-agent/courier/internal/serve"
 )
 
-func newServeCmd(g *globals) *cobra.Command {
-	var addr string
-	var noOpen bool
+type serveOptions struct {
+	g      *globals
+	ctx    context.Context
+	addr   string
+	noOpen bool
+}
+
+func newServeCmd(g *globals, runF func(*serveOptions) error) *cobra.Command {
+	o := &serveOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Work on the sessions in a browser tab, and serve them over HTTP to programs",
@@ -28,45 +35,30 @@ work on them meanwhile. Ctrl-C stops it.`,
   courier serve --addr 127.0.0.1:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := g.runner(view{use: starting, program: true})
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return withHint(fmt.Errorf("serve: %w", err), "give another address with --addr, such as 127.0.0.1:0 for a free port")
-			}
-			token := serve.NewToken()
-			url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
-			fmt.Fprintf(g.io.Out, "Serving on %s\n", url)
-			if !noOpen {
-				g.openBrowser(url)
-			}
-			srv := serve.New(cmd.Context(), serve.Options{
-				Config: b.cfg,
-				Token:  token,
-			})
-			return srv.Run(ln)
+			o.ctx = cmd.Context()
+			return run(runF, serveRun, o)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "the address to listen on (default: the loopback, a free port)")
-	cmd.Flags().BoolVar(&noOpen, "no-open", false, "do not open the page in a browser")
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:0", "the address to listen on (default: the loopback, a free port)")
+	cmd.Flags().BoolVar(&o.noOpen, "no-open", false, "do not open the page in a browser")
 	return cmd
 }
 
-// openBrowser opens url in the person's browser on a desktop; without one
-// (or xdg-open) the printed address is all.
-func (g *globals) openBrowser(url string) {
-	if g.io.Getenv("DISPLAY") == "" && g.io.Getenv("WAYLAND_DISPLAY") == "" {
-		return
-	}
-	open, err := exec.LookPath("xdg-open")
+func serveRun(o *serveOptions) error {
+	b, err := o.g.runner(view{use: starting, program: true})
 	if err != nil {
-		return
+		return err
 	}
-	cmd := exec.Command(open, url)
-	cmd.Dir = "/" // never the workspace, where a reply writes
-	if cmd.Start() == nil {
-		go cmd.Wait()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return withHint(fmt.Errorf("serve: %w", err), "give another address with --addr, such as 127.0.0.1:0 for a free port")
 	}
+	token := serve.NewToken()
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+	fmt.Fprintf(o.g.io.Out, "Serving on %s\n", url)
+	if _, err := exec.LookPath("xdg-open"); err == nil && !o.noOpen && o.g.desktop() {
+		// Without a desktop (or xdg-open) the printed address is all.
+		desktopRun("xdg-open", url)
+	}
+	return serve.New(o.ctx, serve.Options{Config: b.cfg, Token: token}).Run(ln)
 }

@@ -16,7 +16,7 @@ type sessionsOptions struct {
 	json bool
 }
 
-func newSessionsCmd(g *globals) *cobra.Command {
+func newSessionsCmd(g *globals, runF func(*sessionsOptions) error) *cobra.Command {
 	o := &sessionsOptions{g: g}
 	cmd := &cobra.Command{
 		Use:     "sessions",
@@ -24,14 +24,14 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		Example: `  courier sessions --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSessions(o)
+			return run(runF, sessionsRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd
 }
 
-func runSessions(o *sessionsOptions) error {
+func sessionsRun(o *sessionsOptions) error {
 	b, err := o.g.runner(view{})
 	if err != nil {
 		return err

@@ -16,21 +16,14 @@ import (
 // settingFlags defines a flag for every top-level setting, so a setting
 // added to the config table is a flag too.
 func (g *globals) settingFlags(pf *pflag.FlagSet) {
-	g.flags = map[string]*string{}
-	g.bools = map[string]*bool{}
+	g.flags = pf
 	for _, s := range config.Settings() {
-		if s.Flag == "" {
-			continue
-		}
-		help := s.Help
-		if s.Kind == "bool" {
+		if s.Kind == "bool" && s.Flag != "" {
 			def, _ := strconv.ParseBool(s.Default)
-			g.bools[s.Flag] = pf.Bool(s.Flag, def, help)
-			continue
+			pf.Bool(s.Flag, def, s.Help)
+		} else if s.Flag != "" {
+			pf.Var(&settingFlag{text: s.Default, kind: s.Kind}, s.Flag, s.Help)
 		}
-		v := &settingFlag{text: s.Default, kind: s.Kind}
-		pf.Var(v, s.Flag, help)
-		g.flags[s.Flag] = &v.text
 	}
 }
 
@@ -56,16 +49,9 @@ func (g *globals) configure() error {
 	if err := cfg.LoadEnv(g.io.Getenv); err != nil {
 		return err
 	}
-	for name, v := range g.flags {
-		if g.set[name] {
-			if err := cfg.Set(name, *v, config.FlagSource(name)); err != nil {
-				return usage(err)
-			}
-		}
-	}
-	for name, v := range g.bools {
-		if g.set[name] {
-			if err := cfg.Set(name, strconv.FormatBool(*v), config.FlagSource(name)); err != nil {
+	for _, s := range config.Settings() {
+		if s.Flag != "" && g.set[s.Flag] {
+			if err := cfg.Set(s.Flag, g.flags.Lookup(s.Flag).Value.String(), config.FlagSource(s.Flag)); err != nil {
 				return usage(err)
 			}
 		}
@@ -126,8 +112,13 @@ func findRoot(start, home string) string {
 	return filepath.Join(abs, workspace.CourierDir)
 }
 
-func newConfigCmd(g *globals) *cobra.Command {
-	var asJSON bool
+type configOptions struct {
+	g    *globals
+	json bool
+}
+
+func newConfigCmd(g *globals, runF func(*configOptions) error) *cobra.Command {
+	o := &configOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Print the effective settings and where each came from",
@@ -139,16 +130,8 @@ sandbox layers this kernel refuses ('courier sandbox check' shows them all).`,
 		Example: `  courier config
   COURIER_MAX_OUTPUT=8000 courier config --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON {
-				return g.configJSON(g.io.Out)
-			}
-			if err := g.cfg.Print(g.io.Out); err != nil {
-				return err
-			}
-			return g.printConfigExtras(g.io.Out)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return run(runF, configRun, o) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd
 }

@@ -8,8 +8,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newShowCmd(g *globals) *cobra.Command {
-	var full bool
+type showOptions struct {
+	g    *globals
+	id   string
+	full bool
+}
+
+func newShowCmd(g *globals, runF func(*showOptions) error) *cobra.Command {
+	o := &showOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Print the session's current outbox, e.g. to pipe it into a clipboard tool",
@@ -26,21 +32,26 @@ anything.`,
   courier show --full`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{})
-			if err != nil {
-				return err
-			}
-			text, err := b.RequestText(optionalArg(args), full)
-			if err != nil {
-				return err
-			}
-			if g.io.OutTerminal {
-				text = termtext.Safe(text)
-			}
-			_, err = io.WriteString(g.io.Out, text)
-			return err
+			o.id = optionalArg(args)
+			return run(runF, showRun, o)
 		},
 	}
-	cmd.Flags().BoolVar(&full, "full", false, "with the whole protocol and the machine's description, for a fresh chat")
+	cmd.Flags().BoolVar(&o.full, "full", false, "with the whole protocol and the machine's description, for a fresh chat")
 	return cmd
+}
+
+func showRun(o *showOptions) error {
+	b, err := o.g.runner(view{})
+	if err != nil {
+		return err
+	}
+	text, err := b.RequestText(o.id, o.full)
+	if err != nil {
+		return err
+	}
+	if o.g.io.OutTerminal {
+		text = termtext.Safe(text)
+	}
+	_, err = io.WriteString(o.g.io.Out, text)
+	return err
 }

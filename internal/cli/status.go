@@ -49,7 +49,7 @@ type statusOptions struct {
 	json bool
 }
 
-func newStatusCmd(g *globals) *cobra.Command {
+func newStatusCmd(g *globals, runF func(*statusOptions) error) *cobra.Command {
 	o := &statusOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "status [ID]",
@@ -63,14 +63,14 @@ which courier process works on it now and what it waits for. With --json,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.id = optionalArg(args)
-			return runStatus(o)
+			return run(runF, statusRun, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd
 }
 
-func runStatus(o *statusOptions) error {
+func statusRun(o *statusOptions) error {
 	b, err := o.g.runner(view{})
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func runStatus(o *statusOptions) error {
 	}
 	if p := info.Pending; p != nil {
 		fmt.Fprintf(w, "Waiting:   approval of %s (%s)\n", termtext.Command(p.Command, p.Env), termtext.Safe(p.Reason))
-		op, shown := opWord(info.Operation)
+		op, shown := info.Operation, plainWord(info.Operation)
 		switch {
 		case info.Run && shown:
 			// A run is answered by operation id, with the ops commands.
@@ -126,18 +126,11 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// opWord is an operation id as a word a person can copy into a command
-// line; false when it is not plainly one. The id was written by the
-// program that sent the operations: only letters, digits, '.', '_' and
-// '-', a short word's worth, are offered as part of a command, so that no
-// id can make the suggestion read as more than it is ("x; rm -rf ~", or
-// characters a terminal hides).
-func opWord(id string) (string, bool) {
-	if id == "" || len(id) > maxOpWord || strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
-		return "", false
-	}
-	return id, true
+// plainWord reports whether an operation id, written by the program that
+// sent the operations, can be offered in a command line: only a short
+// word of letters, digits, '.', '_' and '-', so that no id can make the
+// suggestion read as more than it is ("x; rm -rf ~", or characters a
+// terminal hides).
+func plainWord(id string) bool {
+	return id != "" && len(id) <= 80 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
 }
-
-// maxOpWord bounds the operation ids status offers in a command line.
-const maxOpWord = 80

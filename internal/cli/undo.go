@@ -6,8 +6,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newUndoCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
+type undoOptions struct {
+	g  *globals
+	id string
+}
+
+func newUndoCmd(g *globals, runF func(*undoOptions) error) *cobra.Command {
+	o := &undoOptions{g: g}
+	return &cobra.Command{
 		Use:   "undo [ID]",
 		Short: "Put the workspace back as it was before the last applied reply",
 		Long: `Put the workspace back as it was before the session's last applied reply,
@@ -25,19 +31,23 @@ new request there.`,
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.runner(view{use: writing})
-			if err != nil {
-				return err
-			}
-			h, err := b.Undo(optionalArg(args))
-			switch {
-			case h != nil && h.Outbox != "":
-				fmt.Fprintf(g.io.Out, "Gave the undo to the %s holding session %s, which undid the changes of the reply to request %d: next request %s\n", h.Holder, h.Session, h.Sequence, b.text.Rel(h.Outbox))
-			case h != nil:
-				fmt.Fprintf(g.io.Out, "Gave the undo to the %s holding session %s, which undoes the changes of the reply to request %d and writes the next request\n", h.Holder, h.Session, h.Sequence)
-			}
-			return err
+			o.id = optionalArg(args)
+			return run(runF, undoRun, o)
 		},
 	}
-	return cmd
+}
+
+func undoRun(o *undoOptions) error {
+	b, err := o.g.runner(view{use: writing})
+	if err != nil {
+		return err
+	}
+	h, err := b.Undo(o.id)
+	switch {
+	case h != nil && h.Outbox != "":
+		fmt.Fprintf(o.g.io.Out, "Gave the undo to the %s holding session %s, which undid the changes of the reply to request %d: next request %s\n", h.Holder, h.Session, h.Sequence, b.text.Rel(h.Outbox))
+	case h != nil:
+		fmt.Fprintf(o.g.io.Out, "Gave the undo to the %s holding session %s, which undoes the changes of the reply to request %d and writes the next request\n", h.Holder, h.Session, h.Sequence)
+	}
+	return err
 }

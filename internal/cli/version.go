@@ -54,15 +54,20 @@ func versionLine() string {
 	return fmt.Sprintf("courier %s (%s, %s/%s)", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func newVersionCmd(g *globals) *cobra.Command {
+type versionOptions struct{ g *globals }
+
+func newVersionCmd(g *globals, runF func(*versionOptions) error) *cobra.Command {
+	o := &versionOptions{g: g}
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print courier's version and the Go version it was built with",
 		Example: `  courier version`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintln(g.io.Out, versionLine())
-			return err
-		},
+		RunE:    func(cmd *cobra.Command, args []string) error { return run(runF, versionRun, o) },
 	}
+}
+
+func versionRun(o *versionOptions) error {
+	_, err := fmt.Fprintln(o.g.io.Out, versionLine())
+	return err
 }

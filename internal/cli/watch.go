@@ -13,23 +13,19 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// watchFlags are the flags of every command that waits for replies (poll,
-// settle and clipboard are settings, so they are flags of every command).
-type watchFlags struct {
-	json bool
-}
-
-func (w *watchFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&w.json, "json", false, "print one JSON object per event instead of text")
+// eventsFlag is --json of the commands that report a turn's events.
+func eventsFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "json", false, "print one JSON object per event instead of text")
 }
 
 type watchOptions struct {
-	g     *globals
-	id    string
-	flags watchFlags
+	g    *globals
+	ctx  context.Context
+	id   string
+	json bool
 }
 
-func newWatchCmd(g *globals) *cobra.Command {
+func newWatchCmd(g *globals, runF func(*watchOptions) error) *cobra.Command {
 	o := &watchOptions{g: g}
 	cmd := &cobra.Command{
 		Use:     "watch [ID]",
@@ -43,42 +39,46 @@ Ctrl-C stops cleanly; run 'courier watch' again to go on.`,
   courier resume 3f9a1c2e --poll`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			b, err := g.runner(view{use: writing, json: o.flags.json, wait: runner.Later})
-			if err != nil {
-				return err
-			}
-			return watch(cmd.Context(), b, o)
+			o.ctx, o.id = cmd.Context(), optionalArg(args)
+			return run(runF, watchRun, o)
 		},
 	}
-	o.flags.register(cmd)
+	eventsFlag(cmd, &o.json)
 	return cmd
+}
+
+func watchRun(o *watchOptions) error {
+	b, err := o.g.runner(view{use: writing, json: o.json, wait: runner.Later})
+	if err != nil {
+		return err
+	}
+	return o.g.watch(o.ctx, b, o.id)
 }
 
 // watch serves a session from the inbox (and the clipboard) until it is
 // complete, a question stops it, or Ctrl-C.
-func watch(ctx context.Context, b *built, o *watchOptions) error {
-	s, err := b.Hold(o.id, "courier watch")
+func (g *globals) watch(ctx context.Context, b *built, id string) error {
+	s, err := b.Hold(id, "courier watch")
 	if err != nil {
 		return err
 	}
 	defer s.Release()
 	if s.Complete() {
-		fmt.Fprintf(o.g.io.Out, "Session %s is already complete.\n", s.ID())
+		fmt.Fprintf(g.io.Out, "Session %s is already complete.\n", s.ID())
 		return nil
 	}
-	if o.g.agentChosen() {
-		src, err := o.g.agentSource(b, s)
+	if g.agentChosen() {
+		src, err := g.agentSource(b, s)
 		if err != nil {
 			return err
 		}
 		return s.Serve(ctx, src)
 	}
-	warn := func(msg string) { b.reporter.Warning(runner.Warning{Message: msg}) }
+	warn := func(msg string) { b.cfg.Reporter.Warning(runner.Warning{Message: msg}) }
 	var src runner.Source = inbox.NewWatcher(b.Paths().Inbox, s.ID(), inbox.WatchOptions{
-		Poll: o.g.cfg.Poll, Settle: o.g.cfg.Settle, MaxReply: o.g.cfg.MaxReply, Warn: warn})
-	if o.g.cfg.Clipboard {
-		if cb := o.g.clipboard(b.reporter); cb != nil {
+		Poll: g.cfg.Poll, Settle: g.cfg.Settle, MaxReply: g.cfg.MaxReply, Warn: warn})
+	if g.cfg.Clipboard {
+		if cb := g.clipboard(b.cfg.Reporter); cb != nil {
 			src = runner.Either(src, clipboard.NewSource(cb, b.Paths().Inbox+"/processed"))
 		}
 	}
@@ -111,6 +111,6 @@ func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, er
 		Restarts:   agent.RestartPolicy{MaxRestarts: g.cfg.Agent.MaxRestarts, Pause: g.cfg.Agent.RestartPause},
 		TimeBudget: g.cfg.Agent.TimeBudget,
 		MaxReply:   g.cfg.MaxReply,
-		Reporter:   b.reporter,
+		Reporter:   b.cfg.Reporter,
 	}), nil
 }

@@ -3,36 +3,31 @@ package clipboard
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf16"
 )
 
 // ErrEmpty is returned by Paste when the clipboard holds no text.
 var ErrEmpty = errors.New("clipboard is empty")
 
 // outside is the folder the tools run in: never courier's own, which may
-// be the workspace, where a reply could plant what a tool reads from its
-// working folder; and the server a copy leaves running holds no folder of
-// the person's.
+// be the workspace, where a reply could plant what a tool reads there.
 const outside = "/"
 
-// toolTimeout bounds one run of a clipboard tool, so a display that stops
-// answering cannot hang courier.
-const toolTimeout = 5 * time.Second
-
-// verifyPoll is how often Copy re-reads the clipboard while waiting for a
-// tool that returns before its server owns the clipboard.
-const verifyPoll = 20 * time.Millisecond
-
-// takeLimit is how long Copy waits for a tool's server to take the
-// clipboard before running the tool again, and copyAttempts how many times
-// it runs the tool: xsel's server sometimes dies before it serves anything.
 const (
+	// toolTimeout bounds one run of a tool: a display that stops
+	// answering cannot hang courier.
+	toolTimeout = 5 * time.Second
+	// Copy re-reads the clipboard every verifyPoll, for up to takeLimit,
+	// until a tool's server owns it, and runs the tool up to copyAttempts
+	// times: xsel's server sometimes dies before it serves anything.
+	verifyPoll   = 20 * time.Millisecond
 	takeLimit    = 2 * time.Second
 	copyAttempts = 3
 )
@@ -77,11 +72,12 @@ func (c *Clipboard) runCopy(text string) error {
 	cmd := exec.CommandContext(ctx, c.copy[0], c.copy[1:]...)
 	cmd.Env = c.env
 	cmd.Dir = outside
-	cmd.Stdin = bytes.NewReader(c.b.codec.encodeText(text))
+	cmd.Stdin = bytes.NewReader(c.b.encode(text))
 	cmd.Stderr = errFile
 	detach(cmd)
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("copy with %s: %w%s", c.b.name, err, detail(readAll(errFile)))
+		out, _ := os.ReadFile(errFile.Name())
+		return fmt.Errorf("copy with %s: %w%s", c.b.name, err, detail(string(out)))
 	}
 	return nil
 }
@@ -128,7 +124,7 @@ func (c *Clipboard) runPaste() (string, error) {
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("paste with %s: no answer within %s: %w", c.b.name, toolTimeout, ctx.Err())
 	}
-	text := c.b.codec.decodeText(stdout.Bytes())
+	text := c.b.decode(stdout.Bytes())
 	if text == "" && (err == nil || saysEmpty(stderr.String())) {
 		return "", ErrEmpty
 	}
@@ -160,10 +156,23 @@ func detail(stderr string) string {
 	return ": " + strings.Join(strings.Fields(s), " ")
 }
 
-func readAll(f *os.File) string {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return ""
+// encode feeds clip.exe UTF-16 with a byte order mark, the one input it
+// does not read in the console's code page.
+func (b backend) encode(s string) []byte {
+	if !b.windows {
+		return []byte(s)
 	}
-	b, _ := io.ReadAll(io.LimitReader(f, 4096))
-	return string(b)
+	out := binary.LittleEndian.AppendUint16(nil, 0xFEFF)
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = binary.LittleEndian.AppendUint16(out, u)
+	}
+	return out
+}
+
+// decode undoes the line end PowerShell adds after Get-Clipboard's output.
+func (b backend) decode(out []byte) string {
+	if !b.windows {
+		return string(out)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(out), "\ufeff"), "\r\n")
 }

@@ -76,8 +76,8 @@ func detect(t *testing.T, env []string, want string) *Clipboard {
 	if err != nil {
 		t.Fatalf("Detect: %v", err)
 	}
-	if c.Name() != want {
-		t.Fatalf("Detect chose %s, want %s", c.Name(), want)
+	if c.b.name != want {
+		t.Fatalf("Detect chose %s, want %s", c.b.name, want)
 	}
 	return c
 }

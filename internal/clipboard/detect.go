@@ -27,7 +27,9 @@ type backend struct {
 	// maxCopy, when set, is the largest text in bytes the tool copies
 	// reliably.
 	maxCopy int
-	codec   codec
+	env     []string // extra environment for the tools
+	// windows: clip.exe and PowerShell, which want UTF-16 (see encode).
+	windows bool
 }
 
 // backends in order of preference. Wayland comes before X because X tools
@@ -63,7 +65,7 @@ var backends = []backend{
 		paste:   []string{"pbpaste"},
 		applies: func(func(string) string) bool { return runtime.GOOS == "darwin" },
 		// pbcopy and pbpaste read and write text in the locale's encoding.
-		codec: codec{env: []string{"LANG=en_US.UTF-8"}},
+		env: []string{"LANG=en_US.UTF-8"},
 	},
 	{
 		name: "windows", install: "Windows interop (clip.exe and powershell.exe on PATH)",
@@ -71,7 +73,7 @@ var backends = []backend{
 		paste: []string{"powershell.exe", "-NoProfile", "-NonInteractive", "-Command",
 			"[Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false; Get-Clipboard -Raw"},
 		applies: isWindows,
-		codec:   windowsCodec,
+		windows: true,
 	},
 }
 
@@ -113,7 +115,7 @@ func Detect(env []string) (*Clipboard, error) {
 			b:     b,
 			copy:  append([]string{copyPath}, b.copy[1:]...),
 			paste: append([]string{pastePath}, b.paste[1:]...),
-			env:   append(append([]string(nil), env...), b.codec.env...),
+			env:   append(append([]string(nil), env...), b.env...),
 		}, nil
 	}
 	if len(missing) == 0 {
@@ -121,9 +123,6 @@ func Detect(env []string) (*Clipboard, error) {
 	}
 	return nil, fmt.Errorf("no clipboard: install %s", strings.Join(missing, " or "))
 }
-
-// Name names the tool set in use, for messages.
-func (c *Clipboard) Name() string { return c.b.name }
 
 // lookup returns a getenv over env; the last setting of a name wins, as in
 // exec.Cmd.

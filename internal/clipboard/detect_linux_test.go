@@ -37,8 +37,8 @@ func TestDetect(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Detect: %v", err)
 			}
-			if c.Name() != tt.want {
-				t.Errorf("Detect chose %s, want %s", c.Name(), tt.want)
+			if c.b.name != tt.want {
+				t.Errorf("Detect chose %s, want %s", c.b.name, tt.want)
 			}
 		})
 	}
@@ -66,6 +66,6 @@ func TestDetectIgnoresRelativePath(t *testing.T) {
 		}
 	}
 	if c, err := Detect(env); err == nil {
-		t.Fatalf("Detect with PATH=.:bin chose %s", c.Name())
+		t.Fatalf("Detect with PATH=.:bin chose %s", c.b.name)
 	}
 }

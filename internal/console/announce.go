@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
@@ -39,7 +38,6 @@ func (t *Text) RequestWritten(e runner.RequestWritten) {
 		return
 	}
 	inbox := t.Rel(filepath.Join(t.o.Root, "inbox")) + "/"
-	content := sync.OnceValues(e.Content) // a packed request is read from its file
 	answerer := t.answerer
 	t.answerer = ""
 	switch {
@@ -47,12 +45,12 @@ func (t *Text) RequestWritten(e runner.RequestWritten) {
 		// An agent's turn decided by hand: the agent answers only when
 		// given again.
 		t.out("  the %s agent gave the last reply: to have it answer this one, run 'courier watch %s' with the agent as you gave it (--agent, --agent-command or courier.toml)\n", termtext.Safe(answerer), e.Session)
-		if t.o.Copier != nil && t.copy(content) {
+		if t.o.Copier != nil && t.copy(e.Text) {
 			t.out("  or paste it into the chat (it is on the clipboard), then save or copy the answer (courier paste) into %s\n", inbox)
 		} else if !t.o.Quiet {
 			t.out("  or paste it into the chat, then save the answer into %s\n", inbox)
 		}
-	case t.o.Copier != nil && t.copy(content):
+	case t.o.Copier != nil && t.copy(e.Text):
 		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
 		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))
 	case !t.o.Quiet:
@@ -67,12 +65,8 @@ func (t *Text) RequestWritten(e runner.RequestWritten) {
 	}
 }
 
-func (t *Text) copy(content func() (string, error)) bool {
-	text, err := content()
-	if err == nil {
-		err = t.o.Copier.Copy(text)
-	}
-	if err != nil {
+func (t *Text) copy(text string) bool {
+	if err := t.o.Copier.Copy(text); err != nil {
 		t.Warn(fmt.Sprintf("could not copy the request to the clipboard (%v)", err), "copy it by hand, or use 'courier show'")
 		t.o.Copier = nil
 		return false

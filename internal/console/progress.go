@@ -21,10 +21,6 @@ type progress struct {
 	wg           sync.WaitGroup
 }
 
-func newProgress(w io.Writer) *progress {
-	return &progress{w: w, delay: 2 * time.Second, every: time.Second}
-}
-
 // start shows what is under way, unless something already is.
 func (p *progress) start(what string) {
 	p.mu.Lock()

@@ -9,8 +9,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,7 +66,7 @@ type Text struct {
 func NewText(o Options) *Text {
 	t := &Text{o: o}
 	if o.Progress {
-		t.progress = newProgress(o.Err)
+		t.progress = &progress{w: o.Err, delay: 2 * time.Second, every: time.Second}
 	}
 	return t
 }
@@ -367,12 +368,7 @@ func (t *Text) TurnUndone(e runner.TurnUndone) {
 	for _, p := range rep.NotUndone {
 		t.Warn("not undone: "+termtext.Safe(p), "")
 	}
-	kept := make([]string, 0, len(rep.Kept))
-	for p := range rep.Kept {
-		kept = append(kept, p)
-	}
-	sort.Strings(kept)
-	for _, p := range kept {
+	for _, p := range slices.Sorted(maps.Keys(rep.Kept)) {
 		t.Warn(fmt.Sprintf("%s had changed since that reply; its content was kept in %s", termtext.Safe(p), t.Rel(rep.Kept[p])), "")
 	}
 }

@@ -3,6 +3,8 @@ package inbox
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -59,21 +61,17 @@ func looksCutOff(path string) (cutOff, error) {
 // openBlockAtEnd reports whether a block is open at a reply's end, tags
 // matched as the parser finds them (line start, after blanks, any case).
 // A reply without tags may be JSON: open when it ends in a code fence or,
-// bare, inside an object or a string.
-func openBlockAtEnd(r io.Reader) (bool, error) {
-	var open, tagged, fenced bool
-	var js jsonEnd
+// bare, inside its object.
+func openBlockAtEnd(f *os.File) (bool, error) {
+	var open, tagged, fenced, bare bool
 	first := true
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 4<<10), maxCutOffScan)
 	for sc.Scan() {
 		line := bytes.TrimLeft(sc.Bytes(), " \t")
 		if first && len(line) > 0 {
 			first = false
-			js.bare = line[0] == '{'
-		}
-		if js.bare {
-			js.read(sc.Bytes())
+			bare = line[0] == '{'
 		}
 		if bytes.HasPrefix(line, []byte("```")) {
 			fenced = !fenced
@@ -88,39 +86,11 @@ func openBlockAtEnd(r io.Reader) (bool, error) {
 			}
 		}
 	}
-	if !tagged {
-		open = fenced || js.open()
+	if err := sc.Err(); err != nil || tagged || fenced || !bare {
+		return open || (!tagged && fenced), err
 	}
-	return open, sc.Err()
-}
-
-// jsonEnd follows how deep in objects and strings a bare JSON reply is.
-type jsonEnd struct {
-	bare             bool // the reply starts with '{'
-	depth            int
-	inString, escape bool
-}
-
-func (j *jsonEnd) read(line []byte) {
-	for _, c := range line {
-		switch {
-		case j.escape:
-			j.escape = false
-		case j.inString:
-			switch c {
-			case '\\':
-				j.escape = true
-			case '"':
-				j.inString = false
-			}
-		case c == '"':
-			j.inString = true
-		case c == '{' || c == '[':
-			j.depth++
-		case c == '}' || c == ']':
-			j.depth--
-		}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false, err
 	}
+	return errors.Is(json.NewDecoder(f).Decode(new(json.RawMessage)), io.ErrUnexpectedEOF), nil
 }
-
-func (j *jsonEnd) open() bool { return j.bare && (j.depth > 0 || j.inString) }

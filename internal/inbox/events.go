@@ -32,14 +32,6 @@ func (w *watcher) stopEvents() {
 	w.closed.stop()
 }
 
-// eventChannels returns fsnotify's channels, nil when polling.
-func (w *watcher) eventChannels() (<-chan fsnotify.Event, <-chan error) {
-	if w.events == nil {
-		return nil, nil
-	}
-	return w.events.Events, w.events.Errors
-}
-
 // handleEvent re-examines the file an event names, whatever the event:
 // only a real change restarts its settle period.
 func (w *watcher) handleEvent(ev fsnotify.Event) {

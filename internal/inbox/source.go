@@ -24,8 +24,8 @@ import (
 type Watcher struct {
 	folder
 	opts WatchOptions
-	// passed are files passed over (for another session), by path and
-	// content, so that they are reported once.
+	// passed are the files passed over (another session's), by path, with
+	// their contentKey then: each version is reported once.
 	passed map[string]string
 }
 
@@ -44,7 +44,7 @@ var errFound = errors.New("found")
 func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped {
 		p := filepath.Join(w.dir, name)
-		w.passed[p] = "skipped/" + contentKey(p)
+		w.passed[p] = contentKey(p)
 		return "", nil
 	}
 	return w.folder.Settle(name, hash, how)
@@ -56,18 +56,15 @@ func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, 
 	var got replies.Reply
 	var gotErr error
 	err := Watch(ctx, w.dir, w.opts, func(path string) error {
-		if strings.HasPrefix(w.passed[path], "skipped/") && w.passed[path] == "skipped/"+contentKey(path) {
+		if key, ok := w.passed[path]; ok && key == contentKey(path) {
 			return nil
 		}
 		rep, err := w.take(path, req)
-		var skipped *runner.SkippedError
-		if errors.As(err, &skipped) {
-			if w.passed[path] == skipped.Session+"/"+contentKey(path) {
-				return nil
-			}
-			w.passed[path] = skipped.Session + "/" + contentKey(path)
+		skipped := errors.As(err, new(*runner.SkippedError))
+		if skipped {
+			w.passed[path] = contentKey(path)
 		}
-		if err == nil || errors.As(err, &skipped) || isSetAside(err) {
+		if err == nil || skipped || errors.As(err, new(*runner.SetAsideError)) {
 			got, gotErr = rep, err
 			return errFound
 		}
@@ -91,17 +88,11 @@ func contentKey(path string) string {
 	return fmt.Sprintf("%d/%d", info.Size(), info.ModTime().UnixNano())
 }
 
-func isSetAside(err error) bool {
-	var aside *runner.SetAsideError
-	return errors.As(err, &aside)
-}
-
 // Backlog gives one session's replies waiting in the inbox, oldest first,
 // and then no more.
 type Backlog struct {
 	folder
-	tried  map[string]bool
-	routed *shelf // replies the queue read to route them (may be nil)
+	tried map[string]bool
 }
 
 // Next implements runner.Source.
@@ -118,7 +109,7 @@ func (p *Backlog) Next(_ context.Context, req runner.Request) (replies.Reply, er
 		if why := unfinished(path, time.Now()); why != "" {
 			return replies.Reply{}, &runner.SkippedError{Reply: filepath.Base(path), Why: why}
 		}
-		rep, err := p.takeRouted(path, req)
+		rep, err := p.take(path, req)
 		var skipped *runner.SkippedError
 		if errors.As(err, &skipped) && skipped.Why == "" {
 			continue // another session's; it gets its own turn
@@ -134,14 +125,9 @@ type Queue struct {
 	// MaxReply bounds every read of a reply file (0: the runner's limit,
 	// which settling a recovered turn's reply does without).
 	MaxReply int64
-	// routed keeps the replies Sessions read for the sources Source gives,
-	// so that each is read and parsed once.
-	routed *shelf
 }
 
-func NewQueue(dir string, maxReply int64) Queue {
-	return Queue{Dir: dir, MaxReply: maxReply, routed: &shelf{room: maxReply, replies: map[string]shelved{}}}
-}
+func NewQueue(dir string, maxReply int64) Queue { return Queue{Dir: dir, MaxReply: maxReply} }
 
 // Sessions implements runner.Queue.
 func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error) {
@@ -152,9 +138,13 @@ func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string
 	var ids []string
 	seen := map[string]bool{}
 	for _, path := range paths {
+		// The session the reply names in any of the protocols, the first
+		// the default; else, or unfinished, by its file name.
 		id := replies.RouteName(filepath.Base(path))
 		if unfinished(path, time.Now()) == "" {
-			id = q.route(path, protocols, maxReply)
+			if rep, err := replies.Read(path, filepath.Base(path), cmp.Or(q.MaxReply, maxReply), protocols[0]); err == nil {
+				id = rep.Route(protocols...)
+			}
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -166,7 +156,7 @@ func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string
 
 // Source implements runner.Queue.
 func (q Queue) Source(id string, unnamed bool) runner.Source {
-	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}, routed: q.routed}
+	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}}
 }
 
 // unfinished says why a reply file should not be taken yet, or "": it is
@@ -184,60 +174,6 @@ func unfinished(path string, now time.Time) string {
 		return "it was written moments ago and stops in the middle of a command block" + again
 	}
 	return ""
-}
-
-// route is the session a reply file names in any of the protocols, the
-// first the default; the reply is kept for the session's source.
-func (q Queue) route(path string, protocols []frontend.FrontEnd, maxReply int64) string {
-	rep, err := replies.Read(path, filepath.Base(path), cmp.Or(q.MaxReply, maxReply), protocols[0])
-	if err != nil {
-		return replies.RouteName(filepath.Base(path))
-	}
-	q.routed.put(path, rep)
-	return rep.Route(protocols...)
-}
-
-// takeRouted is take, with the reply the queue read if the file is
-// unchanged.
-func (p *Backlog) takeRouted(path string, req runner.Request) (replies.Reply, error) {
-	if rep, ok := p.routed.take(path); ok {
-		return p.decide(filepath.Base(path), rep.For(req.FrontEnd), nil, req.Protocols)
-	}
-	return p.take(path, req)
-}
-
-// shelf holds replies read to route them until their session takes them,
-// while they fit in room (one largest reply; 0: no bound), so that a full
-// inbox is not held all at once.
-type shelf struct {
-	room    int64
-	held    int64
-	replies map[string]shelved
-}
-
-type shelved struct {
-	rep replies.Reply
-	key string // the file's contentKey when read
-}
-
-func (s *shelf) put(path string, rep replies.Reply) {
-	if s == nil || (s.room > 0 && s.held+int64(len(rep.Text)) > s.room) {
-		return
-	}
-	s.replies[path] = shelved{rep, contentKey(path)}
-	s.held += int64(len(rep.Text))
-}
-
-func (s *shelf) take(path string) (replies.Reply, bool) {
-	if s == nil {
-		return replies.Reply{}, false
-	}
-	got, ok := s.replies[path]
-	if ok {
-		delete(s.replies, path)
-		s.held -= int64(len(got.rep.Text))
-	}
-	return got.rep, ok && got.key != "" && got.key == contentKey(path)
 }
 
 // File is one reply file named on the command line.
@@ -325,10 +261,6 @@ type folder struct {
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
 	rep, err := replies.Read(path, name, cmp.Or(f.maxReply, req.MaxReply), req.FrontEnd)
-	return f.decide(name, rep, err, req.Protocols)
-}
-
-func (f folder) decide(name string, rep replies.Reply, err error, protocols []frontend.FrontEnd) (replies.Reply, error) {
 	if !namedReply(name) && (err != nil || (len(rep.Parsed.Commands) == 0 && rep.Parsed.Session == "")) {
 		// Another extension counts only when it reads as a reply.
 		why := "it holds no command blocks and no courier header (.txt and .md files are taken whatever they hold)"
@@ -350,7 +282,7 @@ func (f folder) decide(name string, rep replies.Reply, err error, protocols []fr
 		}
 		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
 	}
-	id := rep.Route(protocols...)
+	id := rep.Route(req.Protocols...)
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
 		return replies.Reply{}, &runner.SkippedError{Reply: name, Session: id, Hash: rep.Hash}
 	}

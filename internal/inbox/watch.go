@@ -44,13 +44,11 @@ func (o WatchOptions) withDefaults() WatchOptions {
 }
 
 // Watch calls deliver with the path of each complete reply file in dir,
-// oldest first, until ctx is done. On Linux with file events a file is
+// oldest first, until ctx is done or deliver fails. On Linux a file is
 // complete when moved in, closed by its writer, or found by a listing with
 // no writer, unless it looks cut off; otherwise once unchanged for Settle
 // and not open for writing. A file is delivered again only if its content
-// changes, and a file moved away meanwhile not at all. deliver runs on
-// Watch's goroutine, and its error ends Watch. Without file events Watch
-// warns and polls.
+// changes.
 func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path string) error) error {
 	dir = filepath.Clean(dir)
 	info, err := os.Stat(dir)
@@ -62,7 +60,7 @@ func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path
 	}
 	opts = opts.withDefaults()
 	w := &watcher{dir: dir, opts: opts, deliver: deliver, files: newTracker(opts.Settle)}
-	if !w.opts.Poll {
+	if !opts.Poll {
 		w.startEvents()
 	}
 	defer w.stopEvents()
@@ -89,11 +87,14 @@ func (w *watcher) run(ctx context.Context) error {
 		return err
 	}
 	w.takeUnwritten()
-	ticker := time.NewTicker(w.scanPeriod())
+	period, events, errs := w.opts.Interval, (<-chan fsnotify.Event)(nil), (<-chan error)(nil)
+	if w.events != nil {
+		period, events, errs = w.opts.Rescan, w.events.Events, w.events.Errors
+	}
+	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	events, errs := w.eventChannels()
 	closed := w.closed.channel()
 	for {
 		if err := w.deliverReady(ctx); err != nil {
@@ -126,13 +127,6 @@ func (w *watcher) run(ctx context.Context) error {
 		case <-timer.C:
 		}
 	}
-}
-
-func (w *watcher) scanPeriod() time.Duration {
-	if w.events == nil {
-		return w.opts.Interval
-	}
-	return w.opts.Rescan
 }
 
 // arm sets timer to fire when the next waiting file settles.
