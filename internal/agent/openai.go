@@ -200,7 +200,7 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	}
 	wd := newWatchdog(o.http.ResponseTimeout, o.http.IdleTimeout, cancel)
 	defer wd.timer.Stop()
-	resp, err := o.http.Client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return outcome{}, a.transportError(ctx, actx, err)
 	}
