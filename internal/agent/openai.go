@@ -17,15 +17,13 @@ import (
 	"time"
 )
 
-// defaultBaseURL is OpenAI's own endpoint, used when neither base_url nor
-// OPENAI_BASE_URL says otherwise.
 const defaultBaseURL = "https://api.openai.com/v1"
 
 // maxErrorBody caps what courier reads of an error answer.
 const maxErrorBody = 64 << 10
 
-// openAI talks to an OpenAI-compatible chat-completions endpoint, as
-// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve it.
+// openAI talks to an OpenAI-compatible chat-completions endpoint (ollama,
+// llama.cpp, vLLM, LM Studio, hosted providers).
 type openAI struct {
 	baseURL  string
 	modelID  string
@@ -57,8 +55,7 @@ func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, 
 }
 
 // NormalizeBaseURL checks an endpoint's base URL and trims what people
-// often paste with it: a trailing slash, or the /chat/completions path
-// itself.
+// paste with it: a trailing slash, the /chat/completions path.
 func NormalizeBaseURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -78,13 +75,11 @@ func NormalizeBaseURL(raw string) (string, error) {
 func (o *openAI) Type() string  { return NameOpenAI }
 func (o *openAI) model() string { return o.modelID }
 
-// Execute sends the request once (with retries), as the protocol says.
 func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
 	_, err := execute(ctx, o, runCtx, &reporter{})
 	return err
 }
 
-// message is one chat message.
 type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -106,7 +101,7 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	if err != nil {
 		return outcome{}, err
 	}
-	body, _ := json.Marshal(struct { // strings and a bool: cannot fail
+	body, _ := json.Marshal(struct {
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
 		Stream   bool      `json:"stream"`
@@ -149,19 +144,11 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	return res, syncReply(stdoutFile)
 }
 
-// messages is the conversation sent: the request alone, or with the
-// earlier requests and replies of the session that fit the history
-// budget.
+// messages is the request, after the earlier exchanges that fit the
+// history budget.
 func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
-	current := message{Role: "user", Content: runCtx.Prompt}
-	if o.history == 0 {
-		return []message{current}, nil
-	}
 	earlier, err := history(runCtx, o.history-human.Tokens(runCtx.Prompt))
-	if err != nil {
-		return nil, err
-	}
-	return append(earlier, current), nil
+	return append(earlier, message{Role: "user", Content: runCtx.Prompt}), err
 }
 
 // attempt sends the request, possibly several times.
@@ -174,7 +161,7 @@ type attempt struct {
 	started bool // some of the reply arrived: no retry may send it twice
 }
 
-// Errors that end an attempt from inside.
+// Causes of the watchdog's cancellation.
 var (
 	errNoResponse = errors.New("no response")
 	errStalled    = errors.New("stalled")
@@ -190,10 +177,9 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 		return outcome{}, fmt.Errorf("build the request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
 	if o.stream {
 		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
 	}
 	if a.key != "" {
 		req.Header.Set("Authorization", "Bearer "+a.key)
@@ -223,8 +209,7 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 }
 
 // transportError explains a failed exchange: the caller's cancellation as
-// is, courier's own timeouts plainly, and anything else as a connection
-// error worth a retry.
+// is, courier's timeouts plainly, anything else as a connection error.
 func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -246,8 +231,8 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	return &connError{err}
 }
 
-// statusError reads an error answer: the server's message, any
-// Retry-After, and what to check for the statuses a person can fix.
+// statusError reads an error answer, saying what to check for the
+// statuses a person can fix.
 func (a *attempt) statusError(resp *http.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	o, code := a.o, resp.StatusCode
@@ -284,10 +269,8 @@ func (e *midStreamError) Error() string {
 	return "the endpoint reported an error in the middle of the reply: " + e.msg
 }
 
-// readStream reads a streamed completion, writing each piece of the reply
-// as it arrives. Only data events keep the watchdog quiet: a server that
-// sends keep-alive comments and nothing else must not hold the run
-// forever.
+// readStream reads a streamed completion into the reply. Only data events
+// feed the watchdog: keep-alive comments alone must not hold the run.
 func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	s := newSSEReader(body)
 	finished := false
@@ -323,9 +306,8 @@ func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	}
 }
 
-// decodeChunks reads the JSON of one event: one chunk, as servers send
-// it, or several in a row from a server that leaves out the blank lines
-// between events.
+// decodeChunks reads the JSON of one event: one chunk, or several from a
+// server that leaves out the blank lines between events.
 func decodeChunks(data string) ([]chunk, error) {
 	var out []chunk
 	dec := json.NewDecoder(strings.NewReader(data))
@@ -339,7 +321,6 @@ func decodeChunks(data string) ([]chunk, error) {
 	return out, nil
 }
 
-// readWhole reads a completion sent at once.
 func (a *attempt) readWhole(body io.Reader) error {
 	data, err := io.ReadAll(io.LimitReader(body, a.o.maxReply*2+maxErrorBody))
 	if err != nil {
@@ -360,10 +341,10 @@ func (a *attempt) readWhole(body io.Reader) error {
 }
 
 // take writes the text of one chunk to the reply; done reports a finish
-// reason.
+// reason. Of several choices, only the first (courier asks for one) counts.
 func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	done := false
-	if len(c.Choices) > 0 { // courier asks for one choice; others are not the reply
+	if len(c.Choices) > 0 {
 		ch := c.Choices[0]
 		text := string(ch.Message.Content)
 		if streamed {
@@ -388,10 +369,8 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	return done, nil
 }
 
-// watchdog ends an answer that does not come: until the reply's first
-// data it allows first (the model reads the request), then idle between
-// pieces of the reply. It cancels the attempt with errNoResponse or
-// errStalled.
+// watchdog cancels an attempt whose reply does not come: first allows
+// for its beginning (the model reads the request), idle between pieces.
 type watchdog struct {
 	timer *time.Timer
 	idle  time.Duration
@@ -410,14 +389,12 @@ func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *wat
 	return w
 }
 
-// alive notes that some of the reply arrived.
 func (w *watchdog) alive() {
 	w.begun.Store(true)
 	w.timer.Reset(w.idle)
 }
 
-// activeReader tells the watchdog of every read that brings bytes: the
-// body of a whole (not streamed) answer is all reply.
+// activeReader feeds the watchdog with each read of a whole answer.
 type activeReader struct {
 	r  io.Reader
 	wd *watchdog
