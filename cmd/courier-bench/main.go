@@ -43,7 +43,7 @@ func run() int {
 	} else {
 		defer env.Close()
 	}
-	if _, ok := benchcmp.Run(env, benchcmp.All(), filter, os.Stdout); !ok {
+	if !benchcmp.Run(env, benchcmp.All(), filter, os.Stdout) {
 		return 1
 	}
 	return 0
