@@ -9,20 +9,14 @@ import (
 )
 
 // maxLineBytes cuts single lines of readFile content in a chat request, as
-// the tag protocol cuts the lines of a file it shows, so that one minified
-// line cannot fill the request.
+// the tag protocol does: one minified line must not fill it.
 const maxLineBytes = 2000
 
-// cutContent shortens a readFile event's content for a chat request, the
-// way the tag protocol shortens READ_FILE: at most maxLines lines (0: no
-// limit on lines), each at most maxLineBytes, a cut line ending in a mark
-// that says how much more it has. Base64 content is cut to maxLineBytes
-// characters (whole bytes). The event's "note" then says what was left
-// out and how to read it, since readFile has no line range. The lines
-// shown also stop once they reach room bytes, what the request has left for
-// file contents; with none left (room <= 0) the content is left out.
-// It returns the bytes of content kept. A program's events ('courier
-// ops') are never cut: they have the protocol's own 10 MB limit.
+// cutContent shortens a readFile event's content for a chat request as
+// the tag protocol shortens READ_FILE: at most maxLines lines (0: any),
+// each at most maxLineBytes, and no more once they fill room bytes (none
+// when room <= 0); base64 to maxLineBytes. The "note" says what was left
+// out and how to read it. It returns the bytes kept.
 func cutContent(e *Event, maxLines, room int) int {
 	if e.Type != EventReadFile || !e.Success {
 		return 0
@@ -87,8 +81,6 @@ func cutContent(e *Event, maxLines, room int) int {
 	return len(e.Content)
 }
 
-// cutBase64 keeps the first maxLineBytes characters of base64 content, a
-// whole number of bytes.
 func cutBase64(e *Event) {
 	if len(e.Content) <= maxLineBytes {
 		return
@@ -100,7 +92,6 @@ func cutBase64(e *Event) {
 		human.Thousands(n), human.Thousands(int(e.Size)), n, n, shellQuote(e.Path))
 }
 
-// shellQuote quotes a path for the shell command a note suggests.
 func shellQuote(p string) string {
 	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") == "" {
 		return p

@@ -21,8 +21,6 @@ const (
 	OpShell      OpType = "shell"
 )
 
-// opTypes lists the six operations in the protocol's order, for checks and
-// error messages.
 func opTypes() []OpType {
 	return []OpType{OpMessage, OpCreateFile, OpReadFile, OpEditFile, OpDeleteFile, OpShell}
 }
@@ -36,8 +34,8 @@ const (
 	Base64 Encoding = "base64"
 )
 
-// marshal encodes v as JSON without escaping <, > and &, which would make
-// code and command output hard to read for the LLM and the person.
+// marshal encodes v as JSON without escaping <, > and &, for code and
+// output to stay readable.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -45,11 +43,10 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	// Encode ends with a newline.
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// objectWriter builds a JSON object with its keys in a chosen order.
+// objectWriter builds a JSON object with its keys in order.
 type objectWriter struct {
 	data []byte
 	err  error

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,39 +15,25 @@ import (
 
 // Step is how ChatServer answers one request.
 type Step struct {
-	// Reply is the assistant message of a 200 answer, streamed when the
-	// request asks for a stream.
-	Reply string
+	Reply string // the assistant message, streamed when the request asks
 	// Status, when not 0 or 200, answers with that status and ErrorBody
-	// (default: an OpenAI-style error object saying "scripted failure").
+	// (default: an OpenAI-style error saying "scripted failure").
 	Status     int
 	ErrorBody  string
-	RetryAfter string // the Retry-After header of an error answer
+	RetryAfter string
 	// MidStreamError streams half of Reply, then an error object with this
 	// message (vLLM's shape with VLLMError, else OpenAI's), then ends.
 	MidStreamError string
 	VLLMError      bool
-	// Stall streams half of Reply, then sends nothing more until the
-	// client gives up.
-	Stall bool
-	// Hangup closes the connection without an answer.
-	Hangup bool
-	// Comments puts keep-alive comment lines between the chunks.
-	Comments bool
-	// Gap pauses between the streamed chunks, as a slow model writes.
-	Gap time.Duration
-	// KeepAlive, with Stall, sends a keep-alive comment this often while
-	// stalled, as a server holding the connection open does.
-	KeepAlive time.Duration
-	// NoDone ends the stream after the last chunk without "data: [DONE]".
-	NoDone bool
-	// Chunk is the number of characters per streamed chunk (default 5).
-	Chunk int
-	// Usage is the completion tokens reported, 0 for none.
-	Usage int
-	// Delay holds the answer back this long (or until the client gives
-	// up), as a model reading a long request does.
-	Delay time.Duration
+	Stall          bool          // stream half of Reply, then nothing until the client gives up
+	KeepAlive      time.Duration // while stalled, a keep-alive comment this often
+	Hangup         bool          // close the connection without an answer
+	Comments       bool          // keep-alive comments between the chunks
+	Gap            time.Duration // between the streamed chunks, as a slow model writes
+	NoDone         bool          // no "data: [DONE]" after the last chunk
+	Chunk          int           // characters per streamed chunk (default 5)
+	Usage          int           // completion tokens reported, 0 for none
+	Delay          time.Duration // before the answer, as a model reading a long request
 }
 
 // ChatMessage is one message of a request.
@@ -145,25 +132,14 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	step := s.respond(n, req)
-	if step.Delay > 0 {
-		t := time.NewTimer(step.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		case <-s.quit:
-			return
-		}
+	if step.Delay > 0 && !s.pause(r, step.Delay) {
+		return
 	}
 	switch {
 	case step.Hangup:
 		hangup(w)
 	case step.Status != 0 && step.Status != http.StatusOK:
-		body := step.ErrorBody
-		if body == "" {
-			body = `{"error":{"message":"scripted failure","type":"server_error"}}`
-		}
+		body := cmp.Or(step.ErrorBody, `{"error":{"message":"scripted failure","type":"server_error"}}`)
 		if step.RetryAfter != "" {
 			w.Header().Set("Retry-After", step.RetryAfter)
 		}
@@ -218,10 +194,7 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	if step.MidStreamError != "" || step.Stall {
 		reply = reply[:len(reply)/2]
 	}
-	size := step.Chunk
-	if size <= 0 {
-		size = 5
-	}
+	size := cmp.Or(max(step.Chunk, 0), 5)
 	if step.Comments {
 		send(": keep-alive\n\n")
 	}
