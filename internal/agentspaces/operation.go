@@ -2,6 +2,7 @@ package agentspaces
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 )
 
@@ -46,38 +47,21 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// objectWriter builds a JSON object with its keys in order.
+// objectWriter builds a JSON object with its keys in order; it has at
+// least one.
 type objectWriter struct {
 	data []byte
 	err  error
 }
 
 func (w *objectWriter) field(key string, v any) {
-	if w.err != nil {
-		return
-	}
-	if len(w.data) == 0 {
-		w.data = append(w.data, '{')
-	} else {
-		w.data = append(w.data, ',')
-	}
 	k, _ := marshal(key)
-	w.data = append(w.data, k...)
-	w.data = append(w.data, ':')
 	val, err := marshal(v)
-	if err != nil {
-		w.err = err
-		return
-	}
-	w.data = append(w.data, val...)
+	w.err = cmp.Or(w.err, err)
+	w.data = append(append(append(append(w.data, ','), k...), ':'), val...)
 }
 
 func (w *objectWriter) close() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if len(w.data) == 0 {
-		return []byte("{}"), nil
-	}
-	return append(w.data, '}'), nil
+	w.data[0] = '{'
+	return append(w.data, '}'), w.err
 }

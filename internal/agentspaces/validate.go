@@ -212,13 +212,9 @@ func (f fields) str(key string, required bool) (string, bool, error) {
 	if valueKind(raw) != "a string" {
 		return "", false, fmt.Errorf("%q must be a string, not %s", key, valueKind(raw))
 	}
-	return unquote(raw), true, nil
-}
-
-func unquote(raw json.RawMessage) string {
 	var s string
 	_ = json.Unmarshal(raw, &s)
-	return s
+	return s, true, nil
 }
 
 func (f fields) boolean(key string) (bool, error) {
