@@ -107,17 +107,9 @@ func literalPart(part syntax.WordPart) error {
 	case *syntax.DblQuoted:
 		for _, inner := range p.Parts {
 			if _, ok := inner.(*syntax.Lit); !ok {
-				return describePart(inner)
+				return literalPart(inner)
 			}
 		}
-	default:
-		return describePart(part)
-	}
-	return nil
-}
-
-func describePart(part syntax.WordPart) error {
-	switch part.(type) {
 	case *syntax.ParamExp:
 		return errors.New("a variable ($NAME)")
 	case *syntax.CmdSubst:
@@ -128,6 +120,8 @@ func describePart(part syntax.WordPart) error {
 		return errors.New("a process substitution")
 	case *syntax.ExtGlob:
 		return errors.New("a glob pattern")
+	default:
+		return errors.New("shell syntax")
 	}
-	return errors.New("shell syntax")
+	return nil
 }
