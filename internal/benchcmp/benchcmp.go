@@ -92,13 +92,13 @@ type Result struct {
 	Met    bool
 }
 
-// Run measures the rows whose What matches filter (all when nil), writes
+// Run measures the rows whose What matches filter, writes
 // the table to w, and reports whether every goal was met.
 func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) bool {
 	var results []Result
 	all := true
 	for _, r := range rows {
-		if filter != nil && !filter.MatchString(r.What) {
+		if !filter.MatchString(r.What) {
 			continue
 		}
 		if e.Ctx.Err() != nil {

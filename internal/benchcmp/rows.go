@@ -1,6 +1,7 @@
 package benchcmp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -285,29 +286,25 @@ func measureSettle(e *Env) (float64, string, error) {
 	}
 	id := strings.TrimSuffix(filepath.Base(first[0]), "_seq0001.txt")
 
-	watch := exec.CommandContext(e.Ctx, bin, "--root", root, "watch", id)
-	watch.Env = append(os.Environ(), "NO_COLOR=1")
 	log := filepath.Join(root, "watch.log")
 	out, err := os.Create(log)
 	if err != nil {
 		return 0, "", err
 	}
 	defer out.Close()
+	ctx, stop := context.WithCancel(e.Ctx)
+	watch := exec.CommandContext(ctx, bin, "--root", root, "watch", id)
+	watch.Cancel = func() error { return watch.Process.Signal(os.Interrupt) }
+	watch.WaitDelay = 10 * time.Second
+	watch.Env = append(os.Environ(), "NO_COLOR=1")
 	watch.Stdout, watch.Stderr = out, out
 	if err := watch.Start(); err != nil {
+		stop()
 		return 0, "", fmt.Errorf("courier watch: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- watch.Wait() }()
-	defer func() {
-		watch.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			watch.Process.Kill()
-			<-exited
-		}
-	}()
+	defer func() { stop(); <-exited }()
 
 	seq := 1
 	turn := func(save func(p string, data []byte) (time.Time, error)) (time.Duration, error) {
