@@ -65,8 +65,8 @@ type ChatServer struct {
 	aborted int
 }
 
-// NewChatServer serves the steps in order, one a request; a request past
-// the last fails the test.
+// NewChatServer serves the steps in order, one a request; one more fails
+// the test.
 func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
 	return NewChatServerFunc(t, func(n int, _ ChatRequest) Step {
 		if n > len(steps) {
@@ -77,17 +77,15 @@ func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
 	})
 }
 
-// NewChatServerFunc answers request n (from 1) with respond's step, so a
-// test can answer according to what was asked.
+// NewChatServerFunc answers request n (from 1) with respond's step.
 func NewChatServerFunc(t testing.TB, respond func(n int, req ChatRequest) Step) *ChatServer {
 	s := StartChatServer(respond, t.Errorf)
 	t.Cleanup(s.Close)
 	return s
 }
 
-// StartChatServer is NewChatServerFunc for callers without a testing.TB
-// (end-to-end scripts): fail reports a broken request, and Close stops the
-// server.
+// StartChatServer is NewChatServerFunc without a testing.TB (for scripts):
+// fail reports a broken request, Close stops the server.
 func StartChatServer(respond func(n int, req ChatRequest) Step, fail func(format string, args ...any)) *ChatServer {
 	s := &ChatServer{fail: fail, respond: respond, quit: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -101,8 +99,7 @@ func (s *ChatServer) Close() {
 	s.srv.Close()
 }
 
-// Aborted counts the stalled answers that ended because the client gave
-// up on them (closed the connection), as a canceled request does.
+// Aborted counts the stalled answers the client gave up on.
 func (s *ChatServer) Aborted() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -248,7 +245,7 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	}
 }
 
-// pause waits d, or reports false when the client or the test went away.
+// pause waits d; false when the client or the test went away.
 func (s *ChatServer) pause(r *http.Request, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
