@@ -62,28 +62,19 @@ func (c *chunk) errorText() string {
 type messageText string
 
 func (m *messageText) UnmarshalJSON(raw []byte) error {
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return err
-		}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
 		*m = messageText(s)
 		return nil
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			if p.Type == "text" || p.Type == "" {
-				b.WriteString(p.Text)
-			}
+	var parts []struct{ Type, Text string }
+	_ = json.Unmarshal(raw, &parts) // else a shape without text
+	for _, p := range parts {
+		if p.Type == "text" || p.Type == "" {
+			*m += messageText(p.Text)
 		}
-		*m = messageText(b.String())
 	}
-	return nil // null, or a shape without text
+	return nil
 }
 
 // sseReader reads the data of server-sent events, skipping comments
