@@ -150,15 +150,8 @@ func valueText(r Result) string {
 	if r.Err != nil {
 		return "-"
 	}
-	switch r.Row.Unit {
-	case "×":
-		return fmt.Sprintf("%.2f×", r.Value)
-	case "ms":
-		return fmt.Sprintf("%.0f ms", r.Value)
-	case "s":
-		return fmt.Sprintf("%.2f s", r.Value)
-	case "":
-		return fmt.Sprintf("%.3g", r.Value)
+	if format, ok := map[string]string{"×": "%.2f×", "ms": "%.0f ms", "s": "%.2f s", "": "%.3g"}[r.Row.Unit]; ok {
+		return fmt.Sprintf(format, r.Value)
 	}
 	return fmt.Sprintf("%.3g %s", r.Value, r.Row.Unit)
 }
