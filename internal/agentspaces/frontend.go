@@ -71,16 +71,11 @@ func writeEvents(b *strings.Builder, r frontend.Request) {
 
 // fenceFor returns a code fence longer than any run of backticks in text.
 func fenceFor(text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
+	longest := 2
+	for _, run := range strings.FieldsFunc(text, func(r rune) bool { return r != '`' }) {
+		longest = max(longest, len(run))
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return strings.Repeat("`", longest+1)
 }
 
 // Parse implements frontend.FrontEnd.
