@@ -136,7 +136,6 @@ type outcome struct {
 	tokens     int    // tokens of the reply, when known
 }
 
-// execute is Execute of every backend.
 func execute(ctx context.Context, b backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	defer recoverPanic(&err)
 	if err := runCtx.Validate(); err != nil {
@@ -151,7 +150,6 @@ type permanentError struct{ error }
 func (e permanentError) Unwrap() error   { return e.error }
 func (e permanentError) permanent() bool { return true }
 
-// permanent reports whether err is a failure no restart can fix.
 func permanent(err error) bool {
 	var p interface{ permanent() bool }
 	return errors.As(err, &p) && p.permanent()

@@ -73,7 +73,6 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	return o, syncReply(stdoutFile)
 }
 
-// createOutputs creates (or empties) the run's stdout and stderr files.
 func createOutputs(runCtx *RunContext) (stdout, stderr *os.File, err error) {
 	stdout, err = os.OpenFile(runCtx.StdoutPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

@@ -167,7 +167,6 @@ var (
 	errStalled    = errors.New("stalled")
 )
 
-// send makes one request and reads its answer into the reply.
 func (a *attempt) send(ctx context.Context) (outcome, error) {
 	o := a.o
 	actx, cancel := context.WithCancelCause(ctx)

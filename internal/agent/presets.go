@@ -63,7 +63,6 @@ var presets = []preset{
 	}},
 }
 
-// withFlag appends flag and value when value is set.
 func withFlag(argv []string, flag, value string) []string {
 	if value == "" {
 		return argv

@@ -112,7 +112,6 @@ func lookPath(name, dir string, env []string) (string, error) {
 	return "", &notFoundError{name: name, err: errors.New("not on PATH")}
 }
 
-// executable reports whether p is a file courier may execute.
 func executable(p string) error {
 	fi, err := os.Stat(p)
 	switch {

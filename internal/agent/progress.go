@@ -53,7 +53,6 @@ func newReporter(obs func(Event), runID, agentType, model string) *reporter {
 	return &reporter{obs: obs, base: Event{RunID: runID, Agent: agentType, Model: model}, start: time.Now(), sent: -1}
 }
 
-// event reports e with the totals received so far.
 func (r *reporter) event(e Event) {
 	if r.obs != nil {
 		e.RunID, e.Agent, e.Model = r.base.RunID, r.base.Agent, r.base.Model

@@ -116,7 +116,6 @@ func (o HTTPOptions) retryWait(err error, retry int) (time.Duration, bool, error
 	return 0, false, nil
 }
 
-// sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-time.After(d):

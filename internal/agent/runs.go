@@ -26,7 +26,6 @@ const (
 	RunInfoFile = "run-info.json" // the run's record (RunInfo)
 )
 
-// The statuses of a run.
 const (
 	StatusRunning   = "running"
 	StatusCompleted = "completed"
@@ -274,7 +273,6 @@ func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
 	}
 }
 
-// recordPID notes the running program in the run's record.
 func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
 	info.PID = pid
 	info.PIDStart, _ = processStart(pid)

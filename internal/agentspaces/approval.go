@@ -12,7 +12,6 @@ import (
 // Decision answers an approvalRequired event.
 type Decision string
 
-// The two decisions.
 const (
 	Approved Decision = "approved"
 	Denied   Decision = "denied"

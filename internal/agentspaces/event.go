@@ -10,7 +10,6 @@ import (
 // RunStatus is the status of an events message.
 type RunStatus string
 
-// The three run statuses.
 const (
 	StatusCompleted        RunStatus = "completed"
 	StatusAwaitingApproval RunStatus = "awaiting_approval"
@@ -28,7 +27,6 @@ type EventsMessage struct {
 // EventType names an event; operation events share the operation's name.
 type EventType string
 
-// The event types.
 const (
 	EventUserMessage      EventType = "userMessage"
 	EventMessage          EventType = "message"

@@ -127,7 +127,6 @@ func nextCall() int {
 	return n
 }
 
-// record writes the arguments and stdin of this call.
 func record(stdin []byte, call int) {
 	dir := os.Getenv("FAKELLM_RECORD")
 	if dir == "" {
@@ -218,7 +217,6 @@ func reply(request string) string {
 	return strings.ReplaceAll(text, "{{SEQUENCE}}", seq[1])
 }
 
-// scripted reads reply n of the script.
 func scripted(script string, n int) string {
 	fi, err := os.Stat(script)
 	if err != nil {
