@@ -134,7 +134,9 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case step.Hangup:
-		hangup(w)
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
 	case step.Status != 0 && step.Status != http.StatusOK:
 		body := cmp.Or(step.ErrorBody, `{"error":{"message":"scripted failure","type":"server_error"}}`)
 		if step.RetryAfter != "" {
@@ -147,17 +149,6 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.stream(w, r, step)
 	default:
 		whole(w, req, step)
-	}
-}
-
-func hangup(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("chat server: cannot hang up")
-	}
-	conn, _, err := hj.Hijack()
-	if err == nil {
-		conn.Close()
 	}
 }
 
@@ -177,15 +168,12 @@ func whole(w http.ResponseWriter, req ChatRequest, step Step) {
 }
 
 func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
-	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	send := func(text string) {
 		io.WriteString(w, text)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		http.NewResponseController(w).Flush()
 	}
 	reply := []rune(step.Reply)
 	if step.MidStreamError != "" || step.Stall {
