@@ -57,11 +57,10 @@ func Names() []string {
 
 // New builds the agent spec describes, or says clearly what is missing.
 func New(spec Spec) (Agent, error) {
-	getenv := spec.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	if spec.Getenv == nil {
+		spec.Getenv = os.Getenv
 	}
-	maxReply := cmp.Or(max(spec.MaxReply, 0), DefaultMaxReply)
+	spec.MaxReply = cmp.Or(max(spec.MaxReply, 0), DefaultMaxReply)
 	name := strings.ToLower(strings.TrimSpace(spec.Name))
 	if name == "" && len(spec.Command) > 0 {
 		name = NameCommand
@@ -72,7 +71,7 @@ func New(spec Spec) (Agent, error) {
 		return nil, setupError(errors.New("no agent chosen"),
 			"set name in the [agent] table of courier.toml, or use --agent NAME ("+strings.Join(Names(), ", ")+")")
 	case NameOpenAI:
-		return newOpenAI(spec, getenv, maxReply)
+		return newOpenAI(spec)
 	case NameCommand:
 		var err error
 		if argv, err = commandLine(spec.Command); err != nil {
@@ -95,7 +94,7 @@ func New(spec Spec) (Agent, error) {
 		}
 		argv = p.argv(spec.Model)
 	}
-	return &commandAgent{typ: name, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
+	return &commandAgent{Spec: spec, typ: name, argv: argv}, nil
 }
 
 func commandLine(argv []string) ([]string, error) {

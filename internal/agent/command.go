@@ -18,15 +18,13 @@ const stderrLimit = 4 << 20
 // commandAgent runs a program, request on stdin, reply on stdout: the
 // command backend and every preset.
 type commandAgent struct {
-	typ      string   // "command" or the preset's name
-	argv     []string // never run through a shell
-	modelID  string
-	maxReply int64
-	getenv   func(string) string
+	Spec
+	typ  string   // "command" or the preset's name
+	argv []string // never run through a shell
 }
 
 func (c *commandAgent) Type() string  { return c.typ }
-func (c *commandAgent) model() string { return c.modelID }
+func (c *commandAgent) model() string { return c.Model }
 
 func (c *commandAgent) Execute(ctx context.Context, runCtx *RunContext) error {
 	_, err := execute(ctx, c, runCtx, &reporter{})
@@ -40,7 +38,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	}
 	defer stdoutFile.Close()
 	defer stderrFile.Close()
-	secrets := secretsOf(runCtx, c.getenv)
+	secrets := secretsOf(runCtx, c.Getenv)
 	env := mergeEnvironment(os.Environ(), runCtx.Environment)
 	path, err := lookPath(c.argv[0], runCtx.WorkingDir, env)
 	if err != nil {
@@ -53,7 +51,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	stderr := newRedactor(stderrFile, secrets)
 	cmd := exec.CommandContext(progCtx, path)
 	cmd.Args, cmd.Dir, cmd.Env, cmd.Stdin = c.argv, runCtx.WorkingDir, env, strings.NewReader(runCtx.Prompt)
-	cmd.Stdout = &meter{w: stdout, limit: c.maxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.setBytes}
+	cmd.Stdout = &meter{w: stdout, limit: c.MaxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.setBytes}
 	cmd.Stderr = &meter{w: stderr, limit: stderrLimit, drop: true}
 	o, runErr := runProgram(progCtx, cmd, rep)
 	// What the redactors held back goes into the files before the sync.
@@ -63,7 +61,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil:
-		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.maxReply))
+		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.MaxReply))
 	case errors.As(runErr, &exitErr):
 		last, _ := os.ReadFile(runCtx.StderrPath)
 		return o, &ExitError{Agent: c.typ, Code: o.exitCode, Signal: o.signal, Detail: lastLine(string(last)), Err: runErr}

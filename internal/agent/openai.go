@@ -25,33 +25,25 @@ const maxErrorBody = 64 << 10
 // openAI talks to an OpenAI-compatible chat-completions endpoint (ollama,
 // llama.cpp, vLLM, LM Studio, hosted providers).
 type openAI struct {
-	baseURL  string
-	modelID  string
-	keyEnv   string
-	history  int
-	stream   bool
-	maxReply int64
-	http     HTTPOptions
-	getenv   func(string) string
+	Spec    // with its defaults filled in
+	baseURL string
 }
 
-func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, error) {
+func newOpenAI(spec Spec) (*openAI, error) {
 	if spec.Model == "" {
 		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
 	}
-	keyEnv := cmp.Or(spec.APIKeyEnv, DefaultAPIKeyEnv)
-	if !ValidEnvName(keyEnv) {
-		return nil, fmt.Errorf("api_key_env %q is not a variable name", keyEnv)
+	spec.APIKeyEnv = cmp.Or(spec.APIKeyEnv, DefaultAPIKeyEnv)
+	if !ValidEnvName(spec.APIKeyEnv) {
+		return nil, fmt.Errorf("api_key_env %q is not a variable name", spec.APIKeyEnv)
 	}
-	base, err := NormalizeBaseURL(cmp.Or(spec.BaseURL, getenv("OPENAI_BASE_URL"), defaultBaseURL))
+	base, err := NormalizeBaseURL(cmp.Or(spec.BaseURL, spec.Getenv("OPENAI_BASE_URL"), defaultBaseURL))
 	if err != nil {
 		return nil, err
 	}
-	return &openAI{
-		baseURL: base, modelID: spec.Model, keyEnv: keyEnv, history: max(spec.History, 0),
-		stream: !spec.NoStream, maxReply: maxReply, http: spec.HTTP.withDefaults(), getenv: getenv,
-	}, nil
+	spec.HTTP = spec.HTTP.withDefaults()
+	return &openAI{Spec: spec, baseURL: base}, nil
 }
 
 // NormalizeBaseURL checks an endpoint's base URL and trims what people
@@ -73,7 +65,7 @@ func NormalizeBaseURL(raw string) (string, error) {
 }
 
 func (o *openAI) Type() string  { return NameOpenAI }
-func (o *openAI) model() string { return o.modelID }
+func (o *openAI) model() string { return o.Model }
 
 func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
 	_, err := execute(ctx, o, runCtx, &reporter{})
@@ -94,8 +86,8 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	}
 	defer stdoutFile.Close()
 	defer stderrFile.Close()
-	key := lookupEnv(runCtx, o.getenv, o.keyEnv)
-	secrets := secretsOf(runCtx, o.getenv, o.keyEnv)
+	key := lookupEnv(runCtx, o.Getenv, o.APIKeyEnv)
+	secrets := secretsOf(runCtx, o.Getenv, o.APIKeyEnv)
 
 	messages, err := o.messages(runCtx)
 	if err != nil {
@@ -105,25 +97,25 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
 		Stream   bool      `json:"stream"`
-	}{o.modelID, messages, o.stream})
+	}{o.Model, messages, !o.NoStream})
 
 	stdout := newRedactor(stdoutFile, secrets)
 	stderr := newRedactor(&meter{w: stderrFile, limit: stderrLimit, drop: true}, secrets)
 	defer stderr.Close()
 	a := &attempt{o: o, key: key, body: body, rep: rep,
-		out: &meter{w: stdout, limit: o.maxReply}}
+		out: &meter{w: stdout, limit: o.MaxReply}}
 	var res outcome
 	for n := 1; ; n++ {
 		res, err = a.send(ctx)
 		if err == nil || a.started || ctx.Err() != nil {
 			break
 		}
-		wait, retry, waitErr := o.http.retryWait(err, n)
+		wait, retry, waitErr := o.HTTP.retryWait(err, n)
 		if waitErr != nil {
 			err = waitErr
 			break
 		}
-		if !retry || n > o.http.Retries {
+		if !retry || n > o.HTTP.Retries {
 			break
 		}
 		fmt.Fprintf(stderr, "courier: attempt %d failed: %s; retrying in %s\n", n, redactString(err.Error(), secrets), wait.Round(time.Millisecond))
@@ -147,7 +139,7 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 // messages is the request, after the earlier exchanges that fit the
 // history budget.
 func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
-	earlier, err := history(runCtx, o.history-human.Tokens(runCtx.Prompt))
+	earlier, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
 	return append(earlier, message{Role: "user", Content: runCtx.Prompt}), err
 }
 
@@ -177,13 +169,13 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	if o.stream {
+	if !o.NoStream {
 		req.Header.Set("Accept", "text/event-stream")
 	}
 	if a.key != "" {
 		req.Header.Set("Authorization", "Bearer "+a.key)
 	}
-	wd := newWatchdog(o.http.ResponseTimeout, o.http.IdleTimeout, cancel)
+	wd := newWatchdog(o.HTTP.ResponseTimeout, o.HTTP.IdleTimeout, cancel)
 	defer wd.timer.Stop()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -215,12 +207,12 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	}
 	switch context.Cause(actx) {
 	case errNoResponse:
-		return fmt.Errorf("the endpoint %s did not answer within %s", a.o.endpoint(), a.o.http.ResponseTimeout)
+		return fmt.Errorf("the endpoint %s did not answer within %s", a.o.endpoint(), a.o.HTTP.ResponseTimeout)
 	case errStalled:
-		return fmt.Errorf("the endpoint sent no more of the reply for %s; courier gave up on it", a.o.http.IdleTimeout)
+		return fmt.Errorf("the endpoint sent no more of the reply for %s; courier gave up on it", a.o.HTTP.IdleTimeout)
 	}
 	if errors.Is(err, errReplyTooLarge) {
-		return fmt.Errorf("the reply passed %s; courier stopped it", human.ExactBytes(a.o.maxReply))
+		return fmt.Errorf("the reply passed %s; courier stopped it", human.ExactBytes(a.o.MaxReply))
 	}
 	var se *StatusError
 	var me *midStreamError
@@ -246,12 +238,12 @@ func (a *attempt) statusError(resp *http.Response) error {
 	switch code {
 	case http.StatusUnauthorized:
 		se.what = "the endpoint refused the API key (" + status + ")"
-		fix = "check the key in " + o.keyEnv + " (api_key_env names the variable) and that it belongs to " + o.baseURL
+		fix = "check the key in " + o.APIKeyEnv + " (api_key_env names the variable) and that it belongs to " + o.baseURL
 	case http.StatusForbidden:
 		se.what = "the endpoint refused the request (" + status + ")"
-		fix = "check that the key in " + o.keyEnv + " may use the model '" + o.modelID + "'"
+		fix = "check that the key in " + o.APIKeyEnv + " may use the model '" + o.Model + "'"
 	case http.StatusNotFound:
-		se.what = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", o.modelID, o.endpoint(), status)
+		se.what = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", o.Model, o.endpoint(), status)
 		fix = "check model and base_url in the [agent] table (the base URL usually ends in /v1)"
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		fix = "check the model name; the request may also be longer than the model's context"
@@ -321,7 +313,7 @@ func decodeChunks(data string) ([]chunk, error) {
 }
 
 func (a *attempt) readWhole(body io.Reader) error {
-	data, err := io.ReadAll(io.LimitReader(body, a.o.maxReply*2+maxErrorBody))
+	data, err := io.ReadAll(io.LimitReader(body, a.o.MaxReply*2+maxErrorBody))
 	if err != nil {
 		return err
 	}
