@@ -65,13 +65,11 @@ type rawOp struct {
 
 // message is an operations message read but not yet validated.
 type message struct {
-	line       int // where the object starts
-	hasOps     bool
-	ops        []rawOp
-	hasVersion bool
-	version    json.RawMessage
-	session    string // routing fields a chat reply copies from the request
-
+	line     int // where the object starts
+	hasOps   bool
+	ops      []rawOp
+	version  json.RawMessage // nil when absent
+	session  string          // routing fields a chat reply copies from the request
 	sequence int
 }
 
@@ -114,7 +112,7 @@ func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message,
 		}
 		switch key {
 		case "protocolVersion":
-			m.hasVersion, m.version = true, raw
+			m.version = raw
 		case "session":
 			var s string
 			if json.Unmarshal(raw, &s) == nil && len(s) <= 64 {
@@ -170,7 +168,7 @@ func (m *message) readOps(dec *json.Decoder, data []byte, base int, lines *lineI
 // checkVersion checks protocolVersion is "1.0"; a chat reply (not strict)
 // may leave it out.
 func (m *message) checkVersion(strict bool) error {
-	if !m.hasVersion {
+	if m.version == nil {
 		if strict {
 			return &MessageError{Line: m.line, Reason: `the message has no "protocolVersion"; courier speaks protocol version "1.0"`}
 		}

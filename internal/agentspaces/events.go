@@ -54,7 +54,7 @@ func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
 		e.ErrorDetails = map[string]any{"operationType": string(typ)}
 		return e
 	}
-	e.Type = EventType(typ)
+	e.Type, e.Path = EventType(typ), c.Path
 	e.Success = r.Status == command.OK
 	if !e.Success {
 		e.Error = failure(r)
@@ -63,19 +63,14 @@ func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
 	case command.Message, command.Done:
 		e.Success = true
 	case command.CreateFile:
-		e.Path = c.Path
 		e.BytesWritten = contentSize(c.Content, c.Encoding)
 	case command.ReadFile:
-		e.Path = c.Path
 		e.Content, e.Size, e.Encoding = r.Content, r.Size, UTF8
 		if r.Encoding == command.Base64 {
 			e.Encoding = Base64
 		}
 	case command.EditFile:
-		e.Path = c.Path
 		e.EditsApplied = len(c.Edits)
-	case command.DeleteFile:
-		e.Path = c.Path
 	case command.RunCommand:
 		shellFields(&e, c, r)
 	}
