@@ -6,6 +6,7 @@ package xvfbtest
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -72,23 +73,17 @@ func start(t testing.TB, xvfb string) string {
 	}
 	t.Cleanup(func() { stop(cmd) })
 
-	number := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
-	}()
-	select {
-	case n := <-number:
-		if n == "" {
-			stop(cmd)
-			t.Fatalf("Xvfb exited without a display: %s", stderr.String())
-		}
+	r.SetReadDeadline(time.Now().Add(startLimit))
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if n := strings.TrimSpace(line); n != "" {
 		return ":" + n
-	case <-time.After(startLimit):
-		stop(cmd)
-		t.Fatalf("Xvfb reported no display within %s: %s", startLimit, stderr.String())
-		return ""
 	}
+	stop(cmd)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Xvfb reported no display within %s: %s", startLimit, stderr.String())
+	}
+	t.Fatalf("Xvfb exited without a display: %s", stderr.String())
+	return ""
 }
 
 // stop asks Xvfb to exit, removing its lock file and socket, and kills it
