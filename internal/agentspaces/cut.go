@@ -26,8 +26,14 @@ func cutContent(e *Event, maxLines, room int) int {
 		e.Note = "Left out for room: the readFile events before this one fill what this request may show of files (the token_budget setting); readFile it again in a later reply."
 		return 0
 	}
+	if e.Encoding == Base64 && len(e.Content) > maxLineBytes {
+		keep := maxLineBytes / 4 * 4 // whole bytes
+		n := keep / 4 * 3
+		e.Content = e.Content[:keep]
+		e.Note = fmt.Sprintf("Shortened for this request: the content shows the first %s of the file's %s bytes, as base64; read other parts with a shell operation, e.g. od -A d -t x1 -j %d -N %d %s.",
+			human.Thousands(n), human.Thousands(int(e.Size)), n, n, shellQuote(e.Path))
+	}
 	if e.Encoding == Base64 {
-		cutBase64(e)
 		return len(e.Content)
 	}
 	text := e.Content
@@ -79,17 +85,6 @@ func cutContent(e *Event, maxLines, room int) int {
 	}
 	e.Note = "Shortened for this request: " + strings.Join(note, "; ") + "."
 	return len(e.Content)
-}
-
-func cutBase64(e *Event) {
-	if len(e.Content) <= maxLineBytes {
-		return
-	}
-	keep := maxLineBytes / 4 * 4
-	n := keep / 4 * 3
-	e.Content = e.Content[:keep]
-	e.Note = fmt.Sprintf("Shortened for this request: the content shows the first %s of the file's %s bytes, as base64; read other parts with a shell operation, e.g. od -A d -t x1 -j %d -N %d %s.",
-		human.Thousands(n), human.Thousands(int(e.Size)), n, n, shellQuote(e.Path))
 }
 
 func shellQuote(p string) string {
