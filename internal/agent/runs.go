@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/courier-agent/courier/internal/human"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/courier-agent/courier/internal/human"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -225,7 +225,7 @@ func (r Runs) create(agentType, model string, req Request) (string, RunInfo, err
 	previous, t := "", time.Now()
 	if len(ids) > 0 {
 		previous = ids[len(ids)-1]
-		if prev, ok := runTime(previous); ok && !t.After(prev) {
+		if prev := runTime(previous); !t.After(prev) {
 			t = prev.Add(time.Millisecond)
 		}
 	}
@@ -247,12 +247,10 @@ func (r Runs) create(agentType, model string, req Request) (string, RunInfo, err
 	return dir, info, writeInfo(dir, info)
 }
 
-func runTime(id string) (time.Time, bool) {
-	if !ValidRunID(id) {
-		return time.Time{}, false
-	}
-	t, err := time.Parse("20060102-150405.000", id[:15]+"."+id[15:18])
-	return t, err == nil
+// runTime reads the start time in a valid id.
+func runTime(id string) time.Time {
+	t, _ := time.Parse("20060102-150405.000", id[:15]+"."+id[15:18])
+	return t
 }
 
 // runContext is the protocol's view of the run, working in work. The
@@ -281,12 +279,7 @@ func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
 
 func (r Runs) readReply(path, agentType string) (string, error) {
 	limit := cmp.Or(max(r.MaxReply, 0), DefaultMaxReply)
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("read the reply: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := os.ReadFile(path) // the backends stop a reply past the limit
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("read the reply: %w", err)
@@ -402,7 +395,7 @@ func (r Runs) Recover() ([]string, error) {
 		switch {
 		case err != nil:
 			info = RunInfo{RunID: id, Error: "courier stopped before recording the run"}
-			info.StartTime, _ = runTime(id)
+			info.StartTime = runTime(id)
 		case info.Status != StatusRunning:
 			continue
 		}
