@@ -42,9 +42,9 @@ func DecodeApproval(data []byte) (Approval, error) {
 	}
 	var msg struct {
 		Approval *struct {
-			OperationID *string `json:"operationId"`
+			OperationID string  `json:"operationId"`
 			Decision    *string `json:"decision"`
-			Reason      *string `json:"reason"`
+			Reason      string  `json:"reason"`
 		} `json:"approval"`
 		Type    string  `json:"type"`
 		Content *string `json:"content"`
@@ -57,24 +57,16 @@ func DecodeApproval(data []byte) (Approval, error) {
 		return Approval{}, fmt.Errorf("the approval is not a JSON object: %w", err)
 	}
 	if a := msg.Approval; a != nil {
-		if a.OperationID == nil || *a.OperationID == "" {
+		if a.OperationID == "" {
 			return Approval{}, fmt.Errorf(`the approval has no "operationId"`)
 		}
 		if a.Decision == nil {
 			return Approval{}, fmt.Errorf(`the approval has no "decision"; it must be "approved" or "denied"`)
 		}
 		d, err := decision(*a.Decision, true)
-		if err != nil {
-			return Approval{}, err
-		}
-		out := Approval{OperationID: *a.OperationID, Decision: d}
-		if a.Reason != nil {
-			out.Reason = *a.Reason
-		}
-		return out, nil
+		return Approval{OperationID: a.OperationID, Decision: d, Reason: a.Reason}, err
 	}
-	content := msg.Content
-	typ := msg.Type
+	typ, content := msg.Type, msg.Content
 	if len(msg.Events) == 1 {
 		typ, content = msg.Events[0].Type, msg.Events[0].Content
 	}
