@@ -84,6 +84,7 @@ func (e *Env) Courier() (string, error) {
 	return bin, nil
 }
 
+// Result is a measured row.
 type Result struct {
 	Row    Row
 	Value  float64
