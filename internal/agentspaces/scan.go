@@ -1,8 +1,6 @@
 package agentspaces
 
-import (
-	"strings"
-)
+import "strings"
 
 // maxDepth is how deeply JSON may nest, the limit of Go's decoder.
 const maxDepth = 10000
@@ -59,16 +57,8 @@ func scan(text string) *scanner {
 // objectStart reports whether the text after a "{" at i-1 can begin a
 // JSON object, unlike code's "if x {".
 func objectStart(text string, i int) bool {
-	for ; i < len(text); i++ {
-		switch text[i] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"', '}', '/':
-			return true
-		}
-		return false
-	}
-	return false
+	rest := strings.TrimLeft(text[i:], " \t\r\n")
+	return rest != "" && strings.IndexByte(`"}/`, rest[0]) >= 0
 }
 
 // object scans the object opening at start and returns where to go on.
