@@ -234,18 +234,12 @@ func (x *lineIndex) seek(off int) {
 	if off < x.pos {
 		x.pos, x.ln, x.col = 0, 1, 1
 	}
-	for x.pos < off {
-		rest := x.text[x.pos:off]
-		i := strings.IndexByte(rest, '\n')
-		if i < 0 {
-			x.col += utf8.RuneCountInString(rest)
-			x.pos = off
-			break
-		}
-		x.ln++
-		x.col = 1
-		x.pos += i + 1
+	rest := x.text[x.pos:off]
+	if i := strings.LastIndexByte(rest, '\n'); i >= 0 {
+		x.ln, x.col, rest = x.ln+strings.Count(rest, "\n"), 1, rest[i+1:]
 	}
+	x.col += utf8.RuneCountInString(rest)
+	x.pos = off
 }
 
 func (x *lineIndex) line(off int) int {
