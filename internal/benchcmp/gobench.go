@@ -1,7 +1,6 @@
 package benchcmp
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os/exec"
@@ -58,10 +57,8 @@ var procsSuffix = regexp.MustCompile(`-\d+$`)
 // keeping the lowest of each figure.
 func parseGoBench(out []byte) GoResults {
 	r := GoResults{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
 		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
 			continue
 		}
