@@ -21,11 +21,8 @@ import (
 
 // Agent is one backend, as the conductor-loop agent protocol defines it.
 type Agent interface {
-	// Execute runs the agent once: it reads runCtx.Prompt and leaves the
-	// reply in runCtx.StdoutPath and diagnostics in runCtx.StderrPath. It
-	// returns nil on success (exit code 0); otherwise an error, an
-	// *ExitError when the agent exited with another code. It stops when ctx
-	// is done and never panics.
+	// Execute runs the agent once: the reply goes to runCtx.StdoutPath,
+	// diagnostics to StderrPath; a non-zero exit is an *ExitError.
 	Execute(ctx context.Context, runCtx *RunContext) error
 
 	// Type names the backend in lower case: "claude", "command", "openai".
@@ -44,12 +41,10 @@ type RunContext struct {
 	Environment map[string]string // variables set over the process environment
 }
 
-// runIDPattern is the shape NewRunID gives.
 var runIDPattern = regexp.MustCompile(`^\d{8}-\d{9}-\d+$`)
 
-// NewRunID returns the id of a run started at t by process pid, in the
-// protocol's format YYYYMMDD-HHMMSSmmm-PID; in UTC, so that ids sort in
-// the order runs started.
+// NewRunID returns the protocol's YYYYMMDD-HHMMSSmmm-PID, in UTC so
+// that ids sort in the order runs started.
 func NewRunID(t time.Time, pid int) string {
 	t = t.UTC()
 	return fmt.Sprintf("%s%03d-%d", t.Format("20060102-150405"), t.Nanosecond()/int(time.Millisecond), pid)
@@ -58,9 +53,8 @@ func NewRunID(t time.Time, pid int) string {
 // ValidRunID reports whether id has the shape NewRunID gives.
 func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
 
-// Validate checks the fields the protocol requires before anything runs:
-// the run id, the working folder (an existing folder) and the two output
-// paths (absolute). Each error names the field.
+// Validate checks the fields the protocol requires; each error names the
+// field.
 func (rc *RunContext) Validate() error {
 	if rc == nil {
 		return errors.New("run context is nil")
@@ -91,13 +85,13 @@ func (rc *RunContext) Validate() error {
 }
 
 // ExitError is an agent program that exited with a code other than 0, or
-// was killed by a signal (Code 128+N, as the protocol says).
+// was killed by signal N (Code 128+N).
 type ExitError struct {
 	Agent  string // the agent's type
 	Code   int
 	Signal string // "SIGKILL", if a signal killed it
 	Detail string // its last line on stderr, so the person sees why
-	Err    error  // the error of os/exec
+	Err    error
 }
 
 func (e *ExitError) Error() string {
@@ -113,8 +107,8 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// recoverPanic turns a panic into *err, so that a backend cannot take
-// courier down in the middle of a session.
+// recoverPanic turns a panic into *err: a backend must not take courier
+// down mid-session.
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("agent panic: %v", r)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/textdist"
@@ -26,32 +27,22 @@ const DefaultMaxReply = 20 << 20
 // DefaultAPIKeyEnv is the variable the openai backend reads its key from.
 const DefaultAPIKeyEnv = "OPENAI_API_KEY"
 
-// Spec describes the agent to build; courier fills it from the [agent]
-// settings.
+// Spec describes the agent to build, from the [agent] settings.
 type Spec struct {
-	// Name is a preset ("claude", "codex", "gemini", "llm", "ollama"),
-	// "command" or "openai". Empty with a Command means "command".
-	Name string
-	// Command is the program and its arguments for "command", never run
-	// through a shell; a relative path is taken from the current folder.
-	Command []string
-	// Model is passed to the preset or sent to the endpoint; "" leaves a
-	// preset's program its default. ollama and openai need one.
-	Model string
-	// BaseURL is the openai endpoint's base, like http://localhost:11434/v1;
-	// "" means OPENAI_BASE_URL, then https://api.openai.com/v1.
+	Name    string   // a preset, "command" or "openai"; "" with a Command means "command"
+	Command []string // for "command": never run through a shell; a relative path is from the current folder
+	Model   string   // "" leaves a preset's program its default; ollama and openai need one
+	// BaseURL is the openai endpoint's base; "" means OPENAI_BASE_URL, then
+	// https://api.openai.com/v1.
 	BaseURL   string
-	APIKeyEnv string // the variable holding the openai key; "" means OPENAI_API_KEY
-	// History is the token budget of earlier requests and replies the
-	// openai backend sends along, oldest dropped first; 0 sends each
-	// request alone (it is complete in itself).
+	APIKeyEnv string // "" means OPENAI_API_KEY
+	// History is the token budget of earlier exchanges the openai backend
+	// sends along, oldest dropped first; 0 sends each request alone.
 	History  int
-	NoStream bool  // ask the openai endpoint for the whole reply at once
-	MaxReply int64 // a longer reply fails the run and stops the agent; 0 means DefaultMaxReply
+	NoStream bool
+	MaxReply int64 // a longer reply fails the run; 0 means DefaultMaxReply
 	HTTP     HTTPOptions
-	// Getenv reads OPENAI_BASE_URL and the keys after a run's Environment;
-	// nil means os.Getenv.
-	Getenv func(string) string
+	Getenv   func(string) string // reads variables after a run's Environment; nil means os.Getenv
 }
 
 // Names lists the agent names Spec.Name accepts: the presets, then
@@ -66,11 +57,10 @@ func Names() []string {
 
 // New builds the agent spec describes, or says clearly what is missing.
 func New(spec Spec) (Agent, error) {
-	getenv := spec.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	if spec.Getenv == nil {
+		spec.Getenv = os.Getenv
 	}
-	maxReply := cmp.Or(max(spec.MaxReply, 0), DefaultMaxReply)
+	spec.MaxReply = cmp.Or(max(spec.MaxReply, 0), DefaultMaxReply)
 	name := strings.ToLower(strings.TrimSpace(spec.Name))
 	if name == "" && len(spec.Command) > 0 {
 		name = NameCommand
@@ -81,28 +71,32 @@ func New(spec Spec) (Agent, error) {
 		return nil, setupError(errors.New("no agent chosen"),
 			"set name in the [agent] table of courier.toml, or use --agent NAME ("+strings.Join(Names(), ", ")+")")
 	case NameOpenAI:
-		return newOpenAI(spec, getenv, maxReply)
+		return newOpenAI(spec)
 	case NameCommand:
 		var err error
 		if argv, err = commandLine(spec.Command); err != nil {
 			return nil, err
 		}
 	default:
-		p, ok := findPreset(name)
-		if !ok {
-			return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, nameSuggestion(name)),
+		i := slices.IndexFunc(presets, func(p preset) bool { return p.name == name })
+		if i < 0 {
+			hint := ""
+			if best := textdist.Nearest(name, Names()); best != "" {
+				hint = "; did you mean '" + best + "'?"
+			}
+			return nil, setupError(fmt.Errorf("unknown agent '%s'%s", spec.Name, hint),
 				"the agents are "+strings.Join(Names(), ", "))
 		}
+		p := presets[i]
 		if p.needsModel && spec.Model == "" {
 			return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
 				"set model in the [agent] table of courier.toml, or use --model NAME")
 		}
 		argv = p.argv(spec.Model)
 	}
-	return &commandAgent{typ: name, argv: argv, modelID: spec.Model, maxReply: maxReply, getenv: getenv}, nil
+	return &commandAgent{Spec: spec, typ: name, argv: argv}, nil
 }
 
-// commandLine checks the command backend's argument list.
 func commandLine(argv []string) ([]string, error) {
 	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
 		return nil, setupError(errors.New("the command agent has no command"),
@@ -119,24 +113,13 @@ func commandLine(argv []string) ([]string, error) {
 	return out, nil
 }
 
-// nameSuggestion completes an unknown-agent error with a near name.
-func nameSuggestion(name string) string {
-	best := textdist.Nearest(name, Names())
-	if best == "" {
-		return ""
-	}
-	return "; did you mean '" + best + "'?"
-}
-
-// envNamePattern is the shape of an environment variable's name.
 var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ValidEnvName reports whether name can name an environment variable, as
 // api_key_env must.
 func ValidEnvName(name string) bool { return envNamePattern.MatchString(name) }
 
-// backend is what the agents New builds add to Agent for Runs: their
-// model, and progress and details of the run.
+// backend is an agent New builds: it also reports progress and details.
 type backend interface {
 	Agent
 	model() string
@@ -152,8 +135,6 @@ type outcome struct {
 	tokens     int    // tokens of the reply, when known
 }
 
-// execute is Execute of every backend: it validates the run context and
-// turns a panic into an error, then runs. rep is never nil.
 func execute(ctx context.Context, b backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	defer recoverPanic(&err)
 	if err := runCtx.Validate(); err != nil {
@@ -168,8 +149,6 @@ type permanentError struct{ error }
 func (e permanentError) Unwrap() error   { return e.error }
 func (e permanentError) permanent() bool { return true }
 
-// permanent reports whether err is a failure no restart can fix (a
-// missing program, a refused key, an unknown model).
 func permanent(err error) bool {
 	var p interface{ permanent() bool }
 	return errors.As(err, &p) && p.permanent()

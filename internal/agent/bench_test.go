@@ -20,13 +20,13 @@ func BenchmarkStreamedReply(b *testing.B) {
 	}
 	sse.WriteString("data: [DONE]\n\n")
 	stream := sse.String()
-	o := &openAI{maxReply: DefaultMaxReply}
+	o := &openAI{Spec: Spec{MaxReply: DefaultMaxReply}}
 	secrets := []string{"sk-proj-0123456789abcdef", "sk-ant-0123456789abcdef"}
 	b.SetBytes(int64(len(reply)))
 	b.ReportAllocs()
 	for b.Loop() {
 		red := newRedactor(io.Discard, secrets)
-		a := &attempt{o: o, rep: &reporter{}, out: &meter{w: red, limit: o.maxReply}}
+		a := &attempt{o: o, rep: &reporter{}, out: &meter{w: red, limit: o.MaxReply}}
 		wd := newWatchdog(time.Hour, time.Hour, func(error) {})
 		if err := a.readStream(strings.NewReader(stream), wd); err != nil {
 			b.Fatal(err)

@@ -11,24 +11,21 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// stderrLimit caps what courier keeps of an agent's stderr: it is only
-// for the person to read, and a runaway program must not fill the disk.
+// stderrLimit caps what courier keeps of an agent's stderr, only for the
+// person to read.
 const stderrLimit = 4 << 20
 
-// commandAgent runs a program that reads the request on stdin and writes
-// the reply on stdout: the command backend and every preset.
+// commandAgent runs a program, request on stdin, reply on stdout: the
+// command backend and every preset.
 type commandAgent struct {
-	typ      string   // "command" or the preset's name
-	argv     []string // never run through a shell
-	modelID  string
-	maxReply int64
-	getenv   func(string) string
+	Spec
+	typ  string   // "command" or the preset's name
+	argv []string // never run through a shell
 }
 
 func (c *commandAgent) Type() string  { return c.typ }
-func (c *commandAgent) model() string { return c.modelID }
+func (c *commandAgent) model() string { return c.Model }
 
-// Execute runs the program once, as the protocol says.
 func (c *commandAgent) Execute(ctx context.Context, runCtx *RunContext) error {
 	_, err := execute(ctx, c, runCtx, &reporter{})
 	return err
@@ -41,7 +38,7 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	}
 	defer stdoutFile.Close()
 	defer stderrFile.Close()
-	secrets := secretsOf(runCtx, c.getenv)
+	secrets := secretsOf(runCtx, c.Getenv)
 	env := mergeEnvironment(os.Environ(), runCtx.Environment)
 	path, err := lookPath(c.argv[0], runCtx.WorkingDir, env)
 	if err != nil {
@@ -54,30 +51,26 @@ func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporte
 	stderr := newRedactor(stderrFile, secrets)
 	cmd := exec.CommandContext(progCtx, path)
 	cmd.Args, cmd.Dir, cmd.Env, cmd.Stdin = c.argv, runCtx.WorkingDir, env, strings.NewReader(runCtx.Prompt)
-	cmd.Stdout = &meter{w: stdout, limit: c.maxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.setBytes}
+	cmd.Stdout = &meter{w: stdout, limit: c.MaxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.setBytes}
 	cmd.Stderr = &meter{w: stderr, limit: stderrLimit, drop: true}
-	status, runErr := runProgram(progCtx, cmd, rep)
-	// What the redactors held back belongs to the files before they are
-	// synced; a write error here only loses the tail of the output.
+	o, runErr := runProgram(progCtx, cmd, rep)
+	// What the redactors held back goes into the files before the sync.
 	_ = stdout.Close()
 	_ = stderr.Close()
 	rep.flush()
 	var exitErr *exec.ExitError
-	o := outcome{exitCode: status.code, signal: status.signal, hasExit: runErr == nil || errors.As(runErr, &exitErr)}
 	switch {
 	case errors.Is(context.Cause(progCtx), errReplyTooLarge) && ctx.Err() == nil:
-		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.maxReply))
-	case exitErr != nil:
-		// Its last words on stderr say why; the file holds at most stderrLimit.
+		return o, fmt.Errorf("the reply of %s passed %s; courier stopped it", c.typ, human.ExactBytes(c.MaxReply))
+	case errors.As(runErr, &exitErr):
 		last, _ := os.ReadFile(runCtx.StderrPath)
-		return o, &ExitError{Agent: c.typ, Code: status.code, Signal: status.signal, Detail: lastLine(string(last)), Err: runErr}
+		return o, &ExitError{Agent: c.typ, Code: o.exitCode, Signal: o.signal, Detail: lastLine(string(last)), Err: runErr}
 	case runErr != nil:
 		return o, runErr
 	}
 	return o, syncReply(stdoutFile)
 }
 
-// createOutputs creates (or empties) the two files the protocol names.
 func createOutputs(runCtx *RunContext) (stdout, stderr *os.File, err error) {
 	stdout, err = os.OpenFile(runCtx.StdoutPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

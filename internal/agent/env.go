@@ -1,10 +1,6 @@
 package agent
 
-import (
-	"maps"
-	"slices"
-	"strings"
-)
+import "slices"
 
 // The variables the protocol sets for every run.
 const (
@@ -15,10 +11,8 @@ const (
 	EnvRunID      = "JRUN_ID"         // RunContext.RunID
 )
 
-// keyVariables are the variables the protocol names for API keys. Their
-// values reach the agent through its environment (or, for the openai
-// backend, the Authorization header) and nowhere else: courier redacts
-// them from everything it writes about a run.
+// keyVariables are the protocol's API key variables: courier redacts
+// their values from everything it writes about a run.
 var keyVariables = []string{
 	"OPENAI_API_KEY",
 	"ANTHROPIC_API_KEY",
@@ -28,25 +22,17 @@ var keyVariables = []string{
 	"XAI_API_KEY",
 }
 
-// mergeEnvironment returns base ("NAME=value" entries, like os.Environ)
-// with the overrides set, as the protocol merges a run's Environment over
-// the process environment: an override replaces every entry of its name.
+// mergeEnvironment sets overrides over base (os.Environ entries); os/exec
+// and lookPath take the last entry of a name.
 func mergeEnvironment(base []string, overrides map[string]string) []string {
-	out := make([]string, 0, len(base)+len(overrides))
-	for _, kv := range base {
-		name, _, ok := strings.Cut(kv, "=")
-		if _, replaced := overrides[name]; ok && name != "" && !replaced {
-			out = append(out, kv)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(overrides)) {
-		out = append(out, name+"="+overrides[name])
+	out := slices.Clone(base)
+	for name, v := range overrides {
+		out = append(out, name+"="+v)
 	}
 	return out
 }
 
-// lookupEnv reads a variable as the agent sees it: the run's Environment
-// first, then the process environment (getenv).
+// lookupEnv reads a variable as the agent sees it.
 func lookupEnv(runCtx *RunContext, getenv func(string) string, name string) string {
 	if v, ok := runCtx.Environment[name]; ok {
 		return v
@@ -54,18 +40,15 @@ func lookupEnv(runCtx *RunContext, getenv func(string) string, name string) stri
 	return getenv(name)
 }
 
-// minSecretLen is the shortest value treated as a key. Local servers
-// accept any key and people write "x" or "ollama"; redacting such values
-// would mangle replies without protecting anything.
+// minSecretLen is the shortest value treated as a key: local servers take
+// any key, and redacting "x" or "ollama" would mangle replies.
 const minSecretLen = 8
 
-// secretsOf returns the values of the key variables (and of extra, the
-// variable an openai backend reads its key from) as the run sees them.
+// secretsOf returns the values of the key variables and of extra.
 func secretsOf(runCtx *RunContext, getenv func(string) string, extra ...string) []string {
 	var out []string
 	for _, name := range slices.Concat(keyVariables, extra) {
-		v := lookupEnv(runCtx, getenv, name)
-		if len(v) >= minSecretLen && !slices.Contains(out, v) {
+		if v := lookupEnv(runCtx, getenv, name); len(v) >= minSecretLen && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}

@@ -8,12 +8,10 @@ import (
 	"slices"
 )
 
-// history returns the conversation before runCtx's run: the request and
-// reply of each completed earlier run of the session, read from the run
-// folders under TASK_FOLDER, so it survives a restart of courier. Failed
-// runs are left out (their request is sent again anyway). Within budget
-// tokens the newest exchanges are kept and the oldest dropped first,
-// whole.
+// history returns the request and reply of each completed earlier run of
+// the session, from the run folders (so it survives a restart), newest
+// kept first within budget tokens. A failed run's request is sent again
+// anyway.
 func history(runCtx *RunContext, budget int) ([]message, error) {
 	session := runCtx.Environment[EnvTaskFolder]
 	if session == "" || budget <= 0 {

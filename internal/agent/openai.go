@@ -17,48 +17,37 @@ import (
 	"time"
 )
 
-// defaultBaseURL is OpenAI's own endpoint, used when neither base_url nor
-// OPENAI_BASE_URL says otherwise.
 const defaultBaseURL = "https://api.openai.com/v1"
 
 // maxErrorBody caps what courier reads of an error answer.
 const maxErrorBody = 64 << 10
 
-// openAI talks to an OpenAI-compatible chat-completions endpoint, as
-// ollama, llama.cpp's server, vLLM, LM Studio and hosted providers serve it.
+// openAI talks to an OpenAI-compatible chat-completions endpoint (ollama,
+// llama.cpp, vLLM, LM Studio, hosted providers).
 type openAI struct {
-	baseURL  string
-	modelID  string
-	keyEnv   string
-	history  int
-	stream   bool
-	maxReply int64
-	http     HTTPOptions
-	getenv   func(string) string
+	Spec    // with its defaults filled in
+	baseURL string
 }
 
-func newOpenAI(spec Spec, getenv func(string) string, maxReply int64) (*openAI, error) {
+func newOpenAI(spec Spec) (*openAI, error) {
 	if spec.Model == "" {
 		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
 	}
-	keyEnv := cmp.Or(spec.APIKeyEnv, DefaultAPIKeyEnv)
-	if !ValidEnvName(keyEnv) {
-		return nil, fmt.Errorf("api_key_env %q is not a variable name", keyEnv)
+	spec.APIKeyEnv = cmp.Or(spec.APIKeyEnv, DefaultAPIKeyEnv)
+	if !ValidEnvName(spec.APIKeyEnv) {
+		return nil, fmt.Errorf("api_key_env %q is not a variable name", spec.APIKeyEnv)
 	}
-	base, err := NormalizeBaseURL(cmp.Or(spec.BaseURL, getenv("OPENAI_BASE_URL"), defaultBaseURL))
+	base, err := NormalizeBaseURL(cmp.Or(spec.BaseURL, spec.Getenv("OPENAI_BASE_URL"), defaultBaseURL))
 	if err != nil {
 		return nil, err
 	}
-	return &openAI{
-		baseURL: base, modelID: spec.Model, keyEnv: keyEnv, history: max(spec.History, 0),
-		stream: !spec.NoStream, maxReply: maxReply, http: spec.HTTP.withDefaults(), getenv: getenv,
-	}, nil
+	spec.HTTP = spec.HTTP.withDefaults()
+	return &openAI{Spec: spec, baseURL: base}, nil
 }
 
 // NormalizeBaseURL checks an endpoint's base URL and trims what people
-// often paste with it: a trailing slash, or the /chat/completions path
-// itself.
+// paste with it: a trailing slash, the /chat/completions path.
 func NormalizeBaseURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -76,15 +65,13 @@ func NormalizeBaseURL(raw string) (string, error) {
 }
 
 func (o *openAI) Type() string  { return NameOpenAI }
-func (o *openAI) model() string { return o.modelID }
+func (o *openAI) model() string { return o.Model }
 
-// Execute sends the request once (with retries), as the protocol says.
 func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
 	_, err := execute(ctx, o, runCtx, &reporter{})
 	return err
 }
 
-// message is one chat message.
 type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -99,36 +86,36 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	}
 	defer stdoutFile.Close()
 	defer stderrFile.Close()
-	key := lookupEnv(runCtx, o.getenv, o.keyEnv)
-	secrets := secretsOf(runCtx, o.getenv, o.keyEnv)
+	key := lookupEnv(runCtx, o.Getenv, o.APIKeyEnv)
+	secrets := secretsOf(runCtx, o.Getenv, o.APIKeyEnv)
 
 	messages, err := o.messages(runCtx)
 	if err != nil {
 		return outcome{}, err
 	}
-	body, _ := json.Marshal(struct { // strings and a bool: cannot fail
+	body, _ := json.Marshal(struct {
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
 		Stream   bool      `json:"stream"`
-	}{o.modelID, messages, o.stream})
+	}{o.Model, messages, !o.NoStream})
 
 	stdout := newRedactor(stdoutFile, secrets)
 	stderr := newRedactor(&meter{w: stderrFile, limit: stderrLimit, drop: true}, secrets)
 	defer stderr.Close()
 	a := &attempt{o: o, key: key, body: body, rep: rep,
-		out: &meter{w: stdout, limit: o.maxReply}}
+		out: &meter{w: stdout, limit: o.MaxReply}}
 	var res outcome
 	for n := 1; ; n++ {
 		res, err = a.send(ctx)
 		if err == nil || a.started || ctx.Err() != nil {
 			break
 		}
-		wait, retry, waitErr := o.http.retryWait(err, n)
+		wait, retry, waitErr := o.HTTP.retryWait(err, n)
 		if waitErr != nil {
 			err = waitErr
 			break
 		}
-		if !retry || n > o.http.Retries {
+		if !retry || n > o.HTTP.Retries {
 			break
 		}
 		fmt.Fprintf(stderr, "courier: attempt %d failed: %s; retrying in %s\n", n, redactString(err.Error(), secrets), wait.Round(time.Millisecond))
@@ -149,19 +136,11 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	return res, syncReply(stdoutFile)
 }
 
-// messages is the conversation sent: the request alone, or with the
-// earlier requests and replies of the session that fit the history
-// budget.
+// messages is the request, after the earlier exchanges that fit the
+// history budget.
 func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
-	current := message{Role: "user", Content: runCtx.Prompt}
-	if o.history == 0 {
-		return []message{current}, nil
-	}
-	earlier, err := history(runCtx, o.history-human.Tokens(runCtx.Prompt))
-	if err != nil {
-		return nil, err
-	}
-	return append(earlier, current), nil
+	earlier, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
+	return append(earlier, message{Role: "user", Content: runCtx.Prompt}), err
 }
 
 // attempt sends the request, possibly several times.
@@ -174,13 +153,12 @@ type attempt struct {
 	started bool // some of the reply arrived: no retry may send it twice
 }
 
-// Errors that end an attempt from inside.
+// Causes of the watchdog's cancellation.
 var (
 	errNoResponse = errors.New("no response")
 	errStalled    = errors.New("stalled")
 )
 
-// send makes one request and reads its answer into the reply.
 func (a *attempt) send(ctx context.Context) (outcome, error) {
 	o := a.o
 	actx, cancel := context.WithCancelCause(ctx)
@@ -190,17 +168,16 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 		return outcome{}, fmt.Errorf("build the request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if o.stream {
+	req.Header.Set("Accept", "application/json")
+	if !o.NoStream {
 		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
 	}
 	if a.key != "" {
 		req.Header.Set("Authorization", "Bearer "+a.key)
 	}
-	wd := newWatchdog(o.http.ResponseTimeout, o.http.IdleTimeout, cancel)
+	wd := newWatchdog(o.HTTP.ResponseTimeout, o.HTTP.IdleTimeout, cancel)
 	defer wd.timer.Stop()
-	resp, err := o.http.Client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return outcome{}, a.transportError(ctx, actx, err)
 	}
@@ -223,20 +200,19 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 }
 
 // transportError explains a failed exchange: the caller's cancellation as
-// is, courier's own timeouts plainly, and anything else as a connection
-// error worth a retry.
+// is, courier's timeouts plainly, anything else as a connection error.
 func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
 	switch context.Cause(actx) {
 	case errNoResponse:
-		return fmt.Errorf("the endpoint %s did not answer within %s", a.o.endpoint(), a.o.http.ResponseTimeout)
+		return fmt.Errorf("the endpoint %s did not answer within %s", a.o.endpoint(), a.o.HTTP.ResponseTimeout)
 	case errStalled:
-		return fmt.Errorf("the endpoint sent no more of the reply for %s; courier gave up on it", a.o.http.IdleTimeout)
+		return fmt.Errorf("the endpoint sent no more of the reply for %s; courier gave up on it", a.o.HTTP.IdleTimeout)
 	}
 	if errors.Is(err, errReplyTooLarge) {
-		return fmt.Errorf("the reply passed %s; courier stopped it", human.ExactBytes(a.o.maxReply))
+		return fmt.Errorf("the reply passed %s; courier stopped it", human.ExactBytes(a.o.MaxReply))
 	}
 	var se *StatusError
 	var me *midStreamError
@@ -246,8 +222,8 @@ func (a *attempt) transportError(ctx, actx context.Context, err error) error {
 	return &connError{err}
 }
 
-// statusError reads an error answer: the server's message, any
-// Retry-After, and what to check for the statuses a person can fix.
+// statusError reads an error answer, saying what to check for the
+// statuses a person can fix.
 func (a *attempt) statusError(resp *http.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	o, code := a.o, resp.StatusCode
@@ -262,12 +238,12 @@ func (a *attempt) statusError(resp *http.Response) error {
 	switch code {
 	case http.StatusUnauthorized:
 		se.what = "the endpoint refused the API key (" + status + ")"
-		fix = "check the key in " + o.keyEnv + " (api_key_env names the variable) and that it belongs to " + o.baseURL
+		fix = "check the key in " + o.APIKeyEnv + " (api_key_env names the variable) and that it belongs to " + o.baseURL
 	case http.StatusForbidden:
 		se.what = "the endpoint refused the request (" + status + ")"
-		fix = "check that the key in " + o.keyEnv + " may use the model '" + o.modelID + "'"
+		fix = "check that the key in " + o.APIKeyEnv + " may use the model '" + o.Model + "'"
 	case http.StatusNotFound:
-		se.what = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", o.modelID, o.endpoint(), status)
+		se.what = fmt.Sprintf("the endpoint has no model '%s' or no %s (%s)", o.Model, o.endpoint(), status)
 		fix = "check model and base_url in the [agent] table (the base URL usually ends in /v1)"
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		fix = "check the model name; the request may also be longer than the model's context"
@@ -284,10 +260,8 @@ func (e *midStreamError) Error() string {
 	return "the endpoint reported an error in the middle of the reply: " + e.msg
 }
 
-// readStream reads a streamed completion, writing each piece of the reply
-// as it arrives. Only data events keep the watchdog quiet: a server that
-// sends keep-alive comments and nothing else must not hold the run
-// forever.
+// readStream reads a streamed completion into the reply. Only data events
+// feed the watchdog: keep-alive comments alone must not hold the run.
 func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	s := newSSEReader(body)
 	finished := false
@@ -323,9 +297,8 @@ func (a *attempt) readStream(body io.Reader, wd *watchdog) error {
 	}
 }
 
-// decodeChunks reads the JSON of one event: one chunk, as servers send
-// it, or several in a row from a server that leaves out the blank lines
-// between events.
+// decodeChunks reads the JSON of one event: one chunk, or several from a
+// server that leaves out the blank lines between events.
 func decodeChunks(data string) ([]chunk, error) {
 	var out []chunk
 	dec := json.NewDecoder(strings.NewReader(data))
@@ -339,9 +312,8 @@ func decodeChunks(data string) ([]chunk, error) {
 	return out, nil
 }
 
-// readWhole reads a completion sent at once.
 func (a *attempt) readWhole(body io.Reader) error {
-	data, err := io.ReadAll(io.LimitReader(body, a.o.maxReply*2+maxErrorBody))
+	data, err := io.ReadAll(io.LimitReader(body, a.o.MaxReply*2+maxErrorBody))
 	if err != nil {
 		return err
 	}
@@ -360,10 +332,10 @@ func (a *attempt) readWhole(body io.Reader) error {
 }
 
 // take writes the text of one chunk to the reply; done reports a finish
-// reason.
+// reason. Of several choices, only the first (courier asks for one) counts.
 func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	done := false
-	if len(c.Choices) > 0 { // courier asks for one choice; others are not the reply
+	if len(c.Choices) > 0 {
 		ch := c.Choices[0]
 		text := string(ch.Message.Content)
 		if streamed {
@@ -388,10 +360,8 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	return done, nil
 }
 
-// watchdog ends an answer that does not come: until the reply's first
-// data it allows first (the model reads the request), then idle between
-// pieces of the reply. It cancels the attempt with errNoResponse or
-// errStalled.
+// watchdog cancels an attempt whose reply does not come: first allows
+// for its beginning (the model reads the request), idle between pieces.
 type watchdog struct {
 	timer *time.Timer
 	idle  time.Duration
@@ -410,14 +380,12 @@ func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *wat
 	return w
 }
 
-// alive notes that some of the reply arrived.
 func (w *watchdog) alive() {
 	w.begun.Store(true)
 	w.timer.Reset(w.idle)
 }
 
-// activeReader tells the watchdog of every read that brings bytes: the
-// body of a whole (not streamed) answer is all reply.
+// activeReader feeds the watchdog with each read of a whole answer.
 type activeReader struct {
 	r  io.Reader
 	wd *watchdog

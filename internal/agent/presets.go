@@ -1,7 +1,5 @@
 package agent
 
-import "slices"
-
 // preset is a coding CLI people already have, run so that it answers one
 // request in plain text and exits: the request on stdin, the reply on
 // stdout, progress and errors on stderr, and none of its own tools, since
@@ -65,15 +63,9 @@ var presets = []preset{
 	}},
 }
 
-// withFlag appends flag and value when value is set.
 func withFlag(argv []string, flag, value string) []string {
 	if value == "" {
 		return argv
 	}
 	return append(argv, flag, value)
-}
-
-func findPreset(name string) (preset, bool) {
-	i := slices.IndexFunc(presets, func(p preset) bool { return p.name == name })
-	return presets[max(i, 0)], i >= 0
 }

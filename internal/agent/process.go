@@ -14,13 +14,11 @@ import (
 	"github.com/courier-agent/courier/internal/procgroup"
 )
 
-// killGrace is how long a stopped agent gets between SIGTERM and SIGKILL
-// to save its own state, and how long courier waits for its output pipes
-// once it exited (only a process it left behind holds them open).
+// killGrace is how long a stopped agent gets between SIGTERM and SIGKILL,
+// and how long courier waits for output pipes a leftover process holds.
 const killGrace = 2 * time.Second
 
-// notFoundError is an agent program that is not installed: no restart can
-// help.
+// notFoundError is an agent program that is not installed.
 type notFoundError struct {
 	name string
 	err  error
@@ -32,46 +30,22 @@ func (e *notFoundError) Error() string {
 func (e *notFoundError) Unwrap() error   { return e.err }
 func (e *notFoundError) permanent() bool { return true }
 
-// exitStatus is how a program ended. A program killed by signal N has code
-// 128+N, as shells and the agent protocol report it.
-type exitStatus struct {
-	code   int
-	signal string // "SIGKILL"; "" when the program exited by itself
-}
-
-// statusOf reads the exit status of a program that ended.
-func statusOf(err *exec.ExitError) exitStatus {
-	if ws, ok := err.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		name := procgroup.SignalName(ws.Signal())
-		if name == "" {
-			name = fmt.Sprintf("signal %d", int(ws.Signal()))
-		}
-		return exitStatus{code: 128 + int(ws.Signal()), signal: name}
-	}
-	return exitStatus{code: err.ExitCode()}
-}
-
-// runProgram runs cmd, made with the context ctx, in a session of its own
-// (no controlling terminal, so it cannot prompt on the person's terminal,
-// and one process group, so it can be stopped with everything it started)
-// and waits for it, ticking rep. When ctx is done the group gets SIGTERM,
-// then its leader SIGKILL after killGrace; when the program exits,
-// whatever it left running is killed. The status has code -1 when there
-// is none; the error is non-nil when the program could not start, failed,
-// or ctx ended it.
-func runProgram(ctx context.Context, cmd *exec.Cmd, rep *reporter) (exitStatus, error) {
-	none := exitStatus{code: -1}
+// runProgram runs cmd in a session of its own (no terminal to prompt on,
+// one process group to stop) and waits for it, ticking rep. When ctx is
+// done the group gets SIGTERM, the leader SIGKILL after killGrace; what
+// the program leaves running is killed. The outcome has hasExit when the
+// program ended by itself; a signal N gives code 128+N.
+func runProgram(ctx context.Context, cmd *exec.Cmd, rep *reporter) (outcome, error) {
 	if err := ctx.Err(); err != nil {
-		return none, fmt.Errorf("agent not started: %w", context.Cause(ctx))
+		return outcome{}, fmt.Errorf("agent not started: %w", context.Cause(ctx))
 	}
 	cmd.SysProcAttr = procgroup.Attr()
 	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = killGrace
 	if err := cmd.Start(); err != nil {
-		return none, fmt.Errorf("start %s: %w", cmd.Args[0], err)
+		return outcome{}, fmt.Errorf("start %s: %w", cmd.Args[0], err)
 	}
 	pgid := cmd.Process.Pid // Setsid makes it the leader of its group
-	// An agent must not outlive its run, nor a panic in a callback.
 	defer procgroup.Signal(pgid, syscall.SIGKILL)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -90,20 +64,27 @@ func runProgram(ctx context.Context, cmd *exec.Cmd, rep *reporter) (exitStatus, 
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return none, fmt.Errorf("%s stopped: %w", filepath.Base(cmd.Args[0]), context.Cause(ctx))
+		return outcome{}, fmt.Errorf("%s stopped: %w", filepath.Base(cmd.Args[0]), context.Cause(ctx))
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):
-		// ErrWaitDelay: the program succeeded, but something it started
-		// held its output open; that process is killed on return.
-		return exitStatus{}, nil
+		// ErrWaitDelay: it succeeded, but a process it started held its
+		// output open.
+		return outcome{hasExit: true}, nil
 	case errors.As(err, &exitErr):
-		return statusOf(exitErr), exitErr
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			name := procgroup.SignalName(ws.Signal())
+			if name == "" {
+				name = fmt.Sprintf("signal %d", int(ws.Signal()))
+			}
+			return outcome{hasExit: true, exitCode: 128 + int(ws.Signal()), signal: name}, exitErr
+		}
+		return outcome{hasExit: true, exitCode: exitErr.ExitCode()}, exitErr
 	}
-	return none, fmt.Errorf("wait for %s: %w", cmd.Args[0], err)
+	return outcome{}, fmt.Errorf("wait for %s: %w", cmd.Args[0], err)
 }
 
-// lookPath finds the program: a name with a slash is a path (relative
-// ones from dir, as os/exec runs them), a bare name is looked up in the
-// PATH the agent's environment holds, which may differ from courier's.
+// lookPath finds the program: a name with a slash is a path (from dir), a
+// bare name is looked up in the agent's PATH, which may differ from
+// courier's.
 func lookPath(name, dir string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
 		p := name
@@ -122,32 +103,23 @@ func lookPath(name, dir string, env []string) (string, error) {
 		}
 	}
 	for _, d := range filepath.SplitList(pathVar) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			// A relative PATH entry would depend on the folder the agent
-			// runs in; os/exec refuses such matches too.
-			continue
-		}
-		p := filepath.Join(d, name)
-		if executable(p) == nil {
+		// A relative entry would depend on the agent's folder; os/exec
+		// refuses such matches too.
+		if p := filepath.Join(d, name); filepath.IsAbs(d) && executable(p) == nil {
 			return p, nil
 		}
 	}
 	return "", &notFoundError{name: name, err: errors.New("not on PATH")}
 }
 
-// executable reports whether p is a file courier may execute.
 func executable(p string) error {
 	fi, err := os.Stat(p)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if fi.IsDir() {
+	case fi.IsDir():
 		return fmt.Errorf("%s is a folder", p)
-	}
-	if fi.Mode().Perm()&0o111 == 0 {
+	case fi.Mode().Perm()&0o111 == 0:
 		return fmt.Errorf("%s is not executable", p)
 	}
 	return nil

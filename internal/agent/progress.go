@@ -31,14 +31,12 @@ type Event struct {
 	Err     error         // EventRetry, EventRestart: what failed; EventEnd: why the run failed
 }
 
-// progressEvery throttles progress events: a console redraws a few times a
-// second, and a JSON log should not get a line per token.
+// progressEvery throttles progress events to what a console redraws.
 const progressEvery = 200 * time.Millisecond
 
-// reporter sends one run's events to an observer, with the elapsed time
-// and the totals received filled in and progress throttled. The observer
-// is only called on the goroutine running the agent, so its panic is
-// recovered like any other of the run; only setBytes may be called from
+// reporter sends one run's events to an observer, totals filled in and
+// progress throttled. The observer is called only on the goroutine running
+// the agent, so its panic fails the run; only setBytes may be called from
 // elsewhere.
 type reporter struct {
 	obs      func(Event) // nil for none
@@ -55,16 +53,12 @@ func newReporter(obs func(Event), runID, agentType, model string) *reporter {
 	return &reporter{obs: obs, base: Event{RunID: runID, Agent: agentType, Model: model}, start: time.Now(), sent: -1}
 }
 
-// event reports e with the totals received so far.
 func (r *reporter) event(e Event) {
-	if r.obs == nil {
-		return
+	if r.obs != nil {
+		e.RunID, e.Agent, e.Model = r.base.RunID, r.base.Agent, r.base.Model
+		e.Elapsed, e.Bytes, e.Tokens = time.Since(r.start), r.bytes.Load(), r.tokens
+		r.obs(e)
 	}
-	ev := r.base
-	ev.Kind, ev.Attempt, ev.Wait, ev.Status, ev.Err = e.Kind, e.Attempt, e.Wait, e.Status, e.Err
-	ev.Elapsed = time.Since(r.start)
-	ev.Bytes, ev.Tokens = r.bytes.Load(), r.tokens
-	r.obs(ev)
 }
 
 // safeEvent reports e, turning a panic of the observer into an error.
@@ -74,23 +68,19 @@ func (r *reporter) safeEvent(e Event) (err error) {
 	return nil
 }
 
-// setBytes records the bytes of reply received; safe from any goroutine.
 func (r *reporter) setBytes(n int64) { r.bytes.Store(n) }
 
-// tick sends a progress event when something arrived since the last one,
-// at most every progressEvery.
+// tick sends a progress event if something arrived, at most every
+// progressEvery; flush sends it now.
 func (r *reporter) tick() {
-	if now := time.Now(); now.Sub(r.lastSent) >= progressEvery {
-		r.progress(now)
+	if time.Since(r.lastSent) >= progressEvery {
+		r.flush()
 	}
 }
 
-// flush sends a last progress event when the totals changed.
-func (r *reporter) flush() { r.progress(time.Now()) }
-
-func (r *reporter) progress(now time.Time) {
+func (r *reporter) flush() {
 	if n := r.bytes.Load(); n != r.sent {
-		r.sent, r.lastSent = n, now
+		r.sent, r.lastSent = n, time.Now()
 		r.event(Event{Kind: EventProgress})
 	}
 }

@@ -8,10 +8,8 @@ import (
 	"strings"
 )
 
-// redacted replaces a key wherever courier would otherwise write it.
 const redacted = "[redacted]"
 
-// redactString removes the secrets from s.
 func redactString(s string, secrets []string) string {
 	for _, k := range secrets {
 		s = strings.ReplaceAll(s, k, redacted)
@@ -19,8 +17,8 @@ func redactString(s string, secrets []string) string {
 	return s
 }
 
-// redactError returns err with the secrets removed from its text, keeping
-// what errors.Is and errors.As find.
+// redactError returns err with the secrets removed from its text, its
+// chain kept.
 func redactError(err error, secrets []string) error {
 	if err == nil || redactString(err.Error(), secrets) == err.Error() {
 		return err
@@ -36,9 +34,8 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redactor writes through to w with the secrets replaced. A secret may
-// arrive split across writes, so it holds back the longest tail that could
-// begin one; Close writes that tail.
+// redactor writes to w with the secrets replaced, holding back a tail that
+// could begin a secret split across writes; Close writes it.
 type redactor struct {
 	w       io.Writer
 	secrets [][]byte
@@ -62,9 +59,7 @@ func (r *redactor) Write(p []byte) (int, error) {
 		buf = append(r.hold, p...)
 	}
 	for _, s := range r.secrets {
-		if bytes.Contains(buf, s) { // ReplaceAll copies even when it finds none
-			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
-		}
+		buf = bytes.ReplaceAll(buf, s, []byte(redacted))
 	}
 	keep := r.pending(buf)
 	if _, err := r.w.Write(buf[:len(buf)-keep]); err != nil {
@@ -74,8 +69,7 @@ func (r *redactor) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// pending is the length of the longest tail of buf that is the start of a
-// secret.
+// pending is the length of the longest tail of buf that begins a secret.
 func (r *redactor) pending(buf []byte) int {
 	best := 0
 	for _, s := range r.secrets {
@@ -89,7 +83,6 @@ func (r *redactor) pending(buf []byte) int {
 	return best
 }
 
-// Close writes what was held back.
 func (r *redactor) Close() error {
 	if len(r.hold) == 0 {
 		return nil
@@ -99,14 +92,11 @@ func (r *redactor) Close() error {
 	return err
 }
 
-// errReplyTooLarge stops an agent whose reply outgrows the limit, so a
-// runaway program cannot fill the disk.
+// errReplyTooLarge stops a runaway agent before it fills the disk.
 var errReplyTooLarge = errors.New("reply too large")
 
-// meter counts what an agent writes to one of its outputs and enforces a
-// limit: past it, the reply (stdout) fails the run, and the rest of
-// stderr, only for the person to read, is dropped. Only the one goroutine
-// copying the output uses it.
+// meter counts what an agent writes to one of its outputs; past limit the
+// reply fails the run, the rest of stderr is dropped.
 type meter struct {
 	w        io.Writer
 	n, limit int64

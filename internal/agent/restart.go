@@ -7,7 +7,6 @@ import (
 	"time"
 )
 
-// Defaults of the restart loop, as courier's settings give them.
 const (
 	DefaultMaxRestarts  = 3
 	DefaultRestartPause = 5 * time.Second
@@ -15,20 +14,15 @@ const (
 
 // RestartPolicy is the protocol's restart loop for one request.
 type RestartPolicy struct {
-	// MaxRestarts is how many runs of the request may fail before courier
-	// gives up (default 3; 1 makes a single attempt).
-	MaxRestarts int
-	// Pause is the wait between a failed run and the next (default 5s).
-	Pause time.Duration
+	MaxRestarts int           // runs that may fail before courier gives up; 1 makes one attempt
+	Pause       time.Duration // between a failed run and the next
 }
 
-// SendWithRestarts sends a request as the protocol's restart loop does:
-// a failed run is followed, after the pause, by a new run (a new run
-// folder, whose record names the failed one as previous), until a run
-// completes, MaxRestarts runs have failed, ctx is done, or a failure no
-// restart can fix (a missing program, a refused key, an unknown model)
-// happens. Each restart is announced to the request's Observer as an
-// EventRestart naming the failed run. The error is the last run's.
+// SendWithRestarts sends a request with the protocol's restart loop: after
+// a failed run and the pause, a new run (whose record names the failed one
+// as previous), until one completes, MaxRestarts have failed, ctx is done
+// or a failure no restart can fix happens. Each restart is an EventRestart
+// naming the failed run; the error is the last run's.
 func (r Runs) SendWithRestarts(ctx context.Context, a Agent, req Request, p RestartPolicy) (Reply, error) {
 	p.MaxRestarts = cmp.Or(max(p.MaxRestarts, 0), DefaultMaxRestarts)
 	p.Pause = cmp.Or(max(p.Pause, 0), DefaultRestartPause)

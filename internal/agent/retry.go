@@ -12,48 +12,40 @@ import (
 	"time"
 )
 
+// maxRetryAfter is the longest Retry-After courier waits for; a server
+// asking for longer fails the run at once.
+const maxRetryAfter = 2 * time.Minute
+
 // HTTPOptions tunes the openai backend; each zero field takes its default.
+// Requests have no overall timeout: a streamed reply may rightly take
+// many minutes.
 type HTTPOptions struct {
-	// Client sends the requests; nil means the default transport (which
-	// honours HTTPS_PROXY) and no overall timeout, since a streamed reply
-	// may rightly take many minutes.
-	Client *http.Client
 	// ResponseTimeout bounds the wait for the reply's first data (default
 	// 10m: a local model on a CPU may read a long request for minutes).
 	ResponseTimeout time.Duration
-	// IdleTimeout bounds the wait for more of the reply once it began
-	// (default 2m); keep-alive comments are not the reply.
+	// IdleTimeout bounds the wait for more of the reply (default 2m);
+	// keep-alive comments do not count.
 	IdleTimeout time.Duration
-	// Retries is how many times a request failing with 408, 429, 5xx or a
-	// connection error before any of the reply arrived is sent again
-	// (default 4; negative for none).
+	// Retries of a request failing with 408, 429, 5xx or a connection
+	// error before any of the reply arrived (default 4; negative for none).
 	Retries int
 	// Backoff is the pause before the first retry (default 1s), doubled
 	// for each next one up to MaxBackoff (default 30s), with jitter.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
-	// MaxRetryAfter is the longest Retry-After courier waits for (default
-	// 2m); a server asking for longer fails the run at once.
-	MaxRetryAfter time.Duration
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
-	o.Client = cmp.Or(o.Client, &http.Client{})
 	o.ResponseTimeout = cmp.Or(max(o.ResponseTimeout, 0), 10*time.Minute)
 	o.IdleTimeout = cmp.Or(max(o.IdleTimeout, 0), 2*time.Minute)
-	if o.Retries == 0 {
-		o.Retries = 4
-	}
-	o.Retries = max(o.Retries, 0)
+	o.Retries = max(cmp.Or(o.Retries, 4), 0)
 	o.Backoff = cmp.Or(max(o.Backoff, 0), time.Second)
 	o.MaxBackoff = cmp.Or(max(o.MaxBackoff, 0), 30*time.Second)
-	o.MaxRetryAfter = cmp.Or(max(o.MaxRetryAfter, 0), 2*time.Minute)
 	return o
 }
 
-// backoff is the pause before retry n (1 for the first): exponential,
-// half fixed and half random, so that many clients refused at once do not
-// come back at once.
+// backoff is the pause before retry n (from 1), half of it random, so
+// that clients refused at once do not come back at once.
 func (o HTTPOptions) backoff(n int) time.Duration {
 	d := o.Backoff
 	for i := 1; i < n && d < o.MaxBackoff; i++ {
@@ -79,7 +71,6 @@ func (e *StatusError) Error() string {
 	return e.what + ": " + e.Message
 }
 
-// permanent: only timeouts, rate limits and server errors may pass.
 func (e *StatusError) permanent() bool { return !retryableStatus(e.Status) }
 
 func retryableStatus(code int) bool {
@@ -89,9 +80,6 @@ func retryableStatus(code int) bool {
 // parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		if secs < 0 || secs > 1e7 {
 			return 0, false
@@ -104,36 +92,30 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// connError is a request that got no HTTP answer: refused, reset, closed
-// early. Worth a retry.
+// connError is a request that got no HTTP answer: worth a retry.
 type connError struct{ err error }
 
 func (e *connError) Error() string { return "could not reach the endpoint: " + e.err.Error() }
 func (e *connError) Unwrap() error { return e.err }
 
-// retryWait decides whether a failed attempt is retried and after which
-// pause: ok is false for errors no retry fixes, and an error is returned
-// when the server asks for a longer wait than courier allows.
+// retryWait says whether a failed attempt is retried and after which
+// pause; an error when the server asks for a longer wait than courier's.
 func (o HTTPOptions) retryWait(err error, retry int) (time.Duration, bool, error) {
 	var se *StatusError
 	var ce *connError
 	switch {
-	case errors.As(err, &se) && retryableStatus(se.Status):
-		if se.hasRetryAfter {
-			if se.RetryAfter > o.MaxRetryAfter {
-				return 0, false, fmt.Errorf("%w; the server asks to wait %s before trying again, longer than courier waits (%s)",
-					err, se.RetryAfter.Round(time.Second), o.MaxRetryAfter)
-			}
-			return se.RetryAfter, true, nil
+	case errors.As(err, &se) && retryableStatus(se.Status) && se.hasRetryAfter:
+		if se.RetryAfter > maxRetryAfter {
+			return 0, false, fmt.Errorf("%w; the server asks to wait %s before trying again, longer than courier waits (%s)",
+				err, se.RetryAfter.Round(time.Second), maxRetryAfter)
 		}
-		return o.backoff(retry), true, nil
-	case errors.As(err, &ce):
+		return se.RetryAfter, true, nil
+	case errors.As(err, &se) && retryableStatus(se.Status), errors.As(err, &ce):
 		return o.backoff(retry), true, nil
 	}
 	return 0, false, nil
 }
 
-// sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-time.After(d):

@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/courier-agent/courier/internal/human"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/courier-agent/courier/internal/human"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -26,7 +26,6 @@ const (
 	RunInfoFile = "run-info.json" // the run's record (RunInfo)
 )
 
-// The statuses of a run.
 const (
 	StatusRunning   = "running"
 	StatusCompleted = "completed"
@@ -34,7 +33,7 @@ const (
 )
 
 // RunInfo is a run's record, run-info.json. It never holds the
-// environment: keys stay out of every file courier writes.
+// environment, so no key reaches a file.
 type RunInfo struct {
 	RunID         string     `json:"runId"`
 	PreviousRunID string     `json:"previousRunId,omitempty"`
@@ -51,28 +50,25 @@ type RunInfo struct {
 	StdoutBytes   int64      `json:"stdoutBytes"`
 	StderrBytes   int64      `json:"stderrBytes"`
 	Tokens        int        `json:"tokens,omitempty"`
-	// PID and PIDStart (its start time as the kernel counts it) name the
-	// agent program while it runs, so that a courier restarted after a
-	// crash can stop it, and never another process that got the same pid.
+	// PID and PIDStart (its start time) name the running agent program,
+	// for a courier restarted after a crash to stop it and no other.
 	PID      int    `json:"pid,omitempty"`
 	PIDStart uint64 `json:"pidStart,omitempty"`
 	Error    string `json:"error,omitempty"`
 }
 
 // Runs is the runs folder of one session: <session folder>/runs/<RunID>/.
-// Its methods expect the caller to hold the session's lock.
+// The caller holds the session's lock.
 type Runs struct {
 	SessionDir string // the session's folder, TASK_FOLDER for the agent
 	MaxReply   int64  // the largest reply Send reads back; 0 means DefaultMaxReply
-	// TimeBudget bounds the time agents may work on the session, added up
-	// over all its runs (see spent), whichever courier started them; 0
-	// means no limit. A run that would pass it is stopped and fails with a
-	// *BudgetError, and no run starts once it is spent.
+	// TimeBudget bounds the time agents work on the session, over all its
+	// runs (see spent); 0 means none. A run that would pass it is stopped
+	// with a *BudgetError, and none starts once it is spent.
 	TimeBudget time.Duration
 }
 
-// BudgetError is the session's time budget for agents spent: no restart
-// can help.
+// BudgetError is the session's time budget for agents spent.
 type BudgetError struct {
 	Budget time.Duration
 	Spent  time.Duration // what the runs have taken, at least Budget
@@ -84,12 +80,10 @@ func (e *BudgetError) Error() string {
 
 func (e *BudgetError) permanent() bool { return true }
 
-// errBudgetSpent ends a run that reaches the time budget.
 var errBudgetSpent = errors.New("the time budget ran out")
 
-// spent is the time agents have worked on the session: the time of every
-// run that ended, from its start to its end, kept in the run folders so
-// that it adds up over every courier, crashed ones included (see Recover).
+// spent adds up the time of every run that ended, from the run folders,
+// so that it counts every courier's runs, crashed ones too (see Recover).
 func (r Runs) spent() (time.Duration, error) {
 	ids, err := r.ids()
 	var total time.Duration
@@ -109,17 +103,15 @@ func (r Runs) Dir() string { return filepath.Join(r.SessionDir, "runs") }
 type Request struct {
 	Prompt string // the request text (the outbox)
 	// Workspace is the folder the agent must not see: it runs elsewhere
-	// (see workFolder), and no variable of its environment names a path
-	// in it.
+	// and no variable of its environment names a path in it.
 	Workspace string
 	ProjectID string // the workspace's folder name
 	TaskID    string // the session id
-	// Environment is set over the process environment for the agent; the
-	// run's own variables (TASK_FOLDER, RUN_FOLDER, JRUN_*) win over it.
+	// Environment is set over the process environment; the run's own
+	// variables (TASK_FOLDER, RUN_FOLDER, JRUN_*) win over it.
 	Environment map[string]string
-	// Observer, if set, hears about the run as it happens, never
-	// concurrently, on the goroutine that sends the request (its panic
-	// fails the run); it should return quickly.
+	// Observer, if set, hears about the run on the goroutine that sends
+	// the request (its panic fails the run); it should return quickly.
 	Observer func(Event)
 }
 
@@ -131,12 +123,11 @@ type Reply struct {
 	Info  RunInfo
 }
 
-// Send runs one request end to end: it creates the run folder (prompt.md,
-// run-info.json as running), executes the agent with its output in the
-// folder, records how the run ended, and returns the reply. The reply is
-// handed over only after run-info.json says completed, so a crash at any
-// point leaves either a completed run with its whole reply or a run that
-// Recover marks failed. An empty reply fails the run.
+// Send runs one request: it creates the run folder (prompt.md, run-info.json
+// as running), executes the agent into it, records how the run ended and
+// returns the reply, only once run-info.json says completed: a crash leaves
+// a completed run with its whole reply or one Recover marks failed. An
+// empty reply fails the run.
 func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	if err := ctx.Err(); err != nil {
 		return Reply{}, fmt.Errorf("request not sent: %w", context.Cause(ctx))
@@ -166,8 +157,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	}
 	parent := ctx
 	if r.TimeBudget > 0 {
-		// Counted from the run's recorded start, so that a run stopped
-		// here has taken its whole share of the budget.
+		// From the recorded start: a run stopped here took its whole share.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadlineCause(ctx, info.StartTime.Add(r.TimeBudget-spent), errBudgetSpent)
 		defer cancel()
@@ -191,7 +181,6 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	runErr = redactError(runErr, secretsOf(runCtx, os.Getenv))
 	info = finish(info, dir, o, runErr)
 	if err := writeInfo(dir, info); err != nil {
-		// Without a record saying completed, the reply must not be used.
 		return Reply{}, fmt.Errorf("record run %s: %w", info.RunID, err)
 	}
 	endErr := rep.safeEvent(Event{Kind: EventEnd, Status: info.Status, Err: runErr})
@@ -205,9 +194,8 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	return reply, nil
 }
 
-// runAgent runs the agent: through the backend's own entry when it has
-// one, which reports progress; a panic in an agent from elsewhere is
-// recovered too.
+// runAgent runs a backend of New with progress, any other Agent with its
+// panic recovered.
 func runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	if b, ok := a.(backend); ok {
 		return execute(ctx, b, runCtx, rep)
@@ -224,9 +212,8 @@ func runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (
 	return o, err
 }
 
-// create makes the run's folder, in which the id sorts after the last
-// run's even if the clock went back, with its prompt and its record as
-// running.
+// create makes the run's folder, its id after the last run's even if the
+// clock went back, with its prompt and its record as running.
 func (r Runs) create(agentType, model string, req Request) (string, RunInfo, error) {
 	if err := os.MkdirAll(r.Dir(), 0o755); err != nil {
 		return "", RunInfo{}, fmt.Errorf("create the runs folder: %w", err)
@@ -238,7 +225,7 @@ func (r Runs) create(agentType, model string, req Request) (string, RunInfo, err
 	previous, t := "", time.Now()
 	if len(ids) > 0 {
 		previous = ids[len(ids)-1]
-		if prev, ok := runTime(previous); ok && !t.After(prev) {
+		if prev := runTime(previous); !t.After(prev) {
 			t = prev.Add(time.Millisecond)
 		}
 	}
@@ -260,20 +247,15 @@ func (r Runs) create(agentType, model string, req Request) (string, RunInfo, err
 	return dir, info, writeInfo(dir, info)
 }
 
-// runTime reads the start time an id holds.
-func runTime(id string) (time.Time, bool) {
-	if !ValidRunID(id) {
-		return time.Time{}, false
-	}
-	t, err := time.Parse("20060102-150405.000", id[:15]+"."+id[15:18])
-	return t, err == nil
+// runTime reads the start time in a valid id.
+func runTime(id string) time.Time {
+	t, _ := time.Parse("20060102-150405.000", id[:15]+"."+id[15:18])
+	return t
 }
 
-// runContext is the protocol's view of the run, which works in the
-// folder work. Of the workspace, the environment names no path: the
-// protocol's TASK_FOLDER and RUN_FOLDER are courier's session and run
-// folders, which no reply can write (the sandbox shows them empty to
-// commands) and in which no coding CLI looks for settings.
+// runContext is the protocol's view of the run, working in work. The
+// environment names no workspace path; TASK_FOLDER and RUN_FOLDER are
+// courier's folders, which no reply can write.
 func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
 	env := hideWorkspace(os.Environ(), req.Workspace)
 	maps.Copy(env, req.Environment)
@@ -289,24 +271,15 @@ func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
 	}
 }
 
-// recordPID notes the running program in the run's record.
 func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
 	info.PID = pid
 	info.PIDStart, _ = processStart(pid)
-	// Losing this note only means a crash could leave the program to end
-	// by itself; the run goes on.
-	_ = writeInfo(dir, *info)
+	_ = writeInfo(dir, *info) // without it, a crash leaves the program to end by itself
 }
 
-// readReply reads a finished run's stdout: the reply.
 func (r Runs) readReply(path, agentType string) (string, error) {
 	limit := cmp.Or(max(r.MaxReply, 0), DefaultMaxReply)
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("read the reply: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := os.ReadFile(path) // the backends stop a reply past the limit
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("read the reply: %w", err)
@@ -318,7 +291,6 @@ func (r Runs) readReply(path, agentType string) (string, error) {
 	return string(data), nil
 }
 
-// finish completes a record with how the run ended.
 func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 	end := time.Now().UTC()
 	info.EndTime = &end
@@ -340,14 +312,13 @@ func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 }
 
 func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
+	fi, _ := os.Stat(path)
+	if fi == nil {
 		return 0
 	}
 	return fi.Size()
 }
 
-// writeInfo replaces a run's record atomically.
 func writeInfo(dir string, info RunInfo) error {
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
@@ -356,7 +327,6 @@ func writeInfo(dir string, info RunInfo) error {
 	return atomicfile.Write(filepath.Join(dir, RunInfoFile), append(data, '\n'), 0o644)
 }
 
-// readInfo reads a run's record.
 func readInfo(dir string) (RunInfo, error) {
 	var info RunInfo
 	data, err := os.ReadFile(filepath.Join(dir, RunInfoFile))
@@ -371,19 +341,16 @@ func readInfo(dir string) (RunInfo, error) {
 
 const replyPrefix = "run "
 
-// ReplyName names the reply a run gave, as sessions record where their
-// replies came from.
+// ReplyName names the reply a run gave, as sessions record it.
 func ReplyName(runID string) string { return replyPrefix + runID }
 
-// RunOfReply returns the run a reply named name came from; false for a
-// reply that came from no run.
+// RunOfReply returns the run a reply named name came from.
 func RunOfReply(name string) (string, bool) {
 	id, ok := strings.CutPrefix(name, replyPrefix)
 	return id, ok && ValidRunID(id)
 }
 
-// AgentOf returns the agent of the run named runID ("claude",
-// "command", ...), from its record; false when there is no such run.
+// AgentOf returns the agent of the run named runID, from its record.
 func (r Runs) AgentOf(runID string) (string, bool) {
 	if !ValidRunID(runID) {
 		return "", false
@@ -392,8 +359,7 @@ func (r Runs) AgentOf(runID string) (string, bool) {
 	return info.Agent, err == nil && info.Agent != ""
 }
 
-// ids lists the run ids of the session in the order the runs started:
-// create gives each a later time than the last.
+// ids lists the run ids in the order the runs started.
 func (r Runs) ids() ([]string, error) {
 	entries, err := os.ReadDir(r.Dir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -411,11 +377,9 @@ func (r Runs) ids() ([]string, error) {
 	return ids, nil
 }
 
-// Recover closes the runs a stopped courier left running: each is marked
-// failed, so its partial stdout is never taken for a reply, and an agent
-// program still running from it is stopped. A run folder without a
-// readable record is marked failed too. It returns the ids of the runs it
-// closed.
+// Recover marks failed the runs a stopped courier left running (and those
+// without a readable record), so that no partial stdout is taken for a
+// reply, stops their programs, and returns their ids.
 func (r Runs) Recover() ([]string, error) {
 	ids, err := r.ids()
 	if err != nil {
@@ -431,15 +395,14 @@ func (r Runs) Recover() ([]string, error) {
 		switch {
 		case err != nil:
 			info = RunInfo{RunID: id, Error: "courier stopped before recording the run"}
-			info.StartTime, _ = runTime(id)
+			info.StartTime = runTime(id)
 		case info.Status != StatusRunning:
 			continue
 		}
 		wasRunning := stopLeftover(info.PID, info.PIDStart)
 		info = finish(info, dir, outcome{}, errors.New(cmp.Or(info.Error, "courier stopped during the run, before the reply was complete")))
 		if !wasRunning {
-			// The run ended when courier did, not now: its time counts up
-			// to its last sign of life, the last change of its files.
+			// It ended with courier: its time counts to its files' last change.
 			last := info.StartTime
 			for _, name := range []string{StdoutFile, StderrFile, RunInfoFile} {
 				if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.ModTime().After(last) {

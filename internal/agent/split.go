@@ -9,12 +9,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// SplitCommand splits a command line into words the way a POSIX shell
-// would (quotes, backslashes, comments), for --agent-command 'llm -m
-// gpt-4o'. Nothing is ever run by a shell, so everything a shell would do
-// beyond splitting words is refused with an error saying so: pipes,
-// command lists, redirections, variables and command substitutions, globs,
-// brace expansions, assignments.
+// SplitCommand splits --agent-command 'llm -m gpt-4o' into words as a
+// POSIX shell would. No shell ever runs it, so anything a shell would do
+// beyond splitting words (pipes, redirections, variables, globs...) is
+// refused, saying so.
 func SplitCommand(line string) ([]string, error) {
 	if strings.TrimSpace(line) == "" {
 		return nil, errors.New("the agent command is empty")
@@ -59,12 +57,10 @@ func SplitCommand(line string) ([]string, error) {
 	return words, nil
 }
 
-// notShell explains why a command line is refused.
 func notShell(line, what string) error {
 	return fmt.Errorf("agent command %q has %s, but courier runs the program directly, never through a shell; write a script and name it instead", line, what)
 }
 
-// describeCommand names a compound command for the refusal.
 func describeCommand(cmd syntax.Command) string {
 	switch c := cmd.(type) {
 	case *syntax.BinaryCmd:
@@ -78,8 +74,7 @@ func describeCommand(cmd syntax.Command) string {
 	return "shell syntax"
 }
 
-// literalWord returns the value of a word made only of literal text and
-// quotes, or an error naming what it has besides.
+// literalWord returns the value of a word of literal text and quotes.
 func literalWord(w *syntax.Word) (string, error) {
 	for _, part := range w.Parts {
 		if err := literalPart(part); err != nil {
@@ -96,7 +91,6 @@ func literalWord(w *syntax.Word) (string, error) {
 	return fields[0], nil
 }
 
-// literalPart refuses what a shell would expand in a word's part.
 func literalPart(part syntax.WordPart) error {
 	switch p := part.(type) {
 	case *syntax.Lit:
@@ -113,17 +107,9 @@ func literalPart(part syntax.WordPart) error {
 	case *syntax.DblQuoted:
 		for _, inner := range p.Parts {
 			if _, ok := inner.(*syntax.Lit); !ok {
-				return describePart(inner)
+				return literalPart(inner)
 			}
 		}
-	default:
-		return describePart(part)
-	}
-	return nil
-}
-
-func describePart(part syntax.WordPart) error {
-	switch part.(type) {
 	case *syntax.ParamExp:
 		return errors.New("a variable ($NAME)")
 	case *syntax.CmdSubst:
@@ -134,6 +120,8 @@ func describePart(part syntax.WordPart) error {
 		return errors.New("a process substitution")
 	case *syntax.ExtGlob:
 		return errors.New("a glob pattern")
+	default:
+		return errors.New("shell syntax")
 	}
-	return errors.New("shell syntax")
+	return nil
 }

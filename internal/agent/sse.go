@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,14 +11,14 @@ import (
 	"strings"
 )
 
-// maxSSELine caps one line of a stream, so that a server sending an
-// endless line cannot exhaust memory.
+// maxSSELine caps one line of a stream: an endless line must not exhaust
+// memory.
 const maxSSELine = 4 << 20
 
 // chunk is one JSON object of a chat-completions response: a streamed
-// delta, a whole completion, or an error. Both OpenAI's error shape
-// ({"error": {"message": ...}}) and vLLM's ({"object": "error",
-// "message": ...}) are read; ollama sends {"error": "text"}.
+// delta, a whole completion, or an error in OpenAI's shape ({"error":
+// {"message": ...}}), vLLM's ({"object": "error", "message": ...}) or
+// ollama's ({"error": "text"}).
 type chunk struct {
 	Object  string          `json:"object"`
 	Message string          `json:"message"`
@@ -36,25 +37,21 @@ type chunk struct {
 	} `json:"usage"`
 }
 
-// errorText returns the error a chunk carries, or "" when it carries none.
+// errorText returns the error a chunk carries, or "".
 func (c *chunk) errorText() string {
-	if c.Object == "error" {
-		if c.Message != "" {
-			return c.Message
-		}
-		return "error"
-	}
-	if len(c.Error) == 0 || string(c.Error) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(c.Error, &s) == nil {
-		return s
-	}
 	var obj struct {
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(c.Error, &obj) == nil && obj.Message != "" {
+	switch {
+	case c.Object == "error":
+		return cmp.Or(c.Message, "error")
+	case len(c.Error) == 0 || string(c.Error) == "null":
+		return ""
+	case c.Error[0] == '"':
+		var s string
+		json.Unmarshal(c.Error, &s)
+		return s
+	case json.Unmarshal(c.Error, &obj) == nil && obj.Message != "":
 		return obj.Message
 	}
 	return string(c.Error)
@@ -65,33 +62,23 @@ func (c *chunk) errorText() string {
 type messageText string
 
 func (m *messageText) UnmarshalJSON(raw []byte) error {
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return err
-		}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
 		*m = messageText(s)
 		return nil
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			if p.Type == "text" || p.Type == "" {
-				b.WriteString(p.Text)
-			}
+	var parts []struct{ Type, Text string }
+	_ = json.Unmarshal(raw, &parts) // else a shape without text
+	for _, p := range parts {
+		if p.Type == "text" || p.Type == "" {
+			*m += messageText(p.Text)
 		}
-		*m = messageText(b.String())
 	}
-	return nil // null, or a shape without text
+	return nil
 }
 
-// sseReader reads the data of server-sent events: the data lines of an
-// event joined with new lines; comments (":", which servers send to keep
-// the connection alive) and other fields are skipped.
+// sseReader reads the data of server-sent events, skipping comments
+// (keep-alives) and other fields.
 type sseReader struct{ s *bufio.Scanner }
 
 func newSSEReader(r io.Reader) *sseReader {

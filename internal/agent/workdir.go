@@ -9,16 +9,12 @@ import (
 	"strings"
 )
 
-// workFolder makes the folder an agent program runs in: new for each run,
-// empty, private, under the person's cache folder
-// (~/.cache/courier/agents/run-*), removed after the run. Coding CLIs read
-// settings that run programs (.claude/settings.json, .gemini/.env,
-// .codex/config.toml...) from their working folder and those above it, and
-// a reply can write all of these into the workspace, so the agent runs
-// neither there nor in its run folder, which may sit inside the project.
-// Not in /tmp either: every user can write /tmp/.gemini/.env. No reply
-// writes here: the sandbox lets commands write only in the workspace,
-// courier's tool caches and temporary folders of their own.
+// workFolder makes the empty, private folder an agent program runs in,
+// ~/.cache/courier/agents/run-*, removed after the run. Coding CLIs run
+// programs their settings name (.claude/settings.json, .gemini/.env...),
+// read from their folder and those above, which a reply can write in the
+// workspace; every user can write /tmp/.gemini/.env; the sandbox lets no
+// reply write here.
 func workFolder(workspace string) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -41,10 +37,9 @@ func workFolder(workspace string) (string, error) {
 }
 
 // hideWorkspace returns what to set over environ so that no variable
-// names a path in the workspace: such a path is taken out of its
-// variable's list (a PATH entry, where a reply could put a program named
-// claude) or leaves the variable empty (PWD, VIRTUAL_ENV,
-// COURIER_WORKSPACE).
+// names a path in the workspace (a PATH entry where a reply could put a
+// program named claude, PWD, VIRTUAL_ENV): such paths are taken out of
+// their variable's list.
 func hideWorkspace(environ []string, workspace string) map[string]string {
 	out := map[string]string{}
 	ws, err := os.Stat(workspace)
@@ -62,9 +57,7 @@ func hideWorkspace(environ []string, workspace string) map[string]string {
 	return out
 }
 
-// within reports whether path is dir or lies inside it: some folder on
-// the way up from it is dir itself (a symlink on the way counts as the
-// folder it names).
+// within reports whether path is dir or inside it, symlinks followed.
 func within(path string, dir fs.FileInfo) bool {
 	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
 		if info, err := os.Stat(p); err == nil && os.SameFile(info, dir) {

@@ -12,7 +12,6 @@ import (
 // Decision answers an approvalRequired event.
 type Decision string
 
-// The two decisions.
 const (
 	Approved Decision = "approved"
 	Denied   Decision = "denied"
@@ -20,25 +19,20 @@ const (
 
 // Approval is the answer to a paused run.
 type Approval struct {
-	// OperationID names the operation awaiting approval; "" when the
-	// answer was a userMessage, which answers whatever is waiting.
-	OperationID string   `json:"operationId,omitempty"`
+	OperationID string   `json:"operationId,omitempty"` // "" from a userMessage: whatever is waiting
 	Decision    Decision `json:"decision"`
 	Reason      string   `json:"reason,omitempty"`
 }
 
-// DecodeApproval reads the answer to a paused run in either form the
-// protocol gives:
+// DecodeApproval reads the answer to a paused run in either of the
+// protocol's forms, comments and trailing commas allowed (its own example
+// has one):
 //
 //	{"approval": {"operationId": "shell-1", "decision": "approved", "reason": "..."}}
 //	{"type": "userMessage", "content": "approved"}
 //
-// The userMessage form may also come inside an events list, as the seed's
-// examples send user messages: {"events": [{"type": "userMessage", ...}]}.
-// Its content must be "approved" or "denied" (case and surrounding spaces
-// do not matter); any other text is not taken as a decision. Comments and
-// trailing commas are read as in a chat reply, so the protocol's own
-// example, with its // or "denied" comment, is taken as written.
+// the latter maybe in an events list, its content "approved" or "denied"
+// in any case.
 func DecodeApproval(data []byte) (Approval, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if !json.Valid(data) {
@@ -48,9 +42,9 @@ func DecodeApproval(data []byte) (Approval, error) {
 	}
 	var msg struct {
 		Approval *struct {
-			OperationID *string `json:"operationId"`
+			OperationID string  `json:"operationId"`
 			Decision    *string `json:"decision"`
-			Reason      *string `json:"reason"`
+			Reason      string  `json:"reason"`
 		} `json:"approval"`
 		Type    string  `json:"type"`
 		Content *string `json:"content"`
@@ -63,24 +57,16 @@ func DecodeApproval(data []byte) (Approval, error) {
 		return Approval{}, fmt.Errorf("the approval is not a JSON object: %w", err)
 	}
 	if a := msg.Approval; a != nil {
-		if a.OperationID == nil || *a.OperationID == "" {
+		if a.OperationID == "" {
 			return Approval{}, fmt.Errorf(`the approval has no "operationId"`)
 		}
 		if a.Decision == nil {
 			return Approval{}, fmt.Errorf(`the approval has no "decision"; it must be "approved" or "denied"`)
 		}
 		d, err := decision(*a.Decision, true)
-		if err != nil {
-			return Approval{}, err
-		}
-		out := Approval{OperationID: *a.OperationID, Decision: d}
-		if a.Reason != nil {
-			out.Reason = *a.Reason
-		}
-		return out, nil
+		return Approval{OperationID: a.OperationID, Decision: d, Reason: a.Reason}, err
 	}
-	content := msg.Content
-	typ := msg.Type
+	typ, content := msg.Type, msg.Content
 	if len(msg.Events) == 1 {
 		typ, content = msg.Events[0].Type, msg.Events[0].Content
 	}
@@ -94,8 +80,7 @@ func DecodeApproval(data []byte) (Approval, error) {
 	return Approval{Decision: d}, nil
 }
 
-// decision reads a decision; exact is the structured form, which must be
-// written as the protocol spells it.
+// decision reads a decision; exact is the structured form.
 func decision(s string, exact bool) (Decision, error) {
 	if !exact {
 		s = strings.ToLower(strings.TrimSpace(s))

@@ -9,20 +9,14 @@ import (
 )
 
 // maxLineBytes cuts single lines of readFile content in a chat request, as
-// the tag protocol cuts the lines of a file it shows, so that one minified
-// line cannot fill the request.
+// the tag protocol does: one minified line must not fill it.
 const maxLineBytes = 2000
 
-// cutContent shortens a readFile event's content for a chat request, the
-// way the tag protocol shortens READ_FILE: at most maxLines lines (0: no
-// limit on lines), each at most maxLineBytes, a cut line ending in a mark
-// that says how much more it has. Base64 content is cut to maxLineBytes
-// characters (whole bytes). The event's "note" then says what was left
-// out and how to read it, since readFile has no line range. The lines
-// shown also stop once they reach room bytes, what the request has left for
-// file contents; with none left (room <= 0) the content is left out.
-// It returns the bytes of content kept. A program's events ('courier
-// ops') are never cut: they have the protocol's own 10 MB limit.
+// cutContent shortens a readFile event's content for a chat request as
+// the tag protocol shortens READ_FILE: at most maxLines lines (0: any),
+// each at most maxLineBytes, and no more once they fill room bytes (none
+// when room <= 0); base64 to maxLineBytes. The "note" says what was left
+// out and how to read it. It returns the bytes kept.
 func cutContent(e *Event, maxLines, room int) int {
 	if e.Type != EventReadFile || !e.Success {
 		return 0
@@ -32,8 +26,14 @@ func cutContent(e *Event, maxLines, room int) int {
 		e.Note = "Left out for room: the readFile events before this one fill what this request may show of files (the token_budget setting); readFile it again in a later reply."
 		return 0
 	}
+	if e.Encoding == Base64 && len(e.Content) > maxLineBytes {
+		keep := maxLineBytes / 4 * 4 // whole bytes
+		n := keep / 4 * 3
+		e.Content = e.Content[:keep]
+		e.Note = fmt.Sprintf("Shortened for this request: the content shows the first %s of the file's %s bytes, as base64; read other parts with a shell operation, e.g. od -A d -t x1 -j %d -N %d %s.",
+			human.Thousands(n), human.Thousands(int(e.Size)), n, n, shellQuote(e.Path))
+	}
 	if e.Encoding == Base64 {
-		cutBase64(e)
 		return len(e.Content)
 	}
 	text := e.Content
@@ -87,20 +87,6 @@ func cutContent(e *Event, maxLines, room int) int {
 	return len(e.Content)
 }
 
-// cutBase64 keeps the first maxLineBytes characters of base64 content, a
-// whole number of bytes.
-func cutBase64(e *Event) {
-	if len(e.Content) <= maxLineBytes {
-		return
-	}
-	keep := maxLineBytes / 4 * 4
-	n := keep / 4 * 3
-	e.Content = e.Content[:keep]
-	e.Note = fmt.Sprintf("Shortened for this request: the content shows the first %s of the file's %s bytes, as base64; read other parts with a shell operation, e.g. od -A d -t x1 -j %d -N %d %s.",
-		human.Thousands(n), human.Thousands(int(e.Size)), n, n, shellQuote(e.Path))
-}
-
-// shellQuote quotes a path for the shell command a note suggests.
 func shellQuote(p string) string {
 	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") == "" {
 		return p

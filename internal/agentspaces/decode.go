@@ -14,41 +14,34 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// MaxOperations is the most operations one message may hold. The
-// protocol sets no limit; courier does, so that a message of many tiny
-// operations cannot make it build millions of commands and events.
+// MaxOperations is the most operations one message may hold, so that tiny
+// operations cannot make courier build millions of commands and events.
 const MaxOperations = 10_000
 
-// MaxMessageBytes is the largest operations message courier reads. It
-// leaves room for a file of the largest allowed content written with JSON
-// escapes; a reader should stop at one byte more and refuse the message.
+// MaxMessageBytes is the largest operations message courier reads: room
+// for the largest allowed content with JSON escapes.
 const MaxMessageBytes = 64 << 20
 
-// MessageError is an operations message that cannot be run at all: not
-// JSON, not an object, the wrong protocol version, no operations array.
-// It becomes the one error event of a run with status "error".
+// MessageError is an operations message that cannot be run at all: the
+// one error event of a run with status "error".
 type MessageError struct {
-	// Line is the 1-based line of the input where the problem is, or 0.
-	Line   int
+	Line   int // 1-based, or 0
 	Reason string
 }
 
 func (e *MessageError) Error() string { return e.Reason }
 
 // Decode reads an operations message sent by a program (`courier ops`):
-// exactly one JSON object, strict JSON, optionally after a UTF-8 byte
-// order mark. A message that cannot be run as a whole gives a
-// *MessageError. Otherwise every operation becomes one command, in order:
-// a valid one the command it asks for, a malformed one a
-// command.ParseError whose Error says what is wrong (its validation error
-// event), so the batch runs on without it.
+// one strict JSON object, maybe after a byte order mark. A message that
+// cannot run as a whole gives a *MessageError; otherwise each operation
+// becomes a command, a malformed one a command.ParseError saying what is
+// wrong, so the batch runs on without it.
 func Decode(data []byte) ([]command.Command, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if len(data) > MaxMessageBytes {
 		return nil, &MessageError{Reason: fmt.Sprintf("the operations message is larger than the %d MiB limit", MaxMessageBytes>>20)}
 	}
-	text := string(data)
-	lines := newLineIndex(text)
+	lines := newLineIndex(string(data))
 	m, err := readMessage(data, 0, lines, true)
 	if err != nil {
 		return nil, err
@@ -62,9 +55,8 @@ func Decode(data []byte) ([]command.Command, error) {
 	return addOps(nil, m.ops, lines), nil
 }
 
-// rawOp is one element of an operations array, read as an object's
-// members (nil when it is not an object: notObject says what it is), and
-// where it starts.
+// rawOp is one element of an operations array: an object's members, or
+// notObject naming what it is instead, and where it starts.
 type rawOp struct {
 	fields    fields
 	notObject string
@@ -73,20 +65,16 @@ type rawOp struct {
 
 // message is an operations message read but not yet validated.
 type message struct {
-	line       int // where the object starts
-	hasOps     bool
-	ops        []rawOp
-	hasVersion bool
-	version    json.RawMessage
-	// session and sequence are the routing fields a chat reply copies
-	// from the request's header; a program's message need not have them.
-	session  string
+	line     int // where the object starts
+	hasOps   bool
+	ops      []rawOp
+	version  json.RawMessage // nil when absent
+	session  string          // routing fields a chat reply copies from the request
 	sequence int
 }
 
-// readMessage reads one JSON object, data, that starts at byte base of the
-// input, and collects its operations without validating them. strict
-// refuses anything after the object.
+// readMessage reads one JSON object, data, at byte base of the input, and
+// collects its operations unvalidated. strict refuses anything after it.
 func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -124,7 +112,7 @@ func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message,
 		}
 		switch key {
 		case "protocolVersion":
-			m.hasVersion, m.version = true, raw
+			m.version = raw
 		case "session":
 			var s string
 			if json.Unmarshal(raw, &s) == nil && len(s) <= 64 {
@@ -144,8 +132,8 @@ func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message,
 	return m, nil
 }
 
-// readOps reads the value of "operations", which must be an array, one
-// element at a time so that each keeps its position for error messages.
+// readOps reads the "operations" array one element at a time, each with
+// its position for error messages.
 func (m *message) readOps(dec *json.Decoder, data []byte, base int, lines *lineIndex) error {
 	at := base + int(dec.InputOffset())
 	tok, err := dec.Token()
@@ -162,16 +150,14 @@ func (m *message) readOps(dec *json.Decoder, data []byte, base int, lines *lineI
 		// The element starts after the separator the decoder stopped at.
 		start := int(dec.InputOffset())
 		start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n,"))
-		op := rawOp{offset: base + start}
-		if err := dec.Decode(&op.fields); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				return err
-			}
-			op.fields, op.notObject = nil, kindName(te.Value)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
 		}
-		if op.fields == nil && op.notObject == "" {
-			op.notObject = "null"
+		op := rawOp{offset: base + start, notObject: valueKind(raw)}
+		if op.notObject == "an object" {
+			op.notObject = ""
+			_ = json.Unmarshal(raw, &op.fields)
 		}
 		m.ops = append(m.ops, op)
 	}
@@ -179,10 +165,10 @@ func (m *message) readOps(dec *json.Decoder, data []byte, base int, lines *lineI
 	return err
 }
 
-// checkVersion checks protocolVersion: it must be "1.0"; a chat reply
-// (not strict) may leave it out.
+// checkVersion checks protocolVersion is "1.0"; a chat reply (not strict)
+// may leave it out.
 func (m *message) checkVersion(strict bool) error {
-	if !m.hasVersion {
+	if m.version == nil {
 		if strict {
 			return &MessageError{Line: m.line, Reason: `the message has no "protocolVersion"; courier speaks protocol version "1.0"`}
 		}
@@ -195,10 +181,9 @@ func (m *message) checkVersion(strict bool) error {
 	return nil
 }
 
-// syntaxError turns a JSON decoding error of data, which starts at byte
-// base of the input, into a MessageError that says where the input stops
-// being JSON. The decoder's own offsets skip whitespace between tokens, so
-// the position comes from checking data afresh.
+// syntaxError turns a JSON decoding error of data, at byte base of the
+// input, into a MessageError saying where it stops being JSON: checked
+// afresh, as the decoder's offsets skip whitespace.
 func syntaxError(err error, data []byte, base int, lines *lineIndex) error {
 	off := base + len(data)
 	msg := "the JSON ends before the message is complete (was it cut off?)"
@@ -216,7 +201,6 @@ func syntaxError(err error, data []byte, base int, lines *lineIndex) error {
 	return &MessageError{Line: lines.line(off), Reason: reason}
 }
 
-// tokenKind names what a JSON token starts, for error messages.
 func tokenKind(tok json.Token) string {
 	if d, ok := tok.(json.Delim); ok {
 		return valueKind([]byte{byte(d)})
@@ -225,22 +209,7 @@ func tokenKind(tok json.Token) string {
 	return valueKind(b)
 }
 
-// kindName names a kind of JSON value as the decoder's type errors give
-// it ("array", "bool"), for error messages.
-func kindName(value string) string {
-	switch value {
-	case "array":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	case "object":
-		return "an object"
-	}
-	return "a " + value
-}
-
-// positiveInt reads a JSON number or numeric string as a positive int; 0
-// when it is neither.
+// positiveInt reads a JSON number or numeric string as a positive int, or 0.
 func positiveInt(raw json.RawMessage) int {
 	i, err := strconv.ParseInt(strings.Trim(string(raw), `"`), 10, 64)
 	if err != nil || i <= 0 || i > 1<<31 {
@@ -249,9 +218,8 @@ func positiveInt(raw json.RawMessage) int {
 	return int(i)
 }
 
-// lineIndex turns byte offsets of one input into lines and columns. Offsets
-// are mostly asked in increasing order, so it counts forward from the last
-// one: the whole input is scanned once however many positions are asked.
+// lineIndex turns byte offsets into lines and columns, counting forward
+// from the last offset asked, as they mostly increase.
 type lineIndex struct {
 	text string
 	pos  int // last offset asked
@@ -266,27 +234,19 @@ func (x *lineIndex) seek(off int) {
 	if off < x.pos {
 		x.pos, x.ln, x.col = 0, 1, 1
 	}
-	for x.pos < off {
-		rest := x.text[x.pos:off]
-		i := strings.IndexByte(rest, '\n')
-		if i < 0 {
-			x.col += utf8.RuneCountInString(rest)
-			x.pos = off
-			break
-		}
-		x.ln++
-		x.col = 1
-		x.pos += i + 1
+	rest := x.text[x.pos:off]
+	if i := strings.LastIndexByte(rest, '\n'); i >= 0 {
+		x.ln, x.col, rest = x.ln+strings.Count(rest, "\n"), 1, rest[i+1:]
 	}
+	x.col += utf8.RuneCountInString(rest)
+	x.pos = off
 }
 
-// line is the 1-based line of offset off.
 func (x *lineIndex) line(off int) int {
 	x.seek(off)
 	return x.ln
 }
 
-// where describes offset off as "line L, column C".
 func (x *lineIndex) where(off int) string {
 	x.seek(off)
 	return fmt.Sprintf("line %d, column %d", x.ln, x.col)

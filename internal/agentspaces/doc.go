@@ -10,27 +10,11 @@
 //
 // # Reading operations
 //
-// Decode reads a message from a program (`courier ops`): strict JSON, one
-// object. A message that cannot run as a whole (not JSON, not an object,
-// another protocolVersion than "1.0", no "operations" array) is a
-// *MessageError: the run's status is "error" with one validation error
-// event. ParseReply reads a chat reply in the copy-paste loop: it finds
-// the operations messages in prose and fences, tolerates comments and
-// trailing commas, and never fails; see its documentation.
-//
-// Each operation is validated by the protocol's schema and rules: the
-// type is one of the six; a path is relative, has no leading "/", no ".."
-// (anywhere, as the protocol's isValidPath has it), no NUL, is not empty
-// and has at most 255 characters; file
-// content has at most 10 MB (decoded, for base64, and invalid base64 is an
-// error); a message at most 100,000 characters; a command at most 4,096;
-// a timeout is an integer from 1,000 to 3,600,000 ms; env values are
-// strings; edits has at least one {oldContent, newContent} pair of
-// strings. Lengths count characters (code points), sizes bytes. Members
-// the schema does not name are ignored, as the schema allows. An invalid
-// operation becomes a command.ParseError in its place, whose event is a
-// validation error naming the operation, its line and the rule, and the
-// batch goes on.
+// Decode reads a program's message (`courier ops`), ParseReply a chat
+// reply. Each operation is validated by the protocol's schema and rules
+// (see validate.go), members it does not name ignored; an invalid one
+// becomes a command.ParseError in its place, whose event is a validation
+// error naming the operation, its line and the rule, and the batch goes on.
 //
 // # What the engine must do
 //
@@ -82,22 +66,11 @@
 // and its event comes first; denied, it gives policyDenied; the rest of
 // the batch runs either way.
 //
-// # Events
-//
-// ResultEvent turns a command and its result into the event the protocol
-// specifies; Events builds a run's events message and its status; Pause
-// and ApprovalEvent give approvalRequired, which pauses the run.
-// FormatEvents writes the message.
-//
 // # courier's own safety underneath
 //
-// Nothing here weakens what the tag protocol has: every file operation
-// goes through the workspace's os.Root, so links cannot lead outside
-// (such a path gives policyDenied); shell commands run under courier's
-// sandbox (namespaces, Landlock, no capabilities, an allow-listed
-// environment, a time limit that stops every process started); every
-// change is journaled before it is made, so a run killed at any instant
-// is finished exactly once, and undo restores what a run changed. The
-// shell policy is courier's own parser-based one, not the protocol's
-// substring lists; Preset maps the protocol's three presets onto it.
+// Every file operation goes through the workspace's os.Root (a link out
+// gives policyDenied), shell commands run in courier's sandbox, every
+// change is journaled before it is made (exactly once, undoable), and the
+// shell policy is courier's parser-based one, onto which Preset maps the
+// protocol's three presets.
 package agentspaces

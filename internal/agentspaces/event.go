@@ -10,15 +10,13 @@ import (
 // RunStatus is the status of an events message.
 type RunStatus string
 
-// The three run statuses.
 const (
 	StatusCompleted        RunStatus = "completed"
 	StatusAwaitingApproval RunStatus = "awaiting_approval"
 	StatusError            RunStatus = "error"
 )
 
-// EventsMessage is what courier answers: the events of a run, one per
-// operation carried out, in order.
+// EventsMessage is what courier answers: a run's events, in order.
 type EventsMessage struct {
 	ProtocolVersion string    `json:"protocolVersion"`
 	RunID           string    `json:"runId"`
@@ -26,11 +24,9 @@ type EventsMessage struct {
 	Events          []Event   `json:"events"`
 }
 
-// EventType names an event. The six operation events share their
-// operation's name.
+// EventType names an event; operation events share the operation's name.
 type EventType string
 
-// The event types.
 const (
 	EventUserMessage      EventType = "userMessage"
 	EventMessage          EventType = "message"
@@ -55,29 +51,25 @@ const (
 	CategorySystem     Category = "system"
 )
 
-// Event is one event of the protocol. Which fields apply depends on Type;
-// MarshalJSON writes exactly those, in the protocol's shapes.
+// Event is one event of the protocol; MarshalJSON writes the fields its
+// Type has.
 type Event struct {
 	Type        EventType `json:"type"`
 	OperationID string    `json:"operationId,omitempty"`
 	Timestamp   time.Time `json:"timestamp,omitzero"`
 
-	Path    string `json:"path,omitempty"`
-	Success bool   `json:"success,omitempty"`
-	Error   string `json:"error,omitempty"`
-	// Content is a userMessage's text or a readFile's content.
-	Content string `json:"content,omitempty"`
-	// Note says what was left out of a readFile's content shortened for a
-	// chat request; a program's events never have one.
-	Note         string   `json:"note,omitempty"`
+	Path         string   `json:"path,omitempty"`
+	Success      bool     `json:"success,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	Content      string   `json:"content,omitempty"` // a userMessage's text or a readFile's content
+	Note         string   `json:"note,omitempty"`    // what a chat request left out of a readFile's content
 	Encoding     Encoding `json:"encoding,omitempty"`
 	Size         int64    `json:"size,omitempty"`
 	BytesWritten int64    `json:"bytesWritten,omitempty"`
 	EditsApplied int      `json:"editsApplied,omitempty"`
 
-	Command string `json:"command,omitempty"`
-	// ExitCode is set for a shell command that ran (124 when it timed out).
-	ExitCode   *int   `json:"exitCode,omitempty"`
+	Command    string `json:"command,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"` // a shell command that ran (124: timed out)
 	Stdout     string `json:"stdout,omitempty"`
 	Stderr     string `json:"stderr,omitempty"`
 	DurationMS int64  `json:"durationMs,omitempty"`
@@ -88,31 +80,24 @@ type Event struct {
 	Details       *ApprovalDetails `json:"details,omitempty"`
 	Suggestion    string           `json:"suggestion,omitempty"`
 
-	Category Category `json:"category,omitempty"`
-	Message  string   `json:"message,omitempty"`
-	// ErrorDetails are an error event's details; nil leaves them out.
-	ErrorDetails map[string]any `json:"-"`
+	Category     Category       `json:"category,omitempty"`
+	Message      string         `json:"message,omitempty"`
+	ErrorDetails map[string]any `json:"-"` // nil leaves them out
 }
 
 // ApprovalDetails say what an approvalRequired event is about.
 type ApprovalDetails struct {
-	Command string `json:"command,omitempty"`
-	// Env is a shell operation's env: the command runs with it, so the
-	// approval is of both.
-	Env  map[string]string `json:"env,omitempty"`
-	Path string            `json:"path,omitempty"`
-	// Policy names what asked for approval: courier's policy rules behind
-	// the decision, e.g. "rm -r".
-	Policy string `json:"policy,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Env     map[string]string `json:"env,omitempty"` // approved with the command
+	Path    string            `json:"path,omitempty"`
+	Policy  string            `json:"policy,omitempty"` // the policy rules that asked, e.g. "rm -r"
 }
 
-// TimestampFormat is how event times are written: ISO 8601 in UTC with
-// milliseconds, as JavaScript's toISOString writes them.
+// TimestampFormat is JavaScript's toISOString: UTC with milliseconds.
 const TimestampFormat = "2006-01-02T15:04:05.000Z"
 
-// MarshalJSON writes the fields the event's type has, in the protocol's
-// order, including false, zero and empty values the protocol shows
-// (success: false, exitCode: 0, stdout: "").
+// MarshalJSON writes the fields the event's type has in the protocol's
+// order, with the false, zero and empty values it shows.
 func (e Event) MarshalJSON() ([]byte, error) {
 	var w objectWriter
 	w.field("type", e.Type)
@@ -168,8 +153,6 @@ func (e Event) writeFileFields(w *objectWriter) {
 	case EventCreateFile:
 		w.field("bytesWritten", e.BytesWritten)
 	case EventReadFile:
-		// Encoding and size come together; courier always sets them, the
-		// protocol's excerpts sometimes leave both out.
 		w.field("content", e.Content)
 		if e.Note != "" {
 			w.field("note", e.Note)
@@ -183,10 +166,8 @@ func (e Event) writeFileFields(w *objectWriter) {
 	}
 }
 
-// writeShellFields writes a shell event. A command that ran shows its exit
-// code, both streams and its duration; one that timed out shows the
-// streams only when it wrote something before it was stopped, so a silent
-// timeout has the protocol's exact shape.
+// writeShellFields writes a shell event; a timeout shows only streams
+// that are not empty, so a silent one has the protocol's exact shape.
 func (e Event) writeShellFields(w *objectWriter) {
 	w.field("command", e.Command)
 	w.field("success", e.Success)
@@ -211,9 +192,8 @@ func (e Event) writeShellFields(w *objectWriter) {
 	}
 }
 
-// FormatEvents writes an events message as indented JSON with a final
-// newline: what `courier ops` prints and what the CONTEXT section of a
-// JSON request shows. Code and output keep their <, > and & as written.
+// FormatEvents writes an events message as indented JSON, <, > and &
+// unescaped.
 func FormatEvents(m EventsMessage) (string, error) {
 	if m.Events == nil {
 		m.Events = []Event{}

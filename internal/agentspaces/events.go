@@ -13,7 +13,7 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// The seed's exact error texts for the failures it names.
+// The protocol's exact error texts.
 const (
 	errExists   = "File already exists"
 	errNotFound = "File not found"
@@ -26,12 +26,10 @@ const (
 	suggestOutside = "Use a path inside the workspace, relative to its root"
 )
 
-// ResultEvent is the event for command c, which the engine carried out
-// with result r, at r.Time or else now: a validation error for a
-// command.ParseError; policyDenied for a command denied or a path outside
-// the workspace; an execution or timeout error for one interrupted;
-// otherwise the operation's own event, failures worded as the protocol
-// words them where it does.
+// ResultEvent is the event for command c carried out with result r, at
+// r.Time or else now: a validation error for a command.ParseError,
+// policyDenied for a denial or a path outside the workspace, an execution
+// or timeout error for an interruption, else the operation's own event.
 func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
 	at := r.Time
 	if at.IsZero() {
@@ -56,7 +54,7 @@ func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
 		e.ErrorDetails = map[string]any{"operationType": string(typ)}
 		return e
 	}
-	e.Type = EventType(typ)
+	e.Type, e.Path = EventType(typ), c.Path
 	e.Success = r.Status == command.OK
 	if !e.Success {
 		e.Error = failure(r)
@@ -65,27 +63,21 @@ func ResultEvent(c command.Command, r command.Result, now time.Time) Event {
 	case command.Message, command.Done:
 		e.Success = true
 	case command.CreateFile:
-		e.Path = c.Path
 		e.BytesWritten = contentSize(c.Content, c.Encoding)
 	case command.ReadFile:
-		e.Path = c.Path
 		e.Content, e.Size, e.Encoding = r.Content, r.Size, UTF8
 		if r.Encoding == command.Base64 {
 			e.Encoding = Base64
 		}
 	case command.EditFile:
-		e.Path = c.Path
 		e.EditsApplied = len(c.Edits)
-	case command.DeleteFile:
-		e.Path = c.Path
 	case command.RunCommand:
 		shellFields(&e, c, r)
 	}
 	return e
 }
 
-// TimeoutExitCode is the exit code a timed-out command reports, as
-// timeout(1) does.
+// TimeoutExitCode is a timed-out command's exit code, as timeout(1) has it.
 const TimeoutExitCode = 124
 
 func shellFields(e *Event, c command.Command, r command.Result) {
@@ -126,8 +118,7 @@ func denial(e Event, typ OpType, r command.Result) Event {
 	return e
 }
 
-// failure is the error text of a failed operation: the protocol's words
-// where it has them, else courier's summary and detail.
+// failure is the error text of a failed operation.
 func failure(r command.Result) string {
 	switch r.Cause {
 	case command.CauseExists:
@@ -141,8 +132,7 @@ func failure(r command.Result) string {
 	return r.Summary
 }
 
-// contentSize is the number of bytes content stands for. Base64 content
-// is in the padded form validation leaves it in.
+// contentSize is the number of bytes (padded base64) content stands for.
 func contentSize(content, encoding string) int64 {
 	if encoding == command.Base64 {
 		pad := len(content) - len(strings.TrimRight(content, "="))
@@ -151,7 +141,6 @@ func contentSize(content, encoding string) int64 {
 	return int64(len(content))
 }
 
-// opTypeOf names the operation a command came from.
 func opTypeOf(t command.Type) OpType {
 	switch t {
 	case command.Message, command.Done:
@@ -170,18 +159,15 @@ func opTypeOf(t command.Type) OpType {
 	return ""
 }
 
-// Pause is a command waiting for the person's approval: the index of the
-// command in its run, the policy's reason, and the rules behind it.
+// Pause is a command at Index of its run waiting for the person's
+// approval, the policy's reason and the rules behind it.
 type Pause struct {
 	Index  int
 	Reason string
 	Rule   string
 }
 
-// ApprovalEvent is the approvalRequired event for command c. The
-// protocol requires an operationId; an operation sent without an id gets
-// "operation-N", N its 1-based place in the run, which is what an
-// approval must name.
+// ApprovalEvent is the approvalRequired event for command c.
 func ApprovalEvent(c command.Command, p Pause, now time.Time) Event {
 	return Event{
 		Type:          EventApprovalRequired,
@@ -194,7 +180,7 @@ func ApprovalEvent(c command.Command, p Pause, now time.Time) Event {
 }
 
 // ApprovalID is the operation id an approval of command c, at index i of
-// its run, names.
+// its run, names: "operation-N" (N from 1) for one sent without an id.
 func ApprovalID(c command.Command, i int) string {
 	if c.ID != "" {
 		return c.ID
@@ -204,30 +190,22 @@ func ApprovalID(c command.Command, i int) string {
 
 // Outcome is what the engine did with a run, as far as it got.
 type Outcome struct {
-	// Commands are the run's commands, in order.
 	Commands []command.Command
-	// Results[i] is the result of Commands[i]; there may be fewer results
-	// than commands when the run paused or stopped.
-	Results []command.Result
-	// From is the first command whose event this message reports: 0 for a
-	// new run, the approved or denied command's index after a resume.
-	From int
-	// Paused is set when Commands[len(Results)] awaits approval.
-	Paused *Pause
-	// Answered is set when Commands[From] is the operation an approval
-	// answered: its event carries the operation id the approvalRequired
-	// event gave it, generated ("operation-N") when it had none.
+	Results  []command.Result // of Commands[i]; fewer when the run paused or stopped
+	// From is the first command reported: 0, or after a resume the
+	// answered command's index.
+	From   int
+	Paused *Pause // set when Commands[len(Results)] awaits approval
+	// Answered: Commands[From] is the operation an approval answered, its
+	// event carrying the id the approvalRequired event gave it.
 	Answered bool
-	// Err is a failure that stopped the run: a *MessageError for a message
-	// that could not be run at all, anything else a system failure (the
-	// journal or the disk).
+	// Err stopped the run: a *MessageError, else a system failure.
 	Err error
 }
 
 // Events builds the events message of a run: one event per result from
-// From on, then the approvalRequired event if the run paused, or an error
-// event if it stopped. The status is error when it stopped,
-// awaiting_approval when it paused, completed otherwise.
+// From on, then an approvalRequired event if it paused, or an error event
+// if it stopped, and the status that says which.
 func Events(runID string, o Outcome, now time.Time) EventsMessage {
 	m := EventsMessage{ProtocolVersion: ProtocolVersion, RunID: runID, Status: StatusCompleted, Events: []Event{}}
 	for i := o.From; i < len(o.Results) && i < len(o.Commands); i++ {
@@ -250,9 +228,8 @@ func Events(runID string, o Outcome, now time.Time) EventsMessage {
 }
 
 // stopEvent is the error event of a run that stopped: validation for a
-// message that could not be run, system for everything else (the disk
-// full, the journal unwritable), naming the operation it stopped at, which
-// did not run, nor did the ones after it.
+// message that could not be run, else system, naming the operation it
+// stopped at.
 func stopEvent(o Outcome, next int, now time.Time) Event {
 	e := Event{Type: EventError, Timestamp: now, Category: CategorySystem, Message: o.Err.Error()}
 	var me *MessageError
@@ -276,9 +253,9 @@ func stopEvent(o Outcome, next int, now time.Time) Event {
 	return e
 }
 
-// withoutHostPaths words err with every absolute path the file system
-// errors in it carry cut to its last element ("…/journal.jsonl"): where
-// courier keeps its files on the host is not the program's business.
+// withoutHostPaths words err with the absolute paths of its file system
+// errors cut to "…/journal.jsonl": the host's layout is not the program's
+// business.
 func withoutHostPaths(err error) string {
 	msg := err.Error()
 	for _, p := range hostPaths(err) {
@@ -289,7 +266,6 @@ func withoutHostPaths(err error) string {
 	return msg
 }
 
-// hostPaths lists the paths of the file system errors in err's chain.
 func hostPaths(err error) []string {
 	var out []string
 	switch e := err.(type) {

@@ -14,13 +14,11 @@ import (
 	"github.com/courier-agent/courier/prompts"
 )
 
-// Chat is the Agent Spaces protocol as a front end of courier's copy-paste
-// loop (`courier new --protocol json`): requests are laid out as the tag
-// protocol's are, with this protocol's text, and the last reply's events
-// message as JSON in their CONTEXT; replies are read by ParseReply.
+// Chat is the protocol as a front end of the copy-paste loop (`courier new
+// --protocol json`): requests laid out as the tag protocol's, with the last
+// reply's events message in their CONTEXT; replies read by ParseReply.
 type Chat struct{}
 
-// ChatName is the name sessions record for this front end.
 const ChatName = "json"
 
 // Name implements frontend.FrontEnd.
@@ -39,7 +37,6 @@ func (Chat) RenderTo(w io.Writer, r frontend.Request) ([]frontend.Part, error) {
 	return protocol.WriteLayout(w, r, chatLayout())
 }
 
-// chatLayout is the layout of this protocol's requests.
 func chatLayout() protocol.Layout {
 	return protocol.Layout{
 		Protocol:     prompts.ProtocolJSON,
@@ -51,8 +48,7 @@ func chatLayout() protocol.Layout {
 }
 
 // writeEvents writes the CONTEXT section on the last reply: courier's
-// notices in words, then the events message of its operations as JSON,
-// with file content shortened as the tag protocol shortens READ_FILE.
+// notices, then the events message with file content shortened.
 func writeEvents(b *strings.Builder, r frontend.Request) {
 	for _, n := range r.Notices {
 		b.WriteString(strings.TrimRight(n, "\n"))
@@ -66,26 +62,20 @@ func writeEvents(b *strings.Builder, r frontend.Request) {
 	for i := range m.Events {
 		room -= cutContent(&m.Events[i], r.ReadLines, room)
 	}
-	text, _ := FormatEvents(m) // strings and numbers only: cannot fail
+	text, _ := FormatEvents(m)
 	fence := fenceFor(text)
 	b.WriteString(fence + "json\n")
 	b.WriteString(text)
 	b.WriteString(fence + "\n")
 }
 
-// fenceFor returns a code fence longer than any run of backticks in text,
-// so that output holding "```" cannot end the block early.
+// fenceFor returns a code fence longer than any run of backticks in text.
 func fenceFor(text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
+	longest := 2
+	for _, run := range strings.FieldsFunc(text, func(r rune) bool { return r != '`' }) {
+		longest = max(longest, len(run))
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return strings.Repeat("`", longest+1)
 }
 
 // Parse implements frontend.FrontEnd.
@@ -94,8 +84,7 @@ func (Chat) Parse(text string) frontend.Parsed {
 	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
 }
 
-// ShowsCommands implements frontend.FrontEnd: each event carries its
-// operation's id and fields.
+// ShowsCommands implements frontend.FrontEnd: events carry their operations.
 func (Chat) ShowsCommands() bool { return true }
 
 // NoCommands implements frontend.FrontEnd.
@@ -108,9 +97,7 @@ func (Chat) Words() command.Words { return opWords{} }
 
 type opWords struct{}
 
-// Name implements command.Words: the operation's type, which reads as a
-// name ("with editFile"), and "operation" after the two that are English
-// words too ("a shell operation", "a message operation").
+// Name implements command.Words: "editFile", but "a shell operation".
 func (opWords) Name(t command.Type) string {
 	op := opTypeOf(t)
 	if op == OpShell || op == OpMessage {
@@ -119,8 +106,7 @@ func (opWords) Name(t command.Type) string {
 	return string(op)
 }
 
-// ReadLines implements command.Words: readFile returns a whole file, so
-// lines are asked of a shell.
+// ReadLines implements command.Words: readFile has no line range.
 func (opWords) ReadLines(path string, from, to int) string {
 	return fmt.Sprintf("a shell operation running sed -n '%d,%dp' %s", from, to, shellQuote(path))
 }

@@ -2,6 +2,7 @@ package agentspaces
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 )
 
@@ -21,8 +22,6 @@ const (
 	OpShell      OpType = "shell"
 )
 
-// opTypes lists the six operations in the protocol's order, for checks and
-// error messages.
 func opTypes() []OpType {
 	return []OpType{OpMessage, OpCreateFile, OpReadFile, OpEditFile, OpDeleteFile, OpShell}
 }
@@ -36,8 +35,8 @@ const (
 	Base64 Encoding = "base64"
 )
 
-// marshal encodes v as JSON without escaping <, > and &, which would make
-// code and command output hard to read for the LLM and the person.
+// marshal encodes v as JSON without escaping <, > and &, for code and
+// output to stay readable.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -45,42 +44,24 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	// Encode ends with a newline.
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// objectWriter builds a JSON object with its keys in a chosen order.
+// objectWriter builds a JSON object with its keys in order; it has at
+// least one.
 type objectWriter struct {
 	data []byte
 	err  error
 }
 
 func (w *objectWriter) field(key string, v any) {
-	if w.err != nil {
-		return
-	}
-	if len(w.data) == 0 {
-		w.data = append(w.data, '{')
-	} else {
-		w.data = append(w.data, ',')
-	}
 	k, _ := marshal(key)
-	w.data = append(w.data, k...)
-	w.data = append(w.data, ':')
 	val, err := marshal(v)
-	if err != nil {
-		w.err = err
-		return
-	}
-	w.data = append(w.data, val...)
+	w.err = cmp.Or(w.err, err)
+	w.data = append(append(append(append(w.data, ','), k...), ':'), val...)
 }
 
 func (w *objectWriter) close() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if len(w.data) == 0 {
-		return []byte("{}"), nil
-	}
-	return append(w.data, '}'), nil
+	w.data[0] = '{'
+	return append(w.data, '}'), w.err
 }

@@ -14,34 +14,22 @@ const (
 	PresetRestrictive = "restrictive"
 )
 
-// Preset returns the shell policy of a preset, in courier's own rule
-// syntax, built over own, the person's [policy] table: the preset's rules
-// join the person's in one list (policy.Config's lists, put in front of
-// courier's built-in rules), and own's other settings (no_defaults) are
-// kept. Where two rules of that list match a program, the most severe
-// decides, so a person's own deny and ask rules keep their force under
-// every preset, and their allow rules lift built-in rules under every
-// preset as they do without one (never a rule the preset adds).
+// Preset returns the shell policy of a preset built over own, the
+// person's [policy] table: the preset's rules join the person's lists (in
+// front of the built-in rules) and no_defaults is kept. The most severe
+// matching rule decides, so the person's deny and ask rules keep their
+// force under every preset, and their allow rules lift built-in rules,
+// never one the preset adds. The protocol's presets judge substrings;
+// courier's policy judges every program a parsed command would start:
 //
-// The protocol's presets judge commands by substrings; courier does not:
-// its policy parses the shell command and judges every program it would
-// start. The presets map onto that policy so:
-//
-//   - standard: the person's policy as it is, exactly what a run without
-//     a preset gets. courier's built-in rules deny privilege escalation
-//     and commands that act on the whole machine (shutdown, disks, kernel
-//     modules, user accounts, device writes), and ask before destructive
-//     or outward commands (recursive or forced rm, whole-tree git
-//     discards, git push, publishing, kill, mount, crontab, code
-//     downloaded and run, computed program names, unparseable text).
-//   - permissive: as standard, but deletes, discards and recursive
-//     permission changes run without approval. Their harm stays in the
-//     workspace, which the sandbox confines writes to and undo restores.
-//     Everything that reaches beyond it (git push, publishing, kill,
-//     mount, crontab, downloads) still needs approval.
-//   - restrictive: every command courier's built-in rules ask about is
-//     denied (and those they deny stay denied, even with no_defaults),
-//     and network clients and package installs need approval.
+//   - standard: the person's policy as it is, as without a preset.
+//   - permissive: deletes, discards and recursive permission changes run
+//     without approval: their harm stays in the workspace, which the
+//     sandbox confines writes to and undo restores. What reaches beyond
+//     it (git push, publishing, kill, mount, crontab, downloads) still asks.
+//   - restrictive: every command the built-in rules ask about is denied
+//     (those they deny stay denied, even with no_defaults), and network
+//     clients and package installs ask.
 func Preset(name string, own policy.Config) (policy.Config, error) {
 	var p policy.Config
 	switch name {

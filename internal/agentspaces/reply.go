@@ -9,41 +9,31 @@ import (
 
 // Reply is a chat reply read for its operations.
 type Reply struct {
-	// Session and Sequence are the "session" and "sequence" the reply's
-	// message copied from the request's header (lower case; "" and 0 if
-	// none), for routing it to the right request.
+	// Session and Sequence are what the reply copied from the request's
+	// header (lower case; "" and 0 if none), to route it.
 	Session  string
 	Sequence int
-	// Commands are the operations of every operations message in the
-	// reply, in order, with command.ParseError entries for what could not
-	// be used. A reply of message operations only ends the session: its
-	// last message is a command.Done.
+	// Commands are the operations of every message, in order, with
+	// command.ParseError entries for what could not be used; a reply of
+	// message operations only ends in a command.Done.
 	Commands []command.Command
 }
 
-// maxProblems caps the entries for broken messages in one reply; the rest
-// are counted in one last entry, so that a hostile reply cannot make
-// courier build a million messages nobody reads.
+// maxProblems caps the entries for broken messages in one reply; one last
+// entry counts the rest.
 const maxProblems = 100
 
-// noMessage is the validation error of a reply that holds no operations
-// message at all.
 const noMessage = `your reply holds no operations message, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "operations": [...]} in a ` + "```json" + ` fence`
 
-// ParseReply reads the operations a chat LLM wrote in its reply (text as
-// reply.Decode returns it). It never fails: what it cannot use becomes
-// a command.ParseError whose Error, the validation error event the LLM
-// reads, says where and why.
+// ParseReply reads the operations a chat LLM wrote in its reply. It never
+// fails: what it cannot use becomes a command.ParseError saying where and
+// why, the validation error event the LLM reads.
 //
-// It finds operations messages the way chat interfaces produce them: in a
-// ```json fence, a fence with another tag or none, or bare JSON; with
-// prose before, between and after; with // and /* */ comments and
-// trailing commas; one object or several, whose operations run in the
-// order written. An object counts when it has an "operations" member;
-// other JSON (examples, configuration shown in prose) is ignored. A
-// message that is not valid JSON is reported as a whole and none of its
-// operations runs. "protocolVersion" may be left out, but another
-// version than "1.0" is refused.
+// It finds operations messages as chat interfaces produce them: fenced or
+// bare, among prose, with comments and trailing commas, one object or
+// several, run in order. An object counts when it has an "operations"
+// member. A message that is not valid JSON is reported as a whole and none
+// of it runs. "protocolVersion" may be left out, but must be "1.0".
 func ParseReply(text string) Reply {
 	if len(text) > MaxMessageBytes {
 		return Reply{Commands: []command.Command{{Type: command.ParseError,
@@ -65,11 +55,10 @@ func ParseReply(text string) Reply {
 			continue
 		}
 		if (p.broken || len(cmds) >= MaxOperations) && problems >= maxProblems {
-			problems++ // nothing of it would be shown or run
+			problems++
 			continue
 		}
-		// Positions are asked in increasing order, which keeps counting
-		// lines linear: the message's own line first.
+		// The message's own line first: positions asked in order.
 		line := lines.line(p.start)
 		if len(cmds) >= MaxOperations {
 			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
@@ -113,9 +102,8 @@ func ParseReply(text string) Reply {
 	return r
 }
 
-// loneOperation explains a reply whose operations were written without
-// the message around them; they are not run, since a JSON example in prose
-// looks the same.
+// loneOperation explains operations written without the message around
+// them, not run since a JSON example in prose looks the same.
 func loneOperation(s *scanner, lines *lineIndex) string {
 	for _, p := range s.pieces {
 		if !p.hasType || p.hasOps {
@@ -132,9 +120,8 @@ func loneOperation(s *scanner, lines *lineIndex) string {
 	return ""
 }
 
-// markFinal makes the last message of a reply holding only message
-// operations a command.Done: the protocol's final response, which ends a
-// session.
+// markFinal makes the last message of a reply of messages only a
+// command.Done, the protocol's final response.
 func markFinal(cmds []command.Command) {
 	if len(cmds) == 0 {
 		return

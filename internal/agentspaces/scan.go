@@ -1,25 +1,17 @@
 package agentspaces
 
-import (
-	"slices"
-	"sort"
-	"strings"
-)
+import "strings"
 
-// maxDepth is how deeply a JSON value in a reply may nest, the limit of
-// Go's JSON decoder; deeper input is broken, not a stack to grow.
+// maxDepth is how deeply JSON may nest, the limit of Go's decoder.
 const maxDepth = 10000
 
-// piece is a part of a reply that the scanner found: a balanced JSON
-// object, or an operations message that never closed.
+// piece is a balanced JSON object the scanner found, or an operations
+// message that never closed.
 type piece struct {
-	start, end int // byte offsets; end exclusive
-	// broken marks an object holding "operations" that ends (unbalanced)
-	// at end: the reply was cut off or its brackets do not match.
-	broken bool
-	// hasOps and hasType say whether the object has a string "operations"
-	// or "type" among its own members: a message, or a lone operation.
-	hasOps, hasType bool
+	start, end int  // byte offsets; end exclusive
+	broken     bool // an object holding "operations" that ends unbalanced: cut off, or brackets that do not match
+	hasOps     bool // a string "operations" among its own members: a message
+	hasType    bool // the same for "type": a lone operation
 }
 
 // frame is one open bracket.
@@ -30,29 +22,23 @@ type frame struct {
 	hasOps, hasType bool
 }
 
-// scanner finds JSON objects in chat text in one pass: prose is skipped
-// with a byte search, and inside an object only strings, comments and
-// brackets matter. Comments and trailing commas are recorded as blanks, to
-// be replaced by spaces (keeping every offset) before the object is read
-// as JSON. Each byte is looked at a bounded number of times, so time and
-// memory stay linear in the reply's size whatever it holds.
+// scanner finds JSON objects in chat text in one pass, linear in its size
+// whatever it holds: prose is skipped with a byte search, and inside an
+// object only strings, comments and brackets matter. Comments and trailing
+// commas become spaces in buf, every offset kept, for a JSON decoder.
 type scanner struct {
 	text   string
+	buf    []byte
 	pieces []piece
-	// blanks are byte ranges to blank, in order; offsets fit in 32 bits
-	// (ParseReply reads at most MaxMessageBytes), which halves the memory
-	// of a reply full of comments.
-	blanks [][2]int32
 	stack  []frame
 	// kept are the closed objects holding "operations" inside the object
-	// being scanned, outermost only: if that object turns out broken
-	// (prose with a stray "{" around a fenced message), they are what
-	// remains.
+	// being scanned, outermost only: what remains if it turns out broken
+	// (prose with a stray "{" around a fenced message).
 	kept []piece
 }
 
 func scan(text string) *scanner {
-	s := &scanner{text: text}
+	s := &scanner{text: text, buf: []byte(text)}
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '{')
 		if j < 0 {
@@ -69,19 +55,10 @@ func scan(text string) *scanner {
 }
 
 // objectStart reports whether the text after a "{" at i-1 can begin a
-// JSON object: after spaces, a key, a closing brace or a comment. This
-// keeps braces of prose and code ("if x {") from starting an object.
+// JSON object, unlike code's "if x {".
 func objectStart(text string, i int) bool {
-	for ; i < len(text); i++ {
-		switch text[i] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"', '}', '/':
-			return true
-		}
-		return false
-	}
-	return false
+	rest := strings.TrimLeft(text[i:], " \t\r\n")
+	return rest != "" && strings.IndexByte(`"}/`, rest[0]) >= 0
 }
 
 // object scans the object opening at start and returns where to go on.
@@ -117,7 +94,7 @@ func (s *scanner) object(start int) int {
 				return s.broken(i)
 			}
 			if lastSig >= 0 && text[lastSig] == ',' {
-				s.blankComma(lastSig)
+				s.buf[lastSig] = ' '
 			}
 			f := s.stack[top]
 			s.stack = s.stack[:top]
@@ -139,8 +116,8 @@ func (s *scanner) object(start int) int {
 }
 
 // stringEnd returns the offset of the quote closing a JSON string whose
-// content starts at i. A raw line break also ends it, so a quote missing
-// in one line spoils only that line; the JSON decoder then reports it.
+// content starts at i, or of a raw line break, so that a missing quote
+// spoils only its line.
 func stringEnd(text string, i int) int {
 	for i < len(text) {
 		j := strings.IndexAny(text[i:], "\"\\\n")
@@ -148,25 +125,12 @@ func stringEnd(text string, i int) int {
 			return len(text)
 		}
 		i += j
-		switch text[i] {
-		case '\\':
-			i += 2
-			continue
+		if text[i] != '\\' {
+			return i
 		}
-		return i
+		i += 2
 	}
 	return len(text)
-}
-
-// blankComma records a trailing comma at i as a blank. Comments after it
-// were recorded already; it goes before them, so blanks stay in order.
-// Each comment is moved at most once, by the one comma it follows.
-func (s *scanner) blankComma(i int) {
-	k := len(s.blanks)
-	for k > 0 && int(s.blanks[k-1][0]) > i {
-		k--
-	}
-	s.blanks = slices.Insert(s.blanks, k, [2]int32{int32(i), int32(i + 1)})
 }
 
 // noteString marks the innermost open object when a string of it is
@@ -184,8 +148,8 @@ func (s *scanner) noteString(str string) {
 	}
 }
 
-// comment records a // or /* */ comment starting at i as a blank and
-// returns its end; ok is false when the "/" starts no comment.
+// comment blanks a // or /* */ comment starting at i and returns its end;
+// ok is false when the "/" starts no comment.
 func (s *scanner) comment(i int) (int, bool) {
 	text := s.text
 	if i+1 >= len(text) {
@@ -206,14 +170,17 @@ func (s *scanner) comment(i int) (int, bool) {
 	default:
 		return 0, false
 	}
-	s.blanks = append(s.blanks, [2]int32{int32(i), int32(end)})
+	for j := i; j < end; j++ {
+		if s.buf[j] != '\n' {
+			s.buf[j] = ' '
+		}
+	}
 	return end, true
 }
 
-// broken ends an object that went wrong at offset at (a closing bracket
-// that does not match, too deep a nesting, or the end of the reply). The
-// outermost open object holding "operations" is a broken message; complete
-// messages found before it still count. Scanning goes on after at.
+// broken ends an object that went wrong at offset at (a bracket that does
+// not match, too deep, the end): the outermost open object holding
+// "operations" is a broken message; complete ones before it still count.
 func (s *scanner) broken(at int) int {
 	cut := len(s.text) + 1
 	for _, f := range s.stack {
@@ -233,27 +200,12 @@ func (s *scanner) broken(at int) int {
 	return at + 1
 }
 
-// json returns the piece's text with comments and trailing commas turned
-// into spaces (line breaks stay), ready for a JSON decoder; offsets in it
-// are the reply's offsets minus p.start.
-func (s *scanner) json(p piece) []byte {
-	data := []byte(s.text[p.start:p.end])
-	i := sort.Search(len(s.blanks), func(i int) bool { return int(s.blanks[i][1]) > p.start })
-	for ; i < len(s.blanks) && int(s.blanks[i][0]) < p.end; i++ {
-		from, to := max(int(s.blanks[i][0]), p.start), min(int(s.blanks[i][1]), p.end)
-		for j := from; j < to; j++ {
-			if data[j-p.start] != '\n' {
-				data[j-p.start] = ' '
-			}
-		}
-	}
-	return data
-}
+// json returns the piece's text, comments and trailing commas blanked.
+func (s *scanner) json(p piece) []byte { return s.buf[p.start:p.end:p.end] }
 
-// relaxed reads data as one JSON object that may hold // and /* */
-// comments and trailing commas, as people and chat interfaces write it,
-// and returns it as strict JSON (those blanked, every offset kept); ok is
-// false when data is not one such object, prose around it included.
+// relaxed reads data as one JSON object with comments and trailing commas,
+// as people write it, and returns it as strict JSON; ok is false when data
+// is not one such object.
 func relaxed(data []byte) ([]byte, bool) {
 	text := string(data)
 	first := len(text) - len(strings.TrimLeft(text, " \t\r\n"))

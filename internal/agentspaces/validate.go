@@ -14,27 +14,22 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// The protocol's validation limits. Lengths are counted in characters
-// (Unicode code points), sizes in bytes.
+// The protocol's validation limits: lengths in characters, sizes in bytes.
 const (
 	MaxPathChars    = 255
 	MaxMessageChars = 100_000
 	MaxCommandChars = 4096
-	// MaxContentBytes limits a file's content: createFile's content (after
-	// decoding, for base64) and each edit's old and new text.
-	MaxContentBytes = 10 << 20
+	MaxContentBytes = 10 << 20 // createFile's (decoded) content, each edit's texts
 	MinTimeoutMS    = 1000
 	MaxTimeoutMS    = 3_600_000
 )
 
-// reservedEnvPrefix starts the names of variables courier sets for its
-// own use (the tag that lets it find a command's processes after a
-// crash); an operation may not set them.
+// reservedEnvPrefix starts the variables courier sets for itself (the tag
+// that finds a command's processes after a crash).
 const reservedEnvPrefix = "COURIER_"
 
-// addOps validates operations and appends a command for each to cmds;
-// an invalid one becomes a command.ParseError, its validation error
-// event, numbered across every message of a reply.
+// addOps appends a command for each operation to cmds, an invalid one a
+// command.ParseError numbered across every message of a reply.
 func addOps(cmds []command.Command, ops []rawOp, lines *lineIndex) []command.Command {
 	for _, op := range ops {
 		line := lines.line(op.offset)
@@ -52,14 +47,11 @@ func addOps(cmds []command.Command, ops []rawOp, lines *lineIndex) []command.Com
 	return cmds
 }
 
-// fields are the members of one operation object.
 type fields map[string]json.RawMessage
 
 // validate checks one operation against the protocol's schema and rules
-// and maps it onto courier's command model, with the flags that ask the
-// engine for the protocol's semantics. On error it still returns what it
-// could read of the operation (its type, id and path), so the error event
-// can name it.
+// and maps it onto a command. On error it still returns the type, id and
+// path it read, for the error event to name.
 func validate(op rawOp) (OpType, command.Command, error) {
 	var c command.Command
 	f := op.fields
@@ -208,7 +200,7 @@ func (f fields) shell(c *command.Command) error {
 	return err
 }
 
-// str reads a string member. An absent or null optional member is "".
+// str reads a string member; an absent or null optional one is "".
 func (f fields) str(key string, required bool) (string, bool, error) {
 	raw, ok := f[key]
 	if !ok || (!required && isNull(raw)) {
@@ -220,14 +212,9 @@ func (f fields) str(key string, required bool) (string, bool, error) {
 	if valueKind(raw) != "a string" {
 		return "", false, fmt.Errorf("%q must be a string, not %s", key, valueKind(raw))
 	}
-	return unquote(raw), true, nil
-}
-
-// unquote decodes a JSON string the decoder has checked.
-func unquote(raw json.RawMessage) string {
 	var s string
 	_ = json.Unmarshal(raw, &s)
-	return s
+	return s, true, nil
 }
 
 func (f fields) boolean(key string) (bool, error) {
@@ -242,7 +229,6 @@ func (f fields) boolean(key string) (bool, error) {
 	return b, nil
 }
 
-// encoding reads "encoding": absent or "utf-8" is text.
 func (f fields) encoding(c *command.Command) error {
 	s, ok, err := f.str("encoding", false)
 	if err != nil || !ok {
@@ -258,8 +244,8 @@ func (f fields) encoding(c *command.Command) error {
 	return nil
 }
 
-// path reads and checks a path member: relative, no ".." anywhere, no
-// NUL, at most 255 characters, not empty. An optional one (cwd) may be absent or "".
+// path reads and checks a path member; an optional one (cwd) may be
+// absent or "".
 func (f fields) path(key string, required bool) (string, error) {
 	p, ok, err := f.str(key, required)
 	if err != nil || (!required && (!ok || p == "")) {
@@ -271,7 +257,6 @@ func (f fields) path(key string, required bool) (string, error) {
 	return p, nil
 }
 
-// checkPath applies the protocol's path rules.
 func checkPath(p string) error {
 	switch {
 	case p == "":
@@ -286,8 +271,7 @@ func checkPath(p string) error {
 		return fmt.Errorf(`is absolute; use a path relative to the workspace, without a leading "/"`)
 	}
 	if strings.Contains(p, "..") {
-		// The protocol's rule, as its isValidPath has it: ".." anywhere,
-		// not only as a segment, so "notes..txt" is refused too.
+		// The protocol's isValidPath refuses "notes..txt" too.
 		return fmt.Errorf(`contains ".."; the protocol allows ".." nowhere in a path (paths must stay inside the workspace)`)
 	}
 	return nil
@@ -337,9 +321,8 @@ func (f fields) env() (map[string]string, error) {
 	return env, nil
 }
 
-// canonicalBase64 decodes standard base64, with or without padding and
-// with line breaks, and returns it in the padded form the engine decodes,
-// with the decoded size.
+// canonicalBase64 decodes standard base64, padded or not, line breaks
+// allowed, and returns the padded form the engine decodes, and its size.
 func canonicalBase64(s string) (string, int, error) {
 	data, err := base64.StdEncoding.DecodeString(s)
 	if err == nil {
@@ -364,12 +347,11 @@ func typeList() string {
 	return strings.Join(names, ", ")
 }
 
-// chars counts the characters (code points) of s.
 func chars(s string) int { return utf8.RuneCountInString(s) }
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 
-// valueKind names the kind of a JSON value, for error messages.
+// valueKind names the kind of a JSON value for error messages.
 func valueKind(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "nothing"

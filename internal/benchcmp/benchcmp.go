@@ -3,12 +3,10 @@
 // `make bench` runs (through cmd/courier-bench); it is not part of the
 // courier binary.
 //
-// Each goal is a Row. A row's Measure runs what it needs — Go benchmarks of
-// courier's packages through Env.GoBench (run once per package and pattern,
-// and shared between rows), a real courier process, or a side-by-side
-// timing of courier and what it is compared with through SideBySide — and
-// returns one value, which the table compares with the row's Limit. The
-// rows are in rows.go.
+// Each goal is a Row, whose Measure runs Go benchmarks of courier's
+// packages (Env.GoBench), a real courier process, or courier side by side
+// with what it is compared with, and returns one value for the table to
+// compare with the row's Limit. The rows are in rows.go.
 package benchcmp
 
 import (
@@ -20,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,30 +25,22 @@ import (
 
 // Row is one goal.
 type Row struct {
-	What string // what is measured, e.g. "a 20 MB reply parsed"
-	Goal string // the goal in words, e.g. "≤ 0.5 s"
-	// Limit is the value the goal allows; Higher says whether values above
-	// it (speed-ups) or below it (times, ratios, memory) meet it.
-	Limit  float64
-	Higher bool
-	Unit   string // of the value: "×", "s", "MB", "ms"
-	// Measure returns the value and a detail saying what it is made of
-	// (the times side by side, the output sizes).
+	What   string  // what is measured, e.g. "a 20 MB reply parsed"
+	Goal   string  // the goal in words, e.g. "≤ 0.5 s"
+	Limit  float64 // the value the goal allows
+	Higher bool    // values above Limit (speed-ups) meet it, not those below
+	Unit   string  // of the value: "×", "s", "MB", "ms"
+	// Measure returns the value and a detail saying what it is made of.
 	Measure func(e *Env) (value float64, detail string, err error)
 }
 
 // Env is what rows share in one run.
 type Env struct {
-	// Dir is a scratch folder removed at the end of the run.
-	Dir string
-	// Module is the folder of courier's go.mod.
-	Module string
-	// Log receives progress lines.
-	Log io.Writer
-	// Quick asks rows for fewer rounds.
-	Quick bool
-	// Ctx ends the run early (Ctrl-C).
-	Ctx context.Context
+	Dir    string // a scratch folder removed at the end of the run
+	Module string // the folder of courier's go.mod
+	Log    io.Writer
+	Quick  bool // fewer rounds
+	Ctx    context.Context
 
 	courier string
 	gobench map[string]GoResults
@@ -72,17 +61,14 @@ func NewEnv(ctx context.Context, log io.Writer, quick bool) (*Env, error) {
 		gobench: map[string]GoResults{}}, nil
 }
 
-// Close removes the scratch folder.
 func (e *Env) Close() error { return os.RemoveAll(e.Dir) }
 
-// Logf writes a progress line.
 func (e *Env) Logf(format string, args ...any) {
 	fmt.Fprintf(e.Log, "bench: "+format+"\n", args...)
 }
 
-// Courier builds courier's binary for this run, once, and returns its
-// path. It is built as 'make build' and 'make install' build it, without
-// cgo.
+// Courier builds courier's binary once, without cgo as 'make build' does,
+// and returns its path.
 func (e *Env) Courier() (string, error) {
 	if e.courier != "" {
 		return e.courier, nil
@@ -107,13 +93,13 @@ type Result struct {
 	Met    bool
 }
 
-// Run measures the rows whose What matches filter (all when nil), writing
-// the table to w as it goes, and reports whether every goal was met.
-func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) ([]Result, bool) {
+// Run measures the rows whose What matches filter, writes
+// the table to w, and reports whether every goal was met.
+func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) bool {
 	var results []Result
 	all := true
 	for _, r := range rows {
-		if filter != nil && !filter.MatchString(r.What) {
+		if !filter.MatchString(r.What) {
 			continue
 		}
 		if e.Ctx.Err() != nil {
@@ -134,12 +120,11 @@ func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) ([]Result, bool
 		results = append(results, res)
 	}
 	Print(w, results)
-	return results, all
+	return all
 }
 
-// Print writes the table of results: each goal met or not met, a row
-// that could not be measured here skipped (and why), one that failed an
-// error.
+// Print writes the table: each goal met or not, a row that cannot be
+// measured here skipped (and why), one that failed an error.
 func Print(w io.Writer, results []Result) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "what\tgoal\tmeasured\tvalue\tmet")
@@ -166,61 +151,30 @@ func valueText(r Result) string {
 	if r.Err != nil {
 		return "-"
 	}
-	switch r.Row.Unit {
-	case "×":
-		return fmt.Sprintf("%.2f×", r.Value)
-	case "ms":
-		return fmt.Sprintf("%.0f ms", r.Value)
-	case "s":
-		return fmt.Sprintf("%.2f s", r.Value)
-	case "":
-		return fmt.Sprintf("%.3g", r.Value)
+	if format, ok := map[string]string{"×": "%.2f×", "ms": "%.0f ms", "s": "%.2f s", "": "%.3g"}[r.Row.Unit]; ok {
+		return fmt.Sprintf(format, r.Value)
 	}
 	return fmt.Sprintf("%.3g %s", r.Value, r.Row.Unit)
 }
 
-// SideBySide times a and b alternately, rounds times each (after one
-// untimed run of each to warm caches), and returns the fastest run of
-// each: on a machine shared with other work, the least disturbed run is
-// the one that says most about the program.
-func SideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Duration, error) {
-	if err := a(); err != nil {
-		return 0, 0, err
-	}
-	if err := b(); err != nil {
-		return 0, 0, err
-	}
-	var ta, tb []time.Duration
-	for range rounds {
+// sideBySide times a and b alternately, rounds times each after an
+// untimed run of each to warm caches, and returns the fastest run of
+// each: on a shared machine, the least disturbed run says most.
+func sideBySide(e *Env, rounds int, a, b func() error) (time.Duration, time.Duration, error) {
+	best := [2]time.Duration{}
+	for i := range 2*rounds + 2 {
 		if err := e.Ctx.Err(); err != nil {
 			return 0, 0, err
 		}
-		d, err := timed(a)
-		if err != nil {
+		start := time.Now()
+		if err := []func() error{a, b}[i%2](); err != nil {
 			return 0, 0, err
 		}
-		ta = append(ta, d)
-		if d, err = timed(b); err != nil {
-			return 0, 0, err
+		if d := time.Since(start); i >= 2 && (best[i%2] == 0 || d < best[i%2]) {
+			best[i%2] = d
 		}
-		tb = append(tb, d)
 	}
-	return slices.Min(ta), slices.Min(tb), nil
-}
-
-func timed(f func() error) (time.Duration, error) {
-	start := time.Now()
-	err := f()
-	return time.Since(start), err
-}
-
-// percentile returns the p-th percentile (0-100) of ds, sorted in place.
-func percentile(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[min(len(ds)-1, len(ds)*p/100)]
+	return best[0], best[1], nil
 }
 
 // Rounds is n, or fewer in a quick run.
@@ -231,15 +185,10 @@ func (e *Env) Rounds(n int) int {
 	return n
 }
 
-func tail(out []byte) string {
-	const max = 2000
-	if len(out) > max {
-		out = out[len(out)-max:]
-	}
-	return string(out)
-}
+func tail(out []byte) string { return string(out[max(len(out)-2000, 0):]) }
 
 // errSkip says a row cannot be measured on this machine, and why.
 var errSkip = errors.New("cannot be measured here")
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+// ms writes nanoseconds as milliseconds.
+func ms[T time.Duration | float64](ns T) string { return fmt.Sprintf("%.0f ms", float64(ns)/1e6) }

@@ -1,7 +1,6 @@
 package benchcmp
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os/exec"
@@ -10,9 +9,8 @@ import (
 	"strings"
 )
 
-// GoResults are a Go benchmark run's figures: by benchmark name (without
-// the -GOMAXPROCS suffix) and unit ("ns/op", "B/op", "MB/s", or a metric
-// the benchmark reports).
+// GoResults are a Go benchmark run's figures by benchmark name (without
+// the -GOMAXPROCS suffix) and unit ("ns/op", "B/op", a reported metric).
 type GoResults map[string]map[string]float64
 
 // Get returns one figure, or an error naming what is missing.
@@ -24,13 +22,10 @@ func (r GoResults) Get(name, unit string) (float64, error) {
 	return v, nil
 }
 
-// GoBench runs the benchmarks of pkg (a path like ./internal/protocol)
-// matching pattern with -benchmem, benchtime iterations or time each, count
-// times, and returns each figure's best (the lowest): on a shared machine,
-// a run that another process interrupted says little about the code. Each
-// time is a process of its own, run after the last has ended. Each (pkg,
-// pattern, benchtime, count) is run once per bench run, however many rows
-// use it.
+// GoBench runs the benchmarks of pkg matching pattern, count processes one
+// after the other, and returns each figure's best (the lowest): on a
+// shared machine, a disturbed run says little about the code. Each set of
+// arguments runs once, however many rows use it.
 func (e *Env) GoBench(pkg, pattern, benchtime string, count int) (GoResults, error) {
 	key := fmt.Sprintf("%s %s %s %d", pkg, pattern, benchtime, count)
 	if r, ok := e.gobench[key]; ok {
@@ -41,13 +36,11 @@ func (e *Env) GoBench(pkg, pattern, benchtime string, count int) (GoResults, err
 	for range max(count, 1) {
 		cmd := exec.CommandContext(e.Ctx, "go", "test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, "-count", "1", "-timeout", "60m", pkg)
 		cmd.Dir = e.Module
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		cmd.Stderr = &out
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go test -bench %s %s: %w\n%s", pattern, pkg, err, tail(out.Bytes()))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("go test -bench %s %s: %w\n%s", pattern, pkg, err, tail(out))
 		}
-		all.Write(out.Bytes())
+		all.Write(out)
 	}
 	r := parseGoBench(all.Bytes())
 	if len(r) == 0 {
@@ -64,10 +57,8 @@ var procsSuffix = regexp.MustCompile(`-\d+$`)
 // keeping the lowest of each figure.
 func parseGoBench(out []byte) GoResults {
 	r := GoResults{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
 		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
 			continue
 		}
@@ -75,11 +66,10 @@ func parseGoBench(out []byte) GoResults {
 			continue
 		}
 		name := procsSuffix.ReplaceAllString(f[0], "")
-		figures := r[name]
-		if figures == nil {
-			figures = map[string]float64{}
-			r[name] = figures
+		if r[name] == nil {
+			r[name] = map[string]float64{}
 		}
+		figures := r[name]
 		for i := 2; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {

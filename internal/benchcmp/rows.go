@@ -1,6 +1,7 @@
 package benchcmp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -31,79 +32,77 @@ func All() []Row {
 	}
 }
 
+// bench runs Go benchmarks (GoBench) and returns the figures asked, each
+// "name unit".
+func (e *Env) bench(pkg, pattern, benchtime string, count int, figures ...string) ([]float64, error) {
+	r, err := e.GoBench(pkg, pattern, benchtime, count)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(figures))
+	for i, f := range figures {
+		name, unit, _ := strings.Cut(f, " ")
+		if out[i], err = r.Get(name, unit); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // measurePageLoad is the median load time of a session's page in headless
-// Chromium, as the browser times it (BenchmarkPage/first_load).
+// Chromium, as the browser times it.
 func measurePageLoad(e *Env) (float64, string, error) {
-	return pageFigure(e, "first_load", "ms-load")
+	return pageFigure(e, "BenchmarkPage/first_load ms-load")
 }
 
 // measurePageResults is how long after the turn's end is told on
-// /api/events its results show on the page (BenchmarkPage).
+// /api/events its results show on the page.
 func measurePageResults(e *Env) (float64, string, error) {
-	return pageFigure(e, "results_after_turn", "ms-after-turn")
+	return pageFigure(e, "BenchmarkPage/results_after_turn ms-after-turn")
 }
 
-func pageFigure(e *Env, name, unit string) (float64, string, error) {
-	r, err := e.GoBench("./internal/serve", "^BenchmarkPage$", "15x", e.Rounds(3))
+func pageFigure(e *Env, figure string) (float64, string, error) {
+	v, err := e.bench("./internal/serve", "^BenchmarkPage$", "15x", e.Rounds(3), figure)
 	if err != nil {
 		return 0, "", err
 	}
-	v, err := r.Get("BenchmarkPage/"+name, unit)
-	if err != nil {
-		return 0, "", err
-	}
-	return v, fmt.Sprintf("%.0f ms, the median of 15 turns or loads, best of %d runs", v, e.Rounds(3)), nil
+	return v[0], fmt.Sprintf("%.0f ms, the median of 15 turns or loads, best of %d runs", v[0], e.Rounds(3)), nil
 }
 
 // measureFirstBuild is the extra time a new session's first build takes
-// over the person's own, on the person's caches (BenchmarkFirstGoBuild).
+// over the person's own, on the person's caches.
 func measureFirstBuild(e *Env) (float64, string, error) {
-	r, err := e.GoBench("./internal/shell", "^BenchmarkFirstGoBuild$", "3x", e.Rounds(3))
+	v, err := e.bench("./internal/shell", "^BenchmarkFirstGoBuild$", "3x", e.Rounds(3),
+		"BenchmarkFirstGoBuild/first_build_of_a_new_session ns/op", "BenchmarkFirstGoBuild/outside_courier ns/op")
 	if err != nil {
 		return 0, "", err
 	}
-	outside, err := r.Get("BenchmarkFirstGoBuild/outside_courier", "ns/op")
-	if err != nil {
-		return 0, "", err
-	}
-	session, err := r.Get("BenchmarkFirstGoBuild/first_build_of_a_new_session", "ns/op")
-	if err != nil {
-		return 0, "", err
-	}
-	return (session - outside) / 1e9, fmt.Sprintf("%s in a new session, %s outside, best of %d runs", ms(time.Duration(session)), ms(time.Duration(outside)), e.Rounds(3)), nil
+	return (v[0] - v[1]) / 1e9, fmt.Sprintf("%s in a new session, %s outside, best of %d runs", ms(v[0]), ms(v[1]), e.Rounds(3)), nil
 }
 
 // measureConfinedStart is what running 'true' costs confined as courier
 // runs commands: the world built, the person's caches under the
-// session's layer, limits (BenchmarkRunSandboxed).
+// session's layer, limits.
 func measureConfinedStart(e *Env) (float64, string, error) {
-	r, err := e.GoBench("./internal/shell", "^BenchmarkRunSandboxed$/^(unconfined|as_courier_runs_them)$", "30x", e.Rounds(3))
+	v, err := e.bench("./internal/shell", "^BenchmarkRunSandboxed$/^(unconfined|as_courier_runs_them)$", "30x", e.Rounds(3),
+		"BenchmarkRunSandboxed/as_courier_runs_them ns/op", "BenchmarkRunSandboxed/unconfined ns/op")
 	if err != nil {
 		return 0, "", err
 	}
-	ns, err := r.Get("BenchmarkRunSandboxed/as_courier_runs_them", "ns/op")
-	if err != nil {
-		return 0, "", err
-	}
-	bare, _ := r.Get("BenchmarkRunSandboxed/unconfined", "ns/op")
-	return ns / 1e6, fmt.Sprintf("%s, unconfined %s, best of %d runs", ms(time.Duration(ns)), ms(time.Duration(bare)), e.Rounds(3)), nil
+	return v[0] / 1e6, fmt.Sprintf("%s, unconfined %s, best of %d runs", ms(v[0]), ms(v[1]), e.Rounds(3)), nil
 }
 
 func measureParse(e *Env) (float64, string, error) {
-	r, err := e.GoBench("./internal/protocol", "^BenchmarkParse$/^ordinary$", "3x", e.Rounds(3))
+	v, err := e.bench("./internal/protocol", "^BenchmarkParse$/^ordinary$", "3x", e.Rounds(3), "BenchmarkParse/ordinary ns/op")
 	if err != nil {
 		return 0, "", err
 	}
-	ns, err := r.Get("BenchmarkParse/ordinary", "ns/op")
-	if err != nil {
-		return 0, "", err
-	}
-	return ns / 1e9, fmt.Sprintf("%s, best of %d runs", ms(time.Duration(ns)), e.Rounds(3)), nil
+	return v[0] / 1e9, fmt.Sprintf("%s, best of %d runs", ms(v[0]), e.Rounds(3)), nil
 }
 
 // measureAdversarial takes the worst of the adversarial inputs, each
-// timed against the ordinary reply in alternation (BenchmarkParseRatio),
-// so that a busy moment of the machine slows both sides of a ratio.
+// timed against the ordinary reply in alternation, so that a busy moment
+// slows both sides of a ratio.
 func measureAdversarial(e *Env) (float64, string, error) {
 	r, err := e.GoBench("./internal/protocol", "^BenchmarkParseRatio$", "5x", e.Rounds(3))
 	if err != nil {
@@ -121,9 +120,8 @@ func measureAdversarial(e *Env) (float64, string, error) {
 	return worst, fmt.Sprintf("worst %s, median of 5 rounds against the ordinary reply, best of %d runs", name, e.Rounds(3)), nil
 }
 
-// measureResident runs 'courier process' on a reply just under the 20 MB
-// limit holding one CREATE_FILE, and compares the process's peak resident
-// memory with the reply's size.
+// measureResident compares the peak resident memory of 'courier process'
+// with the size of its reply, one CREATE_FILE just under 20 MB.
 func measureResident(e *Env) (float64, string, error) {
 	bin, err := e.Courier()
 	if err != nil {
@@ -160,7 +158,6 @@ func measureResident(e *Env) (float64, string, error) {
 	return best, fmt.Sprintf("peak resident %s for a reply of %s, least of %d runs", human.Bytes(int64(best*float64(len(reply)))), human.Bytes(int64(len(reply))), e.Rounds(3)), nil
 }
 
-// courier runs courier in root, its output kept for an error.
 func courier(e *Env, bin, root string, args ...string) error {
 	cmd := exec.CommandContext(e.Ctx, bin, append([]string{"--root", root, "--quiet"}, args...)...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
@@ -171,43 +168,24 @@ func courier(e *Env, bin, root string, args ...string) error {
 }
 
 func measureReadFile(e *Env) (float64, string, error) {
-	r, err := e.GoBench("./internal/runner", "^BenchmarkReadFileLarge$", "3x", 1)
+	v, err := e.bench("./internal/runner", "^BenchmarkReadFileLarge$", "3x", 1,
+		"BenchmarkReadFileLarge MB-allocated", "BenchmarkReadFileLarge ns/op")
 	if err != nil {
 		return 0, "", err
 	}
-	mb, err := r.Get("BenchmarkReadFileLarge", "MB-allocated")
-	if err != nil {
-		return 0, "", err
-	}
-	ns, _ := r.Get("BenchmarkReadFileLarge", "ns/op")
-	return mb, fmt.Sprintf("%.2f MB allocated in %s", mb, ms(time.Duration(ns))), nil
+	return v[0], fmt.Sprintf("%.2f MB allocated in %s", v[0], ms(v[1])), nil
 }
 
 func measureUndo(e *Env) (float64, string, error) {
-	r, err := e.GoBench("./internal/runner", "^BenchmarkUndo$", "3x", e.Rounds(3))
+	v, err := e.bench("./internal/runner", "^BenchmarkUndo$", "3x", e.Rounds(3),
+		"BenchmarkUndo/depth=1 ns/op", "BenchmarkUndo/depth=50 ns/op", "BenchmarkUndo/depth=200 ns/op")
 	if err != nil {
 		return 0, "", err
 	}
-	var parts []string
-	for _, d := range []int{1, 50, 200} {
-		v, err := r.Get(fmt.Sprintf("BenchmarkUndo/depth=%d", d), "ns/op")
-		if err != nil {
-			return 0, "", err
-		}
-		parts = append(parts, fmt.Sprintf("depth %d: %s", d, ms(time.Duration(v))))
-	}
-	deep, err := r.Get("BenchmarkUndo/depth=200", "ns/op")
-	if err != nil {
-		return 0, "", err
-	}
-	last, err := r.Get("BenchmarkUndo/depth=1", "ns/op")
-	if err != nil {
-		return 0, "", err
-	}
-	return deep / last, strings.Join(parts, ", "), nil
+	return v[2] / v[0], fmt.Sprintf("depth 1: %s, depth 50: %s, depth 200: %s", ms(v[0]), ms(v[1]), ms(v[2])), nil
 }
 
-// goNet copies Go's src/net into the scratch folder, once per run.
+// goNet copies Go's src/net into the scratch folder, once.
 func goNet(e *Env) (string, error) {
 	if e.tree != "" {
 		return e.tree, nil
@@ -225,9 +203,9 @@ func goNet(e *Env) (string, error) {
 }
 
 // measureRepomix times courier's first request with --include '**' on Go's
-// src/net, without the description of the machine (which waits on the
-// slowest tool's --version whatever is packed), next to repomix, which
-// people use to paste whole projects into a chat.
+// src/net next to repomix, which people use to paste whole projects into
+// a chat; without the description of the machine, which waits on tools'
+// --version whatever is packed.
 func measureRepomix(e *Env) (float64, string, error) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		return 0, "", fmt.Errorf("%w: npm is not installed", errSkip)
@@ -253,8 +231,8 @@ func measureRepomix(e *Env) (float64, string, error) {
 	pack := func() error {
 		return courier(e, bin, root, "--workspace", tree, "--token-budget", "100000", "--environment=false", "new", "--no-watch", "--include", "**", "explain how this code is organised")
 	}
-	// repomix writes its pack into the folder it packs: moved out after
-	// each run, so that the next run packs the same files.
+	// repomix writes its pack into the folder it packs: moved out, so that
+	// the next run packs the same files.
 	out := filepath.Join(e.Dir, "repomix-output.xml")
 	repomix := func() error {
 		cmd := exec.CommandContext(e.Ctx, filepath.Join(dir, "node_modules", ".bin", "repomix"))
@@ -264,7 +242,7 @@ func measureRepomix(e *Env) (float64, string, error) {
 		}
 		return os.Rename(filepath.Join(tree, "repomix-output.xml"), out)
 	}
-	tc, tr, err := SideBySide(e, e.Rounds(3), pack, repomix)
+	tc, tr, err := sideBySide(e, e.Rounds(3), pack, repomix)
 	if err != nil {
 		return 0, "", err
 	}
@@ -283,10 +261,9 @@ func measureRepomix(e *Env) (float64, string, error) {
 		ms(tc), human.Bytes(size), ms(tr), human.Bytes(info.Size())), nil
 }
 
-// measureSettle runs a real 'courier watch' on a copy of Go's src/net and
-// times, for replies saved the two ways a complete file appears (renamed
-// into inbox/ as browsers and editors save, or written in place and
-// closed), the time from the save to the next request's file in outbox/.
+// measureSettle times a real 'courier watch' on Go's src/net from a reply
+// saved (renamed into inbox/ as browsers save, or written in place and
+// closed) to the next request's file in outbox/.
 func measureSettle(e *Env) (float64, string, error) {
 	bin, err := e.Courier()
 	if err != nil {
@@ -309,33 +286,27 @@ func measureSettle(e *Env) (float64, string, error) {
 	}
 	id := strings.TrimSuffix(filepath.Base(first[0]), "_seq0001.txt")
 
-	watch := exec.CommandContext(e.Ctx, bin, "--root", root, "watch", id)
-	watch.Env = append(os.Environ(), "NO_COLOR=1")
 	log := filepath.Join(root, "watch.log")
 	out, err := os.Create(log)
 	if err != nil {
 		return 0, "", err
 	}
 	defer out.Close()
+	ctx, stop := context.WithCancel(e.Ctx)
+	watch := exec.CommandContext(ctx, bin, "--root", root, "watch", id)
+	watch.Cancel = func() error { return watch.Process.Signal(os.Interrupt) }
+	watch.WaitDelay = 10 * time.Second
+	watch.Env = append(os.Environ(), "NO_COLOR=1")
 	watch.Stdout, watch.Stderr = out, out
 	if err := watch.Start(); err != nil {
+		stop()
 		return 0, "", fmt.Errorf("courier watch: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- watch.Wait() }()
-	defer func() {
-		watch.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			watch.Process.Kill()
-			<-exited
-		}
-	}()
+	defer func() { stop(); <-exited }()
 
 	seq := 1
-	// turn saves the reply to the current request as save says, and
-	// returns the time from the save to the next request's file.
 	turn := func(save func(p string, data []byte) (time.Time, error)) (time.Duration, error) {
 		reply := fmt.Appendf(nil, "Session: %s\nSequence: %d\n[MESSAGE]\nround %d\n[/MESSAGE]\n", id, seq, seq)
 		start, err := save(filepath.Join(root, "inbox", fmt.Sprintf("reply%04d.txt", seq)), reply)
@@ -392,7 +363,8 @@ func measureSettle(e *Env) (float64, string, error) {
 			}
 			lat = append(lat, d)
 		}
-		p50 := percentile(lat, 50)
+		slices.Sort(lat)
+		p50 := lat[len(lat)/2]
 		worst = max(worst, float64(p50)/float64(time.Millisecond))
 		parts = append(parts, fmt.Sprintf("%s p50 %s (max %s)", how.name, ms(p50), ms(slices.Max(lat))))
 	}

@@ -13,11 +13,10 @@ import (
 	"testing"
 )
 
-// fakellmPackage is the import path of the fakellm command.
 const fakellmPackage = "github.com/courier-agent/courier/internal/agent/agenttest/fakellm"
 
-// BuildFakeLLM builds fakellm into dir and returns its path. Building
-// takes a few seconds, so a test package builds it once (in TestMain).
+// BuildFakeLLM builds fakellm into dir, once per test package (TestMain),
+// and returns its path.
 func BuildFakeLLM(dir string) (string, error) {
 	goTool := "go"
 	if p, err := exec.LookPath("go"); err == nil {
@@ -32,9 +31,8 @@ func BuildFakeLLM(dir string) (string, error) {
 	return out, nil
 }
 
-// Install puts fakellm in a new folder under the name of the program it
-// stands for (claude, codex, ...) and returns the folder, to be put first
-// on PATH.
+// Install puts fakellm in a new folder, to be put first on PATH, under
+// the name of the program it stands for (claude, codex...).
 func Install(t testing.TB, fakellm, name string) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,39 +15,25 @@ import (
 
 // Step is how ChatServer answers one request.
 type Step struct {
-	// Reply is the assistant message of a 200 answer, streamed when the
-	// request asks for a stream.
-	Reply string
+	Reply string // the assistant message, streamed when the request asks
 	// Status, when not 0 or 200, answers with that status and ErrorBody
-	// (default: an OpenAI-style error object saying "scripted failure").
+	// (default: an OpenAI-style error saying "scripted failure").
 	Status     int
 	ErrorBody  string
-	RetryAfter string // the Retry-After header of an error answer
+	RetryAfter string
 	// MidStreamError streams half of Reply, then an error object with this
 	// message (vLLM's shape with VLLMError, else OpenAI's), then ends.
 	MidStreamError string
 	VLLMError      bool
-	// Stall streams half of Reply, then sends nothing more until the
-	// client gives up.
-	Stall bool
-	// Hangup closes the connection without an answer.
-	Hangup bool
-	// Comments puts keep-alive comment lines between the chunks.
-	Comments bool
-	// Gap pauses between the streamed chunks, as a slow model writes.
-	Gap time.Duration
-	// KeepAlive, with Stall, sends a keep-alive comment this often while
-	// stalled, as a server holding the connection open does.
-	KeepAlive time.Duration
-	// NoDone ends the stream after the last chunk without "data: [DONE]".
-	NoDone bool
-	// Chunk is the number of characters per streamed chunk (default 5).
-	Chunk int
-	// Usage is the completion tokens reported, 0 for none.
-	Usage int
-	// Delay holds the answer back this long (or until the client gives
-	// up), as a model reading a long request does.
-	Delay time.Duration
+	Stall          bool          // stream half of Reply, then nothing until the client gives up
+	KeepAlive      time.Duration // while stalled, a keep-alive comment this often
+	Hangup         bool          // close the connection without an answer
+	Comments       bool          // keep-alive comments between the chunks
+	Gap            time.Duration // between the streamed chunks, as a slow model writes
+	NoDone         bool          // no "data: [DONE]" after the last chunk
+	Chunk          int           // characters per streamed chunk (default 5)
+	Usage          int           // completion tokens reported, 0 for none
+	Delay          time.Duration // before the answer, as a model reading a long request
 }
 
 // ChatMessage is one message of a request.
@@ -78,8 +65,8 @@ type ChatServer struct {
 	aborted int
 }
 
-// NewChatServer serves the steps in order, one a request; a request past
-// the last fails the test.
+// NewChatServer serves the steps in order, one a request; one more fails
+// the test.
 func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
 	return NewChatServerFunc(t, func(n int, _ ChatRequest) Step {
 		if n > len(steps) {
@@ -90,17 +77,15 @@ func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
 	})
 }
 
-// NewChatServerFunc answers request n (from 1) with respond's step, so a
-// test can answer according to what was asked.
+// NewChatServerFunc answers request n (from 1) with respond's step.
 func NewChatServerFunc(t testing.TB, respond func(n int, req ChatRequest) Step) *ChatServer {
 	s := StartChatServer(respond, t.Errorf)
 	t.Cleanup(s.Close)
 	return s
 }
 
-// StartChatServer is NewChatServerFunc for callers without a testing.TB
-// (end-to-end scripts): fail reports a broken request, and Close stops the
-// server.
+// StartChatServer is NewChatServerFunc without a testing.TB (for scripts):
+// fail reports a broken request, Close stops the server.
 func StartChatServer(respond func(n int, req ChatRequest) Step, fail func(format string, args ...any)) *ChatServer {
 	s := &ChatServer{fail: fail, respond: respond, quit: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -114,8 +99,7 @@ func (s *ChatServer) Close() {
 	s.srv.Close()
 }
 
-// Aborted counts the stalled answers that ended because the client gave
-// up on them (closed the connection), as a canceled request does.
+// Aborted counts the stalled answers the client gave up on.
 func (s *ChatServer) Aborted() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,25 +129,16 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	step := s.respond(n, req)
-	if step.Delay > 0 {
-		t := time.NewTimer(step.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		case <-s.quit:
-			return
-		}
+	if step.Delay > 0 && !s.pause(r, step.Delay) {
+		return
 	}
 	switch {
 	case step.Hangup:
-		hangup(w)
-	case step.Status != 0 && step.Status != http.StatusOK:
-		body := step.ErrorBody
-		if body == "" {
-			body = `{"error":{"message":"scripted failure","type":"server_error"}}`
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
 		}
+	case step.Status != 0 && step.Status != http.StatusOK:
+		body := cmp.Or(step.ErrorBody, `{"error":{"message":"scripted failure","type":"server_error"}}`)
 		if step.RetryAfter != "" {
 			w.Header().Set("Retry-After", step.RetryAfter)
 		}
@@ -174,17 +149,6 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.stream(w, r, step)
 	default:
 		whole(w, req, step)
-	}
-}
-
-func hangup(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("chat server: cannot hang up")
-	}
-	conn, _, err := hj.Hijack()
-	if err == nil {
-		conn.Close()
 	}
 }
 
@@ -204,24 +168,18 @@ func whole(w http.ResponseWriter, req ChatRequest, step Step) {
 }
 
 func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
-	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	send := func(text string) {
 		io.WriteString(w, text)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		http.NewResponseController(w).Flush()
 	}
 	reply := []rune(step.Reply)
 	if step.MidStreamError != "" || step.Stall {
 		reply = reply[:len(reply)/2]
 	}
-	size := step.Chunk
-	if size <= 0 {
-		size = 5
-	}
+	size := cmp.Or(max(step.Chunk, 0), 5)
 	if step.Comments {
 		send(": keep-alive\n\n")
 	}
@@ -275,7 +233,7 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	}
 }
 
-// pause waits d, or reports false when the client or the test went away.
+// pause waits d; false when the client or the test went away.
 func (s *ChatServer) pause(r *http.Request, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

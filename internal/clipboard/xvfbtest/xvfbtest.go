@@ -6,29 +6,28 @@ package xvfbtest
 import (
 	"bufio"
 	"bytes"
-	"fmt"
+	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// SkipEnv, set to "1", lets tests skip (saying why) on a machine with no X
-// server and no Xvfb, instead of failing.
+// SkipEnv, set to "1", lets tests skip on a machine with no X server and
+// no Xvfb, instead of failing.
 const SkipEnv = "COURIER_TEST_NO_CLIPBOARD"
 
 // Install names the Debian packages the clipboard tests need.
 const Install = "apt-get install -y xvfb xclip xsel"
 
-// startLimit bounds the wait for Xvfb to come up; it guards against a hung
-// server, it is not a speed requirement.
+// startLimit bounds the wait for a hung Xvfb.
 const startLimit = 20 * time.Second
 
-// Display returns the name (":N") of an X display for t. It starts a
-// private Xvfb on a free display number, stopped when t ends; if Xvfb is
-// not installed it falls back to $DISPLAY. With neither, t fails saying
-// what to install, or is skipped when SkipEnv is "1".
+// Display returns the name (":N") of a private Xvfb's display, stopped
+// when t ends, or else $DISPLAY. With neither, t fails saying what to
+// install, or is skipped when SkipEnv is "1".
 func Display(t testing.TB) string {
 	t.Helper()
 	xvfb, err := exec.LookPath("Xvfb")
@@ -51,9 +50,8 @@ func Unavailable(t testing.TB, why string) {
 	t.Fatalf("%s; install the clipboard test tools (%s) or set %s=1 to skip", why, Install, SkipEnv)
 }
 
-// start runs Xvfb with -displayfd, which makes the server pick a free
-// display number and report it once it accepts connections, so there is
-// neither guessing of numbers nor polling for readiness.
+// start runs Xvfb with -displayfd: the server picks a free display and
+// reports it once it accepts connections.
 func start(t testing.TB, xvfb string) string {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -75,54 +73,34 @@ func start(t testing.TB, xvfb string) string {
 	}
 	t.Cleanup(func() { stop(cmd) })
 
-	number := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
-	}()
-	select {
-	case n := <-number:
-		if n == "" {
-			stop(cmd)
-			t.Fatalf("Xvfb exited without a display: %s", stderr.String())
-		}
+	r.SetReadDeadline(time.Now().Add(startLimit))
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if n := strings.TrimSpace(line); n != "" {
 		return ":" + n
-	case <-time.After(startLimit):
-		stop(cmd)
+	}
+	stop(cmd)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Xvfb reported no display within %s: %s", startLimit, stderr.String())
-		return ""
 	}
+	t.Fatalf("Xvfb exited without a display: %s", stderr.String())
+	return ""
 }
 
-// stop asks Xvfb to exit, so it removes its lock file and socket, and kills
-// it if it does not. X clients serving the clipboard exit with it.
+// stop asks Xvfb to exit, removing its lock file and socket, and kills it
+// if it does not. X clients serving the clipboard exit with it.
 func stop(cmd *exec.Cmd) {
-	if cmd.ProcessState != nil {
-		return
-	}
-	cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() {
+	if cmd.ProcessState == nil {
+		cmd.Process.Signal(os.Interrupt)
+		defer time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() }).Stop()
 		cmd.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		<-done
 	}
 }
 
-// Env returns os.Environ() with the display set to display and any Wayland
-// display removed, so clipboard tools talk to that X server.
+// Env returns os.Environ() with DISPLAY set to display and no Wayland
+// display, so clipboard tools talk to that X server.
 func Env(display string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, fmt.Sprintf("DISPLAY=%s", display))
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=")
+	})
+	return append(env, "DISPLAY="+display)
 }

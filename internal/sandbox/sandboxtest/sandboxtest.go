@@ -15,25 +15,23 @@ import (
 )
 
 // Main is the TestMain of a package whose tests run sandboxed commands:
-// the sandbox re-executes the running binary as its launcher, and in tests
-// that binary is the test binary.
+// the sandbox re-executes the running binary, the test binary, as its
+// launcher.
 func Main(m *testing.M) {
 	RunLauncher()
 	os.Exit(m.Run())
 }
 
-// RunLauncher acts as courier's sandbox launcher and exits, when the test
-// binary was started as one (os.Args[1] is sandbox.ExecArg), as courier's
-// own main does; otherwise it returns, for a TestMain that runs the tests
-// its own way.
+// RunLauncher acts as courier's sandbox launcher and exits when the test
+// binary was started as one, as courier's own main does.
 func RunLauncher() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
 }
 
-// SkipEnv, set to "1", lets sandbox tests skip (saying why) on a kernel
-// without Landlock, instead of failing.
+// SkipEnv, set to "1", lets sandbox tests skip on a kernel without
+// Landlock, instead of failing.
 const SkipEnv = "COURIER_TEST_NO_LANDLOCK"
 
 // RequireLandlock fails t when the kernel lacks the Landlock ABI minABI,
@@ -48,40 +46,38 @@ func RequireLandlock(t testing.TB, minABI int) {
 	if err != nil {
 		msg += " (" + err.Error() + ")"
 	}
-	if os.Getenv(SkipEnv) == "1" {
-		t.Skip(msg + "; skipped because " + SkipEnv + "=1")
-	}
-	t.Fatal(msg + "; set " + SkipEnv + "=1 to skip the sandbox tests on such a kernel")
+	missing(t, msg, SkipEnv, "the sandbox tests on such a kernel")
 }
 
 // NamespacesSkipEnv, set to "1", lets the tests of the namespace layers
-// skip (saying why) where the kernel refuses user namespaces to the user
-// running them, instead of failing.
+// skip where the kernel refuses user namespaces, instead of failing.
 const NamespacesSkipEnv = "COURIER_TEST_NO_USERNS"
 
-// RequireNamespaces returns what the kernel allows (sandbox.Probe), failing
-// t when it refuses the user, mount and PID namespaces, or skipping it
-// when NamespacesSkipEnv says that is expected on this machine.
+// RequireNamespaces returns what the kernel allows, failing t when it
+// refuses the user, mount and PID namespaces, or skipping it when
+// NamespacesSkipEnv says that is expected on this machine.
 func RequireNamespaces(t testing.TB) sandbox.Kernel {
 	t.Helper()
 	k := sandbox.Probe(t.TempDir())
-	if k.Namespaces {
-		return k
+	if !k.Namespaces {
+		missing(t, "this test needs user, mount and PID namespaces: "+k.NamespacesWhy, NamespacesSkipEnv, "the namespace tests on such a machine")
 	}
-	msg := "this test needs user, mount and PID namespaces: " + k.NamespacesWhy
-	if os.Getenv(NamespacesSkipEnv) == "1" {
-		t.Skip(msg + "; skipped because " + NamespacesSkipEnv + "=1")
-	}
-	t.Fatal(msg + "; set " + NamespacesSkipEnv + "=1 to skip the namespace tests on such a machine")
 	return k
 }
 
-// OutsideDir returns a new folder that is neither a temporary folder nor
-// under one (sandboxed commands may write there), made in the home folder
-// or else the current one, and removed when t ends.
+func missing(t testing.TB, msg, skipEnv, what string) {
+	t.Helper()
+	if os.Getenv(skipEnv) == "1" {
+		t.Skip(msg + "; skipped because " + skipEnv + "=1")
+	}
+	t.Fatal(msg + "; set " + skipEnv + "=1 to skip " + what)
+}
+
+// OutsideDir returns a new folder neither temporary nor under one
+// (sandboxed commands may write there), in the home folder or else the
+// current one, removed when t ends.
 func OutsideDir(t testing.TB) string {
 	t.Helper()
-	temps := sandbox.TempDirs()
 	var bases []string
 	if home, err := os.UserHomeDir(); err == nil {
 		bases = append(bases, home)
@@ -90,15 +86,13 @@ func OutsideDir(t testing.TB) string {
 		bases = append(bases, wd)
 	}
 	for _, base := range bases {
-		if under(base, temps) {
+		if under(base, sandbox.TempDirs()) {
 			continue
 		}
-		dir, err := os.MkdirTemp(base, ".courier-sandbox-probe-")
-		if err != nil {
-			continue
+		if dir, err := os.MkdirTemp(base, ".courier-sandbox-probe-"); err == nil {
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
 		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		return dir
 	}
 	t.Fatalf("no folder outside the temporary folders to try writes in (tried %v)", bases)
 	return ""

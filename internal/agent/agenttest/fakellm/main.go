@@ -49,11 +49,9 @@ import (
 	"time"
 )
 
-// ResultsHeading is how a courier request shows the previous turn's
-// results.
+// resultsHeading shows the previous turn's results in a request.
 const resultsHeading = "## Previous Command Results"
 
-// separator divides the replies of a script file.
 const separator = "--- next reply ---"
 
 func main() {
@@ -70,8 +68,7 @@ func main() {
 	if n, _ := strconv.Atoi(os.Getenv("FAKELLM_FAIL")); call <= n {
 		fail(7, "scripted failure %d of %d", call, n)
 	}
-	// The partial output comes before the pid file, so that a test which
-	// waits for the pid file knows the partial output is written.
+	// Before the pid file, which tests wait for.
 	if text := os.Getenv("FAKELLM_PARTIAL"); text != "" {
 		fmt.Print(strings.ReplaceAll(text, `\n`, "\n"))
 		os.Stdout.Sync()
@@ -86,7 +83,7 @@ func main() {
 	if text := os.Getenv("FAKELLM_STDERR"); text != "" {
 		fmt.Fprintln(os.Stderr, text)
 	}
-	for _, name := range splitList(os.Getenv("FAKELLM_ECHO_ENV")) {
+	for _, name := range strings.FieldsFunc(os.Getenv("FAKELLM_ECHO_ENV"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		line := name + "=" + os.Getenv(name)
 		fmt.Println(line)
 		fmt.Fprintln(os.Stderr, line)
@@ -113,8 +110,7 @@ func fail(code int, format string, args ...any) {
 	os.Exit(code)
 }
 
-// nextCall counts the calls in FAKELLM_STATE; without it every call is
-// the first.
+// nextCall counts the calls in FAKELLM_STATE; without it each is the first.
 func nextCall() int {
 	dir := os.Getenv("FAKELLM_STATE")
 	if dir == "" {
@@ -131,7 +127,6 @@ func nextCall() int {
 	return n
 }
 
-// record writes the arguments and stdin of this call.
 func record(stdin []byte, call int) {
 	dir := os.Getenv("FAKELLM_RECORD")
 	if dir == "" {
@@ -152,19 +147,8 @@ func writeFile(path, text string) {
 	}
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, item := range strings.Split(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
-// spawnChild starts a copy of fakellm that sleeps, in the same process
-// group and holding the same stdout and stderr, to stand for what an agent
-// program leaves running.
+// spawnChild starts a sleeping copy holding the same outputs, in the same
+// process group: what an agent program leaves running.
 func spawnChild() int {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
@@ -180,7 +164,7 @@ func flood(n int64) {
 	line := strings.Repeat("x", 1023) + "\n"
 	for ; n > 0; n -= int64(len(line)) {
 		if _, err := w.WriteString(line); err != nil {
-			os.Exit(0) // the reader stopped reading: that is the test
+			os.Exit(0) // the reader stopped: that is the test
 		}
 	}
 	w.Flush()
@@ -233,7 +217,6 @@ func reply(request string) string {
 	return strings.ReplaceAll(text, "{{SEQUENCE}}", seq[1])
 }
 
-// scripted reads reply n of the script.
 func scripted(script string, n int) string {
 	fi, err := os.Stat(script)
 	if err != nil {
