@@ -14,12 +14,9 @@ import (
 )
 
 // A command's processes and memory are bounded by a control group made
-// for it when courier may make one: under its own group in a cgroup v2
-// tree that offers the pids and memory controllers (a delegated one, or a
-// container's), or else in the v1 pids and memory hierarchies, which only
-// root may write. Otherwise the launcher sets resource limits: processes
-// per user in the command's user namespace (which the kernel does not hold
-// root to) and each process's data size.
+// for it under courier's own, in cgroup v2 (delegated, or a container's)
+// or the v1 pids and memory hierarchies (root only). Otherwise the
+// launcher sets resource limits: processes per user, data size.
 
 // Cgroup is the control group made for one command.
 type Cgroup struct {
@@ -27,8 +24,7 @@ type Cgroup struct {
 	v2   bool
 }
 
-// NewCgroup makes a control group bounded as l says, or says why none can
-// be made.
+// NewCgroup makes a control group bounded as l says.
 func NewCgroup(l Limits) (*Cgroup, error) {
 	own, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -79,7 +75,7 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 }
 
 // limitFile is a limit as a control group file takes it; an optional one
-// (swap, which a machine without swap accounting lacks) may be missing.
+// (swap) may be missing.
 type limitFile struct {
 	name, value string
 	optional    bool
@@ -102,7 +98,6 @@ func swap(memory int64) string {
 	return "0"
 }
 
-// make creates dir and writes its limits in order.
 func (c *Cgroup) make(dir string, limits []limitFile) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
@@ -142,8 +137,7 @@ func (c *Cgroup) Hit() string {
 	return ""
 }
 
-// Remove removes the groups, once their processes are gone: the kernel
-// ends them as the launcher exits, which may take a moment.
+// Remove removes the groups once the kernel has ended their processes.
 func (c *Cgroup) Remove() {
 	if c == nil {
 		return
@@ -171,8 +165,7 @@ func counter(file, key string) int {
 	return 0
 }
 
-// cgroupMounts maps "cgroup2" and each v1 controller to where its
-// hierarchy is mounted.
+// cgroupMounts maps "cgroup2" and the v1 controllers to their mounts.
 func cgroupMounts() (map[string]string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
@@ -213,8 +206,7 @@ func v1Path(own, controller string) string {
 	return ""
 }
 
-// joinCgroups moves the launcher into the groups, before it starts the
-// command, which is then bound with everything it starts.
+// joinCgroups moves the launcher, and so all it starts, into the groups.
 func joinCgroups(dirs []string) error {
 	for _, d := range dirs {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte("0"), 0); err != nil {
@@ -224,8 +216,6 @@ func joinCgroups(dirs []string) error {
 	return nil
 }
 
-// setRlimits bounds the command by resource limits when no control group
-// could.
 func setRlimits(l Limits) error {
 	if l.Processes > 0 {
 		// +1: the launcher itself is one of the user's processes here.
