@@ -19,10 +19,7 @@ import (
 // launcher sets resource limits: processes per user, data size.
 
 // Cgroup is the control group made for one command.
-type Cgroup struct {
-	dirs []string
-	v2   bool
-}
+type Cgroup struct{ dirs []string }
 
 // NewCgroup makes a control group bounded as l says.
 func NewCgroup(l Limits) (*Cgroup, error) {
@@ -34,20 +31,26 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 	if err != nil {
 		return nil, err
 	}
+	// courier's group in each hierarchy: "cgroup2", or a v1 controller.
+	groups := map[string]string{}
+	for line := range strings.Lines(string(own)) {
+		if f := strings.SplitN(strings.TrimSpace(line), ":", 3); len(f) == 3 && f[0] == "0" {
+			groups["cgroup2"] = f[2]
+		} else if len(f) == 3 {
+			for _, ctl := range strings.Split(f[1], ",") {
+				groups[ctl] = f[2]
+			}
+		}
+	}
 	name := "courier-" + rand.Text()[:12]
 	var tried []string
-	for line := range strings.Lines(string(own)) {
-		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
-		if len(f) != 3 || f[0] != "0" || mounts["cgroup2"] == "" {
-			continue
-		}
-		dir := filepath.Join(mounts["cgroup2"], f[2], name)
-		c := &Cgroup{v2: true}
-		if err := c.make(dir, []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swap(l.Memory), true}}); err == nil {
+	if group, ok := groups["cgroup2"]; ok && mounts["cgroup2"] != "" {
+		c := &Cgroup{}
+		err := c.make(filepath.Join(mounts["cgroup2"], group, name), []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swap(l.Memory), true}})
+		if err == nil {
 			return c, nil
-		} else {
-			tried = append(tried, "cgroup v2: "+err.Error())
 		}
+		tried = append(tried, "cgroup v2: "+err.Error())
 	}
 	c := &Cgroup{}
 	mem := count(l.Memory)
@@ -61,15 +64,15 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 		{"pids", []limitFile{{"pids.max", count(l.Processes), false}}},
 		{"memory", []limitFile{{"memory.limit_in_bytes", mem, false}, {"memory.memsw.limit_in_bytes", mem, true}}},
 	} {
-		base, path := mounts[ctl.name], v1Path(string(own), ctl.name)
-		if base == "" || path == "" {
-			c.Remove()
-			return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: no "+ctl.name+" hierarchy"), "; "))
+		why := "no " + ctl.name + " hierarchy"
+		if base, group := mounts[ctl.name], groups[ctl.name]; base != "" && group != "" {
+			if err = c.make(filepath.Join(base, group, name), ctl.limits); err == nil {
+				continue
+			}
+			why = err.Error()
 		}
-		if err := c.make(filepath.Join(base, path, name), ctl.limits); err != nil {
-			c.Remove()
-			return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: "+err.Error()), "; "))
-		}
+		c.Remove()
+		return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: "+why), "; "))
 	}
 	return c, nil
 }
@@ -193,17 +196,6 @@ func cgroupMounts() (map[string]string, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-// v1Path is courier's group in the v1 hierarchy of controller.
-func v1Path(own, controller string) string {
-	for line := range strings.Lines(own) {
-		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
-		if len(f) == 3 && f[0] != "0" && strings.Contains(","+f[1]+",", ","+controller+",") {
-			return f[2]
-		}
-	}
-	return ""
 }
 
 // joinCgroups moves the launcher, and so all it starts, into the groups.

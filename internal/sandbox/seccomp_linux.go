@@ -37,7 +37,8 @@ var refused = []uint32{
 // socketcall(2), unreadable here) fail with ENOSYS, as io_uring's do, so
 // programs fall back to ordinary calls.
 func filter(noNetwork bool) ([]unix.SockFilter, error) {
-	if !filterArch {
+	auditArch := map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64}[runtime.GOARCH]
+	if auditArch == 0 {
 		return nil, fmt.Errorf("courier has no seccomp filter for %s", runtime.GOARCH)
 	}
 	const (
@@ -62,7 +63,7 @@ func filter(noNetwork bool) ([]unix.SockFilter, error) {
 	}
 	if noNetwork {
 		prog = append(prog,
-			insn{code: jeq, k: sysSocket, jf: "allow"},
+			insn{code: jeq, k: unix.SYS_SOCKET, jf: "allow"},
 			insn{code: ld, k: arg0}, // the domain (low 32 bits)
 			insn{code: jeq, k: unix.AF_UNIX, jf: "allow"},
 			insn{code: ret, k: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)},

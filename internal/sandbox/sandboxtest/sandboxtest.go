@@ -15,29 +15,25 @@ import (
 )
 
 // Main is the TestMain of a package whose tests run sandboxed commands:
-// the sandbox re-executes the running binary as its launcher, and in tests
-// that binary is the test binary.
+// the test binary is the launcher then.
 func Main(m *testing.M) {
 	RunLauncher()
 	os.Exit(m.Run())
 }
 
-// RunLauncher acts as courier's sandbox launcher and exits, when the test
-// binary was started as one (os.Args[1] is sandbox.ExecArg), as courier's
-// own main does; otherwise it returns, for a TestMain that runs the tests
-// its own way.
+// RunLauncher acts as the launcher and exits when the test binary was
+// started as one, as courier's main does.
 func RunLauncher() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
 }
 
-// SkipEnv, set to "1", lets sandbox tests skip (saying why) on a kernel
-// without Landlock, instead of failing.
+// SkipEnv=1 lets sandbox tests skip on a kernel without Landlock.
 const SkipEnv = "COURIER_TEST_NO_LANDLOCK"
 
-// RequireLandlock fails t when the kernel lacks the Landlock ABI minABI,
-// or skips it when SkipEnv says that is expected on this machine.
+// RequireLandlock fails t (or skips it, see SkipEnv) when the kernel
+// lacks Landlock ABI minABI.
 func RequireLandlock(t testing.TB, minABI int) {
 	t.Helper()
 	abi, err := sandbox.Available()
@@ -54,14 +50,12 @@ func RequireLandlock(t testing.TB, minABI int) {
 	t.Fatal(msg + "; set " + SkipEnv + "=1 to skip the sandbox tests on such a kernel")
 }
 
-// NamespacesSkipEnv, set to "1", lets the tests of the namespace layers
-// skip (saying why) where the kernel refuses user namespaces to the user
-// running them, instead of failing.
+// NamespacesSkipEnv=1 lets the namespace tests skip where the kernel
+// refuses user namespaces.
 const NamespacesSkipEnv = "COURIER_TEST_NO_USERNS"
 
-// RequireNamespaces returns what the kernel allows (sandbox.Probe), failing
-// t when it refuses the user, mount and PID namespaces, or skipping it
-// when NamespacesSkipEnv says that is expected on this machine.
+// RequireNamespaces returns sandbox.Probe's findings, failing t (or
+// skipping it, see NamespacesSkipEnv) without the namespaces.
 func RequireNamespaces(t testing.TB) sandbox.Kernel {
 	t.Helper()
 	k := sandbox.Probe(t.TempDir())
@@ -76,9 +70,8 @@ func RequireNamespaces(t testing.TB) sandbox.Kernel {
 	return k
 }
 
-// OutsideDir returns a new folder that is neither a temporary folder nor
-// under one (sandboxed commands may write there), made in the home folder
-// or else the current one, and removed when t ends.
+// OutsideDir returns a new folder outside the temporary folders (which
+// commands may write), in the home folder or the current one.
 func OutsideDir(t testing.TB) string {
 	t.Helper()
 	temps := sandbox.TempDirs()
