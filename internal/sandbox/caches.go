@@ -31,44 +31,28 @@ type Cache struct {
 // PersonCaches returns the person's Go, pip, npm and cargo caches, each
 // where the tool would look.
 func PersonCaches(getenv func(string) string) []Cache {
-	home := getenv("HOME")
-	under := func(env, def string) string {
-		if v := getenv(env); filepath.IsAbs(v) {
+	// under is the folder env names, or else def below base.
+	under := func(env, base, def string) string {
+		if v := getenv(env); env != "" && filepath.IsAbs(v) {
 			return v
 		}
-		if !filepath.IsAbs(home) {
+		if !filepath.IsAbs(base) {
 			return ""
 		}
-		return filepath.Join(home, def)
+		return filepath.Join(base, def)
 	}
-	xdg := under("XDG_CACHE_HOME", ".cache")
+	home := getenv("HOME")
+	xdg := under("XDG_CACHE_HOME", home, ".cache")
 	gopath, _, _ := strings.Cut(getenv("GOPATH"), string(os.PathListSeparator))
-	mods := getenv("GOMODCACHE")
-	switch {
-	case filepath.IsAbs(mods):
-	case filepath.IsAbs(gopath):
-		mods = filepath.Join(gopath, "pkg", "mod")
-	case filepath.IsAbs(home):
-		mods = filepath.Join(home, "go", "pkg", "mod")
-	}
-	cargo := under("CARGO_HOME", ".cargo")
-	var gocache, pip string
-	if v := getenv("GOCACHE"); filepath.IsAbs(v) {
-		gocache = v
-	} else if xdg != "" {
-		gocache = filepath.Join(xdg, "go-build")
-	}
-	if v := getenv("PIP_CACHE_DIR"); filepath.IsAbs(v) {
-		pip = v
-	} else if xdg != "" {
-		pip = filepath.Join(xdg, "pip")
+	if !filepath.IsAbs(gopath) {
+		gopath = under("", home, "go")
 	}
 	caches := []Cache{
-		{Name: "go-build", Env: "GOCACHE", Person: gocache},
-		{Name: "go-mod", Env: "GOMODCACHE", Person: mods},
-		{Name: "pip", Env: "PIP_CACHE_DIR", Person: pip},
-		{Name: "npm", Env: "npm_config_cache", Person: under("npm_config_cache", ".npm")},
-		{Name: "cargo-registry", Person: joinIf(cargo, "registry")},
+		{Name: "go-build", Env: "GOCACHE", Person: under("GOCACHE", xdg, "go-build")},
+		{Name: "go-mod", Env: "GOMODCACHE", Person: under("GOMODCACHE", gopath, filepath.Join("pkg", "mod"))},
+		{Name: "pip", Env: "PIP_CACHE_DIR", Person: under("PIP_CACHE_DIR", xdg, "pip")},
+		{Name: "npm", Env: "npm_config_cache", Person: under("npm_config_cache", home, ".npm")},
+		{Name: "cargo-registry", Person: under("", under("CARGO_HOME", home, ".cargo"), "registry")},
 	}
 	for i, c := range caches {
 		if info, err := os.Stat(c.Person); c.Person == "" || err != nil || !info.IsDir() {
@@ -76,13 +60,6 @@ func PersonCaches(getenv func(string) string) []Cache {
 		}
 	}
 	return caches
-}
-
-func joinIf(dir, name string) string {
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, name)
 }
 
 // privateFolders are the tool folders every session gets empty: pip
