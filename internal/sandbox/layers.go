@@ -57,7 +57,8 @@ func Layers(opts Options) []Layer {
 	if opts.HomeReadable {
 		home = "your home read-only but for its secret places, which look empty (home = \"readable\")"
 	}
-	layers := []Layer{
+	netOn, ll := !opts.NoNetwork, k.Landlock > 0
+	return []Layer{
 		{Name: "user namespace", Needed: true, Active: ns, Detail: pick(ns,
 			"commands run as your own user in a namespace of their own, which gives them no power over the machine",
 			missing(k.NamespacesWhy, "the mount, PID and IPC namespaces are missing too"))},
@@ -70,33 +71,26 @@ func Layers(opts Options) []Layer {
 		{Name: "ipc namespace", Needed: true, Active: ns, Detail: pick(ns,
 			"commands cannot see or change your shared memory, semaphores and message queues",
 			missing(k.NamespacesWhy, "commands can read, change and remove your System V shared memory"))},
-	}
-	netOn := !opts.NoNetwork
-	layers = append(layers,
-		Layer{Name: "network namespace", Needed: !netOn, Active: !netOn && ns && k.Network, Detail: netDetail(opts)},
-		Layer{Name: "unix socket filter", Needed: !netOn, Active: !netOn && k.Seccomp, Detail: socketDetail(opts)},
-		Layer{Name: "seccomp filter", Needed: true, Active: k.Seccomp, Detail: pick(k.Seccomp,
+		{Name: "network namespace", Needed: !netOn, Active: !netOn && ns && k.Network, Detail: netDetail(opts)},
+		{Name: "unix socket filter", Needed: !netOn, Active: !netOn && k.Seccomp, Detail: socketDetail(opts)},
+		{Name: "seccomp filter", Needed: true, Active: k.Seccomp, Detail: pick(k.Seccomp,
 			"commands get a new session keyring and cannot call keyctl, add_key or request_key, mount anything, load BPF programs or kernel modules, open perf events or userfaultfd, or use io_uring",
 			missing(k.SeccompWhy, "commands can read and change the keys of your session keyring"))},
-		Layer{Name: "warm caches", Needed: opts.Caches != "", Speed: true, Active: ns && k.Overlay, Detail: pick(ns && k.Overlay,
+		{Name: "warm caches", Needed: opts.Caches != "", Speed: true, Active: ns && k.Overlay, Detail: pick(ns && k.Overlay,
 			"commands see your Go, pip, npm and cargo caches read-only, under a writable layer of the session's own (overlayfs)",
 			missing(k.OverlayWhy, "each session's caches start empty, so its first builds take longer"))},
-	)
-	ll := k.Landlock > 0
-	layers = append(layers,
-		Layer{Name: "landlock", Needed: true, Active: ll, Detail: pick(ll,
+		{Name: "landlock", Needed: true, Active: ll, Detail: pick(ll,
 			fmt.Sprintf("commands write only in the workspace, the session's cache layers and the temporary folders (Landlock ABI %d)", k.Landlock),
 			missing(k.LandlockWhy, "commands can write wherever you can"))},
-		Layer{Name: "landlock scopes", Needed: true, Active: k.Landlock >= scopeABI, Detail: pick(k.Landlock >= scopeABI,
+		{Name: "landlock scopes", Needed: true, Active: k.Landlock >= scopeABI, Detail: pick(k.Landlock >= scopeABI,
 			"commands cannot signal processes outside their sandbox or connect to abstract UNIX sockets outside it (X11, D-Bus)",
 			missing(fmt.Sprintf("needs Landlock ABI %d (Linux 6.12), the kernel has %d", scopeABI, k.Landlock),
 				"commands can connect to abstract UNIX sockets of your session (X11, D-Bus) while the network is on"))},
-		Layer{Name: "limits", Needed: opts.Limits.Processes > 0 || opts.Limits.Memory > 0, Active: k.Cgroup || os.Getuid() != 0, Detail: limitsDetail(opts)},
-		Layer{Name: "capabilities", Needed: true, Active: true, Detail: capsDetail(ns)},
-		Layer{Name: "no_new_privs", Needed: true, Active: true, Detail: "setuid and file-capability programs give commands no privileges"},
-		Layer{Name: "environment allow-list", Needed: true, Active: true, Detail: "commands get only the allow-listed variables, the tool variables and keep_env (courier config lists them)"},
-	)
-	return layers
+		{Name: "limits", Needed: opts.Limits.Processes > 0 || opts.Limits.Memory > 0, Active: k.Cgroup || os.Getuid() != 0, Detail: limitsDetail(opts)},
+		{Name: "capabilities", Needed: true, Active: true, Detail: capsDetail(ns)},
+		{Name: "no_new_privs", Needed: true, Active: true, Detail: "setuid and file-capability programs give commands no privileges"},
+		{Name: "environment allow-list", Needed: true, Active: true, Detail: "commands get only the allow-listed variables, the tool variables and keep_env (courier config lists them)"},
+	}
 }
 
 // limitsDetail says how the command's processes and memory are bounded.

@@ -104,22 +104,21 @@ func dirPrefix(p string, depth int) int {
 // fold keeps max-1 entries, folders first, and counts the rest in one
 // RestPath entry, for a folder holding thousands of files directly.
 func fold(entries []Entry, max int) []Entry {
-	keep := make([]bool, len(entries))
-	room := max - 1
-	for _, dirs := range []bool{true, false} {
-		for i, e := range entries {
-			if room > 0 && e.IsDir == dirs {
-				keep[i] = true
-				room--
-			}
+	dirs := 0
+	for _, e := range entries {
+		if e.IsDir {
+			dirs++
 		}
 	}
+	dirRoom, fileRoom := max-1, max-1-min(dirs, max-1)
 	out := make([]Entry, 0, max)
 	rest := Entry{Path: RestPath, IsDir: true}
-	for i, e := range entries {
+	for _, e := range entries {
 		switch {
-		case keep[i]:
-			out = append(out, e)
+		case e.IsDir && dirRoom > 0:
+			out, dirRoom = append(out, e), dirRoom-1
+		case !e.IsDir && fileRoom > 0:
+			out, fileRoom = append(out, e), fileRoom-1
 		case e.IsDir:
 			rest.Files += e.Files
 		default:
