@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,14 +82,7 @@ func SocketEnvOf(getenv func(string) string) SocketEnv {
 // kept there.
 func (e SocketEnv) Existing() []string {
 	var out []string
-	add := func(p string) {
-		if p == "" || !filepath.IsAbs(p) || slices.Contains(out, p) {
-			return
-		}
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, filepath.Clean(p))
-		}
-	}
+	add := func(p string) { out = addExisting(out, p, os.Lstat) }
 	add(e.RuntimeDir)
 	add("/run/user/" + strconv.Itoa(os.Getuid()))
 	if e.SSHAuthSock != "" {
@@ -101,6 +95,17 @@ func (e SocketEnv) Existing() []string {
 		add(s)
 	}
 	return out
+}
+
+// addExisting appends p, clean, to out if it is absolute, new and there.
+func addExisting(out []string, p string, stat func(string) (fs.FileInfo, error)) []string {
+	if p = filepath.Clean(p); !filepath.IsAbs(p) || slices.Contains(out, p) {
+		return out
+	}
+	if _, err := stat(p); err != nil {
+		return out
+	}
+	return append(out, p)
 }
 
 // broad reports whether hiding dir would hide more than a socket's own
@@ -129,18 +134,7 @@ var toolRoots = []string{"GOROOT", "JAVA_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NV
 // read_only setting). The view never shows home or a secret place.
 func ToolFolders(getenv func(string) string, extra []string) []string {
 	var out []string
-	add := func(p string) {
-		if p == "" || !filepath.IsAbs(p) {
-			return
-		}
-		p = filepath.Clean(p)
-		if slices.Contains(out, p) {
-			return
-		}
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
-	}
+	add := func(p string) { out = addExisting(out, p, os.Stat) }
 	for _, p := range filepath.SplitList(getenv("PATH")) {
 		add(p)
 		// A version manager's shims run it from the folder above.

@@ -33,12 +33,12 @@ const oldRoot = "/.courier-old-root"
 
 // A mount is one step of building the world.
 type mount struct {
-	kind                mountKind
-	target              string // as the command sees it
-	source              string // the person's path, for show, protect, bind and overlay
-	link                string // the link's text
-	layer, work         string // an overlay's folders of the session
-	fd, layerFD, workFD int    // the places above, opened before the old root goes
+	kind        mountKind
+	target      string // as the command sees it
+	source      string // the person's path, for show, protect, bind and overlay
+	link        string // the link's text
+	layer, work string // an overlay's folders of the session
+	fds         [3]int // source, layer and work, opened before the old root goes
 }
 
 type mountKind int
@@ -62,7 +62,7 @@ func buildWorld(opts Options) error {
 	plan := planWorld(opts)
 	defer func() {
 		for _, m := range plan {
-			for _, fd := range []int{m.fd, m.layerFD, m.workFD} {
+			for _, fd := range m.fds {
 				if fd > 0 {
 					unix.Close(fd)
 				}
@@ -191,30 +191,24 @@ func planWorld(opts Options) []mount {
 // openSources opens every place the plan mounts while the person's root
 // is the root: the mounts take these, whatever the paths name by then.
 func openSources(plan []mount) error {
-	open := func(p string) (int, error) {
-		return unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-	}
 	for i := range plan {
 		m := &plan[i]
-		var err error
+		paths, what := []string{m.source}, "open"
 		switch m.kind {
-		case show:
-			if m.fd, err = open(m.source); err != nil {
-				m.fd = -1 // gone since: nothing to show
-			}
-		case bind, protect:
-			if m.fd, err = open(m.source); err != nil {
-				return fmt.Errorf("open %s: %w", m.source, err)
-			}
 		case overlay:
-			for _, f := range []struct {
-				fd   *int
-				path string
-			}{{&m.fd, m.source}, {&m.layerFD, m.layer}, {&m.workFD, m.work}} {
-				if *f.fd, err = open(f.path); err != nil {
-					return fmt.Errorf("open the cache layer %s: %w", f.path, err)
-				}
+			paths, what = []string{m.source, m.layer, m.work}, "open the cache layer"
+		case link, cover, emptyHome, private:
+			continue
+		}
+		for j, p := range paths {
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			switch {
+			case err != nil && m.kind == show:
+				fd = -1 // gone since: nothing to show
+			case err != nil:
+				return fmt.Errorf("%s %s: %w", what, p, err)
 			}
+			m.fds[j] = fd
 		}
 	}
 	return nil
@@ -284,19 +278,19 @@ func (m mount) apply() (covered bool, err error) {
 			return false, fmt.Errorf("make %s: %w", m.target, err)
 		}
 	case show:
-		if m.fd < 0 || visible(m.target, m.fd) {
+		if m.fds[0] < 0 || visible(m.target, m.fds[0]) {
 			return false, nil
 		}
 		// Showing is a convenience: left out where it cannot be placed.
-		if mountPoint(m.target, isDir(m.fd)) != nil {
+		if mountPoint(m.target, isDir(m.fds[0])) != nil {
 			return false, nil
 		}
-		return false, bindFD(m.fd, m.target, false)
+		return false, bindFD(m.fds[0], m.target, false)
 	case bind, protect:
-		if err := mountPoint(m.target, isDir(m.fd)); err != nil {
+		if err := mountPoint(m.target, isDir(m.fds[0])); err != nil {
 			return false, err
 		}
-		return false, bindFD(m.fd, m.target, m.kind == bind)
+		return false, bindFD(m.fds[0], m.target, m.kind == bind)
 	case overlay:
 		if err := mountPoint(m.target, true); err != nil {
 			return false, err
@@ -305,11 +299,11 @@ func (m mount) apply() (covered bool, err error) {
 		// volatile: a cache need not sync its file system at every
 		// command's end; the mark it leaves, which refuses the next
 		// mount, goes with the work folder.
-		_ = unix.Fchmodat(m.workFD, "work", 0o700, 0)
-		if err := os.RemoveAll(fd(m.workFD) + "/work"); err != nil {
+		_ = unix.Fchmodat(m.fds[2], "work", 0o700, 0)
+		if err := os.RemoveAll(fd(m.fds[2]) + "/work"); err != nil {
 			return false, fmt.Errorf("clear the session's layer over %s: %w", m.source, err)
 		}
-		data := "lowerdir=" + fd(m.fd) + ",upperdir=" + fd(m.layerFD) + ",workdir=" + fd(m.workFD) + ",userxattr,volatile"
+		data := "lowerdir=" + fd(m.fds[0]) + ",upperdir=" + fd(m.fds[1]) + ",workdir=" + fd(m.fds[2]) + ",userxattr,volatile"
 		if err := unix.Mount("overlay", m.target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
 			return false, fmt.Errorf("mount the session's layer over %s: %w", m.source, err)
 		}
