@@ -64,8 +64,7 @@ func (b *Batch) Remove(p string) { b.ops = append(b.ops, batchOp{kind: opRemove,
 // Keep makes p durable as it is, with every folder above it.
 func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, path: p}) }
 
-// Commit carries out the batch, one result per operation in order, and
-// empties it.
+// Commit carries out and empties the batch, one result per operation.
 func (b *Batch) Commit() []BatchResult {
 	res := make([]BatchResult, len(b.ops))
 	var syncNames []string

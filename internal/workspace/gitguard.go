@@ -43,8 +43,7 @@ var programKeys = []string{
 	"difftool", "mergetool", "browser", "man", "sendemail", "protocol", "instaweb",
 }
 
-// gitFileNames are what of a git folder can make git run a program,
-// besides each hook in hooks/.
+// gitFileNames can make git run a program, besides each hook in hooks/.
 var gitFileNames = []string{"commondir", "config", "config.worktree", "hooks"}
 
 // GitState is every .git of the workspace and, for each folder git reads
@@ -72,9 +71,8 @@ type gitFile struct {
 	big  bool
 }
 
-// Git finds every .git of the workspace, ignore files or not (a command
-// can plant one), and reads what can run a program in the folders they
-// lead to.
+// Git finds every .git of the workspace, ignore files or not, and reads
+// what can run a program in the folders they lead to.
 func (w *Workspace) Git() (*GitState, error) {
 	g, err := w.findGit()
 	if err != nil {
@@ -194,8 +192,7 @@ func (w *Workspace) readGitFile(p string) (gitFile, bool) {
 	return f, true
 }
 
-// runs returns why git could run a program because of the file name of a
-// git folder, or "".
+// runs returns why the file name of a git folder could run a program.
 func runs(name string, f gitFile) string {
 	switch {
 	case name == "config" || name == "config.worktree":
@@ -296,8 +293,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 	return done, nil
 }
 
-// settle puts back the files of git folder d that can run a program and
-// are not as in old.
+// settle puts back the risky files of git folder d not as in old.
 func (w *Workspace) settle(d string, old, cur *gitDir) []string {
 	names := slices.Collect(maps.Keys(old.files))
 	for name := range cur.files {

@@ -21,8 +21,7 @@ type Entry struct {
 type ListOptions struct {
 	MaxEntries int  // lines before folders are summarised (0: no limit)
 	GitIgnore  bool // hide what .gitignore files and .git/info/exclude hide
-	// IgnoreCut, when set, is told of each ignore file used only in part
-	// (see IgnoreCutNote).
+	// IgnoreCut is told of each ignore file used only in part.
 	IgnoreCut func(path string, patterns int)
 }
 
@@ -85,8 +84,7 @@ func (w *Workspace) describe(shown []Entry) ([]Entry, error) {
 	return slices.DeleteFunc(shown, func(e Entry) bool { return !e.IsDir && !found[e.Path] }), nil
 }
 
-// Files returns every file a listing covers, sorted, with sizes but no
-// binary marks; MaxEntries is not used.
+// Files returns every file a listing covers, sorted, without binary marks.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	var files []Entry
 	err := w.walkFiles(opts, func(e walkEntry) {

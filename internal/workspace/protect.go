@@ -47,8 +47,8 @@ func (w *Workspace) CheckWrite(p string) error {
 	return w.protect(p, c, true)
 }
 
-// protect refuses a write of the clean path c (written p). With
-// followLast, a link in the last place is judged by its target too.
+// protect refuses a write of c (written p); with followLast, a link in the
+// last place is judged by its target too.
 func (w *Workspace) protect(p, c string, followLast bool) error {
 	if err := w.private(p, c, followLast); err != nil {
 		return err
@@ -67,8 +67,7 @@ func (w *Workspace) protect(p, c string, followLast bool) error {
 	return nil
 }
 
-// private refuses any access to c in courier's own folder, by name or
-// through links.
+// private refuses any access to c in courier's own folder, through links too.
 func (w *Workspace) private(p, c string, followLast bool) error {
 	in := func(c string) bool {
 		return slices.ContainsFunc(strings.Split(c, "/"), func(name string) bool { return foldName(name) == CourierDir })
@@ -101,9 +100,8 @@ func isDotGit(name string) bool {
 	return name == ".git" || name == "git~1"
 }
 
-// foldName is a file name as file systems may take it: any case, without
-// trailing dots and spaces (Windows) and the invisible characters HFS+
-// ignores.
+// foldName is a name as file systems may take it: any case, without
+// trailing dots and spaces (Windows) or the characters HFS+ ignores.
 func foldName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {

@@ -153,8 +153,7 @@ func readSmallAt(dir folder, name string) []byte {
 	return readIgnore(f)
 }
 
-// sniffSize is how much of a file is read to tell it binary (a NUL
-// byte), as git tells it.
+// sniffSize is how much of a file git reads to tell it binary (a NUL).
 const sniffSize = 8192
 
 // describeAt is lstatAt that also marks a regular file binary. Only a
