@@ -152,6 +152,11 @@ func explainDenied(err error) string {
 // writes the findings as JSON.
 func probeChild(args []string, stdout io.Writer) int {
 	var k Kernel
+	try := func(err error, ok *bool, why *string) {
+		if *ok = err == nil; err != nil {
+			*why = err.Error()
+		}
+	}
 	if slices.Contains(args, "namespaces") {
 		switch {
 		case os.Getpid() != 1:
@@ -159,11 +164,7 @@ func probeChild(args []string, stdout io.Writer) int {
 		default:
 			for _, a := range args {
 				if dir, ok := strings.CutPrefix(a, "overlay="); ok {
-					if err := probeOverlay(dir); err != nil {
-						k.OverlayWhy = err.Error()
-					} else {
-						k.Overlay = true
-					}
+					try(probeOverlay(dir), &k.Overlay, &k.OverlayWhy)
 				}
 			}
 			if err := probeMounts(); err != nil {
@@ -173,21 +174,13 @@ func probeChild(args []string, stdout io.Writer) int {
 			}
 		}
 		if slices.Contains(args, "network") {
-			if err := loopbackUp(); err != nil {
-				k.NetworkWhy = err.Error()
-			} else {
-				k.Network = true
-			}
+			try(loopbackUp(), &k.Network, &k.NetworkWhy)
 		}
 	}
 	// psx finds the threads in /proc: in a new PID namespace only once
 	// /proc is its own.
 	if namespaced := slices.Contains(args, "namespaces"); !namespaced || k.Namespaces {
-		if err := probeSeccomp(); err != nil {
-			k.SeccompWhy = err.Error()
-		} else {
-			k.Seccomp = true
-		}
+		try(probeSeccomp(), &k.Seccomp, &k.SeccompWhy)
 	}
 	if err := json.NewEncoder(stdout).Encode(k); err != nil {
 		return ExitFailure
