@@ -67,10 +67,9 @@ func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, pat
 // Commit carries out and empties the batch, one result per operation.
 func (b *Batch) Commit() []BatchResult {
 	res := make([]BatchResult, len(b.ops))
-	var syncNames []string
+	var syncNames, dirOrder []string
 	var syncOps []int
 	dirs := map[string][]int{}
-	var dirOrder []string
 	addDir := func(d string, i int) {
 		if _, ok := dirs[d]; !ok {
 			dirOrder = append(dirOrder, d)
@@ -142,11 +141,8 @@ func (b *Batch) Commit() []BatchResult {
 		}
 	}
 	for j, err := range atomicfile.SyncAll(dirOrder, b.w.root.Open) {
-		if err == nil {
-			continue
-		}
 		for _, i := range dirs[dirOrder[j]] {
-			if res[i].Err == nil {
+			if err != nil && res[i].Err == nil {
 				res[i].Err = err
 			}
 		}

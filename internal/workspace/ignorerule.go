@@ -95,22 +95,11 @@ func parseIgnore(data []byte) (rules []ignoreRule, cut bool) {
 // only, a slash elsewhere anchors to the file's folder.
 func parseRule(line string) (ignoreRule, bool) {
 	var r ignoreRule
-	if line == "" || line[0] == '#' {
+	if line = trimTrailingSpaces(line); line == "" || line[0] == '#' {
 		return r, false
 	}
-	line = trimTrailingSpaces(line)
-	if line == "" {
-		return r, false
-	}
-	if line[0] == '!' {
-		r.negate = true
-		line = line[1:]
-	}
-	if strings.HasSuffix(line, "/") {
-		r.dirOnly = true
-		line = line[:len(line)-1]
-	}
-	if line == "" {
+	line, r.negate = strings.CutPrefix(line, "!")
+	if line, r.dirOnly = strings.CutSuffix(line, "/"); line == "" {
 		return r, false
 	}
 	if !strings.Contains(line, "/") {
