@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -43,10 +42,16 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 		}
 	}
 	name := "courier-" + rand.Text()[:12]
+	// A memory-bound command stays out of swap, where it would slow the
+	// machine instead of meeting its limit.
+	swapMax := "max"
+	if l.Memory > 0 {
+		swapMax = "0"
+	}
 	var tried []string
 	if group, ok := groups["cgroup2"]; ok && mounts["cgroup2"] != "" {
 		c := &Cgroup{}
-		err := c.make(filepath.Join(mounts["cgroup2"], group, name), []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swap(l.Memory), true}})
+		err := c.make(filepath.Join(mounts["cgroup2"], group, name), []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swapMax, true}})
 		if err == nil {
 			return c, nil
 		}
@@ -90,15 +95,6 @@ func count[T int | int64](n T) string {
 		return "max"
 	}
 	return strconv.FormatInt(int64(n), 10)
-}
-
-// swap keeps a memory-bound command out of swap, where it would slow the
-// machine instead of meeting its limit.
-func swap(memory int64) string {
-	if memory <= 0 {
-		return "max"
-	}
-	return "0"
 }
 
 func (c *Cgroup) make(dir string, limits []limitFile) error {
@@ -170,16 +166,14 @@ func counter(file, key string) int {
 
 // cgroupMounts maps "cgroup2" and the v1 controllers to their mounts.
 func cgroupMounts() (map[string]string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	info, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("read the mounts: %w", err)
 	}
-	defer f.Close()
 	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for line := range strings.Lines(string(info)) {
 		// ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER
-		before, after, ok := strings.Cut(sc.Text(), " - ")
+		before, after, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " - ")
 		fields, tail := strings.Fields(before), strings.Fields(after)
 		if !ok || len(fields) < 5 || len(tail) < 3 || fields[3] != "/" {
 			continue
@@ -195,7 +189,7 @@ func cgroupMounts() (map[string]string, error) {
 			}
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // joinCgroups moves the launcher, and so all it starts, into the groups.
