@@ -105,9 +105,12 @@ func compileSet(p string) (*byteSet, int, bool) {
 			prev = int(p[i+1])
 			i += 2
 		case c == '-' && prev >= 0 && i+1 < len(p) && p[i+1] != ']':
-			hi, n, ok := rangeEnd(p[i+1:])
-			if !ok {
-				return nil, 0, false
+			hi, n := p[i+1], 1 // the range's end, which may be escaped
+			if hi == '\\' {
+				if i+2 >= len(p) {
+					return nil, 0, false
+				}
+				hi, n = p[i+2], 2
 			}
 			if byte(prev) <= hi {
 				set.add(byte(prev), hi)
@@ -134,16 +137,6 @@ func compileSet(p string) (*byteSet, int, bool) {
 			i++
 		}
 	}
-}
-
-func rangeEnd(p string) (byte, int, bool) {
-	if p[0] != '\\' {
-		return p[0], 1, true
-	}
-	if len(p) < 2 {
-		return 0, 0, false
-	}
-	return p[1], 2, true
 }
 
 // addClass adds the "[:name:]" class starting p. ok is false when the text
