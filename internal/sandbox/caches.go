@@ -8,76 +8,51 @@ import (
 	"strings"
 )
 
-// Commands write none of the person's folders, yet builds need caches, and
-// a cache that starts empty makes a session's first build many times slower
-// than the same build outside courier. So commands see the person's own
-// caches, read-only, under a writable layer of the session's own (an
-// overlay mount): a build starts warm, and what it writes stays in the
-// session's layer, out of reach of the person and of every other session.
-//
-// Each session's layer is a folder under Options.Caches:
+// Commands write none of the person's folders, yet a cold cache makes a
+// first build many times slower. So commands see the person's caches
+// under a writable overlay layer of the session's own: builds start warm,
+// and what they write stays in that layer, under Options.Caches:
 //
 //	Caches/sessions/ID/tmp          TMPDIR
 //	Caches/sessions/ID/NAME         the writable layer of cache NAME
 //	Caches/sessions/ID/.work/NAME   the overlay's own work folder
 //
-// A cache of the person's is seen where the person has it, so that paths
-// recorded in it (Go's build cache keys name source folders) still match.
-// A cache the person lacks, and every cache where overlay mounts are
-// unavailable, is the layer folder itself: private and empty at first.
+// A cache is seen where the person has it, so paths recorded in it still
+// match. Without the person's cache, or overlays, it is the layer folder
+// itself: private and empty at first.
 
 // Cache is one of the person's tool caches.
 type Cache struct {
-	// Name is its layer folder's name.
-	Name string `json:"name"`
-	// Env is the variable that points tools at it.
-	Env string `json:"env"`
-	// Person is the person's folder, "" when they have none.
-	Person string `json:"person,omitempty"`
+	Name   string `json:"name"`             // its layer folder's name
+	Env    string `json:"env"`              // the variable pointing tools at it
+	Person string `json:"person,omitempty"` // the person's folder, if any
 }
 
-// PersonCaches returns the person's tool caches from their environment:
-// Go's build and module caches, pip's and npm's caches and cargo's
-// registry, each where the tool itself would look.
+// PersonCaches returns the person's Go, pip, npm and cargo caches, each
+// where the tool would look.
 func PersonCaches(getenv func(string) string) []Cache {
-	home := getenv("HOME")
-	under := func(env, def string) string {
-		if v := getenv(env); filepath.IsAbs(v) {
+	// under is the folder env names, or else def below base.
+	under := func(env, base, def string) string {
+		if v := getenv(env); env != "" && filepath.IsAbs(v) {
 			return v
 		}
-		if !filepath.IsAbs(home) {
+		if !filepath.IsAbs(base) {
 			return ""
 		}
-		return filepath.Join(home, def)
+		return filepath.Join(base, def)
 	}
-	xdg := under("XDG_CACHE_HOME", ".cache")
+	home := getenv("HOME")
+	xdg := under("XDG_CACHE_HOME", home, ".cache")
 	gopath, _, _ := strings.Cut(getenv("GOPATH"), string(os.PathListSeparator))
-	mods := getenv("GOMODCACHE")
-	switch {
-	case filepath.IsAbs(mods):
-	case filepath.IsAbs(gopath):
-		mods = filepath.Join(gopath, "pkg", "mod")
-	case filepath.IsAbs(home):
-		mods = filepath.Join(home, "go", "pkg", "mod")
-	}
-	cargo := under("CARGO_HOME", ".cargo")
-	var gocache, pip string
-	if v := getenv("GOCACHE"); filepath.IsAbs(v) {
-		gocache = v
-	} else if xdg != "" {
-		gocache = filepath.Join(xdg, "go-build")
-	}
-	if v := getenv("PIP_CACHE_DIR"); filepath.IsAbs(v) {
-		pip = v
-	} else if xdg != "" {
-		pip = filepath.Join(xdg, "pip")
+	if !filepath.IsAbs(gopath) {
+		gopath = under("", home, "go")
 	}
 	caches := []Cache{
-		{Name: "go-build", Env: "GOCACHE", Person: gocache},
-		{Name: "go-mod", Env: "GOMODCACHE", Person: mods},
-		{Name: "pip", Env: "PIP_CACHE_DIR", Person: pip},
-		{Name: "npm", Env: "npm_config_cache", Person: under("npm_config_cache", ".npm")},
-		{Name: "cargo-registry", Person: joinIf(cargo, "registry")},
+		{Name: "go-build", Env: "GOCACHE", Person: under("GOCACHE", xdg, "go-build")},
+		{Name: "go-mod", Env: "GOMODCACHE", Person: under("GOMODCACHE", gopath, filepath.Join("pkg", "mod"))},
+		{Name: "pip", Env: "PIP_CACHE_DIR", Person: under("PIP_CACHE_DIR", xdg, "pip")},
+		{Name: "npm", Env: "npm_config_cache", Person: under("npm_config_cache", home, ".npm")},
+		{Name: "cargo-registry", Person: under("", under("CARGO_HOME", home, ".cargo"), "registry")},
 	}
 	for i, c := range caches {
 		if info, err := os.Stat(c.Person); c.Person == "" || err != nil || !info.IsDir() {
@@ -87,18 +62,9 @@ func PersonCaches(getenv func(string) string) []Cache {
 	return caches
 }
 
-func joinIf(dir, name string) string {
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, name)
-}
-
-// privateFolders are the tool folders every session gets empty and of its
-// own: what a command installs with pip install --user (PYTHONUSERBASE, so
-// a usercustomize.py one session plants never runs in another), cargo's
-// home (its registry is a cache of the person's, inside it), and the
-// generic cache folder.
+// privateFolders are the tool folders every session gets empty: pip
+// install --user's (a usercustomize.py planted never runs in another
+// session), cargo's home (holding the registry cache), the XDG cache.
 var privateFolders = []Cache{
 	{Name: "python", Env: "PYTHONUSERBASE"},
 	{Name: "cargo", Env: "CARGO_HOME"},
@@ -113,9 +79,8 @@ type cacheView struct {
 	work  string // the overlay's work folder, "" without an overlay
 }
 
-// caches returns the session's caches as its commands see them: the
-// person's under an overlay where the kernel allows it, else the layer
-// alone. Cargo's registry is seen inside cargo's home.
+// caches returns the session's caches as its commands see them; cargo's
+// registry inside cargo's home.
 func (o Options) caches() []cacheView {
 	if o.Caches == "" {
 		return nil
@@ -149,9 +114,8 @@ func ToolVars() []string {
 	return names
 }
 
-// ToolEnv returns the variables that point the command's tools at the
-// session's caches (nil without Options.Caches); kept reads the variables
-// the command keeps, whose GOFLAGS is extended rather than replaced.
+// ToolEnv returns the variables that point tools at the session's caches
+// (nil without Caches); kept's GOFLAGS is extended, not replaced.
 func ToolEnv(o Options, kept func(string) string) map[string]string {
 	if o.Caches == "" {
 		return nil
@@ -162,16 +126,14 @@ func ToolEnv(o Options, kept func(string) string) map[string]string {
 			env[c.Env] = c.view
 		}
 	}
-	// Go makes module files read-only; -modcacherw lets courier remove a
-	// session's layer without changing modes first.
+	// -modcacherw: module files courier can remove with the layer.
 	env["GOFLAGS"] = strings.TrimSpace(kept("GOFLAGS") + " -modcacherw")
 	return env
 }
 
-// Prepare makes the session's layer folders, which must exist before the
-// launcher mounts them. Commands write inside them, so courier never
-// follows a link there: every folder is made through an os.Root of
-// Caches, which refuses a path that leaves it.
+// Prepare makes the session's layer folders for the launcher to mount,
+// through an os.Root of Caches: commands write there, so courier never
+// follows a link of theirs.
 func Prepare(o Options) error {
 	if o.Caches == "" {
 		return nil
@@ -204,9 +166,7 @@ func Prepare(o Options) error {
 }
 
 // RemoveLayer removes a session's layer under caches, never following a
-// link a command left in it. The overlay leaves folders without any
-// permission, and Go's module cache read-only ones: each is made the
-// owner's again first.
+// link a command left in it.
 func RemoveLayer(caches, session string) error {
 	root, err := os.OpenRoot(caches)
 	if err != nil {
@@ -222,7 +182,9 @@ func RemoveLayer(caches, session string) error {
 	return nil
 }
 
-// removeTree removes name in root, each folder made the owner's first.
+// removeTree removes name in root, each folder made the owner's first:
+// overlays leave folders without permissions, Go's module cache
+// read-only ones.
 func removeTree(root *os.Root, name string) error {
 	if _, err := root.Lstat(name); os.IsNotExist(err) {
 		return nil

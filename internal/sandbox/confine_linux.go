@@ -6,17 +6,18 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
-// Credentials belong to each thread in Linux, and the Go runtime runs the
-// launcher on several; psx makes every change on all of them, so whichever
-// thread starts the shell hands it the same restrictions.
+// Credentials are per thread, and Go runs the launcher on several: psx
+// makes each change on all of them, whichever then starts the shell.
 
-// confine restricts the launcher, and so everything it starts:
-// no_new_privs, Landlock, the seccomp filter, and no capabilities. A layer opts.Kernel reports as available that
-// cannot be applied fails the command rather than letting it run without.
+// confine restricts the launcher and all it starts: no_new_privs,
+// Landlock, the seccomp filter, no capabilities. A layer opts.Kernel has
+// that cannot be applied fails the command.
 func confine(opts Options) error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
@@ -38,9 +39,8 @@ func confine(opts Options) error {
 	return dropCapabilities()
 }
 
-// Securebits (linux/securebits.h): uid 0 gets no capabilities from
-// executing a program, a uid change does not touch them, and neither these
-// bits nor ambient capabilities can change again.
+// Securebits (linux/securebits.h): uid 0 gets no capabilities from exec,
+// a uid change keeps none, and neither these nor ambient ones can change.
 const (
 	secbitNoRoot                  = 1 << 0
 	secbitNoRootLocked            = 1 << 1
@@ -53,9 +53,8 @@ const (
 		secbitKeepCapsLocked | secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked
 )
 
-// dropCapabilities empties the bounding, ambient, effective, permitted and
-// inheritable sets of every thread, locking the securebits first where the
-// launcher may (it holds CAP_SETPCAP as root, or in its user namespace).
+// dropCapabilities empties every capability set of every thread, locking
+// the securebits first where it holds CAP_SETPCAP.
 func dropCapabilities() error {
 	caps, err := capabilities()
 	if err != nil {
@@ -99,7 +98,6 @@ func dropCapabilities() error {
 	return nil
 }
 
-// capabilities reads the calling thread's capability sets.
 func capabilities() ([2]unix.CapUserData, error) {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
@@ -109,11 +107,60 @@ func capabilities() ([2]unix.CapUserData, error) {
 	return data, nil
 }
 
-// allThreadsPrctl calls prctl(option, arg, 0, 0, 0) on every thread; the
-// unused arguments must be zero for several options.
+// allThreadsPrctl calls prctl(option, arg, 0, 0, 0) on every thread.
 func allThreadsPrctl(option int, arg uintptr) error {
 	if _, _, errno := psx.Syscall6(unix.SYS_PRCTL, uintptr(option), arg, 0, 0, 0, 0); errno != 0 {
 		return errno
 	}
 	return nil
+}
+
+// devices are the device files commands write to or control (ioctl, ABI
+// 5, for terminal operations).
+var devices = []string{
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/ptmx",
+}
+
+// readWrite is what commands may do in writable folders: all but making
+// devices, which would give them the hardware behind them.
+const readWrite = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
+	ll.AccessFSReadDir | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeDir |
+	ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeSym | ll.AccessFSTruncate)
+
+// landlockConfig says what Landlock denies unless a rule allows it: every
+// file right, TCP when the network is cut without a network namespace,
+// and the IPC scopes (signals out of the sandbox, abstract UNIX sockets).
+// BestEffort narrows this to what the kernel supports.
+func landlockConfig(opts Options) landlock.Config {
+	cfg := landlock.Config{
+		HandledAccessFS: landlock.V11.HandledAccessFS,
+		Scoped:          landlock.V11.Scoped,
+	}
+	// A network namespace cuts more, and leaves the command its loopback.
+	if opts.NoNetwork && !(opts.Kernel.Namespaces && opts.Kernel.Network) {
+		cfg.HandledAccessNet = landlock.V11.HandledAccessNet
+	}
+	return cfg
+}
+
+// rules grants reading and executing everywhere, readWrite in the
+// writable and temporary folders, and use of the common devices; no
+// network rule, so a handled network denies all TCP.
+func rules(opts Options, abi int) []landlock.Rule {
+	writable := landlock.PathAccess(readWrite, opts.writable()...).WithResolveUnix()
+	temp := landlock.PathAccess(readWrite, TempDirs()...).WithResolveUnix().IgnoreIfMissing()
+	// Moves between folders need "refer" (ABI 2); on ABI 1, which forbids
+	// them anyway, asking would make BestEffort drop Landlock entirely.
+	if abi >= 2 {
+		writable = writable.WithRefer()
+		temp = temp.WithRefer()
+	}
+	return []landlock.Rule{
+		landlock.RODirs("/"),
+		writable,
+		temp,
+		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.PathAccess(readWrite, "/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	}
 }

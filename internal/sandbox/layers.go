@@ -5,49 +5,42 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
+
+	"github.com/courier-agent/courier/internal/human"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// Kernel is what the running kernel lets courier do, as Probe found it.
-// Each Why says why a layer is missing.
+// Kernel is what the running kernel lets courier do, as Probe found it;
+// each Why says why a layer is missing.
 type Kernel struct {
-	// Unconfined says why no command can be confined at all (not on
-	// Linux); "" where they can. Every command then waits for the
-	// person's yes (see engine), unless sandbox = "off".
-	Unconfined string `json:"unconfined,omitempty"`
-	// Landlock is the Landlock ABI version, 0 for none.
-	Landlock    int    `json:"landlock"`
-	LandlockWhy string `json:"landlockWhy,omitempty"`
-	// Namespaces: user, mount and PID namespaces, with every mount the
-	// launcher makes in them.
-	Namespaces    bool   `json:"namespaces"`
+	// Unconfined says why no command can be confined (not on Linux):
+	// every command then waits for the person's yes.
+	Unconfined    string `json:"unconfined,omitempty"`
+	Landlock      int    `json:"landlock"` // the ABI version, 0 for none
+	LandlockWhy   string `json:"landlockWhy,omitempty"`
+	Namespaces    bool   `json:"namespaces"` // user, mount and PID, with every mount
 	NamespacesWhy string `json:"namespacesWhy,omitempty"`
-	// Network: a network namespace as well, with its loopback up.
-	Network    bool   `json:"network"`
-	NetworkWhy string `json:"networkWhy,omitempty"`
-	// Seccomp: the filter that refuses keyring, mount, module and other
-	// calls no command needs, and UNIX sockets with the network cut.
-	Seccomp    bool   `json:"seccomp"`
-	SeccompWhy string `json:"seccompWhy,omitempty"`
-	// Overlay: the person's caches can be seen under a session's layer.
-	Overlay    bool   `json:"overlay"`
-	OverlayWhy string `json:"overlayWhy,omitempty"`
-	// Cgroup: a control group can bound a command's processes and memory.
-	Cgroup    bool   `json:"cgroup"`
-	CgroupWhy string `json:"cgroupWhy,omitempty"`
+	Network       bool   `json:"network"` // a network namespace, loopback up
+	NetworkWhy    string `json:"networkWhy,omitempty"`
+	Seccomp       bool   `json:"seccomp"`
+	SeccompWhy    string `json:"seccompWhy,omitempty"`
+	Overlay       bool   `json:"overlay"` // caches seen under a session's layer
+	OverlayWhy    string `json:"overlayWhy,omitempty"`
+	Cgroup        bool   `json:"cgroup"` // a control group bounds a command
+	CgroupWhy     string `json:"cgroupWhy,omitempty"`
 }
 
 // Layer is one layer of the confinement as courier sandbox check shows it.
 type Layer struct {
-	Name string `json:"name"`
-	// Needed is false for a layer these settings do not use (the network
-	// layers while the network is on).
-	Needed bool `json:"needed"`
-	Active bool `json:"active"`
-	// Speed marks a layer that saves time rather than protects:
-	// sandbox = "strict" does not insist on it.
+	Name   string `json:"name"`
+	Needed bool   `json:"needed"` // false for one these settings do not use
+	Active bool   `json:"active"`
+	// Speed marks a layer that saves time rather than protects, which
+	// sandbox = "strict" does not insist on.
 	Speed bool `json:"speed,omitempty"`
-	// Detail says what the layer does when active, or else why it is
-	// missing and what is then not protected.
+	// Detail says what the layer does, or why it is missing and what is
+	// then not protected.
 	Detail string `json:"detail"`
 }
 
@@ -64,7 +57,8 @@ func Layers(opts Options) []Layer {
 	if opts.HomeReadable {
 		home = "your home read-only but for its secret places, which look empty (home = \"readable\")"
 	}
-	layers := []Layer{
+	netOn, ll := !opts.NoNetwork, k.Landlock > 0
+	return []Layer{
 		{Name: "user namespace", Needed: true, Active: ns, Detail: pick(ns,
 			"commands run as your own user in a namespace of their own, which gives them no power over the machine",
 			missing(k.NamespacesWhy, "the mount, PID and IPC namespaces are missing too"))},
@@ -77,39 +71,36 @@ func Layers(opts Options) []Layer {
 		{Name: "ipc namespace", Needed: true, Active: ns, Detail: pick(ns,
 			"commands cannot see or change your shared memory, semaphores and message queues",
 			missing(k.NamespacesWhy, "commands can read, change and remove your System V shared memory"))},
-	}
-	netOn := !opts.NoNetwork
-	layers = append(layers,
-		Layer{Name: "network namespace", Needed: !netOn, Active: !netOn && ns && k.Network, Detail: netDetail(opts)},
-		Layer{Name: "unix socket filter", Needed: !netOn, Active: !netOn && k.Seccomp, Detail: socketDetail(opts)},
-		Layer{Name: "seccomp filter", Needed: true, Active: k.Seccomp, Detail: pick(k.Seccomp,
+		{Name: "network namespace", Needed: !netOn, Active: !netOn && ns && k.Network, Detail: netDetail(opts)},
+		{Name: "unix socket filter", Needed: !netOn, Active: !netOn && k.Seccomp, Detail: socketDetail(opts)},
+		{Name: "seccomp filter", Needed: true, Active: k.Seccomp, Detail: pick(k.Seccomp,
 			"commands get a new session keyring and cannot call keyctl, add_key or request_key, mount anything, load BPF programs or kernel modules, open perf events or userfaultfd, or use io_uring",
 			missing(k.SeccompWhy, "commands can read and change the keys of your session keyring"))},
-		Layer{Name: "warm caches", Needed: opts.Caches != "", Speed: true, Active: ns && k.Overlay, Detail: pick(ns && k.Overlay,
+		{Name: "warm caches", Needed: opts.Caches != "", Speed: true, Active: ns && k.Overlay, Detail: pick(ns && k.Overlay,
 			"commands see your Go, pip, npm and cargo caches read-only, under a writable layer of the session's own (overlayfs)",
 			missing(k.OverlayWhy, "each session's caches start empty, so its first builds take longer"))},
-	)
-	ll := k.Landlock > 0
-	layers = append(layers,
-		Layer{Name: "landlock", Needed: true, Active: ll, Detail: pick(ll,
+		{Name: "landlock", Needed: true, Active: ll, Detail: pick(ll,
 			fmt.Sprintf("commands write only in the workspace, the session's cache layers and the temporary folders (Landlock ABI %d)", k.Landlock),
 			missing(k.LandlockWhy, "commands can write wherever you can"))},
-		Layer{Name: "landlock scopes", Needed: true, Active: k.Landlock >= scopeABI, Detail: pick(k.Landlock >= scopeABI,
+		{Name: "landlock scopes", Needed: true, Active: k.Landlock >= scopeABI, Detail: pick(k.Landlock >= scopeABI,
 			"commands cannot signal processes outside their sandbox or connect to abstract UNIX sockets outside it (X11, D-Bus)",
 			missing(fmt.Sprintf("needs Landlock ABI %d (Linux 6.12), the kernel has %d", scopeABI, k.Landlock),
 				"commands can connect to abstract UNIX sockets of your session (X11, D-Bus) while the network is on"))},
-		Layer{Name: "limits", Needed: opts.Limits.Processes > 0 || opts.Limits.Memory > 0, Active: k.Cgroup || os.Getuid() != 0, Detail: limitsDetail(opts)},
-		Layer{Name: "capabilities", Needed: true, Active: true, Detail: capsDetail(ns)},
-		Layer{Name: "no_new_privs", Needed: true, Active: true, Detail: "setuid and file-capability programs give commands no privileges"},
-		Layer{Name: "environment allow-list", Needed: true, Active: true, Detail: "commands get only the allow-listed variables, the tool variables and keep_env (courier config lists them)"},
-	)
-	return layers
+		{Name: "limits", Needed: opts.Limits.Processes > 0 || opts.Limits.Memory > 0, Active: k.Cgroup || os.Getuid() != 0, Detail: limitsDetail(opts)},
+		{Name: "capabilities", Needed: true, Active: true, Detail: capsDetail(ns)},
+		{Name: "no_new_privs", Needed: true, Active: true, Detail: "setuid and file-capability programs give commands no privileges"},
+		{Name: "environment allow-list", Needed: true, Active: true, Detail: "commands get only the allow-listed variables, the tool variables and keep_env (courier config lists them)"},
+	}
 }
 
 // limitsDetail says how the command's processes and memory are bounded.
 func limitsDetail(opts Options) string {
 	l := opts.Limits
-	what := fmt.Sprintf("at most %d processes and %s of memory per command", l.Processes, human(l.Memory))
+	mem := "no limit"
+	if l.Memory > 0 {
+		mem = human.ExactBytes(l.Memory)
+	}
+	what := fmt.Sprintf("at most %d processes and %s of memory per command", l.Processes, mem)
 	switch {
 	case opts.Kernel.Cgroup:
 		return what + " (a control group)"
@@ -117,19 +108,6 @@ func limitsDetail(opts Options) string {
 		return opts.Kernel.CgroupWhy + "; without it a command of root's is bound only by each process's data size, and may start any number of processes"
 	}
 	return what + " (resource limits: the processes per command, the data size per process; " + opts.Kernel.CgroupWhy + ")"
-}
-
-// human is a size in the largest unit it fills.
-func human(n int64) string {
-	switch {
-	case n <= 0:
-		return "no limit"
-	case n%(1<<30) == 0:
-		return fmt.Sprintf("%d GB", n>>30)
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%d MB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // scopeABI is the Landlock ABI that scopes signals and abstract sockets.
@@ -194,11 +172,9 @@ func Missing(opts Options) []Layer {
 	return out
 }
 
-// Check reports whether a command may run confined as opts say. With
-// Strict, every layer opts need must be there. Without it, only a cut
-// network is insisted on: a person who set network = false must not get a
-// command that reaches the network, so when nothing can cut TCP the
-// command is refused.
+// Check reports whether a command may run confined as opts say: with
+// Strict, every layer opts need must be there; without, only a cut network
+// is insisted on.
 func Check(opts Options) error {
 	if k := opts.Kernel.Unconfined; k != "" {
 		if opts.Strict || opts.NoNetwork {
@@ -222,4 +198,23 @@ func Check(opts Options) error {
 		return errors.New("network = false, but this kernel allows neither a network namespace nor Landlock's TCP rules (Linux 6.7), so the network cannot be cut")
 	}
 	return nil
+}
+
+// NetABI is the first Landlock ABI that can restrict TCP (Linux 6.7).
+const NetABI = 4
+
+// Available reports the kernel's Landlock ABI version, or 0 and why.
+func Available() (int, error) {
+	abi, err := llsyscall.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, syscall.ENOSYS):
+		return 0, errors.New("the kernel has no landlock support (it needs Linux 5.13 or newer built with CONFIG_SECURITY_LANDLOCK)")
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		return 0, errors.New("landlock is disabled at boot (add landlock to the kernel's lsm= parameter)")
+	case err != nil:
+		return 0, fmt.Errorf("query landlock version: %w", err)
+	case abi < 1:
+		return 0, fmt.Errorf("kernel reports landlock version %d", abi)
+	}
+	return abi, nil
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -14,21 +13,14 @@ import (
 )
 
 // A command's processes and memory are bounded by a control group made
-// for it when courier may make one: under its own group in a cgroup v2
-// tree that offers the pids and memory controllers (a delegated one, or a
-// container's), or else in the v1 pids and memory hierarchies, which only
-// root may write. Otherwise the launcher sets resource limits: processes
-// per user in the command's user namespace (which the kernel does not hold
-// root to) and each process's data size.
+// for it under courier's own, in cgroup v2 (delegated, or a container's)
+// or the v1 pids and memory hierarchies (root only). Otherwise the
+// launcher sets resource limits: processes per user, data size.
 
 // Cgroup is the control group made for one command.
-type Cgroup struct {
-	dirs []string
-	v2   bool
-}
+type Cgroup struct{ dirs []string }
 
-// NewCgroup makes a control group bounded as l says, or says why none can
-// be made.
+// NewCgroup makes a control group bounded as l says.
 func NewCgroup(l Limits) (*Cgroup, error) {
 	own, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -38,20 +30,32 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := "courier-" + rand.Text()[:12]
-	var tried []string
+	// courier's group in each hierarchy: "cgroup2", or a v1 controller.
+	groups := map[string]string{}
 	for line := range strings.Lines(string(own)) {
-		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
-		if len(f) != 3 || f[0] != "0" || mounts["cgroup2"] == "" {
-			continue
+		if f := strings.SplitN(strings.TrimSpace(line), ":", 3); len(f) == 3 && f[0] == "0" {
+			groups["cgroup2"] = f[2]
+		} else if len(f) == 3 {
+			for _, ctl := range strings.Split(f[1], ",") {
+				groups[ctl] = f[2]
+			}
 		}
-		dir := filepath.Join(mounts["cgroup2"], f[2], name)
-		c := &Cgroup{v2: true}
-		if err := c.make(dir, []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swap(l.Memory), true}}); err == nil {
+	}
+	name := "courier-" + rand.Text()[:12]
+	// A memory-bound command stays out of swap, where it would slow the
+	// machine instead of meeting its limit.
+	swapMax := "max"
+	if l.Memory > 0 {
+		swapMax = "0"
+	}
+	var tried []string
+	if group, ok := groups["cgroup2"]; ok && mounts["cgroup2"] != "" {
+		c := &Cgroup{}
+		err := c.make(filepath.Join(mounts["cgroup2"], group, name), []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swapMax, true}})
+		if err == nil {
 			return c, nil
-		} else {
-			tried = append(tried, "cgroup v2: "+err.Error())
 		}
+		tried = append(tried, "cgroup v2: "+err.Error())
 	}
 	c := &Cgroup{}
 	mem := count(l.Memory)
@@ -65,21 +69,21 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 		{"pids", []limitFile{{"pids.max", count(l.Processes), false}}},
 		{"memory", []limitFile{{"memory.limit_in_bytes", mem, false}, {"memory.memsw.limit_in_bytes", mem, true}}},
 	} {
-		base, path := mounts[ctl.name], v1Path(string(own), ctl.name)
-		if base == "" || path == "" {
-			c.Remove()
-			return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: no "+ctl.name+" hierarchy"), "; "))
+		why := "no " + ctl.name + " hierarchy"
+		if base, group := mounts[ctl.name], groups[ctl.name]; base != "" && group != "" {
+			if err = c.make(filepath.Join(base, group, name), ctl.limits); err == nil {
+				continue
+			}
+			why = err.Error()
 		}
-		if err := c.make(filepath.Join(base, path, name), ctl.limits); err != nil {
-			c.Remove()
-			return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: "+err.Error()), "; "))
-		}
+		c.Remove()
+		return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: "+why), "; "))
 	}
 	return c, nil
 }
 
 // limitFile is a limit as a control group file takes it; an optional one
-// (swap, which a machine without swap accounting lacks) may be missing.
+// (swap) may be missing.
 type limitFile struct {
 	name, value string
 	optional    bool
@@ -93,16 +97,6 @@ func count[T int | int64](n T) string {
 	return strconv.FormatInt(int64(n), 10)
 }
 
-// swap keeps a memory-bound command out of swap, where it would slow the
-// machine instead of meeting its limit.
-func swap(memory int64) string {
-	if memory <= 0 {
-		return "max"
-	}
-	return "0"
-}
-
-// make creates dir and writes its limits in order.
 func (c *Cgroup) make(dir string, limits []limitFile) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
@@ -142,8 +136,7 @@ func (c *Cgroup) Hit() string {
 	return ""
 }
 
-// Remove removes the groups, once their processes are gone: the kernel
-// ends them as the launcher exits, which may take a moment.
+// Remove removes the groups once the kernel has ended their processes.
 func (c *Cgroup) Remove() {
 	if c == nil {
 		return
@@ -171,19 +164,16 @@ func counter(file, key string) int {
 	return 0
 }
 
-// cgroupMounts maps "cgroup2" and each v1 controller to where its
-// hierarchy is mounted.
+// cgroupMounts maps "cgroup2" and the v1 controllers to their mounts.
 func cgroupMounts() (map[string]string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	info, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("read the mounts: %w", err)
 	}
-	defer f.Close()
 	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for line := range strings.Lines(string(info)) {
 		// ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER
-		before, after, ok := strings.Cut(sc.Text(), " - ")
+		before, after, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " - ")
 		fields, tail := strings.Fields(before), strings.Fields(after)
 		if !ok || len(fields) < 5 || len(tail) < 3 || fields[3] != "/" {
 			continue
@@ -199,22 +189,10 @@ func cgroupMounts() (map[string]string, error) {
 			}
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
-// v1Path is courier's group in the v1 hierarchy of controller.
-func v1Path(own, controller string) string {
-	for line := range strings.Lines(own) {
-		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
-		if len(f) == 3 && f[0] != "0" && strings.Contains(","+f[1]+",", ","+controller+",") {
-			return f[2]
-		}
-	}
-	return ""
-}
-
-// joinCgroups moves the launcher into the groups, before it starts the
-// command, which is then bound with everything it starts.
+// joinCgroups moves the launcher, and so all it starts, into the groups.
 func joinCgroups(dirs []string) error {
 	for _, d := range dirs {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte("0"), 0); err != nil {
@@ -224,8 +202,6 @@ func joinCgroups(dirs []string) error {
 	return nil
 }
 
-// setRlimits bounds the command by resource limits when no control group
-// could.
 func setRlimits(l Limits) error {
 	if l.Processes > 0 {
 		// +1: the launcher itself is one of the user's processes here.

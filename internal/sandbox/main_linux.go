@@ -1,22 +1,21 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // Main is courier's sandbox launcher, run when os.Args[1] == ExecArg with
-// the arguments after it. It builds the command's confinement as the
-// options say and starts the command: in a PID namespace it stays as the
-// namespace's first process until the command ends (see runInit), and
-// otherwise it replaces itself with the command. It returns only on
-// failure, with ExitFailure, after writing "courier: error: sandbox: ..."
-// to stderr, or, as the namespace's first process, with the command's
-// status.
+// the arguments after it. It confines itself as the options say and starts
+// the command: in a PID namespace it stays as its first process (see
+// runInit), else it becomes the command. It returns the command's status,
+// or ExitFailure after writing "courier: error: sandbox: ..." to stderr.
 func Main(args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == probeArg {
 		return probeChild(args[1:], os.Stdout)
@@ -61,15 +60,13 @@ func Main(args []string, stderr io.Writer) int {
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
 }
 
-// newKeyring gives the launcher, and so the command, a new session keyring
-// of its own in place of the person's. Where keyring calls are refused
-// already (a container's own filter) there is nothing to leave.
+// newKeyring gives the command a new session keyring in place of the
+// person's; where keyring calls are refused already, there is none to leave.
 func newKeyring() {
 	_, _ = unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
 }
 
-// nullStdin puts /dev/null on stdin once the options are read: commands
-// have no input.
+// nullStdin puts /dev/null on stdin once the options are read.
 func nullStdin() error {
 	null, err := os.Open(os.DevNull)
 	if err != nil {
@@ -87,14 +84,14 @@ func fail(stderr io.Writer, err error) int {
 	return ExitFailure
 }
 
-// enterNamespaces sets up what the new namespaces hold: the command's view
-// of the files and, with the network cut, a loopback that is up.
+// enterNamespaces builds the command's world and, with the network cut,
+// brings up its loopback.
 func enterNamespaces(opts Options) error {
 	if os.Getpid() != 1 {
 		return fmt.Errorf("the launcher is process %d, not the first process of a new PID namespace", os.Getpid())
 	}
-	// The working folder was entered before the new mounts; entered by
-	// that handle, relative paths would walk the files beneath them.
+	// Entered before the new mounts, the working folder would show what
+	// lies beneath them.
 	wd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("find the working folder: %w", err)
@@ -107,6 +104,111 @@ func enterNamespaces(opts Options) error {
 	}
 	if opts.NoNetwork && opts.Kernel.Network {
 		return loopbackUp()
+	}
+	return nil
+}
+
+// selfExe names the inode courier runs from, resolved in the new process
+// while it is still courier: replacing courier's file changes nothing.
+const selfExe = "/proc/self/exe"
+
+// Launcher returns how to start argv (an absolute program path first)
+// confined as opts say, with env as its environment.
+func Launcher(opts Options, argv, env []string) (Launch, error) {
+	data, err := encodeRequest(opts, env)
+	if err != nil {
+		return Launch{}, err
+	}
+	return Launch{
+		Path:     selfExe,
+		Args:     append([]string{"courier", ExecArg, "--"}, argv...),
+		Attr:     launchAttr(opts.Kernel.Namespaces, opts.NoNetwork && opts.Kernel.Network),
+		Env:      []string{},
+		Stdin:    bytes.NewReader(data),
+		Confined: true,
+	}, nil
+}
+
+// launchAttr starts the launcher in its own session and, where the kernel
+// allows, in new user, mount, PID, IPC, UTS (and network) namespaces,
+// mapping only the person's own user and group. Pdeathsig ends it, and so
+// its namespace, when courier dies, even by kill -9.
+func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if !namespaces {
+		return attr
+	}
+	attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+	if network {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	// Kept across exec, not being root in the namespace, for the mounts,
+	// the loopback and the securebits; dropped before the command starts.
+	// An overlay's work folder has no permissions: only CAP_DAC_OVERRIDE
+	// enters it, which reaches only the person's own files here.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE}
+	return attr
+}
+
+// runInit starts the command and stays as the first process of its PID
+// namespace: it reaps orphans, passes termination signals on to every
+// process, and returns the command's status. When it exits, the kernel
+// kills whatever is left in the namespace.
+func runInit(argv, env []string) (int, error) {
+	// Not dumpable: the command cannot read its memory or trace it.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 0, fmt.Errorf("make the launcher private: %w", err)
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	go func() {
+		for s := range sigs {
+			// -1: every process of the namespace but the launcher.
+			_ = syscall.Kill(-1, s.(syscall.Signal))
+		}
+	}()
+	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
+		Env:   env,
+		Files: []uintptr{0, 1, 2},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("run %s: %w", argv[0], err)
+	}
+	for {
+		var status syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &status, 0, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 0, fmt.Errorf("wait for %s: %w", argv[0], err)
+		case got != pid:
+			continue // an orphan reaped
+		case status.Signaled():
+			return 128 + int(status.Signal()), nil
+		default:
+			return status.ExitStatus(), nil
+		}
+	}
+}
+
+// loopbackUp brings up lo, the only interface of a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err == nil {
+		defer unix.Close(fd)
+		var ifr *unix.Ifreq
+		if ifr, err = unix.NewIfreq("lo"); err == nil {
+			if err = unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err == nil {
+				ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+				err = unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("bring up the loopback: %w", err)
 	}
 	return nil
 }

@@ -11,9 +11,7 @@ import (
 	"github.com/courier-agent/courier/internal/procgroup"
 )
 
-// Main is the sandbox launcher (see the Linux version). Nothing confines
-// commands on other systems and Launcher never starts it there, so
-// reaching this is a caller's mistake.
+// Main is never started here: nothing confines commands.
 func Main(args []string, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "courier: error: sandbox: commands can be confined only on linux")
 	return ExitFailure

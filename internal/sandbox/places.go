@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,9 +12,9 @@ import (
 	"syscall"
 )
 
-// secretPlaces are where people keep credentials, relative to their home
-// folder: commands see them empty. Shell histories are here too, since
-// people type tokens on command lines.
+// secretPlaces are where people keep credentials under their home, shell
+// histories included (tokens typed on command lines): commands see them
+// empty.
 var secretPlaces = []string{
 	// keys, agents, password stores, keyrings
 	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".pki",
@@ -56,16 +57,15 @@ func SecretPlaces(home string) []string {
 	return out
 }
 
-// systemSockets are sockets that give power over the machine to whoever
-// can connect: container engines (root on the host) and the system bus
-// (through polkit, an active desktop user may reboot or reconfigure).
+// systemSockets give power over the machine to whoever connects:
+// container engines, and the system bus (polkit).
 var systemSockets = []string{
 	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
 	"/run/podman/podman.sock", "/run/snapd.socket", "/run/dbus/system_bus_socket",
 }
 
-// SocketEnv is what of the person's environment says where the sockets
-// of their session are.
+// SocketEnv is where the person's environment says their session's
+// sockets are.
 type SocketEnv struct {
 	RuntimeDir  string `json:"runtimeDir,omitempty"`  // XDG_RUNTIME_DIR
 	SSHAuthSock string `json:"sshAuthSock,omitempty"` // SSH_AUTH_SOCK
@@ -76,20 +76,13 @@ func SocketEnvOf(getenv func(string) string) SocketEnv {
 	return SocketEnv{RuntimeDir: getenv("XDG_RUNTIME_DIR"), SSHAuthSock: getenv("SSH_AUTH_SOCK")}
 }
 
-// Existing returns the places of the person's session sockets that exist
-// now: the runtime folder (ssh and gpg agents, the session bus, the
-// keyring), the SSH agent's socket and its folder, and the system sockets
-// above. The private /tmp hides the sockets kept there (X11, agents).
+// Existing returns the session's socket places that exist now: the
+// runtime folder (agents, the session bus, the keyring), the SSH agent's
+// socket and folder, and the system sockets. The private /tmp hides those
+// kept there.
 func (e SocketEnv) Existing() []string {
 	var out []string
-	add := func(p string) {
-		if p == "" || !filepath.IsAbs(p) || slices.Contains(out, p) {
-			return
-		}
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, filepath.Clean(p))
-		}
-	}
+	add := func(p string) { out = addExisting(out, p, os.Lstat) }
 	add(e.RuntimeDir)
 	add("/run/user/" + strconv.Itoa(os.Getuid()))
 	if e.SSHAuthSock != "" {
@@ -104,8 +97,19 @@ func (e SocketEnv) Existing() []string {
 	return out
 }
 
+// addExisting appends p, clean, to out if it is absolute, new and there.
+func addExisting(out []string, p string, stat func(string) (fs.FileInfo, error)) []string {
+	if p = filepath.Clean(p); !filepath.IsAbs(p) || slices.Contains(out, p) {
+		return out
+	}
+	if _, err := stat(p); err != nil {
+		return out
+	}
+	return append(out, p)
+}
+
 // broad reports whether hiding dir would hide more than a socket's own
-// folder: the root, the system's runtime and temporary folders, a home.
+// folder.
 func broad(dir string) bool {
 	switch filepath.Clean(dir) {
 	case "/", "/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm", "/home", "/root":
@@ -114,8 +118,8 @@ func broad(dir string) bool {
 	return filepath.Dir(filepath.Clean(dir)) == "/home"
 }
 
-// toolPlaces are the places under home that hold toolchains, and the few
-// configuration files builds read: a private home shows them read-only.
+// toolPlaces are the toolchains and configuration files under home that
+// a private home shows read-only.
 var toolPlaces = []string{
 	".rustup", ".cargo/bin", "go/bin", ".pyenv", ".nvm", ".volta", ".local/bin",
 	".sdkman", ".deno", ".bun", ".asdf", ".nodenv", ".rbenv", ".m2/repository",
@@ -125,29 +129,15 @@ var toolPlaces = []string{
 // toolRoots are the variables that name a toolchain's folder.
 var toolRoots = []string{"GOROOT", "JAVA_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR"}
 
-// ToolFolders returns the places of the person's a command sees read-only:
-// every folder on PATH, the toolchains the environment names, the tool
-// places of the home folder, and extra (the read_only setting). A place
-// that is or holds a secret place (PATH=~/.ssh) or the home itself is never
-// shown: see the view.
+// ToolFolders returns the places a command sees read-only: the folders on
+// PATH, the toolchains the environment names, toolPlaces, and extra (the
+// read_only setting). The view never shows home or a secret place.
 func ToolFolders(getenv func(string) string, extra []string) []string {
 	var out []string
-	add := func(p string) {
-		if p == "" || !filepath.IsAbs(p) {
-			return
-		}
-		p = filepath.Clean(p)
-		if slices.Contains(out, p) {
-			return
-		}
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
-	}
+	add := func(p string) { out = addExisting(out, p, os.Stat) }
 	for _, p := range filepath.SplitList(getenv("PATH")) {
 		add(p)
-		// A version manager's shims (pyenv, rbenv, nodenv, asdf) run the
-		// manager and its toolchains from the folder that holds them.
+		// A version manager's shims run it from the folder above.
 		if filepath.Base(p) == "shims" {
 			add(filepath.Dir(p))
 		}
@@ -167,11 +157,8 @@ func ToolFolders(getenv func(string) string, extra []string) []string {
 }
 
 // GitPaths returns what of the repositories in workspace a command must
-// not change: each of dotgits (the workspace paths, slash-separated, of
-// its .git folders, files and links at any depth); for a "gitdir:"
-// pointer file (a worktree, a submodule), the folder it names; and the
-// common folder a git folder names in its commondir file (the main
-// repository's .git, for a worktree).
+// not change: each of dotgits (slash paths of every .git), the folder a
+// "gitdir:" file names, and the common folder a commondir file names.
 func GitPaths(workspace string, dotgits []string) []string {
 	var paths []string
 	add := func(p string) {
@@ -197,9 +184,9 @@ func GitPaths(workspace string, dotgits []string) []string {
 	return paths
 }
 
-// pointer reads the first line of a small git pointer file and returns what
-// follows prefix, or "". Commands can write these files: one that is not a
-// regular file (a FIFO would block the read for ever) reads as nothing.
+// pointer returns what follows prefix on the first line of a small git
+// pointer file, or "". Commands write these: one not a regular file (a
+// FIFO would block) reads as nothing.
 func pointer(path, prefix string) string {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

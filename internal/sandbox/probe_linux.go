@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,16 +19,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// probeArg, after ExecArg, makes the launcher try the layers instead of
-// running a command.
+// probeArg, after ExecArg, makes the launcher try the layers.
 const probeArg = "probe"
 
-// Probe finds what the running kernel allows: it starts the launcher in new
-// user, mount, PID and network namespaces, as commands will be, and the
-// launcher tries there the mounts, the loopback and the seccomp filter a
-// command needs, and an overlay mount in a folder it makes in caches, the
-// file system the sessions' cache layers live on ("" tries none). It takes
-// a few milliseconds; courier probes once a run.
+// Probe finds what the running kernel allows: it starts the launcher in
+// the namespaces commands get, where it tries the mounts, the loopback, the
+// seccomp filter, and an overlay in caches, where the sessions' cache
+// layers live ("" tries none). It takes a few milliseconds.
 func Probe(caches string) Kernel {
 	var k Kernel
 	abi, err := Available()
@@ -66,8 +64,8 @@ func Probe(caches string) Kernel {
 		k.NamespacesWhy = explainUserNS(err)
 		k.NetworkWhy = "needs the user namespace"
 	}
-	k.Namespaces, k.NamespacesWhy = r.Namespaces, first(r.NamespacesWhy, k.NamespacesWhy)
-	k.Network, k.NetworkWhy = r.Network, first(r.NetworkWhy, k.NetworkWhy)
+	k.Namespaces, k.NamespacesWhy = r.Namespaces, cmp.Or(r.NamespacesWhy, k.NamespacesWhy)
+	k.Network, k.NetworkWhy = r.Network, cmp.Or(r.NetworkWhy, k.NetworkWhy)
 	k.Overlay, k.OverlayWhy = r.Overlay, r.OverlayWhy
 	switch {
 	case !r.Namespaces:
@@ -76,7 +74,7 @@ func Probe(caches string) Kernel {
 		k.OverlayWhy = "no folder for the cache layers"
 	}
 	if !r.Namespaces {
-		// The seccomp filter is tried outside the namespaces then.
+		// The seccomp filter is tried outside them then.
 		r, err = runProbe(false, false, "")
 		if err != nil {
 			k.SeccompWhy = err.Error()
@@ -87,15 +85,8 @@ func Probe(caches string) Kernel {
 	return k
 }
 
-func first(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// runProbe runs the launcher's probe in the namespaces asked for and reads
-// its findings. An error means the launcher could not run there at all.
+// runProbe runs the launcher's probe in the namespaces asked for; an error
+// means the launcher could not run there at all.
 func runProbe(namespaces, network bool, overlayDir string) (Kernel, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -129,8 +120,7 @@ func runProbe(namespaces, network bool, overlayDir string) (Kernel, error) {
 	return k, nil
 }
 
-// explainUserNS turns the failure to create a user namespace into what
-// the person can look up: the setting that forbids it, where one does.
+// explainUserNS names the setting that forbids a user namespace, if any.
 func explainUserNS(err error) string {
 	sysctl := func(name string) string {
 		data, _ := os.ReadFile(filepath.Join("/proc/sys", strings.ReplaceAll(name, ".", "/")))
@@ -159,9 +149,14 @@ func explainDenied(err error) string {
 }
 
 // probeChild is the launcher's side of Probe: it tries each layer and
-// writes what it found as JSON.
+// writes the findings as JSON.
 func probeChild(args []string, stdout io.Writer) int {
 	var k Kernel
+	try := func(err error, ok *bool, why *string) {
+		if *ok = err == nil; err != nil {
+			*why = err.Error()
+		}
+	}
 	if slices.Contains(args, "namespaces") {
 		switch {
 		case os.Getpid() != 1:
@@ -169,11 +164,7 @@ func probeChild(args []string, stdout io.Writer) int {
 		default:
 			for _, a := range args {
 				if dir, ok := strings.CutPrefix(a, "overlay="); ok {
-					if err := probeOverlay(dir); err != nil {
-						k.OverlayWhy = err.Error()
-					} else {
-						k.Overlay = true
-					}
+					try(probeOverlay(dir), &k.Overlay, &k.OverlayWhy)
 				}
 			}
 			if err := probeMounts(); err != nil {
@@ -183,21 +174,13 @@ func probeChild(args []string, stdout io.Writer) int {
 			}
 		}
 		if slices.Contains(args, "network") {
-			if err := loopbackUp(); err != nil {
-				k.NetworkWhy = err.Error()
-			} else {
-				k.Network = true
-			}
+			try(loopbackUp(), &k.Network, &k.NetworkWhy)
 		}
 	}
-	// psx, which sets no_new_privs on every thread, finds the threads in
-	// /proc: in a new PID namespace only once /proc is its own.
+	// psx finds the threads in /proc: in a new PID namespace only once
+	// /proc is its own.
 	if namespaced := slices.Contains(args, "namespaces"); !namespaced || k.Namespaces {
-		if err := probeSeccomp(); err != nil {
-			k.SeccompWhy = err.Error()
-		} else {
-			k.Seccomp = true
-		}
+		try(probeSeccomp(), &k.Seccomp, &k.SeccompWhy)
 	}
 	if err := json.NewEncoder(stdout).Encode(k); err != nil {
 		return ExitFailure
@@ -205,9 +188,8 @@ func probeChild(args []string, stdout io.Writer) int {
 	return 0
 }
 
-// probeMounts builds, in the probe's private mount namespace, a world as
-// a command's is built, with a writable folder and a read-only one inside
-// it, and checks both.
+// probeMounts builds a command's world with a writable folder and a
+// read-only one inside it, and checks both.
 func probeMounts() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
@@ -233,9 +215,8 @@ func probeMounts() error {
 	return nil
 }
 
-// probeOverlay mounts an overlay in a folder of dir, the file system the
-// sessions' cache layers live on, and checks that a write lands in the
-// upper folder only.
+// probeOverlay mounts an overlay in dir and checks that a write lands in
+// the upper folder.
 func probeOverlay(dir string) error {
 	for _, d := range []string{"lower", "upper", "work", "merged"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
@@ -256,8 +237,8 @@ func probeOverlay(dir string) error {
 	return nil
 }
 
-// probeSeccomp installs the seccomp filter on the probe itself and checks
-// that it refuses a keyring call and a UNIX socket.
+// probeSeccomp installs the filter on the probe and checks that it
+// refuses a keyring call and a UNIX socket.
 func probeSeccomp() error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
@@ -268,5 +249,13 @@ func probeSeccomp() error {
 	if _, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0, 0); !errors.Is(err, unix.EPERM) {
 		return fmt.Errorf("the filter let a keyring call through (%v)", err)
 	}
-	return checkUnixSocketsRefused()
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.Close(fd)
+		return errors.New("a UNIX socket could still be created")
+	}
+	if !errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("creating a UNIX socket failed with %v instead of the filter's EACCES", err)
+	}
+	return nil
 }

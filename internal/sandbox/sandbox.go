@@ -24,12 +24,11 @@ import (
 	"syscall"
 )
 
-// ExecArg is the hidden first argument that makes courier act as the
-// sandbox launcher instead of its normal command line.
+// ExecArg is the hidden first argument that makes courier the launcher.
 const ExecArg = "__sandbox-exec"
 
 // ExitFailure is Main's exit code when it cannot run the command, the
-// shell's own code for "found but could not be executed".
+// shell's for "found but could not be executed".
 const ExitFailure = 126
 
 // Launch is how to start a command (see Launcher).
@@ -37,72 +36,50 @@ type Launch struct {
 	Path string
 	Args []string
 	Attr *syscall.SysProcAttr
-	// Env is the environment to start Path with. The launcher starts with
-	// none at all: it is courier's own binary, and a variable the reply
-	// chose (LD_PRELOAD, GCONV_PATH, GODEBUG) would act on it before it
-	// confines anything. The command's environment travels in Stdin and
-	// is set only when the command itself is executed.
-	Env []string
-	// Stdin carries the launcher's options; nil is /dev/null.
-	Stdin io.Reader
-	// Confined is false when the command runs as it is (not on Linux).
-	Confined bool
+	// Env is empty for the launcher: a variable the reply chose
+	// (LD_PRELOAD, GODEBUG) would act on it before it confines anything.
+	// The command's environment travels in Stdin.
+	Env      []string
+	Stdin    io.Reader // the launcher's options; nil is /dev/null
+	Confined bool      // false when the command runs as it is (not on Linux)
 }
 
-// Options says how to confine a command.
-//
-// With the mount namespace the command's world is built from nothing (see
-// view_linux.go): the system folders read-only, a private home with
-// read-only views of what tools need, private temporary folders, and the
-// writable folders below; nothing else of the person's files is there.
+// Options says how to confine a command. With the mount namespace its
+// world is built from nothing (see view_linux.go).
 type Options struct {
-	// Writable lists the folders the command may change besides its cache
-	// layers and temporary folders; the caller passes the workspace here.
+	// Writable are the folders the command may change besides its cache
+	// layers and temporary folders: the workspace.
 	Writable []string `json:"writable,omitempty"`
-	// ReadOnly lists paths inside writable folders the command may only
-	// read: every .git of the workspace. It needs the mount namespace.
+	// ReadOnly are paths inside Writable the command may only read: every
+	// .git of the workspace. It needs the mount namespace.
 	ReadOnly []string `json:"readOnly,omitempty"`
-	// Hide lists folders and files the command must not see even where
-	// what holds them is shown: courier's own folders of every courier
-	// root of the person. Folders look empty, files empty.
+	// Hide are places shown empty even inside what is shown: courier's
+	// own folders.
 	Hide []string `json:"hide,omitempty"`
-	// Show lists the person's places the command sees read-only: folders
-	// on PATH, toolchains, the configuration files builds read, and the
-	// person's read_only setting (see ToolFolders).
+	// Show are the person's places seen read-only (see ToolFolders).
 	Show []string `json:"show,omitempty"`
-	// Home is the person's home folder. The command sees it empty but for
-	// Show and its cache layers, unless HomeReadable.
-	Home string `json:"home,omitempty"`
-	// HomeReadable shows the whole home read-only instead, but for its
-	// secret places (SecretPlaces) and the session's sockets, looked up as
-	// each command starts, so that one made while courier runs (an 'aws
-	// configure' during a long watch) is hidden from the next command.
+	// Home is seen empty but for Show and the cache layers, or, with
+	// HomeReadable, read-only but for its secret places and the session's
+	// sockets, looked up as each command starts.
+	Home         string    `json:"home,omitempty"`
 	HomeReadable bool      `json:"homeReadable,omitempty"`
 	Sockets      SocketEnv `json:"sockets,omitzero"`
 	// Caches is courier's folder for the sessions' cache layers and
-	// temporary folders (see Layer); empty leaves the tools' own settings
-	// alone.
-	Caches string `json:"caches,omitempty"`
-	// Session names the session whose layer the command gets.
-	Session string `json:"session,omitempty"`
-	// Tools are the person's caches the command sees warm, each under a
-	// writable layer of the session's own (see PersonCaches).
-	Tools []Cache `json:"tools,omitempty"`
-	// Limits bound the command's processes and memory.
-	Limits Limits `json:"limits,omitzero"`
+	// temporary folders (see Layer); "" leaves the tools' settings alone.
+	Caches  string  `json:"caches,omitempty"`
+	Session string  `json:"session,omitempty"` // whose layer the command gets
+	Tools   []Cache `json:"tools,omitempty"`   // the person's caches, seen warm
+	Limits  Limits  `json:"limits,omitzero"`
 	// NoNetwork cuts the network: a network namespace with only loopback,
 	// no UNIX sockets, and Landlock's TCP rules.
 	NoNetwork bool `json:"noNetwork,omitempty"`
-	// Strict refuses to run a command when a layer these options need is
-	// missing, instead of running it with the layers there are.
+	// Strict refuses to run a command when a layer it needs is missing.
 	Strict bool `json:"strict,omitempty"`
-	// Kernel is what the kernel allows, from Probe. The zero value means
-	// no namespaces and no seccomp filter: Landlock, capabilities and
-	// no_new_privs only.
+	// Kernel is what the kernel allows, from Probe; the zero value means
+	// Landlock, capabilities and no_new_privs only.
 	Kernel Kernel `json:"kernel"`
-	// Probe, when set, gives Kernel when a command is about to run, for
-	// the Session it runs in (see Probed): probing starts processes, which
-	// courier need not pay for when it runs no command.
+	// Probe, when set, gives Kernel for the Session once a command is
+	// about to run (see Probed): a run with no command need not probe.
 	Probe func(session string) Kernel `json:"-"`
 }
 
@@ -110,9 +87,8 @@ type Options struct {
 type Limits struct {
 	Processes int   `json:"processes,omitempty"`
 	Memory    int64 `json:"memory,omitempty"`
-	// Cgroups are the control groups made for the command (see
-	// NewCgroup), which the launcher joins; with none it sets resource
-	// limits instead.
+	// Cgroups are the command's control groups (see NewCgroup), which the
+	// launcher joins; with none it sets resource limits.
 	Cgroups []string `json:"cgroups,omitempty"`
 }
 
@@ -125,8 +101,7 @@ func (o Options) Probed() Options {
 	return o
 }
 
-// Layer is the session's own folder under Caches: its temporary folder
-// and the writable layer of each cache. "" without Caches.
+// Layer is the session's own folder under Caches, "" without Caches.
 func (o Options) Layer() string {
 	if o.Caches == "" {
 		return ""
@@ -147,8 +122,7 @@ func (o Options) TempDir() string {
 	return filepath.Join(o.Layer(), "tmp")
 }
 
-// writable is every folder the command may change, as the command sees
-// them.
+// writable is every folder the command may change, as it sees them.
 func (o Options) writable() []string {
 	dirs := append([]string(nil), o.Writable...)
 	if o.Caches != "" {
@@ -160,21 +134,17 @@ func (o Options) writable() []string {
 	return dirs
 }
 
-// The launcher reads its options from stdin, then puts /dev/null there for
-// the command: in a PID namespace it stays running, and its command line,
-// which every process of the namespace can read, shows only the command.
-
 // maxOptions bounds what the launcher reads as options.
 const maxOptions = 16 << 20
 
-// request is what the launcher reads on stdin: how to confine the command,
-// and the environment the command (not the launcher) gets.
+// request is what the launcher reads on stdin rather than its command
+// line, which every process of the namespace can read: how to confine the
+// command, and the command's environment.
 type request struct {
 	Options Options  `json:"options"`
 	Env     []string `json:"env"`
 }
 
-// encodeRequest is what the launcher reads on stdin.
 func encodeRequest(opts Options, env []string) ([]byte, error) {
 	data, err := json.Marshal(request{Options: opts, Env: env})
 	if err != nil {
@@ -183,8 +153,6 @@ func encodeRequest(opts Options, env []string) ([]byte, error) {
 	return data, nil
 }
 
-// readRequest reads the launcher's options and the command's environment
-// from r.
 func readRequest(r io.Reader) (request, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxOptions))
 	if err != nil {
@@ -216,8 +184,8 @@ func parseArgs(args []string) ([]string, error) {
 	return argv, nil
 }
 
-// TempDirs are the system's temporary folders. Commands may write them;
-// with the mount namespace each command gets private, empty ones.
+// TempDirs are the system's temporary folders, which commands may write
+// (private ones with the mount namespace).
 func TempDirs() []string {
 	return []string{"/tmp", "/var/tmp", "/dev/shm"}
 }

@@ -13,17 +13,14 @@ import (
 )
 
 // The launcher builds the command's world in its own mount namespace,
-// before Landlock (which forbids mount changes) and before it drops its
-// capabilities. The world starts as an empty file system: into it go the
-// system's folders read-only, an empty home with read-only views of what
-// tools need, private temporary folders, a /dev of a few devices and a
-// /proc of the command's own processes, and the writable folders. Nothing
-// else of the machine is there, so a place nobody thought of is out of
-// reach, and a change that is not a write (chmod, utimes, setxattr) fails
-// wherever the command cannot write. Nothing the launcher mounts reaches
-// the person's mount table, and the command can undo none of it: it holds
-// no capability, Landlock and seccomp refuse it every mount call, and the
-// kernel locks these mounts against a namespace the command might create.
+// before Landlock and before it drops its capabilities, from an empty file
+// system: the system's folders read-only, an empty home with read-only
+// views of what tools need, private temporary folders, a /dev of a few
+// devices, a /proc of its own processes, and the writable folders. A place
+// nobody thought of is out of reach, and chmod, utimes or setxattr fail
+// wherever the command cannot write. The command can undo none of it: it
+// holds no capability, seccomp refuses every mount call, and the kernel
+// locks these mounts against a namespace it might create.
 
 // systemPlaces are the system's folders a command sees, read-only.
 var systemPlaces = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap", "/sys"}
@@ -31,20 +28,17 @@ var systemPlaces = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
 // deviceNodes are the devices a command's /dev holds.
 var deviceNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-// oldRoot is where the person's file system stays reachable while the
-// world is built; it is gone before the command starts.
+// oldRoot is where the person's file system stays while the world is built.
 const oldRoot = "/.courier-old-root"
 
 // A mount is one step of building the world.
 type mount struct {
-	kind   mountKind
-	target string // as the command sees it
-	source string // the person's path, for show, protect, bind and overlay
-	link   string // the link's text, for a link
-	// layer and work are the session's folders an overlay writes in.
-	layer, work string
-	// The places above, opened before the old root goes.
-	fd, layerFD, workFD int
+	kind        mountKind
+	target      string // as the command sees it
+	source      string // the person's path, for show, protect, bind and overlay
+	link        string // the link's text
+	layer, work string // an overlay's folders of the session
+	fds         [3]int // source, layer and work, opened before the old root goes
 }
 
 type mountKind int
@@ -68,7 +62,7 @@ func buildWorld(opts Options) error {
 	plan := planWorld(opts)
 	defer func() {
 		for _, m := range plan {
-			for _, fd := range []int{m.fd, m.layerFD, m.workFD} {
+			for _, fd := range m.fds {
 				if fd > 0 {
 					unix.Close(fd)
 				}
@@ -103,7 +97,7 @@ func buildWorld(opts Options) error {
 	if err := os.Remove(oldRoot); err != nil {
 		return fmt.Errorf("leave the old root: %w", err)
 	}
-	// Only now: the folders above had to be made in them.
+	// Only now: the folders above were made in them.
 	for _, c := range covers {
 		if err := unix.Mount("", c, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
 			return fmt.Errorf("make %s read-only: %w", c, err)
@@ -112,8 +106,7 @@ func buildWorld(opts Options) error {
 	return nil
 }
 
-// planWorld lists the steps in the order they apply: outer places first,
-// so what is inside a place is placed over it.
+// planWorld lists the steps in order, outer places first.
 func planWorld(opts Options) []mount {
 	var plan []mount
 	add := func(kind mountKind, target, source string) {
@@ -143,10 +136,9 @@ func planWorld(opts Options) []mount {
 	hidden := append(slices.Clone(opts.Hide), secrets...)
 	writable := opts.writable()
 	for _, p := range opts.Show {
-		// Never the home itself, nor a secret place, whatever PATH holds;
-		// nor a place in a writable folder (node_modules/.bin on PATH),
-		// which is in the world already, and which a command could have
-		// made a link to any place of the person's.
+		// Never the home or a secret place, whatever PATH holds, nor a
+		// place in a writable folder, where a command could have made a
+		// link to any place of the person's.
 		real := realPath(p)
 		if real == "/" || (home != "" && real == realPath(home)) || underAny(p, hidden) || underAny(real, hidden) || underAny(p, writable) {
 			continue
@@ -183,10 +175,8 @@ func planWorld(opts Options) []mount {
 		}
 	}
 	for _, p := range opts.ReadOnly {
-		// A link a command planted must not bring a place from outside
-		// into the workspace: only what lies inside a writable folder,
-		// links resolved, is protected (what lies outside is read-only or
-		// absent already).
+		// Only what lies inside a writable folder, links resolved, is
+		// protected: a planted link must not bring an outside place in.
 		real, err := filepath.EvalSymlinks(p)
 		if err == nil && underAny(real, realWritable) {
 			add(protect, real, real)
@@ -198,41 +188,33 @@ func planWorld(opts Options) []mount {
 	return plan
 }
 
-// openSources opens every place the plan shows or binds while the
-// person's file system is still the root: the mounts then take exactly
-// these, whatever a path names by the time they are made.
+// openSources opens every place the plan mounts while the person's root
+// is the root: the mounts take these, whatever the paths name by then.
 func openSources(plan []mount) error {
-	open := func(p string) (int, error) {
-		return unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-	}
 	for i := range plan {
 		m := &plan[i]
-		var err error
+		paths, what := []string{m.source}, "open"
 		switch m.kind {
-		case show:
-			if m.fd, err = open(m.source); err != nil {
-				m.fd = -1 // gone since: nothing to show
-			}
-		case bind, protect:
-			if m.fd, err = open(m.source); err != nil {
-				return fmt.Errorf("open %s: %w", m.source, err)
-			}
 		case overlay:
-			for _, f := range []struct {
-				fd   *int
-				path string
-			}{{&m.fd, m.source}, {&m.layerFD, m.layer}, {&m.workFD, m.work}} {
-				if *f.fd, err = open(f.path); err != nil {
-					return fmt.Errorf("open the cache layer %s: %w", f.path, err)
-				}
+			paths, what = []string{m.source, m.layer, m.work}, "open the cache layer"
+		case link, cover, emptyHome, private:
+			continue
+		}
+		for j, p := range paths {
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			switch {
+			case err != nil && m.kind == show:
+				fd = -1 // gone since: nothing to show
+			case err != nil:
+				return fmt.Errorf("%s %s: %w", what, p, err)
 			}
+			m.fds[j] = fd
 		}
 	}
 	return nil
 }
 
-// enterEmptyRoot makes an empty tmpfs the root, the person's root staying
-// at oldRoot.
+// enterEmptyRoot makes an empty tmpfs the root, the old one at oldRoot.
 func enterEmptyRoot() error {
 	const base = "/tmp"
 	if err := unix.Mount("tmpfs", base, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
@@ -250,10 +232,8 @@ func enterEmptyRoot() error {
 	return os.Mkdir("/proc", 0o555)
 }
 
-// makeDev gives the command a /dev of the common devices and a devpts
-// instance of its own: the person's terminals (/dev/pts/N) are not in it,
-// so a command cannot write to them, while programs that open a new
-// pseudo-terminal still can.
+// makeDev gives the command a /dev of the common devices and a devpts of
+// its own: new pseudo-terminals, but none of the person's.
 func makeDev() error {
 	if err := os.Mkdir("/dev", 0o755); err != nil {
 		return fmt.Errorf("make /dev: %w", err)
@@ -286,8 +266,8 @@ func makeDev() error {
 	return nil
 }
 
-// apply makes one step of the world; covered reports a folder covered by
-// an empty one, made read-only once everything inside it is in place.
+// apply makes one step of the world; covered reports an empty folder to
+// make read-only once everything inside it is in place.
 func (m mount) apply() (covered bool, err error) {
 	switch m.kind {
 	case link:
@@ -298,34 +278,32 @@ func (m mount) apply() (covered bool, err error) {
 			return false, fmt.Errorf("make %s: %w", m.target, err)
 		}
 	case show:
-		if m.fd < 0 || visible(m.target, m.fd) {
+		if m.fds[0] < 0 || visible(m.target, m.fds[0]) {
 			return false, nil
 		}
-		// A place that cannot be placed (inside a read-only one that
-		// lacks it) is left out: showing is a convenience.
-		if mountPoint(m.target, isDir(m.fd)) != nil {
+		// Showing is a convenience: left out where it cannot be placed.
+		if mountPoint(m.target, isDir(m.fds[0])) != nil {
 			return false, nil
 		}
-		return false, bindFD(m.fd, m.target, false)
+		return false, bindFD(m.fds[0], m.target, false)
 	case bind, protect:
-		if err := mountPoint(m.target, isDir(m.fd)); err != nil {
+		if err := mountPoint(m.target, isDir(m.fds[0])); err != nil {
 			return false, err
 		}
-		return false, bindFD(m.fd, m.target, m.kind == bind)
+		return false, bindFD(m.fds[0], m.target, m.kind == bind)
 	case overlay:
 		if err := mountPoint(m.target, true); err != nil {
 			return false, err
 		}
 		fd := func(n int) string { return "/proc/self/fd/" + strconv.Itoa(n) }
-		// volatile: the layer is a cache, and without it every command's
-		// end would sync the whole file system the layer is on (about
-		// 10 ms here). A volatile overlay leaves a mark that refuses the
-		// next mount, which the work folder's removal clears.
-		_ = unix.Fchmodat(m.workFD, "work", 0o700, 0)
-		if err := os.RemoveAll(fd(m.workFD) + "/work"); err != nil {
+		// volatile: a cache need not sync its file system at every
+		// command's end; the mark it leaves, which refuses the next
+		// mount, goes with the work folder.
+		_ = unix.Fchmodat(m.fds[2], "work", 0o700, 0)
+		if err := os.RemoveAll(fd(m.fds[2]) + "/work"); err != nil {
 			return false, fmt.Errorf("clear the session's layer over %s: %w", m.source, err)
 		}
-		data := "lowerdir=" + fd(m.fd) + ",upperdir=" + fd(m.layerFD) + ",workdir=" + fd(m.workFD) + ",userxattr,volatile"
+		data := "lowerdir=" + fd(m.fds[0]) + ",upperdir=" + fd(m.fds[1]) + ",workdir=" + fd(m.fds[2]) + ",userxattr,volatile"
 		if err := unix.Mount("overlay", m.target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
 			return false, fmt.Errorf("mount the session's layer over %s: %w", m.source, err)
 		}
@@ -362,8 +340,8 @@ func (m mount) apply() (covered bool, err error) {
 	return false, nil
 }
 
-// bindFD mounts the place fd names at target, with everything mounted
-// below it, read-only unless writable.
+// bindFD mounts the place fd names, and the mounts below, at target,
+// read-only unless writable.
 func bindFD(fd int, target string, writable bool) error {
 	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("place %s: %w", target, err)
@@ -374,8 +352,7 @@ func bindFD(fd int, target string, writable bool) error {
 	return setReadOnly(target)
 }
 
-// visible reports whether target already shows the place fd names (a
-// folder on PATH inside /usr).
+// visible reports whether target already shows the place fd names.
 func visible(target string, fd int) bool {
 	var a, b unix.Stat_t
 	return unix.Stat(target, &a) == nil && unix.Fstat(fd, &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
@@ -386,7 +363,7 @@ func isDir(fd int) bool {
 	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
 
-// mountPoint creates what a mount of a folder (or file) needs at p.
+// mountPoint makes a folder (or file) at p to mount on.
 func mountPoint(p string, dir bool) error {
 	if dir {
 		if err := os.MkdirAll(p, 0o755); err != nil {
@@ -404,9 +381,8 @@ func mountPoint(p string, dir bool) error {
 	return f.Close()
 }
 
-// setReadOnly makes the mount at p and those below it read-only. Kernels
-// before 5.12 lack mount_setattr; a remount must then repeat the flags the
-// kernel locked on the original mount.
+// setReadOnly makes the mounts at and below p read-only. Before 5.12,
+// without mount_setattr, a remount must repeat the locked flags.
 func setReadOnly(p string) error {
 	err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 	if !errors.Is(err, unix.ENOSYS) {
@@ -434,7 +410,6 @@ func setReadOnly(p string) error {
 	return nil
 }
 
-// realPath resolves symbolic links in p.
 func realPath(p string) string {
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		return real
@@ -442,7 +417,6 @@ func realPath(p string) string {
 	return filepath.Clean(p)
 }
 
-// within reports whether p is dir or below it.
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
@@ -452,14 +426,11 @@ func underAny(p string, dirs []string) bool {
 	return slices.ContainsFunc(dirs, func(d string) bool { return within(p, d) })
 }
 
-// procReadOnly are the places of /proc that change the machine rather
-// than the command's own processes: kernel settings, the SysRq trigger,
-// interrupts and buses. Landlock already refuses writing them; a root
-// command would otherwise be their owner.
+// procReadOnly are the places of /proc that change the machine, which a
+// root command would otherwise own (Landlock refuses writing them too).
 var procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus", "fs"}
 
-// mountProc gives the command a /proc of its PID namespace: courier's and
-// the person's processes are not in it.
+// mountProc gives the command a /proc of its PID namespace.
 func mountProc() error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)

@@ -11,27 +11,24 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// Batch gathers file writes and removals, recorded first where a recovery
-// finds them (the turn's journal), and makes them durable together: new
-// contents go to temporary files, synced at once, then renamed into place,
-// and the changed folders are synced at once. A crash leaves each file as
-// it was or as written, plus temporary files CleanTemps removes.
+// Batch makes file writes and removals durable together: new contents go
+// to temporary files, synced at once, then renamed into place, and the
+// changed folders are synced at once. A crash leaves each file as it was
+// or as written, plus temporary files CleanTemps removes.
 type Batch struct {
 	w   *Workspace
 	ops []batchOp
-	// StopOn, when set, stops the batch at an operation failing with an
-	// error it accepts (a full disk): the later ones fail with ErrNotDone.
+	// StopOn, when set, stops the batch at an error it accepts (a full
+	// disk): the later operations fail with ErrNotDone.
 	StopOn func(error) bool
 }
 
-// ErrNotDone is the error of an operation a batch did not carry out,
-// because an earlier one failed as StopOn says.
+// ErrNotDone is the error of an operation left undone after StopOn.
 var ErrNotDone = errors.New("not done: an earlier change of the batch failed")
 
 // BatchResult is what Commit did with one operation.
 type BatchResult struct {
-	// CreatedDirs lists the folders made for a write, outermost first.
-	CreatedDirs []string
+	CreatedDirs []string // made for a write, outermost first
 	Err         error
 }
 
@@ -45,7 +42,7 @@ const (
 
 type batchOp struct {
 	kind  opKind
-	path  string // as the caller gave it, for errors
+	path  string // as given, for errors
 	clean string
 	data  []byte
 	perm  fs.FileMode
@@ -61,22 +58,18 @@ func (b *Batch) Write(p string, data []byte, perm fs.FileMode) {
 	b.ops = append(b.ops, batchOp{kind: opWrite, path: p, data: data, perm: perm})
 }
 
-// Remove deletes the file p (never a folder; a symlink itself, not what it
-// points to).
+// Remove deletes the file p (never a folder; a link itself).
 func (b *Batch) Remove(p string) { b.ops = append(b.ops, batchOp{kind: opRemove, path: p}) }
 
-// Keep makes p durable as it is now, with every folder above it: a change
-// made before a crash must be on disk before it is recorded as done.
+// Keep makes p durable as it is, with every folder above it.
 func (b *Batch) Keep(p string) { b.ops = append(b.ops, batchOp{kind: opKeep, path: p}) }
 
-// Commit carries out the batch and returns one result per operation, in
-// the order they were added. The batch is empty afterwards.
+// Commit carries out and empties the batch, one result per operation.
 func (b *Batch) Commit() []BatchResult {
 	res := make([]BatchResult, len(b.ops))
-	var syncNames []string
+	var syncNames, dirOrder []string
 	var syncOps []int
 	dirs := map[string][]int{}
-	var dirOrder []string
 	addDir := func(d string, i int) {
 		if _, ok := dirs[d]; !ok {
 			dirOrder = append(dirOrder, d)
@@ -148,11 +141,8 @@ func (b *Batch) Commit() []BatchResult {
 		}
 	}
 	for j, err := range atomicfile.SyncAll(dirOrder, b.w.root.Open) {
-		if err == nil {
-			continue
-		}
 		for _, i := range dirs[dirOrder[j]] {
-			if res[i].Err == nil {
+			if err != nil && res[i].Err == nil {
 				res[i].Err = err
 			}
 		}
@@ -161,8 +151,7 @@ func (b *Batch) Commit() []BatchResult {
 	return res
 }
 
-// writeTempFor makes the folders a write needs and writes its temporary
-// file, unsynced.
+// writeTempFor makes the folders a write needs and its temporary file.
 func (w *Workspace) writeTempFor(op *batchOp, unique string) (created []string, err error) {
 	perm := op.perm
 	if info, err := w.root.Stat(op.clean); err == nil {
@@ -201,8 +190,7 @@ func (w *Workspace) writeTempFor(op *batchOp, unique string) (created []string, 
 	return created, nil
 }
 
-// mkdirAll makes the folders above the clean path c that are missing and
-// returns them.
+// mkdirAll makes the missing folders above c and returns them.
 func (w *Workspace) mkdirAll(p, c string) ([]string, error) {
 	missing, notDir, err := w.missingDirs(p, c)
 	if err != nil {
@@ -219,9 +207,8 @@ func (w *Workspace) mkdirAll(p, c string) ([]string, error) {
 	return missing, nil
 }
 
-// missingDirs lists the folders above the clean path c that do not exist,
-// outermost first, and names the nearest one that does when it is not a
-// folder.
+// missingDirs lists the missing folders above c, outermost first, and the
+// nearest existing one when it is not a folder.
 func (w *Workspace) missingDirs(p, c string) (missing []string, notDir string, err error) {
 	for d := path.Dir(c); d != "."; d = path.Dir(d) {
 		info, err := w.root.Stat(d)
@@ -239,7 +226,6 @@ func (w *Workspace) missingDirs(p, c string) (missing []string, notDir string, e
 	return missing, notDir, nil
 }
 
-// remove deletes the file at the clean path c, unsynced.
 func (w *Workspace) remove(p, c string) error {
 	info, err := w.root.Lstat(c)
 	if err != nil {

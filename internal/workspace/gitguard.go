@@ -18,20 +18,17 @@ import (
 )
 
 // Git runs programs that a repository's settings name, in any repository
-// it opens: the workspace's own, a nested one the person goes into, a
-// submodule 'git status' looks into, the folder a "gitdir:" file names and
-// that folder's common folder. Only the person may change what they run:
-// the sandbox shows every .git read-only to commands they did not approve
-// (see Git), and PutBackGit undoes what such a command changed all the
-// same (where there is no sandbox, or by moving a folder aside).
+// it opens (nested ones, submodules, where a "gitdir:" file leads, common
+// folders). Only the person may change what they run: the sandbox shows
+// every .git read-only, and PutBackGit undoes what a command changed all
+// the same (without a sandbox, or by moving a folder aside).
 
-// maxGitFile bounds the settings file or hook kept in memory: larger ones
+// maxGitFile bounds a settings file or hook kept in memory: larger ones
 // are told apart by size and time only, and cannot be put back.
 const maxGitFile = 1 << 20
 
 // programKeys are the settings that make git run a program, from
-// git-config(1) ("section.key", "section.*.key" for any subsection, or a
-// whole section), lower case.
+// git-config(1): "section.key", "section.*.key" or a whole section.
 var programKeys = []string{
 	"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.pager", "core.editor",
 	"core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor",
@@ -40,46 +37,41 @@ var programKeys = []string{
 	"submodule.*.update", "tar.*.command", "trailer.*.command", "trailer.*.cmd",
 	"imap.tunnel", "web.browser", "help.browser", "man.viewer",
 	"lfs.*.path", "lfs.*.clean", "lfs.*.smudge",
-	// Whole sections: each names programs or settings files, or (alias)
-	// gives git options such as -c to commands the person types.
+	// Whole sections name programs or settings files, or (alias) give
+	// git options such as -c.
 	"include", "includeif", "alias", "pager", "filter", "credential", "gpg",
 	"difftool", "mergetool", "browser", "man", "sendemail", "protocol", "instaweb",
 }
 
-// gitFileNames are what of a git folder can make git run a program,
-// besides each hook in hooks/.
+// gitFileNames can make git run a program, besides each hook in hooks/.
 var gitFileNames = []string{"commondir", "config", "config.worktree", "hooks"}
 
 // GitState is every .git of the workspace and, for each folder git reads
 // settings from, what in it can make git run a program.
 type GitState struct {
-	// DotGits are the workspace paths of every .git, at any depth.
-	DotGits []string
-	// pointers are the .git files and links.
-	pointers map[string]gitFile
+	DotGits  []string           // every .git, at any depth
+	pointers map[string]gitFile // the .git files and links
 	// dirs are the folders git reads settings from inside the workspace:
-	// the .git folders, where the pointers lead, and their common folders.
+	// the .git folders, where the pointers lead, their common folders.
 	dirs map[string]*gitDir
 }
 
-// gitDir is a folder git reads settings from: what it is, to know it again
+// gitDir is a folder git reads settings from: its info, to know it again
 // after a command moved it, and its files of gitFileNames and hooks.
 type gitDir struct {
 	info  fs.FileInfo
 	files map[string]gitFile
 }
 
-// gitFile is one file as it was: its kind and permissions, and a regular
-// file's content (or, when big, its size and time) or a link's target.
+// gitFile is one file as it was: mode, and a regular file's content (when
+// big, its size and time) or a link's target.
 type gitFile struct {
 	mode fs.FileMode
 	data string
 	big  bool
 }
 
-// Git finds every .git of the workspace, with a walk that reads folders
-// only, as find -type d does (the snapshots' record of what changed leaves
-// out what .gitignore hides, where a command can plant one too), and reads
+// Git finds every .git of the workspace, ignore files or not, and reads
 // what can run a program in the folders they lead to.
 func (w *Workspace) Git() (*GitState, error) {
 	g, err := w.findGit()
@@ -92,8 +84,7 @@ func (w *Workspace) Git() (*GitState, error) {
 	return g, nil
 }
 
-// findGit walks the workspace for .git folders, files and links, never
-// into them, and reads the files and links.
+// findGit walks for .git folders, files and links, never into them.
 func (w *Workspace) findGit() (*GitState, error) {
 	g := &GitState{pointers: map[string]gitFile{}, dirs: map[string]*gitDir{}}
 	err := w.walk(walkHooks{visit: func(e walkEntry, _ *ignoreDir) bool {
@@ -115,8 +106,8 @@ func (w *Workspace) findGit() (*GitState, error) {
 	return g, nil
 }
 
-// gitDirOf returns the folder git reads settings from for the .git at p:
-// itself, or where a pointer leads when that is inside the workspace.
+// gitDirOf returns the folder git reads settings from for the .git at p,
+// "" when it is outside the workspace.
 func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
 	f, ok := pointers[p]
 	if !ok {
@@ -134,9 +125,8 @@ func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
 	return real
 }
 
-// gitPath returns where the path git read in a file of the workspace
-// folder dir leads (a clean workspace path with no symlink left), or ""
-// when that is outside the workspace.
+// gitPath returns where a path git read in a file of folder dir leads, as
+// a workspace path with no link left, or "" outside the workspace.
 func (w *Workspace) gitPath(dir, p string) string {
 	p = strings.TrimSpace(p)
 	if !filepath.IsAbs(p) {
@@ -149,8 +139,7 @@ func (w *Workspace) gitPath(dir, p string) string {
 	return real
 }
 
-// addDir adds the git folder d, and with common the folder its commondir
-// file names.
+// addDir adds the git folder d, and with common the one its commondir names.
 func (g *GitState) addDir(w *Workspace, d string, common bool) {
 	if d == "" || g.dirs[d] != nil {
 		return
@@ -182,7 +171,6 @@ func (g *GitState) addDir(w *Workspace, d string, common bool) {
 	}
 }
 
-// readGitFile describes the file at the workspace path p as gitFile does.
 func (w *Workspace) readGitFile(p string) (gitFile, bool) {
 	info, err := w.root.Lstat(p)
 	if err != nil {
@@ -204,8 +192,7 @@ func (w *Workspace) readGitFile(p string) (gitFile, bool) {
 	return f, true
 }
 
-// runs returns why git could run a program because of the file name of a
-// git folder, as f, or "".
+// runs returns why the file name of a git folder could run a program.
 func runs(name string, f gitFile) string {
 	switch {
 	case name == "config" || name == "config.worktree":
@@ -247,14 +234,12 @@ func (g *GitState) same(info fs.FileInfo) *gitDir {
 	return nil
 }
 
-// PutBackGit undoes what a command changed since before (see Git) that
-// can make git run a program, and returns what it did, a phrase each. A
-// .git file or link made or changed is removed, or put back as it was. A
-// .git folder made with anything that runs a program is removed, and a
-// .git file it replaced put back. In the git folders there before,
-// wherever the command moved them, settings that now run a program, hooks
-// and commondir files made or changed are put back as they were, or
-// removed if new.
+// PutBackGit undoes what a command changed since before that can make git
+// run a program, and says what it did, a phrase each: a .git file or link
+// made or changed is put back (or removed); a new .git folder that runs a
+// program is removed, a .git file it replaced put back; in the git folders
+// there before, wherever moved, risky settings, hooks and commondir files
+// made or changed are put back, or removed if new.
 func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 	now, err := w.findGit()
 	if err != nil {
@@ -270,8 +255,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 		done = append(done, w.putBack(p, old, had)+" (a .git file or link leads git to other settings)")
 		delete(now.pointers, p)
 	}
-	// Common folders are not followed now: the commondir file that names
-	// one is judged itself.
+	// Common folders are not followed now: commondir is judged itself.
 	for _, p := range now.DotGits {
 		now.addDir(w, w.gitDirOf(p, now.pointers), false)
 	}
@@ -309,8 +293,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 	return done, nil
 }
 
-// settle puts back the files of the git folder d that can make git run a
-// program and are not as they were in old.
+// settle puts back the risky files of git folder d not as in old.
 func (w *Workspace) settle(d string, old, cur *gitDir) []string {
 	names := slices.Collect(maps.Keys(old.files))
 	for name := range cur.files {
@@ -350,8 +333,7 @@ func (w *Workspace) settle(d string, old, cur *gitDir) []string {
 	return done
 }
 
-// added returns the lines of the settings file now that are not in old,
-// with its section lines.
+// added returns the lines of now not in old, and the section lines.
 func added(old, now string) string {
 	was := strings.Split(old, "\n")
 	var out []string
@@ -363,8 +345,7 @@ func added(old, now string) string {
 	return strings.Join(out, "\n")
 }
 
-// putBack removes what is at p and, if had, makes old again there; it
-// says what it did.
+// putBack removes what is at p and, if had, makes old again there.
 func (w *Workspace) putBack(p string, old gitFile, had bool) string {
 	if err := w.root.RemoveAll(p); err != nil {
 		return fmt.Sprintf("could not remove '%s': %v", p, err)
@@ -390,12 +371,14 @@ func (w *Workspace) putBack(p string, old gitFile, had bool) string {
 	return fmt.Sprintf("put back '%s' as it was", p)
 }
 
-// riskyConfig returns why git could run a program because of the settings
-// file data, or "": a setting of programKeys, or a line this reading does
-// not take for certain (a continued line, a setting on a section's line,
-// an odd name), since git might read it differently.
+// riskyConfig returns why git could run a program because of settings
+// data, or "": a setting of programKeys, or a line git might read
+// differently (continued, a setting on a section's line, an odd name).
 func riskyConfig(data []byte) string {
 	section, sub := "", false
+	odd := func(line string) string {
+		return fmt.Sprintf("has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), maxGitFile+1)
 	for sc.Scan() {
@@ -410,14 +393,14 @@ func riskyConfig(data []byte) string {
 			var ok bool
 			section, sub, ok = repoSection(line)
 			if !ok {
-				return fmt.Sprintf("has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
+				return odd(line)
 			}
 			continue
 		}
 		name, _, _ := strings.Cut(line, "=")
 		name = strings.ToLower(strings.TrimSpace(name))
 		if !configName(name) || section == "" {
-			return fmt.Sprintf("has the line %s, which only git reads for certain", strconv.Quote(human.Cut(line, 60)))
+			return odd(line)
 		}
 		key := section + "." + name
 		if sub {
@@ -433,43 +416,24 @@ func riskyConfig(data []byte) string {
 	return ""
 }
 
-// repoSection reads a section line, `[name]` or `[name "subsection"]` with
-// nothing after it, and returns the name in lower case and whether a
-// subsection was given.
+// repoSection reads `[name]` or `[name "sub"]`: the name in lower case,
+// whether a subsection was given, and ok.
 func repoSection(line string) (string, bool, bool) {
-	inner, ok := strings.CutPrefix(line, "[")
-	if !ok {
-		return "", false, false
-	}
-	inner, ok = strings.CutSuffix(inner, "]")
-	if !ok {
-		return "", false, false
-	}
+	inner, ok := strings.CutSuffix(line[1:], "]")
 	name, rest, hasSub := strings.Cut(inner, " ")
-	name = strings.ToLower(name)
-	if !configName(name) {
+	name, rest = strings.ToLower(name), strings.TrimSpace(rest)
+	switch {
+	case !ok || !configName(name):
 		return "", false, false
-	}
-	if !hasSub {
+	case !hasSub:
 		return name, false, true
-	}
-	rest = strings.TrimSpace(rest)
-	if len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' || strings.ContainsAny(rest[1:len(rest)-1], "\"\\]") {
+	case len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' || strings.ContainsAny(rest[1:len(rest)-1], "\"\\]"):
 		return "", false, false
 	}
 	return name, true, true
 }
 
-// configName reports whether s is a plain setting or section name:
-// letters, digits and '-', starting with a letter.
+// configName reports whether s is letters, digits and '-' after a letter.
 func configName(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return s != "" && s[0] >= 'a' && s[0] <= 'z' && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
 }

@@ -7,16 +7,13 @@ import (
 )
 
 // GitIgnore returns a function telling whether a workspace path is ignored
-// as git decides it (.gitignore files, .git/info/exclude). Ignore files are
-// read once, when first needed: make one per listing. It is safe for
-// concurrent use.
+// as git decides it. Ignore files are read once, when first needed: make
+// one per listing. It is safe for concurrent use.
 func (w *Workspace) GitIgnore() func(p string, isDir bool) bool {
 	g := &gitIgnore{w: w, dirs: map[string]*ignoreDir{}, excluded: map[string]bool{}}
 	return g.ignored
 }
 
-// gitIgnore remembers, per folder, the ignore files in force there and
-// whether the folder itself is ignored.
 type gitIgnore struct {
 	w        *Workspace
 	mu       sync.Mutex
@@ -47,9 +44,8 @@ func (g *gitIgnore) dirIgnored(d string) bool {
 	return v
 }
 
-// decide says p is ignored when its folder is, since git never looks
-// inside an ignored folder to re-include anything, or when its folder's
-// ignore files say so.
+// decide: p is ignored when its folder is (git never looks inside one to
+// re-include anything) or its folder's ignore files say so.
 func (g *gitIgnore) decide(p string, isDir bool) bool {
 	parent := parentDir(p)
 	return parent != "" && g.dirIgnored(parent) || g.dir(parent).ignored(p, isDir)
@@ -78,8 +74,8 @@ func parentDir(p string) string {
 	return p[:i]
 }
 
-// readIgnoreFile reads what readIgnore reads of the ignore file p if it
-// is a regular file: git does not follow a symlinked .gitignore either.
+// readIgnoreFile reads the ignore file p if it is a regular file: git does
+// not follow a linked .gitignore either.
 func (w *Workspace) readIgnoreFile(p string) []byte {
 	if info, err := w.root.Lstat(p); err != nil || !info.Mode().IsRegular() {
 		return nil
@@ -92,16 +88,15 @@ func (w *Workspace) readIgnoreFile(p string) []byte {
 	return readIgnore(f)
 }
 
-// ignoreDir is what the ignore files say in one folder: the files in
-// force there, lowest precedence first.
+// ignoreDir holds the ignore files in force in a folder, lowest
+// precedence first.
 type ignoreDir struct {
 	files []*ignoreFile
 }
 
 // enterIgnore is a walk's enter hook that follows ignore files: the
-// root's .git/info/exclude and .gitignore, then each folder's .gitignore,
-// read by read. cut, when set, is told of each ignore file courier uses
-// only part of.
+// root's .git/info/exclude, then each folder's .gitignore. cut, when set,
+// is told of each ignore file used only in part.
 func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name string) []byte, cut func(string, int)) *ignoreDir {
 	d := &ignoreDir{}
 	if parent == nil {
@@ -123,8 +118,8 @@ func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name st
 	return d
 }
 
-// add adds the rules of the ignore file name, in the folder whose path
-// with its slash is base bytes long.
+// add adds the rules of the ignore file name; base is its folder's path
+// length with the slash.
 func (d *ignoreDir) add(name string, base int, data []byte, cut func(string, int)) {
 	rules, partly := parseIgnore(data)
 	if partly && cut != nil {
@@ -135,8 +130,7 @@ func (d *ignoreDir) add(name string, base int, data []byte, cut func(string, int
 	}
 }
 
-// ignored decides the entry p of the folder: the deepest file first; the
-// first file with a matching rule decides.
+// ignored decides the entry p: the deepest file with a matching rule.
 func (d *ignoreDir) ignored(p string, isDir bool) bool {
 	if d == nil {
 		return false

@@ -10,9 +10,8 @@ import (
 // IsGlob reports whether a path holds glob characters.
 func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
 
-// Pattern is a compiled glob: besides the usual "*", "?" and "[...]"
-// (negated by "!" or "^") within one path segment, a "**" segment matches
-// any number of folders, as in .gitignore and most editors.
+// Pattern is a compiled glob: "*", "?" and "[...]" (negated by "!" or
+// "^") within one segment, and a "**" segment for any number of folders.
 type Pattern struct{ segs []string }
 
 // CompilePattern checks a glob an LLM or a person wrote and compiles it.
@@ -43,9 +42,8 @@ func (g *Pattern) Match(p string) bool {
 	return g.done(st)
 }
 
-// Glob returns the workspace files matching pattern (see Pattern), sorted.
-// Folders that listings always skip (.git, node_modules, ...) are skipped
-// here too unless the pattern names them.
+// Glob returns the workspace files matching pattern (see Pattern), sorted;
+// folders listings skip (.git, node_modules) only if the pattern names them.
 func (w *Workspace) Glob(pattern string) ([]string, error) {
 	g, err := CompilePattern(pattern)
 	if err != nil {
@@ -77,8 +75,7 @@ func (w *Workspace) Glob(pattern string) ([]string, error) {
 }
 
 // The matcher tracks the set of pattern positions a path can have reached
-// (an NFA), "**" standing for zero or more segments: linear in the
-// pattern's length per segment, however many "**" it holds.
+// (an NFA), so it stays linear however many "**" a pattern holds.
 
 func (g *Pattern) start() []bool {
 	st := make([]bool, len(g.segs)+1)
@@ -112,15 +109,13 @@ func (g *Pattern) step(st []bool, name string) []bool {
 	return g.closure(next)
 }
 
-// done reports whether the whole pattern was matched.
 func (g *Pattern) done(st []bool) bool { return st[len(g.segs)] }
 
-// more reports whether some of the pattern is left to match deeper paths.
+// more reports whether deeper paths may still match.
 func (g *Pattern) more(st []bool) bool { return slices.Contains(st[:len(g.segs)], true) }
 
-// shellSets turns the shell's negated set "[!...]" into path.Match's
-// "[^...]": LLMs write shell globs, and path.Match would read the "!" as a
-// member of the set.
+// shellSets turns the shell's negated set "[!...]", which LLMs write, into
+// path.Match's "[^...]".
 func shellSets(seg string) string {
 	if !strings.Contains(seg, "[!") {
 		return seg

@@ -11,11 +11,11 @@ import (
 
 // ignoreRule is one pattern line of a .gitignore file.
 type ignoreRule struct {
-	// name is the pattern of a rule without a slash, which matches the
-	// last element of a path at any depth below the file's folder.
+	// name is a rule without a slash: it matches the last element of a
+	// path at any depth.
 	name *elemGlob
-	// paths are the element patterns of a rule with a slash, matched from
-	// the file's folder; a path matching any of them matches.
+	// paths are the forms of a rule with a slash, matched from the file's
+	// folder; matching any of them matches.
 	paths   [][]elemGlob
 	negate  bool
 	dirOnly bool
@@ -23,14 +23,11 @@ type ignoreRule struct {
 
 // ignoreFile holds the rules of one ignore file.
 type ignoreFile struct {
-	// base is the length of the file's folder's path with its slash (0 at
-	// the root): the rules see paths from there.
-	base  int
+	base  int // the length of its folder's path with the slash
 	rules []ignoreRule
 }
 
-// match returns the last rule of f that matches p, a path from the
-// workspace folder, or nil.
+// match returns the last rule of f that matches the workspace path p.
 func (f *ignoreFile) match(p string, isDir bool) *ignoreRule {
 	elems := strings.Split(p[f.base:], "/")
 	for i := len(f.rules) - 1; i >= 0; i-- {
@@ -41,20 +38,17 @@ func (f *ignoreFile) match(p string, isDir bool) *ignoreRule {
 	return nil
 }
 
-// What courier uses of one ignore file, so that a hostile one costs a
-// listing little (a .gitignore of 25 MB made every turn take minutes; real
-// ones hold a few KB): its first MB, its first 10,000 patterns, and no
-// line longer than 4,096 bytes, the longest path Linux takes (PATH_MAX).
-// Matching a path then costs at most the 10,000 patterns, each linear in
-// its length times the path's (see elemGlob.match).
+// What courier uses of one ignore file, so that a hostile one costs little
+// (a .gitignore of 25 MB made every turn take minutes; real ones hold a
+// few KB): its first MB and 10,000 patterns, no line over PATH_MAX.
 const (
 	maxIgnoreBytes = 1 << 20
 	maxIgnoreRules = 10_000
 	maxIgnoreLine  = 4096
 )
 
-// IgnoreCutNote says, for a person or an LLM, that courier uses only the
-// first patterns of the ignore file at p.
+// IgnoreCutNote says that courier uses only the first patterns of the
+// ignore file at p.
 func IgnoreCutNote(p string, patterns int) string {
 	n := human.Count(patterns, "pattern", "")
 	if patterns > 1 {
@@ -64,16 +58,14 @@ func IgnoreCutNote(p string, patterns int) string {
 		n, p)
 }
 
-// readIgnore reads what parseIgnore may use of an ignore file, and a byte
-// more to tell it there is more.
+// readIgnore reads what parseIgnore may use, and a byte more.
 func readIgnore(r io.Reader) []byte {
 	data, _ := io.ReadAll(io.LimitReader(r, maxIgnoreBytes+1))
 	return data
 }
 
-// parseIgnore compiles an ignore file's lines, keeping only those that can
-// match something, within the bounds above; cut tells that some of data
-// was left unused for them.
+// parseIgnore compiles the lines that can match something, within the
+// bounds above; cut tells that some of data was left unused.
 func parseIgnore(data []byte) (rules []ignoreRule, cut bool) {
 	if len(data) > maxIgnoreBytes {
 		// The last line the bound reaches into is not whole.
@@ -98,28 +90,16 @@ func parseIgnore(data []byte) (rules []ignoreRule, cut bool) {
 	return rules, cut
 }
 
-// parseRule compiles one line the way git reads it: "#" starts a comment,
-// trailing spaces go unless escaped, "!" negates, a trailing "/" means
-// folders only, a slash anywhere else anchors the pattern to the file's
-// folder.
+// parseRule compiles one line as git reads it: "#" comments, trailing
+// spaces go unless escaped, "!" negates, a trailing "/" means folders
+// only, a slash elsewhere anchors to the file's folder.
 func parseRule(line string) (ignoreRule, bool) {
 	var r ignoreRule
-	if line == "" || line[0] == '#' {
+	if line = trimTrailingSpaces(line); line == "" || line[0] == '#' {
 		return r, false
 	}
-	line = trimTrailingSpaces(line)
-	if line == "" {
-		return r, false
-	}
-	if line[0] == '!' {
-		r.negate = true
-		line = line[1:]
-	}
-	if strings.HasSuffix(line, "/") {
-		r.dirOnly = true
-		line = line[:len(line)-1]
-	}
-	if line == "" {
+	line, r.negate = strings.CutPrefix(line, "!")
+	if line, r.dirOnly = strings.CutSuffix(line, "/"); line == "" {
 		return r, false
 	}
 	if !strings.Contains(line, "/") {
@@ -141,7 +121,6 @@ func parseRule(line string) (ignoreRule, bool) {
 	return r, true
 }
 
-// compilePath compiles the elements of a pattern with a slash.
 func compilePath(p string) ([]elemGlob, bool) {
 	var elems []elemGlob
 	parts, escaped := splitPattern(p)
@@ -162,10 +141,9 @@ func compilePath(p string) ([]elemGlob, bool) {
 }
 
 // pathForms returns the patterns that together match what git matches for
-// p. Git compares the literal start of a pattern separately and runs its
-// matcher on the rest, so a "**" right after a literal start that does not
-// end in "/" ("b**/x") counts as a leading "**": it matches across folders,
-// and "**/" may match nothing at all ("bx"). Other patterns have one form.
+// p. Git matches a pattern's literal start apart, so "**" right after one
+// not ending in "/" ("b**/x") acts as a leading "**": it crosses folders,
+// and "**/" may match nothing ("bx").
 func pathForms(p string) []string {
 	n := strings.IndexAny(p, `*?[\`)
 	if n <= 0 || p[n-1] == '/' || !strings.HasPrefix(p[n:], "**") {
@@ -183,10 +161,9 @@ func pathForms(p string) []string {
 	return []string{p}
 }
 
-// splitPattern splits a pattern into elements at its slashes, an escaped
-// "\/" included, but not at a slash inside "[...]": git's matcher reads the
-// whole pattern at once, so such a bracket is one piece of one element.
-// escaped[i] tells that part i ended at an escaped slash.
+// splitPattern splits a pattern at its slashes, escaped ones too, but not
+// inside "[...]", which git reads as one piece; escaped[i] tells that part
+// i ended at an escaped slash.
 func splitPattern(p string) (parts []string, escaped []bool) {
 	start := 0
 	for i := 0; i < len(p); i++ {
@@ -233,8 +210,7 @@ func trimTrailingSpaces(s string) string {
 	return s
 }
 
-// match reports whether the rule matches a path given as its elements
-// relative to the rule's file.
+// match reports whether the rule matches a path's elements from its file.
 func (r *ignoreRule) match(elems []string, isDir bool) bool {
 	if r.dirOnly && !isDir {
 		return false

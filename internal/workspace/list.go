@@ -9,33 +9,23 @@ import (
 
 // Entry is one file of a listing, or a folder summary.
 type Entry struct {
-	Path string `json:"path"`
-	// Size is a file's size; folder summaries have none, since adding up
-	// a folder's sizes means looking up every file in it.
-	Size   int64 `json:"size"`
-	Binary bool  `json:"binary,omitempty"`
-	// Files is set on folder summaries: how many files the folder holds.
-	Files int  `json:"files,omitempty"`
-	IsDir bool `json:"isDir,omitempty"`
-	// Regular is set for a regular file (not a link, a pipe or a device).
-	Regular bool `json:"-"`
+	Path    string `json:"path"`
+	Size    int64  `json:"size"` // none for folder summaries
+	Binary  bool   `json:"binary,omitempty"`
+	Files   int    `json:"files,omitempty"` // in a folder summary
+	IsDir   bool   `json:"isDir,omitempty"`
+	Regular bool   `json:"-"` // not a link, a pipe or a device
 }
 
 // ListOptions shape a listing.
 type ListOptions struct {
-	// MaxEntries is how many lines the listing may have before folders are
-	// summarised (0: no limit).
-	MaxEntries int
-	// GitIgnore hides what the workspace's .gitignore files and
-	// .git/info/exclude hide, as git decides it.
-	GitIgnore bool
-	// IgnoreCut, when set, is told of each ignore file the listing uses
-	// only part of (see IgnoreCutNote), with the patterns it uses.
+	MaxEntries int  // lines before folders are summarised (0: no limit)
+	GitIgnore  bool // hide what .gitignore files and .git/info/exclude hide
+	// IgnoreCut is told of each ignore file used only in part.
 	IgnoreCut func(path string, patterns int)
 }
 
-// skippedDirs are folders that are tool state or downloaded dependencies:
-// listing them would drown the LLM's context in noise.
+// skippedDirs are tool state and downloaded dependencies: noise to an LLM.
 var skippedDirs = map[string]bool{
 	".git": true, ".hg": true, ".svn": true, "node_modules": true,
 	"__pycache__": true, ".venv": true, "venv": true, ".mypy_cache": true,
@@ -44,9 +34,8 @@ var skippedDirs = map[string]bool{
 }
 
 // List returns the workspace's files sorted by path, or folder summaries
-// when there are more than opts.MaxEntries (and, if even the top level does
-// not fit, a RestPath entry counting the rest). Only the files shown are
-// looked up and read.
+// when there are more than opts.MaxEntries (see summarise). Only the files
+// shown are looked up and read.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	var paths []string
 	if err := w.walkFiles(opts, func(e walkEntry) { paths = append(paths, e.path) }); err != nil {
@@ -66,8 +55,7 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 }
 
 // describe looks up each file of shown (see describeAt), dropping those
-// gone, with a walk of only the folders that lead to them: a file deep
-// down costs what a shallow one does.
+// gone, walking only the folders that lead to them.
 func (w *Workspace) describe(shown []Entry) ([]Entry, error) {
 	files := map[string]*Entry{}
 	dirs := map[string]bool{}
@@ -96,8 +84,7 @@ func (w *Workspace) describe(shown []Entry) ([]Entry, error) {
 	return slices.DeleteFunc(shown, func(e Entry) bool { return !e.IsDir && !found[e.Path] }), nil
 }
 
-// Files returns every file a listing covers, sorted by path, with sizes
-// but without binary marks; MaxEntries is not used.
+// Files returns every file a listing covers, sorted, without binary marks.
 func (w *Workspace) Files(opts ListOptions) ([]Entry, error) {
 	var files []Entry
 	err := w.walkFiles(opts, func(e walkEntry) {

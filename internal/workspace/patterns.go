@@ -5,17 +5,14 @@ import (
 	"strings"
 )
 
-// Patterns is a list of .gitignore-style patterns from courier's settings
-// (what snapshots leave out or force in), matched from the workspace
-// folder as the lines of a root .gitignore would be: the last matching
-// line decides and "!" negates.
+// Patterns are .gitignore-style lines from courier's settings, matched as
+// a root .gitignore's lines: the last matching line decides, "!" negates.
 type Patterns struct {
 	file ignoreFile
 }
 
-// CompilePatterns compiles setting lines. A line that git would never
-// match (an unterminated "[", a trailing lone "\") is an error, since a
-// person who wrote it in a setting meant something by it.
+// CompilePatterns compiles setting lines; a line git would never match is
+// an error, since the person meant something by it.
 func CompilePatterns(lines []string) (*Patterns, error) {
 	p := &Patterns{}
 	for _, line := range lines {
@@ -31,9 +28,8 @@ func CompilePatterns(lines []string) (*Patterns, error) {
 	return p, nil
 }
 
-// Match reports whether the list matches the path (slash form, relative
-// to the workspace) itself; what is below a matched folder is the
-// caller's business, as with .gitignore.
+// Match reports whether the list matches the workspace path itself (what
+// is below a matched folder is the caller's business).
 func (p *Patterns) Match(path string, isDir bool) bool {
 	if p == nil {
 		return false
@@ -42,9 +38,9 @@ func (p *Patterns) Match(path string, isDir bool) bool {
 	return r != nil && !r.negate
 }
 
-// MayMatchInside reports whether some line with a slash could match a
-// path inside folder dir, which a walk must then enter though it would
-// skip it. Lines without a slash would make every folder worth entering.
+// MayMatchInside reports whether a line with a slash could match a path
+// inside dir, which a walk must then enter (lines without one are not
+// counted: they would make every folder worth entering).
 func (p *Patterns) MayMatchInside(dir string) bool {
 	if p == nil {
 		return false
@@ -63,8 +59,7 @@ func (p *Patterns) MayMatchInside(dir string) bool {
 	return false
 }
 
-// matchesPrefix reports whether pat can match elems followed by at least
-// one more element.
+// matchesPrefix reports whether pat can match elems and more.
 func matchesPrefix(pat []elemGlob, elems []string) bool {
 	if len(elems) == 0 {
 		return len(pat) > 0

@@ -10,16 +10,14 @@ import (
 	"strings"
 )
 
-// CourierDir is courier's own folder at the top of a project it works on:
-// the sessions, their requests and replies, and courier's settings. File
-// commands never read or write it, and walks of the workspace never enter
-// it (the sandbox hides it from commands).
+// CourierDir is courier's own folder at the top of a project (sessions,
+// settings): file commands never read or write it, walks never enter it,
+// the sandbox hides it.
 const CourierDir = ".courier"
 
-// ProtectedError reports a write into the repository's .git, which holds
-// code that runs when the person uses git (hooks, core.fsmonitor,
-// aliases): file commands never change it. With Dir CourierDir, it
-// reports a read or write of courier's own folder.
+// ProtectedError reports a write into a .git, which holds what git runs
+// (hooks, core.fsmonitor, aliases), or, with Dir CourierDir, any access to
+// courier's own folder.
 type ProtectedError struct{ Path, Dir string }
 
 func (e *ProtectedError) Error() string {
@@ -35,13 +33,12 @@ func IsProtected(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// maxLinks bounds the symlinks followed while resolving one path, as the
-// kernel does (ELOOP).
+// maxLinks bounds the links followed resolving one path, as the kernel's.
 const maxLinks = 40
 
 // CheckWrite refuses with a ProtectedError a write, removal or mode change
-// of a path in a .git (by any name a file system takes for it, at any
-// depth, or through symlinks) or in any other git folder (see inGitDir).
+// in a .git (by any name a file system takes for it, at any depth, through
+// links) or any other git folder (see inGitDir).
 func (w *Workspace) CheckWrite(p string) error {
 	c, err := Clean(p)
 	if err != nil {
@@ -50,9 +47,8 @@ func (w *Workspace) CheckWrite(p string) error {
 	return w.protect(p, c, true)
 }
 
-// protect refuses a write of the clean path c (written p by the LLM). With
-// followLast, a symlink in the last place is judged by what it points to
-// too, for writes that would go through it.
+// protect refuses a write of c (written p); with followLast, a link in the
+// last place is judged by its target too.
 func (w *Workspace) protect(p, c string, followLast bool) error {
 	if err := w.private(p, c, followLast); err != nil {
 		return err
@@ -62,8 +58,7 @@ func (w *Workspace) protect(p, c string, followLast bool) error {
 	}
 	real, ok := w.resolve(c, followLast)
 	if !ok {
-		// A loop or a link that leads out: os.Root refuses the write
-		// itself, with its own error.
+		// A loop or a link leading out: os.Root refuses the write itself.
 		return nil
 	}
 	if hasDotGit(real) || w.inGitDir(real) {
@@ -72,8 +67,7 @@ func (w *Workspace) protect(p, c string, followLast bool) error {
 	return nil
 }
 
-// private refuses any access to the clean path c (written p by the LLM)
-// in courier's own folder, by name or through symlinks.
+// private refuses any access to c in courier's own folder, through links too.
 func (w *Workspace) private(p, c string, followLast bool) error {
 	in := func(c string) bool {
 		return slices.ContainsFunc(strings.Split(c, "/"), func(name string) bool { return foldName(name) == CourierDir })
@@ -84,10 +78,9 @@ func (w *Workspace) private(p, c string, followLast bool) error {
 	return nil
 }
 
-// inGitDir reports whether the clean path c, with no symlink left, lies in
-// a folder holding a HEAD: a git folder whatever its name, such as one a
-// "gitdir:" file at any depth names. The workspace itself is not taken
-// for one.
+// inGitDir reports whether c, with no link left, lies below a folder
+// holding a HEAD: a git folder whatever its name (one a "gitdir:" file
+// names). The workspace itself is not taken for one.
 func (w *Workspace) inGitDir(c string) bool {
 	for d := path.Dir(c); d != "."; d = path.Dir(d) {
 		if _, err := w.root.Lstat(d + "/HEAD"); err == nil {
@@ -100,17 +93,15 @@ func (w *Workspace) inGitDir(c string) bool {
 // hasDotGit reports whether a clean slash path has a .git element.
 func hasDotGit(c string) bool { return slices.ContainsFunc(strings.Split(c, "/"), isDotGit) }
 
-// isDotGit reports whether a file name means .git to git on some file
-// system: any case, trailing dots and spaces (Windows), the 8.3 short name
-// GIT~1, and the invisible characters HFS+ ignores in names.
+// isDotGit reports whether a name means .git on some file system (see
+// foldName), or is its 8.3 short name GIT~1.
 func isDotGit(name string) bool {
 	name = foldName(name)
 	return name == ".git" || name == "git~1"
 }
 
-// foldName is a file name as file systems may take it: any case, without
-// trailing dots and spaces (Windows) and the invisible characters HFS+
-// ignores.
+// foldName is a name as file systems may take it: any case, without
+// trailing dots and spaces (Windows) or the characters HFS+ ignores.
 func foldName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
@@ -121,14 +112,12 @@ func foldName(name string) string {
 	return strings.ToLower(strings.TrimRight(name, ". "))
 }
 
-// inside turns a path git wrote (absolute, or relative to the workspace)
-// into a clean workspace path, or "" when it lies outside.
+// inside turns a path git wrote into a clean workspace path, "" outside.
 func (w *Workspace) inside(p string) string {
 	if filepath.IsAbs(p) {
 		rel, ok := relTo(w.dir, p)
 		if !ok {
-			// git writes real paths; the workspace may be named through
-			// a symlink.
+			// git writes real paths; the workspace may be named by a link.
 			real, err := filepath.EvalSymlinks(w.dir)
 			if err != nil {
 				return ""
@@ -146,11 +135,10 @@ func (w *Workspace) inside(p string) string {
 	return c
 }
 
-// resolve follows the symlinks of a clean workspace path one element at a
-// time, as the kernel does (a ".." after a link climbs from where the link
-// leads, not from where it is), and returns the path with none left. With
-// followLast false a symlink in the last place is kept. It reports false
-// for a loop, an absolute link or one that climbs out.
+// resolve follows the links of a clean workspace path one element at a
+// time, as the kernel does (".." after a link climbs from its target), and
+// returns the path with none left; without followLast a link in the last
+// place is kept. False for a loop, an absolute link or one leading out.
 func (w *Workspace) resolve(c string, followLast bool) (string, bool) {
 	var done []string
 	todo := strings.Split(c, "/")

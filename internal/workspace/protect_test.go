@@ -94,8 +94,7 @@ func TestWritesIntoGitAreRefused(t *testing.T) {
 			_, err := w.WriteFile(p, []byte("[core]\n\tfsmonitor = touch /tmp/pwned\n"))
 			return err
 		},
-		"Remove":         (*workspace.Workspace).Remove,
-		"RemoveEmptyDir": (*workspace.Workspace).RemoveEmptyDir,
+		"Remove": (*workspace.Workspace).Remove,
 	}
 	// Removing a link removes the link itself, never what it points to.
 	linkOnly := map[string]bool{"cfg": true, "newhook": true}
@@ -105,7 +104,7 @@ func TestWritesIntoGitAreRefused(t *testing.T) {
 				dir := gitRepo(t)
 				before := treeHash(t, filepath.Join(dir, ".git"))
 				err := op(openWS(t, dir), p)
-				if !workspace.IsProtected(err) && !(linkOnly[p] && (name == "Remove" || name == "RemoveEmptyDir")) {
+				if !workspace.IsProtected(err) && !(linkOnly[p] && name == "Remove") {
 					t.Errorf("%s(%q) = %v, want a ProtectedError", name, p, err)
 				}
 				if after := treeHash(t, filepath.Join(dir, ".git")); after != before {

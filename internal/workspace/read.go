@@ -7,8 +7,8 @@ import (
 	"os"
 )
 
-// NotRegularError reports a path that is not a regular file: reading a
-// named pipe could block courier forever, a device never end.
+// NotRegularError reports a path that is not a regular file: a named pipe
+// could block courier forever, a device never end.
 type NotRegularError struct {
 	Path string
 	Mode fs.FileMode
@@ -18,7 +18,6 @@ func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("'%s' is %s, not a regular file", e.Path, kindOf(e.Mode))
 }
 
-// kindOf names what a file that is not regular is, for messages.
 func kindOf(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -38,10 +37,9 @@ func kindOf(m fs.FileMode) string {
 }
 
 // OpenRegular opens a regular file of the workspace for reading, following
-// symlinks that stay inside. Anything else is refused before it is opened
-// (opening a device may itself do something), and the file is opened
-// without blocking and checked again, so a named pipe swapped in between
-// cannot make courier wait.
+// links that stay inside. Anything else is refused before it is opened
+// (opening a device may do something); the open does not block and is
+// checked again, against a named pipe swapped in between.
 func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	c, err := Clean(p)
 	if err != nil {
@@ -76,8 +74,7 @@ func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	return f, now, nil
 }
 
-// ReadFile returns the content of a regular file in the workspace; a
-// named pipe, socket or device is refused (see OpenRegular).
+// ReadFile returns the content of a regular file (see OpenRegular).
 func (w *Workspace) ReadFile(p string) ([]byte, error) {
 	f, info, err := w.OpenRegular(p)
 	if err != nil {

@@ -2,14 +2,13 @@ package workspace
 
 import "strings"
 
-// RestPath is the Path of the folder-like entry that stands for the files
-// a listing had no room for, when even its top level does not fit.
+// RestPath is the Path of the entry counting the files a listing had no
+// room for, when even its top level does not fit.
 const RestPath = "..."
 
-// summarise groups files (sorted by path) by folder at the deepest level
-// whose listing fits in max lines, so a huge tree reads as a map. Every
-// depth's size is counted in one pass: trying depth after depth made a
-// tree 5,000 folders deep cost the square of its depth.
+// summarise groups sorted files by folder at the deepest level whose
+// listing fits in max lines. Every depth is counted in one pass: trying
+// depth after depth cost a tree 5,000 folders deep the square of that.
 func summarise(files []string, max int) []Entry {
 	counts := groupCounts(files)
 	count := func(depth int) int {
@@ -33,11 +32,9 @@ func summarise(files []string, max int) []Entry {
 	return g
 }
 
-// groupCounts returns, for every depth d from 1 up to the deepest file,
-// how many lines group(files, d) has: files less than d folders deep count
-// one each, and so does each distinct folder at depth d above the others.
-// Since files are sorted, a file starts a new folder at depth d exactly
-// when it shares fewer than d folders with the file before it.
+// groupCounts returns, for every depth d up to the deepest file, how many
+// lines group(files, d) has. Files being sorted, a file starts a new folder
+// at depth d exactly when it shares fewer than d folders with the last.
 func groupCounts(files []string) []int {
 	var diff []int // diff[d]: how the count changes from depth d-1 to d
 	prev := ""
@@ -62,8 +59,7 @@ func groupCounts(files []string) []int {
 	return counts
 }
 
-// sharedDirs counts the leading folders two paths have in common: the
-// slashes in their common prefix.
+// sharedDirs counts the leading folders two paths have in common.
 func sharedDirs(a, b string) int {
 	i := 0
 	for i < min(len(a), len(b)) && a[i] == b[i] {
@@ -72,9 +68,8 @@ func sharedDirs(a, b string) int {
 	return strings.Count(a[:i], "/")
 }
 
-// group lists files that sit less than depth folders deep individually and
-// folds the rest into their folder at that depth. Files are sorted, so the
-// files of one folder follow each other.
+// group lists files less than depth folders deep and folds the rest into
+// their folder at that depth.
 func group(files []string, depth int) []Entry {
 	var out []Entry
 	for _, f := range files {
@@ -92,8 +87,8 @@ func group(files []string, depth int) []Entry {
 	return out
 }
 
-// dirPrefix returns the length of p's first depth folders with their
-// trailing slash, or -1 when p is not deeper than that.
+// dirPrefix returns the length of p's first depth folders with a slash,
+// or -1 when p is not deeper.
 func dirPrefix(p string, depth int) int {
 	i := 0
 	for range depth {
@@ -106,26 +101,24 @@ func dirPrefix(p string, depth int) int {
 	return i
 }
 
-// fold keeps max-1 entries, folders first since they map more of the tree,
-// and counts the rest in one RestPath entry, so the listing keeps its limit
-// even for a folder holding thousands of files directly.
+// fold keeps max-1 entries, folders first, and counts the rest in one
+// RestPath entry, for a folder holding thousands of files directly.
 func fold(entries []Entry, max int) []Entry {
-	keep := make([]bool, len(entries))
-	room := max - 1
-	for _, dirs := range []bool{true, false} {
-		for i, e := range entries {
-			if room > 0 && e.IsDir == dirs {
-				keep[i] = true
-				room--
-			}
+	dirs := 0
+	for _, e := range entries {
+		if e.IsDir {
+			dirs++
 		}
 	}
+	dirRoom, fileRoom := max-1, max-1-min(dirs, max-1)
 	out := make([]Entry, 0, max)
 	rest := Entry{Path: RestPath, IsDir: true}
-	for i, e := range entries {
+	for _, e := range entries {
 		switch {
-		case keep[i]:
-			out = append(out, e)
+		case e.IsDir && dirRoom > 0:
+			out, dirRoom = append(out, e), dirRoom-1
+		case !e.IsDir && fileRoom > 0:
+			out, fileRoom = append(out, e), fileRoom-1
 		case e.IsDir:
 			rest.Files += e.Files
 		default:

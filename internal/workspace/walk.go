@@ -18,28 +18,24 @@ type walkEntry struct {
 
 // walkHooks say what a walk does with what it finds.
 type walkHooks struct {
-	// enter, when set, is called for each folder the walk enters, before it
-	// visits its entries, with what it returned for the parent folder (nil
-	// for the root) and a reader of small regular files in the folder.
+	// enter, when set, is called as the walk enters each folder, with what
+	// it returned for the parent (nil for the root) and a reader of the
+	// folder's small regular files.
 	enter func(dir string, parent *ignoreDir, read func(name string) []byte) *ignoreDir
 	// visit is called for every entry with what enter returned for its
-	// folder; for a folder, its result says whether to walk into it.
+	// folder; for a folder, true walks into it.
 	visit func(e walkEntry, dir *ignoreDir) bool
-	// steps, when set, counts the folders the walk opens and reads (see
-	// TestWalkStepsLinearInDepth).
-	steps *int
+	steps *int // counts folders opened and read, for tests
 }
 
-// heldOpen is how many folders on the walk's way down stay open while it
-// is below them; deeper ones are closed and reopened through ".." of
-// their subfolder, so that a walk holds few folders open at any depth.
+// heldOpen is how many folders on the way down stay open; deeper ones are
+// closed and reopened through ".." of their subfolder.
 const heldOpen = 32
 
-// walk calls h.visit for every entry below the workspace root, a folder
-// before what it holds; an unreadable folder and courier's own (CourierDir)
-// are left out. Each folder is
-// opened from its parent, never through a symlink: resolving every path
-// from the root made a chain of 5,000 nested folders take minutes.
+// walk calls h.visit for every entry below the root, a folder before what
+// it holds, leaving out unreadable folders and CourierDir. Each folder is
+// opened from its parent, never through a link: resolving every path from
+// the root made a chain of 5,000 nested folders take minutes.
 func (w *Workspace) walk(h walkHooks) error {
 	root, err := openTop(w.root)
 	if err != nil {
@@ -64,11 +60,10 @@ func (wk *walker) step() {
 	}
 }
 
-// dir visits the entries of the open folder f at path p ("" for the
-// root), files first, walks into the subfolders visit wants, and closes f.
-// When up is set, f's parent was closed: dir returns it reopened through
-// "..", or nil when that is no longer the parent (whose other subfolders
-// are then left out).
+// dir visits the entries of the open folder f at p ("" for the root),
+// files first, walks into the subfolders visit wants, and closes f. With
+// up set, f's parent was closed: dir returns it reopened through "..", or
+// nil when that is no longer the parent (its other subfolders left out).
 func (wk *walker) dir(f folder, p string, parent *ignoreDir, depth int, up fs.FileInfo) folder {
 	wk.step()
 	ents, err := f.ReadDir(-1)
@@ -145,8 +140,7 @@ func (wk *walker) dir(f folder, p string, parent *ignoreDir, depth int, up fs.Fi
 	return pf
 }
 
-// readSmallAt reads what readIgnore reads of the regular file name in the
-// folder dir; nil if there is none.
+// readSmallAt reads what readIgnore reads of the regular file name in dir.
 func readSmallAt(dir folder, name string) []byte {
 	f, err := openFileAt(dir, name)
 	if err != nil {
@@ -159,13 +153,12 @@ func readSmallAt(dir folder, name string) []byte {
 	return readIgnore(f)
 }
 
-// sniffSize is how much of a file the listing reads to tell binary files,
-// which hold a NUL byte near the start, as git tells them.
+// sniffSize is how much of a file git reads to tell it binary (a NUL).
 const sniffSize = 8192
 
-// describeAt is lstatAt that also marks a regular file binary. Nothing
-// but a regular file is opened (opening a device may itself do
-// something), and it is checked again once open.
+// describeAt is lstatAt that also marks a regular file binary. Only a
+// regular file is opened (opening a device may do something), and it is
+// checked again once open.
 func describeAt(dir folder, name string, buf []byte, e *Entry) bool {
 	if !lstatAt(dir, name, e) {
 		return false

@@ -8,11 +8,9 @@ import (
 	"path"
 )
 
-// folder is a folder of the workspace by its path below the root: where
-// no file can be opened relative to an open folder, every look goes
-// through os.Root, which never leaves the workspace, and a walk holds
-// nothing open at any depth. A link swapped in for a folder while a walk
-// runs may then be followed, within the workspace only.
+// folder is a folder by its path below the root: every look goes through
+// os.Root, so a link swapped in for a folder mid-walk may be followed,
+// within the workspace only.
 type folder = *rootDir
 
 type rootDir struct {

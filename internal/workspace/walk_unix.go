@@ -10,28 +10,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// folder is a folder a walk holds open: each is opened from its parent,
-// never through a symlink.
+// folder is a folder a walk holds open.
 type folder = *os.File
 
-// nonBlock opens a file without blocking, in case a named pipe took its
-// place.
+// nonBlock: a named pipe swapped in for a file must not block its open.
 const nonBlock = unix.O_NONBLOCK
 
-// openTop opens the workspace folder for a walk.
 func openTop(r *os.Root) (folder, error) { return r.Open(".") }
 
 // openDirAt opens the folder name ("..": the parent) of dir.
 func openDirAt(dir folder, name string) (folder, error) { return openAt(dir, name, unix.O_DIRECTORY) }
 
-// openFileAt opens name in dir, which should be a regular file, to check
-// once open: without blocking and without making a terminal courier's.
+// openFileAt opens what should be a regular file, to check once open,
+// without blocking and without making a terminal courier's.
 func openFileAt(dir folder, name string) (*os.File, error) {
 	return openAt(dir, name, unix.O_NONBLOCK|unix.O_NOCTTY)
 }
 
-// openAt opens name in the folder dir for reading, never through a
-// symlink.
+// openAt opens name in dir for reading, never through a link.
 func openAt(dir *os.File, name string, flags int) (*os.File, error) {
 	for {
 		fd, err := unix.Openat(int(dir.Fd()), name, flags|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
@@ -45,8 +41,8 @@ func openAt(dir *os.File, name string, flags int) (*os.File, error) {
 	}
 }
 
-// lstatAt sets e's size and kind from the entry name of the folder dir,
-// never through a symlink; false when there is none.
+// lstatAt sets e's size and kind from the entry name of dir, never
+// through a link; false when there is none.
 func lstatAt(dir folder, name string, e *Entry) bool {
 	var st unix.Stat_t
 	if unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -56,8 +52,7 @@ func lstatAt(dir folder, name string, e *Entry) bool {
 	return true
 }
 
-// FileID returns the device and inode of a file info, where the system
-// gives them.
+// FileID returns the device and inode of a file info.
 func FileID(info fs.FileInfo) (dev, ino uint64, ok bool) {
 	if st, isStat := info.Sys().(*syscall.Stat_t); isStat {
 		return uint64(st.Dev), uint64(st.Ino), true

@@ -2,12 +2,11 @@ package workspace
 
 import "strings"
 
-// elemGlob is one path element of a .gitignore pattern, compiled. It
-// follows git's wildmatch byte by byte, not rune by rune, as git does.
+// elemGlob is one path element of a .gitignore pattern, matched byte by
+// byte as git's wildmatch does.
 type elemGlob struct {
-	toks []globTok
-	// anyElems marks a "**" element: any number of path elements.
-	anyElems bool
+	toks     []globTok
+	anyElems bool // "**": any number of path elements
 }
 
 type tokKind uint8
@@ -25,7 +24,7 @@ type globTok struct {
 	set  *byteSet
 }
 
-// byteSet is a bracket expression as a bitmap of the bytes it matches.
+// byteSet is a bracket expression as a bitmap.
 type byteSet [4]uint64
 
 func (s *byteSet) add(lo, hi byte) {
@@ -36,9 +35,8 @@ func (s *byteSet) add(lo, hi byte) {
 
 func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
 
-// compileElem compiles one element; ok is false when git's wildmatch would
-// never match it (an unterminated "[", a trailing lone "\", an unknown
-// "[:class:]").
+// compileElem compiles one element; ok is false when git would never
+// match it (an unterminated "[", a trailing "\", an unknown class).
 func compileElem(e string) (g elemGlob, ok bool) {
 	// Two or more stars alone between slashes cross folders, as in git.
 	if len(e) >= 2 && strings.Trim(e, "*") == "" {
@@ -75,9 +73,9 @@ func compileElem(e string) (g elemGlob, ok bool) {
 	return g, true
 }
 
-// compileSet compiles the bracket expression at the start of p and returns
-// how many bytes it took. As in git: "!" or "^" first negates, a "]" first
-// is literal, "\" escapes, "a-z" is a range, "[:alpha:]" a class.
+// compileSet compiles the bracket expression starting p and its length.
+// As in git: "!" or "^" first negates, "]" first is literal, "\" escapes,
+// "a-z" is a range, "[:alpha:]" a class.
 func compileSet(p string) (*byteSet, int, bool) {
 	var set byteSet
 	i := 1
@@ -85,7 +83,7 @@ func compileSet(p string) (*byteSet, int, bool) {
 	if negate {
 		i++
 	}
-	prev := -1 // the byte a following "-" would start a range from
+	prev := -1 // where a following "-" would start a range
 	for first := true; ; first = false {
 		if i >= len(p) {
 			return nil, 0, false
@@ -107,9 +105,12 @@ func compileSet(p string) (*byteSet, int, bool) {
 			prev = int(p[i+1])
 			i += 2
 		case c == '-' && prev >= 0 && i+1 < len(p) && p[i+1] != ']':
-			hi, n, ok := rangeEnd(p[i+1:])
-			if !ok {
-				return nil, 0, false
+			hi, n := p[i+1], 1 // the range's end, which may be escaped
+			if hi == '\\' {
+				if i+2 >= len(p) {
+					return nil, 0, false
+				}
+				hi, n = p[i+2], 2
 			}
 			if byte(prev) <= hi {
 				set.add(byte(prev), hi)
@@ -138,21 +139,9 @@ func compileSet(p string) (*byteSet, int, bool) {
 	}
 }
 
-// rangeEnd reads the end of a range, which may be escaped.
-func rangeEnd(p string) (byte, int, bool) {
-	if p[0] != '\\' {
-		return p[0], 1, true
-	}
-	if len(p) < 2 {
-		return 0, 0, false
-	}
-	return p[1], 2, true
-}
-
-// addClass adds the "[:name:]" class at the start of p. ok is false when
-// the text up to the next "]" does not end in ":" (then it is no class);
-// known is false for a class name git does not know, or a "[:" never closed
-// by "]", which make git's whole pattern fail.
+// addClass adds the "[:name:]" class starting p. ok is false when the text
+// up to the next "]" does not end in ":" (no class); known is false for a
+// name git does not know or a "[:" never closed, which fail the pattern.
 func addClass(set *byteSet, p string) (n int, ok, known bool) {
 	end := strings.IndexByte(p[2:], ']')
 	if end < 0 {
@@ -175,8 +164,7 @@ func addClass(set *byteSet, p string) (n int, ok, known bool) {
 	return 2 + end + 1, true, true
 }
 
-// inClass reports whether c is in the POSIX class name (ASCII only, as in
-// git).
+// inClass reports whether c is in the POSIX class name (ASCII, as git).
 func inClass(name string, c byte) (in, valid bool) {
 	lower := c >= 'a' && c <= 'z'
 	upper := c >= 'A' && c <= 'Z'
@@ -211,8 +199,8 @@ func inClass(name string, c byte) (in, valid bool) {
 	return false, false
 }
 
-// match reports whether one path element matches. Greedy with a single
-// backtrack point per "*", so it stays linear-ish on hostile patterns.
+// match reports whether one path element matches: greedy, with a single
+// backtrack point, so hostile patterns stay cheap.
 func (g *elemGlob) match(s string) bool {
 	ti, si := 0, 0
 	star, starS := -1, 0
@@ -249,9 +237,8 @@ func (t *globTok) matches(c byte) bool {
 	return t.b == c
 }
 
-// matchElems matches path elements against compiled pattern elements, a
-// "**" element standing for any number of path elements. Same greedy scheme
-// as elemGlob.match, one level up.
+// matchElems matches path elements as elemGlob.match matches bytes, a
+// "**" element standing for any number of them.
 func matchElems(pat []elemGlob, elems []string) bool {
 	pi, ei := 0, 0
 	star, starE := -1, 0

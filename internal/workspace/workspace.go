@@ -56,10 +56,8 @@ func (w *Workspace) Close() error { return w.root.Close() }
 // Dir returns the absolute path of the workspace folder.
 func (w *Workspace) Dir() string { return w.dir }
 
-// Clean checks a path an LLM wrote and returns it in canonical slash form,
-// relative to the workspace. Absolute paths and paths that climb out with
-// ".." are refused here; symlinks that lead out are refused by os.Root when
-// the path is used.
+// Clean checks a path an LLM wrote and returns it in clean slash form,
+// relative to the workspace; os.Root refuses links that lead out on use.
 func Clean(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("empty path")
@@ -80,9 +78,8 @@ func hasDriveLetter(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
 }
 
-// wrap turns os.Root's escape error into an OutsideError naming the path as
-// the LLM wrote it. os.Root does not export its error value, so the text is
-// the only way to recognise it.
+// wrap turns os.Root's escape error, known only by its text, into an
+// OutsideError naming the path as the LLM wrote it.
 func wrap(p string, err error) error {
 	if err == nil {
 		return nil
@@ -93,8 +90,7 @@ func wrap(p string, err error) error {
 	return err
 }
 
-// Stat describes a file in the workspace, following symlinks that stay
-// inside.
+// Stat describes a file in the workspace, following links that stay inside.
 func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 	c, err := Clean(p)
 	if err != nil {
@@ -107,9 +103,9 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 	return info, wrap(p, err)
 }
 
-// WriteFile replaces or creates a file as a one-file Batch does, refusing
-// a path in a git folder (see CheckWrite), and returns the folders it made.
-// Only tests write this way (deadcode reports it); courier writes in batches.
+// WriteFile writes a file as a one-file Batch does, refusing a path in a
+// git folder (see CheckWrite), and returns the folders it made. For tests:
+// courier writes in batches.
 func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
 	if err := w.CheckWrite(p); err != nil {
 		return nil, err
@@ -120,9 +116,8 @@ func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
 	return res.CreatedDirs, res.Err
 }
 
-// Remove deletes a file (never a folder) as a one-file Batch does; a
-// symlink is removed itself, not what it points to. A path in a git folder
-// is refused (see CheckWrite). Only tests remove this way, as WriteFile.
+// Remove deletes a file as a one-file Batch does, refusing a path in a git
+// folder. For tests, as WriteFile.
 func (w *Workspace) Remove(p string) error {
 	c, err := Clean(p)
 	if err != nil {
@@ -136,35 +131,8 @@ func (w *Workspace) Remove(p string) error {
 	return b.Commit()[0].Err
 }
 
-// RemoveEmptyDir removes a folder if it is empty, and is quiet otherwise.
-func (w *Workspace) RemoveEmptyDir(p string) error {
-	c, err := Clean(p)
-	if err != nil {
-		return err
-	}
-	if err := w.protect(p, c, false); err != nil {
-		return err
-	}
-	entries, err := fs.ReadDir(w.root.FS(), c)
-	if err != nil || len(entries) > 0 {
-		return nil
-	}
-	return wrap(p, w.root.Remove(c))
-}
-
 // FS returns the workspace as a read-only fs.FS.
 func (w *Workspace) FS() fs.FS { return w.root.FS() }
-
-// MissingDirs lists the folders that writing p would have to create,
-// outermost first.
-func (w *Workspace) MissingDirs(p string) ([]string, error) {
-	c, err := Clean(p)
-	if err != nil {
-		return nil, err
-	}
-	missing, _, err := w.missingDirs(p, c)
-	return missing, err
-}
 
 // CleanTemps removes what an interrupted WriteFile of p left behind.
 func (w *Workspace) CleanTemps(p string) error {
@@ -188,11 +156,9 @@ func (w *Workspace) CleanTemps(p string) error {
 	return nil
 }
 
-// tempStem starts the names of the temporary files a write of the file
-// named name uses, in its folder: courier's prefix, the name, and a dash.
-// A name too long to leave room for the prefix and a unique ending (file
-// names hold at most 255 bytes) is cut, and a hash of it added, so that
-// the stem still names that file alone.
+// tempStem starts the names of the temporary files a write of name uses.
+// A name too long for the prefix and a unique ending within 255 bytes is
+// cut, with a hash of it added so the stem still names that file alone.
 func tempStem(name string) string {
 	const room = 255 - len(atomicfile.TempPrefix) - 1 - 40 // 40: the unique ending
 	if len(name) > room {

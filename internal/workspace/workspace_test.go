@@ -301,23 +301,6 @@ func TestMissingDirs(t *testing.T) {
 	}
 }
 
-func TestRemoveEmptyDir(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"empty/": "", "full/x": "x"})
-	w := openWS(t, dir)
-	for _, p := range []string{"empty", "full", "missing"} {
-		if err := w.RemoveEmptyDir(p); err != nil {
-			t.Errorf("RemoveEmptyDir(%q) = %v", p, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "empty")); !errors.Is(err, fs.ErrNotExist) {
-		t.Error("empty folder still there")
-	}
-	if got := readFile(t, filepath.Join(dir, "full", "x")); got != "x" {
-		t.Error("full folder lost its file")
-	}
-}
-
 func TestCleanTemps(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{

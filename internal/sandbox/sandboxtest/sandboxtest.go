@@ -15,27 +15,25 @@ import (
 )
 
 // Main is the TestMain of a package whose tests run sandboxed commands:
-// the sandbox re-executes the running binary, the test binary, as its
-// launcher.
+// the test binary is the launcher then.
 func Main(m *testing.M) {
 	RunLauncher()
 	os.Exit(m.Run())
 }
 
-// RunLauncher acts as courier's sandbox launcher and exits when the test
-// binary was started as one, as courier's own main does.
+// RunLauncher acts as the launcher and exits when the test binary was
+// started as one, as courier's main does.
 func RunLauncher() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
 	}
 }
 
-// SkipEnv, set to "1", lets sandbox tests skip on a kernel without
-// Landlock, instead of failing.
+// SkipEnv=1 lets sandbox tests skip on a kernel without Landlock.
 const SkipEnv = "COURIER_TEST_NO_LANDLOCK"
 
-// RequireLandlock fails t when the kernel lacks the Landlock ABI minABI,
-// or skips it when SkipEnv says that is expected on this machine.
+// RequireLandlock fails t (or skips it, see SkipEnv) when the kernel
+// lacks Landlock ABI minABI.
 func RequireLandlock(t testing.TB, minABI int) {
 	t.Helper()
 	abi, err := sandbox.Available()
@@ -49,13 +47,12 @@ func RequireLandlock(t testing.TB, minABI int) {
 	missing(t, msg, SkipEnv, "the sandbox tests on such a kernel")
 }
 
-// NamespacesSkipEnv, set to "1", lets the tests of the namespace layers
-// skip where the kernel refuses user namespaces, instead of failing.
+// NamespacesSkipEnv=1 lets the namespace tests skip where the kernel
+// refuses user namespaces.
 const NamespacesSkipEnv = "COURIER_TEST_NO_USERNS"
 
-// RequireNamespaces returns what the kernel allows, failing t when it
-// refuses the user, mount and PID namespaces, or skipping it when
-// NamespacesSkipEnv says that is expected on this machine.
+// RequireNamespaces returns sandbox.Probe's findings, failing t (or
+// skipping it, see NamespacesSkipEnv) without the namespaces.
 func RequireNamespaces(t testing.TB) sandbox.Kernel {
 	t.Helper()
 	k := sandbox.Probe(t.TempDir())
@@ -73,9 +70,8 @@ func missing(t testing.TB, msg, skipEnv, what string) {
 	t.Fatal(msg + "; set " + skipEnv + "=1 to skip " + what)
 }
 
-// OutsideDir returns a new folder neither temporary nor under one
-// (sandboxed commands may write there), in the home folder or else the
-// current one, removed when t ends.
+// OutsideDir returns a new folder outside the temporary folders (which
+// commands may write), in the home folder or the current one.
 func OutsideDir(t testing.TB) string {
 	t.Helper()
 	var bases []string
