@@ -186,7 +186,8 @@ var misnamedLine = regexp.MustCompile("(?i)^[\\s#>*_`+-]*session(?:[ _]?id)?[\\s
 
 // misnamed is the wrong session id the header of text (the lines before
 // the first block or fence) names, lower-cased, or "". It must hold a
-// digit, as ids almost always do and words of prose do not.
+// digit or be all hex digits, as ids are (a cut "bfdbecb9" has no
+// digit) and words of prose seldom are.
 func misnamed(text string) string {
 	for text != "" {
 		var line string
@@ -197,7 +198,7 @@ func misnamed(text string) string {
 		if len(line) > 200 {
 			continue
 		}
-		if m := misnamedLine.FindStringSubmatch(line); m != nil && strings.ContainsAny(m[1], "0123456789") {
+		if m := misnamedLine.FindStringSubmatch(line); m != nil && (strings.ContainsAny(m[1], "0123456789") || strings.Trim(strings.ToLower(m[1]), "abcdef") == "") {
 			return strings.ToLower(m[1])
 		}
 	}

@@ -89,6 +89,7 @@ func TestRouteKeepsAMistypedSession(t *testing.T) {
 		{"r.txt", "**Session ID:** `E1BFB1699`\n\n[DONE]\nx\n[/DONE]\n", "e1bfb1699"},
 		{"r.txt", "Here you go.\n> Session: e1bfb1g9\n[MESSAGE]\nx\n[/MESSAGE]\n", "e1bfb1g9"},
 		{"r.txt", "Session: e1bfb169\n[DONE]\nx\n[/DONE]\n", "e1bfb169"},
+		{"r.txt", "**Session:** bfdbecb\n[DONE]\nx\n[/DONE]\n", "bfdbecb"},
 		{"r.txt", "Session: finished\n[DONE]\nx\n[/DONE]\n", ""},
 		{"r.txt", "This session: 42 files.\n[DONE]\nx\n[/DONE]\n", ""},
 		{"r.txt", "[CREATE_FILE path=\"a.yaml\"]\nsession: 30m15s\n[/CREATE_FILE]\n", ""},
