@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -322,11 +321,6 @@ func display(p string) string {
 type index struct {
 	Entries []Entry
 	Turn    int
-}
-
-func (ix *index) find(p string) (int, bool) {
-	i := sort.Search(len(ix.Entries), func(i int) bool { return cmpPath(ix.Entries[i].Path, p) >= 0 })
-	return i, i < len(ix.Entries) && ix.Entries[i].Path == p
 }
 
 // apply sets the changes' paths to their states after, in walk order.

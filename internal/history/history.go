@@ -2,6 +2,7 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -250,8 +251,7 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 // its hash; it is durable once the record is synced.
 func (t *Turn) Keep(data []byte) (string, error) {
 	h := Hash(data)
-	_, err := t.rec.h.obj.put(h, data)
-	return h, err
+	return h, t.rec.h.obj.put(h, bytes.NewReader(data), int64(len(data)))
 }
 
 // Kept reports whether the content with that hash is kept.

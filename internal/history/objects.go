@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"maps"
@@ -135,42 +134,17 @@ func (o *objects) size() int64 {
 	return o.disk
 }
 
-// put stores a content under its hash h and returns the space it adds.
-func (o *objects) put(h string, data []byte) (int64, error) {
-	if o.has(h) {
-		return 0, nil
-	}
-	return o.write(h, bytes.NewReader(data), data)
-}
-
-// putFile stores a file too large to hold in memory, read once to hash
-// it and again into the pack. It is not stored when it changed in
-// between (what was written is dead space).
-func (o *objects) putFile(f *os.File, size int64) (h string, stored bool, written int64, err error) {
-	hw := sha256.New()
-	if _, err := io.Copy(hw, io.NewSectionReader(f, 0, size)); err != nil {
-		return "", false, 0, err
-	}
-	h = hex.EncodeToString(hw.Sum(nil))
-	if o.has(h) {
-		return h, true, 0, nil
-	}
-	sample := make([]byte, min(size, 64<<10))
-	if _, err := f.ReadAt(sample, 0); err != nil {
-		return h, false, 0, err
-	}
-	written, err = o.write(h, io.NewSectionReader(f, 0, size), sample)
-	return h, err == nil && o.has(h), written, err
-}
-
-// write appends what r gives to the pack, compressed when its sample
-// shows that saves a tenth, and lists it if it hashes to h.
-func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
+// put stores the n bytes of r under their hash h, compressed when a
+// sample shows that saves a tenth. It is not listed when r no longer
+// hashes to h (what was written is dead space).
+func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.load(); err != nil || o.table[h].n > 0 {
-		return 0, err
+		return err
 	}
+	sample := make([]byte, min(n, 64<<10))
+	r.ReadAt(sample, 0)
 	var zw *zlib.Writer
 	var z bytes.Buffer
 	if len(sample) >= minCompress {
@@ -180,16 +154,17 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	}
 	err := o.open()
 	hw := sha256.New()
+	src := io.TeeReader(io.NewSectionReader(r, 0, n), hw)
 	o.bw.Reset(o.w)
 	if err == nil && zw != nil && z.Len() < len(sample)*9/10 {
 		o.bw.WriteByte('z')
 		zw.Reset(o.bw)
-		if _, err = io.Copy(zw, io.TeeReader(r, hw)); err == nil {
+		if _, err = io.Copy(zw, src); err == nil {
 			err = zw.Close()
 		}
 	} else if err == nil {
 		o.bw.WriteByte('r')
-		_, err = io.Copy(o.bw, io.TeeReader(r, hw))
+		_, err = io.Copy(o.bw, src)
 	}
 	if err == nil {
 		err = o.bw.Flush()
@@ -200,17 +175,17 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	}
 	if err != nil {
 		o.err = fmt.Errorf("content store: %w", err)
-		return 0, o.err
+		return o.err
 	}
-	off, n := o.wsize, end-o.wsize
+	off, size := o.wsize, end-o.wsize
 	o.wsize = end
 	if hex.EncodeToString(hw.Sum(nil)) != h {
-		return 0, nil // changed while it was read
+		return nil // changed while it was read
 	}
-	o.table[h] = packed{o.wnum, off, n}
-	o.pending = appendEntry(o.pending, h, off, n)
-	o.disk += n + entryCost
-	return n + entryCost, nil
+	o.table[h] = packed{o.wnum, off, size}
+	o.pending = appendEntry(o.pending, h, off, size)
+	o.disk += size + entryCost
+	return nil
 }
 
 // open opens the pack to append to, beginning a new one when the last is
@@ -334,11 +309,11 @@ func (o *objects) copyTo(w io.Writer, h string) error {
 	} else if tag != 'r' {
 		err = errors.New("unknown format")
 	}
-	var hw hash.Hash = sha256.New()
+	var got string
 	if err == nil {
-		_, err = io.Copy(io.MultiWriter(w, hw), r)
+		got, _, err = hashOf(io.TeeReader(r, w))
 	}
-	if err == nil && hex.EncodeToString(hw.Sum(nil)) != h {
+	if err == nil && got != h {
 		err = errors.New("it does not match its hash")
 	}
 	if err != nil {

@@ -391,11 +391,11 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
 	defer f.Close()
-	hw := sha256.New()
-	if _, err := io.Copy(hw, io.LimitReader(f, r.h.opts.TurnLimit)); err != nil {
+	h, _, err := hashOf(io.LimitReader(f, r.h.opts.TurnLimit))
+	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
-	return hex.EncodeToString(hw.Sum(nil)), nil
+	return h, nil
 }
 
 // setAside keeps what stands at a path, when it is not what the turn
