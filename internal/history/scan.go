@@ -374,15 +374,17 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 		return errors.New("not a regular file any more")
 	}
 	var src io.ReaderAt = f
+	var r io.Reader = io.NewSectionReader(f, 0, e.Size)
 	if e.Size <= smallFile {
 		data := make([]byte, e.Size)
 		n, err := io.ReadFull(f, data)
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 			return err
 		}
-		src = bytes.NewReader(data[:n])
+		br := bytes.NewReader(data[:n])
+		src, r = br, br
 	}
-	h, n, err := hashOf(io.NewSectionReader(src, 0, e.Size))
+	h, n, err := hashOf(r)
 	if err != nil {
 		return err
 	}

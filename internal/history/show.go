@@ -577,32 +577,13 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 	return out, nil
 }
 
-// turnChanges merges what each command of a turn changed: each path
-// once, from before the turn's first change of it to after its last, and
-// none that ended as it began.
+// turnChanges is what a turn changed, each path once (see plan).
 func turnChanges(recs []Record) Changes {
-	var cs Changes
-	at := map[string]int{}
-	for k, r := range recs {
-		if r.Kind != RecordChanged || r.Index < 0 {
-			continue
+	cs := Changes{List: plan(recs), Lost: notUndoable(recs)}
+	for _, r := range recs {
+		if r.Kind == RecordChanged && r.Index >= 0 {
+			cs.Skipped = append(cs.Skipped, r.Skipped...)
 		}
-		one := changesAt(recs, k)
-		for _, c := range one.List {
-			if i, ok := at[c.Path]; ok {
-				cs.List[i].After = c.After
-				continue
-			}
-			at[c.Path] = len(cs.List)
-			cs.List = append(cs.List, c)
-		}
-		cs.Skipped = append(cs.Skipped, one.Skipped...)
-		cs.Lost = append(cs.Lost, one.Lost...)
 	}
-	cs.List = slices.DeleteFunc(cs.List, func(c Change) bool {
-		b, a := c.Before, c.After
-		return b == nil && a == nil || b != nil && a != nil && b.Kind == a.Kind && b.Mode == a.Mode && b.Target == a.Target && (b.Kind != File || b.sameContent(a))
-	})
-	slices.SortStableFunc(cs.List, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
 	return cs
 }
