@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -73,26 +72,25 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 // privatePaths returns the folders among dirs inside the workspace,
 // relative to it.
 func privatePaths(ws string, dirs []string) map[string]bool {
+	resolved := func(p string) string {
+		p, _ = filepath.Abs(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
 	out := map[string]bool{}
-	base := resolved(ws)
 	for _, d := range dirs {
-		rel, err := filepath.Rel(base, resolved(d))
-		if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel, err := filepath.Rel(resolved(ws), resolved(d))
+		if err == nil && rel != "." && filepath.IsLocal(rel) {
 			out[filepath.ToSlash(rel)] = true
 		}
 	}
 	return out
 }
 
-func resolved(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	return abs
+func (h *History) limits() *limits {
+	return &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
 }
 
 // Close releases the pack being written.
@@ -166,7 +164,7 @@ func (t *Turn) recording() (*recorder, error) {
 		}
 	}
 	r.ix = ix
-	r.lim = &limits{turnLeft: r.h.opts.TurnLimit, budgetLeft: r.h.opts.Budget - r.h.obj.size()}
+	r.lim = r.h.limits()
 	return r, nil
 }
 
@@ -306,8 +304,7 @@ func (h *History) Refresh() error {
 	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	lim := &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
-	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, lim, nil); err != nil {
+	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, h.limits(), nil); err != nil {
 		return err
 	}
 	if err := h.obj.sync(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,10 +223,11 @@ func (t *Turn) Sync() error {
 
 // Append writes a record durably.
 func (t *Turn) Append(r Record) error {
-	if err := t.Add(r); err != nil {
-		return err
+	err := t.Add(r)
+	if err == nil {
+		err = t.Sync()
 	}
-	return t.Sync()
+	return err
 }
 
 // Close releases the record; what was added stays written.
@@ -238,22 +240,16 @@ func (t *Turn) Close() {
 
 // Begun returns the turn's begin record, if it has one.
 func (t *Turn) Begun() (Record, bool) {
-	for _, r := range t.Records {
-		if r.Kind == RecordBegin {
-			return r, true
-		}
+	i := slices.IndexFunc(t.Records, func(r Record) bool { return r.Kind == RecordBegin })
+	if i < 0 {
+		return Record{}, false
 	}
-	return Record{}, false
+	return t.Records[i], true
 }
 
 // Has reports whether the turn has a record of that kind.
 func (t *Turn) Has(kind RecordKind) bool {
-	for _, r := range t.Records {
-		if r.Kind == kind {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Records, func(r Record) bool { return r.Kind == kind })
 }
 
 // Unfinished returns the begin record of the session's current turn when
