@@ -142,7 +142,9 @@ func (f *File) Abort() {
 func SyncDir(dir string) error { return syncOne(dir, os.Open) }
 
 // IsTemp reports whether a file name is one of Write's temporary files.
-func IsTemp(name string) bool { return len(name) > len(TempPrefix) && strings.HasPrefix(name, TempPrefix) }
+func IsTemp(name string) bool {
+	return len(name) > len(TempPrefix) && strings.HasPrefix(name, TempPrefix)
+}
 
 // CleanTemps removes temporary files a crash left in dir.
 func CleanTemps(dir string) error { return CleanTempsFor(dir, "") }

@@ -292,15 +292,6 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
-func baseOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
-
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
 // display writes a path for people and the LLM: "." for the workspace,
 // quoted when it holds control characters, invalid UTF-8 or a summary's
 // punctuation, so it cannot pass for other text.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 )
@@ -60,7 +61,7 @@ func (c *dirChain) open(dir string) (int, error) {
 	}
 	for _, name := range strings.Split(rest, "/") {
 		next, err := openAt(fd, name, dirFlags)
-		p := join(done, name)
+		p := path.Join(done, name)
 		if notFolder(err) {
 			return -1, fmt.Errorf("'%s' is not a folder", display(p))
 		}

@@ -76,18 +76,11 @@ func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	return fd, err
 }
 
-// readlinkAt returns a symlink's target.
+// readlinkAt returns a symlink's target (at most PATH_MAX bytes).
 func readlinkAt(dirfd int, name string) (string, error) {
-	for size := 256; ; size *= 2 {
-		buf := make([]byte, size)
-		n, err := unix.Readlinkat(dirfd, name, buf)
-		if err != nil {
-			return "", err
-		}
-		if n < size {
-			return string(buf[:n]), nil
-		}
-	}
+	buf := make([]byte, 4096)
+	n, err := unix.Readlinkat(dirfd, name, buf)
+	return string(buf[:max(n, 0)]), err
 }
 
 // readNames lists the folder open as fd, at most limit names (more

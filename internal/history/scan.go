@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"sort"
 	"time"
 
@@ -251,7 +252,7 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 	sc.count += len(names)
 	sort.Strings(names)
 	for _, name := range names {
-		p := join(dir, name)
+		p := path.Join(dir, name)
 		prev := sc.seek(p)
 		if sc.only != nil && sc.only[p] == 0 {
 			sc.keepPrev(p, true)

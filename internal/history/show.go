@@ -546,8 +546,7 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 			Undone: t.Has(RecordUndone), Pruned: t.Has(RecordPruned), Finished: seq < st.SequenceNumber || st.IsComplete}
 		results := map[int]*command.Result{}
 		for k, r := range t.Records {
-			switch {
-			case r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil:
+			if r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil {
 				results[r.Index] = r.Result
 			}
 			if r.Kind == RecordResult && r.Result != nil && !r.Result.Success() {

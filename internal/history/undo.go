@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -165,10 +166,8 @@ func (r *restorer) run(recs []Record) {
 		switch {
 		case c.Ignored():
 			r.fail(c.Path, reasonIgnored)
-		case !c.Undoable() && why[c.Path] != "":
-			r.fail(c.Path, reasonNotStored+": "+why[c.Path])
 		case !c.Undoable():
-			r.fail(c.Path, reasonNotStored)
+			r.fail(c.Path, strings.TrimSuffix(reasonNotStored+": "+why[c.Path], ": "))
 		default:
 			todo = append(todo, c)
 			if c.Kind() == File {
@@ -265,11 +264,11 @@ func (r *restorer) stat(p string) *Entry {
 		return e
 	}
 	fd, err := r.ch.open(parentOf(p))
-	if err != nil || lstatAt(fd, baseOf(p), e) != nil {
+	if err != nil || lstatAt(fd, path.Base(p), e) != nil {
 		return nil
 	}
 	if e.Kind == Symlink {
-		e.Target, _ = readlinkAt(fd, baseOf(p))
+		e.Target, _ = readlinkAt(fd, path.Base(p))
 	}
 	return e
 }
@@ -283,7 +282,7 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 		return
 	}
 	if cur.Kind == Dir {
-		if err := rmdirAt(fd, baseOf(c.Path)); err != nil {
+		if err := rmdirAt(fd, path.Base(c.Path)); err != nil {
 			reason := "could not remove the folder: " + err.Error()
 			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
 				reason = "the folder holds files the snapshot does not cover, so it was left in place"
@@ -297,7 +296,7 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 	if !r.setAside(c, cur) {
 		return
 	}
-	if err := unlinkAt(fd, baseOf(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := unlinkAt(fd, path.Base(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.fail(c.Path, "could not remove it: "+err.Error())
 	}
 }
@@ -313,7 +312,7 @@ func (r *restorer) put(c *Change) {
 		r.fail(c.Path, err.Error())
 		return
 	}
-	name, cur := baseOf(c.Path), r.stat(c.Path)
+	name, cur := path.Base(c.Path), r.stat(c.Path)
 	switch b.Kind {
 	case Dir:
 		if cur == nil {
@@ -386,7 +385,7 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := openFileAt(fd, baseOf(cur.Path))
+	f, err := openFileAt(fd, path.Base(cur.Path))
 	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
@@ -444,7 +443,7 @@ func (r *restorer) copyAside(p, dst string) error {
 	if err != nil {
 		return err
 	}
-	src, err := openFileAt(fd, baseOf(p))
+	src, err := openFileAt(fd, path.Base(p))
 	if err != nil {
 		return err
 	}
@@ -482,7 +481,7 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 }
 
 func (r *restorer) rename(fd int, tmp, p string) {
-	if err := renameAt(fd, tmp, baseOf(p)); err != nil {
+	if err := renameAt(fd, tmp, path.Base(p)); err != nil {
 		unlinkAt(fd, tmp)
 		r.fail(p, "could not put it back: "+err.Error())
 	}
@@ -504,7 +503,7 @@ func (r *restorer) parent(p string) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		if err := mkdirAt(pfd, baseOf(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := mkdirAt(pfd, path.Base(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return -1, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
 		}
 	}
@@ -519,7 +518,7 @@ func (r *restorer) chmod(p string, mode uint32) {
 	} else if fd, oerr := r.ch.open(parentOf(p)); oerr != nil {
 		err = oerr
 	} else {
-		err = chmodAt(fd, baseOf(p), mode)
+		err = chmodAt(fd, path.Base(p), mode)
 	}
 	if err != nil {
 		r.fail(p, "could not set its mode: "+err.Error())
