@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"slices"
-	"strings"
 )
 
 // Every access to the workspace goes through folders opened one element
@@ -43,34 +42,26 @@ type dirChain struct {
 // open returns a descriptor of folder dir ("" is the workspace), valid
 // until the next call or close.
 func (c *dirChain) open(dir string) (int, error) {
-	keep := 0
-	for keep < len(c.paths) && (c.paths[keep] == dir || isBelow(dir, c.paths[keep])) {
-		keep++
+	if dir == "" {
+		c.trim(0)
+		return c.root, nil
 	}
-	c.trim(keep)
-	fd, done := c.root, ""
-	if keep > 0 {
-		fd, done = c.fds[keep-1], c.paths[keep-1]
+	if i := slices.Index(c.paths, dir); i >= 0 {
+		c.trim(i + 1)
+		return c.fds[i], nil
 	}
-	if done == dir {
-		return fd, nil
+	parent, err := c.open(parentOf(dir))
+	if err != nil {
+		return -1, err
 	}
-	rest := dir
-	if done != "" {
-		rest = dir[len(done)+1:]
+	fd, err := openAt(parent, path.Base(dir), dirFlags)
+	if notFolder(err) {
+		return -1, fmt.Errorf("'%s' is not a folder", display(dir))
 	}
-	for _, name := range strings.Split(rest, "/") {
-		next, err := openAt(fd, name, dirFlags)
-		p := path.Join(done, name)
-		if notFolder(err) {
-			return -1, fmt.Errorf("'%s' is not a folder", display(p))
-		}
-		if err != nil {
-			return -1, err
-		}
-		c.paths, c.fds = append(c.paths, p), append(c.fds, next)
-		fd, done = next, p
+	if err != nil {
+		return -1, err
 	}
+	c.paths, c.fds = append(c.paths, dir), append(c.fds, fd)
 	return fd, nil
 }
 
