@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -29,6 +30,24 @@ func openFileAt(dirfd int, name string) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), name), nil
+}
+
+// readNames lists the folder open as fd, at most limit names (more
+// reports there were more).
+func readNames(fd, limit int) (names []string, more bool, err error) {
+	f, err := dirFile(fd)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	names, err = f.Readdirnames(limit + 1)
+	if len(names) > limit {
+		return names[:limit], true, nil
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return names, false, err
 }
 
 // dirChain opens folders one element at a time, keeping the last chain

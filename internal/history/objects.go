@@ -15,8 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -63,7 +61,10 @@ func (o *objects) load() error {
 	if o.err != nil || o.table != nil {
 		return o.err
 	}
-	nums, err := o.packs()
+	nums, disk, err := numbered(o.dir)
+	if err != nil {
+		return fmt.Errorf("content store: %w", err)
+	}
 	table := map[string]packed{}
 	for _, num := range nums {
 		data, rerr := os.ReadFile(o.path(num, "idx"))
@@ -82,42 +83,8 @@ func (o *objects) load() error {
 			data = data[32+a+b:]
 		}
 	}
-	if err == nil {
-		o.table = table
-		o.disk, err = o.measure()
-	}
-	return err
-}
-
-// packs lists the numbers of the store's packs and indexes.
-func (o *objects) packs() ([]int, error) {
-	entries, err := os.ReadDir(o.dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("content store: %w", err)
-	}
-	var nums []int
-	for _, e := range entries {
-		name, _, _ := strings.Cut(e.Name(), ".")
-		if n, err := strconv.Atoi(name); err == nil && n > 0 && (len(nums) == 0 || nums[len(nums)-1] != n) {
-			nums = append(nums, n)
-		}
-	}
-	return nums, nil
-}
-
-// measure is the disk space the store takes, as du counts it.
-func (o *objects) measure() (int64, error) {
-	entries, err := os.ReadDir(o.dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Errorf("content store: %w", err)
-	}
-	var n int64
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil {
-			n += diskSize(info)
-		}
-	}
-	return n, nil
+	o.table, o.disk = table, disk
+	return nil
 }
 
 func (o *objects) has(h string) bool {
@@ -201,7 +168,7 @@ func (o *objects) open() error {
 		o.w.Close()
 		o.w = nil
 	}
-	nums, err := o.packs()
+	nums, _, err := numbered(o.dir)
 	if err != nil {
 		return err
 	}
@@ -334,10 +301,8 @@ func (o *objects) sizes() (map[string]int64, error) {
 	return out, err
 }
 
-// compact gives back the space of contents live does not want: a pack
-// where dead bytes take a quarter or more (with all, any) is copied live
-// into a new pack, listed before the old one goes: a crash leaves contents
-// twice, never nowhere.
+// compact copies the live contents of a pack a quarter dead (with all, any)
+// into a new one, listed before the old goes: a crash leaves them twice.
 func (o *objects) compact(live func(h string) bool, all bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -361,7 +326,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 			delete(o.table, h)
 		}
 	}
-	nums, err := o.packs()
+	nums, _, err := numbered(o.dir)
 	for i, num := range nums {
 		if err != nil {
 			return err
@@ -381,7 +346,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		}
 	}
 	if err == nil {
-		o.disk, err = o.measure()
+		_, o.disk, err = numbered(o.dir)
 	}
 	return err
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -92,7 +91,12 @@ type Turn struct {
 	f        *os.File // open for appending; nil for ReadTurn
 	dirty    bool     // records added since the last Sync
 	newDirs  []string // folders whose new entries the next Sync makes durable
-	rec      *recorder
+	// Set by History.Turn: the index as the turn has seen it, and what it
+	// may still read and store.
+	h       *History
+	ix      *index
+	lim     *limits
+	scanned bool // the index reflects a full scan made in this turn
 }
 
 func (s Store) turnPath(id string, seq int) string {
@@ -101,22 +105,32 @@ func (s Store) turnPath(id string, seq int) string {
 
 // Turns lists the sequence numbers that have a turn, oldest first.
 func (s Store) Turns(id string) ([]int, error) {
-	entries, err := os.ReadDir(filepath.Join(s.Folder(id), "turns"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	seqs, _, err := numbered(filepath.Join(s.Folder(id), "turns"))
 	if err != nil {
 		return nil, fmt.Errorf("list turns of %s: %w", id, err)
 	}
-	var seqs []int
+	return seqs, nil
+}
+
+// numbered lists the numbers that name the files of dir with their one
+// extension ("0003.jsonl", "000001.pack"), ascending, each once, and the disk space the files take
+// in whole blocks of 4 KB.
+func numbered(dir string) (nums []int, disk int64, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, err
+	}
 	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if n, err := strconv.Atoi(name); ok && err == nil {
-			seqs = append(seqs, n)
+		name, ext, _ := strings.Cut(e.Name(), ".")
+		if n, err := strconv.Atoi(name); err == nil && n > 0 && !strings.Contains(ext, ".") {
+			nums = append(nums, n)
+		}
+		if info, err := e.Info(); err == nil {
+			disk += (info.Size() + 4095) &^ 4095
 		}
 	}
-	sort.Ints(seqs)
-	return seqs, nil
+	slices.Sort(nums)
+	return slices.Compact(nums), disk, nil
 }
 
 // OpenTurn opens the record of the turn answering request seq for
@@ -203,8 +217,8 @@ func (t *Turn) Add(r Record) error {
 // records that refer to them, and the folders a new record was made in.
 func (t *Turn) Sync() error {
 	var err error
-	if t.rec != nil {
-		err = t.rec.h.obj.sync()
+	if t.h != nil {
+		err = t.h.obj.sync()
 	}
 	if err == nil && t.dirty {
 		err = t.f.Sync()

@@ -98,10 +98,8 @@ func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
 	return cx
 }
 
-// limits is what one turn may still read (turnLeft) and store of
-// baseline content (budgetLeft): content protecting files no command
-// changed may not pass the budget, while what commands wrote is stored
-// regardless, and old turns are pruned.
+// limits is what one turn may still read, and store of content no command
+// changed (what commands wrote is stored regardless; old turns are pruned).
 type limits struct{ turnLeft, budgetLeft int64 }
 
 // read takes n bytes from what the turn may read.
@@ -113,8 +111,7 @@ func (l *limits) read(n int64) bool {
 	return true
 }
 
-// store takes n bytes from what the store may grow by (0: is there
-// room?).
+// store takes n bytes from what the store may grow by (0: is there room?).
 func (l *limits) store(n int64, baseline bool) bool {
 	if n > 0 {
 		n += 41 // its format byte and its index entry
@@ -162,10 +159,8 @@ func onlyPaths(paths []string) map[string]uint8 {
 	return only
 }
 
-// scan walks the workspace. sticky keeps the previous boundaries;
-// baseline says the contents read are no command's doing; only limits the
-// walk, and blocked reports something not a folder where one of only's
-// folders should be (only a full scan sees where a write there lands).
+// scan walks the workspace. sticky keeps the previous boundaries; baseline:
+// no command's doing; blocked: a non-folder stands where only has a folder.
 func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
 	root, err := openRoot(h.ws.Dir())
 	if err != nil {
@@ -199,8 +194,7 @@ func (h *History) why(overLimit bool) string {
 	return "past the snapshot budget of " + human.ExactBytes(h.opts.Budget)
 }
 
-// seek moves the cursor in the previous index to p, returning its entry
-// or nil.
+// seek moves the cursor in the previous index to p, returning its entry.
 func (sc *scanner) seek(p string) *Entry {
 	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
 		if q := sc.prev[sc.pi]; sc.only != nil && sc.only[q.Path] == 0 {
@@ -361,9 +355,8 @@ func (sc *scanner) enter(fd int, name string, cx walkCtx) {
 	sc.walkDir(sub, d.Path, cx)
 }
 
-// read hashes a file and stores it if the limits allow. It reads at most
-// the size the walk saw (a growing file cannot hold the scan), and marks
-// the entry racy if the file changed meanwhile.
+// read hashes and stores a file as the limits allow, at most the size the
+// walk saw (a growing file cannot hold the scan); racy if it changed.
 func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	defer f.Close()
 	e.Hash, e.Flags = "", e.Flags&^Stored

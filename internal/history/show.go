@@ -277,15 +277,19 @@ func displayItem(p string, dir bool) string {
 	return display(p)
 }
 
-// FoldPaths lists paths in at most n lines: each path while they fit,
+// foldPaths lists paths in at most n lines: each path while they fit,
 // else folded into their folders, "gen/ (2,000 files)", and past even
-// that "and N more". isDir tells the folders (shown with a "/").
-func FoldPaths(paths []string, isDir func(string) bool, n int) []string {
+// that "and N more". The folders among them are shown with a "/".
+func foldPaths(paths, folders []string, n int) []string {
 	n = max(n, 1)
+	isDir := map[string]bool{}
+	for _, f := range folders {
+		isDir[f] = true
+	}
 	items := make([]item, len(paths))
 	for i, p := range paths {
-		kind := map[bool]string{true: "folder", false: "file"}[isDir(p)]
-		items[i] = item{path: p, dir: isDir(p), text: displayItem(p, isDir(p)), counts: map[string]int{kind: 1}}
+		kind := map[bool]string{true: "folder", false: "file"}[isDir[p]]
+		items[i] = item{path: p, dir: isDir[p], text: displayItem(p, isDir[p]), counts: map[string]int{kind: 1}}
 	}
 	items = fold(items, n, func(it item) string {
 		var parts []string

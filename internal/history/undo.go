@@ -10,11 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/command"
 )
 
 // Report says what undoing a turn did.
@@ -34,24 +34,15 @@ type Report struct {
 	Outbox   string // the request that tells the LLM
 }
 
-// undoListed caps the lines a list of paths takes: an undone "rm -rf" may
-// put back thousands of files.
+// undoListed caps a list of paths: an undone "rm -rf" puts back thousands.
 const undoListed = 30
 
 // FoldedRestored and FoldedRemoved list the paths in at most undoListed
 // lines, folder by folder when they are many.
-func (r Report) FoldedRestored() []string { return r.fold(r.Restored) }
+func (r Report) FoldedRestored() []string { return foldPaths(r.Restored, r.Folders, undoListed) }
 
 // FoldedRemoved: see FoldedRestored.
-func (r Report) FoldedRemoved() []string { return r.fold(r.Removed) }
-
-func (r Report) fold(paths []string) []string {
-	folders := map[string]bool{}
-	for _, f := range r.Folders {
-		folders[f] = true
-	}
-	return FoldPaths(paths, func(p string) bool { return folders[p] }, undoListed)
-}
+func (r Report) FoldedRemoved() []string { return foldPaths(r.Removed, r.Folders, undoListed) }
 
 // Notice tells the LLM what the undo did.
 func (r Report) Notice() string {
@@ -82,10 +73,8 @@ func (r Report) Notice() string {
 // UndoTail ends an undo's notice; of several in a row, only the last's.
 const UndoTail = " Take the workspace as it is now (read again what you need) and continue."
 
-// Undo puts back every path turn seq changed as it was before the turn.
-// It is safe to run again after a crash: each step skips a path already
-// back, and content changed since the turn is set aside, durably, before
-// the path is touched. The caller records that the turn was undone.
+// Undo puts back every path turn seq changed; run again after a crash, it
+// skips what is back. The caller records that the turn was undone.
 func (h *History) Undo(seq int) (Report, error) {
 	rep := Report{Sequence: seq, Kept: map[string]string{}}
 	t, err := h.store.ReadTurn(h.id, seq)
@@ -125,19 +114,13 @@ func (h *History) Undo(seq int) (Report, error) {
 		}
 		return nil
 	})
-	// The commands' changes were put back if each that ran has them
-	// recorded.
-	begin, _ := t.Begun()
+	// The commands' changes were put back if each RUN_COMMAND that started
+	// has them recorded.
 	changed := map[int]bool{}
 	for _, rec := range t.Records {
 		changed[rec.Index] = changed[rec.Index] || rec.Kind == RecordChanged
 	}
-	rep.Commands = true
-	for _, rec := range t.Records {
-		if rec.Kind == RecordStart && !changed[rec.Index] && rec.Index < len(begin.Commands) && begin.Commands[rec.Index].Type == command.RunCommand {
-			rep.Commands = false
-		}
-	}
+	rep.Commands = !slices.ContainsFunc(t.Records, func(rec Record) bool { return rec.Kind == RecordStart && !changed[rec.Index] })
 	return rep, nil
 }
 
