@@ -303,14 +303,15 @@ func (r *restorer) put(c *Change) {
 				r.fail(c.Path, "could not create the folder: "+err.Error())
 			}
 		}
-	case Symlink:
-		if cur != nil && cur.Kind == Symlink && cur.Target == b.Target || !r.setAside(c, cur) {
+	case Symlink, File:
+		if r.already(c, cur) || !r.setAside(c, cur) {
 			return
 		}
 		tmp := tempName(c.Path)
 		unlinkAt(fd, tmp)
-		if err := symlinkAt(b.Target, fd, tmp); err != nil {
-			r.fail(c.Path, "could not create the symlink: "+err.Error())
+		if err := r.writeContent(fd, tmp, b); err != nil {
+			unlinkAt(fd, tmp)
+			r.fail(c.Path, err.Error())
 			return
 		}
 		r.rename(fd, tmp, c.Path)
@@ -322,41 +323,31 @@ func (r *restorer) put(c *Change) {
 			}
 		}
 		r.chmod(c.Path, b.Mode)
-	case File:
-		r.putFile(c, fd, cur)
 	default:
 		// A socket or device whose mode alone changed.
 		r.chmod(c.Path, b.Mode)
 	}
 }
 
-// putFile gives a file its earlier content and mode, unless it has it.
-func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
+// already reports whether a file or symlink is as before the turn (a
+// file given back its mode), or must be left alone.
+func (r *restorer) already(c *Change, cur *Entry) bool {
 	b := c.Before
-	if cur != nil && cur.Kind == File {
-		h, err := r.hashNow(cur)
-		if err != nil {
-			r.fail(c.Path, err.Error())
-			return
-		}
-		if h == b.Hash {
-			if cur.Mode != b.Mode {
-				r.chmod(c.Path, b.Mode)
-			}
-			return
-		}
+	switch {
+	case cur == nil || cur.Kind != b.Kind:
+		return false
+	case b.Kind == Symlink:
+		return cur.Target == b.Target
 	}
-	if !r.setAside(c, cur) {
-		return
-	}
-	tmp := tempName(c.Path)
-	unlinkAt(fd, tmp)
-	if err := r.writeContent(fd, tmp, b); err != nil {
-		unlinkAt(fd, tmp)
+	h, err := r.hashNow(cur)
+	if err != nil {
 		r.fail(c.Path, err.Error())
-		return
+		return true
 	}
-	r.rename(fd, tmp, c.Path)
+	if h == b.Hash && cur.Mode != b.Mode {
+		r.chmod(c.Path, b.Mode)
+	}
+	return h == b.Hash
 }
 
 // hashNow hashes a file as it is now; "" past the turn limit.
@@ -445,8 +436,14 @@ func (r *restorer) copyAside(p, dst string) error {
 	return f.Commit()
 }
 
-// writeContent writes an entry's stored content into a new file.
+// writeContent makes name the symlink or file b was, content from the store.
 func (r *restorer) writeContent(fd int, name string, b *Entry) error {
+	if b.Kind == Symlink {
+		if err := symlinkAt(b.Target, fd, name); err != nil {
+			return fmt.Errorf("could not create the symlink: %w", err)
+		}
+		return nil
+	}
 	f, err := createAt(fd, name)
 	if err != nil {
 		return fmt.Errorf("could not write it: %w", err)
