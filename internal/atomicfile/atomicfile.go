@@ -27,16 +27,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 
 // Stage is Write up to the commit (Commit, CommitInOrder or Abort).
 func Stage(path string, data []byte, perm os.FileMode) (*File, error) {
-	return stage(Create, path, data, perm)
-}
-
-// StageUnsynced is Stage for a file CreateUnsynced makes.
-func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
-	return stage(CreateUnsynced, path, data, perm)
-}
-
-func stage(create func(string, os.FileMode) (*File, error), path string, data []byte, perm os.FileMode) (*File, error) {
-	f, err := create(path, perm)
+	f, err := Create(path, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +38,26 @@ func stage(create func(string, os.FileMode) (*File, error), path string, data []
 	return f, nil
 }
 
+// StageUnsynced is Stage for a file courier can write again from files
+// it syncs (a request, from its state): neither its content nor its
+// rename is synced. It is in place whole or not at all while the machine
+// runs; after a power cut it may be missing or damaged, and its reader
+// must check it.
+func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
+	f, err := Stage(path, data, perm)
+	if err == nil {
+		f.unsynced = true
+	}
+	return f, err
+}
+
 // File is the new content of a file, seen under its name only after
 // Commit. Commit or Abort must end it.
 type File struct {
 	f        *os.File
 	path     string
 	perm     os.FileMode
-	unsynced bool // see CreateUnsynced
+	unsynced bool // see StageUnsynced
 }
 
 // Create starts the new content of path, in a temporary file beside it.
@@ -63,20 +67,6 @@ func Create(path string, perm os.FileMode) (*File, error) {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return &File{f: f, path: path, perm: perm}, nil
-}
-
-// CreateUnsynced is Create for a file courier can write again from files
-// it syncs (a request, from its state): neither its content nor its
-// rename is synced. It is in place whole or not at all while the machine
-// runs; after a power cut it may be missing or damaged, and its reader
-// must check it.
-func CreateUnsynced(path string, perm os.FileMode) (*File, error) {
-	f, err := Create(path, perm)
-	if err != nil {
-		return nil, err
-	}
-	f.unsynced = true
-	return f, nil
 }
 
 // Write appends p to the new content.
@@ -91,9 +81,7 @@ func (f *File) Write(p []byte) (int, error) {
 // Commit gives the file its mode, syncs it, renames it over its path and
 // syncs the folder. On failure the temporary file is removed and the old
 // content, if any, stays.
-func (f *File) Commit() error {
-	return CommitInOrder(f)
-}
+func (f *File) Commit() error { return CommitInOrder(f) }
 
 // CommitInOrder commits files, their contents synced first, then each
 // renamed and its folder synced, in order: a crash never leaves a later
@@ -151,13 +139,11 @@ func (f *File) Abort() {
 }
 
 // SyncDir makes a rename or creation in dir durable.
-func SyncDir(dir string) error {
-	return syncOne(dir, os.Open)
-}
+func SyncDir(dir string) error { return syncOne(dir, os.Open) }
 
 // IsTemp reports whether a file name is one of Write's temporary files.
 func IsTemp(name string) bool {
-	return len(name) > len(TempPrefix) && name[:len(TempPrefix)] == TempPrefix
+	return len(name) > len(TempPrefix) && strings.HasPrefix(name, TempPrefix)
 }
 
 // CleanTemps removes temporary files a crash left in dir.
@@ -191,14 +177,12 @@ func SyncAll(names []string, open func(string) (*os.File, error)) []error {
 	errs := make([]error, len(names))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(syncWorkers, len(names)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range min(syncWorkers, len(names)) {
+		wg.Go(func() {
 			for i := range next {
 				errs[i] = syncOne(names[i], open)
 			}
-		}()
+		})
 	}
 	for i := range names {
 		next <- i

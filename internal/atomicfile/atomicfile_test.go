@@ -340,15 +340,12 @@ func TestCommitInOrder(t *testing.T) {
 		var files []*atomicfile.File
 		for i, p := range paths {
 			// The request is not synced, the state is.
-			create := atomicfile.Create
+			stage := atomicfile.Stage
 			if i == 0 {
-				create = atomicfile.CreateUnsynced
+				stage = atomicfile.StageUnsynced
 			}
-			f, err := create(p, 0o644)
+			f, err := stage(p, []byte("new"), 0o644)
 			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.Write([]byte("new")); err != nil {
 				t.Fatal(err)
 			}
 			files = append(files, f)

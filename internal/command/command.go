@@ -118,72 +118,46 @@ func (c Command) ChangesFiles() bool {
 // empty file body as "content": "".
 func (c Command) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"type": c.Type}
-	if c.ID != "" {
-		m["id"] = c.ID
+	put := func(k string, v any, ok bool) {
+		if ok {
+			m[k] = v
+		}
 	}
-	if c.Line != 0 {
-		m["line"] = c.Line
-	}
-	if c.Note != "" {
-		m["note"] = c.Note
-	}
+	put("id", c.ID, c.ID != "")
+	put("line", c.Line, c.Line != 0)
+	put("note", c.Note, c.Note != "")
 	switch c.Type {
 	case CreateFile:
-		m["path"] = c.Path
-		m["content"] = c.Content
-		if c.NoOverwrite {
-			m["noOverwrite"] = true
-		}
-		if c.Encoding != "" {
-			m["encoding"] = c.Encoding
-		}
+		m["path"], m["content"] = c.Path, c.Content
+		put("noOverwrite", true, c.NoOverwrite)
+		put("encoding", c.Encoding, c.Encoding != "")
 	case EditFile:
 		m["path"] = c.Path
 		if len(c.Edits) > 0 {
 			m["edits"] = c.Edits
-			if c.Literal {
-				m["literal"] = true
-			}
+			put("literal", true, c.Literal)
 		} else {
-			m["startLine"] = c.StartLine
-			m["endLine"] = c.EndLine
-			m["content"] = c.Content
+			m["startLine"], m["endLine"], m["content"] = c.StartLine, c.EndLine, c.Content
 		}
 	case DeleteFile:
 		m["path"] = c.Path
 	case ReadFile:
 		m["path"] = c.Path
-		if c.StartLine != 0 || c.EndLine != 0 {
-			m["startLine"] = c.StartLine
-			m["endLine"] = c.EndLine
-		}
-		if c.Inline {
-			m["inline"] = true
-		}
-		if c.Encoding != "" {
-			m["encoding"] = c.Encoding
-		}
+		put("startLine", c.StartLine, c.StartLine != 0 || c.EndLine != 0)
+		put("endLine", c.EndLine, c.StartLine != 0 || c.EndLine != 0)
+		put("inline", true, c.Inline)
+		put("encoding", c.Encoding, c.Encoding != "")
 	case RunCommand:
 		m["command"] = c.Command
-		if c.Dir != "" {
-			m["dir"] = c.Dir
-		}
-		if c.Timeout != 0 {
-			m["timeout"] = c.Timeout.String()
-		}
-		if len(c.Env) > 0 {
-			m["env"] = c.Env
-		}
-		if c.SplitOutput {
-			m["splitOutput"] = true
-		}
+		put("dir", c.Dir, c.Dir != "")
+		put("timeout", c.Timeout.String(), c.Timeout != 0)
+		put("env", c.Env, len(c.Env) > 0)
+		put("splitOutput", true, c.SplitOutput)
 	case Message, Done:
 		m["text"] = c.Text
 	case ParseError:
 		m["error"] = c.Error
-		if c.Path != "" {
-			m["path"] = c.Path
-		}
+		put("path", c.Path, c.Path != "")
 	}
 	return json.Marshal(m)
 }

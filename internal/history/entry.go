@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -293,15 +292,6 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
-func baseOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
-
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
 // display writes a path for people and the LLM: "." for the workspace,
 // quoted when it holds control characters, invalid UTF-8 or a summary's
 // punctuation, so it cannot pass for other text.
@@ -322,11 +312,6 @@ func display(p string) string {
 type index struct {
 	Entries []Entry
 	Turn    int
-}
-
-func (ix *index) find(p string) (int, bool) {
-	i := sort.Search(len(ix.Entries), func(i int) bool { return cmpPath(ix.Entries[i].Path, p) >= 0 })
-	return i, i < len(ix.Entries) && ix.Entries[i].Path == p
 }
 
 // apply sets the changes' paths to their states after, in walk order.

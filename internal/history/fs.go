@@ -3,10 +3,11 @@ package history
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
-	"strings"
 )
 
 // Every access to the workspace goes through folders opened one element
@@ -31,6 +32,24 @@ func openFileAt(dirfd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
+// readNames lists the folder open as fd, at most limit names (more
+// reports there were more).
+func readNames(fd, limit int) (names []string, more bool, err error) {
+	f, err := dirFile(fd)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	names, err = f.Readdirnames(limit + 1)
+	if len(names) > limit {
+		return names[:limit], true, nil
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return names, false, err
+}
+
 // dirChain opens folders one element at a time, keeping the last chain
 // open so that paths in walk order reopen nothing.
 type dirChain struct {
@@ -42,34 +61,26 @@ type dirChain struct {
 // open returns a descriptor of folder dir ("" is the workspace), valid
 // until the next call or close.
 func (c *dirChain) open(dir string) (int, error) {
-	keep := 0
-	for keep < len(c.paths) && (c.paths[keep] == dir || isBelow(dir, c.paths[keep])) {
-		keep++
+	if dir == "" {
+		c.trim(0)
+		return c.root, nil
 	}
-	c.trim(keep)
-	fd, done := c.root, ""
-	if keep > 0 {
-		fd, done = c.fds[keep-1], c.paths[keep-1]
+	if i := slices.Index(c.paths, dir); i >= 0 {
+		c.trim(i + 1)
+		return c.fds[i], nil
 	}
-	if done == dir {
-		return fd, nil
+	parent, err := c.open(parentOf(dir))
+	if err != nil {
+		return -1, err
 	}
-	rest := dir
-	if done != "" {
-		rest = dir[len(done)+1:]
+	fd, err := openAt(parent, path.Base(dir), dirFlags)
+	if notFolder(err) {
+		return -1, fmt.Errorf("'%s' is not a folder", display(dir))
 	}
-	for _, name := range strings.Split(rest, "/") {
-		next, err := openAt(fd, name, dirFlags)
-		p := join(done, name)
-		if notFolder(err) {
-			return -1, fmt.Errorf("'%s' is not a folder", display(p))
-		}
-		if err != nil {
-			return -1, err
-		}
-		c.paths, c.fds = append(c.paths, p), append(c.fds, next)
-		fd, done = next, p
+	if err != nil {
+		return -1, err
 	}
+	c.paths, c.fds = append(c.paths, dir), append(c.fds, fd)
 	return fd, nil
 }
 

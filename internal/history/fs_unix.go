@@ -5,11 +5,8 @@ package history
 import (
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"strconv"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -76,40 +73,25 @@ func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	return fd, err
 }
 
-// readlinkAt returns a symlink's target.
+// readlinkAt returns a symlink's target (at most PATH_MAX bytes).
 func readlinkAt(dirfd int, name string) (string, error) {
-	for size := 256; ; size *= 2 {
-		buf := make([]byte, size)
-		n, err := unix.Readlinkat(dirfd, name, buf)
-		if err != nil {
-			return "", err
-		}
-		if n < size {
-			return string(buf[:n]), nil
-		}
-	}
+	buf := make([]byte, 4096)
+	n, err := unix.Readlinkat(dirfd, name, buf)
+	return string(buf[:max(n, 0)]), err
 }
 
-// readNames lists the folder open as fd, at most limit names (more
-// reports there were more).
-func readNames(fd, limit int) (names []string, more bool, err error) {
+// dirFile is the folder open as fd, to be listed from its start.
+func dirFile(fd int) (*os.File, error) {
 	dup, err := unix.Dup(fd)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	f := os.NewFile(uintptr(dup), "")
-	defer f.Close()
 	if _, err := f.Seek(0, 0); err != nil {
-		return nil, false, err
+		f.Close()
+		return nil, err
 	}
-	names, err = f.Readdirnames(limit + 1)
-	if len(names) > limit {
-		return names[:limit], true, nil
-	}
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return names, false, err
+	return f, nil
 }
 
 // chmodAt sets the mode of name in folder fd, never through a symlink.
@@ -164,11 +146,3 @@ func fchmod(fd int, mode uint32) error { return unix.Fchmod(fd, mode) }
 
 // notFolder reports an open of a folder that found a symlink or a file.
 func notFolder(err error) bool { return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) }
-
-// diskSize is the disk space a file takes, as du counts it.
-func diskSize(info fs.FileInfo) int64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return int64(st.Blocks) * 512
-	}
-	return (info.Size() + 4095) &^ 4095
-}

@@ -3,7 +3,6 @@ package history
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -94,16 +93,14 @@ func openAt(dirfd int, name string, flags int) (int, error) {
 }
 
 func lstatAt(dirfd int, name string, e *Entry) error {
-	p, err := pathAt(dirfd, name)
-	if err != nil {
-		return err
-	}
-	h, err := openHandle(p, windows.FILE_READ_ATTRIBUTES, windows.FILE_FLAG_OPEN_REPARSE_POINT)
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(h)
-	return fstat(int(h), e)
+	return at(dirfd, name, func(p string) error {
+		h, err := openHandle(p, windows.FILE_READ_ATTRIBUTES, windows.FILE_FLAG_OPEN_REPARSE_POINT)
+		if err != nil {
+			return err
+		}
+		defer windows.CloseHandle(h)
+		return fstat(int(h), e)
+	})
 }
 
 // fstat fills e from what the handle fd holds. Windows keeps a read-only
@@ -130,43 +127,23 @@ func fstat(fd int, e *Entry) error {
 	return nil
 }
 
-func readlinkAt(dirfd int, name string) (string, error) {
-	p, err := pathAt(dirfd, name)
-	if err != nil {
-		return "", err
-	}
-	return os.Readlink(p)
+func readlinkAt(dirfd int, name string) (target string, err error) {
+	err = at(dirfd, name, func(p string) (err error) { target, err = os.Readlink(p); return err })
+	return target, err
 }
 
-// readNames lists the folder open as fd, at most limit names (more
-// reports there were more).
-func readNames(fd, limit int) (names []string, more bool, err error) {
+// dirFile is the folder open as fd, to be listed.
+func dirFile(fd int) (*os.File, error) {
 	p, err := pathOf(fd)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	names, err = f.Readdirnames(limit + 1)
-	if len(names) > limit {
-		return names[:limit], true, nil
-	}
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return names, false, err
+	return os.Open(p)
 }
 
 // chmodAt sets or clears the read-only flag of name in folder fd.
 func chmodAt(fd int, name string, mode uint32) error {
-	p, err := pathAt(fd, name)
-	if err != nil {
-		return err
-	}
-	return os.Chmod(p, fs.FileMode(mode&0o777))
+	return at(fd, name, func(p string) error { return os.Chmod(p, fs.FileMode(mode&0o777)) })
 }
 
 func fchmod(fd int, mode uint32) error {
@@ -232,6 +209,3 @@ func mkfifoAt(int, string, uint32) error { return errors.ErrUnsupported }
 // syncFS: Windows has no call that makes a whole file system durable;
 // what undo wrote reaches the disk as the system writes it back.
 func syncFS(...string) error { return nil }
-
-// diskSize is the disk space a file takes, in whole clusters of 4 KB.
-func diskSize(info fs.FileInfo) int64 { return (info.Size() + 4095) &^ 4095 }

@@ -24,12 +24,8 @@ type GCReport struct {
 func (r GCReport) Warning(budget int64) string {
 	var parts []string
 	if n := len(r.Pruned); n > 0 {
-		verb := "they"
-		if n == 1 {
-			verb = "it"
-		}
 		parts = append(parts, fmt.Sprintf("snapshots of %s dropped to stay within the %s snapshot budget: %s can no longer be undone",
-			turnList(r.Pruned), human.Bytes(budget), verb))
+			turnList(r.Pruned), human.Bytes(budget), map[bool]string{true: "it", false: "they"}[n == 1]))
 	}
 	if r.Over {
 		parts = append(parts, fmt.Sprintf("the snapshot store takes %s, over its %s budget, for the current workspace and the last turn alone",

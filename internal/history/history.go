@@ -2,11 +2,12 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -27,8 +28,7 @@ type Options struct {
 	Private []string
 }
 
-// Defaults of Options, and of the snapshot_budget and snapshot_limit
-// settings.
+// Defaults of the snapshot_budget and snapshot_limit settings.
 const (
 	DefaultBudget    = 512 << 20
 	DefaultTurnLimit = 1 << 30
@@ -72,26 +72,25 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 // privatePaths returns the folders among dirs inside the workspace,
 // relative to it.
 func privatePaths(ws string, dirs []string) map[string]bool {
+	resolved := func(p string) string {
+		p, _ = filepath.Abs(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
 	out := map[string]bool{}
-	base := resolved(ws)
 	for _, d := range dirs {
-		rel, err := filepath.Rel(base, resolved(d))
-		if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel, err := filepath.Rel(resolved(ws), resolved(d))
+		if err == nil && rel != "." && filepath.IsLocal(rel) {
 			out[filepath.ToSlash(rel)] = true
 		}
 	}
 	return out
 }
 
-func resolved(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	return abs
+func (h *History) limits() *limits {
+	return &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
 }
 
 // Close releases the pack being written.
@@ -112,15 +111,6 @@ func (h *History) tidy() error {
 	return nil
 }
 
-// recorder is the index as the turn has seen it, and what it may still
-// read and store.
-type recorder struct {
-	h       *History
-	ix      *index
-	lim     *limits
-	scanned bool // the index reflects a full scan made in this turn
-}
-
 // Turn opens the record of turn seq for writing and recording; a turn
 // begun before is taken up where it stopped.
 func (h *History) Turn(seq int) (*Turn, error) {
@@ -131,30 +121,29 @@ func (h *History) Turn(seq int) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.rec = &recorder{h: h}
+	t.h = h
 	return t, nil
 }
 
 // recording loads the index when the turn first needs it: the saved one,
 // with the records of the turns it does not hold replayed onto it.
-func (t *Turn) recording() (*recorder, error) {
-	r := t.rec
-	if r.ix != nil {
-		return r, nil
+func (t *Turn) recording() error {
+	if t.ix != nil {
+		return nil
 	}
-	ix, err := loadIndex(r.h.indexPath())
+	ix, err := loadIndex(t.h.indexPath())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for seq := ix.Turn + 1; seq <= t.Sequence; seq++ {
 		recs := t.Records
 		if seq < t.Sequence {
-			old, err := r.h.store.ReadTurn(r.h.id, seq)
+			old, err := t.h.store.ReadTurn(t.h.id, seq)
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			recs = old.Records
 		}
@@ -164,53 +153,49 @@ func (t *Turn) recording() (*recorder, error) {
 			}
 		}
 	}
-	r.ix = ix
-	r.lim = &limits{turnLeft: r.h.opts.TurnLimit, budgetLeft: r.h.opts.Budget - r.h.obj.size()}
-	return r, nil
+	t.ix, t.lim = ix, t.h.limits()
+	return nil
 }
 
 // look brings the index up to date with the workspace, all of it or the
 // given paths (see scanner.only), and returns what changed.
 func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
-	r := t.rec
 	only := onlyPaths(paths)
-	entries, skipped, blocked, err := r.h.scan(r.ix.Entries, sticky, baseline, r.lim, only)
+	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, sticky, baseline, t.lim, only)
 	if blocked {
 		// A symlinked folder on the way: only a full scan sees where the
 		// command's writes land.
 		only = nil
-		entries, skipped, _, err = r.h.scan(r.ix.Entries, sticky, baseline, r.lim, nil)
+		entries, skipped, _, err = t.h.scan(t.ix.Entries, sticky, baseline, t.lim, nil)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	changes := compare(r.ix.Entries, entries)
-	r.ix.Entries = entries
-	r.scanned = r.scanned || only == nil
+	changes := compare(t.ix.Entries, entries)
+	t.ix.Entries = entries
+	t.scanned = t.scanned || only == nil
 	return changes, skipped, nil
 }
 
-// Before brings the index up to date for the given paths (a file
-// command's) or, with nil, the whole workspace (before a RUN_COMMAND),
-// storing what changed since it was seen: the new starting point, not the
-// turn's doing. It is durable once the record is synced.
+// Before records what changed at a file command's paths, or with nil
+// anywhere, since last seen: the new starting point, not the turn's doing.
 func (t *Turn) Before(paths []string) error {
-	r, err := t.recording()
-	if err != nil || paths == nil && (r.h.opts.Off || r.scanned) {
+	err := t.recording()
+	if err != nil || paths == nil && (t.h.opts.Off || t.scanned) {
 		return err
 	}
 	changes, skipped, err := t.look(paths, false, true)
 	if err != nil {
 		return err
 	}
-	if len(changes) > 1000 && len(changes) > len(r.ix.Entries)/4 {
+	if len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
 		// Mostly new to the index (a first scan): saving the index costs
 		// less than recording it all. It keeps its turn number, so this
 		// turn's records are replayed onto it if the turn is taken up.
-		if err := r.h.obj.sync(); err != nil {
+		if err := t.h.obj.sync(); err != nil {
 			return err
 		}
-		if err := r.ix.save(r.h.indexPath()); err != nil {
+		if err := t.ix.save(t.h.indexPath()); err != nil {
 			return err
 		}
 		changes = nil
@@ -223,17 +208,16 @@ func (t *Turn) Before(paths []string) error {
 	return t.Add(Record{Kind: RecordChanged, Index: -1, Changes: changes, Skipped: skipped})
 }
 
-// After records what command i changed in the given paths, or with nil
-// anywhere (nothing when Off), and returns it, or what was recorded for i
-// before a crash.
+// After records and returns what command i changed at paths, or with nil
+// anywhere (nothing when Off), or what was recorded for i before a crash.
 func (t *Turn) After(i int, paths []string) (Changes, error) {
 	for k, rec := range t.Records {
 		if rec.Kind == RecordChanged && rec.Index == i {
 			return changesAt(t.Records, k), nil
 		}
 	}
-	r, err := t.recording()
-	if err != nil || paths == nil && r.h.opts.Off {
+	err := t.recording()
+	if err != nil || paths == nil && t.h.opts.Off {
 		return Changes{}, err
 	}
 	changes, skipped, err := t.look(paths, true, false)
@@ -250,44 +234,36 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 // its hash; it is durable once the record is synced.
 func (t *Turn) Keep(data []byte) (string, error) {
 	h := Hash(data)
-	_, err := t.rec.h.obj.put(h, data)
-	return h, err
+	return h, t.h.obj.put(h, bytes.NewReader(data), int64(len(data)))
 }
 
 // Kept reports whether the content with that hash is kept.
-func (t *Turn) Kept(hash string) bool { return t.rec.h.obj.has(hash) }
+func (t *Turn) Kept(hash string) bool { return t.h.obj.has(hash) }
 
 // Content returns stored content by hash, checked against it.
-func (t *Turn) Content(hash string) ([]byte, error) { return t.rec.h.obj.read(hash) }
+func (t *Turn) Content(hash string) ([]byte, error) { return t.h.obj.read(hash) }
 
 // Finish saves the index as the next turn's start and brings the contents
 // within the budget. It returns the warnings for the person.
 func (t *Turn) Finish() ([]string, error) {
-	r := t.rec
-	if r.ix == nil {
+	if t.ix == nil {
 		return nil, nil
 	}
 	if err := t.Sync(); err != nil {
 		return nil, err
 	}
-	r.ix.Turn = max(r.ix.Turn, t.Sequence)
-	if err := r.ix.save(r.h.indexPath()); err != nil {
+	t.ix.Turn = max(t.ix.Turn, t.Sequence)
+	if err := t.ix.save(t.h.indexPath()); err != nil {
 		return nil, err
 	}
-	var warnings []string
-	if w := partlyUndoable(t.Sequence, notUndoable(t.Records)); w != "" {
-		warnings = append(warnings, w)
+	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records))}
+	var err error
+	if t.h.obj.size() > t.h.opts.Budget {
+		var gc GCReport
+		gc, err = t.h.GC(t.h.opts.Budget)
+		warnings = append(warnings, gc.Warning(t.h.opts.Budget))
 	}
-	if r.h.obj.size() > r.h.opts.Budget {
-		gc, err := r.h.GC(r.h.opts.Budget)
-		if err != nil {
-			return warnings, err
-		}
-		if w := gc.Warning(r.h.opts.Budget); w != "" {
-			warnings = append(warnings, w)
-		}
-	}
-	return warnings, nil
+	return slices.DeleteFunc(warnings, func(w string) bool { return w == "" }), err
 }
 
 // Refresh records the workspace of a new session, so its first turn need
@@ -306,8 +282,7 @@ func (h *History) Refresh() error {
 	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	lim := &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
-	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, lim, nil); err != nil {
+	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, h.limits(), nil); err != nil {
 		return err
 	}
 	if err := h.obj.sync(); err != nil {

@@ -36,9 +36,6 @@ func (h Holder) String() string {
 	return s
 }
 
-// ErrLocked is wrapped by a *LockedError.
-var ErrLocked = errors.New("session is in use")
-
 // LockedError: another process holds the session.
 type LockedError struct {
 	Session string
@@ -52,8 +49,6 @@ func (e *LockedError) Error() string {
 	}
 	return fmt.Sprintf("session %s is in use by %s", e.Session, who)
 }
-
-func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // errBusy: another process holds the lock (see lockFile).
 var errBusy = errors.New("the lock is held")
@@ -70,7 +65,7 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	err = lockFile(f, true)
 	// A holder killed while it started a command leaves the lock with the
 	// child until its exec closes it: wait up to a second for a dead one.
-	for wait := 0; errors.Is(err, errBusy) && wait < 100 && !holderAlive(f); wait++ {
+	for wait := 0; errors.Is(err, errBusy) && wait < 100 && readHolder(f) != nil && !processAlive(readHolder(f).PID); wait++ {
 		time.Sleep(10 * time.Millisecond)
 		err = lockFile(f, true)
 	}
@@ -84,13 +79,6 @@ func (s Store) Lock(id, what string) (*Lock, error) {
 	l := &Lock{f: f, holder: Holder{PID: os.Getpid(), Command: what, Since: time.Now().UTC()}}
 	l.write()
 	return l, nil
-}
-
-// holderAlive reports whether the process the lock file names still runs
-// (or cannot be told).
-func holderAlive(f *os.File) bool {
-	h := readHolder(f)
-	return h == nil || processAlive(h.PID)
 }
 
 // Note records what the holder is doing now.

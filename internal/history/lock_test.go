@@ -41,8 +41,8 @@ func TestLockIsExclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Lock("0000000a", "courier watch")
-	if !errors.Is(err, ErrLocked) {
-		t.Fatalf("second Lock = %v, want ErrLocked", err)
+	if locked := (*LockedError)(nil); !errors.As(err, &locked) {
+		t.Fatalf("second Lock = %v, want a LockedError", err)
 	}
 	for _, want := range []string{"0000000a", "courier run", fmt.Sprintf("pid %d", os.Getpid())} {
 		if !strings.Contains(err.Error(), want) {
@@ -90,7 +90,7 @@ func TestLockIsExclusive(t *testing.T) {
 
 func TestLockMissingFolder(t *testing.T) {
 	s := newStore(t)
-	if _, err := s.Lock("0000000a", "courier run"); err == nil || errors.Is(err, ErrLocked) {
+	if _, err := s.Lock("0000000a", "courier run"); err == nil || errors.As(err, new(*LockedError)) {
 		t.Errorf("Lock with no sessions folder = %v", err)
 	}
 }
@@ -124,8 +124,8 @@ func TestLockReleasedWhenHolderIsKilled(t *testing.T) {
 	}
 
 	_, err = s.Lock("0000000a", "courier run")
-	if !errors.Is(err, ErrLocked) {
-		t.Errorf("Lock while another process holds it = %v, want ErrLocked", err)
+	if !errors.As(err, new(*LockedError)) {
+		t.Errorf("Lock while another process holds it = %v, want a LockedError", err)
 	} else if want := fmt.Sprintf("courier watch (pid %d", child.Process.Pid); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the holder %q", err, want)
 	}

@@ -9,15 +9,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -64,7 +61,10 @@ func (o *objects) load() error {
 	if o.err != nil || o.table != nil {
 		return o.err
 	}
-	nums, err := o.packs()
+	nums, disk, err := numbered(o.dir)
+	if err != nil {
+		return fmt.Errorf("content store: %w", err)
+	}
 	table := map[string]packed{}
 	for _, num := range nums {
 		data, rerr := os.ReadFile(o.path(num, "idx"))
@@ -83,42 +83,8 @@ func (o *objects) load() error {
 			data = data[32+a+b:]
 		}
 	}
-	if err == nil {
-		o.table = table
-		o.disk, err = o.measure()
-	}
-	return err
-}
-
-// packs lists the numbers of the store's packs and indexes.
-func (o *objects) packs() ([]int, error) {
-	entries, err := os.ReadDir(o.dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("content store: %w", err)
-	}
-	var nums []int
-	for _, e := range entries {
-		name, _, _ := strings.Cut(e.Name(), ".")
-		if n, err := strconv.Atoi(name); err == nil && n > 0 && (len(nums) == 0 || nums[len(nums)-1] != n) {
-			nums = append(nums, n)
-		}
-	}
-	return nums, nil
-}
-
-// measure is the disk space the store takes, as du counts it.
-func (o *objects) measure() (int64, error) {
-	entries, err := os.ReadDir(o.dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Errorf("content store: %w", err)
-	}
-	var n int64
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil {
-			n += diskSize(info)
-		}
-	}
-	return n, nil
+	o.table, o.disk = table, disk
+	return nil
 }
 
 func (o *objects) has(h string) bool {
@@ -135,42 +101,17 @@ func (o *objects) size() int64 {
 	return o.disk
 }
 
-// put stores a content under its hash h and returns the space it adds.
-func (o *objects) put(h string, data []byte) (int64, error) {
-	if o.has(h) {
-		return 0, nil
-	}
-	return o.write(h, bytes.NewReader(data), data)
-}
-
-// putFile stores a file too large to hold in memory, read once to hash
-// it and again into the pack. It is not stored when it changed in
-// between (what was written is dead space).
-func (o *objects) putFile(f *os.File, size int64) (h string, stored bool, written int64, err error) {
-	hw := sha256.New()
-	if _, err := io.Copy(hw, io.NewSectionReader(f, 0, size)); err != nil {
-		return "", false, 0, err
-	}
-	h = hex.EncodeToString(hw.Sum(nil))
-	if o.has(h) {
-		return h, true, 0, nil
-	}
-	sample := make([]byte, min(size, 64<<10))
-	if _, err := f.ReadAt(sample, 0); err != nil {
-		return h, false, 0, err
-	}
-	written, err = o.write(h, io.NewSectionReader(f, 0, size), sample)
-	return h, err == nil && o.has(h), written, err
-}
-
-// write appends what r gives to the pack, compressed when its sample
-// shows that saves a tenth, and lists it if it hashes to h.
-func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
+// put stores the n bytes of r under their hash h, compressed when a
+// sample shows that saves a tenth. It is not listed when r no longer
+// hashes to h (what was written is dead space).
+func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.load(); err != nil || o.table[h].n > 0 {
-		return 0, err
+		return err
 	}
+	sample := make([]byte, min(n, 64<<10))
+	r.ReadAt(sample, 0)
 	var zw *zlib.Writer
 	var z bytes.Buffer
 	if len(sample) >= minCompress {
@@ -180,16 +121,17 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	}
 	err := o.open()
 	hw := sha256.New()
+	src := io.TeeReader(io.NewSectionReader(r, 0, n), hw)
 	o.bw.Reset(o.w)
 	if err == nil && zw != nil && z.Len() < len(sample)*9/10 {
 		o.bw.WriteByte('z')
 		zw.Reset(o.bw)
-		if _, err = io.Copy(zw, io.TeeReader(r, hw)); err == nil {
+		if _, err = io.Copy(zw, src); err == nil {
 			err = zw.Close()
 		}
 	} else if err == nil {
 		o.bw.WriteByte('r')
-		_, err = io.Copy(o.bw, io.TeeReader(r, hw))
+		_, err = io.Copy(o.bw, src)
 	}
 	if err == nil {
 		err = o.bw.Flush()
@@ -200,17 +142,17 @@ func (o *objects) write(h string, r io.Reader, sample []byte) (int64, error) {
 	}
 	if err != nil {
 		o.err = fmt.Errorf("content store: %w", err)
-		return 0, o.err
+		return o.err
 	}
-	off, n := o.wsize, end-o.wsize
+	off, size := o.wsize, end-o.wsize
 	o.wsize = end
 	if hex.EncodeToString(hw.Sum(nil)) != h {
-		return 0, nil // changed while it was read
+		return nil // changed while it was read
 	}
-	o.table[h] = packed{o.wnum, off, n}
-	o.pending = appendEntry(o.pending, h, off, n)
-	o.disk += n + entryCost
-	return n + entryCost, nil
+	o.table[h] = packed{o.wnum, off, size}
+	o.pending = appendEntry(o.pending, h, off, size)
+	o.disk += size + entryCost
+	return nil
 }
 
 // open opens the pack to append to, beginning a new one when the last is
@@ -226,7 +168,7 @@ func (o *objects) open() error {
 		o.w.Close()
 		o.w = nil
 	}
-	nums, err := o.packs()
+	nums, _, err := numbered(o.dir)
 	if err != nil {
 		return err
 	}
@@ -334,11 +276,11 @@ func (o *objects) copyTo(w io.Writer, h string) error {
 	} else if tag != 'r' {
 		err = errors.New("unknown format")
 	}
-	var hw hash.Hash = sha256.New()
+	var got string
 	if err == nil {
-		_, err = io.Copy(io.MultiWriter(w, hw), r)
+		got, _, err = hashOf(io.TeeReader(r, w))
 	}
-	if err == nil && hex.EncodeToString(hw.Sum(nil)) != h {
+	if err == nil && got != h {
 		err = errors.New("it does not match its hash")
 	}
 	if err != nil {
@@ -359,10 +301,8 @@ func (o *objects) sizes() (map[string]int64, error) {
 	return out, err
 }
 
-// compact gives back the space of contents live does not want: a pack
-// where dead bytes take a quarter or more (with all, any) is copied live
-// into a new pack, listed before the old one goes: a crash leaves contents
-// twice, never nowhere.
+// compact copies the live contents of a pack a quarter dead (with all, any)
+// into a new one, listed before the old goes: a crash leaves them twice.
 func (o *objects) compact(live func(h string) bool, all bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -386,7 +326,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 			delete(o.table, h)
 		}
 	}
-	nums, err := o.packs()
+	nums, _, err := numbered(o.dir)
 	for i, num := range nums {
 		if err != nil {
 			return err
@@ -406,7 +346,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		}
 	}
 	if err == nil {
-		o.disk, err = o.measure()
+		_, o.disk, err = numbered(o.dir)
 	}
 	return err
 }

@@ -114,7 +114,7 @@ func TestCrashWhilePacking(t *testing.T) {
 func packsHaveDeadBytes(t *testing.T, f *fixture) bool {
 	t.Helper()
 	o := &objects{dir: f.h.obj.dir}
-	nums, err := o.packs()
+	nums, _, err := numbered(o.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

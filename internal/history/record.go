@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,7 +91,12 @@ type Turn struct {
 	f        *os.File // open for appending; nil for ReadTurn
 	dirty    bool     // records added since the last Sync
 	newDirs  []string // folders whose new entries the next Sync makes durable
-	rec      *recorder
+	// Set by History.Turn: the index as the turn has seen it, and what it
+	// may still read and store.
+	h       *History
+	ix      *index
+	lim     *limits
+	scanned bool // the index reflects a full scan made in this turn
 }
 
 func (s Store) turnPath(id string, seq int) string {
@@ -100,22 +105,32 @@ func (s Store) turnPath(id string, seq int) string {
 
 // Turns lists the sequence numbers that have a turn, oldest first.
 func (s Store) Turns(id string) ([]int, error) {
-	entries, err := os.ReadDir(filepath.Join(s.Folder(id), "turns"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	seqs, _, err := numbered(filepath.Join(s.Folder(id), "turns"))
 	if err != nil {
 		return nil, fmt.Errorf("list turns of %s: %w", id, err)
 	}
-	var seqs []int
+	return seqs, nil
+}
+
+// numbered lists the numbers that name the files of dir with their one
+// extension ("0003.jsonl", "000001.pack"), ascending, each once, and the disk space the files take
+// in whole blocks of 4 KB.
+func numbered(dir string) (nums []int, disk int64, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, err
+	}
 	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if n, err := strconv.Atoi(name); ok && err == nil {
-			seqs = append(seqs, n)
+		name, ext, _ := strings.Cut(e.Name(), ".")
+		if n, err := strconv.Atoi(name); err == nil && n > 0 && !strings.Contains(ext, ".") {
+			nums = append(nums, n)
+		}
+		if info, err := e.Info(); err == nil {
+			disk += (info.Size() + 4095) &^ 4095
 		}
 	}
-	sort.Ints(seqs)
-	return seqs, nil
+	slices.Sort(nums)
+	return slices.Compact(nums), disk, nil
 }
 
 // OpenTurn opens the record of the turn answering request seq for
@@ -202,8 +217,8 @@ func (t *Turn) Add(r Record) error {
 // records that refer to them, and the folders a new record was made in.
 func (t *Turn) Sync() error {
 	var err error
-	if t.rec != nil {
-		err = t.rec.h.obj.sync()
+	if t.h != nil {
+		err = t.h.obj.sync()
 	}
 	if err == nil && t.dirty {
 		err = t.f.Sync()
@@ -222,10 +237,11 @@ func (t *Turn) Sync() error {
 
 // Append writes a record durably.
 func (t *Turn) Append(r Record) error {
-	if err := t.Add(r); err != nil {
-		return err
+	err := t.Add(r)
+	if err == nil {
+		err = t.Sync()
 	}
-	return t.Sync()
+	return err
 }
 
 // Close releases the record; what was added stays written.
@@ -238,22 +254,16 @@ func (t *Turn) Close() {
 
 // Begun returns the turn's begin record, if it has one.
 func (t *Turn) Begun() (Record, bool) {
-	for _, r := range t.Records {
-		if r.Kind == RecordBegin {
-			return r, true
-		}
+	i := slices.IndexFunc(t.Records, func(r Record) bool { return r.Kind == RecordBegin })
+	if i < 0 {
+		return Record{}, false
 	}
-	return Record{}, false
+	return t.Records[i], true
 }
 
 // Has reports whether the turn has a record of that kind.
 func (t *Turn) Has(kind RecordKind) bool {
-	for _, r := range t.Records {
-		if r.Kind == kind {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Records, func(r Record) bool { return r.Kind == kind })
 }
 
 // Unfinished returns the begin record of the session's current turn when

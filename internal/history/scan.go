@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,9 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime"
+	"path"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/courier-agent/courier/internal/human"
@@ -98,19 +98,12 @@ func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
 	return cx
 }
 
-// limits is what one turn may still read (turnLeft) and store of
-// baseline content (budgetLeft): content protecting files no command
-// changed may not pass the budget, while what commands wrote is stored
-// regardless, and old turns are pruned.
-type limits struct {
-	mu                   sync.Mutex
-	turnLeft, budgetLeft int64
-}
+// limits is what one turn may still read, and store of content no command
+// changed (what commands wrote is stored regardless; old turns are pruned).
+type limits struct{ turnLeft, budgetLeft int64 }
 
 // read takes n bytes from what the turn may read.
 func (l *limits) read(n int64) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if n > l.turnLeft {
 		return false
 	}
@@ -118,14 +111,11 @@ func (l *limits) read(n int64) bool {
 	return true
 }
 
-// store takes n bytes from what the store may grow by (0: is there
-// room?).
+// store takes n bytes from what the store may grow by (0: is there room?).
 func (l *limits) store(n int64, baseline bool) bool {
 	if n > 0 {
 		n += 41 // its format byte and its index entry
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if baseline && n > l.budgetLeft {
 		return false
 	}
@@ -134,7 +124,7 @@ func (l *limits) store(n int64, baseline bool) bool {
 }
 
 // scanner walks the workspace once, comparing with the previous index as
-// it goes (both in walk order); changed files are read by workers.
+// it goes (both in walk order).
 type scanner struct {
 	h        *History
 	prev     []Entry
@@ -150,25 +140,6 @@ type scanner struct {
 	out      []Entry
 	skipped  []Skipped
 	count    int
-	jobs     chan job
-	mu       sync.Mutex
-	results  []readResult
-}
-
-type job struct {
-	path     string
-	f        *os.File
-	size     int64
-	baseline bool
-}
-
-type readResult struct {
-	path          string
-	hash          string
-	stored, racy  bool
-	read, written int64
-	err           error
-	overLimit     bool
 }
 
 // onlyPaths is the scanner's only for a file command's paths.
@@ -188,10 +159,8 @@ func onlyPaths(paths []string) map[string]uint8 {
 	return only
 }
 
-// scan walks the workspace. sticky keeps the previous boundaries;
-// baseline says the contents read are no command's doing; only limits the
-// walk, and blocked reports something not a folder where one of only's
-// folders should be (only a full scan sees where a write there lands).
+// scan walks the workspace. sticky keeps the previous boundaries; baseline:
+// no command's doing; blocked: a non-folder stands where only has a folder.
 func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
 	root, err := openRoot(h.ws.Dir())
 	if err != nil {
@@ -199,21 +168,10 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	}
 	defer closeFD(root)
 	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
-		racyFrom: time.Now().Add(-racyWindow).UnixNano(), jobs: make(chan job, 64), out: make([]Entry, 0, len(prev)+16)}
+		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 0, len(prev)+16)}
 	var top Entry
 	if err := fstat(root, &top); err != nil {
 		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
-	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 4) {
-		wg.Go(func() {
-			for j := range sc.jobs {
-				r := h.readContent(j, sc.lim, sc.racyFrom)
-				sc.mu.Lock()
-				sc.results = append(sc.results, r)
-				sc.mu.Unlock()
-			}
-		})
 	}
 	sc.out = append(sc.out, top)
 	if len(prev) > 0 && prev[0].Path == "" {
@@ -225,49 +183,18 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 			sc.out = append(sc.out, prev[sc.pi]) // the rest of a limited walk
 		}
 	}
-	close(sc.jobs)
-	wg.Wait()
-	for _, r := range sc.results {
-		i := sort.Search(len(sc.out), func(i int) bool { return cmpPath(sc.out[i].Path, r.path) >= 0 })
-		sc.settle(&sc.out[i], r)
-	}
-	sort.Slice(sc.skipped, func(i, j int) bool { return cmpPath(sc.skipped[i].Path, sc.skipped[j].Path) < 0 })
 	return sc.out, sc.skipped, sc.blocked, nil
 }
 
-// settle puts what reading a file found into its entry.
-func (sc *scanner) settle(e *Entry, r readResult) {
-	if reason := sc.h.why(r); reason != "" {
-		sc.skipped = append(sc.skipped, Skipped{Path: e.Path, Reason: reason})
-	}
-	if r.err != nil {
-		e.Hash, e.Flags = "", e.Flags&^Stored
-		return
-	}
-	e.Hash = r.hash
-	if r.stored {
-		e.Flags |= Stored
-	}
-	if r.racy {
-		e.Flags |= racy
-	}
-}
-
-// why says why a content was not stored ("" when it was).
-func (h *History) why(r readResult) string {
-	switch {
-	case r.err != nil:
-		return "could not be read: " + r.err.Error()
-	case r.overLimit:
+// why says why a content was not stored.
+func (h *History) why(overLimit bool) string {
+	if overLimit {
 		return "past the turn's snapshot limit of " + human.ExactBytes(h.opts.TurnLimit)
-	case !r.stored:
-		return "past the snapshot budget of " + human.ExactBytes(h.opts.Budget)
 	}
-	return ""
+	return "past the snapshot budget of " + human.ExactBytes(h.opts.Budget)
 }
 
-// seek moves the cursor in the previous index to p, returning its entry
-// or nil.
+// seek moves the cursor in the previous index to p, returning its entry.
 func (sc *scanner) seek(p string) *Entry {
 	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
 		if q := sc.prev[sc.pi]; sc.only != nil && sc.only[q.Path] == 0 {
@@ -319,7 +246,7 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 	sc.count += len(names)
 	sort.Strings(names)
 	for _, name := range names {
-		p := join(dir, name)
+		p := path.Join(dir, name)
 		prev := sc.seek(p)
 		if sc.only != nil && sc.only[p] == 0 {
 			sc.keepPrev(p, true)
@@ -392,16 +319,17 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 		sc.out = append(sc.out, e)
 		if !forced && !sc.lim.read(e.Size) {
 			if e.Hash == "" {
-				sc.skip(e.Path, sc.h.why(readResult{overLimit: true}))
+				sc.skip(e.Path, sc.h.why(true))
 			}
 			return
 		}
 		f, err := openFileAt(fd, name)
+		if err == nil {
+			err = sc.read(f, &sc.out[len(sc.out)-1], baseline)
+		}
 		if err != nil {
 			sc.skip(e.Path, "could not be read: "+err.Error())
-			return
 		}
-		sc.jobs <- job{path: e.Path, f: f, size: e.Size, baseline: baseline}
 	default:
 		sc.out = append(sc.out, e)
 	}
@@ -427,43 +355,56 @@ func (sc *scanner) enter(fd int, name string, cx walkCtx) {
 	sc.walkDir(sub, d.Path, cx)
 }
 
-// readContent hashes a file and stores it if the limits allow. It reads
-// at most the size the walk saw (a growing file cannot hold the scan), and
-// marks it racy if it changed meanwhile.
-func (h *History) readContent(j job, lim *limits, racyFrom int64) (r readResult) {
-	defer j.f.Close()
-	r.path = j.path
+// read hashes and stores a file as the limits allow, at most the size the
+// walk saw (a growing file cannot hold the scan); racy if it changed.
+func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
+	defer f.Close()
+	e.Hash, e.Flags = "", e.Flags&^Stored
 	var before, after Entry
-	if r.err = fstat(int(j.f.Fd()), &before); r.err == nil && before.Kind != File {
-		r.err = errors.New("not a regular file any more")
+	if err := fstat(int(f.Fd()), &before); err != nil {
+		return err
 	}
-	if r.err != nil {
-		return r
+	if before.Kind != File {
+		return errors.New("not a regular file any more")
 	}
-	if j.size <= smallFile {
-		data := make([]byte, j.size)
-		n, err := io.ReadFull(j.f, data)
+	var src io.ReaderAt = f
+	var r io.Reader = io.NewSectionReader(f, 0, e.Size)
+	if e.Size <= smallFile {
+		data := make([]byte, e.Size)
+		n, err := io.ReadFull(f, data)
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-			r.err = err
-			return r
+			return err
 		}
-		r.read, r.hash = int64(n), Hash(data[:n])
-		if r.stored = h.obj.has(r.hash); !r.stored && lim.store(int64(n), j.baseline) {
-			r.written, r.err = h.obj.put(r.hash, data[:n])
-			r.stored = r.err == nil
+		br := bytes.NewReader(data[:n])
+		src, r = br, br
+	}
+	h, n, err := hashOf(r)
+	if err != nil {
+		return err
+	}
+	stored := sc.h.obj.has(h)
+	if !stored && sc.lim.store(n, baseline) {
+		if err := sc.h.obj.put(h, src, n); err != nil {
+			return err
 		}
-	} else if lim.store(j.size, j.baseline) {
-		r.read = j.size
-		r.hash, r.stored, r.written, r.err = h.obj.putFile(j.f, j.size)
+		stored = sc.h.obj.has(h)
+	}
+	e.Hash = h
+	if stored {
+		e.Flags |= Stored
 	} else {
-		hw := sha256.New()
-		r.read, r.err = io.Copy(hw, io.LimitReader(j.f, j.size))
-		r.hash = hex.EncodeToString(hw.Sum(nil))
-		r.stored = h.obj.has(r.hash)
+		sc.skip(e.Path, sc.h.why(false))
 	}
-	if r.err == nil && (fstat(int(j.f.Fd()), &after) != nil || !after.sameStat(&before) || r.read != j.size ||
-		after.Mtime >= racyFrom || after.Ctime >= racyFrom) {
-		r.racy = true
+	if fstat(int(f.Fd()), &after) != nil || !after.sameStat(&before) || n != e.Size ||
+		after.Mtime >= sc.racyFrom || after.Ctime >= sc.racyFrom {
+		e.Flags |= racy
 	}
-	return r
+	return nil
+}
+
+// hashOf is the Hash of what r holds, and its size.
+func hashOf(r io.Reader) (string, int64, error) {
+	hw := sha256.New()
+	n, err := io.Copy(hw, r)
+	return hex.EncodeToString(hw.Sum(nil)), n, err
 }

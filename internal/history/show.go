@@ -277,15 +277,19 @@ func displayItem(p string, dir bool) string {
 	return display(p)
 }
 
-// FoldPaths lists paths in at most n lines: each path while they fit,
+// foldPaths lists paths in at most n lines: each path while they fit,
 // else folded into their folders, "gen/ (2,000 files)", and past even
-// that "and N more". isDir tells the folders (shown with a "/").
-func FoldPaths(paths []string, isDir func(string) bool, n int) []string {
+// that "and N more". The folders among them are shown with a "/".
+func foldPaths(paths, folders []string, n int) []string {
 	n = max(n, 1)
+	isDir := map[string]bool{}
+	for _, f := range folders {
+		isDir[f] = true
+	}
 	items := make([]item, len(paths))
 	for i, p := range paths {
-		kind := map[bool]string{true: "folder", false: "file"}[isDir(p)]
-		items[i] = item{path: p, dir: isDir(p), text: displayItem(p, isDir(p)), counts: map[string]int{kind: 1}}
+		kind := map[bool]string{true: "folder", false: "file"}[isDir[p]]
+		items[i] = item{path: p, dir: isDir[p], text: displayItem(p, isDir[p]), counts: map[string]int{kind: 1}}
 	}
 	items = fold(items, n, func(it item) string {
 		var parts []string
@@ -546,8 +550,7 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 			Undone: t.Has(RecordUndone), Pruned: t.Has(RecordPruned), Finished: seq < st.SequenceNumber || st.IsComplete}
 		results := map[int]*command.Result{}
 		for k, r := range t.Records {
-			switch {
-			case r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil:
+			if r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil {
 				results[r.Index] = r.Result
 			}
 			if r.Kind == RecordResult && r.Result != nil && !r.Result.Success() {
@@ -577,32 +580,13 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 	return out, nil
 }
 
-// turnChanges merges what each command of a turn changed: each path
-// once, from before the turn's first change of it to after its last, and
-// none that ended as it began.
+// turnChanges is what a turn changed, each path once (see plan).
 func turnChanges(recs []Record) Changes {
-	var cs Changes
-	at := map[string]int{}
-	for k, r := range recs {
-		if r.Kind != RecordChanged || r.Index < 0 {
-			continue
+	cs := Changes{List: plan(recs), Lost: notUndoable(recs)}
+	for _, r := range recs {
+		if r.Kind == RecordChanged && r.Index >= 0 {
+			cs.Skipped = append(cs.Skipped, r.Skipped...)
 		}
-		one := changesAt(recs, k)
-		for _, c := range one.List {
-			if i, ok := at[c.Path]; ok {
-				cs.List[i].After = c.After
-				continue
-			}
-			at[c.Path] = len(cs.List)
-			cs.List = append(cs.List, c)
-		}
-		cs.Skipped = append(cs.Skipped, one.Skipped...)
-		cs.Lost = append(cs.Lost, one.Lost...)
 	}
-	cs.List = slices.DeleteFunc(cs.List, func(c Change) bool {
-		b, a := c.Before, c.After
-		return b == nil && a == nil || b != nil && a != nil && b.Kind == a.Kind && b.Mode == a.Mode && b.Target == a.Target && (b.Kind != File || b.sameContent(a))
-	})
-	slices.SortStableFunc(cs.List, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
 	return cs
 }

@@ -46,8 +46,7 @@ func TestSummaryCountsWhatCannotBeUndone(t *testing.T) {
 // folder at the deepest level that fits, with what each folder stands
 // for; past even that, the rest is counted.
 func TestFoldPaths(t *testing.T) {
-	folders := map[string]bool{"src": true, "src/sub": true, "gen": true, "gen/a": true, "gen/b": true}
-	isDir := func(p string) bool { return folders[p] }
+	folders := []string{"src", "src/sub", "gen", "gen/a", "gen/b"}
 	var paths []string
 	paths = append(paths, "big.bin", "src", "src/sub", "src/sub/x", "src/a.go", "gen/a", "gen/b")
 	for i := range 1500 {
@@ -64,9 +63,9 @@ func TestFoldPaths(t *testing.T) {
 		{paths, 2, []string{"big.bin", "and 3,006 more"}},
 		{[]string{"odd,name", "x/1", "x/2", "x/3"}, 2, []string{`"odd,name"`, "x/ (3 files)"}},
 	} {
-		got := FoldPaths(tc.paths, isDir, tc.max)
+		got := foldPaths(tc.paths, folders, tc.max)
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-			t.Errorf("FoldPaths(%d paths, %d):\n%s\nwant\n%s", len(tc.paths), tc.max, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			t.Errorf("foldPaths(%d paths, %d):\n%s\nwant\n%s", len(tc.paths), tc.max, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 		}
 	}
 }

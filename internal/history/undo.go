@@ -8,12 +8,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
-	"github.com/courier-agent/courier/internal/command"
 )
 
 // Report says what undoing a turn did.
@@ -33,24 +34,15 @@ type Report struct {
 	Outbox   string // the request that tells the LLM
 }
 
-// undoListed caps the lines a list of paths takes: an undone "rm -rf" may
-// put back thousands of files.
+// undoListed caps a list of paths: an undone "rm -rf" puts back thousands.
 const undoListed = 30
 
 // FoldedRestored and FoldedRemoved list the paths in at most undoListed
 // lines, folder by folder when they are many.
-func (r Report) FoldedRestored() []string { return r.fold(r.Restored) }
+func (r Report) FoldedRestored() []string { return foldPaths(r.Restored, r.Folders, undoListed) }
 
 // FoldedRemoved: see FoldedRestored.
-func (r Report) FoldedRemoved() []string { return r.fold(r.Removed) }
-
-func (r Report) fold(paths []string) []string {
-	folders := map[string]bool{}
-	for _, f := range r.Folders {
-		folders[f] = true
-	}
-	return FoldPaths(paths, func(p string) bool { return folders[p] }, undoListed)
-}
+func (r Report) FoldedRemoved() []string { return foldPaths(r.Removed, r.Folders, undoListed) }
 
 // Notice tells the LLM what the undo did.
 func (r Report) Notice() string {
@@ -81,10 +73,8 @@ func (r Report) Notice() string {
 // UndoTail ends an undo's notice; of several in a row, only the last's.
 const UndoTail = " Take the workspace as it is now (read again what you need) and continue."
 
-// Undo puts back every path turn seq changed as it was before the turn.
-// It is safe to run again after a crash: each step skips a path already
-// back, and content changed since the turn is set aside, durably, before
-// the path is touched. The caller records that the turn was undone.
+// Undo puts back every path turn seq changed; run again after a crash, it
+// skips what is back. The caller records that the turn was undone.
 func (h *History) Undo(seq int) (Report, error) {
 	rep := Report{Sequence: seq, Kept: map[string]string{}}
 	t, err := h.store.ReadTurn(h.id, seq)
@@ -124,19 +114,13 @@ func (h *History) Undo(seq int) (Report, error) {
 		}
 		return nil
 	})
-	// The commands' changes were put back if each that ran has them
-	// recorded.
-	begin, _ := t.Begun()
+	// The commands' changes were put back if each RUN_COMMAND that started
+	// has them recorded.
 	changed := map[int]bool{}
 	for _, rec := range t.Records {
 		changed[rec.Index] = changed[rec.Index] || rec.Kind == RecordChanged
 	}
-	rep.Commands = true
-	for _, rec := range t.Records {
-		if rec.Kind == RecordStart && !changed[rec.Index] && rec.Index < len(begin.Commands) && begin.Commands[rec.Index].Type == command.RunCommand {
-			rep.Commands = false
-		}
-	}
+	rep.Commands = !slices.ContainsFunc(t.Records, func(rec Record) bool { return rec.Kind == RecordStart && !changed[rec.Index] })
 	return rep, nil
 }
 
@@ -165,10 +149,8 @@ func (r *restorer) run(recs []Record) {
 		switch {
 		case c.Ignored():
 			r.fail(c.Path, reasonIgnored)
-		case !c.Undoable() && why[c.Path] != "":
-			r.fail(c.Path, reasonNotStored+": "+why[c.Path])
 		case !c.Undoable():
-			r.fail(c.Path, reasonNotStored)
+			r.fail(c.Path, strings.TrimSuffix(reasonNotStored+": "+why[c.Path], ": "))
 		default:
 			todo = append(todo, c)
 			if c.Kind() == File {
@@ -265,11 +247,11 @@ func (r *restorer) stat(p string) *Entry {
 		return e
 	}
 	fd, err := r.ch.open(parentOf(p))
-	if err != nil || lstatAt(fd, baseOf(p), e) != nil {
+	if err != nil || lstatAt(fd, path.Base(p), e) != nil {
 		return nil
 	}
 	if e.Kind == Symlink {
-		e.Target, _ = readlinkAt(fd, baseOf(p))
+		e.Target, _ = readlinkAt(fd, path.Base(p))
 	}
 	return e
 }
@@ -283,7 +265,7 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 		return
 	}
 	if cur.Kind == Dir {
-		if err := rmdirAt(fd, baseOf(c.Path)); err != nil {
+		if err := rmdirAt(fd, path.Base(c.Path)); err != nil {
 			reason := "could not remove the folder: " + err.Error()
 			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
 				reason = "the folder holds files the snapshot does not cover, so it was left in place"
@@ -297,7 +279,7 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 	if !r.setAside(c, cur) {
 		return
 	}
-	if err := unlinkAt(fd, baseOf(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := unlinkAt(fd, path.Base(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.fail(c.Path, "could not remove it: "+err.Error())
 	}
 }
@@ -313,7 +295,7 @@ func (r *restorer) put(c *Change) {
 		r.fail(c.Path, err.Error())
 		return
 	}
-	name, cur := baseOf(c.Path), r.stat(c.Path)
+	name, cur := path.Base(c.Path), r.stat(c.Path)
 	switch b.Kind {
 	case Dir:
 		if cur == nil {
@@ -321,14 +303,15 @@ func (r *restorer) put(c *Change) {
 				r.fail(c.Path, "could not create the folder: "+err.Error())
 			}
 		}
-	case Symlink:
-		if cur != nil && cur.Kind == Symlink && cur.Target == b.Target || !r.setAside(c, cur) {
+	case Symlink, File:
+		if r.already(c, cur) || !r.setAside(c, cur) {
 			return
 		}
 		tmp := tempName(c.Path)
 		unlinkAt(fd, tmp)
-		if err := symlinkAt(b.Target, fd, tmp); err != nil {
-			r.fail(c.Path, "could not create the symlink: "+err.Error())
+		if err := r.writeContent(fd, tmp, b); err != nil {
+			unlinkAt(fd, tmp)
+			r.fail(c.Path, err.Error())
 			return
 		}
 		r.rename(fd, tmp, c.Path)
@@ -340,41 +323,31 @@ func (r *restorer) put(c *Change) {
 			}
 		}
 		r.chmod(c.Path, b.Mode)
-	case File:
-		r.putFile(c, fd, cur)
 	default:
 		// A socket or device whose mode alone changed.
 		r.chmod(c.Path, b.Mode)
 	}
 }
 
-// putFile gives a file its earlier content and mode, unless it has it.
-func (r *restorer) putFile(c *Change, fd int, cur *Entry) {
+// already reports whether a file or symlink is as before the turn (a
+// file given back its mode), or must be left alone.
+func (r *restorer) already(c *Change, cur *Entry) bool {
 	b := c.Before
-	if cur != nil && cur.Kind == File {
-		h, err := r.hashNow(cur)
-		if err != nil {
-			r.fail(c.Path, err.Error())
-			return
-		}
-		if h == b.Hash {
-			if cur.Mode != b.Mode {
-				r.chmod(c.Path, b.Mode)
-			}
-			return
-		}
+	switch {
+	case cur == nil || cur.Kind != b.Kind:
+		return false
+	case b.Kind == Symlink:
+		return cur.Target == b.Target
 	}
-	if !r.setAside(c, cur) {
-		return
-	}
-	tmp := tempName(c.Path)
-	unlinkAt(fd, tmp)
-	if err := r.writeContent(fd, tmp, b); err != nil {
-		unlinkAt(fd, tmp)
+	h, err := r.hashNow(cur)
+	if err != nil {
 		r.fail(c.Path, err.Error())
-		return
+		return true
 	}
-	r.rename(fd, tmp, c.Path)
+	if h == b.Hash && cur.Mode != b.Mode {
+		r.chmod(c.Path, b.Mode)
+	}
+	return h == b.Hash
 }
 
 // hashNow hashes a file as it is now; "" past the turn limit.
@@ -386,16 +359,16 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := openFileAt(fd, baseOf(cur.Path))
+	f, err := openFileAt(fd, path.Base(cur.Path))
 	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
 	defer f.Close()
-	hw := sha256.New()
-	if _, err := io.Copy(hw, io.LimitReader(f, r.h.opts.TurnLimit)); err != nil {
+	h, _, err := hashOf(io.LimitReader(f, r.h.opts.TurnLimit))
+	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
-	return hex.EncodeToString(hw.Sum(nil)), nil
+	return h, nil
 }
 
 // setAside keeps what stands at a path, when it is not what the turn
@@ -444,7 +417,7 @@ func (r *restorer) copyAside(p, dst string) error {
 	if err != nil {
 		return err
 	}
-	src, err := openFileAt(fd, baseOf(p))
+	src, err := openFileAt(fd, path.Base(p))
 	if err != nil {
 		return err
 	}
@@ -463,8 +436,14 @@ func (r *restorer) copyAside(p, dst string) error {
 	return f.Commit()
 }
 
-// writeContent writes an entry's stored content into a new file.
+// writeContent makes name the symlink or file b was, content from the store.
 func (r *restorer) writeContent(fd int, name string, b *Entry) error {
+	if b.Kind == Symlink {
+		if err := symlinkAt(b.Target, fd, name); err != nil {
+			return fmt.Errorf("could not create the symlink: %w", err)
+		}
+		return nil
+	}
 	f, err := createAt(fd, name)
 	if err != nil {
 		return fmt.Errorf("could not write it: %w", err)
@@ -482,7 +461,7 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 }
 
 func (r *restorer) rename(fd int, tmp, p string) {
-	if err := renameAt(fd, tmp, baseOf(p)); err != nil {
+	if err := renameAt(fd, tmp, path.Base(p)); err != nil {
 		unlinkAt(fd, tmp)
 		r.fail(p, "could not put it back: "+err.Error())
 	}
@@ -504,7 +483,7 @@ func (r *restorer) parent(p string) (int, error) {
 		if err != nil {
 			return -1, err
 		}
-		if err := mkdirAt(pfd, baseOf(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := mkdirAt(pfd, path.Base(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return -1, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
 		}
 	}
@@ -519,7 +498,7 @@ func (r *restorer) chmod(p string, mode uint32) {
 	} else if fd, oerr := r.ch.open(parentOf(p)); oerr != nil {
 		err = oerr
 	} else {
-		err = chmodAt(fd, baseOf(p), mode)
+		err = chmodAt(fd, path.Base(p), mode)
 	}
 	if err != nil {
 		r.fail(p, "could not set its mode: "+err.Error())

@@ -58,13 +58,11 @@ func Count(n int, noun, plural string) string {
 
 // Thousands writes n with comma separators, as people read token counts.
 func Thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	s := fmt.Sprint(max(n, -n))
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
-	if neg {
+	if n < 0 {
 		s = "-" + s
 	}
 	return s
@@ -115,10 +113,7 @@ func Lines(s string) int {
 
 // Tokens guesses how many tokens a chat model counts for text: about four
 // characters a token for English prose and code.
-func Tokens(text string) int { return TokensOf(utf8.RuneCountInString(text)) }
-
-// TokensOf is Tokens for a text of that many characters.
-func TokensOf(runes int) int { return (runes + 3) / 4 }
+func Tokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
 
 // Duration writes a duration without its zero tails: "2m", not "2m0s".
 func Duration(d time.Duration) string {
