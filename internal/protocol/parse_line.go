@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -65,42 +64,6 @@ func cleanLine(s string) string {
 	return b.String()
 }
 
-// junk reports the size of an invisible character or non-ASCII space
-// (see isInvisible and isWideSpace) at the start of s, and which it is; 0
-// for anything else. It reads their UTF-8 bytes rather than decoding.
-func junk(s string) (size int, space bool) {
-	if len(s) < 2 {
-		return 0, false
-	}
-	switch s[0] {
-	case 0xC2: // U+00A0
-		if s[1] == 0xA0 {
-			return 2, true
-		}
-	case 0xE2:
-		if len(s) < 3 {
-			return 0, false
-		}
-		switch {
-		case s[1] == 0x80 && (s[2] == 0x8B || s[2] == 0x8C || s[2] == 0x8D): // U+200B-U+200D
-			return 3, false
-		case s[1] == 0x81 && s[2] == 0xA0: // U+2060
-			return 3, false
-		case s[1] == 0x80 && (s[2] == 0xAF || s[2] == 0x87): // U+202F, U+2007
-			return 3, true
-		}
-	case 0xEF: // U+FEFF
-		if len(s) >= 3 && s[1] == 0xBB && s[2] == 0xBF {
-			return 3, false
-		}
-	case 0xE3: // U+3000
-		if len(s) >= 3 && s[1] == 0x80 && s[2] == 0x80 {
-			return 3, true
-		}
-	}
-	return 0, false
-}
-
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 
 func skipBlanks(s string, i int) int {
@@ -117,41 +80,7 @@ func trimLine(s string) string {
 }
 
 // isBlankLine reports a line with nothing a reader would see.
-func isBlankLine(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isBlank(s[i]) {
-			if s[i] < utf8.RuneSelf && s[i] != '\r' && s[i] != '\v' && s[i] != '\f' {
-				return false // printable ASCII: the line shows something
-			}
-			return cleansToSpace(s[i:])
-		}
-	}
-	return true
-}
-
-// cleansToSpace reports trimLine(s) == "" without building the cleaned
-// line: every character is a space, invisible, or a non-ASCII space.
-func cleansToSpace(s string) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !isSpaceASCII(c) {
-				return false
-			}
-			i++
-			continue
-		}
-		if n, _ := junk(s[i:]); n > 0 {
-			i += n
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) { // U+FFFD, what cleaning makes of bad bytes, is not
-			return false
-		}
-		i += size
-	}
-	return true
-}
+func isBlankLine(s string) bool { return trimLine(s) == "" }
 
 // skipListMarker returns the index after a Markdown list marker ("- ",
 // "* ", "+ ", "1. ", "1) ") that starts at i, or i when there is none.
@@ -178,15 +107,8 @@ func skipListMarker(s string, i int) int {
 // skipJunk skips blanks, invisible characters and non-ASCII spaces.
 func skipJunk(s string, i int) int {
 	for i < len(s) {
-		if isBlank(s[i]) {
-			i++
-			continue
-		}
-		if s[i] < utf8.RuneSelf {
-			return i
-		}
-		n, _ := junk(s[i:])
-		if n == 0 {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != ' ' && r != '\t' && !isInvisible(r) && !isWideSpace(r) {
 			return i
 		}
 		i += n

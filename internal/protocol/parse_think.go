@@ -59,71 +59,8 @@ func hasThinkClose(s string) bool {
 
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
-	// Most lines with a '<' are markup, refused by their ends: cleaning
-	// and trimming leave ASCII characters that are not spaces where they
-	// are, so "<d..." cannot start with "</think" nor "...v>" end with
-	// "</think>" or "</thinking>".
-	a, b := 0, len(line)-1
-	for a <= b && isSpaceASCII(line[a]) {
-		a++
-	}
-	for b >= a && isSpaceASCII(line[b]) {
-		b--
-	}
-	if b-a < 6 || !maybeFrom(line, a, "</t") && !maybeTo(line, b, "k>") && !maybeTo(line, b, "g>") {
-		return false
-	}
-	var s string
-	if isASCII(line) {
-		s = trimSpaceASCII(line)
-		// Most lines with a '<' are markup: refused by their ends.
-		if len(s) < 7 || (s[0] != '<' && s[len(s)-1] != '>') {
-			return false
-		}
-	} else {
-		s = trimLine(line)
-	}
+	s := trimLine(line)
 	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
-}
-
-// maybeFrom reports whether the line, cleaned, might have the lower-case
-// ASCII prefix p (in any case) at i: it cannot when one of the bytes from
-// i on is ASCII and differs, before any that is not ASCII.
-func maybeFrom(line string, i int, p string) bool {
-	for k := 0; k < len(p); k++ {
-		if i+k >= len(line) || line[i+k] >= utf8.RuneSelf {
-			return true
-		}
-		if c := line[i+k]; c != p[k] && c|0x20 != p[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// maybeTo is maybeFrom for a suffix p ending at j.
-func maybeTo(line string, j int, p string) bool {
-	for k := 0; k < len(p); k++ {
-		if j-k < 0 || line[j-k] >= utf8.RuneSelf {
-			return true
-		}
-		if c := line[j-k]; c != p[len(p)-1-k] && c|0x20 != p[len(p)-1-k] {
-			return false
-		}
-	}
-	return true
-}
-
-// trimSpaceASCII is strings.TrimSpace for ASCII text.
-func trimSpaceASCII(s string) string {
-	i, j := 0, len(s)
-	for i < j && isSpaceASCII(s[i]) {
-		i++
-	}
-	for j > i && isSpaceASCII(s[j-1]) {
-		j--
-	}
-	return s[i:j]
 }
 
 // hasSuffixFold is hasPrefixFold for a suffix.
