@@ -23,33 +23,6 @@ type bodyScan struct {
 	wrong tagAt
 }
 
-// typeSet is a set of command types.
-type typeSet uint16
-
-func (s *typeSet) add(t command.Type) { *s |= typeBit(t) }
-
-func (s typeSet) has(t command.Type) bool { return t != "" && s&typeBit(t) != 0 }
-
-func typeBit(t command.Type) typeSet {
-	switch t {
-	case command.CreateFile:
-		return 1 << 0
-	case command.EditFile:
-		return 1 << 1
-	case command.DeleteFile:
-		return 1 << 2
-	case command.ReadFile:
-		return 1 << 3
-	case command.RunCommand:
-		return 1 << 4
-	case command.Message:
-		return 1 << 5
-	case command.Done:
-		return 1 << 6
-	}
-	return 0
-}
-
 // tagAt names a tag and its 0-based line.
 type tagAt struct {
 	name string
@@ -67,9 +40,9 @@ const maxListed = 5
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
 	quick := !fileBody || !p.listing()
-	closer := closerOf(typ)
+	closer := "[/" + string(typ) + "]"
 	var sc bodyScan
-	var opened typeSet // commands opened inside the body
+	opened := map[command.Type]bool{} // commands opened inside the body
 	c := from
 	for !p.done(c) {
 		line, next := p.lineAt(c)
@@ -87,13 +60,13 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
-		case t.kind == kindClose && sc.wrong.name == "" && !opened.has(typeOf(t.name)) && isCommandName(t.name):
+		case t.kind == kindClose && sc.wrong.name == "" && !opened[typeOf(t.name)] && isCommandName(t.name):
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
 			return sc
 		case t.kind == kindOpen:
-			opened.add(t.typ)
+			opened[t.typ] = true
 			if len(sc.skipped) < maxListed {
 				sc.skipped = append(sc.skipped, tagAt{string(t.typ), c.line})
 			}
@@ -106,23 +79,6 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	}
 	sc.resume = c
 	return sc
-}
-
-// closerOf is the closing tag of a typ block.
-func closerOf(typ command.Type) string {
-	switch typ {
-	case command.CreateFile:
-		return "[/CREATE_FILE]"
-	case command.EditFile:
-		return "[/EDIT_FILE]"
-	case command.RunCommand:
-		return "[/RUN_COMMAND]"
-	case command.Message:
-		return "[/MESSAGE]"
-	case command.Done:
-		return "[/DONE]"
-	}
-	return "[/" + string(typ) + "]"
 }
 
 // canEnd is a quick look at a line of a typ body: false when it cannot end

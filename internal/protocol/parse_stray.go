@@ -45,10 +45,8 @@ func proseLine(line string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); !unicode.IsLetter(r) {
 		return false
 	}
-	for k := 0; k < len(s); k++ {
-		if codeChars[s[k]] {
-			return false
-		}
+	if strings.ContainsAny(s, "(){}[]<>;=$|\\`") {
+		return false
 	}
 	switch s[len(s)-1] {
 	case '.', '!', '?', ':':
@@ -79,12 +77,3 @@ func isProseMark(c byte) bool {
 	}
 	return false
 }
-
-// codeChars are the characters code is made of and prose is not; a
-// table, since proseLine looks at every byte of a line.
-var codeChars = func() (t [256]bool) {
-	for _, c := range []byte("(){}[]<>;=$|\\`") {
-		t[c] = true
-	}
-	return t
-}()
