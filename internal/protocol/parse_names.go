@@ -70,7 +70,8 @@ func nearMiss(words string) (command.Type, bool) {
 		edits = 1
 	}
 	for _, k := range knownLetters {
-		if textdist.Levenshtein(w, k.letters) <= edits {
+		// The distance is at least the difference in length.
+		if abs(len(w)-len(k.letters)) <= edits && textdist.Levenshtein(w, k.letters) <= edits {
 			return k.typ, true
 		}
 	}
@@ -113,3 +114,5 @@ func (p *parser) commandLike(words string, nattrs int) bool {
 	_, near := nearMiss(words)
 	return near
 }
+
+func abs(n int) int { return max(n, -n) }
