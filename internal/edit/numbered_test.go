@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -298,36 +295,6 @@ func TestNumberedRefusesBinaryLines(t *testing.T) {
 	for _, text := range []string{"ok\nnul\x00here\n", "ok\nbad\xffbyte\n"} {
 		if got, err := Numbered("a", strings.NewReader(text), NumberOptions{}); !errors.Is(err, ErrNotText) {
 			t.Errorf("%q: got %q, %v", text, got.Text, err)
-		}
-	}
-}
-
-// AppendNumbered adds the listing after what dst holds, and leaves dst as
-// it was for a file that is not text.
-func TestAppendNumbered(t *testing.T) {
-	got, err := AppendNumbered([]byte("kept "), "a.txt", []byte("x\n\ny\r\n"), NumberOptions{})
-	if want := "kept    1 | x\n   2 |\n   3 | y\n"; err != nil || string(got) != want {
-		t.Errorf("got %q, %v; want %q", got, err, want)
-	}
-	got, err = AppendNumbered([]byte("kept "), "a.bin", []byte("a\x00b"), NumberOptions{})
-	if !errors.Is(err, ErrNotText) || string(got) != "kept " {
-		t.Errorf("binary: got %q, %v", got, err)
-	}
-}
-
-// BenchmarkAppendNumbered numbers Go's own source of net/http's server,
-// as a pack numbers each file it packs.
-func BenchmarkAppendNumbered(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts := NumberOptions{MaxLineLen: 2000}
-	var out []byte
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if out, err = AppendNumbered(out[:0], "server.go", data, opts); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

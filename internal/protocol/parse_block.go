@@ -341,27 +341,9 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 }
 
 // skipBlankLines returns the first line from c on that is not blank (or
-// the end). Runs of ASCII blanks are skipped byte by byte.
+// the end).
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
-		i := c.pos
-		for i < len(p.text) {
-			b := p.text[i]
-			if b == '\n' {
-				i++
-				c = cursor{i, c.line + 1}
-				continue
-			}
-			if b != ' ' && b != '\t' {
-				break
-			}
-			i++
-		}
-		if i == len(p.text) {
-			return cursor{len(p.text) + 1, c.line + 1}
-		}
-		// Something else on the line at c: blank only if it is all
-		// invisible characters and odd spaces.
 		line, after := p.lineAt(c)
 		if !isBlankLine(line) {
 			return c
