@@ -76,11 +76,6 @@ type parser struct {
 	// maybeBody is set when a line since the last command could be part
 	// of a block whose opening tag was lost (see loose).
 	maybeBody bool
-	// scans are what classify hands out, in turn: a scan's result stays
-	// valid until its next call but one.
-	scans [2]tagLine
-	next  int
-	cur   tagLine // the line the main loop handles (see head)
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
@@ -94,28 +89,11 @@ func newParser(text string, spans bool) *parser {
 	return &parser{text: text, moreCmd: -1, trackSpans: spans}
 }
 
-// classify is what a scan needs to know of the line at c: what kind of
-// tag it is and its name (see tagLine.classify). The result is valid until
-// the next call but one.
-func (p *parser) classify(line string) *tagLine {
-	t := &p.scans[p.next]
-	p.next = 1 - p.next
-	t.classify(line)
-	return t
-}
-
-// head reads the line that the main loop is at. The result stays valid
-// while the command it starts is handled.
-func (p *parser) head(line string) *tagLine {
-	p.cur.classify(line)
-	return &p.cur
-}
-
 func (p *parser) run() {
 	c := cursor{}
 	for !p.done(c) {
 		line, next := p.lineAt(c)
-		if isBlankASCII(line) {
+		if strings.Trim(line, " \t") == "" {
 			// A run of blank lines is prose whatever else is going on.
 			next = p.skipBlankLines(c)
 			p.prose(c.line, next.line)
@@ -140,16 +118,6 @@ func (p *parser) run() {
 
 func (p *parser) done(c cursor) bool { return c.pos > len(p.text) }
 
-// isBlankASCII reports an empty line or one of spaces and tabs.
-func isBlankASCII(line string) bool {
-	for i := 0; i < len(line); i++ {
-		if !isBlank(line[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // lineAt returns the line at c, without its "\n", and the next line's cursor.
 func (p *parser) lineAt(c cursor) (string, cursor) {
 	rest := p.text[c.pos:]
@@ -167,18 +135,18 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 			return r
 		}
 	}
-	t := p.head(line)
+	t := readTag(line)
 	switch t.kind {
 	case kindOpen:
 		p.seenCommand = true
 		if t.typ == command.DeleteFile || t.typ == command.ReadFile {
-			return p.selfClosing(c, t, next)
+			return p.selfClosing(c, &t, next)
 		}
-		return p.block(c, t, next)
+		return p.block(c, &t, next)
 	case kindOther:
-		return p.unknown(c, t, next)
+		return p.unknown(c, t.unknown(), next)
 	case kindClose:
-		if p.strayCloser(c, t, next) {
+		if p.strayCloser(c, &t, next) {
 			return next
 		}
 	}

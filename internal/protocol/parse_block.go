@@ -55,7 +55,7 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 			c = next
 			continue
 		}
-		t := p.classify(line)
+		t := readTag(line)
 		switch {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
@@ -189,7 +189,7 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
 		if maybeCloser(line) {
-			if ct := p.classify(line); ct.kind == kindClose && ct.name == t.name {
+			if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
 				end = after
 			}
 		}
@@ -215,46 +215,43 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // When the line right after it is another unknown tag, that one is
 // handled here too, as the main loop would handle it next: a reply of
 // nothing but such tags does not go through the main loop line by line.
-func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
+func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
 	for !p.done(next) {
-		// t is read before the next line is classified, which may reuse
-		// its slot (see classify).
-		u := unknownTag{t.written, t.words, len(t.attrs)}
 		line, after := p.lineAt(next)
-		nt := p.classify(line)
+		nt := readTag(line)
 		if nt.kind != kindOther {
-			r := p.unknownScan(c, u, next, nt, after)
+			r := p.unknownScan(c, u, next, nt, after, true)
 			if r == next || p.done(r) {
 				return r
 			}
 			// The scan went past text lines: when it stopped at another
 			// unknown tag, that one is handled here as below.
 			line, after = p.lineAt(r)
-			if nt = p.classify(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
+			if nt = readTag(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
 				return r
 			}
-			c, t, next = r, nt, after
+			c, u, next = r, nt.unknown(), after
 			continue
 		}
-		// Another unknown tag right after: no closing tag follows t.
+		// Another unknown tag right after: no closing tag follows u.
 		switch {
 		case !p.commandLike(u.words, u.nattrs):
 			p.prose(c.line, next.line)
 		case !p.listing():
 			p.unlisted(c.line, next.line)
 		default:
-			line0, end0 := c.line, next.line
-			p.fail(line0, end0, "", func() string { return unknownMessage(u.words, line0, end0, false) })
+			line0, end0, words := c.line, next.line, u.words
+			p.fail(line0, end0, "", func() string { return unknownMessage(words, line0, end0, false) })
 		}
 		if strings.IndexByte(line, '<') >= 0 {
 			return next // a reasoning tag may be on that line
 		}
 		// What the main loop does with the line at next: it is no blank
-		// line, nothing to pass over, no reasoning tag (no '<'), a tag a
-		// scan has just read.
-		c, t, next = next, nt, after
+		// line, nothing to pass over, no reasoning tag (no '<'), a tag
+		// just read.
+		c, u, next = next, nt.unknown(), after
 	}
-	return p.unknownScan(c, unknownTag{t.written, t.words, len(t.attrs)}, next, nil, cursor{})
+	return p.unknownScan(c, u, next, tagLine{}, cursor{}, false)
 }
 
 // unknownTag is what unknown needs of an unknown tag's reading.
@@ -263,14 +260,17 @@ type unknownTag struct {
 	nattrs         int
 }
 
+func (t *tagLine) unknown() unknownTag { return unknownTag{t.written, t.words, len(t.attrs)} }
+
 // unknownScan is unknown for a tag at c that is not followed by another
-// unknown tag: it looks for the closing tag up to the next tag line. first
-// is the reading of the line at next, which ends after, or nil at the end.
-func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine, after cursor) cursor {
+// unknown tag: it looks for the closing tag up to the next tag line. ct
+// is the reading of the line at next, which ends after; more is false at
+// the end of the reply.
+func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, ct tagLine, after cursor, more bool) cursor {
 	end := next
 	closed := false
 	stop := next // the first line after the text lines that follow the tag
-	for e, ct := next, first; ct != nil; {
+	for e := next; more; {
 		if ct.kind == kindClose && ct.written == u.written {
 			end, closed = after, true
 		}
@@ -284,7 +284,7 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine
 		}
 		var line string
 		line, after = p.lineAt(e)
-		ct = p.classify(line)
+		ct = readTag(line)
 	}
 	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)

@@ -64,21 +64,21 @@ func typeOf(name string) command.Type {
 	return ""
 }
 
-// classify says whether line is a tag line and takes it apart into t.
-func (t *tagLine) classify(line string) {
-	*t = tagLine{}
+// readTag says whether line is a tag line and takes it apart.
+func readTag(line string) (t tagLine) {
 	k, ok := tagOpen(line)
 	if !ok {
-		return
+		return t
 	}
 	s, indent, ok, escaped := tagStartAt(line, k)
 	if !ok {
-		return
+		return t
 	}
 	t.parse(s)
 	if t.kind != kindText {
 		t.indent, t.escaped = indent, escaped
 	}
+	return t
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -289,15 +289,9 @@ func attrKey(k string) string {
 	return k
 }
 
-// parseCloser reads [/NAME] (blanks inside the brackets allowed) and
-// returns the name in upper case and as written. Anything else after it
-// makes the line ordinary text.
-func parseCloser(s string) (name, written string, ok bool) {
-	written, ok = closerName(s)
-	return strings.ToUpper(written), written, ok
-}
-
-// closerName is the name of the closing tag s as written.
+// closerName reads [/NAME] (blanks inside the brackets allowed) and
+// returns the name as written. Anything else after it makes the line
+// ordinary text.
 func closerName(s string) (string, bool) {
 	if !strings.HasPrefix(s, "[/") {
 		return "", false
@@ -322,7 +316,7 @@ func (t *tagLine) splitInline() {
 	if i < 0 {
 		return
 	}
-	if name, _, ok := parseCloser(t.trailing[i:]); ok && name == t.name {
+	if isCloserOf(t.trailing[i:], t.name) {
 		t.inline = strings.TrimSpace(t.trailing[:i])
 		t.hasInline = true
 		t.trailing = ""

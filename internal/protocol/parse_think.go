@@ -15,10 +15,8 @@ import (
 // never closes makes the rest of the reply reasoning, since the model was
 // cut off while still drafting; commands in it are reported, not run.
 
-// hasPrefixFold is strings.HasPrefix ignoring case, for a lower-case
-// ASCII prefix. strings.EqualFold would give the same answer: the only
-// non-ASCII letters that fold to ASCII ones are longer in bytes, so no
-// string of the prefix's length in bytes matches it through them.
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for a lower-case
+// ASCII prefix.
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && asciiFold(s[:len(prefix)], prefix)
 }
@@ -44,15 +42,11 @@ func thinkOpen(line string) (string, bool) {
 
 // hasThinkClose reports whether s contains </think> or </thinking>.
 func hasThinkClose(s string) bool {
-	for i := strings.IndexByte(s, '<'); i >= 0; {
-		if hasPrefixFold(s[i:], "</think>") || hasPrefixFold(s[i:], "</thinking>") {
+	for i := strings.IndexByte(s, '<'); i >= 0; i = strings.IndexByte(s, '<') {
+		if s = s[i:]; hasPrefixFold(s, "</think>") || hasPrefixFold(s, "</thinking>") {
 			return true
 		}
-		j := strings.IndexByte(s[i+1:], '<')
-		if j < 0 {
-			return false
-		}
-		i += 1 + j
+		s = s[1:]
 	}
 	return false
 }
@@ -101,7 +95,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 			p.prose(c.line, after.line)
 			return after
 		}
-		if t := p.classify(line); t.kind == kindOpen {
+		if t := readTag(line); t.kind == kindOpen {
 			if len(tags) < maxListed {
 				tags = append(tags, tagAt{string(t.typ), e.line})
 			}
