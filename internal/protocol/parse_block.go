@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -34,12 +33,8 @@ const maxListed = 5
 
 // scanBody finds the end of the body of a typ block that starts at from.
 // Every line is looked at once: parsing goes on where the scan stopped.
-// Tag lines that cannot end the body are passed over by their name (see
-// canEnd), except in a file body whose message, should it turn out
-// unclosed, would be listed: that message names the tags inside.
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
-	quick := !fileBody || !p.listing()
 	closer := "[/" + string(typ) + "]"
 	var sc bodyScan
 	opened := map[command.Type]bool{} // commands opened inside the body
@@ -50,10 +45,6 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 		if len(line) >= len(closer) && line[skipBlanks(line, 0):] == closer {
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
-		}
-		if quick && !canEnd(line, typ, fileBody) {
-			c = next
-			continue
 		}
 		t := readTag(line)
 		switch {
@@ -79,37 +70,6 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	}
 	sc.resume = c
 	return sc
-}
-
-// canEnd is a quick look at a line of a typ body: false when it cannot end
-// the body or tell anything about it, because it is not a tag line, or it
-// is an opening tag that is neither a command (for any body) nor a typ
-// block (for a file body). Closing tags and anything unusual are looked at
-// properly.
-func canEnd(line string, typ command.Type, fileBody bool) bool {
-	if !maybeTag(line) {
-		return false
-	}
-	i, ok := tagOpen(line)
-	if !ok {
-		return false
-	}
-	if line[i] == '\\' || i+1 < len(line) && line[i+1] == '/' {
-		return true
-	}
-	e := nameEnd(line, i+1)
-	if e < len(line) && (line[e] >= utf8.RuneSelf || line[e] == '\\') {
-		// Reading the tag may remove characters that split the name
-		// (invisible ones, Markdown escapes): read it properly. Past
-		// another ASCII character that ends the name, cleaning changes
-		// nothing of it.
-		return true
-	}
-	name := typeOf(strings.ToUpper(line[i+1 : e]))
-	if fileBody {
-		return name == typ
-	}
-	return name != ""
 }
 
 // block handles a command with a body, whose opening tag t is at c.
@@ -188,10 +148,8 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		if maybeCloser(line) {
-			if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
-				end = after
-			}
+		if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
+			end = after
 		}
 	}
 	if problem != "" {

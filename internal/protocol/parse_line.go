@@ -126,33 +126,6 @@ func isASCII(s string) bool {
 	return true
 }
 
-// maybeTag is a quick look at a line: false when its first character that
-// is not a blank rules out a tag, which is so for most lines.
-func maybeTag(line string) bool {
-	i := 0
-	for i < len(line) && isBlank(line[i]) {
-		i++
-	}
-	if i == len(line) {
-		return false
-	}
-	switch c := line[i]; {
-	case c == '[', c == '\\', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
-		return true
-	}
-	return false
-}
-
-// maybeCloser is maybeTag for closing tags: false for a line that starts
-// with '[' but not "[/", like the next command's opening tag.
-func maybeCloser(line string) bool {
-	if !maybeTag(line) {
-		return false
-	}
-	i := skipBlanks(line, 0)
-	return line[i] != '[' || strings.HasPrefix(line[i:], "[/")
-}
-
 // tagStartAt reads the tag of a line whose '[' (or "\\[") tagOpen found at
 // k: it returns the cleaned text from the '[' on, Markdown escapes read
 // (see unescapeTag), the column of the '[' and whether it was escaped.
