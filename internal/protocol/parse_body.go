@@ -77,12 +77,7 @@ func lineEnd(s string, start int) int {
 // eachLine calls f with every line of s (without "\n") and its offset.
 func eachLine(s string, f func(line string, start int) bool) {
 	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
+		end := lineEnd(s, start)
 		if !f(s[start:end], start) {
 			return
 		}
@@ -171,19 +166,15 @@ func (f fence) closesLine(line string) bool {
 // firstNonBlank returns the first line of s that is not blank and where it
 // starts, or start -1 when every line is blank.
 func firstNonBlank(s string) (line string, start int) {
-	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
+	start = -1
+	eachLine(s, func(l string, at int) bool {
+		if isBlankLine(l) {
+			return true
 		}
-		if !isBlankLine(s[start:end]) {
-			return s[start:end], start
-		}
-		start = end + 1
-	}
-	return "", -1
+		line, start = l, at
+		return false
+	})
+	return line, start
 }
 
 // lastNonBlank returns the last line of s that is not blank and where it

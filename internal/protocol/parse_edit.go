@@ -3,7 +3,6 @@ package protocol
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -21,21 +20,6 @@ const (
 // markerOf recognises "<<<<<<< SEARCH", "=======" and ">>>>>>> REPLACE":
 // five to nine marker characters, the word in any case, blanks around.
 func markerOf(line string) marker {
-	switch line { // the markers as the protocol writes them
-	case "<<<<<<< SEARCH":
-		return searchMarker
-	case "=======":
-		return dividerMarker
-	case ">>>>>>> REPLACE":
-		return replaceMarker
-	}
-	i := 0
-	for i < len(line) && (isBlank(line[i]) || line[i] == '\r' || line[i] == '\v' || line[i] == '\f') {
-		i++
-	}
-	if i < len(line) && line[i] < utf8.RuneSelf && line[i] != '<' && line[i] != '=' && line[i] != '>' {
-		return notMarker // most lines: refused by their first character
-	}
 	s := trimLine(line)
 	if len(s) < 5 {
 		return notMarker
