@@ -83,10 +83,7 @@ type parser struct {
 type cursor struct{ pos, line int }
 
 func newParser(text string, spans bool) *parser {
-	if strings.Contains(text, "\r\n") {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-	}
-	return &parser{text: text, moreCmd: -1, trackSpans: spans}
+	return &parser{text: strings.ReplaceAll(text, "\r\n", "\n"), moreCmd: -1, trackSpans: spans}
 }
 
 func (p *parser) run() {
