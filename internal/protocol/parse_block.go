@@ -148,8 +148,13 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
-			end = after
+		// A line starting "[" but not "[/" is most often the next
+		// command: it is not read twice.
+		rest := line[skipBlanks(line, 0):]
+		if !strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "[/") {
+			if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
+				end = after
+			}
 		}
 	}
 	if problem != "" {
@@ -303,7 +308,7 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
 		line, after := p.lineAt(c)
-		if !isBlankLine(line) {
+		if line != "" && !isBlankLine(line) {
 			return c
 		}
 		c = after
