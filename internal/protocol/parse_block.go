@@ -307,8 +307,12 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 // the end).
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
+		if c.pos < len(p.text) && p.text[c.pos] == '\n' { // the most common blank line
+			c = cursor{c.pos + 1, c.line + 1}
+			continue
+		}
 		line, after := p.lineAt(c)
-		if line != "" && !isBlankLine(line) {
+		if !isBlankLine(line) {
 			return c
 		}
 		c = after
