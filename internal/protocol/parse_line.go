@@ -36,32 +36,15 @@ func cleanLine(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	run := 0 // start of the text not yet copied
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+	return strings.Map(func(r rune) rune {
 		switch {
 		case isInvisible(r):
-			b.WriteString(s[run:i])
-			run = i + size
+			return -1
 		case isWideSpace(r):
-			b.WriteString(s[run:i])
-			b.WriteByte(' ')
-			run = i + size
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(s[run:i])
-			b.WriteRune(utf8.RuneError) // as ranging over the string reads it
-			run = i + size
+			return ' '
 		}
-		i += size
-	}
-	b.WriteString(s[run:])
-	return b.String()
+		return r
+	}, s)
 }
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
@@ -144,7 +127,7 @@ func tagStartAt(line string, k int) (string, int, bool, bool) {
 		return "", 0, false, false
 	}
 	// What comes before the tag counts only for its width.
-	s, escaped := unescapeTag(trimRightBlanks(cleanLine(line[k:])))
+	s, escaped := unescapeTag(strings.TrimRight(cleanLine(line[k:]), " \t"))
 	return s, cleanColumns(line[:k]), true, escaped
 }
 
@@ -207,14 +190,6 @@ func tagOpen(line string) (int, bool) {
 // isTagStart reports a '[', or an escaped one, at line[i:].
 func isTagStart(line string, i int) bool {
 	return i < len(line) && (line[i] == '[' || line[i] == '\\' && i+1 < len(line) && line[i+1] == '[')
-}
-
-func trimRightBlanks(s string) string {
-	end := len(s)
-	for end > 0 && isBlank(s[end-1]) {
-		end--
-	}
-	return s[:end]
 }
 
 // cleanColumns is columns(cleanLine(s)).
