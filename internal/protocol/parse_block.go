@@ -92,7 +92,11 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 		}
 		path, problem := blockPath(t)
 		p.fail(c.line, sc.resume.line, path, func() string {
-			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblemIf(t, c.line+1, path, problem))
+			msg := unclosedMessage(t, c.line, path, sc)
+			if problem != "" {
+				msg = joinProblems(msg, tagProblem(t, c.line+1, path, problem))
+			}
+			return msg
 		})
 		return sc.resume
 	}

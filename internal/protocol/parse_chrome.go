@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -86,14 +87,7 @@ func isLabel(s string) bool {
 
 // hasLabel reports whether labels, words, hold s.
 func hasLabel(labels, s string) bool {
-	for labels != "" {
-		var l string
-		l, labels, _ = strings.Cut(labels, " ")
-		if strings.EqualFold(l, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(labels), func(l string) bool { return strings.EqualFold(l, s) })
 }
 
 // matchChrome reports whether a trimmed line is the chrome line pattern,

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -90,17 +91,7 @@ func isCommandName(name string) bool {
 // isUpperName reports an UPPER_SNAKE name as written, like "NOTE" or
 // "WRITE_FILE" (not "x" or "Note").
 func isUpperName(name string) bool {
-	hasLetter := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z':
-			return false
-		case c >= 'A' && c <= 'Z':
-			hasLetter = true
-		}
-	}
-	return hasLetter
+	return !strings.ContainsFunc(name, unicode.IsLower) && strings.ContainsFunc(name, unicode.IsUpper)
 }
 
 // commandLike reports whether an unknown tag line, with these words and

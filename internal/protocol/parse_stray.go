@@ -52,20 +52,8 @@ func proseLine(line string) bool {
 	case '.', '!', '?', ':':
 		return true
 	}
-	// strings.Cut(s, ": "), looking only at colons.
-	k := strings.IndexByte(s, ':')
-	for k >= 0 && (k+1 == len(s) || s[k+1] != ' ') {
-		j := strings.IndexByte(s[k+1:], ':')
-		if j < 0 {
-			return false
-		}
-		k += 1 + j
-	}
-	if k < 0 {
-		return false
-	}
-	key := s[:k]
-	return len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
+	key, _, ok := strings.Cut(s, ": ")
+	return ok && len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
 }
 
 // isProseMark reports the Markdown emphasis, heading, quote and list marks

@@ -103,7 +103,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 		}
 		e = after
 	}
-	end := p.lineCount()
+	end := strings.Count(p.text, "\n") + 1
 	if n == 0 {
 		p.prose(c.line, end)
 	} else {
@@ -111,8 +111,6 @@ func (p *parser) skipThink(c, next cursor) cursor {
 	}
 	return cursor{len(p.text) + 1, end}
 }
-
-func (p *parser) lineCount() int { return strings.Count(p.text, "\n") + 1 }
 
 func thinkMessage(line0 int, tags []tagAt, n int) string {
 	return "The reasoning section opened at line " + strconv.Itoa(line0+1) +
