@@ -4,18 +4,8 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 )
-
-// Reply is a parsed reply.
-type Reply struct {
-	// Session is the session id the reply echoes ("Session: a1b2c3d4"
-	// before the first command), lower case; "" if none.
-	Session string
-	// Sequence is the echoed "Sequence: 3"; 0 if none.
-	Sequence int
-	// Commands are in order of appearance, PARSE_ERROR entries included.
-	Commands []command.Command
-}
 
 // Parse reads decoded reply text (see Decode). It never fails: whatever it
 // cannot understand becomes a command.ParseError entry whose Error tells the
@@ -41,7 +31,7 @@ type Reply struct {
 //   - A tag copied with Markdown's escapes ("\[CREATE\_FILE ...\]") is a
 //     tag. A reply with no command but a tag where none counts is one
 //     PARSE_ERROR saying so, not a turn of nothing.
-func Parse(text string) Reply {
+func Parse(text string) frontend.Parsed {
 	p := newParser(text, false)
 	p.run()
 	return p.reply
@@ -62,7 +52,7 @@ const maxErrors = 100
 // parser holds the state of one Parse call.
 type parser struct {
 	text  string
-	reply Reply // Session and Sequence; the commands are in cmds
+	reply frontend.Parsed // Session and Sequence; the commands are in cmds
 	cmds  []command.Command
 	// spans are recorded only for tests, since they cost memory per block.
 	spans      []span
