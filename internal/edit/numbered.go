@@ -17,8 +17,8 @@ import (
 
 // NumberOptions selects what Numbered shows.
 type NumberOptions struct {
-	// From and To are the 1-based first and last lines to show, inclusive;
-	// From 0 means 1, To 0 means the last line.
+	// From and To are the 1-based first and last lines to show, inclusive,
+	// To not before From; From 0 means 1, To 0 means the last line.
 	From, To int
 	// MaxLines cuts the listing after this many lines (0: no cut). The cut
 	// note tells the LLM how to ask for the next lines.
@@ -91,20 +91,6 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	}
 	want := -1 // lines to show; -1: to the end
 	if opts.To > 0 {
-		if from > opts.To {
-			n, complete, err := lr.count()
-			if err != nil {
-				return Listing{}, err
-			}
-			if n == 0 && complete {
-				return Listing{Text: pastEnd(from-1, from), Total: from - 1}, nil
-			}
-			total := -1
-			if complete {
-				total = from - 1 + n
-			}
-			return Listing{Text: fmt.Sprintf("[no lines: %d is after %d]\n", from, opts.To), Total: total}, nil
-		}
 		want = opts.To - from + 1
 	}
 	if opts.MaxLines > 0 && (want < 0 || want > opts.MaxLines) {
