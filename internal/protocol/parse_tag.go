@@ -33,7 +33,6 @@ type tagLine struct {
 	written     string // the name as written, for telling NOTE from Note
 	attrs       []attr
 	bare        []string // words without "=value"
-	selfClose   bool     // written as [NAME .../]
 	trailing    string   // text after the closing ']'
 	indent      int      // column of the '['
 	problem     string   // what is wrong with the tag's syntax, if anything
@@ -144,12 +143,8 @@ func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
 		switch {
 		case i >= len(s):
 			return false
-		case s[i] == ']':
-			t.trailing = strings.TrimSpace(s[i+1:])
-			return true
-		case strings.HasPrefix(s[i:], "/]"):
-			t.selfClose = true
-			t.trailing = strings.TrimSpace(s[i+2:])
+		case s[i] == ']', strings.HasPrefix(s[i:], "/]"): // [NAME .../] as well
+			t.trailing = strings.TrimSpace(s[strings.IndexByte(s[i:], ']')+i+1:])
 			return true
 		}
 		next := t.readAttr(s, i, wordsEnd)
