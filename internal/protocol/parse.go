@@ -21,13 +21,10 @@ import (
 //     command ends it early; other bodies end at any command tag. A block
 //     ended early or by the end of the reply is reported, not run, except a
 //     final [DONE] whose summary runs to the end of the reply.
-//   - A closing tag that closes nothing is reported when the lines before it
-//     may be a block whose opening tag was lost, and ignored when nothing
-//     before it could have been its block (see parse_stray.go).
-//   - File content is the body's lines each ending in "\n" (an empty body is
-//     ""), so a body of N lines makes a file of N lines; see fileText for
-//     the fence and indentation rules, and parse_chrome.go for the lines a
-//     chat page adds to a reply copied from the rendered page.
+//   - A closing tag that closes nothing is reported only when a block may
+//     have been lost before it (see parse_stray.go).
+//   - File content is the body's lines each ending in "\n" (see fileText,
+//     and parse_chrome.go for a reply copied from the rendered page).
 //   - A tag copied with Markdown's escapes ("\[CREATE\_FILE ...\]") is a
 //     tag. A reply with no command but a tag where none counts is one
 //     PARSE_ERROR saying so, not a turn of nothing.
@@ -187,8 +184,7 @@ func (p *parser) fail(first, end int, path string, msg func() string) {
 }
 
 // unlisted is fail for a problem beyond maxErrors, counted in the summary
-// entry; callers on busy paths use it to save making the message's
-// closure.
+// entry.
 func (p *parser) unlisted(first, end int) {
 	p.errors++
 	p.maybeBody = false

@@ -176,12 +176,8 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // unknown handles a tag line whose name courier does not know. It is
 // reported when it looks like a command: a near miss of a known name,
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
-// before the next tag line. The scan for that closing tag stops at the next
-// tag line, so no line is scanned twice by it.
-//
-// When the line right after it is another unknown tag, that one is
-// handled here too, as the main loop would handle it next: a reply of
-// nothing but such tags does not go through the main loop line by line.
+// before the next tag line. Unknown tags right after it are handled here
+// too, so that no tag line is read twice.
 func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
 	for !p.done(next) {
 		line, after := p.lineAt(next)
@@ -191,8 +187,7 @@ func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
 			if r == next || p.done(r) {
 				return r
 			}
-			// The scan went past text lines: when it stopped at another
-			// unknown tag, that one is handled here as below.
+			// Past text lines, another unknown tag is handled here too.
 			line, after = p.lineAt(r)
 			if nt = readTag(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
 				return r
@@ -213,9 +208,7 @@ func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
 		if strings.IndexByte(line, '<') >= 0 {
 			return next // a reasoning tag may be on that line
 		}
-		// What the main loop does with the line at next: it is no blank
-		// line, nothing to pass over, no reasoning tag (no '<'), a tag
-		// just read.
+		// As the main loop would: no blank line, no reasoning tag.
 		c, u, next = next, nt.unknown(), after
 	}
 	return p.unknownScan(c, u, next, tagLine{}, cursor{}, false)
@@ -267,11 +260,9 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, ct tagLine, af
 	return end
 }
 
-// proseUpTo records the tag line at c as prose and goes on at next. When
-// the lines from next to stop, which a scan found to be text, need nothing
-// more of the main loop than to be prose (no reasoning tag, no header
-// echo), they are taken too, so that the main loop does not read them
-// again.
+// proseUpTo records the tag line at c as prose and goes on at next, or at
+// stop when the text lines a scan found up to it need nothing more of the
+// main loop (no reasoning tag, no header echo): they are not read again.
 func (p *parser) proseUpTo(c, next, stop cursor) cursor {
 	to := min(stop.pos, len(p.text))
 	between := p.text[min(next.pos, to):to]
@@ -289,11 +280,10 @@ func (p *parser) proseUpTo(c, next, stop cursor) cursor {
 	return stop
 }
 
-// strayCloser handles a closing tag of a block command that opens nowhere.
-// When lines before it could be a block's body, its opening tag was most
-// likely not at the start of a line, so the block was silently lost: that
-// is reported. With nothing before it that could have been its block it is
-// ignored (see loose). Closers of DELETE_FILE and READ_FILE are harmless.
+// strayCloser handles a closing tag of a block command that opens nowhere:
+// reported when lines before it could be a block whose opening tag was
+// lost, ignored otherwise (see loose). Closers of DELETE_FILE and READ_FILE
+// are harmless.
 func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 	typ := typeOf(t.name)
 	if typ == "" || typ == command.DeleteFile || typ == command.ReadFile {
