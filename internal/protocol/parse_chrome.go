@@ -117,10 +117,9 @@ type edge struct {
 	start, end int
 }
 
-// edges returns up to n lines of body that are not blank, from its start,
-// or from its end backwards.
-func edges(body string, n int, fromEnd bool) []edge {
-	var dst []edge
+// edges appends to dst up to n lines of body that are not blank, from its
+// start, or from its end backwards.
+func edges(dst []edge, body string, n int, fromEnd bool) []edge {
 	for from, to := 0, len(body); len(dst) < n; {
 		var line string
 		var start int
@@ -172,11 +171,12 @@ func stripChrome(body, labels string, run bool) (string, string) {
 	if !maybeChrome(body) {
 		return body, ""
 	}
-	head := edges(body, 3, false)
+	var hb, fb [6]edge
+	head := edges(hb[:0], body, 3, false)
 	if len(head) == 0 {
 		return body, ""
 	}
-	feet := edges(body, 6, true)
+	feet := edges(fb[:0], body, 6, true)
 	nh, nf := 0, 0
 	if k := matchEdge(chromeHeads, head, false); k >= 0 {
 		nh = len(chromeHeads[k].lines)
@@ -289,7 +289,8 @@ func chromeNote(head, feet []edge, shell bool) string {
 // code"): selecting the page leaves that code behind, and the card would
 // replace a file.
 func cardProblem(body string) string {
-	lines := edges(body, 3, false)
+	var buf [3]edge
+	lines := edges(buf[:0], body, 3, false)
 	if len(lines) == 0 || len(lines) > 2 {
 		return ""
 	}
