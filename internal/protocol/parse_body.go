@@ -123,6 +123,9 @@ type fence struct {
 // openFence reads a fence line: three or more backticks or tildes,
 // optionally followed by a label.
 func openFence(line string) (fence, bool) {
+	if !mayStartWith(line, "`~") {
+		return fence{}, false
+	}
 	s := trimLine(line)
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false
@@ -166,15 +169,14 @@ func (f fence) closesLine(line string) bool {
 // firstNonBlank returns the first line of s that is not blank and where it
 // starts, or start -1 when every line is blank.
 func firstNonBlank(s string) (line string, start int) {
-	start = -1
-	eachLine(s, func(l string, at int) bool {
-		if isBlankLine(l) {
-			return true
+	for start := 0; start < len(s); {
+		end := lineEnd(s, start)
+		if !isBlankLine(s[start:end]) {
+			return s[start:end], start
 		}
-		line, start = l, at
-		return false
-	})
-	return line, start
+		start = end + 1
+	}
+	return "", -1
 }
 
 // lastNonBlank returns the last line of s that is not blank and where it

@@ -20,6 +20,17 @@ const (
 // markerOf recognises "<<<<<<< SEARCH", "=======" and ">>>>>>> REPLACE":
 // five to nine marker characters, the word in any case, blanks around.
 func markerOf(line string) marker {
+	switch line { // the markers as the protocol writes them
+	case "<<<<<<< SEARCH":
+		return searchMarker
+	case "=======":
+		return dividerMarker
+	case ">>>>>>> REPLACE":
+		return replaceMarker
+	}
+	if !mayStartWith(line, "<=>") {
+		return notMarker
+	}
 	s := trimLine(line)
 	if len(s) < 5 {
 		return notMarker

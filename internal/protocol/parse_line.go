@@ -63,7 +63,21 @@ func trimLine(s string) string {
 }
 
 // isBlankLine reports a line with nothing a reader would see.
-func isBlankLine(s string) bool { return trimLine(s) == "" }
+func isBlankLine(s string) bool {
+	if i := skipSpace(s); i < len(s) && s[i] < utf8.RuneSelf {
+		return false // most lines: something printable
+	}
+	return trimLine(s) == ""
+}
+
+// skipSpace skips the ASCII spaces strings.TrimSpace removes.
+func skipSpace(s string) int {
+	i := 0
+	for i < len(s) && (isBlank(s[i]) || s[i] == '\r' || s[i] == '\v' || s[i] == '\f') {
+		i++
+	}
+	return i
+}
 
 // skipListMarker returns the index after a Markdown list marker ("- ",
 // "* ", "+ ", "1. ", "1) ") that starts at i, or i when there is none.
@@ -97,6 +111,14 @@ func skipJunk(s string, i int) int {
 		i += n
 	}
 	return i
+}
+
+// mayStartWith is a quick look at a line: false when, after ASCII space,
+// it starts with an ASCII character not in chars, so that trimLine cannot
+// make it start with one.
+func mayStartWith(line, chars string) bool {
+	i := skipSpace(line)
+	return i == len(line) || line[i] >= utf8.RuneSelf || strings.IndexByte(chars, line[i]) >= 0
 }
 
 // isASCII reports whether s is all ASCII.
