@@ -149,7 +149,11 @@ func tagStartAt(line string, k int) (string, int, bool, bool) {
 		return "", 0, false, false
 	}
 	// What comes before the tag counts only for its width.
-	s, escaped := unescapeTag(strings.TrimRight(cleanLine(line[k:]), " \t"))
+	s := cleanLine(line[k:])
+	for len(s) > 0 && isBlank(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	s, escaped := unescapeTag(s)
 	return s, cleanColumns(line[:k]), true, escaped
 }
 

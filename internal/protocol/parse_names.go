@@ -72,7 +72,7 @@ func nearMiss(words string) (command.Type, bool) {
 	}
 	for _, k := range knownLetters {
 		// The distance is at least the difference in length.
-		if abs(len(w)-len(k.letters)) <= edits && textdist.Levenshtein(w, k.letters) <= edits {
+		if abs(len(w)-len(k.letters)) <= edits && (w == k.letters || edits > 0 && textdist.Levenshtein(w, k.letters) <= edits) {
 			return k.typ, true
 		}
 	}
