@@ -7,22 +7,16 @@ import (
 
 // Sentinel causes an *EditError wraps, for errors.Is.
 var (
-	// ErrNotFound: the search text is nowhere in the file.
-	ErrNotFound = errors.New("search text not found")
-	// ErrAmbiguous: the search text matches more than one place.
+	ErrNotFound  = errors.New("search text not found")
 	ErrAmbiguous = errors.New("search text matches several places")
 	// ErrAlreadyApplied: the search text is gone but the replacement is there,
 	// so the edit was most likely made already (a resent reply, or a repeat).
 	// Callers may treat it as success with a note.
 	ErrAlreadyApplied = errors.New("edit already applied")
-	// ErrEmptySearch: an empty search text on a file that is not empty.
-	ErrEmptySearch = errors.New("empty search text")
-	// ErrNoEdits: a search/replace block without pairs.
-	ErrNoEdits = errors.New("no search/replace pairs")
-	// ErrBadRange: a line range that is out of the file or reversed.
-	ErrBadRange = errors.New("invalid line range")
-	// ErrOverlap: two line ranges of one reply change the same lines.
-	ErrOverlap = errors.New("overlapping line ranges")
+	ErrEmptySearch    = errors.New("empty search text")
+	ErrNoEdits        = errors.New("no search/replace pairs")
+	ErrBadRange       = errors.New("invalid line range")
+	ErrOverlap        = errors.New("overlapping line ranges")
 )
 
 // EditError explains why one edit could not be made, in words meant for the

@@ -3,7 +3,6 @@ package edit
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -27,13 +26,8 @@ func ApplyLiteral(content string, edits []command.Edit) (string, error) {
 
 // excerpt shows the start of a text that was looked for.
 func excerpt(s string) string {
-	const max = 200
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "") + "..."
 	}
 	return "oldContent: " + fmt.Sprintf("%q", s)
 }

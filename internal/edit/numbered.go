@@ -17,8 +17,8 @@ import (
 
 // NumberOptions selects what Numbered shows.
 type NumberOptions struct {
-	// From and To are the 1-based first and last lines to show, inclusive;
-	// From 0 means 1, To 0 means the last line.
+	// From and To are the 1-based first and last lines to show, inclusive,
+	// To not before From; From 0 means 1, To 0 means the last line.
 	From, To int
 	// MaxLines cuts the listing after this many lines (0: no cut). The cut
 	// note tells the LLM how to ask for the next lines.
@@ -27,8 +27,7 @@ type NumberOptions struct {
 	// so one minified line cannot fill the request.
 	MaxLineLen int
 	// MaxBytes cuts the listing once the lines shown reach this many bytes
-	// (0: no cut), as MaxLines does: the room a request has left bounds
-	// what is read into memory.
+	// (0: no cut), as MaxLines does.
 	MaxBytes int
 	// Size is the file's size in bytes, named in the cut note when the file
 	// is too large to count its lines (0: not known).
@@ -45,10 +44,8 @@ var ErrNotText = errors.New("not text")
 // minNumberWidth keeps short listings aligned like long ones.
 const minNumberWidth = 4
 
-// How far Numbered reads: to reach the first line asked for, into one
-// line it shows, and past the lines shown to count the rest. A file is
-// never read whole for a listing of a few hundred lines: a 100 GB file
-// costs what a small one does.
+// How far Numbered reads: to the first line asked for, into one line, and
+// past the lines shown to count the rest; never a whole large file.
 const (
 	skipLimit  = 256 << 20
 	lineLimit  = 16 << 20
@@ -74,9 +71,8 @@ func (l Listing) Partial() bool {
 
 // Numbered renders the lines From..To of r numbered ("  12 | code"), the
 // form an LLM aims line-range edits at, cut after MaxLines with a note
-// naming the command that fetches the next lines. It reads r as a stream
-// and counts only a bounded amount past what it shows: memory follows the
-// lines shown, never the file.
+// naming the command that fetches the next lines. Memory follows the lines
+// shown, never the file.
 func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
 	from := max(opts.From, 1)
@@ -95,20 +91,6 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	}
 	want := -1 // lines to show; -1: to the end
 	if opts.To > 0 {
-		if from > opts.To {
-			n, complete, err := lr.count()
-			if err != nil {
-				return Listing{}, err
-			}
-			if n == 0 && complete {
-				return Listing{Text: pastEnd(from-1, from), Total: from - 1}, nil
-			}
-			total := -1
-			if complete {
-				total = from - 1 + n
-			}
-			return Listing{Text: fmt.Sprintf("[no lines: %d is after %d]\n", from, opts.To), Total: total}, nil
-		}
 		want = opts.To - from + 1
 	}
 	if opts.MaxLines > 0 && (want < 0 || want > opts.MaxLines) {
@@ -135,9 +117,8 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 		return Listing{Text: pastEnd(from-1, from), Total: from - 1}, nil
 	}
 	last := from + len(shown) - 1
-	// total is the file's line count and to the last line of the range
-	// asked for that the file has; -1 when the file is too large to count
-	// that far.
+	// The file's line count and the last line asked for that it has; -1
+	// when too large to count.
 	total, to := -1, -1
 	if !endless {
 		n, complete, err := lr.count()
@@ -237,10 +218,9 @@ func (lr *lineReader) skip() (bool, error) {
 }
 
 // line reads one line as it is shown: without its "\n" and a final "\r",
-// and when it is longer than limit bytes (0: no limit), cut at a character
-// boundary with a note of how many characters were left out. Only the
-// shown part is kept in memory, and it must be text (see ErrNotText). A
-// line that goes on past stop is returned cut, with errLimit.
+// cut at a character boundary after limit bytes (0: no limit) with a note
+// of the characters left out, which are not kept. It must be text (see
+// ErrNotText). A line going on past stop is returned cut, with errLimit.
 func (lr *lineReader) line(limit int) (string, bool, error) {
 	var head []byte
 	rest := 0 // characters after what head keeps
@@ -278,8 +258,7 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 		return "", false, stopped
 	}
 	if cut {
-		// Keep whole characters: a character cut at the limit counts among
-		// those left out.
+		// A character cut at the limit counts among those left out.
 		keep := runes.Whole(head)
 		rest += runeCountValid(head[keep:])
 		head = head[:keep]

@@ -36,18 +36,8 @@ type Applied struct {
 // shows the most similar part of the file. An empty search text fills an
 // empty file only.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
-	a, err := applyAll(content, edits, true)
-	if err != nil {
-		return Applied{Text: content}, err
-	}
-	return a, nil
-}
-
-// applyAll is ApplyEdits; without skipApplied, a pair already applied is
-// an error (ErrAlreadyApplied).
-func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, error) {
 	if len(edits) == 0 {
-		return Applied{}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
+		return Applied{Text: content}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
 	}
 	a := Applied{Text: content}
 	origLines := len(splitLines(content))
@@ -55,7 +45,7 @@ func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, 
 		text, note, err := applyPair(a.Text, e, i+1)
 		if err != nil {
 			var ee *EditError
-			if skipApplied && errors.As(err, &ee) && ee.Err == ErrAlreadyApplied {
+			if errors.As(err, &ee) && ee.Err == ErrAlreadyApplied {
 				a.Skipped = append(a.Skipped, i+1)
 				a.Notes = append(a.Notes, ee.Reason+"; skipped it")
 				continue
@@ -63,7 +53,7 @@ func applyAll(content string, edits []command.Edit, skipApplied bool) (Applied, 
 			if i > 0 && len(splitLines(a.Text)) != origLines && errors.As(err, &ee) && len(ee.Lines) > 0 {
 				ee.Detail = strings.TrimLeft(ee.Detail+"\n(line numbers count the file after the earlier pairs of this edit were applied)", "\n")
 			}
-			return Applied{}, err
+			return Applied{Text: content}, err
 		}
 		a.Text = text
 		if note != "" {

@@ -12,7 +12,11 @@ import (
 // searchReplace is ApplyEdits failing on a pair already applied: the
 // errors of every pair show.
 func searchReplace(content string, edits []command.Edit) (string, error) {
-	a, err := applyAll(content, edits, false)
+	a, err := ApplyEdits(content, edits)
+	if err == nil && len(a.Skipped) > 0 {
+		n := a.Skipped[0]
+		_, _, err = applyPair(content, edits[n-1], n)
+	}
 	if err != nil {
 		return content, err
 	}

@@ -5,6 +5,7 @@
 package pack
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -176,7 +177,8 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 		p.deferred = append(p.deferred, c)
 		return
 	}
-	out, err := edit.AppendNumbered(nil, c.path, data, edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data)), Words: p.opts.Words})
+	l, err := edit.Numbered(c.path, bytes.NewReader(data), edit.NumberOptions{MaxLineLen: p.opts.MaxLineLen, Size: int64(len(data)), Words: p.opts.Words})
+	out := l.Text
 	if err != nil { // edit.ErrNotText
 		p.left = append(p.left, leftOut{c.path, c.size, reasonBinary})
 		return
@@ -189,7 +191,7 @@ func (p *packer) try(c candidate, canDefer bool, add func(frontend.FileContent))
 	p.room -= cost
 	p.used += len(data)
 	p.packed++
-	add(frontend.FileContent{Path: c.path, Text: string(out)})
+	add(frontend.FileContent{Path: c.path, Text: out})
 }
 
 // summary is the pack's last part: what it holds, and the files left

@@ -4,18 +4,8 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 )
-
-// Reply is a parsed reply.
-type Reply struct {
-	// Session is the session id the reply echoes ("Session: a1b2c3d4"
-	// before the first command), lower case; "" if none.
-	Session string
-	// Sequence is the echoed "Sequence: 3"; 0 if none.
-	Sequence int
-	// Commands are in order of appearance, PARSE_ERROR entries included.
-	Commands []command.Command
-}
 
 // Parse reads decoded reply text (see Decode). It never fails: whatever it
 // cannot understand becomes a command.ParseError entry whose Error tells the
@@ -31,17 +21,14 @@ type Reply struct {
 //     command ends it early; other bodies end at any command tag. A block
 //     ended early or by the end of the reply is reported, not run, except a
 //     final [DONE] whose summary runs to the end of the reply.
-//   - A closing tag that closes nothing is reported when the lines before it
-//     may be a block whose opening tag was lost, and ignored when nothing
-//     before it could have been its block (see parse_stray.go).
-//   - File content is the body's lines each ending in "\n" (an empty body is
-//     ""), so a body of N lines makes a file of N lines; see fileText for
-//     the fence and indentation rules, and parse_chrome.go for the lines a
-//     chat page adds to a reply copied from the rendered page.
+//   - A closing tag that closes nothing is reported only when a block may
+//     have been lost before it (see parse_stray.go).
+//   - File content is the body's lines each ending in "\n" (see fileText,
+//     and parse_chrome.go for a reply copied from the rendered page).
 //   - A tag copied with Markdown's escapes ("\[CREATE\_FILE ...\]") is a
 //     tag. A reply with no command but a tag where none counts is one
 //     PARSE_ERROR saying so, not a turn of nothing.
-func Parse(text string) Reply {
+func Parse(text string) frontend.Parsed {
 	p := newParser(text, false)
 	p.run()
 	return p.reply
@@ -62,7 +49,7 @@ const maxErrors = 100
 // parser holds the state of one Parse call.
 type parser struct {
 	text  string
-	reply Reply // Session and Sequence; the commands are in cmds
+	reply frontend.Parsed // Session and Sequence; the commands are in cmds
 	cmds  []command.Command
 	// spans are recorded only for tests, since they cost memory per block.
 	spans      []span
@@ -76,11 +63,6 @@ type parser struct {
 	// maybeBody is set when a line since the last command could be part
 	// of a block whose opening tag was lost (see loose).
 	maybeBody bool
-	// scans are what classify hands out, in turn: a scan's result stays
-	// valid until its next call but one.
-	scans [2]tagLine
-	next  int
-	cur   tagLine // the line the main loop handles (see head)
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
@@ -88,34 +70,14 @@ type parser struct {
 type cursor struct{ pos, line int }
 
 func newParser(text string, spans bool) *parser {
-	if strings.Contains(text, "\r\n") {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-	}
-	return &parser{text: text, moreCmd: -1, trackSpans: spans}
-}
-
-// classify is what a scan needs to know of the line at c: what kind of
-// tag it is and its name (see tagLine.classify). The result is valid until
-// the next call but one.
-func (p *parser) classify(line string) *tagLine {
-	t := &p.scans[p.next]
-	p.next = 1 - p.next
-	t.classify(line)
-	return t
-}
-
-// head reads the line that the main loop is at. The result stays valid
-// while the command it starts is handled.
-func (p *parser) head(line string) *tagLine {
-	p.cur.classify(line)
-	return &p.cur
+	return &parser{text: strings.ReplaceAll(text, "\r\n", "\n"), moreCmd: -1, trackSpans: spans}
 }
 
 func (p *parser) run() {
 	c := cursor{}
 	for !p.done(c) {
 		line, next := p.lineAt(c)
-		if isBlankASCII(line) {
+		if strings.Trim(line, " \t") == "" {
 			// A run of blank lines is prose whatever else is going on.
 			next = p.skipBlankLines(c)
 			p.prose(c.line, next.line)
@@ -140,16 +102,6 @@ func (p *parser) run() {
 
 func (p *parser) done(c cursor) bool { return c.pos > len(p.text) }
 
-// isBlankASCII reports an empty line or one of spaces and tabs.
-func isBlankASCII(line string) bool {
-	for i := 0; i < len(line); i++ {
-		if !isBlank(line[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // lineAt returns the line at c, without its "\n", and the next line's cursor.
 func (p *parser) lineAt(c cursor) (string, cursor) {
 	rest := p.text[c.pos:]
@@ -167,18 +119,18 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 			return r
 		}
 	}
-	t := p.head(line)
+	t := readTag(line)
 	switch t.kind {
 	case kindOpen:
 		p.seenCommand = true
 		if t.typ == command.DeleteFile || t.typ == command.ReadFile {
-			return p.selfClosing(c, t, next)
+			return p.selfClosing(c, &t, next)
 		}
-		return p.block(c, t, next)
+		return p.block(c, &t, next)
 	case kindOther:
-		return p.unknown(c, t, next)
+		return p.unknown(c, t.unknown(), next)
 	case kindClose:
-		if p.strayCloser(c, t, next) {
+		if p.strayCloser(c, &t, next) {
 			return next
 		}
 	}
@@ -232,8 +184,7 @@ func (p *parser) fail(first, end int, path string, msg func() string) {
 }
 
 // unlisted is fail for a problem beyond maxErrors, counted in the summary
-// entry; callers on busy paths use it to save making the message's
-// closure.
+// entry.
 func (p *parser) unlisted(first, end int) {
 	p.errors++
 	p.maybeBody = false

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,14 +39,15 @@ func tagAttrs(t *tagLine) (attrs, string) {
 	if len(t.attrs) > maxAttrs && problem == "" {
 		problem = fmt.Sprintf("has %d attributes; no command takes more than a few", len(t.attrs))
 	}
-	m := attrs(t.attrs)
 	for i, a := range t.attrs {
 		if problem == "" && i < maxAttrs && attrs(t.attrs[:i]).has(a.key) {
 			problem = "the attribute " + a.key + " is given twice"
 		}
-		if a.bad && len(m) == len(t.attrs) {
-			m = wellFormed(t.attrs)
-		}
+	}
+	bad := func(a attr) bool { return a.bad }
+	m := attrs(t.attrs)
+	if slices.ContainsFunc(m, bad) {
+		m = slices.DeleteFunc(slices.Clone(m), bad)
 	}
 	if len(t.bare) > 0 && problem == "" {
 		if _, hasPath := m.get("path"); !hasPath && t.typ != command.RunCommand && t.typ != command.Message && t.typ != command.Done {
@@ -55,17 +57,6 @@ func tagAttrs(t *tagLine) (attrs, string) {
 		}
 	}
 	return m, problem
-}
-
-// wellFormed copies the attributes whose values are not malformed.
-func wellFormed(all []attr) attrs {
-	m := make(attrs, 0, len(all))
-	for _, a := range all {
-		if !a.bad {
-			m = append(m, a)
-		}
-	}
-	return m
 }
 
 func (m attrs) has(k string) bool {

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -23,33 +22,6 @@ type bodyScan struct {
 	wrong tagAt
 }
 
-// typeSet is a set of command types.
-type typeSet uint16
-
-func (s *typeSet) add(t command.Type) { *s |= typeBit(t) }
-
-func (s typeSet) has(t command.Type) bool { return t != "" && s&typeBit(t) != 0 }
-
-func typeBit(t command.Type) typeSet {
-	switch t {
-	case command.CreateFile:
-		return 1 << 0
-	case command.EditFile:
-		return 1 << 1
-	case command.DeleteFile:
-		return 1 << 2
-	case command.ReadFile:
-		return 1 << 3
-	case command.RunCommand:
-		return 1 << 4
-	case command.Message:
-		return 1 << 5
-	case command.Done:
-		return 1 << 6
-	}
-	return 0
-}
-
 // tagAt names a tag and its 0-based line.
 type tagAt struct {
 	name string
@@ -61,15 +33,11 @@ const maxListed = 5
 
 // scanBody finds the end of the body of a typ block that starts at from.
 // Every line is looked at once: parsing goes on where the scan stopped.
-// Tag lines that cannot end the body are passed over by their name (see
-// canEnd), except in a file body whose message, should it turn out
-// unclosed, would be listed: that message names the tags inside.
 func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	fileBody := typ == command.CreateFile || typ == command.EditFile
-	quick := !fileBody || !p.listing()
-	closer := closerOf(typ)
+	closer := "[/" + string(typ) + "]"
 	var sc bodyScan
-	var opened typeSet // commands opened inside the body
+	opened := map[command.Type]bool{} // commands opened inside the body
 	c := from
 	for !p.done(c) {
 		line, next := p.lineAt(c)
@@ -78,22 +46,18 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
 		}
-		if quick && !canEnd(line, typ, fileBody) {
-			c = next
-			continue
-		}
-		t := p.classify(line)
+		t := readTag(line)
 		switch {
 		case t.kind == kindClose && t.name == string(typ):
 			sc.body, sc.closed, sc.resume = p.text[from.pos:c.pos], true, next
 			return sc
-		case t.kind == kindClose && sc.wrong.name == "" && !opened.has(typeOf(t.name)) && isCommandName(t.name):
+		case t.kind == kindClose && sc.wrong.name == "" && !opened[typeOf(t.name)] && isCommandName(t.name):
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
 			return sc
 		case t.kind == kindOpen:
-			opened.add(t.typ)
+			opened[t.typ] = true
 			if len(sc.skipped) < maxListed {
 				sc.skipped = append(sc.skipped, tagAt{string(t.typ), c.line})
 			}
@@ -106,54 +70,6 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 	}
 	sc.resume = c
 	return sc
-}
-
-// closerOf is the closing tag of a typ block.
-func closerOf(typ command.Type) string {
-	switch typ {
-	case command.CreateFile:
-		return "[/CREATE_FILE]"
-	case command.EditFile:
-		return "[/EDIT_FILE]"
-	case command.RunCommand:
-		return "[/RUN_COMMAND]"
-	case command.Message:
-		return "[/MESSAGE]"
-	case command.Done:
-		return "[/DONE]"
-	}
-	return "[/" + string(typ) + "]"
-}
-
-// canEnd is a quick look at a line of a typ body: false when it cannot end
-// the body or tell anything about it, because it is not a tag line, or it
-// is an opening tag that is neither a command (for any body) nor a typ
-// block (for a file body). Closing tags and anything unusual are looked at
-// properly.
-func canEnd(line string, typ command.Type, fileBody bool) bool {
-	if !maybeTag(line) {
-		return false
-	}
-	i, ok := tagOpen(line)
-	if !ok {
-		return false
-	}
-	if line[i] == '\\' || i+1 < len(line) && line[i+1] == '/' {
-		return true
-	}
-	e := nameEnd(line, i+1)
-	if e < len(line) && (line[e] >= utf8.RuneSelf || line[e] == '\\') {
-		// Reading the tag may remove characters that split the name
-		// (invisible ones, Markdown escapes): read it properly. Past
-		// another ASCII character that ends the name, cleaning changes
-		// nothing of it.
-		return true
-	}
-	name := typeOf(strings.ToUpper(line[i+1 : e]))
-	if fileBody {
-		return name == typ
-	}
-	return name != ""
 }
 
 // block handles a command with a body, whose opening tag t is at c.
@@ -176,7 +92,11 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 		}
 		path, problem := blockPath(t)
 		p.fail(c.line, sc.resume.line, path, func() string {
-			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblemIf(t, c.line+1, path, problem))
+			msg := unclosedMessage(t, c.line, path, sc)
+			if problem != "" {
+				msg = joinProblems(msg, tagProblem(t, c.line+1, path, problem))
+			}
+			return msg
 		})
 		return sc.resume
 	}
@@ -232,8 +152,11 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		if maybeCloser(line) {
-			if ct := p.classify(line); ct.kind == kindClose && ct.name == t.name {
+		// A line starting "[" but not "[/" is most often the next
+		// command: it is not read twice.
+		rest := line[skipBlanks(line, 0):]
+		if !strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "[/") {
+			if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
 				end = after
 			}
 		}
@@ -253,52 +176,42 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // unknown handles a tag line whose name courier does not know. It is
 // reported when it looks like a command: a near miss of a known name,
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
-// before the next tag line. The scan for that closing tag stops at the next
-// tag line, so no line is scanned twice by it.
-//
-// When the line right after it is another unknown tag, that one is
-// handled here too, as the main loop would handle it next: a reply of
-// nothing but such tags does not go through the main loop line by line.
-func (p *parser) unknown(c cursor, t *tagLine, next cursor) cursor {
+// before the next tag line. Unknown tags right after it are handled here
+// too, so that no tag line is read twice.
+func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
 	for !p.done(next) {
-		// t is read before the next line is classified, which may reuse
-		// its slot (see classify).
-		u := unknownTag{t.written, t.words, len(t.attrs)}
 		line, after := p.lineAt(next)
-		nt := p.classify(line)
+		nt := readTag(line)
 		if nt.kind != kindOther {
-			r := p.unknownScan(c, u, next, nt, after)
+			r := p.unknownScan(c, u, next, nt, after, true)
 			if r == next || p.done(r) {
 				return r
 			}
-			// The scan went past text lines: when it stopped at another
-			// unknown tag, that one is handled here as below.
+			// Past text lines, another unknown tag is handled here too.
 			line, after = p.lineAt(r)
-			if nt = p.classify(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
+			if nt = readTag(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
 				return r
 			}
-			c, t, next = r, nt, after
+			c, u, next = r, nt.unknown(), after
 			continue
 		}
-		// Another unknown tag right after: no closing tag follows t.
+		// Another unknown tag right after: no closing tag follows u.
 		switch {
 		case !p.commandLike(u.words, u.nattrs):
 			p.prose(c.line, next.line)
 		case !p.listing():
 			p.unlisted(c.line, next.line)
 		default:
-			line0, end0 := c.line, next.line
-			p.fail(line0, end0, "", func() string { return unknownMessage(u.words, line0, end0, false) })
+			line0, end0, words := c.line, next.line, u.words
+			p.fail(line0, end0, "", func() string { return unknownMessage(words, line0, end0, false) })
 		}
 		if strings.IndexByte(line, '<') >= 0 {
 			return next // a reasoning tag may be on that line
 		}
-		// What the main loop does with the line at next: it is no blank
-		// line, nothing to pass over, no reasoning tag (no '<'), a tag a
-		// scan has just read.
-		c, t, next = next, nt, after
+		// As the main loop would: no blank line, no reasoning tag.
+		c, u, next = next, nt.unknown(), after
 	}
-	return p.unknownScan(c, unknownTag{t.written, t.words, len(t.attrs)}, next, nil, cursor{})
+	return p.unknownScan(c, u, next, tagLine{}, cursor{}, false)
 }
 
 // unknownTag is what unknown needs of an unknown tag's reading.
@@ -307,14 +220,17 @@ type unknownTag struct {
 	nattrs         int
 }
 
+func (t *tagLine) unknown() unknownTag { return unknownTag{t.written, t.words, len(t.attrs)} }
+
 // unknownScan is unknown for a tag at c that is not followed by another
-// unknown tag: it looks for the closing tag up to the next tag line. first
-// is the reading of the line at next, which ends after, or nil at the end.
-func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine, after cursor) cursor {
+// unknown tag: it looks for the closing tag up to the next tag line. ct
+// is the reading of the line at next, which ends after; more is false at
+// the end of the reply.
+func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, ct tagLine, after cursor, more bool) cursor {
 	end := next
 	closed := false
 	stop := next // the first line after the text lines that follow the tag
-	for e, ct := next, first; ct != nil; {
+	for e := next; more; {
 		if ct.kind == kindClose && ct.written == u.written {
 			end, closed = after, true
 		}
@@ -328,7 +244,7 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine
 		}
 		var line string
 		line, after = p.lineAt(e)
-		ct = p.classify(line)
+		ct = readTag(line)
 	}
 	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)
@@ -344,11 +260,9 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, first *tagLine
 	return end
 }
 
-// proseUpTo records the tag line at c as prose and goes on at next. When
-// the lines from next to stop, which a scan found to be text, need nothing
-// more of the main loop than to be prose (no reasoning tag, no header
-// echo), they are taken too, so that the main loop does not read them
-// again.
+// proseUpTo records the tag line at c as prose and goes on at next, or at
+// stop when the text lines a scan found up to it need nothing more of the
+// main loop (no reasoning tag, no header echo): they are not read again.
 func (p *parser) proseUpTo(c, next, stop cursor) cursor {
 	to := min(stop.pos, len(p.text))
 	between := p.text[min(next.pos, to):to]
@@ -366,11 +280,10 @@ func (p *parser) proseUpTo(c, next, stop cursor) cursor {
 	return stop
 }
 
-// strayCloser handles a closing tag of a block command that opens nowhere.
-// When lines before it could be a block's body, its opening tag was most
-// likely not at the start of a line, so the block was silently lost: that
-// is reported. With nothing before it that could have been its block it is
-// ignored (see loose). Closers of DELETE_FILE and READ_FILE are harmless.
+// strayCloser handles a closing tag of a block command that opens nowhere:
+// reported when lines before it could be a block whose opening tag was
+// lost, ignored otherwise (see loose). Closers of DELETE_FILE and READ_FILE
+// are harmless.
 func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 	typ := typeOf(t.name)
 	if typ == "" || typ == command.DeleteFile || typ == command.ReadFile {
@@ -385,27 +298,13 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 }
 
 // skipBlankLines returns the first line from c on that is not blank (or
-// the end). Runs of ASCII blanks are skipped byte by byte.
+// the end).
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
-		i := c.pos
-		for i < len(p.text) {
-			b := p.text[i]
-			if b == '\n' {
-				i++
-				c = cursor{i, c.line + 1}
-				continue
-			}
-			if b != ' ' && b != '\t' {
-				break
-			}
-			i++
+		if c.pos < len(p.text) && p.text[c.pos] == '\n' { // the most common blank line
+			c = cursor{c.pos + 1, c.line + 1}
+			continue
 		}
-		if i == len(p.text) {
-			return cursor{len(p.text) + 1, c.line + 1}
-		}
-		// Something else on the line at c: blank only if it is all
-		// invisible characters and odd spaces.
 		line, after := p.lineAt(c)
 		if !isBlankLine(line) {
 			return c

@@ -3,7 +3,6 @@ package protocol
 import (
 	"path"
 	"strings"
-	"unicode/utf8"
 )
 
 // Bodies are kept byte for byte, with four exceptions a person reading the
@@ -56,15 +55,7 @@ var markupExts = map[string]bool{
 }
 
 func isMarkup(p string) bool {
-	ext := path.Ext(p)
-	if !isASCII(ext) {
-		// Some letters lower-case to ASCII ones (the Kelvin sign to 'k').
-		return markupExts[strings.ToLower(ext)]
-	}
-	if len(ext) > len(".asciidoc") {
-		return false
-	}
-	return markupExts[strings.ToLower(ext)]
+	return markupExts[strings.ToLower(path.Ext(p))]
 }
 
 // markupInfos are fence labels that mean "this is the Markdown file itself".
@@ -86,12 +77,7 @@ func lineEnd(s string, start int) int {
 // eachLine calls f with every line of s (without "\n") and its offset.
 func eachLine(s string, f func(line string, start int) bool) {
 	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
+		end := lineEnd(s, start)
 		if !f(s[start:end], start) {
 			return
 		}
@@ -135,27 +121,12 @@ type fence struct {
 }
 
 // openFence reads a fence line: three or more backticks or tildes,
-// optionally followed by a label. Most lines are refused by their first
-// character without any copying.
+// optionally followed by a label.
 func openFence(line string) (fence, bool) {
-	i := 0
-	for i < len(line) && isSpaceASCII(line[i]) {
-		i++
-	}
-	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
+	if !mayStartWith(line, "`~") {
 		return fence{}, false
 	}
-	var s string
-	if line[i] < utf8.RuneSelf && isASCII(line[i:]) {
-		s = line[i:]
-		end := len(s)
-		for end > 0 && isSpaceASCII(s[end-1]) {
-			end--
-		}
-		s = s[:end]
-	} else {
-		s = trimLine(line)
-	}
+	s := trimLine(line)
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false
 	}
@@ -183,52 +154,6 @@ func openFence(line string) (fence, bool) {
 	return fence{ch: s[0], n: n, info: strings.ToLower(info), bare: bare}, true
 }
 
-// fenceMark is what closes and the nesting rules need of a fence line:
-// its character and length and whether it is bare; ok is false for a line
-// that is not a fence. It is openFence without the label.
-func fenceMark(line string) (f fence, ok bool) {
-	i := 0
-	for i < len(line) && isSpaceASCII(line[i]) {
-		i++
-	}
-	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != '`' && line[i] != '~' {
-		return fence{}, false
-	}
-	if line[i] >= utf8.RuneSelf {
-		return openFence(line)
-	}
-	s := line[i:]
-	ch := s[0]
-	n := 0
-	for n < len(s) && s[n] == ch {
-		n++
-	}
-	// A line with non-ASCII characters is read by openFence, which cleans
-	// it; but a backtick after a backtick fence, met first, refuses the
-	// line just the same, as cleaning leaves it there.
-	rest := s[n:]
-	bare := true
-	for j := 0; j < len(rest); j++ {
-		switch c := rest[j]; {
-		case c >= utf8.RuneSelf:
-			return openFence(line)
-		case c == '`' && ch == '`':
-			return fence{}, false
-		case !isSpaceASCII(c):
-			bare = false
-		}
-	}
-	if n < 3 {
-		return fence{}, false
-	}
-	return fence{ch: ch, n: n, bare: bare}, true
-}
-
-// isSpaceASCII reports the ASCII characters strings.TrimSpace removes.
-func isSpaceASCII(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
 // closes reports whether g, a fence line, closes f: only fence characters,
 // at least as many.
 func (f fence) closes(g fence) bool {
@@ -245,12 +170,7 @@ func (f fence) closesLine(line string) bool {
 // starts, or start -1 when every line is blank.
 func firstNonBlank(s string) (line string, start int) {
 	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
+		end := lineEnd(s, start)
 		if !isBlankLine(s[start:end]) {
 			return s[start:end], start
 		}
@@ -326,7 +246,7 @@ func wrapsAll(f fence, inner string) bool {
 	stack := []fence{f}
 	ok := true
 	eachLine(inner, func(line string, _ int) bool {
-		g, isFence := fenceMark(line)
+		g, isFence := openFence(line)
 		if !isFence {
 			return true
 		}
@@ -345,10 +265,8 @@ func wrapsAll(f fence, inner string) bool {
 func innerFencesPair(s string) bool {
 	var open fence
 	inBlock := false
-	for start := 0; start < len(s); {
-		// Lines of Markdown are often short: see lineEnd.
-		end := lineEnd(s, start)
-		g, isFence := fenceMark(s[start:end])
+	eachLine(s, func(line string, _ int) bool {
+		g, isFence := openFence(line)
 		switch {
 		case !isFence:
 		case !inBlock:
@@ -356,8 +274,8 @@ func innerFencesPair(s string) bool {
 		case open.closes(g):
 			inBlock = false
 		}
-		start = end + 1
-	}
+		return true
+	})
 	return !inBlock
 }
 

@@ -29,8 +29,8 @@ func buildSimple(cmd *command.Command, t *tagLine) string {
 }
 
 func isCloserOf(s, name string) bool {
-	closer, _, ok := parseCloser(s)
-	return ok && closer == name
+	closer, ok := closerName(s)
+	return ok && strings.ToUpper(closer) == name
 }
 
 // buildBlock makes a command with a body in cmd, a zero command, or says

@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -86,14 +87,7 @@ func isLabel(s string) bool {
 
 // hasLabel reports whether labels, words, hold s.
 func hasLabel(labels, s string) bool {
-	for labels != "" {
-		var l string
-		l, labels, _ = strings.Cut(labels, " ")
-		if strings.EqualFold(l, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(labels), func(l string) bool { return strings.EqualFold(l, s) })
 }
 
 // matchChrome reports whether a trimmed line is the chrome line pattern,
@@ -256,49 +250,38 @@ func maybeChrome(body string) bool {
 // chromeNote says what stripChrome left out: the lines of head, and those
 // of feet (in reverse order). Being chrome, they need no quoting but '...'.
 func chromeNote(head, feet []edge, shell bool) string {
-	var b strings.Builder
-	b.Grow(160)
-	list := func(lines []edge, reverse bool) {
-		for i := range lines {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			j := i
+	list := func(lines []edge, reverse bool) string {
+		q := make([]string, len(lines))
+		for i, l := range lines {
 			if reverse {
-				j = len(lines) - 1 - i
+				i = len(lines) - 1 - i
 			}
-			b.WriteString("'")
-			b.WriteString(lines[j].text)
-			b.WriteString("'")
+			q[i] = "'" + l.text + "'"
 		}
+		return strings.Join(q, ", ")
 	}
-	b.WriteString("courier left out ")
+	s := "courier left out "
 	switch {
 	case shell:
-		b.WriteString("its first line '")
-		b.WriteString(head[0].text)
-		b.WriteString("' (a shell started with no input does nothing)")
+		s += "its first line '" + head[0].text + "' (a shell started with no input does nothing)"
 	case len(head) > 0:
-		b.WriteString("the chat page's ")
-		list(head, false)
-		b.WriteString(" before the code")
+		s += "the chat page's " + list(head, false) + " before the code"
 	}
 	if len(feet) > 0 {
 		switch {
 		case shell:
-			b.WriteString(" and the chat page's ")
+			s += " and the chat page's "
 		case len(head) > 0:
-			b.WriteString(" and ")
+			s += " and "
 		default:
-			b.WriteString("the chat page's ")
+			s += "the chat page's "
 		}
-		list(feet, true)
-		b.WriteString(" after the code")
+		s += list(feet, true) + " after the code"
 	}
 	if !shell || len(feet) > 0 {
-		b.WriteString(" (the reply was copied from the rendered page)")
+		s += " (the reply was copied from the rendered page)"
 	}
-	return b.String()
+	return s
 }
 
 // cardProblem refuses a body that is only the card a chat page shows for

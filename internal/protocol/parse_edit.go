@@ -3,7 +3,6 @@ package protocol
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -29,12 +28,8 @@ func markerOf(line string) marker {
 	case ">>>>>>> REPLACE":
 		return replaceMarker
 	}
-	i := 0
-	for i < len(line) && (isBlank(line[i]) || line[i] == '\r' || line[i] == '\v' || line[i] == '\f') {
-		i++
-	}
-	if i < len(line) && line[i] < utf8.RuneSelf && line[i] != '<' && line[i] != '=' && line[i] != '>' {
-		return notMarker // most lines: refused by their first character
+	if !mayStartWith(line, "<=>") {
+		return notMarker
 	}
 	s := trimLine(line)
 	if len(s) < 5 {

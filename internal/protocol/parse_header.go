@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,16 +12,17 @@ func (p *parser) header(line string) {
 	if len(line) > maxHeaderLine || strings.IndexByte(line, ':') < 0 || (p.reply.Session != "" && p.reply.Sequence != 0) {
 		return
 	}
-	if isASCII(line) {
-		p.headerASCII(line)
+	s := trimLine(line)
+	// Every key starts with 's': most lines are refused before copying.
+	if lead := strings.TrimLeftFunc(s, func(r rune) bool { return strings.ContainsRune("*_`#>-+", r) || unicode.IsSpace(r) }); lead == "" || lead[0]|0x20 != 's' {
 		return
 	}
-	s := strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if r == '*' || r == '_' || r == '`' {
 			return -1
 		}
 		return r
-	}, trimLine(line))
+	}, s)
 	s = strings.TrimLeft(s, "#>-+ \t")
 	key, val, ok := strings.Cut(s, ":")
 	if !ok {
@@ -50,86 +50,6 @@ func (p *parser) header(line string) {
 
 // maxHeaderLine is the longest line read as a header echo.
 const maxHeaderLine = 200
-
-// headerASCII is header for an ASCII line, in the same steps, without
-// copies: trim it, drop the Markdown marks, trim the quote and list marks
-// in front, split at ':', and take the first word of the value.
-func (p *parser) headerASCII(line string) {
-	// Every key starts with 's': the first character that is neither a
-	// mark dropped or trimmed below nor a space must be one.
-	for i := 0; i < len(line); i++ {
-		if c := line[i]; !headerLead[c] {
-			if c|0x20 != 's' {
-				return
-			}
-			break
-		}
-	}
-	var buf [maxHeaderLine]byte
-	// The line is trimmed before the marks are dropped.
-	lead, trail := 0, len(line)
-	for lead < trail && isSpaceASCII(line[lead]) {
-		lead++
-	}
-	for trail > lead && isSpaceASCII(line[trail-1]) {
-		trail--
-	}
-	b := buf[:0]
-	for i := lead; i < trail; i++ {
-		if c := line[i]; c != '*' && c != '_' && c != '`' {
-			b = append(b, c)
-		}
-	}
-	for len(b) > 0 && strings.IndexByte("#>-+ \t", b[0]) >= 0 {
-		b = b[1:]
-	}
-	colon := bytes.IndexByte(b, ':')
-	if colon < 0 {
-		return
-	}
-	key, val := trimSpaceBytes(b[:colon]), b[colon+1:]
-	for len(val) > 0 && isSpaceASCII(val[0]) {
-		val = val[1:]
-	}
-	for i, c := range val {
-		if isSpaceASCII(c) {
-			val = val[:i]
-			break
-		}
-	}
-	if len(val) == 0 {
-		return
-	}
-	switch {
-	case asciiFold(string(key), "session"), asciiFold(string(key), "session id"), asciiFold(string(key), "sessionid"):
-		if p.reply.Session == "" && isSessionID(string(val)) {
-			p.reply.Session = strings.ToLower(string(val))
-		}
-	case asciiFold(string(key), "sequence"), asciiFold(string(key), "seq"):
-		if n, err := strconv.Atoi(string(val)); err == nil && n > 0 && p.reply.Sequence == 0 {
-			p.reply.Sequence = n
-		}
-	}
-}
-
-// headerLead are the characters headerASCII drops or trims in front of a
-// key: Markdown marks and ASCII spaces.
-var headerLead = func() (t [256]bool) {
-	for _, c := range []byte("*_`#>-+ \t\n\r\v\f") {
-		t[c] = true
-	}
-	return t
-}()
-
-func trimSpaceBytes(b []byte) []byte {
-	for len(b) > 0 && isSpaceASCII(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpaceASCII(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
 
 // asciiFold reports whether s is want (lower-case ASCII) in any ASCII case.
 func asciiFold(s, want string) bool {

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -37,68 +36,15 @@ func cleanLine(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	run := 0 // start of the text not yet copied
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+	return strings.Map(func(r rune) rune {
 		switch {
 		case isInvisible(r):
-			b.WriteString(s[run:i])
-			run = i + size
+			return -1
 		case isWideSpace(r):
-			b.WriteString(s[run:i])
-			b.WriteByte(' ')
-			run = i + size
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(s[run:i])
-			b.WriteRune(utf8.RuneError) // as ranging over the string reads it
-			run = i + size
+			return ' '
 		}
-		i += size
-	}
-	b.WriteString(s[run:])
-	return b.String()
-}
-
-// junk reports the size of an invisible character or non-ASCII space
-// (see isInvisible and isWideSpace) at the start of s, and which it is; 0
-// for anything else. It reads their UTF-8 bytes rather than decoding.
-func junk(s string) (size int, space bool) {
-	if len(s) < 2 {
-		return 0, false
-	}
-	switch s[0] {
-	case 0xC2: // U+00A0
-		if s[1] == 0xA0 {
-			return 2, true
-		}
-	case 0xE2:
-		if len(s) < 3 {
-			return 0, false
-		}
-		switch {
-		case s[1] == 0x80 && (s[2] == 0x8B || s[2] == 0x8C || s[2] == 0x8D): // U+200B-U+200D
-			return 3, false
-		case s[1] == 0x81 && s[2] == 0xA0: // U+2060
-			return 3, false
-		case s[1] == 0x80 && (s[2] == 0xAF || s[2] == 0x87): // U+202F, U+2007
-			return 3, true
-		}
-	case 0xEF: // U+FEFF
-		if len(s) >= 3 && s[1] == 0xBB && s[2] == 0xBF {
-			return 3, false
-		}
-	case 0xE3: // U+3000
-		if len(s) >= 3 && s[1] == 0x80 && s[2] == 0x80 {
-			return 3, true
-		}
-	}
-	return 0, false
+		return r
+	}, s)
 }
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
@@ -118,39 +64,19 @@ func trimLine(s string) string {
 
 // isBlankLine reports a line with nothing a reader would see.
 func isBlankLine(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isBlank(s[i]) {
-			if s[i] < utf8.RuneSelf && s[i] != '\r' && s[i] != '\v' && s[i] != '\f' {
-				return false // printable ASCII: the line shows something
-			}
-			return cleansToSpace(s[i:])
-		}
+	if i := skipSpace(s); i < len(s) && s[i] < utf8.RuneSelf {
+		return false // most lines: something printable
 	}
-	return true
+	return trimLine(s) == ""
 }
 
-// cleansToSpace reports trimLine(s) == "" without building the cleaned
-// line: every character is a space, invisible, or a non-ASCII space.
-func cleansToSpace(s string) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !isSpaceASCII(c) {
-				return false
-			}
-			i++
-			continue
-		}
-		if n, _ := junk(s[i:]); n > 0 {
-			i += n
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) { // U+FFFD, what cleaning makes of bad bytes, is not
-			return false
-		}
-		i += size
+// skipSpace skips the ASCII spaces strings.TrimSpace removes.
+func skipSpace(s string) int {
+	i := 0
+	for i < len(s) && (isBlank(s[i]) || s[i] == '\r' || s[i] == '\v' || s[i] == '\f') {
+		i++
 	}
-	return true
+	return i
 }
 
 // skipListMarker returns the index after a Markdown list marker ("- ",
@@ -178,20 +104,21 @@ func skipListMarker(s string, i int) int {
 // skipJunk skips blanks, invisible characters and non-ASCII spaces.
 func skipJunk(s string, i int) int {
 	for i < len(s) {
-		if isBlank(s[i]) {
-			i++
-			continue
-		}
-		if s[i] < utf8.RuneSelf {
-			return i
-		}
-		n, _ := junk(s[i:])
-		if n == 0 {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != ' ' && r != '\t' && !isInvisible(r) && !isWideSpace(r) {
 			return i
 		}
 		i += n
 	}
 	return i
+}
+
+// mayStartWith is a quick look at a line: false when, after ASCII space,
+// it starts with an ASCII character not in chars, so that trimLine cannot
+// make it start with one.
+func mayStartWith(line, chars string) bool {
+	i := skipSpace(line)
+	return i == len(line) || line[i] >= utf8.RuneSelf || strings.IndexByte(chars, line[i]) >= 0
 }
 
 // isASCII reports whether s is all ASCII.
@@ -202,33 +129,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// maybeTag is a quick look at a line: false when its first character that
-// is not a blank rules out a tag, which is so for most lines.
-func maybeTag(line string) bool {
-	i := 0
-	for i < len(line) && isBlank(line[i]) {
-		i++
-	}
-	if i == len(line) {
-		return false
-	}
-	switch c := line[i]; {
-	case c == '[', c == '\\', c == '-', c == '*', c == '+', c >= '0' && c <= '9', c >= utf8.RuneSelf:
-		return true
-	}
-	return false
-}
-
-// maybeCloser is maybeTag for closing tags: false for a line that starts
-// with '[' but not "[/", like the next command's opening tag.
-func maybeCloser(line string) bool {
-	if !maybeTag(line) {
-		return false
-	}
-	i := skipBlanks(line, 0)
-	return line[i] != '[' || strings.HasPrefix(line[i:], "[/")
 }
 
 // tagStartAt reads the tag of a line whose '[' (or "\\[") tagOpen found at
@@ -249,7 +149,11 @@ func tagStartAt(line string, k int) (string, int, bool, bool) {
 		return "", 0, false, false
 	}
 	// What comes before the tag counts only for its width.
-	s, escaped := unescapeTag(trimRightBlanks(cleanLine(line[k:])))
+	s := cleanLine(line[k:])
+	for len(s) > 0 && isBlank(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	s, escaped := unescapeTag(s)
 	return s, cleanColumns(line[:k]), true, escaped
 }
 
@@ -312,14 +216,6 @@ func tagOpen(line string) (int, bool) {
 // isTagStart reports a '[', or an escaped one, at line[i:].
 func isTagStart(line string, i int) bool {
 	return i < len(line) && (line[i] == '[' || line[i] == '\\' && i+1 < len(line) && line[i+1] == '[')
-}
-
-func trimRightBlanks(s string) string {
-	end := len(s)
-	for end > 0 && isBlank(s[end-1]) {
-		end--
-	}
-	return s[:end]
 }
 
 // cleanColumns is columns(cleanLine(s)).

@@ -38,14 +38,6 @@ func tagProblem(t *tagLine, line int, path, problem string) string {
 	return fmt.Sprintf("%s %s.%s", what(t.typ, path, line), problem, notDone(t.typ))
 }
 
-// tagProblemIf is tagProblem, or "" when there is no problem.
-func tagProblemIf(t *tagLine, line int, path, problem string) string {
-	if problem == "" {
-		return ""
-	}
-	return tagProblem(t, line, path, problem)
-}
-
 // notDone says what did not happen because a block was refused.
 func notDone(typ command.Type) string {
 	switch typ {

@@ -1,13 +1,18 @@
 package protocol
 
 import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/textdist"
 )
 
 // hintOf returns the command a name LLMs use instead of courier's
 // (letters only, upper case) means, or "".
-func hintOf(w []byte) command.Type {
-	switch string(w) {
+func hintOf(w string) command.Type {
+	switch w {
 	case "CREATE", "WRITE", "WRITEFILE", "NEWFILE", "SAVEFILE", "CREATEFILES", "FILE":
 		return command.CreateFile
 	case "EDIT", "MODIFY", "MODIFYFILE", "UPDATE", "UPDATEFILE", "PATCH", "PATCHFILE", "REPLACE", "EDITFILES":
@@ -30,18 +35,6 @@ func hintOf(w []byte) command.Type {
 // are not misspellings of a command.
 const maxNameLetters = 40
 
-// letters keeps the ASCII letters of s, upper-cased, in buf.
-func letters(buf *[maxNameLetters]byte, s string) []byte {
-	n := 0
-	for i := 0; i < len(s) && n < len(buf); i++ {
-		if c := s[i]; isLetter(c) {
-			buf[n] = c &^ 0x20
-			n++
-		}
-	}
-	return buf[:n]
-}
-
 // knownLetters are the command names without separators.
 var knownLetters = []struct {
 	typ     command.Type
@@ -61,8 +54,12 @@ func nearMiss(words string) (command.Type, bool) {
 	if len(words) > maxNameLetters {
 		return "", false
 	}
-	var buf [maxNameLetters]byte
-	w := letters(&buf, words)
+	w := strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && isLetter(byte(r)) {
+			return r &^ 0x20
+		}
+		return -1
+	}, words)
 	if typ := hintOf(w); typ != "" {
 		return typ, true
 	}
@@ -74,30 +71,12 @@ func nearMiss(words string) (command.Type, bool) {
 		edits = 1
 	}
 	for _, k := range knownLetters {
-		if len(w) < len(k.letters)-2 || len(w) > len(k.letters)+2 {
-			continue // too far apart in length to be a near miss
-		}
-		if withinEdits(w, k.letters, edits) {
+		// The distance is at least the difference in length.
+		if abs(len(w)-len(k.letters)) <= edits && (w == k.letters || edits > 0 && textdist.Levenshtein(w, k.letters) <= edits) {
 			return k.typ, true
 		}
 	}
 	return "", false
-}
-
-// withinEdits reports whether at most k single-letter insertions,
-// deletions and substitutions turn a into b. A common first letter is
-// always best matched, so only differing letters branch.
-func withinEdits(a []byte, b string, k int) bool {
-	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
-		a, b = a[1:], b[1:]
-	}
-	if len(a) == 0 || len(b) == 0 {
-		return len(a)+len(b) <= k
-	}
-	if k == 0 {
-		return false
-	}
-	return withinEdits(a[1:], b[1:], k-1) || withinEdits(a[1:], b, k-1) || withinEdits(a, b[1:], k-1)
 }
 
 // isCommandName reports a known command name or a near miss of one.
@@ -112,17 +91,7 @@ func isCommandName(name string) bool {
 // isUpperName reports an UPPER_SNAKE name as written, like "NOTE" or
 // "WRITE_FILE" (not "x" or "Note").
 func isUpperName(name string) bool {
-	hasLetter := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z':
-			return false
-		case c >= 'A' && c <= 'Z':
-			hasLetter = true
-		}
-	}
-	return hasLetter
+	return !strings.ContainsFunc(name, unicode.IsLower) && strings.ContainsFunc(name, unicode.IsUpper)
 }
 
 // commandLike reports whether an unknown tag line, with these words and
@@ -136,3 +105,5 @@ func (p *parser) commandLike(words string, nattrs int) bool {
 	_, near := nearMiss(words)
 	return near
 }
+
+func abs(n int) int { return max(n, -n) }

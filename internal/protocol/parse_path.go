@@ -15,9 +15,6 @@ const (
 // checkPath finds what makes a path unusable before it reaches the file
 // system; whether it stays inside the workspace is checked elsewhere.
 func checkPath(p string) string {
-	if plainPath(p) {
-		return ""
-	}
 	if strings.TrimSpace(p) == "" {
 		return `has an empty path; write path="relative/path/of/the/file"`
 	}
@@ -45,45 +42,4 @@ func checkPath(p string) string {
 		}
 	}
 	return ""
-}
-
-// What a byte is to plainPath.
-const (
-	pathOther = iota // control characters, DEL and non-ASCII
-	pathByte
-	pathSpace
-	pathSep
-)
-
-var pathBytes = func() (t [256]uint8) {
-	for c := ' '; c < 0x7f; c++ {
-		t[c] = pathByte
-	}
-	t[' '], t['/'], t['\\'] = pathSpace, pathSep, pathSep
-	return t
-}()
-
-// plainPath reports, in one pass, a path of printable ASCII that
-// checkPath has nothing against; it is false for anything else, which
-// checkPath then looks at closely.
-func plainPath(p string) bool {
-	if len(p) > maxPathBytes {
-		return false
-	}
-	name, spaces := 0, 0 // where the current name starts; spaces seen
-	for i := 0; i < len(p); i++ {
-		switch pathBytes[p[i]] {
-		case pathByte:
-		case pathSpace:
-			spaces++
-		case pathSep:
-			if i-name > maxNameBytes {
-				return false
-			}
-			name = i + 1
-		default:
-			return false
-		}
-	}
-	return spaces < len(p) && len(p)-name <= maxNameBytes
 }

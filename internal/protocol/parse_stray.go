@@ -45,29 +45,15 @@ func proseLine(line string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); !unicode.IsLetter(r) {
 		return false
 	}
-	for k := 0; k < len(s); k++ {
-		if codeChars[s[k]] {
-			return false
-		}
+	if strings.ContainsAny(s, "(){}[]<>;=$|\\`") {
+		return false
 	}
 	switch s[len(s)-1] {
 	case '.', '!', '?', ':':
 		return true
 	}
-	// strings.Cut(s, ": "), looking only at colons.
-	k := strings.IndexByte(s, ':')
-	for k >= 0 && (k+1 == len(s) || s[k+1] != ' ') {
-		j := strings.IndexByte(s[k+1:], ':')
-		if j < 0 {
-			return false
-		}
-		k += 1 + j
-	}
-	if k < 0 {
-		return false
-	}
-	key := s[:k]
-	return len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
+	key, _, ok := strings.Cut(s, ": ")
+	return ok && len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
 }
 
 // isProseMark reports the Markdown emphasis, heading, quote and list marks
@@ -79,12 +65,3 @@ func isProseMark(c byte) bool {
 	}
 	return false
 }
-
-// codeChars are the characters code is made of and prose is not; a
-// table, since proseLine looks at every byte of a line.
-var codeChars = func() (t [256]bool) {
-	for _, c := range []byte("(){}[]<>;=$|\\`") {
-		t[c] = true
-	}
-	return t
-}()

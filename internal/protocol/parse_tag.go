@@ -33,7 +33,6 @@ type tagLine struct {
 	written     string // the name as written, for telling NOTE from Note
 	attrs       []attr
 	bare        []string // words without "=value"
-	selfClose   bool     // written as [NAME .../]
 	trailing    string   // text after the closing ']'
 	indent      int      // column of the '['
 	problem     string   // what is wrong with the tag's syntax, if anything
@@ -64,21 +63,21 @@ func typeOf(name string) command.Type {
 	return ""
 }
 
-// classify says whether line is a tag line and takes it apart into t.
-func (t *tagLine) classify(line string) {
-	*t = tagLine{}
+// readTag says whether line is a tag line and takes it apart.
+func readTag(line string) (t tagLine) {
 	k, ok := tagOpen(line)
 	if !ok {
-		return
+		return t
 	}
 	s, indent, ok, escaped := tagStartAt(line, k)
 	if !ok {
-		return
+		return t
 	}
 	t.parse(s)
 	if t.kind != kindText {
 		t.indent, t.escaped = indent, escaped
 	}
+	return t
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -144,12 +143,8 @@ func (t *tagLine) readAttrs(s string, i int, wordsEnd *int) bool {
 		switch {
 		case i >= len(s):
 			return false
-		case s[i] == ']':
-			t.trailing = strings.TrimSpace(s[i+1:])
-			return true
-		case strings.HasPrefix(s[i:], "/]"):
-			t.selfClose = true
-			t.trailing = strings.TrimSpace(s[i+2:])
+		case s[i] == ']', strings.HasPrefix(s[i:], "/]"): // [NAME .../] as well
+			t.trailing = strings.TrimSpace(s[strings.IndexByte(s[i:], ']')+i+1:])
 			return true
 		}
 		next := t.readAttr(s, i, wordsEnd)
@@ -289,15 +284,9 @@ func attrKey(k string) string {
 	return k
 }
 
-// parseCloser reads [/NAME] (blanks inside the brackets allowed) and
-// returns the name in upper case and as written. Anything else after it
-// makes the line ordinary text.
-func parseCloser(s string) (name, written string, ok bool) {
-	written, ok = closerName(s)
-	return strings.ToUpper(written), written, ok
-}
-
-// closerName is the name of the closing tag s as written.
+// closerName reads [/NAME] (blanks inside the brackets allowed) and
+// returns the name as written. Anything else after it makes the line
+// ordinary text.
 func closerName(s string) (string, bool) {
 	if !strings.HasPrefix(s, "[/") {
 		return "", false
@@ -322,7 +311,7 @@ func (t *tagLine) splitInline() {
 	if i < 0 {
 		return
 	}
-	if name, _, ok := parseCloser(t.trailing[i:]); ok && name == t.name {
+	if isCloserOf(t.trailing[i:], t.name) {
 		t.inline = strings.TrimSpace(t.trailing[:i])
 		t.hasInline = true
 		t.trailing = ""

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/courier-agent/courier/internal/command"
-	"github.com/courier-agent/courier/internal/textdist"
 )
 
 func TestParseTagSpelling(t *testing.T) {
@@ -198,23 +197,6 @@ func TestUnknownTagBeforeListLines(t *testing.T) {
 	}
 }
 
-// withinEdits agrees with the edit distance on every pair of short names.
-func TestWithinEditsMatchesLevenshtein(t *testing.T) {
-	names := []string{"", "A", "DONE", "NOTE", "DONNE", "DOEN", "MESAGE", "MESSAGES", "EDITFILE", "EDITFLIE", "EDTIFILE", "READFIEL", "CREATEFILE", "CRAETEFILE", "RUNCOMMAND", "RUNCOMAND", "XX"}
-	for _, a := range names {
-		for _, b := range names {
-			d := textdist.Levenshtein(a, b)
-			for k := 0; k <= 3; k++ {
-				if got := withinEdits([]byte(a), b, k); got != (d <= k) {
-					t.Errorf("withinEdits(%q, %q, %d) = %v, distance %d", a, b, k, got, d)
-				}
-			}
-		}
-	}
-}
-
-// A byte that is not UTF-8 in a tag reads as U+FFFD, in the path a message
-// names as everywhere else.
 func TestTagWithInvalidByte(t *testing.T) {
 	r := Parse("[DELEtE_FILE pAth=\x99")
 	if len(r.Commands) != 1 || r.Commands[0].Path != "\uFFFD" || !strings.Contains(r.Commands[0].Error, "DELETE_FILE for \"\uFFFD\" (line 1) the tag has no closing ']'") {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 )
 
@@ -15,10 +16,8 @@ import (
 // never closes makes the rest of the reply reasoning, since the model was
 // cut off while still drafting; commands in it are reported, not run.
 
-// hasPrefixFold is strings.HasPrefix ignoring case, for a lower-case
-// ASCII prefix. strings.EqualFold would give the same answer: the only
-// non-ASCII letters that fold to ASCII ones are longer in bytes, so no
-// string of the prefix's length in bytes matches it through them.
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for a lower-case
+// ASCII prefix.
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && asciiFold(s[:len(prefix)], prefix)
 }
@@ -44,86 +43,19 @@ func thinkOpen(line string) (string, bool) {
 
 // hasThinkClose reports whether s contains </think> or </thinking>.
 func hasThinkClose(s string) bool {
-	for i := strings.IndexByte(s, '<'); i >= 0; {
-		if hasPrefixFold(s[i:], "</think>") || hasPrefixFold(s[i:], "</thinking>") {
+	for i := strings.IndexByte(s, '<'); i >= 0; i = strings.IndexByte(s, '<') {
+		if s = s[i:]; hasPrefixFold(s, "</think>") || hasPrefixFold(s, "</thinking>") {
 			return true
 		}
-		j := strings.IndexByte(s[i+1:], '<')
-		if j < 0 {
-			return false
-		}
-		i += 1 + j
+		s = s[1:]
 	}
 	return false
 }
 
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
-	// Most lines with a '<' are markup, refused by their ends: cleaning
-	// and trimming leave ASCII characters that are not spaces where they
-	// are, so "<d..." cannot start with "</think" nor "...v>" end with
-	// "</think>" or "</thinking>".
-	a, b := 0, len(line)-1
-	for a <= b && isSpaceASCII(line[a]) {
-		a++
-	}
-	for b >= a && isSpaceASCII(line[b]) {
-		b--
-	}
-	if b-a < 6 || !maybeFrom(line, a, "</t") && !maybeTo(line, b, "k>") && !maybeTo(line, b, "g>") {
-		return false
-	}
-	var s string
-	if isASCII(line) {
-		s = trimSpaceASCII(line)
-		// Most lines with a '<' are markup: refused by their ends.
-		if len(s) < 7 || (s[0] != '<' && s[len(s)-1] != '>') {
-			return false
-		}
-	} else {
-		s = trimLine(line)
-	}
+	s := trimLine(line)
 	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
-}
-
-// maybeFrom reports whether the line, cleaned, might have the lower-case
-// ASCII prefix p (in any case) at i: it cannot when one of the bytes from
-// i on is ASCII and differs, before any that is not ASCII.
-func maybeFrom(line string, i int, p string) bool {
-	for k := 0; k < len(p); k++ {
-		if i+k >= len(line) || line[i+k] >= utf8.RuneSelf {
-			return true
-		}
-		if c := line[i+k]; c != p[k] && c|0x20 != p[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// maybeTo is maybeFrom for a suffix p ending at j.
-func maybeTo(line string, j int, p string) bool {
-	for k := 0; k < len(p); k++ {
-		if j-k < 0 || line[j-k] >= utf8.RuneSelf {
-			return true
-		}
-		if c := line[j-k]; c != p[len(p)-1-k] && c|0x20 != p[len(p)-1-k] {
-			return false
-		}
-	}
-	return true
-}
-
-// trimSpaceASCII is strings.TrimSpace for ASCII text.
-func trimSpaceASCII(s string) string {
-	i, j := 0, len(s)
-	for i < j && isSpaceASCII(s[i]) {
-		i++
-	}
-	for j > i && isSpaceASCII(s[j-1]) {
-		j--
-	}
-	return s[i:j]
 }
 
 // hasSuffixFold is hasPrefixFold for a suffix.
@@ -145,7 +77,7 @@ func (p *parser) think(c cursor, line string, next cursor) (cursor, bool) {
 	if !p.seenThink && isOrphanClose(line) {
 		// Everything so far was reasoning: forget what it seemed to say.
 		p.seenThink = true
-		p.reply, p.cmds = Reply{}, nil
+		p.reply, p.cmds = frontend.Parsed{}, nil
 		p.spans = p.spans[:0]
 		p.errors, p.more, p.moreCmd, p.seenCommand, p.maybeBody = 0, 0, -1, false, false
 		p.prose(0, next.line)
@@ -164,7 +96,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 			p.prose(c.line, after.line)
 			return after
 		}
-		if t := p.classify(line); t.kind == kindOpen {
+		if t := readTag(line); t.kind == kindOpen {
 			if len(tags) < maxListed {
 				tags = append(tags, tagAt{string(t.typ), e.line})
 			}
@@ -172,7 +104,7 @@ func (p *parser) skipThink(c, next cursor) cursor {
 		}
 		e = after
 	}
-	end := p.lineCount()
+	end := strings.Count(p.text, "\n") + 1
 	if n == 0 {
 		p.prose(c.line, end)
 	} else {
@@ -180,8 +112,6 @@ func (p *parser) skipThink(c, next cursor) cursor {
 	}
 	return cursor{len(p.text) + 1, end}
 }
-
-func (p *parser) lineCount() int { return strings.Count(p.text, "\n") + 1 }
 
 func thinkMessage(line0 int, tags []tagAt, n int) string {
 	return "The reasoning section opened at line " + strconv.Itoa(line0+1) +

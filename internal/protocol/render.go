@@ -52,7 +52,7 @@ func tagsLayout() Layout {
 // PROTOCOL, CONTEXT and PROMPT; and the sizes of its parts.
 func RenderLayout(o frontend.Request, l Layout) (string, []frontend.Part) {
 	var b strings.Builder
-	parts := writeLayout(&b, nil, o, l)
+	parts, _ := WriteLayout(&b, o, l)
 	return b.String(), parts
 }
 
@@ -84,17 +84,11 @@ func (s *stickyWriter) WriteString(str string) (int, error) {
 }
 
 // writeLayout writes a request into b, but for its pack, which goes to
-// out after what b holds (out is nil when the whole request is built in
-// b), and returns the sizes of its parts.
+// out after what b holds, and returns the sizes of its parts.
 func writeLayout(b *strings.Builder, out *stickyWriter, o frontend.Request, l Layout) []frontend.Part {
 	// Each part's Bytes holds where it starts until the end is known.
 	var parts []frontend.Part
-	at := func() int {
-		if out != nil {
-			return out.n + b.Len()
-		}
-		return b.Len()
-	}
+	at := func() int { return out.n + b.Len() }
 	part := func(name string) { parts = append(parts, frontend.Part{Name: name, Bytes: at()}) }
 	part("Header")
 	prompt := o.Prompt
@@ -155,15 +149,11 @@ func writeLayout(b *strings.Builder, out *stickyWriter, o frontend.Request, l La
 		}
 		b.WriteString(o.LeftOut)
 		if o.Pack != nil {
-			var to io.StringWriter = b
-			if out != nil {
-				out.WriteString(b.String())
-				b.Reset()
-				to = out
-			}
+			out.WriteString(b.String())
+			b.Reset()
 			o.Pack.Files(func(f frontend.FileContent) {
 				part("file " + ShowName(f.Path) + shownLines(f))
-				writeRequested(to, f)
+				writeRequested(out, f)
 			})
 		}
 	}

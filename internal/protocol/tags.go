@@ -30,10 +30,7 @@ func (Tags) RenderTo(w io.Writer, r frontend.Request) ([]frontend.Part, error) {
 }
 
 // Parse implements frontend.FrontEnd.
-func (Tags) Parse(text string) frontend.Parsed {
-	r := Parse(text)
-	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
-}
+func (Tags) Parse(text string) frontend.Parsed { return Parse(text) }
 
 // ShowsCommands implements frontend.FrontEnd: a result line says enough.
 func (Tags) ShowsCommands() bool { return false }

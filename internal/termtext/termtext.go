@@ -22,7 +22,7 @@ import (
 // zero-width spaces and joiners, the BOM, tag characters), which reorder
 // or hide text. Courier's own colour codes are added after this.
 func Safe(s string) string {
-	i := firstUnsafe(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || unsafe(r) })
 	if i < 0 {
 		return s
 	}
@@ -60,26 +60,6 @@ func Command(command, env string) string {
 		s += " with " + Safe(env)
 	}
 	return s
-}
-
-// firstUnsafe returns the index of the first unsafe character, or -1.
-func firstUnsafe(s string) int {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if unsafe(rune(c)) {
-				return i
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || unsafe(r) {
-			return i
-		}
-		i += size
-	}
-	return -1
 }
 
 // unsafe reports whether a terminal would act on r, or it would change how

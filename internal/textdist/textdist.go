@@ -2,20 +2,10 @@
 // "did you mean" suggestions courier makes about misspelt names.
 package textdist
 
-// shortLen is the longest second string measured without allocating:
-// command and setting names are shorter.
-const shortLen = 32
-
 // Levenshtein returns the number of single-byte insertions, deletions and
 // substitutions that turn a into b. Names are ASCII, so bytes are letters.
 func Levenshtein(a, b string) int {
-	var buf [2][shortLen + 1]int
-	var prev, cur []int
-	if len(b) <= shortLen {
-		prev, cur = buf[0][:len(b)+1], buf[1][:len(b)+1]
-	} else {
-		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
-	}
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
