@@ -1,9 +1,10 @@
 package serve
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"html/template"
-	"io"
 	"net/http"
 	"strings"
 
@@ -18,6 +19,29 @@ import (
 //go:embed assets
 var assets embed.FS
 
+// The style and script go inside the page, so that it loads in one
+// request; the content policy names their hashes, so that no other
+// inline script or style runs.
+var (
+	style         = asset("page.css")
+	script        = asset("htmx.min.js") + "\n;\n" + asset("sse.min.js") + "\n;\n" + asset("page.js")
+	contentPolicy = "default-src 'none'; script-src " + sha(script) + "; style-src " + sha(style) +
+		"; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+func asset(name string) string {
+	data, err := assets.ReadFile("assets/" + name)
+	if err != nil {
+		panic(err) // embedded: cannot happen
+	}
+	return string(data)
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
 // pages are the page and its fragments: html/template escapes what they
 // show by where it goes, so a reply's <script> comes out as text.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
@@ -27,6 +51,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
 	"diffLine": diffLine,
 	"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
+	"style":    func() template.CSS { return template.CSS(style) },
+	"script":   func() template.JS { return template.JS(script) },
 }).ParseFS(assets, "assets/page.html"))
 
 func diffLine(l string) string {
@@ -41,16 +67,6 @@ func diffLine(l string) string {
 		return "del"
 	}
 	return ""
-}
-
-// script serves htmx, its extension and the page's own as one file.
-func script(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	for _, name := range []string{"htmx.min.js", "sse.min.js", "page.js"} {
-		data, _ := assets.ReadFile("assets/" + name)
-		w.Write(data)
-		io.WriteString(w, "\n;\n")
-	}
 }
 
 type homeView struct {

@@ -125,15 +125,9 @@ func (s *Server) Handler() http.Handler {
 			}
 		})
 	}
-	m.Handle("GET /assets/", http.FileServerFS(assets))
-	m.HandleFunc("GET /assets/courier.js", script)
 	m.HandleFunc("GET /api/events", s.events)
 	return s.guard(m)
 }
-
-// contentPolicy tells the browser to run no script but the page's own,
-// load nothing from elsewhere, be framed by no page.
-const contentPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // guard lets through only requests for this server (Host) with the token
 // (cookie or bearer), changing anything only from the page itself (Origin)

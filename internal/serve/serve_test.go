@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -89,7 +90,10 @@ func TestGuard(t *testing.T) {
 			if resp.StatusCode != tc.want {
 				t.Errorf("status %d, want %d: %s", resp.StatusCode, tc.want, body)
 			}
-			if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			// Only the page's own script runs: named by its hash, never any
+			// inline script.
+			if csp := resp.Header.Get("Content-Security-Policy"); !regexp.MustCompile(`script-src 'sha256-[A-Za-z0-9+/=]+';`).MatchString(csp) ||
+				strings.Contains(csp, "unsafe") || !strings.Contains(csp, "frame-ancestors 'none'") {
 				t.Errorf("Content-Security-Policy %q", csp)
 			}
 		})
