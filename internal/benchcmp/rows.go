@@ -26,6 +26,8 @@ func All() []Row {
 		{What: "READ_FILE of a 300 MB file, 500 lines shown", Goal: "≤ 64 MB of memory", Limit: 64, Unit: "MB", Measure: measureReadFile},
 		{What: "undo of a turn 200 turns back", Goal: "constant: ≤ 2× the undo of the last turn", Limit: 2, Unit: "×", Measure: measureUndo},
 		{What: "a new session's first go build (net/http, encoding/json) against the same build outside courier, your caches warm", Goal: "within 1.5 s of it", Limit: 1.5, Unit: "s", Measure: measureFirstBuild},
+		{What: "courier new in a git project of a thousand files, the machine's tools known", Goal: "≤ 150 ms", Limit: 150, Unit: "ms", Measure: measureNew},
+		{What: "a session's first snapshot of 100,000 small files", Goal: "≤ 5 s, and ≤ 40 MB of disk", Limit: 5, Unit: "s", Measure: measureFirstSnapshot},
 		{What: "starting a confined command (true), as courier runs commands", Goal: "≤ 30 ms", Limit: 30, Unit: "ms", Measure: measureConfinedStart},
 		{What: "courier serve: a session's page loaded afresh in Chromium, scripts and style included", Goal: "≤ 100 ms", Limit: 100, Unit: "ms", Measure: measurePageLoad},
 		{What: "courier serve: an applied answer's results on the page after the turn's end", Goal: "≤ 100 ms", Limit: 100, Unit: "ms", Measure: measurePageResults},
@@ -90,6 +92,30 @@ func measureConfinedStart(e *Env) (float64, string, error) {
 		return 0, "", err
 	}
 	return v[0] / 1e6, fmt.Sprintf("%s, unconfined %s, best of %d runs", ms(v[0]), ms(v[1]), e.Rounds(3)), nil
+}
+
+// measureNew is 'courier new' on a project of a thousand files, its first
+// request and environment section written (BenchmarkNew).
+func measureNew(e *Env) (float64, string, error) {
+	v, err := e.bench("./internal/cli", "^BenchmarkNew$/^tools_kept$", "20x", e.Rounds(3), "BenchmarkNew/tools_kept ns/op")
+	if err != nil {
+		return 0, "", err
+	}
+	return v[0] / 1e6, fmt.Sprintf("%s, best of %d runs", ms(v[0]), e.Rounds(3)), nil
+}
+
+// measureFirstSnapshot is a new session's snapshot of 100,000 files of
+// 250 bytes (BenchmarkFirstSnapshot); more than 40 MB of disk fails too.
+func measureFirstSnapshot(e *Env) (float64, string, error) {
+	v, err := e.bench("./internal/history", "^BenchmarkFirstSnapshot$/^files=100000$", "1x", e.Rounds(2),
+		"BenchmarkFirstSnapshot/files=100000 ns/op", "BenchmarkFirstSnapshot/files=100000 store-MB")
+	if err != nil {
+		return 0, "", err
+	}
+	if v[1] > 40 {
+		return 0, "", fmt.Errorf("the store takes %.1f MB of disk, more than 40 MB", v[1])
+	}
+	return v[0] / 1e9, fmt.Sprintf("%s, %.1f MB of disk, best of %d runs", ms(v[0]), v[1], e.Rounds(2)), nil
 }
 
 func measureParse(e *Env) (float64, string, error) {
