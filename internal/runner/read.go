@@ -268,11 +268,11 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 }
 
 // pack is the first request's pack of the files found, in the room the
-// rest of req leaves within the token budget.
-func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
+// rest of the request, rest, leaves within the token budget.
+func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, rest frontend.Turn) *frontend.Pack {
 	budget := 0
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {
-		text, _ := fe.Render(req)
+		text, _ := fe.Render(rest)
 		rest := utf8.RuneCountInString(text) / 4
 		// A twentieth is kept for the pack's own notes.
 		budget = max(1, (b-rest)*4*19/20)
