@@ -107,9 +107,6 @@ type FileContent struct {
 // Pack is the files the first request shows after the requested ones,
 // read one at a time as the request is written.
 type Pack struct {
-	// Size is about how many bytes the files take in the request, so that
-	// the request is sized once.
-	Size int
 	// Files calls add with each file in turn. A file's Text is good only
 	// during the call.
 	Files func(add func(FileContent))
