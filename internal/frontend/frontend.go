@@ -86,6 +86,8 @@ type Request struct {
 	ReadBytes int
 }
 
+// The methods below make a Request a Turn with its pieces at hand (the
+// first request whose protocol 'show --full' puts back, or a test).
 func (r Request) Head() Request                           { return r }
 func (r Request) Listing() []workspace.Entry              { return r.Files }
 func (r Request) LastResults() []command.Result           { return r.Results }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
@@ -171,6 +172,8 @@ func (v *view) RequestedFiles() ([]frontend.FileContent, string) {
 	return v.Requested, v.LeftOut
 }
 
+// LastResults name the lines of a file the request shows (see
+// withShownRanges), so the requested files are read first.
 func (v *view) LastResults() []command.Result {
 	v.RequestedFiles()
 	return withShownRanges(v.Results, v.st.ReadFileRequests, v.shown)
@@ -184,13 +187,19 @@ func (v *view) LastCommands() []command.Command {
 }
 
 // FirstPack is the first request's pack, in the room the rest of the
-// request leaves.
+// request leaves within the token budget.
 func (v *view) FirstPack() *frontend.Pack {
 	if v.Sequence != 1 || len(v.st.Includes) == 0 {
 		return nil
 	}
 	found := pack.Find(v.ws, pack.Options{Include: v.st.Includes, Task: v.Task, MaxListed: v.r.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: v.fe.Words()})
-	return v.r.pack(found, v.fe, noPack{v})
+	budget := 0
+	if b := v.r.cfg.Limits.TokenBudget; b > 0 {
+		text, _ := v.fe.Render(noPack{v})
+		// A twentieth is kept for the pack's own notes.
+		budget = max(1, (b-utf8.RuneCountInString(text)/4)*4*19/20)
+	}
+	return found.Stream(budget)
 }
 
 // noPack is a turn without its pack, to measure the rest of its request.
