@@ -3,7 +3,6 @@ package agentspaces
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -28,13 +27,8 @@ func (Chat) Name() string { return ChatName }
 const Continuation = "Continue working on the task based on the events above. When the task is complete, reply with message operations only, summarising what you did."
 
 // Render implements frontend.FrontEnd.
-func (Chat) Render(r frontend.Request) (string, []frontend.Part) {
-	return protocol.RenderLayout(r, chatLayout())
-}
-
-// RenderTo implements frontend.FrontEnd.
-func (Chat) RenderTo(w io.Writer, r frontend.Request) ([]frontend.Part, error) {
-	return protocol.WriteLayout(w, r, chatLayout())
+func (Chat) Render(t frontend.Turn) (string, []frontend.Part) {
+	return protocol.RenderLayout(t, chatLayout())
 }
 
 func chatLayout() protocol.Layout {
@@ -48,16 +42,17 @@ func chatLayout() protocol.Layout {
 }
 
 // writeEvents writes the CONTEXT section on the last reply: courier's
-// notices, then the events message with file content shortened.
-func writeEvents(b *strings.Builder, r frontend.Request) {
+// notices, then the events message with file content shortened: events
+// carry their operations, so t's commands are read.
+func writeEvents(b *strings.Builder, r frontend.Request, results []command.Result, t frontend.Turn) {
 	for _, n := range r.Notices {
 		b.WriteString(strings.TrimRight(n, "\n"))
 		b.WriteString("\n")
 	}
-	if len(r.Results) == 0 && len(r.Notices) > 0 {
+	if len(results) == 0 && len(r.Notices) > 0 {
 		return
 	}
-	m := Events(fmt.Sprintf("%s-%04d", r.Session, r.Sequence-1), Outcome{Commands: r.Commands, Results: r.Results}, time.Now())
+	m := Events(fmt.Sprintf("%s-%04d", r.Session, r.Sequence-1), Outcome{Commands: t.LastCommands(), Results: results}, time.Now())
 	room := cmp.Or(r.ReadBytes, math.MaxInt)
 	for i := range m.Events {
 		room -= cutContent(&m.Events[i], r.ReadLines, room)
@@ -83,9 +78,6 @@ func (Chat) Parse(text string) frontend.Parsed {
 	r := ParseReply(text)
 	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
 }
-
-// ShowsCommands implements frontend.FrontEnd: events carry their operations.
-func (Chat) ShowsCommands() bool { return true }
 
 // NoCommands implements frontend.FrontEnd.
 func (Chat) NoCommands() string {

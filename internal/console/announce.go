@@ -32,7 +32,7 @@ func (t *Text) RequestWritten(e runner.RequestWritten) {
 		}
 		t.out("Session %s, request %d\n", e.Session, e.Sequence)
 	}
-	tokens := e.TokenCount()
+	tokens := e.Tokens
 	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(e.Size), human.Thousands(tokens))
 	if t.o.Unattended {
 		return

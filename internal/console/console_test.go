@@ -158,7 +158,7 @@ func TestJSONReporter(t *testing.T) {
 	r.CommandStarted(runner.CommandStarted{Index: 0, Command: run})
 	r.CommandFinished(runner.CommandFinished{Index: 0, Command: run, Result: res})
 	r.ApprovalNeeded(runner.ApprovalNeeded{Session: "a1b2c3d4", Sequence: 1, Index: 1, Command: "rm -rf x", Reason: "r"})
-	r.RequestWritten(runner.RequestWritten{Session: "a1b2c3d4", Sequence: 2, Path: "/x/outbox/a1b2c3d4_seq0002.txt", Text: "abcd"})
+	r.RequestWritten(runner.RequestWritten{Session: "a1b2c3d4", Sequence: 2, Path: "/x/outbox/a1b2c3d4_seq0002.txt", Text: "abcd", Tokens: 1})
 	r.TurnEnded(runner.TurnEnded{Session: "a1b2c3d4", Sequence: 2, Results: []command.Result{res}, Complete: true, Summary: "done"})
 	r.TurnUndone(runner.TurnUndone{Session: "a1b2c3d4", Report: runner.UndoReport{Sequence: 1, Restored: []string{"main.go"}, Removed: []string{"new.go"}}})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

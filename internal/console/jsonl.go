@@ -29,7 +29,7 @@ func (j *JSON) SessionStarted(e runner.SessionStarted) {
 
 func (j *JSON) RequestWritten(e runner.RequestWritten) {
 	j.write("requestWritten", "session", e.Session, "sequence", e.Sequence, "path", e.Path, "bytes", e.Size,
-		"tokens", e.TokenCount(), "rewritten,omitempty", e.Rewritten, "damaged,omitempty", e.Damaged)
+		"tokens", e.Tokens, "rewritten,omitempty", e.Rewritten, "damaged,omitempty", e.Damaged)
 }
 
 func (j *JSON) WaitingForReply(e runner.WaitingForReply) {

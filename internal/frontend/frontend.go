@@ -15,24 +15,37 @@ import (
 type FrontEnd interface {
 	// Name identifies the protocol in session state ("tags", "json").
 	Name() string
-	// Render writes the whole text of a request, and the sizes of its
-	// parts.
-	Render(r Request) (string, []Part)
+	// Render writes the whole text of the request of turn t, and the
+	// sizes of its parts.
+	Render(t Turn) (string, []Part)
 	// Parse reads decoded reply text. It never fails: what it cannot
 	// understand becomes a command.ParseError the LLM is told about.
 	Parse(text string) Parsed
 	// NoCommands is told to the LLM when its reply held no command at all.
 	NoCommands() string
-	// ShowsCommands says whether Render needs Request.Commands, which the
-	// runner then reads back from the last turn's record.
-	ShowsCommands() bool
 	// Words names the protocol's commands in the advice that courier's
 	// engine and file display give the LLM.
 	Words() command.Words
 }
 
+// Turn is the turn a request shows, as the runner hands it to a front
+// end: the front end asks for the pieces it shows, and the runner reads
+// each from the workspace or the session's history only then.
+type Turn interface {
+	// Head is what the session's state says: Request's fields but for
+	// the pieces below, which are not read from it.
+	Head() Request
+	Listing() []workspace.Entry
+	LastResults() []command.Result
+	LastCommands() []command.Command
+	// RequestedFiles are the files the LLM asked for, within the room
+	// for them, and a note of what had no room.
+	RequestedFiles() ([]FileContent, string)
+	FirstPack() *Pack
+}
+
 // Request is everything one request to the LLM shows, whatever the
-// protocol.
+// protocol: a turn with every piece at hand.
 type Request struct {
 	Session  string
 	Sequence int
@@ -73,6 +86,15 @@ type Request struct {
 	ReadBytes int
 }
 
+// The methods below make a Request a Turn with its pieces at hand (the
+// first request whose protocol 'show --full' puts back, or a test).
+func (r Request) Head() Request                           { return r }
+func (r Request) Listing() []workspace.Entry              { return r.Files }
+func (r Request) LastResults() []command.Result           { return r.Results }
+func (r Request) LastCommands() []command.Command         { return r.Commands }
+func (r Request) RequestedFiles() ([]FileContent, string) { return r.Requested, r.LeftOut }
+func (r Request) FirstPack() *Pack                        { return r.Pack }
+
 // FileContent is one requested file as a request shows it.
 type FileContent struct {
 	Path string
@@ -87,9 +109,6 @@ type FileContent struct {
 // Pack is the files the first request shows after the requested ones,
 // read one at a time as the request is written.
 type Pack struct {
-	// Size is about how many bytes the files take in the request, so that
-	// the request is sized once.
-	Size int
 	// Files calls add with each file in turn. A file's Text is good only
 	// during the call.
 	Files func(add func(FileContent))

@@ -65,7 +65,7 @@ func (f *Found) Stream(budget int) *frontend.Pack {
 	opts := f.opts
 	opts.Budget = budget
 	p := &packer{ws: f.ws, opts: opts, room: budget, cands: f.cands, problems: f.problems}
-	return &frontend.Pack{Size: p.size(), Files: p.run}
+	return &frontend.Pack{Files: p.run}
 }
 
 // tier orders candidates: named ones first, generated and vendored ones
@@ -121,23 +121,6 @@ const (
 	reasonSecret = "looks like it holds secrets; name it in the task to include it"
 	reasonBinary = "binary"
 )
-
-// size is about how many bytes the pack takes in a request: the files
-// likely to be packed, numbered (which adds about a fifth to source
-// text), with their marker lines, and the summary. It only sizes the
-// request: reserving too much costs address space, not memory.
-func (p *packer) size() int {
-	var total int64
-	for _, c := range p.cands {
-		if !c.secret {
-			total += c.size + c.size/4 + int64(2*len(c.path)+20)
-		}
-	}
-	if p.opts.Budget > 0 {
-		total = min(total, int64(p.opts.Budget))
-	}
-	return int(min(total, 256<<20)) + 80*min(len(p.cands), p.opts.MaxListed+1)
-}
 
 // run hands add each file that fits, then the summary.
 func (p *packer) run(add func(frontend.FileContent)) {

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,8 +34,9 @@ type Layout struct {
 	// requests of a chat when the person pastes it once.
 	Protocol, Reminder string
 	// Results writes the section on the last reply, called ResultsTitle:
-	// its notices and what each of its commands came to.
-	Results      func(b *strings.Builder, o frontend.Request)
+	// o's notices and what each of the reply's commands came to, results
+	// (asking t for the commands if it shows them).
+	Results      func(b *strings.Builder, o frontend.Request, results []command.Result, t frontend.Turn)
 	ResultsTitle string
 	// Continuation is the PROMPT of a request that continues the work.
 	Continuation string
@@ -48,48 +48,14 @@ func tagsLayout() Layout {
 		ResultsTitle: "Previous Command Results", Continuation: Continuation}
 }
 
-// RenderLayout writes a request's text as layout l has it: HEADER,
+// RenderLayout writes the request of turn t as layout l has it: HEADER,
 // PROTOCOL, CONTEXT and PROMPT; and the sizes of its parts.
-func RenderLayout(o frontend.Request, l Layout) (string, []frontend.Part) {
-	var b strings.Builder
-	parts, _ := WriteLayout(&b, o, l)
-	return b.String(), parts
-}
-
-// WriteLayout writes the text of RenderLayout to w, the first request's
-// pack file by file as it is read: a request of a whole project is never
-// held whole. It returns the parts and w's first error.
-func WriteLayout(w io.Writer, o frontend.Request, l Layout) ([]frontend.Part, error) {
-	sw := &stickyWriter{w: w}
-	var b strings.Builder
-	parts := writeLayout(&b, sw, o, l)
-	sw.WriteString(b.String())
-	return parts, sw.err
-}
-
-// stickyWriter keeps the first error of w and writes nothing after it, so
-// that a request's parts need not each be checked.
-type stickyWriter struct {
-	w   io.Writer
-	n   int // bytes written
-	err error
-}
-
-func (s *stickyWriter) WriteString(str string) (int, error) {
-	s.n += len(str)
-	if s.err == nil {
-		_, s.err = io.WriteString(s.w, str)
-	}
-	return len(str), s.err
-}
-
-// writeLayout writes a request into b, but for its pack, which goes to
-// out after what b holds, and returns the sizes of its parts.
-func writeLayout(b *strings.Builder, out *stickyWriter, o frontend.Request, l Layout) []frontend.Part {
+func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
+	b := new(strings.Builder)
+	o := t.Head()
 	// Each part's Bytes holds where it starts until the end is known.
 	var parts []frontend.Part
-	at := func() int { return out.n + b.Len() }
-	part := func(name string) { parts = append(parts, frontend.Part{Name: name, Bytes: at()}) }
+	part := func(name string) { parts = append(parts, frontend.Part{Name: name, Bytes: b.Len()}) }
 	part("Header")
 	prompt := o.Prompt
 	if prompt == "" && o.Sequence <= 1 {
@@ -132,28 +98,28 @@ func writeLayout(b *strings.Builder, out *stickyWriter, o frontend.Request, l La
 		b.WriteString("\n")
 	}
 	part("Workspace Files")
-	renderFiles(b, o.Files)
-	if o.Sequence > 1 || len(o.Notices) > 0 || o.Results != nil {
+	renderFiles(b, t.Listing())
+	if results := t.LastResults(); o.Sequence > 1 || len(o.Notices) > 0 || results != nil {
 		b.WriteString("\n")
 		part(l.ResultsTitle)
 		b.WriteString("## " + l.ResultsTitle + "\n")
-		l.Results(b, o)
+		l.Results(b, o, results, t)
 	}
-	if len(o.Requested) > 0 || o.Pack != nil {
+	requested, leftOut := t.RequestedFiles()
+	pack := t.FirstPack()
+	if len(requested) > 0 || pack != nil {
 		b.WriteString("\n")
 		part("Requested File Contents")
 		b.WriteString("## Requested File Contents\n")
-		for _, f := range o.Requested {
+		for _, f := range requested {
 			part("file " + ShowName(f.Path) + shownLines(f))
 			writeRequested(b, f)
 		}
-		b.WriteString(o.LeftOut)
-		if o.Pack != nil {
-			out.WriteString(b.String())
-			b.Reset()
-			o.Pack.Files(func(f frontend.FileContent) {
+		b.WriteString(leftOut)
+		if pack != nil {
+			pack.Files(func(f frontend.FileContent) {
 				part("file " + ShowName(f.Path) + shownLines(f))
-				writeRequested(out, f)
+				writeRequested(b, f)
 			})
 		}
 	}
@@ -166,16 +132,16 @@ func writeLayout(b *strings.Builder, out *stickyWriter, o frontend.Request, l La
 		b.WriteString(l.Continuation)
 	}
 	b.WriteString("\n")
-	end := at()
+	end := b.Len()
 	for i := len(parts) - 1; i >= 0; i-- {
 		start := parts[i].Bytes
 		parts[i].Bytes, end = end-start, start
 	}
-	return parts
+	return b.String(), parts
 }
 
 // writeRequested writes one requested file between its marker lines.
-func writeRequested(b io.StringWriter, f frontend.FileContent) {
+func writeRequested(b *strings.Builder, f frontend.FileContent) {
 	name := ShowName(f.Path)
 	b.WriteString("--- ")
 	b.WriteString(name)
@@ -192,15 +158,15 @@ func writeRequested(b io.StringWriter, f frontend.FileContent) {
 
 // renderResults writes the tag protocol's results section: the notices,
 // then one line (and detail) per command.
-func renderResults(b *strings.Builder, o frontend.Request) {
+func renderResults(b *strings.Builder, o frontend.Request, results []command.Result, _ frontend.Turn) {
 	for _, n := range o.Notices {
 		b.WriteString(strings.TrimRight(n, "\n"))
 		b.WriteString("\n")
 	}
-	for _, r := range o.Results {
+	for _, r := range results {
 		renderResult(b, r)
 	}
-	if len(o.Notices) == 0 && len(o.Results) == 0 {
+	if len(o.Notices) == 0 && len(results) == 0 {
 		b.WriteString("(no commands were run)\n")
 	}
 }

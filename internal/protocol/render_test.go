@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -182,41 +181,6 @@ func TestRenderQuotesHostileNames(t *testing.T) {
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("missing line %s", want)
-		}
-	}
-}
-
-// TestWriteLayoutAsRender writes requests, with a pack and without, to a
-// writer: the text is Render's, byte for byte, and so are the parts.
-func TestWriteLayoutAsRender(t *testing.T) {
-	pack := func() *frontend.Pack {
-		return &frontend.Pack{Size: 10, Files: func(add func(frontend.FileContent)) {
-			add(frontend.FileContent{Path: "a.go", Text: "   1 package a\n"})
-			add(frontend.FileContent{Path: "b c.txt", Text: "   1 no newline"})
-			add(frontend.FileContent{Path: "**", Text: "(2 of 2 matching files packed above, 30 bytes)\n"})
-		}}
-	}
-	requests := []frontend.Request{
-		{Session: "a1b2c3d4", Sequence: 1, Task: "explain", Files: []workspace.Entry{{Path: "a.go", Size: 10}}},
-		{Session: "a1b2c3d4", Sequence: 1, Task: "explain", Environment: "Linux\n", Pack: pack()},
-		{Session: "a1b2c3d4", Sequence: 1, Task: "explain", Requested: []frontend.FileContent{{Path: "x", Text: "   1 x\n"}}, Pack: pack()},
-		{Session: "a1b2c3d4", Sequence: 2, Task: "explain", Results: []command.Result{}, Notices: []string{"note"}},
-	}
-	for i, o := range requests {
-		want, wantParts := RenderLayout(o, tagsLayout())
-		if o.Pack != nil {
-			o.Pack = pack() // a pack is read once
-		}
-		var b strings.Builder
-		parts, err := (Tags{}).RenderTo(&b, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.String() != want {
-			t.Errorf("request %d written:\n%s\nrendered:\n%s", i, b.String(), want)
-		}
-		if !slices.Equal(parts, wantParts) {
-			t.Errorf("request %d written in parts %v, rendered in %v", i, parts, wantParts)
 		}
 	}
 }

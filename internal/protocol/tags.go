@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
@@ -20,20 +19,12 @@ const TagsName = "tags"
 func (Tags) Name() string { return TagsName }
 
 // Render implements frontend.FrontEnd.
-func (Tags) Render(r frontend.Request) (string, []frontend.Part) {
-	return RenderLayout(r, tagsLayout())
-}
-
-// RenderTo implements frontend.FrontEnd.
-func (Tags) RenderTo(w io.Writer, r frontend.Request) ([]frontend.Part, error) {
-	return WriteLayout(w, r, tagsLayout())
+func (Tags) Render(t frontend.Turn) (string, []frontend.Part) {
+	return RenderLayout(t, tagsLayout())
 }
 
 // Parse implements frontend.FrontEnd.
 func (Tags) Parse(text string) frontend.Parsed { return Parse(text) }
-
-// ShowsCommands implements frontend.FrontEnd: a result line says enough.
-func (Tags) ShowsCommands() bool { return false }
 
 // NoCommands implements frontend.FrontEnd.
 func (Tags) NoCommands() string { return NoCommandsNotice }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
-	"github.com/courier-agent/courier/internal/human"
 )
 
 // Reporter is told what happens in a session, as it happens, one method
@@ -33,8 +32,9 @@ type Reporter interface {
 // SessionStarted: a new session was created.
 type SessionStarted struct{ Session, Task string }
 
-// RequestWritten: a request was written and waits to be answered. Parts
-// are its parts' sizes (nil when read back from its file); Rewritten: a
+// RequestWritten: a request was written and waits to be answered. Size
+// and Tokens (human.Tokens) measure it, Parts its parts (nil when read
+// back from its file); Rewritten: a
 // missing request was written again, Damaged: it was not as written;
 // Resumed: a session is taken up again; Updated: written again with the
 // person's message.
@@ -43,15 +43,10 @@ type RequestWritten struct {
 	Sequence                             int
 	Path, Text                           string
 	Size                                 int64
+	Tokens                               int
 	Parts                                []frontend.Part
 	Rewritten, Damaged, Resumed, Updated bool
 }
-
-// TokenCount is about how many tokens the request is (human.Tokens).
-func (e RequestWritten) TokenCount() int { return human.Tokens(e.Text) }
-
-// Content returns the request's text.
-func (e RequestWritten) Content() (string, error) { return e.Text, nil }
 
 // WaitingForReply: the runner waits for a reply From ("in inbox/").
 type WaitingForReply struct {

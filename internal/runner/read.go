@@ -8,14 +8,12 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/edit"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -265,17 +263,4 @@ func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room in
 	}
 	l.Text = ""
 	return fc, l
-}
-
-// pack is the first request's pack of the files found, in the room the
-// rest of req leaves within the token budget.
-func (rn *Runner) pack(found *pack.Found, fe frontend.FrontEnd, req frontend.Request) *frontend.Pack {
-	budget := 0
-	if b := rn.cfg.Limits.TokenBudget; b > 0 {
-		text, _ := fe.Render(req)
-		rest := utf8.RuneCountInString(text) / 4
-		// A twentieth is kept for the pack's own notes.
-		budget = max(1, (b-rest)*4*19/20)
-	}
-	return found.Stream(budget)
 }

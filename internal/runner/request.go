@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/pack"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -46,7 +48,7 @@ func (r *Runner) saveWithRequest(next *history.State, create bool) (RequestWritt
 	if w.Text, w.Parts, err = r.render(next, true); err != nil {
 		return w, err
 	}
-	w.Size = int64(len(w.Text))
+	w.Size, w.Tokens = int64(len(w.Text)), human.Tokens(w.Text)
 	next.RequestSize, next.RequestSum = w.Size, crc32.Checksum([]byte(w.Text), sumTable())
 	req, err := atomicfile.StageUnsynced(p, []byte(w.Text), 0o644)
 	if err != nil {
@@ -119,7 +121,7 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 			r.cfg.Reporter.Warning(Warning{Message: c, Hint: "make the file smaller to have all of it used"})
 		}
 	}
-	req := frontend.Request{
+	v := &view{Request: frontend.Request{
 		Session:   st.SessionID,
 		Sequence:  st.SequenceNumber,
 		Task:      st.Task,
@@ -131,34 +133,79 @@ func (r *Runner) render(st *history.State, probe bool) (string, []frontend.Part,
 		Notices:   append(slices.Clip(st.Notices), cuts...),
 		ReadLines: r.cfg.Limits.ReadLines,
 		ReadBytes: r.readRoom(),
-	}
+	}, r: r, st: st, ws: ws, fe: fe}
 	if fresh && r.cfg.Environment {
 		// Kept in the state until a new chat: for 'show --full' too.
 		if st.Environment == "" && probe {
 			st.Environment = engine.New(ws, nil, r.cfg.Commands).Describe(context.Background(), st.SessionID).Text(fe.Words())
 		}
-		req.Environment = st.Environment
+		v.Environment = st.Environment
 	}
 	if st.SequenceNumber > 1 {
-		req.Results = st.LastResults
-		if req.Results == nil {
-			req.Results = []command.Result{}
-		}
-		if fe.ShowsCommands() {
-			req.Commands = r.lastCommands(st)
+		v.Results = st.LastResults
+		if v.Results == nil {
+			v.Results = []command.Result{}
 		}
 	}
-	var shown []string
-	req.Requested, shown, req.LeftOut = r.requestedShown(ws, st.ReadFileRequests, fe.Words())
-	req.Results = withShownRanges(req.Results, st.ReadFileRequests, shown)
-	if st.SequenceNumber == 1 && len(st.Includes) > 0 {
-		// The pack fills the room the rest of the request leaves.
-		found := pack.Find(ws, pack.Options{Include: st.Includes, Task: st.Task, MaxListed: r.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: fe.Words()})
-		req.Pack = r.pack(found, fe, req)
-	}
-	text, parts := fe.Render(req)
+	text, parts := fe.Render(v)
 	return text, parts, nil
 }
+
+// view is a turn as the runner hands it to a front end. The listing is
+// read at once, as its error ends the request and what it cut is a
+// notice; the other pieces when the front end asks for them.
+type view struct {
+	frontend.Request
+	r     *Runner
+	st    *history.State
+	ws    *workspace.Workspace
+	fe    frontend.FrontEnd
+	read  bool     // Requested, LeftOut and shown are read
+	shown []string // see requestedShown
+}
+
+func (v *view) RequestedFiles() ([]frontend.FileContent, string) {
+	if !v.read {
+		v.read = true
+		v.Requested, v.shown, v.LeftOut = v.r.requestedShown(v.ws, v.st.ReadFileRequests, v.fe.Words())
+	}
+	return v.Requested, v.LeftOut
+}
+
+// LastResults name the lines of a file the request shows (see
+// withShownRanges), so the requested files are read first.
+func (v *view) LastResults() []command.Result {
+	v.RequestedFiles()
+	return withShownRanges(v.Results, v.st.ReadFileRequests, v.shown)
+}
+
+func (v *view) LastCommands() []command.Command {
+	if v.Sequence == 1 {
+		return nil
+	}
+	return v.r.lastCommands(v.st)
+}
+
+// FirstPack is the first request's pack, in the room the rest of the
+// request leaves within the token budget.
+func (v *view) FirstPack() *frontend.Pack {
+	if v.Sequence != 1 || len(v.st.Includes) == 0 {
+		return nil
+	}
+	found := pack.Find(v.ws, pack.Options{Include: v.st.Includes, Task: v.Task, MaxListed: v.r.cfg.Limits.ListLimit, MaxLineLen: maxLineLen, Words: v.fe.Words()})
+	budget := 0
+	if b := v.r.cfg.Limits.TokenBudget; b > 0 {
+		text, _ := v.fe.Render(noPack{v})
+		// A twentieth is kept for the pack's own notes.
+		budget = max(1, (b-utf8.RuneCountInString(text)/4)*4*19/20)
+	}
+	return found.Stream(budget)
+}
+
+// noPack is a turn without its pack, to measure the rest of its request.
+type noPack struct{ frontend.Turn }
+
+func (noPack) FirstPack() *frontend.Pack { return nil }
 
 // request returns the session's current request, written again if its
 // file is missing or damaged.

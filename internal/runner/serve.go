@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/textdist"
 )
@@ -60,7 +61,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 		}
 		if waits && waited != req.Sequence {
 			if resumed {
-				s.r.cfg.Reporter.RequestWritten(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Resumed: true})
+				s.r.cfg.Reporter.RequestWritten(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Tokens: human.Tokens(req.Text), Resumed: true})
 			}
 			s.r.cfg.Reporter.WaitingForReply(WaitingForReply{Session: req.Session, Sequence: req.Sequence, From: where.Where()})
 			waited = req.Sequence

@@ -60,7 +60,7 @@ func TestCreate(t *testing.T) {
 	}
 	w := written[0]
 	w.Parts = nil
-	if !reflect.DeepEqual(w, runner.RequestWritten{Session: id, Sequence: 1, Path: p, Text: text, Size: int64(len(text))}) {
+	if !reflect.DeepEqual(w, runner.RequestWritten{Session: id, Sequence: 1, Path: p, Text: text, Size: int64(len(text)), Tokens: human.Tokens(text)}) {
 		t.Errorf("written %+v", written)
 	}
 
@@ -110,10 +110,9 @@ func TestCreateIncludes(t *testing.T) {
 	if len(written) != 1 {
 		t.Fatalf("%d requests announced", len(written))
 	}
-	content, err := written[0].Content()
-	if err != nil || content != text || written[0].Size != int64(len(text)) || written[0].TokenCount() != human.Tokens(text) {
-		t.Errorf("announced a request of %d bytes, %d tokens, content equal to the file: %v (%v); the file has %d bytes, %d tokens",
-			written[0].Size, written[0].TokenCount(), content == text, err, len(text), human.Tokens(text))
+	if w := written[0]; w.Text != text || w.Size != int64(len(text)) || w.Tokens != human.Tokens(text) {
+		t.Errorf("announced a request of %d bytes, %d tokens, content equal to the file: %v; the file has %d bytes, %d tokens",
+			w.Size, w.Tokens, w.Text == text, len(text), human.Tokens(text))
 	}
 	// Included files belong to the first request only.
 	f.apply(id, "reply.txt", "[MESSAGE]\nreading\n[/MESSAGE]\n")
