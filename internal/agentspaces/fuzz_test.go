@@ -103,7 +103,7 @@ func checkValidCommand(t *testing.T, c command.Command) {
 		if strings.TrimSpace(c.Command) == "" || chars(c.Command) > MaxCommandChars || strings.IndexByte(c.Command, 0) >= 0 {
 			t.Fatalf("bad command %q", c.Command)
 		}
-		if c.Timeout != 0 && (c.Timeout < MinTimeoutMS*time.Millisecond || c.Timeout > MaxTimeoutMS*time.Millisecond) {
+		if c.Timeout != 0 && (time.Duration(c.Timeout) < MinTimeoutMS*time.Millisecond || time.Duration(c.Timeout) > MaxTimeoutMS*time.Millisecond) {
 			t.Fatalf("timeout %s out of range", c.Timeout)
 		}
 		if c.Dir != "" && checkPath(c.Dir) != nil {

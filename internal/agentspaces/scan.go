@@ -38,7 +38,7 @@ type scanner struct {
 }
 
 func scan(text string) *scanner {
-	s := &scanner{text: text, buf: []byte(text)}
+	s := &scanner{text: text}
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '{')
 		if j < 0 {
@@ -94,7 +94,7 @@ func (s *scanner) object(start int) int {
 				return s.broken(i)
 			}
 			if lastSig >= 0 && text[lastSig] == ',' {
-				s.buf[lastSig] = ' '
+				s.blank(lastSig)
 			}
 			f := s.stack[top]
 			s.stack = s.stack[:top]
@@ -171,8 +171,8 @@ func (s *scanner) comment(i int) (int, bool) {
 		return 0, false
 	}
 	for j := i; j < end; j++ {
-		if s.buf[j] != '\n' {
-			s.buf[j] = ' '
+		if text[j] != '\n' {
+			s.blank(j)
 		}
 	}
 	return end, true
@@ -200,8 +200,23 @@ func (s *scanner) broken(at int) int {
 	return at + 1
 }
 
+// blank makes byte j of buf a space, buf copied from the text on the
+// first change: most replies need none, and a copy of a large one is not
+// made for nothing.
+func (s *scanner) blank(j int) {
+	if s.buf == nil {
+		s.buf = []byte(s.text)
+	}
+	s.buf[j] = ' '
+}
+
 // json returns the piece's text, comments and trailing commas blanked.
-func (s *scanner) json(p piece) []byte { return s.buf[p.start:p.end:p.end] }
+func (s *scanner) json(p piece) []byte {
+	if s.buf == nil {
+		return []byte(s.text[p.start:p.end])
+	}
+	return s.buf[p.start:p.end:p.end]
+}
 
 // relaxed reads data as one JSON object with comments and trailing commas,
 // as people write it, and returns it as strict JSON; ok is false when data

@@ -2,6 +2,7 @@ package agentspaces
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -124,7 +125,7 @@ type FileEdit struct {
 // operationOf is the operation that validate mapped onto c.
 func operationOf(typ OpType, c command.Command) Operation {
 	o := Operation{Type: typ, ID: c.ID, Content: c.Text, Path: c.Path, Command: c.Command, Cwd: c.Dir,
-		Timeout: int(c.Timeout.Milliseconds()), Env: c.Env}
+		Timeout: int(time.Duration(c.Timeout).Milliseconds()), Env: c.Env}
 	if c.Type == command.CreateFile {
 		o.Content = c.Content
 		overwrite := !c.NoOverwrite

@@ -277,7 +277,7 @@ func checkPath(p string) error {
 	return nil
 }
 
-func (f fields) timeout() (time.Duration, error) {
+func (f fields) timeout() (command.Duration, error) {
 	raw, ok := f["timeout"]
 	if !ok || isNull(raw) {
 		return 0, nil
@@ -290,7 +290,7 @@ func (f fields) timeout() (time.Duration, error) {
 	if err != nil || v != math.Trunc(v) || v < MinTimeoutMS || v > MaxTimeoutMS {
 		return 0, bad
 	}
-	return time.Duration(v) * time.Millisecond, nil
+	return command.Duration(time.Duration(v) * time.Millisecond), nil
 }
 
 func (f fields) env() (map[string]string, error) {

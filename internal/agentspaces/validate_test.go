@@ -159,7 +159,7 @@ func TestMapping(t *testing.T) {
 			command.Command{Type: command.DeleteFile, ID: "del-1", Path: "temp.txt"}},
 		{`{"type": "shell", "id": "shell-1", "command": "bun run test.ts", "cwd": "src", "timeout": 30000, "env": {"DEBUG": "true"}}`,
 			command.Command{Type: command.RunCommand, ID: "shell-1", Command: "bun run test.ts", Dir: "src",
-				Timeout: 30 * time.Second, Env: map[string]string{"DEBUG": "true"}, SplitOutput: true}},
+				Timeout: command.Duration(30 * time.Second), Env: map[string]string{"DEBUG": "true"}, SplitOutput: true}},
 		{`{"type": "shell", "command": "ls", "cwd": ""}`,
 			command.Command{Type: command.RunCommand, Command: "ls", SplitOutput: true}},
 	}

@@ -3,10 +3,7 @@
 // reply onto, and that the engine carries out and reports on.
 package command
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // Type names a kind of command. The values are the tag names of the
 // CodingAgent protocol, so they read naturally in results and JSON output.
@@ -56,7 +53,13 @@ const Base64 = "base64"
 type Command struct {
 	Type Type `json:"type"`
 	// ID correlates a command with its result (JSON front ends set it).
-	ID   string `json:"id,omitempty"`
+	ID string `json:"id,omitempty"`
+	// Line is the 1-based line of the reply where the block starts.
+	Line int `json:"line,omitempty"`
+	// Note says what the reader left out of the block as written (a chat
+	// page's lines copied with it, Markdown escapes); its result tells the
+	// LLM.
+	Note string `json:"note,omitempty"`
 	Path string `json:"path,omitempty"`
 	// Content is the file body of CREATE_FILE or the replacement text of a
 	// line-range EDIT_FILE.
@@ -68,16 +71,10 @@ type Command struct {
 	// Dir is the working folder of RUN_COMMAND, relative to the workspace.
 	Dir string `json:"dir,omitempty"`
 	// Timeout overrides the session's command timeout when non-zero.
-	Timeout time.Duration     `json:"timeout,omitempty"`
+	Timeout Duration          `json:"timeout,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Text    string            `json:"text,omitempty"`
 	Error   string            `json:"error,omitempty"`
-	// Line is the 1-based line of the reply where the block starts.
-	Line int `json:"line,omitempty"`
-	// Note says what the reader left out of the block as written (a chat
-	// page's lines copied with it, Markdown escapes); its result tells the
-	// LLM.
-	Note string `json:"note,omitempty"`
 	// Encoding is Base64 when CREATE_FILE's Content is the base64 text of
 	// the bytes to write, or when READ_FILE must return its content as
 	// base64. Empty means text.
@@ -114,74 +111,20 @@ func (c Command) ChangesFiles() bool {
 	return false
 }
 
-// MarshalJSON writes the fields that apply to the command's type, an
-// empty file body as "content": "".
-func (c Command) MarshalJSON() ([]byte, error) {
-	m := map[string]any{"type": c.Type}
-	put := func(k string, v any, ok bool) {
-		if ok {
-			m[k] = v
-		}
-	}
-	put("id", c.ID, c.ID != "")
-	put("line", c.Line, c.Line != 0)
-	put("note", c.Note, c.Note != "")
-	switch c.Type {
-	case CreateFile:
-		m["path"], m["content"] = c.Path, c.Content
-		put("noOverwrite", true, c.NoOverwrite)
-		put("encoding", c.Encoding, c.Encoding != "")
-	case EditFile:
-		m["path"] = c.Path
-		if len(c.Edits) > 0 {
-			m["edits"] = c.Edits
-			put("literal", true, c.Literal)
-		} else {
-			m["startLine"], m["endLine"], m["content"] = c.StartLine, c.EndLine, c.Content
-		}
-	case DeleteFile:
-		m["path"] = c.Path
-	case ReadFile:
-		m["path"] = c.Path
-		put("startLine", c.StartLine, c.StartLine != 0 || c.EndLine != 0)
-		put("endLine", c.EndLine, c.StartLine != 0 || c.EndLine != 0)
-		put("inline", true, c.Inline)
-		put("encoding", c.Encoding, c.Encoding != "")
-	case RunCommand:
-		m["command"] = c.Command
-		put("dir", c.Dir, c.Dir != "")
-		put("timeout", c.Timeout.String(), c.Timeout != 0)
-		put("env", c.Env, len(c.Env) > 0)
-		put("splitOutput", true, c.SplitOutput)
-	case Message, Done:
-		m["text"] = c.Text
-	case ParseError:
-		m["error"] = c.Error
-		put("path", c.Path, c.Path != "")
-	}
-	return json.Marshal(m)
-}
+// Duration is a RUN_COMMAND's timeout, written in JSON as a Go duration
+// ("1m0s").
+type Duration time.Duration
 
-// UnmarshalJSON reads what MarshalJSON writes (a timeout is a Go duration
-// string), so that turn records round-trip.
-func (c *Command) UnmarshalJSON(data []byte) error {
-	type plain Command
-	var aux struct {
-		plain
-		Timeout string `json:"timeout,omitempty"`
-	}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
-	}
-	*c = Command(aux.plain)
-	if aux.Timeout != "" {
-		d, err := time.ParseDuration(aux.Timeout)
-		if err != nil {
-			return err
-		}
-		c.Timeout = d
-	}
-	return nil
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = Duration(v)
+	return err
 }
 
 // Status is the outcome of one command.

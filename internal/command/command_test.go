@@ -7,26 +7,27 @@ import (
 	"time"
 )
 
-// The JSON of `courier parse --json` has the fields that apply to each type.
+// The JSON of `courier parse --json` has the type first, then the fields
+// that are not empty.
 func TestMarshalJSON(t *testing.T) {
 	tests := []struct {
 		c    Command
 		want string
 	}{
-		{Command{Type: CreateFile, Path: "a.txt", Line: 3}, `{"content":"","line":3,"path":"a.txt","type":"CREATE_FILE"}`},
-		{Command{Type: EditFile, Path: "a.go", StartLine: 2, EndLine: 4, Content: "x\n"}, `{"content":"x\n","endLine":4,"path":"a.go","startLine":2,"type":"EDIT_FILE"}`},
-		{Command{Type: EditFile, Path: "a.go", Edits: []Edit{{Search: "a", Replace: "b"}}}, `{"edits":[{"search":"a","replace":"b"}],"path":"a.go","type":"EDIT_FILE"}`},
-		{Command{Type: DeleteFile, Path: "old"}, `{"path":"old","type":"DELETE_FILE"}`},
-		{Command{Type: ReadFile, Path: "big.go", StartLine: 120, EndLine: 180}, `{"endLine":180,"path":"big.go","startLine":120,"type":"READ_FILE"}`},
-		{Command{Type: RunCommand, Command: "make", Dir: "src", Timeout: time.Minute}, `{"command":"make","dir":"src","timeout":"1m0s","type":"RUN_COMMAND"}`},
-		{Command{Type: Message, Text: "hi"}, `{"text":"hi","type":"MESSAGE"}`},
-		{Command{Type: Done, Text: ""}, `{"text":"","type":"DONE"}`},
-		{Command{Type: ParseError, Error: "no closing tag", Path: "x"}, `{"error":"no closing tag","path":"x","type":"PARSE_ERROR"}`},
+		{Command{Type: CreateFile, Path: "a.txt", Line: 3}, `{"type":"CREATE_FILE","line":3,"path":"a.txt"}`},
+		{Command{Type: EditFile, Path: "a.go", StartLine: 2, EndLine: 4, Content: "x\n"}, `{"type":"EDIT_FILE","path":"a.go","content":"x\n","startLine":2,"endLine":4}`},
+		{Command{Type: EditFile, Path: "a.go", Edits: []Edit{{Search: "a", Replace: "b"}}}, `{"type":"EDIT_FILE","path":"a.go","edits":[{"search":"a","replace":"b"}]}`},
+		{Command{Type: DeleteFile, Path: "old"}, `{"type":"DELETE_FILE","path":"old"}`},
+		{Command{Type: ReadFile, Path: "big.go", StartLine: 120, EndLine: 180}, `{"type":"READ_FILE","path":"big.go","startLine":120,"endLine":180}`},
+		{Command{Type: RunCommand, Command: "make", Dir: "src", Timeout: Duration(time.Minute)}, `{"type":"RUN_COMMAND","command":"make","dir":"src","timeout":"1m0s"}`},
+		{Command{Type: Message, Text: "hi"}, `{"type":"MESSAGE","text":"hi"}`},
+		{Command{Type: Done, Text: ""}, `{"type":"DONE"}`},
+		{Command{Type: ParseError, Error: "no closing tag", Path: "x"}, `{"type":"PARSE_ERROR","path":"x","error":"no closing tag"}`},
 		// The JSON front end's flags appear only where they apply.
-		{Command{Type: CreateFile, ID: "f1", Path: "a.bin", Content: "AAE=", Encoding: Base64, NoOverwrite: true}, `{"content":"AAE=","encoding":"base64","id":"f1","noOverwrite":true,"path":"a.bin","type":"CREATE_FILE"}`},
-		{Command{Type: EditFile, Path: "a", Edits: []Edit{{Search: "$1", Replace: "x"}}, Literal: true}, `{"edits":[{"search":"$1","replace":"x"}],"literal":true,"path":"a","type":"EDIT_FILE"}`},
-		{Command{Type: ReadFile, Path: "a*b", Inline: true, Encoding: Base64}, `{"encoding":"base64","inline":true,"path":"a*b","type":"READ_FILE"}`},
-		{Command{Type: RunCommand, Command: "ls", SplitOutput: true}, `{"command":"ls","splitOutput":true,"type":"RUN_COMMAND"}`},
+		{Command{Type: CreateFile, ID: "f1", Path: "a.bin", Content: "AAE=", Encoding: Base64, NoOverwrite: true}, `{"type":"CREATE_FILE","id":"f1","path":"a.bin","content":"AAE=","encoding":"base64","noOverwrite":true}`},
+		{Command{Type: EditFile, Path: "a", Edits: []Edit{{Search: "$1", Replace: "x"}}, Literal: true}, `{"type":"EDIT_FILE","path":"a","edits":[{"search":"$1","replace":"x"}],"literal":true}`},
+		{Command{Type: ReadFile, Path: "a*b", Inline: true, Encoding: Base64}, `{"type":"READ_FILE","path":"a*b","encoding":"base64","inline":true}`},
+		{Command{Type: RunCommand, Command: "ls", SplitOutput: true}, `{"type":"RUN_COMMAND","command":"ls","splitOutput":true}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.c)
@@ -42,7 +43,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		{Type: CreateFile, Path: "a", Content: "x\n", NoOverwrite: true, Line: 1},
 		{Type: EditFile, Path: "a", StartLine: 1, EndLine: 2, Content: ""},
 		{Type: EditFile, Path: "a", Edits: []Edit{{Search: "s\n", Replace: "r\n"}}},
-		{Type: RunCommand, Command: "go test ./...", Dir: "sub", Timeout: 90 * time.Second, Env: map[string]string{"A": "1"}},
+		{Type: RunCommand, Command: "go test ./...", Dir: "sub", Timeout: Duration(90 * time.Second), Env: map[string]string{"A": "1"}},
 		{Type: ReadFile, Path: "src/**/*.go"},
 		{Type: Done, Text: "summary"},
 		// A journal that dropped these flags would replay a JSON reply with

@@ -110,6 +110,7 @@ func editFailed(c command.Command, err error) command.Result {
 // plan is a computed file change, not yet made.
 type plan struct {
 	after  []byte
+	text   string // after, for the diff, when it was text already
 	delete bool
 	binary bool // no text diff
 	base   string
@@ -233,7 +234,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))}
-	return plan{after: []byte(c.Content), done: done}, nil
+	return plan{after: []byte(c.Content), text: c.Content, done: done}, nil
 }
 
 func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Result) {
@@ -259,7 +260,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		}
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 			Summary: fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))}
-		return plan{after: []byte(after), done: done}, nil, nil
+		return plan{after: []byte(after), text: after, done: done}, nil, nil
 	}
 	if len(c.Edits) > 0 {
 		a, err := edit.ApplyEdits(before, c.Edits)
@@ -278,7 +279,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 			summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
 		}
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
-		return plan{after: []byte(a.Text), done: done}, nil, nil
+		return plan{after: []byte(a.Text), text: a.Text, done: done}, nil, nil
 	}
 	base, tr, n, err := r.lineBase(i, c.Path, before, cur.contentHash())
 	var over errTooMuch
@@ -301,7 +302,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		summary += " (numbered as before this reply's earlier edits of it)"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
-	return plan{after: []byte(after), base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
+	return plan{after: []byte(after), text: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
 }
 
 // lineBase finds the text a line-range edit's numbers refer to: the file
@@ -404,7 +405,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		ch.To = history.Hash(pl.after)
 	}
 	if !pl.binary {
-		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), r.opts.DiffLimit)
+		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), pl.text, r.opts.DiffLimit)
 	}
 	pl.done.Time = time.Now()
 	if r.diffs+len(pl.done.Diff) > r.opts.DiffBudget {

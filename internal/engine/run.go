@@ -21,7 +21,7 @@ import (
 )
 
 // maxReplyTimeout bounds the timeout a reply may ask for.
-const maxReplyTimeout = time.Hour
+const maxReplyTimeout = command.Duration(time.Hour)
 
 // runCommand carries out a RUN_COMMAND after the policy and, where needed,
 // the person have allowed it.
@@ -94,7 +94,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	}
 	timeout := r.opts.Timeout
 	if c.Timeout > 0 {
-		timeout = c.Timeout
+		timeout = time.Duration(c.Timeout)
 	}
 	env := map[string]string{}
 	for k, v := range c.Env {

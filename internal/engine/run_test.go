@@ -19,7 +19,7 @@ func TestRunCommand(t *testing.T) {
 	}
 	withTimeout := func(cmd string, d time.Duration) command.Command {
 		c := run(cmd)
-		c.Timeout = d
+		c.Timeout = command.Duration(d)
 		return c
 	}
 	withNote := func(cmd, note string) command.Command {

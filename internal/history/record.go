@@ -201,11 +201,9 @@ func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	line, err := json.Marshal(r)
-	if err == nil {
-		_, err = t.f.Write(append(line, '\n'))
-	}
-	if err != nil {
+	// Encoded straight to the file: a record may hold a reply's 20 MB of
+	// file content, not to be copied again.
+	if err := json.NewEncoder(t.f).Encode(r); err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
 	t.dirty = true

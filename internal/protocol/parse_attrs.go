@@ -167,7 +167,7 @@ func isFalse(v string) bool {
 const maxTimeoutSeconds = 1 << 32
 
 // timeoutAttr reads timeout="60s" (a Go duration) or timeout="60" (seconds).
-func timeoutAttr(m attrs) (time.Duration, string) {
+func timeoutAttr(m attrs) (command.Duration, string) {
 	v, ok := m.get("timeout")
 	if !ok {
 		return 0, ""
@@ -187,5 +187,5 @@ func timeoutAttr(m attrs) (time.Duration, string) {
 	if d <= 0 {
 		return 0, fmt.Sprintf("has timeout=%s; the timeout must be positive", show(v))
 	}
-	return d, ""
+	return command.Duration(d), ""
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -76,6 +77,6 @@ func dump(cmds []command.Command) string {
 }
 
 func dumpOne(c command.Command) string {
-	data, _ := c.MarshalJSON()
+	data, _ := json.Marshal(c)
 	return string(data)
 }

@@ -50,7 +50,7 @@ All done.
 		{
 			name:  "run command options",
 			reply: "[RUN_COMMAND cwd=\"web\" timeout=\"90s\"]\nnpm ci\nnpm test\n[/RUN_COMMAND]",
-			want:  []command.Command{{Type: command.RunCommand, Command: "npm ci\nnpm test", Dir: "web", Timeout: 90 * time.Second, Line: 1}},
+			want:  []command.Command{{Type: command.RunCommand, Command: "npm ci\nnpm test", Dir: "web", Timeout: command.Duration(90 * time.Second), Line: 1}},
 		},
 		{
 			name:  "unclosed create file at end of reply",

@@ -126,12 +126,31 @@ func Read(path, name string, maxBytes int64, fe frontend.FrontEnd) (Reply, error
 // Holds reports whether the file at path still holds the reply with the
 // given hash (not replaced since), reading at most maxBytes+1 bytes of it.
 func Holds(path, hash string, maxBytes int64) bool {
+	// A reply in plain UTF-8 with LF line ends is its own text: hashed as
+	// it is read, it is not held a second time beside the one applied.
+	if f, err := os.Open(path); err == nil {
+		h := sha256.New()
+		_, err := io.Copy(h, io.LimitReader(f, readLimit(maxBytes)))
+		f.Close()
+		if err == nil && hex.EncodeToString(h.Sum(nil)) == hash {
+			return true
+		}
+	}
 	raw, err := readFile(path, path, maxBytes)
 	if err != nil || (maxBytes > 0 && int64(len(raw)) > maxBytes) {
 		return false
 	}
 	text, err := Decode(raw)
 	return err == nil && hashText(text) == hash
+}
+
+// readLimit is how much of a reply file to read: maxBytes+1 to see it is
+// larger (0: no bound).
+func readLimit(maxBytes int64) int64 {
+	if maxBytes > 0 {
+		return maxBytes + 1
+	}
+	return math.MaxInt64
 }
 
 // readFile reads at most maxBytes+1 bytes of a file into a string sized
@@ -142,10 +161,7 @@ func readFile(path, name string, maxBytes int64) (string, error) {
 		return "", fmt.Errorf("read reply: %w", err)
 	}
 	defer f.Close()
-	limit := int64(math.MaxInt64)
-	if maxBytes > 0 {
-		limit = maxBytes + 1
-	}
+	limit := readLimit(maxBytes)
 	var b strings.Builder
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		b.Grow(int(min(info.Size()+1, limit))) // +1 sees the end without growing
