@@ -29,6 +29,8 @@ type Info struct {
 	Workspace string    `json:"workspace"`
 	Run       bool      `json:"run,omitempty"`
 	Protocol  string    `json:"protocol,omitempty"`
+	// Approved are the rules the person approved "all like it" for.
+	Approved []string `json:"approvedRules,omitempty"`
 	// Request waits for a reply; Unfinished names the reply whose turn was
 	// left unfinished; PendingCommand waits on approval, and Operation is
 	// its id in the ops protocol (set by 'courier status').
@@ -44,7 +46,7 @@ type Info struct {
 func (r *Runner) info(st *history.State) Info {
 	i := Info{ID: st.SessionID, Task: st.Task, Sequence: st.SequenceNumber, Complete: st.IsComplete,
 		UpdatedAt: st.UpdatedAt, CreatedAt: st.CreatedAt, Workspace: st.Workspace, Pending: st.Pending, Summary: st.Summary,
-		Run: st.Run, Protocol: st.Protocol}
+		Run: st.Run, Protocol: st.Protocol, Approved: st.ApprovedRules}
 	switch {
 	case st.Undoing != nil:
 		i.State = StateUndoing

@@ -17,7 +17,8 @@ import (
 
 // Reviewed is one command of a reply as Review shows it, nothing applied:
 // a file command's diff against the workspace now (or why it would
-// fail), a RUN_COMMAND's policy decision (ask, deny) and reason.
+// fail), a RUN_COMMAND's policy decision (ask, deny) and reason; one an
+// earlier approval of all like it covers runs unasked, and says so.
 type Reviewed struct {
 	Index    int             `json:"index"`
 	Command  command.Command `json:"command"`
@@ -57,7 +58,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer ws.Close()
-	items := preview(ws, s.o.Config.Commands.Policy, rep.Parsed.Commands)
+	items := preview(ws, s.o.Config.Commands.Policy, info.Approved, rep.Parsed.Commands)
 	if fromPage(r) {
 		s.answer(w, r, http.StatusOK, "review", reviewView{ID: id, Items: items})
 	} else {
@@ -68,7 +69,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 
 // preview goes over the commands on copies of the files in memory, as
 // the engine would (what a RUN_COMMAND does it cannot know).
-func preview(ws *workspace.Workspace, pol *policy.Policy, cmds []command.Command) []Reviewed {
+func preview(ws *workspace.Workspace, pol *policy.Policy, approved []string, cmds []command.Command) []Reviewed {
 	files := map[string]*string{} // after the commands so far; nil: deleted
 	lines := map[string]*edit.Tracker{}
 	read := func(p string) (string, bool, error) {
@@ -104,7 +105,10 @@ func preview(ws *workspace.Workspace, pol *policy.Policy, cmds []command.Command
 		case command.RunCommand:
 			lines = map[string]*edit.Tracker{}
 			if pol != nil {
-				if verdict := pol.Check(c.Command).WithEnv(c.Env); verdict.Decision != policy.Allow {
+				switch verdict := pol.Check(c.Command).WithEnv(c.Env); {
+				case verdict.CoveredBy(approved):
+					v.Note = "runs without asking: you approved all like it (" + verdict.Rule + ")"
+				case verdict.Decision != policy.Allow:
 					v.Approval, v.Reason = string(verdict.Decision), verdict.Reason
 				}
 			}

@@ -373,3 +373,24 @@ func TestEventsOutliveTheTimeout(t *testing.T) {
 	id := s.session("later")
 	await(t, events, "sessionStarted", id)
 }
+
+// Review says what needs the person's yes as the turn will: a command
+// like one approved "all like it" before runs unasked, and Review says
+// that rather than asking; one of another kind still needs approval.
+func TestReviewKnowsEarlierApprovals(t *testing.T) {
+	s := newServer(t)
+	id := s.session("approvals")
+	read(t, s.text("/api/sessions/"+id+"/reply", "[RUN_COMMAND]\nrm -rf junk\n[/RUN_COMMAND]\n"))
+	read(t, s.post("/api/sessions/"+id+"/approve", url.Values{"all": {"1"}}))
+	var items []serve.Reviewed
+	s.decode(s.text("/api/sessions/"+id+"/review", "[RUN_COMMAND]\nrm -rf other\n[/RUN_COMMAND]\n[RUN_COMMAND]\ngit reset --hard\n[/RUN_COMMAND]\n"), http.StatusOK, &items)
+	if len(items) != 2 {
+		t.Fatalf("review: %+v", items)
+	}
+	if items[0].Approval != "" || !strings.Contains(items[0].Note, "approved all like it") {
+		t.Errorf("a command approved all like it before: %+v", items[0])
+	}
+	if items[1].Approval == "" {
+		t.Errorf("a command of another kind: %+v, want it to need approval", items[1])
+	}
+}
