@@ -61,7 +61,7 @@ fuzz:
 # The crash test with many more kill points than `make test` uses.
 CRASH_ITERATIONS ?= 300
 crash-test:
-	COURIER_CRASH_ITERATIONS=$(CRASH_ITERATIONS) $(GO) test -run TestCrash -count=1 -v ./cmd/courier/
+	COURIER_CRASH_ITERATIONS=$(CRASH_ITERATIONS) $(GO) test -run TestCrash -count=1 -timeout 60m -v ./cmd/courier/
 
 install:
 	$(STATIC) $(GO) install $(STAMP) ./cmd/courier
