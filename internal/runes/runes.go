@@ -22,5 +22,3 @@ func Whole(b []byte) int {
 	return len(b)
 }
 
-// Count counts the characters p decodes to, as utf8.RuneCount does.
-func Count(p []byte) int { return utf8.RuneCount(p) }
