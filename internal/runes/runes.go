@@ -21,4 +21,3 @@ func Whole(b []byte) int {
 	}
 	return len(b)
 }
-
