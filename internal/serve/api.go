@@ -34,7 +34,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, code int, tmpl s
 	if fromPage(r) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(code)
-		pages.ExecuteTemplate(w, tmpl, v)
+		s.pages.ExecuteTemplate(w, tmpl, v)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -19,15 +19,27 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// The style and script go inside the page, so that it loads in one
-// request; the content policy names their hashes, so that no other
-// inline script or style runs.
-var (
-	style         = asset("page.css")
-	script        = asset("htmx.min.js") + "\n;\n" + asset("sse.min.js") + "\n;\n" + asset("page.js")
-	contentPolicy = "default-src 'none'; script-src " + sha(script) + "; style-src " + sha(style) +
+// pages are the page and its fragments, built when a server is made (not
+// at every courier start): html/template escapes what they show by where
+// it goes, so a reply's <script> comes out as text. The style and script
+// go inside the page, so that it loads in one request; policy names their
+// hashes, so that no other inline script or style runs.
+func pages() (tmpl *template.Template, policy string) {
+	style := asset("page.css")
+	script := asset("htmx.min.js") + "\n;\n" + asset("sse.min.js") + "\n;\n" + asset("page.js")
+	policy = "default-src 'none'; script-src " + sha(script) + "; style-src " + sha(style) +
 		"; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"describe": describe,
+		"count":    func(n int, noun string) string { return human.Count(n, noun, "") },
+		"bytes":    func(n int) string { return human.Bytes(int64(n)) },
+		"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
+		"diffLine": diffLine,
+		"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
+		"style":    func() template.CSS { return template.CSS(style) },
+		"script":   func() template.JS { return template.JS(script) },
+	}).ParseFS(assets, "assets/page.html")), policy
+}
 
 func asset(name string) string {
 	data, err := assets.ReadFile("assets/" + name)
@@ -41,19 +53,6 @@ func sha(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
-
-// pages are the page and its fragments: html/template escapes what they
-// show by where it goes, so a reply's <script> comes out as text.
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"describe": describe,
-	"count":    func(n int, noun string) string { return human.Count(n, noun, "") },
-	"bytes":    func(n int) string { return human.Bytes(int64(n)) },
-	"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
-	"diffLine": diffLine,
-	"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
-	"style":    func() template.CSS { return template.CSS(style) },
-	"script":   func() template.JS { return template.JS(script) },
-}).ParseFS(assets, "assets/page.html"))
 
 func diffLine(l string) string {
 	switch {
@@ -105,7 +104,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) page(w http.ResponseWriter, name string, v any) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	return pages.ExecuteTemplate(w, name, v)
+	return s.pages.ExecuteTemplate(w, name, v)
 }
 
 type statusView struct {

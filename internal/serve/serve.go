@@ -22,6 +22,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"html/template"
 	"net"
 	"net/http"
 	"os"
@@ -55,6 +56,9 @@ type Server struct {
 	// answer); lives is each session's last turn as this server saw it.
 	busy  map[string]*sync.Mutex
 	lives map[string]*live
+	// pages and policy: see pages.
+	pages  *template.Template
+	policy string
 }
 
 // New returns a server whose turns run in ctx.
@@ -65,7 +69,9 @@ func New(ctx context.Context, o Options) *Server {
 	if o.Poll == 0 {
 		o.Poll = 500 * time.Millisecond
 	}
-	return &Server{o: o, ctx: ctx, hub: hub{subs: map[chan []byte]bool{}}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
+	s := &Server{o: o, ctx: ctx, hub: hub{subs: map[chan []byte]bool{}}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
+	s.pages, s.policy = pages()
+	return s
 }
 
 // NewToken returns a token no one can guess.
@@ -135,7 +141,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", contentPolicy)
+		h.Set("Content-Security-Policy", s.policy)
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
