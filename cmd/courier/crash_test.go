@@ -79,6 +79,18 @@ func manyEditsReply(n int) string {
 	return b.String()
 }
 
+// largeBodiesReply carries bodies large enough to be kept apart from the
+// turn's record (a resumed turn reads them back from the content store).
+func largeBodiesReply() string {
+	return "[CREATE_FILE path=\"new1.txt\"]\n" + bigText(3000) + "[/CREATE_FILE]\n" +
+		"[RUN_COMMAND]\necho run1 >> runs.log\n[/RUN_COMMAND]\n" +
+		"[EDIT_FILE path=\"big.txt\" start_line=\"10\" end_line=\"20\"]\n" + strings.ReplaceAll(bigText(2000), "line", "LINE") + "[/EDIT_FILE]\n" +
+		"[RUN_COMMAND]\necho run2 >> runs.log\n[/RUN_COMMAND]\n" +
+		"[EDIT_FILE path=\"big.txt\" start_line=\"30\" end_line=\"30\"]\none line\n[/EDIT_FILE]\n" +
+		"[CREATE_FILE path=\"new2.txt\"]\n" + strings.ReplaceAll(bigText(3000), "large", "LARGE") + "[/CREATE_FILE]\n" +
+		"[RUN_COMMAND]\necho run3 >> runs.log\n[/RUN_COMMAND]\n"
+}
+
 // crashScenario is a reply applied under kill -9, and the workspace it
 // starts from.
 type crashScenario struct {
@@ -176,6 +188,7 @@ func TestCrash(t *testing.T) {
 	for _, sc := range []crashScenario{
 		{name: "mixed reply", files: map[string]string{"base.txt": baseText(), "old.txt": "old\n"}, reply: crashReply(), iterations: 12},
 		{name: "many edits of a large file", files: map[string]string{"big.txt": bigText(4000)}, reply: manyEditsReply(100), iterations: 6},
+		{name: "large bodies", files: map[string]string{"big.txt": bigText(4000)}, reply: largeBodiesReply(), iterations: 6},
 	} {
 		t.Run(sc.name, func(t *testing.T) { crashTurn(t, courier, sc) })
 	}

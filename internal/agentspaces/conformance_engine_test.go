@@ -73,7 +73,7 @@ func runWithEngine(t *testing.T, c *conformanceCase, env conformanceEnv) caseRes
 			t.Fatalf("%s: the input does not decode: %v", turn.name, err)
 		}
 		rep, err := r.StartRun(ctx, cmds, runner.RunOptions{Protocol: ChatName, Preset: c.policy(), Task: c.name,
-			Name: "operations.json", Hash: history.Hash(turn.input)})
+			Name: "operations.json", Hash: history.Hash(string(turn.input))})
 		if err != nil {
 			t.Fatalf("%s: run: %v", turn.name, err)
 		}

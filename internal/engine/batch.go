@@ -35,7 +35,7 @@ const (
 // pendingFile is what the batch will do to one file, for which commands.
 type pendingFile struct {
 	kind    pendingKind
-	data    []byte // never changed once held: planning reads it as is
+	data    string // never changed once held: planning reads it as is
 	hash    string
 	members []int
 }
@@ -135,7 +135,7 @@ func (r *turnRun) land(clean string) landing {
 }
 
 // hold adds a recorded change of clean to the batch.
-func (r *turnRun) hold(i int, clean string, kind pendingKind, data []byte, hash string) error {
+func (r *turnRun) hold(i int, clean string, kind pendingKind, data, hash string) error {
 	pf, ok := r.b.files[clean]
 	if !ok {
 		pf = &pendingFile{kind: pendingKeep}

@@ -226,7 +226,11 @@ type turnRun struct {
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1,
+	cmds, err := begin.AllCommands()
+	if err != nil {
+		return Outcome{}, err
+	}
+	r := &turnRun{Engine: e, st: st, t: t, cmds: cmds, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1,
 		approved: slices.Clone(st.ApprovedRules)}
 	for _, ch := range r.js.changes {
 		r.diffs += len(ch.Result.Diff)
@@ -236,9 +240,9 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 			r.inlined += int(res.Size)
 		}
 	}
-	r.out.Commands = begin.Commands
-	r.reapproveAll(begin.Commands)
-	err := r.commands(ctx)
+	r.out.Commands = cmds
+	r.reapproveAll(cmds)
+	err = r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
 	}

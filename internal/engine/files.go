@@ -19,7 +19,7 @@ import (
 
 // fileState is a file as it is before a change.
 type fileState struct {
-	data    []byte
+	data    string
 	exists  bool
 	mode    fs.FileMode
 	isDir   bool
@@ -73,7 +73,7 @@ func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
 	if err != nil {
 		return fileState{}, err
 	}
-	return fileState{data: data, exists: true, mode: info.Mode().Perm()}, nil
+	return fileState{data: string(data), exists: true, mode: info.Mode().Perm()}, nil
 }
 
 func rejected(c command.Command, err error) command.Result {
@@ -109,8 +109,7 @@ func editFailed(c command.Command, err error) command.Result {
 
 // plan is a computed file change, not yet made.
 type plan struct {
-	after  []byte
-	text   string // after, for the diff, when it was text already
+	after  string
 	delete bool
 	binary bool // no text diff
 	base   string
@@ -224,7 +223,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 		}
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 			Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}
-		return plan{after: data, binary: true, done: done}, nil
+		return plan{after: string(data), binary: true, done: done}, nil
 	}
 	if cur.exists {
 		if line, text, found := edit.HasElision(c.Content); found {
@@ -234,7 +233,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))}
-	return plan{after: []byte(c.Content), text: c.Content, done: done}, nil
+	return plan{after: c.Content, done: done}, nil
 }
 
 func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Result) {
@@ -251,7 +250,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		r := notFound(c)
 		return plan{}, &r, nil
 	}
-	before := string(cur.data)
+	before := cur.data
 	if c.Literal {
 		after, err := edit.ApplyLiteral(before, c.Edits)
 		if err != nil {
@@ -260,7 +259,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		}
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
 			Summary: fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))}
-		return plan{after: []byte(after), text: after, done: done}, nil, nil
+		return plan{after: after, done: done}, nil, nil
 	}
 	if len(c.Edits) > 0 {
 		a, err := edit.ApplyEdits(before, c.Edits)
@@ -279,7 +278,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 			summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
 		}
 		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
-		return plan{after: []byte(a.Text), text: a.Text, done: done}, nil, nil
+		return plan{after: a.Text, done: done}, nil, nil
 	}
 	base, tr, n, err := r.lineBase(i, c.Path, before, cur.contentHash())
 	var over errTooMuch
@@ -302,7 +301,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *comm
 		summary += " (numbered as before this reply's earlier edits of it)"
 	}
 	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
-	return plan{after: []byte(after), text: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
+	return plan{after: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
 }
 
 // lineBase finds the text a line-range edit's numbers refer to: the file
@@ -323,7 +322,7 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 		if int64(len(current)) > r.keepRoom() {
 			return "", nil, 0, errTooMuch{int64(len(current))}
 		}
-		if _, err := r.t.Keep([]byte(current)); err != nil {
+		if _, err := r.t.Keep(current); err != nil {
 			return "", nil, 0, err
 		}
 		r.kept += int64(len(current))
@@ -399,13 +398,13 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		}
 	}
 	if !pl.delete {
-		if cur.exists && string(cur.data) == string(pl.after) {
+		if cur.exists && cur.data == pl.after {
 			pl.done.Summary = fmt.Sprintf("No change to '%s': the new content is the same as the old", c.Path)
 		}
 		ch.To = history.Hash(pl.after)
 	}
 	if !pl.binary {
-		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), pl.text, r.opts.DiffLimit)
+		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, cur.data, pl.after, r.opts.DiffLimit)
 	}
 	pl.done.Time = time.Now()
 	if r.diffs+len(pl.done.Diff) > r.opts.DiffBudget {
@@ -420,7 +419,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	r.diffs += len(pl.done.Diff)
 	r.js.results[i] = pl.done
 	if pl.delete {
-		return r.hold(i, clean, pendingRemove, nil, "")
+		return r.hold(i, clean, pendingRemove, "", "")
 	}
 	return r.hold(i, clean, pendingWrite, pl.after, ch.To)
 }
@@ -446,7 +445,7 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 	}
 	if r.madeAlready(i, ch, cur.exists, now) {
 		r.js.results[i] = *ch.Result
-		if err := r.hold(i, ch.Path, pendingKeep, nil, ""); err != nil {
+		if err := r.hold(i, ch.Path, pendingKeep, "", ""); err != nil {
 			return err
 		}
 		// Its changes are recorded first (see snapshotBefore).
@@ -461,7 +460,7 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 		if res == nil && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
 			r.js.results[i] = *ch.Result
 			if pl.delete {
-				return r.hold(i, ch.Path, pendingRemove, nil, "")
+				return r.hold(i, ch.Path, pendingRemove, "", "")
 			}
 			return r.hold(i, ch.Path, pendingWrite, pl.after, ch.To)
 		}

@@ -87,7 +87,7 @@ func (h *harness) engine() *engine.Engine {
 // input is a reply made of cmds; its hash identifies the command list.
 func input(cmds []command.Command) engine.Input {
 	raw, _ := json.Marshal(cmds)
-	return engine.Input{Hash: history.Hash(raw), Name: "reply.txt", Commands: cmds}
+	return engine.Input{Hash: history.Hash(string(raw)), Name: "reply.txt", Commands: cmds}
 }
 
 // applyCtx applies a reply of cmds to the current request.
@@ -231,7 +231,7 @@ func (h *harness) kept(content string) bool {
 		h.t.Fatal(err)
 	}
 	defer t.Close()
-	return t.Kept(history.Hash([]byte(content)))
+	return t.Kept(history.Hash(content))
 }
 
 // appendJournal adds raw text to the current turn's journal.

@@ -57,6 +57,9 @@ func hashes(recs []Record) []string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, r.From, r.Base)
+		for _, h := range r.Bodies {
+			out = append(out, h)
+		}
 		for _, c := range r.Changes {
 			for _, e := range []*Entry{c.Before, c.After} {
 				if e != nil && e.stored() {

@@ -2,12 +2,12 @@ package history
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/workspace"
@@ -232,16 +232,16 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 
 // Keep stores content a turn needs to finish after a crash and returns
 // its hash; it is durable once the record is synced.
-func (t *Turn) Keep(data []byte) (string, error) {
+func (t *Turn) Keep(data string) (string, error) {
 	h := Hash(data)
-	return h, t.h.obj.put(h, bytes.NewReader(data), int64(len(data)))
+	return h, t.h.obj.put(h, strings.NewReader(data), int64(len(data)))
 }
 
 // Kept reports whether the content with that hash is kept.
 func (t *Turn) Kept(hash string) bool { return t.h.obj.has(hash) }
 
 // Content returns stored content by hash, checked against it.
-func (t *Turn) Content(hash string) ([]byte, error) { return t.h.obj.read(hash) }
+func (t *Turn) Content(hash string) (string, error) { return t.h.obj.read(hash) }
 
 // Finish saves the index as the next turn's start and brings the contents
 // within the budget. It returns the warnings for the person.

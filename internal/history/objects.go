@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -243,12 +244,10 @@ func (o *objects) close() {
 }
 
 // read returns a whole content, checked against its hash.
-func (o *objects) read(h string) ([]byte, error) {
-	var b bytes.Buffer
-	if err := o.copyTo(&b, h); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+func (o *objects) read(h string) (string, error) {
+	var b strings.Builder
+	err := o.copyTo(&b, h)
+	return b.String(), err
 }
 
 // copyTo writes a content to w, failing at the end if it does not hash

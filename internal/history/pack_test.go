@@ -257,7 +257,7 @@ func TestPackRemovedByHand(t *testing.T) {
 	}
 	f.write(map[string]string{"many/d00/f0000.txt": "written again\n"})
 	f.command(1, `echo changed > many/d00/f0000.txt`)
-	if _, err := f.h.obj.read(Hash([]byte("written again\n"))); err != nil {
+	if _, err := f.h.obj.read(Hash("written again\n")); err != nil {
 		t.Errorf("a content written after the loss is not stored: %v", err)
 	}
 }

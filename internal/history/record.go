@@ -2,8 +2,6 @@ package history
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +48,10 @@ type Record struct {
 	ReplyFile string            `json:"replyFile,omitempty"`
 	Commands  []command.Command `json:"commands,omitempty"`
 	UndoPrev  int               `json:"undoPrev,omitempty"`
+	// Bodies: the commands whose Content the content store keeps, by
+	// index, so that a reply's 20 MB is not copied into the record.
+	Bodies map[int]string `json:"bodies,omitempty"`
+	obj    *objects       // where a record read from disk finds Bodies
 
 	// RecordApply: the file's content hashes before ("" absent) and after
 	// ("" deleted), its mode before, and for a line-range edit the hash of
@@ -76,10 +78,11 @@ type Record struct {
 	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
-// Hash is courier's content hash: SHA-256, in hex.
-func Hash(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+// Hash is courier's content hash: SHA-256, in hex. It reads data in
+// pieces: a file of 20 MB is not copied to be hashed.
+func Hash(data string) string {
+	h, _, _ := hashOf(struct{ io.Reader }{strings.NewReader(data)})
+	return h
 }
 
 // Turn is the record of one turn. Opened by History.Turn, it also records
@@ -91,6 +94,7 @@ type Turn struct {
 	f        *os.File // open for appending; nil for ReadTurn
 	dirty    bool     // records added since the last Sync
 	newDirs  []string // folders whose new entries the next Sync makes durable
+	obj      *objects // the session's content store, for reading
 	// Set by History.Turn: the index as the turn has seen it, and what it
 	// may still read and store.
 	h       *History
@@ -166,7 +170,7 @@ func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
 }
 
 func (s Store) readTurn(id string, seq int) (*Turn, int64, error) {
-	t := &Turn{Sequence: seq, path: s.turnPath(id, seq)}
+	t := &Turn{Sequence: seq, path: s.turnPath(id, seq), obj: &objects{dir: filepath.Join(s.Folder(id), "objects")}}
 	data, err := os.ReadFile(t.path)
 	if err != nil {
 		return t, 0, err
@@ -191,6 +195,9 @@ func (t *Turn) parse(data []byte) (good int64, err error) {
 		for i := range r.Changes {
 			r.Changes[i].Path = entryOf(&r.Changes[i]).Path
 		}
+		if r.Bodies != nil {
+			r.obj = t.obj
+		}
 		t.Records = append(t.Records, r)
 		good += int64(n) + 1
 	}
@@ -201,14 +208,66 @@ func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	// Encoded straight to the file: a record may hold a reply's 20 MB of
-	// file content, not to be copied again.
-	if err := json.NewEncoder(t.f).Encode(r); err != nil {
+	w, err := t.keepBodies(r)
+	if err == nil {
+		err = json.NewEncoder(t.f).Encode(w)
+	}
+	if err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
 	t.dirty = true
 	t.Records = append(t.Records, r)
 	return nil
+}
+
+// bigBody is the size from which a command's Content is kept in the
+// content store rather than in the begin record.
+const bigBody = 64 << 10
+
+// keepBodies returns the begin record as written: its large bodies kept
+// in the content store, durably first, since the record names them.
+func (t *Turn) keepBodies(r Record) (Record, error) {
+	if r.Kind != RecordBegin || t.h == nil {
+		return r, nil
+	}
+	r.Commands = slices.Clone(r.Commands)
+	for i, c := range r.Commands {
+		if len(c.Content) < bigBody {
+			continue
+		}
+		h := Hash(c.Content)
+		if err := t.h.obj.put(h, strings.NewReader(c.Content), int64(len(c.Content))); err != nil {
+			return r, err
+		}
+		if r.Bodies == nil {
+			r.Bodies = map[int]string{}
+		}
+		r.Commands[i].Content, r.Bodies[i] = "", h
+	}
+	if r.Bodies == nil {
+		return r, nil
+	}
+	return r, t.h.obj.sync()
+}
+
+// AllCommands returns a begin record's commands with the bodies the
+// content store keeps read back.
+func (r Record) AllCommands() ([]command.Command, error) {
+	if len(r.Bodies) == 0 {
+		return r.Commands, nil
+	}
+	cmds := slices.Clone(r.Commands)
+	for i, h := range r.Bodies {
+		if i < 0 || i >= len(cmds) {
+			return nil, fmt.Errorf("turn record names a body for command %d of %d", i+1, len(cmds))
+		}
+		data, err := r.obj.read(h)
+		if err != nil {
+			return nil, fmt.Errorf("command %d of the turn: %w", i+1, err)
+		}
+		cmds[i].Content = data
+	}
+	return cmds, nil
 }
 
 // Sync makes what was added durable: the contents kept first, then the

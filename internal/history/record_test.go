@@ -17,13 +17,13 @@ import (
 func sampleRecords() []Record {
 	exit := 0
 	at := func(s int) time.Time { return day.Add(time.Duration(s) * time.Second) }
-	after := &Entry{Path: "x/a\xff.go", Kind: File, Mode: 0o644, Size: 10, Hash: Hash([]byte("package a\n")), Flags: Stored}
+	after := &Entry{Path: "x/a\xff.go", Kind: File, Mode: 0o644, Size: 10, Hash: Hash("package a\n"), Flags: Stored}
 	return []Record{
-		{Kind: RecordBegin, At: at(0), ReplyHash: Hash([]byte("reply")), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
+		{Kind: RecordBegin, At: at(0), ReplyHash: Hash("reply"), ReplyFile: "inbox/r1.txt", Commands: []command.Command{
 			{Type: command.CreateFile, Path: "a.go", Content: "package a\n"},
 			{Type: command.RunCommand, Command: "go test ./..."},
 		}},
-		{Kind: RecordApply, Index: 0, At: at(1), Path: "a.go", To: Hash([]byte("package a\n")), Range: &[2]int{2, 3},
+		{Kind: RecordApply, Index: 0, At: at(1), Path: "a.go", To: Hash("package a\n"), Range: &[2]int{2, 3},
 			Result: &command.Result{Type: command.CreateFile, Path: "a.go", Status: command.OK, Summary: "created"}},
 		{Kind: RecordChanged, Index: 0, At: at(2), Changes: []Change{{Path: after.Path, After: after}}, Skipped: []Skipped{{Path: "big\xfe", Reason: "too big"}}},
 		{Kind: RecordStart, Index: 1, At: at(3)},
@@ -176,7 +176,7 @@ func TestTurnsOrder(t *testing.T) {
 func TestFindReplyAfterManyTurns(t *testing.T) {
 	s := newStore(t)
 	st := newState("0000000a", 0, false)
-	hash := func(seq int) string { return Hash([]byte(fmt.Sprintf("reply %d", seq))) }
+	hash := func(seq int) string { return Hash(fmt.Sprintf("reply %d", seq)) }
 	for seq := 1; seq <= 120; seq++ {
 		turn := openTurn(t, s, seq)
 		cmds := []command.Command{{Type: command.CreateFile, Path: "big.txt", Content: strings.Repeat("x", 100000)}}
@@ -200,12 +200,62 @@ func TestFindReplyAfterManyTurns(t *testing.T) {
 func TestFindReplyIgnoresTornBegin(t *testing.T) {
 	s := newStore(t)
 	st := newState("0000000a", 0, false)
-	line, err := json.Marshal(Record{Kind: RecordBegin, ReplyHash: Hash([]byte("reply")), Commands: []command.Command{{Type: command.CreateFile, Path: "a", Content: strings.Repeat("x", 5000)}}})
+	line, err := json.Marshal(Record{Kind: RecordBegin, ReplyHash: Hash("reply"), Commands: []command.Command{{Type: command.CreateFile, Path: "a", Content: strings.Repeat("x", 5000)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeTree(t, s.Folder("0000000a"), map[string]string{"turns/0001.jsonl": string(line[:len(line)/2])})
-	if seq, _, err := s.FindReply(st, Hash([]byte("reply"))); seq != 0 || err != nil {
+	if seq, _, err := s.FindReply(st, Hash("reply")); seq != 0 || err != nil {
 		t.Errorf("FindReply of a torn begin record = %d, %v", seq, err)
+	}
+}
+
+// TestLargeBodiesKeptApart: a reply's large file content is not copied
+// into the turn's record but kept in the content store, and a later
+// process (resuming the turn, or showing it) reads it back whole, also
+// after a collection.
+func TestLargeBodiesKeptApart(t *testing.T) {
+	f := newFixture(t, Options{})
+	big := strings.Repeat("MARKER a line of the large file\n", 4<<10)
+	cmds := []command.Command{
+		{Type: command.CreateFile, Path: "big.txt", Content: big},
+		{Type: command.CreateFile, Path: "small.txt", Content: "small\n"},
+	}
+	turn, err := f.h.Turn(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := turn.Append(Record{Kind: RecordBegin, ReplyHash: "r", Commands: cmds}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := turn.Begun(); got.Commands[0].Content != big {
+		t.Error("the turn that wrote the record lost the body in memory")
+	}
+	turn.Close()
+	data, err := os.ReadFile(f.store.turnPath(f.id, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("MARKER")) || len(data) > 4<<10 {
+		t.Errorf("the record holds the large body (%d bytes)", len(data))
+	}
+	for _, gc := range []bool{false, true} {
+		if gc {
+			if _, err := f.h.GC(1 << 30); err != nil {
+				t.Fatal(err)
+			}
+		}
+		read, err := f.store.ReadTurn(f.id, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin, _ := read.Begun()
+		got, err := begin.AllCommands()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, cmds) {
+			t.Errorf("after gc %v: the commands read back differ from those written", gc)
+		}
 	}
 }

@@ -68,7 +68,7 @@ func reference(t *testing.T, dir string) []Entry {
 			e.Kind = File
 			e.Size = info.Size()
 			data, _ := os.ReadFile(p)
-			e.Hash = Hash(data)
+			e.Hash = Hash(string(data))
 		}
 		out = append(out, e)
 		return nil
@@ -149,7 +149,7 @@ func TestRacyEntriesAreReadAgain(t *testing.T) {
 	// a write in the same clock tick as the scan would look: only the
 	// racy one is read again, and found changed.
 	for _, p := range []string{"old.txt", "new.txt"} {
-		get(p).Hash = Hash([]byte("something else"))
+		get(p).Hash = Hash("something else")
 	}
 	again, _, _, err := f.h.scan(ix.Entries, true, false, lim, nil)
 	if err != nil {

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -439,7 +438,7 @@ func (h *History) diffPath(w io.Writer, c *Change, maxBytes int) error {
 	}
 	old, oldOK := h.diffSide(b)
 	cur, curOK := h.diffSide(a)
-	isBinary := func(data []byte) bool { return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
+	isBinary := func(data string) bool { return strings.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
 	switch {
 	case !oldOK || !curOK:
 		_, err := fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
@@ -451,19 +450,19 @@ func (h *History) diffPath(w io.Writer, c *Change, maxBytes int) error {
 	if err := diffOther(w, name, c); err != nil {
 		return err
 	}
-	d, _, _ := edit.Diff(name, string(old), string(cur), maxBytes)
+	d, _, _ := edit.Diff(name, old, cur, maxBytes)
 	_, err := io.WriteString(w, d)
 	return err
 }
 
 // diffSide returns a file's content for a diff (empty if not a file), ok
 // false if it is not kept or too large.
-func (h *History) diffSide(e *Entry) ([]byte, bool) {
+func (h *History) diffSide(e *Entry) (string, bool) {
 	if e == nil || e.Kind != File {
-		return nil, true
+		return "", true
 	}
 	if !e.stored() || e.Size > maxDiffFile {
-		return nil, false
+		return "", false
 	}
 	data, err := h.obj.read(e.Hash)
 	return data, err == nil

@@ -94,7 +94,7 @@ func TestQueueGivesRepliesAsTheyAre(t *testing.T) {
 func TestSettleReadsWithinTheLimit(t *testing.T) {
 	dir := t.TempDir()
 	text := "[DONE]\nok\n[/DONE]\n"
-	hash := history.Hash([]byte(text))
+	hash := history.Hash(text)
 	writeReply(t, dir, "fits.txt", text)
 	writeReply(t, dir, "crlf.txt", strings.ReplaceAll(text, "\n", "\r\n"))
 	q := NewQueue(dir, int64(len(text)))

@@ -18,7 +18,7 @@ func TestHashTextIsTheTextsHash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := hashText(text), history.Hash([]byte(text)); got != want {
+		if got, want := hashText(text), history.Hash(text); got != want {
 			t.Errorf("hash of %.20q = %s, want %s", raw, got, want)
 		}
 	}
@@ -52,7 +52,7 @@ func TestForParsesAgainOnlyForAnotherFrontEnd(t *testing.T) {
 func TestHolds(t *testing.T) {
 	dir := t.TempDir()
 	text := "[DONE]\nok\n[/DONE]\n"
-	hash := history.Hash([]byte(text))
+	hash := history.Hash(text)
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {

@@ -14,7 +14,7 @@ func ValidID(id string) bool { return history.ValidID(id) }
 
 // Hash is the hash a run is recorded under: of a reply's bytes, or an
 // operations message's.
-func Hash(data []byte) string { return history.Hash(data) }
+func Hash(data []byte) string { return history.Hash(string(data)) }
 
 // SessionFolder is the folder of session id's own files.
 func (p Paths) SessionFolder(id string) string {

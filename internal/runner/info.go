@@ -64,8 +64,8 @@ func (r *Runner) info(st *history.State) Info {
 		i.Unfinished = begin.ReplyFile
 		if st.Pending == nil {
 			i.State = StateApplying
-		} else if st.Pending.Index < len(begin.Commands) {
-			i.PendingCommand = &begin.Commands[st.Pending.Index]
+		} else if cmds, err := begin.AllCommands(); err == nil && st.Pending.Index < len(cmds) {
+			i.PendingCommand = &cmds[st.Pending.Index]
 		}
 	}
 	if h, held := r.store.Holder(st.SessionID); held {

@@ -25,7 +25,7 @@ func TestResumeRunAfterTheAnswerWasJournaled(t *testing.T) {
 		{Type: command.CreateFile, ID: "after", Path: "after.txt", Content: "after\n"},
 	}
 	ctx := context.Background()
-	rep, err := f.r.StartRun(ctx, cmds, runner.RunOptions{Task: "clean up", Name: "ops.json", Hash: history.Hash([]byte("ops"))})
+	rep, err := f.r.StartRun(ctx, cmds, runner.RunOptions{Task: "clean up", Name: "ops.json", Hash: history.Hash("ops")})
 	if err != nil || rep.Paused == nil {
 		t.Fatalf("the run did not pause: %+v, %v", rep, err)
 	}

@@ -302,8 +302,9 @@ func (r *Runner) resolve(id string, anyState bool) (*history.State, error) {
 // the last turn's, or rebuilt from the results.
 func (r *Runner) lastCommands(st *history.State) []command.Command {
 	if t, err := r.store.ReadTurn(st.SessionID, st.SequenceNumber-1); err == nil {
-		if begin, ok := t.Begun(); ok && len(begin.Commands) == len(st.LastResults) {
-			return begin.Commands
+		begin, _ := t.Begun()
+		if cmds, err := begin.AllCommands(); err == nil && len(cmds) == len(st.LastResults) {
+			return cmds
 		}
 	}
 	cmds := make([]command.Command, len(st.LastResults))

@@ -44,7 +44,7 @@ type batchOp struct {
 	kind  opKind
 	path  string // as given, for errors
 	clean string
-	data  []byte
+	data  string
 	perm  fs.FileMode
 	tmp   string
 }
@@ -54,7 +54,7 @@ func (w *Workspace) NewBatch() *Batch { return &Batch{w: w} }
 
 // Write replaces or creates the file p. A zero perm keeps an existing
 // file's permissions (0644 for a new file).
-func (b *Batch) Write(p string, data []byte, perm fs.FileMode) {
+func (b *Batch) Write(p, data string, perm fs.FileMode) {
 	b.ops = append(b.ops, batchOp{kind: opWrite, path: p, data: data, perm: perm})
 }
 
@@ -175,7 +175,7 @@ func (w *Workspace) writeTempFor(op *batchOp, unique string) (created []string, 
 	if err != nil {
 		return created, wrap(op.path, err)
 	}
-	_, err = f.Write(op.data)
+	_, err = f.WriteString(op.data)
 	if err == nil {
 		err = f.Chmod(perm) // past the umask
 	}

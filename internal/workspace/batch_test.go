@@ -41,14 +41,14 @@ func TestBatch(t *testing.T) {
 	defer ws.Close()
 
 	b := ws.NewBatch()
-	b.Write("exec.sh", []byte("new\n"), 0)
-	b.Write("new/deep/file.txt", []byte("deep\n"), 0)
+	b.Write("exec.sh", "new\n", 0)
+	b.Write("new/deep/file.txt", "deep\n", 0)
 	b.Remove("gone.txt")
 	b.Keep("kept.txt")
-	b.Write("folder", []byte("in the way\n"), 0)
+	b.Write("folder", "in the way\n", 0)
 	b.Remove("never-was.txt")
-	b.Write("restored.txt", []byte("y\n"), 0o600)
-	b.Write("../outside.txt", []byte("no\n"), 0)
+	b.Write("restored.txt", "y\n", 0o600)
+	b.Write("../outside.txt", "no\n", 0)
 	res := b.Commit()
 	if len(res) != 8 {
 		t.Fatalf("%d results", len(res))
@@ -116,7 +116,7 @@ func TestBatchSymlinkLeadingOut(t *testing.T) {
 	}
 	defer ws.Close()
 	b := ws.NewBatch()
-	b.Write("out/evil.txt", []byte("x\n"), 0)
+	b.Write("out/evil.txt", "x\n", 0)
 	if res := b.Commit(); res[0].Err == nil {
 		t.Error("the write through the symlink succeeded")
 	}
@@ -143,9 +143,9 @@ func TestBatchStopOn(t *testing.T) {
 	defer ws.Close()
 	b := ws.NewBatch()
 	b.StopOn = func(err error) bool { return strings.Contains(err.Error(), "is a folder") }
-	b.Write("first.txt", []byte("1\n"), 0)
-	b.Write("folder", []byte("in the way\n"), 0)
-	b.Write("after.txt", []byte("2\n"), 0)
+	b.Write("first.txt", "1\n", 0)
+	b.Write("folder", "in the way\n", 0)
+	b.Write("after.txt", "2\n", 0)
 	b.Remove("old.txt")
 	res := b.Commit()
 	if res[0].Err != nil || res[1].Err == nil || !errors.Is(res[2].Err, workspace.ErrNotDone) || !errors.Is(res[3].Err, workspace.ErrNotDone) {

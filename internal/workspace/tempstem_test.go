@@ -23,7 +23,7 @@ func TestLongestNamesAreWritten(t *testing.T) {
 		t.Fatalf("write a 255-byte name: %v", err)
 	}
 	b := w.NewBatch()
-	b.Write(other, []byte("two"), 0)
+	b.Write(other, "two", 0)
 	for _, res := range b.Commit() {
 		if res.Err != nil {
 			t.Fatalf("batch write of a 255-byte name: %v", res.Err)

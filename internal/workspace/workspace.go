@@ -111,7 +111,7 @@ func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
 		return nil, err
 	}
 	b := w.NewBatch()
-	b.Write(p, data, 0)
+	b.Write(p, string(data), 0)
 	res := b.Commit()[0]
 	return res.CreatedDirs, res.Err
 }
