@@ -240,12 +240,7 @@ func parseSize(text string) (int64, bool) {
 
 // formatSize writes n with the largest unit that divides it, if one does.
 func formatSize(n int64) string {
-	for i, name := range []string{"GB", "MB", "KB"} {
-		if b := int64(1) << (30 - 10*i); n > 0 && n%b == 0 {
-			return strconv.FormatInt(n/b, 10) + name
-		}
-	}
-	return strconv.FormatInt(n, 10)
+	return strings.Replace(strings.TrimSuffix(human.ExactBytes(n), " bytes"), " ", "", 1)
 }
 
 func checkBaseURL(text string) error {
