@@ -47,16 +47,14 @@ func (s setting) kind() string {
 func (s setting) parse(c *Config, text string) error {
 	t := strings.TrimSpace(text)
 	var v any = t
-	switch s.kind() {
-	case "int", budget:
-		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
-			v = n // so that "1" is one token, not true
-		} else if b, ok := parseBool(t); ok && s.how == budget {
-			v = b
-		}
-	case "bool":
-		if b, ok := parseBool(t); ok {
-			v = b
+	switch kind := s.kind(); kind {
+	case "int", budget, "bool":
+		// The usual spellings of yes and no; "1" is one token, not true.
+		yes, isBool := map[string]bool{"true": true, "yes": true, "on": true, "1": true, "false": false, "no": false, "off": false, "0": false}[strings.ToLower(t)]
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil && kind != "bool" {
+			v = n
+		} else if isBool && kind != "int" {
+			v = yes
 		}
 	case "list":
 		var items []any // "A, B," is A and B
@@ -201,17 +199,6 @@ func (s setting) oneOf() string {
 		return ""
 	}
 	return "one of " + strings.Join(q, ", ")
-}
-
-// parseBool accepts the usual spellings of yes and no.
-func parseBool(text string) (v, ok bool) {
-	switch strings.ToLower(text) {
-	case "true", "yes", "on", "1":
-		return true, true
-	case "false", "no", "off", "0":
-		return false, true
-	}
-	return false, false
 }
 
 func anys(words []string) []any {
