@@ -112,11 +112,11 @@ func (s setting) set(c *Config, v any) error {
 		*p = n
 	case *int:
 		want, noun := "a whole number", "a whole number"
-		if b, ok := v.(bool); ok && s.how == budget {
-			v = map[bool]int64{true: HistoryOn}[b]
-		}
 		if s.how == budget {
 			want, noun = "true, false or a number of tokens", "a number of tokens"
+			if b, ok := v.(bool); ok {
+				v = map[bool]int64{true: HistoryOn}[b]
+			}
 		}
 		n, ok := v.(int64)
 		if !ok || int64(int(n)) != n {
