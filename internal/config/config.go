@@ -5,12 +5,14 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/policy"
 )
 
@@ -93,8 +95,9 @@ type Config struct {
 	SnapshotLimit   int64
 	SnapshotExclude []string
 	SnapshotInclude []string
-	Policy          policy.Config // the [policy] table
-	Agent           AgentSettings // the [agent] table
+	// The [policy] and [agent] tables.
+	Policy policy.Config
+	Agent  AgentSettings
 
 	sources map[string]origin
 }
@@ -103,12 +106,36 @@ type Config struct {
 func Defaults() *Config {
 	c := &Config{sources: make(map[string]origin, len(settings))}
 	for _, s := range settings {
-		if err := s.bind(c).parse(s.def); err != nil {
+		if err := s.parse(c, s.def); err != nil {
 			panic(fmt.Sprintf("config: default of %s: %v", s.key, err)) // a constant table's
 		}
 		c.sources[s.key] = origin{src: SourceDefault}
 	}
 	return c
+}
+
+// AgentSettings holds the [agent] table: the agent that answers instead
+// of a person, and the limits of the unattended loop.
+type AgentSettings struct {
+	Name         string   // a preset, "command" or "openai"; "" when a person pastes the replies
+	Command      []string // the command agent's program and arguments
+	Model        string
+	BaseURL      string // the openai agent's endpoint; "" for OPENAI_BASE_URL or OpenAI's
+	APIKeyEnv    string // the variable holding the openai agent's key
+	History      int    // token budget of earlier turns sent along; 0 for none
+	Stream       bool   // stream the openai agent's replies
+	MaxTurns     int
+	MaxRestarts  int
+	RestartPause time.Duration
+	TimeBudget   time.Duration
+}
+
+func (c *Config) AgentSpec() agent.Spec {
+	a := c.Agent
+	return agent.Spec{
+		Name: a.Name, Command: a.Command, Model: a.Model, BaseURL: a.BaseURL, APIKeyEnv: a.APIKeyEnv,
+		History: a.History, NoStream: !a.Stream, MaxReply: c.MaxReply,
+	}
 }
 
 // Source reports where the value of a setting (key as in courier.toml,
@@ -121,17 +148,11 @@ func (c *Config) Source(key string) Source {
 // recording src as its source; key may use dashes for underscores, as
 // flags do.
 func (c *Config) Set(key, text string, src Source) error {
-	s, err := find(normalizeKey(key))
-	if err != nil {
-		// A flag of a table's key ("agent-command") names it by flag.
-		if byFlag, ok := findFlag(strings.TrimLeft(key, "-")); ok {
-			s, err = byFlag, nil
-		}
-	}
+	s, err := find(strings.ReplaceAll(strings.TrimLeft(key, "-"), "-", "_"), true)
 	if err != nil {
 		return err
 	}
-	if err := s.bind(c).parse(text); err != nil {
+	if err := s.parse(c, text); err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	c.sources[s.key] = origin{src: src}
@@ -163,4 +184,39 @@ func (c *Config) clone() *Config {
 	d.sources = make(map[string]origin, len(settings))
 	maps.Copy(d.sources, c.sources)
 	return &d
+}
+
+const noColor = "NO_COLOR" // no-color.org
+
+// LoadEnv applies the COURIER_* variables over c; an empty one counts as
+// unset. Every bad value is reported, one a line, and then nothing is
+// applied. NO_COLOR sets color to never over the default only, as
+// no-color.org asks.
+func (c *Config) LoadEnv(getenv func(string) string) error {
+	next := c.clone()
+	if getenv(noColor) != "" && next.sources["color"].src == SourceDefault {
+		next.Color = ColorNever
+		next.sources["color"] = origin{src: EnvSource(noColor)}
+	}
+	var errs []error
+	for _, s := range settings {
+		if !s.hasEnv() {
+			continue
+		}
+		name := s.env()
+		text := getenv(name)
+		if text == "" {
+			continue
+		}
+		if err := s.parse(next, text); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		next.sources[s.key] = origin{src: EnvSource(name)}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	*c = *next
+	return nil
 }

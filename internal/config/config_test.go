@@ -176,7 +176,7 @@ func TestSet(t *testing.T) {
 			if !tt.check(c) {
 				t.Errorf("Set(%q, %q) gave %+v", tt.key, tt.value, *c)
 			}
-			key := normalizeKey(tt.key)
+			key := strings.ReplaceAll(strings.TrimLeft(tt.key, "-"), "-", "_")
 			if want := Source("flag --" + strings.ReplaceAll(key, "_", "-")); c.Source(key) != want {
 				t.Errorf("Source(%q) = %q, want %q", key, c.Source(key), want)
 			}

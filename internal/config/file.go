@@ -6,7 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -78,17 +80,17 @@ const maxFileErrors = 10
 func (c *Config) apply(raw map[string]any, text *fileText, key toml.Key) error {
 	name := key.String()
 	val := lookup(raw, key)
-	if isTable(name) {
+	if slices.Contains(tableNames, name) {
 		if _, ok := val.(map[string]any); !ok {
-			return fmt.Errorf("%s: %w", name, wantError("a table like ["+name+"]", describe(val)))
+			return fmt.Errorf("%s: want a table like [%s], got %s", name, name, describe(val))
 		}
 		return nil
 	}
-	s, err := find(name)
+	s, err := find(name, false)
 	if err != nil {
 		return err
 	}
-	if err := s.bind(c).decode(val); err != nil {
+	if err := s.set(c, val); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	c.sources[s.key] = origin{file: text, key: key}
@@ -139,4 +141,30 @@ func fileSyntaxError(name string, err error) error {
 		}
 	}
 	return &syntaxError{where: where, err: pe}
+}
+
+// The TOML package puts a key's line only in the ParseError of a value
+// that fails to decode: locate decodes the file again into a struct
+// holding just the wanted key, as a type that always fails, and reads the
+// line from the error.
+
+type stopHere struct{}
+
+var errStopHere = errors.New("located")
+
+func (stopHere) UnmarshalTOML(any) error { return errStopHere }
+
+// locate returns the line of key in data, or 0 when it cannot tell.
+func locate(data string, key toml.Key) int {
+	t := reflect.TypeFor[stopHere]()
+	for i := len(key) - 1; i >= 0; i-- {
+		tag := reflect.StructTag("toml:" + strconv.Quote(key[i]))
+		t = reflect.StructOf([]reflect.StructField{{Name: "K", Type: t, Tag: tag}})
+	}
+	_, err := toml.Decode(data, reflect.New(t).Interface())
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Message == errStopHere.Error() {
+		return pe.Position.Line
+	}
+	return 0
 }

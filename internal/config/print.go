@@ -18,8 +18,8 @@ type row struct {
 func (c *Config) rows() []row {
 	out := make([]row, 0, len(settings))
 	for _, s := range settings {
-		v := s.bind(c)
-		out = append(out, row{Key: s.key, Value: v.json(), Source: c.Source(s.key), text: tomlText(v.json())})
+		v := s.show(c)
+		out = append(out, row{Key: s.key, Value: v, Source: c.Source(s.key), text: tomlText(v)})
 	}
 	return out
 }
@@ -39,12 +39,12 @@ func (c *Config) Print(w io.Writer) error {
 	}
 	var b strings.Builder
 	writeRows(&b, top)
-	for _, table := range tableNames() {
+	for _, table := range tableNames {
 		b.WriteString("\n[" + table + "]\n")
 		writeRows(&b, tables[table])
-		if table == policyTable && c.Policy.NoDefaults {
+		if table == "policy" && c.Policy.NoDefaults {
 			b.WriteString("# courier's built-in rules are off (no_defaults)\n")
-		} else if table == policyTable {
+		} else if table == "policy" {
 			b.WriteString("# courier's built-in rules apply after these\n")
 		}
 	}

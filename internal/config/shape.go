@@ -14,176 +14,100 @@ const (
 )
 
 // checkShape refuses a settings file beyond the bounds, naming the line
-// and the bound, in one pass over the text.
+// and the bound, in one pass over the text. It knows just enough TOML to
+// tell keys from values: strings, comments, table headers, arrays and
+// inline tables.
 func checkShape(name, data string) error {
-	s := shapeScan{name: name, data: data, line: 1, atKey: true}
-	return s.run()
-}
-
-// shapeScan knows just enough TOML to tell keys from values: strings,
-// comments, table headers, arrays and inline tables.
-type shapeScan struct {
-	name  string
-	data  string
-	i     int
-	line  int
-	stack []byte // open '[' and '{'
-	atKey bool   // at the start of a line, or after '{' or ',' in an inline table
-	parts int    // dotted parts of the key being read
-	keys  int
-	items int // commas in arrays and inline tables
-}
-
-func (s *shapeScan) run() error {
+	line, parts, keys, items := 1, 0, 0, 0
+	var stack []byte             // open '[' and '{'
+	atKey, header := true, false // at a line's start, or after '{' or ',' in an inline table; in a [table] line
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s; a settings file may have at most %d dotted parts per key, %d levels of nesting, %d keys and %d items in lists",
+			FileSource(name, line), fmt.Sprintf(format, args...), maxKeyParts, maxNesting, maxKeys, maxItems)
+	}
 	lineStart := true
-	for s.i < len(s.data) {
-		c := s.data[s.i]
+	for i := 0; i < len(data); i++ {
+		c, start := data[i], lineStart
+		lineStart = false
 		switch {
 		case c == '\n':
-			s.line++
-			if len(s.stack) == 0 {
-				s.atKey, s.parts = true, 0
+			line++
+			if len(stack) == 0 {
+				atKey, header, parts = true, false, 0
 			}
 			lineStart = true
-			s.i++
-			continue
 		case c == ' ' || c == '\t' || c == '\r':
-			s.i++
-			continue
+			lineStart = start
 		case c == '#':
-			s.skipComment()
-			continue
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
 		case c == '"' || c == '\'':
-			s.skipString()
-		case lineStart && c == '[' && len(s.stack) == 0:
-			if err := s.header(); err != nil {
-				return err
+			i, line = skipString(data, i, line)
+		case start && c == '[' && len(stack) == 0:
+			header, atKey, parts = true, true, 0
+			if i+1 < len(data) && data[i+1] == '[' {
+				i++
 			}
-		case s.atKey && c == '.':
-			s.parts++
-			if err := s.checkParts(); err != nil {
-				return err
+		case atKey && c == '.':
+			if parts++; parts+1 > maxKeyParts {
+				return fail("a key of more than %d dotted parts", maxKeyParts)
 			}
-			s.i++
-		case s.atKey && c == '=':
-			if err := s.endKey(); err != nil {
-				return err
+		case atKey && (c == '=' || header && c == ']'):
+			if header && i+1 < len(data) && data[i+1] == ']' {
+				i++
 			}
-			s.i++
+			// After a header the rest of the line is a comment or nothing.
+			if atKey, header, parts, keys = false, false, 0, keys+1; keys > maxKeys {
+				return fail("more than %d keys", maxKeys)
+			}
 		case c == '[' || c == '{':
-			s.stack = append(s.stack, c)
-			if len(s.stack) > maxNesting {
-				return s.errorf("values nested more than %d deep", maxNesting)
+			if stack = append(stack, c); len(stack) > maxNesting {
+				return fail("values nested more than %d deep", maxNesting)
 			}
 			if c == '{' {
-				s.atKey, s.parts = true, 0
+				atKey, parts = true, 0
 			}
-			s.i++
-		case c == ']' || c == '}':
-			if len(s.stack) > 0 {
-				s.stack = s.stack[:len(s.stack)-1]
+		case (c == ']' || c == '}') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		case c == ',' && len(stack) > 0:
+			if items++; items > maxItems {
+				return fail("more than %d items in lists", maxItems)
 			}
-			s.i++
-		case c == ',' && len(s.stack) > 0:
-			s.items++
-			if s.items > maxItems {
-				return s.errorf("more than %d items in lists", maxItems)
+			if stack[len(stack)-1] == '{' {
+				atKey, parts = true, 0
 			}
-			if s.stack[len(s.stack)-1] == '{' {
-				s.atKey, s.parts = true, 0
-			}
-			s.i++
-		default:
-			s.i++
-		}
-		lineStart = false
-	}
-	return nil
-}
-
-func (s *shapeScan) header() error {
-	s.parts = 0
-	for s.i++; s.i < len(s.data) && s.data[s.i] != '\n'; {
-		switch c := s.data[s.i]; c {
-		case '"', '\'':
-			s.skipString()
-		case '.':
-			s.parts++
-			if err := s.checkParts(); err != nil {
-				return err
-			}
-			s.i++
-		case ']':
-			s.i++
-			if s.i < len(s.data) && s.data[s.i] == ']' {
-				s.i++
-			}
-			s.atKey = false // the rest of the line is a comment or nothing
-			return s.endKey()
-		default:
-			s.i++
 		}
 	}
 	return nil
 }
 
-func (s *shapeScan) checkParts() error {
-	if s.parts+1 > maxKeyParts {
-		return s.errorf("a key of more than %d dotted parts", maxKeyParts)
-	}
-	return nil
-}
-
-func (s *shapeScan) endKey() error {
-	s.keys++
-	s.atKey, s.parts = false, 0
-	if s.keys > maxKeys {
-		return s.errorf("more than %d keys", maxKeys)
-	}
-	return nil
-}
-
-func (s *shapeScan) skipComment() {
-	for s.i < len(s.data) && s.data[s.i] != '\n' {
-		s.i++
-	}
-}
-
-func (s *shapeScan) skipString() {
-	q := s.data[s.i]
-	triple := s.i+2 < len(s.data) && s.data[s.i+1] == q && s.data[s.i+2] == q
+// skipString returns the index of the last byte of the string quoted at
+// data[i], and the line it ends on.
+func skipString(data string, i, line int) (int, int) {
+	q := data[i]
+	triple := i+2 < len(data) && data[i+1] == q && data[i+2] == q
 	if triple {
-		s.i += 3
-	} else {
-		s.i++
+		i += 2
 	}
-	for s.i < len(s.data) {
-		c := s.data[s.i]
-		switch {
+	for i++; i < len(data); i++ {
+		switch c := data[i]; {
 		case c == '\\' && q == '"':
-			s.i += 2
-			continue
+			i++
+		case c == '\n' && !triple:
+			return i - 1, line // an unclosed string; the parser reports it
 		case c == '\n':
-			if !triple {
-				return // an unclosed string; the parser reports it
-			}
-			s.line++
+			line++
 		case c == q && !triple:
-			s.i++
-			return
-		case c == q && s.i+2 < len(s.data) && s.data[s.i+1] == q && s.data[s.i+2] == q:
-			s.i += 3
+			return i, line
+		case c == q && i+2 < len(data) && data[i+1] == q && data[i+2] == q:
+			i += 2
 			// Up to two more quotes belong to the string.
-			for n := 0; n < 2 && s.i < len(s.data) && s.data[s.i] == q; n++ {
-				s.i++
+			for n := 0; n < 2 && i+1 < len(data) && data[i+1] == q; n++ {
+				i++
 			}
-			return
+			return i, line
 		}
-		s.i++
 	}
-}
-
-func (s *shapeScan) errorf(format string, args ...any) error {
-	return fmt.Errorf("%s: %s; a settings file may have at most %d dotted parts per key, %d levels of nesting, %d keys and %d items in lists",
-		FileSource(s.name, s.line), fmt.Sprintf(format, args...), maxKeyParts, maxNesting, maxKeys, maxItems)
+	return i, line
 }

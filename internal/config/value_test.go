@@ -3,7 +3,6 @@ package config
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestSizes(t *testing.T) {
@@ -29,17 +28,18 @@ func TestSizes(t *testing.T) {
 		{"0", 0, ""},
 		{"20 XB", 0, ""},
 	}
+	s, _ := find("max_reply", false)
 	for _, tt := range tests {
-		var n int64
-		v := sizeValue{&n}
-		err := v.parse(tt.text)
+		c := Defaults()
+		err := c.Set("max_reply", tt.text, "test")
+		n, shown := c.MaxReply, tomlText(s.show(c))
 		switch {
 		case tt.bytes == 0 && err == nil:
 			t.Errorf("size %q = %d, want an error", tt.text, n)
 		case tt.bytes != 0 && err != nil:
 			t.Errorf("size %q: %v", tt.text, err)
-		case tt.bytes != 0 && (n != tt.bytes || tomlText(v.json()) != tt.shown):
-			t.Errorf("size %q = %d shown %s, want %d shown %s", tt.text, n, tomlText(v.json()), tt.bytes, tt.shown)
+		case tt.bytes != 0 && (n != tt.bytes || shown != tt.shown):
+			t.Errorf("size %q = %d shown %s, want %d shown %s", tt.text, n, shown, tt.bytes, tt.shown)
 		}
 	}
 }
@@ -51,14 +51,14 @@ func TestDurationsShowShort(t *testing.T) {
 		{"30s", `"30s"`}, {"1m0s", `"1m"`}, {"90m", `"1h30m"`}, {"2h", `"2h"`},
 		{"1h0m1s", `"1h0m1s"`}, {"250ms", `"250ms"`}, {"1m30s", `"1m30s"`},
 	}
+	s, _ := find("settle", false)
 	for _, tt := range tests {
-		var d time.Duration
-		v := durationValue{&d}
-		if err := v.parse(tt.text); err != nil {
+		c := Defaults()
+		if err := c.Set("settle", tt.text, "test"); err != nil {
 			t.Fatal(err)
 		}
-		if tomlText(v.json()) != tt.shown {
-			t.Errorf("duration %q shown %s, want %s", tt.text, tomlText(v.json()), tt.shown)
+		if shown := tomlText(s.show(c)); shown != tt.shown {
+			t.Errorf("duration %q shown %s, want %s", tt.text, shown, tt.shown)
 		}
 	}
 }

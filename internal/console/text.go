@@ -16,11 +16,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/courier-agent/courier/internal/termtext"
-
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // Options say where and how the text reporter writes.
@@ -258,75 +258,58 @@ func Tail(output string, n int) string {
 // Describe says on one line what a command was and how it ended, as the
 // console shows it (not yet made safe for the terminal).
 func Describe(cmd command.Command, r command.Result) string {
+	s := string(cmd.Type)
 	switch cmd.Type {
 	case command.RunCommand:
-		s := "RUN_COMMAND " + human.FirstLine(cmd.Command, 60)
-		switch {
-		case r.ExitCode != nil:
-			s += fmt.Sprintf("  exit %d, %s", *r.ExitCode, (time.Duration(r.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
-		default:
-			s += "  " + r.Summary
+		s += " " + human.FirstLine(cmd.Command, 60) + "  "
+		if r.ExitCode != nil {
+			s += fmt.Sprintf("exit %d, %s", *r.ExitCode, (time.Duration(r.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
+		} else {
+			s += r.Summary
 		}
 		if r.ApprovedAll {
 			s += "  (approved: all like it)"
 		}
 		return s
-	case command.CreateFile, command.EditFile, command.DeleteFile:
-		s := fmt.Sprintf("%s %s", cmd.Type, cmd.Path)
-		if r.Success() {
-			if r.Added > 0 || r.Removed > 0 {
-				s += fmt.Sprintf("  +%d -%d", r.Added, r.Removed)
-			}
-			return s
-		}
-		return s + "  " + r.Summary
-	case command.ReadFile:
-		if r.Success() {
-			return "READ_FILE " + cmd.Path
-		}
-		return "READ_FILE " + cmd.Path + "  " + r.Summary
-	case command.Done:
-		if !r.Success() {
-			return "DONE  " + r.Summary
-		}
-		return "DONE"
 	case command.ParseError:
 		return "PARSE_ERROR " + human.FirstLine(r.Summary, 200)
+	case command.Message:
+		return s + "  " + r.Summary
+	case command.CreateFile, command.EditFile, command.DeleteFile, command.ReadFile:
+		s += " " + cmd.Path
 	}
-	return fmt.Sprintf("%s  %s", cmd.Type, r.Summary)
+	if !r.Success() {
+		return s + "  " + r.Summary
+	}
+	if r.Added > 0 || r.Removed > 0 {
+		s += fmt.Sprintf("  +%d -%d", r.Added, r.Removed)
+	}
+	return s
 }
 
 // TurnEnded prints the end of a turn: counts, file changes and the
 // session's summary when it is complete.
 func (t *Text) TurnEnded(e runner.TurnEnded) {
 	defer t.lock()()
-	ok, bad := 0, 0
-	var created, edited, deleted, added, removed int
+	bad, added, removed := 0, 0, 0
+	done := map[command.Type]int{} // commands that succeeded, by type
 	for i, r := range e.Results {
 		if !r.Success() {
 			bad++
 			continue
 		}
-		ok++
-		switch e.Commands[i].Type {
-		case command.CreateFile:
-			created++
-		case command.EditFile:
-			edited++
-		case command.DeleteFile:
-			deleted++
-		}
+		done[e.Commands[i].Type]++
 		added += r.Added
 		removed += r.Removed
 	}
 	if t.o.Quiet && bad == 0 && !e.Complete {
 		return
 	}
-	line := fmt.Sprintf("%s: %d ok", human.Count(len(e.Results), "command", ""), ok)
+	line := fmt.Sprintf("%s: %d ok", human.Count(len(e.Results), "command", ""), len(e.Results)-bad)
 	if bad > 0 {
 		line += ", " + t.paint(red, fmt.Sprintf("%d failed", bad))
 	}
-	if created+edited+deleted > 0 {
+	if created, edited, deleted := done[command.CreateFile], done[command.EditFile], done[command.DeleteFile]; created+edited+deleted > 0 {
 		line += fmt.Sprintf("; files: %d created, %d edited, %d deleted (+%d -%d)", created, edited, deleted, added, removed)
 	}
 	t.out("%s\n", line)
@@ -428,4 +411,160 @@ func (t *Text) notify(msg string) {
 	if t.o.Notify != nil {
 		t.o.Notify(msg)
 	}
+}
+
+// RequestWritten tells the person where a request is, how big, whether
+// on the clipboard, and what to do with it; above the token budget it
+// warns and says what takes the room.
+func (t *Text) RequestWritten(e runner.RequestWritten) {
+	defer t.lock()()
+	if t.started {
+		t.started = false
+		t.out("Outbox: %s\n", t.Rel(e.Path))
+	} else if e.Updated {
+		t.out("request %d updated: paste it again\n", e.Sequence)
+	} else if e.Resumed {
+		switch {
+		case e.Damaged:
+			t.out("Session %s: rewrote the outbox, which was not as courier wrote it\n", e.Session)
+		case e.Rewritten:
+			t.out("Session %s: rewrote the missing outbox\n", e.Session)
+		}
+		t.out("Session %s, request %d\n", e.Session, e.Sequence)
+	}
+	tokens := e.Tokens
+	t.out("Next request: %s (%s, about %s tokens)\n", t.paint(bold, t.Rel(e.Path)), human.Bytes(e.Size), human.Thousands(tokens))
+	if t.o.Unattended {
+		return
+	}
+	inbox := t.Rel(filepath.Join(t.o.Root, "inbox")) + "/"
+	answerer := t.answerer
+	t.answerer = ""
+	switch {
+	case answerer != "":
+		// An agent's turn decided by hand: the agent answers only when
+		// given again.
+		t.out("  the %s agent gave the last reply: to have it answer this one, run 'courier watch %s' with the agent as you gave it (--agent, --agent-command or courier.toml)\n", termtext.Safe(answerer), e.Session)
+		if t.o.Copier != nil && t.copy(e.Text) {
+			t.out("  or paste it into the chat (it is on the clipboard), then save or copy the answer (courier paste) into %s\n", inbox)
+		} else if !t.o.Quiet {
+			t.out("  or paste it into the chat, then save the answer into %s\n", inbox)
+		}
+	case t.o.Copier != nil && t.copy(e.Text):
+		t.out("  it is on the clipboard: paste it into the chat, then save or copy the answer (courier paste) into %s\n", inbox)
+		t.notify(fmt.Sprintf("request %d is on the clipboard", e.Sequence))
+	case !t.o.Quiet:
+		t.out("  paste it into the chat, then save the answer into %s (or copy it and run 'courier paste')\n", inbox)
+	}
+	if b := t.o.TokenBudget; b > 0 && tokens > b {
+		advice := "read less of the workspace at once"
+		if len(e.Parts) > 0 {
+			advice = budgetAdvice(e.Parts, e.Size)
+		}
+		t.Warn(fmt.Sprintf("the request is about %s tokens, above the budget of %s", human.Thousands(tokens), human.Thousands(b)), advice)
+	}
+}
+
+func (t *Text) copy(text string) bool {
+	if err := t.o.Copier.Copy(text); err != nil {
+		t.Warn(fmt.Sprintf("could not copy the request to the clipboard (%v)", err), "copy it by hand, or use 'courier show'")
+		t.o.Copier = nil
+		return false
+	}
+	return true
+}
+
+// budgetAdvice names the largest parts of a request and how to shrink them.
+func budgetAdvice(parts []frontend.Part, size int64) string {
+	parts = slices.Clone(parts)
+	slices.SortStableFunc(parts, func(a, b frontend.Part) int { return cmp.Compare(b.Bytes, a.Bytes) })
+	var named []string
+	for _, p := range parts {
+		if len(named) == 3 || int64(p.Bytes) < size/10 {
+			break
+		}
+		named = append(named, fmt.Sprintf("%s %s", p.Name, human.Bytes(int64(p.Bytes))))
+	}
+	advice := "the largest parts are " + strings.Join(named, ", ")
+	switch top := parts[0].Name; {
+	case strings.HasPrefix(top, "file "):
+		advice += "; ask the LLM to read line ranges (lines=\"A-B\") instead of whole files, or lower read_lines"
+	case top == "Previous Command Results":
+		advice += "; lower max_output, or ask the LLM for quieter commands"
+	case top == "Events of your last operations":
+		advice += "; file content there is cut at read_lines lines and command output at max_output: lower them, or ask the LLM to read and print less at once"
+	case top == "Workspace Files":
+		advice += "; add what the LLM need not see to .gitignore, or lower list_limit"
+	}
+	return advice
+}
+
+// progress shows on a terminal what is under way and for how long, so
+// that a long build or a slow model does not look like a hang; one line,
+// redrawn, cleared at the end.
+type progress struct {
+	w io.Writer
+	// delay keeps quick work from flashing a line; every is the pause
+	// between redraws.
+	delay, every time.Duration
+	mu           sync.Mutex
+	done         chan struct{}
+	detail       string // what arrived so far
+	wg           sync.WaitGroup
+}
+
+// start shows what is under way, unless something already is.
+func (p *progress) start(what string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done != nil {
+		return
+	}
+	p.done = make(chan struct{})
+	p.detail = ""
+	done := p.done
+	began := time.Now()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(p.every)
+		defer tick.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprint(p.w, "\r\x1b[K")
+				}
+				return
+			case now := <-tick.C:
+				if el := now.Sub(began); el >= p.delay {
+					p.mu.Lock()
+					detail := p.detail
+					p.mu.Unlock()
+					if detail != "" {
+						detail = "  " + detail
+					}
+					fmt.Fprintf(p.w, "\r\x1b[K  … %s  %s%s", what, el.Round(time.Second), detail)
+					shown = true
+				}
+			}
+		}
+	}()
+}
+
+func (p *progress) set(detail string) {
+	p.mu.Lock()
+	p.detail = detail
+	p.mu.Unlock()
+}
+
+func (p *progress) stop() {
+	p.mu.Lock()
+	if p.done != nil {
+		close(p.done)
+		p.done = nil
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
 }

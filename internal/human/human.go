@@ -14,29 +14,21 @@ import (
 // Bytes writes a size to one decimal in the largest unit it reaches
 // ("5.2 KB", "2.1 MB", "812 bytes").
 func Bytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	case n == 1:
-		return "1 byte"
+	for i, unit := range []string{"GB", "MB", "KB"} {
+		if b := int64(1) << (30 - 10*i); n >= b {
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(b), unit)
+		}
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return Count(int(n), "byte", "")
 }
 
 // ExactBytes writes a limit in the largest unit that divides it, as
 // courier.toml sizes are written ("20 MB", "512 KB", "1000 bytes").
 func ExactBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KB", n>>10)
+	for i, unit := range []string{"GB", "MB", "KB"} {
+		if b := int64(1) << (30 - 10*i); n >= b && n%b == 0 {
+			return fmt.Sprintf("%d %s", n/b, unit)
+		}
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

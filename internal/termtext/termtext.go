@@ -6,6 +6,7 @@ package termtext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,16 +33,11 @@ func Safe(s string) string {
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == utf8.RuneError && size == 1:
+		case r == utf8.RuneError && size == 1 || r < 0x80 && r != '\r' && unsafe(r):
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafe(r) && r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafe(r) && r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
 		case unsafe(r):
-			fmt.Fprintf(&b, `\U%08x`, r)
+			q := strconv.QuoteRuneToASCII(r) // '\r', '\u202e', '\U000e0001'
+			b.WriteString(q[1 : len(q)-1])
 		default:
 			b.WriteString(s[i : i+size])
 		}
