@@ -34,12 +34,14 @@ type Options struct {
 	Policy       *policy.Policy   // nil: every command runs
 	Words        command.Words
 	Observer     Observer // may be nil
-	// DiffLimit caps each change's diff (3000 bytes), DiffBudget a turn's
-	// (256 KB; past it, line counts only); KeepLimit the earlier contents
-	// a turn keeps for undo (256 MB).
-	DiffLimit, DiffBudget int
-	KeepLimit             int64
+	// DiffBudget caps a turn's diffs (256 KB; past it, line counts only),
+	// KeepLimit the earlier contents a turn keeps for undo (256 MB).
+	DiffBudget int
+	KeepLimit  int64
 }
+
+// diffLimit caps each change's diff, in bytes.
+const diffLimit = 3000
 
 // Observer is told about progress as it happens: a command about to be
 // carried out (after any question), and each result, recovered ones too.
@@ -62,9 +64,6 @@ type Engine struct {
 
 // New returns an engine for a workspace and the session's history.
 func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
-	if opts.DiffLimit == 0 {
-		opts.DiffLimit = 3000
-	}
 	if opts.DiffBudget == 0 {
 		opts.DiffBudget = 256 << 10
 	}
@@ -296,8 +295,8 @@ func (r *turnRun) report(i int, res command.Result) {
 }
 
 // step carries out a command with no recorded result, settling first
-// what an interrupted run left. A file command joins the batch; anything
-// that looks at the workspace makes the batch first.
+// what an interrupted run left. A file command joins the batch; any other
+// may look at the workspace, so the batch is made first.
 func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.Pending, error) {
 	if ch := r.js.changes[i]; ch != nil {
 		return nil, r.recoverChange(i, c, ch)
@@ -320,42 +319,33 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 	}
 	r.starting = i
 	defer func() { r.starting = -1 }()
-	switch c.Type {
-	case command.CreateFile, command.EditFile, command.DeleteFile:
+	if c.ChangesFiles() {
 		return nil, r.changeFile(i, c)
+	}
+	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	switch c.Type {
 	case command.ReadFile:
-		if err := r.flush(); err != nil {
-			return nil, err
-		}
 		res := r.readFile(c, InlineReadLimit-r.inlined)
 		r.inlined += int(res.Size)
 		return nil, r.settle(i, res)
 	case command.RunCommand:
-		if err := r.flush(); err != nil {
-			return nil, err
-		}
 		r.starting = -1
 		res, waiting, err := r.runCommand(ctx, i, c)
 		if err != nil || waiting != nil {
 			return waiting, err
 		}
-		if err := r.settle(i, res); err != nil {
-			return nil, err
-		}
+		r.settle(i, res)
 		return nil, r.flush()
 	case command.Message:
-		return nil, r.settle(i, command.Result{Type: c.Type, Status: command.OK, Summary: "Message shown to the person"})
+		return nil, r.settle(i, result(c, command.OK, "Message shown to the person"))
 	case command.Done:
-		// The results before it are settled first: DONE depends on them.
-		if err := r.flush(); err != nil {
-			return nil, err
-		}
 		return nil, r.settle(i, r.done(i))
 	case command.ParseError:
-		return nil, r.settle(i, command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: c.Error})
+		return nil, r.settle(i, failed(c, "%s", c.Error))
 	}
-	return nil, r.settle(i, command.Result{Type: c.Type, Status: command.Failed,
-		Summary: fmt.Sprintf("Unknown command %s", c.Type)})
+	return nil, r.settle(i, failed(c, "Unknown command %s", c.Type))
 }
 
 // reapproveAll puts back this turn's "approve all like it" answers, which

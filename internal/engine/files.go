@@ -80,15 +80,19 @@ func rejected(c command.Command, err error) command.Result {
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Rejected, Summary: "REJECTED: " + err.Error(), Reason: err.Error()}
 }
 
-// failed is a failed result; errors among args lose their host paths
-// (see plainErr).
-func failed(c command.Command, format string, args ...any) command.Result {
+// result is c's result; errors among args lose their host paths (see
+// plainErr).
+func result(c command.Command, status command.Status, format string, args ...any) command.Result {
 	for i, a := range args {
 		if err, ok := a.(error); ok {
 			args[i] = plainErr(err)
 		}
 	}
-	return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: fmt.Sprintf(format, args...)}
+	return command.Result{Type: c.Type, Path: c.Path, Status: status, Summary: fmt.Sprintf(format, args...)}
+}
+
+func failed(c command.Command, format string, args ...any) command.Result {
+	return result(c, command.Failed, format, args...)
 }
 
 func notFound(c command.Command) command.Result {
@@ -116,7 +120,11 @@ type plan struct {
 	base   string
 	rng    [2]int
 	done   command.Result
+	only   bool // done is all: nothing to change
 }
+
+// only plans no change: res is the command's result.
+func only(res command.Result) (plan, error) { return plan{done: res, only: true}, nil }
 
 // changeFile plans CREATE_FILE, EDIT_FILE or DELETE_FILE against the file
 // as the turn left it, records the change (keeping what undo and recovery
@@ -160,12 +168,12 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 	case cur.tooBig > 0:
 		return r.settle(i, r.tooMuch(c, cur.tooBig))
 	}
-	pl, res, err := r.plan(i, c, cur)
+	pl, err := r.plan(i, c, cur)
 	if err != nil {
 		return err
 	}
-	if res != nil {
-		return r.settle(i, *res)
+	if pl.only {
+		return r.settle(i, pl.done)
 	}
 	return r.commitChange(i, c, clean, cur, pl)
 }
@@ -181,16 +189,16 @@ func (r *turnRun) settle(i int, res command.Result) error {
 }
 
 // plan computes a file command's change against cur.
-func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
-	switch c.Type {
-	case command.CreateFile:
-		pl, res := r.planCreate(c, cur)
-		return pl, res, nil
-	case command.EditFile:
+func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, error) {
+	switch {
+	case c.Type == command.CreateFile:
+		return r.planCreate(c, cur)
+	case !cur.exists:
+		return only(notFound(c))
+	case c.Type == command.EditFile:
 		return r.planEdit(i, c, cur)
 	}
-	pl, res := r.planDelete(c, cur)
-	return pl, res, nil
+	return plan{delete: true, done: result(c, command.OK, "Deleted '%s'", c.Path)}, nil
 }
 
 func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.kept) }
@@ -205,11 +213,11 @@ func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
 		c.Path, human.Bytes(size), human.Bytes(r.opts.KeepLimit))
 }
 
-func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
+func (e *Engine) planCreate(c command.Command, cur fileState) (plan, error) {
 	if cur.exists && c.NoOverwrite {
 		r := failed(c, "File '%s' already exists", c.Path)
 		r.Cause = command.CauseExists
-		return plan{}, &r
+		return only(r)
 	}
 	verb := "Created"
 	if cur.exists {
@@ -219,90 +227,63 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 		// Bytes, not text: no check for elided code, no text diff.
 		data, err := base64.StdEncoding.DecodeString(c.Content)
 		if err != nil {
-			r := failed(c, "Not written: the content of '%s' is not valid base64: %v", c.Path, err)
-			return plan{}, &r
+			return only(failed(c, "Not written: the content of '%s' is not valid base64: %v", c.Path, err))
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}
-		return plan{after: data, binary: true, done: done}, nil
+		return plan{after: data, binary: true, done: result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}, nil
 	}
-	if cur.exists {
-		if line, text, found := edit.HasElision(c.Content); found {
-			r := failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile))
-			return plan{}, &r
-		}
+	if line, text, found := edit.HasElision(c.Content); found && cur.exists {
+		return only(failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile)))
 	}
-	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))}
+	done := result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))
 	return plan{after: []byte(c.Content), text: c.Content, done: done}, nil
 }
 
-func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Result) {
-	if !cur.exists {
-		r := notFound(c)
-		return plan{}, &r
-	}
-	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: fmt.Sprintf("Deleted '%s'", c.Path)}
-	return plan{delete: true, done: done}, nil
-}
-
-func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
-	if !cur.exists {
-		r := notFound(c)
-		return plan{}, &r, nil
-	}
+func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error) {
 	before := string(cur.data)
 	if c.Literal {
 		after, err := edit.ApplyLiteral(before, c.Edits)
 		if err != nil {
-			r := editFailed(c, err)
-			return plan{}, &r, nil
+			return only(editFailed(c, err))
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))}
-		return plan{after: []byte(after), text: after, done: done}, nil, nil
+		done := result(c, command.OK, "Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))
+		return plan{after: []byte(after), text: after, done: done}, nil
 	}
 	if len(c.Edits) > 0 {
 		a, err := edit.ApplyEdits(before, c.Edits)
 		if err != nil {
-			r := editFailed(c, err)
-			return plan{}, &r, nil
+			return only(editFailed(c, err))
 		}
-		notes := strings.Join(a.Notes, "\n")
 		if len(a.Skipped) == len(c.Edits) {
-			r := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-				Summary: fmt.Sprintf("No change to '%s': the edit was already applied", c.Path), Output: notes}
-			return plan{}, &r, nil
+			res := result(c, command.OK, "No change to '%s': the edit was already applied", c.Path)
+			res.Output = strings.Join(a.Notes, "\n")
+			return only(res)
 		}
-		summary := fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits)-len(a.Skipped), "search/replace edit", ""))
+		done := result(c, command.OK, "Edited '%s' (%s)", c.Path, human.Count(len(c.Edits)-len(a.Skipped), "search/replace edit", ""))
 		if len(a.Skipped) > 0 {
-			summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
+			done.Summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
-		return plan{after: []byte(a.Text), text: a.Text, done: done}, nil, nil
+		done.Output = strings.Join(a.Notes, "\n")
+		return plan{after: []byte(a.Text), text: a.Text, done: done}, nil
 	}
 	base, tr, n, err := r.lineBase(i, c.Path, before, cur.contentHash())
 	var over errTooMuch
 	if errors.As(err, &over) {
-		res := r.tooMuch(c, over.size)
-		return plan{}, &res, nil
+		return only(r.tooMuch(c, over.size))
 	}
 	if err != nil {
-		return plan{}, nil, err
+		return plan{}, err
 	}
 	after, err := tr.Apply(edit.LineRange{Start: c.StartLine, End: c.EndLine, Text: c.Content})
 	if err != nil {
-		r := editFailed(c, err)
-		return plan{}, &r, nil
+		return only(editFailed(c, err))
 	}
 	clean, _ := workspace.Clean(c.Path)
 	r.trackers.put(clean, base, n+1, tr)
-	summary := fmt.Sprintf("Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
+	done := result(c, command.OK, "Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
 	if n > 0 {
-		summary += " (numbered as before this reply's earlier edits of it)"
+		done.Summary += " (numbered as before this reply's earlier edits of it)"
 	}
-	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
-	return plan{after: []byte(after), text: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
+	return plan{after: []byte(after), text: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil
 }
 
 // lineBase finds the text a line-range edit's numbers refer to: the file
@@ -405,7 +386,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		ch.To = history.Hash(pl.after)
 	}
 	if !pl.binary {
-		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), pl.text, r.opts.DiffLimit)
+		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), pl.text, diffLimit)
 	}
 	pl.done.Time = time.Now()
 	if r.diffs+len(pl.done.Diff) > r.opts.DiffBudget {
@@ -454,11 +435,11 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 		return nil
 	}
 	if now == ch.From && cur.exists == (ch.From != "") {
-		pl, res, err := r.plan(i, c, cur)
+		pl, err := r.plan(i, c, cur)
 		if err != nil {
 			return err
 		}
-		if res == nil && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
+		if !pl.only && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
 			r.js.results[i] = *ch.Result
 			if pl.delete {
 				return r.hold(i, ch.Path, pendingRemove, nil, "")
@@ -502,10 +483,7 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 		}
 		return failed(c, "Invalid path '%s': %v", c.Path, err)
 	}
-	if c.Inline {
-		return e.readInline(c, room)
-	}
-	if workspace.IsGlob(c.Path) {
+	if workspace.IsGlob(c.Path) && !c.Inline {
 		matches, err := e.ws.Glob(c.Path)
 		if err != nil {
 			return failed(c, "%v", err)
@@ -513,8 +491,7 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 		if len(matches) == 0 {
 			return failed(c, "No file matches '%s'", c.Path)
 		}
-		return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("Queued %s matching '%s' for the next request", human.Count(len(matches), "file", ""), c.Path)}
+		return result(c, command.OK, "Queued %s matching '%s' for the next request", human.Count(len(matches), "file", ""), c.Path)
 	}
 	info, err := e.ws.Stat(c.Path)
 	switch {
@@ -529,9 +506,10 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 	case !info.Mode().IsRegular():
 		err := &workspace.NotRegularError{Path: c.Path, Mode: info.Mode()}
 		return failed(c, "%v; %s reads regular files only", err, e.opts.Words.Name(command.ReadFile))
+	case c.Inline:
+		return e.readInline(c, room)
 	}
-	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))}
+	return result(c, command.OK, "Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))
 }
 
 // InlineReadLimit is the largest file an inline READ_FILE returns (the
@@ -542,16 +520,9 @@ const InlineReadLimit = 10 << 20
 // readInline reads the regular file an inline READ_FILE names into its
 // result: text, or base64 for bytes not UTF-8 (or when asked for).
 func (e *Engine) readInline(c command.Command, room int) command.Result {
+	// Checked again as opened: what readFile looked at may have changed.
 	f, info, err := e.ws.OpenRegular(c.Path)
-	var notRegular *workspace.NotRegularError
-	switch {
-	case workspace.IsOutside(err), workspace.IsProtected(err):
-		return rejected(c, err)
-	case errors.Is(err, fs.ErrNotExist):
-		return notFound(c)
-	case errors.As(err, &notRegular):
-		return failed(c, "%v; only regular files can be read", err)
-	case err != nil:
+	if err != nil {
 		return failed(c, "Cannot read '%s': %v", c.Path, err)
 	}
 	defer f.Close()
@@ -570,8 +541,8 @@ func (e *Engine) readInline(c command.Command, room int) command.Result {
 	if len(data) > InlineReadLimit {
 		return failed(c, "Not read: '%s' grew past %s while it was read", c.Path, human.Bytes(InlineReadLimit))
 	}
-	res := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Size: int64(len(data)),
-		Summary: fmt.Sprintf("Read '%s' (%s)", c.Path, human.Bytes(int64(len(data))))}
+	res := result(c, command.OK, "Read '%s' (%s)", c.Path, human.Bytes(int64(len(data))))
+	res.Size = int64(len(data))
 	if c.Encoding == command.Base64 || !utf8.Valid(data) {
 		res.Content, res.Encoding = base64.StdEncoding.EncodeToString(data), command.Base64
 	} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,9 +98,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		timeout = time.Duration(c.Timeout)
 	}
 	env := map[string]string{}
-	for k, v := range c.Env {
-		env[k] = v
-	}
+	maps.Copy(env, c.Env)
 	// courier's own variable last: a command's env cannot replace it.
 	env[shell.TagVar] = commandTag(r.st, r.t.Sequence, i)
 	out, err := shell.Run(ctx, shell.Spec{
