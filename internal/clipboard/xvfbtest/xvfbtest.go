@@ -9,25 +9,21 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// SkipEnv, set to "1", lets tests skip on a machine with no X server and
+// skipEnv, set to "1", lets tests skip on a machine with no X server and
 // no Xvfb, instead of failing.
-const SkipEnv = "COURIER_TEST_NO_CLIPBOARD"
-
-// Install names the Debian packages the clipboard tests need.
-const Install = "apt-get install -y xvfb xclip xsel"
+const skipEnv = "COURIER_TEST_NO_CLIPBOARD"
 
 // startLimit bounds the wait for a hung Xvfb.
 const startLimit = 20 * time.Second
 
 // Display returns the name (":N") of a private Xvfb's display, stopped
 // when t ends, or else $DISPLAY. With neither, t fails saying what to
-// install, or is skipped when SkipEnv is "1".
+// install, or is skipped when skipEnv is "1".
 func Display(t testing.TB) string {
 	t.Helper()
 	xvfb, err := exec.LookPath("Xvfb")
@@ -41,13 +37,13 @@ func Display(t testing.TB) string {
 }
 
 // Unavailable ends t because a clipboard dependency is missing: it fails
-// with the install command, or skips when SkipEnv is "1".
+// with the install command, or skips when skipEnv is "1".
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv(SkipEnv) == "1" {
-		t.Skipf("%s (%s=1)", why, SkipEnv)
+	if os.Getenv(skipEnv) == "1" {
+		t.Skipf("%s (%s=1)", why, skipEnv)
 	}
-	t.Fatalf("%s; install the clipboard test tools (%s) or set %s=1 to skip", why, Install, SkipEnv)
+	t.Fatalf("%s; install the clipboard test tools (apt-get install -y xvfb xclip xsel) or set %s=1 to skip", why, skipEnv)
 }
 
 // start runs Xvfb with -displayfd: the server picks a free display and
@@ -94,13 +90,4 @@ func stop(cmd *exec.Cmd) {
 		defer time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() }).Stop()
 		cmd.Wait()
 	}
-}
-
-// Env returns os.Environ() with DISPLAY set to display and no Wayland
-// display, so clipboard tools talk to that X server.
-func Env(display string) []string {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=")
-	})
-	return append(env, "DISPLAY="+display)
 }
