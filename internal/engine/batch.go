@@ -97,25 +97,15 @@ func (r *turnRun) admit(clean string) error {
 		return r.flush()
 	}
 	l := r.land(clean)
-	if r.clashes(l) {
-		if err := r.flush(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// clashes reports whether a path landing at l may touch a pending path.
-func (r *turnRun) clashes(l landing) bool {
 	if _, ok := r.b.lands[l]; ok || r.b.above[l] {
-		return true
+		return r.flush()
 	}
 	for d := path.Dir(l.rest); d != "."; d = path.Dir(d) {
 		if _, ok := r.b.lands[landing{l.dev, l.ino, d}]; ok {
-			return true
+			return r.flush()
 		}
 	}
-	return false
+	return nil
 }
 
 func (r *turnRun) land(clean string) landing {
@@ -172,11 +162,29 @@ func (r *turnRun) queue(i int, record bool) {
 // are recorded, the rest left for the next run of the turn.
 func (r *turnRun) flush() error {
 	defer func() { r.b = newBatch() }()
-	var stop *SystemError
-	fresh, err := r.snapshotBefore()
-	if err != nil {
-		return err
+	// The turn keeps the batch's paths as they are before they change. A
+	// change found made after a crash is recorded at once: what shows is
+	// its own doing.
+	var fresh []int
+	var paths []string
+	for _, q := range r.b.queue {
+		ch := r.js.changes[q.index]
+		switch {
+		case !q.record || ch == nil:
+		case r.b.made[q.index]:
+			if err := r.changed(q.index, []string{ch.Path}, nil); err != nil {
+				return err
+			}
+		default:
+			fresh, paths = append(fresh, q.index), append(paths, ch.Path)
+		}
 	}
+	if len(paths) > 0 {
+		if err := r.t.Before(paths); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	var stop *SystemError
 	if r.b.changes {
 		// Write-ahead: the records are durable before any change is made.
 		if err := r.t.Sync(); err != nil {
@@ -214,8 +222,8 @@ func (r *turnRun) flush() error {
 			}
 		}
 	}
-	for _, q := range fresh {
-		if err := r.changed(q.index, q.paths, nil); err != nil {
+	for _, i := range fresh {
+		if err := r.changed(i, []string{r.js.changes[i].Path}, nil); err != nil {
 			return err
 		}
 	}
@@ -253,38 +261,4 @@ func (r *turnRun) failMembers(p string, err error) {
 		res.Diff, res.Added, res.Removed = "", 0, 0
 		r.js.results[i] = res
 	}
-}
-
-type snapshotted struct {
-	index int
-	paths []string
-}
-
-// snapshotBefore has the turn keep the batch's paths as they are, and
-// returns the commands whose changes to record after. A change found made
-// after a crash is recorded at once: what shows is its own doing.
-func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
-	var fresh []snapshotted
-	var paths []string
-	for _, q := range r.b.queue {
-		c := r.cmds[q.index]
-		clean, err := workspace.Clean(c.Path)
-		if !c.ChangesFiles() || !q.record || err != nil || r.js.changes[q.index] == nil {
-			continue
-		}
-		if r.b.made[q.index] {
-			if err := r.changed(q.index, []string{clean}, nil); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		fresh = append(fresh, snapshotted{q.index, []string{clean}})
-		paths = append(paths, clean)
-	}
-	if len(paths) > 0 {
-		if err := r.t.Before(paths); err != nil {
-			return nil, fmt.Errorf("snapshot: %w", err)
-		}
-	}
-	return fresh, nil
 }

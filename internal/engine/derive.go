@@ -13,26 +13,13 @@ import (
 // command, so any version the turn's changes led to is rebuilt by
 // replaying them from the nearest kept (or command-given) content.
 
-// trackers keeps the line-range tracker each file's last line-range edit
-// left, so that a run of them neither replays nor reads the base at each
-// edit. The files are ones the turn keeps copies of, within KeepLimit.
-type trackers map[string]cachedTracker
-
-type cachedTracker struct {
+// tracker is the line-range tracker a file's last line-range edit left,
+// kept by path so that a run of them neither replays nor reads the base at
+// each edit. The files are ones the turn keeps copies of, within KeepLimit.
+type tracker struct {
 	base string
 	n    int // ranges applied
 	tr   *edit.Tracker
-}
-
-func (c trackers) get(p, base string, n int) *edit.Tracker {
-	if ct, ok := c[p]; ok && ct.base == base && ct.n == n {
-		return ct.tr
-	}
-	return nil
-}
-
-func (c trackers) put(p, base string, n int, tr *edit.Tracker) {
-	c[p] = cachedTracker{base, n, tr}
 }
 
 // ok reports whether change k stands: made, or to be made by this run.

@@ -213,7 +213,7 @@ type turnRun struct {
 	cmds           []command.Command
 	js             journalState
 	b              batch
-	trackers       trackers
+	trackers       map[string]tracker
 	out            Outcome
 	starting       int // the command carried out afresh, -1 for none
 	diffs, inlined int // the bytes of the turn's diffs and inline reads
@@ -225,7 +225,7 @@ type turnRun struct {
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1,
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: map[string]tracker{}, starting: -1,
 		approved: slices.Clone(st.ApprovedRules)}
 	for _, ch := range r.js.changes {
 		r.diffs += len(ch.Result.Diff)

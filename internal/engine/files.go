@@ -278,7 +278,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error
 		return only(editFailed(c, err))
 	}
 	clean, _ := workspace.Clean(c.Path)
-	r.trackers.put(clean, base, n+1, tr)
+	r.trackers[clean] = tracker{base, n + 1, tr}
 	done := result(c, command.OK, "Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
 	if n > 0 {
 		done.Summary += " (numbered as before this reply's earlier edits of it)"
@@ -310,7 +310,7 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 		r.kept += int64(len(current))
 	}
 	tr := edit.NewTracker(current)
-	r.trackers.put(p, h, 0, tr)
+	r.trackers[p] = tracker{h, 0, tr}
 	return h, tr, 0, nil
 }
 
@@ -347,8 +347,8 @@ func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 // trackerFor returns a tracker of base with the prior ranges applied,
 // cached or rebuilt; nil when the base cannot be had.
 func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edit.Tracker {
-	if tr := r.trackers.get(p, base, len(prior)); tr != nil {
-		return tr
+	if t := r.trackers[p]; t.tr != nil && t.base == base && t.n == len(prior) {
+		return t.tr
 	}
 	text, err := r.text(p, base, i)
 	if err != nil {
@@ -358,7 +358,7 @@ func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edi
 	if err != nil {
 		return nil
 	}
-	r.trackers.put(p, base, len(prior), tr)
+	r.trackers[p] = tracker{base, len(prior), tr}
 	return tr
 }
 
