@@ -168,7 +168,7 @@ func (r *turnRun) flush() error {
 	var fresh []int
 	var paths []string
 	for _, q := range r.b.queue {
-		ch := r.js.changes[q.index]
+		ch := r.changes[q.index]
 		switch {
 		case !q.record || ch == nil:
 		case r.b.made[q.index]:
@@ -223,7 +223,7 @@ func (r *turnRun) flush() error {
 		}
 	}
 	for _, i := range fresh {
-		if err := r.changed(i, []string{r.js.changes[i].Path}, nil); err != nil {
+		if err := r.changed(i, []string{r.changes[i].Path}, nil); err != nil {
 			return err
 		}
 	}
@@ -231,10 +231,10 @@ func (r *turnRun) flush() error {
 		if stop != nil && q.index >= stop.Index {
 			return stop
 		}
-		res := r.js.results[q.index]
+		res := r.results[q.index]
 		if q.record {
 			rec := history.Record{Kind: history.RecordResult, Index: q.index}
-			if ch := r.js.changes[q.index]; ch != nil && reflect.DeepEqual(*ch.Result, res) {
+			if ch := r.changes[q.index]; ch != nil && reflect.DeepEqual(*ch.Result, res) {
 				rec.AsPlanned = true
 			} else {
 				rec.Result = &res
@@ -255,10 +255,10 @@ func (r *turnRun) flush() error {
 func (r *turnRun) failMembers(p string, err error) {
 	delete(r.trackers, p)
 	for _, i := range r.b.files[p].members {
-		res := r.js.results[i]
+		res := r.results[i]
 		res.Status = command.Failed
 		res.Summary = fmt.Sprintf("Cannot change '%s': %s", p, plainErr(err))
 		res.Diff, res.Added, res.Removed = "", 0, 0
-		r.js.results[i] = res
+		r.results[i] = res
 	}
 }

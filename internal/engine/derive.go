@@ -24,7 +24,7 @@ type tracker struct {
 
 // ok reports whether change k stands: made, or to be made by this run.
 func (r *turnRun) ok(k int) bool {
-	res, found := r.js.results[k]
+	res, found := r.results[k]
 	return found && res.Status == command.OK
 }
 
@@ -32,7 +32,7 @@ func (r *turnRun) ok(k int) bool {
 // replay, or does not matter (a line-range edit continuing an earlier
 // one's numbering needs that one's base).
 func (r *turnRun) startsChain(k int) bool {
-	ch := r.js.changes[k]
+	ch := r.changes[k]
 	if ch.Base != "" && ch.Base != ch.From {
 		return false
 	}
@@ -43,12 +43,12 @@ func (r *turnRun) startsChain(k int) bool {
 // chainTo returns the changes of p to replay, oldest first, to rebuild
 // content h as the changes before command i left it; nil if it cannot be.
 func (r *turnRun) chainTo(p, h string, i int) []int {
-	ks := r.js.byPath[p]
+	ks := r.byPath[p]
 	var chain []int
 	want := h
 	for x := len(ks) - 1; x >= 0; x-- {
 		k := ks[x]
-		ch := r.js.changes[k]
+		ch := r.changes[k]
 		if k >= i || !r.ok(k) {
 			continue
 		}
@@ -86,7 +86,7 @@ func (r *turnRun) text(p, h string, i int) (string, error) {
 // replay carries out a chain of changes in memory, checking each result
 // against its recorded hash.
 func (r *turnRun) replay(chain []int) (string, error) {
-	first := r.js.changes[chain[0]]
+	first := r.changes[chain[0]]
 	var text string
 	if first.From != "" && r.t.Kept(first.From) {
 		data, err := r.t.Content(first.From)
@@ -97,7 +97,7 @@ func (r *turnRun) replay(chain []int) (string, error) {
 	}
 	var tr *edit.Tracker
 	for _, k := range chain {
-		ch, c := r.js.changes[k], r.cmds[k]
+		ch, c := r.changes[k], r.cmds[k]
 		switch {
 		case ch.Base != "":
 			if ch.Base == ch.From || tr == nil {

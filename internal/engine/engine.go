@@ -157,61 +157,20 @@ func (e *Engine) Resume(ctx context.Context, st *history.State) (Outcome, error)
 	return e.run(ctx, st, t)
 }
 
-// journalState indexes what a turn's record says about each command.
-type journalState struct {
+// turnRun is one run of a turn: the session (read only), the turn's
+// record and what it says so far about each command, and the changes not
+// yet made.
+type turnRun struct {
+	*Engine
+	st        *history.State
+	t         *history.Turn
+	cmds      []command.Command
 	results   map[int]command.Result
 	changes   map[int]*history.Record
 	started   map[int]bool
 	decisions map[int]history.Record
 	byPath    map[string][]int // the changes of each file, in order
-}
 
-func index(t *history.Turn) journalState {
-	js := journalState{
-		results:   map[int]command.Result{},
-		changes:   map[int]*history.Record{},
-		started:   map[int]bool{},
-		decisions: map[int]history.Record{},
-		byPath:    map[string][]int{},
-	}
-	for _, r := range t.Records {
-		switch r.Kind {
-		case history.RecordResult:
-			if r.Result != nil {
-				js.results[r.Index] = *r.Result
-			} else if ch := js.changes[r.Index]; r.AsPlanned && ch != nil {
-				js.results[r.Index] = *ch.Result
-			}
-		case history.RecordApply:
-			js.note(r.Index, &r)
-		case history.RecordStart:
-			js.started[r.Index] = true
-		case history.RecordDecision:
-			js.decisions[r.Index] = r
-		}
-	}
-	return js
-}
-
-// note adds a recorded change.
-func (js *journalState) note(i int, ch *history.Record) {
-	if _, ok := js.changes[i]; !ok {
-		js.byPath[ch.Path] = append(js.byPath[ch.Path], i)
-	}
-	js.changes[i] = ch
-}
-
-// seen reports whether the turn recorded a change of p before.
-func (js *journalState) seen(p string) bool { return len(js.byPath[p]) > 0 }
-
-// turnRun is one run of a turn: the session (read only), the turn's
-// record and what it says so far, and the changes not yet made.
-type turnRun struct {
-	*Engine
-	st             *history.State
-	t              *history.Turn
-	cmds           []command.Command
-	js             journalState
 	b              batch
 	trackers       map[string]tracker
 	out            Outcome
@@ -225,14 +184,27 @@ type turnRun struct {
 // and leaves everything it did durable.
 func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (Outcome, error) {
 	begin, _ := t.Begun()
-	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, js: index(t), b: newBatch(), trackers: map[string]tracker{}, starting: -1,
-		approved: slices.Clone(st.ApprovedRules)}
-	for _, ch := range r.js.changes {
-		r.diffs += len(ch.Result.Diff)
-	}
-	for _, res := range r.js.results {
-		if res.Type == command.ReadFile {
-			r.inlined += int(res.Size)
+	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, results: map[int]command.Result{}, changes: map[int]*history.Record{},
+		started: map[int]bool{}, decisions: map[int]history.Record{}, byPath: map[string][]int{},
+		b: newBatch(), trackers: map[string]tracker{}, starting: -1, approved: slices.Clone(st.ApprovedRules)}
+	for _, rec := range t.Records {
+		switch rec.Kind {
+		case history.RecordResult:
+			if rec.Result != nil {
+				r.results[rec.Index] = *rec.Result
+			} else if ch := r.changes[rec.Index]; rec.AsPlanned && ch != nil {
+				r.results[rec.Index] = *ch.Result
+			}
+			if res := r.results[rec.Index]; res.Type == command.ReadFile {
+				r.inlined += int(res.Size)
+			}
+		case history.RecordApply:
+			r.note(rec.Index, &rec)
+			r.diffs += len(rec.Result.Diff)
+		case history.RecordStart:
+			r.started[rec.Index] = true
+		case history.RecordDecision:
+			r.decisions[rec.Index] = rec
 		}
 	}
 	r.out.Commands = begin.Commands
@@ -257,7 +229,7 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 
 func (r *turnRun) commands(ctx context.Context) error {
 	for i, c := range r.cmds {
-		if _, known := r.js.results[i]; known {
+		if _, known := r.results[i]; known {
 			r.queue(i, false)
 			continue
 		}
@@ -272,12 +244,23 @@ func (r *turnRun) commands(ctx context.Context) error {
 			r.out.Waiting = waiting
 			return nil
 		}
-		if res := r.js.results[i]; ctx.Err() != nil && res.Status == command.Interrupted {
+		if res := r.results[i]; ctx.Err() != nil && res.Status == command.Interrupted {
 			return ctx.Err()
 		}
 	}
 	return nil
 }
+
+// note adds a recorded change.
+func (r *turnRun) note(i int, ch *history.Record) {
+	if _, ok := r.changes[i]; !ok {
+		r.byPath[ch.Path] = append(r.byPath[ch.Path], i)
+	}
+	r.changes[i] = ch
+}
+
+// seen reports whether the turn recorded a change of p before.
+func (r *turnRun) seen(p string) bool { return len(r.byPath[p]) > 0 }
 
 // report tells the observer and the outcome about a settled command.
 func (r *turnRun) report(i int, res command.Result) {
@@ -298,10 +281,10 @@ func (r *turnRun) report(i int, res command.Result) {
 // what an interrupted run left. A file command joins the batch; any other
 // may look at the workspace, so the batch is made first.
 func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.Pending, error) {
-	if ch := r.js.changes[i]; ch != nil {
+	if ch := r.changes[i]; ch != nil {
 		return nil, r.recoverChange(i, c, ch)
 	}
-	if r.js.started[i] {
+	if r.started[i] {
 		// What it left running when courier died is stopped now.
 		left := shell.KillTagged(commandTag(r.st, r.t.Sequence, i))
 		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", human.FirstLine(c.Command, 0))
@@ -355,7 +338,7 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 		return
 	}
 	for i, c := range cmds {
-		if d, ok := r.js.decisions[i]; ok && d.All && d.Approved {
+		if d, ok := r.decisions[i]; ok && d.All && d.Approved {
 			r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
 		}
 	}
@@ -365,7 +348,7 @@ func (r *turnRun) reapproveAll(cmds []command.Command) {
 // (a reply may end with its final check and DONE).
 func (r *turnRun) done(i int) command.Result {
 	for j := 0; j < i; j++ {
-		res, ok := r.js.results[j]
+		res, ok := r.results[j]
 		if !ok || res.Success() || r.cmds[j].Type == command.Message {
 			continue
 		}

@@ -148,7 +148,7 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 		// The turn's first change of a file keeps its content for undo;
 		// one whose copy would not fit is refused unread.
 		limit := int64(-1)
-		if !r.js.seen(clean) {
+		if !r.seen(clean) {
 			limit = r.keepRoom()
 		}
 		cur, err = r.onDisk(c.Path, limit)
@@ -183,7 +183,7 @@ func (r *turnRun) settle(i int, res command.Result) error {
 	if res.Time.IsZero() {
 		res.Time = time.Now()
 	}
-	r.js.results[i] = res
+	r.results[i] = res
 	r.queue(i, true)
 	return nil
 }
@@ -324,8 +324,8 @@ func (e errTooMuch) Error() string { return fmt.Sprintf("a %d-byte copy is over 
 func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 	var base string
 	var prior []edit.LineRange
-	for _, j := range r.js.byPath[p] {
-		ch := r.js.changes[j]
+	for _, j := range r.byPath[p] {
+		ch := r.changes[j]
 		if j >= i {
 			break
 		}
@@ -370,7 +370,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	}
 	if cur.exists {
 		ch.From = cur.contentHash()
-		if !r.js.seen(clean) {
+		if !r.seen(clean) {
 			// Kept as before the turn's first change: for undo, and for
 			// recovery to rebuild from.
 			if _, err := r.t.Keep(cur.data); err != nil {
@@ -397,9 +397,9 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	if err := r.t.Add(*ch); err != nil {
 		return err
 	}
-	r.js.note(i, ch)
+	r.note(i, ch)
 	r.diffs += len(pl.done.Diff)
-	r.js.results[i] = pl.done
+	r.results[i] = pl.done
 	if pl.delete {
 		return r.hold(i, clean, pendingRemove, nil, "")
 	}
@@ -426,7 +426,7 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 		now = cur.contentHash()
 	}
 	if r.madeAlready(i, ch, cur.exists, now) {
-		r.js.results[i] = *ch.Result
+		r.results[i] = *ch.Result
 		if err := r.hold(i, ch.Path, pendingKeep, nil, ""); err != nil {
 			return err
 		}
@@ -440,7 +440,7 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 			return err
 		}
 		if !pl.only && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
-			r.js.results[i] = *ch.Result
+			r.results[i] = *ch.Result
 			if pl.delete {
 				return r.hold(i, ch.Path, pendingRemove, nil, "")
 			}
@@ -466,8 +466,8 @@ func (r *turnRun) madeAlready(i int, ch *history.Record, exists bool, now string
 	if leftBy(ch) {
 		return true
 	}
-	for j, later := range r.js.changes {
-		if _, done := r.js.results[j]; j > i && later.Path == ch.Path && !done && leftBy(later) {
+	for j, later := range r.changes {
+		if _, done := r.results[j]; j > i && later.Path == ch.Path && !done && leftBy(later) {
 			return true
 		}
 	}

@@ -206,7 +206,7 @@ func (r *turnRun) unconfined(v policy.Verdict) policy.Verdict {
 // and the approved rules: it may run, or its result, or the question to
 // put (the runner records the answer and resumes).
 func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRule bool, res command.Result, pending *history.Pending) {
-	if d, ok := r.js.decisions[i]; ok {
+	if d, ok := r.decisions[i]; ok {
 		if d.All {
 			r.approveAll(v)
 		}
