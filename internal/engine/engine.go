@@ -293,7 +293,7 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 		} else if left > 1 {
 			summary += fmt.Sprintf(", and the %d processes it left running were stopped", left)
 		}
-		res := command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}
+		res := result(c, command.Interrupted, "%s", summary)
 		// What it changed before it stopped is its own.
 		if err := r.changed(i, nil, &res); err != nil {
 			return nil, err

@@ -88,7 +88,7 @@ func result(c command.Command, status command.Status, format string, args ...any
 			args[i] = plainErr(err)
 		}
 	}
-	return command.Result{Type: c.Type, Path: c.Path, Status: status, Summary: fmt.Sprintf(format, args...)}
+	return command.Result{Type: c.Type, Path: c.Path, Command: c.Command, Status: status, Summary: fmt.Sprintf(format, args...)}
 }
 
 func failed(c command.Command, format string, args ...any) command.Result {

@@ -29,9 +29,7 @@ const maxReplyTimeout = command.Duration(time.Hour)
 func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *history.Pending, error) {
 	if c.Timeout > maxReplyTimeout {
 		// Refused rather than stopped after the person waited an hour.
-		res := failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour")
-		res.Command = c.Command
-		return res, nil, nil
+		return failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour"), nil, nil
 	}
 	v := policy.Verdict{Decision: policy.Allow}
 	if r.opts.Policy != nil {
@@ -48,7 +46,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	approved, writesGit, allLikeIt := false, false, false
 	switch v.Decision {
 	case policy.Deny:
-		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message)))
+		res := result(c, command.Denied, "Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message))
 		res.Cause, res.Reason = command.CausePolicy, v.Reason
 		return res, nil, nil
 	case policy.Ask:
@@ -232,16 +230,12 @@ func (r *turnRun) approveAll(v policy.Verdict) {
 	}
 }
 
-func denied(c command.Command, summary string) command.Result {
-	return command.Result{Type: c.Type, Status: command.Denied, Command: c.Command, Summary: summary}
-}
-
 func (r *turnRun) deniedByPerson(c command.Command, reason string) command.Result {
 	s := fmt.Sprintf("Not run: '%s' was denied by the user", human.FirstLine(c.Command, 0))
 	if reason != "" {
 		s += ": " + reason
 	}
-	res := denied(c, s+fmt.Sprintf(". Find another way, or explain in a %s why it is needed", r.opts.Words.Name(command.Message)))
+	res := result(c, command.Denied, "%s. Find another way, or explain in a %s why it is needed", s, r.opts.Words.Name(command.Message))
 	res.Cause, res.Reason = command.CausePerson, reason
 	return res
 }
