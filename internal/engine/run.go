@@ -139,15 +139,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 // must not lend .git to what else a later command does beside them
 // (`git add x && echo ... >> .git/config`).
 func gitWritable(byRule bool, v policy.Verdict) bool {
-	if !byRule {
-		return true
-	}
-	for _, p := range v.Programs {
-		if p != "git" {
-			return false
-		}
-	}
-	return len(v.Programs) > 0
+	notGit := func(p string) bool { return p != "git" }
+	return !byRule || len(v.Programs) > 0 && !slices.ContainsFunc(v.Programs, notGit)
 }
 
 // putBackGit undoes what an unapproved command changed in the
@@ -246,31 +239,23 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 	name := human.FirstLine(c.Command, 0)
 	switch {
 	case err != nil:
-		r.Status = command.Failed
-		r.Summary = fmt.Sprintf("Could not start '%s': %v", name, err)
+		r.Status, r.Summary = command.Failed, fmt.Sprintf("Could not start '%s': %v", name, err)
 	case out.Canceled:
-		r.Status = command.Interrupted
-		r.Summary = fmt.Sprintf("Command '%s' was stopped by the person (Ctrl-C) after %s; it was not run again", name, out.Duration.Round(100*time.Millisecond))
+		r.Status, r.Summary = command.Interrupted, fmt.Sprintf("Command '%s' was stopped by the person (Ctrl-C) after %s; it was not run again", name, out.Duration.Round(100*time.Millisecond))
 	case out.TimedOut:
-		r.Status = command.Failed
-		r.Summary = fmt.Sprintf("Command '%s' timed out after %s and was stopped, with every process it started", name, timeout)
+		r.Status, r.Summary = command.Failed, fmt.Sprintf("Command '%s' timed out after %s and was stopped, with every process it started", name, timeout)
 	default:
 		code := out.ExitCode
 		r.ExitCode = &code
+		r.Status, r.Summary = command.Failed, fmt.Sprintf("Ran '%s' (exit code %d)", name, code)
 		if code == 0 {
 			r.Status = command.OK
-			r.Summary = fmt.Sprintf("Ran '%s' (exit code 0)", name)
-		} else {
-			r.Status = command.Failed
-			r.Summary = fmt.Sprintf("Ran '%s' (exit code %d)", name, code)
 		}
 	}
-	switch out.Limit {
-	case "processes":
-		r.Summary += "; it reached the limit of processes one command may have (the max_processes setting), so starting more failed"
-	case "memory":
-		r.Summary += "; it reached the memory one command may use (the max_memory setting), and a process was killed"
-	}
+	r.Summary += map[string]string{
+		"processes": "; it reached the limit of processes one command may have (the max_processes setting), so starting more failed",
+		"memory":    "; it reached the memory one command may use (the max_memory setting), and a process was killed",
+	}[out.Limit]
 	return r
 }
 
