@@ -51,15 +51,14 @@ type landing struct {
 // batch is the changes recorded and not yet made, and the commands whose
 // results wait to be recorded and reported, in order.
 type batch struct {
-	files   map[string]*pendingFile // by clean path
-	order   []string
-	lands   map[landing]string // where each pending path lands
-	above   map[landing]bool   // the folders above pending paths
-	queue   []queued
-	bytes   int64
-	alone   bool         // the last change went through a symlink
-	changes bool         // a change was recorded since the last flush
-	made    map[int]bool // changes recovery found made already
+	files map[string]*pendingFile // by clean path
+	order []string
+	lands map[landing]string // where each pending path lands
+	above map[landing]bool   // the folders above pending paths
+	queue []queued
+	bytes int64
+	alone bool         // the last change went through a symlink
+	made  map[int]bool // changes recovery found made already
 }
 
 type queued struct {
@@ -142,7 +141,6 @@ func (r *turnRun) hold(i int, clean string, kind pendingKind, data []byte, hash 
 		pf.kind, pf.data, pf.hash = kind, data, hash
 	}
 	pf.members = append(pf.members, i)
-	r.b.changes = true
 	r.queue(i, true)
 	if r.b.alone || r.b.bytes > maxPending {
 		return r.flush()
@@ -185,7 +183,7 @@ func (r *turnRun) flush() error {
 		}
 	}
 	var stop *SystemError
-	if r.b.changes {
+	if len(r.b.order) > 0 {
 		// Write-ahead: the records are durable before any change is made.
 		if err := r.t.Sync(); err != nil {
 			return err
