@@ -84,17 +84,12 @@ func (c *Clipboard) runCopy(text string) error {
 
 // holds re-reads the clipboard until it holds text, for at most takeLimit.
 func (c *Clipboard) holds(text string) bool {
-	deadline := time.Now().Add(takeLimit)
-	for {
-		got, err := c.Paste()
-		if (err == nil && got == text) || (text == "" && errors.Is(err, ErrEmpty)) {
+	for start := time.Now(); time.Since(start) < takeLimit; time.Sleep(verifyPoll) {
+		if got, err := c.Paste(); (err == nil && got == text) || (text == "" && errors.Is(err, ErrEmpty)) {
 			return true
 		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(verifyPoll)
 	}
+	return false
 }
 
 // Paste returns the text on the clipboard, or ErrEmpty when there is none.

@@ -6,7 +6,6 @@ package xvfbtest
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -23,7 +22,8 @@ const startLimit = 20 * time.Second
 
 // Display returns the name (":N") of a private Xvfb's display, stopped
 // when t ends, or else $DISPLAY. With neither, t fails saying what to
-// install, or is skipped when skipEnv is "1".
+// install, or is skipped when skipEnv is "1". Xvfb runs with -displayfd:
+// it picks a free display and reports it once it accepts connections.
 func Display(t testing.TB) string {
 	t.Helper()
 	xvfb, err := exec.LookPath("Xvfb")
@@ -33,23 +33,6 @@ func Display(t testing.TB) string {
 		}
 		Unavailable(t, "no X display: DISPLAY is unset and Xvfb is not installed")
 	}
-	return start(t, xvfb)
-}
-
-// Unavailable ends t because a clipboard dependency is missing: it fails
-// with the install command, or skips when skipEnv is "1".
-func Unavailable(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv(skipEnv) == "1" {
-		t.Skipf("%s (%s=1)", why, skipEnv)
-	}
-	t.Fatalf("%s; install the clipboard test tools (apt-get install -y xvfb xclip xsel) or set %s=1 to skip", why, skipEnv)
-}
-
-// start runs Xvfb with -displayfd: the server picks a free display and
-// reports it once it accepts connections.
-func start(t testing.TB, xvfb string) string {
-	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("start Xvfb: %v", err)
@@ -75,10 +58,7 @@ func start(t testing.TB, xvfb string) string {
 		return ":" + n
 	}
 	stop(cmd)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("Xvfb reported no display within %s: %s", startLimit, stderr.String())
-	}
-	t.Fatalf("Xvfb exited without a display: %s", stderr.String())
+	t.Fatalf("Xvfb reported no display within %s (%v): %s", startLimit, err, stderr.String())
 	return ""
 }
 
@@ -90,4 +70,14 @@ func stop(cmd *exec.Cmd) {
 		defer time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() }).Stop()
 		cmd.Wait()
 	}
+}
+
+// Unavailable ends t because a clipboard dependency is missing: it fails
+// with the install command, or skips when skipEnv is "1".
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(skipEnv) == "1" {
+		t.Skipf("%s (%s=1)", why, skipEnv)
+	}
+	t.Fatalf("%s; install the clipboard test tools (apt-get install -y xvfb xclip xsel) or set %s=1 to skip", why, skipEnv)
 }
