@@ -117,18 +117,14 @@ func Print(w io.Writer, results []Result) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "what\tgoal\tmeasured\tvalue\tmet")
 	for _, r := range results {
-		met := "met"
+		met, detail := "met", r.Detail
 		switch {
 		case errors.Is(r.Err, errSkip):
-			met = "skipped"
+			met, detail = "skipped", r.Err.Error()
 		case r.Err != nil:
-			met = "error"
+			met, detail = "error", r.Err.Error()
 		case !r.Met:
 			met = "NOT MET"
-		}
-		detail := r.Detail
-		if r.Err != nil {
-			detail = r.Err.Error()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Row.What, r.Row.Goal, detail, valueText(r), met)
 	}

@@ -33,7 +33,7 @@ type Options struct {
 	Sandbox      *sandbox.Options // nil: no OS sandbox
 	Policy       *policy.Policy   // nil: every command runs
 	Words        command.Words
-	Observer     Observer // may be nil
+	Observer     Observer
 	// DiffBudget caps a turn's diffs (256 KB; past it, line counts only),
 	// KeepLimit the earlier contents a turn keeps for undo (256 MB).
 	DiffBudget int
@@ -50,11 +50,6 @@ type Observer interface {
 	Finished(i int, c command.Command, r command.Result)
 }
 
-type unobserved struct{}
-
-func (unobserved) Started(int, command.Command)                  {}
-func (unobserved) Finished(int, command.Command, command.Result) {}
-
 // Engine applies replies to one session's workspace.
 type Engine struct {
 	ws   *workspace.Workspace
@@ -69,9 +64,6 @@ func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
 	}
 	if opts.KeepLimit == 0 {
 		opts.KeepLimit = 256 << 20
-	}
-	if opts.Observer == nil {
-		opts.Observer = unobserved{}
 	}
 	return &Engine{ws: ws, h: h, opts: opts}
 }

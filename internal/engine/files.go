@@ -35,17 +35,6 @@ func (f *fileState) contentHash() string {
 	return f.hash
 }
 
-// current is a file as the turn's pending changes leave it, or else as it
-// is on disk.
-func (r *turnRun) current(p string) (fileState, error) {
-	if clean, err := workspace.Clean(p); err == nil {
-		if fs, ok := r.b.pendingState(clean); ok {
-			return fs, nil
-		}
-	}
-	return r.onDisk(p, -1)
-}
-
 // onDisk reads a file; one larger than limit (unless negative) is not
 // read: its size comes back as tooBig.
 func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
@@ -154,13 +143,11 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 		cur, err = r.onDisk(c.Path, limit)
 	}
 	var notRegular *workspace.NotRegularError
-	if errors.As(err, &notRegular) {
-		return r.settle(i, failed(c, "%v; courier changes regular files only", err))
-	}
-	if err != nil {
-		return r.settle(i, failed(c, "Cannot read '%s': %v", c.Path, err))
-	}
 	switch {
+	case errors.As(err, &notRegular):
+		return r.settle(i, failed(c, "%v; courier changes regular files only", err))
+	case err != nil:
+		return r.settle(i, failed(c, "Cannot read '%s': %v", c.Path, err))
 	case cur.outside != nil:
 		return r.settle(i, rejected(c, cur.outside))
 	case cur.isDir:
@@ -425,9 +412,13 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 	if err := r.admit(ch.Path); err != nil {
 		return err
 	}
-	cur, err := r.current(ch.Path)
-	if err != nil {
-		return err
+	// The file as the turn's pending changes leave it, or else on disk.
+	cur, pending := r.b.pendingState(ch.Path)
+	if !pending {
+		var err error
+		if cur, err = r.onDisk(ch.Path, -1); err != nil {
+			return err
+		}
 	}
 	now := ""
 	if cur.exists && !cur.isDir {
@@ -438,7 +429,7 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 		if err := r.hold(i, ch.Path, pendingKeep, nil, ""); err != nil {
 			return err
 		}
-		// Its changes are recorded first (see snapshotBefore).
+		// Its changes are recorded first (see flush).
 		r.b.made[i] = true
 		return nil
 	}
