@@ -59,10 +59,10 @@ type Description struct {
 const maxStatus = 20 // git status lines shown
 
 // probes asks every tool at once, each finding a tab-separated line
-// written in one go. The tools are asked from /: what they say is kept for
-// the machine, and no file of a project (a .python-version) has a say.
-const (
-	probes = `
+// written in one go, and the system; run it with "wait" after. The tools
+// are asked from /: what they say is kept for the machine, and no file of
+// a project (a .python-version) has a say.
+const probes = `
 probe() {
 	if command -v "$1" >/dev/null 2>&1; then
 		v=$(cd / && "$@" 2>&1 </dev/null | sed -n '1{s/[[:cntrl:]]//g;p;}')
@@ -75,10 +75,8 @@ probe git --version & probe go version & probe python3 --version &
 probe pip --version & probe node --version & probe npm --version &
 probe make --version & probe gcc --version & probe cargo --version &
 probe java -version & probe docker --version &
+printf 'os\t%s\n' "$(uname -srm 2>/dev/null)"
 `
-	osLine  = "printf 'os\t%s\n' \"$(uname -srm 2>/dev/null)\"\n"
-	waitAll = "wait\n"
-)
 
 const gitScript = `
 if command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -96,14 +94,14 @@ func Probe(ctx context.Context, spec shell.Spec, limits Limits) Description {
 	known, age, ok := readTools(cache, key)
 	if ok {
 		if age > refreshAfter {
-			go func() { writeTools(cache, key, run(context.Background(), spec, probes+osLine+waitAll, refreshTime)) }()
+			go func() { writeTools(cache, key, run(context.Background(), spec, probes+"wait\n", refreshTime)) }()
 		}
 		if inRepository(spec.Dir) {
 			known += run(ctx, spec, gitScript, probeTime)
 		}
 		d.read(known)
 	} else {
-		out := run(ctx, spec, probes+gitScript+osLine+waitAll, probeTime)
+		out := run(ctx, spec, probes+gitScript+"wait\n", probeTime)
 		writeTools(cache, key, out)
 		d.read(out)
 	}
