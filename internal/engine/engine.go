@@ -197,10 +197,14 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 			r.started[rec.Index] = true
 		case history.RecordDecision:
 			r.decisions[rec.Index] = rec
+			// This turn's "approve all like it" answers, which only its
+			// record holds until the commit.
+			if c := r.cmds[rec.Index]; rec.All && rec.Approved && r.opts.Policy != nil {
+				r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
+			}
 		}
 	}
 	r.out.Commands = begin.Commands
-	r.reapproveAll(begin.Commands)
 	err := r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
@@ -321,19 +325,6 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 		return nil, r.settle(i, failed(c, "%s", c.Error))
 	}
 	return nil, r.settle(i, failed(c, "Unknown command %s", c.Type))
-}
-
-// reapproveAll puts back this turn's "approve all like it" answers, which
-// only its record holds until the commit.
-func (r *turnRun) reapproveAll(cmds []command.Command) {
-	if r.opts.Policy == nil {
-		return
-	}
-	for i, c := range cmds {
-		if d, ok := r.decisions[i]; ok && d.All && d.Approved {
-			r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
-		}
-	}
 }
 
 // done settles a DONE, honoured only if every command before it succeeded
