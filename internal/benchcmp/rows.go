@@ -84,8 +84,9 @@ func goRow(pkg, pattern, benchtime string, runs int, value func(v []float64) (fl
 		v := make([]float64, len(figures))
 		for i, f := range figures {
 			name, unit, _ := strings.Cut(f, " ")
-			if v[i], err = r.Get(name, unit); err != nil {
-				return 0, "", err
+			var ok bool
+			if v[i], ok = r[name][unit]; !ok {
+				return 0, "", fmt.Errorf("no %s for %s in the benchmark output", unit, name)
 			}
 		}
 		x, detail, err := value(v)
