@@ -200,23 +200,26 @@ func (r *turnRun) flush() error {
 				wb.Keep(p)
 			}
 		}
-		for k, res := range wb.Commit() {
+		for k, done := range wb.Commit() {
 			p := r.b.order[k]
-			gone := r.b.files[p].kind == pendingRemove && errors.Is(res.Err, fs.ErrNotExist)
-			switch {
-			case res.Err == nil || gone: // a file created and deleted in one run is simply not there
-			case errors.Is(res.Err, workspace.ErrNotDone):
-				// After the failure that stops the turn.
-				delete(r.trackers, p)
-			case isSystem(res.Err):
-				delete(r.trackers, p)
-				for _, i := range r.b.files[p].members {
+			pf := r.b.files[p]
+			if done.Err == nil || pf.kind == pendingRemove && errors.Is(done.Err, fs.ErrNotExist) {
+				continue // a file created and deleted in one run is simply not there
+			}
+			delete(r.trackers, p)
+			for _, i := range pf.members {
+				switch res := r.results[i]; {
+				case errors.Is(done.Err, workspace.ErrNotDone):
+					// After the failure that stops the turn.
+				case isSystem(done.Err):
 					if stop == nil || i < stop.Index {
-						stop = &SystemError{Session: r.st.SessionID, Index: i, Path: p, Err: res.Err}
+						stop = &SystemError{Session: r.st.SessionID, Index: i, Path: p, Err: done.Err}
 					}
+				default: // the changes the write carried fail
+					res.Status, res.Summary = command.Failed, fmt.Sprintf("Cannot change '%s': %s", p, plainErr(done.Err))
+					res.Diff, res.Added, res.Removed = "", 0, 0
+					r.results[i] = res
 				}
-			default:
-				r.failMembers(p, res.Err)
 			}
 		}
 	}
@@ -247,16 +250,4 @@ func (r *turnRun) flush() error {
 		r.report(q.index, res)
 	}
 	return nil
-}
-
-// failMembers marks the changes a failed write carried as failed.
-func (r *turnRun) failMembers(p string, err error) {
-	delete(r.trackers, p)
-	for _, i := range r.b.files[p].members {
-		res := r.results[i]
-		res.Status = command.Failed
-		res.Summary = fmt.Sprintf("Cannot change '%s': %s", p, plainErr(err))
-		res.Diff, res.Added, res.Removed = "", 0, 0
-		r.results[i] = res
-	}
 }

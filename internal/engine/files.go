@@ -93,8 +93,7 @@ func notFound(c command.Command) command.Result {
 // editFailed reports a failed edit: the error's first line in the
 // summary, the rest (matching places, similar lines) as detail.
 func editFailed(c command.Command, err error) command.Result {
-	msg := err.Error()
-	summary, detail, _ := strings.Cut(msg, "\n")
+	summary, detail, _ := strings.Cut(err.Error(), "\n")
 	r := failed(c, "Edit of '%s' failed, file unchanged: %s", c.Path, summary)
 	r.Output = strings.Trim(detail, "\n")
 	return r
@@ -541,11 +540,9 @@ func (e *Engine) readInline(c command.Command, room int) command.Result {
 		return failed(c, "Not read: '%s' grew past %s while it was read", c.Path, human.Bytes(InlineReadLimit))
 	}
 	res := result(c, command.OK, "Read '%s' (%s)", c.Path, human.Bytes(int64(len(data))))
-	res.Size = int64(len(data))
+	res.Size, res.Content = int64(len(data)), string(data)
 	if c.Encoding == command.Base64 || !utf8.Valid(data) {
 		res.Content, res.Encoding = base64.StdEncoding.EncodeToString(data), command.Base64
-	} else {
-		res.Content = string(data)
 	}
 	return res
 }
