@@ -94,10 +94,8 @@ type Clipboard struct {
 }
 
 // Detect finds a clipboard tool set that fits the session described by env
-// (in os.Environ form; its PATH is searched and the tools run with it). The
-// error says what is missing: a graphical session, or which package to
-// install. Detect does not run the tools; a display that does not answer
-// shows up as an error from Copy or Paste.
+// (os.Environ form; the tools are found on its PATH and run with it), or
+// says what is missing. It does not run the tools.
 func Detect(env []string) (*Clipboard, error) {
 	vars := map[string]string{}
 	for _, kv := range env {

@@ -102,7 +102,6 @@ func editFailed(c command.Command, err error) command.Result {
 // plan is a computed file change, not yet made.
 type plan struct {
 	after  []byte
-	text   string // after, for the diff, when it was text already
 	delete bool
 	binary bool // no text diff
 	base   string
@@ -221,7 +220,7 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, error) {
 		return only(failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile)))
 	}
 	done := result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))
-	return plan{after: []byte(c.Content), text: c.Content, done: done}, nil
+	return plan{after: []byte(c.Content), done: done}, nil
 }
 
 func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error) {
@@ -232,7 +231,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error
 			return only(editFailed(c, err))
 		}
 		done := result(c, command.OK, "Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))
-		return plan{after: []byte(after), text: after, done: done}, nil
+		return plan{after: []byte(after), done: done}, nil
 	}
 	if len(c.Edits) > 0 {
 		a, err := edit.ApplyEdits(before, c.Edits)
@@ -249,7 +248,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error
 			done.Summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
 		}
 		done.Output = strings.Join(a.Notes, "\n")
-		return plan{after: []byte(a.Text), text: a.Text, done: done}, nil
+		return plan{after: []byte(a.Text), done: done}, nil
 	}
 	base, tr, n, err := r.lineBase(i, c.Path, before, cur.contentHash())
 	var over errTooMuch
@@ -269,7 +268,7 @@ func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error
 	if n > 0 {
 		done.Summary += " (numbered as before this reply's earlier edits of it)"
 	}
-	return plan{after: []byte(after), text: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil
+	return plan{after: []byte(after), base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil
 }
 
 // lineBase finds the text a line-range edit's numbers refer to: the file
@@ -380,7 +379,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		ch.To = history.Hash(pl.after)
 	}
 	if !pl.binary {
-		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), pl.text, diffLimit)
+		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, string(cur.data), string(pl.after), diffLimit)
 	}
 	pl.done.Time = time.Now()
 	if r.diffs+len(pl.done.Diff) > r.opts.DiffBudget {
