@@ -60,9 +60,7 @@ func NewEnv(ctx context.Context, log io.Writer, quick bool) (*Env, error) {
 
 func (e *Env) Close() error { return os.RemoveAll(e.Dir) }
 
-func (e *Env) Logf(format string, args ...any) {
-	fmt.Fprintf(e.Log, "bench: "+format+"\n", args...)
-}
+func (e *Env) Logf(format string, args ...any) { fmt.Fprintf(e.Log, "bench: "+format+"\n", args...) }
 
 // Courier builds courier's binary once, without cgo as 'make build' does,
 // and returns its path.

@@ -134,8 +134,7 @@ func lookPath(name, path string) (string, bool) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		info, err := os.Stat(p)
-		if err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode()&0o111 != 0) {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode()&0o111 != 0) {
 			return p, true
 		}
 	}

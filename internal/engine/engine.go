@@ -124,8 +124,7 @@ func (e *Engine) Apply(ctx context.Context, st *history.State, in Input) (Outcom
 	}
 	if !begun {
 		// Synced before the first change (rule 1 of the history package).
-		err = t.Add(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: st.UndoTop})
-		if err != nil {
+		if err := t.Add(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: st.UndoTop}); err != nil {
 			return Outcome{}, err
 		}
 	}
