@@ -177,33 +177,9 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 	begin, _ := t.Begun()
 	r := &turnRun{Engine: e, st: st, t: t, cmds: begin.Commands, results: map[int]command.Result{}, changes: map[int]*history.Record{},
 		started: map[int]bool{}, decisions: map[int]history.Record{}, byPath: map[string][]int{},
-		b: newBatch(), trackers: map[string]tracker{}, starting: -1, approved: slices.Clone(st.ApprovedRules)}
-	for _, rec := range t.Records {
-		switch rec.Kind {
-		case history.RecordResult:
-			if rec.Result != nil {
-				r.results[rec.Index] = *rec.Result
-			} else if ch := r.changes[rec.Index]; rec.AsPlanned && ch != nil {
-				r.results[rec.Index] = *ch.Result
-			}
-			if res := r.results[rec.Index]; res.Type == command.ReadFile {
-				r.inlined += int(res.Size)
-			}
-		case history.RecordApply:
-			r.note(rec.Index, &rec)
-			r.diffs += len(rec.Result.Diff)
-		case history.RecordStart:
-			r.started[rec.Index] = true
-		case history.RecordDecision:
-			r.decisions[rec.Index] = rec
-			// This turn's "approve all like it" answers, which only its
-			// record holds until the commit.
-			if c := r.cmds[rec.Index]; rec.All && rec.Approved && r.opts.Policy != nil {
-				r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
-			}
-		}
-	}
-	r.out.Commands = begin.Commands
+		b: newBatch(), trackers: map[string]tracker{}, starting: -1, approved: slices.Clone(st.ApprovedRules),
+		out: Outcome{Commands: begin.Commands}}
+	r.index()
 	err := r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
@@ -232,18 +208,44 @@ func (r *turnRun) commands(ctx context.Context) error {
 			return err
 		}
 		waiting, err := r.step(ctx, i, c)
-		if err != nil {
-			return err
-		}
-		if waiting != nil {
+		if err != nil || waiting != nil {
 			r.out.Waiting = waiting
-			return nil
+			return err
 		}
 		if res := r.results[i]; ctx.Err() != nil && res.Status == command.Interrupted {
 			return ctx.Err()
 		}
 	}
 	return nil
+}
+
+// index reads what the turn's record says so far about each command.
+func (r *turnRun) index() {
+	for _, rec := range r.t.Records {
+		switch rec.Kind {
+		case history.RecordResult:
+			if rec.Result != nil {
+				r.results[rec.Index] = *rec.Result
+			} else if ch := r.changes[rec.Index]; rec.AsPlanned && ch != nil {
+				r.results[rec.Index] = *ch.Result
+			}
+			if res := r.results[rec.Index]; res.Type == command.ReadFile {
+				r.inlined += int(res.Size)
+			}
+		case history.RecordApply:
+			r.note(rec.Index, &rec)
+			r.diffs += len(rec.Result.Diff)
+		case history.RecordStart:
+			r.started[rec.Index] = true
+		case history.RecordDecision:
+			r.decisions[rec.Index] = rec
+			// This turn's "approve all like it" answers, which only its
+			// record holds until the commit.
+			if c := r.cmds[rec.Index]; rec.All && rec.Approved && r.opts.Policy != nil {
+				r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
+			}
+		}
+	}
 }
 
 // note adds a recorded change.
