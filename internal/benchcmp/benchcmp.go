@@ -1,12 +1,9 @@
 // Package benchcmp measures courier against its speed and memory goals and
-// prints them as a table: what, goal, measured, value, met. It is what
-// `make bench` runs (through cmd/courier-bench); it is not part of the
-// courier binary.
-//
-// Each goal is a Row, whose Measure runs Go benchmarks of courier's
-// packages (Env.GoBench), a real courier process, or courier side by side
-// with what it is compared with, and returns one value for the table to
-// compare with the row's Limit. The rows are in rows.go.
+// prints them as a table: what, goal, measured, value, met. `make bench`
+// runs it (cmd/courier-bench); it is not part of the courier binary. Each
+// goal is a Row (rows.go), measured by Go benchmarks of courier's packages,
+// a real courier process, or courier side by side with what it is compared
+// with.
 package benchcmp
 
 import (
@@ -63,9 +60,7 @@ func NewEnv(ctx context.Context, log io.Writer, quick bool) (*Env, error) {
 
 func (e *Env) Close() error { return os.RemoveAll(e.Dir) }
 
-func (e *Env) Logf(format string, args ...any) {
-	fmt.Fprintf(e.Log, "bench: "+format+"\n", args...)
-}
+func (e *Env) Logf(format string, args ...any) { fmt.Fprintf(e.Log, "bench: "+format+"\n", args...) }
 
 // Courier builds courier's binary once, without cgo as 'make build' does,
 // and returns its path.
@@ -99,22 +94,13 @@ func Run(e *Env, rows []Row, filter *regexp.Regexp, w io.Writer) bool {
 	var results []Result
 	all := true
 	for _, r := range rows {
-		if !filter.MatchString(r.What) {
+		if !filter.MatchString(r.What) || e.Ctx.Err() != nil {
 			continue
-		}
-		if e.Ctx.Err() != nil {
-			break
 		}
 		e.Logf("measuring %s", r.What)
 		start := time.Now()
 		v, detail, err := r.Measure(e)
-		res := Result{Row: r, Value: v, Detail: detail, Err: err}
-		if err == nil {
-			res.Met = v <= r.Limit
-			if r.Higher {
-				res.Met = v >= r.Limit
-			}
-		}
+		res := Result{Row: r, Value: v, Detail: detail, Err: err, Met: err == nil && (r.Higher && v >= r.Limit || !r.Higher && v <= r.Limit)}
 		all = all && (res.Met || errors.Is(err, errSkip))
 		e.Logf("%s: %s (%s)", r.What, valueText(res), time.Since(start).Round(time.Second))
 		results = append(results, res)
@@ -129,18 +115,14 @@ func Print(w io.Writer, results []Result) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "what\tgoal\tmeasured\tvalue\tmet")
 	for _, r := range results {
-		met := "met"
+		met, detail := "met", r.Detail
 		switch {
 		case errors.Is(r.Err, errSkip):
-			met = "skipped"
+			met, detail = "skipped", r.Err.Error()
 		case r.Err != nil:
-			met = "error"
+			met, detail = "error", r.Err.Error()
 		case !r.Met:
 			met = "NOT MET"
-		}
-		detail := r.Detail
-		if r.Err != nil {
-			detail = r.Err.Error()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Row.What, r.Row.Goal, detail, valueText(r), met)
 	}

@@ -13,19 +13,9 @@ import (
 // the -GOMAXPROCS suffix) and unit ("ns/op", "B/op", a reported metric).
 type GoResults map[string]map[string]float64
 
-// Get returns one figure, or an error naming what is missing.
-func (r GoResults) Get(name, unit string) (float64, error) {
-	v, ok := r[name][unit]
-	if !ok {
-		return 0, fmt.Errorf("no %s for %s in the benchmark output", unit, name)
-	}
-	return v, nil
-}
-
-// GoBench runs the benchmarks of pkg matching pattern, count processes one
-// after the other, and returns each figure's best (the lowest): on a
-// shared machine, a disturbed run says little about the code. Each set of
-// arguments runs once, however many rows use it.
+// GoBench runs the benchmarks of pkg matching pattern count times, once
+// for however many rows ask, and returns each figure's best (the lowest):
+// on a shared machine, a disturbed run says little about the code.
 func (e *Env) GoBench(pkg, pattern, benchtime string, count int) (GoResults, error) {
 	key := fmt.Sprintf("%s %s %s %d", pkg, pattern, benchtime, count)
 	if r, ok := e.gobench[key]; ok {

@@ -10,13 +10,13 @@ BenchmarkReadReply/lf-2    	       2	 227383470 ns/op	         4.391 reply-x	920
 PASS
 `)
 	r := parseGoBench(out)
-	if v, _ := r.Get("BenchmarkParse/ordinary/1MB", "ns/op"); v != 4164327 {
+	if v := r["BenchmarkParse/ordinary/1MB"]["ns/op"]; v != 4164327 {
 		t.Errorf("ns/op %v", v)
 	}
-	if v, _ := r.Get("BenchmarkReadReply/lf", "reply-x"); v != 4.391 {
+	if v := r["BenchmarkReadReply/lf"]["reply-x"]; v != 4.391 {
 		t.Errorf("reply-x %v", v)
 	}
-	if _, err := r.Get("BenchmarkMissing", "ns/op"); err == nil {
-		t.Error("a missing figure has no error")
+	if len(r) != 2 {
+		t.Errorf("%d benchmarks read, want 2: %v", len(r), r)
 	}
 }

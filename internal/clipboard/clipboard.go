@@ -32,12 +32,10 @@ const (
 	copyAttempts = 3
 )
 
-// Copy puts text on the clipboard. The text stays there after courier
-// exits: X and Wayland tools leave a server process behind that serves it
-// until something else is copied. That server is started in its own
-// session, so neither Ctrl-C in courier's terminal nor closing the terminal
-// takes the text away, and courier does not wait for it. Copy returns once
-// a paste would return text.
+// Copy puts text on the clipboard, where it stays after courier exits: X
+// and Wayland tools leave a server behind, started in its own session so
+// that neither Ctrl-C nor closing the terminal takes the text away. Copy
+// returns once a paste would return text.
 func (c *Clipboard) Copy(text string) error {
 	if c.b.maxCopy > 0 && len(text) > c.b.maxCopy {
 		return fmt.Errorf("copy with %s: %d bytes is more than %s copies reliably (%d); install xclip",
@@ -84,17 +82,12 @@ func (c *Clipboard) runCopy(text string) error {
 
 // holds re-reads the clipboard until it holds text, for at most takeLimit.
 func (c *Clipboard) holds(text string) bool {
-	deadline := time.Now().Add(takeLimit)
-	for {
-		got, err := c.Paste()
-		if (err == nil && got == text) || (text == "" && errors.Is(err, ErrEmpty)) {
+	for start := time.Now(); time.Since(start) < takeLimit; time.Sleep(verifyPoll) {
+		if got, err := c.Paste(); (err == nil && got == text) || (text == "" && errors.Is(err, ErrEmpty)) {
 			return true
 		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(verifyPoll)
 	}
+	return false
 }
 
 // Paste returns the text on the clipboard, or ErrEmpty when there is none.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,15 @@ func copyFromFile(path string) int {
 // the failure of waiting on the clipboard server; it is not a speed check.
 const callLimit = 60 * time.Second
 
+// xEnv returns os.Environ() with DISPLAY set to display and no Wayland
+// display, so clipboard tools talk to that X server.
+func xEnv(display string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=")
+	})
+	return append(env, "DISPLAY="+display)
+}
+
 // toolEnv returns an environment for display whose PATH holds only the
 // named tools, so Detect picks exactly that tool set.
 func toolEnv(t *testing.T, display string, tools ...string) []string {
@@ -58,7 +68,7 @@ func toolEnv(t *testing.T, display string, tools ...string) []string {
 		}
 	}
 	var env []string
-	for _, kv := range xvfbtest.Env(display) {
+	for _, kv := range xEnv(display) {
 		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
 			env = append(env, kv)
 		}
@@ -219,7 +229,7 @@ func BenchmarkCopyPaste(b *testing.B) {
 	if err != nil {
 		xvfbtest.Unavailable(b, "xclip is not installed")
 	}
-	env := append(xvfbtest.Env(display), "PATH="+filepath.Dir(xclip))
+	env := append(xEnv(display), "PATH="+filepath.Dir(xclip))
 	c, err := Detect(env)
 	if err != nil {
 		b.Fatal(err)

@@ -19,7 +19,7 @@ type backend struct {
 	copy    []string // program and arguments; text arrives on stdin
 	paste   []string // program and arguments; text leaves on stdout
 	install string   // what to install when the programs are missing
-	applies func(getenv func(string) string) bool
+	applies func(env map[string]string) bool
 	// verify makes Copy wait until a paste returns the text: tools that
 	// fork a server (xclip, xsel, wl-copy) return before that server owns
 	// the clipboard, so a paste right after could still see the old text.
@@ -40,7 +40,7 @@ var backends = []backend{
 		name: "wl-clipboard", install: "wl-clipboard",
 		copy:    []string{"wl-copy", "--type", "text/plain;charset=utf-8"},
 		paste:   []string{"wl-paste", "--no-newline", "--type", "text"},
-		applies: func(env func(string) string) bool { return env("WAYLAND_DISPLAY") != "" },
+		applies: func(env map[string]string) bool { return env["WAYLAND_DISPLAY"] != "" },
 		verify:  true,
 	},
 	{
@@ -63,7 +63,7 @@ var backends = []backend{
 		name: "pbcopy", install: "pbcopy (part of macOS)",
 		copy:    []string{"pbcopy"},
 		paste:   []string{"pbpaste"},
-		applies: func(func(string) string) bool { return runtime.GOOS == "darwin" },
+		applies: func(map[string]string) bool { return runtime.GOOS == "darwin" },
 		// pbcopy and pbpaste read and write text in the locale's encoding.
 		env: []string{"LANG=en_US.UTF-8"},
 	},
@@ -77,12 +77,12 @@ var backends = []backend{
 	},
 }
 
-func hasDisplay(env func(string) string) bool { return env("DISPLAY") != "" }
+func hasDisplay(env map[string]string) bool { return env["DISPLAY"] != "" }
 
 // isWindows covers native Windows and WSL, whose Windows programs reach the
 // Windows clipboard.
-func isWindows(env func(string) string) bool {
-	return runtime.GOOS == "windows" || env("WSL_DISTRO_NAME") != "" || env("WSL_INTEROP") != ""
+func isWindows(env map[string]string) bool {
+	return runtime.GOOS == "windows" || env["WSL_DISTRO_NAME"] != "" || env["WSL_INTEROP"] != ""
 }
 
 // Clipboard is a system clipboard reached through one tool set.
@@ -94,19 +94,21 @@ type Clipboard struct {
 }
 
 // Detect finds a clipboard tool set that fits the session described by env
-// (in os.Environ form; its PATH is searched and the tools run with it). The
-// error says what is missing: a graphical session, or which package to
-// install. Detect does not run the tools; a display that does not answer
-// shows up as an error from Copy or Paste.
+// (os.Environ form; the tools are found on its PATH and run with it), or
+// says what is missing. It does not run the tools.
 func Detect(env []string) (*Clipboard, error) {
-	getenv := lookup(env)
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v // the last setting wins, as in exec.Cmd
+	}
 	var missing []string
 	for _, b := range backends {
-		if !b.applies(getenv) {
+		if !b.applies(vars) {
 			continue
 		}
-		copyPath, okc := lookPath(b.copy[0], getenv("PATH"))
-		pastePath, okp := lookPath(b.paste[0], getenv("PATH"))
+		copyPath, okc := lookPath(b.copy[0], vars["PATH"])
+		pastePath, okp := lookPath(b.paste[0], vars["PATH"])
 		if !okc || !okp {
 			missing = append(missing, b.install)
 			continue
@@ -124,20 +126,6 @@ func Detect(env []string) (*Clipboard, error) {
 	return nil, fmt.Errorf("no clipboard: install %s", strings.Join(missing, " or "))
 }
 
-// lookup returns a getenv over env; the last setting of a name wins, as in
-// exec.Cmd.
-func lookup(env []string) func(string) string {
-	return func(key string) string {
-		val := ""
-		for _, kv := range env {
-			if k, v, ok := strings.Cut(kv, "="); ok && k == key {
-				val = v
-			}
-		}
-		return val
-	}
-}
-
 // lookPath finds an executable in path (a PATH value). It ignores empty and
 // relative entries, so a tool is never picked up from the workspace.
 func lookPath(name, path string) (string, bool) {
@@ -146,8 +134,7 @@ func lookPath(name, path string) (string, bool) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		info, err := os.Stat(p)
-		if err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode()&0o111 != 0) {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode()&0o111 != 0) {
 			return p, true
 		}
 	}

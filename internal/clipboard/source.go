@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -23,13 +24,8 @@ type Source struct {
 	// source started is not an answer.
 	last    string
 	started bool
-	taken   map[string]taken // by reply name, until settled
-}
-
-// taken is a reply taken from the clipboard, and the file name it is kept
-// under once settled.
-type taken struct {
-	text, file string
+	session string
+	taken   map[string]string // the text of each reply by name, until settled
 }
 
 // pollInterval is how often the clipboard is read: quick enough that the
@@ -39,7 +35,7 @@ const pollInterval = 700 * time.Millisecond
 // NewSource returns the clipboard as a source; replies it takes are kept
 // in keptDir once settled.
 func NewSource(cb *Clipboard, keptDir string) *Source {
-	return &Source{cb: cb, kept: keptDir, taken: map[string]taken{}}
+	return &Source{cb: cb, kept: keptDir, taken: map[string]string{}}
 }
 
 // Where says where replies are awaited, for the person.
@@ -73,7 +69,7 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		if id := rep.Route(req.Protocols...); id != "" && id != req.Session {
 			continue
 		}
-		s.taken[name] = taken{text: text, file: fmt.Sprintf("%s_reply_%s.txt", req.Session, stamp)}
+		s.taken[name], s.session = text, req.Session
 		return rep, nil
 	}
 }
@@ -81,16 +77,17 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 // Settle implements runner.Source: the reply is kept in the record folder,
 // as replies saved into the inbox are.
 func (s *Source) Settle(name, _ string, _ runner.Settlement) (string, error) {
-	t, ok := s.taken[name]
+	text, ok := s.taken[name]
 	if !ok {
 		return "", nil
 	}
 	delete(s.taken, name)
-	if err := os.MkdirAll(s.kept, 0o755); err != nil {
-		return "", fmt.Errorf("keep clipboard reply: %w", err)
+	p := filepath.Join(s.kept, fmt.Sprintf("%s_reply_%s.txt", s.session, strings.TrimPrefix(name, "clipboard ")))
+	err := os.MkdirAll(s.kept, 0o755)
+	if err == nil {
+		err = atomicfile.Write(p, []byte(text), 0o644)
 	}
-	p := filepath.Join(s.kept, t.file)
-	if err := atomicfile.Write(p, []byte(t.text), 0o644); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("keep clipboard reply: %w", err)
 	}
 	return p, nil

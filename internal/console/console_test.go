@@ -15,7 +15,6 @@ import (
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 var question = runner.Question{Session: "a1b2c3d4", Sequence: 1, Command: "rm -rf build", Reason: "`rm -rf build` needs approval: recursive or forced delete"}
@@ -186,7 +185,7 @@ func TestJSONReporter(t *testing.T) {
 // the run's last line says what it answered.
 func TestAgentRunProgress(t *testing.T) {
 	var out bytes.Buffer
-	var errw syncbuf.Buffer
+	var errw syncBuffer
 	tx := NewText(Options{Out: &out, Err: &errw, Progress: true})
 	tx.progress.delay, tx.progress.every = 0, 20*time.Millisecond
 	run := runner.AgentRun{RunID: "20260101-120000000-42", Agent: "claude", Model: "sonnet"}

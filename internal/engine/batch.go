@@ -51,15 +51,14 @@ type landing struct {
 // batch is the changes recorded and not yet made, and the commands whose
 // results wait to be recorded and reported, in order.
 type batch struct {
-	files   map[string]*pendingFile // by clean path
-	order   []string
-	lands   map[landing]string // where each pending path lands
-	above   map[landing]bool   // the folders above pending paths
-	queue   []queued
-	bytes   int64
-	alone   bool         // the last change went through a symlink
-	changes bool         // a change was recorded since the last flush
-	made    map[int]bool // changes recovery found made already
+	files map[string]*pendingFile // by clean path
+	order []string
+	lands map[landing]string // where each pending path lands
+	above map[landing]bool   // the folders above pending paths
+	queue []queued
+	bytes int64
+	alone bool         // the last change went through a symlink
+	made  map[int]bool // changes recovery found made already
 }
 
 type queued struct {
@@ -97,25 +96,15 @@ func (r *turnRun) admit(clean string) error {
 		return r.flush()
 	}
 	l := r.land(clean)
-	if r.clashes(l) {
-		if err := r.flush(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// clashes reports whether a path landing at l may touch a pending path.
-func (r *turnRun) clashes(l landing) bool {
 	if _, ok := r.b.lands[l]; ok || r.b.above[l] {
-		return true
+		return r.flush()
 	}
 	for d := path.Dir(l.rest); d != "."; d = path.Dir(d) {
 		if _, ok := r.b.lands[landing{l.dev, l.ino, d}]; ok {
-			return true
+			return r.flush()
 		}
 	}
-	return false
+	return nil
 }
 
 func (r *turnRun) land(clean string) landing {
@@ -152,7 +141,6 @@ func (r *turnRun) hold(i int, clean string, kind pendingKind, data, hash string)
 		pf.kind, pf.data, pf.hash = kind, data, hash
 	}
 	pf.members = append(pf.members, i)
-	r.b.changes = true
 	r.queue(i, true)
 	if r.b.alone || r.b.bytes > maxPending {
 		return r.flush()
@@ -172,12 +160,30 @@ func (r *turnRun) queue(i int, record bool) {
 // are recorded, the rest left for the next run of the turn.
 func (r *turnRun) flush() error {
 	defer func() { r.b = newBatch() }()
-	var stop *SystemError
-	fresh, err := r.snapshotBefore()
-	if err != nil {
-		return err
+	// The turn keeps the batch's paths as they are before they change. A
+	// change found made after a crash is recorded at once: what shows is
+	// its own doing.
+	var fresh []int
+	var paths []string
+	for _, q := range r.b.queue {
+		ch := r.changes[q.index]
+		switch {
+		case !q.record || ch == nil:
+		case r.b.made[q.index]:
+			if err := r.changed(q.index, []string{ch.Path}, nil); err != nil {
+				return err
+			}
+		default:
+			fresh, paths = append(fresh, q.index), append(paths, ch.Path)
+		}
 	}
-	if r.b.changes {
+	if len(paths) > 0 {
+		if err := r.t.Before(paths); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	var stop *SystemError
+	if len(r.b.order) > 0 {
 		// Write-ahead: the records are durable before any change is made.
 		if err := r.t.Sync(); err != nil {
 			return err
@@ -194,28 +200,31 @@ func (r *turnRun) flush() error {
 				wb.Keep(p)
 			}
 		}
-		for k, res := range wb.Commit() {
+		for k, done := range wb.Commit() {
 			p := r.b.order[k]
-			gone := r.b.files[p].kind == pendingRemove && errors.Is(res.Err, fs.ErrNotExist)
-			switch {
-			case res.Err == nil || gone: // a file created and deleted in one run is simply not there
-			case errors.Is(res.Err, workspace.ErrNotDone):
-				// After the failure that stops the turn.
-				delete(r.trackers, p)
-			case isSystem(res.Err):
-				delete(r.trackers, p)
-				for _, i := range r.b.files[p].members {
+			pf := r.b.files[p]
+			if done.Err == nil || pf.kind == pendingRemove && errors.Is(done.Err, fs.ErrNotExist) {
+				continue // a file created and deleted in one run is simply not there
+			}
+			delete(r.trackers, p)
+			for _, i := range pf.members {
+				switch res := r.results[i]; {
+				case errors.Is(done.Err, workspace.ErrNotDone):
+					// After the failure that stops the turn.
+				case isSystem(done.Err):
 					if stop == nil || i < stop.Index {
-						stop = &SystemError{Session: r.st.SessionID, Index: i, Path: p, Err: res.Err}
+						stop = &SystemError{Session: r.st.SessionID, Index: i, Path: p, Err: done.Err}
 					}
+				default: // the changes the write carried fail
+					res.Status, res.Summary = command.Failed, fmt.Sprintf("Cannot change '%s': %s", p, plainErr(done.Err))
+					res.Diff, res.Added, res.Removed = "", 0, 0
+					r.results[i] = res
 				}
-			default:
-				r.failMembers(p, res.Err)
 			}
 		}
 	}
-	for _, q := range fresh {
-		if err := r.changed(q.index, q.paths, nil); err != nil {
+	for _, i := range fresh {
+		if err := r.changed(i, []string{r.changes[i].Path}, nil); err != nil {
 			return err
 		}
 	}
@@ -223,10 +232,10 @@ func (r *turnRun) flush() error {
 		if stop != nil && q.index >= stop.Index {
 			return stop
 		}
-		res := r.js.results[q.index]
+		res := r.results[q.index]
 		if q.record {
 			rec := history.Record{Kind: history.RecordResult, Index: q.index}
-			if ch := r.js.changes[q.index]; ch != nil && reflect.DeepEqual(*ch.Result, res) {
+			if ch := r.changes[q.index]; ch != nil && reflect.DeepEqual(*ch.Result, res) {
 				rec.AsPlanned = true
 			} else {
 				rec.Result = &res
@@ -241,50 +250,4 @@ func (r *turnRun) flush() error {
 		r.report(q.index, res)
 	}
 	return nil
-}
-
-// failMembers marks the changes a failed write carried as failed.
-func (r *turnRun) failMembers(p string, err error) {
-	delete(r.trackers, p)
-	for _, i := range r.b.files[p].members {
-		res := r.js.results[i]
-		res.Status = command.Failed
-		res.Summary = fmt.Sprintf("Cannot change '%s': %s", p, plainErr(err))
-		res.Diff, res.Added, res.Removed = "", 0, 0
-		r.js.results[i] = res
-	}
-}
-
-type snapshotted struct {
-	index int
-	paths []string
-}
-
-// snapshotBefore has the turn keep the batch's paths as they are, and
-// returns the commands whose changes to record after. A change found made
-// after a crash is recorded at once: what shows is its own doing.
-func (r *turnRun) snapshotBefore() ([]snapshotted, error) {
-	var fresh []snapshotted
-	var paths []string
-	for _, q := range r.b.queue {
-		c := r.cmds[q.index]
-		clean, err := workspace.Clean(c.Path)
-		if !c.ChangesFiles() || !q.record || err != nil || r.js.changes[q.index] == nil {
-			continue
-		}
-		if r.b.made[q.index] {
-			if err := r.changed(q.index, []string{clean}, nil); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		fresh = append(fresh, snapshotted{q.index, []string{clean}})
-		paths = append(paths, clean)
-	}
-	if len(paths) > 0 {
-		if err := r.t.Before(paths); err != nil {
-			return nil, fmt.Errorf("snapshot: %w", err)
-		}
-	}
-	return fresh, nil
 }

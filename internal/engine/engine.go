@@ -33,13 +33,15 @@ type Options struct {
 	Sandbox      *sandbox.Options // nil: no OS sandbox
 	Policy       *policy.Policy   // nil: every command runs
 	Words        command.Words
-	Observer     Observer // may be nil
-	// DiffLimit caps each change's diff (3000 bytes), DiffBudget a turn's
-	// (256 KB; past it, line counts only); KeepLimit the earlier contents
-	// a turn keeps for undo (256 MB).
-	DiffLimit, DiffBudget int
-	KeepLimit             int64
+	Observer     Observer
+	// DiffBudget caps a turn's diffs (256 KB; past it, line counts only),
+	// KeepLimit the earlier contents a turn keeps for undo (256 MB).
+	DiffBudget int
+	KeepLimit  int64
 }
+
+// diffLimit caps each change's diff, in bytes.
+const diffLimit = 3000
 
 // Observer is told about progress as it happens: a command about to be
 // carried out (after any question), and each result, recovered ones too.
@@ -47,11 +49,6 @@ type Observer interface {
 	Started(i int, c command.Command)
 	Finished(i int, c command.Command, r command.Result)
 }
-
-type unobserved struct{}
-
-func (unobserved) Started(int, command.Command)                  {}
-func (unobserved) Finished(int, command.Command, command.Result) {}
 
 // Engine applies replies to one session's workspace.
 type Engine struct {
@@ -62,17 +59,11 @@ type Engine struct {
 
 // New returns an engine for a workspace and the session's history.
 func New(ws *workspace.Workspace, h *history.History, opts Options) *Engine {
-	if opts.DiffLimit == 0 {
-		opts.DiffLimit = 3000
-	}
 	if opts.DiffBudget == 0 {
 		opts.DiffBudget = 256 << 10
 	}
 	if opts.KeepLimit == 0 {
 		opts.KeepLimit = 256 << 20
-	}
-	if opts.Observer == nil {
-		opts.Observer = unobserved{}
 	}
 	return &Engine{ws: ws, h: h, opts: opts}
 }
@@ -133,8 +124,7 @@ func (e *Engine) Apply(ctx context.Context, st *history.State, in Input) (Outcom
 	}
 	if !begun {
 		// Synced before the first change (rule 1 of the history package).
-		err = t.Add(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: st.UndoTop})
-		if err != nil {
+		if err := t.Add(history.Record{Kind: history.RecordBegin, ReplyHash: in.Hash, ReplyFile: in.Name, Commands: in.Commands, UndoPrev: st.UndoTop}); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -158,63 +148,22 @@ func (e *Engine) Resume(ctx context.Context, st *history.State) (Outcome, error)
 	return e.run(ctx, st, t)
 }
 
-// journalState indexes what a turn's record says about each command.
-type journalState struct {
+// turnRun is one run of a turn: the session (read only), the turn's
+// record and what it says so far about each command, and the changes not
+// yet made.
+type turnRun struct {
+	*Engine
+	st        *history.State
+	t         *history.Turn
+	cmds      []command.Command
 	results   map[int]command.Result
 	changes   map[int]*history.Record
 	started   map[int]bool
 	decisions map[int]history.Record
 	byPath    map[string][]int // the changes of each file, in order
-}
 
-func index(t *history.Turn) journalState {
-	js := journalState{
-		results:   map[int]command.Result{},
-		changes:   map[int]*history.Record{},
-		started:   map[int]bool{},
-		decisions: map[int]history.Record{},
-		byPath:    map[string][]int{},
-	}
-	for _, r := range t.Records {
-		switch r.Kind {
-		case history.RecordResult:
-			if r.Result != nil {
-				js.results[r.Index] = *r.Result
-			} else if ch := js.changes[r.Index]; r.AsPlanned && ch != nil {
-				js.results[r.Index] = *ch.Result
-			}
-		case history.RecordApply:
-			js.note(r.Index, &r)
-		case history.RecordStart:
-			js.started[r.Index] = true
-		case history.RecordDecision:
-			js.decisions[r.Index] = r
-		}
-	}
-	return js
-}
-
-// note adds a recorded change.
-func (js *journalState) note(i int, ch *history.Record) {
-	if _, ok := js.changes[i]; !ok {
-		js.byPath[ch.Path] = append(js.byPath[ch.Path], i)
-	}
-	js.changes[i] = ch
-}
-
-// seen reports whether the turn recorded a change of p before.
-func (js *journalState) seen(p string) bool { return len(js.byPath[p]) > 0 }
-
-// turnRun is one run of a turn: the session (read only), the turn's
-// record and what it says so far, and the changes not yet made.
-type turnRun struct {
-	*Engine
-	st             *history.State
-	t              *history.Turn
-	cmds           []command.Command
-	js             journalState
 	b              batch
-	trackers       trackers
+	trackers       map[string]tracker
 	out            Outcome
 	starting       int // the command carried out afresh, -1 for none
 	diffs, inlined int // the bytes of the turn's diffs and inline reads
@@ -230,18 +179,11 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 	if err != nil {
 		return Outcome{}, err
 	}
-	r := &turnRun{Engine: e, st: st, t: t, cmds: cmds, js: index(t), b: newBatch(), trackers: trackers{}, starting: -1,
-		approved: slices.Clone(st.ApprovedRules)}
-	for _, ch := range r.js.changes {
-		r.diffs += len(ch.Result.Diff)
-	}
-	for _, res := range r.js.results {
-		if res.Type == command.ReadFile {
-			r.inlined += int(res.Size)
-		}
-	}
-	r.out.Commands = cmds
-	r.reapproveAll(cmds)
+	r := &turnRun{Engine: e, st: st, t: t, cmds: cmds, results: map[int]command.Result{}, changes: map[int]*history.Record{},
+		started: map[int]bool{}, decisions: map[int]history.Record{}, byPath: map[string][]int{},
+		b: newBatch(), trackers: map[string]tracker{}, starting: -1, approved: slices.Clone(st.ApprovedRules),
+		out: Outcome{Commands: cmds}}
+	r.index()
 	err = r.commands(ctx)
 	if ferr := r.flush(); err == nil {
 		err = ferr
@@ -262,7 +204,7 @@ func (e *Engine) run(ctx context.Context, st *history.State, t *history.Turn) (O
 
 func (r *turnRun) commands(ctx context.Context) error {
 	for i, c := range r.cmds {
-		if _, known := r.js.results[i]; known {
+		if _, known := r.results[i]; known {
 			r.queue(i, false)
 			continue
 		}
@@ -270,19 +212,56 @@ func (r *turnRun) commands(ctx context.Context) error {
 			return err
 		}
 		waiting, err := r.step(ctx, i, c)
-		if err != nil {
+		if err != nil || waiting != nil {
+			r.out.Waiting = waiting
 			return err
 		}
-		if waiting != nil {
-			r.out.Waiting = waiting
-			return nil
-		}
-		if res := r.js.results[i]; ctx.Err() != nil && res.Status == command.Interrupted {
+		if res := r.results[i]; ctx.Err() != nil && res.Status == command.Interrupted {
 			return ctx.Err()
 		}
 	}
 	return nil
 }
+
+// index reads what the turn's record says so far about each command.
+func (r *turnRun) index() {
+	for _, rec := range r.t.Records {
+		switch rec.Kind {
+		case history.RecordResult:
+			if rec.Result != nil {
+				r.results[rec.Index] = *rec.Result
+			} else if ch := r.changes[rec.Index]; rec.AsPlanned && ch != nil {
+				r.results[rec.Index] = *ch.Result
+			}
+			if res := r.results[rec.Index]; res.Type == command.ReadFile {
+				r.inlined += int(res.Size)
+			}
+		case history.RecordApply:
+			r.note(rec.Index, &rec)
+			r.diffs += len(rec.Result.Diff)
+		case history.RecordStart:
+			r.started[rec.Index] = true
+		case history.RecordDecision:
+			r.decisions[rec.Index] = rec
+			// This turn's "approve all like it" answers, which only its
+			// record holds until the commit.
+			if c := r.cmds[rec.Index]; rec.All && rec.Approved && r.opts.Policy != nil {
+				r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
+			}
+		}
+	}
+}
+
+// note adds a recorded change.
+func (r *turnRun) note(i int, ch *history.Record) {
+	if _, ok := r.changes[i]; !ok {
+		r.byPath[ch.Path] = append(r.byPath[ch.Path], i)
+	}
+	r.changes[i] = ch
+}
+
+// seen reports whether the turn recorded a change of p before.
+func (r *turnRun) seen(p string) bool { return len(r.byPath[p]) > 0 }
 
 // report tells the observer and the outcome about a settled command.
 func (r *turnRun) report(i int, res command.Result) {
@@ -300,13 +279,13 @@ func (r *turnRun) report(i int, res command.Result) {
 }
 
 // step carries out a command with no recorded result, settling first
-// what an interrupted run left. A file command joins the batch; anything
-// that looks at the workspace makes the batch first.
+// what an interrupted run left. A file command joins the batch; any other
+// may look at the workspace, so the batch is made first.
 func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.Pending, error) {
-	if ch := r.js.changes[i]; ch != nil {
+	if ch := r.changes[i]; ch != nil {
 		return nil, r.recoverChange(i, c, ch)
 	}
-	if r.js.started[i] {
+	if r.started[i] {
 		// What it left running when courier died is stopped now.
 		left := shell.KillTagged(commandTag(r.st, r.t.Sequence, i))
 		summary := fmt.Sprintf("Command '%s' was interrupted (courier stopped while it ran); it was not run again", human.FirstLine(c.Command, 0))
@@ -315,7 +294,7 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 		} else if left > 1 {
 			summary += fmt.Sprintf(", and the %d processes it left running were stopped", left)
 		}
-		res := command.Result{Type: c.Type, Status: command.Interrupted, Command: c.Command, Summary: summary}
+		res := result(c, command.Interrupted, "%s", summary)
 		// What it changed before it stopped is its own.
 		if err := r.changed(i, nil, &res); err != nil {
 			return nil, err
@@ -324,62 +303,40 @@ func (r *turnRun) step(ctx context.Context, i int, c command.Command) (*history.
 	}
 	r.starting = i
 	defer func() { r.starting = -1 }()
-	switch c.Type {
-	case command.CreateFile, command.EditFile, command.DeleteFile:
+	if c.ChangesFiles() {
 		return nil, r.changeFile(i, c)
+	}
+	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	switch c.Type {
 	case command.ReadFile:
-		if err := r.flush(); err != nil {
-			return nil, err
-		}
 		res := r.readFile(c, InlineReadLimit-r.inlined)
 		r.inlined += int(res.Size)
 		return nil, r.settle(i, res)
 	case command.RunCommand:
-		if err := r.flush(); err != nil {
-			return nil, err
-		}
 		r.starting = -1
 		res, waiting, err := r.runCommand(ctx, i, c)
 		if err != nil || waiting != nil {
 			return waiting, err
 		}
-		if err := r.settle(i, res); err != nil {
-			return nil, err
-		}
+		r.settle(i, res)
 		return nil, r.flush()
 	case command.Message:
-		return nil, r.settle(i, command.Result{Type: c.Type, Status: command.OK, Summary: "Message shown to the person"})
+		return nil, r.settle(i, result(c, command.OK, "Message shown to the person"))
 	case command.Done:
-		// The results before it are settled first: DONE depends on them.
-		if err := r.flush(); err != nil {
-			return nil, err
-		}
 		return nil, r.settle(i, r.done(i))
 	case command.ParseError:
-		return nil, r.settle(i, command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: c.Error})
+		return nil, r.settle(i, failed(c, "%s", c.Error))
 	}
-	return nil, r.settle(i, command.Result{Type: c.Type, Status: command.Failed,
-		Summary: fmt.Sprintf("Unknown command %s", c.Type)})
-}
-
-// reapproveAll puts back this turn's "approve all like it" answers, which
-// only its record holds until the commit.
-func (r *turnRun) reapproveAll(cmds []command.Command) {
-	if r.opts.Policy == nil {
-		return
-	}
-	for i, c := range cmds {
-		if d, ok := r.js.decisions[i]; ok && d.All && d.Approved {
-			r.approveAll(r.opts.Policy.Check(c.Command).WithEnv(c.Env))
-		}
-	}
+	return nil, r.settle(i, failed(c, "Unknown command %s", c.Type))
 }
 
 // done settles a DONE, honoured only if every command before it succeeded
 // (a reply may end with its final check and DONE).
 func (r *turnRun) done(i int) command.Result {
 	for j := 0; j < i; j++ {
-		res, ok := r.js.results[j]
+		res, ok := r.results[j]
 		if !ok || res.Success() || r.cmds[j].Type == command.Message {
 			continue
 		}

@@ -35,17 +35,6 @@ func (f *fileState) contentHash() string {
 	return f.hash
 }
 
-// current is a file as the turn's pending changes leave it, or else as it
-// is on disk.
-func (r *turnRun) current(p string) (fileState, error) {
-	if clean, err := workspace.Clean(p); err == nil {
-		if fs, ok := r.b.pendingState(clean); ok {
-			return fs, nil
-		}
-	}
-	return r.onDisk(p, -1)
-}
-
 // onDisk reads a file; one larger than limit (unless negative) is not
 // read: its size comes back as tooBig.
 func (e *Engine) onDisk(p string, limit int64) (fileState, error) {
@@ -80,15 +69,19 @@ func rejected(c command.Command, err error) command.Result {
 	return command.Result{Type: c.Type, Path: c.Path, Status: command.Rejected, Summary: "REJECTED: " + err.Error(), Reason: err.Error()}
 }
 
-// failed is a failed result; errors among args lose their host paths
-// (see plainErr).
-func failed(c command.Command, format string, args ...any) command.Result {
+// result is c's result; errors among args lose their host paths (see
+// plainErr).
+func result(c command.Command, status command.Status, format string, args ...any) command.Result {
 	for i, a := range args {
 		if err, ok := a.(error); ok {
 			args[i] = plainErr(err)
 		}
 	}
-	return command.Result{Type: c.Type, Path: c.Path, Status: command.Failed, Summary: fmt.Sprintf(format, args...)}
+	return command.Result{Type: c.Type, Path: c.Path, Command: c.Command, Status: status, Summary: fmt.Sprintf(format, args...)}
+}
+
+func failed(c command.Command, format string, args ...any) command.Result {
+	return result(c, command.Failed, format, args...)
 }
 
 func notFound(c command.Command) command.Result {
@@ -100,8 +93,7 @@ func notFound(c command.Command) command.Result {
 // editFailed reports a failed edit: the error's first line in the
 // summary, the rest (matching places, similar lines) as detail.
 func editFailed(c command.Command, err error) command.Result {
-	msg := err.Error()
-	summary, detail, _ := strings.Cut(msg, "\n")
+	summary, detail, _ := strings.Cut(err.Error(), "\n")
 	r := failed(c, "Edit of '%s' failed, file unchanged: %s", c.Path, summary)
 	r.Output = strings.Trim(detail, "\n")
 	return r
@@ -115,7 +107,11 @@ type plan struct {
 	base   string
 	rng    [2]int
 	done   command.Result
+	only   bool // done is all: nothing to change
 }
+
+// only plans no change: res is the command's result.
+func only(res command.Result) (plan, error) { return plan{done: res, only: true}, nil }
 
 // changeFile plans CREATE_FILE, EDIT_FILE or DELETE_FILE against the file
 // as the turn left it, records the change (keeping what undo and recovery
@@ -139,19 +135,17 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 		// The turn's first change of a file keeps its content for undo;
 		// one whose copy would not fit is refused unread.
 		limit := int64(-1)
-		if !r.js.seen(clean) {
+		if !r.seen(clean) {
 			limit = r.keepRoom()
 		}
 		cur, err = r.onDisk(c.Path, limit)
 	}
 	var notRegular *workspace.NotRegularError
-	if errors.As(err, &notRegular) {
-		return r.settle(i, failed(c, "%v; courier changes regular files only", err))
-	}
-	if err != nil {
-		return r.settle(i, failed(c, "Cannot read '%s': %v", c.Path, err))
-	}
 	switch {
+	case errors.As(err, &notRegular):
+		return r.settle(i, failed(c, "%v; courier changes regular files only", err))
+	case err != nil:
+		return r.settle(i, failed(c, "Cannot read '%s': %v", c.Path, err))
 	case cur.outside != nil:
 		return r.settle(i, rejected(c, cur.outside))
 	case cur.isDir:
@@ -159,12 +153,12 @@ func (r *turnRun) changeFile(i int, c command.Command) error {
 	case cur.tooBig > 0:
 		return r.settle(i, r.tooMuch(c, cur.tooBig))
 	}
-	pl, res, err := r.plan(i, c, cur)
+	pl, err := r.plan(i, c, cur)
 	if err != nil {
 		return err
 	}
-	if res != nil {
-		return r.settle(i, *res)
+	if pl.only {
+		return r.settle(i, pl.done)
 	}
 	return r.commitChange(i, c, clean, cur, pl)
 }
@@ -174,22 +168,22 @@ func (r *turnRun) settle(i int, res command.Result) error {
 	if res.Time.IsZero() {
 		res.Time = time.Now()
 	}
-	r.js.results[i] = res
+	r.results[i] = res
 	r.queue(i, true)
 	return nil
 }
 
 // plan computes a file command's change against cur.
-func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
-	switch c.Type {
-	case command.CreateFile:
-		pl, res := r.planCreate(c, cur)
-		return pl, res, nil
-	case command.EditFile:
+func (r *turnRun) plan(i int, c command.Command, cur fileState) (plan, error) {
+	switch {
+	case c.Type == command.CreateFile:
+		return r.planCreate(c, cur)
+	case !cur.exists:
+		return only(notFound(c))
+	case c.Type == command.EditFile:
 		return r.planEdit(i, c, cur)
 	}
-	pl, res := r.planDelete(c, cur)
-	return pl, res, nil
+	return plan{delete: true, done: result(c, command.OK, "Deleted '%s'", c.Path)}, nil
 }
 
 func (r *turnRun) keepRoom() int64 { return max(0, r.opts.KeepLimit-r.kept) }
@@ -204,11 +198,11 @@ func (r *turnRun) tooMuch(c command.Command, size int64) command.Result {
 		c.Path, human.Bytes(size), human.Bytes(r.opts.KeepLimit))
 }
 
-func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Result) {
+func (e *Engine) planCreate(c command.Command, cur fileState) (plan, error) {
 	if cur.exists && c.NoOverwrite {
 		r := failed(c, "File '%s' already exists", c.Path)
 		r.Cause = command.CauseExists
-		return plan{}, &r
+		return only(r)
 	}
 	verb := "Created"
 	if cur.exists {
@@ -218,90 +212,63 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, *command.Re
 		// Bytes, not text: no check for elided code, no text diff.
 		data, err := base64.StdEncoding.DecodeString(c.Content)
 		if err != nil {
-			r := failed(c, "Not written: the content of '%s' is not valid base64: %v", c.Path, err)
-			return plan{}, &r
+			return only(failed(c, "Not written: the content of '%s' is not valid base64: %v", c.Path, err))
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}
-		return plan{after: string(data), binary: true, done: done}, nil
+		return plan{after: string(data), binary: true, done: result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}, nil
 	}
-	if cur.exists {
-		if line, text, found := edit.HasElision(c.Content); found {
-			r := failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile))
-			return plan{}, &r
-		}
+	if line, text, found := edit.HasElision(c.Content); found && cur.exists {
+		return only(failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile)))
 	}
-	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))}
+	done := result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))
 	return plan{after: c.Content, done: done}, nil
 }
 
-func (e *Engine) planDelete(c command.Command, cur fileState) (plan, *command.Result) {
-	if !cur.exists {
-		r := notFound(c)
-		return plan{}, &r
-	}
-	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: fmt.Sprintf("Deleted '%s'", c.Path)}
-	return plan{delete: true, done: done}, nil
-}
-
-func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, *command.Result, error) {
-	if !cur.exists {
-		r := notFound(c)
-		return plan{}, &r, nil
-	}
+func (r *turnRun) planEdit(i int, c command.Command, cur fileState) (plan, error) {
 	before := cur.data
 	if c.Literal {
 		after, err := edit.ApplyLiteral(before, c.Edits)
 		if err != nil {
-			r := editFailed(c, err)
-			return plan{}, &r, nil
+			return only(editFailed(c, err))
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))}
-		return plan{after: after, done: done}, nil, nil
+		done := result(c, command.OK, "Edited '%s' (%s)", c.Path, human.Count(len(c.Edits), "exact replacement", ""))
+		return plan{after: after, done: done}, nil
 	}
 	if len(c.Edits) > 0 {
 		a, err := edit.ApplyEdits(before, c.Edits)
 		if err != nil {
-			r := editFailed(c, err)
-			return plan{}, &r, nil
+			return only(editFailed(c, err))
 		}
-		notes := strings.Join(a.Notes, "\n")
 		if len(a.Skipped) == len(c.Edits) {
-			r := command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-				Summary: fmt.Sprintf("No change to '%s': the edit was already applied", c.Path), Output: notes}
-			return plan{}, &r, nil
+			res := result(c, command.OK, "No change to '%s': the edit was already applied", c.Path)
+			res.Output = strings.Join(a.Notes, "\n")
+			return only(res)
 		}
-		summary := fmt.Sprintf("Edited '%s' (%s)", c.Path, human.Count(len(c.Edits)-len(a.Skipped), "search/replace edit", ""))
+		done := result(c, command.OK, "Edited '%s' (%s)", c.Path, human.Count(len(c.Edits)-len(a.Skipped), "search/replace edit", ""))
 		if len(a.Skipped) > 0 {
-			summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
+			done.Summary += fmt.Sprintf(", %d already applied", len(a.Skipped))
 		}
-		done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary, Output: notes}
-		return plan{after: a.Text, done: done}, nil, nil
+		done.Output = strings.Join(a.Notes, "\n")
+		return plan{after: a.Text, done: done}, nil
 	}
 	base, tr, n, err := r.lineBase(i, c.Path, before, cur.contentHash())
 	var over errTooMuch
 	if errors.As(err, &over) {
-		res := r.tooMuch(c, over.size)
-		return plan{}, &res, nil
+		return only(r.tooMuch(c, over.size))
 	}
 	if err != nil {
-		return plan{}, nil, err
+		return plan{}, err
 	}
 	after, err := tr.Apply(edit.LineRange{Start: c.StartLine, End: c.EndLine, Text: c.Content})
 	if err != nil {
-		r := editFailed(c, err)
-		return plan{}, &r, nil
+		return only(editFailed(c, err))
 	}
 	clean, _ := workspace.Clean(c.Path)
-	r.trackers.put(clean, base, n+1, tr)
-	summary := fmt.Sprintf("Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
+	r.trackers[clean] = tracker{base, n + 1, tr}
+	done := result(c, command.OK, "Edited '%s' lines %d-%d", c.Path, c.StartLine, c.EndLine)
 	if n > 0 {
-		summary += " (numbered as before this reply's earlier edits of it)"
+		done.Summary += " (numbered as before this reply's earlier edits of it)"
 	}
-	done := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Summary: summary}
-	return plan{after: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil, nil
+	return plan{after: after, base: base, rng: [2]int{c.StartLine, c.EndLine}, done: done}, nil
 }
 
 // lineBase finds the text a line-range edit's numbers refer to: the file
@@ -313,12 +280,12 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 	base, prior := r.segment(p, i)
 	if base != "" {
 		// Unless a RUN_COMMAND changed the file in between.
-		if tr := r.trackerFor(i, p, base, prior); tr != nil && tr.Text() == current {
+		if tr := r.trackerFor(p, base, prior); tr != nil && tr.Text() == current {
 			return base, tr, len(prior), nil
 		}
 	}
-	if !r.t.Kept(h) && r.chainTo(p, h, i) == nil {
-		// Recovery could not rebuild this base: keep it.
+	if !r.t.Kept(h) {
+		// Kept for recovery to number from, as the reply did.
 		if int64(len(current)) > r.keepRoom() {
 			return "", nil, 0, errTooMuch{int64(len(current))}
 		}
@@ -328,7 +295,7 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 		r.kept += int64(len(current))
 	}
 	tr := edit.NewTracker(current)
-	r.trackers.put(p, h, 0, tr)
+	r.trackers[p] = tracker{h, 0, tr}
 	return h, tr, 0, nil
 }
 
@@ -342,13 +309,13 @@ func (e errTooMuch) Error() string { return fmt.Sprintf("a %d-byte copy is over 
 func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 	var base string
 	var prior []edit.LineRange
-	for _, j := range r.js.byPath[p] {
-		ch := r.js.changes[j]
+	for _, j := range r.byPath[p] {
+		ch := r.changes[j]
 		if j >= i {
 			break
 		}
-		if !r.ok(j) {
-			continue
+		if res, found := r.results[j]; !found || res.Status != command.OK {
+			continue // a change that does not stand
 		}
 		// An edit whose base is the content it found started afresh.
 		if ch.Base == "" || ch.Base != base || ch.From == ch.Base {
@@ -362,21 +329,30 @@ func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 	return base, prior
 }
 
+// tracker is the line-range tracker a file's last line-range edit left,
+// kept by path so that a run of them neither replays nor reads the base at
+// each edit.
+type tracker struct {
+	base string
+	n    int // ranges applied
+	tr   *edit.Tracker
+}
+
 // trackerFor returns a tracker of base with the prior ranges applied,
-// cached or rebuilt; nil when the base cannot be had.
-func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edit.Tracker {
-	if tr := r.trackers.get(p, base, len(prior)); tr != nil {
-		return tr
+// cached or from the kept base; nil when the base cannot be had.
+func (r *turnRun) trackerFor(p, base string, prior []edit.LineRange) *edit.Tracker {
+	if t := r.trackers[p]; t.tr != nil && t.base == base && t.n == len(prior) {
+		return t.tr
 	}
-	text, err := r.text(p, base, i)
+	text, err := r.t.Content(base)
 	if err != nil {
 		return nil
 	}
-	tr, err := edit.ResumeTracker(text, prior)
+	tr, err := edit.ResumeTracker(string(text), prior)
 	if err != nil {
 		return nil
 	}
-	r.trackers.put(p, base, len(prior), tr)
+	r.trackers[p] = tracker{base, len(prior), tr}
 	return tr
 }
 
@@ -388,9 +364,8 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	}
 	if cur.exists {
 		ch.From = cur.contentHash()
-		if !r.js.seen(clean) {
-			// Kept as before the turn's first change: for undo, and for
-			// recovery to rebuild from.
+		if !r.seen(clean) {
+			// Kept as before the turn's first change, for undo.
 			if _, err := r.t.Keep(cur.data); err != nil {
 				return err
 			}
@@ -404,7 +379,7 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 		ch.To = history.Hash(pl.after)
 	}
 	if !pl.binary {
-		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, cur.data, pl.after, r.opts.DiffLimit)
+		pl.done.Diff, pl.done.Added, pl.done.Removed = edit.Diff(c.Path, cur.data, pl.after, diffLimit)
 	}
 	pl.done.Time = time.Now()
 	if r.diffs+len(pl.done.Diff) > r.opts.DiffBudget {
@@ -415,9 +390,9 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	if err := r.t.Add(*ch); err != nil {
 		return err
 	}
-	r.js.note(i, ch)
+	r.note(i, ch)
 	r.diffs += len(pl.done.Diff)
-	r.js.results[i] = pl.done
+	r.results[i] = pl.done
 	if pl.delete {
 		return r.hold(i, clean, pendingRemove, "", "")
 	}
@@ -435,30 +410,34 @@ func (r *turnRun) recoverChange(i int, c command.Command, ch *history.Record) er
 	if err := r.admit(ch.Path); err != nil {
 		return err
 	}
-	cur, err := r.current(ch.Path)
-	if err != nil {
-		return err
+	// The file as the turn's pending changes leave it, or else on disk.
+	cur, pending := r.b.pendingState(ch.Path)
+	if !pending {
+		var err error
+		if cur, err = r.onDisk(ch.Path, -1); err != nil {
+			return err
+		}
 	}
 	now := ""
 	if cur.exists && !cur.isDir {
 		now = cur.contentHash()
 	}
 	if r.madeAlready(i, ch, cur.exists, now) {
-		r.js.results[i] = *ch.Result
+		r.results[i] = *ch.Result
 		if err := r.hold(i, ch.Path, pendingKeep, "", ""); err != nil {
 			return err
 		}
-		// Its changes are recorded first (see snapshotBefore).
+		// Its changes are recorded first (see flush).
 		r.b.made[i] = true
 		return nil
 	}
 	if now == ch.From && cur.exists == (ch.From != "") {
-		pl, res, err := r.plan(i, c, cur)
+		pl, err := r.plan(i, c, cur)
 		if err != nil {
 			return err
 		}
-		if res == nil && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
-			r.js.results[i] = *ch.Result
+		if !pl.only && pl.delete == (ch.To == "") && (pl.delete || history.Hash(pl.after) == ch.To) {
+			r.results[i] = *ch.Result
 			if pl.delete {
 				return r.hold(i, ch.Path, pendingRemove, "", "")
 			}
@@ -484,8 +463,8 @@ func (r *turnRun) madeAlready(i int, ch *history.Record, exists bool, now string
 	if leftBy(ch) {
 		return true
 	}
-	for j, later := range r.js.changes {
-		if _, done := r.js.results[j]; j > i && later.Path == ch.Path && !done && leftBy(later) {
+	for j, later := range r.changes {
+		if _, done := r.results[j]; j > i && later.Path == ch.Path && !done && leftBy(later) {
 			return true
 		}
 	}
@@ -501,10 +480,7 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 		}
 		return failed(c, "Invalid path '%s': %v", c.Path, err)
 	}
-	if c.Inline {
-		return e.readInline(c, room)
-	}
-	if workspace.IsGlob(c.Path) {
+	if workspace.IsGlob(c.Path) && !c.Inline {
 		matches, err := e.ws.Glob(c.Path)
 		if err != nil {
 			return failed(c, "%v", err)
@@ -512,8 +488,7 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 		if len(matches) == 0 {
 			return failed(c, "No file matches '%s'", c.Path)
 		}
-		return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-			Summary: fmt.Sprintf("Queued %s matching '%s' for the next request", human.Count(len(matches), "file", ""), c.Path)}
+		return result(c, command.OK, "Queued %s matching '%s' for the next request", human.Count(len(matches), "file", ""), c.Path)
 	}
 	info, err := e.ws.Stat(c.Path)
 	switch {
@@ -528,9 +503,10 @@ func (e *Engine) readFile(c command.Command, room int) command.Result {
 	case !info.Mode().IsRegular():
 		err := &workspace.NotRegularError{Path: c.Path, Mode: info.Mode()}
 		return failed(c, "%v; %s reads regular files only", err, e.opts.Words.Name(command.ReadFile))
+	case c.Inline:
+		return e.readInline(c, room)
 	}
-	return command.Result{Type: c.Type, Path: c.Path, Status: command.OK,
-		Summary: fmt.Sprintf("Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))}
+	return result(c, command.OK, "Queued '%s'%s for the next request", c.Path, command.LineRange(c.StartLine, c.EndLine))
 }
 
 // InlineReadLimit is the largest file an inline READ_FILE returns (the
@@ -541,16 +517,9 @@ const InlineReadLimit = 10 << 20
 // readInline reads the regular file an inline READ_FILE names into its
 // result: text, or base64 for bytes not UTF-8 (or when asked for).
 func (e *Engine) readInline(c command.Command, room int) command.Result {
+	// Checked again as opened: what readFile looked at may have changed.
 	f, info, err := e.ws.OpenRegular(c.Path)
-	var notRegular *workspace.NotRegularError
-	switch {
-	case workspace.IsOutside(err), workspace.IsProtected(err):
-		return rejected(c, err)
-	case errors.Is(err, fs.ErrNotExist):
-		return notFound(c)
-	case errors.As(err, &notRegular):
-		return failed(c, "%v; only regular files can be read", err)
-	case err != nil:
+	if err != nil {
 		return failed(c, "Cannot read '%s': %v", c.Path, err)
 	}
 	defer f.Close()
@@ -569,12 +538,10 @@ func (e *Engine) readInline(c command.Command, room int) command.Result {
 	if len(data) > InlineReadLimit {
 		return failed(c, "Not read: '%s' grew past %s while it was read", c.Path, human.Bytes(InlineReadLimit))
 	}
-	res := command.Result{Type: c.Type, Path: c.Path, Status: command.OK, Size: int64(len(data)),
-		Summary: fmt.Sprintf("Read '%s' (%s)", c.Path, human.Bytes(int64(len(data))))}
+	res := result(c, command.OK, "Read '%s' (%s)", c.Path, human.Bytes(int64(len(data))))
+	res.Size, res.Content = int64(len(data)), string(data)
 	if c.Encoding == command.Base64 || !utf8.Valid(data) {
 		res.Content, res.Encoding = base64.StdEncoding.EncodeToString(data), command.Base64
-	} else {
-		res.Content = string(data)
 	}
 	return res
 }

@@ -38,6 +38,9 @@ type harness struct {
 
 func newHarness(t *testing.T, opts engine.Options) *harness {
 	t.Helper()
+	if opts.Observer == nil {
+		opts.Observer = unobserved{}
+	}
 	if opts.Words == nil {
 		// The advice in results is worded as the tag protocol's.
 		opts.Words = protocol.Tags{}.Words()
@@ -59,6 +62,11 @@ func newHarness(t *testing.T, opts engine.Options) *harness {
 	}
 	return &harness{t: t, root: root, dir: dir, store: history.Store{Dir: filepath.Join(root, "sessions")}, st: st, opts: opts}
 }
+
+type unobserved struct{}
+
+func (unobserved) Started(int, command.Command)                  {}
+func (unobserved) Finished(int, command.Command, command.Result) {}
 
 func randomID(t *testing.T) string {
 	t.Helper()

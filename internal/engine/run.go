@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,9 +29,7 @@ const maxReplyTimeout = command.Duration(time.Hour)
 func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (command.Result, *history.Pending, error) {
 	if c.Timeout > maxReplyTimeout {
 		// Refused rather than stopped after the person waited an hour.
-		res := failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour")
-		res.Command = c.Command
-		return res, nil, nil
+		return failed(c, "Not run: timeout=%q is longer than the %s a command may take; use at most timeout=\"1h\", or split the work into shorter commands", c.Timeout.String(), "1 hour"), nil, nil
 	}
 	v := policy.Verdict{Decision: policy.Allow}
 	if r.opts.Policy != nil {
@@ -47,7 +46,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 	approved, writesGit, allLikeIt := false, false, false
 	switch v.Decision {
 	case policy.Deny:
-		res := denied(c, fmt.Sprintf("Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message)))
+		res := result(c, command.Denied, "Not run: %s. Do the task without it, or ask the person to run it themselves (%s)", v.Reason, r.opts.Words.Name(command.Message))
 		res.Cause, res.Reason = command.CausePolicy, v.Reason
 		return res, nil, nil
 	case policy.Ask:
@@ -97,9 +96,7 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 		timeout = time.Duration(c.Timeout)
 	}
 	env := map[string]string{}
-	for k, v := range c.Env {
-		env[k] = v
-	}
+	maps.Copy(env, c.Env)
 	// courier's own variable last: a command's env cannot replace it.
 	env[shell.TagVar] = commandTag(r.st, r.t.Sequence, i)
 	out, err := shell.Run(ctx, shell.Spec{
@@ -142,15 +139,8 @@ func (r *turnRun) runCommand(ctx context.Context, i int, c command.Command) (com
 // must not lend .git to what else a later command does beside them
 // (`git add x && echo ... >> .git/config`).
 func gitWritable(byRule bool, v policy.Verdict) bool {
-	if !byRule {
-		return true
-	}
-	for _, p := range v.Programs {
-		if p != "git" {
-			return false
-		}
-	}
-	return len(v.Programs) > 0
+	notGit := func(p string) bool { return p != "git" }
+	return !byRule || len(v.Programs) > 0 && !slices.ContainsFunc(v.Programs, notGit)
 }
 
 // putBackGit undoes what an unapproved command changed in the
@@ -207,7 +197,7 @@ func (r *turnRun) unconfined(v policy.Verdict) policy.Verdict {
 // and the approved rules: it may run, or its result, or the question to
 // put (the runner records the answer and resumes).
 func (r *turnRun) approval(i int, c command.Command, v policy.Verdict) (ok, byRule bool, res command.Result, pending *history.Pending) {
-	if d, ok := r.js.decisions[i]; ok {
+	if d, ok := r.decisions[i]; ok {
 		if d.All {
 			r.approveAll(v)
 		}
@@ -233,16 +223,12 @@ func (r *turnRun) approveAll(v policy.Verdict) {
 	}
 }
 
-func denied(c command.Command, summary string) command.Result {
-	return command.Result{Type: c.Type, Status: command.Denied, Command: c.Command, Summary: summary}
-}
-
 func (r *turnRun) deniedByPerson(c command.Command, reason string) command.Result {
 	s := fmt.Sprintf("Not run: '%s' was denied by the user", human.FirstLine(c.Command, 0))
 	if reason != "" {
 		s += ": " + reason
 	}
-	res := denied(c, s+fmt.Sprintf(". Find another way, or explain in a %s why it is needed", r.opts.Words.Name(command.Message)))
+	res := result(c, command.Denied, "%s. Find another way, or explain in a %s why it is needed", s, r.opts.Words.Name(command.Message))
 	res.Cause, res.Reason = command.CausePerson, reason
 	return res
 }
@@ -253,31 +239,23 @@ func commandResult(c command.Command, out shell.Result, err error, timeout time.
 	name := human.FirstLine(c.Command, 0)
 	switch {
 	case err != nil:
-		r.Status = command.Failed
-		r.Summary = fmt.Sprintf("Could not start '%s': %v", name, err)
+		r.Status, r.Summary = command.Failed, fmt.Sprintf("Could not start '%s': %v", name, err)
 	case out.Canceled:
-		r.Status = command.Interrupted
-		r.Summary = fmt.Sprintf("Command '%s' was stopped by the person (Ctrl-C) after %s; it was not run again", name, out.Duration.Round(100*time.Millisecond))
+		r.Status, r.Summary = command.Interrupted, fmt.Sprintf("Command '%s' was stopped by the person (Ctrl-C) after %s; it was not run again", name, out.Duration.Round(100*time.Millisecond))
 	case out.TimedOut:
-		r.Status = command.Failed
-		r.Summary = fmt.Sprintf("Command '%s' timed out after %s and was stopped, with every process it started", name, timeout)
+		r.Status, r.Summary = command.Failed, fmt.Sprintf("Command '%s' timed out after %s and was stopped, with every process it started", name, timeout)
 	default:
 		code := out.ExitCode
 		r.ExitCode = &code
+		r.Status, r.Summary = command.Failed, fmt.Sprintf("Ran '%s' (exit code %d)", name, code)
 		if code == 0 {
 			r.Status = command.OK
-			r.Summary = fmt.Sprintf("Ran '%s' (exit code 0)", name)
-		} else {
-			r.Status = command.Failed
-			r.Summary = fmt.Sprintf("Ran '%s' (exit code %d)", name, code)
 		}
 	}
-	switch out.Limit {
-	case "processes":
-		r.Summary += "; it reached the limit of processes one command may have (the max_processes setting), so starting more failed"
-	case "memory":
-		r.Summary += "; it reached the memory one command may use (the max_memory setting), and a process was killed"
-	}
+	r.Summary += map[string]string{
+		"processes": "; it reached the limit of processes one command may have (the max_processes setting), so starting more failed",
+		"memory":    "; it reached the memory one command may use (the max_memory setting), and a process was killed",
+	}[out.Limit]
 	return r
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"syscall"
 )
 
@@ -26,12 +27,8 @@ func (e *SystemError) Unwrap() error { return e.Err }
 
 // isSystem reports whether a failure to change a file is the machine's.
 func isSystem(err error) bool {
-	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.EFBIG} {
-		if errors.Is(err, errno) {
-			return true
-		}
-	}
-	return false
+	is := func(errno syscall.Errno) bool { return errors.Is(err, errno) }
+	return slices.ContainsFunc([]syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.EFBIG}, is)
 }
 
 // plainErr words a file system error without its path (a temporary file,

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 // testSettle is long next to the pauses the tests write with, so a busy
@@ -42,7 +40,7 @@ type watchRun struct {
 	t   *testing.T
 	dir string
 	got chan delivery
-	log *syncbuf.Buffer
+	log *syncBuffer
 }
 
 // startWatch runs Watch on a new folder, prepared by setup before Watch
@@ -55,7 +53,7 @@ func startWatch(t *testing.T, opts WatchOptions, setup func(t *testing.T, dir st
 	if setup != nil {
 		setup(t, dir)
 	}
-	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &syncbuf.Buffer{}}
+	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &syncBuffer{}}
 	opts.Warn = func(msg string) { fmt.Fprintln(r.log, msg) }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

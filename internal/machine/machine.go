@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -44,17 +43,10 @@ type Limits struct {
 	NoNetwork bool
 }
 
-// Tool is a program found on the commands' PATH.
-type Tool struct {
-	Name    string
-	Version string
-}
-
 // Description is what the probe found.
 type Description struct {
 	OS         string
-	Shell      string
-	Tools      []Tool
+	Tools      []string // "name (version)"
 	Absent     []string
 	Late       []string // tools that did not say their version in time
 	Git        bool     // the workspace is a git repository
@@ -67,10 +59,10 @@ type Description struct {
 const maxStatus = 20 // git status lines shown
 
 // probes asks every tool at once, each finding a tab-separated line
-// written in one go. The tools are asked from /: what they say is kept for
-// the machine, and no file of a project (a .python-version) has a say.
-const (
-	probes = `
+// written in one go, and the system; run it with "wait" after. The tools
+// are asked from /: what they say is kept for the machine, and no file of
+// a project (a .python-version) has a say.
+const probes = `
 probe() {
 	if command -v "$1" >/dev/null 2>&1; then
 		v=$(cd / && "$@" 2>&1 </dev/null | sed -n '1{s/[[:cntrl:]]//g;p;}')
@@ -83,10 +75,8 @@ probe git --version & probe go version & probe python3 --version &
 probe pip --version & probe node --version & probe npm --version &
 probe make --version & probe gcc --version & probe cargo --version &
 probe java -version & probe docker --version &
+printf 'os\t%s\n' "$(uname -srm 2>/dev/null)"
 `
-	osLine  = "printf 'os\t%s\n' \"$(uname -srm 2>/dev/null)\"\n"
-	waitAll = "wait\n"
-)
 
 const gitScript = `
 if command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -99,19 +89,19 @@ fi
 // Timeout and MaxOutput are set here). With what the tools said cached, a
 // request waits only for the workspace's repository, if there is one.
 func Probe(ctx context.Context, spec shell.Spec, limits Limits) Description {
-	d := Description{OS: runtime.GOOS, Shell: "/bin/sh", Limits: limits}
+	d := Description{OS: runtime.GOOS, Limits: limits}
 	cache, key := toolsCache(spec)
 	known, age, ok := readTools(cache, key)
 	if ok {
 		if age > refreshAfter {
-			go func() { writeTools(cache, key, run(context.Background(), spec, probes+osLine+waitAll, refreshTime)) }()
+			go func() { writeTools(cache, key, run(context.Background(), spec, probes+"wait\n", refreshTime)) }()
 		}
 		if inRepository(spec.Dir) {
 			known += run(ctx, spec, gitScript, probeTime)
 		}
 		d.read(known)
 	} else {
-		out := run(ctx, spec, probes+gitScript+osLine+waitAll, probeTime)
+		out := run(ctx, spec, probes+gitScript+"wait\n", probeTime)
 		writeTools(cache, key, out)
 		d.read(out)
 	}
@@ -143,17 +133,15 @@ func run(ctx context.Context, spec shell.Spec, script string, limit time.Duratio
 const maxProbe = 64 << 10 // the probe's output
 
 func (d *Description) read(out string) {
-	found := map[string]bool{}
+	said := map[string]string{} // by tool: its version, "" when absent
 	for _, line := range strings.Split(out, "\n") {
 		kind, rest, _ := strings.Cut(line, "\t")
 		switch kind {
 		case "tool":
 			name, version, _ := strings.Cut(rest, "\t")
-			d.Tools = append(d.Tools, Tool{Name: name, Version: strings.TrimSpace(version)})
-			found[name] = true
+			said[name] = fmt.Sprintf("%s (%s)", name, strings.TrimSpace(version))
 		case "absent":
-			found[rest] = true
-			d.Absent = append(d.Absent, rest)
+			said[rest] = ""
 		case "branch":
 			d.Git, d.Branch = true, rest
 		case "status":
@@ -168,12 +156,15 @@ func (d *Description) read(out string) {
 			}
 		}
 	}
-	// In the order of tools.
-	slices.SortFunc(d.Tools, func(a, b Tool) int { return slices.Index(tools, a.Name) - slices.Index(tools, b.Name) })
-	slices.SortFunc(d.Absent, func(a, b string) int { return slices.Index(tools, a) - slices.Index(tools, b) })
 	for _, t := range tools {
-		if !found[t] {
+		v, ok := said[t]
+		switch {
+		case !ok:
 			d.Late = append(d.Late, t)
+		case v == "":
+			d.Absent = append(d.Absent, t)
+		default:
+			d.Tools = append(d.Tools, v)
 		}
 	}
 }
@@ -239,13 +230,9 @@ func writeTools(cache, key, out string) {
 // Text is the description as the request shows it.
 func (d Description) Text(words command.Words) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "- Operating system: %s; commands run with %s -c\n", d.OS, d.Shell)
+	fmt.Fprintf(&b, "- Operating system: %s; commands run with /bin/sh -c\n", d.OS)
 	if len(d.Tools) > 0 {
-		var ts []string
-		for _, t := range d.Tools {
-			ts = append(ts, fmt.Sprintf("%s (%s)", t.Name, t.Version))
-		}
-		fmt.Fprintf(&b, "- Tools: %s\n", strings.Join(ts, "; "))
+		fmt.Fprintf(&b, "- Tools: %s\n", strings.Join(d.Tools, "; "))
 	}
 	if len(d.Absent) > 0 {
 		fmt.Fprintf(&b, "- Not installed: %s\n", strings.Join(d.Absent, ", "))

@@ -20,8 +20,8 @@ import (
 // tag protocol, apart in the JSON one).
 func TestTextInEachProtocolsWords(t *testing.T) {
 	d := machine.Description{
-		OS: "linux", Shell: "/bin/sh",
-		Tools:  []machine.Tool{{Name: "git", Version: "2.43.0"}},
+		OS:     "linux",
+		Tools:  []string{"git (2.43.0)"},
 		Absent: []string{"cargo"},
 		Git:    true, Branch: "main", GitStatus: []string{" M a.go"}, MoreStatus: 1,
 		Limits: machine.Limits{Timeout: 2 * time.Minute, MaxOutput: 4000, NoNetwork: true},
@@ -69,8 +69,8 @@ func TestProbeKeepsWhatToolsSaid(t *testing.T) {
 	python := func() string {
 		t.Helper()
 		for _, tool := range machine.Probe(context.Background(), spec, machine.Limits{}).Tools {
-			if tool.Name == "python3" {
-				return tool.Version
+			if v, ok := strings.CutPrefix(tool, "python3 ("); ok {
+				return strings.TrimSuffix(v, ")")
 			}
 		}
 		return ""

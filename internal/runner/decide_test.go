@@ -11,7 +11,6 @@ import (
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/runner"
-	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 // decisionNote is where a decision given while another process holds the
@@ -23,13 +22,13 @@ func (f *fixture) decisionNote(id string) string {
 // terminal is the person's terminal as 'courier watch' asks on it: its
 // keyboard gives typed (then nothing more until the test ends), and screen
 // shows what courier wrote.
-func (f *fixture) terminal(typed string) (*console.Terminal, *syncbuf.Buffer) {
+func (f *fixture) terminal(typed string) (*console.Terminal, *syncBuffer) {
 	pr, pw := io.Pipe()
 	go func() {
 		io.WriteString(pw, typed)
 	}()
 	f.t.Cleanup(func() { pw.Close() })
-	screen := &syncbuf.Buffer{}
+	screen := &syncBuffer{}
 	return console.NewTerminal(pr, screen, runner.Later), screen
 }
 

@@ -6,28 +6,24 @@ package xvfbtest
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// SkipEnv, set to "1", lets tests skip on a machine with no X server and
+// skipEnv, set to "1", lets tests skip on a machine with no X server and
 // no Xvfb, instead of failing.
-const SkipEnv = "COURIER_TEST_NO_CLIPBOARD"
-
-// Install names the Debian packages the clipboard tests need.
-const Install = "apt-get install -y xvfb xclip xsel"
+const skipEnv = "COURIER_TEST_NO_CLIPBOARD"
 
 // startLimit bounds the wait for a hung Xvfb.
 const startLimit = 20 * time.Second
 
 // Display returns the name (":N") of a private Xvfb's display, stopped
 // when t ends, or else $DISPLAY. With neither, t fails saying what to
-// install, or is skipped when SkipEnv is "1".
+// install, or is skipped when skipEnv is "1". Xvfb runs with -displayfd:
+// it picks a free display and reports it once it accepts connections.
 func Display(t testing.TB) string {
 	t.Helper()
 	xvfb, err := exec.LookPath("Xvfb")
@@ -37,23 +33,6 @@ func Display(t testing.TB) string {
 		}
 		Unavailable(t, "no X display: DISPLAY is unset and Xvfb is not installed")
 	}
-	return start(t, xvfb)
-}
-
-// Unavailable ends t because a clipboard dependency is missing: it fails
-// with the install command, or skips when SkipEnv is "1".
-func Unavailable(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv(SkipEnv) == "1" {
-		t.Skipf("%s (%s=1)", why, SkipEnv)
-	}
-	t.Fatalf("%s; install the clipboard test tools (%s) or set %s=1 to skip", why, Install, SkipEnv)
-}
-
-// start runs Xvfb with -displayfd: the server picks a free display and
-// reports it once it accepts connections.
-func start(t testing.TB, xvfb string) string {
-	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatalf("start Xvfb: %v", err)
@@ -79,10 +58,7 @@ func start(t testing.TB, xvfb string) string {
 		return ":" + n
 	}
 	stop(cmd)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("Xvfb reported no display within %s: %s", startLimit, stderr.String())
-	}
-	t.Fatalf("Xvfb exited without a display: %s", stderr.String())
+	t.Fatalf("Xvfb reported no display within %s (%v): %s", startLimit, err, stderr.String())
 	return ""
 }
 
@@ -96,11 +72,12 @@ func stop(cmd *exec.Cmd) {
 	}
 }
 
-// Env returns os.Environ() with DISPLAY set to display and no Wayland
-// display, so clipboard tools talk to that X server.
-func Env(display string) []string {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "WAYLAND_DISPLAY=")
-	})
-	return append(env, "DISPLAY="+display)
+// Unavailable ends t because a clipboard dependency is missing: it fails
+// with the install command, or skips when skipEnv is "1".
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(skipEnv) == "1" {
+		t.Skipf("%s (%s=1)", why, skipEnv)
+	}
+	t.Fatalf("%s; install the clipboard test tools (apt-get install -y xvfb xclip xsel) or set %s=1 to skip", why, skipEnv)
 }
