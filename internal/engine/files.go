@@ -216,8 +216,10 @@ func (e *Engine) planCreate(c command.Command, cur fileState) (plan, error) {
 		}
 		return plan{after: string(data), binary: true, done: result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(len(data), "byte", ""))}, nil
 	}
-	if line, text, found := edit.HasElision(c.Content); found && cur.exists {
-		return only(failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile)))
+	if cur.exists { // a new file has no code to lose: not searched
+		if line, text, found := edit.HasElision(c.Content); found {
+			return only(failed(c, "Refused to overwrite '%s': line %d of the new content (%q) is a placeholder for code left out, so writing it would lose the existing code. Send the complete file, or change only the parts that differ with %s", c.Path, line, strings.TrimSpace(text), e.opts.Words.Name(command.EditFile)))
+		}
 	}
 	done := result(c, command.OK, "%s '%s' (%s)", verb, c.Path, human.Count(human.Lines(c.Content), "line", ""))
 	return plan{after: c.Content, done: done}, nil
@@ -348,7 +350,7 @@ func (r *turnRun) trackerFor(p, base string, prior []edit.LineRange) *edit.Track
 	if err != nil {
 		return nil
 	}
-	tr, err := edit.ResumeTracker(string(text), prior)
+	tr, err := edit.ResumeTracker(text, prior)
 	if err != nil {
 		return nil
 	}
