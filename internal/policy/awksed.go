@@ -16,46 +16,25 @@ var awkRuns = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{
 func awkNotes(words []word) []finding {
 	var progs []word
 	fromFile, sandboxed := false, false
-	i := 1
-	for i < len(words) {
-		w := words[i]
-		v := w.value
-		switch {
-		case w.computed() && len(progs) == 0 && !fromFile:
-			progs = append(progs, w)
-			i = len(words)
-			continue
-		case v == "--":
-			i++
-		case strings.HasPrefix(v, "--"):
-			name, value, n := longValue(words, i, []string{"--file", "--exec", "--include", "--load", "--source", "--field-separator", "--assign"})
-			switch name {
-			case "--file", "--exec", "--include", "--load":
-				fromFile = true
-			case "--source":
-				progs = append(progs, value)
-			case "--sandbox":
-				sandboxed = true
+	for _, o := range getopt(words, optSpec{values: "fEileFvW", long: []string{"--file", "--exec", "--include", "--load", "--source", "--field-separator", "--assign"}}) {
+		at := o.at
+		if o.name == "--" {
+			at++
+		}
+		if o.name == "" || o.name == "--" || words[at].computed() && len(progs) == 0 && !fromFile {
+			if len(progs) == 0 && !fromFile && at < len(words) {
+				progs = append(progs, words[at])
 			}
-			i += n
-			continue
-		case len(v) > 1 && v[0] == '-':
-			i += shortValues(words, i, "fEileFvW", func(c byte, value word) {
-				switch c {
-				case 'f', 'E', 'i', 'l':
-					fromFile = true
-				case 'e':
-					progs = append(progs, value)
-				case 'S':
-					sandboxed = true
-				}
-			})
-			continue
+			break
 		}
-		if len(progs) == 0 && !fromFile && i < len(words) {
-			progs = append(progs, words[i])
+		switch o.name {
+		case "-f", "-E", "-i", "-l", "--file", "--exec", "--include", "--load":
+			fromFile = true
+		case "-e", "--source":
+			progs = append(progs, o.value)
+		case "-S", "--sandbox":
+			sandboxed = true
 		}
-		break
 	}
 	return scriptNotes("awk", "an awk program", words, progs, fromFile, sandboxed, func(p string) string {
 		if m := awkRuns.FindString(awkCode(p)); m != "" {
@@ -119,44 +98,29 @@ func awkCode(prog string) string {
 // sedNotes asks about sed scripts that run commands or write files they
 // name (see scriptNotes).
 func sedNotes(words []word) []finding {
-	var scripts []word
+	var scripts, operands []word
 	fromFile, sandboxed := false, false
-	var operands []word
-	for i := 1; i < len(words); {
-		w := words[i]
-		v := w.value
-		switch {
-		case w.computed() || !strings.HasPrefix(v, "-") || v == "-":
-			operands = append(operands, w)
-			i++
-		case v == "--":
-			operands = append(operands, words[i+1:]...)
-			i = len(words)
-		case strings.HasPrefix(v, "--"):
-			name, value, n := longValue(words, i, []string{"--expression", "--file", "--line-length"})
-			switch name {
-			case "--expression":
-				scripts = append(scripts, value)
-			case "--file":
-				fromFile = true
-			case "--sandbox":
-				sandboxed = true
-			}
-			i += n
-		default:
-			// -i takes the rest of the cluster as its suffix.
-			if j := strings.IndexByte(v, 'i'); j > 0 && (strings.IndexAny(v, "efl") < 0 || j < strings.IndexAny(v, "efl")) {
-				i++
-				continue
-			}
-			i += shortValues(words, i, "efl", func(c byte, value word) {
-				switch c {
-				case 'e':
-					scripts = append(scripts, value)
-				case 'f':
-					fromFile = true
-				}
-			})
+	last := 0 // the computed word last read as an operand
+	// -i takes the rest of its cluster as a suffix.
+options:
+	for _, o := range getopt(words, optSpec{values: "efl", optional: "i", long: []string{"--expression", "--file", "--line-length"}}) {
+		if o.name == "" || words[o.at].computed() && o.at != last {
+			operands = append(operands, words[o.at])
+			last = o.at
+		}
+		if o.name == "" || words[o.at].computed() {
+			continue
+		}
+		switch o.name {
+		case "--":
+			operands = append(operands, words[o.at+1:]...)
+			break options
+		case "-e", "--expression":
+			scripts = append(scripts, o.value)
+		case "-f", "--file":
+			fromFile = true
+		case "--sandbox":
+			sandboxed = true
 		}
 	}
 	if len(scripts) == 0 && !fromFile && len(operands) > 0 {

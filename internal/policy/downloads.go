@@ -68,38 +68,36 @@ func fileKey(w word) string {
 	return path.Base(w.value)
 }
 
-const curlValues = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
-
 // curlFiles lists what curl saves: -o FILE, and with -O each URL's name.
 func curlFiles(words []word) []string {
 	var files, urls []string
 	remote := false
-	eachOption(words, []string{"--output", "--url"}, curlValues, func(name string, value word) {
-		switch name {
+	for _, o := range getopt(words, optSpec{values: "AbcCdDeEFHKmoPQrTtuUwxXyYz", long: []string{"--output", "--url"}}) {
+		switch value := o.value; o.name {
+		case "", "--url":
+			urls = append(urls, fileKey(urlWord(value)))
 		case "-o", "--output":
 			files = append(files, fileKey(value))
-		case "--url":
-			urls = append(urls, fileKey(urlWord(value)))
 		case "-O", "--remote-name", "--remote-name-all":
 			remote = true
 		case "-J", "--remote-header-name":
 			files = append(files, anyDownload)
 		}
-	}, func(w word) { urls = append(urls, fileKey(urlWord(w))) })
+	}
 	if remote {
 		files = append(files, urls...)
 	}
 	return files
 }
 
-const wgetValues = "OoaiBtTwQPUelARDIX"
-
 // wgetFiles lists what wget saves: -O FILE, or else each URL's name.
 func wgetFiles(words []word) []string {
 	var files, urls []string
 	named := false
-	eachOption(words, []string{"--output-document", "--input-file"}, wgetValues, func(name string, value word) {
-		switch name {
+	for _, o := range getopt(words, optSpec{values: "OoaiBtTwQPUelARDIX", long: []string{"--output-document", "--input-file"}}) {
+		switch value := o.value; o.name {
+		case "":
+			urls = append(urls, fileKey(urlWord(value)))
 		case "-O", "--output-document":
 			named = true
 			if value.value != "-" {
@@ -108,7 +106,7 @@ func wgetFiles(words []word) []string {
 		case "-i", "--input-file":
 			files = append(files, anyDownload)
 		}
-	}, func(w word) { urls = append(urls, fileKey(urlWord(w))) })
+	}
 	if !named {
 		files = append(files, urls...)
 	}

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // programNotes runs the checks on what one program is told to do: git
 // writing .git or running programs from settings, awk, sed, tar and ssh
@@ -23,7 +26,11 @@ func (a *analyzer) programNotes(inv Invocation, words []word, in stdin) []findin
 	case name == "ssh" || name == "scp" || name == "sftp" || name == "slogin":
 		return a.sshNotes(name, words)
 	case name == "rsync":
-		a.rsyncCode(words)
+		for _, o := range getopt(words, optSpec{values: "eBfTM", long: []string{"--rsh"}}) {
+			if o.name == "-e" || o.name == "--rsh" {
+				a.helperCode("rsync "+o.name, words, o.value)
+			}
+		}
 	default:
 		if spec, ok := interpreterSpec(name); ok {
 			return inlineNotes(name, spec, words, in)
@@ -38,67 +45,65 @@ func runsCode(prog string, words []word, detail string) finding {
 	return finding{check: checkRunsCode, key: checkRunsCode + " " + prog, subject: wordsSource(words), detail: detail}
 }
 
-// eachOption reads a program's options as getopt does: --name=value,
-// --name value for names in longTakes, and clusters of short options
-// whose letters in shortTakes take a value (a computed word starting with
-// "-" is read as options too); operand gets the other words.
-func eachOption(words []word, longTakes []string, shortTakes string, option func(name string, value word), operand func(word)) {
-	for i := 1; i < len(words); {
-		switch w := words[i]; {
-		case !strings.HasPrefix(w.value, "-") || w.value == "-":
-			if operand != nil {
-				operand(w)
+// optSpec says which of a program's options take a value.
+type optSpec struct {
+	values   string   // short options that take one: -f x, -fx
+	optional string   // short options that take only the rest of their cluster (sed -i.bak)
+	long     []string // long options that take the next word unless written --name=value
+}
+
+// arg is an option ("-x", "--name") with its value, or an operand.
+type arg struct {
+	name  string // "" for an operand
+	value word
+	at    int // the index of the word it is read from
+}
+
+// getopt reads a program's arguments as GNU getopt does: clusters of
+// short options, long options and operands anywhere. "--" is an option
+// for the caller to end the options with. A computed word is read by what
+// is known of it; callers for programs that do not reorder their
+// arguments stop at the first operand or computed word.
+func getopt(words []word, spec optSpec) []arg {
+	var out []arg
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		v := w.value
+		switch {
+		case len(v) < 2 || v[0] != '-':
+			out = append(out, arg{value: w, at: i})
+		case v[1] == '-':
+			o := arg{at: i}
+			var value string
+			var ok bool
+			if o.name, value, ok = strings.Cut(v, "="); ok {
+				o.value = partOf(w, value)
+			} else if slices.Contains(spec.long, o.name) && i+1 < len(words) {
+				i++
+				o.value = words[i]
 			}
-			i++
-		case strings.HasPrefix(w.value, "--"):
-			name, value, n := longValue(words, i, longTakes)
-			option(name, value)
-			i += n
+			out = append(out, o)
 		default:
-			i += shortValues(words, i, shortTakes, func(c byte, value word) { option("-"+string(c), value) })
+			for j := 1; j < len(v); j++ {
+				if v[j] == '-' {
+					continue // not to be taken for "--"
+				}
+				o := arg{name: "-" + v[j:j+1], at: i}
+				takes := strings.IndexByte(spec.values, v[j]) >= 0
+				if takes || strings.IndexByte(spec.optional, v[j]) >= 0 {
+					if j+1 < len(v) {
+						o.value = partOf(w, v[j+1:])
+					} else if takes && i+1 < len(words) {
+						i++
+						o.value = words[i]
+					}
+					j = len(v)
+				}
+				out = append(out, o)
+			}
 		}
 	}
-}
-
-// shortValues reads a cluster of short options like -xzf or -oKey=v at
-// words[i], calling seen with each letter and its value (for letters in
-// values: the rest of the cluster, or the next word). It returns how many
-// words the cluster took.
-func shortValues(words []word, i int, values string, seen func(letter byte, value word)) int {
-	v := words[i].value
-	for j := 1; j < len(v); j++ {
-		c := v[j]
-		if strings.IndexByte(values, c) < 0 {
-			seen(c, word{})
-			continue
-		}
-		if j < len(v)-1 {
-			seen(c, partOf(words[i], v[j+1:]))
-			return 1
-		}
-		if i+1 < len(words) {
-			seen(c, words[i+1])
-			return 2
-		}
-		seen(c, word{})
-		return 1
-	}
-	return 1
-}
-
-// longValue reads --name=value, or --name value when name is one of
-// takes, at words[i]; it returns how many words it took.
-func longValue(words []word, i int, takes []string) (string, word, int) {
-	name, value, hasValue := strings.Cut(words[i].value, "=")
-	if hasValue {
-		return name, partOf(words[i], value), 1
-	}
-	for _, t := range takes {
-		if name == t && i+1 < len(words) {
-			return name, words[i+1], 2
-		}
-	}
-	return name, word{}, 1
+	return out
 }
 
 // partOf makes a word of part of w's value, computed if w is.

@@ -9,9 +9,6 @@ import (
 var tarRunners = []string{"--checkpoint-action", "--to-command", "--use-compress-program",
 	"--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"}
 
-// tarValues are tar's short options that take a value.
-const tarValues = "fCbgKLNTVXHIF"
-
 // tarNotes asks about tar told to run programs, and reads their commands.
 func (a *analyzer) tarNotes(words []word) []finding {
 	var runs, unknown []string
@@ -21,8 +18,8 @@ func (a *analyzer) tarNotes(words []word) []finding {
 			runs = append(runs, "-"+w[0].value[i:i+1])
 		}
 	}
-	eachOption(words, tarRunners, tarValues, func(name string, value word) {
-		switch opt := tarRunner(name); {
+	for _, o := range getopt(words, optSpec{values: "fCbgKLNTVXHIF", long: tarRunners}) {
+		switch name, value, opt := o.name, o.value, tarRunner(o.name); {
 		case strings.ContainsAny(name, "$`"):
 			unknown = append(unknown, name)
 		case name == "-I" || name == "-F":
@@ -33,7 +30,7 @@ func (a *analyzer) tarNotes(words []word) []finding {
 			runs = append(runs, opt)
 			a.helperCode("tar "+opt, words, value)
 		}
-	}, nil)
+	}
 	switch {
 	case len(runs) > 0:
 		return []finding{runsCode("tar", words, "tar "+strings.Join(runs, ", ")+" runs a program or shell command")}
@@ -72,9 +69,6 @@ func (a *analyzer) helperCode(prog string, words []word, value word) {
 	a.code(codeSource{prog: prog, subject: wordsSource(words), words: []word{code}})
 }
 
-// sshValues are the short options of ssh, scp and sftp that take a value.
-const sshValues = "BbcDEeFIiJLlmOoPpQRSWw"
-
 // sshCommandKeys are the ssh settings whose value is a local command.
 var sshCommandKeys = []string{"proxycommand", "localcommand", "knownhostscommand"}
 
@@ -84,8 +78,8 @@ var sshCommandKeys = []string{"proxycommand", "localcommand", "knownhostscommand
 // than denied: jump hosts need it.
 func (a *analyzer) sshNotes(prog string, words []word) []finding {
 	var notes []finding
-	eachOption(words, nil, sshValues, func(name string, value word) {
-		switch {
+	for _, o := range getopt(words, optSpec{values: "BbcDEeFIiJLlmOoPpQRSWw"}) {
+		switch name, value := o.name, o.value; {
 		case name == "-o":
 			key, cmd := sshOption(value)
 			if slices.Contains(sshCommandKeys, key) {
@@ -98,7 +92,7 @@ func (a *analyzer) sshNotes(prog string, words []word) []finding {
 			notes = append(notes, runsCode(prog, words, name+" names a local program it runs"))
 			a.helperCode(prog+" "+name, words, value)
 		}
-	}, nil)
+	}
 	return notes
 }
 
@@ -113,13 +107,4 @@ func sshOption(w word) (string, word) {
 	rest := strings.TrimLeft(v[i:], " \t")
 	rest = strings.TrimLeft(strings.TrimPrefix(rest, "="), " \t")
 	return strings.ToLower(v[:i]), partOf(w, rest)
-}
-
-// rsyncCode reads the remote shell command given to rsync -e or --rsh.
-func (a *analyzer) rsyncCode(words []word) {
-	eachOption(words, []string{"--rsh"}, "eBfTM", func(name string, value word) {
-		if name == "-e" || name == "--rsh" {
-			a.helperCode("rsync "+name, words, value)
-		}
-	}, nil)
 }

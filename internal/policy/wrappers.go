@@ -44,12 +44,6 @@ var (
 	watchSpec = wrapperSpec{values: "nq", long: []string{"--interval", "--equexit"}}
 )
 
-// option is an option a wrapper was given, with its value if it takes one.
-type option struct {
-	name  string
-	value word
-}
-
 // dispatch looks into a program that runs other programs or code.
 func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	if name == "eval" || name == "alias" || name == "trap" || name == "source" || name == "." || name == "watch" || shells[name] {
@@ -100,29 +94,19 @@ func (a *analyzer) rest(words []word, next int, in stdin) {
 // operands, and returns the index of the program it runs. Options end at
 // the first other word, as these programs do not reorder their arguments,
 // or at a computed one, which might be the program.
-func skipOptions(spec wrapperSpec, words []word) (next int, opts []option, stop bool) {
-	i := 1
-	for i < len(words) && !words[i].computed() {
-		v := words[i].value
+func skipOptions(spec wrapperSpec, words []word) (next int, opts []arg, stop bool) {
+	for _, o := range getopt(words, optSpec{values: spec.values, long: spec.long}) {
 		switch {
-		case v == "--":
-			return i + 1 + spec.operands, opts, stop
-		case strings.HasPrefix(v, "--"):
-			name, value, n := longValue(words, i, spec.long)
-			opts = append(opts, option{name, value})
-			i += n
-		case len(v) > 1 && v[0] == '-':
-			i += shortValues(words, i, spec.values, func(c byte, value word) {
-				opts = append(opts, option{"-" + string(c), value})
-				stop = stop || strings.IndexByte(spec.stops, c) >= 0
-			})
-		case spec.assigns && (v == "-" || isAssignment(v)):
-			i++
-		default:
-			return i + spec.operands, opts, stop
+		case o.name == "--":
+			return o.at + 1 + spec.operands, opts, stop
+		case words[o.at].computed() || o.name == "" && !(spec.assigns && (o.value.value == "-" || isAssignment(o.value.value))):
+			return o.at + spec.operands, opts, stop
+		case o.name != "":
+			opts = append(opts, o)
+			stop = stop || len(o.name) == 2 && strings.Contains(spec.stops, o.name[1:])
 		}
 	}
-	return i + spec.operands, opts, stop
+	return len(words) + spec.operands, opts, stop
 }
 
 // isAssignment reports whether a word is NAME=value.
