@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/pattern"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // ErrInvalidRule is wrapped by every error about a rule's syntax.
@@ -35,10 +38,11 @@ type rule struct {
 	desc     string // the text after "#"
 	user     bool   // from Config rather than Default
 	check    string // the built-in check it names, or ""
-	program  matcher
+	program  *regexp.Regexp
 	full     bool // the program has a "/": match the whole path
+	glob     bool // the program is a pattern
 	options  []string
-	operands []matcher
+	operands []*regexp.Regexp
 }
 
 // parseRule compiles one rule (syntax in the package documentation).
@@ -78,6 +82,7 @@ func (r *rule) setProgram(p string) error {
 	if r.full {
 		p = path.Clean(p)
 	}
+	r.glob = pattern.HasMeta(p, 0) || strings.Contains(p, `\`)
 	// On a case-insensitive file system SUDO runs sudo.
 	m, err := compilePattern(p, true)
 	if err != nil {
@@ -103,40 +108,20 @@ func (r *rule) addWord(f string) error {
 	return nil
 }
 
-// matcher matches a rule's shell pattern; plain names need no regexp.
-type matcher struct {
-	literal string
-	fold    bool // ignore case
-	re      *regexp.Regexp
-}
-
-func (m matcher) MatchString(s string) bool {
-	switch {
-	case m.re != nil:
-		return m.re.MatchString(s)
-	case m.fold:
-		return strings.EqualFold(s, m.literal)
-	}
-	return s == m.literal
-}
-
-func compilePattern(p string, fold bool) (matcher, error) {
-	if !pattern.HasMeta(p, 0) && !strings.Contains(p, `\`) {
-		return matcher{literal: p, fold: fold}, nil
-	}
+// compilePattern compiles a rule's shell pattern.
+func compilePattern(p string, fold bool) (*regexp.Regexp, error) {
 	mode := pattern.EntireString
 	if fold {
 		mode |= pattern.NoGlobCase
 	}
 	expr, err := pattern.Regexp(p, mode)
-	if err != nil {
-		return matcher{}, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
+	if err == nil {
+		var re *regexp.Regexp
+		if re, err = regexp.Compile(expr); err == nil {
+			return re, nil
+		}
 	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return matcher{}, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
-	}
-	return matcher{re: re}, nil
+	return nil, fmt.Errorf("%w: bad pattern %q: %w", ErrInvalidRule, p, err)
 }
 
 // matchMode says how generously a rule reads what is uncertain.
@@ -167,4 +152,228 @@ func (r *rule) matchArgs(toks []token, m matchMode) bool {
 		}
 	}
 	return matchOperands(r.operands, toks, m)
+}
+
+// layer is one set of rules: the config's or the defaults.
+type layer struct {
+	rules  []*rule
+	checks map[string]*rule // the most severe rule naming each check
+}
+
+func newLayer(cfg Config, user bool) (layer, error) {
+	l := layer{checks: map[string]*rule{}}
+	lists := []struct {
+		name  string
+		d     Decision
+		rules []string
+	}{{"deny", Deny, cfg.Deny}, {"ask", Ask, cfg.Ask}, {"allow", Allow, cfg.Allow}}
+	for _, list := range lists {
+		for _, text := range list.rules {
+			r, err := parseRule(text, list.d)
+			if err != nil {
+				return layer{}, fmt.Errorf("%s rule %q: %w", list.name, text, err)
+			}
+			r.user = user
+			if r.check == "" {
+				l.rules = append(l.rules, r)
+			} else if old := l.checks[r.check]; old == nil || r.decision.severity() > old.decision.severity() {
+				l.checks[r.check] = r
+			}
+		}
+	}
+	// Rules naming a program plainly come first: they win ties.
+	slices.SortStableFunc(l.rules, func(a, b *rule) int { return cmp.Compare(a.pattern(), b.pattern()) })
+	return l, nil
+}
+
+func (r *rule) pattern() int {
+	if r.full || r.glob {
+		return 1
+	}
+	return 0
+}
+
+// match returns the most severe rule that applies to a program, or nil:
+// deny and ask rules when they may match, allow rules when they surely do.
+func (l *layer) match(inv Invocation, toks []token) *rule {
+	var best *rule
+	for _, r := range l.rules {
+		if best != nil && r.decision.severity() <= best.decision.severity() {
+			continue
+		}
+		m := possibly
+		if r.decision == Allow {
+			m = surely
+		}
+		if r.matchProgram(inv) && r.matchArgs(toks, m) {
+			best = r
+		}
+	}
+	return best
+}
+
+// reason explains the rule's decision on a program.
+func (r *rule) reason(inv Invocation, toks []token) string {
+	subject := inv.source()
+	if r.decision == Deny && len(r.options) == 0 && len(r.operands) == 0 {
+		subject = inv.Name
+	}
+	desc := r.desc
+	if desc == "" {
+		desc = fmt.Sprintf("matches the rule %q", r.text)
+		if r.user {
+			desc = fmt.Sprintf("matches your rule %q", r.text)
+		}
+	}
+	if r.decision != Allow && !r.matchArgs(toks, literally) {
+		desc += " (its arguments are only known at run time)"
+	}
+	return phrase(r.decision, subject, desc)
+}
+
+func phrase(d Decision, subject, detail string) string {
+	subject = human.OneLine(subject, maxSubject)
+	switch d {
+	case Deny:
+		return fmt.Sprintf("`%s` is denied: %s", subject, detail)
+	case Ask:
+		return fmt.Sprintf("`%s` needs approval: %s", subject, detail)
+	}
+	return fmt.Sprintf("`%s` is allowed: %s", subject, detail)
+}
+
+const maxSubject = 80 // how much of a command a reason quotes
+
+type tokenKind uint8
+
+const (
+	tokOption   tokenKind = iota // a literal option, before any "--"
+	tokOperand                   // a literal operand
+	tokComputed                  // known only at run time
+)
+
+// token is one argument classified for rule matching.
+type token struct {
+	kind  tokenKind
+	value string
+	// afterOption marks an operand right after an option without "=",
+	// which may be its value (git -C dir).
+	afterOption bool
+	optLike     bool // a computed argument that may turn into an option
+}
+
+// tokens classifies a program's arguments, dropping the "--" ending options.
+func tokens(args []word) []token {
+	out := make([]token, 0, len(args))
+	ended, prevOption := false, false
+	for _, w := range args {
+		v := w.value
+		switch {
+		case w.computed():
+			out = append(out, token{kind: tokComputed, value: v, optLike: w.optLike && !ended})
+			prevOption = false
+		case !ended && v == "--":
+			ended, prevOption = true, false
+		case !ended && len(v) > 1 && v[0] == '-':
+			out = append(out, token{kind: tokOption, value: v})
+			prevOption = !strings.Contains(v, "=")
+		default:
+			out = append(out, token{kind: tokOperand, value: v, afterOption: prevOption})
+			prevOption = false
+		}
+	}
+	return out
+}
+
+// hasOption reports whether an option of the rule is among the arguments.
+func hasOption(toks []token, opt string, m matchMode) bool {
+	for _, t := range toks {
+		switch t.kind {
+		case tokOption:
+			if optionMatches(opt, t.value, !m.every) {
+				return true
+			}
+		case tokComputed:
+			if m.computed && t.optLike {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// optionMatches reports whether a rule option matches one argument: -r
+// also in -rf, longer ones whole with or without "=value", and with
+// abbrev a --name also as GNU programs shorten it (--rec).
+func optionMatches(opt, arg string, abbrev bool) bool {
+	if len(opt) == 2 {
+		return !strings.HasPrefix(arg, "--") && strings.IndexByte(arg[1:], opt[1]) >= 0
+	}
+	name, _, _ := strings.Cut(arg, "=")
+	if name == opt {
+		return true
+	}
+	return abbrev && strings.HasPrefix(opt, "--") && strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(opt, name)
+}
+
+// matchOperands reports whether the patterns match the first operands in
+// order. Words that may be an option's value are read both ways, computed
+// ones may stand for any number of operands.
+func matchOperands(pats []*regexp.Regexp, toks []token, m matchMode) bool {
+	if len(pats) == 0 {
+		return true
+	}
+	om := operandMatch{pats: pats, toks: toks, mode: m, memo: make([]int8, (len(pats)+1)*(len(toks)+1))}
+	return om.match(0, 0)
+}
+
+// operandMatch is one run of matchOperands; remembering each answer keeps
+// reading ambiguous words both ways linear in their number.
+type operandMatch struct {
+	pats []*regexp.Regexp
+	toks []token
+	mode matchMode
+	memo []int8 // 0 unknown, 1 match, -1 no match
+}
+
+// match reports whether pats[p:] match the operands in toks[t:].
+func (om *operandMatch) match(p, t int) bool {
+	if p == len(om.pats) {
+		return true
+	}
+	if t == len(om.toks) {
+		return false
+	}
+	key := p*(len(om.toks)+1) + t
+	if om.memo[key] == 0 {
+		om.memo[key] = -1
+		if om.step(p, t) {
+			om.memo[key] = 1
+		}
+	}
+	return om.memo[key] > 0
+}
+
+// step reads token t against pattern p.
+func (om *operandMatch) step(p, t int) bool {
+	tok := om.toks[t]
+	switch tok.kind {
+	case tokOption:
+		return om.match(p, t+1)
+	case tokComputed:
+		if om.mode.computed {
+			return true
+		}
+		// Surely, it could shift the operands: nothing after is certain.
+		return !om.mode.every && om.match(p, t+1)
+	}
+	asOperand := om.pats[p].MatchString(tok.value) && om.match(p+1, t+1)
+	if !tok.afterOption {
+		return asOperand
+	}
+	asValue := om.match(p, t+1)
+	if om.mode.every {
+		return asOperand && asValue
+	}
+	return asOperand || asValue
 }
