@@ -459,11 +459,7 @@ func partOf(w word, s string) word {
 	return p
 }
 
-var harmlessDevices = map[string]bool{
-	"/dev/null": true, "/dev/zero": true, "/dev/full": true,
-	"/dev/random": true, "/dev/urandom": true, "/dev/tty": true,
-	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true,
-}
+var harmlessDevices = set("/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/stdin /dev/stdout /dev/stderr")
 
 var writeOps = map[syntax.RedirOperator]bool{
 	syntax.RdrOut: true, syntax.AppOut: true, syntax.RdrClob: true, syntax.AppClob: true,

@@ -12,15 +12,18 @@ import (
 
 // shells are the programs whose code (-c, standard input, here-document)
 // courier parses again.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
-	"ash": true, "yash": true, "posh": true, "rbash": true, "fish": true,
-}
+var shells = set("sh bash dash zsh ksh mksh ash yash posh rbash fish")
 
 // downloaders fetch from the network.
-var downloaders = map[string]bool{
-	"curl": true, "wget": true, "wget2": true, "fetch": true, "aria2c": true,
-	"http": true, "https": true, "xh": true, "lwp-request": true, "GET": true,
+var downloaders = set("curl wget wget2 fetch aria2c http https xh lwp-request GET")
+
+// set makes a set of words separated by spaces.
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 // interpSpec describes how an interpreter is given its program.
@@ -55,40 +58,34 @@ func interpreterSpec(name string) (interpSpec, bool) {
 	return spec, ok
 }
 
-// codeSource is shell code a program runs: a -c string, eval's
-// arguments, a here-document...
-type codeSource struct {
-	prog    string // what runs the code, for messages: "bash -c", "eval"
-	subject string // what the reason quotes
-	words   []word // joined with spaces, the code
-}
-
-// code analyzes shell code one level deeper. Code built from expansions is
-// checked as written, and needs approval itself.
-func (a *analyzer) code(c codeSource) {
+// code analyzes the shell code that prog (for messages: "bash -c", "eval")
+// runs, its words joined with spaces, one level deeper. Code built from
+// expansions is checked as written, and needs approval itself; subject is
+// what reasons quote.
+func (a *analyzer) code(prog, subject string, words ...word) {
 	if a.scratch {
 		return
 	}
-	texts := make([]string, len(c.words))
+	texts := make([]string, len(words))
 	expands := false
-	for i, w := range c.words {
+	for i, w := range words {
 		texts[i] = w.code
 		expands = expands || w.expands
 	}
 	if expands {
-		a.computedCode(c)
+		a.computedCode(prog, subject, words...)
 	}
 	if a.depth >= maxDepth {
-		a.finding(checkUnparseable, c.subject, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
+		a.finding(checkUnparseable, subject, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
 		return
 	}
-	newAnalyzer(a.out, a.depth+1).run(strings.Join(texts, " "), c.subject, "the code for "+c.prog)
+	newAnalyzer(a.out, a.depth+1).run(strings.Join(texts, " "), subject, "the code for "+prog)
 }
 
 // computedCode notes code whose text is only known at run time.
-func (a *analyzer) computedCode(c codeSource) {
-	download := slices.ContainsFunc(c.words, func(w word) bool { return w.node != nil && a.downloads(w.node) })
-	a.unreadable(download, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
+func (a *analyzer) computedCode(prog, subject string, words ...word) {
+	download := slices.ContainsFunc(words, func(w word) bool { return w.node != nil && a.downloads(w.node) })
+	a.unreadable(download, subject, fmt.Sprintf("the code %s runs is computed at run time", prog))
 }
 
 // unreadable notes code that no one can read beforehand: downloaded, or
@@ -112,7 +109,7 @@ options:
 				break options
 			}
 			// It may be options such as -c, and then anything.
-			a.computedCode(codeSource{prog: name, subject: wordsSource(words), words: words[i:]})
+			a.computedCode(name, wordsSource(words), words[i:]...)
 			return
 		}
 		v := w.value
@@ -137,7 +134,7 @@ options:
 	switch {
 	case cflag:
 		if i < len(words) {
-			a.code(codeSource{prog: name + " -c", subject: wordsSource(words), words: words[i : i+1]})
+			a.code(name+" -c", wordsSource(words), words[i:i+1]...)
 		}
 	case sflag:
 		a.stdinCode(name, in)
@@ -153,7 +150,7 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 	src := interpreterSource(spec, words)
 	if src.inline != nil {
 		if src.computed {
-			a.computedCode(codeSource{prog: name + " " + src.option, subject: wordsSource(words), words: []word{*src.inline}})
+			a.computedCode(name+" "+src.option, wordsSource(words), *src.inline)
 		}
 		return
 	}
@@ -250,7 +247,7 @@ func (a *analyzer) stdinCode(name string, in stdin) {
 		a.unreadable(in.download, in.src, name+" runs code read from a pipe, which courier cannot check")
 	case stdinText:
 		if shells[name] {
-			a.code(codeSource{prog: name, subject: in.src, words: []word{*in.text}})
+			a.code(name, in.src, *in.text)
 		}
 	}
 }
@@ -266,7 +263,7 @@ func (a *analyzer) alias(words []word) {
 		v := w
 		v.value = w.value[len(name)+1:]
 		v.code = code
-		a.code(codeSource{prog: "alias " + name, subject: wordsSource(words), words: []word{v}})
+		a.code("alias "+name, wordsSource(words), v)
 	}
 }
 
@@ -287,7 +284,7 @@ func (a *analyzer) trap(words []word) {
 	if !args[0].computed() && (v == "-" || strings.Trim(v, "0123456789") == "") {
 		return
 	}
-	a.code(codeSource{prog: "trap", subject: wordsSource(words), words: args[:1]})
+	a.code("trap", wordsSource(words), args[:1]...)
 }
 
 // source runs a script in the current shell.
@@ -363,13 +360,7 @@ func (a *analyzer) noteRedirectDownload(s *syntax.Stmt) {
 
 // downloaded reports whether w names a file downloaded earlier.
 func (a *analyzer) downloaded(w word) bool {
-	k := fileKey(w)
-	for _, d := range a.out.downloads {
-		if d == anyDownload || d == k {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(a.out.downloads, anyDownload) || slices.Contains(a.out.downloads, fileKey(w))
 }
 
 // fileKey is how downloaded and run files are compared: the base name,

@@ -8,7 +8,7 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true, "busybox-awk": true}
+var awks = set("awk gawk mawk nawk busybox-awk")
 
 // awkRuns finds system(), pipes, coprocesses and extensions in awk code.
 var awkRuns = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;{}\n]*[^|]\|[^|]|@load\b`)
@@ -328,7 +328,7 @@ func (a *analyzer) helperCode(prog string, words []word, value word) {
 	if code.value == "" && !code.computed() {
 		return
 	}
-	a.code(codeSource{prog: prog, subject: wordsSource(words), words: []word{code}})
+	a.code(prog, wordsSource(words), code)
 }
 
 // sshCommandKeys are the ssh settings whose value is a local command.

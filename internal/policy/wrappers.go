@@ -59,7 +59,7 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	case name == "watch":
 		a.watch(words)
 	case name == "eval":
-		a.code(codeSource{prog: "eval", subject: wordsSource(words), words: skipDashes(words[1:])})
+		a.code("eval", wordsSource(words), skipDashes(words[1:])...)
 	case name == "alias":
 		a.alias(words)
 	case name == "trap":
@@ -135,7 +135,7 @@ func (a *analyzer) env(words []word, in stdin) {
 	for _, o := range opts {
 		if o.name == "-S" || o.name == "--split-string" {
 			code := append([]word{o.value}, words[min(next, len(words)):]...)
-			a.code(codeSource{prog: "env -S", subject: wordsSource(words), words: code})
+			a.code("env -S", wordsSource(words), code...)
 			return
 		}
 	}
@@ -228,6 +228,6 @@ func (a *analyzer) watch(words []word) {
 		}
 	}
 	if len(rest) > 0 {
-		a.code(codeSource{prog: "watch", subject: wordsSource(words), words: rest})
+		a.code("watch", wordsSource(words), rest...)
 	}
 }
