@@ -82,8 +82,6 @@ type wordBuilder struct {
 	a                 *analyzer
 	w                 word
 	value, code, tail strings.Builder
-	lead              strings.Builder // the literal prefix, while prefix
-	prefix            bool
 	// escapes lists what a backslash escapes inside double quotes; a
 	// here-document body does not escape '"'.
 	escapes string
@@ -91,7 +89,7 @@ type wordBuilder struct {
 
 // word resolves one word: quote removal, and what is computed at run time.
 func (a *analyzer) word(n *syntax.Word) word {
-	b := &wordBuilder{a: a, prefix: true, escapes: "$`\"\\\n"}
+	b := &wordBuilder{a: a, escapes: "$`\"\\\n"}
 	b.parts(n.Parts, false)
 	return b.finish(n)
 }
@@ -102,7 +100,7 @@ func (a *analyzer) hereDoc(r *syntax.Redirect) word {
 	if r.Hdoc == nil {
 		return word{}
 	}
-	b := &wordBuilder{a: a, prefix: true, escapes: "$`\\\n"}
+	b := &wordBuilder{a: a, escapes: "$`\\\n"}
 	if quotedDelimiter(r.Word) {
 		for _, p := range r.Hdoc.Parts {
 			if l, ok := p.(*syntax.Lit); ok {
@@ -140,10 +138,6 @@ func (b *wordBuilder) finish(n *syntax.Word) word {
 	b.w.code = b.code.String()
 	b.w.tail = b.tail.String()
 	b.w.src = b.a.text(n)
-	if b.w.computed() {
-		lead := b.lead.String()
-		b.w.optLike = lead == "" || lead[0] == '-'
-	}
 	return b.w
 }
 
@@ -152,15 +146,20 @@ func (b *wordBuilder) literal(s string) {
 	b.value.WriteString(s)
 	b.code.WriteString(s)
 	b.tail.WriteString(s)
-	if b.prefix {
-		b.lead.WriteString(s)
+}
+
+// unknown starts a part known only at run time.
+func (b *wordBuilder) unknown() {
+	if !b.w.computed() {
+		lead := b.value.String()
+		b.w.optLike = lead == "" || lead[0] == '-'
 	}
+	b.tail.Reset()
 }
 
 // computedPart adds a part whose value is only known at run time.
 func (b *wordBuilder) computedPart(p syntax.WordPart, quoted bool) {
-	b.prefix = false
-	b.tail.Reset()
+	b.unknown()
 	b.w.expands = true
 	if !quoted {
 		b.w.split = true
@@ -188,8 +187,7 @@ func (b *wordBuilder) parts(parts []syntax.WordPart, quoted bool) {
 		case *syntax.DblQuoted:
 			b.parts(p.Parts, true)
 		case *syntax.ExtGlob, *syntax.BraceExp:
-			b.prefix = false
-			b.tail.Reset()
+			b.unknown()
 			b.w.glob = true
 			src := b.a.text(p)
 			b.value.WriteString(src)
@@ -208,8 +206,7 @@ func (b *wordBuilder) unquotedLit(raw string) {
 		return
 	}
 	b.literal(unescape(raw[:i], ""))
-	b.prefix = false
-	b.tail.Reset()
+	b.unknown()
 	b.w.glob = true
 	b.value.WriteString(unescape(raw[i:], ""))
 	b.code.WriteString(raw[i:]) // the pattern as a shell re-reading it sees it

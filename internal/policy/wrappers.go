@@ -37,12 +37,9 @@ var wrappers = map[string]wrapperSpec{
 	"sudo":    {values: "CDghpRrtTUu", long: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}, assigns: true},
 	"doas":    {values: "uC"},
 	"pkexec":  {long: []string{"--user"}},
+	// xargs gives the program arguments read from its input.
+	"xargs": {values: "aEIdLnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
 }
-
-var (
-	xargsSpec = wrapperSpec{values: "aEIdLnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}
-	watchSpec = wrapperSpec{values: "nq", long: []string{"--interval", "--equexit"}}
-)
 
 // dispatch looks into a program that runs other programs or code.
 func (a *analyzer) dispatch(name string, words []word, in stdin) {
@@ -50,10 +47,6 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 		a.around(wordsSource(words))
 	}
 	switch {
-	case name == "env":
-		a.env(words, in)
-	case name == "xargs":
-		a.xargs(words)
 	case name == "find":
 		a.find(words, in)
 	case name == "watch":
@@ -70,23 +63,23 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 		a.shell(name, words, in)
 	default:
 		if spec, ok := wrappers[name]; ok {
-			next, _, stop := skipOptions(spec, words)
-			a.around(wordsSource(words[:min(next, len(words))]))
-			if !stop {
-				a.rest(words, next, in)
+			next, opts, stop := skipOptions(spec, words)
+			a.around(wordsSource(words[:next]))
+			// env -S runs a string it splits as a shell would.
+			split := slices.IndexFunc(opts, func(o arg) bool { return o.name == "-S" || o.name == "--split-string" })
+			switch prog := words[next:]; {
+			case name == "env" && split >= 0:
+				a.code("env -S", wordsSource(words), append([]word{opts[split].value}, prog...)...)
+			case name == "xargs":
+				a.xargs(words[1:next], opts, prog)
+			case !stop && len(prog) > 0:
+				a.command(prog, in)
 			}
 			return
 		}
 		if spec, ok := interpreterSpec(name); ok {
 			a.interpreter(name, spec, words, in)
 		}
-	}
-}
-
-// rest analyzes the program a wrapper starts, if any.
-func (a *analyzer) rest(words []word, next int, in stdin) {
-	if next < len(words) {
-		a.command(words[next:], in)
 	}
 }
 
@@ -98,15 +91,15 @@ func skipOptions(spec wrapperSpec, words []word) (next int, opts []arg, stop boo
 	for _, o := range getopt(words, optSpec{values: spec.values, long: spec.long}) {
 		switch {
 		case o.name == "--":
-			return o.at + 1 + spec.operands, opts, stop
+			return min(o.at+1+spec.operands, len(words)), opts, stop
 		case words[o.at].computed() || o.name == "" && !(spec.assigns && (o.value.value == "-" || isAssignment(o.value.value))):
-			return o.at + spec.operands, opts, stop
+			return min(o.at+spec.operands, len(words)), opts, stop
 		case o.name != "":
 			opts = append(opts, o)
 			stop = stop || len(o.name) == 2 && strings.Contains(spec.stops, o.name[1:])
 		}
 	}
-	return len(words) + spec.operands, opts, stop
+	return len(words), opts, stop
 }
 
 // isAssignment reports whether a word is NAME=value.
@@ -128,28 +121,12 @@ func skipDashes(words []word) []word {
 	return words
 }
 
-// env runs a program, or with -S a string it splits as a shell would.
-func (a *analyzer) env(words []word, in stdin) {
-	next, opts, _ := skipOptions(wrappers["env"], words)
-	a.around(wordsSource(words[:min(next, len(words))]))
-	for _, o := range opts {
-		if o.name == "-S" || o.name == "--split-string" {
-			code := append([]word{o.value}, words[min(next, len(words)):]...)
-			a.code("env -S", wordsSource(words), code...)
-			return
-		}
-	}
-	a.rest(words, next, in)
-}
-
 // xargs gives a program arguments read from its input: a hidden computed
 // word stands for them, or with -I the words holding the replacement
 // string are computed.
-func (a *analyzer) xargs(words []word) {
-	next, opts, _ := skipOptions(xargsSpec, words)
-	a.around(wordsSource(words[:min(next, len(words))]))
+func (a *analyzer) xargs(own []word, opts []arg, prog []word) {
 	replace := ""
-	for _, w := range words[1:min(next, len(words))] {
+	for _, w := range own {
 		v := w.value
 		switch {
 		case strings.HasPrefix(v, "--replace"):
@@ -166,7 +143,7 @@ func (a *analyzer) xargs(words []word) {
 			replace = o.value.value
 		}
 	}
-	inner := slices.Clone(words[min(next, len(words)):])
+	inner := slices.Clone(prog)
 	if len(inner) == 0 {
 		inner = []word{literalWord("echo")}
 	}
@@ -219,15 +196,12 @@ func (a *analyzer) find(words []word, in stdin) {
 
 // watch runs its arguments joined by sh -c, or with -x as a program.
 func (a *analyzer) watch(words []word) {
-	next, opts, _ := skipOptions(watchSpec, words)
-	rest := words[min(next, len(words)):]
-	for _, o := range opts {
-		if o.name == "-x" || o.name == "--exec" {
-			a.rest(words, next, stdin{})
-			return
-		}
-	}
-	if len(rest) > 0 {
+	next, opts, _ := skipOptions(wrapperSpec{values: "nq", long: []string{"--interval", "--equexit"}}, words)
+	switch rest := words[next:]; {
+	case len(rest) == 0:
+	case slices.ContainsFunc(opts, func(o arg) bool { return o.name == "-x" || o.name == "--exec" }):
+		a.command(rest, stdin{})
+	default:
 		a.code("watch", wordsSource(words), rest...)
 	}
 }
