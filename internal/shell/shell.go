@@ -16,6 +16,11 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
+// TagVar is the variable that names a command in its environment. Every
+// process the command starts inherits it, so a command left running by a
+// courier that was killed can still be found and stopped.
+const TagVar = "COURIER_COMMAND"
+
 // DefaultMaxOutput is the output characters kept when Spec.MaxOutput is 0,
 // as the protocol specifies; also max_output's default.
 const DefaultMaxOutput = 4000
