@@ -63,49 +63,34 @@ func parseRule(text string, d Decision) (*rule, error) {
 		r.check = fields[0]
 		return r, nil
 	}
-	if err := r.setProgram(fields[0]); err != nil {
-		return nil, err
-	}
-	for _, f := range fields[1:] {
-		if err := r.addWord(f); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
-}
-
-func (r *rule) setProgram(p string) error {
+	p := fields[0]
 	if strings.HasPrefix(p, "-") {
-		return fmt.Errorf("%w: it starts with an option, not a program", ErrInvalidRule)
+		return nil, fmt.Errorf("%w: it starts with an option, not a program", ErrInvalidRule)
 	}
-	r.full = strings.Contains(p, "/")
-	if r.full {
+	if r.full = strings.Contains(p, "/"); r.full {
 		p = path.Clean(p)
 	}
 	r.glob = pattern.HasMeta(p, 0) || strings.Contains(p, `\`)
+	var err error
 	// On a case-insensitive file system SUDO runs sudo.
-	m, err := compilePattern(p, true)
-	if err != nil {
-		return err
+	if r.program, err = compilePattern(p, true); err != nil {
+		return nil, err
 	}
-	r.program = m
-	return nil
-}
-
-func (r *rule) addWord(f string) error {
-	if !strings.HasPrefix(f, "-") {
-		m, err := compilePattern(f, false)
-		if err != nil {
-			return err
+	for _, f := range fields[1:] {
+		switch {
+		case !strings.HasPrefix(f, "-"):
+			m, err := compilePattern(f, false)
+			if err != nil {
+				return nil, err
+			}
+			r.operands = append(r.operands, m)
+		case f == "-" || f == "--" || strings.Contains(f, "="):
+			return nil, fmt.Errorf("%w: %q is not an option a rule can match (write -x, -name or --name)", ErrInvalidRule, f)
+		default:
+			r.options = append(r.options, f)
 		}
-		r.operands = append(r.operands, m)
-		return nil
 	}
-	if f == "-" || f == "--" || strings.Contains(f, "=") {
-		return fmt.Errorf("%w: %q is not an option a rule can match (write -x, -name or --name)", ErrInvalidRule, f)
-	}
-	r.options = append(r.options, f)
-	return nil
+	return r, nil
 }
 
 // compilePattern compiles a rule's shell pattern.
@@ -220,10 +205,7 @@ func (r *rule) reason(inv Invocation, toks []token) string {
 	}
 	desc := r.desc
 	if desc == "" {
-		desc = fmt.Sprintf("matches the rule %q", r.text)
-		if r.user {
-			desc = fmt.Sprintf("matches your rule %q", r.text)
-		}
+		desc = fmt.Sprintf("matches %s rule %q", map[bool]string{true: "your", false: "the"}[r.user], r.text)
 	}
 	if r.decision != Allow && !r.matchArgs(toks, literally) {
 		desc += " (its arguments are only known at run time)"
@@ -232,14 +214,8 @@ func (r *rule) reason(inv Invocation, toks []token) string {
 }
 
 func phrase(d Decision, subject, detail string) string {
-	subject = human.OneLine(subject, maxSubject)
-	switch d {
-	case Deny:
-		return fmt.Sprintf("`%s` is denied: %s", subject, detail)
-	case Ask:
-		return fmt.Sprintf("`%s` needs approval: %s", subject, detail)
-	}
-	return fmt.Sprintf("`%s` is allowed: %s", subject, detail)
+	verb := map[Decision]string{Deny: "is denied", Ask: "needs approval", Allow: "is allowed"}[d]
+	return fmt.Sprintf("`%s` %s: %s", human.OneLine(subject, maxSubject), verb, detail)
 }
 
 const maxSubject = 80 // how much of a command a reason quotes
