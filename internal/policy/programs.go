@@ -134,137 +134,100 @@ options:
 // a command or writes a file (e, w, W, and s///e and s///w). sed compiles
 // the whole script before running it, so a script this reading loses its
 // way in is one sed refuses too.
-func sedRuns(script string) string {
-	r := sedReader{s: script}
-	for r.i < len(r.s) {
-		r.skip(" \t\n;")
-		if r.i >= len(r.s) {
-			break
+func sedRuns(s string) string {
+	i := 0
+	peek := func() byte {
+		if i < len(s) {
+			return s[i]
 		}
-		if r.s[r.i] == '#' {
-			r.toLineEnd()
+		return 0
+	}
+	skip := func(set string) {
+		for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+			i++
+		}
+	}
+	// past moves past the next character of stop, where with escapes a
+	// backslash escapes the character after it.
+	past := func(stop string, escapes bool) {
+		for i < len(s) {
+			i++
+			if c := s[i-1]; c == '\\' && escapes {
+				i++
+			} else if strings.IndexByte(stop, c) >= 0 {
+				return
+			}
+		}
+	}
+	// delimited moves past n parts ending in the delimiter at i (/re/).
+	delimited := func(n int) {
+		d := s[min(i, len(s)):min(i+1, len(s))]
+		i++
+		for range n {
+			past(d, true)
+		}
+	}
+	// address skips a line number, $, /regex/ or \cregexc, with GNU's
+	// forms and flags.
+	address := func() {
+		switch c := peek(); {
+		case c >= '0' && c <= '9', c == '+', c == '~':
+			i++
+			skip("0123456789~")
+		case c == '$':
+			i++
+		case c == '/', c == '\\':
+			if c == '\\' {
+				i++
+			}
+			delimited(1)
+			skip("IM")
+		}
+	}
+	for i < len(s) {
+		skip(" \t\n;")
+		if peek() == '#' {
+			past("\n", true)
 			continue
 		}
-		r.address()
-		if r.peek() == ',' {
-			r.i++
-			r.address()
+		address()
+		if peek() == ',' {
+			i++
+			address()
 		}
-		r.skip(" \t")
-		if r.peek() == '!' {
-			r.i++
-			r.skip(" \t")
+		skip(" \t")
+		if peek() == '!' {
+			i++
+			skip(" \t")
 		}
-		if r.i >= len(r.s) {
+		if i >= len(s) {
 			break
 		}
-		c := r.s[r.i]
-		r.i++
+		c := s[i]
+		i++
 		switch c {
 		case 'e':
 			return "runs a command (the e command)"
 		case 'w', 'W':
 			return "writes a file it names (the " + string(c) + " command)"
-		case 's':
-			d := r.next()
-			r.until(d)
-			r.until(d)
-			for r.i < len(r.s) && strings.IndexByte("gpiImMe0123456789w", r.s[r.i]) >= 0 {
-				switch r.s[r.i] {
+		case 's', 'y':
+			delimited(2)
+			for c == 's' && i < len(s) && strings.IndexByte("gpiImMe0123456789w", s[i]) >= 0 {
+				switch s[i] {
 				case 'e':
 					return "runs the text it makes as a command (the e flag of s)"
 				case 'w':
 					return "writes a file it names (the w flag of s)"
 				}
-				r.i++
+				i++
 			}
-		case 'y':
-			d := r.next()
-			r.until(d)
-			r.until(d)
 		case 'a', 'i', 'c', 'r', 'R':
-			r.toLineEnd()
+			past("\n", true)
 		case ':', 'b', 't', 'T', 'v':
-			r.label()
+			past("\n;", false)
 		}
 	}
 	return ""
-}
-
-// sedReader walks a sed script.
-type sedReader struct {
-	s string
-	i int
-}
-
-func (r *sedReader) peek() byte {
-	if r.i < len(r.s) {
-		return r.s[r.i]
-	}
-	return 0
-}
-
-func (r *sedReader) next() byte {
-	c := r.peek()
-	r.i++
-	return c
-}
-
-func (r *sedReader) skip(set string) {
-	for r.i < len(r.s) && strings.IndexByte(set, r.s[r.i]) >= 0 {
-		r.i++
-	}
-}
-
-// label skips a label or version, to a ";" or the line's end, as GNU sed.
-func (r *sedReader) label() {
-	for r.i < len(r.s) && r.s[r.i] != '\n' && r.s[r.i] != ';' {
-		r.i++
-	}
-}
-
-// toLineEnd skips text or a file name.
-func (r *sedReader) toLineEnd() {
-	for r.i < len(r.s) && r.s[r.i] != '\n' {
-		if r.s[r.i] == '\\' {
-			r.i++
-		}
-		r.i++
-	}
-}
-
-// until skips past the next unescaped d.
-func (r *sedReader) until(d byte) {
-	for r.i < len(r.s) {
-		c := r.s[r.i]
-		r.i++
-		switch {
-		case c == '\\':
-			r.i++
-		case c == d:
-			return
-		}
-	}
-}
-
-// address skips a line number, $, /regex/ or \cregexc, with GNU's forms
-// and flags.
-func (r *sedReader) address() {
-	switch c := r.peek(); {
-	case c >= '0' && c <= '9', c == '+', c == '~':
-		r.i++
-		r.skip("0123456789~")
-	case c == '$':
-		r.i++
-	case c == '/':
-		r.i++
-		r.until('/')
-		r.skip("IM")
-	case c == '\\':
-		r.i++
-		r.until(r.next())
-		r.skip("IM")
-	}
 }
 
 // tarRunners are GNU tar's options whose value is a program it runs.
