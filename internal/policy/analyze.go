@@ -376,7 +376,7 @@ func (a *analyzer) programNotes(inv Invocation, words []word, in stdin) []findin
 		}
 	default:
 		if spec, ok := interpreterSpec(name); ok {
-			return inlineNotes(name, spec, words, in)
+			return a.interpreter(name, spec, words, in)
 		}
 	}
 	return nil

@@ -145,16 +145,30 @@ options:
 
 // interpreter looks at how python, perl, node... get their code: inline
 // code and scripts are the person's to read, code from a pipe or a process
-// substitution is no one's.
-func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) {
+// substitution is no one's. Inline code (python3 -c, perl -e, a
+// here-document fed to one) that deletes files or starts programs needs
+// approval.
+func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) []finding {
 	src := interpreterSource(spec, words)
-	if src.inline != nil {
-		if src.computed {
-			a.computedCode(name+" "+src.option, wordsSource(words), *src.inline)
+	code := src.inline
+	switch {
+	case code != nil && src.computed:
+		a.computedCode(name+" "+src.option, wordsSource(words), *code)
+		return nil
+	case code == nil:
+		a.script(name, words, src.script, in)
+		if (src.script >= len(words) || isStdinPath(words[src.script].value)) && in.kind == stdinText {
+			code = in.text
 		}
-		return
 	}
-	a.script(name, words, src.script, in)
+	if code == nil {
+		return nil
+	}
+	if m := spec.runs.FindString(code.value); m != "" {
+		family := strings.TrimRight(name, "0123456789.")
+		return []finding{runsCode(family, words, "its inline "+family+" code may delete files or start programs ("+m+"), which courier cannot follow")}
+	}
+	return nil
 }
 
 // interpSource is where an interpreter's code comes from: inline after an
@@ -292,29 +306,6 @@ func (a *analyzer) source(words []word, in stdin) {
 	if len(words) > 1 {
 		a.script(words[0].value, words, 1, in)
 	}
-}
-
-// inlineNotes asks about inline interpreter code (python3 -c, perl -e, a
-// here-document fed to one) that deletes files or starts programs.
-func inlineNotes(name string, spec interpSpec, words []word, in stdin) []finding {
-	family := strings.TrimRight(name, "0123456789.")
-	src := interpreterSource(spec, words)
-	var code word
-	switch {
-	case src.inline != nil:
-		code = *src.inline
-	case (src.script >= len(words) || isStdinPath(words[src.script].value)) && in.kind == stdinText:
-		code = *in.text
-	default:
-		return nil
-	}
-	if code.computed() && src.inline != nil && src.computed {
-		return nil // computedCode already asks
-	}
-	if m := spec.runs.FindString(code.value); m != "" {
-		return []finding{runsCode(family, words, "its inline "+family+" code may delete files or start programs ("+m+"), which courier cannot follow")}
-	}
-	return nil
 }
 
 // anyDownload stands for a download whose name is unknown (curl -J,

@@ -75,10 +75,6 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 			case !stop && len(prog) > 0:
 				a.command(prog, in)
 			}
-			return
-		}
-		if spec, ok := interpreterSpec(name); ok {
-			a.interpreter(name, spec, words, in)
 		}
 	}
 }
