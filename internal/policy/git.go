@@ -128,9 +128,7 @@ func gitProgramSetting(c word) (string, string) {
 		return key, "defines an alias, which may run any program or git command"
 	case section == "core" && !harmlessCore[name]:
 		return key, "changes a core setting, several of which run programs (fsmonitor, sshCommand, pager, editor, hooksPath)"
-	case gitProgramSections[section]:
-		return key, "names a program git runs"
-	case gitProgramKeys[section+"."+name]:
+	case gitProgramSections[section] || gitProgramKeys[section+"."+name]:
 		return key, "names a program git runs"
 	}
 	return key, ""
@@ -143,15 +141,14 @@ func (a *analyzer) gitSettingCode(key string, c word, subject string) {
 	if !ok {
 		return
 	}
+	prog, code := "git -c "+key, value
 	if strings.HasPrefix(key, "alias.") {
-		code, isShell := strings.CutPrefix(value, "!")
-		if !isShell {
+		prog = "git alias"
+		if code, ok = strings.CutPrefix(value, "!"); !ok {
 			code = "git " + value
 		}
-		a.code("git alias", subject, word{value: code, code: code, src: c.src, expands: c.expands})
-		return
 	}
-	a.code("git -c "+key, subject, word{value: value, code: value, src: c.src, expands: c.expands})
+	a.code(prog, subject, word{value: code, code: code, src: c.src, expands: c.expands})
 }
 
 // harmlessCore are core settings that run nothing.

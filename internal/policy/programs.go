@@ -105,22 +105,20 @@ func sedNotes(words []word) []finding {
 	// -i takes the rest of its cluster as a suffix.
 options:
 	for _, o := range getopt(words, optSpec{values: "efl", optional: "i", long: []string{"--expression", "--file", "--line-length"}}) {
-		if o.name == "" || words[o.at].computed() && o.at != last {
-			operands = append(operands, words[o.at])
-			last = o.at
-		}
-		if o.name == "" || words[o.at].computed() {
-			continue
-		}
-		switch o.name {
-		case "--":
+		switch {
+		case o.name == "" || words[o.at].computed():
+			if o.at != last {
+				operands = append(operands, words[o.at])
+				last = o.at
+			}
+		case o.name == "--":
 			operands = append(operands, words[o.at+1:]...)
 			break options
-		case "-e", "--expression":
+		case o.name == "-e" || o.name == "--expression":
 			scripts = append(scripts, o.value)
-		case "-f", "--file":
+		case o.name == "-f" || o.name == "--file":
 			fromFile = true
-		case "--sandbox":
+		case o.name == "--sandbox":
 			sandboxed = true
 		}
 	}

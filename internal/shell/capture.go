@@ -9,7 +9,7 @@ import (
 )
 
 // capture keeps a bounded view of a command's output, so memory stays
-// fixed however much it prints: the first runes and, in a ring, the last.
+// fixed however much it prints: the first runes and the last.
 // It counts runes, one U+FFFD per invalid byte, so the kept text is valid
 // UTF-8 and never splits a character. Run feeds it from one goroutine.
 type capture struct {
