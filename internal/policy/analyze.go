@@ -473,10 +473,7 @@ var writeOps = map[syntax.RedirOperator]bool{
 func normalize(p string) string {
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		for c == ".." || strings.HasPrefix(c, "../") {
-			c = strings.TrimPrefix(strings.TrimPrefix(c, ".."), "/")
-		}
-		c = "/" + c
+		c = path.Clean("/" + c)
 	}
 	if rest, ok := strings.CutPrefix(c, "/proc/"); ok {
 		if parts := strings.SplitN(rest, "/", 3); len(parts) == 3 && parts[1] == "root" {
@@ -488,10 +485,7 @@ func normalize(p string) string {
 
 func isDevice(p string) bool {
 	c := normalize(p)
-	if !strings.HasPrefix(c, "/dev/") || harmlessDevices[c] {
-		return false
-	}
-	return !strings.HasPrefix(c, "/dev/fd/") && !strings.HasPrefix(c, "/dev/shm/")
+	return strings.HasPrefix(c, "/dev/") && !harmlessDevices[c] && !strings.HasPrefix(c, "/dev/fd/") && !strings.HasPrefix(c, "/dev/shm/")
 }
 
 // isNetworkPath reports whether p opens a connection in a bash redirection.
@@ -535,10 +529,18 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 		// >&2 duplicates a descriptor; it opens no file.
 	case isNetworkPath(p):
 		a.finding(checkDevice, a.text(s), "opens a network connection through "+p)
-	case writeOps[r.Op] && (isDevice(p) || isKernelFile(p)):
-		a.finding(checkDeviceWrite, a.text(s), "writes to "+p)
+	default:
+		a.device(a.text(s), p, writeOps[r.Op])
+	}
+}
+
+// device notes a use of a device, or a write to one or to a kernel file.
+func (a *analyzer) device(subject, p string, write bool) {
+	switch {
+	case write && (isDevice(p) || isKernelFile(p)):
+		a.finding(checkDeviceWrite, subject, "writes to "+p)
 	case isDevice(p):
-		a.finding(checkDevice, a.text(s), "uses the device "+p)
+		a.finding(checkDevice, subject, "uses the device "+p)
 	}
 }
 
@@ -554,13 +556,7 @@ func (a *analyzer) deviceArgs(inv Invocation, words []word) {
 		if hasValue {
 			p = val
 		}
-		write := (inv.base == "dd" && hasValue && key == "of") ||
-			(inv.base == "tee" && !hasValue && !strings.HasPrefix(p, "-"))
-		switch {
-		case write && (isDevice(p) || isKernelFile(p)):
-			a.finding(checkDeviceWrite, inv.source(), "writes to "+p)
-		case isDevice(p):
-			a.finding(checkDevice, inv.source(), "uses the device "+p)
-		}
+		a.device(inv.source(), p, (inv.base == "dd" && hasValue && key == "of") ||
+			(inv.base == "tee" && !hasValue && !strings.HasPrefix(p, "-")))
 	}
 }

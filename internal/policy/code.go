@@ -247,11 +247,7 @@ func (a *analyzer) script(name string, words []word, i int, in stdin) {
 
 // isStdinPath reports whether a script operand names standard input.
 func isStdinPath(p string) bool {
-	switch path.Clean(p) {
-	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, path.Clean(p))
 }
 
 // stdinCode handles code read from standard input.

@@ -53,14 +53,13 @@ func (v Verdict) keys(rules []string) []string {
 	if len(v.Shape) == 0 {
 		return rules
 	}
-	var suffix strings.Builder
-	suffix.WriteString(" with")
+	suffix := " with"
 	for _, s := range v.Shape {
-		suffix.WriteString(" " + strconv.Quote(s))
+		suffix += " " + strconv.Quote(s)
 	}
 	keys := make([]string, len(rules))
 	for i, r := range rules {
-		keys[i] = r + suffix.String()
+		keys[i] = r + suffix
 	}
 	return keys
 }
