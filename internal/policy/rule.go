@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -147,35 +146,27 @@ type layer struct {
 
 func newLayer(cfg Config, user bool) (layer, error) {
 	l := layer{checks: map[string]*rule{}}
-	lists := []struct {
-		name  string
-		d     Decision
-		rules []string
-	}{{"deny", Deny, cfg.Deny}, {"ask", Ask, cfg.Ask}, {"allow", Allow, cfg.Allow}}
-	for _, list := range lists {
-		for _, text := range list.rules {
-			r, err := parseRule(text, list.d)
+	var patterns []*rule // after the rules naming a program plainly: those win ties
+	for i, list := range [][]string{cfg.Deny, cfg.Ask, cfg.Allow} {
+		d := []Decision{Deny, Ask, Allow}[i]
+		for _, text := range list {
+			r, err := parseRule(text, d)
 			if err != nil {
-				return layer{}, fmt.Errorf("%s rule %q: %w", list.name, text, err)
+				return layer{}, fmt.Errorf("%s rule %q: %w", d, text, err)
 			}
 			r.user = user
-			if r.check == "" {
+			switch old := l.checks[r.check]; {
+			case r.check == "" && (r.full || r.glob):
+				patterns = append(patterns, r)
+			case r.check == "":
 				l.rules = append(l.rules, r)
-			} else if old := l.checks[r.check]; old == nil || r.decision.severity() > old.decision.severity() {
+			case old == nil || r.decision.severity() > old.decision.severity():
 				l.checks[r.check] = r
 			}
 		}
 	}
-	// Rules naming a program plainly come first: they win ties.
-	slices.SortStableFunc(l.rules, func(a, b *rule) int { return cmp.Compare(a.pattern(), b.pattern()) })
+	l.rules = append(l.rules, patterns...)
 	return l, nil
-}
-
-func (r *rule) pattern() int {
-	if r.full || r.glob {
-		return 1
-	}
-	return 0
 }
 
 // match returns the most severe rule that applies to a program, or nil:
