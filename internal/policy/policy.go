@@ -109,15 +109,8 @@ func (v Verdict) CoveredBy(approved []string) bool {
 	if v.Decision != Ask || len(v.Rules) == 0 {
 		return false
 	}
-	if slices.Contains(approved, v.keys([]string{v.Rule})[0]) {
-		return true
-	}
-	for _, k := range v.ApprovalKeys() {
-		if !slices.Contains(approved, k) {
-			return false
-		}
-	}
-	return true
+	return slices.Contains(approved, v.keys([]string{v.Rule})[0]) ||
+		!slices.ContainsFunc(v.ApprovalKeys(), func(k string) bool { return !slices.Contains(approved, k) })
 }
 
 // ReasonAfter is the reason to ask about a verdict approved does not
