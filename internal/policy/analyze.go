@@ -31,18 +31,11 @@ type finding struct {
 	key string
 }
 
-// stdinKind says where a command's standard input comes from, for
-// programs that read their code from it.
-type stdinKind uint8
-
-const (
-	stdinOther stdinKind = iota // a file, the terminal, or nothing
-	stdinPipe                   // another command's output
-	stdinText                   // a here-document or here-string
-)
-
+// stdin is where a command's standard input comes from, for programs
+// that read their code from it: a file, the terminal, or nothing, unless
+// another command's output (pipe) or a here-document or here-string (text).
 type stdin struct {
-	kind     stdinKind
+	pipe     bool
 	download bool   // the producing command downloads from the network
 	src      string // the pipeline or statement, for messages
 	text     *word  // the here-document or here-string
@@ -122,7 +115,7 @@ func (a *analyzer) walk(n syntax.Node) {
 			a.stmt(n)
 		case *syntax.BinaryCmd:
 			if !a.scratch && isPipe(n) {
-				a.piped[n.Y] = stdin{kind: stdinPipe, download: a.stageDownloads(n.X), src: a.text(n)}
+				a.piped[n.Y] = stdin{pipe: true, download: a.stageDownloads(n.X), src: a.text(n)}
 			}
 		}
 		return true
@@ -170,7 +163,7 @@ func (a *analyzer) around(s string) {
 // inherit passes a piped standard input on to a group's statements, so
 // that `curl x | { sh; }` is seen like `curl x | sh`.
 func (a *analyzer) inherit(in stdin, stmts []*syntax.Stmt) {
-	if in.kind != stdinPipe {
+	if !in.pipe {
 		return
 	}
 	for _, s := range stmts {
@@ -198,16 +191,13 @@ func (a *analyzer) stdinOf(s *syntax.Stmt) stdin {
 				in.file = &w
 			}
 			if hasSubstitution(r.Word, false) {
-				in = stdin{kind: stdinPipe, download: a.downloads(r.Word), src: a.text(s)}
+				in = stdin{pipe: true, download: a.downloads(r.Word), src: a.text(s)}
 			}
 		case syntax.RdrInOut:
 			in = stdin{}
-		case syntax.Hdoc, syntax.DashHdoc:
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			w := a.hereDoc(r)
-			in = stdin{kind: stdinText, text: &w, src: a.text(s)}
-		case syntax.WordHdoc:
-			w := a.word(r.Word)
-			in = stdin{kind: stdinText, text: &w, src: a.text(s)}
+			in = stdin{text: &w, src: a.text(s)}
 		}
 	}
 	return in

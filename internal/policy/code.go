@@ -157,7 +157,7 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 		return nil
 	case code == nil:
 		a.script(name, words, src.script, in)
-		if (src.script >= len(words) || isStdinPath(words[src.script].value)) && in.kind == stdinText {
+		if (src.script >= len(words) || isStdinPath(words[src.script].value)) && in.text != nil {
 			code = in.text
 		}
 	}
@@ -235,7 +235,7 @@ func (a *analyzer) script(name string, words []word, i int, in stdin) {
 		a.finding(checkDownload, in.src, "runs "+in.file.value+", a file downloaded from the network")
 	}
 	if i >= len(words) || (!words[i].computed() && isStdinPath(words[i].value)) {
-		if in.kind == stdinPipe || shells[name] {
+		if in.pipe || shells[name] {
 			a.stdinCode(name, in)
 		}
 		return
@@ -252,13 +252,11 @@ func isStdinPath(p string) bool {
 
 // stdinCode handles code read from standard input.
 func (a *analyzer) stdinCode(name string, in stdin) {
-	switch in.kind {
-	case stdinPipe:
+	switch {
+	case in.pipe:
 		a.unreadable(in.download, in.src, name+" runs code read from a pipe, which courier cannot check")
-	case stdinText:
-		if shells[name] {
-			a.code(name, in.src, *in.text)
-		}
+	case in.text != nil && shells[name]:
+		a.code(name, in.src, *in.text)
 	}
 }
 
@@ -269,10 +267,9 @@ func (a *analyzer) alias(words []word) {
 		if !ok || name == "" || strings.ContainsAny(name, "$`-") {
 			continue
 		}
-		_, code, _ := strings.Cut(w.code, "=")
 		v := w
 		v.value = w.value[len(name)+1:]
-		v.code = code
+		_, v.code, _ = strings.Cut(w.code, "=")
 		a.code("alias "+name, wordsSource(words), v)
 	}
 }
@@ -318,7 +315,7 @@ func (a *analyzer) noteDownloads(inv Invocation, words []word, in stdin) {
 		a.out.downloads = append(a.out.downloads, wgetFiles(words)...)
 	case downloaders[name]:
 		a.out.downloads = append(a.out.downloads, anyDownload)
-	case name == "tee" && in.kind == stdinPipe && in.download:
+	case name == "tee" && in.pipe && in.download:
 		for _, w := range words[1:] {
 			if !strings.HasPrefix(w.value, "-") {
 				a.out.downloads = append(a.out.downloads, fileKey(w))

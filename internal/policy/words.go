@@ -94,9 +94,12 @@ func (a *analyzer) word(n *syntax.Word) word {
 	return b.finish(n)
 }
 
-// hereDoc resolves the body of a here-document; a quoted delimiter makes
-// the body literal.
+// hereDoc resolves the body of a here-document, where a quoted delimiter
+// makes the body literal, or a here-string.
 func (a *analyzer) hereDoc(r *syntax.Redirect) word {
+	if r.Op == syntax.WordHdoc {
+		return a.word(r.Word)
+	}
 	if r.Hdoc == nil {
 		return word{}
 	}
