@@ -144,20 +144,53 @@ options:
 }
 
 // interpreter looks at how python, perl, node... get their code: inline
-// code and scripts are the person's to read, code from a pipe or a process
-// substitution is no one's. Inline code (python3 -c, perl -e, a
-// here-document fed to one) that deletes files or starts programs needs
-// approval.
+// code (after an option like -c) and scripts are the person's to read, code
+// from a pipe or a process substitution is no one's. Inline code (python3
+// -c, perl -e, a here-document fed to one) that deletes files or starts
+// programs needs approval.
 func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) []finding {
-	src := interpreterSource(spec, words)
-	code := src.inline
-	switch {
-	case code != nil && src.computed:
-		a.computedCode(name+" "+src.option, wordsSource(words), *code)
-		return nil
-	case code == nil:
-		a.script(name, words, src.script, in)
-		if (src.script >= len(words) || isStdinPath(words[src.script].value)) && in.text != nil {
+	var code *word
+	i := 1
+options:
+	for ; i < len(words) && !words[i].computed(); i++ {
+		v := words[i].value
+		var option, attached string
+		var hasAttached bool
+		switch j := strings.IndexAny(v[min(1, len(v)):], spec.inline) + 1; {
+		case v == "--":
+			i++
+			break options
+		case v == "-" || len(v) < 2 || v[0] != '-':
+			break options
+		case strings.HasPrefix(v, "--"):
+			if option, attached, hasAttached = strings.Cut(v, "="); !slices.Contains(spec.long, option) {
+				continue
+			}
+		case j > 0:
+			option, attached, hasAttached = "-"+v[j:j+1], v[j+1:], j < len(v)-1
+		default:
+			if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
+				i++
+			}
+			continue
+		}
+		switch {
+		case hasAttached:
+			w := partOf(words[i], attached)
+			code = &w
+		case i+1 < len(words) && words[i+1].expands:
+			a.computedCode(name+" "+option, wordsSource(words), words[i+1])
+			return nil
+		case i+1 < len(words):
+			code = &words[i+1]
+		default:
+			code = &word{}
+		}
+		break
+	}
+	if code == nil {
+		a.script(name, words, i, in)
+		if (i >= len(words) || isStdinPath(words[i].value)) && in.text != nil {
 			code = in.text
 		}
 	}
@@ -169,59 +202,6 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 		return []finding{runsCode(family, words, "its inline "+family+" code may delete files or start programs ("+m+"), which courier cannot follow")}
 	}
 	return nil
-}
-
-// interpSource is where an interpreter's code comes from: inline after an
-// option like -c, or else the script operand at index script.
-type interpSource struct {
-	inline   *word
-	option   string // "-c", "--eval"...
-	computed bool   // the inline code is its own word and computed
-	script   int
-}
-
-// interpreterSource finds an interpreter's code among its arguments.
-func interpreterSource(spec interpSpec, words []word) interpSource {
-	i := 1
-	for ; i < len(words); i++ {
-		w := words[i]
-		if w.computed() {
-			break
-		}
-		v := w.value
-		if v == "-" || v == "--" || len(v) < 2 || v[0] != '-' {
-			if v == "--" {
-				i++
-			}
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			if long, value, hasValue := strings.Cut(v, "="); slices.Contains(spec.long, long) {
-				return inlineAt(long, words, i, value, hasValue)
-			}
-			continue
-		}
-		if j := strings.IndexAny(v[1:], spec.inline); j >= 0 {
-			return inlineAt("-"+v[j+1:j+2], words, i, v[j+2:], j < len(v)-2)
-		}
-		if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
-			i++
-		}
-	}
-	return interpSource{script: i}
-}
-
-// inlineAt is inline code given with option at words[i]: attached, or
-// the next word.
-func inlineAt(option string, words []word, i int, attached string, hasAttached bool) interpSource {
-	if hasAttached {
-		w := partOf(words[i], attached)
-		return interpSource{inline: &w, option: option}
-	}
-	if i+1 < len(words) {
-		return interpSource{inline: &words[i+1], option: option, computed: words[i+1].expands}
-	}
-	return interpSource{inline: &word{}, option: option}
 }
 
 // script looks at the script operand words[i] of a shell or interpreter:
