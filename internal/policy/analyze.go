@@ -338,10 +338,8 @@ func wordsSource(words []word) string {
 	return strings.Join(parts, " ")
 }
 
-// programNotes runs the checks on what one program is told to do: git
-// writing .git or running programs from settings, awk, sed, tar and ssh
-// running commands, inline code that deletes files or starts programs. It
-// also notes files downloaded, and flags a program run from one.
+// programNotes runs the checks on what one program is told to do (see
+// the package documentation), and notes the files it downloads.
 func (a *analyzer) programNotes(inv Invocation, words []word, in stdin) []finding {
 	a.noteDownloads(inv, words, in)
 	if strings.Contains(inv.Name, "/") && !words[0].computed() && a.downloaded(words[0]) {
@@ -392,11 +390,8 @@ type arg struct {
 	at    int // the index of the word it is read from
 }
 
-// getopt reads a program's arguments as GNU getopt does: clusters of
-// short options, long options and operands anywhere. "--" is an option
-// for the caller to end the options with. A computed word is read by what
-// is known of it; callers for programs that do not reorder their
-// arguments stop at the first operand or computed word.
+// getopt reads a program's arguments as GNU getopt does, computed words
+// by what is known of them; "--" is an option the caller ends options at.
 func getopt(words []word, spec optSpec) []arg {
 	var out []arg
 	for i := 1; i < len(words); i++ {

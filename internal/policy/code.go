@@ -58,10 +58,8 @@ func interpreterSpec(name string) (interpSpec, bool) {
 	return spec, ok
 }
 
-// code analyzes the shell code that prog (for messages: "bash -c", "eval")
-// runs, its words joined with spaces, one level deeper. Code built from
-// expansions is checked as written, and needs approval itself; subject is
-// what reasons quote.
+// code analyzes the shell code prog ("bash -c", "eval") runs one level
+// deeper; code built from expansions is read as written and asked about.
 func (a *analyzer) code(prog, subject string, words ...word) {
 	if a.scratch {
 		return
@@ -88,8 +86,7 @@ func (a *analyzer) computedCode(prog, subject string, words ...word) {
 	a.unreadable(download, subject, fmt.Sprintf("the code %s runs is computed at run time", prog))
 }
 
-// unreadable notes code that no one can read beforehand: downloaded, or
-// else as detail says.
+// unreadable notes code that no one can read beforehand.
 func (a *analyzer) unreadable(download bool, subject, detail string) {
 	if download {
 		a.finding(checkDownload, subject, "runs code downloaded from the network")
@@ -143,11 +140,9 @@ options:
 	}
 }
 
-// interpreter looks at how python, perl, node... get their code: inline
-// code (after an option like -c) and scripts are the person's to read, code
-// from a pipe or a process substitution is no one's. Inline code (python3
-// -c, perl -e, a here-document fed to one) that deletes files or starts
-// programs needs approval.
+// interpreter looks at how python, perl, node... get their code: code from
+// a pipe or a process substitution is no one's to read, and inline code
+// (python3 -c, a here-document) that deletes files or starts programs asks.
 func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) []finding {
 	var code *word
 	i := 1
@@ -205,8 +200,7 @@ options:
 }
 
 // script looks at the script operand words[i] of a shell or interpreter:
-// none or a name of standard input reads the code from there, a process
-// substitution has another command produce it.
+// standard input, a downloaded file or another command's output.
 func (a *analyzer) script(name string, words []word, i int, in stdin) {
 	switch {
 	case i < len(words) && !isStdinPath(words[i].value) && a.downloaded(words[i]):

@@ -71,16 +71,17 @@ func (a *analyzer) gitNotes(words []word) []finding {
 		}
 	}
 	a.gitRuns(g, subject)
+	const protected = ", which is protected; approving lets it write .git"
 	switch {
 	case !g.known:
 		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite, subject: subject,
-			detail: "its subcommand is only known at run time, and it may write the repository's .git, which is protected; approving lets it write .git"})
+			detail: "its subcommand is only known at run time, and it may write the repository's .git" + protected})
+	case g.sub == "init":
+		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite + " init", subject: subject,
+			detail: "creates or reinitialises a repository's .git" + protected})
 	case gitWrites(g):
-		detail := "writes the repository's .git, which is protected; approving lets it write .git"
-		if g.sub == "init" {
-			detail = "creates or reinitialises a repository's .git, which is protected; approving lets it write .git"
-		}
-		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite + " " + g.sub, subject: subject, detail: detail})
+		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite + " " + g.sub, subject: subject,
+			detail: "writes the repository's .git" + protected})
 	}
 	return notes
 }

@@ -45,9 +45,8 @@ func awkNotes(words []word) []finding {
 	})
 }
 
-// scriptNotes asks about a program's scripts (kind: "an awk program")
-// that runs says run commands, or that cannot be read (from a file,
-// computed), unless its --sandbox forbids running commands.
+// scriptNotes asks about scripts (kind: "an awk program") that run
+// commands or cannot be read, unless --sandbox forbids running commands.
 func scriptNotes(prog, kind string, words, scripts []word, fromFile, sandboxed bool, runs func(string) string) []finding {
 	its := "its " + kind[strings.IndexByte(kind, ' ')+1:]
 	switch {
@@ -276,8 +275,7 @@ func tarRunner(name string) string {
 	return ""
 }
 
-// helperCode reads the command a program is told to run, so that it
-// meets the rules too.
+// helperCode reads the command a program is told to run by the rules too.
 func (a *analyzer) helperCode(prog string, words []word, value word) {
 	code := value
 	if !value.computed() {
@@ -295,10 +293,8 @@ func (a *analyzer) helperCode(prog string, words []word, value word) {
 // sshCommandKeys are the ssh settings whose value is a local command.
 var sshCommandKeys = []string{"proxycommand", "localcommand", "knownhostscommand"}
 
-// sshNotes asks about ssh, scp and sftp told to run a local program (the
-// *Command settings of -o, -S, sftp's -D) or to read settings courier
-// cannot (-F), and reads the commands. ProxyCommand is asked about rather
-// than denied: jump hosts need it.
+// sshNotes asks about ssh, scp and sftp told to run a local program or
+// read settings (-F); ProxyCommand asks rather than denies: jump hosts need it.
 func (a *analyzer) sshNotes(prog string, words []word) []finding {
 	var notes []finding
 	for _, o := range getopt(words, optSpec{values: "BbcDEeFIiJLlmOoPpQRSWw"}) {

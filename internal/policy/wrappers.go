@@ -80,9 +80,7 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 }
 
 // skipOptions steps over a wrapper's options, NAME=value words and
-// operands, and returns the index of the program it runs. Options end at
-// the first other word, as these programs do not reorder their arguments,
-// or at a computed one, which might be the program.
+// operands to the program it runs, which may be a computed word.
 func skipOptions(spec wrapperSpec, words []word) (next int, opts []arg, stop bool) {
 	for _, o := range getopt(words, optSpec{values: spec.values, long: spec.long}) {
 		switch {
@@ -167,9 +165,7 @@ func markReplaced(words []word, placeholder string, optLike bool) {
 // paths it fills in for {} are never options.
 func (a *analyzer) find(words []word, in stdin) {
 	for i := 1; i < len(words); i++ {
-		switch words[i].value {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
+		if !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, words[i].value) {
 			continue
 		}
 		start := i + 1
