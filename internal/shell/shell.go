@@ -104,16 +104,8 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	end := p.wait(ctx, spec.Timeout)
-	res := Result{
-		ExitCode:  end.exitCode,
-		TimedOut:  end.timedOut,
-		Canceled:  end.canceled,
-		Duration:  time.Since(begin),
-		Truncated: out.truncated(),
-		Sandboxed: launch.Confined,
-		Limit:     cg.Hit(),
-	}
+	res := p.wait(ctx, spec.Timeout)
+	res.Duration, res.Truncated, res.Sandboxed, res.Limit = time.Since(begin), out.truncated(), launch.Confined, cg.Hit()
 	if spec.Split {
 		res.Stdout, res.Stderr = out.text(), errOut.text()
 		res.Truncated = res.Truncated || errOut.truncated()
