@@ -285,62 +285,39 @@ func optionMatches(opt, arg string, abbrev bool) bool {
 
 // matchOperands reports whether the patterns match the first operands in
 // order. Words that may be an option's value are read both ways, computed
-// ones may stand for any number of operands.
+// ones may stand for any number of operands; remembering each answer keeps
+// that linear in their number.
 func matchOperands(pats []*regexp.Regexp, toks []token, m matchMode) bool {
-	if len(pats) == 0 {
-		return true
-	}
-	om := operandMatch{pats: pats, toks: toks, mode: m, memo: make([]int8, (len(pats)+1)*(len(toks)+1))}
-	return om.match(0, 0)
-}
-
-// operandMatch is one run of matchOperands; remembering each answer keeps
-// reading ambiguous words both ways linear in their number.
-type operandMatch struct {
-	pats []*regexp.Regexp
-	toks []token
-	mode matchMode
-	memo []int8 // 0 unknown, 1 match, -1 no match
-}
-
-// match reports whether pats[p:] match the operands in toks[t:].
-func (om *operandMatch) match(p, t int) bool {
-	if p == len(om.pats) {
-		return true
-	}
-	if t == len(om.toks) {
-		return false
-	}
-	key := p*(len(om.toks)+1) + t
-	if om.memo[key] == 0 {
-		om.memo[key] = -1
-		if om.step(p, t) {
-			om.memo[key] = 1
+	memo := make([]int8, (len(pats)+1)*(len(toks)+1)) // 0 unknown, 1 match, -1 no match
+	// match reports whether pats[p:] match the operands in toks[t:].
+	var match func(p, t int) bool
+	match = func(p, t int) bool {
+		if p == len(pats) || t == len(toks) {
+			return p == len(pats)
 		}
-	}
-	return om.memo[key] > 0
-}
-
-// step reads token t against pattern p.
-func (om *operandMatch) step(p, t int) bool {
-	tok := om.toks[t]
-	switch tok.kind {
-	case tokOption:
-		return om.match(p, t+1)
-	case tokComputed:
-		if om.mode.computed {
-			return true
+		key := p*(len(toks)+1) + t
+		if memo[key] != 0 {
+			return memo[key] > 0
 		}
-		// Surely, it could shift the operands: nothing after is certain.
-		return !om.mode.every && om.match(p, t+1)
+		var ok bool
+		switch tok := toks[t]; {
+		case tok.kind == tokOption:
+			ok = match(p, t+1)
+		case tok.kind == tokComputed:
+			// Surely, it could shift the operands: nothing after is certain.
+			ok = m.computed || !m.every && match(p, t+1)
+		case !tok.afterOption:
+			ok = pats[p].MatchString(tok.value) && match(p+1, t+1)
+		case m.every:
+			ok = pats[p].MatchString(tok.value) && match(p+1, t+1) && match(p, t+1)
+		default:
+			ok = pats[p].MatchString(tok.value) && match(p+1, t+1) || match(p, t+1)
+		}
+		memo[key] = -1
+		if ok {
+			memo[key] = 1
+		}
+		return ok
 	}
-	asOperand := om.pats[p].MatchString(tok.value) && om.match(p+1, t+1)
-	if !tok.afterOption {
-		return asOperand
-	}
-	asValue := om.match(p, t+1)
-	if om.mode.every {
-		return asOperand && asValue
-	}
-	return asOperand || asValue
+	return match(0, 0)
 }

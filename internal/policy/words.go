@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -119,20 +120,10 @@ func (a *analyzer) hereDoc(r *syntax.Redirect) word {
 // quotedDelimiter reports whether a here-document's delimiter is quoted,
 // which turns off expansions in the body.
 func quotedDelimiter(w *syntax.Word) bool {
-	if w == nil {
-		return false
-	}
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			if strings.Contains(p.Value, `\`) {
-				return true
-			}
-		default:
-			return true
-		}
-	}
-	return false
+	return w != nil && slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return !ok || strings.Contains(l.Value, `\`)
+	})
 }
 
 func (b *wordBuilder) finish(n *syntax.Word) word {
