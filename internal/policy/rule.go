@@ -254,19 +254,9 @@ func tokens(args []word) []token {
 
 // hasOption reports whether an option of the rule is among the arguments.
 func hasOption(toks []token, opt string, m matchMode) bool {
-	for _, t := range toks {
-		switch t.kind {
-		case tokOption:
-			if optionMatches(opt, t.value, !m.every) {
-				return true
-			}
-		case tokComputed:
-			if m.computed && t.optLike {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == tokOption && optionMatches(opt, t.value, !m.every) || t.kind == tokComputed && m.computed && t.optLike
+	})
 }
 
 // optionMatches reports whether a rule option matches one argument: -r
