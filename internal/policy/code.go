@@ -268,13 +268,6 @@ func (a *analyzer) trap(words []word) {
 	a.code("trap", wordsSource(words), args[:1]...)
 }
 
-// source runs a script in the current shell.
-func (a *analyzer) source(words []word, in stdin) {
-	if len(words) > 1 {
-		a.script(words[0].value, words, 1, in)
-	}
-}
-
 // anyDownload stands for a download whose name is unknown (curl -J,
 // wget -i): any script run after it counts.
 const anyDownload = "*"

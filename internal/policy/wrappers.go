@@ -52,13 +52,17 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 	case name == "watch":
 		a.watch(words)
 	case name == "eval":
-		a.code("eval", wordsSource(words), skipDashes(words[1:])...)
+		args := words[1:]
+		if len(args) > 0 && !args[0].computed() && args[0].value == "--" {
+			args = args[1:] // eval accepts "--" before its operands
+		}
+		a.code("eval", wordsSource(words), args...)
 	case name == "alias":
 		a.alias(words)
 	case name == "trap":
 		a.trap(words)
-	case name == "source" || name == ".":
-		a.source(words, in)
+	case (name == "source" || name == ".") && len(words) > 1:
+		a.script(words[0].value, words, 1, in) // a script run in the current shell
 	case shells[name]:
 		a.shell(name, words, in)
 	default:
@@ -105,14 +109,6 @@ func isAssignment(v string) bool {
 // literalWord makes a word of known text.
 func literalWord(s string) word {
 	return word{value: s, code: s, src: s, tail: s}
-}
-
-// skipDashes drops a leading "--", which eval accepts before its operands.
-func skipDashes(words []word) []word {
-	if len(words) > 0 && !words[0].computed() && words[0].value == "--" {
-		return words[1:]
-	}
-	return words
 }
 
 // xargs gives a program arguments read from its input: a hidden computed
