@@ -100,24 +100,20 @@ func (a *analyzer) shell(name string, words []word, in stdin) {
 	i, cflag, sflag := 1, false, false
 options:
 	for ; i < len(words); i++ {
-		w := words[i]
-		if w.computed() {
-			if !w.optLike || cflag {
-				break options
-			}
+		w, v := words[i], words[i].value
+		switch {
+		case w.computed() && w.optLike && !cflag:
 			// It may be options such as -c, and then anything.
 			a.computedCode(name, wordsSource(words), words[i:]...)
 			return
-		}
-		v := w.value
-		switch {
+		case w.computed():
+			break options
 		case v == "--" || v == "-":
 			i++
 			break options
+		case v == "--rcfile" || v == "--init-file":
+			i++
 		case strings.HasPrefix(v, "--"):
-			if v == "--rcfile" || v == "--init-file" {
-				i++
-			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			cflag = cflag || (v[0] == '-' && strings.ContainsRune(v, 'c'))
 			sflag = sflag || (v[0] == '-' && strings.ContainsRune(v, 's'))
