@@ -245,12 +245,7 @@ func (a *analyzer) downloads(n syntax.Node) bool {
 	s.src = a.src
 	s.funcs = a.funcs
 	s.walk(n)
-	for _, inv := range s.out.invs {
-		if downloaders[inv.base] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.out.invs, func(inv Invocation) bool { return downloaders[inv.base] })
 }
 
 func (a *analyzer) finding(check, subject, detail string) {

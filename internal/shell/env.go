@@ -77,14 +77,9 @@ func lookup(env []string) func(string) string {
 // malformed glob matches only the identical name.
 func matchAny(name string, globs []string) bool {
 	upper := strings.ToUpper(name)
-	for _, g := range globs {
+	return slices.ContainsFunc(globs, func(g string) bool {
 		g = strings.ToUpper(g)
-		if g == upper {
-			return true
-		}
-		if ok, err := path.Match(g, upper); err == nil && ok {
-			return true
-		}
-	}
-	return false
+		ok, err := path.Match(g, upper)
+		return g == upper || err == nil && ok
+	})
 }
