@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,7 +17,6 @@ const maxDepth = 8
 type analysis struct {
 	invs      []Invocation
 	findings  []finding
-	errs      []error
 	downloads []string // the files downloaders save (see noteDownloads)
 	shape     []string // see Verdict.Shape
 }
@@ -30,18 +31,11 @@ type finding struct {
 	key string
 }
 
-// stdinKind says where a command's standard input comes from, for
-// programs that read their code from it.
-type stdinKind uint8
-
-const (
-	stdinOther stdinKind = iota // a file, the terminal, or nothing
-	stdinPipe                   // another command's output
-	stdinText                   // a here-document or here-string
-)
-
+// stdin is where a command's standard input comes from, for programs
+// that read their code from it: a file, the terminal, or nothing, unless
+// another command's output (pipe) or a here-document or here-string (text).
 type stdin struct {
-	kind     stdinKind
+	pipe     bool
 	download bool   // the producing command downloads from the network
 	src      string // the pipeline or statement, for messages
 	text     *word  // the here-document or here-string
@@ -78,7 +72,6 @@ func (a *analyzer) run(src, subject, what string) {
 		if subject == "" {
 			subject = src
 		}
-		a.out.errs = append(a.out.errs, fmt.Errorf("%s: %w", what, err))
 		a.finding(checkUnparseable, subject, fmt.Sprintf("cannot parse %s as shell: %v", what, err))
 		return
 	}
@@ -122,7 +115,7 @@ func (a *analyzer) walk(n syntax.Node) {
 			a.stmt(n)
 		case *syntax.BinaryCmd:
 			if !a.scratch && isPipe(n) {
-				a.piped[n.Y] = stdin{kind: stdinPipe, download: a.stageDownloads(n.X), src: a.text(n)}
+				a.piped[n.Y] = stdin{pipe: true, download: a.stageDownloads(n.X), src: a.text(n)}
 			}
 		}
 		return true
@@ -170,7 +163,7 @@ func (a *analyzer) around(s string) {
 // inherit passes a piped standard input on to a group's statements, so
 // that `curl x | { sh; }` is seen like `curl x | sh`.
 func (a *analyzer) inherit(in stdin, stmts []*syntax.Stmt) {
-	if in.kind != stdinPipe {
+	if !in.pipe {
 		return
 	}
 	for _, s := range stmts {
@@ -198,16 +191,13 @@ func (a *analyzer) stdinOf(s *syntax.Stmt) stdin {
 				in.file = &w
 			}
 			if hasSubstitution(r.Word, false) {
-				in = stdin{kind: stdinPipe, download: a.downloads(r.Word), src: a.text(s)}
+				in = stdin{pipe: true, download: a.downloads(r.Word), src: a.text(s)}
 			}
 		case syntax.RdrInOut:
 			in = stdin{}
-		case syntax.Hdoc, syntax.DashHdoc:
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			w := a.hereDoc(r)
-			in = stdin{kind: stdinText, text: &w, src: a.text(s)}
-		case syntax.WordHdoc:
-			w := a.word(r.Word)
-			in = stdin{kind: stdinText, text: &w, src: a.text(s)}
+			in = stdin{text: &w, src: a.text(s)}
 		}
 	}
 	return in
@@ -255,12 +245,7 @@ func (a *analyzer) downloads(n syntax.Node) bool {
 	s.src = a.src
 	s.funcs = a.funcs
 	s.walk(n)
-	for _, inv := range s.out.invs {
-		if downloaders[inv.base] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.out.invs, func(inv Invocation) bool { return downloaders[inv.base] })
 }
 
 func (a *analyzer) finding(check, subject, detail string) {
@@ -286,4 +271,272 @@ func (a *analyzer) print(n syntax.Node) string {
 		return ""
 	}
 	return b.String()
+}
+
+// Invocation is one program a command would start.
+type Invocation struct {
+	// Name is as written after quote removal ("sudo" for `"sud""o"`); a
+	// computed one stays as written ("$CMD").
+	Name    string
+	Dynamic bool // the program is only known at run time
+	// Function is set when Name is a function the command defines; rules
+	// still apply to it by name.
+	Function bool
+
+	base  string // the base name rules match, "sudo" for /usr/bin/sudo
+	path  string // the cleaned path when the name is literal
+	words []word
+	// notes are what the checks noticed about the arguments; the person's
+	// own rule for the program, when one matches, decides instead.
+	notes []finding
+}
+
+func (inv Invocation) source() string { return wordsSource(inv.words) }
+
+func (a *analyzer) invocation(words []word) Invocation {
+	inv := Invocation{Name: words[0].shown(), words: words}
+	base, ok := programBase(words[0])
+	inv.Dynamic = !ok
+	inv.base = base
+	if ok && !words[0].computed() {
+		inv.path = path.Clean(words[0].value)
+		inv.Function = a.funcs[words[0].value]
+	}
+	return inv
+}
+
+// programBase returns the base name of the program a word names: known
+// for literal words, and for paths like "$HOME"/bin/tool whose computed
+// part is quoted and comes before the last "/".
+func programBase(w word) (string, bool) {
+	if !w.computed() {
+		return path.Base(w.value), true
+	}
+	if w.glob || w.split {
+		return "", false
+	}
+	i := strings.LastIndexByte(w.tail, '/')
+	if i < 0 || i == len(w.tail)-1 {
+		return "", false
+	}
+	return w.tail[i+1:], true
+}
+
+// wordsSource shows words as written, as the reasons quote them.
+func wordsSource(words []word) string {
+	parts := make([]string, 0, len(words))
+	for _, w := range words {
+		if !w.hidden {
+			parts = append(parts, w.src)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// programNotes runs the checks on what one program is told to do (see
+// the package documentation), and notes the files it downloads.
+func (a *analyzer) programNotes(inv Invocation, words []word, in stdin) []finding {
+	a.noteDownloads(inv, words, in)
+	if strings.Contains(inv.Name, "/") && !words[0].computed() && a.downloaded(words[0]) {
+		a.finding(checkDownload, inv.source(), "runs "+words[0].value+", a file downloaded from the network")
+	}
+	switch name := strings.ToLower(inv.base); {
+	case name == "git":
+		return a.gitNotes(words)
+	case awks[name]:
+		return awkNotes(words)
+	case name == "sed" || name == "gsed":
+		return sedNotes(words)
+	case name == "tar" || name == "gtar" || name == "bsdtar":
+		return a.tarNotes(words)
+	case name == "ssh" || name == "scp" || name == "sftp" || name == "slogin":
+		return a.sshNotes(name, words)
+	case name == "rsync":
+		for _, o := range getopt(words, optSpec{values: "eBfTM", long: []string{"--rsh"}}) {
+			if o.name == "-e" || o.name == "--rsh" {
+				a.helperCode("rsync "+o.name, words, o.value)
+			}
+		}
+	default:
+		if spec, ok := interpreterSpec(name); ok {
+			return a.interpreter(name, spec, words, in)
+		}
+	}
+	return nil
+}
+
+// runsCode notes a program told to run code courier cannot check;
+// approving "all like it" covers that program only.
+func runsCode(prog string, words []word, detail string) finding {
+	return finding{check: checkRunsCode, key: checkRunsCode + " " + prog, subject: wordsSource(words), detail: detail}
+}
+
+// optSpec says which of a program's options take a value.
+type optSpec struct {
+	values   string   // short options that take one: -f x, -fx
+	optional string   // short options that take only the rest of their cluster (sed -i.bak)
+	long     []string // long options that take the next word unless written --name=value
+}
+
+// arg is an option ("-x", "--name") with its value, or an operand.
+type arg struct {
+	name  string // "" for an operand
+	value word
+	at    int // the index of the word it is read from
+}
+
+// getopt reads a program's arguments as GNU getopt does, computed words
+// by what is known of them; "--" is an option the caller ends options at.
+func getopt(words []word, spec optSpec) []arg {
+	var out []arg
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		v := w.value
+		switch {
+		case len(v) < 2 || v[0] != '-':
+			out = append(out, arg{value: w, at: i})
+		case v[1] == '-':
+			o := arg{at: i}
+			var value string
+			var ok bool
+			if o.name, value, ok = strings.Cut(v, "="); ok {
+				o.value = partOf(w, value)
+			} else if slices.Contains(spec.long, o.name) && i+1 < len(words) {
+				i++
+				o.value = words[i]
+			}
+			out = append(out, o)
+		default:
+			for j := 1; j < len(v); j++ {
+				if v[j] == '-' {
+					continue // not to be taken for "--"
+				}
+				o := arg{name: "-" + v[j:j+1], at: i}
+				takes := strings.IndexByte(spec.values, v[j]) >= 0
+				if takes || strings.IndexByte(spec.optional, v[j]) >= 0 {
+					if j+1 < len(v) {
+						o.value = partOf(w, v[j+1:])
+					} else if takes && i+1 < len(words) {
+						i++
+						o.value = words[i]
+					}
+					j = len(v)
+				}
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// partOf makes a word of part of w's value, computed if w is.
+func partOf(w word, s string) word {
+	p := literalWord(s)
+	p.expands, p.glob = w.expands, w.glob
+	if w.computed() {
+		p.src = s
+	}
+	return p
+}
+
+var harmlessDevices = set("/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/stdin /dev/stdout /dev/stderr")
+
+var writeOps = map[syntax.RedirOperator]bool{
+	syntax.RdrOut: true, syntax.AppOut: true, syntax.RdrClob: true, syntax.AppClob: true,
+	syntax.RdrAll: true, syntax.RdrAllClob: true, syntax.AppAll: true, syntax.AppAllClob: true,
+	syntax.RdrInOut: true, syntax.DplOut: true,
+}
+
+// normalize cleans a path for the device checks: a path climbing with
+// "../" may reach /, so what follows is judged as absolute, and
+// /proc/PID/root is another name of /.
+func normalize(p string) string {
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		c = path.Clean("/" + c)
+	}
+	if rest, ok := strings.CutPrefix(c, "/proc/"); ok {
+		if parts := strings.SplitN(rest, "/", 3); len(parts) == 3 && parts[1] == "root" {
+			c = "/" + parts[2]
+		}
+	}
+	return c
+}
+
+func isDevice(p string) bool {
+	c := normalize(p)
+	return strings.HasPrefix(c, "/dev/") && !harmlessDevices[c] && !strings.HasPrefix(c, "/dev/fd/") && !strings.HasPrefix(c, "/dev/shm/")
+}
+
+// isNetworkPath reports whether p opens a connection in a bash redirection.
+func isNetworkPath(p string) bool {
+	c := normalize(p)
+	return strings.HasPrefix(c, "/dev/tcp/") || strings.HasPrefix(c, "/dev/udp/")
+}
+
+// isKernelFile reports whether p is under /proc or /sys, where a write
+// changes the running system; a process's descriptors are not.
+func isKernelFile(p string) bool {
+	c := normalize(p)
+	if strings.HasPrefix(c, "/sys/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(c, "/proc/")
+	if !ok {
+		return false
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	return len(parts) < 2 || parts[1] != "fd"
+}
+
+// redirect checks where a redirection writes or reads; computed targets
+// are not judged.
+func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
+	if r.Word == nil || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+		return
+	}
+	w := a.word(r.Word)
+	dup := r.Op == syntax.DplOut && !w.computed() && (w.value == "-" || strings.Trim(w.value, "0123456789") == "")
+	if writeOps[r.Op] && !dup && w.value != "/dev/null" {
+		a.around(a.text(r))
+	}
+	if w.computed() {
+		return
+	}
+	p := w.value
+	switch {
+	case dup:
+		// >&2 duplicates a descriptor; it opens no file.
+	case isNetworkPath(p):
+		a.finding(checkDevice, a.text(s), "opens a network connection through "+p)
+	default:
+		a.device(a.text(s), p, writeOps[r.Op])
+	}
+}
+
+// device notes a use of a device, or a write to one or to a kernel file.
+func (a *analyzer) device(subject, p string, write bool) {
+	switch {
+	case write && (isDevice(p) || isKernelFile(p)):
+		a.finding(checkDeviceWrite, subject, "writes to "+p)
+	case isDevice(p):
+		a.finding(checkDevice, subject, "uses the device "+p)
+	}
+}
+
+// deviceArgs checks a program's literal arguments for devices: dd's of=
+// and tee's files are written, others only used.
+func (a *analyzer) deviceArgs(inv Invocation, words []word) {
+	for _, w := range words[1:] {
+		if w.computed() {
+			continue
+		}
+		p := w.value
+		key, val, hasValue := strings.Cut(p, "=")
+		if hasValue {
+			p = val
+		}
+		a.device(inv.source(), p, (inv.base == "dd" && hasValue && key == "of") ||
+			(inv.base == "tee" && !hasValue && !strings.HasPrefix(p, "-")))
+	}
 }

@@ -6,19 +6,24 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // shells are the programs whose code (-c, standard input, here-document)
 // courier parses again.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
-	"ash": true, "yash": true, "posh": true, "rbash": true, "fish": true,
-}
+var shells = set("sh bash dash zsh ksh mksh ash yash posh rbash fish")
 
 // downloaders fetch from the network.
-var downloaders = map[string]bool{
-	"curl": true, "wget": true, "wget2": true, "fetch": true, "aria2c": true,
-	"http": true, "https": true, "xh": true, "lwp-request": true, "GET": true,
+var downloaders = set("curl wget wget2 fetch aria2c http https xh lwp-request GET")
+
+// set makes a set of words separated by spaces.
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 // interpSpec describes how an interpreter is given its program.
@@ -53,44 +58,35 @@ func interpreterSpec(name string) (interpSpec, bool) {
 	return spec, ok
 }
 
-// codeSource is shell code a program runs: a -c string, eval's
-// arguments, a here-document...
-type codeSource struct {
-	prog    string // what runs the code, for messages: "bash -c", "eval"
-	subject string // what the reason quotes
-	words   []word // joined with spaces, the code
-}
-
-// code analyzes shell code one level deeper. Code built from expansions is
-// checked as written, and needs approval itself.
-func (a *analyzer) code(c codeSource) {
+// code analyzes the shell code prog ("bash -c", "eval") runs one level
+// deeper; code built from expansions is read as written and asked about.
+func (a *analyzer) code(prog, subject string, words ...word) {
 	if a.scratch {
 		return
 	}
-	texts := make([]string, len(c.words))
+	texts := make([]string, len(words))
 	expands := false
-	for i, w := range c.words {
+	for i, w := range words {
 		texts[i] = w.code
 		expands = expands || w.expands
 	}
 	if expands {
-		a.computedCode(c)
+		a.computedCode(prog, subject, words...)
 	}
 	if a.depth >= maxDepth {
-		a.finding(checkUnparseable, c.subject, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
+		a.finding(checkUnparseable, subject, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
 		return
 	}
-	newAnalyzer(a.out, a.depth+1).run(strings.Join(texts, " "), c.subject, "the code for "+c.prog)
+	newAnalyzer(a.out, a.depth+1).run(strings.Join(texts, " "), subject, "the code for "+prog)
 }
 
 // computedCode notes code whose text is only known at run time.
-func (a *analyzer) computedCode(c codeSource) {
-	download := slices.ContainsFunc(c.words, func(w word) bool { return w.node != nil && a.downloads(w.node) })
-	a.unreadable(download, c.subject, fmt.Sprintf("the code %s runs is computed at run time", c.prog))
+func (a *analyzer) computedCode(prog, subject string, words ...word) {
+	download := slices.ContainsFunc(words, func(w word) bool { return w.node != nil && a.downloads(w.node) })
+	a.unreadable(download, subject, fmt.Sprintf("the code %s runs is computed at run time", prog))
 }
 
-// unreadable notes code that no one can read beforehand: downloaded, or
-// else as detail says.
+// unreadable notes code that no one can read beforehand.
 func (a *analyzer) unreadable(download bool, subject, detail string) {
 	if download {
 		a.finding(checkDownload, subject, "runs code downloaded from the network")
@@ -104,24 +100,20 @@ func (a *analyzer) shell(name string, words []word, in stdin) {
 	i, cflag, sflag := 1, false, false
 options:
 	for ; i < len(words); i++ {
-		w := words[i]
-		if w.computed() {
-			if !w.optLike || cflag {
-				break options
-			}
-			// It may be options such as -c, and then anything.
-			a.computedCode(codeSource{prog: name, subject: wordsSource(words), words: words[i:]})
-			return
-		}
-		v := w.value
+		w, v := words[i], words[i].value
 		switch {
+		case w.computed() && w.optLike && !cflag:
+			// It may be options such as -c, and then anything.
+			a.computedCode(name, wordsSource(words), words[i:]...)
+			return
+		case w.computed():
+			break options
 		case v == "--" || v == "-":
 			i++
 			break options
+		case v == "--rcfile" || v == "--init-file":
+			i++
 		case strings.HasPrefix(v, "--"):
-			if v == "--rcfile" || v == "--init-file" {
-				i++
-			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			cflag = cflag || (v[0] == '-' && strings.ContainsRune(v, 'c'))
 			sflag = sflag || (v[0] == '-' && strings.ContainsRune(v, 's'))
@@ -135,7 +127,7 @@ options:
 	switch {
 	case cflag:
 		if i < len(words) {
-			a.code(codeSource{prog: name + " -c", subject: wordsSource(words), words: words[i : i+1]})
+			a.code(name+" -c", wordsSource(words), words[i:i+1]...)
 		}
 	case sflag:
 		a.stdinCode(name, in)
@@ -144,76 +136,67 @@ options:
 	}
 }
 
-// interpreter looks at how python, perl, node... get their code: inline
-// code and scripts are the person's to read, code from a pipe or a process
-// substitution is no one's.
-func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) {
-	src := interpreterSource(spec, words)
-	if src.inline != nil {
-		if src.computed {
-			a.computedCode(codeSource{prog: name + " " + src.option, subject: wordsSource(words), words: []word{*src.inline}})
-		}
-		return
-	}
-	a.script(name, words, src.script, in)
-}
-
-// interpSource is where an interpreter's code comes from: inline after an
-// option like -c, or else the script operand at index script.
-type interpSource struct {
-	inline   *word
-	option   string // "-c", "--eval"...
-	computed bool   // the inline code is its own word and computed
-	script   int
-}
-
-// interpreterSource finds an interpreter's code among its arguments.
-func interpreterSource(spec interpSpec, words []word) interpSource {
+// interpreter looks at how python, perl, node... get their code: code from
+// a pipe or a process substitution is no one's to read, and inline code
+// (python3 -c, a here-document) that deletes files or starts programs asks.
+func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in stdin) []finding {
+	var code *word
 	i := 1
-	for ; i < len(words); i++ {
-		w := words[i]
-		if w.computed() {
-			break
-		}
-		v := w.value
-		if v == "-" || v == "--" || len(v) < 2 || v[0] != '-' {
-			if v == "--" {
-				i++
+options:
+	for ; i < len(words) && !words[i].computed(); i++ {
+		v := words[i].value
+		var option, attached string
+		var hasAttached bool
+		switch j := strings.IndexAny(v[min(1, len(v)):], spec.inline) + 1; {
+		case v == "--":
+			i++
+			break options
+		case v == "-" || len(v) < 2 || v[0] != '-':
+			break options
+		case strings.HasPrefix(v, "--"):
+			if option, attached, hasAttached = strings.Cut(v, "="); !slices.Contains(spec.long, option) {
+				continue
 			}
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			if long, value, hasValue := strings.Cut(v, "="); slices.Contains(spec.long, long) {
-				return inlineAt(long, words, i, value, hasValue)
+		case j > 0:
+			option, attached, hasAttached = "-"+v[j:j+1], v[j+1:], j < len(v)-1
+		default:
+			if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
+				i++
 			}
 			continue
 		}
-		if j := strings.IndexAny(v[1:], spec.inline); j >= 0 {
-			return inlineAt("-"+v[j+1:j+2], words, i, v[j+2:], j < len(v)-2)
+		switch {
+		case hasAttached:
+			w := partOf(words[i], attached)
+			code = &w
+		case i+1 < len(words) && words[i+1].expands:
+			a.computedCode(name+" "+option, wordsSource(words), words[i+1])
+			return nil
+		case i+1 < len(words):
+			code = &words[i+1]
+		default:
+			code = &word{}
 		}
-		if j := strings.IndexAny(v[1:], spec.values); j >= 0 && j == len(v)-2 {
-			i++
+		break
+	}
+	if code == nil {
+		a.script(name, words, i, in)
+		if (i >= len(words) || isStdinPath(words[i].value)) && in.text != nil {
+			code = in.text
 		}
 	}
-	return interpSource{script: i}
-}
-
-// inlineAt is inline code given with option at words[i]: attached, or
-// the next word.
-func inlineAt(option string, words []word, i int, attached string, hasAttached bool) interpSource {
-	if hasAttached {
-		w := partOf(words[i], attached)
-		return interpSource{inline: &w, option: option}
+	if code == nil {
+		return nil
 	}
-	if i+1 < len(words) {
-		return interpSource{inline: &words[i+1], option: option, computed: words[i+1].expands}
+	if m := spec.runs.FindString(code.value); m != "" {
+		family := strings.TrimRight(name, "0123456789.")
+		return []finding{runsCode(family, words, "its inline "+family+" code may delete files or start programs ("+m+"), which courier cannot follow")}
 	}
-	return interpSource{inline: &word{}, option: option}
+	return nil
 }
 
 // script looks at the script operand words[i] of a shell or interpreter:
-// none or a name of standard input reads the code from there, a process
-// substitution has another command produce it.
+// standard input, a downloaded file or another command's output.
 func (a *analyzer) script(name string, words []word, i int, in stdin) {
 	switch {
 	case i < len(words) && !isStdinPath(words[i].value) && a.downloaded(words[i]):
@@ -222,7 +205,7 @@ func (a *analyzer) script(name string, words []word, i int, in stdin) {
 		a.finding(checkDownload, in.src, "runs "+in.file.value+", a file downloaded from the network")
 	}
 	if i >= len(words) || (!words[i].computed() && isStdinPath(words[i].value)) {
-		if in.kind == stdinPipe || shells[name] {
+		if in.pipe || shells[name] {
 			a.stdinCode(name, in)
 		}
 		return
@@ -234,22 +217,16 @@ func (a *analyzer) script(name string, words []word, i int, in stdin) {
 
 // isStdinPath reports whether a script operand names standard input.
 func isStdinPath(p string) bool {
-	switch path.Clean(p) {
-	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, path.Clean(p))
 }
 
 // stdinCode handles code read from standard input.
 func (a *analyzer) stdinCode(name string, in stdin) {
-	switch in.kind {
-	case stdinPipe:
+	switch {
+	case in.pipe:
 		a.unreadable(in.download, in.src, name+" runs code read from a pipe, which courier cannot check")
-	case stdinText:
-		if shells[name] {
-			a.code(codeSource{prog: name, subject: in.src, words: []word{*in.text}})
-		}
+	case in.text != nil && shells[name]:
+		a.code(name, in.src, *in.text)
 	}
 }
 
@@ -260,11 +237,10 @@ func (a *analyzer) alias(words []word) {
 		if !ok || name == "" || strings.ContainsAny(name, "$`-") {
 			continue
 		}
-		_, code, _ := strings.Cut(w.code, "=")
 		v := w
 		v.value = w.value[len(name)+1:]
-		v.code = code
-		a.code(codeSource{prog: "alias " + name, subject: wordsSource(words), words: []word{v}})
+		_, v.code, _ = strings.Cut(w.code, "=")
+		a.code("alias "+name, wordsSource(words), v)
 	}
 }
 
@@ -285,12 +261,115 @@ func (a *analyzer) trap(words []word) {
 	if !args[0].computed() && (v == "-" || strings.Trim(v, "0123456789") == "") {
 		return
 	}
-	a.code(codeSource{prog: "trap", subject: wordsSource(words), words: args[:1]})
+	a.code("trap", wordsSource(words), args[:1]...)
 }
 
-// source runs a script in the current shell.
-func (a *analyzer) source(words []word, in stdin) {
-	if len(words) > 1 {
-		a.script(words[0].value, words, 1, in)
+// anyDownload stands for a download whose name is unknown (curl -J,
+// wget -i): any script run after it counts.
+const anyDownload = "*"
+
+// noteDownloads remembers the files downloaders save, by base name, so
+// that `curl -o a.sh URL && sh a.sh` counts as running downloaded code.
+func (a *analyzer) noteDownloads(inv Invocation, words []word, in stdin) {
+	switch name := strings.ToLower(inv.base); {
+	case name == "curl":
+		a.out.downloads = append(a.out.downloads, curlFiles(words)...)
+	case name == "wget" || name == "wget2":
+		a.out.downloads = append(a.out.downloads, wgetFiles(words)...)
+	case downloaders[name]:
+		a.out.downloads = append(a.out.downloads, anyDownload)
+	case name == "tee" && in.pipe && in.download:
+		for _, w := range words[1:] {
+			if !strings.HasPrefix(w.value, "-") {
+				a.out.downloads = append(a.out.downloads, fileKey(w))
+			}
+		}
 	}
+}
+
+// noteRedirectDownload remembers a downloader's redirected output
+// (`curl URL > a.sh`).
+func (a *analyzer) noteRedirectDownload(s *syntax.Stmt) {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return
+	}
+	base, ok := programBase(a.word(c.Args[0]))
+	if !ok || !downloaders[strings.ToLower(base)] {
+		return
+	}
+	for _, r := range s.Redirs {
+		if r.Word != nil && writeOps[r.Op] && r.Op != syntax.DplOut {
+			a.out.downloads = append(a.out.downloads, fileKey(a.word(r.Word)))
+		}
+	}
+}
+
+// downloaded reports whether w names a file downloaded earlier.
+func (a *analyzer) downloaded(w word) bool {
+	return slices.Contains(a.out.downloads, anyDownload) || slices.Contains(a.out.downloads, fileKey(w))
+}
+
+// fileKey is how downloaded and run files are compared: the base name,
+// or a computed word as written.
+func fileKey(w word) string {
+	if w.computed() {
+		return w.src
+	}
+	return path.Base(w.value)
+}
+
+// curlFiles lists what curl saves: -o FILE, and with -O each URL's name.
+func curlFiles(words []word) []string {
+	var files, urls []string
+	remote := false
+	for _, o := range getopt(words, optSpec{values: "AbcCdDeEFHKmoPQrTtuUwxXyYz", long: []string{"--output", "--url"}}) {
+		switch value := o.value; o.name {
+		case "", "--url":
+			urls = append(urls, fileKey(urlWord(value)))
+		case "-o", "--output":
+			files = append(files, fileKey(value))
+		case "-O", "--remote-name", "--remote-name-all":
+			remote = true
+		case "-J", "--remote-header-name":
+			files = append(files, anyDownload)
+		}
+	}
+	if remote {
+		files = append(files, urls...)
+	}
+	return files
+}
+
+// wgetFiles lists what wget saves: -O FILE, or else each URL's name.
+func wgetFiles(words []word) []string {
+	var files, urls []string
+	named := false
+	for _, o := range getopt(words, optSpec{values: "OoaiBtTwQPUelARDIX", long: []string{"--output-document", "--input-file"}}) {
+		switch value := o.value; o.name {
+		case "":
+			urls = append(urls, fileKey(urlWord(value)))
+		case "-O", "--output-document":
+			named = true
+			if value.value != "-" {
+				files = append(files, fileKey(value))
+			}
+		case "-i", "--input-file":
+			files = append(files, anyDownload)
+		}
+	}
+	if !named {
+		files = append(files, urls...)
+	}
+	return files
+}
+
+// urlWord is the name a download of a URL is saved under.
+func urlWord(w word) word {
+	if w.computed() {
+		return w
+	}
+	u, _, _ := strings.Cut(w.value, "?")
+	u, _, _ = strings.Cut(u, "#")
+	return literalWord(path.Base(u))
 }

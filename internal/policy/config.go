@@ -20,68 +20,50 @@ func Default() Config {
 	}
 }
 
-const (
-	privilege = " # privilege escalation is never run by courier"
-	power     = " # shuts down, restarts or suspends the machine"
-	disks     = " # formats or repartitions disks"
-	modules   = " # loads or unloads kernel modules"
-	users     = " # changes the machine's user accounts"
-	rmDesc    = " # recursive or forced delete"
-	permDesc  = " # changes permissions or owners recursively"
-	discard   = " # discards uncommitted changes"
-	publish   = " # publishes to a registry others use"
-	mounts    = " # changes the machine's mounted file systems"
-	kills     = " # stops processes"
-	makefile  = " # runs the commands of a Makefile, which courier cannot check (the reply may have written it)"
-)
+// rules gives each of progs the same description.
+func rules(desc string, progs ...string) []string {
+	out := make([]string, len(progs))
+	for i, p := range progs {
+		out[i] = p + " # " + desc
+	}
+	return out
+}
 
 // defaultDeny: privilege escalation and commands on the whole machine.
-var defaultDeny = []string{
-	"sudo" + privilege, "su" + privilege, "doas" + privilege, "pkexec" + privilege,
-	"run0" + privilege, "sudoedit" + privilege,
-	"shutdown" + power, "reboot" + power, "halt" + power, "poweroff" + power,
-	"telinit" + power, "init [0-6sS]" + power, "kexec" + power,
-	"systemctl poweroff" + power, "systemctl reboot" + power, "systemctl halt" + power,
-	"systemctl kexec" + power, "systemctl soft-reboot" + power, "systemctl suspend*" + power,
-	"systemctl hibernate" + power, "systemctl hybrid-sleep" + power,
-	"systemctl rescue" + power, "systemctl emergency" + power,
-	"loginctl poweroff" + power, "loginctl reboot" + power, "loginctl suspend" + power,
-	"mkfs*" + disks, "mke2fs" + disks, "mkswap" + disks, "fdisk" + disks, "sfdisk" + disks,
-	"cfdisk" + disks, "gdisk" + disks, "sgdisk" + disks, "parted" + disks, "wipefs" + disks,
-	"blkdiscard" + disks,
-	"insmod" + modules, "rmmod" + modules, "modprobe" + modules,
-	"useradd" + users, "userdel" + users, "usermod" + users, "groupadd" + users,
-	"groupdel" + users, "passwd" + users, "chpasswd" + users, "visudo" + users,
-	checkDeviceWrite,
-}
+var defaultDeny = slices.Concat(
+	rules("privilege escalation is never run by courier", "sudo", "su", "doas", "pkexec", "run0", "sudoedit"),
+	rules("shuts down, restarts or suspends the machine", "shutdown", "reboot", "halt", "poweroff", "telinit",
+		"init [0-6sS]", "kexec", "systemctl poweroff", "systemctl reboot", "systemctl halt", "systemctl kexec",
+		"systemctl soft-reboot", "systemctl suspend*", "systemctl hibernate", "systemctl hybrid-sleep",
+		"systemctl rescue", "systemctl emergency", "loginctl poweroff", "loginctl reboot", "loginctl suspend"),
+	rules("formats or repartitions disks", "mkfs*", "mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk",
+		"sgdisk", "parted", "wipefs", "blkdiscard"),
+	rules("loads or unloads kernel modules", "insmod", "rmmod", "modprobe"),
+	rules("changes the machine's user accounts", "useradd", "userdel", "usermod", "groupadd", "groupdel",
+		"passwd", "chpasswd", "visudo"),
+	[]string{checkDeviceWrite},
+)
 
 // defaultAsk: commands that destroy work, reach outside the workspace, or
 // cannot be checked.
-var defaultAsk = []string{
-	"rm -r" + rmDesc, "rm -R" + rmDesc, "rm -f" + rmDesc, "rm --recursive" + rmDesc, "rm --force" + rmDesc,
-	"find -delete # deletes everything find matches",
-	"shred # overwrites files beyond recovery",
-	"git push # publishes commits to a remote",
-	"git reset --hard" + discard,
-	"git checkout ." + discard, "git checkout * ." + discard,
-	"git checkout -f" + discard, "git checkout --force" + discard,
-	"git restore ." + discard, "git restore * ." + discard,
-	"git switch -f" + discard, "git switch --force" + discard, "git switch --discard-changes" + discard,
-	"git clean -f # deletes untracked files", "git clean --force # deletes untracked files",
-	"git stash drop # deletes stashed changes", "git stash clear # deletes stashed changes",
-	"git branch -D # deletes a branch that may not be merged",
-	"git branch -d -f # deletes a branch that may not be merged",
-	"git branch --delete --force # deletes a branch that may not be merged",
-	"chmod -R" + permDesc, "chmod --recursive" + permDesc,
-	"chown -R" + permDesc, "chown --recursive" + permDesc,
-	"chgrp -R" + permDesc, "chgrp --recursive" + permDesc,
-	"kill" + kills, "pkill" + kills, "killall" + kills,
-	"mount" + mounts, "umount" + mounts,
-	"crontab # installs jobs that run later, outside the session",
-	"npm publish" + publish, "pnpm publish" + publish, "yarn publish" + publish,
-	"cargo publish" + publish, "twine upload" + publish, "gem push" + publish,
-	"poetry publish" + publish, "uv publish" + publish,
-	"docker push" + publish, "podman push" + publish,
-	"make" + makefile, "gmake" + makefile,
-	checkDownload, checkDynamic, checkDevice, checkUnparseable, checkGitWrite, checkRunsCode,
-}
+var defaultAsk = slices.Concat(
+	rules("recursive or forced delete", "rm -r", "rm -R", "rm -f", "rm --recursive", "rm --force"),
+	rules("deletes everything find matches", "find -delete"),
+	rules("overwrites files beyond recovery", "shred"),
+	rules("publishes commits to a remote", "git push"),
+	rules("discards uncommitted changes", "git reset --hard", "git checkout .", "git checkout * .",
+		"git checkout -f", "git checkout --force", "git restore .", "git restore * .", "git switch -f",
+		"git switch --force", "git switch --discard-changes"),
+	rules("deletes untracked files", "git clean -f", "git clean --force"),
+	rules("deletes stashed changes", "git stash drop", "git stash clear"),
+	rules("deletes a branch that may not be merged", "git branch -D", "git branch -d -f", "git branch --delete --force"),
+	rules("changes permissions or owners recursively", "chmod -R", "chmod --recursive", "chown -R",
+		"chown --recursive", "chgrp -R", "chgrp --recursive"),
+	rules("stops processes", "kill", "pkill", "killall"),
+	rules("changes the machine's mounted file systems", "mount", "umount"),
+	rules("installs jobs that run later, outside the session", "crontab"),
+	rules("publishes to a registry others use", "npm publish", "pnpm publish", "yarn publish", "cargo publish",
+		"twine upload", "gem push", "poetry publish", "uv publish", "docker push", "podman push"),
+	rules("runs the commands of a Makefile, which courier cannot check (the reply may have written it)", "make", "gmake"),
+	[]string{checkDownload, checkDynamic, checkDevice, checkUnparseable, checkGitWrite, checkRunsCode},
+)

@@ -71,16 +71,17 @@ func (a *analyzer) gitNotes(words []word) []finding {
 		}
 	}
 	a.gitRuns(g, subject)
+	const protected = ", which is protected; approving lets it write .git"
 	switch {
 	case !g.known:
 		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite, subject: subject,
-			detail: "its subcommand is only known at run time, and it may write the repository's .git, which is protected; approving lets it write .git"})
+			detail: "its subcommand is only known at run time, and it may write the repository's .git" + protected})
+	case g.sub == "init":
+		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite + " init", subject: subject,
+			detail: "creates or reinitialises a repository's .git" + protected})
 	case gitWrites(g):
-		detail := "writes the repository's .git, which is protected; approving lets it write .git"
-		if g.sub == "init" {
-			detail = "creates or reinitialises a repository's .git, which is protected; approving lets it write .git"
-		}
-		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite + " " + g.sub, subject: subject, detail: detail})
+		notes = append(notes, finding{check: checkGitWrite, key: checkGitWrite + " " + g.sub, subject: subject,
+			detail: "writes the repository's .git" + protected})
 	}
 	return notes
 }
@@ -94,7 +95,7 @@ func (a *analyzer) gitRuns(g gitCall, subject string) {
 		for len(rest) > 0 && strings.HasPrefix(rest[0].value, "-") {
 			rest = rest[1:]
 		}
-		a.code(codeSource{prog: "git submodule foreach", subject: subject, words: rest})
+		a.code("git submodule foreach", subject, rest...)
 	case g.sub == "bisect" && len(g.args) > 1 && g.args[0].value == "run":
 		a.command(g.args[1:], stdin{})
 	case g.sub == "rebase":
@@ -102,9 +103,9 @@ func (a *analyzer) gitRuns(g gitCall, subject string) {
 			name, value, hasValue := strings.Cut(w.value, "=")
 			switch {
 			case (name == "--exec" || name == "-x") && hasValue:
-				a.code(codeSource{prog: "git rebase --exec", subject: subject, words: []word{literalWord(value)}})
+				a.code("git rebase --exec", subject, literalWord(value))
 			case (name == "--exec" || name == "-x") && i+1 < len(g.args):
-				a.code(codeSource{prog: "git rebase --exec", subject: subject, words: g.args[i+1 : i+2]})
+				a.code("git rebase --exec", subject, g.args[i+1:i+2]...)
 			}
 		}
 	}
@@ -128,9 +129,7 @@ func gitProgramSetting(c word) (string, string) {
 		return key, "defines an alias, which may run any program or git command"
 	case section == "core" && !harmlessCore[name]:
 		return key, "changes a core setting, several of which run programs (fsmonitor, sshCommand, pager, editor, hooksPath)"
-	case gitProgramSections[section]:
-		return key, "names a program git runs"
-	case gitProgramKeys[section+"."+name]:
+	case gitProgramSections[section] || gitProgramKeys[section+"."+name]:
 		return key, "names a program git runs"
 	}
 	return key, ""
@@ -143,44 +142,36 @@ func (a *analyzer) gitSettingCode(key string, c word, subject string) {
 	if !ok {
 		return
 	}
+	prog, code := "git -c "+key, value
 	if strings.HasPrefix(key, "alias.") {
-		code, isShell := strings.CutPrefix(value, "!")
-		if !isShell {
+		prog = "git alias"
+		if code, ok = strings.CutPrefix(value, "!"); !ok {
 			code = "git " + value
 		}
-		a.code(codeSource{prog: "git alias", subject: subject, words: []word{{value: code, code: code, src: c.src, expands: c.expands}}})
-		return
 	}
-	a.code(codeSource{prog: "git -c " + key, subject: subject, words: []word{{value: value, code: value, src: c.src, expands: c.expands}}})
+	a.code(prog, subject, word{value: code, code: code, src: c.src, expands: c.expands})
 }
 
 // harmlessCore are core settings that run nothing.
-var harmlessCore = map[string]bool{
-	"autocrlf": true, "quotepath": true, "filemode": true, "ignorecase": true, "safecrlf": true,
-	"eol": true, "whitespace": true, "abbrev": true, "precomposeunicode": true, "longpaths": true,
-	"symlinks": true, "logallrefupdates": true, "compression": true, "bigfilethreshold": true,
-	"checkstat": true, "trustctime": true, "untrackedcache": true, "preloadindex": true,
-	"commentchar": true, "commentstring": true, "sparsecheckout": true, "protectntfs": true, "protecthfs": true,
-}
+var harmlessCore = set("autocrlf quotepath filemode ignorecase safecrlf eol whitespace abbrev precomposeunicode longpaths " +
+	"symlinks logallrefupdates compression bigfilethreshold checkstat trustctime untrackedcache " +
+	"preloadindex commentchar commentstring sparsecheckout protectntfs protecthfs")
 
 // gitProgramSections are sections whose settings name programs or code.
-var gitProgramSections = map[string]bool{
-	"credential": true, "filter": true, "pager": true, "include": true, "includeif": true,
-	"hook": true, "mergetool": true, "difftool": true, "browser": true, "man": true,
-	"sendemail": true, "instaweb": true, "gpg": true, "sequence": true, "uploadpack": true,
-	"protocol": true, "init": true, "submodule": true,
-}
+var gitProgramSections = set("credential filter pager include includeif hook mergetool difftool browser man sendemail instaweb gpg " +
+	"sequence uploadpack protocol init submodule")
 
 // gitProgramKeys are single settings (section.name) that name programs.
-var gitProgramKeys = map[string]bool{
-	"diff.external": true, "diff.command": true, "diff.textconv": true, "merge.driver": true,
-	"remote.uploadpack": true, "remote.receivepack": true, "web.browser": true,
-}
+var gitProgramKeys = set("diff.external diff.command diff.textconv merge.driver remote.uploadpack remote.receivepack web.browser")
 
 // gitWrites reports whether a git subcommand writes the repository's .git.
 func gitWrites(g gitCall) bool {
+	l := newGitArgs(g.args)
+	if reads, ok := gitReadForms[g.sub]; ok {
+		return !slices.Contains(reads, l.first())
+	}
 	f, ok := gitWriteRules[g.sub]
-	return ok && (f == nil || f(newGitArgs(g.args)))
+	return gitAlwaysWrites[g.sub] || ok && f(l)
 }
 
 // gitArgList is a subcommand's arguments, with its operands.
@@ -210,35 +201,27 @@ func (l gitArgList) has(opts ...string) bool {
 
 func (l gitArgList) first() string { return append(l.operands, "")[0] }
 
-// gitWriteRules lists the subcommands that write .git: nil means always,
-// a function decides from the arguments (listing forms only read).
+// gitAlwaysWrites are the subcommands that always write .git.
+var gitAlwaysWrites = set("add am commit checkout switch reset rebase merge gc fetch pull cherry-pick revert init mv rm " +
+	"restore prune repack update-index update-ref write-tree commit-tree read-tree bisect filter-branch filter-repo " +
+	"fast-import unpack-objects prune-packed pack-refs maintenance mktag mktree index-pack checkout-index merge-index")
+
+// gitReadForms are the subcommands that write .git unless their first
+// operand is one of these ("" for none).
+var gitReadForms = map[string][]string{
+	"rerere": {"status", "diff", "remaining"}, "stash": {"list", "show"}, "notes": {"", "list", "show"},
+	"worktree": {"list"}, "submodule": {"", "status", "summary"}, "sparse-checkout": {"list"},
+	"commit-graph": {"verify"}, "multi-pack-index": {"verify"},
+}
+
+// gitWriteRules decide for the other subcommands that may write .git
+// from their arguments (listing forms only read).
 var gitWriteRules = map[string]func(gitArgList) bool{
-	"add": nil, "am": nil, "commit": nil, "checkout": nil, "switch": nil, "reset": nil,
-	"rebase": nil, "merge": nil, "gc": nil, "fetch": nil, "pull": nil, "cherry-pick": nil,
-	"revert": nil, "init": nil, "mv": nil, "rm": nil, "restore": nil, "prune": nil, "repack": nil,
-	"update-index": nil, "update-ref": nil, "write-tree": nil, "commit-tree": nil, "read-tree": nil,
-	"bisect": nil, "filter-branch": nil, "filter-repo": nil, "fast-import": nil, "unpack-objects": nil,
-	"prune-packed": nil, "pack-refs": nil, "maintenance": nil, "mktag": nil, "mktree": nil,
-	"index-pack": nil, "checkout-index": nil, "merge-index": nil, "rerere": func(l gitArgList) bool {
-		return !slices.Contains([]string{"status", "diff", "remaining"}, l.first())
-	},
-	"stash": func(l gitArgList) bool { return !slices.Contains([]string{"list", "show"}, l.first()) },
-	"branch": func(l gitArgList) bool {
-		if l.has("-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "--delete", "--move", "--copy", "--force",
-			"--set-upstream-to", "--unset-upstream", "--edit-description", "--track", "--no-track", "--create-reflog") {
-			return true
-		}
-		listing := l.has("-l", "--list", "-a", "--all", "-r", "--remotes", "--show-current", "--contains", "--no-contains",
-			"--merged", "--no-merged", "--points-at", "-v", "--verbose")
-		return !listing && (len(l.operands) > 0 || l.computed)
-	},
-	"tag": func(l gitArgList) bool {
-		if l.has("-d", "--delete", "-a", "--annotate", "-s", "--sign", "-u", "--local-user", "-m", "--message", "-F", "--file", "-f", "--force", "-e", "--edit") {
-			return true
-		}
-		listing := l.has("-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-v", "--verify")
-		return !listing && (len(l.operands) > 0 || l.computed)
-	},
+	"branch": listOrCreate("-d -D -m -M -c -C -f -u --delete --move --copy --force --set-upstream-to --unset-upstream "+
+		"--edit-description --track --no-track --create-reflog",
+		"-l --list -a --all -r --remotes --show-current --contains --no-contains --merged --no-merged --points-at -v --verbose"),
+	"tag": listOrCreate("-d --delete -a --annotate -s --sign -u --local-user -m --message -F --file -f --force -e --edit",
+		"-l --list -n --contains --no-contains --merged --no-merged --points-at -v --verify"),
 	"config": func(l gitArgList) bool {
 		switch l.first() {
 		case "get", "list":
@@ -255,15 +238,17 @@ var gitWriteRules = map[string]func(gitArgList) bool{
 	"remote": func(l gitArgList) bool {
 		return len(l.operands) > 0 && !slices.Contains([]string{"show", "get-url"}, l.first())
 	},
-	"notes":            func(l gitArgList) bool { return !slices.Contains([]string{"", "list", "show"}, l.first()) },
-	"reflog":           func(l gitArgList) bool { return slices.Contains([]string{"expire", "delete"}, l.first()) },
-	"worktree":         func(l gitArgList) bool { return l.first() != "list" },
-	"submodule":        func(l gitArgList) bool { return !slices.Contains([]string{"", "status", "summary"}, l.first()) },
-	"sparse-checkout":  func(l gitArgList) bool { return l.first() != "list" },
-	"symbolic-ref":     func(l gitArgList) bool { return len(l.operands) > 1 || l.has("-d", "--delete") },
-	"hash-object":      func(l gitArgList) bool { return l.has("-w") },
-	"apply":            func(l gitArgList) bool { return l.has("--index", "--cached", "-3", "--3way", "--intent-to-add") },
-	"replace":          func(l gitArgList) bool { return !(len(l.operands) == 0 || l.has("-l", "--list")) },
-	"commit-graph":     func(l gitArgList) bool { return l.first() != "verify" },
-	"multi-pack-index": func(l gitArgList) bool { return l.first() != "verify" },
+	"reflog":       func(l gitArgList) bool { return slices.Contains([]string{"expire", "delete"}, l.first()) },
+	"symbolic-ref": func(l gitArgList) bool { return len(l.operands) > 1 || l.has("-d", "--delete") },
+	"hash-object":  func(l gitArgList) bool { return l.has("-w") },
+	"apply":        func(l gitArgList) bool { return l.has("--index", "--cached", "-3", "--3way", "--intent-to-add") },
+	"replace":      func(l gitArgList) bool { return !(len(l.operands) == 0 || l.has("-l", "--list")) },
+}
+
+// listOrCreate decides for git branch and tag: the writes options write,
+// and without a listing option an operand names one to create.
+func listOrCreate(writes, listing string) func(gitArgList) bool {
+	return func(l gitArgList) bool {
+		return l.has(strings.Fields(writes)...) || !l.has(strings.Fields(listing)...) && (len(l.operands) > 0 || l.computed)
+	}
 }

@@ -53,14 +53,13 @@ func (v Verdict) keys(rules []string) []string {
 	if len(v.Shape) == 0 {
 		return rules
 	}
-	var suffix strings.Builder
-	suffix.WriteString(" with")
+	suffix := " with"
 	for _, s := range v.Shape {
-		suffix.WriteString(" " + strconv.Quote(s))
+		suffix += " " + strconv.Quote(s)
 	}
 	keys := make([]string, len(rules))
 	for i, r := range rules {
-		keys[i] = r + suffix.String()
+		keys[i] = r + suffix
 	}
 	return keys
 }
@@ -110,15 +109,8 @@ func (v Verdict) CoveredBy(approved []string) bool {
 	if v.Decision != Ask || len(v.Rules) == 0 {
 		return false
 	}
-	if slices.Contains(approved, v.keys([]string{v.Rule})[0]) {
-		return true
-	}
-	for _, k := range v.ApprovalKeys() {
-		if !slices.Contains(approved, k) {
-			return false
-		}
-	}
-	return true
+	return slices.Contains(approved, v.keys([]string{v.Rule})[0]) ||
+		!slices.ContainsFunc(v.ApprovalKeys(), func(k string) bool { return !slices.Contains(approved, k) })
 }
 
 // ReasonAfter is the reason to ask about a verdict approved does not

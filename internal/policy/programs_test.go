@@ -18,7 +18,13 @@ import (
 // returned with an error saying what could not be read.
 func Programs(command string) ([]Invocation, error) {
 	an := analyze(command)
-	return an.invs, errors.Join(an.errs...)
+	var errs []error
+	for _, f := range an.findings {
+		if f.check == checkUnparseable {
+			errs = append(errs, errors.New(f.detail))
+		}
+	}
+	return an.invs, errors.Join(errs...)
 }
 
 // args are the program's arguments after quote removal, computed ones as
@@ -110,8 +116,8 @@ func TestProgramsParseError(t *testing.T) {
 		found    []string
 		errorHas string
 	}{
-		{`echo "open`, nil, "the command: 1:6: reached EOF without closing quote"},
-		{`make; sh -c 'if then'`, []string{"make", "sh -c if then"}, "the code for sh -c: 1:"},
+		{`echo "open`, nil, "the command as shell: 1:6: reached EOF without closing quote"},
+		{`make; sh -c 'if then'`, []string{"make", "sh -c if then"}, "the code for sh -c as shell: 1:"},
 	}
 	for _, tt := range tests {
 		invs, err := Programs(tt.cmd)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -82,8 +83,6 @@ type wordBuilder struct {
 	a                 *analyzer
 	w                 word
 	value, code, tail strings.Builder
-	lead              strings.Builder // the literal prefix, while prefix
-	prefix            bool
 	// escapes lists what a backslash escapes inside double quotes; a
 	// here-document body does not escape '"'.
 	escapes string
@@ -91,18 +90,21 @@ type wordBuilder struct {
 
 // word resolves one word: quote removal, and what is computed at run time.
 func (a *analyzer) word(n *syntax.Word) word {
-	b := &wordBuilder{a: a, prefix: true, escapes: "$`\"\\\n"}
+	b := &wordBuilder{a: a, escapes: "$`\"\\\n"}
 	b.parts(n.Parts, false)
 	return b.finish(n)
 }
 
-// hereDoc resolves the body of a here-document; a quoted delimiter makes
-// the body literal.
+// hereDoc resolves the body of a here-document, where a quoted delimiter
+// makes the body literal, or a here-string.
 func (a *analyzer) hereDoc(r *syntax.Redirect) word {
+	if r.Op == syntax.WordHdoc {
+		return a.word(r.Word)
+	}
 	if r.Hdoc == nil {
 		return word{}
 	}
-	b := &wordBuilder{a: a, prefix: true, escapes: "$`\\\n"}
+	b := &wordBuilder{a: a, escapes: "$`\\\n"}
 	if quotedDelimiter(r.Word) {
 		for _, p := range r.Hdoc.Parts {
 			if l, ok := p.(*syntax.Lit); ok {
@@ -118,20 +120,10 @@ func (a *analyzer) hereDoc(r *syntax.Redirect) word {
 // quotedDelimiter reports whether a here-document's delimiter is quoted,
 // which turns off expansions in the body.
 func quotedDelimiter(w *syntax.Word) bool {
-	if w == nil {
-		return false
-	}
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			if strings.Contains(p.Value, `\`) {
-				return true
-			}
-		default:
-			return true
-		}
-	}
-	return false
+	return w != nil && slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return !ok || strings.Contains(l.Value, `\`)
+	})
 }
 
 func (b *wordBuilder) finish(n *syntax.Word) word {
@@ -140,10 +132,6 @@ func (b *wordBuilder) finish(n *syntax.Word) word {
 	b.w.code = b.code.String()
 	b.w.tail = b.tail.String()
 	b.w.src = b.a.text(n)
-	if b.w.computed() {
-		lead := b.lead.String()
-		b.w.optLike = lead == "" || lead[0] == '-'
-	}
 	return b.w
 }
 
@@ -152,15 +140,20 @@ func (b *wordBuilder) literal(s string) {
 	b.value.WriteString(s)
 	b.code.WriteString(s)
 	b.tail.WriteString(s)
-	if b.prefix {
-		b.lead.WriteString(s)
+}
+
+// unknown starts a part known only at run time.
+func (b *wordBuilder) unknown() {
+	if !b.w.computed() {
+		lead := b.value.String()
+		b.w.optLike = lead == "" || lead[0] == '-'
 	}
+	b.tail.Reset()
 }
 
 // computedPart adds a part whose value is only known at run time.
 func (b *wordBuilder) computedPart(p syntax.WordPart, quoted bool) {
-	b.prefix = false
-	b.tail.Reset()
+	b.unknown()
 	b.w.expands = true
 	if !quoted {
 		b.w.split = true
@@ -188,8 +181,7 @@ func (b *wordBuilder) parts(parts []syntax.WordPart, quoted bool) {
 		case *syntax.DblQuoted:
 			b.parts(p.Parts, true)
 		case *syntax.ExtGlob, *syntax.BraceExp:
-			b.prefix = false
-			b.tail.Reset()
+			b.unknown()
 			b.w.glob = true
 			src := b.a.text(p)
 			b.value.WriteString(src)
@@ -208,8 +200,7 @@ func (b *wordBuilder) unquotedLit(raw string) {
 		return
 	}
 	b.literal(unescape(raw[:i], ""))
-	b.prefix = false
-	b.tail.Reset()
+	b.unknown()
 	b.w.glob = true
 	b.value.WriteString(unescape(raw[i:], ""))
 	b.code.WriteString(raw[i:]) // the pattern as a shell re-reading it sees it

@@ -37,17 +37,8 @@ var wrappers = map[string]wrapperSpec{
 	"sudo":    {values: "CDghpRrtTUu", long: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}, assigns: true},
 	"doas":    {values: "uC"},
 	"pkexec":  {long: []string{"--user"}},
-}
-
-var (
-	xargsSpec = wrapperSpec{values: "aEIdLnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}
-	watchSpec = wrapperSpec{values: "nq", long: []string{"--interval", "--equexit"}}
-)
-
-// option is an option a wrapper was given, with its value if it takes one.
-type option struct {
-	name  string
-	value word
+	// xargs gives the program arguments read from its input.
+	"xargs": {values: "aEIdLnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
 }
 
 // dispatch looks into a program that runs other programs or code.
@@ -56,73 +47,57 @@ func (a *analyzer) dispatch(name string, words []word, in stdin) {
 		a.around(wordsSource(words))
 	}
 	switch {
-	case name == "env":
-		a.env(words, in)
-	case name == "xargs":
-		a.xargs(words)
 	case name == "find":
 		a.find(words, in)
 	case name == "watch":
 		a.watch(words)
 	case name == "eval":
-		a.code(codeSource{prog: "eval", subject: wordsSource(words), words: skipDashes(words[1:])})
+		args := words[1:]
+		if len(args) > 0 && !args[0].computed() && args[0].value == "--" {
+			args = args[1:] // eval accepts "--" before its operands
+		}
+		a.code("eval", wordsSource(words), args...)
 	case name == "alias":
 		a.alias(words)
 	case name == "trap":
 		a.trap(words)
-	case name == "source" || name == ".":
-		a.source(words, in)
+	case (name == "source" || name == ".") && len(words) > 1:
+		a.script(words[0].value, words, 1, in) // a script run in the current shell
 	case shells[name]:
 		a.shell(name, words, in)
 	default:
 		if spec, ok := wrappers[name]; ok {
-			next, _, stop := skipOptions(spec, words)
-			a.around(wordsSource(words[:min(next, len(words))]))
-			if !stop {
-				a.rest(words, next, in)
+			next, opts, stop := skipOptions(spec, words)
+			a.around(wordsSource(words[:next]))
+			// env -S runs a string it splits as a shell would.
+			split := slices.IndexFunc(opts, func(o arg) bool { return o.name == "-S" || o.name == "--split-string" })
+			switch prog := words[next:]; {
+			case name == "env" && split >= 0:
+				a.code("env -S", wordsSource(words), append([]word{opts[split].value}, prog...)...)
+			case name == "xargs":
+				a.xargs(words[1:next], opts, prog)
+			case !stop && len(prog) > 0:
+				a.command(prog, in)
 			}
-			return
 		}
-		if spec, ok := interpreterSpec(name); ok {
-			a.interpreter(name, spec, words, in)
-		}
-	}
-}
-
-// rest analyzes the program a wrapper starts, if any.
-func (a *analyzer) rest(words []word, next int, in stdin) {
-	if next < len(words) {
-		a.command(words[next:], in)
 	}
 }
 
 // skipOptions steps over a wrapper's options, NAME=value words and
-// operands, and returns the index of the program it runs. Options end at
-// the first other word, as these programs do not reorder their arguments,
-// or at a computed one, which might be the program.
-func skipOptions(spec wrapperSpec, words []word) (next int, opts []option, stop bool) {
-	i := 1
-	for i < len(words) && !words[i].computed() {
-		v := words[i].value
+// operands to the program it runs, which may be a computed word.
+func skipOptions(spec wrapperSpec, words []word) (next int, opts []arg, stop bool) {
+	for _, o := range getopt(words, optSpec{values: spec.values, long: spec.long}) {
 		switch {
-		case v == "--":
-			return i + 1 + spec.operands, opts, stop
-		case strings.HasPrefix(v, "--"):
-			name, value, n := longValue(words, i, spec.long)
-			opts = append(opts, option{name, value})
-			i += n
-		case len(v) > 1 && v[0] == '-':
-			i += shortValues(words, i, spec.values, func(c byte, value word) {
-				opts = append(opts, option{"-" + string(c), value})
-				stop = stop || strings.IndexByte(spec.stops, c) >= 0
-			})
-		case spec.assigns && (v == "-" || isAssignment(v)):
-			i++
-		default:
-			return i + spec.operands, opts, stop
+		case o.name == "--":
+			return min(o.at+1+spec.operands, len(words)), opts, stop
+		case words[o.at].computed() || o.name == "" && !(spec.assigns && (o.value.value == "-" || isAssignment(o.value.value))):
+			return min(o.at+spec.operands, len(words)), opts, stop
+		case o.name != "":
+			opts = append(opts, o)
+			stop = stop || len(o.name) == 2 && strings.Contains(spec.stops, o.name[1:])
 		}
 	}
-	return i + spec.operands, opts, stop
+	return len(words), opts, stop
 }
 
 // isAssignment reports whether a word is NAME=value.
@@ -136,36 +111,12 @@ func literalWord(s string) word {
 	return word{value: s, code: s, src: s, tail: s}
 }
 
-// skipDashes drops a leading "--", which eval accepts before its operands.
-func skipDashes(words []word) []word {
-	if len(words) > 0 && !words[0].computed() && words[0].value == "--" {
-		return words[1:]
-	}
-	return words
-}
-
-// env runs a program, or with -S a string it splits as a shell would.
-func (a *analyzer) env(words []word, in stdin) {
-	next, opts, _ := skipOptions(wrappers["env"], words)
-	a.around(wordsSource(words[:min(next, len(words))]))
-	for _, o := range opts {
-		if o.name == "-S" || o.name == "--split-string" {
-			code := append([]word{o.value}, words[min(next, len(words)):]...)
-			a.code(codeSource{prog: "env -S", subject: wordsSource(words), words: code})
-			return
-		}
-	}
-	a.rest(words, next, in)
-}
-
 // xargs gives a program arguments read from its input: a hidden computed
 // word stands for them, or with -I the words holding the replacement
 // string are computed.
-func (a *analyzer) xargs(words []word) {
-	next, opts, _ := skipOptions(xargsSpec, words)
-	a.around(wordsSource(words[:min(next, len(words))]))
+func (a *analyzer) xargs(own []word, opts []arg, prog []word) {
 	replace := ""
-	for _, w := range words[1:min(next, len(words))] {
+	for _, w := range own {
 		v := w.value
 		switch {
 		case strings.HasPrefix(v, "--replace"):
@@ -182,7 +133,7 @@ func (a *analyzer) xargs(words []word) {
 			replace = o.value.value
 		}
 	}
-	inner := slices.Clone(words[min(next, len(words)):])
+	inner := slices.Clone(prog)
 	if len(inner) == 0 {
 		inner = []word{literalWord("echo")}
 	}
@@ -210,9 +161,7 @@ func markReplaced(words []word, placeholder string, optLike bool) {
 // paths it fills in for {} are never options.
 func (a *analyzer) find(words []word, in stdin) {
 	for i := 1; i < len(words); i++ {
-		switch words[i].value {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
+		if !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, words[i].value) {
 			continue
 		}
 		start := i + 1
@@ -235,15 +184,12 @@ func (a *analyzer) find(words []word, in stdin) {
 
 // watch runs its arguments joined by sh -c, or with -x as a program.
 func (a *analyzer) watch(words []word) {
-	next, opts, _ := skipOptions(watchSpec, words)
-	rest := words[min(next, len(words)):]
-	for _, o := range opts {
-		if o.name == "-x" || o.name == "--exec" {
-			a.rest(words, next, stdin{})
-			return
-		}
-	}
-	if len(rest) > 0 {
-		a.code(codeSource{prog: "watch", subject: wordsSource(words), words: rest})
+	next, opts, _ := skipOptions(wrapperSpec{values: "nq", long: []string{"--interval", "--equexit"}}, words)
+	switch rest := words[next:]; {
+	case len(rest) == 0:
+	case slices.ContainsFunc(opts, func(o arg) bool { return o.name == "-x" || o.name == "--exec" }):
+		a.command(rest, stdin{})
+	default:
+		a.code("watch", wordsSource(words), rest...)
 	}
 }

@@ -9,22 +9,18 @@ import (
 )
 
 // capture keeps a bounded view of a command's output, so memory stays
-// fixed however much it prints: the first runes and, in a ring, the last.
+// fixed however much it prints: the first runes and the last.
 // It counts runes, one U+FFFD per invalid byte, so the kept text is valid
 // UTF-8 and never splits a character. Run feeds it from one goroutine.
 type capture struct {
 	max     int
 	head    []rune // the first (max+1)/2 runes
-	tail    []rune // a ring of the latest max/2 runes after the head
-	next    int    // the slot of tail written next once it is full
+	tail    []rune // the latest runes after the head: the last max/2 count
 	total   int64  // runes seen
 	pending []byte // an incomplete UTF-8 sequence ending the last Write
 }
 
-func newCapture(limit int) *capture {
-	limit = max(limit, 1)
-	return &capture{max: limit, head: make([]rune, 0, (limit+1)/2), tail: make([]rune, 0, limit/2)}
-}
+func newCapture(limit int) *capture { return &capture{max: max(limit, 1)} }
 
 // Write implements io.Writer. It never fails.
 func (c *capture) Write(p []byte) (int, error) {
@@ -44,14 +40,13 @@ func (c *capture) Write(p []byte) (int, error) {
 
 func (c *capture) add(r rune) {
 	c.total++
-	switch {
-	case len(c.head) < cap(c.head):
+	if len(c.head) < (c.max+1)/2 {
 		c.head = append(c.head, r)
-	case len(c.tail) < cap(c.tail):
-		c.tail = append(c.tail, r)
-	case len(c.tail) > 0:
-		c.tail[c.next] = r
-		c.next = (c.next + 1) % len(c.tail)
+		return
+	}
+	c.tail = append(c.tail, r)
+	if keep := c.max / 2; len(c.tail) > 2*keep {
+		c.tail = append(c.tail[:0], c.tail[len(c.tail)-keep:]...)
 	}
 }
 
@@ -67,7 +62,7 @@ func (c *capture) text() string {
 		c.add(utf8.RuneError)
 	}
 	c.pending = nil
-	tail := slices.Concat(c.tail[c.next:], c.tail[:c.next])
+	tail := c.tail[max(0, len(c.tail)-c.max/2):]
 	if c.total <= int64(c.max) {
 		return string(c.head) + string(tail)
 	}

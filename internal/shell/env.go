@@ -40,22 +40,25 @@ func DefaultVars() []string { return slices.Clone(nonInteractive) }
 // allow-listed or that keep names (globs, ignoring case), then tools,
 // nonInteractive and extra, each replacing earlier values of a name.
 func Environ(base, keep []string, tools, extra map[string]string) []string {
-	out := make([]string, 0, len(allowed)+len(tools)+len(nonInteractive)+len(extra))
+	set := map[string]string{}
+	maps.Copy(set, tools)
+	for _, d := range nonInteractive {
+		name, value, _ := strings.Cut(d, "=")
+		set[name] = value
+	}
+	maps.Copy(set, extra)
+	var out []string
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			continue
-		}
-		if matchAny(name, allowed) || matchAny(name, keep) {
+		if _, replaced := set[name]; ok && name != "" && !replaced && (matchAny(name, allowed) || matchAny(name, keep)) {
 			out = append(out, kv)
 		}
 	}
-	defaults := make(map[string]string, len(nonInteractive))
-	for _, d := range nonInteractive {
-		name, value, _ := strings.Cut(d, "=")
-		defaults[name] = value
+	// Sorted, so that the result is the same every time.
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, name+"="+set[name])
 	}
-	return mergeEnv(mergeEnv(mergeEnv(out, tools), defaults), extra)
+	return out
 }
 
 // lookup returns a function reading env's variables.
@@ -74,33 +77,9 @@ func lookup(env []string) func(string) string {
 // malformed glob matches only the identical name.
 func matchAny(name string, globs []string) bool {
 	upper := strings.ToUpper(name)
-	for _, g := range globs {
+	return slices.ContainsFunc(globs, func(g string) bool {
 		g = strings.ToUpper(g)
-		if g == upper {
-			return true
-		}
-		if ok, err := path.Match(g, upper); err == nil && ok {
-			return true
-		}
-	}
-	return false
-}
-
-// mergeEnv returns env with extra's entries set, replacing earlier values,
-// in sorted order so that the result is the same every time.
-func mergeEnv(env []string, extra map[string]string) []string {
-	if len(extra) == 0 {
-		return env
-	}
-	out := make([]string, 0, len(env)+len(extra))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if _, replaced := extra[name]; !replaced {
-			out = append(out, kv)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(extra)) {
-		out = append(out, name+"="+extra[name])
-	}
-	return out
+		ok, err := path.Match(g, upper)
+		return g == upper || err == nil && ok
+	})
 }

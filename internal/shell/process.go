@@ -97,30 +97,23 @@ func closeAll(files ...[]*os.File) {
 	}
 }
 
-// ending says how a command ended.
-type ending struct {
-	exitCode int
-	timedOut bool
-	canceled bool
-}
-
 // wait waits for the shell to exit, the timeout, or ctx; then kills what is
 // left of the process group, reaps the shell and finishes reading output.
-func (p *process) wait(ctx context.Context, timeout time.Duration) ending {
+// The result says how it ended.
+func (p *process) wait(ctx context.Context, timeout time.Duration) (end Result) {
 	var limit <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		limit = t.C
 	}
-	var end ending
 	select {
 	case <-p.exited:
 	case <-limit:
-		end.timedOut = true
+		end.TimedOut = true
 		p.stop()
 	case <-ctx.Done():
-		end.canceled = true
+		end.Canceled = true
 		p.stop()
 	}
 	// Background jobs the shell left behind die with it. On Linux the shell
@@ -129,9 +122,9 @@ func (p *process) wait(ctx context.Context, timeout time.Duration) ending {
 	p.signalSession(syscall.SIGKILL)
 	p.reap()
 	p.drain()
-	end.exitCode = p.cmd.ProcessState.ExitCode() // -1 if killed by a signal
-	if end.timedOut || end.canceled {
-		end.exitCode = -1
+	end.ExitCode = p.cmd.ProcessState.ExitCode() // -1 if killed by a signal
+	if end.TimedOut || end.Canceled {
+		end.ExitCode = -1
 	}
 	return end
 }

@@ -16,6 +16,11 @@ import (
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
+// TagVar is the variable that names a command in its environment. Every
+// process the command starts inherits it, so a command left running by a
+// courier that was killed can still be found and stopped.
+const TagVar = "COURIER_COMMAND"
+
 // DefaultMaxOutput is the output characters kept when Spec.MaxOutput is 0,
 // as the protocol specifies; also max_output's default.
 const DefaultMaxOutput = 4000
@@ -63,7 +68,13 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if !filepath.IsAbs(spec.Dir) {
 		return Result{}, fmt.Errorf("working folder %q is not an absolute path", spec.Dir)
 	}
-	var opts *sandbox.Options
+	sh, err := shellPath()
+	if err != nil {
+		return Result{}, err
+	}
+	argv := []string{sh, "-c", spec.Command}
+	launch := sandbox.Launch{Path: sh, Args: argv, Env: Environ(spec.Env, spec.KeepEnv, nil, spec.ExtraEnv), Attr: procgroup.Attr()}
+	var cg *sandbox.Cgroup
 	if spec.Sandbox != nil {
 		o := spec.Sandbox.Probed()
 		if err := sandbox.Check(o); err != nil {
@@ -73,14 +84,14 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 			if err := sandbox.Prepare(o); err != nil {
 				return Result{}, err
 			}
-			opts = &o
+			cg = cgroup(&o)
+			defer cg.Remove()
+			// The tool variables point its builds at the session's caches.
+			tools := sandbox.ToolEnv(o, lookup(Environ(spec.Env, spec.KeepEnv, nil, nil)))
+			if launch, err = sandbox.Launcher(o, argv, Environ(spec.Env, spec.KeepEnv, tools, spec.ExtraEnv)); err != nil {
+				return Result{}, err
+			}
 		}
-	}
-	cg := cgroup(opts)
-	defer cg.Remove()
-	launch, err := launcher(spec.Command, opts, environment(spec, opts))
-	if err != nil {
-		return Result{}, err
 	}
 	maxOutput := cmp.Or(max(spec.MaxOutput, 0), DefaultMaxOutput)
 	out, errOut := newCapture(maxOutput), newCapture(maxOutput)
@@ -93,16 +104,8 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	end := p.wait(ctx, spec.Timeout)
-	res := Result{
-		ExitCode:  end.exitCode,
-		TimedOut:  end.timedOut,
-		Canceled:  end.canceled,
-		Duration:  time.Since(begin),
-		Truncated: out.truncated(),
-		Sandboxed: launch.Confined,
-		Limit:     cg.Hit(),
-	}
+	res := p.wait(ctx, spec.Timeout)
+	res.Duration, res.Truncated, res.Sandboxed, res.Limit = time.Since(begin), out.truncated(), launch.Confined, cg.Hit()
 	if spec.Split {
 		res.Stdout, res.Stderr = out.text(), errOut.text()
 		res.Truncated = res.Truncated || errOut.truncated()
@@ -125,30 +128,4 @@ func cgroup(opts *sandbox.Options) *sandbox.Cgroup {
 	}
 	opts.Limits.Cgroups = cg.Dirs()
 	return cg
-}
-
-// launcher returns how to start the command with env: the shell itself, or
-// the sandbox launcher that confines it as opts say.
-func launcher(command string, opts *sandbox.Options, env []string) (sandbox.Launch, error) {
-	sh, err := shellPath()
-	if err != nil {
-		return sandbox.Launch{}, err
-	}
-	argv := []string{sh, "-c", command}
-	if opts == nil {
-		return sandbox.Launch{Path: sh, Args: argv, Env: env, Attr: procgroup.Attr()}, nil
-	}
-	return sandbox.Launcher(*opts, argv, env)
-}
-
-// environment is the command's environment (see Environ), with the tool
-// variables that point its builds at the session's caches when it is
-// sandboxed.
-func environment(spec Spec, opts *sandbox.Options) []string {
-	var tools map[string]string
-	if opts != nil {
-		kept := Environ(spec.Env, spec.KeepEnv, nil, nil)
-		tools = sandbox.ToolEnv(*opts, lookup(kept))
-	}
-	return Environ(spec.Env, spec.KeepEnv, tools, spec.ExtraEnv)
 }

@@ -6,11 +6,6 @@ import (
 	"syscall"
 )
 
-// TagVar is the variable that names a command in its environment. Every
-// process the command starts inherits it, so a command left running by a
-// courier that was killed can still be found and stopped.
-const TagVar = "COURIER_COMMAND"
-
 // KillTagged stops every process whose environment holds TagVar=tag, the
 // leftovers of a command whose courier died, and returns how many. The tag
 // proves identity: no process that merely reused a pid is hit.
