@@ -143,7 +143,15 @@ func (a *analyzer) interpreter(name string, spec interpSpec, words []word, in st
 	var code *word
 	i := 1
 options:
-	for ; i < len(words) && !words[i].computed(); i++ {
+	for ; i < len(words); i++ {
+		if words[i].computed() {
+			if words[i].optLike {
+				// It may be an inline-code option and its code, attached.
+				a.computedCode(name, wordsSource(words), words[i:]...)
+				return nil
+			}
+			break
+		}
 		v := words[i].value
 		var option, attached string
 		var hasAttached bool
