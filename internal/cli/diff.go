@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
@@ -104,7 +105,7 @@ func colourDiff(text string) string {
 // or neither.
 func sessionAndTurn(args []string) (string, int, error) {
 	id := ""
-	if len(args) > 0 && runner.ValidID(args[0]) {
+	if len(args) > 0 && history.ValidID(args[0]) {
 		id, args = args[0], args[1:]
 	}
 	if len(args) == 0 {
@@ -169,7 +170,7 @@ func removeFinishedLayers(r *runner.Runner, p runner.Paths) (int, error) {
 	caches := filepath.Join(p.Root, "cache")
 	removed := 0
 	for _, id := range sandbox.LayerSessions(caches) {
-		if _, err := os.Stat(p.SessionFolder(id)); err == nil {
+		if _, err := os.Stat(history.Store{Dir: p.Sessions}.Folder(id)); err == nil {
 			if info, err := r.Status(id); err != nil || !info.Complete {
 				continue // a session going on keeps its layer
 			}

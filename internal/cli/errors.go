@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/termtext"
 
 	"github.com/courier-agent/courier/internal/agent"
@@ -82,7 +83,7 @@ func explain(err error) explained {
 		complete   *runner.CompleteError
 		unfinished *runner.UnfinishedError
 		wsErr      *runner.WorkspaceError
-		locked     *runner.LockedError
+		locked     *history.LockedError
 		setup      *agent.SetupError
 		limit      *agentrun.LimitError
 		layout     *runner.LayoutError
@@ -153,12 +154,12 @@ func explain(err error) explained {
 		if locked.Holder != nil && strings.HasPrefix(locked.Holder.Doing, "waiting for approval") {
 			e.hint = fmt.Sprintf("answer its question there, or run 'courier approve %s' or 'courier deny %s'", locked.Session, locked.Session)
 		}
-	case errors.As(err, new(*runner.InvalidIDError)), errors.Is(err, runner.ErrNotFound):
+	case errors.As(err, new(*history.InvalidIDError)), errors.Is(err, history.ErrNotFound):
 		e.hint = "run 'courier sessions' to list the sessions"
 	case errors.Is(err, runner.ErrNoSession):
 		e.msg = "no incomplete session"
 		e.hint = `start one with 'courier new "TASK"', or name a session id`
-	case errors.As(err, new(*runner.CorruptError)):
+	case errors.As(err, new(*history.CorruptError)):
 		e.hint = "courier leaves it as it is; restore it from a backup or move it aside to forget the session"
 	case errors.As(err, new(*reply.TooLargeError)):
 		e.hint = "ask the LLM for a shorter answer, or raise max_reply in courier.toml"
@@ -166,7 +167,7 @@ func explain(err error) explained {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
 	case errors.As(err, new(*reply.NotTextError)):
 		e.hint = "save the LLM's answer as plain text"
-	case errors.Is(err, runner.ErrPruned):
+	case errors.Is(err, history.ErrPruned):
 		e.hint = "raise snapshot_budget to keep more turns undoable"
 	case errors.As(err, new(*runner.SnapshotError)):
 		e.hint = "'courier log' shows what each turn changed"

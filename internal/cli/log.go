@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/termtext"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,6 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/runner"
 )
 
 type logOptions struct {
@@ -56,7 +56,7 @@ func logRun(o *logOptions) error {
 	}
 	if o.json {
 		if turns == nil {
-			turns = []runner.TurnLog{}
+			turns = []history.TurnLog{}
 		}
 		return writeJSON(o.g.io.Out, turns)
 	}
@@ -74,7 +74,7 @@ func logRun(o *logOptions) error {
 // printTurn writes one turn of the log: its reply, each command and how
 // it ended (with output, what it printed), and what the turn changed, each
 // path once (--json tells what each command changed).
-func printTurn(w io.Writer, t runner.TurnLog, output bool) {
+func printTurn(w io.Writer, t history.TurnLog, output bool) {
 	var marks []string
 	if t.Undone {
 		marks = append(marks, "undone")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/serve"
@@ -74,7 +75,7 @@ func opsRun(o *opsOptions) error {
 		return err
 	}
 	rep, err := b.StartRun(o.ctx, cmds, runner.RunOptions{
-		Protocol: agentspaces.ChatName, Preset: o.preset, Name: name, Hash: runner.Hash(data),
+		Protocol: agentspaces.ChatName, Preset: o.preset, Name: name, Hash: history.Hash(data),
 		Task: serve.RunTask(cmds),
 	})
 	if err != nil && rep.Commands == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
@@ -229,8 +230,8 @@ func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name
 	}
 	said[id+"/"+name] = true
 	record := ""
-	if runner.ValidID(id) {
-		record = filepath.Join(p.SessionFolder(id), name)
+	if history.ValidID(id) {
+		record = filepath.Join(history.Store{Dir: p.Sessions}.Folder(id), name)
 		if before, err := os.ReadFile(record); err == nil && string(before) == text {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -117,8 +118,8 @@ func continueRun(o *newOptions) error {
 // that is the id of a session names it; any other, even one shaped like an
 // id ("cafebabe is the magic number"), is text.
 func sessionAndText(b *built, args []string) (string, []string) {
-	if len(args) > 0 && runner.ValidID(args[0]) {
-		if _, err := b.Status(args[0]); !errors.Is(err, runner.ErrNotFound) {
+	if len(args) > 0 && history.ValidID(args[0]) {
+		if _, err := b.Status(args[0]); !errors.Is(err, history.ErrNotFound) {
 			return args[0], args[1:]
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/shell"
 )
 
 // The runner's errors are typed so that the command line alone words
@@ -140,6 +142,10 @@ func (e *UnappliedError) Error() string {
 	return fmt.Sprintf("%d replies were not applied", e.Count)
 }
 
+// NewID is a new session id, as runs are named: for a message that could
+// not run, which makes no session.
+func NewID() string { return newID() }
+
 // interrupted marks an error caused by ctx ending as an interruption of
 // session id.
 func interrupted(ctx context.Context, id string, err error) error {
@@ -166,3 +172,18 @@ func (e *NoSuchSessionError) Error() string {
 	}
 	return fmt.Sprintf("reply %s names session %s, which does not exist; it was set aside", e.Reply, e.Session)
 }
+
+// The engine's errors and the shell's variables, which the command line
+// (kept off the engine and the shell) words and shows.
+type (
+	BusyTurnError = engine.BusyTurnError
+	SystemError   = engine.SystemError
+	UndoReport    = history.Report
+)
+
+// AllowedVars are the names and globs of courier's environment that
+// commands get; DefaultVars are set for every command, as NAME=value.
+func AllowedVars() []string { return shell.AllowedVars() }
+
+// DefaultVars: see AllowedVars.
+func DefaultVars() []string { return shell.DefaultVars() }
