@@ -210,16 +210,7 @@ func (r *Runner) firstSnapshot(st *history.State) {
 		return
 	}
 	defer lock.Unlock()
-	ws, err := r.openWorkspace(st)
-	if err != nil {
-		return
-	}
-	defer ws.Close()
-	h, err := r.history(st, ws)
-	if err == nil {
-		err = h.Refresh()
-		h.Close()
-	}
+	err = r.onHistory(st, func(_ *workspace.Workspace, h *history.History) error { return h.Refresh() })
 	if err != nil {
 		r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
 	}

@@ -10,11 +10,21 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// history opens the history of session st on its workspace ws.
-func (r *Runner) history(st *history.State, ws *workspace.Workspace) (*history.History, error) {
+// onHistory runs do on session st's workspace and history.
+func (r *Runner) onHistory(st *history.State, do func(*workspace.Workspace, *history.History) error) error {
+	ws, err := r.openWorkspace(st)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
 	o, p := r.cfg.Snapshots, r.cfg.Paths
 	o.Private = []string{p.Root, p.Inbox, p.Outbox, p.Sessions}
-	return r.store.Open(st.SessionID, ws, o)
+	h, err := r.store.Open(st.SessionID, ws, o)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return do(ws, h)
 }
 
 // SnapshotError: a turn cannot be shown or undone.
@@ -44,17 +54,7 @@ func (r *Runner) withHistory(id, what string, do func(st *history.State, h *hist
 		}
 		defer lock.Unlock()
 	}
-	ws, err := r.openWorkspace(st)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	h, err := r.history(st, ws)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return do(st, h)
+	return r.onHistory(st, func(_ *workspace.Workspace, h *history.History) error { return do(st, h) })
 }
 
 // Diff writes the diff of what the turn answering request seq (0: the

@@ -14,6 +14,7 @@ import (
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/termtext"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // apply applies a reply to the held session, refusing one applied before
@@ -126,33 +127,25 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 // turn runs the engine (start applies or resumes), puts each question to
 // the approver, resuming after each answer, and commits the turn. It
 // returns the results so far when a *WaitingError stopped it.
-func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
-	ws, err := s.r.openWorkspace(s.st)
-	if err != nil {
-		return engine.Outcome{}, err
-	}
-	defer ws.Close()
+func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (out engine.Outcome, err error) {
 	opts := s.r.cfg.Commands
 	if s.st.Preset != "" {
 		if opts.Policy, err = s.r.preset(s.st.Preset); err != nil {
-			return engine.Outcome{}, err
+			return out, err
 		}
 	}
 	opts.Words = s.fe.Words()
 	opts.Observer = newObserver(s.r.cfg.Reporter)
-	h, err := s.r.history(s.st, ws)
-	if err != nil {
-		return engine.Outcome{}, err
-	}
-	defer h.Close()
-	eng := engine.New(ws, h, opts)
-	out, err := start(eng)
-	for err == nil && out.Waiting != nil {
-		if err = s.wait(ctx, out); err != nil {
-			break
+	err = s.r.onHistory(s.st, func(ws *workspace.Workspace, h *history.History) error {
+		eng := engine.New(ws, h, opts)
+		out, err = start(eng)
+		for err == nil && out.Waiting != nil {
+			if err = s.wait(ctx, out); err == nil {
+				out, err = eng.Resume(ctx, s.st)
+			}
 		}
-		out, err = eng.Resume(ctx, s.st)
-	}
+		return err
+	})
 	if err != nil {
 		return out, err
 	}

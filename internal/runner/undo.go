@@ -9,6 +9,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // Undo takes back the held session's most recent turn not yet undone
@@ -63,21 +64,15 @@ func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 func (s *Session) undo(resumed bool) (UndoReport, error) {
 	l, st := s.r, s.st
 	u := *st.Undoing
+	rep := UndoReport{Sequence: u.Turn}
 	// A crash may have left the request or the state half written.
 	if err := l.cleanTemps(st.SessionID); err != nil {
-		return UndoReport{Sequence: u.Turn}, err
+		return rep, err
 	}
-	ws, err := l.openWorkspace(st)
-	if err != nil {
-		return UndoReport{Sequence: u.Turn}, err
-	}
-	defer ws.Close()
-	h, err := l.history(st, ws)
-	if err != nil {
-		return UndoReport{Sequence: u.Turn}, err
-	}
-	defer h.Close()
-	rep, err := h.Undo(u.Turn)
+	err := l.onHistory(st, func(_ *workspace.Workspace, h *history.History) (err error) {
+		rep, err = h.Undo(u.Turn)
+		return err
+	})
 	rep.Resumed = resumed
 	if err != nil {
 		return rep, err
