@@ -175,12 +175,17 @@ func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what strin
 			return err
 		}
 	}
+	return r.holding(id, what, func(s *Session) error { return s.Serve(ctx, src) })
+}
+
+// holding runs do on session id held under its lock.
+func (r *Runner) holding(id, what string, do func(*Session) error) error {
 	s, err := r.Hold(id, what)
 	if err != nil {
 		return err
 	}
 	defer s.Release()
-	return s.Serve(ctx, src)
+	return do(s)
 }
 
 // Queue is replies waiting for several sessions: the inbox folder.
@@ -209,7 +214,11 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 		if _, ok, _ := r.store.Unfinished(st); (!ok || st.Pending != nil) && st.Undoing == nil {
 			continue
 		}
-		if err := r.recoverOne(ctx, st.SessionID, q.Source(st.SessionID, false), what); err != nil {
+		src := q.Source(st.SessionID, false)
+		if err := r.holding(st.SessionID, what, func(s *Session) error {
+			_, err := s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
+			return err
+		}); err != nil {
 			if stops(ctx, err) {
 				return err
 			}
@@ -242,14 +251,7 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			unapplied += r.setAsideAll(ctx, q.Source(id, false), id)
 			continue
 		}
-		err := func() error {
-			s, err := r.Hold(id, what)
-			if err != nil {
-				return err
-			}
-			defer s.Release()
-			return s.Serve(ctx, q.Source(id, id == def))
-		}()
+		err := r.holding(id, what, func(s *Session) error { return s.Serve(ctx, q.Source(id, id == def)) })
 		var un *UnappliedError
 		switch {
 		case errors.As(err, &un):
@@ -267,16 +269,6 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 		return &BatchError{Errs: errs}
 	}
 	return nil
-}
-
-func (r *Runner) recoverOne(ctx context.Context, id string, src Source, what string) error {
-	s, err := r.Hold(id, what)
-	if err != nil {
-		return err
-	}
-	defer s.Release()
-	_, err = s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
-	return err
 }
 
 // stops reports whether err ends a batch: a question, or a stop.

@@ -279,7 +279,7 @@ func (s *Session) commit(out engine.Outcome) error {
 	next.ReadFileRequests = readRequests(out)
 	// The words said meanwhile go into the next request, or wait for a
 	// follow-up task.
-	ws, said, err := s.r.waitingWords(st.SessionID)
+	said, err := s.r.waitingWords(st.SessionID)
 	if err != nil {
 		return err
 	}
@@ -304,7 +304,6 @@ func (s *Session) commit(out engine.Outcome) error {
 		}
 	} else {
 		next.SequenceNumber++
-		addWords(&next, ws)
 		w, err := s.advance(&next, said)
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package runner
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -180,7 +179,7 @@ func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !r.heard(id, name) && os.Remove(filepath.Join(r.wordsDir(id), name)) == nil {
+	if !r.heard(id, name) && os.Remove(r.wordsPath(id, name)) == nil {
 		return nil, locked // withdrawn before the holder took it
 	}
 	h := &UndoHandover{Holder: holderName(locked), Session: id, Sequence: st.UndoTop}
