@@ -53,17 +53,14 @@ func (p Paths) Ensure() error {
 	return nil
 }
 
-// Limits bound what a turn reads and shows: the largest reply in bytes,
-// the files a request lists, the lines of one requested file, and the
-// tokens a request should stay within (0: no limit).
+// Limits bound what a turn reads and shows (0: no limit).
 type Limits struct {
 	MaxReply                          int64
 	ListLimit, ReadLines, TokenBudget int
 }
 
-// Commands are the engine's options, to which each turn adds the front
-// end's words and an observer; Snapshots the history's, to which it adds
-// courier's own folders.
+// Commands and Snapshots are the engine's and history's options, which
+// each turn completes.
 type (
 	Commands  = engine.Options
 	Snapshots = history.Options
@@ -80,13 +77,12 @@ type Config struct {
 	// FrontEnds are the protocols sessions may speak, the default first.
 	FrontEnds []frontend.FrontEnd
 	Reporter  Reporter
-	// Approver answers questions about commands; nil stops the turn at a
-	// question (the session waits for 'courier approve' or 'deny').
+	// Approver answers questions; nil leaves the session waiting.
 	Approver Approver
 	// Presets gives the policy of a run's preset; nil when there are none.
 	Presets func(name string) (*policy.Policy, error)
-	// ProtocolOnce puts the whole protocol only in a chat's first request;
-	// Environment describes the machine there.
+	// ProtocolOnce: the whole protocol only in a chat's first request,
+	// which Environment has describe the machine.
 	ProtocolOnce, Environment bool
 	Snapshots                 Snapshots
 }
@@ -99,7 +95,6 @@ type Runner struct {
 	created string
 }
 
-// New returns a runner.
 func New(cfg Config) *Runner {
 	if cfg.Reporter == nil {
 		cfg.Reporter = discard{}
@@ -107,7 +102,6 @@ func New(cfg Config) *Runner {
 	return &Runner{cfg: cfg, store: history.Store{Dir: cfg.Paths.Sessions}}
 }
 
-// Paths returns the runner's folders.
 func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
 // FrontEnd returns the front end of that name; "" is the default one.
@@ -126,9 +120,8 @@ func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
 	return nil, fmt.Errorf("unknown protocol %q", name)
 }
 
-// CreateOptions say how a new session starts: the globs whose files the
-// first request attaches, the front end ("": the default), and whether
-// the first snapshot waits for the first turn (a run that exits at once).
+// CreateOptions: the globs the first request packs, the front end ("":
+// the default), and whether the first snapshot waits for the first turn.
 type CreateOptions struct {
 	Includes      []string
 	Protocol      string
@@ -285,20 +278,11 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 	return s, nil
 }
 
-// Release gives the session up.
-func (s *Session) Release() { s.lock.Unlock() }
-
-// ID is the session's id.
-func (s *Session) ID() string { return s.st.SessionID }
-
-// Folder is the session's own folder.
-func (s *Session) Folder() string { return s.r.store.Folder(s.st.SessionID) }
-
-// Workspace is the folder the session works on.
+func (s *Session) Release()          { s.lock.Unlock() }
+func (s *Session) ID() string        { return s.st.SessionID }
+func (s *Session) Folder() string    { return s.r.store.Folder(s.st.SessionID) }
 func (s *Session) Workspace() string { return s.st.Workspace }
-
-// Complete reports whether the session is complete.
-func (s *Session) Complete() bool { return s.st.IsComplete }
+func (s *Session) Complete() bool    { return s.st.IsComplete }
 
 // latest returns the most recently updated session, or incomplete one.
 func (r *Runner) latest(anyState bool) (*history.State, error) {
