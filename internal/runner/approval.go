@@ -102,6 +102,13 @@ func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
 	return n, true, nil
 }
 
+func (r *Runner) dropDecision(id string) error {
+	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("decision: %w", err)
+	}
+	return nil
+}
+
 func (r *Runner) leaveDecision(id string, n decisionNote) error {
 	data, err := json.Marshal(n)
 	if err != nil {

@@ -284,17 +284,25 @@ func (s *Session) Folder() string    { return s.r.store.Folder(s.st.SessionID) }
 func (s *Session) Workspace() string { return s.st.Workspace }
 func (s *Session) Complete() bool    { return s.st.IsComplete }
 
-// latest returns the most recently updated session, or incomplete one.
+// latest returns the most recently updated session, or incomplete one
+// (a run of 'courier ops' is only ever named by its id).
 func (r *Runner) latest(anyState bool) (*history.State, error) {
-	all, errs := r.store.List()
-	for _, st := range all {
-		// A run of 'courier ops' is only ever named by its id.
-		if !st.Run && (anyState || !st.IsComplete) {
-			return st, nil
-		}
+	if st := r.first(func(st *history.State) bool { return !st.Run && (anyState || !st.IsComplete) }); st != nil {
+		return st, nil
 	}
-	if len(errs) > 0 {
+	if _, errs := r.store.List(); len(errs) > 0 {
 		return nil, errs[0]
 	}
 	return nil, ErrNoSession
+}
+
+// first returns the most recently updated session ok accepts, or nil.
+func (r *Runner) first(ok func(*history.State) bool) *history.State {
+	all, _ := r.store.List()
+	for _, st := range all {
+		if ok(st) {
+			return st
+		}
+	}
+	return nil
 }

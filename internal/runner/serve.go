@@ -215,13 +215,13 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			continue
 		}
 		src := q.Source(st.SessionID, false)
-		if err := r.holding(st.SessionID, what, func(s *Session) error {
+		err := r.holding(st.SessionID, what, func(s *Session) error {
 			_, err := s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
 			return err
-		}); err != nil {
-			if stops(ctx, err) {
-				return err
-			}
+		})
+		if err != nil && stops(ctx, err) {
+			return err
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -273,8 +273,7 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 
 // stops reports whether err ends a batch: a question, or a stop.
 func stops(ctx context.Context, err error) bool {
-	var w *WaitingError
-	return ctx.Err() != nil || errors.As(err, &w)
+	return ctx.Err() != nil || errors.As(err, new(*WaitingError))
 }
 
 func (r *Runner) exists(id string) bool {

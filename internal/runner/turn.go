@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -47,8 +46,11 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		// A reply naming no session may be one another session is still
 		// applying: it belongs there.
 		if rep.Route(s.r.cfg.FrontEnds...) == "" {
-			if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
-				return &SkippedError{Reply: rep.Name, Session: other}
+			if other := s.r.first(func(o *history.State) bool {
+				begin, ok, err := s.r.store.Unfinished(o)
+				return o.SessionID != st.SessionID && !o.IsComplete && err == nil && ok && begin.ReplyHash == rep.Hash
+			}); other != nil {
+				return &SkippedError{Reply: rep.Name, Session: other.SessionID}
 			}
 		}
 	}
@@ -249,8 +251,8 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 		return err
 	}
 	if elsewhere {
-		if err := os.Remove(s.r.decisionPath(s.st.SessionID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("decision: %w", err)
+		if err := s.r.dropDecision(s.st.SessionID); err != nil {
+			return err
 		}
 	}
 	cmd := ""
@@ -335,9 +337,11 @@ func readRequests(out engine.Outcome) []history.ReadRequest {
 // left the decision (handedOver).
 func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
-		if id, err = r.waitingSession(); err != nil {
-			return false, err
+		w := r.first(func(st *history.State) bool { return st.Pending != nil })
+		if w == nil {
+			return false, ErrNoSession
 		}
+		id = w.SessionID
 	}
 	st, err := r.store.Load(id)
 	if err != nil {
@@ -366,8 +370,8 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 		return false, &NotWaitingError{Session: id}
 	}
 	// A decision left for a holder that went away is older.
-	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("decision: %w", err)
+	if err := r.dropDecision(id); err != nil {
+		return false, err
 	}
 	n = decided(s.st.Pending, d)
 	if err := s.journalDecision(n, false); err != nil {
@@ -375,32 +379,6 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	}
 	_, err = s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
 	return false, interrupted(ctx, id, err)
-}
-
-// waitingSession returns the latest session that waits for a decision.
-func (r *Runner) waitingSession() (string, error) {
-	all, _ := r.store.List()
-	for _, st := range all {
-		if st.Pending != nil {
-			return st.SessionID, nil
-		}
-	}
-	return "", ErrNoSession
-}
-
-// applyingElsewhere returns the session other than except whose
-// unfinished turn applies the reply with this hash, or "".
-func (r *Runner) applyingElsewhere(hash, except string) string {
-	all, _ := r.store.List()
-	for _, st := range all {
-		if st.SessionID == except || st.IsComplete {
-			continue
-		}
-		if begin, ok, err := r.store.Unfinished(st); err == nil && ok && begin.ReplyHash == hash {
-			return st.SessionID
-		}
-	}
-	return ""
 }
 
 // undoneSince reports whether the workspace is again as request seq
