@@ -32,10 +32,7 @@ answer and goes on by itself.`,
 		Example: `  courier approve 3f9a1c2e
   courier approve --all`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ctx, o.id = cmd.Context(), optionalArg(args)
-			return run(runF, decideRun, o)
-		},
+		RunE: optional(o, &o.id, &o.ctx, runF, decideRun),
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "also approve every later command like it in this session")
 	return cmd
@@ -50,10 +47,7 @@ func newDenyCmd(g *globals, runF func(*decideOptions) error) *cobra.Command {
 told (with --reason, why), and the rest of the reply is carried out.`,
 		Example: `  courier deny 3f9a1c2e --reason "do not delete the build cache"`,
 		Args:    cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ctx, o.id = cmd.Context(), optionalArg(args)
-			return run(runF, decideRun, o)
-		},
+		RunE:    optional(o, &o.id, &o.ctx, runF, decideRun),
 	}
 	cmd.Flags().StringVar(&o.reason, "reason", "", "tell the LLM why")
 	return cmd

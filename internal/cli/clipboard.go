@@ -31,10 +31,7 @@ run 'courier process'.`,
 		Example: `  courier paste
   courier paste 3f9a1c2e && courier process`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return run(runF, pasteRun, o)
-		},
+		RunE: optional(o, &o.id, nil, runF, pasteRun),
 	}
 }
 

@@ -137,10 +137,7 @@ complete or gone: what their commands wrote into the tool caches.`,
 		Example: `  courier gc
   courier --snapshot-budget 100MB gc 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return run(runF, gcRun, o)
-		},
+		RunE: optional(o, &o.id, nil, runF, gcRun),
 	}
 }
 

@@ -35,10 +35,7 @@ adds what each command printed, as the LLM got it (cut to max_output).`,
   courier log --output
   courier log 3f9a1c2e --json`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return run(runF, logRun, o)
-		},
+		RunE: optional(o, &o.id, nil, runF, logRun),
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&o.output, "output", false, "show what each command printed")

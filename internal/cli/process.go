@@ -33,10 +33,7 @@ the LLM in the next outbox.`,
   courier process --session 3f9a1c2e ~/Downloads/reply.md
   courier process`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ctx, o.file = cmd.Context(), optionalArg(args)
-			return run(runF, processRun, o)
-		},
+		RunE: optional(o, &o.file, &o.ctx, runF, processRun),
 	}
 	cmd.Flags().StringVar(&o.session, "session", "", "apply to this session instead of the one the reply names")
 	eventsFlag(cmd, &o.json)

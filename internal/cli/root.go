@@ -289,3 +289,15 @@ func run[O any](runF, real func(*O) error, o *O) error {
 	}
 	return real(o)
 }
+
+// optional is the RunE of a command whose one optional argument goes to
+// *arg (and its context, if asked, to *ctx).
+func optional[O any](o *O, arg *string, ctx *context.Context, runF, real func(*O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if ctx != nil {
+			*ctx = cmd.Context()
+		}
+		*arg = optionalArg(args)
+		return run(runF, real, o)
+	}
+}

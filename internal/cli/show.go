@@ -31,10 +31,7 @@ anything.`,
   courier show 3f9a1c2e | pbcopy
   courier show --full`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return run(runF, showRun, o)
-		},
+		RunE: optional(o, &o.id, nil, runF, showRun),
 	}
 	cmd.Flags().BoolVar(&o.full, "full", false, "with the whole protocol and the machine's description, for a fresh chat")
 	return cmd

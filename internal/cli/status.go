@@ -61,10 +61,7 @@ which courier process works on it now and what it waits for. With --json,
 		Example: `  courier status
   courier status 3f9a1c2e --json`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return run(runF, statusRun, o)
-		},
+		RunE: optional(o, &o.id, nil, runF, statusRun),
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
 	return cmd

@@ -30,10 +30,7 @@ new request there.`,
 		Example: `  courier undo
   courier undo 3f9a1c2e`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.id = optionalArg(args)
-			return run(runF, undoRun, o)
-		},
+		RunE: optional(o, &o.id, nil, runF, undoRun),
 	}
 }
 

@@ -14,39 +14,16 @@ import (
 var stamped string
 
 // version is courier's version as the build knows it: the one stamped,
-// else the module version of an installed release, else devel and the
-// commit go recorded, if it did ('go run').
+// else the module version go recorded (a release's, or since Go 1.24 the
+// commit's), else devel.
 func version() string {
 	if stamped != "" {
 		return stamped
 	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
 	}
-	v := info.Main.Version
-	if v != "" && v != "(devel)" {
-		return v
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "devel"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "+changes"
-	}
-	return "devel " + rev
+	return "devel"
 }
 
 // versionLine is what --version and 'courier version' print.

@@ -38,10 +38,7 @@ Ctrl-C stops cleanly; run 'courier watch' again to go on.`,
 		Example: `  courier watch
   courier resume 3f9a1c2e --poll`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ctx, o.id = cmd.Context(), optionalArg(args)
-			return run(runF, watchRun, o)
-		},
+		RunE: optional(o, &o.id, &o.ctx, runF, watchRun),
 	}
 	eventsFlag(cmd, &o.json)
 	return cmd
