@@ -255,6 +255,16 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	return st.SessionID, nil
 }
 
+// save commits next as the session's state, with no new request.
+func (s *Session) save(next *history.State) error {
+	next.UpdatedAt = time.Now().UTC()
+	if err := s.r.store.Save(next); err != nil {
+		return err
+	}
+	*s.st = *next
+	return nil
+}
+
 // advance commits next, with its request showing the words said, as the
 // session's state, and then drops the words.
 func (s *Session) advance(next *history.State, said []words) (RequestWritten, error) {

@@ -292,13 +292,10 @@ func (s *Session) commit(out engine.Outcome) error {
 	var written *RequestWritten
 	if out.Done || st.Run {
 		// A run has one turn: no request follows it.
-		next.IsComplete = true
-		next.Summary = out.Summary
-		next.UpdatedAt = time.Now().UTC()
-		if err := s.r.store.Save(&next); err != nil {
+		next.IsComplete, next.Summary = true, out.Summary
+		if err := s.save(&next); err != nil {
 			return err
 		}
-		*st = next
 		// What the session's commands wrote into the tool caches ends with
 		// it; a follow-up task starts a new layer.
 		if sb := s.r.cfg.Commands.Sandbox; sb != nil && sb.Caches != "" {

@@ -87,32 +87,25 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		}
 	}
 	next := *st
-	next.Undoing = nil
-	next.UndoTop = u.Below
+	next.Undoing, next.UndoTop = nil, u.Below
 	if st.Run { // no LLM to tell
-		next.UpdatedAt = time.Now().UTC()
-		if err := l.store.Save(&next); err != nil {
+		if err := s.save(&next); err != nil {
 			return rep, err
 		}
-		*st = next
 		l.cfg.Reporter.TurnUndone(TurnUndone{Session: st.SessionID, Report: rep})
 		return rep, nil
 	}
-	next.IsComplete = false
-	next.Summary = ""
+	next.IsComplete, next.Summary, next.Notices = false, "", nil
 	next.SequenceNumber++
-	next.LastResults = []command.Result{}
-	next.ReadFileRequests = []history.ReadRequest{}
-	next.Notices = []string{rep.Notice()}
+	next.LastResults, next.ReadFileRequests = []command.Result{}, []history.ReadRequest{}
 	if l.afterUndo(st) {
 		// The LLM has not heard of the undo that wrote the request either:
 		// it hears of every turn undone since its last reply.
-		next.Notices = nil
 		for _, n := range st.Notices {
 			next.Notices = append(next.Notices, strings.TrimSuffix(n, history.UndoTail))
 		}
-		next.Notices = append(next.Notices, rep.Notice())
 	}
+	next.Notices = append(next.Notices, rep.Notice())
 	w, err := s.advance(&next, nil)
 	if err != nil {
 		return rep, err
