@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
@@ -178,4 +181,134 @@ func removeFinishedLayers(r *runner.Runner, p runner.Paths) (int, error) {
 		removed++
 	}
 	return removed, nil
+}
+
+type undoOptions struct {
+	g  *globals
+	id string
+}
+
+func newUndoCmd(g *globals, runF func(*undoOptions) error) *cobra.Command {
+	o := &undoOptions{g: g}
+	return &cobra.Command{
+		Use:   "undo [ID]",
+		Short: "Put the workspace back as it was before the last applied reply",
+		Long: `Put the workspace back as it was before the session's last applied reply,
+what its commands did included: files it created are removed, files it
+edited, deleted or whose mode it changed are restored. Paths .gitignore
+leaves out of snapshots (node_modules, build outputs) are not put back,
+unless snapshot_include names them, and undo says so; with snapshots =
+false only what file commands did is reverted. courier writes a new outbox
+telling the LLM what was undone. Run it again to walk back further. A run
+of 'courier ops' stays complete and gets no outbox: it has no LLM to tell.
+When 'courier watch' holds the session in another terminal, waiting for
+the next reply, the undo is given to it: it undoes the turn and writes the
+new request there.`,
+		Example: `  courier undo
+  courier undo 3f9a1c2e`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: optional(o, &o.id, nil, runF, undoRun),
+	}
+}
+
+func undoRun(o *undoOptions) error {
+	b, err := o.g.runner(view{use: writing})
+	if err != nil {
+		return err
+	}
+	h, err := b.Undo(o.id)
+	switch {
+	case h != nil && h.Outbox != "":
+		fmt.Fprintf(o.g.io.Out, "Gave the undo to the %s holding session %s, which undid the changes of the reply to request %d: next request %s\n", h.Holder, h.Session, h.Sequence, b.text.Rel(h.Outbox))
+	case h != nil:
+		fmt.Fprintf(o.g.io.Out, "Gave the undo to the %s holding session %s, which undoes the changes of the reply to request %d and writes the next request\n", h.Holder, h.Session, h.Sequence)
+	}
+	return err
+}
+
+type logOptions struct {
+	g            *globals
+	id           string
+	json, output bool
+}
+
+func newLogCmd(g *globals, runF func(*logOptions) error) *cobra.Command {
+	o := &logOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "log [ID]",
+		Short: "List a session's turns: each command and how it ended, and the files each turn changed",
+		Long: `List the turns of the session ID (default: the most recently updated): each
+command of the reply, marked ✗ when it failed, and the files the turn
+changed, each once (--json also says which command changed what). --output
+adds what each command printed, as the LLM got it (cut to max_output).`,
+		Example: `  courier log
+  courier log --output
+  courier log 3f9a1c2e --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: optional(o, &o.id, nil, runF, logRun),
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.output, "output", false, "show what each command printed")
+	return cmd
+}
+
+func logRun(o *logOptions) error {
+	b, err := o.g.runner(view{})
+	if err != nil {
+		return err
+	}
+	info, turns, err := b.Log(o.id)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if turns == nil {
+			turns = []history.TurnLog{}
+		}
+		return writeJSON(o.g.io.Out, turns)
+	}
+	w := o.g.io.Out
+	fmt.Fprintf(w, "Session %s: %s\n", info.ID, termtext.Safe(human.FirstLine(info.Task, 80)))
+	if len(turns) == 0 {
+		fmt.Fprintln(w, "No replies applied yet.")
+	}
+	for _, t := range turns {
+		printTurn(w, t, o.output)
+	}
+	return nil
+}
+
+// printTurn writes one turn of the log: its reply, each command and how
+// it ended (with output, what it printed), and what the turn changed, each
+// path once (--json tells what each command changed).
+func printTurn(w io.Writer, t history.TurnLog, output bool) {
+	var marks []string
+	if t.Undone {
+		marks = append(marks, "undone")
+	}
+	if !t.Finished {
+		marks = append(marks, "unfinished")
+	}
+	if t.Pruned {
+		marks = append(marks, "snapshot dropped: not undoable")
+	}
+	mark := ""
+	if len(marks) > 0 {
+		mark = " [" + strings.Join(marks, ", ") + "]"
+	}
+	fmt.Fprintf(w, "request %d  %s  %s  %s, %d failed%s\n", t.Sequence,
+		t.AppliedAt.Local().Format("2006-01-02 15:04:05"), termtext.Safe(t.Reply), human.Count(t.Commands, "command", ""), t.Failed, mark)
+	for _, r := range t.Results {
+		ok := "✓"
+		if !r.Success() {
+			ok = "✗"
+		}
+		fmt.Fprintf(w, "  %s %s\n", ok, termtext.Safe(console.Describe(command.Command{Type: r.Type, Path: r.Path, Command: r.Command}, r)))
+		if output && r.Type == command.RunCommand {
+			fmt.Fprint(w, console.Tail(r.Output, math.MaxInt))
+		}
+	}
+	if t.Changed != "" {
+		fmt.Fprintf(w, "  files %s\n", termtext.Safe(t.Changed))
+	}
 }

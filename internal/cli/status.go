@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/courier-agent/courier/internal/termtext"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/runner"
+	"github.com/courier-agent/courier/internal/termtext"
 )
 
 // statusText is how status and sessions word a session's state.
@@ -130,4 +130,93 @@ func writeJSON(w io.Writer, v any) error {
 // terminal hides).
 func plainWord(id string) bool {
 	return id != "" && len(id) <= 80 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
+}
+
+type showOptions struct {
+	g    *globals
+	id   string
+	full bool
+}
+
+func newShowCmd(g *globals, runF func(*showOptions) error) *cobra.Command {
+	o := &showOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "show [ID]",
+		Short: "Print the session's current outbox, e.g. to pipe it into a clipboard tool",
+		Long: `Print the current request of the session ID (default: the most recently
+updated one), exactly as written, for a clipboard tool; for a complete
+session, its last request. On a terminal, control characters from command
+output are shown visibly. With --full the request carries the whole
+protocol (where protocol = "first" put a short reminder) and the machine's
+description, for pasting into a fresh chat; the session is not changed.
+show only reads: a missing outbox file is rendered afresh without running
+anything.`,
+		Example: `  courier show | xclip -selection clipboard
+  courier show 3f9a1c2e | pbcopy
+  courier show --full`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: optional(o, &o.id, nil, runF, showRun),
+	}
+	cmd.Flags().BoolVar(&o.full, "full", false, "with the whole protocol and the machine's description, for a fresh chat")
+	return cmd
+}
+
+func showRun(o *showOptions) error {
+	b, err := o.g.runner(view{})
+	if err != nil {
+		return err
+	}
+	text, err := b.RequestText(o.id, o.full)
+	if err != nil {
+		return err
+	}
+	if o.g.io.OutTerminal {
+		text = termtext.Safe(text)
+	}
+	_, err = io.WriteString(o.g.io.Out, text)
+	return err
+}
+
+type sessionsOptions struct {
+	g    *globals
+	json bool
+}
+
+func newSessionsCmd(g *globals, runF func(*sessionsOptions) error) *cobra.Command {
+	o := &sessionsOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "sessions",
+		Short:   "List the sessions, most recently updated first",
+		Example: `  courier sessions --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return run(runF, sessionsRun, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
+	return cmd
+}
+
+func sessionsRun(o *sessionsOptions) error {
+	b, err := o.g.runner(view{})
+	if err != nil {
+		return err
+	}
+	infos, errs := b.Sessions()
+	for _, e := range errs {
+		b.text.Warn(termtext.Safe(e.Error()), "")
+	}
+	if o.json {
+		return writeJSON(o.g.io.Out, infos)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(o.g.io.Out, `No sessions yet; start one with: courier new "TASK"`)
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.g.io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tREQUEST\tSTATUS\tUPDATED\tTASK")
+	for _, i := range infos {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", i.ID, i.Sequence, statusText(i), i.UpdatedAt.Local().Format("2006-01-02 15:04"), termtext.Safe(human.FirstLine(i.Task, 50)))
+	}
+	return tw.Flush()
 }

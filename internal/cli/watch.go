@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/courier-agent/courier/internal/agentrun"
 	"github.com/courier-agent/courier/internal/clipboard"
 	"github.com/courier-agent/courier/internal/inbox"
+	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 )
 
@@ -110,4 +113,112 @@ func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, er
 		MaxReply:   g.cfg.MaxReply,
 		Reporter:   b.cfg.Reporter,
 	}), nil
+}
+
+type processOptions struct {
+	g       *globals
+	ctx     context.Context
+	file    string
+	session string
+	json    bool
+}
+
+func newProcessCmd(g *globals, runF func(*processOptions) error) *cobra.Command {
+	o := &processOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "process [FILE]",
+		Short: "Apply one reply (or the replies waiting in inbox/) and exit",
+		Long: `Apply the reply FILE to its session (the one it names, --session, or the
+most recently updated incomplete one), write the next outbox, print the
+result of each command and exit. Without FILE, finish any turn that was
+interrupted and apply the replies waiting in inbox/, oldest first.
+A reply whose commands failed still counts as applied: the failures go to
+the LLM in the next outbox.`,
+		Example: `  courier process inbox/answer.txt
+  courier process --session 3f9a1c2e ~/Downloads/reply.md
+  courier process`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: optional(o, &o.file, &o.ctx, runF, processRun),
+	}
+	cmd.Flags().StringVar(&o.session, "session", "", "apply to this session instead of the one the reply names")
+	eventsFlag(cmd, &o.json)
+	return cmd
+}
+
+func processRun(o *processOptions) error {
+	b, err := o.g.runner(view{use: writing, json: o.json, wait: runner.Stop})
+	if err != nil {
+		return err
+	}
+	if o.file != "" {
+		return b.ApplyFrom(o.ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}, o.session, "courier process")
+	}
+	q := inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply)
+	waiting, err := inbox.Pending(q.Dir)
+	if err != nil {
+		return err
+	}
+	if err := b.ProcessQueue(o.ctx, q, "courier process"); err != nil {
+		return err
+	}
+	if len(waiting) == 0 && b.text != nil {
+		fmt.Fprintf(o.g.io.Out, "No replies waiting in %s/\n", b.text.Rel(q.Dir))
+	}
+	return nil
+}
+
+// newOptions are those of new and continue.
+type newOptions struct {
+	g             *globals
+	ctx           context.Context
+	words         []string // the task; continue's may begin with an id
+	noWatch, json bool
+	includes      []string
+	protocol      string
+}
+
+func newNewCmd(g *globals, runF func(*newOptions) error) *cobra.Command {
+	o := &newOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "new TASK...",
+		Short: "Start a session: write the first request and wait for the reply",
+		Long: `Start a session for TASK: courier writes outbox/<id>_seq0001.txt, prints the
+session id and the outbox path, and then watches inbox/ for the reply, as
+'courier watch' does. With --no-watch it exits right after writing the outbox.`,
+		Example: `  courier new "write a Python script that counts words in a file"
+  courier new --no-watch --include 'src/*.go' "add input validation to the parser"
+  courier new --protocol json "add a --json flag to the report command"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(protocolNames(), o.protocol) {
+				return usage(withHint(fmt.Errorf("unknown protocol %q", o.protocol), "--protocol "+strings.Join(protocolNames(), " or ")))
+			}
+			o.ctx, o.words = cmd.Context(), args
+			return run(runF, newRun, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.noWatch, "no-watch", false, "exit after writing the first outbox")
+	cmd.Flags().StringArrayVar(&o.includes, "include", nil, "pack the files matching GLOB into the first request (repeatable)")
+	cmd.Flags().StringVar(&o.protocol, "protocol", protocol.TagsName, "how the LLM answers: tags ([COMMAND] blocks) or json (Agent Spaces operations messages)")
+	_ = cmd.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions(protocolNames(), cobra.ShellCompDirectiveNoFileComp))
+	eventsFlag(cmd, &o.json)
+	return cmd
+}
+
+func newRun(o *newOptions) error {
+	b, err := o.g.runner(view{use: starting, json: o.json, wait: runner.Later})
+	if err != nil {
+		return err
+	}
+	id, err := b.Create(strings.Join(o.words, " "), runner.CreateOptions{Includes: o.includes, Protocol: o.protocol, SnapshotLater: o.noWatch})
+	if err != nil {
+		return err
+	}
+	if o.noWatch {
+		if b.text != nil {
+			fmt.Fprintf(stepsWriter{o.g.io.Out, o.g}, "Then run 'courier watch %s' (or 'courier process' once the answer is saved).\n", id)
+		}
+		return nil
+	}
+	return o.g.watch(o.ctx, b, id)
 }
