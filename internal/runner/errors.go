@@ -41,8 +41,7 @@ func (e *NotWaitingError) Error() string {
 	return fmt.Sprintf("session %s is not waiting for an approval", e.Session)
 }
 
-// UnfinishedError: a reply cannot be taken or undone while another turn
-// is unfinished (waiting for approval, in a run of 'courier ops').
+// UnfinishedError: another turn is unfinished (waiting for Approval, Run).
 type UnfinishedError struct {
 	Session, Reply string
 	Approval, Run  bool
@@ -52,8 +51,7 @@ func (e *UnfinishedError) Error() string {
 	return fmt.Sprintf("session %s is still applying %s", e.Session, e.Reply)
 }
 
-// RefusedError: a reply applied before (Duplicate) or answering another
-// request.
+// RefusedError: a reply applied before (Duplicate) or of another request.
 type RefusedError struct {
 	Reply, Reason string
 	Duplicate     bool
@@ -75,8 +73,7 @@ func (e *SkippedError) Error() string {
 	return fmt.Sprintf("reply %s is for session %s", e.Reply, e.Session)
 }
 
-// SetAsideError is returned by a source for a reply that can never be
-// applied (too large, not text, a request pasted back), moved away.
+// SetAsideError: a reply that can never be applied, moved away.
 type SetAsideError struct {
 	Reply   string
 	Err     error
@@ -101,8 +98,7 @@ func (e *WorkspaceError) Error() string {
 
 func (e *WorkspaceError) Unwrap() error { return e.Err }
 
-// OtherWorkspaceError: the session works on another folder than the one
-// given with --workspace.
+// OtherWorkspaceError: the session works on another folder than Given.
 type OtherWorkspaceError struct{ Session, Workspace, Given string }
 
 func (e *OtherWorkspaceError) Error() string {
@@ -121,8 +117,7 @@ func (e *NothingToUndoError) Error() string {
 	return fmt.Sprintf("session %s has no file changes left to undo", e.Session)
 }
 
-// InterruptedError: the run was stopped (Ctrl-C) while working on a
-// session; the next run goes on where it stopped.
+// InterruptedError: Ctrl-C stopped work on a session; the next run goes on.
 type InterruptedError struct {
 	Session string
 	Err     error
@@ -131,8 +126,7 @@ type InterruptedError struct {
 func (e *InterruptedError) Error() string { return fmt.Sprintf("session %s: stopped", e.Session) }
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
-// UnappliedError: some of a source's replies were not applied, each
-// reported as it was passed over.
+// UnappliedError: Count replies were not applied (each was reported).
 type UnappliedError struct{ Count int }
 
 func (e *UnappliedError) Error() string {
@@ -146,8 +140,7 @@ func (e *UnappliedError) Error() string {
 // not run, which makes no session.
 func NewID() string { return newID() }
 
-// interrupted marks an error caused by ctx ending as an interruption of
-// session id.
+// interrupted marks an error of ctx ending as an interruption of id.
 func interrupted(ctx context.Context, id string, err error) error {
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return &InterruptedError{Session: id, Err: err}
@@ -173,17 +166,14 @@ func (e *NoSuchSessionError) Error() string {
 	return fmt.Sprintf("reply %s names session %s, which does not exist; it was set aside", e.Reply, e.Session)
 }
 
-// The engine's errors and the shell's variables, which the command line
-// (kept off the engine and the shell) words and shows.
+// What the command line, kept off the engine and the shell, needs of them.
 type (
 	BusyTurnError = engine.BusyTurnError
 	SystemError   = engine.SystemError
 	UndoReport    = history.Report
 )
 
-// AllowedVars are the names and globs of courier's environment that
-// commands get; DefaultVars are set for every command, as NAME=value.
+// AllowedVars are the variables of courier's environment commands get;
+// DefaultVars those set for every command (NAME=value).
 func AllowedVars() []string { return shell.AllowedVars() }
-
-// DefaultVars: see AllowedVars.
 func DefaultVars() []string { return shell.DefaultVars() }

@@ -91,8 +91,7 @@ func (e *LayoutError) Error() string {
 	return fmt.Sprintf("the workspace %s %s, where a reply could rewrite courier's settings or its own next reply", e.Workspace, e.Where)
 }
 
-// within reports whether path, its symlinks resolved, is dir or lies
-// inside it.
+// within reports whether path, its symlinks resolved, is or is in dir.
 func within(path string, dir fs.FileInfo) (bool, error) {
 	real, err := realPath(path)
 	if err != nil {
@@ -108,8 +107,7 @@ func within(path string, dir fs.FileInfo) (bool, error) {
 	}
 }
 
-// realPath resolves the symlinks of the longest part of path that exists
-// and keeps the rest as written.
+// realPath resolves the symlinks of the part of path that exists.
 func realPath(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -23,8 +23,7 @@ type EmptyMessageError struct{}
 
 func (EmptyMessageError) Error() string { return "the message is empty" }
 
-// NotCompleteError: a follow-up task was given to a session still under
-// way.
+// NotCompleteError: a follow-up task for a session still under way.
 type NotCompleteError struct{ Session string }
 
 func (e *NotCompleteError) Error() string {
@@ -42,10 +41,9 @@ type Said struct {
 }
 
 // Say adds the person's message to the next request of a session (the
-// named one, or the latest incomplete one): the waiting request, or the
-// one the turn under way ends with. newChat makes it carry the full
-// protocol and the machine's description. The words are first left in
-// the session's folder, where whoever holds the session finds them.
+// named one, or the latest incomplete one); newChat makes it carry the
+// whole protocol. The words are left in the session's folder first, where
+// whoever holds the session finds them.
 func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	text = strings.TrimSpace(text)
 	if text == "" && !newChat {
@@ -133,8 +131,7 @@ func (r *Runner) leaveWords(id string, w words) (string, error) {
 	return name, nil
 }
 
-// waitingWords returns the words left for a session in the order said,
-// skipping files that do not read.
+// waitingWords returns the words left for a session, in the order said.
 func (r *Runner) waitingWords(id string) ([]words, error) {
 	dir := r.wordsPath(id, "")
 	entries, err := os.ReadDir(dir)
@@ -218,8 +215,7 @@ func (s *Session) hear() (bool, error) {
 	return true, nil
 }
 
-// Continue reopens a complete session (the named one, or the latest)
-// with a follow-up task, and returns its id.
+// Continue reopens a complete session (or the latest) with a follow-up task.
 func (r *Runner) Continue(id, task string) (string, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
@@ -265,8 +261,7 @@ func (s *Session) save(next *history.State) error {
 	return nil
 }
 
-// advance commits next, with its request showing the words said, as the
-// session's state, and then drops the words.
+// advance commits next with its request, which shows the words said.
 func (s *Session) advance(next *history.State, said []words) (RequestWritten, error) {
 	for _, w := range said {
 		if w.Text != "" {

@@ -130,8 +130,7 @@ type CreateOptions struct {
 	SnapshotLater bool
 }
 
-// Create starts a session for task: it writes the first request and saves
-// the session, and returns the session's id.
+// Create starts a session for task with its first request.
 func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
@@ -214,8 +213,7 @@ func (r *Runner) firstSnapshot(st *history.State) {
 // newID is the first 8 hex digits of a random UUID, as the protocol says.
 func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 
-// openWorkspace opens a session's folder, refusing one that holds
-// courier's control files.
+// openWorkspace opens a session's folder, if its layout is safe.
 func (r *Runner) openWorkspace(st *history.State) (*workspace.Workspace, error) {
 	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
 		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
@@ -309,8 +307,7 @@ func (r *Runner) first(ok func(*history.State) bool) *history.State {
 	return nil
 }
 
-// replyAgent is the agent whose run gave the reply named name, "" when
-// the reply came from no run (a person saved it).
+// replyAgent is the agent whose run gave the reply, "" for a person's.
 func (s *Session) replyAgent(name string) string {
 	id, ok := agent.RunOfReply(name)
 	if !ok {
@@ -320,9 +317,9 @@ func (s *Session) replyAgent(name string) string {
 	return a
 }
 
-// closeAgentRuns marks failed the agent runs a stopped courier left open,
-// so no partial reply is applied, and stops their programs. A failure is
-// only a warning: no reply is taken from a run not marked completed.
+// closeAgentRuns marks failed, and stops, the agent runs a stopped courier
+// left open, so no partial reply is applied (nor one from a run not
+// marked completed: a failure here is a warning).
 func (s *Session) closeAgentRuns() {
 	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
 	if len(closed) > 0 {

@@ -13,10 +13,9 @@ import (
 	"github.com/courier-agent/courier/internal/textdist"
 )
 
-// Source gives a session its replies: the inbox folder, the clipboard,
-// an agent. Next waits for the next reply to req (ErrExhausted: no more;
-// *SkippedError, *SetAsideError: one passed over); Settle is told what
-// became of a reply and returns where it moved it, if it did.
+// Source gives a session its replies (inbox, clipboard, agent). Next
+// waits for the next reply to req (ErrExhausted: no more); Settle is told
+// what became of a reply and returns where it moved it.
 type Source interface {
 	Next(ctx context.Context, req Request) (reply.Reply, error)
 	Settle(name, hash string, how Settlement) (string, error)
@@ -36,8 +35,7 @@ const (
 )
 
 // Serve runs the held session's turns until it is complete, the source
-// has no more replies, a command waits for a decision that will not come
-// here (*WaitingError), or ctx is done.
+// has no more, a question is left unanswered (*WaitingError), or ctx ends.
 func (s *Session) Serve(ctx context.Context, src Source) error {
 	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
 }
@@ -124,12 +122,10 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	return nil
 }
 
-// errWords stops the wait for a reply: the person said something or
-// asked for an undo from another terminal.
+// errWords: the person said something, or asked an undo, meanwhile.
 var errWords = errors.New("the person said something")
 
-// next asks src for the next reply; with listen, words left for the
-// session stop the wait (errWords).
+// next asks src for the next reply; with listen, words stop the wait.
 func (s *Session) next(ctx context.Context, src Source, req Request, listen bool) (reply.Reply, error) {
 	if !listen {
 		return src.Next(ctx, req)
@@ -152,16 +148,15 @@ func (s *Session) setAside(src Source, name, hash string, why error) {
 	s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
-// settle tells the source what became of a reply; the session is
-// committed, so a failure is only a warning.
+// settle tells the source what became of a reply; the turn is committed,
+// so a failure is a warning.
 func (s *Session) settle(src Source, name, hash string, how Settlement) {
 	if _, err := src.Settle(name, hash, how); err != nil {
 		s.r.cfg.Reporter.Warning(Warning{Message: err.Error()})
 	}
 }
 
-// RoutedSource is a source that tells which session its replies are for,
-// or "", before any is held.
+// RoutedSource tells which session its replies are for ("": none named).
 type RoutedSource interface {
 	Source
 	Route(protocols []frontend.FrontEnd, maxReply int64) (string, error)
@@ -189,10 +184,9 @@ func (r *Runner) holding(id, what string, do func(*Session) error) error {
 	return do(s)
 }
 
-// Queue is replies waiting for several sessions: the inbox folder.
-// Sessions lists the sessions with replies waiting, oldest reply first
-// ("": replies naming none); Source gives the replies for session id, and
-// with unnamed those naming none.
+// Queue is the replies waiting for several sessions (the inbox): Sessions
+// lists them, oldest reply first ("": naming none); Source gives those of
+// session id, and with unnamed those naming none.
 type Queue interface {
 	Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error)
 	Source(id string, unnamed bool) Source
@@ -292,8 +286,7 @@ func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
 	return &NoSuchSessionError{Reply: reply, Session: id, Near: textdist.Nearest(id, ids)}
 }
 
-// setAsideAll moves every reply src has for a session that does not
-// exist out of the way, and says how many.
+// setAsideAll moves every reply for a session that does not exist away.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
 	req := Request{Session: id, FrontEnd: r.cfg.FrontEnds[0], Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
 	for {
@@ -316,8 +309,7 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 	}
 }
 
-// Either is a source made of several, taking the first reply any of them
-// gives (the inbox folder and the clipboard, watched at once).
+// Either is a source taking the first reply any of sources gives.
 func Either(sources ...Source) Source {
 	return &either{sources: sources, from: map[string]Source{}}
 }
@@ -391,8 +383,8 @@ func (e *either) take(r result) (reply.Reply, error) {
 	return r.rep, r.err
 }
 
-// Settle implements Source: the source the reply came from settles it; a
-// reply a recovered turn names is offered to each.
+// Settle: the source of the reply settles it; one a recovered turn names
+// is offered to each.
 func (e *either) Settle(name, hash string, how Settlement) (string, error) {
 	if s, ok := e.from[name]; ok {
 		delete(e.from, name)

@@ -15,14 +15,10 @@ import (
 )
 
 // Undo takes back the held session's most recent turn not yet undone
-// (one that changed nothing included), tells the LLM in a new request (a
-// run of 'courier ops' stays complete, with none), and returns what it
-// did. An undo an earlier run left under way is finished instead.
-//
-// Undo is a transaction: the state is saved with the undo under way, the
-// files are put back (each step idempotent), and the state saved with the
-// undo done is the commit point: a crash anywhere makes the next run
-// finish the same undo, exactly once.
+// (one that changed nothing included) and tells the LLM in a new request
+// (a run of 'courier ops' gets none), or finishes an undo left under way.
+// The state saved with the undo under way, then with it done (the commit
+// point), makes a crash anywhere finish the same undo exactly once.
 func (s *Session) Undo() (UndoReport, error) {
 	l, st := s.r, s.st
 	if err := l.cleanTemps(st.SessionID); err != nil {
@@ -61,8 +57,7 @@ func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 	return rep, true, err
 }
 
-// undo carries out and commits the undo under way, which an earlier run
-// began if resumed.
+// undo carries out and commits the undo under way.
 func (s *Session) undo(resumed bool) (UndoReport, error) {
 	l, st := s.r, s.st
 	u := *st.Undoing
@@ -130,9 +125,8 @@ func (r *Runner) afterUndo(st *history.State) bool {
 	return !begun
 }
 
-// UndoHandover is an undo done by the process holding the session
-// ("courier watch"): of the reply to request Sequence, and the request it
-// wrote ("": not yet).
+// UndoHandover is an undo done by the process holding the session, and
+// the request it wrote ("": not yet).
 type UndoHandover struct {
 	Holder, Session string
 	Sequence        int
@@ -219,8 +213,8 @@ func (e *SnapshotError) Error() string {
 
 func (e *SnapshotError) Unwrap() error { return e.Err }
 
-// withHistory opens a session (the named one, or the latest) with its
-// workspace and history; with what, under its lock, to change them.
+// withHistory opens a session (or the latest) with its history; with
+// what, under its lock.
 func (r *Runner) withHistory(id, what string, do func(st *history.State, h *history.History) error) error {
 	st, err := r.resolve(id, true)
 	if err != nil {
@@ -236,8 +230,7 @@ func (r *Runner) withHistory(id, what string, do func(st *history.State, h *hist
 	return r.onHistory(st, func(_ *workspace.Workspace, h *history.History) error { return do(st, h) })
 }
 
-// Diff writes the diff of what the turn answering request seq (0: the
-// last applied) changed in a session (the named one, or the latest).
+// Diff writes what the turn answering request seq (0: the last) changed.
 func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 	return r.withHistory(id, "", func(st *history.State, h *history.History) error {
 		seqs, err := r.store.Turns(st.SessionID)
