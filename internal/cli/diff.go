@@ -104,8 +104,7 @@ func colourDiff(text string) string {
 	return strings.Join(lines, "")
 }
 
-// sessionAndTurn reads [ID] [TURN]: a session id, a request number, both
-// or neither.
+// sessionAndTurn reads [ID] [TURN].
 func sessionAndTurn(args []string) (string, int, error) {
 	id := ""
 	if len(args) > 0 && history.ValidID(args[0]) {
@@ -164,8 +163,7 @@ func gcRun(o *gcOptions) error {
 	return err
 }
 
-// removeFinishedLayers removes the cache layers of the sessions that are
-// complete or gone, and says how many it removed.
+// removeFinishedLayers removes the cache layers of sessions complete or gone.
 func removeFinishedLayers(r *runner.Runner, p runner.Paths) (int, error) {
 	caches := filepath.Join(p.Root, "cache")
 	removed := 0
@@ -279,8 +277,7 @@ func logRun(o *logOptions) error {
 }
 
 // printTurn writes one turn of the log: its reply, each command and how
-// it ended (with output, what it printed), and what the turn changed, each
-// path once (--json tells what each command changed).
+// it ended (with output, what it printed), and the paths it changed.
 func printTurn(w io.Writer, t history.TurnLog, output bool) {
 	var marks []string
 	if t.Undone {

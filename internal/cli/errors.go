@@ -59,8 +59,7 @@ func withHint(err error, hint string) error {
 	return &hinted{err: err, hint: hint}
 }
 
-// quietError is an ending that is not a failure; it is printed without
-// "error:".
+// quietError is an ending that is not a failure, printed without "error:".
 type quietError string
 
 func (q quietError) Error() string { return string(q) }

@@ -178,8 +178,7 @@ func (o *resumeOptions) decision() (*runner.RunDecision, error) {
 	return &runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == agentspaces.Approved, Reason: a.Reason}, nil
 }
 
-// readOps reads an operations message from a file, or from stdin for ""
-// and "-", no larger than the protocol allows.
+// readOps reads an operations message from a file, or stdin ("" or "-").
 func (g *globals) readOps(arg string) (string, []byte, error) {
 	var r io.Reader = g.io.In
 	name := "stdin"
@@ -200,10 +199,9 @@ func (g *globals) readOps(arg string) (string, []byte, error) {
 	return name, data, nil
 }
 
-// runEvents prints where a run stands as its events message and ends with
-// the status 'courier ops' promises. An error that stopped the run
-// becomes its error event; one before the run began (a session that does
-// not exist, a wrong operation id) is an error as any command's.
+// runEvents prints where a run stands as its events message, with the
+// exit status 'courier ops' promises; an error before the run began is an
+// error as any command's.
 func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err

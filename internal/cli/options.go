@@ -34,8 +34,7 @@ type view struct {
 	program bool
 }
 
-// built is a runner, and the text console when that is its reporter (nil
-// with JSON).
+// built is a runner, and its text console (nil with JSON).
 type built struct {
 	*runner.Runner
 	text *console.Text
@@ -44,8 +43,7 @@ type built struct {
 	cfg runner.Config
 }
 
-// runner builds the runner a command uses: the folders, the limits, how
-// commands run, the protocols, and who reports and who answers questions.
+// runner builds the runner a command uses.
 func (g *globals) runner(v view) (*built, error) {
 	p, err := g.paths(v.use)
 	if err != nil {
@@ -99,9 +97,8 @@ func protocolNames() []string {
 	return names
 }
 
-// console returns the text reporter: colour only on a terminal and as the
-// color setting allows, progress only on a terminal, requests copied to the
-// clipboard with copy on.
+// console returns the text reporter: colour and progress only on a
+// terminal, requests copied to the clipboard with copy on.
 func (g *globals) console(root string, out io.Writer) *console.Text {
 	o := console.Options{Out: out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
 		TokenBudget: g.cfg.TokenBudget, Unattended: g.agentChosen()}
@@ -130,14 +127,12 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 	return text
 }
 
-// colour reports whether stdout gets colour: on a terminal, as the color
-// setting allows (NO_COLOR and --no-color make it never).
+// colour reports whether stdout gets colour (NO_COLOR, --no-color: never).
 func (g *globals) colour() bool {
 	return g.cfg.Color == config.ColorAlways || g.cfg.Color == config.ColorAuto && g.io.OutTerminal
 }
 
-// clipboard returns the system clipboard, or nil after reporting (as a
-// warning, never an error) why there is none.
+// clipboard returns the system clipboard, or nil after a warning.
 func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
 	cb, err := clipboard.Detect(g.io.Environ)
 	if err != nil {
@@ -262,9 +257,8 @@ func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	}
 }
 
-// approver answers approval questions: yes to all with the yes setting, on
-// a terminal by asking, and otherwise not at all (the session waits for
-// 'courier approve' or 'courier deny').
+// approver answers questions: yes with the yes setting, on a terminal by
+// asking, else not at all (the session waits for 'courier approve').
 func (g *globals) approver(v view) runner.Approver {
 	if g.cfg.Yes {
 		return runner.Yes{}
@@ -285,9 +279,8 @@ func (g *globals) agentChosen() bool {
 	return a.Name != "" || len(a.Command) > 0 && !(g.set["agent"] && !g.set["agent-command"])
 }
 
-// notifier calls the person's attention: a desktop notification where
-// notify-send exists and a display is there, else the terminal bell on a
-// terminal; nil when neither can be had.
+// notifier calls the person's attention: a desktop notification, else the
+// terminal bell, else nil.
 func (g *globals) notifier() func(string) {
 	if _, err := exec.LookPath("notify-send"); err == nil && g.desktop() {
 		return func(msg string) { desktopRun("notify-send", "--app-name=courier", "courier", msg) }
@@ -335,8 +328,7 @@ func program(arg0, cwd string) string {
 	return shellWord(arg0)
 }
 
-// courier is the command line that starts courier again as the person
-// started this one.
+// courier is the command line that starts courier as this one was.
 func (g *globals) courier() string {
 	words := []string{program(g.io.Program, ".")}
 	for _, f := range []struct{ flag, dir string }{{"--root", g.root}, {"--workspace", g.workspace}} {
@@ -359,9 +351,8 @@ func shellWord(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(s) + `"`
 }
 
-// stepsWriter writes text whose next steps, 'courier ...' in quotes, are
-// said as the person runs courier (see courier). Text only: never a
-// request, a diff or JSON.
+// stepsWriter says the next steps ('courier ...') in text as the person
+// runs courier; never for a request, a diff or JSON.
 type stepsWriter struct {
 	w io.Writer
 	g *globals

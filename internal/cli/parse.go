@@ -91,8 +91,7 @@ func parseRun(o *parseOptions) error {
 	return nil
 }
 
-// replyProtocol is the protocol a reply is read in: that of the session it
-// names in any protocol's header, or by its file name, when that session
+// replyProtocol is the protocol of the session a reply names, if it
 // exists; else the default.
 func (g *globals) replyProtocol(rep reply.Reply, fes []frontend.FrontEnd) string {
 	id := rep.Route(fes...)

@@ -27,8 +27,7 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// IO is where a command reads and writes, and what it knows about the
-// terminal.
+// IO is where a command reads and writes, and what it knows of terminals.
 type IO struct {
 	In  io.Reader
 	Out io.Writer
@@ -51,8 +50,7 @@ type IO struct {
 	Probe func(caches string) sandbox.Kernel
 }
 
-// globals are the persistent flags and the effective settings every
-// command shares.
+// globals are the persistent flags and the effective settings.
 type globals struct {
 	io        *IO
 	root      string
@@ -69,8 +67,7 @@ type globals struct {
 	set map[string]bool
 }
 
-// Main runs courier with args (without the program name) and returns the
-// exit status.
+// Main runs courier with args (without the program name): the exit status.
 func Main(ctx context.Context, args []string, stdio *IO) int {
 	if stdio.Getenv == nil {
 		stdio.Getenv = func(string) string { return "" }
@@ -195,8 +192,7 @@ func group(c *cobra.Command) {
 	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
-// helpTopic is 'courier help [COMMAND...]': an unknown topic is a usage
-// error, not the root's help.
+// helpTopic is 'courier help [COMMAND...]': an unknown topic is a usage error.
 func helpTopic(c *cobra.Command, args []string) error {
 	target, rest, err := c.Root().Find(args)
 	if err != nil || len(rest) > 0 {
@@ -284,8 +280,7 @@ func ignoreAll(dir string) error {
 	return nil
 }
 
-// run calls the command's run function: runF, which tests give to see
-// the options a command line makes, or else the real one.
+// run calls runF, which tests give to see the options, or the real one.
 func run[O any](runF, real func(*O) error, o *O) error {
 	if runF != nil {
 		return runF(o)
@@ -293,8 +288,7 @@ func run[O any](runF, real func(*O) error, o *O) error {
 	return real(o)
 }
 
-// optional is the RunE of a command whose one optional argument goes to
-// *arg (and its context, if asked, to *ctx).
+// optional is the RunE of a command taking one optional argument.
 func optional[O any](o *O, arg *string, ctx *context.Context, runF, real func(*O) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if ctx != nil {

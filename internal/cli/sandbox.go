@@ -66,8 +66,7 @@ type commandEnv struct {
 	Defaults []string `json:"defaults"`
 }
 
-// sandboxReport probes the kernel and describes the layers the settings
-// give commands.
+// sandboxReport probes the kernel for the layers the settings give.
 func (g *globals) sandboxReport() (sandboxReport, error) {
 	root, err := filepath.Abs(g.rootDir())
 	if err != nil {
@@ -132,8 +131,7 @@ func checkRun(o *checkOptions) error {
 	return err
 }
 
-// shownText names the places of the person's commands see read-only,
-// after prefix.
+// shownText names the person's places commands see read-only.
 func (r sandboxReport) shownText(prefix string) string {
 	if len(r.Shown) == 0 || r.Sandbox == config.SandboxOff {
 		return ""
@@ -155,8 +153,8 @@ func (e commandEnv) text(prefix string) string {
 	return b.String()
 }
 
-// configRun prints the settings, the commands' environment and the
-// sandbox layers: as JSON, or as TOML with the others in comments.
+// configRun prints the settings (JSON, or TOML with the commands'
+// environment and the sandbox layers in comments).
 func configRun(o *configOptions) error {
 	g, w := o.g, o.g.io.Out
 	report, err := g.sandboxReport()

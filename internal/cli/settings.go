@@ -17,8 +17,7 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// settingFlags defines a flag for every top-level setting, so a setting
-// added to the config table is a flag too.
+// settingFlags defines a flag for every top-level setting.
 func (g *globals) settingFlags(pf *pflag.FlagSet) {
 	g.flags = pf
 	for _, s := range config.Settings() {
@@ -43,8 +42,8 @@ func (f *settingFlag) String() string     { return f.text }
 func (f *settingFlag) Set(v string) error { f.text = v; return nil }
 func (f *settingFlag) Type() string       { return f.kind }
 
-// configure builds the effective settings: defaults, then courier.toml in
-// the root, then COURIER_* variables, then the flags given.
+// configure builds the effective settings: defaults, courier.toml,
+// COURIER_* variables, flags.
 func (g *globals) configure() error {
 	cfg := config.Defaults()
 	if err := cfg.LoadFile(filepath.Join(g.rootDir(), "courier.toml")); err != nil {
@@ -167,8 +166,7 @@ func (g *globals) sessionArgs(cmd *cobra.Command, args []string, _ string) ([]st
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeSettings completes the flags of settings with a fixed set of
-// values (color, sandbox, protocol, the agent's name).
+// completeSettings completes the flags of settings with a fixed set of values.
 func completeSettings(root *cobra.Command) {
 	for _, s := range config.Settings() {
 		values := s.Values

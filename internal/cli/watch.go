@@ -96,8 +96,7 @@ func optionalArg(args []string) string {
 	return ""
 }
 
-// agentSource returns the agent the settings choose as the held session's
-// source (holding it closed the runs a crashed courier left open).
+// agentSource returns the agent the settings choose as the session's source.
 func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, error) {
 	spec := g.cfg.AgentSpec()
 	spec.Getenv = g.io.Getenv
