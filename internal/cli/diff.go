@@ -16,7 +16,6 @@ import (
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
-	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/termtext"
 )
@@ -58,12 +57,11 @@ func diffRun(o *diffOptions) error {
 	if err := b.Diff(&out, o.id, o.seq); err != nil {
 		return err
 	}
-	if out.Len() == 0 {
-		which := "the last reply applied"
-		if o.seq > 0 {
-			which = fmt.Sprintf("the reply to request %d", o.seq)
-		}
-		_, err = fmt.Fprintf(o.g.io.Out, "No change: %s changed nothing in the workspace\n", which)
+	if out.Len() == 0 && o.seq > 0 {
+		_, err = fmt.Fprintf(o.g.io.Out, "No change: the reply to request %d changed nothing in the workspace\n", o.seq)
+		return err
+	} else if out.Len() == 0 {
+		_, err = fmt.Fprintln(o.g.io.Out, "No change: the last reply applied changed nothing in the workspace")
 		return err
 	}
 	text := out.String()
@@ -156,29 +154,23 @@ func gcRun(o *gcOptions) error {
 	if w := rep.Warning(budget); w != "" {
 		b.text.Warn(w, "")
 	}
-	removed, err := removeFinishedLayers(b.Runner, b.Paths())
+	// The cache layers of sessions complete or gone go too.
+	caches, removed := filepath.Join(b.Paths().Root, "cache"), 0
+	for _, id := range sandbox.LayerSessions(caches) {
+		if _, err := os.Stat(history.Store{Dir: b.Paths().Sessions}.Folder(id)); err == nil {
+			if info, err := b.Status(id); err != nil || !info.Complete {
+				continue // a session going on keeps its layer
+			}
+		}
+		if err = sandbox.RemoveLayer(caches, id); err != nil {
+			break
+		}
+		removed++
+	}
 	if removed > 0 {
 		fmt.Fprintf(o.g.io.Out, "Removed the cache layers of %d finished sessions\n", removed)
 	}
 	return err
-}
-
-// removeFinishedLayers removes the cache layers of sessions complete or gone.
-func removeFinishedLayers(r *runner.Runner, p runner.Paths) (int, error) {
-	caches := filepath.Join(p.Root, "cache")
-	removed := 0
-	for _, id := range sandbox.LayerSessions(caches) {
-		if _, err := os.Stat(history.Store{Dir: p.Sessions}.Folder(id)); err == nil {
-			if info, err := r.Status(id); err != nil || !info.Complete {
-				continue // a session going on keeps its layer
-			}
-		}
-		if err := sandbox.RemoveLayer(caches, id); err != nil {
-			return removed, err
-		}
-		removed++
-	}
-	return removed, nil
 }
 
 type undoOptions struct {

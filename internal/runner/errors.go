@@ -155,17 +155,6 @@ func (e *EmptyReplyError) Error() string {
 	return fmt.Sprintf("reply %s is empty (no command, no text); it was set aside and did not use up a turn", e.Reply)
 }
 
-// NoSuchSessionError: a reply names a session that does not exist; Near
-// is one a slip away, if any.
-type NoSuchSessionError struct{ Reply, Session, Near string }
-
-func (e *NoSuchSessionError) Error() string {
-	if e.Near != "" {
-		return fmt.Sprintf("reply %s: no session %s; did you mean %s? It was set aside", e.Reply, e.Session, e.Near)
-	}
-	return fmt.Sprintf("reply %s names session %s, which does not exist; it was set aside", e.Reply, e.Session)
-}
-
 // What the command line, kept off the engine and the shell, needs of them.
 type (
 	BusyTurnError = engine.BusyTurnError

@@ -97,11 +97,7 @@ type CommandFinished struct {
 }
 
 // ApprovalNeeded: a command waits for the person's decision.
-type ApprovalNeeded struct {
-	Session         string
-	Sequence, Index int
-	Command, Reason string
-}
+type ApprovalNeeded = Question
 
 // ApprovalDecided: the person answered, here or in another terminal.
 type ApprovalDecided struct {

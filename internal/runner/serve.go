@@ -276,14 +276,18 @@ func (r *Runner) exists(id string) bool {
 	return err == nil
 }
 
-// noSuchSession is the error of a reply naming no existing session.
-func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
+// noSuchSession is the error of a reply naming no existing session, with
+// one a slip away if any.
+func (r *Runner) noSuchSession(reply, id string) error {
 	all, _ := r.store.List()
 	ids := make([]string, len(all))
 	for i, st := range all {
 		ids[i] = st.SessionID
 	}
-	return &NoSuchSessionError{Reply: reply, Session: id, Near: textdist.Nearest(id, ids)}
+	if near := textdist.Nearest(id, ids); near != "" {
+		return fmt.Errorf("reply %s: no session %s; did you mean %s? It was set aside", reply, id, near)
+	}
+	return fmt.Errorf("reply %s names session %s, which does not exist; it was set aside", reply, id)
 }
 
 // setAsideAll moves every reply for a session that does not exist away.

@@ -173,12 +173,12 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	if err := s.r.store.Save(st); err != nil {
 		return err
 	}
-	s.r.cfg.Reporter.ApprovalNeeded(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
+	s.r.cfg.Reporter.ApprovalNeeded(q)
 	s.lock.Note("waiting for approval of " + termtext.Command(p.Command, p.Env))
 	if s.r.cfg.Approver == nil {
 		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 	}
-	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
 	var n decisionNote
 	d, polled, err := whileNot(ctx, func(actx context.Context) (Decision, error) {
 		d, err := s.r.cfg.Approver.Approve(actx, q)
@@ -211,21 +211,16 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 func whileNot[T any](ctx context.Context, call func(context.Context) (T, error), poll func() (bool, error)) (v T, polled bool, err error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := call(cctx)
-		done <- result{v, err}
-	}()
+	var cv T
+	var cerr error
+	done := make(chan struct{})
+	go func() { cv, cerr = call(cctx); close(done) }()
 	tick := time.NewTicker(decisionPoll)
 	defer tick.Stop()
 	for {
 		select {
-		case r := <-done:
-			return r.v, polled, r.err
+		case <-done:
+			return cv, polled, cerr
 		case <-tick.C:
 			if polled {
 				continue
