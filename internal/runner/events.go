@@ -48,9 +48,8 @@ type RequestWritten struct {
 
 // WaitingForReply: the runner waits for a reply From ("in inbox/").
 type WaitingForReply struct {
-	Session  string
-	Sequence int
-	From     string
+	Session, From string
+	Sequence      int
 }
 
 // ReplyTaken: a reply is about to be applied.
@@ -64,9 +63,8 @@ type ReplySkipped struct{ Name, Session, Why string }
 
 // ReplySetAside: a reply could never be used, and was moved away.
 type ReplySetAside struct {
-	Name    string
-	Err     error
-	MovedTo string
+	Name, MovedTo string
+	Err           error
 }
 
 // ReplyRefused: a reply applied before, or answering another request.
@@ -107,12 +105,11 @@ type ApprovalDecided struct {
 
 // TurnEnded: a turn was committed.
 type TurnEnded struct {
-	Session  string
-	Sequence int
-	Commands []command.Command
-	Results  []command.Result
-	Complete bool
-	Summary  string
+	Session, Summary string
+	Sequence         int
+	Commands         []command.Command
+	Results          []command.Result
+	Complete         bool
 }
 
 // TurnUndone: the changes of a turn were reverted.
@@ -123,13 +120,12 @@ type TurnUndone struct {
 
 // AgentRun: a request sent to an agent, as it happens.
 type AgentRun struct {
-	Kind                RunKind
-	RunID, Agent, Model string
-	Elapsed, Wait       time.Duration
-	Bytes               int64
-	Tokens, Attempt     int
-	Status              string
-	Err                 error
+	Kind                        RunKind
+	RunID, Agent, Model, Status string
+	Elapsed, Wait               time.Duration
+	Bytes                       int64
+	Tokens, Attempt             int
+	Err                         error
 }
 
 // RunKind says what an AgentRun reports.

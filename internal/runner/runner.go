@@ -108,9 +108,6 @@ func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
 // FrontEnd returns the front end of that name; "" is the default one.
 func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
-	if len(r.cfg.FrontEnds) == 0 {
-		return nil, errors.New("no protocol configured")
-	}
 	if name == "" {
 		return r.cfg.FrontEnds[0], nil
 	}
