@@ -206,8 +206,7 @@ func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	var sys *runner.SystemError
-	if errors.As(err, &sys) {
+	if sys, ok := errors.AsType[*runner.SystemError](err); ok {
 		// The program reads the events; the person at the terminal reads
 		// how to go on.
 		fmt.Fprintf(g.io.Err, "courier: hint: make room on the disk, then 'courier ops resume %s' finishes the run from operation %d\n", rep.ID, sys.Index+1)

@@ -173,18 +173,12 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 				if err := sandbox.Check(s); err != nil {
 					msg = err.Error() + ", so each RUN_COMMAND is refused"
 				}
-				rep.Warning(runner.Warning{
-					Message: msg,
-					Hint:    `'courier sandbox check' says what is missing; sandbox = "off" in courier.toml runs them without asking`,
-				})
+				rep.Warning(runner.Warning{Message: msg, Hint: `'courier sandbox check' says what is missing; sandbox = "off" in courier.toml runs them without asking`})
 			}
 			return s.Kernel
 		}
 		if machineRoot() {
-			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{
-				Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root",
-				Hint:    "run courier as an ordinary user: the sandbox confines commands without any privilege",
-			})
+			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root", Hint: "run courier as an ordinary user: the sandbox confines commands without any privilege"})
 		}
 		missing := sandbox.Missing(s)
 		if len(missing) == 0 || s.Strict {
@@ -195,10 +189,7 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 			names[i] = l.Name
 		}
 		list := strings.Join(names, ", ")
-		sayOnce(rep, said, p, id, "sandbox-missing", list+"\n", runner.Warning{
-			Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail),
-			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
-		})
+		sayOnce(rep, said, p, id, "sandbox-missing", list+"\n", runner.Warning{Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail), Hint: `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`})
 		return s.Kernel
 	}
 	return &opts

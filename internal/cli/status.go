@@ -87,15 +87,12 @@ func statusRun(o *statusOptions) error {
 		return writeJSON(o.g.io.Out, info)
 	}
 	w := stepsWriter{o.g.io.Out, o.g}
-	fmt.Fprintf(w, "Session:   %s\n", info.ID)
-	fmt.Fprintf(w, "Task:      %s\n", termtext.Safe(human.FirstLine(info.Task, 100)))
-	fmt.Fprintf(w, "Status:    %s\n", statusText(info))
-	fmt.Fprintf(w, "Request:   %d\n", info.Sequence)
+	fmt.Fprintf(w, "Session:   %s\nTask:      %s\nStatus:    %s\nRequest:   %d\n",
+		info.ID, termtext.Safe(human.FirstLine(info.Task, 100)), statusText(info), info.Sequence)
 	if info.Request != "" {
 		fmt.Fprintf(w, "Outbox:    %s\n", b.text.Rel(info.Request))
 	}
-	fmt.Fprintf(w, "Workspace: %s\n", termtext.Safe(info.Workspace))
-	fmt.Fprintf(w, "Updated:   %s\n", info.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(w, "Workspace: %s\nUpdated:   %s\n", termtext.Safe(info.Workspace), info.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
 	if h := info.Holder; h != nil {
 		fmt.Fprintf(w, "Held by:   %s\n", termtext.Safe(h.String()))
 	}

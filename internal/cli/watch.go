@@ -273,15 +273,13 @@ func pasteRun(o *pasteOptions) error {
 	if err != nil {
 		return err
 	}
-	// Read in the session's protocol as every reply is (size, text, courier's own request), so
-	// that what is saved is what processing it will accept.
+	// Read as every reply is, so that what is saved is what processing it
+	// will accept.
 	rep, err := reply.New("on the clipboard", text, o.g.cfg.MaxReply, fe)
-	var echo *reply.EchoError
-	switch {
-	case errors.As(err, &echo):
+	if errors.As(err, new(*reply.EchoError)) {
 		return withHint(errors.New("the clipboard holds courier's request, not the LLM's answer"),
 			"paste it into the chat, then copy the chat's answer and run 'courier paste' again")
-	case err != nil:
+	} else if err != nil {
 		return err
 	}
 	p, err := inbox.Save(b.Paths().Inbox, info.ID, text, time.Now())

@@ -37,24 +37,16 @@ type RunReport struct {
 // StartRun carries out cmds as a new run on the runner's workspace; a
 // question the approver does not answer pauses it.
 func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunOptions) (RunReport, error) {
-	fe, err := r.FrontEnd(opts.Protocol)
-	if err != nil {
-		return RunReport{}, err
-	}
 	if opts.Preset != "" {
 		if _, err := r.preset(opts.Preset); err != nil {
 			return RunReport{}, err
 		}
 	}
-	ws, err := r.workspaceDir()
+	st, err := r.newState(opts.Task, opts.Protocol)
 	if err != nil {
 		return RunReport{}, err
 	}
-	st := r.newState(opts.Task, ws)
 	st.Run, st.Preset = true, opts.Preset
-	if fe != r.cfg.FrontEnds[0] {
-		st.Protocol = fe.Name()
-	}
 	if err := r.store.Create(st); err != nil {
 		return RunReport{}, err
 	}

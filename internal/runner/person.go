@@ -165,8 +165,7 @@ const heardWait = 10 * time.Second
 // heard waits a moment for the holder of session id, if it waits for a
 // reply, to take the words left as name.
 func (r *Runner) heard(id, name string) bool {
-	deadline := time.Now().Add(heardWait)
-	for {
+	for deadline := time.Now().Add(heardWait); ; time.Sleep(decisionPoll / 2) {
 		if _, err := os.Stat(r.wordsPath(id, name)); errors.Is(err, fs.ErrNotExist) {
 			return true
 		}
@@ -177,7 +176,6 @@ func (r *Runner) heard(id, name string) bool {
 		if _, busy, err := r.store.Unfinished(st); err != nil || busy || time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(decisionPoll / 2)
 	}
 }
 

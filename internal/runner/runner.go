@@ -133,19 +133,11 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	if task == "" {
 		return "", EmptyTaskError{}
 	}
-	fe, err := r.FrontEnd(opts.Protocol)
+	st, err := r.newState(task, opts.Protocol)
 	if err != nil {
 		return "", err
 	}
-	ws, err := r.workspaceDir()
-	if err != nil {
-		return "", err
-	}
-	st := r.newState(task, ws)
 	st.Includes = opts.Includes
-	if opts.Protocol != "" && fe != r.cfg.FrontEnds[0] {
-		st.Protocol = fe.Name()
-	}
 	w, err := r.saveWithRequest(st, true)
 	if err != nil {
 		return "", err
@@ -160,20 +152,20 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	return st.SessionID, nil
 }
 
-// workspaceDir is the absolute folder a new session works on.
-func (r *Runner) workspaceDir() (string, error) {
+// newState is a new session's state in protocol ("": the default) on the
+// runner's workspace, under an id no session has.
+func (r *Runner) newState(task, protocol string) (*history.State, error) {
+	fe, err := r.FrontEnd(protocol)
+	if err != nil {
+		return nil, err
+	}
 	ws, err := filepath.Abs(r.cfg.Paths.Workspace)
 	if err != nil {
-		return "", &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
+		return nil, &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
 	}
 	if info, err := os.Stat(ws); err != nil || !info.IsDir() {
-		return "", &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
+		return nil, &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
 	}
-	return ws, nil
-}
-
-// newState is a new session's state, under an id no session has.
-func (r *Runner) newState(task, ws string) *history.State {
 	now := time.Now().UTC()
 	st := &history.State{
 		SessionID:        newID(),
@@ -185,9 +177,12 @@ func (r *Runner) newState(task, ws string) *history.State {
 		ReadFileRequests: []history.ReadRequest{},
 		Workspace:        ws,
 	}
+	if fe != r.cfg.FrontEnds[0] {
+		st.Protocol = fe.Name()
+	}
 	for {
 		if _, err := os.Stat(r.store.Path(st.SessionID)); errors.Is(err, os.ErrNotExist) {
-			return st
+			return st, nil
 		}
 		st.SessionID = newID()
 	}

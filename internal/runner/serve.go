@@ -36,11 +36,8 @@ const (
 
 // Serve runs the held session's turns until it is complete, the source
 // has no more, a question is left unanswered (*WaitingError), or ctx ends.
-func (s *Session) Serve(ctx context.Context, src Source) error {
-	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
-}
-
-func (s *Session) serve(ctx context.Context, src Source) error {
+func (s *Session) Serve(ctx context.Context, src Source) (err error) {
+	defer func() { err = interrupted(ctx, s.st.SessionID, err) }()
 	if s.st.IsComplete {
 		return &CompleteError{Session: s.st.SessionID}
 	}
@@ -48,7 +45,6 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	if _, err := s.Recover(ctx, settle); err != nil {
 		return err
 	}
-	// A person watches a source that waits, and is shown the request.
 	where, waits := src.(interface{ Where() string })
 	resumed := s.r.created != s.st.SessionID
 	unapplied := 0
@@ -59,6 +55,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 			return err
 		}
 		if waits && waited != req.Sequence {
+			// A person watches a source that waits, and is shown the request.
 			if resumed {
 				s.r.cfg.Reporter.RequestWritten(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Tokens: human.Tokens(req.Text), Resumed: true})
 			}
