@@ -91,12 +91,8 @@ func colourDiff(text string) string {
 		case strings.HasPrefix(l, "@@"):
 			code = "\x1b[36m"
 		}
-		if code != "" {
-			body, nl := strings.CutSuffix(l, "\n")
-			lines[i] = code + body + "\x1b[0m"
-			if nl {
-				lines[i] += "\n"
-			}
+		if body := strings.TrimSuffix(l, "\n"); code != "" {
+			lines[i] = code + body + "\x1b[0m" + l[len(body):]
 		}
 	}
 	return strings.Join(lines, "")
@@ -272,14 +268,10 @@ func logRun(o *logOptions) error {
 // it ended (with output, what it printed), and the paths it changed.
 func printTurn(w io.Writer, t history.TurnLog, output bool) {
 	var marks []string
-	if t.Undone {
-		marks = append(marks, "undone")
-	}
-	if !t.Finished {
-		marks = append(marks, "unfinished")
-	}
-	if t.Pruned {
-		marks = append(marks, "snapshot dropped: not undoable")
+	for i, on := range []bool{t.Undone, !t.Finished, t.Pruned} {
+		if on {
+			marks = append(marks, []string{"undone", "unfinished", "snapshot dropped: not undoable"}[i])
+		}
 	}
 	mark := ""
 	if len(marks) > 0 {

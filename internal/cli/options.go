@@ -132,16 +132,6 @@ func (g *globals) colour() bool {
 	return g.cfg.Color == config.ColorAlways || g.cfg.Color == config.ColorAuto && g.io.OutTerminal
 }
 
-// clipboard returns the system clipboard, or nil after a warning.
-func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
-	cb, err := clipboard.Detect(g.io.Environ)
-	if err != nil {
-		rep.Warning(noClipboard(err))
-		return nil
-	}
-	return cb
-}
-
 // noClipboard says why the clipboard cannot be used, and what to do.
 func noClipboard(err error) runner.Warning {
 	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}

@@ -1,5 +1,5 @@
 // Package cli is courier's command line: a file per group of commands
-// (sessions, history, status, programs, sandbox), each command with an
+// (sessions, history, status, programs, sandbox, the root and settings), each command with an
 // options struct, a constructor taking the run function (nil: the real
 // one; tests give their own to see the options), and the run function,
 // which builds a runner and displays. It writes only through the IO it is

@@ -184,8 +184,7 @@ func (r *Runner) unanswered(id string, p history.Pending) (bool, error) {
 func (s *Session) runTurn(ctx context.Context, from int, start func(*engine.Engine) (engine.Outcome, error)) (RunReport, error) {
 	out, err := s.turn(ctx, start)
 	rep := RunReport{ID: s.st.SessionID, Commands: out.Commands, Results: out.Results, From: from}
-	var waiting *WaitingError
-	if errors.As(err, &waiting) {
+	if waiting, ok := errors.AsType[*WaitingError](err); ok {
 		rep.Paused = &waiting.Pending
 		return rep, nil
 	}

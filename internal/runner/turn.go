@@ -110,14 +110,12 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 	if err != nil || !ok {
 		return false, err
 	}
-	if s.st.Pending != nil {
-		if n, found, err := s.r.readDecision(s.st); err != nil {
-			return true, err
-		} else if found {
-			if err := s.journalDecision(n, true); err != nil {
-				return true, err
-			}
-		}
+	n, found, err := s.r.readDecision(s.st)
+	if found {
+		err = s.journalDecision(n, true)
+	}
+	if err != nil {
+		return true, err
 	}
 	s.r.cfg.Reporter.TurnResumed(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
 	s.lock.Note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
@@ -351,12 +349,9 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	}
 	n := decided(st.Pending, d)
 	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
-	var locked *history.LockedError
-	if errors.As(err, &locked) {
-		if err := r.leaveDecision(id, n); err != nil {
-			return false, err
-		}
-		return true, nil
+	if errors.As(err, new(*history.LockedError)) {
+		err := r.leaveDecision(id, n)
+		return err == nil, err
 	}
 	if err != nil {
 		return false, err

@@ -138,8 +138,7 @@ type UndoHandover struct {
 // is handed to it, as the person's words are.
 func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	s, err := r.HoldLatest(id, "courier undo")
-	var locked *history.LockedError
-	if errors.As(err, &locked) {
+	if locked, ok := errors.AsType[*history.LockedError](err); ok {
 		return r.handUndo(locked)
 	}
 	if err != nil {
