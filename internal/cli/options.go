@@ -22,15 +22,13 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// view is how a command shows what happens (the text console or JSON
-// lines) and what it does with courier's folders.
+// view is how a command shows what happens, and uses courier's folders.
 type view struct {
 	use  use
 	json bool
 	// wait is what the terminal's "w" answer means for the command.
 	wait runner.Answer
-	// program says stdout is for a program ('courier ops'): the console
-	// writes to stderr, and nobody is asked questions.
+	// program: stdout is for a program, the console writes to stderr.
 	program bool
 }
 
@@ -38,8 +36,7 @@ type view struct {
 type built struct {
 	*runner.Runner
 	text *console.Text
-	// cfg is what the runner was built from ('courier serve' builds one
-	// per request from it, each with a reporter of its own).
+	// cfg is what the runner was built from (serve builds more from it).
 	cfg runner.Config
 }
 
@@ -137,10 +134,10 @@ func noClipboard(err error) runner.Warning {
 	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}
 }
 
-// sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off. The kernel is probed when the first command runs, once a run; the
-// layers it refuses, and running as root, are said once a session (see
-// sayOnce); that nothing confines commands, every run.
+// sandboxOptions returns the OS sandbox for commands (nil: off). The
+// kernel is probed at the first command; the layers it refuses, and
+// running as root, are said once a session, that nothing confines
+// commands every run.
 func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
@@ -185,9 +182,8 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 	return &opts
 }
 
-// machineRoot reports whether courier runs as the machine's root: user 0,
-// which is user 0 outside its user namespace too (in one of its own, as
-// 'unshare -r' makes, root is the person who made it).
+// machineRoot reports whether courier runs as the machine's root, not
+// root of a user namespace of its own ('unshare -r').
 func machineRoot() bool {
 	if os.Geteuid() != 0 {
 		return false
@@ -197,10 +193,8 @@ func machineRoot() bool {
 	return err != nil || len(f) < 2 || (f[0] == "0" && f[1] == "0")
 }
 
-// sayOnce reports w once a session: not again in this run, nor in a later
-// one while the file name in the session's folder holds text, which is
-// written when w is said. A record not written means the warning once
-// more; a change of text, the warning again.
+// sayOnce reports w once a session: again only when the file name in the
+// session's folder, written when w is said, does not hold text.
 func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name, text string, w runner.Warning) {
 	if said[id+"/"+name] {
 		return
@@ -220,9 +214,8 @@ func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name
 }
 
 // sandboxSettings are the sandbox options before the kernel is probed:
-// every courier root of the person hidden (a command could otherwise
-// answer for other sessions), their tools shown read-only, their caches
-// under the session's layers in ROOT/cache, and the limits.
+// every courier root hidden (a command could answer for other sessions),
+// the person's tools read-only, caches in layers under ROOT/cache.
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	return sandbox.Options{
 		Hide:         p.CourierPlaces(g.io.Getenv),
@@ -250,11 +243,9 @@ func (g *globals) approver(v view) runner.Approver {
 	return nil
 }
 
-// agentChosen reports whether an agent answers the requests instead of a
-// person ([agent] name or command, --agent, --agent-command). An empty
-// --agent on the command line means a person, whatever courier.toml's
-// command says: it is how a person takes a session over by copy and
-// paste.
+// agentChosen reports whether an agent answers the requests. An empty
+// --agent means a person, whatever courier.toml's command says: so a
+// person takes a session over.
 func (g *globals) agentChosen() bool {
 	a := g.cfg.Agent
 	return a.Name != "" || len(a.Command) > 0 && !(g.set["agent"] && !g.set["agent-command"])
@@ -277,8 +268,8 @@ func (g *globals) desktop() bool {
 	return g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
 }
 
-// desktopRun starts a desktop program, at best: never in the workspace,
-// where a reply writes, and not waited for.
+// desktopRun starts a desktop program, not in the workspace (where a reply
+// writes), not waited for.
 func desktopRun(name string, args ...string) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = "/"
@@ -288,14 +279,11 @@ func desktopRun(name string, args ...string) {
 }
 
 // The next steps courier prints ('courier watch 3f9a1c2e') are written as
-// the person runs courier: the program as they started it, with the
-// --root and --workspace they gave, so that each runs as printed.
+// the person runs courier, with the --root and --workspace they gave.
 
-// program is how the person started courier, from os.Args[0] and the
-// current folder: the name found on PATH, the path they typed
-// (./bin/courier), or, for a binary 'go run' built (in a go-build
-// folder), 'go run ./cmd/courier' when run from the clone's top, else
-// courier, which 'make install' puts on PATH.
+// program is how the person started courier: as os.Args[0], or for a
+// binary 'go run' built, 'go run ./cmd/courier' from the clone's top,
+// else courier.
 func program(arg0, cwd string) string {
 	switch {
 	case arg0 == "":
@@ -323,8 +311,7 @@ func (g *globals) courier() string {
 	return strings.Join(words, " ")
 }
 
-// shellWord quotes s for a POSIX shell when it needs it, in double quotes
-// since the steps themselves are shown in single ones.
+// shellWord quotes s for a shell, in double quotes: steps are in single.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
 		return s

@@ -1,9 +1,9 @@
-// Package cli is courier's command line: a file per group of commands
-// (sessions, history, status, programs, sandbox, the root and settings), each command with an
-// options struct, a constructor taking the run function (nil: the real
-// one; tests give their own to see the options), and the run function,
-// which builds a runner and displays. It writes only through the IO it is
-// given, and errors become what the person reads in one place (errors.go).
+// Package cli is courier's command line: a file per group of commands,
+// each command with an options struct, a constructor taking the run
+// function (nil: the real one; tests give their own to see the options),
+// and the run function, which builds a runner and displays. It writes only
+// through the IO it is given, and errors become what the person reads in
+// one place (errors.go).
 package cli
 
 import (
@@ -165,9 +165,8 @@ until the LLM says DONE.`,
 	return root
 }
 
-// group makes a command that only holds others (policy, sandbox,
-// completion) print its help when called alone, and refuse a word that
-// names none of its commands: cobra would print the help and exit 0.
+// group makes a command that only holds others print its help, and refuse
+// a word that names none of them (cobra would print the help, exit 0).
 func group(c *cobra.Command) {
 	c.SuggestionsMinimumDistance = 2
 	c.Args = func(cmd *cobra.Command, args []string) error {
@@ -198,13 +197,9 @@ func helpTopic(c *cobra.Command, args []string) error {
 type use int
 
 const (
-	// reading commands create nothing (status, log, show, parse...).
-	reading use = iota
-	// writing commands work in an existing root and make its missing
-	// folders (watch, process, approve, undo, paste).
-	writing
-	// starting makes a root where there is none (new).
-	starting
+	reading  use = iota // create nothing (status, log, show...)
+	writing             // make an existing root's missing folders
+	starting            // make a root where there is none (new)
 )
 
 // paths resolves the root and workspace folders. Only a command that
@@ -290,9 +285,8 @@ func optional[O any](o *O, arg *string, ctx *context.Context, runF, real func(*O
 	}
 }
 
-// stamped is the version 'make build' and 'make install' give with
-// -ldflags -X (git describe: the commit, +changes when the tree had some):
-// go stamps no commit in a git worktree, nor with -buildvcs=false.
+// stamped is the version (git describe) 'make build' gives with -ldflags
+// -X: go stamps no commit in a git worktree, nor with -buildvcs=false.
 var stamped string
 
 // version is courier's version as the build knows it: the one stamped,
@@ -345,8 +339,7 @@ func (g *globals) settingFlags(pf *pflag.FlagSet) {
 }
 
 // settingFlag holds a setting's flag as text, for the config package to
-// parse with its own rules and errors; its kind names the value in --help
-// ("--command-timeout duration"), as typed flags would.
+// parse; kind names the value in --help.
 type settingFlag struct {
 	text string
 	kind string
@@ -382,9 +375,8 @@ func (g *globals) configure() error {
 	return nil
 }
 
-// rootDir is the root folder: as given (--root, COURIER_ROOT), or else
-// found from the current folder (see findRoot), or from the --workspace
-// given when the current folder is in no courier root of its own layout.
+// rootDir is the root folder: as given (--root, COURIER_ROOT), or found
+// from the current folder, or the --workspace given.
 func (g *globals) rootDir() string {
 	if root := cmp.Or(g.root, g.io.Getenv("COURIER_ROOT")); root != "" {
 		return root
@@ -494,10 +486,8 @@ func completeSettings(root *cobra.Command) {
 	}
 }
 
-// plainBash makes 'courier completion bash' work in a plain bash too:
-// cobra's script needs two functions of the bash-completion package,
-// which is not everywhere; the script now brings its own when they are
-// missing.
+// plainBash makes 'courier completion bash' work without the
+// bash-completion package, whose two functions the script then brings.
 func plainBash(root *cobra.Command) {
 	c, _, err := root.Find([]string{"completion", "bash"})
 	if err != nil || c.Name() != "bash" {
@@ -514,9 +504,7 @@ func plainBash(root *cobra.Command) {
 	}
 }
 
-// bashBasics are the bash-completion package's functions cobra's script
-// uses, in brief, for a bash without it: the words up to the cursor,
-// split at blanks only, and file and folder names.
+// bashBasics are those two functions, in brief.
 const bashBasics = `# Without the bash-completion package, the two of its functions this
 # script uses, in brief.
 if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then

@@ -125,10 +125,8 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // plainWord reports whether an operation id, written by the program that
-// sent the operations, can be offered in a command line: only a short
-// word of letters, digits, '.', '_' and '-', so that no id can make the
-// suggestion read as more than it is ("x; rm -rf ~", or characters a
-// terminal hides).
+// sent it, is a short plain word that can be offered in a command line
+// (not "x; rm -rf ~", nor characters a terminal hides).
 func plainWord(id string) bool {
 	return id != "" && len(id) <= 80 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
 }

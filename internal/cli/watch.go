@@ -401,8 +401,7 @@ func continueRun(o *newOptions) error {
 }
 
 // sessionAndText splits the arguments of say and continue: a first word
-// that is the id of a session names it; any other, even one shaped like an
-// id ("cafebabe is the magic number"), is text.
+// naming a session that exists is its id; any other is text.
 func sessionAndText(b *built, args []string) (string, []string) {
 	if len(args) > 0 && history.ValidID(args[0]) {
 		if _, err := b.Status(args[0]); !errors.Is(err, history.ErrNotFound) {
