@@ -144,10 +144,8 @@ func rootsFile(getenv func(string) string) string {
 	return ""
 }
 
-// CourierPlaces returns what of the person's courier roots commands must
-// not see: each root's sessions, inbox, outbox and caches (a project's
-// .courier whole), and the list itself, which it keeps to the roots that
-// still exist, p's among them.
+// CourierPlaces returns what of the person's courier roots, and the list
+// of them (kept to those that exist), commands must not see.
 func (p Paths) CourierPlaces(getenv func(string) string) []string {
 	out := places(p.Root)
 	file := rootsFile(getenv)

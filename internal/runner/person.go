@@ -30,9 +30,8 @@ func (e *NotCompleteError) Error() string {
 	return fmt.Sprintf("session %s is not complete", e.Session)
 }
 
-// Said is what Say did: the waiting request written again with the
-// message (Rewritten), or the message left for Holder, another courier
-// process, which took it at once (Heard) or puts it in its next request.
+// Said is what Say did: the request written again (Rewritten), or the
+// message left for Holder, which took it at once (Heard) or will.
 type Said struct {
 	Session          string
 	Sequence         int
@@ -162,8 +161,7 @@ func (r *Runner) hasWords(id string) bool {
 // heardWait bounds how long 'say' waits for the holder to take its words.
 const heardWait = 10 * time.Second
 
-// heard waits a moment for the holder of session id, if it waits for a
-// reply, to take the words left as name.
+// heard waits a moment for the holder waiting for a reply to take words.
 func (r *Runner) heard(id, name string) bool {
 	for deadline := time.Now().Add(heardWait); ; time.Sleep(decisionPoll / 2) {
 		if _, err := os.Stat(r.wordsPath(id, name)); errors.Is(err, fs.ErrNotExist) {
@@ -179,9 +177,8 @@ func (r *Runner) heard(id, name string) bool {
 	}
 }
 
-// hear writes the current request again with the words waiting, and
-// reports whether there were any. They are removed after the commit: a
-// crash shows a message twice, never loses it.
+// hear writes the current request again with the words waiting, if any;
+// they are removed after the commit, so a crash never loses one.
 func (s *Session) hear() (bool, error) {
 	all, err := s.r.waitingWords(s.st.SessionID)
 	var ws []words

@@ -71,8 +71,7 @@ type (
 // Config is what a runner is built from.
 type Config struct {
 	Paths Paths
-	// WorkspaceGiven: the person named the workspace, and a session on
-	// another folder is refused rather than resumed there.
+	// WorkspaceGiven: a session on another folder is refused.
 	WorkspaceGiven bool
 	Limits         Limits
 	Commands       Commands
@@ -225,8 +224,8 @@ type Session struct {
 	fe   frontend.FrontEnd
 }
 
-// Hold locks and loads a session (the named one, or the latest
-// incomplete one); what describes the holder ("courier watch").
+// Hold locks and loads a session (or the latest incomplete one); what
+// describes the holder.
 func (r *Runner) Hold(id, what string) (*Session, error) { return r.hold(id, what, false) }
 
 // HoldLatest is Hold where "" means the latest session, complete or not.

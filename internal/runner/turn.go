@@ -20,8 +20,7 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// apply applies a reply to the held session, refusing one applied before
-// or answering another request (*RefusedError).
+// apply applies a reply to the held session.
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
@@ -96,9 +95,9 @@ func (s *Session) check(rep reply.Reply) error {
 	return nil
 }
 
-// Recover finishes a turn an earlier run left unfinished (a crash, a
-// Ctrl-C, a question), taking first a decision another process left, and
-// reports whether there was one; settle, if set, hears of the reply.
+// Recover finishes a turn an earlier run left unfinished, with a decision
+// another process left, and reports whether there was one; settle, if
+// set, hears of its reply.
 func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
 	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
 		return false, err
@@ -128,9 +127,8 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 	return true, err
 }
 
-// turn runs the engine (start applies or resumes), puts each question to
-// the approver, resuming after each answer, and commits the turn. It
-// returns the results so far when a *WaitingError stopped it.
+// turn runs the engine (start applies or resumes), resuming after each
+// question the approver answers, and commits the turn.
 func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (out engine.Outcome, err error) {
 	opts := s.r.cfg.Commands
 	if s.st.Preset != "" {
@@ -159,9 +157,8 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 	return out, s.commit(out)
 }
 
-// wait records the answer to the question a turn stopped at: the
-// approver's, or one 'courier approve' left meanwhile; a *WaitingError
-// leaves the session waiting.
+// wait records the approver's answer to the question a turn stopped at,
+// or one 'courier approve' left meanwhile.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	p := out.Waiting
 	st := s.st
@@ -204,8 +201,7 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 }
 
 // whileNot returns what call returns, unless poll, asked every
-// decisionPoll, says stop first (polled): call's context is then
-// cancelled and its return awaited.
+// decisionPoll, says stop first (polled): call is then cancelled.
 func whileNot[T any](ctx context.Context, call func(context.Context) (T, error), poll func() (bool, error)) (v T, polled bool, err error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -235,8 +231,7 @@ func whileNot[T any](ctx context.Context, call func(context.Context) (T, error),
 	}
 }
 
-// journalDecision records the person's answer in the turn, for the
-// engine to find when the turn resumes.
+// journalDecision records the person's answer in the turn.
 func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	t, err := s.r.store.OpenTurn(s.st.SessionID, n.Sequence)
 	if err != nil {
@@ -325,10 +320,9 @@ func readRequests(out engine.Outcome) []history.ReadRequest {
 	return reqs
 }
 
-// Decide records the person's decision on the command a session (the
-// named one, or the one waiting) waits for, and carries on with the turn;
-// src settles its reply. Another courier process holding the session is
-// left the decision (handedOver).
+// Decide records the person's decision on the command a session (or the
+// one waiting) waits for, and carries on with the turn; a courier process
+// holding the session is left the decision (handedOver).
 func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
 		w := r.first(func(st *history.State) bool { return st.Pending != nil })
@@ -392,9 +386,8 @@ type Approver interface {
 	Approve(ctx context.Context, q Question) (Decision, error)
 }
 
-// Question is what the person is asked about: a command, its variables
-// as shell assignments, why the policy asks and what "all like it" would
-// cover.
+// Question is what the person is asked about: a command, its variables,
+// why the policy asks and what "all like it" would cover.
 type Question struct {
 	Session                      string
 	Sequence, Index              int
@@ -406,14 +399,12 @@ type Answer int
 
 // The answers.
 const (
-	// Stop leaves the question open and stops the turn: the session waits
-	// for 'courier approve' or 'courier deny'.
+	// Stop leaves the question for 'courier approve' or 'courier deny'.
 	Stop Answer = iota
 	Approve
 	ApproveAll // and every later command like it
 	Deny
-	// Later leaves the question to another terminal, whose answer a
-	// serving runner waits for.
+	// Later waits for an answer from another terminal.
 	Later
 )
 
@@ -442,8 +433,7 @@ func (Yes) Approve(context.Context, Question) (Decision, error) {
 	return Decision{Answer: Approve}, nil
 }
 
-// decisionNote is a decision left by a courier process for the one
-// holding the session, waiting for it (or a later holder) to record it.
+// decisionNote is a decision left for the process holding the session.
 type decisionNote struct {
 	Sequence int    `json:"sequence"`
 	Index    int    `json:"index"`
@@ -456,8 +446,7 @@ func (r *Runner) decisionPath(id string) string {
 	return filepath.Join(r.cfg.Paths.Sessions, id+".decision")
 }
 
-// readDecision returns the note left for the pending question, removing
-// one for another.
+// readDecision returns the note left for the pending question.
 func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
 	p := r.decisionPath(st.SessionID)
 	data, err := os.ReadFile(p)

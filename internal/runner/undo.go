@@ -133,9 +133,8 @@ type UndoHandover struct {
 	Outbox          string
 }
 
-// Undo takes back the last turn of a session (the named one, or the
-// latest). While a 'courier watch' holds it waiting for a reply, the undo
-// is handed to it, as the person's words are.
+// Undo takes back the last turn of a session (or the latest), handed to
+// a 'courier watch' waiting for a reply in it, as words are.
 func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	s, err := r.HoldLatest(id, "courier undo")
 	if locked, ok := errors.AsType[*history.LockedError](err); ok {
@@ -149,9 +148,8 @@ func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	return nil, err
 }
 
-// handUndo leaves an undo for the holder waiting for a reply, as 'say'
-// leaves words, and waits a moment for it. A holder busy with a turn
-// keeps the session: that turn may be the one the person meant.
+// handUndo leaves an undo for the holder waiting for a reply and waits a
+// moment for it; a holder busy with a turn (maybe the one meant) keeps it.
 func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	id := locked.Session
 	st, err := r.store.Load(id)
