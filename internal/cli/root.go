@@ -233,17 +233,15 @@ func (g *globals) paths(u use) (runner.Paths, error) {
 		return runner.Paths{}, withHint(fmt.Errorf("%s holds no courier sessions (no sessions/ folder)", abs),
 			"start a session there with 'courier new', or point --root (COURIER_ROOT) at the folder that holds sessions/")
 	}
-	if u != reading {
-		if project {
-			if err := ignoreAll(abs); err != nil {
-				return runner.Paths{}, err
-			}
-		}
-		if err := p.Ensure(); err != nil {
+	if u == reading {
+		return p, nil
+	}
+	if project {
+		if err := ignoreAll(abs); err != nil {
 			return runner.Paths{}, err
 		}
 	}
-	return p, nil
+	return p, p.Ensure()
 }
 
 // ignoreAll makes a project's .courier folder one git does not see, by a

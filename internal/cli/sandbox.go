@@ -77,8 +77,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 	layers := sandbox.Layers(opts)
 	if g.cfg.Sandbox == config.SandboxOff {
 		for i := range layers {
-			layers[i].Active = false
-			layers[i].Detail = "sandbox = \"off\": commands are not confined"
+			layers[i].Active, layers[i].Detail = false, "sandbox = \"off\": commands are not confined"
 		}
 	}
 	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show,

@@ -261,16 +261,17 @@ func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
 	seq := st.SequenceNumber
 	next := *st
-	next.Pending = nil
 	// Undo takes back the most recent turn, even one that changed nothing
 	// (a cut-off reply), so the complete reply answers its request.
-	next.UndoTop = seq
-	next.ApprovedRules = out.ApprovedRules
-	next.LastResults = out.Results
-	if next.LastResults == nil {
-		next.LastResults = []command.Result{}
+	next.Pending, next.UndoTop, next.ApprovedRules = nil, seq, out.ApprovedRules
+	next.LastResults = append([]command.Result{}, out.Results...)
+	next.ReadFileRequests = []history.ReadRequest{}
+	for i, c := range out.Commands {
+		// An inline read's content is in its result.
+		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
+			next.ReadFileRequests = append(next.ReadFileRequests, history.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
+		}
 	}
-	next.ReadFileRequests = readRequests(out)
 	// The words said meanwhile go into the next request, or wait for a
 	// follow-up task.
 	said, err := s.r.waitingWords(st.SessionID)
@@ -281,7 +282,7 @@ func (s *Session) commit(out engine.Outcome) error {
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}
-	var written *RequestWritten
+	var written RequestWritten
 	if out.Done || st.Run {
 		// A run has one turn: no request follows it.
 		next.IsComplete, next.Summary = true, out.Summary
@@ -295,29 +296,16 @@ func (s *Session) commit(out engine.Outcome) error {
 		}
 	} else {
 		next.SequenceNumber++
-		w, err := s.advance(&next, said)
-		if err != nil {
+		if written, err = s.advance(&next, said); err != nil {
 			return err
 		}
-		written = &w
 	}
 	s.r.cfg.Reporter.TurnEnded(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
-	if written != nil {
-		s.r.cfg.Reporter.RequestWritten(*written)
+	if written.Path != "" {
+		s.r.cfg.Reporter.RequestWritten(written)
 	}
 	return nil
-}
-
-func readRequests(out engine.Outcome) []history.ReadRequest {
-	reqs := []history.ReadRequest{}
-	for i, c := range out.Commands {
-		// An inline read's content is in its result.
-		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
-			reqs = append(reqs, history.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
-		}
-	}
-	return reqs
 }
 
 // Decide records the person's decision on the command a session (or the

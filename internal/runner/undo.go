@@ -250,11 +250,8 @@ func (r *Runner) Diff(w io.Writer, id string, seq int) error {
 }
 
 // GC drops the oldest turns' snapshots of a session beyond its budget.
-func (r *Runner) GC(id string) (history.GCReport, int64, error) {
-	var rep history.GCReport
-	var budget int64
-	err := r.withHistory(id, "courier gc", func(st *history.State, h *history.History) error {
-		var err error
+func (r *Runner) GC(id string) (rep history.GCReport, budget int64, err error) {
+	err = r.withHistory(id, "courier gc", func(_ *history.State, h *history.History) (err error) {
 		budget = h.Budget()
 		rep, err = h.GC(budget)
 		return err
