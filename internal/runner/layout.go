@@ -133,22 +133,15 @@ func realPath(path string) (string, error) {
 // maxRoots bounds the list courier reads.
 const maxRoots = 1000
 
-// rootsFile is the list of the person's courier roots.
-func rootsFile(getenv func(string) string) string {
-	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "courier", "roots")
-	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "courier", "roots")
-	}
-	return ""
-}
-
 // CourierPlaces returns what of the person's courier roots, and the list
 // of them (kept to those that exist), commands must not see.
 func (p Paths) CourierPlaces(getenv func(string) string) []string {
-	out := places(p.Root)
-	file := rootsFile(getenv)
+	out, file := places(p.Root), ""
+	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		file = filepath.Join(dir, "courier", "roots")
+	} else if home := getenv("HOME"); filepath.IsAbs(home) {
+		file = filepath.Join(home, ".local", "state", "courier", "roots")
+	}
 	if file == "" || !filepath.IsAbs(p.Root) {
 		return out
 	}
@@ -160,8 +153,8 @@ func (p Paths) CourierPlaces(getenv func(string) string) []string {
 			roots = append(roots, r)
 		}
 	}
-	if !slices.Equal(roots, listed) {
-		_ = writeRoots(file, roots)
+	if !slices.Equal(roots, listed) && os.MkdirAll(filepath.Dir(file), 0o700) == nil {
+		_ = atomicfile.Write(file, []byte(strings.Join(roots, "\n")+"\n"), 0o600)
 	}
 	for _, r := range roots[1:] {
 		out = append(out, places(r)...)
@@ -176,12 +169,4 @@ func places(root string) []string {
 	}
 	o := DefaultPaths(root)
 	return []string{o.Sessions, o.Inbox, o.Outbox, filepath.Join(root, "cache")}
-}
-
-// writeRoots replaces the list of roots whole.
-func writeRoots(file string, roots []string) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(file, []byte(strings.Join(roots, "\n")+"\n"), 0o600)
 }
