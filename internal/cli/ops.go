@@ -48,13 +48,7 @@ Progress and warnings go to stderr.`,
   echo '{"protocolVersion":"1.0","operations":[{"type":"shell","id":"s1","command":"go test ./..."}]}' | courier ops
   courier ops --policy restrictive - < ops.json`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := agentspaces.Preset(o.preset, policy.Config{}); err != nil {
-				return usage(withHint(err, "--policy standard, permissive or restrictive"))
-			}
-			o.ctx, o.file = cmd.Context(), optionalArg(args)
-			return run(runF, opsRun, o)
-		},
+		RunE: optional(o, &o.file, &o.ctx, runF, opsRun),
 	}
 	cmd.Flags().StringVar(&o.preset, "policy", "", "the policy preset the run's shell operations are checked by, over your own [policy] rules: standard (your policy as it is, the default), permissive or restrictive")
 	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions([]string{agentspaces.PresetStandard, agentspaces.PresetPermissive, agentspaces.PresetRestrictive}, cobra.ShellCompDirectiveNoFileComp))
@@ -63,6 +57,9 @@ Progress and warnings go to stderr.`,
 }
 
 func opsRun(o *opsOptions) error {
+	if _, err := agentspaces.Preset(o.preset, policy.Config{}); err != nil {
+		return usage(withHint(err, "--policy standard, permissive or restrictive"))
+	}
 	name, data, err := o.g.readOps(o.file)
 	if err != nil {
 		return err

@@ -278,7 +278,9 @@ func optional[O any](o *O, arg *string, ctx *context.Context, runF, real func(*O
 		if ctx != nil {
 			*ctx = cmd.Context()
 		}
-		*arg = optionalArg(args)
+		if len(args) == 1 {
+			*arg = args[0]
+		}
 		return run(runF, real, o)
 	}
 }

@@ -91,14 +91,6 @@ func (g *globals) watch(ctx context.Context, b *built, id string) error {
 	return s.Serve(ctx, src)
 }
 
-// optionalArg returns the single optional argument, or "".
-func optionalArg(args []string) string {
-	if len(args) == 1 {
-		return args[0]
-	}
-	return ""
-}
-
 // agentSource returns the agent the settings choose as the session's source.
 func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, error) {
 	spec := g.cfg.AgentSpec()

@@ -152,11 +152,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	case d.Operation != "" && want != d.Operation:
 		return RunReport{ID: id}, &WrongOperationError{Run: id, Waiting: want, Given: d.Operation}
 	}
-	answer := Deny
-	if d.Approved {
-		answer = Approve
-	}
-	if err := s.journalDecision(decided(s.st.Pending, Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
+	if err := s.journalDecision(decisionNote{Sequence: p.Sequence, Index: p.Index, Approved: d.Approved, Reason: d.Reason}, false); err != nil {
 		return RunReport{ID: id}, err
 	}
 	rep, err := s.runTurn(ctx, p.Index, func(eng *engine.Engine) (engine.Outcome, error) {
