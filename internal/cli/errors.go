@@ -66,10 +66,9 @@ func (q quietError) Error() string { return string(q) }
 
 // explained is how an error is shown.
 type explained struct {
-	msg   string
-	hint  string
-	code  int
-	quiet bool
+	msg, hint string
+	code      int
+	quiet     bool
 }
 
 // explain turns an error into what the person reads, with the exit status.

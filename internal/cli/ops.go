@@ -86,11 +86,10 @@ func opsRun(o *opsOptions) error {
 }
 
 type resumeOptions struct {
-	g                     *globals
-	ctx                   context.Context
-	id                    string
-	approve, deny, reason string
-	stdin                 bool // the answer comes on stdin
+	g                         *globals
+	ctx                       context.Context
+	id, approve, deny, reason string
+	stdin                     bool // the answer comes on stdin
 }
 
 func newOpsResumeCmd(g *globals, runF func(*resumeOptions) error) *cobra.Command {

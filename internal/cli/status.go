@@ -229,10 +229,9 @@ func sessionsRun(o *sessionsOptions) error {
 }
 
 type parseOptions struct {
-	g        *globals
-	file     string
-	json     bool
-	protocol string
+	g              *globals
+	file, protocol string
+	json           bool
 }
 
 func newParseCmd(g *globals, runF func(*parseOptions) error) *cobra.Command {
