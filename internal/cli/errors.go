@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/termtext"
 
 	"github.com/courier-agent/courier/internal/agent"
@@ -58,73 +59,52 @@ func withHint(err error, hint string) error {
 	return &hinted{err: err, hint: hint}
 }
 
-// quietError is an ending that is not a failure; it is printed without
-// "error:".
+// quietError is an ending that is not a failure, printed without "error:".
 type quietError string
 
 func (q quietError) Error() string { return string(q) }
 
 // explained is how an error is shown.
 type explained struct {
-	msg   string
-	hint  string
-	code  int
-	quiet bool
+	msg, hint string
+	code      int
+	quiet     bool
 }
 
 // explain turns an error into what the person reads, with the exit status.
 func explain(err error) explained {
 	e := explained{msg: strings.TrimSuffix(err.Error(), "."), code: 1}
-	var (
-		h          *hinted
-		waiting    *runner.WaitingError
-		stopped    *runner.InterruptedError
-		complete   *runner.CompleteError
-		unfinished *runner.UnfinishedError
-		wsErr      *runner.WorkspaceError
-		locked     *runner.LockedError
-		setup      *agent.SetupError
-		limit      *agentrun.LimitError
-		layout     *runner.LayoutError
-		notDone    *runner.NotCompleteError
-		nothingYet *runner.NothingWaitsError
-		noAnswer   *runner.AnswerNeededError
-		wrongOp    *runner.WrongOperationError
-		notRun     *runner.NotRunError
-		system     *runner.SystemError
-	)
-	switch {
-	case errors.As(err, new(*usageError)):
+	if errors.As(err, new(*usageError)) {
 		e.code = ExitUsage
-	case errors.As(err, &waiting):
+	} else if waiting, ok := errors.AsType[*runner.WaitingError](err); ok {
 		e.quiet, e.code = true, ExitWaiting
 		e.msg = fmt.Sprintf("session %s waits for approval of %s (%s)", waiting.Session, termtext.Command(waiting.Pending.Command, waiting.Pending.Env), waiting.Pending.Reason)
 		e.hint = fmt.Sprintf("run 'courier approve %s' to run it or 'courier deny %s' to refuse it", waiting.Session, waiting.Session)
-	case errors.As(err, &stopped):
+	} else if stopped, ok := errors.AsType[*runner.InterruptedError](err); ok {
 		e.quiet, e.code = true, ExitStopped
 		e.msg = fmt.Sprintf("stopped; run 'courier watch %s' to go on", stopped.Session)
-	case errors.As(err, new(*runner.UnappliedError)):
+	} else if errors.As(err, new(*runner.UnappliedError)) {
 		e.quiet = true
-	case errors.Is(err, context.Canceled):
+	} else if errors.Is(err, context.Canceled) {
 		e.quiet, e.code, e.msg = true, ExitStopped, "stopped"
-	case errors.As(err, new(quietError)):
+	} else if errors.As(err, new(quietError)) {
 		e.quiet = true
-	case errors.As(err, &complete):
+	} else if complete, ok := errors.AsType[*runner.CompleteError](err); ok {
 		e.hint = fmt.Sprintf("give it a follow-up task with 'courier continue %s TASK', or start a new one with 'courier new'", complete.Session)
-	case errors.As(err, &nothingYet):
+	} else if nothingYet, ok := errors.AsType[*runner.NothingWaitsError](err); ok {
 		e.hint = fmt.Sprintf("finish it with 'courier ops resume %s' (no answer); if it then stops at an approval, answer that", nothingYet.Run)
-	case errors.As(err, &noAnswer):
+	} else if noAnswer, ok := errors.AsType[*runner.AnswerNeededError](err); ok {
 		e.code = ExitUsage
 		e.hint = fmt.Sprintf("courier ops resume %s --approve %s, or --deny %s [--reason TEXT]", noAnswer.Run, noAnswer.Operation, noAnswer.Operation)
-	case errors.As(err, &wrongOp):
+	} else if wrongOp, ok := errors.AsType[*runner.WrongOperationError](err); ok {
 		e.hint = fmt.Sprintf("courier ops resume %s --approve %s, or --deny %s", wrongOp.Run, wrongOp.Waiting, wrongOp.Waiting)
-	case errors.As(err, &notRun):
+	} else if notRun, ok := errors.AsType[*runner.NotRunError](err); ok {
 		e.hint = fmt.Sprintf("answer a chat session with 'courier approve %s' or 'courier deny %s'", notRun.Session, notRun.Session)
-	case errors.As(err, &system):
+	} else if system, ok := errors.AsType[*runner.SystemError](err); ok {
 		e.hint = fmt.Sprintf("make room on the disk, then 'courier process' finishes the turn of session %s from that command; nothing before it is done again", system.Session)
-	case errors.As(err, new(*runner.NotWaitingError)):
+	} else if errors.As(err, new(*runner.NotWaitingError)) {
 		e.hint = "'courier status' shows what a session waits for"
-	case errors.As(err, &unfinished):
+	} else if unfinished, ok := errors.AsType[*runner.UnfinishedError](err); ok {
 		e.hint = "finish that reply first: run 'courier process' or 'courier watch'"
 		switch {
 		case unfinished.Run && unfinished.Approval:
@@ -134,55 +114,56 @@ func explain(err error) explained {
 		case unfinished.Approval:
 			e.hint = fmt.Sprintf("it waits for your decision: run 'courier approve %s' or 'courier deny %s'", unfinished.Session, unfinished.Session)
 		}
-	case errors.As(err, new(*runner.BusyTurnError)):
+	} else if errors.As(err, new(*runner.BusyTurnError)) {
 		e.hint = "finish that reply first with 'courier process'"
-	case errors.As(err, new(*runner.OtherWorkspaceError)):
+	} else if errors.As(err, new(*runner.OtherWorkspaceError)) {
 		e.hint = "leave out --workspace to resume it, or start a new session for the other folder"
-	case errors.As(err, &wsErr):
+	} else if wsErr, ok := errors.AsType[*runner.WorkspaceError](err); ok {
 		e.hint = "create it, or point --workspace at your project folder"
 		if wsErr.Session != "" {
 			e.hint = "the session's workspace folder must exist"
 		}
-	case errors.As(err, new(runner.EmptyTaskError)):
+	} else if errors.As(err, new(runner.EmptyTaskError)) {
 		e.code = ExitUsage
 		e.hint = `describe the task, e.g. courier new "add a --verbose flag"`
-	case errors.As(err, new(*runner.NothingToUndoError)):
+	} else if errors.As(err, new(*runner.NothingToUndoError)) {
 		e.hint = "'courier log' lists the turns and what each changed"
-	case errors.As(err, &locked):
+	} else if locked, ok := errors.AsType[*history.LockedError](err); ok {
 		e.hint = "wait for that process to finish, or stop it (Ctrl-C in its terminal)"
 		if locked.Holder != nil && strings.HasPrefix(locked.Holder.Doing, "waiting for approval") {
 			e.hint = fmt.Sprintf("answer its question there, or run 'courier approve %s' or 'courier deny %s'", locked.Session, locked.Session)
 		}
-	case errors.As(err, new(*runner.InvalidIDError)), errors.Is(err, runner.ErrNotFound):
+	} else if errors.As(err, new(*history.InvalidIDError)) || errors.Is(err, history.ErrNotFound) {
 		e.hint = "run 'courier sessions' to list the sessions"
-	case errors.Is(err, runner.ErrNoSession):
+	} else if errors.Is(err, runner.ErrNoSession) {
 		e.msg = "no incomplete session"
 		e.hint = `start one with 'courier new "TASK"', or name a session id`
-	case errors.As(err, new(*runner.CorruptError)):
+	} else if errors.As(err, new(*history.CorruptError)) {
 		e.hint = "courier leaves it as it is; restore it from a backup or move it aside to forget the session"
-	case errors.As(err, new(*reply.TooLargeError)):
+	} else if errors.As(err, new(*reply.TooLargeError)) {
 		e.hint = "ask the LLM for a shorter answer, or raise max_reply in courier.toml"
-	case errors.As(err, new(*reply.EchoError)):
+	} else if errors.As(err, new(*reply.EchoError)) {
 		e.hint = "paste the request into the chat and save the chat's answer instead"
-	case errors.As(err, new(*reply.NotTextError)):
+	} else if errors.As(err, new(*reply.NotTextError)) {
 		e.hint = "save the LLM's answer as plain text"
-	case errors.Is(err, runner.ErrPruned):
+	} else if errors.Is(err, history.ErrPruned) {
 		e.hint = "raise snapshot_budget to keep more turns undoable"
-	case errors.As(err, new(*runner.SnapshotError)):
+	} else if errors.As(err, new(*runner.SnapshotError)) {
 		e.hint = "'courier log' shows what each turn changed"
-	case errors.As(err, &notDone):
+	} else if notDone, ok := errors.AsType[*runner.NotCompleteError](err); ok {
 		e.hint = fmt.Sprintf("it is still under way: talk to the LLM with 'courier say %s TEXT'", notDone.Session)
-	case errors.As(err, &layout) && layout.Home:
-		e.hint = "run courier in a project folder inside your home (cd ~/project), or point --workspace at one"
-	case errors.As(err, &layout):
+	} else if layout, ok := errors.AsType[*runner.LayoutError](err); ok {
 		e.hint = "keep courier's root outside the project, e.g. courier --root ~/courier-work --workspace " + layout.Workspace
-	case errors.As(err, &setup):
+		if layout.Home {
+			e.hint = "run courier in a project folder inside your home (cd ~/project), or point --workspace at one"
+		}
+	} else if setup, ok := errors.AsType[*agent.SetupError](err); ok {
 		e.hint = setup.Fix
-	case errors.As(err, &limit):
+	} else if limit, ok := errors.AsType[*agentrun.LimitError](err); ok {
 		e.quiet = true
 		e.hint = fmt.Sprintf("raise %s in the [agent] table (or its flag) and run 'courier watch' to go on, or answer by hand: 'courier watch --agent \"\"'", limit.Setting)
 	}
-	if errors.As(err, &h) {
+	if h, ok := errors.AsType[*hinted](err); ok {
 		e.hint = h.hint
 	}
 	return e
@@ -190,12 +171,10 @@ func explain(err error) explained {
 
 // report prints an error and returns the exit status.
 func report(w io.Writer, err error) int {
-	var status exitStatus
-	if errors.As(err, &status) {
+	if status, ok := errors.AsType[exitStatus](err); ok {
 		return int(status)
 	}
-	var batch *runner.BatchError
-	if errors.As(err, &batch) {
+	if batch, ok := errors.AsType[*runner.BatchError](err); ok {
 		for _, e := range batch.Errs {
 			report(w, e)
 		}
@@ -204,11 +183,7 @@ func report(w io.Writer, err error) int {
 	e := explain(err)
 	// An error may quote a reply or a path a command made: safe for the
 	// terminal like everything else.
-	if e.quiet {
-		fmt.Fprintf(w, "courier: %s\n", termtext.Safe(e.msg))
-	} else {
-		fmt.Fprintf(w, "courier: error: %s\n", termtext.Safe(e.msg))
-	}
+	fmt.Fprintf(w, "courier: %s%s\n", map[bool]string{false: "error: "}[e.quiet], termtext.Safe(e.msg))
 	if e.hint != "" {
 		fmt.Fprintf(w, "courier: hint: %s\n", termtext.Safe(e.hint))
 	}

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/serve"
@@ -45,13 +48,7 @@ Progress and warnings go to stderr.`,
   echo '{"protocolVersion":"1.0","operations":[{"type":"shell","id":"s1","command":"go test ./..."}]}' | courier ops
   courier ops --policy restrictive - < ops.json`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := agentspaces.Preset(o.preset, policy.Config{}); err != nil {
-				return usage(withHint(err, "--policy standard, permissive or restrictive"))
-			}
-			o.ctx, o.file = cmd.Context(), optionalArg(args)
-			return run(runF, opsRun, o)
-		},
+		RunE: optional(o, &o.file, &o.ctx, runF, opsRun),
 	}
 	cmd.Flags().StringVar(&o.preset, "policy", "", "the policy preset the run's shell operations are checked by, over your own [policy] rules: standard (your policy as it is, the default), permissive or restrictive")
 	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions([]string{agentspaces.PresetStandard, agentspaces.PresetPermissive, agentspaces.PresetRestrictive}, cobra.ShellCompDirectiveNoFileComp))
@@ -60,6 +57,9 @@ Progress and warnings go to stderr.`,
 }
 
 func opsRun(o *opsOptions) error {
+	if _, err := agentspaces.Preset(o.preset, policy.Config{}); err != nil {
+		return usage(withHint(err, "--policy standard, permissive or restrictive"))
+	}
 	name, data, err := o.g.readOps(o.file)
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func opsRun(o *opsOptions) error {
 		return err
 	}
 	rep, err := b.StartRun(o.ctx, cmds, runner.RunOptions{
-		Protocol: agentspaces.ChatName, Preset: o.preset, Name: name, Hash: runner.Hash(data),
+		Protocol: agentspaces.ChatName, Preset: o.preset, Name: name, Hash: history.Hash(string(data)),
 		Task: serve.RunTask(cmds),
 	})
 	if err != nil && rep.Commands == nil {
@@ -86,11 +86,10 @@ func opsRun(o *opsOptions) error {
 }
 
 type resumeOptions struct {
-	g                     *globals
-	ctx                   context.Context
-	id                    string
-	approve, deny, reason string
-	stdin                 bool // the answer comes on stdin
+	g                         *globals
+	ctx                       context.Context
+	id, approve, deny, reason string
+	stdin                     bool // the answer comes on stdin
 }
 
 func newOpsResumeCmd(g *globals, runF func(*resumeOptions) error) *cobra.Command {
@@ -175,8 +174,7 @@ func (o *resumeOptions) decision() (*runner.RunDecision, error) {
 	return &runner.RunDecision{Operation: a.OperationID, Approved: a.Decision == agentspaces.Approved, Reason: a.Reason}, nil
 }
 
-// readOps reads an operations message from a file, or from stdin for ""
-// and "-", no larger than the protocol allows.
+// readOps reads an operations message from a file, or stdin ("" or "-").
 func (g *globals) readOps(arg string) (string, []byte, error) {
 	var r io.Reader = g.io.In
 	name := "stdin"
@@ -197,16 +195,14 @@ func (g *globals) readOps(arg string) (string, []byte, error) {
 	return name, data, nil
 }
 
-// runEvents prints where a run stands as its events message and ends with
-// the status 'courier ops' promises. An error that stopped the run
-// becomes its error event; one before the run began (a session that does
-// not exist, a wrong operation id) is an error as any command's.
+// runEvents prints where a run stands as its events message, with the
+// exit status 'courier ops' promises; an error before the run began is an
+// error as any command's.
 func (g *globals) runEvents(rep runner.RunReport, err error) error {
 	if err != nil && rep.Commands == nil {
 		return err
 	}
-	var sys *runner.SystemError
-	if errors.As(err, &sys) {
+	if sys, ok := errors.AsType[*runner.SystemError](err); ok {
 		// The program reads the events; the person at the terminal reads
 		// how to go on.
 		fmt.Fprintf(g.io.Err, "courier: hint: make room on the disk, then 'courier ops resume %s' finishes the run from operation %d\n", rep.ID, sys.Index+1)
@@ -243,4 +239,56 @@ func (g *globals) preset(name string) (*policy.Policy, error) {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	return p, nil
+}
+
+type serveOptions struct {
+	g      *globals
+	ctx    context.Context
+	addr   string
+	noOpen bool
+}
+
+func newServeCmd(g *globals, runF func(*serveOptions) error) *cobra.Command {
+	o := &serveOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Work on the sessions in a browser tab, and serve them over HTTP to programs",
+		Long: `Serve this root's sessions as a page (copy the request, paste the answer,
+review it before it is applied, answer approvals, say, undo, continue) and
+over HTTP for programs: the sessions' JSON API and the Agent Spaces runtime
+(/v1/runs), as the README describes. Prints the address with its token
+and, on a desktop, opens it. Every request needs the token; only this
+machine's loopback is served unless --addr names another address. The page
+is one more view of the sessions: 'courier watch' and the other commands
+work on them meanwhile. Ctrl-C stops it.`,
+		Example: `  courier serve
+  courier serve --addr 127.0.0.1:8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			return run(runF, serveRun, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:0", "the address to listen on (default: the loopback, a free port)")
+	cmd.Flags().BoolVar(&o.noOpen, "no-open", false, "do not open the page in a browser")
+	return cmd
+}
+
+func serveRun(o *serveOptions) error {
+	b, err := o.g.runner(view{use: starting, program: true})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return withHint(fmt.Errorf("serve: %w", err), "give another address with --addr, such as 127.0.0.1:0 for a free port")
+	}
+	token := serve.NewToken()
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+	fmt.Fprintf(o.g.io.Out, "Serving on %s\n", url)
+	if _, err := exec.LookPath("xdg-open"); err == nil && !o.noOpen && o.g.desktop() {
+		// Without a desktop (or xdg-open) the printed address is all.
+		desktopRun("xdg-open", url)
+	}
+	return serve.New(o.ctx, serve.Options{Config: b.cfg, Token: token}).Run(ln)
 }

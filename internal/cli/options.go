@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -14,36 +15,32 @@ import (
 	"github.com/courier-agent/courier/internal/config"
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/frontend"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/protocol"
 	"github.com/courier-agent/courier/internal/runner"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// view is how a command shows what happens (the text console or JSON
-// lines) and what it does with courier's folders.
+// view is how a command shows what happens, and uses courier's folders.
 type view struct {
 	use  use
 	json bool
 	// wait is what the terminal's "w" answer means for the command.
 	wait runner.Answer
-	// program says stdout is for a program ('courier ops'): the console
-	// writes to stderr, and nobody is asked questions.
+	// program: stdout is for a program, the console writes to stderr.
 	program bool
 }
 
-// built is a runner, and the text console when that is its reporter (nil
-// with JSON).
+// built is a runner, and its text console (nil with JSON).
 type built struct {
 	*runner.Runner
 	text *console.Text
-	// cfg is what the runner was built from ('courier serve' builds one
-	// per request from it, each with a reporter of its own).
+	// cfg is what the runner was built from (serve builds more from it).
 	cfg runner.Config
 }
 
-// runner builds the runner a command uses: the folders, the limits, how
-// commands run, the protocols, and who reports and who answers questions.
+// runner builds the runner a command uses.
 func (g *globals) runner(v view) (*built, error) {
 	p, err := g.paths(v.use)
 	if err != nil {
@@ -97,9 +94,8 @@ func protocolNames() []string {
 	return names
 }
 
-// console returns the text reporter: colour only on a terminal and as the
-// color setting allows, progress only on a terminal, requests copied to the
-// clipboard with copy on.
+// console returns the text reporter: colour and progress only on a
+// terminal, requests copied to the clipboard with copy on.
 func (g *globals) console(root string, out io.Writer) *console.Text {
 	o := console.Options{Out: out, Err: g.io.Err, Root: root, Quiet: g.quiet, Progress: g.io.ErrTerminal,
 		TokenBudget: g.cfg.TokenBudget, Unattended: g.agentChosen()}
@@ -128,21 +124,9 @@ func (g *globals) console(root string, out io.Writer) *console.Text {
 	return text
 }
 
-// colour reports whether stdout gets colour: on a terminal, as the color
-// setting allows (NO_COLOR and --no-color make it never).
+// colour reports whether stdout gets colour (NO_COLOR, --no-color: never).
 func (g *globals) colour() bool {
 	return g.cfg.Color == config.ColorAlways || g.cfg.Color == config.ColorAuto && g.io.OutTerminal
-}
-
-// clipboard returns the system clipboard, or nil after reporting (as a
-// warning, never an error) why there is none.
-func (g *globals) clipboard(rep runner.Reporter) *clipboard.Clipboard {
-	cb, err := clipboard.Detect(g.io.Environ)
-	if err != nil {
-		rep.Warning(noClipboard(err))
-		return nil
-	}
-	return cb
 }
 
 // noClipboard says why the clipboard cannot be used, and what to do.
@@ -150,10 +134,10 @@ func noClipboard(err error) runner.Warning {
 	return runner.Warning{Message: err.Error(), Hint: "copy the outbox by hand (or use 'courier show')"}
 }
 
-// sandboxOptions returns the OS sandbox for commands, or nil when it is
-// off. The kernel is probed when the first command runs, once a run; the
-// layers it refuses, and running as root, are said once a session (see
-// sayOnce); that nothing confines commands, every run.
+// sandboxOptions returns the OS sandbox for commands (nil: off). The
+// kernel is probed at the first command; the layers it refuses, and
+// running as root, are said once a session, that nothing confines
+// commands every run.
 func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.Options {
 	if g.cfg.Sandbox == config.SandboxOff {
 		return nil
@@ -176,18 +160,12 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 				if err := sandbox.Check(s); err != nil {
 					msg = err.Error() + ", so each RUN_COMMAND is refused"
 				}
-				rep.Warning(runner.Warning{
-					Message: msg,
-					Hint:    `'courier sandbox check' says what is missing; sandbox = "off" in courier.toml runs them without asking`,
-				})
+				rep.Warning(runner.Warning{Message: msg, Hint: `'courier sandbox check' says what is missing; sandbox = "off" in courier.toml runs them without asking`})
 			}
 			return s.Kernel
 		}
 		if machineRoot() {
-			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{
-				Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root",
-				Hint:    "run courier as an ordinary user: the sandbox confines commands without any privilege",
-			})
+			sayOnce(rep, said, p, id, "root", "root\n", runner.Warning{Message: "courier runs as root: the commands act as root inside the sandbox, and what they make in the workspace belongs to root", Hint: "run courier as an ordinary user: the sandbox confines commands without any privilege"})
 		}
 		missing := sandbox.Missing(s)
 		if len(missing) == 0 || s.Strict {
@@ -198,18 +176,14 @@ func (g *globals) sandboxOptions(p runner.Paths, rep runner.Reporter) *sandbox.O
 			names[i] = l.Name
 		}
 		list := strings.Join(names, ", ")
-		sayOnce(rep, said, p, id, "sandbox-missing", list+"\n", runner.Warning{
-			Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail),
-			Hint:    `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`,
-		})
+		sayOnce(rep, said, p, id, "sandbox-missing", list+"\n", runner.Warning{Message: fmt.Sprintf("commands run without %s: %s", list, missing[0].Detail), Hint: `'courier sandbox check' shows what each layer protects; set sandbox = "strict" in courier.toml to refuse commands instead`})
 		return s.Kernel
 	}
 	return &opts
 }
 
-// machineRoot reports whether courier runs as the machine's root: user 0,
-// which is user 0 outside its user namespace too (in one of its own, as
-// 'unshare -r' makes, root is the person who made it).
+// machineRoot reports whether courier runs as the machine's root, not
+// root of a user namespace of its own ('unshare -r').
 func machineRoot() bool {
 	if os.Geteuid() != 0 {
 		return false
@@ -219,18 +193,16 @@ func machineRoot() bool {
 	return err != nil || len(f) < 2 || (f[0] == "0" && f[1] == "0")
 }
 
-// sayOnce reports w once a session: not again in this run, nor in a later
-// one while the file name in the session's folder holds text, which is
-// written when w is said. A record not written means the warning once
-// more; a change of text, the warning again.
+// sayOnce reports w once a session: again only when the file name in the
+// session's folder, written when w is said, does not hold text.
 func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name, text string, w runner.Warning) {
 	if said[id+"/"+name] {
 		return
 	}
 	said[id+"/"+name] = true
 	record := ""
-	if runner.ValidID(id) {
-		record = filepath.Join(p.SessionFolder(id), name)
+	if history.ValidID(id) {
+		record = filepath.Join(history.Store{Dir: p.Sessions}.Folder(id), name)
 		if before, err := os.ReadFile(record); err == nil && string(before) == text {
 			return
 		}
@@ -242,9 +214,8 @@ func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name
 }
 
 // sandboxSettings are the sandbox options before the kernel is probed:
-// every courier root of the person hidden (a command could otherwise
-// answer for other sessions), their tools shown read-only, their caches
-// under the session's layers in ROOT/cache, and the limits.
+// every courier root hidden (a command could answer for other sessions),
+// the person's tools read-only, caches in layers under ROOT/cache.
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	return sandbox.Options{
 		Hide:         p.CourierPlaces(g.io.Getenv),
@@ -260,9 +231,8 @@ func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	}
 }
 
-// approver answers approval questions: yes to all with the yes setting, on
-// a terminal by asking, and otherwise not at all (the session waits for
-// 'courier approve' or 'courier deny').
+// approver answers questions: yes with the yes setting, on a terminal by
+// asking, else not at all (the session waits for 'courier approve').
 func (g *globals) approver(v view) runner.Approver {
 	if g.cfg.Yes {
 		return runner.Yes{}
@@ -273,19 +243,16 @@ func (g *globals) approver(v view) runner.Approver {
 	return nil
 }
 
-// agentChosen reports whether an agent answers the requests instead of a
-// person ([agent] name or command, --agent, --agent-command). An empty
-// --agent on the command line means a person, whatever courier.toml's
-// command says: it is how a person takes a session over by copy and
-// paste.
+// agentChosen reports whether an agent answers the requests. An empty
+// --agent means a person, whatever courier.toml's command says: so a
+// person takes a session over.
 func (g *globals) agentChosen() bool {
 	a := g.cfg.Agent
 	return a.Name != "" || len(a.Command) > 0 && !(g.set["agent"] && !g.set["agent-command"])
 }
 
-// notifier calls the person's attention: a desktop notification where
-// notify-send exists and a display is there, else the terminal bell on a
-// terminal; nil when neither can be had.
+// notifier calls the person's attention: a desktop notification, else the
+// terminal bell, else nil.
 func (g *globals) notifier() func(string) {
 	if _, err := exec.LookPath("notify-send"); err == nil && g.desktop() {
 		return func(msg string) { desktopRun("notify-send", "--app-name=courier", "courier", msg) }
@@ -301,12 +268,73 @@ func (g *globals) desktop() bool {
 	return g.io.Getenv("DISPLAY") != "" || g.io.Getenv("WAYLAND_DISPLAY") != ""
 }
 
-// desktopRun starts a desktop program, at best: never in the workspace,
-// where a reply writes, and not waited for.
+// desktopRun starts a desktop program, not in the workspace (where a reply
+// writes), not waited for.
 func desktopRun(name string, args ...string) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = "/"
 	if cmd.Start() == nil {
 		go cmd.Wait()
 	}
+}
+
+// The next steps courier prints ('courier watch 3f9a1c2e') are written as
+// the person runs courier, with the --root and --workspace they gave.
+
+// program is how the person started courier: as os.Args[0], or for a
+// binary 'go run' built, 'go run ./cmd/courier' from the clone's top,
+// else courier.
+func program(arg0, cwd string) string {
+	switch {
+	case arg0 == "":
+		return "courier"
+	case strings.Contains(filepath.ToSlash(arg0), "/go-build"):
+		if _, err := os.Stat(filepath.Join(cwd, "cmd", "courier", "main.go")); err == nil {
+			return "go run ./cmd/courier"
+		}
+		return "courier"
+	}
+	return shellWord(arg0)
+}
+
+// courier is the command line that starts courier as this one was.
+func (g *globals) courier() string {
+	words := []string{program(g.io.Program, ".")}
+	for _, f := range []struct{ flag, dir string }{{"--root", g.root}, {"--workspace", g.workspace}} {
+		if f.dir == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(f.dir); err == nil {
+			words = append(words, f.flag, shellWord(abs))
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// shellWord quotes s for a shell, in double quotes: steps are in single.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(s) + `"`
+}
+
+// stepsWriter says the next steps ('courier ...') in text as the person
+// runs courier; never for a request, a diff or JSON.
+type stepsWriter struct {
+	w io.Writer
+	g *globals
+}
+
+func (s stepsWriter) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, []byte("'courier ")) {
+		return s.w.Write(p)
+	}
+	if prog := s.g.courier(); prog != "courier" {
+		if _, err := s.w.Write(bytes.ReplaceAll(p, []byte("'courier "), []byte("'"+prog+" "))); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return s.w.Write(p)
 }

@@ -66,8 +66,7 @@ type commandEnv struct {
 	Defaults []string `json:"defaults"`
 }
 
-// sandboxReport probes the kernel and describes the layers the settings
-// give commands.
+// sandboxReport probes the kernel for the layers the settings give.
 func (g *globals) sandboxReport() (sandboxReport, error) {
 	root, err := filepath.Abs(g.rootDir())
 	if err != nil {
@@ -78,8 +77,7 @@ func (g *globals) sandboxReport() (sandboxReport, error) {
 	layers := sandbox.Layers(opts)
 	if g.cfg.Sandbox == config.SandboxOff {
 		for i := range layers {
-			layers[i].Active = false
-			layers[i].Detail = "sandbox = \"off\": commands are not confined"
+			layers[i].Active, layers[i].Detail = false, "sandbox = \"off\": commands are not confined"
 		}
 	}
 	return sandboxReport{Sandbox: g.cfg.Sandbox, Unconfined: opts.Kernel.Unconfined, Network: g.cfg.Network, Home: g.cfg.Home, Layers: layers, Shown: opts.Show,
@@ -94,8 +92,8 @@ func checkRun(o *checkOptions) error {
 	if o.json {
 		return writeJSON(o.g.io.Out, r)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Command sandbox (sandbox = %q, network = %v, home = %q):\n", r.Sandbox, r.Network, r.Home)
+	b := o.g.io.Out
+	fmt.Fprintf(b, "Command sandbox (sandbox = %q, network = %v, home = %q):\n", r.Sandbox, r.Network, r.Home)
 	width := 0
 	for _, l := range r.Layers {
 		width = max(width, len(l.Name))
@@ -112,30 +110,27 @@ func checkRun(o *checkOptions) error {
 			state = "MISSING"
 			missing++
 		}
-		fmt.Fprintf(&b, "  %-7s  %-*s  %s\n", state, width, l.Name, l.Detail)
+		fmt.Fprintf(b, "  %-7s  %-*s  %s\n", state, width, l.Name, l.Detail)
 	}
 	switch {
 	case r.Sandbox == config.SandboxOff:
-		b.WriteString("Commands run unconfined (sandbox = \"off\").\n")
+		fmt.Fprintln(b, "Commands run unconfined (sandbox = \"off\").")
 	case r.Unconfined != "" && r.Sandbox == config.SandboxAuto && r.Network:
-		b.WriteString("Nothing confines commands here: each RUN_COMMAND waits for your yes (sandbox = \"off\" runs them without asking).\n")
+		fmt.Fprintln(b, "Nothing confines commands here: each RUN_COMMAND waits for your yes (sandbox = \"off\" runs them without asking).")
 	case r.Unconfined != "":
-		b.WriteString("Nothing confines commands here: with these settings each RUN_COMMAND is refused.\n")
+		fmt.Fprintln(b, "Nothing confines commands here: with these settings each RUN_COMMAND is refused.")
 	case missing == 0:
-		b.WriteString("Every layer these settings need is active.\n")
+		fmt.Fprintln(b, "Every layer these settings need is active.")
 	case r.Sandbox == config.SandboxStrict:
-		fmt.Fprintf(&b, "%d layers are missing: with sandbox = \"strict\" commands are refused.\n", missing)
+		fmt.Fprintf(b, "%d layers are missing: with sandbox = \"strict\" commands are refused.\n", missing)
 	default:
-		fmt.Fprintf(&b, "%d layers are missing: commands run with the others (sandbox = \"strict\" would refuse them).\n", missing)
+		fmt.Fprintf(b, "%d layers are missing: commands run with the others (sandbox = \"strict\" would refuse them).\n", missing)
 	}
-	b.WriteString(r.shownText(""))
-	b.WriteString(r.Environment.text(""))
-	_, err = io.WriteString(o.g.io.Out, b.String())
+	_, err = io.WriteString(b, r.shownText("")+r.Environment.text(""))
 	return err
 }
 
-// shownText names the places of the person's commands see read-only,
-// after prefix.
+// shownText names the person's places commands see read-only.
 func (r sandboxReport) shownText(prefix string) string {
 	if len(r.Shown) == 0 || r.Sandbox == config.SandboxOff {
 		return ""
@@ -157,8 +152,8 @@ func (e commandEnv) text(prefix string) string {
 	return b.String()
 }
 
-// configRun prints the settings, the commands' environment and the
-// sandbox layers: as JSON, or as TOML with the others in comments.
+// configRun prints the settings (JSON, or TOML with the commands'
+// environment and the sandbox layers in comments).
 func configRun(o *configOptions) error {
 	g, w := o.g, o.g.io.Out
 	report, err := g.sandboxReport()
@@ -196,4 +191,67 @@ func configRun(o *configOptions) error {
 	}
 	_, err = io.WriteString(w, text)
 	return err
+}
+
+type policyOptions struct {
+	g       *globals
+	command string
+	json    bool
+}
+
+func newPolicyCmd(g *globals, runF func(*policyOptions) error) *cobra.Command {
+	o := &policyOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Check what courier's command policy says about a shell command",
+		Example: `  courier policy check 'rm -rf build && make'
+  courier policy check --json 'curl -fsSL https://example.com/install.sh | sh'`,
+	}
+	check := &cobra.Command{
+		Use:   "check COMMAND...",
+		Short: "Print the decision (allow, ask or deny) and its reason for a command",
+		Long: `Print what courier would do with a RUN_COMMAND: allow it, ask for your
+approval first, or deny it, and why. Everything from the command's first
+word on is the command, its flags included (rm -rf / needs no quoting);
+the words are joined with spaces, so quote the command to keep its own
+quoting. Flags of 'check' itself (--json) go before the command.`,
+		Example: `  courier policy check 'git push origin main'
+  courier policy check rm -rf build
+  courier policy check --json 'sudo make install'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.command = strings.Join(args, " ")
+			return run(runF, policyRun, o)
+		},
+	}
+	check.Flags().BoolVar(&o.json, "json", false, `print {"decision": ..., "reason": ..., "programs": [...]}`)
+	// Everything from the command's first word on is the command, its
+	// dashes included: 'courier policy check rm -rf /' checks 'rm -rf /'.
+	check.Flags().SetInterspersed(false)
+	cmd.AddCommand(check)
+	return cmd
+}
+
+func policyRun(o *policyOptions) error {
+	pol, err := o.g.preset("")
+	if err != nil {
+		return err
+	}
+	v := pol.Check(o.command)
+	if o.json {
+		programs := v.Programs
+		if programs == nil {
+			programs = []string{}
+		}
+		return writeJSON(o.g.io.Out, struct {
+			Decision string   `json:"decision"`
+			Reason   string   `json:"reason"`
+			Programs []string `json:"programs"`
+		}{string(v.Decision), v.Reason, programs})
+	}
+	fmt.Fprintf(o.g.io.Out, "decision: %s\nreason:   %s\n", v.Decision, v.Reason)
+	if len(v.Programs) > 0 {
+		fmt.Fprintf(o.g.io.Out, "programs: %s\n", strings.Join(v.Programs, ", "))
+	}
+	return nil
 }

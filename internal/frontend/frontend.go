@@ -15,31 +15,26 @@ import (
 type FrontEnd interface {
 	// Name identifies the protocol in session state ("tags", "json").
 	Name() string
-	// Render writes the whole text of the request of turn t, and the
-	// sizes of its parts.
+	// Render writes the request of turn t, and the sizes of its parts.
 	Render(t Turn) (string, []Part)
-	// Parse reads decoded reply text. It never fails: what it cannot
-	// understand becomes a command.ParseError the LLM is told about.
+	// Parse never fails: what it cannot read becomes a command.ParseError.
 	Parse(text string) Parsed
-	// NoCommands is told to the LLM when its reply held no command at all.
+	// NoCommands is told to the LLM when its reply held no command.
 	NoCommands() string
-	// Words names the protocol's commands in the advice that courier's
-	// engine and file display give the LLM.
+	// Words names the protocol's commands in courier's advice to the LLM.
 	Words() command.Words
 }
 
-// Turn is the turn a request shows, as the runner hands it to a front
-// end: the front end asks for the pieces it shows, and the runner reads
-// each from the workspace or the session's history only then.
+// Turn is the turn a request shows: the runner reads each piece from the
+// workspace or the history only when the front end asks for it.
 type Turn interface {
-	// Head is what the session's state says: Request's fields but for
-	// the pieces below, which are not read from it.
+	// Head is Request's fields but for the pieces below.
 	Head() Request
 	Listing() []workspace.Entry
 	LastResults() []command.Result
 	LastCommands() []command.Command
-	// RequestedFiles are the files the LLM asked for, within the room
-	// for them, and a note of what had no room.
+	// RequestedFiles are the files the LLM asked for, and a note of what
+	// had no room.
 	RequestedFiles() ([]FileContent, string)
 	FirstPack() *Pack
 }
@@ -49,45 +44,35 @@ type Turn interface {
 type Request struct {
 	Session  string
 	Sequence int
-	// Task is the session's task; FollowUps the tasks added since it was
-	// first complete.
+	// FollowUps are the tasks added since the session was first complete.
 	Task      string
 	FollowUps []string
-	// Prompt is what the PROMPT section asks for when it is not the task
-	// of a first request or the request to continue (a follow-up task).
+	// Prompt is what the PROMPT section asks for, if not the task.
 	Prompt string
-	// Reminder is set when the request carries a short reminder instead of
-	// the whole protocol (a later request of the same chat).
+	// Reminder: a short reminder instead of the whole protocol.
 	Reminder bool
 	// Environment describes the machine (the first request of a chat).
 	Environment string
 	// Messages are the person's words to the LLM.
 	Messages []string
 	Files    []workspace.Entry
-	// Notices come before the results: things the person did (an undo) or
-	// that were wrong with the reply as a whole.
+	// Notices come before the results: an undo, or what was wrong with
+	// the reply as a whole.
 	Notices []string
-	// Commands and Results are the last reply's commands and what each
-	// came to; Results is nil in the first request.
+	// Commands and Results are the last reply's (Results nil at first).
 	Commands  []command.Command
 	Results   []command.Result
 	Requested []FileContent
-	// LeftOut, when set, follows Requested: which files and lines the
-	// request had no room for, and how to ask for them.
+	// LeftOut says which files and lines had no room, and how to ask.
 	LeftOut string
-	// Pack, when set, adds the first request's pack after Requested.
+	// Pack is the first request's pack, after Requested.
 	Pack *Pack
-	// ReadLines is the most lines of one file a request shows (the
-	// read_lines setting; 0: no cut), for a front end whose results carry
-	// file content.
-	ReadLines int
-	// ReadBytes bounds the file contents those results show, in bytes
-	// (0: no bound).
-	ReadBytes int
+	// ReadLines and ReadBytes bound the file content results carry (the
+	// read_lines setting and the room for files; 0: no bound).
+	ReadLines, ReadBytes int
 }
 
-// The methods below make a Request a Turn with its pieces at hand (the
-// first request whose protocol 'show --full' puts back, or a test).
+// A Request is a Turn with its pieces at hand.
 func (r Request) Head() Request                           { return r }
 func (r Request) Listing() []workspace.Entry              { return r.Files }
 func (r Request) LastResults() []command.Result           { return r.Results }
@@ -95,28 +80,22 @@ func (r Request) LastCommands() []command.Command         { return r.Commands }
 func (r Request) RequestedFiles() ([]FileContent, string) { return r.Requested, r.LeftOut }
 func (r Request) FirstPack() *Pack                        { return r.Pack }
 
-// FileContent is one requested file as a request shows it.
+// FileContent is one requested file as a request shows it: Text numbered,
+// or why it is not; First and Last the lines shown when not the whole file
+// (Total its lines then, -1 when too large to count).
 type FileContent struct {
-	Path string
-	// Text is the content as shown (numbered), or the reason it cannot be.
-	Text string
-	// First and Last are the lines shown when they are not the whole file
-	// (0 otherwise); Total is the file's line count then, -1 when it is
-	// too large to count.
+	Path, Text         string
 	First, Last, Total int
 }
 
-// Pack is the files the first request shows after the requested ones,
-// read one at a time as the request is written.
+// Pack is the files the first request packs, read one at a time: Files
+// calls add with each, whose Text is good only during the call.
 type Pack struct {
-	// Files calls add with each file in turn. A file's Text is good only
-	// during the call.
 	Files func(add func(FileContent))
 }
 
-// Part is one part of a request (the protocol, the workspace listing,
-// the results, each requested file, the prompt) and its size, so that the
-// person can see what makes a request large.
+// Part is one part of a request and its size, to show what makes a
+// request large.
 type Part struct {
 	Name  string
 	Bytes int
@@ -124,10 +103,8 @@ type Part struct {
 
 // Parsed is a reply read by a front end.
 type Parsed struct {
-	// Session is the session id the reply echoes, lower case; "" if none.
-	Session string
-	// Sequence is the request number the reply echoes; 0 if none.
-	Sequence int
+	Session  string // the session id it echoes, lower case
+	Sequence int    // the request number it echoes
 	// Commands are in order, parse errors included.
 	Commands []command.Command
 }

@@ -114,7 +114,7 @@ func TestWaitsWithoutApprover(t *testing.T) {
 		t.Error("the waiting reply left the inbox")
 	}
 	needed := eventsOf[runner.ApprovalNeeded](f.rec)
-	if len(needed) != 1 || needed[0] != (runner.ApprovalNeeded{Session: id, Sequence: 1, Index: 1, Command: "rm -rf junk", Reason: f.pending().Reason}) {
+	if len(needed) != 1 || needed[0] != (runner.ApprovalNeeded{Session: id, Sequence: 1, Index: 1, Command: "rm -rf junk", Env: f.pending().Env, Reason: f.pending().Reason, Covers: f.pending().Covers}) {
 		t.Errorf("approval needed: %+v", needed)
 	}
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/shell"
 )
 
 // The runner's errors are typed so that the command line alone words
@@ -39,8 +41,7 @@ func (e *NotWaitingError) Error() string {
 	return fmt.Sprintf("session %s is not waiting for an approval", e.Session)
 }
 
-// UnfinishedError: a reply cannot be taken or undone while another turn
-// is unfinished (waiting for approval, in a run of 'courier ops').
+// UnfinishedError: another turn is unfinished (waiting for Approval, Run).
 type UnfinishedError struct {
 	Session, Reply string
 	Approval, Run  bool
@@ -50,8 +51,7 @@ func (e *UnfinishedError) Error() string {
 	return fmt.Sprintf("session %s is still applying %s", e.Session, e.Reply)
 }
 
-// RefusedError: a reply applied before (Duplicate) or answering another
-// request.
+// RefusedError: a reply applied before (Duplicate) or of another request.
 type RefusedError struct {
 	Reply, Reason string
 	Duplicate     bool
@@ -73,8 +73,7 @@ func (e *SkippedError) Error() string {
 	return fmt.Sprintf("reply %s is for session %s", e.Reply, e.Session)
 }
 
-// SetAsideError is returned by a source for a reply that can never be
-// applied (too large, not text, a request pasted back), moved away.
+// SetAsideError: a reply that can never be applied, moved away.
 type SetAsideError struct {
 	Reply   string
 	Err     error
@@ -99,8 +98,7 @@ func (e *WorkspaceError) Error() string {
 
 func (e *WorkspaceError) Unwrap() error { return e.Err }
 
-// OtherWorkspaceError: the session works on another folder than the one
-// given with --workspace.
+// OtherWorkspaceError: the session works on another folder than Given.
 type OtherWorkspaceError struct{ Session, Workspace, Given string }
 
 func (e *OtherWorkspaceError) Error() string {
@@ -119,8 +117,7 @@ func (e *NothingToUndoError) Error() string {
 	return fmt.Sprintf("session %s has no file changes left to undo", e.Session)
 }
 
-// InterruptedError: the run was stopped (Ctrl-C) while working on a
-// session; the next run goes on where it stopped.
+// InterruptedError: Ctrl-C stopped work on a session; the next run goes on.
 type InterruptedError struct {
 	Session string
 	Err     error
@@ -129,8 +126,7 @@ type InterruptedError struct {
 func (e *InterruptedError) Error() string { return fmt.Sprintf("session %s: stopped", e.Session) }
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
-// UnappliedError: some of a source's replies were not applied, each
-// reported as it was passed over.
+// UnappliedError: Count replies were not applied (each was reported).
 type UnappliedError struct{ Count int }
 
 func (e *UnappliedError) Error() string {
@@ -140,8 +136,11 @@ func (e *UnappliedError) Error() string {
 	return fmt.Sprintf("%d replies were not applied", e.Count)
 }
 
-// interrupted marks an error caused by ctx ending as an interruption of
-// session id.
+// NewID is a new session id, as runs are named: for a message that could
+// not run, which makes no session.
+func NewID() string { return newID() }
+
+// interrupted marks an error of ctx ending as an interruption of id.
 func interrupted(ctx context.Context, id string, err error) error {
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return &InterruptedError{Session: id, Err: err}
@@ -156,13 +155,14 @@ func (e *EmptyReplyError) Error() string {
 	return fmt.Sprintf("reply %s is empty (no command, no text); it was set aside and did not use up a turn", e.Reply)
 }
 
-// NoSuchSessionError: a reply names a session that does not exist; Near
-// is one a slip away, if any.
-type NoSuchSessionError struct{ Reply, Session, Near string }
+// What the command line, kept off the engine and the shell, needs of them.
+type (
+	BusyTurnError = engine.BusyTurnError
+	SystemError   = engine.SystemError
+	UndoReport    = history.Report
+)
 
-func (e *NoSuchSessionError) Error() string {
-	if e.Near != "" {
-		return fmt.Sprintf("reply %s: no session %s; did you mean %s? It was set aside", e.Reply, e.Session, e.Near)
-	}
-	return fmt.Sprintf("reply %s names session %s, which does not exist; it was set aside", e.Reply, e.Session)
-}
+// AllowedVars are the variables of courier's environment commands get;
+// DefaultVars those set for every command (NAME=value).
+func AllowedVars() []string { return shell.AllowedVars() }
+func DefaultVars() []string { return shell.DefaultVars() }

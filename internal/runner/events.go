@@ -32,12 +32,10 @@ type Reporter interface {
 // SessionStarted: a new session was created.
 type SessionStarted struct{ Session, Task string }
 
-// RequestWritten: a request was written and waits to be answered. Size
-// and Tokens (human.Tokens) measure it, Parts its parts (nil when read
-// back from its file); Rewritten: a
-// missing request was written again, Damaged: it was not as written;
-// Resumed: a session is taken up again; Updated: written again with the
-// person's message.
+// RequestWritten: a request waits to be answered. Parts is nil when read
+// back from its file; Rewritten: a missing (Damaged: changed) request was
+// written again; Resumed: a session is taken up again; Updated: written
+// again with the person's message.
 type RequestWritten struct {
 	Session                              string
 	Sequence                             int
@@ -50,9 +48,8 @@ type RequestWritten struct {
 
 // WaitingForReply: the runner waits for a reply From ("in inbox/").
 type WaitingForReply struct {
-	Session  string
-	Sequence int
-	From     string
+	Session, From string
+	Sequence      int
 }
 
 // ReplyTaken: a reply is about to be applied.
@@ -61,15 +58,13 @@ type ReplyTaken struct {
 	Sequence      int
 }
 
-// ReplySkipped: a reply belongs to another session, or a file is no reply
-// at all (Why); left alone.
+// ReplySkipped: a reply of another session, or (Why) no reply; left alone.
 type ReplySkipped struct{ Name, Session, Why string }
 
 // ReplySetAside: a reply could never be used, and was moved away.
 type ReplySetAside struct {
-	Name    string
-	Err     error
-	MovedTo string
+	Name, MovedTo string
+	Err           error
 }
 
 // ReplyRefused: a reply applied before, or answering another request.
@@ -78,8 +73,7 @@ type ReplyRefused struct {
 	Duplicate             bool
 }
 
-// TurnResumed: an unfinished turn is being finished, after the person's
-// approval or not; Agent is the agent whose run gave the reply, if any.
+// TurnResumed: an unfinished turn is being finished; Agent gave its reply.
 type TurnResumed struct {
 	Session       string
 	Sequence      int
@@ -87,8 +81,7 @@ type TurnResumed struct {
 	AfterApproval bool
 }
 
-// CommandStarted: a command is about to be carried out (after any
-// approval).
+// CommandStarted: a command is about to run (after any approval).
 type CommandStarted struct {
 	Index   int
 	Command command.Command
@@ -102,11 +95,7 @@ type CommandFinished struct {
 }
 
 // ApprovalNeeded: a command waits for the person's decision.
-type ApprovalNeeded struct {
-	Session         string
-	Sequence, Index int
-	Command, Reason string
-}
+type ApprovalNeeded = Question
 
 // ApprovalDecided: the person answered, here or in another terminal.
 type ApprovalDecided struct {
@@ -116,12 +105,11 @@ type ApprovalDecided struct {
 
 // TurnEnded: a turn was committed.
 type TurnEnded struct {
-	Session  string
-	Sequence int
-	Commands []command.Command
-	Results  []command.Result
-	Complete bool
-	Summary  string
+	Session, Summary string
+	Sequence         int
+	Commands         []command.Command
+	Results          []command.Result
+	Complete         bool
 }
 
 // TurnUndone: the changes of a turn were reverted.
@@ -130,17 +118,14 @@ type TurnUndone struct {
 	Report  UndoReport
 }
 
-// AgentRun: a request sent to an agent, as it happens: the bytes
-// received so far, the try about to be made and the pause before it, how
-// the run ended.
+// AgentRun: a request sent to an agent, as it happens.
 type AgentRun struct {
-	Kind                RunKind
-	RunID, Agent, Model string
-	Elapsed, Wait       time.Duration
-	Bytes               int64
-	Tokens, Attempt     int
-	Status              string
-	Err                 error
+	Kind                        RunKind
+	RunID, Agent, Model, Status string
+	Elapsed, Wait               time.Duration
+	Bytes                       int64
+	Tokens, Attempt             int
+	Err                         error
 }
 
 // RunKind says what an AgentRun reports.
@@ -158,8 +143,8 @@ const (
 // Warning: something the person should know; Hint may name a next step.
 type Warning struct{ Message, Hint string }
 
-// observer turns the engine's progress calls into events, each result
-// once: resuming after a question, the engine goes over results seen.
+// observer turns the engine's progress into events, each result once: a
+// turn resumed after a question goes over results seen.
 type observer struct {
 	r    Reporter
 	seen map[int]bool

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,8 +14,8 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// SettingsName is the settings file courier reads from the root.
-const SettingsName = "courier.toml"
+// settingsName is the settings file courier reads from the root.
+const settingsName = "courier.toml"
 
 // CheckLayout refuses a workspace that holds courier's control files or
 // lies among them (a reply could rewrite the settings, answer for itself
@@ -23,91 +24,57 @@ const SettingsName = "courier.toml"
 // compared by identity, symlinks resolved; parts not made yet are judged
 // by the folder they will be made in. The one root a workspace may hold
 // is its own .courier, which commands never see.
-func (p Paths) CheckLayout(workspace string) error {
-	ws, err := os.Stat(workspace)
+func (p Paths) CheckLayout(dir string) error {
+	ws, err := os.Stat(dir)
 	if err != nil {
-		// A missing workspace has its own error where it is opened.
-		return nil
+		return nil // a missing workspace has its own error where it is opened
+	}
+	refuse := func(where string, home bool) error {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			abs = dir
+		}
+		return &LayoutError{Workspace: abs, Where: where, Home: home}
 	}
 	if top, err := os.Stat("/"); err == nil && os.SameFile(top, ws) {
-		e := layoutError(workspace, "is the top of the file system")
-		e.Home = true
-		return e
-	}
-	if p.projectRoot(ws) {
-		return p.checkHome(workspace, ws)
+		return refuse("is the top of the file system", true)
 	}
 	control := []struct{ name, path string }{
 		{"the root", p.Root},
 		{"sessions/", p.Sessions},
 		{"inbox/", p.Inbox},
 		{"outbox/", p.Outbox},
-		{"the settings file " + SettingsName, filepath.Join(p.Root, SettingsName)},
+		{"the settings file " + settingsName, filepath.Join(p.Root, settingsName)},
 	}
-	for _, c := range control {
+	// The root may be the workspace's own .courier.
+	if real, err := realPath(p.Root); err == nil && filepath.Base(real) == workspace.CourierDir {
+		if top, err := os.Stat(filepath.Dir(real)); err == nil && os.SameFile(top, ws) {
+			control = nil
+		}
+	}
+	for i, c := range control {
 		if c.path == "" {
 			continue
 		}
-		inside, err := within(c.path, ws)
-		if err != nil {
-			return err
+		if inside, err := within(c.path, ws); err != nil || inside {
+			return cmp.Or(err, refuse(fmt.Sprintf("holds %s (%s)", c.name, c.path), false))
 		}
-		if inside {
-			return layoutError(workspace, fmt.Sprintf("holds %s (%s)", c.name, c.path))
-		}
-	}
-	for _, c := range control[1:4] {
-		info, err := os.Stat(c.path)
-		if err != nil {
-			continue
-		}
-		inside, err := within(workspace, info)
-		if err != nil {
-			return err
-		}
-		if inside {
-			return layoutError(workspace, fmt.Sprintf("is inside %s (%s)", c.name, c.path))
+		if info, err := os.Stat(c.path); err == nil && i >= 1 && i <= 3 {
+			if inside, err := within(dir, info); err != nil || inside {
+				return cmp.Or(err, refuse(fmt.Sprintf("is inside %s (%s)", c.name, c.path), false))
+			}
 		}
 	}
-	return p.checkHome(workspace, ws)
-}
-
-// projectRoot reports whether the root is the workspace's own .courier.
-func (p Paths) projectRoot(ws fs.FileInfo) bool {
-	real, err := realPath(p.Root)
-	if err != nil || filepath.Base(real) != workspace.CourierDir {
-		return false
-	}
-	top, err := os.Stat(filepath.Dir(real))
-	return err == nil && os.SameFile(top, ws)
-}
-
-// checkHome refuses a workspace that is or holds the home folder.
-func (p Paths) checkHome(workspace string, ws fs.FileInfo) error {
 	if p.Home != "" && filepath.IsAbs(p.Home) {
-		inside, err := within(p.Home, ws)
-		if err != nil {
-			return err
-		}
-		if inside {
+		if inside, err := within(p.Home, ws); err != nil || inside {
 			where := fmt.Sprintf("holds your home folder (%s)", p.Home)
 			if home, err := os.Stat(p.Home); err == nil && os.SameFile(home, ws) {
 				where = "is your home folder"
 			}
-			e := layoutError(workspace, where)
-			e.Home = true
-			return e
+			return cmp.Or(err, refuse(where, true))
 		}
 	}
 	return nil
-}
-
-func layoutError(workspace, where string) *LayoutError {
-	abs, err := filepath.Abs(workspace)
-	if err != nil {
-		abs = workspace
-	}
-	return &LayoutError{Workspace: abs, Where: where}
 }
 
 // LayoutError: the workspace holds courier's control files, or lies
@@ -124,8 +91,7 @@ func (e *LayoutError) Error() string {
 	return fmt.Sprintf("the workspace %s %s, where a reply could rewrite courier's settings or its own next reply", e.Workspace, e.Where)
 }
 
-// within reports whether path, its symlinks resolved, is dir or lies
-// inside it.
+// within reports whether path, its symlinks resolved, is or is in dir.
 func within(path string, dir fs.FileInfo) (bool, error) {
 	real, err := realPath(path)
 	if err != nil {
@@ -141,8 +107,7 @@ func within(path string, dir fs.FileInfo) (bool, error) {
 	}
 }
 
-// realPath resolves the symlinks of the longest part of path that exists
-// and keeps the rest as written.
+// realPath resolves the symlinks of the part of path that exists.
 func realPath(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -168,24 +133,15 @@ func realPath(path string) (string, error) {
 // maxRoots bounds the list courier reads.
 const maxRoots = 1000
 
-// rootsFile is the list of the person's courier roots.
-func rootsFile(getenv func(string) string) string {
-	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "courier", "roots")
-	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "courier", "roots")
-	}
-	return ""
-}
-
-// CourierPlaces returns what of the person's courier roots commands must
-// not see: each root's sessions, inbox, outbox and caches (a project's
-// .courier whole), and the list itself, which it keeps to the roots that
-// still exist, p's among them.
+// CourierPlaces returns what of the person's courier roots, and the list
+// of them (kept to those that exist), commands must not see.
 func (p Paths) CourierPlaces(getenv func(string) string) []string {
-	out := places(p.Root)
-	file := rootsFile(getenv)
+	out, file := places(p.Root), ""
+	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		file = filepath.Join(dir, "courier", "roots")
+	} else if home := getenv("HOME"); filepath.IsAbs(home) {
+		file = filepath.Join(home, ".local", "state", "courier", "roots")
+	}
 	if file == "" || !filepath.IsAbs(p.Root) {
 		return out
 	}
@@ -197,8 +153,8 @@ func (p Paths) CourierPlaces(getenv func(string) string) []string {
 			roots = append(roots, r)
 		}
 	}
-	if !slices.Equal(roots, listed) {
-		_ = writeRoots(file, roots)
+	if !slices.Equal(roots, listed) && os.MkdirAll(filepath.Dir(file), 0o700) == nil {
+		_ = atomicfile.Write(file, []byte(strings.Join(roots, "\n")+"\n"), 0o600)
 	}
 	for _, r := range roots[1:] {
 		out = append(out, places(r)...)
@@ -213,12 +169,4 @@ func places(root string) []string {
 	}
 	o := DefaultPaths(root)
 	return []string{o.Sessions, o.Inbox, o.Outbox, filepath.Join(root, "cache")}
-}
-
-// writeRoots replaces the list of roots whole.
-func writeRoots(file string, roots []string) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(file, []byte(strings.Join(roots, "\n")+"\n"), 0o600)
 }

@@ -37,24 +37,16 @@ type RunReport struct {
 // StartRun carries out cmds as a new run on the runner's workspace; a
 // question the approver does not answer pauses it.
 func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunOptions) (RunReport, error) {
-	fe, err := r.FrontEnd(opts.Protocol)
-	if err != nil {
-		return RunReport{}, err
-	}
 	if opts.Preset != "" {
 		if _, err := r.preset(opts.Preset); err != nil {
 			return RunReport{}, err
 		}
 	}
-	ws, err := r.workspaceDir()
+	st, err := r.newState(opts.Task, opts.Protocol)
 	if err != nil {
 		return RunReport{}, err
 	}
-	st := r.newState(opts.Task, ws)
 	st.Run, st.Preset = true, opts.Preset
-	if fe != r.cfg.FrontEnds[0] {
-		st.Protocol = fe.Name()
-	}
 	if err := r.store.Create(st); err != nil {
 		return RunReport{}, err
 	}
@@ -164,11 +156,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 	case d.Operation != "" && want != d.Operation:
 		return RunReport{ID: id}, &WrongOperationError{Run: id, Waiting: want, Given: d.Operation}
 	}
-	answer := Deny
-	if d.Approved {
-		answer = Approve
-	}
-	if err := s.journalDecision(decided(s.st.Pending, Decision{Answer: answer, Reason: d.Reason}), false); err != nil {
+	if err := s.journalDecision(decisionNote{Sequence: p.Sequence, Index: p.Index, Approved: d.Approved, Reason: d.Reason}, false); err != nil {
 		return RunReport{ID: id}, err
 	}
 	rep, err := s.runTurn(ctx, p.Index, func(eng *engine.Engine) (engine.Outcome, error) {
@@ -196,8 +184,7 @@ func (r *Runner) unanswered(id string, p history.Pending) (bool, error) {
 func (s *Session) runTurn(ctx context.Context, from int, start func(*engine.Engine) (engine.Outcome, error)) (RunReport, error) {
 	out, err := s.turn(ctx, start)
 	rep := RunReport{ID: s.st.SessionID, Commands: out.Commands, Results: out.Results, From: from}
-	var waiting *WaitingError
-	if errors.As(err, &waiting) {
+	if waiting, ok := errors.AsType[*WaitingError](err); ok {
 		rep.Paused = &waiting.Pending
 		return rep, nil
 	}

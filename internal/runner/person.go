@@ -23,17 +23,15 @@ type EmptyMessageError struct{}
 
 func (EmptyMessageError) Error() string { return "the message is empty" }
 
-// NotCompleteError: a follow-up task was given to a session still under
-// way.
+// NotCompleteError: a follow-up task for a session still under way.
 type NotCompleteError struct{ Session string }
 
 func (e *NotCompleteError) Error() string {
 	return fmt.Sprintf("session %s is not complete", e.Session)
 }
 
-// Said is what Say did: the waiting request written again with the
-// message (Rewritten), or the message left for Holder, another courier
-// process, which took it at once (Heard) or puts it in its next request.
+// Said is what Say did: the request written again (Rewritten), or the
+// message left for Holder, which took it at once (Heard) or will.
 type Said struct {
 	Session          string
 	Sequence         int
@@ -42,10 +40,9 @@ type Said struct {
 }
 
 // Say adds the person's message to the next request of a session (the
-// named one, or the latest incomplete one): the waiting request, or the
-// one the turn under way ends with. newChat makes it carry the full
-// protocol and the machine's description. The words are first left in
-// the session's folder, where whoever holds the session finds them.
+// named one, or the latest incomplete one); newChat makes it carry the
+// whole protocol. The words are left in the session's folder first, where
+// whoever holds the session finds them.
 func (r *Runner) Say(id, text string, newChat bool) (Said, error) {
 	text = strings.TrimSpace(text)
 	if text == "" && !newChat {
@@ -103,16 +100,17 @@ func holderName(locked *history.LockedError) string {
 }
 
 // words is what the person said for a session's next request, left in
-// its folder until a request shows it, or an undo of turn Undo asked
-// while another process held the session.
+// its folder (as file name) until a request shows it, or an undo of turn
+// Undo asked while another process held the session.
 type words struct {
 	Text    string `json:"text,omitempty"`
 	NewChat bool   `json:"newChat,omitempty"`
 	Undo    int    `json:"undo,omitempty"`
+	name    string
 }
 
-func (r *Runner) wordsDir(id string) string {
-	return filepath.Join(r.store.Folder(id), "said")
+func (r *Runner) wordsPath(id, name string) string {
+	return filepath.Join(r.store.Folder(id), "said", name)
 }
 
 // leaveWords writes w as a file named to sort in the order said.
@@ -121,81 +119,52 @@ func (r *Runner) leaveWords(id string, w words) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := r.wordsDir(id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	name := fmt.Sprintf("%020d-%d.json", time.Now().UnixNano(), os.Getpid())
+	p := r.wordsPath(id, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", fmt.Errorf("say: %w", err)
 	}
-	name := fmt.Sprintf("%020d-%d.json", time.Now().UnixNano(), os.Getpid())
-	if err := atomicfile.Write(filepath.Join(dir, name), data, 0o644); err != nil {
+	if err := atomicfile.Write(p, data, 0o644); err != nil {
 		return "", fmt.Errorf("say: %w", err)
 	}
 	return name, nil
 }
 
-// waitingWords returns the words left for a session in the order said,
-// and their files' names, skipping files that do not read.
-func (r *Runner) waitingWords(id string) ([]words, []string, error) {
-	dir := r.wordsDir(id)
+// waitingWords returns the words left for a session, in the order said.
+func (r *Runner) waitingWords(id string) ([]words, error) {
+	dir := r.wordsPath(id, "")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read messages: %w", err)
+		return nil, fmt.Errorf("read messages: %w", err)
 	}
 	var ws []words
-	var names []string
 	for _, e := range entries { // sorted by name: in the order said
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || atomicfile.IsTemp(e.Name()) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		w := words{name: e.Name()}
+		if data, err := os.ReadFile(filepath.Join(dir, w.name)); err == nil && json.Unmarshal(data, &w) == nil {
+			ws = append(ws, w)
 		}
-		var w words
-		if err != nil || json.Unmarshal(data, &w) != nil {
-			continue
-		}
-		ws = append(ws, w)
-		names = append(names, e.Name())
 	}
-	return ws, names, nil
+	return ws, nil
 }
 
 func (r *Runner) hasWords(id string) bool {
-	ws, _, _ := r.waitingWords(id)
+	ws, _ := r.waitingWords(id)
 	return len(ws) > 0
-}
-
-// dropWords removes the words a saved request shows.
-func (r *Runner) dropWords(id string, names []string) {
-	for _, n := range names {
-		os.Remove(filepath.Join(r.wordsDir(id), n))
-	}
-}
-
-func addWords(st *history.State, ws []words) {
-	for _, w := range ws {
-		if w.Text != "" {
-			st.Messages = append(slices.Clip(st.Messages), w.Text)
-		}
-		if w.NewChat {
-			st.NewChat = true
-			st.Environment = ""
-		}
-	}
 }
 
 // heardWait bounds how long 'say' waits for the holder to take its words.
 const heardWait = 10 * time.Second
 
-// heard waits a moment for the holder of session id, if it waits for a
-// reply, to take the words left as name.
+// heard waits a moment for the holder waiting for a reply to take words.
 func (r *Runner) heard(id, name string) bool {
-	deadline := time.Now().Add(heardWait)
-	for {
-		if _, err := os.Stat(filepath.Join(r.wordsDir(id), name)); errors.Is(err, fs.ErrNotExist) {
+	for deadline := time.Now().Add(heardWait); ; time.Sleep(decisionPoll / 2) {
+		if _, err := os.Stat(r.wordsPath(id, name)); errors.Is(err, fs.ErrNotExist) {
 			return true
 		}
 		st, err := r.store.Load(id)
@@ -205,22 +174,19 @@ func (r *Runner) heard(id, name string) bool {
 		if _, busy, err := r.store.Unfinished(st); err != nil || busy || time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(decisionPoll / 2)
 	}
 }
 
-// hear writes the current request again with the words waiting, and
-// reports whether there were any. They are removed after the commit: a
-// crash shows a message twice, never loses it.
+// hear writes the current request again with the words waiting, if any;
+// they are removed after the commit, so a crash never loses one.
 func (s *Session) hear() (bool, error) {
-	all, allNames, err := s.r.waitingWords(s.st.SessionID)
+	all, err := s.r.waitingWords(s.st.SessionID)
 	var ws []words
-	var names []string
-	for i, w := range all {
+	for _, w := range all {
 		switch {
 		case w.Undo == 0:
-			ws, names = append(ws, w), append(names, allNames[i])
-		case os.Remove(filepath.Join(s.r.wordsDir(s.st.SessionID), allNames[i])) != nil:
+			ws = append(ws, w)
+		case os.Remove(s.r.wordsPath(s.st.SessionID, w.name)) != nil:
 			// Withdrawn by the process that asked (see handUndo).
 		case w.Undo != s.st.UndoTop:
 			s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the undo asked in another terminal was not done: the reply to request %d was applied since", s.st.UndoTop)})
@@ -235,8 +201,7 @@ func (s *Session) hear() (bool, error) {
 		return false, err
 	}
 	next := *s.st
-	addWords(&next, ws)
-	w, err := s.advance(&next, names)
+	w, err := s.advance(&next, ws)
 	if err != nil {
 		return false, err
 	}
@@ -245,8 +210,7 @@ func (s *Session) hear() (bool, error) {
 	return true, nil
 }
 
-// Continue reopens a complete session (the named one, or the latest)
-// with a follow-up task, and returns its id.
+// Continue reopens a complete session (or the latest) with a follow-up task.
 func (r *Runner) Continue(id, task string) (string, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
@@ -261,7 +225,7 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	if !st.IsComplete {
 		return "", &NotCompleteError{Session: st.SessionID}
 	}
-	ws, names, err := r.waitingWords(st.SessionID)
+	ws, err := r.waitingWords(st.SessionID)
 	if err != nil {
 		return "", err
 	}
@@ -269,12 +233,11 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	next.IsComplete = false
 	next.Summary = ""
 	next.Messages = nil
-	addWords(&next, ws)
 	next.SequenceNumber++
 	next.FollowUps = append(append([]string{}, st.FollowUps...), task)
 	next.Prompt = task
 	next.Notices = []string{"The task above was completed. The user has a follow-up task for the same workspace: see the PROMPT."}
-	w, err := s.advance(&next, names)
+	w, err := s.advance(&next, ws)
 	if err != nil {
 		return "", err
 	}
@@ -283,15 +246,34 @@ func (r *Runner) Continue(id, task string) (string, error) {
 	return st.SessionID, nil
 }
 
-// advance commits next, with its request, as the session's state, and
-// drops the words said it shows.
-func (s *Session) advance(next *history.State, said []string) (RequestWritten, error) {
+// save commits next as the session's state, with no new request.
+func (s *Session) save(next *history.State) error {
+	next.UpdatedAt = time.Now().UTC()
+	if err := s.r.store.Save(next); err != nil {
+		return err
+	}
+	*s.st = *next
+	return nil
+}
+
+// advance commits next with its request, which shows the words said.
+func (s *Session) advance(next *history.State, said []words) (RequestWritten, error) {
+	for _, w := range said {
+		if w.Text != "" {
+			next.Messages = append(slices.Clip(next.Messages), w.Text)
+		}
+		if w.NewChat {
+			next.NewChat, next.Environment = true, ""
+		}
+	}
 	next.UpdatedAt = time.Now().UTC()
 	w, err := s.r.saveWithRequest(next, false)
 	if err != nil {
 		return w, err
 	}
 	*s.st = *next
-	s.r.dropWords(next.SessionID, said)
+	for _, w := range said {
+		os.Remove(s.r.wordsPath(next.SessionID, w.name))
+	}
 	return w, nil
 }

@@ -19,19 +19,14 @@ import (
 )
 
 const (
-	// maxGlobFiles caps the files one read of a pattern shows.
-	maxGlobFiles = 30
-	// maxReadText bounds the file contents one request shows: the largest
-	// context windows hold about 8 MB.
-	maxReadText = 8 << 20
-	// maxLine bounds a span's lines, so adding to them cannot overflow.
-	maxLine = 1 << 40
-	// maxLineLen cuts a shown line: one minified line cannot fill a request.
-	maxLineLen = 2000
+	maxGlobFiles = 30      // the files one read of a pattern shows
+	maxReadText  = 8 << 20 // the file contents one request shows: the largest context windows hold about 8 MB
+	maxLine      = 1 << 40 // a span's lines, so adding to them cannot overflow
+	maxLineLen   = 2000    // one minified line cannot fill a request
 )
 
-// readRoom is the bytes of file contents one request may show: the token
-// budget at about four bytes a token.
+// readRoom is the bytes of file contents a request shows: the token budget
+// at about four bytes a token.
 func (rn *Runner) readRoom() int {
 	if b := rn.cfg.Limits.TokenBudget; b > 0 {
 		return min(b, maxReadText/4) * 4
@@ -87,11 +82,10 @@ func merge(spans []span) []span {
 	return out
 }
 
-// requestedShown reads the files the LLM asked for as they are now,
-// numbered and cut, each file's reads together where it is first asked
-// for, each line once, within readRoom bytes. It returns them, the lines
-// shown for each read of one file (" lines 770-772"), and a note of what
-// had no room.
+// requestedShown reads the files the LLM asked for as they are now, each
+// file's reads together, each line once, within readRoom bytes. It returns
+// them, the lines shown for each read (" lines 770-772"), and a note of
+// what had no room.
 func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadRequest, words command.Words) ([]frontend.FileContent, []string, string) {
 	type file struct {
 		path, note string // note: about a pattern, shown as it is
@@ -195,8 +189,7 @@ func (rn *Runner) requestedShown(ws *workspace.Workspace, reqs []history.ReadReq
 }
 
 // withShownRanges returns the last reply's results where each READ_FILE of
-// part of a file names the lines shown (see requestedShown) rather than
-// asked for.
+// part of a file names the lines shown rather than asked for.
 func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown []string) []command.Result {
 	var out []command.Result
 	k := 0
@@ -230,9 +223,8 @@ func withShownRanges(results []command.Result, reqs []history.ReadRequest, shown
 	return out
 }
 
-// fileContent shows lines s of one requested file in about room bytes,
-// or why it is not shown, with the listing's lines. Only regular files
-// are read: a FIFO would block.
+// fileContent shows lines s of one requested file in about room bytes, or
+// why not. Only regular files are read: a FIFO would block.
 func (rn *Runner) fileContent(ws *workspace.Workspace, p string, s span, room int, words command.Words) (frontend.FileContent, edit.Listing) {
 	note := func(text string) (frontend.FileContent, edit.Listing) {
 		return frontend.FileContent{Path: p, Text: text}, edit.Listing{}

@@ -18,10 +18,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/courier-agent/courier/internal/agent"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/workspace"
 )
@@ -53,17 +55,14 @@ func (p Paths) Ensure() error {
 	return nil
 }
 
-// Limits bound what a turn reads and shows: the largest reply in bytes,
-// the files a request lists, the lines of one requested file, and the
-// tokens a request should stay within (0: no limit).
+// Limits bound what a turn reads and shows (0: no limit).
 type Limits struct {
 	MaxReply                          int64
 	ListLimit, ReadLines, TokenBudget int
 }
 
-// Commands are the engine's options, to which each turn adds the front
-// end's words and an observer; Snapshots the history's, to which it adds
-// courier's own folders.
+// Commands and Snapshots are the engine's and history's options, which
+// each turn completes.
 type (
 	Commands  = engine.Options
 	Snapshots = history.Options
@@ -72,21 +71,19 @@ type (
 // Config is what a runner is built from.
 type Config struct {
 	Paths Paths
-	// WorkspaceGiven: the person named the workspace, and a session on
-	// another folder is refused rather than resumed there.
+	// WorkspaceGiven: a session on another folder is refused.
 	WorkspaceGiven bool
 	Limits         Limits
 	Commands       Commands
 	// FrontEnds are the protocols sessions may speak, the default first.
 	FrontEnds []frontend.FrontEnd
 	Reporter  Reporter
-	// Approver answers questions about commands; nil stops the turn at a
-	// question (the session waits for 'courier approve' or 'deny').
+	// Approver answers questions; nil leaves the session waiting.
 	Approver Approver
 	// Presets gives the policy of a run's preset; nil when there are none.
 	Presets func(name string) (*policy.Policy, error)
-	// ProtocolOnce puts the whole protocol only in a chat's first request;
-	// Environment describes the machine there.
+	// ProtocolOnce: the whole protocol only in a chat's first request,
+	// which Environment has describe the machine.
 	ProtocolOnce, Environment bool
 	Snapshots                 Snapshots
 }
@@ -99,7 +96,6 @@ type Runner struct {
 	created string
 }
 
-// New returns a runner.
 func New(cfg Config) *Runner {
 	if cfg.Reporter == nil {
 		cfg.Reporter = discard{}
@@ -107,14 +103,10 @@ func New(cfg Config) *Runner {
 	return &Runner{cfg: cfg, store: history.Store{Dir: cfg.Paths.Sessions}}
 }
 
-// Paths returns the runner's folders.
 func (r *Runner) Paths() Paths { return r.cfg.Paths }
 
 // FrontEnd returns the front end of that name; "" is the default one.
 func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
-	if len(r.cfg.FrontEnds) == 0 {
-		return nil, errors.New("no protocol configured")
-	}
 	if name == "" {
 		return r.cfg.FrontEnds[0], nil
 	}
@@ -126,35 +118,25 @@ func (r *Runner) FrontEnd(name string) (frontend.FrontEnd, error) {
 	return nil, fmt.Errorf("unknown protocol %q", name)
 }
 
-// CreateOptions say how a new session starts: the globs whose files the
-// first request attaches, the front end ("": the default), and whether
-// the first snapshot waits for the first turn (a run that exits at once).
+// CreateOptions: the globs the first request packs, the front end ("":
+// the default), and whether the first snapshot waits for the first turn.
 type CreateOptions struct {
 	Includes      []string
 	Protocol      string
 	SnapshotLater bool
 }
 
-// Create starts a session for task: it writes the first request and saves
-// the session, and returns the session's id.
+// Create starts a session for task with its first request.
 func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
 		return "", EmptyTaskError{}
 	}
-	fe, err := r.FrontEnd(opts.Protocol)
+	st, err := r.newState(task, opts.Protocol)
 	if err != nil {
 		return "", err
 	}
-	ws, err := r.workspaceDir()
-	if err != nil {
-		return "", err
-	}
-	st := r.newState(task, ws)
 	st.Includes = opts.Includes
-	if opts.Protocol != "" && fe != r.cfg.FrontEnds[0] {
-		st.Protocol = fe.Name()
-	}
 	w, err := r.saveWithRequest(st, true)
 	if err != nil {
 		return "", err
@@ -169,20 +151,20 @@ func (r *Runner) Create(task string, opts CreateOptions) (string, error) {
 	return st.SessionID, nil
 }
 
-// workspaceDir is the absolute folder a new session works on.
-func (r *Runner) workspaceDir() (string, error) {
+// newState is a new session's state in protocol ("": the default) on the
+// runner's workspace, under an id no session has.
+func (r *Runner) newState(task, protocol string) (*history.State, error) {
+	fe, err := r.FrontEnd(protocol)
+	if err != nil {
+		return nil, err
+	}
 	ws, err := filepath.Abs(r.cfg.Paths.Workspace)
 	if err != nil {
-		return "", &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
+		return nil, &WorkspaceError{Path: r.cfg.Paths.Workspace, Err: err}
 	}
 	if info, err := os.Stat(ws); err != nil || !info.IsDir() {
-		return "", &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
+		return nil, &WorkspaceError{Path: ws, Err: errors.New("not a folder")}
 	}
-	return ws, nil
-}
-
-// newState is a new session's state, under an id no session has.
-func (r *Runner) newState(task, ws string) *history.State {
 	now := time.Now().UTC()
 	st := &history.State{
 		SessionID:        newID(),
@@ -194,9 +176,12 @@ func (r *Runner) newState(task, ws string) *history.State {
 		ReadFileRequests: []history.ReadRequest{},
 		Workspace:        ws,
 	}
+	if fe != r.cfg.FrontEnds[0] {
+		st.Protocol = fe.Name()
+	}
 	for {
 		if _, err := os.Stat(r.store.Path(st.SessionID)); errors.Is(err, os.ErrNotExist) {
-			return st
+			return st, nil
 		}
 		st.SessionID = newID()
 	}
@@ -210,16 +195,7 @@ func (r *Runner) firstSnapshot(st *history.State) {
 		return
 	}
 	defer lock.Unlock()
-	ws, err := r.openWorkspace(st)
-	if err != nil {
-		return
-	}
-	defer ws.Close()
-	h, err := r.history(st, ws)
-	if err == nil {
-		err = h.Refresh()
-		h.Close()
-	}
+	err = r.onHistory(st, func(_ *workspace.Workspace, h *history.History) error { return h.Refresh() })
 	if err != nil {
 		r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("the first snapshot of the workspace failed: %v", err)})
 	}
@@ -228,8 +204,7 @@ func (r *Runner) firstSnapshot(st *history.State) {
 // newID is the first 8 hex digits of a random UUID, as the protocol says.
 func newID() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:8] }
 
-// openWorkspace opens a session's folder, refusing one that holds
-// courier's control files.
+// openWorkspace opens a session's folder, if its layout is safe.
 func (r *Runner) openWorkspace(st *history.State) (*workspace.Workspace, error) {
 	if err := r.cfg.Paths.CheckLayout(st.Workspace); err != nil {
 		return nil, fmt.Errorf("session %s: %w", st.SessionID, err)
@@ -249,8 +224,8 @@ type Session struct {
 	fe   frontend.FrontEnd
 }
 
-// Hold locks and loads a session (the named one, or the latest
-// incomplete one); what describes the holder ("courier watch").
+// Hold locks and loads a session (or the latest incomplete one); what
+// describes the holder.
 func (r *Runner) Hold(id, what string) (*Session, error) { return r.hold(id, what, false) }
 
 // HoldLatest is Hold where "" means the latest session, complete or not.
@@ -294,32 +269,55 @@ func (r *Runner) hold(id, what string, anyState bool) (*Session, error) {
 	return s, nil
 }
 
-// Release gives the session up.
-func (s *Session) Release() { s.lock.Unlock() }
-
-// ID is the session's id.
-func (s *Session) ID() string { return s.st.SessionID }
-
-// Folder is the session's own folder.
-func (s *Session) Folder() string { return s.r.store.Folder(s.st.SessionID) }
-
-// Workspace is the folder the session works on.
+func (s *Session) Release()          { s.lock.Unlock() }
+func (s *Session) ID() string        { return s.st.SessionID }
+func (s *Session) Folder() string    { return s.r.store.Folder(s.st.SessionID) }
 func (s *Session) Workspace() string { return s.st.Workspace }
+func (s *Session) Complete() bool    { return s.st.IsComplete }
 
-// Complete reports whether the session is complete.
-func (s *Session) Complete() bool { return s.st.IsComplete }
-
-// latest returns the most recently updated session, or incomplete one.
+// latest returns the most recently updated session, or incomplete one
+// (a run of 'courier ops' is only ever named by its id).
 func (r *Runner) latest(anyState bool) (*history.State, error) {
-	all, errs := r.store.List()
-	for _, st := range all {
-		// A run of 'courier ops' is only ever named by its id.
-		if !st.Run && (anyState || !st.IsComplete) {
-			return st, nil
-		}
+	if st := r.first(func(st *history.State) bool { return !st.Run && (anyState || !st.IsComplete) }); st != nil {
+		return st, nil
 	}
-	if len(errs) > 0 {
+	if _, errs := r.store.List(); len(errs) > 0 {
 		return nil, errs[0]
 	}
 	return nil, ErrNoSession
+}
+
+// first returns the most recently updated session ok accepts, or nil.
+func (r *Runner) first(ok func(*history.State) bool) *history.State {
+	all, _ := r.store.List()
+	for _, st := range all {
+		if ok(st) {
+			return st
+		}
+	}
+	return nil
+}
+
+// replyAgent is the agent whose run gave the reply, "" for a person's.
+func (s *Session) replyAgent(name string) string {
+	id, ok := agent.RunOfReply(name)
+	if !ok {
+		return ""
+	}
+	a, _ := agent.Runs{SessionDir: s.Folder()}.AgentOf(id)
+	return a
+}
+
+// closeAgentRuns marks failed, and stops, the agent runs a stopped courier
+// left open, so no partial reply is applied (nor one from a run not
+// marked completed: a failure here is a warning).
+func (s *Session) closeAgentRuns() {
+	closed, err := agent.Runs{SessionDir: s.Folder()}.Recover()
+	if len(closed) > 0 {
+		s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("%s left running by an earlier courier marked failed: %s",
+			human.Count(len(closed), "agent run", ""), strings.Join(closed, ", "))})
+	}
+	if err != nil {
+		s.r.cfg.Reporter.Warning(Warning{Message: fmt.Sprintf("session %s: closing the agent runs an earlier courier left open: %v", s.ID(), err)})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
@@ -12,10 +13,9 @@ import (
 	"github.com/courier-agent/courier/internal/textdist"
 )
 
-// Source gives a session its replies: the inbox folder, the clipboard,
-// an agent. Next waits for the next reply to req (ErrExhausted: no more;
-// *SkippedError, *SetAsideError: one passed over); Settle is told what
-// became of a reply and returns where it moved it, if it did.
+// Source gives a session its replies (inbox, clipboard, agent). Next
+// waits for the next reply to req (ErrExhausted: no more); Settle is told
+// what became of a reply and returns where it moved it.
 type Source interface {
 	Next(ctx context.Context, req Request) (reply.Reply, error)
 	Settle(name, hash string, how Settlement) (string, error)
@@ -35,13 +35,9 @@ const (
 )
 
 // Serve runs the held session's turns until it is complete, the source
-// has no more replies, a command waits for a decision that will not come
-// here (*WaitingError), or ctx is done.
-func (s *Session) Serve(ctx context.Context, src Source) error {
-	return interrupted(ctx, s.st.SessionID, s.serve(ctx, src))
-}
-
-func (s *Session) serve(ctx context.Context, src Source) error {
+// has no more, a question is left unanswered (*WaitingError), or ctx ends.
+func (s *Session) Serve(ctx context.Context, src Source) (err error) {
+	defer func() { err = interrupted(ctx, s.st.SessionID, err) }()
 	if s.st.IsComplete {
 		return &CompleteError{Session: s.st.SessionID}
 	}
@@ -49,7 +45,6 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	if _, err := s.Recover(ctx, settle); err != nil {
 		return err
 	}
-	// A person watches a source that waits, and is shown the request.
 	where, waits := src.(interface{ Where() string })
 	resumed := s.r.created != s.st.SessionID
 	unapplied := 0
@@ -60,6 +55,7 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 			return err
 		}
 		if waits && waited != req.Sequence {
+			// A person watches a source that waits, and is shown the request.
 			if resumed {
 				s.r.cfg.Reporter.RequestWritten(RequestWritten{Session: req.Session, Sequence: req.Sequence, Path: req.Path, Text: req.Text, Size: int64(len(req.Text)), Tokens: human.Tokens(req.Text), Resumed: true})
 			}
@@ -123,12 +119,10 @@ func (s *Session) serve(ctx context.Context, src Source) error {
 	return nil
 }
 
-// errWords stops the wait for a reply: the person said something or
-// asked for an undo from another terminal.
+// errWords: the person said something, or asked an undo, meanwhile.
 var errWords = errors.New("the person said something")
 
-// next asks src for the next reply; with listen, words left for the
-// session stop the wait (errWords).
+// next asks src for the next reply; with listen, words stop the wait.
 func (s *Session) next(ctx context.Context, src Source, req Request, listen bool) (reply.Reply, error) {
 	if !listen {
 		return src.Next(ctx, req)
@@ -151,16 +145,15 @@ func (s *Session) setAside(src Source, name, hash string, why error) {
 	s.r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: name, Err: why, MovedTo: moved})
 }
 
-// settle tells the source what became of a reply; the session is
-// committed, so a failure is only a warning.
+// settle tells the source what became of a reply; the turn is committed,
+// so a failure is a warning.
 func (s *Session) settle(src Source, name, hash string, how Settlement) {
 	if _, err := src.Settle(name, hash, how); err != nil {
 		s.r.cfg.Reporter.Warning(Warning{Message: err.Error()})
 	}
 }
 
-// RoutedSource is a source that tells which session its replies are for,
-// or "", before any is held.
+// RoutedSource tells which session its replies are for ("": none named).
 type RoutedSource interface {
 	Source
 	Route(protocols []frontend.FrontEnd, maxReply int64) (string, error)
@@ -175,18 +168,22 @@ func (r *Runner) ApplyFrom(ctx context.Context, src RoutedSource, id, what strin
 			return err
 		}
 	}
+	return r.holding(id, what, func(s *Session) error { return s.Serve(ctx, src) })
+}
+
+// holding runs do on session id held under its lock.
+func (r *Runner) holding(id, what string, do func(*Session) error) error {
 	s, err := r.Hold(id, what)
 	if err != nil {
 		return err
 	}
 	defer s.Release()
-	return s.Serve(ctx, src)
+	return do(s)
 }
 
-// Queue is replies waiting for several sessions: the inbox folder.
-// Sessions lists the sessions with replies waiting, oldest reply first
-// ("": replies naming none); Source gives the replies for session id, and
-// with unnamed those naming none.
+// Queue is the replies waiting for several sessions (the inbox): Sessions
+// lists them, oldest reply first ("": naming none); Source gives those of
+// session id, and with unnamed those naming none.
 type Queue interface {
 	Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error)
 	Source(id string, unnamed bool) Source
@@ -209,10 +206,14 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 		if _, ok, _ := r.store.Unfinished(st); (!ok || st.Pending != nil) && st.Undoing == nil {
 			continue
 		}
-		if err := r.recoverOne(ctx, st.SessionID, q.Source(st.SessionID, false), what); err != nil {
-			if stops(ctx, err) {
-				return err
-			}
+		src := q.Source(st.SessionID, false)
+		err := r.holding(st.SessionID, what, func(s *Session) error {
+			_, err := s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
+			return err
+		})
+		if err != nil && stops(ctx, err) {
+			return err
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -242,14 +243,7 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 			unapplied += r.setAsideAll(ctx, q.Source(id, false), id)
 			continue
 		}
-		err := func() error {
-			s, err := r.Hold(id, what)
-			if err != nil {
-				return err
-			}
-			defer s.Release()
-			return s.Serve(ctx, q.Source(id, id == def))
-		}()
+		err := r.holding(id, what, func(s *Session) error { return s.Serve(ctx, q.Source(id, id == def)) })
 		var un *UnappliedError
 		switch {
 		case errors.As(err, &un):
@@ -269,20 +263,9 @@ func (r *Runner) ProcessQueue(ctx context.Context, q Queue, what string) error {
 	return nil
 }
 
-func (r *Runner) recoverOne(ctx context.Context, id string, src Source, what string) error {
-	s, err := r.Hold(id, what)
-	if err != nil {
-		return err
-	}
-	defer s.Release()
-	_, err = s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
-	return err
-}
-
 // stops reports whether err ends a batch: a question, or a stop.
 func stops(ctx context.Context, err error) bool {
-	var w *WaitingError
-	return ctx.Err() != nil || errors.As(err, &w)
+	return ctx.Err() != nil || errors.As(err, new(*WaitingError))
 }
 
 func (r *Runner) exists(id string) bool {
@@ -290,18 +273,21 @@ func (r *Runner) exists(id string) bool {
 	return err == nil
 }
 
-// noSuchSession is the error of a reply naming no existing session.
-func (r *Runner) noSuchSession(reply, id string) *NoSuchSessionError {
+// noSuchSession is the error of a reply naming no existing session, with
+// one a slip away if any.
+func (r *Runner) noSuchSession(reply, id string) error {
 	all, _ := r.store.List()
 	ids := make([]string, len(all))
 	for i, st := range all {
 		ids[i] = st.SessionID
 	}
-	return &NoSuchSessionError{Reply: reply, Session: id, Near: textdist.Nearest(id, ids)}
+	if near := textdist.Nearest(id, ids); near != "" {
+		return fmt.Errorf("reply %s: no session %s; did you mean %s? It was set aside", reply, id, near)
+	}
+	return fmt.Errorf("reply %s names session %s, which does not exist; it was set aside", reply, id)
 }
 
-// setAsideAll moves every reply src has for a session that does not
-// exist out of the way, and says how many.
+// setAsideAll moves every reply for a session that does not exist away.
 func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int) {
 	req := Request{Session: id, FrontEnd: r.cfg.FrontEnds[0], Protocols: r.cfg.FrontEnds, MaxReply: r.cfg.Limits.MaxReply}
 	for {
@@ -322,4 +308,93 @@ func (r *Runner) setAsideAll(ctx context.Context, src Source, id string) (n int)
 		r.cfg.Reporter.ReplySetAside(ReplySetAside{Name: rep.Name, Err: r.noSuchSession(rep.Name, id), MovedTo: moved})
 		n++
 	}
+}
+
+// Either is a source taking the first reply any of sources gives.
+func Either(sources ...Source) Source {
+	return &either{sources: sources, from: map[string]Source{}}
+}
+
+type either struct {
+	sources []Source
+	held    []result // arrived after another source won a call
+	from    map[string]Source
+}
+
+type result struct {
+	src Source
+	rep reply.Reply
+	err error
+}
+
+// Where joins the places the sources wait at.
+func (e *either) Where() string {
+	var ws []string
+	for _, s := range e.sources {
+		if w, ok := s.(interface{ Where() string }); ok {
+			ws = append(ws, w.Where())
+		}
+	}
+	return strings.Join(ws, " or ")
+}
+
+// Next implements Source.
+func (e *either) Next(ctx context.Context, req Request) (reply.Reply, error) {
+	if len(e.held) > 0 {
+		r := e.held[0]
+		e.held = e.held[1:]
+		return e.take(r)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	results := make(chan result, len(e.sources))
+	for _, s := range e.sources {
+		go func() {
+			rep, err := s.Next(cctx, req)
+			results <- result{s, rep, err}
+		}()
+	}
+	var first *result
+	exhausted := 0
+	for range e.sources {
+		r := <-results
+		switch {
+		case first == nil && errors.Is(r.err, ErrExhausted):
+			exhausted++
+			if exhausted == len(e.sources) {
+				first = &r
+			}
+		case first == nil && (r.err == nil || cctx.Err() == nil):
+			first = &r
+			cancel()
+		case r.err == nil:
+			e.held = append(e.held, r)
+		}
+	}
+	cancel()
+	if first == nil {
+		return reply.Reply{}, ctx.Err()
+	}
+	return e.take(*first)
+}
+
+func (e *either) take(r result) (reply.Reply, error) {
+	if r.err == nil {
+		e.from[r.rep.Name] = r.src
+	}
+	return r.rep, r.err
+}
+
+// Settle: the source of the reply settles it; one a recovered turn names
+// is offered to each.
+func (e *either) Settle(name, hash string, how Settlement) (string, error) {
+	if s, ok := e.from[name]; ok {
+		delete(e.from, name)
+		return s.Settle(name, hash, how)
+	}
+	for _, s := range e.sources {
+		if moved, err := s.Settle(name, hash, how); err != nil || moved != "" {
+			return moved, err
+		}
+	}
+	return "", nil
 }

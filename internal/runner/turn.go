@@ -2,22 +2,25 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/engine"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/reply"
 	"github.com/courier-agent/courier/internal/sandbox"
 	"github.com/courier-agent/courier/internal/termtext"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// apply applies a reply to the held session, refusing one applied before
-// or answering another request (*RefusedError).
+// apply applies a reply to the held session.
 func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 	if _, _, err := s.finishUndo(); err != nil {
 		return err
@@ -46,8 +49,11 @@ func (s *Session) apply(ctx context.Context, rep reply.Reply) error {
 		// A reply naming no session may be one another session is still
 		// applying: it belongs there.
 		if rep.Route(s.r.cfg.FrontEnds...) == "" {
-			if other := s.r.applyingElsewhere(rep.Hash, st.SessionID); other != "" {
-				return &SkippedError{Reply: rep.Name, Session: other}
+			if other := s.r.first(func(o *history.State) bool {
+				begin, ok, err := s.r.store.Unfinished(o)
+				return o.SessionID != st.SessionID && !o.IsComplete && err == nil && ok && begin.ReplyHash == rep.Hash
+			}); other != nil {
+				return &SkippedError{Reply: rep.Name, Session: other.SessionID}
 			}
 		}
 	}
@@ -89,9 +95,9 @@ func (s *Session) check(rep reply.Reply) error {
 	return nil
 }
 
-// Recover finishes a turn an earlier run left unfinished (a crash, a
-// Ctrl-C, a question), taking first a decision another process left, and
-// reports whether there was one; settle, if set, hears of the reply.
+// Recover finishes a turn an earlier run left unfinished, with a decision
+// another process left, and reports whether there was one; settle, if
+// set, hears of its reply.
 func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (bool, error) {
 	if err := s.r.cleanTemps(s.st.SessionID); err != nil {
 		return false, err
@@ -103,14 +109,12 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 	if err != nil || !ok {
 		return false, err
 	}
-	if s.st.Pending != nil {
-		if n, found, err := s.r.readDecision(s.st); err != nil {
-			return true, err
-		} else if found {
-			if err := s.journalDecision(n, true); err != nil {
-				return true, err
-			}
-		}
+	n, found, err := s.r.readDecision(s.st)
+	if found {
+		err = s.journalDecision(n, true)
+	}
+	if err != nil {
+		return true, err
 	}
 	s.r.cfg.Reporter.TurnResumed(TurnResumed{Session: s.st.SessionID, Sequence: s.st.SequenceNumber, Reply: begin.ReplyFile, AfterApproval: s.st.Pending != nil, Agent: s.replyAgent(begin.ReplyFile)})
 	s.lock.Note(fmt.Sprintf("finishing reply %s to request %d", begin.ReplyFile, s.st.SequenceNumber))
@@ -123,36 +127,27 @@ func (s *Session) Recover(ctx context.Context, settle func(name, hash string)) (
 	return true, err
 }
 
-// turn runs the engine (start applies or resumes), puts each question to
-// the approver, resuming after each answer, and commits the turn. It
-// returns the results so far when a *WaitingError stopped it.
-func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (engine.Outcome, error) {
-	ws, err := s.r.openWorkspace(s.st)
-	if err != nil {
-		return engine.Outcome{}, err
-	}
-	defer ws.Close()
+// turn runs the engine (start applies or resumes), resuming after each
+// question the approver answers, and commits the turn.
+func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.Outcome, error)) (out engine.Outcome, err error) {
 	opts := s.r.cfg.Commands
 	if s.st.Preset != "" {
 		if opts.Policy, err = s.r.preset(s.st.Preset); err != nil {
-			return engine.Outcome{}, err
+			return out, err
 		}
 	}
 	opts.Words = s.fe.Words()
 	opts.Observer = newObserver(s.r.cfg.Reporter)
-	h, err := s.r.history(s.st, ws)
-	if err != nil {
-		return engine.Outcome{}, err
-	}
-	defer h.Close()
-	eng := engine.New(ws, h, opts)
-	out, err := start(eng)
-	for err == nil && out.Waiting != nil {
-		if err = s.wait(ctx, out); err != nil {
-			break
+	err = s.r.onHistory(s.st, func(ws *workspace.Workspace, h *history.History) error {
+		eng := engine.New(ws, h, opts)
+		out, err = start(eng)
+		for err == nil && out.Waiting != nil {
+			if err = s.wait(ctx, out); err == nil {
+				out, err = eng.Resume(ctx, s.st)
+			}
 		}
-		out, err = eng.Resume(ctx, s.st)
-	}
+		return err
+	})
 	if err != nil {
 		return out, err
 	}
@@ -162,9 +157,8 @@ func (s *Session) turn(ctx context.Context, start func(*engine.Engine) (engine.O
 	return out, s.commit(out)
 }
 
-// wait records the answer to the question a turn stopped at: the
-// approver's, or one 'courier approve' left meanwhile; a *WaitingError
-// leaves the session waiting.
+// wait records the approver's answer to the question a turn stopped at,
+// or one 'courier approve' left meanwhile.
 func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	p := out.Waiting
 	st := s.st
@@ -174,12 +168,12 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 	if err := s.r.store.Save(st); err != nil {
 		return err
 	}
-	s.r.cfg.Reporter.ApprovalNeeded(ApprovalNeeded{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Reason: p.Reason})
+	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
+	s.r.cfg.Reporter.ApprovalNeeded(q)
 	s.lock.Note("waiting for approval of " + termtext.Command(p.Command, p.Env))
 	if s.r.cfg.Approver == nil {
 		return &WaitingError{Session: st.SessionID, Pending: *out.Waiting}
 	}
-	q := Question{Session: st.SessionID, Sequence: p.Sequence, Index: p.Index, Command: p.Command, Env: p.Env, Reason: p.Reason, Covers: p.Covers}
 	var n decisionNote
 	d, polled, err := whileNot(ctx, func(actx context.Context) (Decision, error) {
 		d, err := s.r.cfg.Approver.Approve(actx, q)
@@ -207,26 +201,20 @@ func (s *Session) wait(ctx context.Context, out engine.Outcome) error {
 }
 
 // whileNot returns what call returns, unless poll, asked every
-// decisionPoll, says stop first (polled): call's context is then
-// cancelled and its return awaited.
+// decisionPoll, says stop first (polled): call is then cancelled.
 func whileNot[T any](ctx context.Context, call func(context.Context) (T, error), poll func() (bool, error)) (v T, polled bool, err error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := call(cctx)
-		done <- result{v, err}
-	}()
+	var cv T
+	var cerr error
+	done := make(chan struct{})
+	go func() { cv, cerr = call(cctx); close(done) }()
 	tick := time.NewTicker(decisionPoll)
 	defer tick.Stop()
 	for {
 		select {
-		case r := <-done:
-			return r.v, polled, r.err
+		case <-done:
+			return cv, polled, cerr
 		case <-tick.C:
 			if polled {
 				continue
@@ -243,8 +231,7 @@ func whileNot[T any](ctx context.Context, call func(context.Context) (T, error),
 	}
 }
 
-// journalDecision records the person's answer in the turn, for the
-// engine to find when the turn resumes.
+// journalDecision records the person's answer in the turn.
 func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 	t, err := s.r.store.OpenTurn(s.st.SessionID, n.Sequence)
 	if err != nil {
@@ -256,8 +243,8 @@ func (s *Session) journalDecision(n decisionNote, elsewhere bool) error {
 		return err
 	}
 	if elsewhere {
-		if err := os.Remove(s.r.decisionPath(s.st.SessionID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("decision: %w", err)
+		if err := s.r.dropDecision(s.st.SessionID); err != nil {
+			return err
 		}
 	}
 	cmd := ""
@@ -274,19 +261,20 @@ func (s *Session) commit(out engine.Outcome) error {
 	st := s.st
 	seq := st.SequenceNumber
 	next := *st
-	next.Pending = nil
 	// Undo takes back the most recent turn, even one that changed nothing
 	// (a cut-off reply), so the complete reply answers its request.
-	next.UndoTop = seq
-	next.ApprovedRules = out.ApprovedRules
-	next.LastResults = out.Results
-	if next.LastResults == nil {
-		next.LastResults = []command.Result{}
+	next.Pending, next.UndoTop, next.ApprovedRules = nil, seq, out.ApprovedRules
+	next.LastResults = append([]command.Result{}, out.Results...)
+	next.ReadFileRequests = []history.ReadRequest{}
+	for i, c := range out.Commands {
+		// An inline read's content is in its result.
+		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
+			next.ReadFileRequests = append(next.ReadFileRequests, history.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
+		}
 	}
-	next.ReadFileRequests = readRequests(out)
 	// The words said meanwhile go into the next request, or wait for a
 	// follow-up task.
-	ws, said, err := s.r.waitingWords(st.SessionID)
+	said, err := s.r.waitingWords(st.SessionID)
 	if err != nil {
 		return err
 	}
@@ -294,16 +282,13 @@ func (s *Session) commit(out engine.Outcome) error {
 	if len(out.Commands) == 0 {
 		next.Notices = []string{s.fe.NoCommands()}
 	}
-	var written *RequestWritten
+	var written RequestWritten
 	if out.Done || st.Run {
 		// A run has one turn: no request follows it.
-		next.IsComplete = true
-		next.Summary = out.Summary
-		next.UpdatedAt = time.Now().UTC()
-		if err := s.r.store.Save(&next); err != nil {
+		next.IsComplete, next.Summary = true, out.Summary
+		if err := s.save(&next); err != nil {
 			return err
 		}
-		*st = next
 		// What the session's commands wrote into the tool caches ends with
 		// it; a follow-up task starts a new layer.
 		if sb := s.r.cfg.Commands.Sandbox; sb != nil && sb.Caches != "" {
@@ -311,41 +296,28 @@ func (s *Session) commit(out engine.Outcome) error {
 		}
 	} else {
 		next.SequenceNumber++
-		addWords(&next, ws)
-		w, err := s.advance(&next, said)
-		if err != nil {
+		if written, err = s.advance(&next, said); err != nil {
 			return err
 		}
-		written = &w
 	}
 	s.r.cfg.Reporter.TurnEnded(TurnEnded{Session: st.SessionID, Sequence: seq, Commands: out.Commands,
 		Results: out.Results, Complete: out.Done, Summary: out.Summary})
-	if written != nil {
-		s.r.cfg.Reporter.RequestWritten(*written)
+	if written.Path != "" {
+		s.r.cfg.Reporter.RequestWritten(written)
 	}
 	return nil
 }
 
-func readRequests(out engine.Outcome) []history.ReadRequest {
-	reqs := []history.ReadRequest{}
-	for i, c := range out.Commands {
-		// An inline read's content is in its result.
-		if c.Type == command.ReadFile && !c.Inline && i < len(out.Results) && out.Results[i].Success() {
-			reqs = append(reqs, history.ReadRequest{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine})
-		}
-	}
-	return reqs
-}
-
-// Decide records the person's decision on the command a session (the
-// named one, or the one waiting) waits for, and carries on with the turn;
-// src settles its reply. Another courier process holding the session is
-// left the decision (handedOver).
+// Decide records the person's decision on the command a session (or the
+// one waiting) waits for, and carries on with the turn; a courier process
+// holding the session is left the decision (handedOver).
 func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) (handedOver bool, err error) {
 	if id == "" {
-		if id, err = r.waitingSession(); err != nil {
-			return false, err
+		w := r.first(func(st *history.State) bool { return st.Pending != nil })
+		if w == nil {
+			return false, ErrNoSession
 		}
+		id = w.SessionID
 	}
 	st, err := r.store.Load(id)
 	if err != nil {
@@ -359,12 +331,9 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	}
 	n := decided(st.Pending, d)
 	s, err := r.Hold(id, "courier "+map[bool]string{true: "approve", false: "deny"}[n.Approved])
-	var locked *history.LockedError
-	if errors.As(err, &locked) {
-		if err := r.leaveDecision(id, n); err != nil {
-			return false, err
-		}
-		return true, nil
+	if errors.As(err, new(*history.LockedError)) {
+		err := r.leaveDecision(id, n)
+		return err == nil, err
 	}
 	if err != nil {
 		return false, err
@@ -374,8 +343,8 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 		return false, &NotWaitingError{Session: id}
 	}
 	// A decision left for a holder that went away is older.
-	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("decision: %w", err)
+	if err := r.dropDecision(id); err != nil {
+		return false, err
 	}
 	n = decided(s.st.Pending, d)
 	if err := s.journalDecision(n, false); err != nil {
@@ -383,32 +352,6 @@ func (r *Runner) Decide(ctx context.Context, id string, d Decision, src Source) 
 	}
 	_, err = s.Recover(ctx, func(name, hash string) { s.settle(src, name, hash, Applied) })
 	return false, interrupted(ctx, id, err)
-}
-
-// waitingSession returns the latest session that waits for a decision.
-func (r *Runner) waitingSession() (string, error) {
-	all, _ := r.store.List()
-	for _, st := range all {
-		if st.Pending != nil {
-			return st.SessionID, nil
-		}
-	}
-	return "", ErrNoSession
-}
-
-// applyingElsewhere returns the session other than except whose
-// unfinished turn applies the reply with this hash, or "".
-func (r *Runner) applyingElsewhere(hash, except string) string {
-	all, _ := r.store.List()
-	for _, st := range all {
-		if st.SessionID == except || st.IsComplete {
-			continue
-		}
-		if begin, ok, err := r.store.Unfinished(st); err == nil && ok && begin.ReplyHash == hash {
-			return st.SessionID
-		}
-	}
-	return ""
 }
 
 // undoneSince reports whether the workspace is again as request seq
@@ -425,3 +368,107 @@ func (r *Runner) undoneSince(st *history.State, seq int) bool {
 	}
 	return true
 }
+
+// Approver puts a command the policy will not run alone to the person.
+type Approver interface {
+	Approve(ctx context.Context, q Question) (Decision, error)
+}
+
+// Question is what the person is asked about: a command, its variables,
+// why the policy asks and what "all like it" would cover.
+type Question struct {
+	Session                      string
+	Sequence, Index              int
+	Command, Env, Reason, Covers string
+}
+
+// Answer is the person's answer to a question.
+type Answer int
+
+// The answers.
+const (
+	// Stop leaves the question for 'courier approve' or 'courier deny'.
+	Stop Answer = iota
+	Approve
+	ApproveAll // and every later command like it
+	Deny
+	// Later waits for an answer from another terminal.
+	Later
+)
+
+// Decision is an answer with the reason given for a denial.
+type Decision struct {
+	Answer Answer
+	Reason string
+}
+
+// Decides reports whether d approves or denies.
+func (d Decision) Decides() bool {
+	return d.Answer == Approve || d.Answer == ApproveAll || d.Answer == Deny
+}
+
+// decided is the note answering question q with d, which decides it.
+func decided(q *history.Pending, d Decision) decisionNote {
+	approved := d.Answer == Approve || d.Answer == ApproveAll
+	return decisionNote{Sequence: q.Sequence, Index: q.Index, Approved: approved, All: d.Answer == ApproveAll, Reason: d.Reason}
+}
+
+// Yes approves everything (the yes setting).
+type Yes struct{}
+
+// Approve implements Approver.
+func (Yes) Approve(context.Context, Question) (Decision, error) {
+	return Decision{Answer: Approve}, nil
+}
+
+// decisionNote is a decision left for the process holding the session.
+type decisionNote struct {
+	Sequence int    `json:"sequence"`
+	Index    int    `json:"index"`
+	Approved bool   `json:"approved"`
+	All      bool   `json:"all"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func (r *Runner) decisionPath(id string) string {
+	return filepath.Join(r.cfg.Paths.Sessions, id+".decision")
+}
+
+// readDecision returns the note left for the pending question.
+func (r *Runner) readDecision(st *history.State) (decisionNote, bool, error) {
+	p := r.decisionPath(st.SessionID)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return decisionNote{}, false, nil
+	}
+	if err != nil {
+		return decisionNote{}, false, fmt.Errorf("read decision: %w", err)
+	}
+	var n decisionNote
+	if json.Unmarshal(data, &n) != nil || st.Pending == nil || n.Sequence != st.Pending.Sequence || n.Index != st.Pending.Index {
+		os.Remove(p)
+		return decisionNote{}, false, nil
+	}
+	return n, true, nil
+}
+
+func (r *Runner) dropDecision(id string) error {
+	if err := os.Remove(r.decisionPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("decision: %w", err)
+	}
+	return nil
+}
+
+func (r *Runner) leaveDecision(id string, n decisionNote) error {
+	data, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(r.decisionPath(id), data, 0o644); err != nil {
+		return fmt.Errorf("leave decision: %w", err)
+	}
+	return nil
+}
+
+// decisionPoll is how often a runner looks for what another terminal left.
+const decisionPoll = 200 * time.Millisecond

@@ -2,24 +2,23 @@ package runner
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/history"
+	"github.com/courier-agent/courier/internal/workspace"
 )
 
 // Undo takes back the held session's most recent turn not yet undone
-// (one that changed nothing included), tells the LLM in a new request (a
-// run of 'courier ops' stays complete, with none), and returns what it
-// did. An undo an earlier run left under way is finished instead.
-//
-// Undo is a transaction: the state is saved with the undo under way, the
-// files are put back (each step idempotent), and the state saved with the
-// undo done is the commit point: a crash anywhere makes the next run
-// finish the same undo, exactly once.
+// (one that changed nothing included) and tells the LLM in a new request
+// (a run of 'courier ops' gets none), or finishes an undo left under way.
+// The state saved with the undo under way, then with it done (the commit
+// point), makes a crash anywhere finish the same undo exactly once.
 func (s *Session) Undo() (UndoReport, error) {
 	l, st := s.r, s.st
 	if err := l.cleanTemps(st.SessionID); err != nil {
@@ -58,26 +57,19 @@ func (s *Session) finishUndo() (rep UndoReport, ok bool, err error) {
 	return rep, true, err
 }
 
-// undo carries out and commits the undo under way, which an earlier run
-// began if resumed.
+// undo carries out and commits the undo under way.
 func (s *Session) undo(resumed bool) (UndoReport, error) {
 	l, st := s.r, s.st
 	u := *st.Undoing
+	rep := UndoReport{Sequence: u.Turn}
 	// A crash may have left the request or the state half written.
 	if err := l.cleanTemps(st.SessionID); err != nil {
-		return UndoReport{Sequence: u.Turn}, err
+		return rep, err
 	}
-	ws, err := l.openWorkspace(st)
-	if err != nil {
-		return UndoReport{Sequence: u.Turn}, err
-	}
-	defer ws.Close()
-	h, err := l.history(st, ws)
-	if err != nil {
-		return UndoReport{Sequence: u.Turn}, err
-	}
-	defer h.Close()
-	rep, err := h.Undo(u.Turn)
+	err := l.onHistory(st, func(_ *workspace.Workspace, h *history.History) (err error) {
+		rep, err = h.Undo(u.Turn)
+		return err
+	})
 	rep.Resumed = resumed
 	if err != nil {
 		return rep, err
@@ -93,32 +85,25 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 		}
 	}
 	next := *st
-	next.Undoing = nil
-	next.UndoTop = u.Below
+	next.Undoing, next.UndoTop = nil, u.Below
 	if st.Run { // no LLM to tell
-		next.UpdatedAt = time.Now().UTC()
-		if err := l.store.Save(&next); err != nil {
+		if err := s.save(&next); err != nil {
 			return rep, err
 		}
-		*st = next
 		l.cfg.Reporter.TurnUndone(TurnUndone{Session: st.SessionID, Report: rep})
 		return rep, nil
 	}
-	next.IsComplete = false
-	next.Summary = ""
+	next.IsComplete, next.Summary, next.Notices = false, "", nil
 	next.SequenceNumber++
-	next.LastResults = []command.Result{}
-	next.ReadFileRequests = []history.ReadRequest{}
-	next.Notices = []string{rep.Notice()}
+	next.LastResults, next.ReadFileRequests = []command.Result{}, []history.ReadRequest{}
 	if l.afterUndo(st) {
 		// The LLM has not heard of the undo that wrote the request either:
 		// it hears of every turn undone since its last reply.
-		next.Notices = nil
 		for _, n := range st.Notices {
 			next.Notices = append(next.Notices, strings.TrimSuffix(n, history.UndoTail))
 		}
-		next.Notices = append(next.Notices, rep.Notice())
 	}
+	next.Notices = append(next.Notices, rep.Notice())
 	w, err := s.advance(&next, nil)
 	if err != nil {
 		return rep, err
@@ -140,22 +125,19 @@ func (r *Runner) afterUndo(st *history.State) bool {
 	return !begun
 }
 
-// UndoHandover is an undo done by the process holding the session
-// ("courier watch"): of the reply to request Sequence, and the request it
-// wrote ("": not yet).
+// UndoHandover is an undo done by the process holding the session, and
+// the request it wrote ("": not yet).
 type UndoHandover struct {
 	Holder, Session string
 	Sequence        int
 	Outbox          string
 }
 
-// Undo takes back the last turn of a session (the named one, or the
-// latest). While a 'courier watch' holds it waiting for a reply, the undo
-// is handed to it, as the person's words are.
+// Undo takes back the last turn of a session (or the latest), handed to
+// a 'courier watch' waiting for a reply in it, as words are.
 func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	s, err := r.HoldLatest(id, "courier undo")
-	var locked *history.LockedError
-	if errors.As(err, &locked) {
+	if locked, ok := errors.AsType[*history.LockedError](err); ok {
 		return r.handUndo(locked)
 	}
 	if err != nil {
@@ -166,9 +148,8 @@ func (r *Runner) Undo(id string) (*UndoHandover, error) {
 	return nil, err
 }
 
-// handUndo leaves an undo for the holder waiting for a reply, as 'say'
-// leaves words, and waits a moment for it. A holder busy with a turn
-// keeps the session: that turn may be the one the person meant.
+// handUndo leaves an undo for the holder waiting for a reply and waits a
+// moment for it; a holder busy with a turn (maybe the one meant) keeps it.
 func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	id := locked.Session
 	st, err := r.store.Load(id)
@@ -185,7 +166,7 @@ func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !r.heard(id, name) && os.Remove(filepath.Join(r.wordsDir(id), name)) == nil {
+	if !r.heard(id, name) && os.Remove(r.wordsPath(id, name)) == nil {
 		return nil, locked // withdrawn before the holder took it
 	}
 	h := &UndoHandover{Holder: holderName(locked), Session: id, Sequence: st.UndoTop}
@@ -197,4 +178,93 @@ func (r *Runner) handUndo(locked *history.LockedError) (*UndoHandover, error) {
 		}
 	}
 	return h, nil
+}
+
+// onHistory runs do on session st's workspace and history.
+func (r *Runner) onHistory(st *history.State, do func(*workspace.Workspace, *history.History) error) error {
+	ws, err := r.openWorkspace(st)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	o, p := r.cfg.Snapshots, r.cfg.Paths
+	o.Private = []string{p.Root, p.Inbox, p.Outbox, p.Sessions}
+	h, err := r.store.Open(st.SessionID, ws, o)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return do(ws, h)
+}
+
+// SnapshotError: a turn cannot be shown or undone.
+type SnapshotError struct {
+	Session  string
+	Sequence int
+	Err      error
+}
+
+func (e *SnapshotError) Error() string {
+	return fmt.Sprintf("session %s, request %d: %v", e.Session, e.Sequence, e.Err)
+}
+
+func (e *SnapshotError) Unwrap() error { return e.Err }
+
+// withHistory opens a session (or the latest) with its history; with
+// what, under its lock.
+func (r *Runner) withHistory(id, what string, do func(st *history.State, h *history.History) error) error {
+	st, err := r.resolve(id, true)
+	if err != nil {
+		return err
+	}
+	if what != "" {
+		lock, err := r.store.Lock(st.SessionID, what)
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+	}
+	return r.onHistory(st, func(_ *workspace.Workspace, h *history.History) error { return do(st, h) })
+}
+
+// Diff writes what the turn answering request seq (0: the last) changed.
+func (r *Runner) Diff(w io.Writer, id string, seq int) error {
+	return r.withHistory(id, "", func(st *history.State, h *history.History) error {
+		seqs, err := r.store.Turns(st.SessionID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case seq == 0 && len(seqs) == 0:
+			return &SnapshotError{Session: st.SessionID, Err: errors.New("no reply applied yet")}
+		case seq == 0:
+			seq = seqs[len(seqs)-1]
+		case !slices.Contains(seqs, seq):
+			return &SnapshotError{Session: st.SessionID, Sequence: seq, Err: errors.New("no reply was applied to this request")}
+		}
+		if err := h.Diff(w, seq, 0); err != nil {
+			return &SnapshotError{Session: st.SessionID, Sequence: seq, Err: err}
+		}
+		return nil
+	})
+}
+
+// GC drops the oldest turns' snapshots of a session beyond its budget.
+func (r *Runner) GC(id string) (rep history.GCReport, budget int64, err error) {
+	err = r.withHistory(id, "courier gc", func(_ *history.State, h *history.History) (err error) {
+		budget = h.Budget()
+		rep, err = h.GC(budget)
+		return err
+	})
+	return rep, budget, err
+}
+
+// Log lists the turns of a session (the named one, or the latest).
+func (r *Runner) Log(id string) (Info, []history.TurnLog, error) {
+	st, err := r.resolve(id, true)
+	if err != nil {
+		return Info{}, nil, err
+	}
+	turns, err := r.store.Log(st)
+	return r.info(st), turns, err
 }

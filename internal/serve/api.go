@@ -79,16 +79,16 @@ func statusOf(err error) int {
 		tooLarge *reply.TooLargeError
 		bad      badRequest
 		notRun   *runner.NotRunError
-		invalid  *runner.InvalidIDError
+		invalid  *history.InvalidIDError
 	)
 	switch {
-	case errors.Is(err, runner.ErrNotFound), errors.Is(err, runner.ErrNoSession), errors.As(err, &notRun), errors.As(err, &invalid):
+	case errors.Is(err, history.ErrNotFound), errors.Is(err, runner.ErrNoSession), errors.As(err, &notRun), errors.As(err, &invalid):
 		return http.StatusNotFound
 	case errors.As(err, &maxBytes), errors.As(err, &tooLarge):
 		return http.StatusRequestEntityTooLarge
 	case errors.As(err, &bad), reply.IsUnusable(err), errors.As(err, new(runner.EmptyTaskError)), errors.As(err, new(runner.EmptyMessageError)):
 		return http.StatusBadRequest
-	case errors.As(err, new(conflict)), errors.As(err, new(*runner.LockedError)), errors.As(err, new(*runner.CompleteError)),
+	case errors.As(err, new(conflict)), errors.As(err, new(*history.LockedError)), errors.As(err, new(*runner.CompleteError)),
 		errors.As(err, new(*runner.NotWaitingError)), errors.As(err, new(*runner.UnfinishedError)), errors.As(err, new(*runner.NotCompleteError)),
 		errors.As(err, new(*runner.NothingToUndoError)), errors.As(err, new(*runner.WrongOperationError)),
 		errors.As(err, new(*runner.NothingWaitsError)), errors.As(err, new(*runner.AnswerNeededError)), errors.As(err, new(*runner.OtherWorkspaceError)):
@@ -217,7 +217,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	rr, events := s.runner(to)
 	inboxDir := rr.Paths().Inbox
 	sess, err := rr.Hold(to, "courier serve")
-	var locked *runner.LockedError
+	var locked *history.LockedError
 	if errors.As(err, &locked) && left == nil {
 		// The courier holding the session takes it from inbox/.
 		if _, err := inbox.Save(inboxDir, to, f.Get("reply"), at); err != nil {

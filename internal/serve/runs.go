@@ -9,6 +9,7 @@ import (
 
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/policy"
 	"github.com/courier-agent/courier/internal/runner"
@@ -35,7 +36,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	rr, _ := s.runner("")
 	rep, err := rr.StartRun(s.ctx, cmds, runner.RunOptions{Protocol: agentspaces.ChatName, Preset: preset,
-		Name: "POST /v1/runs", Hash: runner.Hash(data), Task: RunTask(cmds)})
+		Name: "POST /v1/runs", Hash: history.Hash(string(data)), Task: RunTask(cmds)})
 	if err != nil && rep.Commands == nil {
 		rep.Commands = cmds
 	}
