@@ -94,7 +94,7 @@ func New(spec Spec) (Agent, error) {
 		}
 		argv = p.argv(spec.Model)
 	}
-	return &commandAgent{Spec: spec, typ: name, argv: argv}, nil
+	return &backend{Spec: spec, typ: name, argv: argv}, nil
 }
 
 func commandLine(argv []string) ([]string, error) {
@@ -119,11 +119,21 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // api_key_env must.
 func ValidEnvName(name string) bool { return envNamePattern.MatchString(name) }
 
-// backend is an agent New builds: it also reports progress and details.
-type backend interface {
-	Agent
-	model() string
-	run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error)
+// backend is an agent New builds: a program given the request on stdin
+// (the command backend and every preset), or an OpenAI-compatible
+// endpoint; it also reports progress and details.
+type backend struct {
+	Spec
+	typ     string   // "command", "openai" or the preset's name
+	argv    []string // the program, never run through a shell; nil for the endpoint
+	baseURL string   // the endpoint's
+}
+
+func (b *backend) Type() string { return b.typ }
+
+func (b *backend) Execute(ctx context.Context, runCtx *RunContext) error {
+	_, err := execute(ctx, b, runCtx, &reporter{})
+	return err
 }
 
 // outcome is what a run's record needs besides its error.
@@ -135,12 +145,15 @@ type outcome struct {
 	tokens     int    // tokens of the reply, when known
 }
 
-func execute(ctx context.Context, b backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
+func execute(ctx context.Context, b *backend, runCtx *RunContext, rep *reporter) (o outcome, err error) {
 	defer recoverPanic(&err)
 	if err := runCtx.Validate(); err != nil {
 		return outcome{}, permanentError{err}
 	}
-	return b.run(ctx, runCtx, rep)
+	if b.argv == nil {
+		return b.request(ctx, runCtx, rep)
+	}
+	return b.runCommand(ctx, runCtx, rep)
 }
 
 // permanentError marks an error no restart can fix.

@@ -15,23 +15,8 @@ import (
 // person to read.
 const stderrLimit = 4 << 20
 
-// commandAgent runs a program, request on stdin, reply on stdout: the
-// command backend and every preset.
-type commandAgent struct {
-	Spec
-	typ  string   // "command" or the preset's name
-	argv []string // never run through a shell
-}
-
-func (c *commandAgent) Type() string  { return c.typ }
-func (c *commandAgent) model() string { return c.Model }
-
-func (c *commandAgent) Execute(ctx context.Context, runCtx *RunContext) error {
-	_, err := execute(ctx, c, runCtx, &reporter{})
-	return err
-}
-
-func (c *commandAgent) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
+// runCommand runs the program, request on stdin, reply on stdout.
+func (c *backend) runCommand(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
 	stdoutFile, stderrFile, err := createOutputs(runCtx)
 	if err != nil {
 		return outcome{}, err

@@ -22,14 +22,9 @@ const defaultBaseURL = "https://api.openai.com/v1"
 // maxErrorBody caps what courier reads of an error answer.
 const maxErrorBody = 64 << 10
 
-// openAI talks to an OpenAI-compatible chat-completions endpoint (ollama,
-// llama.cpp, vLLM, LM Studio, hosted providers).
-type openAI struct {
-	Spec    // with its defaults filled in
-	baseURL string
-}
-
-func newOpenAI(spec Spec) (*openAI, error) {
+// newOpenAI returns the backend of an OpenAI-compatible chat-completions
+// endpoint (ollama, llama.cpp, vLLM, LM Studio, hosted providers).
+func newOpenAI(spec Spec) (*backend, error) {
 	if spec.Model == "" {
 		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
@@ -43,7 +38,7 @@ func newOpenAI(spec Spec) (*openAI, error) {
 		return nil, err
 	}
 	spec.HTTP = spec.HTTP.withDefaults()
-	return &openAI{Spec: spec, baseURL: base}, nil
+	return &backend{Spec: spec, typ: NameOpenAI, baseURL: base}, nil
 }
 
 // NormalizeBaseURL checks an endpoint's base URL and trims what people
@@ -64,22 +59,14 @@ func NormalizeBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-func (o *openAI) Type() string  { return NameOpenAI }
-func (o *openAI) model() string { return o.Model }
-
-func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
-	_, err := execute(ctx, o, runCtx, &reporter{})
-	return err
-}
-
 type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
 
-func (o *openAI) endpoint() string { return o.baseURL + "/chat/completions" }
+func (o *backend) endpoint() string { return o.baseURL + "/chat/completions" }
 
-func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
+func (o *backend) request(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
 	stdoutFile, stderrFile, err := createOutputs(runCtx)
 	if err != nil {
 		return outcome{}, err
@@ -138,14 +125,14 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 
 // messages is the request, after the earlier exchanges that fit the
 // history budget.
-func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
+func (o *backend) messages(runCtx *RunContext) ([]message, error) {
 	earlier, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
 	return append(earlier, message{Role: "user", Content: runCtx.Prompt}), err
 }
 
 // attempt sends the request, possibly several times.
 type attempt struct {
-	o       *openAI
+	o       *backend
 	key     string
 	body    []byte
 	rep     *reporter

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/courier-agent/courier/internal/human"
-
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
@@ -61,7 +59,6 @@ type RunInfo struct {
 // The caller holds the session's lock.
 type Runs struct {
 	SessionDir string // the session's folder, TASK_FOLDER for the agent
-	MaxReply   int64  // the largest reply Send reads back; 0 means DefaultMaxReply
 	// TimeBudget bounds the time agents work on the session, over all its
 	// runs (see spent); 0 means none. A run that would pass it is stopped
 	// with a *BudgetError, and none starts once it is spent.
@@ -133,8 +130,8 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 		return Reply{}, fmt.Errorf("request not sent: %w", context.Cause(ctx))
 	}
 	model := ""
-	if b, ok := a.(backend); ok {
-		model = b.model()
+	if b, ok := a.(*backend); ok {
+		model = b.Model
 	}
 	var spent time.Duration
 	if r.TimeBudget > 0 {
@@ -176,7 +173,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	}
 	var text string
 	if runErr == nil {
-		text, runErr = r.readReply(runCtx.StdoutPath, a.Type())
+		text, runErr = readReply(runCtx.StdoutPath, a.Type())
 	}
 	runErr = redactError(runErr, secretsOf(runCtx, os.Getenv))
 	info = finish(info, dir, o, runErr)
@@ -197,7 +194,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 // runAgent runs a backend of New with progress, any other Agent with its
 // panic recovered.
 func runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
-	if b, ok := a.(backend); ok {
+	if b, ok := a.(*backend); ok {
 		return execute(ctx, b, runCtx, rep)
 	}
 	defer recoverPanic(&err)
@@ -277,14 +274,13 @@ func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
 	_ = writeInfo(dir, *info) // without it, a crash leaves the program to end by itself
 }
 
-func (r Runs) readReply(path, agentType string) (string, error) {
-	limit := cmp.Or(max(r.MaxReply, 0), DefaultMaxReply)
-	data, err := os.ReadFile(path) // the backends stop a reply past the limit
+// readReply reads the reply back; the backends stop one past its limit,
+// which the session checks again.
+func readReply(path, agentType string) (string, error) {
+	data, err := os.ReadFile(path)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("read the reply: %w", err)
-	case int64(len(data)) > limit:
-		return "", fmt.Errorf("the reply of %s is larger than %s", agentType, human.ExactBytes(limit))
 	case strings.TrimSpace(string(data)) == "":
 		return "", fmt.Errorf("%s finished without writing a reply", agentType)
 	}
@@ -312,18 +308,14 @@ func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 }
 
 func fileSize(path string) int64 {
-	fi, _ := os.Stat(path)
-	if fi == nil {
-		return 0
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
 	}
-	return fi.Size()
+	return 0
 }
 
 func writeInfo(dir string, info RunInfo) error {
-	data, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode run-info: %w", err)
-	}
+	data, _ := json.MarshalIndent(info, "", "  ") // cannot fail
 	return atomicfile.Write(filepath.Join(dir, RunInfoFile), append(data, '\n'), 0o644)
 }
 

@@ -25,7 +25,6 @@ type Options struct {
 	MaxTurns   int    // replies the agent may give in this run of courier (0: no limit)
 	Restarts   agent.RestartPolicy
 	TimeBudget time.Duration // see agent.Runs
-	MaxReply   int64
 	Reporter   runner.Reporter // hears about each run as it happens
 }
 
@@ -55,7 +54,7 @@ type Source struct {
 // New returns the source of a held session (holding it closed the runs a
 // crashed courier left open).
 func New(o Options) *Source {
-	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, MaxReply: o.MaxReply, TimeBudget: o.TimeBudget}}
+	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, TimeBudget: o.TimeBudget}}
 }
 
 // Where says where replies come from, for the person.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -68,13 +67,19 @@ type ChatServer struct {
 // NewChatServer serves the steps in order, one a request; one more fails
 // the test.
 func NewChatServer(t testing.TB, steps ...Step) *ChatServer {
-	return NewChatServerFunc(t, func(n int, _ ChatRequest) Step {
+	return NewChatServerFunc(t, Steps(steps, t.Errorf))
+}
+
+// Steps answers request n with steps[n-1], and one more with an error,
+// which it reports to fail.
+func Steps(steps []Step, fail func(format string, args ...any)) func(int, ChatRequest) Step {
+	return func(n int, _ ChatRequest) Step {
 		if n > len(steps) {
-			t.Errorf("chat server: request %d, but only %d are scripted", n, len(steps))
+			fail("chat server: request %d, but only %d are scripted", n, len(steps))
 			return Step{Status: http.StatusInternalServerError, ErrorBody: `{"error":{"message":"no more scripted replies"}}`}
 		}
 		return steps[n-1]
-	})
+	}
 }
 
 // NewChatServerFunc answers request n (from 1) with respond's step.
@@ -132,48 +137,40 @@ func (s *ChatServer) serve(w http.ResponseWriter, r *http.Request) {
 	if step.Delay > 0 && !s.pause(r, step.Delay) {
 		return
 	}
+	usage := ""
+	if step.Usage > 0 {
+		usage = fmt.Sprintf(`,"usage":{"completion_tokens":%d}`, step.Usage)
+	}
 	switch {
 	case step.Hangup:
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			conn.Close()
 		}
 	case step.Status != 0 && step.Status != http.StatusOK:
-		body := cmp.Or(step.ErrorBody, `{"error":{"message":"scripted failure","type":"server_error"}}`)
 		if step.RetryAfter != "" {
 			w.Header().Set("Retry-After", step.RetryAfter)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(step.Status)
-		io.WriteString(w, body)
+		io.WriteString(w, cmp.Or(step.ErrorBody, `{"error":{"message":"scripted failure","type":"server_error"}}`))
 	case req.Stream:
-		s.stream(w, r, step)
+		s.stream(w, r, step, usage)
 	default:
-		whole(w, req, step)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"chatcmpl-test","object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%s}}]%s}`,
+			quote(step.Reply), usage)
 	}
 }
 
-func whole(w http.ResponseWriter, req ChatRequest, step Step) {
-	resp := map[string]any{
-		"id": "chatcmpl-test", "object": "chat.completion", "model": req.Model,
-		"choices": []any{map[string]any{
-			"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": step.Reply},
-		}},
-	}
-	if step.Usage > 0 {
-		resp["usage"] = map[string]any{"completion_tokens": step.Usage}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(resp)
-}
-
-func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
+func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step, usage string) {
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	send := func(text string) {
-		io.WriteString(w, text)
+		io.WriteString(w, text+"\n\n")
 		http.NewResponseController(w).Flush()
+	}
+	chunk := func(delta, finish, usage string) {
+		send(`data: {"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[{"index":0,"delta":{` + delta + `},"finish_reason":` + finish + `}]` + usage + `}`)
 	}
 	reply := []rune(step.Reply)
 	if step.MidStreamError != "" || step.Stall {
@@ -181,16 +178,15 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 	}
 	size := cmp.Or(max(step.Chunk, 0), 5)
 	if step.Comments {
-		send(": keep-alive\n\n")
+		send(": keep-alive")
 	}
 	for i := 0; i < len(reply); i += size {
 		if i > 0 && step.Gap > 0 && !s.pause(r, step.Gap) {
 			return
 		}
-		piece := string(reply[i:min(i+size, len(reply))])
-		send("data: " + chunkJSON(piece, "") + "\n\n")
+		chunk(`"content":`+quote(string(reply[i:min(i+size, len(reply))])), "null", "")
 		if step.Comments {
-			send(": PROCESSING\n\n")
+			send(": PROCESSING")
 		}
 	}
 	switch {
@@ -211,55 +207,34 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step) {
 			case <-s.quit:
 				return
 			case <-keepAlive:
-				send(": keep-alive\n\n")
+				send(": keep-alive")
 			}
 		}
+	case step.MidStreamError != "" && step.VLLMError:
+		send(`data: {"object":"error","message":` + quote(step.MidStreamError) + `,"type":"BadRequestError","code":400}`)
+		return
 	case step.MidStreamError != "":
-		msg, _ := json.Marshal(step.MidStreamError)
-		if step.VLLMError {
-			send(fmt.Sprintf(`data: {"object":"error","message":%s,"type":"BadRequestError","code":400}`+"\n\n", msg))
-		} else {
-			send(fmt.Sprintf(`data: {"error":{"message":%s,"type":"server_error"}}`+"\n\n", msg))
-		}
+		send(`data: {"error":{"message":` + quote(step.MidStreamError) + `,"type":"server_error"}}`)
 		return
 	}
-	last := chunkJSON("", "stop")
-	if step.Usage > 0 {
-		last = strings.TrimSuffix(last, "}") + fmt.Sprintf(`,"usage":{"completion_tokens":%d}}`, step.Usage)
-	}
-	send("data: " + last + "\n\n")
+	chunk("", `"stop"`, usage)
 	if !step.NoDone {
-		send("data: [DONE]\n\n")
+		send("data: [DONE]")
 	}
 }
 
 // pause waits d; false when the client or the test went away.
 func (s *ChatServer) pause(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d):
 		return true
 	case <-r.Context().Done():
-		return false
 	case <-s.quit:
-		return false
 	}
+	return false
 }
 
-// chunkJSON is one streamed chunk holding text, or a finish reason.
-func chunkJSON(text, finish string) string {
-	delta := map[string]any{}
-	if text != "" {
-		delta["content"] = text
-	}
-	var reason any
-	if finish != "" {
-		reason = finish
-	}
-	data, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-test", "object": "chat.completion.chunk",
-		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": reason}},
-	})
+func quote(s string) string {
+	data, _ := json.Marshal(s)
 	return string(data)
 }

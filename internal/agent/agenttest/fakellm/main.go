@@ -36,7 +36,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -88,12 +87,8 @@ func main() {
 		fmt.Println(line)
 		fmt.Fprintln(os.Stderr, line)
 	}
-	if d := os.Getenv("FAKELLM_SLEEP"); d != "" {
-		dur, err := time.ParseDuration(d)
-		if err != nil {
-			fail(5, "FAKELLM_SLEEP: %v", err)
-		}
-		time.Sleep(dur)
+	if d, err := time.ParseDuration(os.Getenv("FAKELLM_SLEEP")); err == nil {
+		time.Sleep(d)
 	}
 	if n, _ := strconv.ParseInt(os.Getenv("FAKELLM_FLOOD"), 10, 64); n > 0 {
 		flood(n)
@@ -160,14 +155,12 @@ func spawnChild() int {
 }
 
 func flood(n int64) {
-	w := bufio.NewWriterSize(os.Stdout, 64<<10)
 	line := strings.Repeat("x", 1023) + "\n"
 	for ; n > 0; n -= int64(len(line)) {
-		if _, err := w.WriteString(line); err != nil {
+		if _, err := os.Stdout.WriteString(line); err != nil {
 			os.Exit(0) // the reader stopped: that is the test
 		}
 	}
-	w.Flush()
 }
 
 var (
@@ -198,31 +191,22 @@ func reply(request string) string {
 		fail(3, "request %d does not show the previous turn's results (%q)", n, resultsHeading)
 	}
 	text := scripted(script, n)
-	var expects []string
 	for {
 		line, rest, _ := strings.Cut(text, "\n")
 		want, ok := strings.CutPrefix(line, "expect: ")
 		if !ok {
 			break
 		}
-		expects = append(expects, want)
-		text = rest
-	}
-	for _, want := range expects {
 		if !strings.Contains(request, want) {
 			fail(3, "request %d does not hold %q", n, want)
 		}
+		text = rest
 	}
-	text = strings.ReplaceAll(text, "{{SESSION}}", session[1])
-	return strings.ReplaceAll(text, "{{SEQUENCE}}", seq[1])
+	return strings.NewReplacer("{{SESSION}}", session[1], "{{SEQUENCE}}", seq[1]).Replace(text)
 }
 
 func scripted(script string, n int) string {
-	fi, err := os.Stat(script)
-	if err != nil {
-		fail(5, "FAKELLM_SCRIPT: %v", err)
-	}
-	if !fi.IsDir() {
+	if fi, err := os.Stat(script); err != nil || !fi.IsDir() {
 		data, err := os.ReadFile(script)
 		if err != nil {
 			fail(5, "FAKELLM_SCRIPT: %v", err)
