@@ -44,6 +44,21 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, code int, tmpl s
 	enc.Encode(v)
 }
 
+// show answers a GET: with the page's fragment tmpl of page, else with
+// api as JSON, or a text as it is.
+func (s *Server) show(w http.ResponseWriter, r *http.Request, tmpl string, page, api any) error {
+	if text, ok := api.(string); ok && !fromPage(r) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, err := io.WriteString(w, text)
+		return err
+	}
+	if fromPage(r) {
+		api = page
+	}
+	s.answer(w, r, http.StatusOK, tmpl, api)
+	return nil
+}
+
 // done is what an action came to: the session after it, and a sentence.
 type done struct {
 	runner.Info
@@ -121,8 +136,7 @@ func (s *Server) form(r *http.Request, raw string) (url.Values, error) {
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) error {
 	rr, _ := s.runner("")
 	infos, _ := rr.Sessions()
-	s.answer(w, r, http.StatusOK, "list", infos)
-	return nil
+	return s.show(w, r, "list", infos, infos)
 }
 
 // create is POST /api/sessions: task, workspace and protocol.
@@ -160,12 +174,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if fromPage(r) {
-		s.answer(w, r, http.StatusOK, "status", s.statusView(info))
-	} else {
-		s.answer(w, r, http.StatusOK, "", info)
-	}
-	return nil
+	return s.show(w, r, "status", s.statusView(info), info)
 }
 
 // request is GET /api/sessions/{id}/request (?full=1: for a fresh chat).
@@ -176,18 +185,8 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if fromPage(r) {
-		info, _ := rr.Status(id)
-		s.answer(w, r, http.StatusOK, "request", requestView(info, text))
-		return nil
-	}
-	return plain(w, text)
-}
-
-func plain(w http.ResponseWriter, text string) error {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, err := io.WriteString(w, text)
-	return err
+	info, _ := rr.Status(id)
+	return s.show(w, r, "request", requestView(info, text), text)
 }
 
 // reply is POST /api/sessions/{id}/reply: the reply (the body, or the
@@ -241,7 +240,11 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 	if len(left) > 0 && (err == nil || errors.As(err, new(*runner.WaitingError))) && events.refused == "" {
 		rr.Say(to, leftOut(left, f.Get("reason")), false)
 	}
-	return s.outcome(w, r, rr, to, events, err)
+	code, msg, err := outcome(events, err)
+	if err != nil {
+		return err
+	}
+	return s.done(w, r, rr, to, code, msg)
 }
 
 // parse reads a reply for session id as the session's protocol reads it.
@@ -314,18 +317,19 @@ func (p *pasted) Next(_ context.Context, req runner.Request) (reply.Reply, error
 
 func (p *pasted) Settle(string, string, runner.Settlement) (string, error) { return "", nil }
 
-func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runner, id string, events *reporter, err error) error {
+// outcome is what a turn came to, for done.
+func outcome(events *reporter, err error) (int, string, error) {
 	var waiting *runner.WaitingError
 	switch {
 	case errors.As(err, &waiting):
-		return s.done(w, r, rr, id, http.StatusOK, fmt.Sprintf("Waits for your approval of %q: %s", waiting.Pending.Command, waiting.Pending.Reason))
+		return http.StatusOK, fmt.Sprintf("Waits for your approval of %q: %s", waiting.Pending.Command, waiting.Pending.Reason), nil
 	case events.refused != "" && (err == nil || errors.As(err, new(*runner.UnappliedError))):
 		// Applied before, outdated, or set aside.
-		return conflict(events.refused)
+		return 0, "", conflict(events.refused)
 	case err != nil:
-		return err
+		return 0, "", err
 	case events.ended == nil:
-		return s.done(w, r, rr, id, http.StatusOK, "Nothing was applied")
+		return http.StatusOK, "Nothing was applied", nil
 	}
 	failed := 0
 	for _, res := range events.ended.Results {
@@ -337,46 +341,55 @@ func (s *Server) outcome(w http.ResponseWriter, r *http.Request, rr *runner.Runn
 	if events.ended.Complete {
 		msg += "; the session is complete"
 	}
-	return s.done(w, r, rr, id, http.StatusOK, msg)
+	return http.StatusOK, msg, nil
+}
+
+// action is a request changing session id, held while it works.
+type action struct {
+	id     string
+	form   url.Values
+	rr     *runner.Runner
+	events *reporter
+}
+
+// act is the handler of an action: it answers with the session after it.
+func (s *Server) act(do func(*http.Request, *action) (int, string, error)) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		f, err := s.form(r, "")
+		if err != nil {
+			return err
+		}
+		defer s.hold(id)()
+		rr, events := s.runner(id)
+		code, msg, err := do(r, &action{id: id, form: f, rr: rr, events: events})
+		if err != nil {
+			return err
+		}
+		return s.done(w, r, rr, id, code, msg)
+	}
 }
 
 // decide is POST .../approve (all=1: and all like it) and .../deny
 // (reason), given to the courier process waiting for it, if one does.
-func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	f, err := s.form(r, "")
-	if err != nil {
-		return err
-	}
-	d := runner.Decision{Answer: runner.Deny, Reason: f.Get("reason")}
+func (s *Server) decide(r *http.Request, a *action) (int, string, error) {
+	d := runner.Decision{Answer: runner.Deny, Reason: a.form.Get("reason")}
 	if strings.HasSuffix(r.URL.Path, "/approve") {
 		d = runner.Decision{Answer: runner.Approve}
-		if f.Get("all") != "" {
+		if a.form.Get("all") != "" {
 			d.Answer = runner.ApproveAll
 		}
 	}
-	defer s.hold(id)()
-	rr, events := s.runner(id)
-	handed, err := rr.Decide(s.ctx, id, d, inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source("", false))
+	handed, err := a.rr.Decide(s.ctx, a.id, d, inbox.NewQueue(a.rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source("", false))
 	if handed {
-		return s.done(w, r, rr, id, http.StatusAccepted, "Gave the answer to the courier process waiting for it; it goes on there")
+		return http.StatusAccepted, "Gave the answer to the courier process waiting for it; it goes on there", nil
 	}
-	return s.outcome(w, r, rr, id, events, err)
+	return outcome(a.events, err)
 }
 
 // say is POST .../say: text (and newChat) for the next request.
-func (s *Server) say(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	f, err := s.form(r, "")
-	if err != nil {
-		return err
-	}
-	defer s.hold(id)()
-	rr, _ := s.runner(id)
-	said, err := rr.Say(id, f.Get("text"), f.Get("newChat") != "")
-	if err != nil {
-		return err
-	}
+func (s *Server) say(_ *http.Request, a *action) (int, string, error) {
+	said, err := a.rr.Say(a.id, a.form.Get("text"), a.form.Get("newChat") != "")
 	msg := "The request was written again with your message: copy it again"
 	switch {
 	case said.Holder != "" && !said.Heard:
@@ -386,39 +399,24 @@ func (s *Server) say(w http.ResponseWriter, r *http.Request) error {
 	case !said.Rewritten:
 		msg = "The message goes into the request the turn under way ends with"
 	}
-	return s.done(w, r, rr, id, http.StatusOK, msg)
+	return http.StatusOK, msg, err
 }
 
 // undo is POST .../undo, as 'courier undo'.
-func (s *Server) undo(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	defer s.hold(id)()
-	rr, _ := s.runner(id)
-	sess, err := rr.HoldLatest(id, "courier serve")
+func (s *Server) undo(_ *http.Request, a *action) (int, string, error) {
+	sess, err := a.rr.HoldLatest(a.id, "courier serve")
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	rep, err := sess.Undo()
 	sess.Release()
-	if err != nil {
-		return err
-	}
-	return s.done(w, r, rr, id, http.StatusOK, fmt.Sprintf("Undid the answer to request %d: %d files restored, %d removed", rep.Sequence, len(rep.Restored), len(rep.Removed)))
+	return http.StatusOK, fmt.Sprintf("Undid the answer to request %d: %d files restored, %d removed", rep.Sequence, len(rep.Restored), len(rep.Removed)), err
 }
 
 // continueTask is POST .../continue: a follow-up task.
-func (s *Server) continueTask(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	f, err := s.form(r, "")
-	if err != nil {
-		return err
-	}
-	defer s.hold(id)()
-	rr, _ := s.runner(id)
-	if _, err := rr.Continue(id, f.Get("task")); err != nil {
-		return err
-	}
-	return s.done(w, r, rr, id, http.StatusOK, "The next request asks for the follow-up task: copy it")
+func (s *Server) continueTask(_ *http.Request, a *action) (int, string, error) {
+	_, err := a.rr.Continue(a.id, a.form.Get("task"))
+	return http.StatusOK, "The next request asks for the follow-up task: copy it", err
 }
 
 func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
@@ -427,8 +425,7 @@ func (s *Server) log(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.answer(w, r, http.StatusOK, "log", logView{Info: info, Turns: turns})
-	return nil
+	return s.show(w, r, "log", logView{Info: info, Turns: turns}, logView{Info: info, Turns: turns})
 }
 
 type logView struct {
@@ -450,9 +447,5 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) error {
 	if err := rr.Diff(&b, r.PathValue("id"), turn); err != nil {
 		return err
 	}
-	if fromPage(r) {
-		s.answer(w, r, http.StatusOK, "diff", b.String())
-		return nil
-	}
-	return plain(w, b.String())
+	return s.show(w, r, "diff", b.String(), b.String())
 }

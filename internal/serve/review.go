@@ -59,12 +59,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer ws.Close()
 	items := preview(ws, s.o.Config.Commands.Policy, info.Approved, rep.Parsed.Commands)
-	if fromPage(r) {
-		s.answer(w, r, http.StatusOK, "review", reviewView{ID: id, Items: items})
-	} else {
-		s.answer(w, r, http.StatusOK, "", items)
-	}
-	return nil
+	return s.show(w, r, "review", reviewView{ID: id, Items: items}, items)
 }
 
 // preview goes over the commands on copies of the files in memory, as
