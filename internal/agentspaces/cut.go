@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/human"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // maxLineBytes cuts single lines of readFile content in a chat request, as
@@ -88,8 +89,6 @@ func cutContent(e *Event, maxLines, room int) int {
 }
 
 func shellQuote(p string) string {
-	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") == "" {
-		return p
-	}
-	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	q, _ := syntax.Quote(p, syntax.LangPOSIX) // validation refused what it cannot quote (NUL)
+	return q
 }

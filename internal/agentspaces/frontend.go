@@ -28,17 +28,13 @@ const Continuation = "Continue working on the task based on the events above. Wh
 
 // Render implements frontend.FrontEnd.
 func (Chat) Render(t frontend.Turn) (string, []frontend.Part) {
-	return protocol.RenderLayout(t, chatLayout())
-}
-
-func chatLayout() protocol.Layout {
-	return protocol.Layout{
+	return protocol.RenderLayout(t, protocol.Layout{
 		Protocol:     prompts.ProtocolJSON,
 		Reminder:     prompts.ReminderJSON,
 		Results:      writeEvents,
 		ResultsTitle: "Events of your last operations",
 		Continuation: Continuation,
-	}
+	})
 }
 
 // writeEvents writes the CONTEXT section on the last reply: courier's

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+
+	"github.com/courier-agent/courier/internal/command"
 )
 
 // ProtocolVersion is the only version courier speaks, in both directions.
@@ -24,6 +26,11 @@ const (
 
 func opTypes() []OpType {
 	return []OpType{OpMessage, OpCreateFile, OpReadFile, OpEditFile, OpDeleteFile, OpShell}
+}
+
+// commandTypes are the commands the operations map onto, in their order.
+func commandTypes() []command.Type {
+	return []command.Type{command.Message, command.CreateFile, command.ReadFile, command.EditFile, command.DeleteFile, command.RunCommand}
 }
 
 // Encoding is how file content is carried in a JSON string.

@@ -3,6 +3,7 @@ package agentspaces
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -44,26 +45,12 @@ func ParseReply(text string) Reply {
 	var r Reply
 	var cmds []command.Command
 	problems, found := 0, false
-	problem := func(line int, reason string) {
-		problems++
-		if problems <= maxProblems {
-			cmds = append(cmds, command.Command{Type: command.ParseError, Line: line, Error: reason})
-		}
-	}
 	for _, p := range s.pieces {
 		if !p.hasOps {
 			continue
 		}
-		if (p.broken || len(cmds) >= MaxOperations) && problems >= maxProblems {
-			problems++
-			continue
-		}
 		// The message's own line first: positions asked in order.
 		line := lines.line(p.start)
-		if len(cmds) >= MaxOperations {
-			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
-			continue
-		}
 		m, err := readMessage(s.json(p), p.start, lines, false)
 		switch {
 		case err == nil && p.broken:
@@ -72,14 +59,17 @@ func ParseReply(text string) Reply {
 			continue // "operations" was only a value: not a message
 		case err == nil:
 			err = m.checkVersion(false)
+			found = found || err == nil
+		}
+		if err == nil && len(cmds)+len(m.ops) > MaxOperations {
+			err = fmt.Errorf("the reply has more than %d operations; send at most %d at a time", MaxOperations, MaxOperations)
 		}
 		if err != nil {
-			problem(line, fmt.Sprintf("the operations message at line %d was not run: %v", line, err))
-			continue
-		}
-		found = true
-		if len(cmds)+len(m.ops) > MaxOperations {
-			problem(line, fmt.Sprintf("the operations message at line %d was not run: the reply has more than %d operations; send at most %d at a time", line, MaxOperations, MaxOperations))
+			problems++
+			if problems <= maxProblems {
+				cmds = append(cmds, command.Command{Type: command.ParseError, Line: line,
+					Error: fmt.Sprintf("the operations message at line %d was not run: %v", line, err)})
+			}
 			continue
 		}
 		if r.Session == "" {
@@ -113,7 +103,7 @@ func loneOperation(s *scanner, lines *lineIndex) string {
 		if json.Unmarshal(s.json(p), &f) != nil {
 			continue
 		}
-		if t, _, err := f.str("type", true); err == nil && isOpType(OpType(t)) {
+		if t, _, err := f.str("type", true); err == nil && slices.Contains(opTypes(), OpType(t)) {
 			return fmt.Sprintf(`. The %s operation at line %d is not inside an operations message: put operations in the "operations" array`, t, lines.line(p.start))
 		}
 	}

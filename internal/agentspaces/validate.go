@@ -67,29 +67,28 @@ func validate(op rawOp) (OpType, command.Command, error) {
 		return "", c, err
 	}
 	typ := OpType(s)
-	if !isOpType(typ) {
+	i := slices.Index(opTypes(), typ)
+	if i < 0 {
 		return "", c, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), human.Cut(s, 40))
 	}
+	c.Type = commandTypes()[i]
 	switch typ {
 	case OpMessage:
-		c.Type = command.Message
 		err = f.message(&c)
 	case OpCreateFile:
-		c.Type = command.CreateFile
 		err = f.createFile(&c)
 	case OpReadFile:
-		c.Type, c.Inline = command.ReadFile, true
+		c.Inline = true
 		if c.Path, err = f.path("path", true); err == nil {
 			err = f.encoding(&c)
 		}
 	case OpEditFile:
-		c.Type, c.Literal = command.EditFile, true
+		c.Literal = true
 		err = f.editFile(&c)
 	case OpDeleteFile:
-		c.Type = command.DeleteFile
 		c.Path, err = f.path("path", true)
 	case OpShell:
-		c.Type, c.SplitOutput = command.RunCommand, true
+		c.SplitOutput = true
 		err = f.shell(&c)
 	}
 	return typ, c, err
@@ -336,8 +335,6 @@ func canonicalBase64(s string) (string, int, error) {
 	}
 	return "", 0, err
 }
-
-func isOpType(t OpType) bool { return slices.Contains(opTypes(), t) }
 
 func typeList() string {
 	var names []string
