@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/courier-agent/courier/internal/textdist"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // The backends besides the presets.
@@ -165,4 +169,311 @@ func (e permanentError) permanent() bool { return true }
 func permanent(err error) bool {
 	var p interface{ permanent() bool }
 	return errors.As(err, &p) && p.permanent()
+}
+
+// preset is a coding CLI people already have, run so that it answers one
+// request in plain text and exits: the request on stdin, the reply on
+// stdout, progress and errors on stderr, and none of its own tools, since
+// courier is the one that executes commands.
+type preset struct {
+	name string
+	// needsModel: the program cannot pick a model by itself.
+	needsModel bool
+	// argv builds the command line; model is "" for the program's default.
+	argv func(model string) []string
+}
+
+// presets lists every preset, each written against the documentation it
+// names; the tests pin the argument list and stdin of each. What protects
+// the person from settings a reply writes into the workspace (hooks,
+// helpers, MCP servers: programs the CLI would run outside the sandbox) is
+// the fresh folder outside the workspace it runs in (see workFolder);
+// where a CLI has a switch that turns project settings off, it is passed
+// too.
+var presets = []preset{
+	// Claude Code (CLI reference, changelog up to 2.1.240): -p without a
+	// prompt reads stdin; --tools "" and --strict-mcp-config without
+	// --mcp-config leave it no tool to act with; --setting-sources user
+	// loads no project or local settings. --tools takes several values, so
+	// an option must follow it.
+	{name: "claude", argv: func(model string) []string {
+		argv := []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence",
+			"--setting-sources", "user"}
+		return withFlag(argv, "--model", model)
+	}},
+	// OpenAI Codex CLI (developers.openai.com/codex, codex-cli 0.128):
+	// `exec -` reads stdin and prints only the final message on stdout;
+	// read-only sandbox and the shell tools off keep it from acting;
+	// --ignore-rules loads no execpolicy rules. It has no switch for a
+	// project's .codex/config.toml, which it reads only in trusted
+	// projects: the fresh folder is none.
+	{name: "codex", argv: func(model string) []string {
+		argv := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox", "read-only",
+			"--color", "never", "-c", "features.shell_tool=false", "-c", "features.unified_exec=false"}
+		return append(withFlag(argv, "-m", model), "-")
+	}},
+	// Gemini CLI (cli-reference.md and headless.md of 0.56): -p "" adds
+	// nothing to stdin and forces headless mode, where --approval-mode
+	// default refuses every tool call needing approval. It has no switch
+	// for project settings and refuses untrusted folders headless, so
+	// --skip-trust trusts the fresh, empty folder it runs in.
+	{name: "gemini", argv: func(model string) []string {
+		argv := []string{"gemini", "--skip-trust", "--approval-mode", "default", "--output-format", "text"}
+		return append(withFlag(argv, "-m", model), "-p", "")
+	}},
+	// llm (llm.datasette.io, 0.32): `llm prompt` sends stdin; --no-log
+	// keeps courier's requests out of its database; no tools without -T.
+	{name: "llm", argv: func(model string) []string {
+		return withFlag([]string{"llm", "prompt", "--no-log"}, "-m", model)
+	}},
+	// Ollama (cmd/cmd.go at v0.33.0): `run` reads all of a piped stdin;
+	// --nowordwrap keeps long lines of code whole; --hidethinking keeps a
+	// thinking model's reasoning out of the reply.
+	{name: "ollama", needsModel: true, argv: func(model string) []string {
+		return []string{"ollama", "run", "--nowordwrap", "--hidethinking", model}
+	}},
+}
+
+func withFlag(argv []string, flag, value string) []string {
+	if value == "" {
+		return argv
+	}
+	return append(argv, flag, value)
+}
+
+const redacted = "[redacted]"
+
+func redactString(s string, secrets []string) string {
+	for _, k := range secrets {
+		s = strings.ReplaceAll(s, k, redacted)
+	}
+	return s
+}
+
+// redactError returns err with the secrets removed from its text, its
+// chain kept.
+func redactError(err error, secrets []string) error {
+	if err == nil || redactString(err.Error(), secrets) == err.Error() {
+		return err
+	}
+	return &redactedError{msg: redactString(err.Error(), secrets), err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactor writes to w with the secrets replaced, holding back a tail that
+// could begin a secret split across writes; Close writes it.
+type redactor struct {
+	w       io.Writer
+	secrets [][]byte
+	hold    []byte
+}
+
+func newRedactor(w io.Writer, secrets []string) *redactor {
+	r := &redactor{w: w}
+	for _, s := range secrets {
+		r.secrets = append(r.secrets, []byte(s))
+	}
+	return r
+}
+
+func (r *redactor) Write(p []byte) (int, error) {
+	if len(r.secrets) == 0 {
+		return r.w.Write(p)
+	}
+	buf := p
+	if len(r.hold) > 0 {
+		buf = append(r.hold, p...)
+	}
+	for _, s := range r.secrets {
+		buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+	}
+	keep := r.pending(buf)
+	if _, err := r.w.Write(buf[:len(buf)-keep]); err != nil {
+		return 0, err
+	}
+	r.hold = append(r.hold[:0:0], buf[len(buf)-keep:]...)
+	return len(p), nil
+}
+
+// pending is the length of the longest tail of buf that begins a secret.
+func (r *redactor) pending(buf []byte) int {
+	best := 0
+	for _, s := range r.secrets {
+		for n := min(len(s)-1, len(buf)); n > best; n-- {
+			if bytes.HasSuffix(buf, s[:n]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+func (r *redactor) Close() error {
+	if len(r.hold) == 0 {
+		return nil
+	}
+	_, err := r.w.Write(r.hold)
+	r.hold = nil
+	return err
+}
+
+// errReplyTooLarge stops a runaway agent before it fills the disk.
+var errReplyTooLarge = errors.New("reply too large")
+
+// meter counts what an agent writes to one of its outputs; past limit the
+// reply fails the run, the rest of stderr is dropped.
+type meter struct {
+	w        io.Writer
+	n, limit int64
+	drop     bool        // past the limit: discard instead of failing
+	exceeded func()      // called once when a failing limit is passed
+	onWrite  func(int64) // called with the running total after each write
+	failed   bool
+}
+
+func (m *meter) Write(p []byte) (int, error) {
+	if m.failed {
+		return 0, errReplyTooLarge
+	}
+	room := m.limit - m.n
+	m.n += int64(len(p))
+	if m.onWrite != nil {
+		m.onWrite(m.n)
+	}
+	if _, err := m.w.Write(p[:min(max(room, 0), int64(len(p)))]); err != nil {
+		return 0, err
+	}
+	if int64(len(p)) <= room || m.drop {
+		return len(p), nil
+	}
+	m.failed = true
+	if m.exceeded != nil {
+		m.exceeded()
+	}
+	return 0, fmt.Errorf("%w: more than %d bytes", errReplyTooLarge, m.limit)
+}
+
+// SplitCommand splits --agent-command 'llm -m gpt-4o' into words as a
+// POSIX shell would. No shell ever runs it, so anything a shell would do
+// beyond splitting words (pipes, redirections, variables, globs...) is
+// refused, saying so.
+func SplitCommand(line string) ([]string, error) {
+	if strings.TrimSpace(line) == "" {
+		return nil, errors.New("the agent command is empty")
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		return nil, fmt.Errorf("agent command %q: %w", line, err)
+	}
+	if len(f.Stmts) == 0 {
+		return nil, errors.New("the agent command is empty")
+	}
+	if len(f.Stmts) > 1 {
+		return nil, notShell(line, "several commands (;, & or a new line)")
+	}
+	st := f.Stmts[0]
+	switch {
+	case st.Background:
+		return nil, notShell(line, "a background job (&)")
+	case st.Negated:
+		return nil, notShell(line, "a negation (!)")
+	case len(st.Redirs) > 0:
+		return nil, notShell(line, "a redirection (<, > or a here-document)")
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return nil, notShell(line, describeCommand(st.Cmd))
+	}
+	if len(call.Assigns) > 0 {
+		return nil, notShell(line, "a variable assignment (set it in the environment instead)")
+	}
+	words := make([]string, 0, len(call.Args))
+	for _, w := range call.Args {
+		s, err := literalWord(w)
+		if err != nil {
+			return nil, notShell(line, err.Error())
+		}
+		words = append(words, s)
+	}
+	if words[0] == "" {
+		return nil, errors.New("the agent command starts with an empty word")
+	}
+	return words, nil
+}
+
+func notShell(line, what string) error {
+	return fmt.Errorf("agent command %q has %s, but courier runs the program directly, never through a shell; write a script and name it instead", line, what)
+}
+
+func describeCommand(cmd syntax.Command) string {
+	switch c := cmd.(type) {
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			return "a pipe (|)"
+		}
+		return "a command list (&& or ||)"
+	case *syntax.Subshell, *syntax.Block:
+		return "a group of commands"
+	}
+	return "shell syntax"
+}
+
+// literalWord returns the value of a word of literal text and quotes.
+func literalWord(w *syntax.Word) (string, error) {
+	for _, part := range w.Parts {
+		if err := literalPart(part); err != nil {
+			return "", err
+		}
+	}
+	fields, err := expand.Fields(nil, w)
+	if err != nil {
+		return "", err
+	}
+	if len(fields) != 1 {
+		return "", errors.New("a brace expansion ({a,b}); quote it to pass it as is")
+	}
+	return fields[0], nil
+}
+
+func literalPart(part syntax.WordPart) error {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		if strings.ContainsAny(p.Value, "*?[") {
+			return errors.New("a glob pattern (*, ? or [); quote it to pass it as is")
+		}
+		if strings.HasPrefix(p.Value, "~") {
+			return errors.New("a ~ (write the full path)")
+		}
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return errors.New("a $'...' string")
+		}
+	case *syntax.DblQuoted:
+		for _, inner := range p.Parts {
+			if _, ok := inner.(*syntax.Lit); !ok {
+				return literalPart(inner)
+			}
+		}
+	case *syntax.ParamExp:
+		return errors.New("a variable ($NAME)")
+	case *syntax.CmdSubst:
+		return errors.New("a command substitution ($(...) or `...`)")
+	case *syntax.ArithmExp:
+		return errors.New("an arithmetic expansion ($((...)))")
+	case *syntax.ProcSubst:
+		return errors.New("a process substitution")
+	case *syntax.ExtGlob:
+		return errors.New("a glob pattern")
+	default:
+		return errors.New("shell syntax")
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ type Options struct {
 	Workspace  string // the session's workspace, where the agent never runs
 	MaxTurns   int    // replies the agent may give in this run of courier (0: no limit)
 	Restarts   agent.RestartPolicy
-	TimeBudget time.Duration // see agent.Runs
+	TimeBudget time.Duration   // see agent.Runs
 	Reporter   runner.Reporter // hears about each run as it happens
 }
 

@@ -85,7 +85,6 @@ type reporter struct {
 	*console.JSON
 	s           *Server
 	id, refused string
-	asked       *runner.ApprovalNeeded
 	ended       *runner.TurnEnded
 }
 
@@ -142,7 +141,7 @@ func (r *reporter) TurnResumed(e runner.TurnResumed) {
 }
 
 func (r *reporter) CommandStarted(e runner.CommandStarted) {
-	r.s.update(r.id, func(l *live) { l.row(e.Index).Command, l.row(e.Index).Started = e.Command, time.Now() })
+	r.s.update(r.id, func(l *live) { l.row(e.Index).Command = e.Command })
 	r.JSON.CommandStarted(e)
 }
 
@@ -151,14 +150,9 @@ func (r *reporter) CommandFinished(e runner.CommandFinished) {
 	r.JSON.CommandFinished(e)
 }
 
-func (r *reporter) ApprovalNeeded(e runner.ApprovalNeeded) {
-	r.asked = &e
-	r.JSON.ApprovalNeeded(e)
-}
-
 func (r *reporter) TurnEnded(e runner.TurnEnded) {
 	r.ended = &e
-	r.s.update(r.id, func(l *live) { l.Ended, l.Complete, l.Summary = true, e.Complete, e.Summary })
+	r.s.update(r.id, func(l *live) { l.Complete, l.Summary = e.Complete, e.Summary })
 	r.JSON.TurnEnded(e)
 }
 
@@ -179,18 +173,17 @@ func (r *reporter) Warning(e runner.Warning) {
 
 // live is the last turn of a session this server carried out.
 type live struct {
-	Sequence        int
-	Reply, Summary  string
-	Rows            []row
-	Notes           []string
-	Ended, Complete bool
+	Sequence       int
+	Reply, Summary string
+	Rows           []row
+	Notes          []string
+	Complete       bool
 }
 
 // row is one command of the turn: its result once it has one.
 type row struct {
 	Command command.Command
 	Result  *command.Result
-	Started time.Time
 }
 
 func (l *live) row(i int) *row {
