@@ -100,11 +100,11 @@ func loneOperation(s *scanner, lines *lineIndex) string {
 		if !p.hasType || p.hasOps {
 			continue
 		}
-		var f fields
-		if json.Unmarshal(s.json(p), &f) != nil {
+		r := &reader{}
+		if json.Unmarshal(s.json(p), &r.f) != nil {
 			continue
 		}
-		if t, _, err := f.str("type", true); err == nil && slices.Contains(opTypes(), OpType(t)) {
+		if t := r.str("type", true); r.err == nil && slices.Contains(opTypes(), OpType(t)) {
 			return fmt.Sprintf(`. The %s operation at line %d is not inside an operations message: put operations in the "operations" array`, t, lines.line(p.start))
 		}
 	}
