@@ -218,38 +218,30 @@ func positiveInt(raw json.RawMessage) int {
 	return int(i)
 }
 
-// lineIndex turns byte offsets into lines and columns, counting forward
-// from the last offset asked, as they mostly increase.
+// lineIndex turns byte offsets into lines and columns, counting on from
+// the last offset asked, as they mostly increase.
 type lineIndex struct {
-	text string
-	pos  int // last offset asked
-	ln   int // its 1-based line
-	col  int // its 1-based column, in characters
+	text    string
+	pos, ln int // the last offset asked and its 1-based line
 }
 
-func newLineIndex(text string) *lineIndex { return &lineIndex{text: text, ln: 1, col: 1} }
-
-func (x *lineIndex) seek(off int) {
-	off = min(max(off, 0), len(x.text))
-	if off < x.pos {
-		x.pos, x.ln, x.col = 0, 1, 1
-	}
-	rest := x.text[x.pos:off]
-	if i := strings.LastIndexByte(rest, '\n'); i >= 0 {
-		x.ln, x.col, rest = x.ln+strings.Count(rest, "\n"), 1, rest[i+1:]
-	}
-	x.col += utf8.RuneCountInString(rest)
-	x.pos = off
-}
+func newLineIndex(text string) *lineIndex { return &lineIndex{text: text, ln: 1} }
 
 func (x *lineIndex) line(off int) int {
-	x.seek(off)
+	off = min(max(off, 0), len(x.text))
+	if off < x.pos {
+		x.pos, x.ln = 0, 1
+	}
+	x.ln += strings.Count(x.text[x.pos:off], "\n")
+	x.pos = off
 	return x.ln
 }
 
+// where is "line L, column C", C counted in characters.
 func (x *lineIndex) where(off int) string {
-	x.seek(off)
-	return fmt.Sprintf("line %d, column %d", x.ln, x.col)
+	ln := x.line(off)
+	start := strings.LastIndexByte(x.text[:x.pos], '\n') + 1
+	return fmt.Sprintf("line %d, column %d", ln, utf8.RuneCountInString(x.text[start:x.pos])+1)
 }
 
 // Decision answers an approvalRequired event.

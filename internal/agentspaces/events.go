@@ -454,31 +454,19 @@ func stopEvent(o Outcome, next int, now time.Time) Event {
 // business.
 func withoutHostPaths(err error) string {
 	msg := err.Error()
-	for _, p := range hostPaths(err) {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var paths []string
+	if errors.As(err, &pe) {
+		paths = append(paths, pe.Path)
+	}
+	if errors.As(err, &le) {
+		paths = append(paths, le.Old, le.New)
+	}
+	for _, p := range paths {
 		if filepath.IsAbs(p) {
 			msg = strings.ReplaceAll(msg, p, "…/"+filepath.Base(p))
 		}
 	}
 	return msg
-}
-
-func hostPaths(err error) []string {
-	var out []string
-	switch e := err.(type) {
-	case nil:
-		return nil
-	case *fs.PathError:
-		out = append(out, e.Path)
-	case *os.LinkError:
-		out = append(out, e.Old, e.New)
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		out = append(out, hostPaths(u.Unwrap())...)
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			out = append(out, hostPaths(e)...)
-		}
-	}
-	return out
 }
