@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -325,4 +326,352 @@ func decision(s string, exact bool) (Decision, error) {
 		return d, nil
 	}
 	return "", fmt.Errorf(`the decision must be "approved" or "denied", not %q`, human.Cut(s, 40))
+}
+
+// Reply is a chat reply read for its operations.
+type Reply struct {
+	// Session and Sequence are what the reply copied from the request's
+	// header (lower case; "" and 0 if none), to route it.
+	Session  string
+	Sequence int
+	// Commands are the operations of every message, in order, with
+	// command.ParseError entries for what could not be used; a reply of
+	// message operations only ends in a command.Done.
+	Commands []command.Command
+}
+
+// maxProblems caps the entries for broken messages in one reply; one last
+// entry counts the rest.
+const maxProblems = 100
+
+const noMessage = `your reply holds no operations message, so nothing was done. Reply with one JSON object {"protocolVersion": "1.0", "operations": [...]} in a ` + "```json" + ` fence`
+
+// ParseReply reads the operations a chat LLM wrote in its reply. It never
+// fails: what it cannot use becomes a command.ParseError saying where and
+// why, the validation error event the LLM reads.
+//
+// It finds operations messages as chat interfaces produce them: fenced or
+// bare, among prose, with comments and trailing commas, one object or
+// several, run in order. An object counts when it has an "operations"
+// member. A message that is not valid JSON is reported as a whole and none
+// of it runs. "protocolVersion" may be left out, but must be "1.0".
+func ParseReply(text string) Reply {
+	if len(text) > MaxMessageBytes {
+		return Reply{Commands: []command.Command{{Type: command.ParseError,
+			Error: fmt.Sprintf("your reply is larger than %d MiB, so nothing was done; send smaller steps", MaxMessageBytes>>20)}}}
+	}
+	s := scan(text)
+	lines := newLineIndex(text)
+	var r Reply
+	var cmds []command.Command
+	problems, found := 0, false
+	for _, p := range s.pieces {
+		if !p.hasOps {
+			continue
+		}
+		// The message's own line first: positions asked in order.
+		line := lines.line(p.start)
+		m, err := readMessage(s.json(p), p.start, lines, false)
+		switch {
+		case err == nil && p.broken:
+			err = &MessageError{Line: line, Reason: "the JSON ends before the message is complete"}
+		case err == nil && !m.hasOps:
+			continue // "operations" was only a value: not a message
+		case err == nil:
+			err = m.checkVersion(false)
+			found = found || err == nil
+		}
+		if err == nil && len(cmds)+len(m.ops) > MaxOperations {
+			err = fmt.Errorf("the reply has more than %d operations; send at most %d at a time", MaxOperations, MaxOperations)
+		}
+		if err != nil {
+			problems++
+			if problems <= maxProblems {
+				cmds = append(cmds, command.Command{Type: command.ParseError, Line: line,
+					Error: fmt.Sprintf("the operations message at line %d was not run: %v", line, err)})
+			}
+			continue
+		}
+		if r.Session == "" {
+			r.Session = m.session
+		}
+		if r.Sequence == 0 {
+			r.Sequence = m.sequence
+		}
+		cmds = addOps(cmds, m.ops, lines)
+	}
+	if problems > maxProblems {
+		cmds = append(cmds, command.Command{Type: command.ParseError,
+			Error: fmt.Sprintf("%d more broken operations messages were not run", problems-maxProblems)})
+	}
+	if !found && problems == 0 {
+		cmds = append(cmds, command.Command{Type: command.ParseError, Error: noMessage + loneOperation(s, lines)})
+	}
+	r.Commands = cmds
+	markFinal(r.Commands)
+	return r
+}
+
+// loneOperation explains operations written without the message around
+// them, not run since a JSON example in prose looks the same.
+func loneOperation(s *scanner, lines *lineIndex) string {
+	for _, p := range s.pieces {
+		if !p.hasType || p.hasOps {
+			continue
+		}
+		r := &reader{}
+		if json.Unmarshal(s.json(p), &r.f) != nil {
+			continue
+		}
+		if t := r.str("type", true); r.err == nil && slices.Contains(opTypes(), OpType(t)) {
+			return fmt.Sprintf(`. The %s operation at line %d is not inside an operations message: put operations in the "operations" array`, t, lines.line(p.start))
+		}
+	}
+	return ""
+}
+
+// markFinal makes the last message of a reply of messages only a
+// command.Done, the protocol's final response.
+func markFinal(cmds []command.Command) {
+	if len(cmds) == 0 {
+		return
+	}
+	for _, c := range cmds {
+		if c.Type != command.Message {
+			return
+		}
+	}
+	cmds[len(cmds)-1].Type = command.Done
+}
+
+// maxDepth is how deeply JSON may nest, the limit of Go's decoder.
+const maxDepth = 10000
+
+// piece is a balanced JSON object the scanner found, or an operations
+// message that never closed.
+type piece struct {
+	start, end int  // byte offsets; end exclusive
+	broken     bool // an object holding "operations" that ends unbalanced: cut off, or brackets that do not match
+	hasOps     bool // a string "operations" among its own members: a message
+	hasType    bool // the same for "type": a lone operation
+}
+
+// frame is one open bracket.
+type frame struct {
+	open            byte // '{' or '['
+	start           int
+	kept            int // len(scanner.kept) when the bracket opened
+	hasOps, hasType bool
+}
+
+// scanner finds JSON objects in chat text in one pass, linear in its size
+// whatever it holds: prose is skipped with a byte search, and inside an
+// object only strings, comments and brackets matter. Comments and trailing
+// commas become spaces in buf, every offset kept, for a JSON decoder.
+type scanner struct {
+	text   string
+	buf    []byte
+	pieces []piece
+	stack  []frame
+	// kept are the closed objects holding "operations" inside the object
+	// being scanned, outermost only: what remains if it turns out broken
+	// (prose with a stray "{" around a fenced message).
+	kept []piece
+}
+
+func scan(text string) *scanner {
+	s := &scanner{text: text}
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '{')
+		if j < 0 {
+			break
+		}
+		start := i + j
+		if !objectStart(text, start+1) {
+			i = start + 1
+			continue
+		}
+		i = s.object(start)
+	}
+	return s
+}
+
+// objectStart reports whether the text after a "{" at i-1 can begin a
+// JSON object, unlike code's "if x {".
+func objectStart(text string, i int) bool {
+	rest := strings.TrimLeft(text[i:], " \t\r\n")
+	return rest != "" && strings.IndexByte(`"}/`, rest[0]) >= 0
+}
+
+// object scans the object opening at start and returns where to go on.
+func (s *scanner) object(start int) int {
+	text := s.text
+	s.stack = s.stack[:0]
+	s.kept = s.kept[:0]
+	lastSig := -1 // the last byte that is not space or comment
+	for i := start; i < len(text); i++ {
+		c := text[i]
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			end := stringEnd(text, i+1)
+			s.noteString(text[i+1 : min(end, len(text))])
+			lastSig = end
+			i = end
+			continue
+		case '/':
+			if end, ok := s.comment(i); ok {
+				i = end - 1
+				continue
+			}
+		case '{', '[':
+			if len(s.stack) == maxDepth {
+				return s.broken(i)
+			}
+			s.stack = append(s.stack, frame{open: c, start: i, kept: len(s.kept)})
+		case '}', ']':
+			top := len(s.stack) - 1
+			if (c == '}') != (s.stack[top].open == '{') {
+				return s.broken(i)
+			}
+			if lastSig >= 0 && text[lastSig] == ',' {
+				s.blank(lastSig)
+			}
+			f := s.stack[top]
+			s.stack = s.stack[:top]
+			if top == 0 {
+				s.pieces = append(s.pieces, piece{start: start, end: i + 1, hasOps: f.hasOps, hasType: f.hasType})
+				return i + 1
+			}
+			if c == '}' {
+				// A closed object replaces what it holds.
+				s.kept = s.kept[:f.kept]
+				if f.hasOps {
+					s.kept = append(s.kept, piece{start: f.start, end: i + 1, hasOps: true})
+				}
+			}
+		}
+		lastSig = i
+	}
+	return s.broken(len(text))
+}
+
+// stringEnd returns the offset of the quote closing a JSON string whose
+// content starts at i, or of a raw line break, so that a missing quote
+// spoils only its line.
+func stringEnd(text string, i int) int {
+	for i < len(text) {
+		j := strings.IndexAny(text[i:], "\"\\\n")
+		if j < 0 {
+			return len(text)
+		}
+		i += j
+		if text[i] != '\\' {
+			return i
+		}
+		i += 2
+	}
+	return len(text)
+}
+
+// noteString marks the innermost open object when a string of it is
+// "operations" or "type".
+func (s *scanner) noteString(str string) {
+	top := len(s.stack) - 1
+	if top < 0 || s.stack[top].open != '{' {
+		return
+	}
+	switch str {
+	case "operations":
+		s.stack[top].hasOps = true
+	case "type":
+		s.stack[top].hasType = true
+	}
+}
+
+// comment blanks a // or /* */ comment starting at i and returns its end;
+// ok is false when the "/" starts no comment.
+func (s *scanner) comment(i int) (int, bool) {
+	text := s.text
+	if i+1 >= len(text) {
+		return 0, false
+	}
+	var end int
+	switch text[i+1] {
+	case '/':
+		end = len(text)
+		if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+	case '*':
+		end = len(text)
+		if j := strings.Index(text[i+2:], "*/"); j >= 0 {
+			end = i + 2 + j + 2
+		}
+	default:
+		return 0, false
+	}
+	for j := i; j < end; j++ {
+		if text[j] != '\n' {
+			s.blank(j)
+		}
+	}
+	return end, true
+}
+
+// broken ends an object that went wrong at offset at (a bracket that does
+// not match, too deep, the end): the outermost open object holding
+// "operations" is a broken message; complete ones before it still count.
+func (s *scanner) broken(at int) int {
+	cut := len(s.text) + 1
+	for _, f := range s.stack {
+		if f.open == '{' && f.hasOps {
+			cut = f.start
+			break
+		}
+	}
+	for _, k := range s.kept {
+		if k.start < cut {
+			s.pieces = append(s.pieces, k)
+		}
+	}
+	if cut <= len(s.text) {
+		s.pieces = append(s.pieces, piece{start: cut, end: min(at+1, len(s.text)), broken: true, hasOps: true})
+	}
+	return at + 1
+}
+
+// blank makes byte j of buf a space, buf copied from the text on the
+// first change: most replies need none, and a copy of a large one is not
+// made for nothing.
+func (s *scanner) blank(j int) {
+	if s.buf == nil {
+		s.buf = []byte(s.text)
+	}
+	s.buf[j] = ' '
+}
+
+// json returns the piece's text, comments and trailing commas blanked.
+func (s *scanner) json(p piece) []byte {
+	if s.buf == nil {
+		return []byte(s.text[p.start:p.end])
+	}
+	return s.buf[p.start:p.end:p.end]
+}
+
+// relaxed reads data as one JSON object with comments and trailing commas,
+// as people write it, and returns it as strict JSON; ok is false when data
+// is not one such object.
+func relaxed(data []byte) ([]byte, bool) {
+	text := string(data)
+	first := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+	last := len(strings.TrimRight(text, " \t\r\n"))
+	s := scan(text)
+	for _, p := range s.pieces {
+		if p.start == first && p.end == last && !p.broken {
+			return s.json(p), true
+		}
+	}
+	return nil, false
 }
