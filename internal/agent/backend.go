@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -97,7 +96,7 @@ func New(spec Spec) (Agent, error) {
 				"the agents are "+strings.Join(Names(), ", "))
 		}
 		p := presets[i]
-		if p.needsModel && spec.Model == "" {
+		if p.modelFlag == "" && spec.Model == "" {
 			return nil, setupError(fmt.Errorf("the %s agent needs a model", name),
 				"set model in the [agent] table of courier.toml, or use --model NAME")
 		}
@@ -182,10 +181,21 @@ func permanent(err error) bool {
 // courier is the one that executes commands.
 type preset struct {
 	name string
-	// needsModel: the program cannot pick a model by itself.
-	needsModel bool
-	// argv builds the command line; model is "" for the program's default.
-	argv func(model string) []string
+	args []string // the program and its options
+	// modelFlag passes a model, before tail; "" makes the model an
+	// argument the program cannot do without.
+	modelFlag string
+	tail      []string
+}
+
+func (p preset) argv(model string) []string {
+	out := slices.Clone(p.args)
+	if p.modelFlag == "" {
+		out = append(out, model)
+	} else if model != "" {
+		out = append(out, p.modelFlag, model)
+	}
+	return append(out, p.tail...)
 }
 
 // presets lists every preset, each written against the documentation it
@@ -201,49 +211,30 @@ var presets = []preset{
 	// --mcp-config leave it no tool to act with; --setting-sources user
 	// loads no project or local settings. --tools takes several values, so
 	// an option must follow it.
-	{name: "claude", argv: func(model string) []string {
-		argv := []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence",
-			"--setting-sources", "user"}
-		return withFlag(argv, "--model", model)
-	}},
+	{name: "claude", args: []string{"claude", "-p", "--output-format", "text", "--tools", "", "--strict-mcp-config", "--no-session-persistence",
+		"--setting-sources", "user"}, modelFlag: "--model"},
 	// OpenAI Codex CLI (developers.openai.com/codex, codex-cli 0.128):
 	// `exec -` reads stdin and prints only the final message on stdout;
 	// read-only sandbox and the shell tools off keep it from acting;
 	// --ignore-rules loads no execpolicy rules. It has no switch for a
 	// project's .codex/config.toml, which it reads only in trusted
 	// projects: the fresh folder is none.
-	{name: "codex", argv: func(model string) []string {
-		argv := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox", "read-only",
-			"--color", "never", "-c", "features.shell_tool=false", "-c", "features.unified_exec=false"}
-		return append(withFlag(argv, "-m", model), "-")
-	}},
+	{name: "codex", args: []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--ignore-rules", "--sandbox", "read-only",
+		"--color", "never", "-c", "features.shell_tool=false", "-c", "features.unified_exec=false"}, modelFlag: "-m", tail: []string{"-"}},
 	// Gemini CLI (cli-reference.md and headless.md of 0.56): -p "" adds
 	// nothing to stdin and forces headless mode, where --approval-mode
 	// default refuses every tool call needing approval. It has no switch
 	// for project settings and refuses untrusted folders headless, so
 	// --skip-trust trusts the fresh, empty folder it runs in.
-	{name: "gemini", argv: func(model string) []string {
-		argv := []string{"gemini", "--skip-trust", "--approval-mode", "default", "--output-format", "text"}
-		return append(withFlag(argv, "-m", model), "-p", "")
-	}},
+	{name: "gemini", args: []string{"gemini", "--skip-trust", "--approval-mode", "default", "--output-format", "text"},
+		modelFlag: "-m", tail: []string{"-p", ""}},
 	// llm (llm.datasette.io, 0.32): `llm prompt` sends stdin; --no-log
 	// keeps courier's requests out of its database; no tools without -T.
-	{name: "llm", argv: func(model string) []string {
-		return withFlag([]string{"llm", "prompt", "--no-log"}, "-m", model)
-	}},
+	{name: "llm", args: []string{"llm", "prompt", "--no-log"}, modelFlag: "-m"},
 	// Ollama (cmd/cmd.go at v0.33.0): `run` reads all of a piped stdin;
 	// --nowordwrap keeps long lines of code whole; --hidethinking keeps a
 	// thinking model's reasoning out of the reply.
-	{name: "ollama", needsModel: true, argv: func(model string) []string {
-		return []string{"ollama", "run", "--nowordwrap", "--hidethinking", model}
-	}},
-}
-
-func withFlag(argv []string, flag, value string) []string {
-	if value == "" {
-		return argv
-	}
-	return append(argv, flag, value)
+	{name: "ollama", args: []string{"ollama", "run", "--nowordwrap", "--hidethinking"}},
 }
 
 const redacted = "[redacted]"
@@ -276,57 +267,33 @@ func (e *redactedError) Unwrap() error { return e.err }
 // could begin a secret split across writes; Close writes it.
 type redactor struct {
 	w       io.Writer
-	secrets [][]byte
-	hold    []byte
+	secrets []string
+	hold    string
 }
 
-func newRedactor(w io.Writer, secrets []string) *redactor {
-	r := &redactor{w: w}
-	for _, s := range secrets {
-		r.secrets = append(r.secrets, []byte(s))
-	}
-	return r
-}
+func newRedactor(w io.Writer, secrets []string) *redactor { return &redactor{w: w, secrets: secrets} }
 
 func (r *redactor) Write(p []byte) (int, error) {
-	if len(r.secrets) == 0 {
-		return r.w.Write(p)
-	}
-	buf := p
-	if len(r.hold) > 0 {
-		buf = append(r.hold, p...)
-	}
+	buf := redactString(r.hold+string(p), r.secrets)
+	keep := 0 // the longest tail of buf that begins a secret
 	for _, s := range r.secrets {
-		buf = bytes.ReplaceAll(buf, s, []byte(redacted))
-	}
-	keep := r.pending(buf)
-	if _, err := r.w.Write(buf[:len(buf)-keep]); err != nil {
-		return 0, err
-	}
-	r.hold = append(r.hold[:0:0], buf[len(buf)-keep:]...)
-	return len(p), nil
-}
-
-// pending is the length of the longest tail of buf that begins a secret.
-func (r *redactor) pending(buf []byte) int {
-	best := 0
-	for _, s := range r.secrets {
-		for n := min(len(s)-1, len(buf)); n > best; n-- {
-			if bytes.HasSuffix(buf, s[:n]) {
-				best = n
+		for n := min(len(s)-1, len(buf)); n > keep; n-- {
+			if strings.HasSuffix(buf, s[:n]) {
+				keep = n
 				break
 			}
 		}
 	}
-	return best
+	if _, err := io.WriteString(r.w, buf[:len(buf)-keep]); err != nil {
+		return 0, err
+	}
+	r.hold = buf[len(buf)-keep:]
+	return len(p), nil
 }
 
 func (r *redactor) Close() error {
-	if len(r.hold) == 0 {
-		return nil
-	}
-	_, err := r.w.Write(r.hold)
-	r.hold = nil
+	_, err := io.WriteString(r.w, r.hold)
+	r.hold = ""
 	return err
 }
 
