@@ -19,8 +19,7 @@
 //	                 (argv.2.json, stdin.2).
 //	FAKELLM_STATE    a folder for the call counter FAKELLM_FAIL needs.
 //	FAKELLM_FAIL     fail (exit 7) the first N calls.
-//	FAKELLM_PIDFILE  write the process id there, and the child's with
-//	                 FAKELLM_SPAWN=1 (which starts a child that sleeps).
+//	FAKELLM_PIDFILE  write the process id there.
 //	FAKELLM_PARTIAL  printed on stdout before FAKELLM_PIDFILE is written
 //	                 and FAKELLM_SLEEP begins; a literal \n in it stands
 //	                 for a new line (scripts cannot set one).
@@ -28,7 +27,6 @@
 //	FAKELLM_STDERR   printed on stderr.
 //	FAKELLM_ECHO_ENV names of variables whose "NAME=value" is printed on
 //	                 stdout and stderr (comma-separated).
-//	FAKELLM_FLOOD    print this many bytes on stdout instead of a reply.
 //	FAKELLM_EXIT     exit with this code after answering.
 //
 // Exit codes: 3 a request that fails a check, 4 no reply scripted, 5 a
@@ -40,7 +38,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -54,10 +51,6 @@ const resultsHeading = "## Previous Command Results"
 const separator = "--- next reply ---"
 
 func main() {
-	if os.Getenv("FAKELLM_CHILD") == "1" {
-		time.Sleep(time.Hour)
-		return
-	}
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fail(5, "read stdin: %v", err)
@@ -73,11 +66,7 @@ func main() {
 		os.Stdout.Sync()
 	}
 	if path := os.Getenv("FAKELLM_PIDFILE"); path != "" {
-		pids := strconv.Itoa(os.Getpid())
-		if os.Getenv("FAKELLM_SPAWN") == "1" {
-			pids += " " + strconv.Itoa(spawnChild())
-		}
-		writeFile(path, pids+"\n")
+		writeFile(path, strconv.Itoa(os.Getpid())+"\n")
 	}
 	if text := os.Getenv("FAKELLM_STDERR"); text != "" {
 		fmt.Fprintln(os.Stderr, text)
@@ -90,11 +79,7 @@ func main() {
 	if d, err := time.ParseDuration(os.Getenv("FAKELLM_SLEEP")); err == nil {
 		time.Sleep(d)
 	}
-	if n, _ := strconv.ParseInt(os.Getenv("FAKELLM_FLOOD"), 10, 64); n > 0 {
-		flood(n)
-	} else {
-		fmt.Print(reply(string(stdin)))
-	}
+	fmt.Print(reply(string(stdin)))
 	if code, err := strconv.Atoi(os.Getenv("FAKELLM_EXIT")); err == nil {
 		os.Exit(code)
 	}
@@ -139,27 +124,6 @@ func record(stdin []byte, call int) {
 func writeFile(path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		fail(5, "%v", err)
-	}
-}
-
-// spawnChild starts a sleeping copy holding the same outputs, in the same
-// process group: what an agent program leaves running.
-func spawnChild() int {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
-		fail(5, "spawn: %v", err)
-	}
-	return cmd.Process.Pid
-}
-
-func flood(n int64) {
-	line := strings.Repeat("x", 1023) + "\n"
-	for ; n > 0; n -= int64(len(line)) {
-		if _, err := os.Stdout.WriteString(line); err != nil {
-			os.Exit(0) // the reader stopped: that is the test
-		}
 	}
 }
 
