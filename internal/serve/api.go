@@ -75,13 +75,13 @@ type done struct {
 
 // fail answers with err, worded for the person, under its status.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if fromPage(r) {
-		s.answer(w, r, statusOf(err), "flash", done{Message: err.Error(), Error: true})
-		return
-	}
-	s.answer(w, r, statusOf(err), "", struct {
+	var v any = struct {
 		Error string `json:"error"`
-	}{err.Error()})
+	}{err.Error()}
+	if fromPage(r) {
+		v = done{Message: err.Error(), Error: true}
+	}
+	s.answer(w, r, statusOf(err), "flash", v)
 }
 
 // conflict is an action refused as the session stands.
@@ -96,19 +96,12 @@ func (b badRequest) Error() string { return string(b) }
 
 // statusOf is the HTTP status of an error.
 func statusOf(err error) int {
-	var (
-		maxBytes *http.MaxBytesError
-		tooLarge *reply.TooLargeError
-		bad      badRequest
-		notRun   *runner.NotRunError
-		invalid  *runner.InvalidIDError
-	)
 	switch {
-	case errors.Is(err, runner.ErrNotFound), errors.Is(err, runner.ErrNoSession), errors.As(err, &notRun), errors.As(err, &invalid):
+	case errors.Is(err, runner.ErrNotFound), errors.Is(err, runner.ErrNoSession), errors.As(err, new(*runner.NotRunError)), errors.As(err, new(*runner.InvalidIDError)):
 		return http.StatusNotFound
-	case errors.As(err, &maxBytes), errors.As(err, &tooLarge):
+	case errors.As(err, new(*http.MaxBytesError)), errors.As(err, new(*reply.TooLargeError)):
 		return http.StatusRequestEntityTooLarge
-	case errors.As(err, &bad), reply.IsUnusable(err), errors.As(err, new(runner.EmptyTaskError)), errors.As(err, new(runner.EmptyMessageError)):
+	case errors.As(err, new(badRequest)), reply.IsUnusable(err), errors.As(err, new(runner.EmptyTaskError)), errors.As(err, new(runner.EmptyMessageError)):
 		return http.StatusBadRequest
 	case errors.As(err, new(conflict)), errors.As(err, new(*runner.LockedError)), errors.As(err, new(*runner.CompleteError)),
 		errors.As(err, new(*runner.NotWaitingError)), errors.As(err, new(*runner.UnfinishedError)), errors.As(err, new(*runner.NotCompleteError)),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -13,42 +12,19 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// hub hands every event to each /api/events stream open.
-type hub struct {
-	mu   sync.Mutex
-	subs map[chan []byte]bool
-}
-
-// publish sends one server-sent event to every stream, closing one too
-// slow to take it (the browser opens it again).
-func (h *hub) publish(kind string, data []byte) {
+// publish sends one server-sent event to every /api/events stream,
+// closing one too slow to take it (the browser opens it again).
+func (s *Server) publish(kind string, data []byte) {
 	msg := fmt.Appendf(nil, "event: %s\ndata: %s\n\n", kind, data)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.subs {
 		select {
 		case ch <- msg:
 		default:
-			delete(h.subs, ch)
+			delete(s.subs, ch)
 			close(ch)
 		}
-	}
-}
-
-func (h *hub) subscribe() chan []byte {
-	ch := make(chan []byte, 256)
-	h.mu.Lock()
-	h.subs[ch] = true
-	h.mu.Unlock()
-	return ch
-}
-
-func (h *hub) unsubscribe(ch chan []byte) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.subs[ch] {
-		delete(h.subs, ch)
-		close(ch)
 	}
 }
 
@@ -57,8 +33,18 @@ func (h *hub) unsubscribe(ch chan []byte) {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
-	ch := s.hub.subscribe()
-	defer s.hub.unsubscribe(ch)
+	ch := make(chan []byte, 256)
+	s.mu.Lock()
+	s.subs[ch] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.subs[ch] {
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}()
 	fmt.Fprint(w, ": courier\n\n")
 	flush()
 	for {
@@ -117,7 +103,7 @@ func (w eventWriter) Write(p []byte) (int, error) {
 	if head.Session == nil && w.rep.id != "" {
 		line = append(fmt.Appendf(nil, `{"session":%q,`, w.rep.id), line[1:]...)
 	}
-	w.rep.s.hub.publish(head.Event, line)
+	w.rep.s.publish(head.Event, line)
 	return len(p), nil
 }
 
@@ -237,7 +223,7 @@ func (s *Server) watch() {
 					State    string `json:"state"`
 					Sequence int    `json:"sequence"`
 				}{"sessionChanged", i.ID, i.State, i.Sequence})
-				s.hub.publish("sessionChanged", data)
+				s.publish("sessionChanged", data)
 			}
 			seen[i.ID] = key
 		}

@@ -54,12 +54,13 @@ type Options struct {
 type Server struct {
 	o   Options
 	ctx context.Context // turns run in it: a closed tab stops none
-	hub hub
 	mu  sync.Mutex
 	// busy serialises the requests on one session (two tabs applying one
-	// answer); lives is each session's last turn as this server saw it.
+	// answer); lives is each session's last turn as this server saw it;
+	// subs are the /api/events streams open.
 	busy  map[string]*sync.Mutex
 	lives map[string]*live
+	subs  map[chan []byte]bool
 	// pages and policy: see pages.
 	pages  *template.Template
 	policy string
@@ -73,7 +74,7 @@ func New(ctx context.Context, o Options) *Server {
 	if o.Poll == 0 {
 		o.Poll = 500 * time.Millisecond
 	}
-	s := &Server{o: o, ctx: ctx, hub: hub{subs: map[chan []byte]bool{}}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
+	s := &Server{o: o, ctx: ctx, subs: map[chan []byte]bool{}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
 	s.pages, s.policy = pages()
 	return s
 }
@@ -293,10 +294,7 @@ func pages() (tmpl *template.Template, policy string) {
 }
 
 func asset(name string) string {
-	data, err := assets.ReadFile("assets/" + name)
-	if err != nil {
-		panic(err) // embedded: cannot happen
-	}
+	data, _ := assets.ReadFile("assets/" + name) // embedded: cannot fail
 	return string(data)
 }
 
