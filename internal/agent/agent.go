@@ -163,7 +163,7 @@ const progressEvery = 200 * time.Millisecond
 
 // reporter sends one run's events to an observer, totals filled in and
 // progress throttled. The observer is called only on the goroutine running
-// the agent, so its panic fails the run; only setBytes may be called from
+// the agent, so its panic fails the run; only bytes may be set from
 // elsewhere.
 type reporter struct {
 	obs      func(Event) // nil for none
@@ -194,8 +194,6 @@ func (r *reporter) safeEvent(e Event) (err error) {
 	r.event(e)
 	return nil
 }
-
-func (r *reporter) setBytes(n int64) { r.bytes.Store(n) }
 
 // tick sends a progress event if something arrived, at most every
 // progressEvery; flush sends it now.

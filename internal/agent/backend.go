@@ -475,7 +475,7 @@ func (c *backend) runCommand(ctx context.Context, runCtx *RunContext, rep *repor
 	stderr := newRedactor(stderrFile, secrets)
 	cmd := exec.CommandContext(progCtx, path)
 	cmd.Args, cmd.Dir, cmd.Env, cmd.Stdin = c.argv, runCtx.WorkingDir, env, strings.NewReader(runCtx.Prompt)
-	cmd.Stdout = &meter{w: stdout, limit: c.MaxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.setBytes}
+	cmd.Stdout = &meter{w: stdout, limit: c.MaxReply, exceeded: func() { cancel(errReplyTooLarge) }, onWrite: rep.bytes.Store}
 	cmd.Stderr = &meter{w: stderr, limit: stderrLimit, drop: true}
 	o, runErr := runProgram(progCtx, cmd, rep)
 	// What the redactors held back goes into the files before the sync.
@@ -519,18 +519,6 @@ func syncReply(f *os.File) error {
 // killGrace is how long a stopped agent gets between SIGTERM and SIGKILL,
 // and how long courier waits for output pipes a leftover process holds.
 const killGrace = 2 * time.Second
-
-// notFoundError is an agent program that is not installed.
-type notFoundError struct {
-	name string
-	err  error
-}
-
-func (e *notFoundError) Error() string {
-	return fmt.Sprintf("agent program %q not found: %v", e.name, e.err)
-}
-func (e *notFoundError) Unwrap() error   { return e.err }
-func (e *notFoundError) permanent() bool { return true }
 
 // runProgram runs cmd in a session of its own (no terminal to prompt on,
 // one process group to stop) and waits for it, ticking rep. When ctx is
@@ -594,7 +582,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 			p = filepath.Join(dir, p)
 		}
 		if err := executable(p); err != nil {
-			return "", &notFoundError{name: name, err: err}
+			return "", permanentError{fmt.Errorf("agent program %q not found: %w", name, err)}
 		}
 		return p, nil
 	}
@@ -611,7 +599,7 @@ func lookPath(name, dir string, env []string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", &notFoundError{name: name, err: errors.New("not on PATH")}
+	return "", permanentError{fmt.Errorf("agent program %q not found: not on PATH", name)}
 }
 
 func executable(p string) error {

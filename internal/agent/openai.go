@@ -83,10 +83,12 @@ func (o *backend) request(ctx context.Context, runCtx *RunContext, rep *reporter
 	key := lookupEnv(runCtx, o.Getenv, o.APIKeyEnv)
 	secrets := secretsOf(runCtx, o.Getenv, o.APIKeyEnv)
 
-	messages, err := o.messages(runCtx)
+	// The earlier exchanges that fit the history budget, then the request.
+	messages, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
 	if err != nil {
 		return outcome{}, err
 	}
+	messages = append(messages, message{Role: "user", Content: runCtx.Prompt})
 	body, _ := json.Marshal(struct {
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
@@ -128,13 +130,6 @@ func (o *backend) request(ctx context.Context, runCtx *RunContext, rep *reporter
 		return res, redactError(err, secrets)
 	}
 	return res, syncReply(stdoutFile)
-}
-
-// messages is the request, after the earlier exchanges that fit the
-// history budget.
-func (o *backend) messages(runCtx *RunContext) ([]message, error) {
-	earlier, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
-	return append(earlier, message{Role: "user", Content: runCtx.Prompt}), err
 }
 
 // attempt sends the request, possibly several times.
@@ -184,7 +179,8 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	if mediaType == "text/event-stream" {
 		err = a.readStream(resp.Body, wd)
 	} else {
-		err = a.readWhole(&activeReader{r: resp.Body, wd: wd})
+		wd.body = resp.Body
+		err = a.readWhole(wd)
 	}
 	res.tokens = a.rep.tokens
 	if err != nil {
@@ -349,7 +345,7 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	if c.Usage != nil && c.Usage.CompletionTokens > 0 {
 		a.rep.tokens = c.Usage.CompletionTokens
 	}
-	a.rep.setBytes(a.out.n)
+	a.rep.bytes.Store(a.out.n)
 	a.rep.tick()
 	return done, nil
 }
@@ -360,6 +356,7 @@ type watchdog struct {
 	timer *time.Timer
 	idle  time.Duration
 	begun atomic.Bool
+	body  io.Reader
 }
 
 func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *watchdog {
@@ -379,16 +376,11 @@ func (w *watchdog) alive() {
 	w.timer.Reset(w.idle)
 }
 
-// activeReader feeds the watchdog with each read of a whole answer.
-type activeReader struct {
-	r  io.Reader
-	wd *watchdog
-}
-
-func (r *activeReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
+// Read reads a whole answer, each read keeping the watchdog quiet.
+func (w *watchdog) Read(p []byte) (int, error) {
+	n, err := w.body.Read(p)
 	if n > 0 {
-		r.wd.alive()
+		w.alive()
 	}
 	return n, err
 }
@@ -619,7 +611,7 @@ func history(runCtx *RunContext, budget int) ([]message, error) {
 	if err != nil {
 		return nil, err
 	}
-	var kept [][2]message // newest first
+	var out []message
 	used := 0
 	for _, id := range slices.Backward(ids) {
 		if id >= runCtx.RunID {
@@ -630,12 +622,9 @@ func history(runCtx *RunContext, budget int) ([]message, error) {
 		if err != nil || info.Status != StatusCompleted {
 			continue
 		}
-		prompt, err := os.ReadFile(filepath.Join(dir, PromptFile))
-		if err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-		reply, err := os.ReadFile(filepath.Join(dir, StdoutFile))
-		if err != nil {
+		prompt, err1 := os.ReadFile(filepath.Join(dir, PromptFile))
+		reply, err2 := os.ReadFile(filepath.Join(dir, StdoutFile))
+		if err := cmp.Or(err1, err2); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		cost := human.Tokens(string(prompt)) + human.Tokens(string(reply))
@@ -643,11 +632,7 @@ func history(runCtx *RunContext, budget int) ([]message, error) {
 			break
 		}
 		used += cost
-		kept = append(kept, [2]message{{Role: "user", Content: string(prompt)}, {Role: "assistant", Content: string(reply)}})
-	}
-	out := make([]message, 0, 2*len(kept))
-	for _, pair := range slices.Backward(kept) {
-		out = append(out, pair[0], pair[1])
+		out = append([]message{{Role: "user", Content: string(prompt)}, {Role: "assistant", Content: string(reply)}}, out...)
 	}
 	return out, nil
 }
