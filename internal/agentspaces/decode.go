@@ -282,12 +282,8 @@ func DecodeApproval(data []byte) (Approval, error) {
 			Decision    *string `json:"decision"`
 			Reason      string  `json:"reason"`
 		} `json:"approval"`
-		Type    string  `json:"type"`
-		Content *string `json:"content"`
-		Events  []struct {
-			Type    string  `json:"type"`
-			Content *string `json:"content"`
-		} `json:"events"`
+		userMessage
+		Events []userMessage `json:"events"`
 	}
 	if err := json.Unmarshal(data, &msg); err != nil {
 		return Approval{}, fmt.Errorf("the approval is not a JSON object: %w", err)
@@ -302,18 +298,20 @@ func DecodeApproval(data []byte) (Approval, error) {
 		d, err := decision(*a.Decision, true)
 		return Approval{OperationID: a.OperationID, Decision: d, Reason: a.Reason}, err
 	}
-	typ, content := msg.Type, msg.Content
+	u := msg.userMessage
 	if len(msg.Events) == 1 {
-		typ, content = msg.Events[0].Type, msg.Events[0].Content
+		u = msg.Events[0]
 	}
-	if typ != string(EventUserMessage) || content == nil {
+	if u.Type != string(EventUserMessage) || u.Content == nil {
 		return Approval{}, fmt.Errorf(`expected {"approval": {"operationId": ..., "decision": "approved" | "denied"}} or a userMessage saying "approved" or "denied"`)
 	}
-	d, err := decision(*content, false)
-	if err != nil {
-		return Approval{}, err
-	}
-	return Approval{Decision: d}, nil
+	d, err := decision(*u.Content, false)
+	return Approval{Decision: d}, err
+}
+
+type userMessage struct {
+	Type    string  `json:"type"`
+	Content *string `json:"content"`
 }
 
 // decision reads a decision; exact is the structured form.

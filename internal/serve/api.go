@@ -200,7 +200,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	at := time.Now()
-	rep, err := s.parse(id, f.Get("reply"), at)
+	rep, _, err := s.parse(id, f.Get("reply"), at)
 	if err != nil {
 		return err
 	}
@@ -248,18 +248,19 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) error {
 }
 
 // parse reads a reply for session id as the session's protocol reads it.
-func (s *Server) parse(id, text string, at time.Time) (reply.Reply, error) {
+func (s *Server) parse(id, text string, at time.Time) (reply.Reply, runner.Info, error) {
 	rr, _ := s.runner(id)
 	info, err := rr.Status(id)
 	if err != nil {
-		return reply.Reply{}, err
+		return reply.Reply{}, info, err
 	}
 	fe, err := rr.FrontEnd(info.Protocol)
 	if err != nil {
-		return reply.Reply{}, err
+		return reply.Reply{}, info, err
 	}
 	// Named as 'courier paste' names one: the name routes it.
-	return reply.New(fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000")), text, s.o.Config.Limits.MaxReply, fe)
+	rep, err := reply.New(fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000")), text, s.o.Config.Limits.MaxReply, fe)
+	return rep, info, err
 }
 
 // pick keeps the commands whose indexes run holds, returning the others.
@@ -479,12 +480,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.parse(id, f.Get("reply"), time.Now())
-	if err != nil {
-		return err
-	}
-	rr, _ := s.runner(id)
-	info, err := rr.Status(id)
+	rep, info, err := s.parse(id, f.Get("reply"), time.Now())
 	if err != nil {
 		return err
 	}
