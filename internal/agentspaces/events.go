@@ -2,6 +2,7 @@ package agentspaces
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -109,96 +110,41 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z"
 // order, with the false, zero and empty values it shows.
 func (e Event) MarshalJSON() ([]byte, error) {
 	var w objectWriter
-	w.field("type", e.Type)
-	if e.OperationID != "" || e.Type == EventApprovalRequired {
-		w.field("operationId", e.OperationID)
-	}
-	if !e.Timestamp.IsZero() {
-		w.field("timestamp", e.Timestamp.UTC().Format(TimestampFormat))
-	}
-	switch e.Type {
-	case EventUserMessage:
-		w.field("content", e.Content)
-	case EventMessage:
-		w.field("success", true)
-	case EventCreateFile, EventReadFile, EventEditFile, EventDeleteFile:
-		e.writeFileFields(&w)
-	case EventShell:
-		e.writeShellFields(&w)
-	case EventApprovalRequired:
-		w.field("operationType", e.OperationType)
-		w.field("reason", e.Reason)
-		d := ApprovalDetails{}
-		if e.Details != nil {
-			d = *e.Details
-		}
-		w.field("details", d)
-	case EventPolicyDenied:
-		w.field("operationType", e.OperationType)
-		w.field("reason", e.Reason)
-		if e.Suggestion != "" {
-			w.field("suggestion", e.Suggestion)
-		}
-	case EventError:
-		w.field("category", e.Category)
-		w.field("message", e.Message)
-		if e.ErrorDetails != nil {
-			w.field("details", e.ErrorDetails)
-		}
-	}
+	file := e.Type == EventCreateFile || e.Type == EventReadFile || e.Type == EventEditFile || e.Type == EventDeleteFile
+	read := e.Type == EventReadFile && e.Success
+	shell, ran := e.Type == EventShell, e.Type == EventShell && e.ExitCode != nil
+	refusal := e.Type == EventApprovalRequired || e.Type == EventPolicyDenied
+	w.add(true, "type", e.Type)
+	w.add(e.OperationID != "" || e.Type == EventApprovalRequired, "operationId", e.OperationID)
+	w.add(!e.Timestamp.IsZero(), "timestamp", e.Timestamp.UTC().Format(TimestampFormat))
+	w.add(e.Type == EventUserMessage, "content", e.Content)
+	w.add(e.Type == EventMessage, "success", true)
+	w.add(shell, "command", e.Command)
+	w.add(file, "path", e.Path)
+	w.add(file || shell, "success", e.Success)
+	w.add(file && !e.Success && e.Error != "", "error", e.Error)
+	w.add(e.Type == EventCreateFile && e.Success, "bytesWritten", e.BytesWritten)
+	w.add(read, "content", e.Content)
+	w.add(read && e.Note != "", "note", e.Note)
+	w.add(read && e.Encoding != "", "encoding", e.Encoding)
+	w.add(read && e.Encoding != "", "size", e.Size)
+	w.add(e.Type == EventEditFile && e.Success, "editsApplied", e.EditsApplied)
+	// A timeout shows only streams that are not empty, so that a silent
+	// one has the protocol's exact shape.
+	w.add(shell && e.TimedOut, "timedOut", true)
+	w.add(ran, "exitCode", e.ExitCode)
+	w.add(ran && (!e.TimedOut || e.Stdout != ""), "stdout", e.Stdout)
+	w.add(ran && (!e.TimedOut || e.Stderr != ""), "stderr", e.Stderr)
+	w.add(ran, "durationMs", e.DurationMS)
+	w.add(shell && e.Error != "", "error", e.Error)
+	w.add(refusal, "operationType", e.OperationType)
+	w.add(refusal, "reason", e.Reason)
+	w.add(e.Type == EventApprovalRequired, "details", cmp.Or(e.Details, &ApprovalDetails{}))
+	w.add(e.Type == EventPolicyDenied && e.Suggestion != "", "suggestion", e.Suggestion)
+	w.add(e.Type == EventError, "category", e.Category)
+	w.add(e.Type == EventError, "message", e.Message)
+	w.add(e.Type == EventError && e.ErrorDetails != nil, "details", e.ErrorDetails)
 	return w.close()
-}
-
-func (e Event) writeFileFields(w *objectWriter) {
-	w.field("path", e.Path)
-	w.field("success", e.Success)
-	if !e.Success {
-		if e.Error != "" {
-			w.field("error", e.Error)
-		}
-		return
-	}
-	switch e.Type {
-	case EventCreateFile:
-		w.field("bytesWritten", e.BytesWritten)
-	case EventReadFile:
-		w.field("content", e.Content)
-		if e.Note != "" {
-			w.field("note", e.Note)
-		}
-		if e.Encoding != "" {
-			w.field("encoding", e.Encoding)
-			w.field("size", e.Size)
-		}
-	case EventEditFile:
-		w.field("editsApplied", e.EditsApplied)
-	}
-}
-
-// writeShellFields writes a shell event; a timeout shows only streams
-// that are not empty, so a silent one has the protocol's exact shape.
-func (e Event) writeShellFields(w *objectWriter) {
-	w.field("command", e.Command)
-	w.field("success", e.Success)
-	if e.TimedOut {
-		w.field("timedOut", true)
-	}
-	if e.ExitCode != nil {
-		w.field("exitCode", *e.ExitCode)
-	}
-	ran := e.ExitCode != nil
-	if ran && (!e.TimedOut || e.Stdout != "") {
-		w.field("stdout", e.Stdout)
-	}
-	if ran && (!e.TimedOut || e.Stderr != "") {
-		w.field("stderr", e.Stderr)
-	}
-	if ran {
-		w.field("durationMs", e.DurationMS)
-	}
-	if e.Error != "" {
-		w.field("error", e.Error)
-	}
 }
 
 // FormatEvents writes an events message as indented JSON, <, > and &
@@ -292,11 +238,9 @@ func shellFields(e *Event, c command.Command, r command.Result) {
 	}
 	switch {
 	case r.TimedOut:
-		code := TimeoutExitCode
-		e.ExitCode, e.TimedOut, e.Error = &code, true, ""
+		e.ExitCode, e.TimedOut, e.Error = new(TimeoutExitCode), true, ""
 	case r.ExitCode != nil:
-		code := *r.ExitCode
-		e.ExitCode, e.Error = &code, ""
+		e.ExitCode, e.Error = new(*r.ExitCode), ""
 	}
 	if e.ExitCode != nil {
 		e.DurationMS = r.DurationMS

@@ -76,6 +76,13 @@ func (w *objectWriter) field(key string, v any) {
 	w.data = append(append(append(append(w.data, ','), k...), ':'), val...)
 }
 
+// add writes the field if show.
+func (w *objectWriter) add(show bool, key string, v any) {
+	if show {
+		w.field(key, v)
+	}
+}
+
 func (w *objectWriter) close() ([]byte, error) {
 	w.data[0] = '{'
 	return append(w.data, '}'), w.err
