@@ -77,39 +77,43 @@ type message struct {
 // readMessage reads one JSON object, data, at byte base of the input, and
 // collects its operations unvalidated. strict refuses anything after it.
 func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message, error) {
+	m := message{line: lines.line(base)}
+	err := m.read(data, base, lines, strict)
+	if _, ok := err.(*MessageError); err != nil && !ok {
+		err = syntaxError(err, data, base, lines)
+	}
+	return m, err
+}
+
+func (m *message) read(data []byte, base int, lines *lineIndex, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	m := message{line: lines.line(base)}
-	syntax := func(err error) error { return syntaxError(err, data, base, lines) }
 	tok, err := dec.Token()
 	if err != nil {
-		return m, syntax(err)
+		return err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return m, &MessageError{Line: m.line, Reason: fmt.Sprintf("the operations message must be a JSON object, not %s", tokenKind(tok))}
+		return &MessageError{Line: m.line, Reason: fmt.Sprintf("the operations message must be a JSON object, not %s", tokenKind(tok))}
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return m, syntax(err)
+			return err
 		}
 		key, _ := tok.(string)
 		if key == "operations" {
 			if m.hasOps {
-				return m, &MessageError{Line: lines.line(base + int(dec.InputOffset())), Reason: `"operations" appears twice in the message; send one array`}
+				return &MessageError{Line: lines.line(base + int(dec.InputOffset())), Reason: `"operations" appears twice in the message; send one array`}
 			}
 			m.hasOps = true
 			if err := m.readOps(dec, data, base, lines); err != nil {
-				if _, ok := err.(*MessageError); ok {
-					return m, err
-				}
-				return m, syntax(err)
+				return err
 			}
 			continue
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return m, syntax(err)
+			return err
 		}
 		switch key {
 		case "protocolVersion":
@@ -124,13 +128,13 @@ func readMessage(data []byte, base int, lines *lineIndex, strict bool) (message,
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return m, syntax(err)
+		return err
 	}
-	if rest := data[dec.InputOffset():]; strict && len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
-		off := base + len(data) - len(bytes.TrimLeft(rest, " \t\r\n"))
-		return m, &MessageError{Line: lines.line(off), Reason: fmt.Sprintf("unexpected data after the operations message at %s; send exactly one JSON object", lines.where(off))}
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); strict && len(rest) > 0 {
+		off := base + len(data) - len(rest)
+		return &MessageError{Line: lines.line(off), Reason: fmt.Sprintf("unexpected data after the operations message at %s; send exactly one JSON object", lines.where(off))}
 	}
-	return m, nil
+	return nil
 }
 
 // readOps reads the "operations" array one element at a time, each with

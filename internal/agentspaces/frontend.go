@@ -138,32 +138,23 @@ func cutContent(e *Event, maxLines, room int) int {
 	var b strings.Builder
 	lines, shown, cut := 0, 0, 0
 	full := false // the room was filled
-	for rest := text; rest != ""; {
-		line, after, found := strings.Cut(rest, "\n")
+	for line := range strings.Lines(text) {
 		lines++
 		full = full || b.Len() >= room
 		if maxLines > 0 && shown == maxLines || full {
-			rest = after
-			if !found {
-				break
-			}
 			continue
 		}
 		shown++
-		if len(line) > maxLineBytes {
+		if body := strings.TrimSuffix(line, "\n"); len(body) > maxLineBytes {
 			keep := maxLineBytes
-			for keep > 0 && !utf8.RuneStart(line[keep]) {
+			for keep > 0 && !utf8.RuneStart(body[keep]) {
 				keep--
 			}
-			fmt.Fprintf(&b, "%s [... courier cut this line: %s more characters]", line[:keep], human.Thousands(utf8.RuneCountInString(line[keep:])))
+			fmt.Fprintf(&b, "%s [... courier cut this line: %s more characters]%s", body[:keep], human.Thousands(utf8.RuneCountInString(body[keep:])), line[len(body):])
 			cut++
 		} else {
 			b.WriteString(line)
 		}
-		if found {
-			b.WriteByte('\n')
-		}
-		rest = after
 	}
 	if shown == lines && cut == 0 {
 		return len(text)
