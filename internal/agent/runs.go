@@ -162,7 +162,11 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	}
 	runCtx := r.runContext(dir, work, info.RunID, req)
 	rep := newReporter(req.Observer, info.RunID, a.Type(), model)
-	rep.started = func(pid int) { r.recordPID(dir, &info, pid) }
+	rep.started = func(pid int) {
+		info.PID = pid
+		info.PIDStart, _ = processStart(pid)
+		_ = writeInfo(dir, info) // without it, a crash leaves the program to end by itself
+	}
 
 	var o outcome
 	runErr := rep.safeEvent(Event{Kind: EventStart})
@@ -267,12 +271,6 @@ func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
 		StdoutPath: filepath.Join(runDir, StdoutFile), StderrPath: filepath.Join(runDir, StderrFile),
 		Environment: env,
 	}
-}
-
-func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
-	info.PID = pid
-	info.PIDStart, _ = processStart(pid)
-	_ = writeInfo(dir, *info) // without it, a crash leaves the program to end by itself
 }
 
 // readReply reads the reply back; the backends stop one past its limit,

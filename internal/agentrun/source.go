@@ -83,8 +83,11 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 	case err != nil && ctx.Err() != nil:
 		return reply.Reply{}, ctx.Err()
 	case errors.As(err, &budget):
-		return reply.Reply{}, &LimitError{Setting: "time_budget", Limit: budget.Budget.String(),
-			Used: fmt.Sprintf("%s spent on this session", roundSpent(budget.Spent))}
+		spent := budget.Spent.Round(100 * time.Millisecond)
+		if budget.Spent < time.Second {
+			spent = budget.Spent.Round(time.Millisecond)
+		}
+		return reply.Reply{}, &LimitError{Setting: "time_budget", Limit: budget.Budget.String(), Used: fmt.Sprintf("%s spent on this session", spent)}
 	case err != nil:
 		return reply.Reply{}, err
 	}
@@ -95,14 +98,6 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		return reply.Reply{}, &runner.SetAsideError{Err: err, MovedTo: r.Path}
 	}
 	return rep, nil
-}
-
-// roundSpent shows a time spent as people read it.
-func roundSpent(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
 }
 
 // Settle implements runner.Source: the run folder is the reply's record.

@@ -2,6 +2,7 @@ package agentspaces_test
 
 import (
 	"context"
+	"crypto/rand"
 	"net"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestConformanceOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		token := serve.NewToken()
+		token := rand.Text()
 		done := make(chan error, 1)
 		go func() { done <- serve.New(ctx, serve.Options{Config: cfg, Token: token}).Run(ln) }()
 		t.Cleanup(func() {

@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"crypto/rand"
 	"net"
 	"net/http"
 	"os"
@@ -48,7 +49,7 @@ func TestKilledMidTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := serve.NewToken()
+	token := rand.Text()
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), "COURIER_SERVE_CHILD="+root, "COURIER_SERVE_TOKEN="+token)
 	if err := child.Start(); err != nil {
