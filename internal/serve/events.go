@@ -83,15 +83,13 @@ func (s *Server) runner(id string) (*runner.Runner, *reporter) {
 
 func (s *Server) reporter(id string) *reporter {
 	rep := &reporter{s: s, id: id}
-	rep.JSON = console.NewJSON(eventWriter{rep})
+	rep.JSON = console.NewJSON(rep)
 	return rep
 }
 
-// eventWriter publishes the JSON reporter's lines, adding the session
-// where an event does not name one.
-type eventWriter struct{ rep *reporter }
-
-func (w eventWriter) Write(p []byte) (int, error) {
+// Write publishes the JSON reporter's lines, adding the session where an
+// event does not name one.
+func (r *reporter) Write(p []byte) (int, error) {
 	line := bytes.TrimSuffix(p, []byte("\n"))
 	var head struct {
 		Event   string
@@ -100,10 +98,10 @@ func (w eventWriter) Write(p []byte) (int, error) {
 	if json.Unmarshal(line, &head) != nil {
 		return len(p), nil
 	}
-	if head.Session == nil && w.rep.id != "" {
-		line = append(fmt.Appendf(nil, `{"session":%q,`, w.rep.id), line[1:]...)
+	if head.Session == nil && r.id != "" {
+		line = append(fmt.Appendf(nil, `{"session":%q,`, r.id), line[1:]...)
 	}
-	w.rep.s.publish(head.Event, line)
+	r.s.publish(head.Event, line)
 	return len(p), nil
 }
 
@@ -217,13 +215,7 @@ func (s *Server) watch() {
 		for _, i := range infos {
 			key := fmt.Sprint(i.State, i.Sequence, i.UpdatedAt, i.Holder != nil)
 			if seen[i.ID] != key && !first {
-				data, _ := json.Marshal(struct {
-					Event    string `json:"event"`
-					Session  string `json:"session"`
-					State    string `json:"state"`
-					Sequence int    `json:"sequence"`
-				}{"sessionChanged", i.ID, i.State, i.Sequence})
-				s.publish("sessionChanged", data)
+				s.publish("sessionChanged", fmt.Appendf(nil, `{"event":"sessionChanged","session":%q,"state":%q,"sequence":%d}`, i.ID, i.State, i.Sequence))
 			}
 			seen[i.ID] = key
 		}
