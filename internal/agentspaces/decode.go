@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
 )
 
@@ -330,18 +331,6 @@ func decision(s string, exact bool) (Decision, error) {
 	return "", fmt.Errorf(`the decision must be "approved" or "denied", not %q`, human.Cut(s, 40))
 }
 
-// Reply is a chat reply read for its operations.
-type Reply struct {
-	// Session and Sequence are what the reply copied from the request's
-	// header (lower case; "" and 0 if none), to route it.
-	Session  string
-	Sequence int
-	// Commands are the operations of every message, in order, with
-	// command.ParseError entries for what could not be used; a reply of
-	// message operations only ends in a command.Done.
-	Commands []command.Command
-}
-
 // maxProblems caps the entries for broken messages in one reply; one last
 // entry counts the rest.
 const maxProblems = 100
@@ -357,14 +346,14 @@ const noMessage = `your reply holds no operations message, so nothing was done. 
 // several, run in order. An object counts when it has an "operations"
 // member. A message that is not valid JSON is reported as a whole and none
 // of it runs. "protocolVersion" may be left out, but must be "1.0".
-func ParseReply(text string) Reply {
+func ParseReply(text string) frontend.Parsed {
 	if len(text) > MaxMessageBytes {
-		return Reply{Commands: []command.Command{{Type: command.ParseError,
+		return frontend.Parsed{Commands: []command.Command{{Type: command.ParseError,
 			Error: fmt.Sprintf("your reply is larger than %d MiB, so nothing was done; send smaller steps", MaxMessageBytes>>20)}}}
 	}
 	s := scan(text)
 	lines := newLineIndex(text)
-	var r Reply
+	var r frontend.Parsed
 	var cmds []command.Command
 	problems, found := 0, false
 	for _, p := range s.pieces {
@@ -435,15 +424,9 @@ func loneOperation(s *scanner, lines *lineIndex) string {
 // markFinal makes the last message of a reply of messages only a
 // command.Done, the protocol's final response.
 func markFinal(cmds []command.Command) {
-	if len(cmds) == 0 {
-		return
+	if len(cmds) > 0 && !slices.ContainsFunc(cmds, func(c command.Command) bool { return c.Type != command.Message }) {
+		cmds[len(cmds)-1].Type = command.Done
 	}
-	for _, c := range cmds {
-		if c.Type != command.Message {
-			return
-		}
-	}
-	cmds[len(cmds)-1].Type = command.Done
 }
 
 // maxDepth is how deeply JSON may nest, the limit of Go's decoder.

@@ -58,9 +58,7 @@ func writeEvents(b *strings.Builder, r frontend.Request, results []command.Resul
 	}
 	text, _ := FormatEvents(m)
 	fence := fenceFor(text)
-	b.WriteString(fence + "json\n")
-	b.WriteString(text)
-	b.WriteString(fence + "\n")
+	b.WriteString(fence + "json\n" + text + fence + "\n")
 }
 
 // fenceFor returns a code fence longer than any run of backticks in text.
@@ -73,10 +71,7 @@ func fenceFor(text string) string {
 }
 
 // Parse implements frontend.FrontEnd.
-func (Chat) Parse(text string) frontend.Parsed {
-	r := ParseReply(text)
-	return frontend.Parsed{Session: r.Session, Sequence: r.Sequence, Commands: r.Commands}
-}
+func (Chat) Parse(text string) frontend.Parsed { return ParseReply(text) }
 
 // NoCommands implements frontend.FrontEnd.
 func (Chat) NoCommands() string {
