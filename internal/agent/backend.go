@@ -444,7 +444,10 @@ func (c *backend) runCommand(ctx context.Context, runCtx *RunContext, rep *repor
 	defer stdoutFile.Close()
 	defer stderrFile.Close()
 	secrets := secretsOf(runCtx, c.Getenv)
-	env := mergeEnvironment(os.Environ(), runCtx.Environment)
+	env := os.Environ() // with the run's variables after it: os/exec and lookPath take the last
+	for name, v := range runCtx.Environment {
+		env = append(env, name+"="+v)
+	}
 	path, err := lookPath(c.argv[0], runCtx.WorkingDir, env)
 	if err != nil {
 		return outcome{}, err

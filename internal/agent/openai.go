@@ -488,23 +488,16 @@ func (r *sseReader) next() (string, error) {
 // asking for longer fails the run at once.
 const maxRetryAfter = 2 * time.Minute
 
-// HTTPOptions tunes the openai backend; each zero field takes its default.
-// Requests have no overall timeout: a streamed reply may rightly take
-// many minutes.
+// HTTPOptions tunes the openai backend; a zero field takes its default
+// (withDefaults). Requests have no overall timeout: a streamed reply may
+// rightly take many minutes.
 type HTTPOptions struct {
-	// ResponseTimeout bounds the wait for the reply's first data (default
-	// 10m: a local model on a CPU may read a long request for minutes).
-	ResponseTimeout time.Duration
-	// IdleTimeout bounds the wait for more of the reply (default 2m);
-	// keep-alive comments do not count.
-	IdleTimeout time.Duration
-	// Retries of a request failing with 408, 429, 5xx or a connection
-	// error before any of the reply arrived (default 4; negative for none).
-	Retries int
-	// Backoff is the pause before the first retry (default 1s), doubled
-	// for each next one up to MaxBackoff (default 30s), with jitter.
-	Backoff    time.Duration
-	MaxBackoff time.Duration
+	ResponseTimeout time.Duration // for the reply's first data: a model on a CPU may read a request for minutes
+	IdleTimeout     time.Duration // for more of the reply; keep-alive comments do not count
+	Retries         int           // of a 408, 429, 5xx or lost connection before any reply arrived; negative for none
+	// Backoff is the pause before the first retry, doubled for each next
+	// one up to MaxBackoff, with jitter.
+	Backoff, MaxBackoff time.Duration
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {

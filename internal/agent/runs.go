@@ -287,9 +287,7 @@ func readReply(path, agentType string) (string, error) {
 }
 
 func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
-	end := time.Now().UTC()
-	info.EndTime = &end
-	info.Status = StatusCompleted
+	info.EndTime, info.Status = new(time.Now().UTC()), StatusCompleted
 	if err != nil {
 		info.Status = StatusFailed
 		info.Error = cleanLine(err.Error())
@@ -298,10 +296,8 @@ func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 		info.ExitCode = &o.exitCode
 		info.Signal = o.signal
 	}
-	info.HTTPStatus = o.httpStatus
-	info.Tokens = o.tokens
-	info.StdoutBytes = fileSize(filepath.Join(dir, StdoutFile))
-	info.StderrBytes = fileSize(filepath.Join(dir, StderrFile))
+	info.HTTPStatus, info.Tokens = o.httpStatus, o.tokens
+	info.StdoutBytes, info.StderrBytes = fileSize(filepath.Join(dir, StdoutFile)), fileSize(filepath.Join(dir, StderrFile))
 	info.PID, info.PIDStart = 0, 0
 	return info
 }
@@ -400,8 +396,7 @@ func (r Runs) Recover() ([]string, error) {
 					last = fi.ModTime()
 				}
 			}
-			last = last.UTC()
-			info.EndTime = &last
+			info.EndTime = new(last.UTC())
 		}
 		if err := writeInfo(dir, info); err != nil {
 			return closed, err
@@ -466,16 +461,6 @@ var keyVariables = []string{
 	"GOOGLE_API_KEY", // the Gemini CLI's other name for its key
 	"PERPLEXITY_API_KEY",
 	"XAI_API_KEY",
-}
-
-// mergeEnvironment sets overrides over base (os.Environ entries); os/exec
-// and lookPath take the last entry of a name.
-func mergeEnvironment(base []string, overrides map[string]string) []string {
-	out := slices.Clone(base)
-	for name, v := range overrides {
-		out = append(out, name+"="+v)
-	}
-	return out
 }
 
 // lookupEnv reads a variable as the agent sees it.

@@ -16,6 +16,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -67,12 +68,7 @@ type Server struct {
 
 // New returns a server whose turns run in ctx.
 func New(ctx context.Context, o Options) *Server {
-	if o.Timeout == 0 {
-		o.Timeout = 30 * time.Second
-	}
-	if o.Poll == 0 {
-		o.Poll = 500 * time.Millisecond
-	}
+	o.Timeout, o.Poll = cmp.Or(o.Timeout, 30*time.Second), cmp.Or(o.Poll, 500*time.Millisecond)
 	s := &Server{o: o, ctx: ctx, subs: map[chan []byte]bool{}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
 	s.pages, s.policy = pages()
 	return s

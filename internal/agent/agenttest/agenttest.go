@@ -25,11 +25,9 @@ const fakellmPackage = "github.com/courier-agent/courier/internal/agent/agenttes
 // BuildFakeLLM builds fakellm into dir, once per test package (TestMain),
 // and returns its path.
 func BuildFakeLLM(dir string) (string, error) {
-	goTool := "go"
-	if p, err := exec.LookPath("go"); err == nil {
-		goTool = p
-	} else if root := os.Getenv("GOROOT"); root != "" {
-		goTool = filepath.Join(root, "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	out := filepath.Join(dir, "fakellm")
 	if msg, err := exec.Command(goTool, "build", "-o", out, fakellmPackage).CombinedOutput(); err != nil {
@@ -228,12 +226,6 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step, u
 	}
 	switch {
 	case step.Stall:
-		var keepAlive <-chan time.Time
-		if step.KeepAlive > 0 {
-			tick := time.NewTicker(step.KeepAlive)
-			defer tick.Stop()
-			keepAlive = tick.C
-		}
 		for {
 			select {
 			case <-r.Context().Done():
@@ -243,7 +235,7 @@ func (s *ChatServer) stream(w http.ResponseWriter, r *http.Request, step Step, u
 				return
 			case <-s.quit:
 				return
-			case <-keepAlive:
+			case <-time.After(cmp.Or(step.KeepAlive, time.Hour)):
 				send(": keep-alive")
 			}
 		}
