@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -191,16 +192,17 @@ func (s *Server) update(id string, change func(*live)) {
 	change(l)
 }
 
-func (s *Server) lastTurn(id string) (live, bool) {
+// statusView is session info with a copy of its last turn here, if any.
+func (s *Server) statusView(info runner.Info) statusView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok := s.lives[id]
+	l, ok := s.lives[info.ID]
 	if !ok {
-		return live{}, false
+		return statusView{Info: info}
 	}
 	c := *l
-	c.Rows = append([]row(nil), l.Rows...)
-	return c, true
+	c.Rows = slices.Clone(l.Rows)
+	return statusView{Info: info, Turn: &c}
 }
 
 // watch says sessionChanged, every Poll, of each session another courier

@@ -349,14 +349,6 @@ type statusView struct {
 	Turn *live
 }
 
-func (s *Server) statusView(info runner.Info) statusView {
-	v := statusView{Info: info}
-	if l, ok := s.lastTurn(info.ID); ok {
-		v.Turn = &l
-	}
-	return v
-}
-
 type reqView struct {
 	Info   runner.Info
 	Text   string
