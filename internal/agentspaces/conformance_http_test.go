@@ -2,7 +2,6 @@ package agentspaces_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net"
 	"testing"
 
@@ -21,7 +20,7 @@ func TestConformanceOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		token := rand.Text()
+		token := serve.NewToken()
 		done := make(chan error, 1)
 		go func() { done <- serve.New(ctx, serve.Options{Config: cfg, Token: token}).Run(ln) }()
 		t.Cleanup(func() {

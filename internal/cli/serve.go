@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"net"
 	"os/exec"
@@ -54,7 +53,7 @@ func serveRun(o *serveOptions) error {
 	if err != nil {
 		return withHint(fmt.Errorf("serve: %w", err), "give another address with --addr, such as 127.0.0.1:0 for a free port")
 	}
-	token := rand.Text()
+	token := serve.NewToken()
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
 	fmt.Fprintf(o.g.io.Out, "Serving on %s\n", url)
 	if _, err := exec.LookPath("xdg-open"); err == nil && !o.noOpen && o.g.desktop() {

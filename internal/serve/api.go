@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -500,7 +501,7 @@ func preview(ws *workspace.Workspace, pol *policy.Policy, approved []string, cmd
 	lines := map[string]*edit.Tracker{}
 	read := func(p string) (string, bool, error) {
 		if t, ok := files[p]; ok {
-			return deref(t), t != nil, nil
+			return *cmp.Or(t, new("")), t != nil, nil
 		}
 		f, info, err := ws.OpenRegular(p)
 		if err != nil {
@@ -525,7 +526,7 @@ func preview(ws *workspace.Workspace, pol *policy.Policy, approved []string, cmd
 			}
 			after, note := change(c, before, exists, lines)
 			if v.Note = note; note == "" {
-				v.Diff, _, _ = edit.Diff(c.Path, before, deref(after), showLimit)
+				v.Diff, _, _ = edit.Diff(c.Path, before, *cmp.Or(after, new("")), showLimit)
 				files[c.Path] = after
 			}
 		case command.RunCommand:
@@ -591,13 +592,6 @@ func change(c command.Command, before string, exists bool, lines map[string]*edi
 		return nil, "this would fail: " + err.Error()
 	}
 	return &after, ""
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // The Agent Spaces runtime over HTTP: 'courier ops' and 'courier ops

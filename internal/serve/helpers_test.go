@@ -3,7 +3,6 @@ package serve_test
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net"
@@ -61,7 +60,7 @@ func settings(root string) runner.Config {
 // start serves cfg until the test ends; change adjusts the options.
 func start(t testing.TB, cfg runner.Config, change func(*serve.Options)) *server {
 	t.Helper()
-	o := serve.Options{Config: cfg, Token: rand.Text(), Poll: 50 * time.Millisecond}
+	o := serve.Options{Config: cfg, Token: serve.NewToken(), Poll: 50 * time.Millisecond}
 	if change != nil {
 		change(&o)
 	}

@@ -2,7 +2,6 @@ package serve_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net"
 	"net/http"
 	"os"
@@ -49,7 +48,7 @@ func TestKilledMidTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := rand.Text()
+	token := serve.NewToken()
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), "COURIER_SERVE_CHILD="+root, "COURIER_SERVE_TOKEN="+token)
 	if err := child.Start(); err != nil {

@@ -18,6 +18,7 @@ package serve
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
@@ -72,6 +73,13 @@ func New(ctx context.Context, o Options) *Server {
 	s := &Server{o: o, ctx: ctx, subs: map[chan []byte]bool{}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
 	s.pages, s.policy = pages()
 	return s
+}
+
+// NewToken returns a token no one can guess.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // Run serves on ln until the server's context ends, finishing in the

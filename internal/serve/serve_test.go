@@ -1,7 +1,6 @@
 package serve_test
 
 import (
-	"crypto/rand"
 	"fmt"
 	"io"
 	"net"
@@ -41,7 +40,7 @@ func TestGuard(t *testing.T) {
 		!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Value != s.token {
 		t.Fatalf("first load: %s %q %+v", resp.Status, resp.Header.Get("Location"), cookies)
 	}
-	good, bad := cookies[0], &http.Cookie{Name: cookies[0].Name, Value: rand.Text()}
+	good, bad := cookies[0], &http.Cookie{Name: cookies[0].Name, Value: serve.NewToken()}
 
 	for _, tc := range []struct {
 		name, method, path, host, origin, bearer string
@@ -49,9 +48,9 @@ func TestGuard(t *testing.T) {
 		want                                     int
 	}{
 		{name: "no token", method: "GET", path: "/api/sessions", want: 401},
-		{name: "wrong bearer token", method: "GET", path: "/api/sessions", bearer: rand.Text(), want: 401},
+		{name: "wrong bearer token", method: "GET", path: "/api/sessions", bearer: serve.NewToken(), want: 401},
 		{name: "wrong cookie", method: "GET", path: "/api/sessions", cookie: bad, want: 401},
-		{name: "wrong token in the address", method: "GET", path: "/?token=" + rand.Text(), want: 401},
+		{name: "wrong token in the address", method: "GET", path: "/?token=" + serve.NewToken(), want: 401},
 		{name: "the page's cookie", method: "GET", path: "/api/sessions", cookie: good, want: 200},
 		{name: "a program's token", method: "GET", path: "/api/sessions", bearer: s.token, want: 200},
 		{name: "localhost", method: "GET", path: "/api/sessions", host: "localhost:1", cookie: good, want: 200},
