@@ -334,12 +334,8 @@ func cmdChatServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	var steps []agenttest.Step
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &steps))
-	srv := agenttest.StartChatServer(func(n int, _ agenttest.ChatRequest) agenttest.Step {
-		if n > len(steps) {
-			return agenttest.Step{Status: 500, ErrorBody: `{"error":{"message":"no more scripted replies"}}`}
-		}
-		return steps[n-1]
-	}, func(format string, a ...any) { ts.Logf(format, a...) })
+	logf := func(format string, a ...any) { ts.Logf(format, a...) }
+	srv := agenttest.StartChatServer(agenttest.Steps(steps, logf), logf)
 	ts.Defer(srv.Close)
 	ts.Setenv(args[1], srv.URL)
 }

@@ -20,7 +20,7 @@ func BenchmarkStreamedReply(b *testing.B) {
 	}
 	sse.WriteString("data: [DONE]\n\n")
 	stream := sse.String()
-	o := &openAI{Spec: Spec{MaxReply: DefaultMaxReply}}
+	o := &backend{Spec: Spec{MaxReply: DefaultMaxReply}}
 	secrets := []string{"sk-proj-0123456789abcdef", "sk-ant-0123456789abcdef"}
 	b.SetBytes(int64(len(reply)))
 	b.ReportAllocs()

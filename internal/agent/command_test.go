@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -339,10 +338,7 @@ func TestCommandBackendFailures(t *testing.T) {
 func TestCancelKillsTheAgentAndEverythingItStarted(t *testing.T) {
 	s := newSession(t)
 	pidfile := filepath.Join(t.TempDir(), "pids")
-	t.Setenv("FAKELLM_PIDFILE", pidfile)
-	t.Setenv("FAKELLM_SPAWN", "1")
-	t.Setenv("FAKELLM_PARTIAL", "Session: 1a2b3c4d\nSequence: 1\n[RUN_COMMAND]\nrm -rf")
-	t.Setenv("FAKELLM_SLEEP", "1h")
+	a := shAgent(t, `sleep 3600 & printf 'Session: 1a2b3c4d\nSequence: 1\n[RUN_COMMAND]\nrm -rf'; echo $$ $! > "$1"; exec sleep 3600`, pidfile)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -351,7 +347,7 @@ func TestCancelKillsTheAgentAndEverythingItStarted(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := s.runs.Send(ctx, commandAgentT(t), s.request(1, nil))
+		r, err := s.runs.Send(ctx, a, s.request(1, nil))
 		done <- result{r, err}
 	}()
 	pids := waitPIDs(t, pidfile, 2)
@@ -393,9 +389,7 @@ func TestCancelKillsTheAgentAndEverythingItStarted(t *testing.T) {
 func TestLeftoverProcessIsKilled(t *testing.T) {
 	s := newSession(t)
 	pidfile := filepath.Join(t.TempDir(), "pids")
-	t.Setenv("FAKELLM_PIDFILE", pidfile)
-	t.Setenv("FAKELLM_SPAWN", "1")
-	reply, err := send(t, s, commandAgentT(t), s.request(1, nil))
+	reply, err := send(t, s, shAgent(t, `sleep 3600 & echo $$ $! > "$1"; echo "reply from fakellm"`, pidfile), s.request(1, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,9 +405,7 @@ func TestLeftoverProcessIsKilled(t *testing.T) {
 func TestRunawayOutputIsStopped(t *testing.T) {
 	s := newSession(t)
 	pidfile := filepath.Join(t.TempDir(), "pids")
-	t.Setenv("FAKELLM_PIDFILE", pidfile)
-	t.Setenv("FAKELLM_FLOOD", strconv.Itoa(1<<40))
-	a := mustNew(t, Spec{Name: NameCommand, Command: []string{fakellm}, MaxReply: 1 << 20})
+	a := mustNew(t, Spec{Name: NameCommand, Command: []string{"sh", "-c", `echo $$ > "$1"; exec yes xxxxxxxxxxxxxxxx`, "sh", pidfile}, MaxReply: 1 << 20})
 	reply, err := send(t, s, a, s.request(1, nil))
 	if err == nil || !strings.Contains(err.Error(), "the reply of command passed 1 MB; courier stopped it") {
 		t.Fatalf("err = %v", err)
@@ -519,4 +511,9 @@ func TestFakeLLMScriptFolder(t *testing.T) {
 			t.Errorf("request %d: %v, want %q", seq, err, want)
 		}
 	}
+}
+
+// shAgent is the command backend running a shell script, args from $1.
+func shAgent(t *testing.T, script string, args ...string) Agent {
+	return mustNew(t, Spec{Name: NameCommand, Command: append([]string{"sh", "-c", script, "sh"}, args...)})
 }

@@ -1,20 +1,27 @@
 package agent
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/courier-agent/courier/internal/human"
 	"io"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/courier-agent/courier/internal/human"
 )
 
 const defaultBaseURL = "https://api.openai.com/v1"
@@ -22,14 +29,9 @@ const defaultBaseURL = "https://api.openai.com/v1"
 // maxErrorBody caps what courier reads of an error answer.
 const maxErrorBody = 64 << 10
 
-// openAI talks to an OpenAI-compatible chat-completions endpoint (ollama,
-// llama.cpp, vLLM, LM Studio, hosted providers).
-type openAI struct {
-	Spec    // with its defaults filled in
-	baseURL string
-}
-
-func newOpenAI(spec Spec) (*openAI, error) {
+// newOpenAI returns the backend of an OpenAI-compatible chat-completions
+// endpoint (ollama, llama.cpp, vLLM, LM Studio, hosted providers).
+func newOpenAI(spec Spec) (*backend, error) {
 	if spec.Model == "" {
 		return nil, setupError(errors.New("the openai agent needs a model"),
 			"set model in the [agent] table of courier.toml, or use --model NAME (the server's name of the model)")
@@ -43,7 +45,7 @@ func newOpenAI(spec Spec) (*openAI, error) {
 		return nil, err
 	}
 	spec.HTTP = spec.HTTP.withDefaults()
-	return &openAI{Spec: spec, baseURL: base}, nil
+	return &backend{Spec: spec, typ: NameOpenAI, baseURL: base}, nil
 }
 
 // NormalizeBaseURL checks an endpoint's base URL and trims what people
@@ -64,22 +66,14 @@ func NormalizeBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-func (o *openAI) Type() string  { return NameOpenAI }
-func (o *openAI) model() string { return o.Model }
-
-func (o *openAI) Execute(ctx context.Context, runCtx *RunContext) error {
-	_, err := execute(ctx, o, runCtx, &reporter{})
-	return err
-}
-
 type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
 
-func (o *openAI) endpoint() string { return o.baseURL + "/chat/completions" }
+func (o *backend) endpoint() string { return o.baseURL + "/chat/completions" }
 
-func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
+func (o *backend) request(ctx context.Context, runCtx *RunContext, rep *reporter) (outcome, error) {
 	stdoutFile, stderrFile, err := createOutputs(runCtx)
 	if err != nil {
 		return outcome{}, err
@@ -89,10 +83,12 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	key := lookupEnv(runCtx, o.Getenv, o.APIKeyEnv)
 	secrets := secretsOf(runCtx, o.Getenv, o.APIKeyEnv)
 
-	messages, err := o.messages(runCtx)
+	// The earlier exchanges that fit the history budget, then the request.
+	messages, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
 	if err != nil {
 		return outcome{}, err
 	}
+	messages = append(messages, message{Role: "user", Content: runCtx.Prompt})
 	body, _ := json.Marshal(struct {
 		Model    string    `json:"model"`
 		Messages []message `json:"messages"`
@@ -136,16 +132,9 @@ func (o *openAI) run(ctx context.Context, runCtx *RunContext, rep *reporter) (ou
 	return res, syncReply(stdoutFile)
 }
 
-// messages is the request, after the earlier exchanges that fit the
-// history budget.
-func (o *openAI) messages(runCtx *RunContext) ([]message, error) {
-	earlier, err := history(runCtx, o.History-human.Tokens(runCtx.Prompt))
-	return append(earlier, message{Role: "user", Content: runCtx.Prompt}), err
-}
-
 // attempt sends the request, possibly several times.
 type attempt struct {
-	o       *openAI
+	o       *backend
 	key     string
 	body    []byte
 	rep     *reporter
@@ -190,7 +179,8 @@ func (a *attempt) send(ctx context.Context) (outcome, error) {
 	if mediaType == "text/event-stream" {
 		err = a.readStream(resp.Body, wd)
 	} else {
-		err = a.readWhole(&activeReader{r: resp.Body, wd: wd})
+		wd.body = resp.Body
+		err = a.readWhole(wd)
 	}
 	res.tokens = a.rep.tokens
 	if err != nil {
@@ -355,7 +345,7 @@ func (a *attempt) take(c *chunk, streamed bool) (bool, error) {
 	if c.Usage != nil && c.Usage.CompletionTokens > 0 {
 		a.rep.tokens = c.Usage.CompletionTokens
 	}
-	a.rep.setBytes(a.out.n)
+	a.rep.bytes.Store(a.out.n)
 	a.rep.tick()
 	return done, nil
 }
@@ -366,6 +356,7 @@ type watchdog struct {
 	timer *time.Timer
 	idle  time.Duration
 	begun atomic.Bool
+	body  io.Reader
 }
 
 func newWatchdog(first, idle time.Duration, cancel context.CancelCauseFunc) *watchdog {
@@ -385,16 +376,256 @@ func (w *watchdog) alive() {
 	w.timer.Reset(w.idle)
 }
 
-// activeReader feeds the watchdog with each read of a whole answer.
-type activeReader struct {
-	r  io.Reader
-	wd *watchdog
-}
-
-func (r *activeReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
+// Read reads a whole answer, each read keeping the watchdog quiet.
+func (w *watchdog) Read(p []byte) (int, error) {
+	n, err := w.body.Read(p)
 	if n > 0 {
-		r.wd.alive()
+		w.alive()
 	}
 	return n, err
+}
+
+// maxSSELine caps one line of a stream: an endless line must not exhaust
+// memory.
+const maxSSELine = 4 << 20
+
+// chunk is one JSON object of a chat-completions response: a streamed
+// delta, a whole completion, or an error in OpenAI's shape ({"error":
+// {"message": ...}}), vLLM's ({"object": "error", "message": ...}) or
+// ollama's ({"error": "text"}).
+type chunk struct {
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+	Error   json.RawMessage `json:"error"`
+	Choices []struct {
+		Delta struct {
+			Content messageText `json:"content"`
+		} `json:"delta"`
+		Message struct {
+			Content messageText `json:"content"`
+		} `json:"message"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// errorText returns the error a chunk carries, or "".
+func (c *chunk) errorText() string {
+	var obj struct {
+		Message string `json:"message"`
+	}
+	switch {
+	case c.Object == "error":
+		return cmp.Or(c.Message, "error")
+	case len(c.Error) == 0 || string(c.Error) == "null":
+		return ""
+	case c.Error[0] == '"':
+		var s string
+		json.Unmarshal(c.Error, &s)
+		return s
+	case json.Unmarshal(c.Error, &obj) == nil && obj.Message != "":
+		return obj.Message
+	}
+	return string(c.Error)
+}
+
+// messageText is a message's content: a string, null, or a list of parts
+// of which the text ones count.
+type messageText string
+
+func (m *messageText) UnmarshalJSON(raw []byte) error {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		*m = messageText(s)
+		return nil
+	}
+	var parts []struct{ Type, Text string }
+	_ = json.Unmarshal(raw, &parts) // else a shape without text
+	for _, p := range parts {
+		if p.Type == "text" || p.Type == "" {
+			*m += messageText(p.Text)
+		}
+	}
+	return nil
+}
+
+// sseReader reads the data of server-sent events, skipping comments
+// (keep-alives) and other fields.
+type sseReader struct{ s *bufio.Scanner }
+
+func newSSEReader(r io.Reader) *sseReader {
+	s := bufio.NewScanner(r)
+	s.Buffer(nil, maxSSELine)
+	return &sseReader{s}
+}
+
+// next returns the data of the next event; io.EOF after the last.
+func (r *sseReader) next() (string, error) {
+	var data []string
+	for r.s.Scan() {
+		line := r.s.Text()
+		if line == "" && len(data) > 0 {
+			return strings.Join(data, "\n"), nil
+		}
+		if field, value, _ := strings.Cut(line, ":"); field == "data" {
+			data = append(data, strings.TrimPrefix(value, " "))
+		}
+	}
+	switch err := r.s.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return "", fmt.Errorf("a line of the stream is longer than %s", human.ExactBytes(maxSSELine))
+	case err != nil:
+		return "", err
+	case len(data) > 0:
+		return strings.Join(data, "\n"), nil
+	}
+	return "", io.EOF
+}
+
+// maxRetryAfter is the longest Retry-After courier waits for; a server
+// asking for longer fails the run at once.
+const maxRetryAfter = 2 * time.Minute
+
+// HTTPOptions tunes the openai backend; a zero field takes its default
+// (withDefaults). Requests have no overall timeout: a streamed reply may
+// rightly take many minutes.
+type HTTPOptions struct {
+	ResponseTimeout time.Duration // for the reply's first data: a model on a CPU may read a request for minutes
+	IdleTimeout     time.Duration // for more of the reply; keep-alive comments do not count
+	Retries         int           // of a 408, 429, 5xx or lost connection before any reply arrived; negative for none
+	// Backoff is the pause before the first retry, doubled for each next
+	// one up to MaxBackoff, with jitter.
+	Backoff, MaxBackoff time.Duration
+}
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	o.ResponseTimeout = cmp.Or(max(o.ResponseTimeout, 0), 10*time.Minute)
+	o.IdleTimeout = cmp.Or(max(o.IdleTimeout, 0), 2*time.Minute)
+	o.Retries = max(cmp.Or(o.Retries, 4), 0)
+	o.Backoff = cmp.Or(max(o.Backoff, 0), time.Second)
+	o.MaxBackoff = cmp.Or(max(o.MaxBackoff, 0), 30*time.Second)
+	return o
+}
+
+// backoff is the pause before retry n (from 1), half of it random, so
+// that clients refused at once do not come back at once.
+func (o HTTPOptions) backoff(n int) time.Duration {
+	d := o.Backoff
+	for i := 1; i < n && d < o.MaxBackoff; i++ {
+		d *= 2
+	}
+	half := min(d, o.MaxBackoff) / 2
+	return half + rand.N(half+1)
+}
+
+// StatusError is an HTTP answer other than 200 from the endpoint.
+type StatusError struct {
+	Status        int
+	Message       string        // the server's own message, cleaned for a terminal
+	RetryAfter    time.Duration // the wait the server asked for, if hasRetryAfter
+	hasRetryAfter bool
+	what          string // what the status means
+}
+
+func (e *StatusError) Error() string {
+	if e.Message == "" {
+		return e.what
+	}
+	return e.what + ": " + e.Message
+}
+
+func (e *StatusError) permanent() bool { return !retryableStatus(e.Status) }
+
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 || secs > 1e7 {
+			return 0, false
+		}
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// connError is a request that got no HTTP answer: worth a retry.
+type connError struct{ err error }
+
+func (e *connError) Error() string { return "could not reach the endpoint: " + e.err.Error() }
+func (e *connError) Unwrap() error { return e.err }
+
+// retryWait says whether a failed attempt is retried and after which
+// pause; an error when the server asks for a longer wait than courier's.
+func (o HTTPOptions) retryWait(err error, retry int) (time.Duration, bool, error) {
+	var se *StatusError
+	var ce *connError
+	switch {
+	case errors.As(err, &se) && retryableStatus(se.Status) && se.hasRetryAfter:
+		if se.RetryAfter > maxRetryAfter {
+			return 0, false, fmt.Errorf("%w; the server asks to wait %s before trying again, longer than courier waits (%s)",
+				err, se.RetryAfter.Round(time.Second), maxRetryAfter)
+		}
+		return se.RetryAfter, true, nil
+	case errors.As(err, &se) && retryableStatus(se.Status), errors.As(err, &ce):
+		return o.backoff(retry), true, nil
+	}
+	return 0, false, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// history returns the request and reply of each completed earlier run of
+// the session, from the run folders (so it survives a restart), newest
+// kept first within budget tokens. A failed run's request is sent again
+// anyway.
+func history(runCtx *RunContext, budget int) ([]message, error) {
+	session := runCtx.Environment[EnvTaskFolder]
+	if session == "" || budget <= 0 {
+		return nil, nil
+	}
+	r := Runs{SessionDir: session}
+	ids, err := r.ids()
+	if err != nil {
+		return nil, err
+	}
+	var out []message
+	used := 0
+	for _, id := range slices.Backward(ids) {
+		if id >= runCtx.RunID {
+			continue // this run, or one after it
+		}
+		dir := filepath.Join(r.Dir(), id)
+		info, err := readInfo(dir)
+		if err != nil || info.Status != StatusCompleted {
+			continue
+		}
+		prompt, err1 := os.ReadFile(filepath.Join(dir, PromptFile))
+		reply, err2 := os.ReadFile(filepath.Join(dir, StdoutFile))
+		if err := cmp.Or(err1, err2); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		cost := human.Tokens(string(prompt)) + human.Tokens(string(reply))
+		if used+cost > budget {
+			break
+		}
+		used += cost
+		out = append([]message{{Role: "user", Content: string(prompt)}, {Role: "assistant", Content: string(reply)}}, out...)
+	}
+	return out, nil
 }

@@ -3,13 +3,14 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/courier-agent/courier/internal/human"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/courier-agent/courier/internal/human"
 
 	"github.com/courier-agent/courier/internal/agent/agenttest"
 )

@@ -98,7 +98,7 @@ func TestNewRefusesWhatCannotWork(t *testing.T) {
 func TestCommandRelativePathIsFromTheCurrentFolder(t *testing.T) {
 	a := mustNew(t, Spec{Command: []string{"./agents/run.sh", "x"}})
 	wd, _ := os.Getwd()
-	if got := a.(*commandAgent).argv; !slices.Equal(got, []string{filepath.Join(wd, "agents/run.sh"), "x"}) {
+	if got := a.(*backend).argv; !slices.Equal(got, []string{filepath.Join(wd, "agents/run.sh"), "x"}) {
 		t.Errorf("argv %q", got)
 	}
 }

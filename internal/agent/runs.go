@@ -10,10 +10,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/courier-agent/courier/internal/human"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
@@ -61,7 +60,6 @@ type RunInfo struct {
 // The caller holds the session's lock.
 type Runs struct {
 	SessionDir string // the session's folder, TASK_FOLDER for the agent
-	MaxReply   int64  // the largest reply Send reads back; 0 means DefaultMaxReply
 	// TimeBudget bounds the time agents work on the session, over all its
 	// runs (see spent); 0 means none. A run that would pass it is stopped
 	// with a *BudgetError, and none starts once it is spent.
@@ -133,8 +131,8 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 		return Reply{}, fmt.Errorf("request not sent: %w", context.Cause(ctx))
 	}
 	model := ""
-	if b, ok := a.(backend); ok {
-		model = b.model()
+	if b, ok := a.(*backend); ok {
+		model = b.Model
 	}
 	var spent time.Duration
 	if r.TimeBudget > 0 {
@@ -164,7 +162,11 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	}
 	runCtx := r.runContext(dir, work, info.RunID, req)
 	rep := newReporter(req.Observer, info.RunID, a.Type(), model)
-	rep.started = func(pid int) { r.recordPID(dir, &info, pid) }
+	rep.started = func(pid int) {
+		info.PID = pid
+		info.PIDStart, _ = processStart(pid)
+		_ = writeInfo(dir, info) // without it, a crash leaves the program to end by itself
+	}
 
 	var o outcome
 	runErr := rep.safeEvent(Event{Kind: EventStart})
@@ -176,7 +178,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 	}
 	var text string
 	if runErr == nil {
-		text, runErr = r.readReply(runCtx.StdoutPath, a.Type())
+		text, runErr = readReply(runCtx.StdoutPath, a.Type())
 	}
 	runErr = redactError(runErr, secretsOf(runCtx, os.Getenv))
 	info = finish(info, dir, o, runErr)
@@ -197,7 +199,7 @@ func (r Runs) Send(ctx context.Context, a Agent, req Request) (Reply, error) {
 // runAgent runs a backend of New with progress, any other Agent with its
 // panic recovered.
 func runAgent(ctx context.Context, a Agent, runCtx *RunContext, rep *reporter) (o outcome, err error) {
-	if b, ok := a.(backend); ok {
+	if b, ok := a.(*backend); ok {
 		return execute(ctx, b, runCtx, rep)
 	}
 	defer recoverPanic(&err)
@@ -271,20 +273,13 @@ func (r Runs) runContext(dir, work, id string, req Request) *RunContext {
 	}
 }
 
-func (r Runs) recordPID(dir string, info *RunInfo, pid int) {
-	info.PID = pid
-	info.PIDStart, _ = processStart(pid)
-	_ = writeInfo(dir, *info) // without it, a crash leaves the program to end by itself
-}
-
-func (r Runs) readReply(path, agentType string) (string, error) {
-	limit := cmp.Or(max(r.MaxReply, 0), DefaultMaxReply)
-	data, err := os.ReadFile(path) // the backends stop a reply past the limit
+// readReply reads the reply back; the backends stop one past its limit,
+// which the session checks again.
+func readReply(path, agentType string) (string, error) {
+	data, err := os.ReadFile(path)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("read the reply: %w", err)
-	case int64(len(data)) > limit:
-		return "", fmt.Errorf("the reply of %s is larger than %s", agentType, human.ExactBytes(limit))
 	case strings.TrimSpace(string(data)) == "":
 		return "", fmt.Errorf("%s finished without writing a reply", agentType)
 	}
@@ -292,9 +287,7 @@ func (r Runs) readReply(path, agentType string) (string, error) {
 }
 
 func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
-	end := time.Now().UTC()
-	info.EndTime = &end
-	info.Status = StatusCompleted
+	info.EndTime, info.Status = new(time.Now().UTC()), StatusCompleted
 	if err != nil {
 		info.Status = StatusFailed
 		info.Error = cleanLine(err.Error())
@@ -303,27 +296,21 @@ func finish(info RunInfo, dir string, o outcome, err error) RunInfo {
 		info.ExitCode = &o.exitCode
 		info.Signal = o.signal
 	}
-	info.HTTPStatus = o.httpStatus
-	info.Tokens = o.tokens
-	info.StdoutBytes = fileSize(filepath.Join(dir, StdoutFile))
-	info.StderrBytes = fileSize(filepath.Join(dir, StderrFile))
+	info.HTTPStatus, info.Tokens = o.httpStatus, o.tokens
+	info.StdoutBytes, info.StderrBytes = fileSize(filepath.Join(dir, StdoutFile)), fileSize(filepath.Join(dir, StderrFile))
 	info.PID, info.PIDStart = 0, 0
 	return info
 }
 
 func fileSize(path string) int64 {
-	fi, _ := os.Stat(path)
-	if fi == nil {
-		return 0
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
 	}
-	return fi.Size()
+	return 0
 }
 
 func writeInfo(dir string, info RunInfo) error {
-	data, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode run-info: %w", err)
-	}
+	data, _ := json.MarshalIndent(info, "", "  ") // cannot fail
 	return atomicfile.Write(filepath.Join(dir, RunInfoFile), append(data, '\n'), 0o644)
 }
 
@@ -409,8 +396,7 @@ func (r Runs) Recover() ([]string, error) {
 					last = fi.ModTime()
 				}
 			}
-			last = last.UTC()
-			info.EndTime = &last
+			info.EndTime = new(last.UTC())
 		}
 		if err := writeInfo(dir, info); err != nil {
 			return closed, err
@@ -418,4 +404,144 @@ func (r Runs) Recover() ([]string, error) {
 		closed = append(closed, id)
 	}
 	return closed, nil
+}
+
+const (
+	DefaultMaxRestarts  = 3
+	DefaultRestartPause = 5 * time.Second
+)
+
+// RestartPolicy is the protocol's restart loop for one request.
+type RestartPolicy struct {
+	MaxRestarts int           // runs that may fail before courier gives up; 1 makes one attempt
+	Pause       time.Duration // between a failed run and the next
+}
+
+// SendWithRestarts sends a request with the protocol's restart loop: after
+// a failed run and the pause, a new run (whose record names the failed one
+// as previous), until one completes, MaxRestarts have failed, ctx is done
+// or a failure no restart can fix happens. Each restart is an EventRestart
+// naming the failed run; the error is the last run's.
+func (r Runs) SendWithRestarts(ctx context.Context, a Agent, req Request, p RestartPolicy) (Reply, error) {
+	p.MaxRestarts = cmp.Or(max(p.MaxRestarts, 0), DefaultMaxRestarts)
+	p.Pause = cmp.Or(max(p.Pause, 0), DefaultRestartPause)
+	for n := 1; ; n++ {
+		reply, err := r.Send(ctx, a, req)
+		if err == nil || ctx.Err() != nil || permanent(err) {
+			return reply, err
+		}
+		if n >= p.MaxRestarts {
+			return reply, fmt.Errorf("%d runs failed, the last: %w", n, err)
+		}
+		rep := newReporter(req.Observer, reply.RunID, a.Type(), reply.Info.Model)
+		if oerr := rep.safeEvent(Event{Kind: EventRestart, Attempt: n + 1, Wait: p.Pause, Err: err}); oerr != nil {
+			return reply, oerr
+		}
+		if err := sleep(ctx, p.Pause); err != nil {
+			return reply, fmt.Errorf("stopped before restarting: %w", err)
+		}
+	}
+}
+
+// The variables the protocol sets for every run.
+const (
+	EnvTaskFolder = "TASK_FOLDER"     // the session folder
+	EnvRunFolder  = "RUN_FOLDER"      // the run's folder
+	EnvProjectID  = "JRUN_PROJECT_ID" // RunContext.ProjectID
+	EnvTaskID     = "JRUN_TASK_ID"    // RunContext.TaskID
+	EnvRunID      = "JRUN_ID"         // RunContext.RunID
+)
+
+// keyVariables are the protocol's API key variables: courier redacts
+// their values from everything it writes about a run.
+var keyVariables = []string{
+	"OPENAI_API_KEY",
+	"ANTHROPIC_API_KEY",
+	"GEMINI_API_KEY",
+	"GOOGLE_API_KEY", // the Gemini CLI's other name for its key
+	"PERPLEXITY_API_KEY",
+	"XAI_API_KEY",
+}
+
+// lookupEnv reads a variable as the agent sees it.
+func lookupEnv(runCtx *RunContext, getenv func(string) string, name string) string {
+	if v, ok := runCtx.Environment[name]; ok {
+		return v
+	}
+	return getenv(name)
+}
+
+// minSecretLen is the shortest value treated as a key: local servers take
+// any key, and redacting "x" or "ollama" would mangle replies.
+const minSecretLen = 8
+
+// secretsOf returns the values of the key variables and of extra.
+func secretsOf(runCtx *RunContext, getenv func(string) string, extra ...string) []string {
+	var out []string
+	for _, name := range slices.Concat(keyVariables, extra) {
+		if v := lookupEnv(runCtx, getenv, name); len(v) >= minSecretLen && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// workFolder makes the empty, private folder an agent program runs in,
+// ~/.cache/courier/agents/run-*, removed after the run. Coding CLIs run
+// programs their settings name (.claude/settings.json, .gemini/.env...),
+// read from their folder and those above, which a reply can write in the
+// workspace; every user can write /tmp/.gemini/.env; the sandbox lets no
+// reply write here.
+func workFolder(workspace string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", permanentError{fmt.Errorf("no folder for the agent to run in: %w", err)}
+	}
+	base := filepath.Join(cache, "courier", "agents")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", fmt.Errorf("create the agents' folder: %w", err)
+	}
+	dir, err := os.MkdirTemp(base, "run-")
+	if err != nil {
+		return "", fmt.Errorf("create the agent's folder: %w", err)
+	}
+	if ws, err := os.Stat(workspace); err == nil && within(dir, ws) {
+		os.Remove(dir)
+		return "", permanentError{setupError(fmt.Errorf("the agents' folder %s is inside the workspace, where a reply could plant settings the agent program would act on", base),
+			"set XDG_CACHE_HOME to a folder outside the workspace")}
+	}
+	return dir, nil
+}
+
+// hideWorkspace returns what to set over environ so that no variable
+// names a path in the workspace (a PATH entry where a reply could put a
+// program named claude, PWD, VIRTUAL_ENV): such paths are taken out of
+// their variable's list.
+func hideWorkspace(environ []string, workspace string) map[string]string {
+	out := map[string]string{}
+	ws, err := os.Stat(workspace)
+	if err != nil {
+		return out
+	}
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		parts := filepath.SplitList(value)
+		kept := slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return filepath.IsAbs(p) && within(p, ws) })
+		if len(kept) < len(parts) {
+			out[name] = strings.Join(kept, string(os.PathListSeparator))
+		}
+	}
+	return out
+}
+
+// within reports whether path is dir or inside it, symlinks followed.
+func within(path string, dir fs.FileInfo) bool {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if info, err := os.Stat(p); err == nil && os.SameFile(info, dir) {
+			return true
+		}
+		if filepath.Dir(p) == p {
+			return false
+		}
+	}
 }

@@ -105,8 +105,7 @@ func TestKeysNeverReachTheRunFolderOverHTTP(t *testing.T) {
 // program runs, and returns it.
 func startSleeper(t *testing.T) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(fakellm)
-	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
+	cmd := exec.Command("sleep", "3600")
 	cmd.SysProcAttr = procgroup.Attr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -24,8 +24,7 @@ type Options struct {
 	Workspace  string // the session's workspace, where the agent never runs
 	MaxTurns   int    // replies the agent may give in this run of courier (0: no limit)
 	Restarts   agent.RestartPolicy
-	TimeBudget time.Duration // see agent.Runs
-	MaxReply   int64
+	TimeBudget time.Duration   // see agent.Runs
 	Reporter   runner.Reporter // hears about each run as it happens
 }
 
@@ -55,7 +54,7 @@ type Source struct {
 // New returns the source of a held session (holding it closed the runs a
 // crashed courier left open).
 func New(o Options) *Source {
-	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, MaxReply: o.MaxReply, TimeBudget: o.TimeBudget}}
+	return &Source{o: o, runs: agent.Runs{SessionDir: o.SessionDir, TimeBudget: o.TimeBudget}}
 }
 
 // Where says where replies come from, for the person.
@@ -84,8 +83,11 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 	case err != nil && ctx.Err() != nil:
 		return reply.Reply{}, ctx.Err()
 	case errors.As(err, &budget):
-		return reply.Reply{}, &LimitError{Setting: "time_budget", Limit: budget.Budget.String(),
-			Used: fmt.Sprintf("%s spent on this session", roundSpent(budget.Spent))}
+		spent := budget.Spent.Round(100 * time.Millisecond)
+		if budget.Spent < time.Second {
+			spent = budget.Spent.Round(time.Millisecond)
+		}
+		return reply.Reply{}, &LimitError{Setting: "time_budget", Limit: budget.Budget.String(), Used: fmt.Sprintf("%s spent on this session", spent)}
 	case err != nil:
 		return reply.Reply{}, err
 	}
@@ -96,14 +98,6 @@ func (s *Source) Next(ctx context.Context, req runner.Request) (reply.Reply, err
 		return reply.Reply{}, &runner.SetAsideError{Err: err, MovedTo: r.Path}
 	}
 	return rep, nil
-}
-
-// roundSpent shows a time spent as people read it.
-func roundSpent(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
 }
 
 // Settle implements runner.Source: the run folder is the reply's record.

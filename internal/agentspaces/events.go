@@ -1,17 +1,167 @@
 package agentspaces
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
 )
+
+// RunStatus is the status of an events message.
+type RunStatus string
+
+const (
+	StatusCompleted        RunStatus = "completed"
+	StatusAwaitingApproval RunStatus = "awaiting_approval"
+	StatusError            RunStatus = "error"
+)
+
+// EventsMessage is what courier answers: a run's events, in order.
+type EventsMessage struct {
+	ProtocolVersion string    `json:"protocolVersion"`
+	RunID           string    `json:"runId"`
+	Status          RunStatus `json:"status"`
+	Events          []Event   `json:"events"`
+}
+
+// EventType names an event; operation events share the operation's name.
+type EventType string
+
+const (
+	EventUserMessage      EventType = "userMessage"
+	EventMessage          EventType = "message"
+	EventCreateFile       EventType = "createFile"
+	EventReadFile         EventType = "readFile"
+	EventEditFile         EventType = "editFile"
+	EventDeleteFile       EventType = "deleteFile"
+	EventShell            EventType = "shell"
+	EventApprovalRequired EventType = "approvalRequired"
+	EventPolicyDenied     EventType = "policyDenied"
+	EventError            EventType = "error"
+)
+
+// Category classifies an error event.
+type Category string
+
+// The error categories courier sends; a refusal is a policyDenied event.
+const (
+	CategoryValidation Category = "validation"
+	CategoryExecution  Category = "execution"
+	CategoryTimeout    Category = "timeout"
+	CategorySystem     Category = "system"
+)
+
+// Event is one event of the protocol; MarshalJSON writes the fields its
+// Type has.
+type Event struct {
+	Type        EventType `json:"type"`
+	OperationID string    `json:"operationId,omitempty"`
+	Timestamp   time.Time `json:"timestamp,omitzero"`
+
+	Path         string   `json:"path,omitempty"`
+	Success      bool     `json:"success,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	Content      string   `json:"content,omitempty"` // a userMessage's text or a readFile's content
+	Note         string   `json:"note,omitempty"`    // what a chat request left out of a readFile's content
+	Encoding     Encoding `json:"encoding,omitempty"`
+	Size         int64    `json:"size,omitempty"`
+	BytesWritten int64    `json:"bytesWritten,omitempty"`
+	EditsApplied int      `json:"editsApplied,omitempty"`
+
+	Command    string `json:"command,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"` // a shell command that ran (124: timed out)
+	Stdout     string `json:"stdout,omitempty"`
+	Stderr     string `json:"stderr,omitempty"`
+	DurationMS int64  `json:"durationMs,omitempty"`
+	TimedOut   bool   `json:"timedOut,omitempty"`
+
+	OperationType OpType           `json:"operationType,omitempty"`
+	Reason        string           `json:"reason,omitempty"`
+	Details       *ApprovalDetails `json:"details,omitempty"`
+	Suggestion    string           `json:"suggestion,omitempty"`
+
+	Category     Category       `json:"category,omitempty"`
+	Message      string         `json:"message,omitempty"`
+	ErrorDetails map[string]any `json:"-"` // nil leaves them out
+}
+
+// ApprovalDetails say what an approvalRequired event is about.
+type ApprovalDetails struct {
+	Command string            `json:"command,omitempty"`
+	Env     map[string]string `json:"env,omitempty"` // approved with the command
+	Path    string            `json:"path,omitempty"`
+	Policy  string            `json:"policy,omitempty"` // the policy rules that asked, e.g. "rm -r"
+}
+
+// TimestampFormat is JavaScript's toISOString: UTC with milliseconds.
+const TimestampFormat = "2006-01-02T15:04:05.000Z"
+
+// MarshalJSON writes the fields the event's type has in the protocol's
+// order, with the false, zero and empty values it shows.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var w objectWriter
+	file := e.Type == EventCreateFile || e.Type == EventReadFile || e.Type == EventEditFile || e.Type == EventDeleteFile
+	read := e.Type == EventReadFile && e.Success
+	shell, ran := e.Type == EventShell, e.Type == EventShell && e.ExitCode != nil
+	refusal := e.Type == EventApprovalRequired || e.Type == EventPolicyDenied
+	w.add(true, "type", e.Type)
+	w.add(e.OperationID != "" || e.Type == EventApprovalRequired, "operationId", e.OperationID)
+	w.add(!e.Timestamp.IsZero(), "timestamp", e.Timestamp.UTC().Format(TimestampFormat))
+	w.add(e.Type == EventUserMessage, "content", e.Content)
+	w.add(e.Type == EventMessage, "success", true)
+	w.add(shell, "command", e.Command)
+	w.add(file, "path", e.Path)
+	w.add(file || shell, "success", e.Success)
+	w.add(file && !e.Success && e.Error != "", "error", e.Error)
+	w.add(e.Type == EventCreateFile && e.Success, "bytesWritten", e.BytesWritten)
+	w.add(read, "content", e.Content)
+	w.add(read && e.Note != "", "note", e.Note)
+	w.add(read && e.Encoding != "", "encoding", e.Encoding)
+	w.add(read && e.Encoding != "", "size", e.Size)
+	w.add(e.Type == EventEditFile && e.Success, "editsApplied", e.EditsApplied)
+	// A timeout shows only streams that are not empty, so that a silent
+	// one has the protocol's exact shape.
+	w.add(shell && e.TimedOut, "timedOut", true)
+	w.add(ran, "exitCode", e.ExitCode)
+	w.add(ran && (!e.TimedOut || e.Stdout != ""), "stdout", e.Stdout)
+	w.add(ran && (!e.TimedOut || e.Stderr != ""), "stderr", e.Stderr)
+	w.add(ran, "durationMs", e.DurationMS)
+	w.add(shell && e.Error != "", "error", e.Error)
+	w.add(refusal, "operationType", e.OperationType)
+	w.add(refusal, "reason", e.Reason)
+	w.add(e.Type == EventApprovalRequired, "details", cmp.Or(e.Details, &ApprovalDetails{}))
+	w.add(e.Type == EventPolicyDenied && e.Suggestion != "", "suggestion", e.Suggestion)
+	w.add(e.Type == EventError, "category", e.Category)
+	w.add(e.Type == EventError, "message", e.Message)
+	w.add(e.Type == EventError && e.ErrorDetails != nil, "details", e.ErrorDetails)
+	return w.close()
+}
+
+// FormatEvents writes an events message as indented JSON, <, > and &
+// unescaped.
+func FormatEvents(m EventsMessage) (string, error) {
+	if m.Events == nil {
+		m.Events = []Event{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return "", fmt.Errorf("encoding the events message: %w", err)
+	}
+	return b.String(), nil
+}
 
 // The protocol's exact error texts.
 const (
@@ -88,11 +238,9 @@ func shellFields(e *Event, c command.Command, r command.Result) {
 	}
 	switch {
 	case r.TimedOut:
-		code := TimeoutExitCode
-		e.ExitCode, e.TimedOut, e.Error = &code, true, ""
+		e.ExitCode, e.TimedOut, e.Error = new(TimeoutExitCode), true, ""
 	case r.ExitCode != nil:
-		code := *r.ExitCode
-		e.ExitCode, e.Error = &code, ""
+		e.ExitCode, e.Error = new(*r.ExitCode), ""
 	}
 	if e.ExitCode != nil {
 		e.DurationMS = r.DurationMS
@@ -142,19 +290,11 @@ func contentSize(content, encoding string) int64 {
 }
 
 func opTypeOf(t command.Type) OpType {
-	switch t {
-	case command.Message, command.Done:
-		return OpMessage
-	case command.CreateFile:
-		return OpCreateFile
-	case command.ReadFile:
-		return OpReadFile
-	case command.EditFile:
-		return OpEditFile
-	case command.DeleteFile:
-		return OpDeleteFile
-	case command.RunCommand:
-		return OpShell
+	if t == command.Done {
+		t = command.Message
+	}
+	if i := slices.Index(commandTypes(), t); i >= 0 {
+		return opTypes()[i]
 	}
 	return ""
 }
@@ -258,31 +398,19 @@ func stopEvent(o Outcome, next int, now time.Time) Event {
 // business.
 func withoutHostPaths(err error) string {
 	msg := err.Error()
-	for _, p := range hostPaths(err) {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var paths []string
+	if errors.As(err, &pe) {
+		paths = append(paths, pe.Path)
+	}
+	if errors.As(err, &le) {
+		paths = append(paths, le.Old, le.New)
+	}
+	for _, p := range paths {
 		if filepath.IsAbs(p) {
 			msg = strings.ReplaceAll(msg, p, "…/"+filepath.Base(p))
 		}
 	}
 	return msg
-}
-
-func hostPaths(err error) []string {
-	var out []string
-	switch e := err.(type) {
-	case nil:
-		return nil
-	case *fs.PathError:
-		out = append(out, e.Path)
-	case *os.LinkError:
-		out = append(out, e.Old, e.New)
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		out = append(out, hostPaths(u.Unwrap())...)
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			out = append(out, hostPaths(e)...)
-		}
-	}
-	return out
 }

@@ -35,13 +35,27 @@ func Preset(name string, own policy.Config) (policy.Config, error) {
 	switch name {
 	case PresetStandard, "":
 	case PresetPermissive:
-		p.Allow = slices.Clone(permissiveAllow)
+		// The built-in rules whose harm is confined to the workspace.
+		p.Allow = noted("permissive preset: the change stays in the workspace",
+			"rm -r", "rm -R", "rm -f", "rm --recursive", "rm --force", "find -delete", "shred",
+			"git reset --hard", "git checkout .", "git checkout * .", "git checkout -f", "git checkout --force",
+			"git restore .", "git restore * .", "git switch -f", "git switch --force", "git switch --discard-changes",
+			"git clean -f", "git clean --force", "git stash drop", "git stash clear",
+			"git branch -D", "git branch -d -f", "git branch --delete --force",
+			"chmod -R", "chmod --recursive", "chown -R", "chown --recursive", "chgrp -R", "chgrp --recursive")
 	case PresetRestrictive:
 		p.Deny = policy.Default().Ask
 		if own.NoDefaults {
 			p.Deny = append(p.Deny, policy.Default().Deny...)
 		}
-		p.Ask = slices.Clone(restrictiveAsk)
+		p.Ask = slices.Concat(noted("restrictive preset: reaches the network",
+			"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp",
+			"git clone", "git fetch", "git pull", "git ls-remote", "git submodule"),
+			noted("restrictive preset: installs packages",
+				"npm install", "npm i", "npm ci", "npm add", "pnpm install", "pnpm i", "pnpm add",
+				"yarn install", "yarn add", "bun install", "bun add", "pip install", "pip3 install", "uv pip", "uv add",
+				"poetry add", "poetry install", "gem install", "cargo install", "cargo add", "go install", "go get",
+				"apt", "apt-get", "dnf", "yum", "brew"))
 	default:
 		return policy.Config{}, fmt.Errorf("unknown policy preset %q: use standard, permissive or restrictive", name)
 	}
@@ -53,43 +67,10 @@ func Preset(name string, own policy.Config) (policy.Config, error) {
 	}, nil
 }
 
-const (
-	inWorkspace = " # permissive preset: the change stays in the workspace"
-	network     = " # restrictive preset: reaches the network"
-	install     = " # restrictive preset: installs packages"
-)
-
-// permissiveAllow lifts the approval of the built-in rules whose harm is
-// confined to the workspace.
-var permissiveAllow = []string{
-	"rm -r" + inWorkspace, "rm -R" + inWorkspace, "rm -f" + inWorkspace,
-	"rm --recursive" + inWorkspace, "rm --force" + inWorkspace,
-	"find -delete" + inWorkspace, "shred" + inWorkspace,
-	"git reset --hard" + inWorkspace, "git checkout ." + inWorkspace, "git checkout * ." + inWorkspace,
-	"git checkout -f" + inWorkspace, "git checkout --force" + inWorkspace,
-	"git restore ." + inWorkspace, "git restore * ." + inWorkspace,
-	"git switch -f" + inWorkspace, "git switch --force" + inWorkspace, "git switch --discard-changes" + inWorkspace,
-	"git clean -f" + inWorkspace, "git clean --force" + inWorkspace,
-	"git stash drop" + inWorkspace, "git stash clear" + inWorkspace,
-	"git branch -D" + inWorkspace, "git branch -d -f" + inWorkspace, "git branch --delete --force" + inWorkspace,
-	"chmod -R" + inWorkspace, "chmod --recursive" + inWorkspace,
-	"chown -R" + inWorkspace, "chown --recursive" + inWorkspace,
-	"chgrp -R" + inWorkspace, "chgrp --recursive" + inWorkspace,
-}
-
-// restrictiveAsk adds approval for reaching the network and installing
-// packages.
-var restrictiveAsk = []string{
-	"curl" + network, "wget" + network, "ssh" + network, "scp" + network, "sftp" + network,
-	"rsync" + network, "nc" + network, "ncat" + network, "netcat" + network, "socat" + network,
-	"telnet" + network, "ftp" + network,
-	"git clone" + network, "git fetch" + network, "git pull" + network, "git ls-remote" + network,
-	"git submodule" + network,
-	"npm install" + install, "npm i" + install, "npm ci" + install, "npm add" + install,
-	"pnpm install" + install, "pnpm i" + install, "pnpm add" + install,
-	"yarn install" + install, "yarn add" + install, "bun install" + install, "bun add" + install,
-	"pip install" + install, "pip3 install" + install, "uv pip" + install, "uv add" + install,
-	"poetry add" + install, "poetry install" + install, "gem install" + install,
-	"cargo install" + install, "cargo add" + install, "go install" + install, "go get" + install,
-	"apt" + install, "apt-get" + install, "dnf" + install, "yum" + install, "brew" + install,
+// noted returns the rules, each with the note that says why it is there.
+func noted(note string, rules ...string) []string {
+	for i := range rules {
+		rules[i] += " # " + note
+	}
+	return rules
 }

@@ -1,6 +1,8 @@
 package agentspaces
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -13,6 +15,78 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/human"
 )
+
+// ProtocolVersion is the only version courier speaks, in both directions.
+const ProtocolVersion = "1.0"
+
+// OpType names one of the six operations.
+type OpType string
+
+// The operation types, in the order the protocol presents them.
+const (
+	OpMessage    OpType = "message"
+	OpCreateFile OpType = "createFile"
+	OpReadFile   OpType = "readFile"
+	OpEditFile   OpType = "editFile"
+	OpDeleteFile OpType = "deleteFile"
+	OpShell      OpType = "shell"
+)
+
+func opTypes() []OpType {
+	return []OpType{OpMessage, OpCreateFile, OpReadFile, OpEditFile, OpDeleteFile, OpShell}
+}
+
+// commandTypes are the commands the operations map onto, in their order.
+func commandTypes() []command.Type {
+	return []command.Type{command.Message, command.CreateFile, command.ReadFile, command.EditFile, command.DeleteFile, command.RunCommand}
+}
+
+// Encoding is how file content is carried in a JSON string.
+type Encoding string
+
+// The two encodings; an absent encoding means UTF8.
+const (
+	UTF8   Encoding = "utf-8"
+	Base64 Encoding = "base64"
+)
+
+// marshal encodes v as JSON without escaping <, > and &, for code and
+// output to stay readable.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// objectWriter builds a JSON object with its keys in order; it has at
+// least one.
+type objectWriter struct {
+	data []byte
+	err  error
+}
+
+func (w *objectWriter) field(key string, v any) {
+	k, _ := marshal(key)
+	val, err := marshal(v)
+	w.err = cmp.Or(w.err, err)
+	w.data = append(append(append(append(w.data, ','), k...), ':'), val...)
+}
+
+// add writes the field if show.
+func (w *objectWriter) add(show bool, key string, v any) {
+	if show {
+		w.field(key, v)
+	}
+}
+
+func (w *objectWriter) close() ([]byte, error) {
+	w.data[0] = '{'
+	return append(w.data, '}'), w.err
+}
 
 // The protocol's validation limits: lengths in characters, sizes in bytes.
 const (
@@ -54,207 +128,158 @@ type fields map[string]json.RawMessage
 // path it read, for the error event to name.
 func validate(op rawOp) (OpType, command.Command, error) {
 	var c command.Command
-	f := op.fields
-	if f == nil {
+	if op.fields == nil {
 		return "", c, fmt.Errorf("an operation must be a JSON object, not %s", op.notObject)
 	}
-	var err error
-	if c.ID, _, err = f.str("id", false); err != nil {
-		return "", c, err
-	}
-	s, _, err := f.str("type", true)
-	if err != nil {
-		return "", c, err
+	r := &reader{f: op.fields}
+	c.ID = r.str("id", false)
+	s := r.str("type", true)
+	if r.err != nil {
+		return "", c, r.err
 	}
 	typ := OpType(s)
-	if !isOpType(typ) {
+	i := slices.Index(opTypes(), typ)
+	if i < 0 {
 		return "", c, fmt.Errorf(`"type" must be one of %s; got %q`, typeList(), human.Cut(s, 40))
+	}
+	c.Type = commandTypes()[i]
+	if typ != OpMessage && typ != OpShell {
+		c.Path = r.path("path", true)
 	}
 	switch typ {
 	case OpMessage:
-		c.Type = command.Message
-		err = f.message(&c)
+		c.Text = r.str("content", true)
+		if n := chars(c.Text); n > MaxMessageChars {
+			r.fail(`"content" is %d characters long; a message may have at most %d`, n, MaxMessageChars)
+		}
 	case OpCreateFile:
-		c.Type = command.CreateFile
-		err = f.createFile(&c)
+		c.Encoding = r.encoding()
+		c.Content = r.str("content", true)
+		if c.Encoding == command.Base64 && r.err == nil {
+			canon, n, err := canonicalBase64(c.Content)
+			if err != nil {
+				r.fail(`"content" is not valid base64: %v`, err)
+			} else if n > MaxContentBytes {
+				r.fail(`"content" decodes to %d bytes; a file may have at most %d (10 MB)`, n, MaxContentBytes)
+			}
+			c.Content = canon
+		} else if len(c.Content) > MaxContentBytes {
+			r.fail(`"content" is %d bytes; a file may have at most %d (10 MB)`, len(c.Content), MaxContentBytes)
+		}
+		c.NoOverwrite = !r.boolean("overwrite")
 	case OpReadFile:
-		c.Type, c.Inline = command.ReadFile, true
-		if c.Path, err = f.path("path", true); err == nil {
-			err = f.encoding(&c)
-		}
+		c.Inline, c.Encoding = true, r.encoding()
 	case OpEditFile:
-		c.Type, c.Literal = command.EditFile, true
-		err = f.editFile(&c)
-	case OpDeleteFile:
-		c.Type = command.DeleteFile
-		c.Path, err = f.path("path", true)
+		c.Literal, c.Edits = true, r.edits()
 	case OpShell:
-		c.Type, c.SplitOutput = command.RunCommand, true
-		err = f.shell(&c)
+		c.SplitOutput, c.Command = true, r.str("command", true)
+		switch n := chars(c.Command); {
+		case strings.TrimSpace(c.Command) == "":
+			r.fail(`"command" is empty`)
+		case n > MaxCommandChars:
+			r.fail(`"command" is %d characters long; the limit is %d`, n, MaxCommandChars)
+		case strings.IndexByte(c.Command, 0) >= 0:
+			r.fail(`"command" contains a NUL character`)
+		}
+		c.Dir = r.path("cwd", false)
+		c.Timeout = r.timeout()
+		c.Env = r.env()
 	}
-	return typ, c, err
+	return typ, c, r.err
 }
 
-func (f fields) message(c *command.Command) error {
-	s, _, err := f.str("content", true)
-	if err != nil {
-		return err
-	}
-	if n := chars(s); n > MaxMessageChars {
-		return fmt.Errorf(`"content" is %d characters long; a message may have at most %d`, n, MaxMessageChars)
-	}
-	c.Text = s
-	return nil
+// reader reads an operation's members, keeping the first error: once it
+// has one, what it reads is zero.
+type reader struct {
+	f   fields
+	err error
 }
 
-func (f fields) createFile(c *command.Command) error {
-	var err error
-	if c.Path, err = f.path("path", true); err != nil {
-		return err
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
 	}
-	if err = f.encoding(c); err != nil {
-		return err
-	}
-	if c.Content, _, err = f.str("content", true); err != nil {
-		return err
-	}
-	if c.Encoding == command.Base64 {
-		canon, n, err := canonicalBase64(c.Content)
-		if err != nil {
-			return fmt.Errorf(`"content" is not valid base64: %v`, err)
-		}
-		if n > MaxContentBytes {
-			return fmt.Errorf(`"content" decodes to %d bytes; a file may have at most %d (10 MB)`, n, MaxContentBytes)
-		}
-		c.Content = canon
-	} else if len(c.Content) > MaxContentBytes {
-		return fmt.Errorf(`"content" is %d bytes; a file may have at most %d (10 MB)`, len(c.Content), MaxContentBytes)
-	}
-	overwrite, err := f.boolean("overwrite")
-	c.NoOverwrite = !overwrite
-	return err
-}
-
-func (f fields) editFile(c *command.Command) error {
-	var err error
-	if c.Path, err = f.path("path", true); err != nil {
-		return err
-	}
-	raw, ok := f["edits"]
-	if !ok || isNull(raw) {
-		return fmt.Errorf(`"edits" is required: a list of {"oldContent": ..., "newContent": ...}`)
-	}
-	var items []json.RawMessage
-	if valueKind(raw) != "an array" || json.Unmarshal(raw, &items) != nil {
-		return fmt.Errorf(`"edits" must be an array, not %s`, valueKind(raw))
-	}
-	if len(items) == 0 {
-		return fmt.Errorf(`"edits" is empty; send at least one {"oldContent": ..., "newContent": ...}`)
-	}
-	c.Edits = make([]command.Edit, len(items))
-	for i, item := range items {
-		var e fields
-		if json.Unmarshal(item, &e) != nil || e == nil {
-			return fmt.Errorf("edits[%d] must be an object, not %s", i, valueKind(item))
-		}
-		old, _, err := e.str("oldContent", true)
-		if err != nil {
-			return fmt.Errorf("edits[%d]: %w", i, err)
-		}
-		repl, _, err := e.str("newContent", true)
-		if err != nil {
-			return fmt.Errorf("edits[%d]: %w", i, err)
-		}
-		if old == "" {
-			return fmt.Errorf(`edits[%d]: "oldContent" is empty; copy the exact text to replace from the file`, i)
-		}
-		if len(old) > MaxContentBytes || len(repl) > MaxContentBytes {
-			return fmt.Errorf("edits[%d] is larger than %d bytes (10 MB)", i, MaxContentBytes)
-		}
-		c.Edits[i] = command.Edit{Search: old, Replace: repl}
-	}
-	return nil
-}
-
-func (f fields) shell(c *command.Command) error {
-	s, _, err := f.str("command", true)
-	if err != nil {
-		return err
-	}
-	switch n := chars(s); {
-	case strings.TrimSpace(s) == "":
-		return fmt.Errorf(`"command" is empty`)
-	case n > MaxCommandChars:
-		return fmt.Errorf(`"command" is %d characters long; the limit is %d`, n, MaxCommandChars)
-	case strings.IndexByte(s, 0) >= 0:
-		return fmt.Errorf(`"command" contains a NUL character`)
-	}
-	c.Command = s
-	if c.Dir, err = f.path("cwd", false); err != nil {
-		return err
-	}
-	if c.Timeout, err = f.timeout(); err != nil {
-		return err
-	}
-	c.Env, err = f.env()
-	return err
 }
 
 // str reads a string member; an absent or null optional one is "".
-func (f fields) str(key string, required bool) (string, bool, error) {
-	raw, ok := f[key]
-	if !ok || (!required && isNull(raw)) {
-		if required {
-			return "", false, fmt.Errorf("%q is required", key)
-		}
-		return "", false, nil
-	}
-	if valueKind(raw) != "a string" {
-		return "", false, fmt.Errorf("%q must be a string, not %s", key, valueKind(raw))
-	}
+func (r *reader) str(key string, required bool) string {
+	raw, ok := r.f[key]
 	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s, true, nil
-}
-
-func (f fields) boolean(key string) (bool, error) {
-	raw, ok := f[key]
-	if !ok || isNull(raw) {
-		return false, nil
-	}
-	var b bool
-	if json.Unmarshal(raw, &b) != nil {
-		return false, fmt.Errorf("%q must be true or false, not %s", key, valueKind(raw))
-	}
-	return b, nil
-}
-
-func (f fields) encoding(c *command.Command) error {
-	s, ok, err := f.str("encoding", false)
-	if err != nil || !ok {
-		return err
-	}
-	switch Encoding(s) {
-	case Base64:
-		c.Encoding = command.Base64
-	case UTF8:
+	switch {
+	case r.err != nil:
+	case !ok && required:
+		r.fail("%q is required", key)
+	case !ok || (!required && isNull(raw)):
+	case valueKind(raw) != "a string":
+		r.fail("%q must be a string, not %s", key, valueKind(raw))
 	default:
-		return fmt.Errorf(`"encoding" must be "utf-8" or "base64"; got %q`, human.Cut(s, 40))
+		_ = json.Unmarshal(raw, &s)
 	}
-	return nil
+	return s
+}
+
+func (r *reader) boolean(key string) bool {
+	raw, ok := r.f[key]
+	var b bool
+	if r.err == nil && ok && !isNull(raw) && json.Unmarshal(raw, &b) != nil {
+		r.fail("%q must be true or false, not %s", key, valueKind(raw))
+	}
+	return b
+}
+
+func (r *reader) encoding() string {
+	switch s := r.str("encoding", false); Encoding(s) {
+	case Base64:
+		return command.Base64
+	case UTF8, "":
+	default:
+		r.fail(`"encoding" must be "utf-8" or "base64"; got %q`, human.Cut(s, 40))
+	}
+	return ""
 }
 
 // path reads and checks a path member; an optional one (cwd) may be
 // absent or "".
-func (f fields) path(key string, required bool) (string, error) {
-	p, ok, err := f.str(key, required)
-	if err != nil || (!required && (!ok || p == "")) {
-		return p, err
+func (r *reader) path(key string, required bool) string {
+	p := r.str(key, required)
+	if err := checkPath(p); err != nil && (required || p != "") {
+		r.fail("%s %q %v", key, human.Cut(p, 60), err)
 	}
-	if err := checkPath(p); err != nil {
-		return p, fmt.Errorf("%s %q %v", key, human.Cut(p, 60), err)
+	return p
+}
+
+func (r *reader) edits() []command.Edit {
+	raw, ok := r.f["edits"]
+	var items []json.RawMessage
+	switch {
+	case r.err != nil:
+		return nil
+	case !ok || isNull(raw):
+		r.fail(`"edits" is required: a list of {"oldContent": ..., "newContent": ...}`)
+	case valueKind(raw) != "an array" || json.Unmarshal(raw, &items) != nil:
+		r.fail(`"edits" must be an array, not %s`, valueKind(raw))
+	case len(items) == 0:
+		r.fail(`"edits" is empty; send at least one {"oldContent": ..., "newContent": ...}`)
 	}
-	return p, nil
+	edits := make([]command.Edit, len(items))
+	for i, item := range items {
+		e := &reader{}
+		if json.Unmarshal(item, &e.f) != nil || e.f == nil {
+			r.fail("edits[%d] must be an object, not %s", i, valueKind(item))
+			break
+		}
+		old, repl := e.str("oldContent", true), e.str("newContent", true)
+		switch {
+		case e.err != nil:
+			r.fail("edits[%d]: %w", i, e.err)
+		case old == "":
+			r.fail(`edits[%d]: "oldContent" is empty; copy the exact text to replace from the file`, i)
+		case len(old) > MaxContentBytes || len(repl) > MaxContentBytes:
+			r.fail("edits[%d] is larger than %d bytes (10 MB)", i, MaxContentBytes)
+		}
+		edits[i] = command.Edit{Search: old, Replace: repl}
+	}
+	return edits
 }
 
 func checkPath(p string) error {
@@ -277,48 +302,43 @@ func checkPath(p string) error {
 	return nil
 }
 
-func (f fields) timeout() (command.Duration, error) {
-	raw, ok := f["timeout"]
-	if !ok || isNull(raw) {
-		return 0, nil
-	}
-	bad := fmt.Errorf(`"timeout" must be an integer number of milliseconds from %d to %d; got %s`, MinTimeoutMS, MaxTimeoutMS, human.Cut(string(raw), 40))
-	if valueKind(raw) != "a number" {
-		return 0, bad
+func (r *reader) timeout() command.Duration {
+	raw, ok := r.f["timeout"]
+	if r.err != nil || !ok || isNull(raw) {
+		return 0
 	}
 	v, err := json.Number(raw).Float64()
-	if err != nil || v != math.Trunc(v) || v < MinTimeoutMS || v > MaxTimeoutMS {
-		return 0, bad
+	if valueKind(raw) != "a number" || err != nil || v != math.Trunc(v) || v < MinTimeoutMS || v > MaxTimeoutMS {
+		r.fail(`"timeout" must be an integer number of milliseconds from %d to %d; got %s`, MinTimeoutMS, MaxTimeoutMS, human.Cut(string(raw), 40))
 	}
-	return command.Duration(time.Duration(v) * time.Millisecond), nil
+	return command.Duration(time.Duration(v) * time.Millisecond)
 }
 
-func (f fields) env() (map[string]string, error) {
-	raw, ok := f["env"]
-	if !ok || isNull(raw) {
-		return nil, nil
+func (r *reader) env() map[string]string {
+	raw, ok := r.f["env"]
+	m := &reader{}
+	if r.err != nil || !ok || isNull(raw) {
+		return nil
 	}
-	var m fields
-	if valueKind(raw) != "an object" || json.Unmarshal(raw, &m) != nil {
-		return nil, fmt.Errorf(`"env" must be an object of strings, not %s`, valueKind(raw))
+	if valueKind(raw) != "an object" || json.Unmarshal(raw, &m.f) != nil {
+		r.fail(`"env" must be an object of strings, not %s`, valueKind(raw))
 	}
-	env := make(map[string]string, len(m))
-	for k := range m {
-		v, _, err := m.str(k, true)
-		if err != nil {
-			return nil, fmt.Errorf(`"env": %w`, err)
-		}
+	env := make(map[string]string, len(m.f))
+	for k := range m.f {
+		v := m.str(k, true)
 		switch {
+		case m.err != nil:
+			r.fail(`"env": %w`, m.err)
 		case k == "" || strings.ContainsAny(k, "=\x00"):
-			return nil, fmt.Errorf(`"env" has the invalid variable name %q`, human.Cut(k, 40))
+			r.fail(`"env" has the invalid variable name %q`, human.Cut(k, 40))
 		case strings.HasPrefix(strings.ToUpper(k), reservedEnvPrefix):
-			return nil, fmt.Errorf(`"env" may not set %s: names starting with %s are courier's own`, human.Cut(k, 40), reservedEnvPrefix)
+			r.fail(`"env" may not set %s: names starting with %s are courier's own`, human.Cut(k, 40), reservedEnvPrefix)
 		case strings.IndexByte(v, 0) >= 0:
-			return nil, fmt.Errorf(`"env" value of %s contains a NUL character`, human.Cut(k, 40))
+			r.fail(`"env" value of %s contains a NUL character`, human.Cut(k, 40))
 		}
 		env[k] = v
 	}
-	return env, nil
+	return env
 }
 
 // canonicalBase64 decodes standard base64, padded or not, line breaks
@@ -336,8 +356,6 @@ func canonicalBase64(s string) (string, int, error) {
 	}
 	return "", 0, err
 }
-
-func isOpType(t OpType) bool { return slices.Contains(opTypes(), t) }
 
 func typeList() string {
 	var names []string

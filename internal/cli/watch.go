@@ -107,7 +107,6 @@ func (g *globals) agentSource(b *built, s *runner.Session) (*agentrun.Source, er
 		MaxTurns:   g.cfg.Agent.MaxTurns,
 		Restarts:   agent.RestartPolicy{MaxRestarts: g.cfg.Agent.MaxRestarts, Pause: g.cfg.Agent.RestartPause},
 		TimeBudget: g.cfg.Agent.TimeBudget,
-		MaxReply:   g.cfg.MaxReply,
 		Reporter:   b.cfg.Reporter,
 	}), nil
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -13,42 +13,19 @@ import (
 	"github.com/courier-agent/courier/internal/runner"
 )
 
-// hub hands every event to each /api/events stream open.
-type hub struct {
-	mu   sync.Mutex
-	subs map[chan []byte]bool
-}
-
-// publish sends one server-sent event to every stream, closing one too
-// slow to take it (the browser opens it again).
-func (h *hub) publish(kind string, data []byte) {
+// publish sends one server-sent event to every /api/events stream,
+// closing one too slow to take it (the browser opens it again).
+func (s *Server) publish(kind string, data []byte) {
 	msg := fmt.Appendf(nil, "event: %s\ndata: %s\n\n", kind, data)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.subs {
 		select {
 		case ch <- msg:
 		default:
-			delete(h.subs, ch)
+			delete(s.subs, ch)
 			close(ch)
 		}
-	}
-}
-
-func (h *hub) subscribe() chan []byte {
-	ch := make(chan []byte, 256)
-	h.mu.Lock()
-	h.subs[ch] = true
-	h.mu.Unlock()
-	return ch
-}
-
-func (h *hub) unsubscribe(ch chan []byte) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.subs[ch] {
-		delete(h.subs, ch)
-		close(ch)
 	}
 }
 
@@ -57,8 +34,18 @@ func (h *hub) unsubscribe(ch chan []byte) {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flush := http.NewResponseController(w).Flush
-	ch := s.hub.subscribe()
-	defer s.hub.unsubscribe(ch)
+	ch := make(chan []byte, 256)
+	s.mu.Lock()
+	s.subs[ch] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.subs[ch] {
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}()
 	fmt.Fprint(w, ": courier\n\n")
 	flush()
 	for {
@@ -85,7 +72,6 @@ type reporter struct {
 	*console.JSON
 	s           *Server
 	id, refused string
-	asked       *runner.ApprovalNeeded
 	ended       *runner.TurnEnded
 }
 
@@ -98,15 +84,13 @@ func (s *Server) runner(id string) (*runner.Runner, *reporter) {
 
 func (s *Server) reporter(id string) *reporter {
 	rep := &reporter{s: s, id: id}
-	rep.JSON = console.NewJSON(eventWriter{rep})
+	rep.JSON = console.NewJSON(rep)
 	return rep
 }
 
-// eventWriter publishes the JSON reporter's lines, adding the session
-// where an event does not name one.
-type eventWriter struct{ rep *reporter }
-
-func (w eventWriter) Write(p []byte) (int, error) {
+// Write publishes the JSON reporter's lines, adding the session where an
+// event does not name one.
+func (r *reporter) Write(p []byte) (int, error) {
 	line := bytes.TrimSuffix(p, []byte("\n"))
 	var head struct {
 		Event   string
@@ -115,10 +99,10 @@ func (w eventWriter) Write(p []byte) (int, error) {
 	if json.Unmarshal(line, &head) != nil {
 		return len(p), nil
 	}
-	if head.Session == nil && w.rep.id != "" {
-		line = append(fmt.Appendf(nil, `{"session":%q,`, w.rep.id), line[1:]...)
+	if head.Session == nil && r.id != "" {
+		line = append(fmt.Appendf(nil, `{"session":%q,`, r.id), line[1:]...)
 	}
-	w.rep.s.hub.publish(head.Event, line)
+	r.s.publish(head.Event, line)
 	return len(p), nil
 }
 
@@ -142,7 +126,7 @@ func (r *reporter) TurnResumed(e runner.TurnResumed) {
 }
 
 func (r *reporter) CommandStarted(e runner.CommandStarted) {
-	r.s.update(r.id, func(l *live) { l.row(e.Index).Command, l.row(e.Index).Started = e.Command, time.Now() })
+	r.s.update(r.id, func(l *live) { l.row(e.Index).Command = e.Command })
 	r.JSON.CommandStarted(e)
 }
 
@@ -151,14 +135,9 @@ func (r *reporter) CommandFinished(e runner.CommandFinished) {
 	r.JSON.CommandFinished(e)
 }
 
-func (r *reporter) ApprovalNeeded(e runner.ApprovalNeeded) {
-	r.asked = &e
-	r.JSON.ApprovalNeeded(e)
-}
-
 func (r *reporter) TurnEnded(e runner.TurnEnded) {
 	r.ended = &e
-	r.s.update(r.id, func(l *live) { l.Ended, l.Complete, l.Summary = true, e.Complete, e.Summary })
+	r.s.update(r.id, func(l *live) { l.Complete, l.Summary = e.Complete, e.Summary })
 	r.JSON.TurnEnded(e)
 }
 
@@ -179,18 +158,17 @@ func (r *reporter) Warning(e runner.Warning) {
 
 // live is the last turn of a session this server carried out.
 type live struct {
-	Sequence        int
-	Reply, Summary  string
-	Rows            []row
-	Notes           []string
-	Ended, Complete bool
+	Sequence       int
+	Reply, Summary string
+	Rows           []row
+	Notes          []string
+	Complete       bool
 }
 
 // row is one command of the turn: its result once it has one.
 type row struct {
 	Command command.Command
 	Result  *command.Result
-	Started time.Time
 }
 
 func (l *live) row(i int) *row {
@@ -214,16 +192,17 @@ func (s *Server) update(id string, change func(*live)) {
 	change(l)
 }
 
-func (s *Server) lastTurn(id string) (live, bool) {
+// statusView is session info with a copy of its last turn here, if any.
+func (s *Server) statusView(info runner.Info) statusView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok := s.lives[id]
+	l, ok := s.lives[info.ID]
 	if !ok {
-		return live{}, false
+		return statusView{Info: info}
 	}
 	c := *l
-	c.Rows = append([]row(nil), l.Rows...)
-	return c, true
+	c.Rows = slices.Clone(l.Rows)
+	return statusView{Info: info, Turn: &c}
 }
 
 // watch says sessionChanged, every Poll, of each session another courier
@@ -238,13 +217,7 @@ func (s *Server) watch() {
 		for _, i := range infos {
 			key := fmt.Sprint(i.State, i.Sequence, i.UpdatedAt, i.Holder != nil)
 			if seen[i.ID] != key && !first {
-				data, _ := json.Marshal(struct {
-					Event    string `json:"event"`
-					Session  string `json:"session"`
-					State    string `json:"state"`
-					Sequence int    `json:"sequence"`
-				}{"sessionChanged", i.ID, i.State, i.Sequence})
-				s.hub.publish("sessionChanged", data)
+				s.publish("sessionChanged", fmt.Appendf(nil, `{"event":"sessionChanged","session":%q,"state":%q,"sequence":%d}`, i.ID, i.State, i.Sequence))
 			}
 			seen[i.ID] = key
 		}

@@ -16,9 +16,12 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
+	"embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -32,6 +35,8 @@ import (
 	"time"
 
 	"github.com/courier-agent/courier/internal/agentspaces"
+	"github.com/courier-agent/courier/internal/command"
+	"github.com/courier-agent/courier/internal/human"
 	"github.com/courier-agent/courier/internal/inbox"
 	"github.com/courier-agent/courier/internal/runner"
 )
@@ -50,12 +55,13 @@ type Options struct {
 type Server struct {
 	o   Options
 	ctx context.Context // turns run in it: a closed tab stops none
-	hub hub
 	mu  sync.Mutex
 	// busy serialises the requests on one session (two tabs applying one
-	// answer); lives is each session's last turn as this server saw it.
+	// answer); lives is each session's last turn as this server saw it;
+	// subs are the /api/events streams open.
 	busy  map[string]*sync.Mutex
 	lives map[string]*live
+	subs  map[chan []byte]bool
 	// pages and policy: see pages.
 	pages  *template.Template
 	policy string
@@ -63,13 +69,8 @@ type Server struct {
 
 // New returns a server whose turns run in ctx.
 func New(ctx context.Context, o Options) *Server {
-	if o.Timeout == 0 {
-		o.Timeout = 30 * time.Second
-	}
-	if o.Poll == 0 {
-		o.Poll = 500 * time.Millisecond
-	}
-	s := &Server{o: o, ctx: ctx, hub: hub{subs: map[chan []byte]bool{}}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
+	o.Timeout, o.Poll = cmp.Or(o.Timeout, 30*time.Second), cmp.Or(o.Poll, 500*time.Millisecond)
+	s := &Server{o: o, ctx: ctx, subs: map[chan []byte]bool{}, busy: map[string]*sync.Mutex{}, lives: map[string]*live{}}
 	s.pages, s.policy = pages()
 	return s
 }
@@ -114,11 +115,11 @@ func (s *Server) Handler() http.Handler {
 		"GET /api/sessions/{id}/request":   s.request,
 		"POST /api/sessions/{id}/reply":    s.reply,
 		"POST /api/sessions/{id}/review":   s.review,
-		"POST /api/sessions/{id}/approve":  s.decide,
-		"POST /api/sessions/{id}/deny":     s.decide,
-		"POST /api/sessions/{id}/say":      s.say,
-		"POST /api/sessions/{id}/undo":     s.undo,
-		"POST /api/sessions/{id}/continue": s.continueTask,
+		"POST /api/sessions/{id}/approve":  s.act(s.decide),
+		"POST /api/sessions/{id}/deny":     s.act(s.decide),
+		"POST /api/sessions/{id}/say":      s.act(s.say),
+		"POST /api/sessions/{id}/undo":     s.act(s.undo),
+		"POST /api/sessions/{id}/continue": s.act(s.continueTask),
 		"GET /api/sessions/{id}/log":       s.log,
 		"GET /api/sessions/{id}/diff":      s.diff,
 		"POST /v1/runs":                    s.startRun,
@@ -258,4 +259,113 @@ func (s *Server) newRunner(rep runner.Reporter, workspace string) (*runner.Runne
 		c.Paths.Workspace = ws
 	}
 	return runner.New(c), nil
+}
+
+// The page: its assets (htmx and its SSE extension, vendored with their
+// licences; the page's script and style) and templates, embedded.
+
+//go:embed assets
+var assets embed.FS
+
+// pages are the page and its fragments, built when a server is made (not
+// at every courier start): html/template escapes what they show by where
+// it goes, so a reply's <script> comes out as text. The style and script
+// go inside the page, so that it loads in one request; policy names their
+// hashes, so that no other inline script or style runs.
+func pages() (tmpl *template.Template, policy string) {
+	style := asset("page.css")
+	script := asset("htmx.min.js") + "\n;\n" + asset("sse.min.js") + "\n;\n" + asset("page.js")
+	policy = "default-src 'none'; script-src " + sha(script) + "; style-src " + sha(style) +
+		"; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"describe": describe,
+		"count":    func(n int, noun string) string { return human.Count(n, noun, "") },
+		"bytes":    func(n int) string { return human.Bytes(int64(n)) },
+		"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
+		"diffLine": diffLine,
+		"failed":   func(r *command.Result) bool { return r != nil && !r.Success() },
+		"style":    func() template.CSS { return template.CSS(style) },
+		"script":   func() template.JS { return template.JS(script) },
+	}).ParseFS(assets, "assets/page.html")), policy
+}
+
+func asset(name string) string {
+	data, _ := assets.ReadFile("assets/" + name) // embedded: cannot fail
+	return string(data)
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+func diffLine(l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return "file"
+	case strings.HasPrefix(l, "@@"):
+		return "hunk"
+	case strings.HasPrefix(l, "+"):
+		return "add"
+	case strings.HasPrefix(l, "-"):
+		return "del"
+	}
+	return ""
+}
+
+type homeView struct {
+	Sessions  []runner.Info
+	Workspace string
+	Protocols []string
+}
+
+func (s *Server) home(w http.ResponseWriter, _ *http.Request) error {
+	rr, _ := s.runner("")
+	v := homeView{Workspace: rr.Paths().Workspace}
+	v.Sessions, _ = rr.Sessions()
+	for _, fe := range s.o.Config.FrontEnds {
+		v.Protocols = append(v.Protocols, fe.Name())
+	}
+	return s.page(w, "home", v)
+}
+
+type sessionView struct {
+	Info    runner.Info
+	Status  statusView
+	Request reqView
+	Log     logView
+}
+
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	rr, _ := s.runner(id)
+	info, turns, err := rr.Log(id)
+	if err != nil {
+		return err
+	}
+	text, _ := rr.RequestText(id, false)
+	return s.page(w, "session", sessionView{Info: info, Status: s.statusView(info), Request: requestView(info, text), Log: logView{Info: info, Turns: turns}})
+}
+
+func (s *Server) page(w http.ResponseWriter, name string, v any) error {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	return s.pages.ExecuteTemplate(w, name, v)
+}
+
+type statusView struct {
+	Info runner.Info
+	Turn *live
+}
+
+type reqView struct {
+	Info   runner.Info
+	Text   string
+	Tokens int
+}
+
+func requestView(info runner.Info, text string) reqView {
+	if info.State != runner.StateWaiting {
+		text = "" // answered already, or nothing to answer
+	}
+	return reqView{Info: info, Text: text, Tokens: human.Tokens(text)}
 }

@@ -19,8 +19,7 @@
 //	                 (argv.2.json, stdin.2).
 //	FAKELLM_STATE    a folder for the call counter FAKELLM_FAIL needs.
 //	FAKELLM_FAIL     fail (exit 7) the first N calls.
-//	FAKELLM_PIDFILE  write the process id there, and the child's with
-//	                 FAKELLM_SPAWN=1 (which starts a child that sleeps).
+//	FAKELLM_PIDFILE  write the process id there.
 //	FAKELLM_PARTIAL  printed on stdout before FAKELLM_PIDFILE is written
 //	                 and FAKELLM_SLEEP begins; a literal \n in it stands
 //	                 for a new line (scripts cannot set one).
@@ -28,7 +27,6 @@
 //	FAKELLM_STDERR   printed on stderr.
 //	FAKELLM_ECHO_ENV names of variables whose "NAME=value" is printed on
 //	                 stdout and stderr (comma-separated).
-//	FAKELLM_FLOOD    print this many bytes on stdout instead of a reply.
 //	FAKELLM_EXIT     exit with this code after answering.
 //
 // Exit codes: 3 a request that fails a check, 4 no reply scripted, 5 a
@@ -36,12 +34,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -55,10 +51,6 @@ const resultsHeading = "## Previous Command Results"
 const separator = "--- next reply ---"
 
 func main() {
-	if os.Getenv("FAKELLM_CHILD") == "1" {
-		time.Sleep(time.Hour)
-		return
-	}
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fail(5, "read stdin: %v", err)
@@ -74,11 +66,7 @@ func main() {
 		os.Stdout.Sync()
 	}
 	if path := os.Getenv("FAKELLM_PIDFILE"); path != "" {
-		pids := strconv.Itoa(os.Getpid())
-		if os.Getenv("FAKELLM_SPAWN") == "1" {
-			pids += " " + strconv.Itoa(spawnChild())
-		}
-		writeFile(path, pids+"\n")
+		writeFile(path, strconv.Itoa(os.Getpid())+"\n")
 	}
 	if text := os.Getenv("FAKELLM_STDERR"); text != "" {
 		fmt.Fprintln(os.Stderr, text)
@@ -88,18 +76,10 @@ func main() {
 		fmt.Println(line)
 		fmt.Fprintln(os.Stderr, line)
 	}
-	if d := os.Getenv("FAKELLM_SLEEP"); d != "" {
-		dur, err := time.ParseDuration(d)
-		if err != nil {
-			fail(5, "FAKELLM_SLEEP: %v", err)
-		}
-		time.Sleep(dur)
+	if d, err := time.ParseDuration(os.Getenv("FAKELLM_SLEEP")); err == nil {
+		time.Sleep(d)
 	}
-	if n, _ := strconv.ParseInt(os.Getenv("FAKELLM_FLOOD"), 10, 64); n > 0 {
-		flood(n)
-	} else {
-		fmt.Print(reply(string(stdin)))
-	}
+	fmt.Print(reply(string(stdin)))
 	if code, err := strconv.Atoi(os.Getenv("FAKELLM_EXIT")); err == nil {
 		os.Exit(code)
 	}
@@ -114,9 +94,6 @@ func fail(code int, format string, args ...any) {
 func nextCall() int {
 	dir := os.Getenv("FAKELLM_STATE")
 	if dir == "" {
-		if os.Getenv("FAKELLM_FAIL") != "" {
-			fail(5, "FAKELLM_FAIL needs FAKELLM_STATE")
-		}
 		return 1
 	}
 	path := filepath.Join(dir, "calls")
@@ -147,29 +124,6 @@ func writeFile(path, text string) {
 	}
 }
 
-// spawnChild starts a sleeping copy holding the same outputs, in the same
-// process group: what an agent program leaves running.
-func spawnChild() int {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "FAKELLM_CHILD=1")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
-		fail(5, "spawn: %v", err)
-	}
-	return cmd.Process.Pid
-}
-
-func flood(n int64) {
-	w := bufio.NewWriterSize(os.Stdout, 64<<10)
-	line := strings.Repeat("x", 1023) + "\n"
-	for ; n > 0; n -= int64(len(line)) {
-		if _, err := w.WriteString(line); err != nil {
-			os.Exit(0) // the reader stopped: that is the test
-		}
-	}
-	w.Flush()
-}
-
 var (
 	sessionLine  = regexp.MustCompile(`(?m)^Session: *(\S+)`)
 	sequenceLine = regexp.MustCompile(`(?m)^Sequence: *(\d+)`)
@@ -198,31 +152,22 @@ func reply(request string) string {
 		fail(3, "request %d does not show the previous turn's results (%q)", n, resultsHeading)
 	}
 	text := scripted(script, n)
-	var expects []string
 	for {
 		line, rest, _ := strings.Cut(text, "\n")
 		want, ok := strings.CutPrefix(line, "expect: ")
 		if !ok {
 			break
 		}
-		expects = append(expects, want)
-		text = rest
-	}
-	for _, want := range expects {
 		if !strings.Contains(request, want) {
 			fail(3, "request %d does not hold %q", n, want)
 		}
+		text = rest
 	}
-	text = strings.ReplaceAll(text, "{{SESSION}}", session[1])
-	return strings.ReplaceAll(text, "{{SEQUENCE}}", seq[1])
+	return strings.NewReplacer("{{SESSION}}", session[1], "{{SEQUENCE}}", seq[1]).Replace(text)
 }
 
 func scripted(script string, n int) string {
-	fi, err := os.Stat(script)
-	if err != nil {
-		fail(5, "FAKELLM_SCRIPT: %v", err)
-	}
-	if !fi.IsDir() {
+	if fi, err := os.Stat(script); err != nil || !fi.IsDir() {
 		data, err := os.ReadFile(script)
 		if err != nil {
 			fail(5, "FAKELLM_SCRIPT: %v", err)
