@@ -103,34 +103,6 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 	return info, wrap(p, err)
 }
 
-// WriteFile writes a file as a one-file Batch does, refusing a path in a
-// git folder (see CheckWrite), and returns the folders it made. For tests:
-// courier writes in batches.
-func (w *Workspace) WriteFile(p string, data []byte) ([]string, error) {
-	if err := w.CheckWrite(p); err != nil {
-		return nil, err
-	}
-	b := w.NewBatch()
-	b.Write(p, data, 0)
-	res := b.Commit()[0]
-	return res.CreatedDirs, res.Err
-}
-
-// Remove deletes a file as a one-file Batch does, refusing a path in a git
-// folder. For tests, as WriteFile.
-func (w *Workspace) Remove(p string) error {
-	c, err := Clean(p)
-	if err != nil {
-		return err
-	}
-	if err := w.protect(p, c, false); err != nil {
-		return err
-	}
-	b := w.NewBatch()
-	b.Remove(p)
-	return b.Commit()[0].Err
-}
-
 // FS returns the workspace as a read-only fs.FS.
 func (w *Workspace) FS() fs.FS { return w.root.FS() }
 
