@@ -62,8 +62,8 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	// Files given by their path come first; the listing names each file
 	// once, and not again if it was given.
 	given := map[string]bool{}
-	add := func(p string, size int64, regular bool) {
-		c := candidate{path: p, size: size, tier: source, regular: regular}
+	add := func(p string, size int64) {
+		c := candidate{path: p, size: size, tier: source}
 		switch {
 		case explicit[p] || namedIn(opts.Task, p):
 			c.tier = named
@@ -77,7 +77,7 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	for p := range explicit {
 		if info, err := ws.Stat(p); err == nil {
 			given[p] = true
-			add(p, info.Size(), false)
+			add(p, info.Size())
 		}
 	}
 	for _, f := range files {
@@ -86,7 +86,7 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 		}
 		for _, g := range globs {
 			if g.Match(f.Path) {
-				add(f.Path, f.Size, f.Regular)
+				add(f.Path, f.Size)
 				break
 			}
 		}
