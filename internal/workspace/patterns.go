@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,29 +47,7 @@ func (p *Patterns) MayMatchInside(dir string) bool {
 		return false
 	}
 	elems := strings.Split(dir, "/")
-	for _, r := range p.file.rules {
-		if r.negate {
-			continue
-		}
-		for _, pat := range r.paths {
-			if matchesPrefix(pat, elems) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// matchesPrefix reports whether pat can match elems and more.
-func matchesPrefix(pat []elemGlob, elems []string) bool {
-	if len(elems) == 0 {
-		return len(pat) > 0
-	}
-	if len(pat) == 0 {
-		return false
-	}
-	if pat[0].anyElems {
-		return matchesPrefix(pat[1:], elems) || matchesPrefix(pat, elems[1:])
-	}
-	return pat[0].match(elems[0]) && matchesPrefix(pat[1:], elems[1:])
+	return slices.ContainsFunc(p.file.rules, func(r ignoreRule) bool {
+		return !r.negate && slices.ContainsFunc(r.paths, func(pat []elemGlob) bool { return mayMatchBelow(pat, elems) })
+	})
 }

@@ -263,3 +263,17 @@ func matchElems(pat []elemGlob, elems []string) bool {
 	}
 	return true
 }
+
+// mayMatchBelow reports whether pat could match elems and more: a "**"
+// reached before elems run out takes the rest.
+func mayMatchBelow(pat []elemGlob, elems []string) bool {
+	for i, e := range elems {
+		if i >= len(pat) || !pat[i].anyElems && !pat[i].match(e) {
+			return false
+		}
+		if pat[i].anyElems {
+			return true
+		}
+	}
+	return len(pat) > len(elems)
+}
