@@ -62,10 +62,11 @@ func PersonCaches(getenv func(string) string) []Cache {
 	return caches
 }
 
-// privateFolders are the tool folders every session gets empty: pip
+// privateFolders are the folders every session gets empty: TMPDIR, pip
 // install --user's (a usercustomize.py planted never runs in another
 // session), cargo's home (holding the registry cache), the XDG cache.
 var privateFolders = []Cache{
+	{Name: "tmp", Env: "TMPDIR"},
 	{Name: "python", Env: "PYTHONUSERBASE"},
 	{Name: "cargo", Env: "CARGO_HOME"},
 	{Name: "xdg", Env: "XDG_CACHE_HOME"},
@@ -105,7 +106,7 @@ func (o Options) caches() []cacheView {
 
 // ToolVars names the variables ToolEnv sets, for courier config.
 func ToolVars() []string {
-	names := []string{"GOFLAGS", "TMPDIR"}
+	names := []string{"GOFLAGS"}
 	for _, c := range append(append([]Cache(nil), privateFolders...), PersonCaches(func(string) string { return "" })...) {
 		if c.Env != "" {
 			names = append(names, c.Env)
@@ -120,7 +121,7 @@ func ToolEnv(o Options, kept func(string) string) map[string]string {
 	if o.Caches == "" {
 		return nil
 	}
-	env := map[string]string{"TMPDIR": o.TempDir()}
+	env := map[string]string{}
 	for _, c := range o.caches() {
 		if c.Env != "" {
 			env[c.Env] = c.view
@@ -146,7 +147,7 @@ func Prepare(o Options) error {
 		return fmt.Errorf("create the session's cache layer: %w", err)
 	}
 	defer root.Close()
-	dirs := []string{o.TempDir()}
+	var dirs []string
 	for _, c := range o.caches() {
 		dirs = append(dirs, c.layer)
 		if c.work != "" {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -113,23 +114,11 @@ func (o Options) Layer() string {
 	return filepath.Join(o.Caches, "sessions", filepath.Base(session))
 }
 
-// TempDir is the session's private temporary folder (TMPDIR), "" without
-// Caches.
-func (o Options) TempDir() string {
-	if o.Caches == "" {
-		return ""
-	}
-	return filepath.Join(o.Layer(), "tmp")
-}
-
 // writable is every folder the command may change, as it sees them.
 func (o Options) writable() []string {
-	dirs := append([]string(nil), o.Writable...)
-	if o.Caches != "" {
-		dirs = append(dirs, o.TempDir())
-		for _, c := range o.caches() {
-			dirs = append(dirs, c.view)
-		}
+	dirs := slices.Clone(o.Writable)
+	for _, c := range o.caches() {
+		dirs = append(dirs, c.view)
 	}
 	return dirs
 }

@@ -164,15 +164,12 @@ func planWorld(opts Options) []mount {
 		realWritable = append(realWritable, realPath(w))
 		add(bind, realPath(w), w)
 	}
-	if opts.Caches != "" {
-		add(bind, opts.TempDir(), opts.TempDir())
-		for _, c := range opts.caches() {
-			if c.work == "" {
-				add(bind, c.view, c.layer)
-				continue
-			}
-			plan = append(plan, mount{kind: overlay, target: c.view, source: c.Person, layer: c.layer, work: c.work})
+	for _, c := range opts.caches() {
+		if c.work == "" {
+			add(bind, c.view, c.layer)
+			continue
 		}
+		plan = append(plan, mount{kind: overlay, target: c.view, source: c.Person, layer: c.layer, work: c.work})
 	}
 	for _, p := range opts.ReadOnly {
 		// Only what lies inside a writable folder, links resolved, is
