@@ -152,51 +152,22 @@ func addClass(set *byteSet, p string) (n int, ok, known bool) {
 	if !isClass {
 		return 0, false, true
 	}
-	for c := 0; c < 256; c++ {
-		in, valid := inClass(name, byte(c))
-		if !valid {
-			return 0, false, false
-		}
-		if in {
-			set.add(byte(c), byte(c))
-		}
+	ranges, known := classes[name]
+	if !known {
+		return 0, false, false
+	}
+	for k := 0; k < len(ranges); k += 2 {
+		set.add(ranges[k], ranges[k+1])
 	}
 	return 2 + end + 1, true, true
 }
 
-// inClass reports whether c is in the POSIX class name (ASCII, as git).
-func inClass(name string, c byte) (in, valid bool) {
-	lower := c >= 'a' && c <= 'z'
-	upper := c >= 'A' && c <= 'Z'
-	digit := c >= '0' && c <= '9'
-	graph := c > ' ' && c < 0x7f
-	switch name {
-	case "alnum":
-		return lower || upper || digit, true
-	case "alpha":
-		return lower || upper, true
-	case "blank":
-		return c == ' ' || c == '\t', true
-	case "cntrl":
-		return c < ' ' || c == 0x7f, true
-	case "digit":
-		return digit, true
-	case "graph":
-		return graph, true
-	case "lower":
-		return lower, true
-	case "print":
-		return graph || c == ' ', true
-	case "punct":
-		return graph && !lower && !upper && !digit, true
-	case "space":
-		return c == ' ' || (c >= '\t' && c <= '\r'), true
-	case "upper":
-		return upper, true
-	case "xdigit":
-		return digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'), true
-	}
-	return false, false
+// classes are the POSIX classes git knows, ASCII only, as pairs of bytes
+// bounding ranges.
+var classes = map[string]string{
+	"alnum": "09AZaz", "alpha": "AZaz", "blank": "\t\t  ", "cntrl": "\x00\x1f\x7f\x7f",
+	"digit": "09", "graph": "!~", "lower": "az", "print": " ~", "punct": "!/:@[`{~",
+	"space": "\t\r  ", "upper": "AZ", "xdigit": "09AFaf",
 }
 
 // match reports whether one path element matches: greedy, with a single
