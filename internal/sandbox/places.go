@@ -1,15 +1,11 @@
 package sandbox
 
 import (
-	"bytes"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
-	"syscall"
 )
 
 // secretPlaces are where people keep credentials under their home, shell
@@ -154,60 +150,4 @@ func ToolFolders(getenv func(string) string, extra []string) []string {
 		add(p)
 	}
 	return out
-}
-
-// GitPaths returns what of the repositories in workspace a command must
-// not change: each of dotgits (slash paths of every .git), the folder a
-// "gitdir:" file names, and the common folder a commondir file names.
-func GitPaths(workspace string, dotgits []string) []string {
-	var paths []string
-	add := func(p string) {
-		if !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	for _, rel := range dotgits {
-		dotgit := filepath.Join(workspace, filepath.FromSlash(rel))
-		gitdir := dotgit
-		add(dotgit)
-		if info, err := os.Stat(dotgit); err == nil && info.Mode().IsRegular() {
-			if gitdir = pointer(dotgit, "gitdir:"); gitdir == "" {
-				continue
-			}
-			gitdir = resolve(filepath.Dir(dotgit), gitdir)
-			add(gitdir)
-		}
-		if common := pointer(filepath.Join(gitdir, "commondir"), ""); common != "" {
-			add(resolve(gitdir, common))
-		}
-	}
-	return paths
-}
-
-// pointer returns what follows prefix on the first line of a small git
-// pointer file, or "". Commands write these: one not a regular file (a
-// FIFO would block) reads as nothing.
-func pointer(path, prefix string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return ""
-	}
-	data, _ := io.ReadAll(io.LimitReader(f, 4096))
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	rest, ok := strings.CutPrefix(strings.TrimSpace(string(line)), prefix)
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(rest)
-}
-
-func resolve(base, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base, p)
-	}
-	return filepath.Clean(p)
 }

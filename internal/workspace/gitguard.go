@@ -49,7 +49,7 @@ var gitFileNames = []string{"commondir", "config", "config.worktree", "hooks"}
 // GitState is every .git of the workspace and, for each folder git reads
 // settings from, what in it can make git run a program.
 type GitState struct {
-	DotGits  []string           // every .git, at any depth
+	dotGits  []string           // every .git, at any depth
 	pointers map[string]gitFile // the .git files and links
 	// dirs are the folders git reads settings from inside the workspace:
 	// the .git folders, where the pointers lead, their common folders.
@@ -78,10 +78,22 @@ func (w *Workspace) Git() (*GitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range g.DotGits {
+	for _, p := range g.dotGits {
 		g.addDir(w, w.gitDirOf(p, g.pointers), true)
 	}
 	return g, nil
+}
+
+// Paths returns every .git and git folder of g as paths below dir, for a
+// sandbox to show read-only.
+func (g *GitState) Paths(dir string) []string {
+	ps := slices.Concat(g.dotGits, slices.Collect(maps.Keys(g.dirs)))
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	for i, p := range ps {
+		ps[i] = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	return ps
 }
 
 // findGit walks for .git folders, files and links, never into them.
@@ -89,7 +101,7 @@ func (w *Workspace) findGit() (*GitState, error) {
 	g := &GitState{pointers: map[string]gitFile{}, dirs: map[string]*gitDir{}}
 	err := w.walk(walkHooks{visit: func(e walkEntry, _ *ignoreDir) bool {
 		if isDotGit(e.name) {
-			g.DotGits = append(g.DotGits, e.path)
+			g.dotGits = append(g.dotGits, e.path)
 			return false
 		}
 		return e.isDir
@@ -97,8 +109,8 @@ func (w *Workspace) findGit() (*GitState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("look for .git: %w", err)
 	}
-	slices.Sort(g.DotGits)
-	for _, p := range g.DotGits {
+	slices.Sort(g.dotGits)
+	for _, p := range g.dotGits {
 		if f, ok := w.readGitFile(p); ok && !f.mode.IsDir() {
 			g.pointers[p] = f
 		}
@@ -246,7 +258,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 		return nil, err
 	}
 	var done []string
-	for _, p := range now.DotGits {
+	for _, p := range now.dotGits {
 		f, ok := now.pointers[p]
 		old, had := before.pointers[p]
 		if !ok || had && old == f {
@@ -256,7 +268,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 		delete(now.pointers, p)
 	}
 	// Common folders are not followed now: commondir is judged itself.
-	for _, p := range now.DotGits {
+	for _, p := range now.dotGits {
 		now.addDir(w, w.gitDirOf(p, now.pointers), false)
 	}
 	for _, d := range slices.Sorted(maps.Keys(before.dirs)) {
