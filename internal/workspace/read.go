@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,25 +16,13 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("'%s' is %s, not a regular file", e.Path, kindOf(e.Mode))
+	return fmt.Sprintf("'%s' is %s, not a regular file", e.Path, cmp.Or(kinds[e.Mode.Type()], "a special file"))
 }
 
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "a special file"
+// kinds name the file types by fs.FileMode.Type.
+var kinds = map[fs.FileMode]string{
+	fs.ModeDir: "a folder", fs.ModeNamedPipe: "a named pipe (FIFO)", fs.ModeSocket: "a socket",
+	fs.ModeDevice | fs.ModeCharDevice: "a character device", fs.ModeDevice: "a device", fs.ModeSymlink: "a symlink",
 }
 
 // OpenRegular opens a regular file of the workspace for reading, following
