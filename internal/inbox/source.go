@@ -239,11 +239,17 @@ func (f *File) unusable(err error) error {
 	if !replies.IsUnusable(err) || !f.inInbox() {
 		return err
 	}
-	moved, mvErr := moveAside(f.Inbox, filepath.Base(f.Path), "rejected")
+	return setAside(f.Inbox, filepath.Base(f.Path), f.name(), err)
+}
+
+// setAside moves dir/name, which can never be applied (err), into
+// rejected/, as a *runner.SetAsideError naming it shown.
+func setAside(dir, name, shown string, err error) error {
+	moved, mvErr := moveAside(dir, name, "rejected")
 	if mvErr != nil || moved == "" {
-		return err
+		return errors.Join(err, mvErr)
 	}
-	return &runner.SetAsideError{Reply: f.name(), Err: err, MovedTo: moved}
+	return &runner.SetAsideError{Reply: shown, Err: err, MovedTo: moved}
 }
 
 // folder is what the inbox sources share: which folder, which session's
@@ -276,11 +282,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 		if !replies.IsUnusable(err) {
 			return replies.Reply{}, err
 		}
-		moved, mvErr := moveAside(f.dir, name, "rejected")
-		if mvErr != nil {
-			return replies.Reply{}, errors.Join(err, mvErr)
-		}
-		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
+		return replies.Reply{}, setAside(f.dir, name, name, err)
 	}
 	id := rep.Route(req.Protocols...)
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {

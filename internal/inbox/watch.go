@@ -66,7 +66,8 @@ func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path
 		return fmt.Errorf("watch inbox: %s is not a folder", dir)
 	}
 	opts = opts.withDefaults()
-	w := &watcher{dir: dir, opts: opts, deliver: deliver, files: newTracker(opts.Settle)}
+	w := &watcher{dir: dir, opts: opts, deliver: deliver}
+	w.files = newTracker(opts.Settle, func(s string) { w.notef("%s", s) })
 	if !opts.Poll {
 		w.startEvents()
 	}
@@ -149,9 +150,6 @@ func (w *watcher) arm(timer *time.Timer) {
 // deliverReady hands over every settled file, oldest first.
 func (w *watcher) deliverReady(ctx context.Context) error {
 	ready := w.files.ready(time.Now())
-	for _, note := range w.files.takeNotes() {
-		w.notef("%s", note)
-	}
 	for _, path := range ready {
 		if ctx.Err() != nil {
 			return nil
@@ -310,11 +308,11 @@ type entry struct {
 type tracker struct {
 	settle time.Duration
 	files  map[string]*entry
-	notes  []string // lines for the person about files that wait
+	note   func(string) // tells the person about a file that waits
 }
 
-func newTracker(settle time.Duration) *tracker {
-	return &tracker{settle: settle, files: make(map[string]*entry)}
+func newTracker(settle time.Duration, note func(string)) *tracker {
+	return &tracker{settle: settle, note: note, files: make(map[string]*entry)}
 }
 
 // observe stats path and records its state at now, reporting whether it
@@ -431,7 +429,7 @@ func (t *tracker) due(path string, e *entry, now time.Time) bool {
 		e.recheck = now.Add(t.settle)
 		if !e.openNoted {
 			e.openNoted = true
-			t.notes = append(t.notes, fmt.Sprintf("waiting for %s: it is still open for writing; it is taken once its writer closes it", path))
+			t.note(fmt.Sprintf("waiting for %s: it is still open for writing; it is taken once its writer closes it", path))
 		}
 		return false
 	}
@@ -442,12 +440,6 @@ func (t *tracker) due(path string, e *entry, now time.Time) bool {
 		}
 	}
 	return true
-}
-
-func (t *tracker) takeNotes() []string {
-	n := t.notes
-	t.notes = nil
-	return n
 }
 
 // nextDue reports when ready may next list more files: when the earliest
