@@ -177,9 +177,13 @@ func (w *watcher) scan(now time.Time) error {
 	present := make(map[string]bool, len(found))
 	for _, r := range found {
 		present[r.path] = true
-		w.files.record(r.path, r.info, now)
+		w.files.observe(r.path, now)
 	}
-	w.files.keepOnly(present)
+	for path := range w.files.files {
+		if !present[path] {
+			delete(w.files.files, path)
+		}
+	}
 	return nil
 }
 
@@ -319,19 +323,8 @@ func newTracker(settle time.Duration, note func(string)) *tracker {
 // differs from what was recorded (a new file, a change, a removal).
 func (t *tracker) observe(path string, now time.Time) bool {
 	info, err := os.Lstat(path)
-	if err != nil {
-		// Gone (moved to processed/) or unreadable: nothing to deliver.
-		_, had := t.files[path]
-		delete(t.files, path)
-		return had
-	}
-	return t.record(path, info, now)
-}
-
-// record notes info as the state of path at now and reports whether it
-// changed.
-func (t *tracker) record(path string, info fs.FileInfo, now time.Time) bool {
-	if !info.Mode().IsRegular() {
+	if err != nil || !info.Mode().IsRegular() {
+		// Gone (moved to processed/), unreadable or no file: nothing to deliver.
 		_, had := t.files[path]
 		delete(t.files, path)
 		return had
@@ -373,14 +366,6 @@ func (t *tracker) unwritten(now time.Time) {
 	for path, e := range t.files {
 		if !e.done && !e.complete {
 			t.finished(path, now, false)
-		}
-	}
-}
-
-func (t *tracker) keepOnly(present map[string]bool) {
-	for path := range t.files {
-		if !present[path] {
-			delete(t.files, path)
 		}
 	}
 }
