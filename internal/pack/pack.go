@@ -6,6 +6,7 @@ package pack
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -176,15 +177,8 @@ func (p *packer) summary() string {
 		b.WriteString(", within the request's token budget")
 	}
 	b.WriteString(")\n")
-	budget := make([]leftOut, 0, len(p.left))
-	var other []leftOut
-	for _, l := range p.left {
-		if l.reason == reasonBudget {
-			budget = append(budget, l)
-		} else {
-			other = append(other, l)
-		}
-	}
+	other := slices.DeleteFunc(slices.Clone(p.left), func(l leftOut) bool { return l.reason == reasonBudget })
+	budget := slices.DeleteFunc(p.left, func(l leftOut) bool { return l.reason != reasonBudget })
 	listed := 0
 	if len(budget) > 0 {
 		fmt.Fprintf(&b, "Left out for room (ask for them with %s):\n", p.opts.Words.Name(command.ReadFile))
@@ -233,30 +227,20 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	explicit := map[string]bool{} // files given by their own path
 	for _, inc := range opts.Include {
 		clean, err := workspace.Clean(inc)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("(--include %s: %v)", strconv.Quote(inc), err))
-			continue
-		}
-		if !workspace.IsGlob(clean) {
-			info, err := ws.Stat(clean)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				problems = append(problems, fmt.Sprintf("(--include %s: no such file or folder)", strconv.Quote(inc)))
-				continue
-			case err != nil:
-				problems = append(problems, fmt.Sprintf("(--include %s: %v)", strconv.Quote(inc), err))
-				continue
-			case !info.IsDir():
+		if err == nil && !workspace.IsGlob(clean) {
+			var info fs.FileInfo
+			if info, err = ws.Stat(clean); errors.Is(err, fs.ErrNotExist) {
+				err = errors.New("no such file or folder")
+			} else if err == nil && !info.IsDir() {
 				explicit[clean] = true
 				continue
 			}
-			if clean == "." {
-				clean = "**"
-			} else {
-				clean += "/**"
-			}
+			clean = strings.TrimPrefix(clean+"/**", "./") // a folder stands for all in it
 		}
-		g, err := workspace.CompilePattern(clean)
+		var g *workspace.Pattern
+		if err == nil {
+			g, err = workspace.CompilePattern(clean)
+		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("(--include %s: %v)", strconv.Quote(inc), err))
 			continue
@@ -302,16 +286,7 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	}
 	// Paths are unique: the order is total, and needs no stable sort.
 	slices.SortFunc(out, func(a, b candidate) int {
-		switch {
-		case a.tier != b.tier:
-			return int(a.tier) - int(b.tier)
-		case a.size != b.size:
-			if a.size < b.size {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.path, b.path)
+		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(a.size, b.size), strings.Compare(a.path, b.path))
 	})
 	return out, problems
 }
