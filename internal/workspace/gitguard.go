@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -402,11 +403,11 @@ func riskyConfig(data []byte) string {
 			return "continues a line, which only git reads for certain"
 		}
 		if line[0] == '[' {
-			var ok bool
-			section, sub, ok = repoSection(line)
-			if !ok {
+			m := sectionLine.FindStringSubmatch(line)
+			if m == nil {
 				return odd(line)
 			}
+			section, sub = strings.ToLower(m[1]), m[2] != ""
 			continue
 		}
 		name, _, _ := strings.Cut(line, "=")
@@ -428,22 +429,8 @@ func riskyConfig(data []byte) string {
 	return ""
 }
 
-// repoSection reads `[name]` or `[name "sub"]`: the name in lower case,
-// whether a subsection was given, and ok.
-func repoSection(line string) (string, bool, bool) {
-	inner, ok := strings.CutSuffix(line[1:], "]")
-	name, rest, hasSub := strings.Cut(inner, " ")
-	name, rest = strings.ToLower(name), strings.TrimSpace(rest)
-	switch {
-	case !ok || !configName(name):
-		return "", false, false
-	case !hasSub:
-		return name, false, true
-	case len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' || strings.ContainsAny(rest[1:len(rest)-1], "\"\\]"):
-		return "", false, false
-	}
-	return name, true, true
-}
+// sectionLine is `[name]` or `[name "sub"]`.
+var sectionLine = regexp.MustCompile(`^\[([A-Za-z][A-Za-z0-9-]*)( \s*"[^"\\\]]*"\s*)?\]$`)
 
 // configName reports whether s is letters, digits and '-' after a letter.
 func configName(s string) bool {
