@@ -168,27 +168,25 @@ func Prepare(o Options) error {
 	return nil
 }
 
-// RemoveLayer removes a session's layer under caches, never following a
-// link a command left in it.
+// RemoveLayer removes a session's layer under caches.
 func RemoveLayer(caches, session string) error {
-	root, err := os.OpenRoot(caches)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil
-		}
-		return fmt.Errorf("remove the session's cache layer: %w", err)
-	}
-	defer root.Close()
-	if err := removeTree(root, filepath.Join("sessions", filepath.Base(session))); err != nil {
+	if err := removeTree(caches, filepath.Join("sessions", filepath.Base(session))); err != nil {
 		return fmt.Errorf("remove the session's cache layer: %w", err)
 	}
 	return nil
 }
 
-// removeTree removes name in root, each folder made the owner's first:
+// removeTree removes name in dir, each folder made the owner's first:
 // overlays leave folders without permissions, Go's module cache
 // read-only ones.
-func removeTree(root *os.Root, name string) error {
+func removeTree(dir, name string) error {
+	root, err := os.OpenRoot(dir) // never following a link a command left
+	if os.IsNotExist(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer root.Close()
 	if _, err := root.Lstat(name); os.IsNotExist(err) {
 		return nil
 	}

@@ -229,9 +229,6 @@ func loopbackUp() error {
 // or the v1 pids and memory hierarchies (root only). Otherwise the
 // launcher sets resource limits: processes per user, data size.
 
-// Cgroup is the control group made for one command.
-type Cgroup struct{ dirs []string }
-
 // NewCgroup makes a control group bounded as l says.
 func NewCgroup(l Limits) (*Cgroup, error) {
 	own, err := os.ReadFile("/proc/self/cgroup")
@@ -324,58 +321,6 @@ func (c *Cgroup) make(dir string, limits []limitFile) error {
 	return nil
 }
 
-// Dirs are the groups the launcher joins.
-func (c *Cgroup) Dirs() []string {
-	if c == nil {
-		return nil
-	}
-	return c.dirs
-}
-
-// Hit says which limit the command ran into, "" for none.
-func (c *Cgroup) Hit() string {
-	if c == nil {
-		return ""
-	}
-	for _, d := range c.dirs {
-		if counter(filepath.Join(d, "pids.events"), "max") > 0 {
-			return "processes"
-		}
-		if counter(filepath.Join(d, "memory.events"), "oom_kill") > 0 || counter(filepath.Join(d, "memory.oom_control"), "oom_kill") > 0 {
-			return "memory"
-		}
-	}
-	return ""
-}
-
-// Remove removes the groups once the kernel has ended their processes.
-func (c *Cgroup) Remove() {
-	if c == nil {
-		return
-	}
-	for _, d := range c.dirs {
-		for range 1000 {
-			if err := unix.Rmdir(d); !errors.Is(err, unix.EBUSY) {
-				break
-			}
-			unix.Nanosleep(&unix.Timespec{Nsec: 1e6}, nil)
-		}
-	}
-	c.dirs = nil
-}
-
-// counter reads "key N" from a control group's events file.
-func counter(file, key string) int {
-	data, _ := os.ReadFile(file)
-	for line := range strings.Lines(string(data)) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
-			n, _ := strconv.Atoi(v)
-			return n
-		}
-	}
-	return 0
-}
-
 // cgroupMounts maps "cgroup2" and the v1 controllers to their mounts.
 func cgroupMounts() (map[string]string, error) {
 	info, err := os.ReadFile("/proc/self/mountinfo")
@@ -457,12 +402,7 @@ func Probe(caches string) Kernel {
 			overlayDir, _ = os.MkdirTemp(caches, ".probe-")
 		}
 		if overlayDir != "" {
-			defer func() {
-				if root, err := os.OpenRoot(caches); err == nil {
-					_ = removeTree(root, filepath.Base(overlayDir))
-					root.Close()
-				}
-			}()
+			defer removeTree(caches, filepath.Base(overlayDir))
 		}
 	}
 	r, err := runProbe(true, true, overlayDir)

@@ -23,8 +23,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 
@@ -97,6 +99,61 @@ type Limits struct {
 	// Cgroups are the command's control groups (see NewCgroup), which the
 	// launcher joins; with none it sets resource limits.
 	Cgroups []string `json:"cgroups,omitempty"`
+}
+
+// Cgroup is the control group made for one command.
+type Cgroup struct{ dirs []string }
+
+// Dirs are the groups the launcher joins.
+func (c *Cgroup) Dirs() []string {
+	if c == nil {
+		return nil
+	}
+	return c.dirs
+}
+
+// Hit says which limit the command ran into, "" for none.
+func (c *Cgroup) Hit() string {
+	if c == nil {
+		return ""
+	}
+	for _, d := range c.dirs {
+		if counter(filepath.Join(d, "pids.events"), "max") > 0 {
+			return "processes"
+		}
+		if counter(filepath.Join(d, "memory.events"), "oom_kill") > 0 || counter(filepath.Join(d, "memory.oom_control"), "oom_kill") > 0 {
+			return "memory"
+		}
+	}
+	return ""
+}
+
+// Remove removes the groups once the kernel has ended their processes.
+func (c *Cgroup) Remove() {
+	if c == nil {
+		return
+	}
+	for _, d := range c.dirs {
+		for range 1000 {
+			if err := os.Remove(d); !errors.Is(err, syscall.EBUSY) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	c.dirs = nil
+}
+
+// counter reads "key N" from a control group's events file.
+func counter(file, key string) int {
+	data, _ := os.ReadFile(file)
+	for line := range strings.Lines(string(data)) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }
 
 // Probed returns the options with Kernel filled in by Probe, when set.
