@@ -46,7 +46,9 @@ func Main(args []string, stderr io.Writer) int {
 	if err := joinCgroups(opts.Limits.Cgroups); err != nil {
 		return fail(stderr, err)
 	}
-	newKeyring()
+	// A new session keyring in place of the person's; where keyring calls
+	// are refused already, there is none to leave.
+	_, _ = unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
 	if opts.Kernel.Namespaces {
 		if err := enterNamespaces(opts); err != nil {
 			return fail(stderr, err)
@@ -69,12 +71,6 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	err = syscall.Exec(argv[0], argv, req.Env)
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
-}
-
-// newKeyring gives the command a new session keyring in place of the
-// person's; where keyring calls are refused already, there is none to leave.
-func newKeyring() {
-	_, _ = unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
 }
 
 // nullStdin puts /dev/null on stdin once the options are read.

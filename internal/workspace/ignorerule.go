@@ -193,24 +193,11 @@ func splitPattern(p string) (parts []string, escaped []bool) {
 
 // trimTrailingSpaces drops trailing spaces, except one escaped by "\".
 func trimTrailingSpaces(s string) string {
-	cut := -1
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ':
-			if cut < 0 {
-				cut = i
-			}
-		case '\\':
-			i++
-			cut = -1
-		default:
-			cut = -1
-		}
+	t := strings.TrimRight(s, " ")
+	if n := len(t) - len(strings.TrimRight(t, `\`)); n%2 == 1 && len(t) < len(s) {
+		t += " "
 	}
-	if cut >= 0 {
-		return s[:cut]
-	}
-	return s
+	return t
 }
 
 // match reports whether the rule matches a path's elements from its file.
