@@ -3,6 +3,7 @@ package inbox
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -37,19 +38,6 @@ type WatchOptions struct {
 	Warn func(string)
 }
 
-func (o WatchOptions) withDefaults() WatchOptions {
-	if o.Interval <= 0 {
-		o.Interval = 500 * time.Millisecond
-	}
-	if o.Rescan <= 0 {
-		o.Rescan = 2 * time.Second
-	}
-	if o.Settle <= 0 {
-		o.Settle = config.DefaultSettle
-	}
-	return o
-}
-
 // Watch calls deliver with the path of each complete reply file in dir,
 // oldest first, until ctx is done or deliver fails. On Linux a file is
 // complete when moved in, closed by its writer, or found by a listing with
@@ -65,7 +53,9 @@ func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path
 	if !info.IsDir() {
 		return fmt.Errorf("watch inbox: %s is not a folder", dir)
 	}
-	opts = opts.withDefaults()
+	opts.Interval = cmp.Or(max(opts.Interval, 0), 500*time.Millisecond)
+	opts.Rescan = cmp.Or(max(opts.Rescan, 0), 2*time.Second)
+	opts.Settle = cmp.Or(max(opts.Settle, 0), config.DefaultSettle)
 	w := &watcher{dir: dir, opts: opts, deliver: deliver}
 	w.files = newTracker(opts.Settle, func(s string) { w.notef("%s", s) })
 	if !opts.Poll {
