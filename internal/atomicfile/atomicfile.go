@@ -175,19 +175,15 @@ const syncWorkers = 32
 // once, and returns one error per name.
 func SyncAll(names []string, open func(string) (*os.File, error)) []error {
 	errs := make([]error, len(names))
-	next := make(chan int)
+	busy := make(chan struct{}, syncWorkers)
 	var wg sync.WaitGroup
-	for range min(syncWorkers, len(names)) {
+	for i, name := range names {
+		busy <- struct{}{}
 		wg.Go(func() {
-			for i := range next {
-				errs[i] = syncOne(names[i], open)
-			}
+			errs[i] = syncOne(name, open)
+			<-busy
 		})
 	}
-	for i := range names {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return errs
 }
