@@ -14,9 +14,8 @@ import (
 // that a crash leftover can be recognised, hidden and removed.
 const TempPrefix = ".courier-tmp-"
 
-// Write replaces path with data: a temporary file in the same folder,
-// synced, renamed over path, and the folder synced, so the rename
-// survives a power cut.
+// Write replaces path with data through a synced temporary file, renamed
+// over path, and the folder synced, so the rename survives a power cut.
 func Write(path string, data []byte, perm os.FileMode) error {
 	f, err := Stage(path, data, perm)
 	if err != nil {
@@ -38,11 +37,8 @@ func Stage(path string, data []byte, perm os.FileMode) (*File, error) {
 	return f, nil
 }
 
-// StageUnsynced is Stage for a file courier can write again from files
-// it syncs (a request, from its state): neither its content nor its
-// rename is synced. It is in place whole or not at all while the machine
-// runs; after a power cut it may be missing or damaged, and its reader
-// must check it.
+// StageUnsynced is Stage, unsynced, for a file courier can write again
+// (a request): after a power cut it may be damaged, and its reader checks.
 func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
 	f, err := Stage(path, data, perm)
 	if err == nil {
@@ -79,14 +75,11 @@ func (f *File) Write(p []byte) (int, error) {
 }
 
 // Commit gives the file its mode, syncs it, renames it over its path and
-// syncs the folder. On failure the temporary file is removed and the old
-// content, if any, stays.
+// syncs the folder; on failure the old content, if any, stays.
 func (f *File) Commit() error { return CommitInOrder(f) }
 
-// CommitInOrder commits files, their contents synced first, then each
-// renamed and its folder synced, in order: a crash never leaves a later
-// one without an earlier one (but an unsynced one). On failure the files
-// not yet renamed are removed.
+// CommitInOrder commits files, contents synced first, then renamed in
+// order: a crash never leaves a later one without an earlier (synced) one.
 func CommitInOrder(files ...*File) error {
 	for _, f := range files {
 		if err := f.seal(); err != nil {
@@ -149,9 +142,8 @@ func IsTemp(name string) bool {
 // CleanTemps removes temporary files a crash left in dir.
 func CleanTemps(dir string) error { return CleanTempsFor(dir, "") }
 
-// CleanTempsFor removes the temporary files a crash left in dir while
-// writing files whose names start with base, leaving other writers'
-// temporary files alone.
+// CleanTempsFor removes the temporary files a crash left in dir writing
+// files whose names start with base, leaving other writers' alone.
 func CleanTempsFor(dir, base string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -13,18 +13,16 @@ import (
 	"strings"
 )
 
-// replyExts are the extensions of files taken as replies whatever they
-// hold (chats offer "save as" .md as often as .txt); others are taken when
-// they hold command blocks or a courier header.
+// replyExts make a file a reply whatever it holds (chats save .md as often
+// as .txt); others count when they hold command blocks or a courier header.
 var replyExts = []string{".txt", ".md"}
 
 // tempSuffixes mark partial downloads, swap and backup files, and
 // atomic-write temporaries.
 var tempSuffixes = []string{".part", ".crdownload", ".download", ".partial", ".swp", ".swx", ".tmp", "~"}
 
-// IsReply reports whether a file name (its last element) is a reply
-// candidate: not hidden, not an editor's or browser's temporary, partial
-// or lock file, so that only the finished file under its final name counts.
+// IsReply reports whether a file name may be a reply: not hidden, nor an
+// editor's or browser's temporary, partial or lock file.
 func IsReply(name string) bool {
 	base := filepath.Base(name)
 	if base == "." || base == string(filepath.Separator) || base == "" {

@@ -261,9 +261,8 @@ type folder struct {
 	maxReply int64 // 0: the runner's limit
 }
 
-// take reads a reply file for req's session: a reply for another session
-// is a *runner.SkippedError; one that can never be applied is moved into
-// rejected/ and a *runner.SetAsideError.
+// take reads a reply file for req's session: another session's is a
+// *runner.SkippedError, one never applicable set aside (see setAside).
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
 	rep, err := replies.Read(path, name, cmp.Or(f.maxReply, req.MaxReply), req.FrontEnd)
@@ -292,8 +291,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 }
 
 // Settle implements runner.Source: an applied or duplicate reply goes into
-// processed/, an outdated one into rejected/; one for another session, or
-// replaced since, stays.
+// processed/, an outdated one into rejected/; others stay.
 func (f folder) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped || name != filepath.Base(name) || !replies.Holds(filepath.Join(f.dir, name), hash, f.maxReply) {
 		return "", nil

@@ -39,11 +39,9 @@ type WatchOptions struct {
 }
 
 // Watch calls deliver with the path of each complete reply file in dir,
-// oldest first, until ctx is done or deliver fails. On Linux a file is
-// complete when moved in, closed by its writer, or found by a listing with
-// no writer, unless it looks cut off; otherwise once unchanged for Settle
-// and not open for writing. A file is delivered again only if its content
-// changes.
+// oldest first, until ctx is done or deliver fails; again only if its
+// content changes. Complete: on Linux, moved in, closed by its writer or
+// listed with none, unless it looks cut off; else unchanged for Settle.
 func Watch(ctx context.Context, dir string, opts WatchOptions, deliver func(path string) error) error {
 	dir = filepath.Clean(dir)
 	info, err := os.Stat(dir)
@@ -331,10 +329,8 @@ func (t *tracker) observe(path string, now time.Time) bool {
 	return true
 }
 
-// finished records that path was just closed by a writer or moved in
-// (closed), or found by a listing: unless another writer has it open or it
-// looks cut off, it is ready at once. A file found by a listing counts
-// only when it is sure that no one writes it.
+// finished takes path, closed by a writer or moved in (closed) or listed,
+// as ready unless written or cut off; listed, only when surely unwritten.
 func (t *tracker) finished(path string, now time.Time, closed bool) {
 	t.observe(path, now)
 	e := t.files[path]
@@ -349,9 +345,8 @@ func (t *tracker) finished(path string, now time.Time, closed bool) {
 	}
 }
 
-// unwritten takes the waiting files no one has open for writing as
-// complete, for files a listing found: saved before Watch began, or whose
-// events were lost.
+// unwritten takes the listed files no one writes as complete: saved before
+// Watch began, or whose events were lost.
 func (t *tracker) unwritten(now time.Time) {
 	for path, e := range t.files {
 		if !e.done && !e.complete {
@@ -366,8 +361,7 @@ func (t *tracker) unwritten(now time.Time) {
 func (e *entry) empty() bool { return e.seen.Size() == 0 }
 
 // ready lists the files to deliver now, oldest write first: a due file
-// waits while an older one is not due (see due), so that replies are never
-// delivered out of order.
+// waits while an older one is not due, so replies keep their order.
 func (t *tracker) ready(now time.Time) []string {
 	var rs []reply
 	for path, e := range t.files {
@@ -443,10 +437,8 @@ func (t *tracker) nextDue() (time.Time, bool) {
 	return next, found
 }
 
-// confirm checks, just before delivery, that a ready file still exists
-// unchanged and readable, holding content not delivered before, and
-// returns its checksum. A read failure is returned once, and retried
-// after another settle period.
+// confirm checks that a ready file is unchanged, readable and new, and
+// returns its checksum; a read failure is returned once, retried later.
 func (t *tracker) confirm(path string, now time.Time) ([sha256.Size]byte, bool, error) {
 	var zero [sha256.Size]byte
 	e := t.files[path]
@@ -508,9 +500,8 @@ var blockTags = [][]byte{[]byte("CREATE_FILE"), []byte("EDIT_FILE"), []byte("RUN
 // reply counts as cut off and waits to settle.
 const maxCutOffScan = 64 << 20
 
-// CutOffWait is how long a reply that stops mid-line in an open block
-// waits from its last change: a save in several goes looks so between
-// its pieces.
+// CutOffWait is how long a reply cut off mid-line in an open block waits
+// from its last change: a save in several goes looks so between pieces.
 const CutOffWait = 5 * time.Second
 
 // cutOff is how a reply ends: in an open block, without a newline.

@@ -48,9 +48,8 @@ type Found struct {
 	problems []string
 }
 
-// Find finds the files opts asks for, walking the workspace. A request
-// finds them while it lists the workspace, before it knows the room left
-// for the pack.
+// Find finds the files opts asks for, before a request knows the room
+// left for the pack.
 func Find(ws *workspace.Workspace, opts Options) *Found {
 	if opts.MaxListed == 0 {
 		opts.MaxListed = 300
@@ -59,10 +58,8 @@ func Find(ws *workspace.Workspace, opts Options) *Found {
 	return &Found{ws: ws, opts: opts, cands: cands, problems: problems}
 }
 
-// Stream is the pack of the files found, within budget bytes (0: no
-// limit), for a request to write as it goes: the files are read, numbered
-// and handed over one at a time when the pack's Files runs, which it can
-// do once.
+// Stream is the pack of the files found within budget bytes (0: no
+// limit), read and handed over one at a time when its Files runs, once.
 func (f *Found) Stream(budget int) *frontend.Pack {
 	p := &packer{Found: *f, budget: budget, room: budget}
 	return &frontend.Pack{Files: p.run}
@@ -216,11 +213,10 @@ func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 	return n
 }
 
-// candidates are the files the include patterns match, most relevant
-// first: files named in the task or given by their path, then the rest by
-// size, smallest first, then generated and vendored files by size. The
-// listing's rules apply (.gitignore, tool folders), except to a file given
-// by its path. problems says what could not be used of the patterns.
+// candidates are the files the includes match: named in the task or given
+// by path first, then by size, generated and vendored ones last. The
+// listing's rules apply but to a file given by path; problems says what
+// of the includes could not be used.
 func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 	var problems []string
 	var globs []*workspace.Pattern
@@ -334,8 +330,7 @@ var (
 )
 
 // isSecret reports a file whose name says it holds secrets: .env and its
-// variants (.env.local, but not .env.example), private keys and
-// certificates, credential stores.
+// variants (not .env.example), keys and certificates, credential stores.
 func isSecret(p string) bool {
 	name := strings.ToLower(path.Base(p))
 	if slices.Contains(secretNames, name) {

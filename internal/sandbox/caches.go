@@ -135,8 +135,7 @@ func ToolEnv(o Options, kept func(string) string) map[string]string {
 }
 
 // Prepare makes the session's layer folders for the launcher to mount,
-// through an os.Root of Caches: commands write there, so courier never
-// follows a link of theirs.
+// through an os.Root: commands write there, and may leave links.
 func Prepare(o Options) error {
 	if o.Caches == "" {
 		return nil
@@ -177,8 +176,7 @@ func RemoveLayer(caches, session string) error {
 }
 
 // removeTree removes name in dir, each folder made the owner's first:
-// overlays leave folders without permissions, Go's module cache
-// read-only ones.
+// overlays leave some without permissions, Go's module cache read-only.
 func removeTree(dir, name string) error {
 	root, err := os.OpenRoot(dir) // never following a link a command left
 	if os.IsNotExist(err) {
@@ -212,8 +210,7 @@ func LayerSessions(caches string) []string {
 }
 
 // secretPlaces are where people keep credentials under their home, shell
-// histories included (tokens typed on command lines): commands see them
-// empty.
+// histories included (tokens typed on command lines): seen empty.
 var secretPlaces = []string{
 	// keys, agents, password stores, keyrings
 	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".pki",
@@ -275,10 +272,8 @@ func SocketEnvOf(getenv func(string) string) SocketEnv {
 	return SocketEnv{RuntimeDir: getenv("XDG_RUNTIME_DIR"), SSHAuthSock: getenv("SSH_AUTH_SOCK")}
 }
 
-// Existing returns the session's socket places that exist now: the
-// runtime folder (agents, the session bus, the keyring), the SSH agent's
-// socket and folder, and the system sockets. The private /tmp hides those
-// kept there.
+// Existing returns the session's socket places there now: the runtime
+// folder (agents, buses, keyring), the SSH agent's, the system sockets.
 func (e SocketEnv) Existing() []string {
 	var out []string
 	add := func(p string) { out = addExisting(out, p, os.Lstat) }
@@ -328,9 +323,8 @@ var toolPlaces = []string{
 // toolRoots are the variables that name a toolchain's folder.
 var toolRoots = []string{"GOROOT", "JAVA_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR"}
 
-// ToolFolders returns the places a command sees read-only: the folders on
-// PATH, the toolchains the environment names, toolPlaces, and extra (the
-// read_only setting). The view never shows home or a secret place.
+// ToolFolders returns the places a command sees read-only: PATH, the
+// toolchains the environment names, toolPlaces, and extra (read_only).
 func ToolFolders(getenv func(string) string, extra []string) []string {
 	var out []string
 	add := func(p string) { out = addExisting(out, p, os.Stat) }

@@ -15,9 +15,8 @@ import (
 // Credentials are per thread, and Go runs the launcher on several: psx
 // makes each change on all of them, whichever then starts the shell.
 
-// confine restricts the launcher and all it starts: no_new_privs,
-// Landlock, the seccomp filter, no capabilities. A layer opts.Kernel has
-// that cannot be applied fails the command.
+// confine applies no_new_privs, Landlock, the seccomp filter and drops the
+// capabilities; a layer opts.Kernel has that fails fails the command.
 func confine(opts Options) error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
@@ -144,9 +143,8 @@ func landlockConfig(opts Options) landlock.Config {
 	return cfg
 }
 
-// rules grants reading and executing everywhere, readWrite in the
-// writable and temporary folders, and use of the common devices; no
-// network rule, so a handled network denies all TCP.
+// rules grants reading everywhere, readWrite in the writable and temporary
+// folders, the common devices, and no network rule: handled, TCP is denied.
 func rules(opts Options, abi int) []landlock.Rule {
 	writable := landlock.PathAccess(readWrite, opts.writable()...).WithResolveUnix()
 	temp := landlock.PathAccess(readWrite, TempDirs()...).WithResolveUnix().IgnoreIfMissing()

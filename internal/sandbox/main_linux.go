@@ -22,11 +22,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Main is courier's sandbox launcher, run when os.Args[1] == ExecArg with
-// the arguments after it. It confines itself as the options say and starts
-// the command: in a PID namespace it stays as its first process (see
-// runInit), else it becomes the command. It returns the command's status,
-// or ExitFailure after writing "courier: error: sandbox: ..." to stderr.
+// Main is the launcher, run when os.Args[1] == ExecArg: it confines itself
+// and runs the command (see runInit), returning its status, or ExitFailure
+// after writing "courier: error: sandbox: ..." to stderr.
 func Main(args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == probeArg {
 		return probeChild(args[1:], os.Stdout)
@@ -159,10 +157,8 @@ func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
 	return attr
 }
 
-// runInit starts the command and stays as the first process of its PID
-// namespace: it reaps orphans, passes termination signals on to every
-// process, and returns the command's status. When it exits, the kernel
-// kills whatever is left in the namespace.
+// runInit runs the command as the PID namespace's first process: it reaps,
+// passes signals on, and its exit makes the kernel end every process left.
 func runInit(argv, env []string) (int, error) {
 	// Not dumpable: the command cannot read its memory or trace it.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -375,10 +371,8 @@ func setRlimits(l Limits) error {
 // probeArg, after ExecArg, makes the launcher try the layers.
 const probeArg = "probe"
 
-// Probe finds what the running kernel allows: it starts the launcher in
-// the namespaces commands get, where it tries the mounts, the loopback, the
-// seccomp filter, and an overlay in caches, where the sessions' cache
-// layers live ("" tries none). It takes a few milliseconds.
+// Probe finds what the kernel allows by trying, in a launcher, the mounts,
+// loopback, seccomp filter and an overlay in caches ("" tries none).
 func Probe(caches string) Kernel {
 	var k Kernel
 	abi, err := Available()

@@ -189,9 +189,8 @@ func (o Options) writable() []string {
 // maxOptions bounds what the launcher reads as options.
 const maxOptions = 16 << 20
 
-// request is what the launcher reads on stdin rather than its command
-// line, which every process of the namespace can read: how to confine the
-// command, and the command's environment.
+// request is what the launcher reads on stdin, not on its command line,
+// which every process of the namespace can read.
 type request struct {
 	Options Options  `json:"options"`
 	Env     []string `json:"env"`
@@ -403,9 +402,8 @@ func Missing(opts Options) []Layer {
 	return out
 }
 
-// Check reports whether a command may run confined as opts say: with
-// Strict, every layer opts need must be there; without, only a cut network
-// is insisted on.
+// Check reports whether a command may run as opts say: Strict needs every
+// layer, else only a cut network is insisted on.
 func Check(opts Options) error {
 	if k := opts.Kernel.Unconfined; k != "" {
 		if opts.Strict || opts.NoNetwork {

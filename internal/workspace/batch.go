@@ -11,10 +11,9 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// Batch makes file writes and removals durable together: new contents go
-// to temporary files, synced at once, then renamed into place, and the
-// changed folders are synced at once. A crash leaves each file as it was
-// or as written, plus temporary files CleanTemps removes.
+// Batch makes writes and removals durable together through temporary files
+// synced at once, renamed, and their folders synced: a crash leaves each
+// file old or new, and temporary files CleanTemps removes.
 type Batch struct {
 	w   *Workspace
 	ops []batchOp

@@ -384,9 +384,8 @@ func (w *Workspace) putBack(p string, old gitFile, had bool) string {
 	return fmt.Sprintf("put back '%s' as it was", p)
 }
 
-// riskyConfig returns why git could run a program because of settings
-// data, or "": a setting of programKeys, or a line git might read
-// differently (continued, a setting on a section's line, an odd name).
+// riskyConfig returns why settings data could make git run a program, or
+// "": a programKeys setting, or a line git might read otherwise.
 func riskyConfig(data []byte) string {
 	section, sub := "", false
 	odd := func(line string) string {

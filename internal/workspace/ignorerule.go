@@ -249,9 +249,8 @@ func (p *Patterns) Match(path string, isDir bool) bool {
 	return r != nil && !r.negate
 }
 
-// MayMatchInside reports whether a line with a slash could match a path
-// inside dir, which a walk must then enter (lines without one are not
-// counted: they would make every folder worth entering).
+// MayMatchInside reports whether a line with a slash could match inside
+// dir (lines without one would make every folder worth entering).
 func (p *Patterns) MayMatchInside(dir string) bool {
 	if p == nil {
 		return false
@@ -262,9 +261,8 @@ func (p *Patterns) MayMatchInside(dir string) bool {
 	})
 }
 
-// GitIgnore returns a function telling whether a workspace path is ignored
-// as git decides it. Ignore files are read once, when first needed: make
-// one per listing. It is safe for concurrent use.
+// GitIgnore tells whether a workspace path is ignored as git decides, safe
+// for concurrent use; it reads ignore files once: make one per listing.
 func (w *Workspace) GitIgnore() func(p string, isDir bool) bool {
 	g := &gitIgnore{w: w, dirs: map[string]*ignoreDir{}, excluded: map[string]bool{}}
 	return g.ignored
@@ -350,9 +348,8 @@ type ignoreDir struct {
 	files []*ignoreFile
 }
 
-// enterIgnore is a walk's enter hook that follows ignore files: the
-// root's .git/info/exclude, then each folder's .gitignore. cut, when set,
-// is told of each ignore file used only in part.
+// enterIgnore is a walk's enter hook reading .git/info/exclude and each
+// .gitignore; cut, when set, is told of one used only in part.
 func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name string) []byte, cut func(string, int)) *ignoreDir {
 	d := &ignoreDir{}
 	if parent == nil {

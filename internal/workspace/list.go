@@ -38,9 +38,8 @@ var skippedDirs = map[string]bool{
 	".next": true, ".cache": true,
 }
 
-// List returns the workspace's files sorted by path, or folder summaries
-// when there are more than opts.MaxEntries (see summarise). Only the files
-// shown are looked up and read.
+// List returns the workspace's files sorted, or folder summaries past
+// opts.MaxEntries; only the files shown are looked up and read.
 func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	var paths []string
 	if err := w.walkFiles(opts, func(e walkEntry) { paths = append(paths, e.path) }); err != nil {
@@ -397,9 +396,8 @@ func readSmallAt(dir folder, name string) []byte {
 // sniffSize is how much of a file git reads to tell it binary (a NUL).
 const sniffSize = 8192
 
-// describeAt is lstatAt that also marks a regular file binary. Only a
-// regular file is opened (opening a device may do something), and it is
-// checked again once open.
+// describeAt is lstatAt that marks a regular file binary, opening only a
+// regular file (a device may act on open), checked again once open.
 func describeAt(dir folder, name string, buf []byte, e *Entry) bool {
 	if !lstatAt(dir, name, e) {
 		return false

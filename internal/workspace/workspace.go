@@ -164,10 +164,9 @@ var kinds = map[fs.FileMode]string{
 	fs.ModeDevice | fs.ModeCharDevice: "a character device", fs.ModeDevice: "a device", fs.ModeSymlink: "a symlink",
 }
 
-// OpenRegular opens a regular file of the workspace for reading, following
-// links that stay inside. Anything else is refused before it is opened
-// (opening a device may do something); the open does not block and is
-// checked again, against a named pipe swapped in between.
+// OpenRegular opens a regular file of the workspace, through links inside;
+// anything else is refused before opening (a device may act on open), and
+// the open, not blocking, is checked again against a pipe swapped in.
 func (w *Workspace) OpenRegular(p string) (*os.File, fs.FileInfo, error) {
 	c, err := Clean(p)
 	if err != nil {
@@ -216,14 +215,12 @@ func (w *Workspace) ReadFile(p string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// CourierDir is courier's own folder at the top of a project (sessions,
-// settings): file commands never read or write it, walks never enter it,
-// the sandbox hides it.
+// CourierDir is courier's own folder in a project: file commands never use
+// it, walks never enter it, the sandbox hides it.
 const CourierDir = ".courier"
 
-// ProtectedError reports a write into a .git, which holds what git runs
-// (hooks, core.fsmonitor, aliases), or, with Dir CourierDir, any access to
-// courier's own folder.
+// ProtectedError reports a write into a .git, which says what git runs, or
+// (Dir CourierDir) any access to courier's own folder.
 type ProtectedError struct{ Path, Dir string }
 
 func (e *ProtectedError) Error() string {
@@ -242,9 +239,8 @@ func IsProtected(err error) bool {
 // maxLinks bounds the links followed resolving one path, as the kernel's.
 const maxLinks = 40
 
-// CheckWrite refuses with a ProtectedError a write, removal or mode change
-// in a .git (by any name a file system takes for it, at any depth, through
-// links) or any other git folder (see inGitDir).
+// CheckWrite refuses a write, removal or mode change in a .git (by any name
+// for it, at any depth, through links) or other git folder (see inGitDir).
 func (w *Workspace) CheckWrite(p string) error {
 	c, err := Clean(p)
 	if err != nil {
