@@ -355,9 +355,8 @@ func (t *tracker) unwritten(now time.Time) {
 	}
 }
 
-// empty reports whether e's file is empty. Browsers create the final name
-// empty before the download lands: an empty file is never complete, waits
-// CutOffWait, holding no other back, and is then delivered (and set aside).
+// empty: browsers make the final name empty before the download lands, so
+// an empty file is never complete; it waits CutOffWait, holding none back.
 func (e *entry) empty() bool { return e.seen.Size() == 0 }
 
 // ready lists the files to deliver now, oldest write first: a due file
@@ -383,10 +382,9 @@ func (t *tracker) ready(now time.Time) []string {
 	return paths
 }
 
-// due reports whether the waiting file path may be delivered at now: once
-// complete, or unchanged for the settle period, not open for writing
-// (however long its writer pauses, as a paste into 'cat > inbox/x.txt'
-// does) and not cut off mid-line in an open block (that waits CutOffWait).
+// due reports whether path may be delivered at now: complete, or settled,
+// not open for writing (a paste into 'cat > inbox/x.txt' pauses) and not
+// cut off mid-line in an open block (that waits CutOffWait).
 func (t *tracker) due(path string, e *entry, now time.Time) bool {
 	if e.complete {
 		return true
@@ -541,9 +539,8 @@ func looksCutOff(path string) (cutOff, error) {
 }
 
 // openBlockAtEnd reports whether a block is open at a reply's end, tags
-// matched as the parser finds them (line start, after blanks, any case).
-// A reply without tags may be JSON: open when it ends in a code fence or,
-// bare, inside its object.
+// matched as the parser does; a reply without tags is open inside a code
+// fence or, bare JSON, inside its object.
 func openBlockAtEnd(f *os.File) (bool, error) {
 	var open, tagged, fenced, bare bool
 	first := true

@@ -288,8 +288,7 @@ func candidates(ws *workspace.Workspace, opts Options) ([]candidate, []string) {
 }
 
 // namedIn reports whether the task names the file: its path, or its name
-// as a word of its own (with a dot or slash in it, so that a file "main"
-// is not named by every use of the word).
+// with a dot in it as a word of its own (so "main" is not named by "main").
 func namedIn(task, p string) bool {
 	if task == "" {
 		return false

@@ -64,9 +64,8 @@ func PersonCaches(getenv func(string) string) []Cache {
 	return caches
 }
 
-// privateFolders are the folders every session gets empty: TMPDIR, pip
-// install --user's (a usercustomize.py planted never runs in another
-// session), cargo's home (holding the registry cache), the XDG cache.
+// privateFolders are the folders each session gets empty: TMPDIR, pip's
+// --user (a planted usercustomize.py stays there), cargo's home, XDG's.
 var privateFolders = []Cache{
 	{Name: "tmp", Env: "TMPDIR"},
 	{Name: "python", Env: "PYTHONUSERBASE"},

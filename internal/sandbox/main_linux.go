@@ -216,10 +216,8 @@ func loopbackUp() error {
 	return nil
 }
 
-// A command's processes and memory are bounded by a control group made
-// for it under courier's own, in cgroup v2 (delegated, or a container's)
-// or the v1 pids and memory hierarchies (root only). Otherwise the
-// launcher sets resource limits: processes per user, data size.
+// A command's processes and memory are bounded by a control group of its
+// own under courier's, v2 or (root only) v1, else by resource limits.
 
 // NewCgroup makes a control group bounded as l says.
 func NewCgroup(l Limits) (*Cgroup, error) {

@@ -93,9 +93,8 @@ func parseIgnore(data []byte) (rules []ignoreRule, cut bool) {
 	return rules, cut
 }
 
-// parseRule compiles one line as git reads it: "#" comments, trailing
-// spaces go unless escaped, "!" negates, a trailing "/" means folders
-// only, a slash elsewhere anchors to the file's folder.
+// parseRule compiles one line as git reads it: "#" comments, "!" negates,
+// a trailing "/" means folders only, a slash elsewhere anchors.
 func parseRule(line string) (ignoreRule, bool) {
 	var r ignoreRule
 	if line = trimTrailingSpaces(line); line == "" || line[0] == '#' {
@@ -164,9 +163,8 @@ func pathForms(p string) []string {
 	return []string{p}
 }
 
-// splitPattern splits a pattern at its slashes, escaped ones too, but not
-// inside "[...]", which git reads as one piece; escaped[i] tells that part
-// i ended at an escaped slash.
+// splitPattern splits a pattern at its slashes, escaped ones too (marked
+// in escaped), but not inside "[...]", which git reads as one piece.
 func splitPattern(p string) (parts []string, escaped []bool) {
 	start := 0
 	for i := 0; i < len(p); i++ {
@@ -467,9 +465,8 @@ func compileElem(e string) (g elemGlob, ok bool) {
 	return g, true
 }
 
-// compileSet compiles the bracket expression starting p and its length.
-// As in git: "!" or "^" first negates, "]" first is literal, "\" escapes,
-// "a-z" is a range, "[:alpha:]" a class.
+// compileSet compiles the bracket expression starting p, as git: "!" or "^"
+// first negates, "]" first is literal, "\" escapes, "a-z", "[:alpha:]".
 func compileSet(p string) (*byteSet, int, bool) {
 	var set byteSet
 	i := 1
@@ -533,9 +530,8 @@ func compileSet(p string) (*byteSet, int, bool) {
 	}
 }
 
-// addClass adds the "[:name:]" class starting p. ok is false when the text
-// up to the next "]" does not end in ":" (no class); known is false for a
-// name git does not know or a "[:" never closed, which fail the pattern.
+// addClass adds the "[:name:]" class starting p; !ok: no class here;
+// !known: a name git does not know or a "[:" never closed.
 func addClass(set *byteSet, p string) (n int, ok, known bool) {
 	end := strings.IndexByte(p[2:], ']')
 	if end < 0 {

@@ -153,9 +153,8 @@ func summarise(files []string, max int) []Entry {
 	return g
 }
 
-// groupCounts returns, for every depth d up to the deepest file, how many
-// lines group(files, d) has. Files being sorted, a file starts a new folder
-// at depth d exactly when it shares fewer than d folders with the last.
+// groupCounts returns how many lines group(files, d) has for every depth d:
+// a sorted file starts a folder at d when it shares fewer with the last.
 func groupCounts(files []string) []int {
 	var diff []int // diff[d]: how the count changes from depth d-1 to d
 	prev := ""
@@ -300,10 +299,9 @@ func (wk *walker) step() {
 	}
 }
 
-// dir visits the entries of the open folder f at p ("" for the root),
-// files first, walks into the subfolders visit wants, and closes f. With
-// up set, f's parent was closed: dir returns it reopened through "..", or
-// nil when that is no longer the parent (its other subfolders left out).
+// dir visits folder f at p, files first, then the subfolders visit wants,
+// and closes f. With up set, f's parent was closed: dir returns it reopened
+// through "..", or nil if that is no longer it.
 func (wk *walker) dir(f folder, p string, parent *ignoreDir, depth int, up fs.FileInfo) folder {
 	wk.step()
 	ents, err := f.ReadDir(-1)

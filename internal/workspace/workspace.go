@@ -131,9 +131,8 @@ func (w *Workspace) CleanTemps(p string) error {
 	return nil
 }
 
-// tempStem starts the names of the temporary files a write of name uses.
-// A name too long for the prefix and a unique ending within 255 bytes is
-// cut, with a hash of it added so the stem still names that file alone.
+// tempStem starts the names of the temporary files a write of name uses;
+// a name too long for 255 bytes is cut and a hash of it added.
 func tempStem(name string) string {
 	const room = 255 - len(atomicfile.TempPrefix) - 1 - 40 // 40: the unique ending
 	if len(name) > room {
@@ -280,9 +279,8 @@ func (w *Workspace) private(p, c string, followLast bool) error {
 	return nil
 }
 
-// inGitDir reports whether c, with no link left, lies below a folder
-// holding a HEAD: a git folder whatever its name (one a "gitdir:" file
-// names). The workspace itself is not taken for one.
+// inGitDir reports whether c, with no link left, lies below a folder other
+// than the workspace holding a HEAD: a git folder whatever its name.
 func (w *Workspace) inGitDir(c string) bool {
 	for d := path.Dir(c); d != "."; d = path.Dir(d) {
 		if _, err := w.root.Lstat(d + "/HEAD"); err == nil {
