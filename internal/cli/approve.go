@@ -71,7 +71,7 @@ func decideRun(o *decideOptions) error {
 	case o.approve:
 		d = runner.Decision{Answer: runner.Approve}
 	}
-	handed, err := b.Decide(o.ctx, o.id, d, inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply).Source("", false))
+	handed, err := b.Decide(o.ctx, o.id, d, inbox.Queue{Dir: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}.Source("", false))
 	if handed {
 		verb := "denial"
 		if o.approve {

@@ -51,7 +51,7 @@ func processRun(o *processOptions) error {
 	if o.file != "" {
 		return b.ApplyFrom(o.ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}, o.session, "courier process")
 	}
-	q := inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply)
+	q := inbox.Queue{Dir: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}
 	waiting, err := inbox.Pending(q.Dir)
 	if err != nil {
 		return err

@@ -127,8 +127,6 @@ type Queue struct {
 	MaxReply int64
 }
 
-func NewQueue(dir string, maxReply int64) Queue { return Queue{Dir: dir, MaxReply: maxReply} }
-
 // Sessions implements runner.Queue.
 func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error) {
 	paths, err := Pending(q.Dir)

@@ -266,11 +266,6 @@ type SocketEnv struct {
 	SSHAuthSock string `json:"sshAuthSock,omitempty"` // SSH_AUTH_SOCK
 }
 
-// SocketEnvOf reads a SocketEnv from the person's environment.
-func SocketEnvOf(getenv func(string) string) SocketEnv {
-	return SocketEnv{RuntimeDir: getenv("XDG_RUNTIME_DIR"), SSHAuthSock: getenv("SSH_AUTH_SOCK")}
-}
-
 // Existing returns the session's socket places there now: the runtime
 // folder (agents, buses, keyring), the SSH agent's, the system sockets.
 func (e SocketEnv) Existing() []string {

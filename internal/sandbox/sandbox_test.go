@@ -228,7 +228,7 @@ func TestSocketEnvFindsSocketsMadeLater(t *testing.T) {
 	dir := t.TempDir()
 	agentDir := filepath.Join(dir, "ssh-later")
 	sock := filepath.Join(agentDir, "agent.2")
-	env := SocketEnvOf(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": sock}[k] })
+	env := SocketEnv{SSHAuthSock: sock}
 	if got := env.Existing(); slices.Contains(got, sock) || slices.Contains(got, agentDir) {
 		t.Fatalf("Existing = %q before the agent's socket exists", got)
 	}

@@ -132,8 +132,7 @@ func planWorld(opts Options) []mount {
 	if filepath.IsAbs(opts.Home) && filepath.Clean(opts.Home) != "/" {
 		home = filepath.Clean(opts.Home)
 	}
-	secrets := SecretPlaces(home)
-	hidden := append(slices.Clone(opts.Hide), secrets...)
+	hidden := append(slices.Clone(opts.Hide), SecretPlaces(home)...)
 	writable := opts.writable()
 	for _, p := range opts.Show {
 		// Never the home or a secret place, whatever PATH holds, nor a
@@ -414,13 +413,11 @@ func realPath(p string) string {
 	return filepath.Clean(p)
 }
 
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
 func underAny(p string, dirs []string) bool {
-	return slices.ContainsFunc(dirs, func(d string) bool { return within(p, d) })
+	return slices.ContainsFunc(dirs, func(d string) bool {
+		rel, err := filepath.Rel(d, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	})
 }
 
 // procReadOnly are the places of /proc that change the machine, which a

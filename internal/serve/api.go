@@ -357,7 +357,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer s.hold(id)()
 	rr, events := s.runner(id)
-	handed, err := rr.Decide(s.ctx, id, d, inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source("", false))
+	handed, err := rr.Decide(s.ctx, id, d, inbox.Queue{Dir: rr.Paths().Inbox, MaxReply: s.o.Config.Limits.MaxReply}.Source("", false))
 	if handed {
 		return s.done(w, r, rr, id, http.StatusAccepted, "Gave the answer to the courier process waiting for it; it goes on there")
 	}
