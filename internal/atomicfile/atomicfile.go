@@ -47,8 +47,7 @@ func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
 	return f, err
 }
 
-// File is the new content of a file, seen under its name only after
-// Commit. Commit or Abort must end it.
+// File is a file's new content, seen only after Commit; Commit or Abort end it.
 type File struct {
 	f        *os.File
 	path     string
@@ -163,8 +162,7 @@ func CleanTempsFor(dir, base string) error {
 // file system commits the syncs waiting at once together.
 const syncWorkers = 32
 
-// SyncAll makes many files (or folders), opened with open, durable at
-// once, and returns one error per name.
+// SyncAll makes files or folders, opened with open, durable, an error each.
 func SyncAll(names []string, open func(string) (*os.File, error)) []error {
 	errs := make([]error, len(names))
 	busy := make(chan struct{}, syncWorkers)

@@ -17,8 +17,7 @@ import (
 // as .txt); others count when they hold command blocks or a courier header.
 var replyExts = []string{".txt", ".md"}
 
-// tempSuffixes mark partial downloads, swap and backup files, and
-// atomic-write temporaries.
+// tempSuffixes mark partial downloads, swap, backup and temporary files.
 var tempSuffixes = []string{".part", ".crdownload", ".download", ".partial", ".swp", ".swx", ".tmp", "~"}
 
 // IsReply reports whether a file name may be a reply: not hidden, nor an
@@ -46,16 +45,14 @@ func IsReply(name string) bool {
 	return true
 }
 
-// namedReply reports whether a file's extension makes it a reply whatever
-// it holds.
+// namedReply reports whether name's extension makes it a reply (replyExts).
 func namedReply(name string) bool {
 	base := filepath.Base(name)
 	ext := strings.ToLower(filepath.Ext(base))
 	return slices.Contains(replyExts, ext) && len(base) > len(ext)
 }
 
-// Pending lists the reply files directly in dir, regular files only,
-// oldest modification first, ties broken by name.
+// Pending lists the reply files in dir, oldest first, ties by name.
 func Pending(dir string) ([]string, error) {
 	found, err := listReplies(dir)
 	if err != nil {
@@ -74,8 +71,7 @@ type reply struct {
 	info fs.FileInfo
 }
 
-// listReplies returns dir's reply candidates, skipping files that vanish
-// meanwhile (moved to processed/).
+// listReplies returns dir's reply candidates, but files gone meanwhile.
 func listReplies(dir string) ([]reply, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -29,8 +29,7 @@ type Watcher struct {
 	passed map[string]string
 }
 
-// NewWatcher returns the source that waits for session id's replies in
-// dir; replies that name no session are taken too.
+// NewWatcher waits for session id's replies in dir, and those naming none.
 func NewWatcher(dir, id string, opts WatchOptions) *Watcher {
 	return &Watcher{folder: folder{dir: dir, id: id, unnamed: true, maxReply: opts.MaxReply}, opts: opts, passed: map[string]string{}}
 }
@@ -50,8 +49,7 @@ func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, erro
 	return w.folder.Settle(name, hash, how)
 }
 
-// Next implements runner.Source: it waits for a complete reply file for
-// the session.
+// Next implements runner.Source: it waits for a complete reply file.
 func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, error) {
 	var got replies.Reply
 	var gotErr error
@@ -88,8 +86,7 @@ func contentKey(path string) string {
 	return fmt.Sprintf("%d/%d", info.Size(), info.ModTime().UnixNano())
 }
 
-// Backlog gives one session's replies waiting in the inbox, oldest first,
-// and then no more.
+// Backlog gives one session's replies waiting in the inbox, oldest first.
 type Backlog struct {
 	folder
 	tried map[string]bool
@@ -250,8 +247,7 @@ func setAside(dir, name, shown string, err error) error {
 	return &runner.SetAsideError{Reply: shown, Err: err, MovedTo: moved}
 }
 
-// folder is what the inbox sources share: which folder, which session's
-// replies they take, and how replies are settled.
+// folder is what the inbox sources share: where, whose replies, settling.
 type folder struct {
 	dir      string
 	id       string

@@ -307,8 +307,7 @@ func newTracker(settle time.Duration, note func(string)) *tracker {
 	return &tracker{settle: settle, note: note, files: make(map[string]*entry)}
 }
 
-// observe stats path and records its state at now, reporting whether it
-// differs from what was recorded (a new file, a change, a removal).
+// observe records path's state at now, reporting whether it changed.
 func (t *tracker) observe(path string, now time.Time) bool {
 	info, err := os.Lstat(path)
 	if err != nil || !info.Mode().IsRegular() {
@@ -494,8 +493,7 @@ func hashFile(path string) ([sha256.Size]byte, error) {
 // blockTags are the reply commands that have a body and a closing tag.
 var blockTags = [][]byte{[]byte("CREATE_FILE"), []byte("EDIT_FILE"), []byte("RUN_COMMAND"), []byte("MESSAGE"), []byte("DONE")}
 
-// maxCutOffScan bounds how much of a file looksCutOff reads; a larger
-// reply counts as cut off and waits to settle.
+// maxCutOffScan bounds what looksCutOff reads; a larger reply is cut off.
 const maxCutOffScan = 64 << 20
 
 // CutOffWait is how long a reply cut off mid-line in an open block waits

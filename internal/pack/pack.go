@@ -65,8 +65,7 @@ func (f *Found) Stream(budget int) *frontend.Pack {
 	return &frontend.Pack{Files: p.run}
 }
 
-// tier orders candidates: named ones first, generated and vendored ones
-// last.
+// tier orders candidates: named first, generated and vendored last.
 type tier int
 
 const (
@@ -190,8 +189,8 @@ func (p *packer) summary() string {
 	return b.String()
 }
 
-// list writes left-out files, one a line, up to the listing's limit, and
-// counts the rest; it returns how many lines it wrote.
+// list writes left-out files up to the limit, counts the rest, and returns
+// the lines written.
 func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 	n := 0
 	for i, l := range files {
@@ -317,8 +316,7 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == '-' || c == '.' || c == '/' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 }
 
-// secretNames and secretExts are files that hold keys, passwords and
-// tokens by convention: they stay out of a pack unless named.
+// secretNames and secretExts hold keys and passwords: packed only if named.
 var (
 	secretNames = []string{
 		".env", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", "_netrc", ".git-credentials",
@@ -342,8 +340,7 @@ func isSecret(p string) bool {
 	return slices.Contains(secretExts, path.Ext(name))
 }
 
-// generatedDirs and generatedNames are where code comes from a tool or
-// another project: packed last.
+// The generated lists mark code of tools or other projects: packed last.
 var (
 	generatedDirs  = []string{"vendor", "third_party", "third-party", "node_modules", "bower_components", "dist", "external"}
 	generatedNames = []string{"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.sum", "Cargo.lock",

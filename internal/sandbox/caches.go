@@ -30,8 +30,7 @@ type Cache struct {
 	Person string `json:"person,omitempty"` // the person's folder, if any
 }
 
-// PersonCaches returns the person's Go, pip, npm and cargo caches, each
-// where the tool would look.
+// PersonCaches returns the person's Go, pip, npm and cargo caches.
 func PersonCaches(getenv func(string) string) []Cache {
 	// under is the folder env names, or else def below base.
 	under := func(env, base, def string) string {
@@ -81,8 +80,7 @@ type cacheView struct {
 	work  string // the overlay's work folder, "" without an overlay
 }
 
-// caches returns the session's caches as its commands see them; cargo's
-// registry inside cargo's home.
+// caches returns the session's caches as its commands see them.
 func (o Options) caches() []cacheView {
 	if o.Caches == "" {
 		return nil
@@ -259,8 +257,7 @@ var systemSockets = []string{
 	"/run/podman/podman.sock", "/run/snapd.socket", "/run/dbus/system_bus_socket",
 }
 
-// SocketEnv is where the person's environment says their session's
-// sockets are.
+// SocketEnv is where the person's environment puts the session's sockets.
 type SocketEnv struct {
 	RuntimeDir  string `json:"runtimeDir,omitempty"`  // XDG_RUNTIME_DIR
 	SSHAuthSock string `json:"sshAuthSock,omitempty"` // SSH_AUTH_SOCK
@@ -296,8 +293,7 @@ func addExisting(out []string, p string, stat func(string) (fs.FileInfo, error))
 	return append(out, p)
 }
 
-// broad reports whether hiding dir would hide more than a socket's own
-// folder.
+// broad reports whether hiding dir would hide more than a socket's folder.
 func broad(dir string) bool {
 	switch filepath.Clean(dir) {
 	case "/", "/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm", "/home", "/root":
@@ -306,8 +302,7 @@ func broad(dir string) bool {
 	return filepath.Dir(filepath.Clean(dir)) == "/home"
 }
 
-// toolPlaces are the toolchains and configuration files under home that
-// a private home shows read-only.
+// toolPlaces are the toolchains and settings a private home shows.
 var toolPlaces = []string{
 	".rustup", ".cargo/bin", "go/bin", ".pyenv", ".nvm", ".volta", ".local/bin",
 	".sdkman", ".deno", ".bun", ".asdf", ".nodenv", ".rbenv", ".m2/repository",

@@ -260,8 +260,7 @@ func assemble(prog []insn) []unix.SockFilter {
 	return out
 }
 
-// installFilter installs the filter on every thread, each with
-// no_new_privs already.
+// installFilter installs the filter on every thread (no_new_privs set).
 func installFilter(noNetwork bool) error {
 	prog, err := filter(noNetwork)
 	if err != nil {

@@ -89,8 +89,7 @@ func fail(stderr io.Writer, err error) int {
 	return ExitFailure
 }
 
-// enterNamespaces builds the command's world and, with the network cut,
-// brings up its loopback.
+// enterNamespaces builds the command's world and brings up its loopback.
 func enterNamespaces(opts Options) error {
 	if os.Getpid() != 1 {
 		return fmt.Errorf("the launcher is process %d, not the first process of a new PID namespace", os.Getpid())
@@ -117,8 +116,7 @@ func enterNamespaces(opts Options) error {
 // while it is still courier: replacing courier's file changes nothing.
 const selfExe = "/proc/self/exe"
 
-// Launcher returns how to start argv (an absolute program path first)
-// confined as opts say, with env as its environment.
+// Launcher returns how to start argv (an absolute path first) confined.
 func Launcher(opts Options, argv, env []string) (Launch, error) {
 	data, err := encodeRequest(opts, env)
 	if err != nil {
@@ -281,8 +279,7 @@ func NewCgroup(l Limits) (*Cgroup, error) {
 	return c, nil
 }
 
-// limitFile is a limit as a control group file takes it; an optional one
-// (swap) may be missing.
+// limitFile is a limit as a control group file takes it (swap's optional).
 type limitFile struct {
 	name, value string
 	optional    bool
@@ -488,8 +485,7 @@ func explainDenied(err error) string {
 	return "the user namespace cannot make the mounts commands need: " + err.Error()
 }
 
-// probeChild is the launcher's side of Probe: it tries each layer and
-// writes the findings as JSON.
+// probeChild is the launcher's side of Probe, writing its findings as JSON.
 func probeChild(args []string, stdout io.Writer) int {
 	var k Kernel
 	try := func(err error, ok *bool, why *string) {
@@ -528,8 +524,7 @@ func probeChild(args []string, stdout io.Writer) int {
 	return 0
 }
 
-// probeMounts builds a command's world with a writable folder and a
-// read-only one inside it, and checks both.
+// probeMounts builds a world with a read-only folder in a writable one.
 func probeMounts() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
@@ -555,8 +550,7 @@ func probeMounts() error {
 	return nil
 }
 
-// probeOverlay mounts an overlay in dir and checks that a write lands in
-// the upper folder.
+// probeOverlay checks that a write through an overlay lands in its upper.
 func probeOverlay(dir string) error {
 	for _, d := range []string{"lower", "upper", "work", "merged"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
@@ -577,8 +571,7 @@ func probeOverlay(dir string) error {
 	return nil
 }
 
-// probeSeccomp installs the filter on the probe and checks that it
-// refuses a keyring call and a UNIX socket.
+// probeSeccomp checks that the filter refuses keyrings and UNIX sockets.
 func probeSeccomp() error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)

@@ -219,8 +219,7 @@ func readRequest(r io.Reader) (request, error) {
 	return req, nil
 }
 
-// parseArgs reads the command the launcher runs: "--", then an absolute
-// program path and its arguments.
+// parseArgs reads "--", an absolute program path and its arguments.
 func parseArgs(args []string) ([]string, error) {
 	if len(args) < 1 || args[0] != "--" {
 		return nil, errors.New("want -- and the command")
@@ -235,8 +234,7 @@ func parseArgs(args []string) ([]string, error) {
 	return argv, nil
 }
 
-// TempDirs are the system's temporary folders, which commands may write
-// (private ones with the mount namespace).
+// TempDirs are the system's temporary folders, which commands may write.
 func TempDirs() []string {
 	return []string{"/tmp", "/var/tmp", "/dev/shm"}
 }

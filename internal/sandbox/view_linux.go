@@ -336,8 +336,7 @@ func (m mount) apply() (covered bool, err error) {
 	return false, nil
 }
 
-// bindFD mounts the place fd names, and the mounts below, at target,
-// read-only unless writable.
+// bindFD mounts what fd names, with what is below, at target.
 func bindFD(fd int, target string, writable bool) error {
 	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("place %s: %w", target, err)

@@ -207,7 +207,7 @@ func (w *Workspace) mkdirAll(p, c string) ([]string, error) {
 }
 
 // missingDirs lists the missing folders above c, outermost first, and the
-// nearest existing one when it is not a folder.
+// nearest existing one if it is not a folder.
 func (w *Workspace) missingDirs(p, c string) (missing []string, notDir string, err error) {
 	for d := path.Dir(c); d != "."; d = path.Dir(d) {
 		info, err := w.root.Stat(d)

@@ -72,8 +72,7 @@ type gitFile struct {
 	big  bool
 }
 
-// Git finds every .git of the workspace, ignore files or not, and reads
-// what can run a program in the folders they lead to.
+// Git finds every .git, ignored or not, and what can run a program there.
 func (w *Workspace) Git() (*GitState, error) {
 	g, err := w.findGit()
 	if err != nil {
@@ -119,8 +118,7 @@ func (w *Workspace) findGit() (*GitState, error) {
 	return g, nil
 }
 
-// gitDirOf returns the folder git reads settings from for the .git at p,
-// "" when it is outside the workspace.
+// gitDirOf returns the git folder of the .git at p, "" outside.
 func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
 	f, ok := pointers[p]
 	if !ok {

@@ -50,8 +50,7 @@ const (
 	maxIgnoreLine  = 4096
 )
 
-// IgnoreCutNote says that courier uses only the first patterns of the
-// ignore file at p.
+// IgnoreCutNote says courier uses only the first patterns of file p.
 func IgnoreCutNote(p string, patterns int) string {
 	n := human.Count(patterns, "pattern", "")
 	if patterns > 1 {
@@ -237,8 +236,7 @@ func CompilePatterns(lines []string) (*Patterns, error) {
 	return p, nil
 }
 
-// Match reports whether the list matches the workspace path itself (what
-// is below a matched folder is the caller's business).
+// Match reports whether the list matches the path itself, not its folders.
 func (p *Patterns) Match(path string, isDir bool) bool {
 	if p == nil {
 		return false
