@@ -84,8 +84,7 @@ func (w *Workspace) Git() (*GitState, error) {
 	return g, nil
 }
 
-// Paths returns every .git and git folder of g as paths below dir, for a
-// sandbox to show read-only.
+// Paths returns every .git and git folder of g below dir, shown read-only.
 func (g *GitState) Paths(dir string) []string {
 	ps := slices.Concat(g.dotGits, slices.Collect(maps.Keys(g.dirs)))
 	slices.Sort(ps)

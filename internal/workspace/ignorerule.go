@@ -324,8 +324,7 @@ func parentDir(p string) string {
 	return p[:i]
 }
 
-// readIgnoreFile reads the ignore file p if it is a regular file: git does
-// not follow a linked .gitignore either.
+// readIgnoreFile reads ignore file p if regular: git follows no linked one.
 func (w *Workspace) readIgnoreFile(p string) []byte {
 	if info, err := w.root.Lstat(p); err != nil || !info.Mode().IsRegular() {
 		return nil
@@ -338,8 +337,7 @@ func (w *Workspace) readIgnoreFile(p string) []byte {
 	return readIgnore(f)
 }
 
-// ignoreDir holds the ignore files in force in a folder, lowest
-// precedence first.
+// ignoreDir holds a folder's ignore files in force, lowest precedence first.
 type ignoreDir struct {
 	files []*ignoreFile
 }
@@ -367,8 +365,7 @@ func (w *Workspace) enterIgnore(dir string, parent *ignoreDir, read func(name st
 	return d
 }
 
-// add adds the rules of the ignore file name; base is its folder's path
-// length with the slash.
+// add adds the rules of ignore file name, its folder base bytes long.
 func (d *ignoreDir) add(name string, base int, data []byte, cut func(string, int)) {
 	rules, partly := parseIgnore(data)
 	if partly && cut != nil {
@@ -392,8 +389,7 @@ func (d *ignoreDir) ignored(p string, isDir bool) bool {
 	return false
 }
 
-// elemGlob is one path element of a .gitignore pattern, matched byte by
-// byte as git's wildmatch does.
+// elemGlob is one path element of a pattern, matched as git's wildmatch.
 type elemGlob struct {
 	toks     []globTok
 	anyElems bool // "**": any number of path elements
@@ -550,8 +546,7 @@ func addClass(set *byteSet, p string) (n int, ok, known bool) {
 	return 2 + end + 1, true, true
 }
 
-// classes are the POSIX classes git knows, ASCII only, as pairs of bytes
-// bounding ranges.
+// classes are the POSIX classes git knows, ASCII, as byte range bounds.
 var classes = map[string]string{
 	"alnum": "09AZaz", "alpha": "AZaz", "blank": "\t\t  ", "cntrl": "\x00\x1f\x7f\x7f",
 	"digit": "09", "graph": "!~", "lower": "az", "print": " ~", "punct": "!/:@[`{~",
@@ -596,8 +591,7 @@ func (t *globTok) matches(c byte) bool {
 	return t.b == c
 }
 
-// matchElems matches path elements as elemGlob.match matches bytes, a
-// "**" element standing for any number of them.
+// matchElems matches path elements as match does bytes, "**" any number.
 func matchElems(pat []elemGlob, elems []string) bool {
 	pi, ei := 0, 0
 	star, starE := -1, 0

@@ -58,8 +58,7 @@ func (w *Workspace) List(opts ListOptions) ([]Entry, error) {
 	return w.describe(shown)
 }
 
-// describe looks up each file of shown (see describeAt), dropping those
-// gone, walking only the folders that lead to them.
+// describe looks up the files of shown (see describeAt), dropping gone ones.
 func (w *Workspace) describe(shown []Entry) ([]Entry, error) {
 	files := map[string]*Entry{}
 	dirs := map[string]bool{}
@@ -188,8 +187,7 @@ func sharedDirs(a, b string) int {
 	return strings.Count(a[:i], "/")
 }
 
-// group lists files less than depth folders deep and folds the rest into
-// their folder at that depth.
+// group lists files less than depth deep, the rest folded into folders.
 func group(files []string, depth int) []Entry {
 	var out []Entry
 	for _, f := range files {
@@ -207,8 +205,7 @@ func group(files []string, depth int) []Entry {
 	return out
 }
 
-// dirPrefix returns the length of p's first depth folders with a slash,
-// or -1 when p is not deeper.
+// dirPrefix returns the length of p's first depth folders, -1 if shallower.
 func dirPrefix(p string, depth int) int {
 	i := 0
 	for range depth {
@@ -267,8 +264,7 @@ type walkHooks struct {
 	steps *int // counts folders opened and read, for tests
 }
 
-// heldOpen is how many folders on the way down stay open; deeper ones are
-// closed and reopened through ".." of their subfolder.
+// heldOpen folders stay open on the way down; deeper ones reopen by "..".
 const heldOpen = 32
 
 // walk calls h.visit for every entry below the root, a folder before what

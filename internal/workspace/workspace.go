@@ -248,8 +248,8 @@ func (w *Workspace) CheckWrite(p string) error {
 	return w.protect(p, c, true)
 }
 
-// protect refuses a write of c (written p); with followLast, a link in the
-// last place is judged by its target too.
+// protect refuses a write of c (written p), of a last link's target too
+// with followLast.
 func (w *Workspace) protect(p, c string, followLast bool) error {
 	if err := w.private(p, c, followLast); err != nil {
 		return err
