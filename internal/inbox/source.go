@@ -38,8 +38,7 @@ func (w *Watcher) Where() string { return "in " + filepath.Base(w.dir) + "/" }
 
 var errFound = errors.New("found")
 
-// Settle implements runner.Source; a reply passed over for another session
-// is not offered again while it is unchanged.
+// Settle implements runner.Source; another session's reply waits, unoffered.
 func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped {
 		p := filepath.Join(w.dir, name)
@@ -154,8 +153,7 @@ func (q Queue) Source(id string, unnamed bool) runner.Source {
 	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}}
 }
 
-// unfinished says why a reply file should not be taken yet, or "": it is
-// open for writing, or written moments ago and cut off mid-line.
+// unfinished says why a reply is not taken yet: written, or just cut off.
 func unfinished(path string, now time.Time) string {
 	const again = "; run 'courier process' again once it is saved"
 	if writing, _ := beingWritten(path); writing {
@@ -211,8 +209,7 @@ func (f *File) Settle(name, hash string, how runner.Settlement) (string, error) 
 	return folder{dir: f.Inbox, maxReply: f.MaxReply}.Settle(name, hash, how)
 }
 
-// name is the reply's name: its file name in the inbox, as the inbox
-// names its replies, else the path (a bare name as ./name).
+// name is the reply's name: its base name in the inbox, else its path.
 func (f *File) name() string {
 	if f.inInbox() {
 		return filepath.Base(f.Path)
@@ -297,8 +294,7 @@ func (f folder) Settle(name, hash string, how runner.Settlement) (string, error)
 	return moveAside(f.dir, name, sub)
 }
 
-// moveAside moves inbox/name into inbox/sub/, never replacing a file
-// there, and returns where it went ("" if gone already).
+// moveAside moves dir/name into dir/sub/, never replacing a file there.
 func moveAside(dir, name, sub string) (string, error) {
 	p := filepath.Join(dir, name)
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
@@ -323,8 +319,7 @@ func moveAside(dir, name, sub string) (string, error) {
 	return dst, nil
 }
 
-// Save writes text into dir as a reply for session id, named to route it
-// there and to say when it was taken.
+// Save writes text into dir as a reply for session id, named with the time.
 func Save(dir, id, text string, at time.Time) (string, error) {
 	name := fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000"))
 	p := filepath.Join(dir, name)

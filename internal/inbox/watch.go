@@ -175,8 +175,7 @@ func (w *watcher) scan(now time.Time) error {
 	return nil
 }
 
-// rescan is the periodic listing; a failure is reported once and retried,
-// as a network folder may come back.
+// rescan lists the folder; a failure is told once, as it may come back.
 func (w *watcher) rescan() {
 	if w.dirLost {
 		w.rewatch()
@@ -207,8 +206,7 @@ func (w *watcher) notef(format string, args ...any) {
 	}
 }
 
-// startEvents watches the folder (not its files, which editors replace by
-// renaming), or notes why it polls instead.
+// startEvents watches the folder (editors replace files), or says why not.
 func (w *watcher) startEvents() {
 	ev, err := fsnotify.NewWatcher()
 	if err == nil {
@@ -231,8 +229,7 @@ func (w *watcher) stopEvents() {
 	w.closed.stop()
 }
 
-// handleEvent re-examines the file an event names, whatever the event:
-// only a real change restarts its settle period.
+// handleEvent looks again at the file an event names, whatever the event.
 func (w *watcher) handleEvent(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	if name == w.dir {
@@ -408,8 +405,7 @@ func (t *tracker) due(path string, e *entry, now time.Time) bool {
 	return true
 }
 
-// nextDue reports when ready may next list more files: when the earliest
-// file not yet due is looked at again, or at once when all are complete.
+// nextDue reports when ready may next list more files, if ever.
 func (t *tracker) nextDue() (time.Time, bool) {
 	var next, now time.Time
 	found, complete := false, false
@@ -508,8 +504,7 @@ type cutOff struct {
 // openMidLine is the surest sign of a write that has not finished.
 func (c cutOff) openMidLine() bool { return c.open && c.midLine }
 
-// looksCutOff reports how a reply ends: a reply the chat cut off looks
-// like a save under way, and then waiting costs little.
+// looksCutOff reports how a reply ends; one the chat cut off waits a bit.
 func looksCutOff(path string) (cutOff, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -114,8 +114,7 @@ func allThreadsPrctl(option int, arg uintptr) error {
 	return nil
 }
 
-// devices are the device files commands write to or control (ioctl, ABI
-// 5, for terminal operations).
+// devices are the device files commands write to or control (ioctl).
 var devices = []string{
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 	"/dev/tty", "/dev/ptmx",

@@ -53,8 +53,7 @@ type Launch struct {
 	Confined bool      // false when the command runs as it is (not on Linux)
 }
 
-// Options says how to confine a command. With the mount namespace its
-// world is built from nothing (see view_linux.go).
+// Options says how to confine a command (see view_linux.go).
 type Options struct {
 	// Writable are the folders the command may change besides its cache
 	// layers and temporary folders: the workspace.
@@ -239,8 +238,7 @@ func TempDirs() []string {
 	return []string{"/tmp", "/var/tmp", "/dev/shm"}
 }
 
-// Kernel is what the running kernel lets courier do, as Probe found it;
-// each Why says why a layer is missing.
+// Kernel is what the kernel allows, as Probe found; each Why says why not.
 type Kernel struct {
 	// Unconfined says why no command can be confined (not on Linux):
 	// every command then waits for the person's yes.

@@ -262,8 +262,7 @@ func makeDev() error {
 	return nil
 }
 
-// apply makes one step of the world; covered reports an empty folder to
-// make read-only once everything inside it is in place.
+// apply makes one step; covered: an empty folder to make read-only last.
 func (m mount) apply() (covered bool, err error) {
 	switch m.kind {
 	case link:
