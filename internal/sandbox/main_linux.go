@@ -38,8 +38,13 @@ func Main(args []string, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	opts := req.Options
-	if err := nullStdin(); err != nil {
-		return fail(stderr, err)
+	null, err := os.Open(os.DevNull) // on stdin once the options are read
+	if err == nil {
+		err = syscall.Dup3(int(null.Fd()), 0, 0)
+		null.Close()
+	}
+	if err != nil {
+		return fail(stderr, fmt.Errorf("put %s on stdin: %w", os.DevNull, err))
 	}
 	if err := joinCgroups(opts.Limits.Cgroups); err != nil {
 		return fail(stderr, err)
@@ -69,19 +74,6 @@ func Main(args []string, stderr io.Writer) int {
 	}
 	err = syscall.Exec(argv[0], argv, req.Env)
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
-}
-
-// nullStdin puts /dev/null on stdin once the options are read.
-func nullStdin() error {
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	defer null.Close()
-	if err := syscall.Dup3(int(null.Fd()), 0, 0); err != nil {
-		return fmt.Errorf("put %s on stdin: %w", os.DevNull, err)
-	}
-	return nil
 }
 
 func fail(stderr io.Writer, err error) int {

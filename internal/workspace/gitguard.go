@@ -213,10 +213,9 @@ func runs(name string, f gitFile) string {
 			return name + " " + why
 		}
 		return ""
+	case name == "hooks" && !f.mode.IsDir():
+		return "hooks is not a folder"
 	case name == "hooks":
-		if !f.mode.IsDir() {
-			return "hooks is not a folder"
-		}
 		return ""
 	case name == "commondir":
 		return "commondir makes git read settings from elsewhere"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,10 +90,8 @@ func OutsideDir(t testing.TB) string {
 }
 
 func under(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if rel, err := filepath.Rel(d, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dirs, func(d string) bool {
+		rel, err := filepath.Rel(d, p)
+		return err == nil && !strings.HasPrefix(rel, "..")
+	})
 }
