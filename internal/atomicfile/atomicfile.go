@@ -10,8 +10,7 @@ import (
 	"sync"
 )
 
-// TempPrefix starts the name of every temporary file courier writes, so
-// that a crash leftover can be recognised, hidden and removed.
+// TempPrefix starts every temporary file courier writes, to know leftovers.
 const TempPrefix = ".courier-tmp-"
 
 // Write replaces path with data through a synced temporary file, renamed

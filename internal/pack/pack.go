@@ -48,8 +48,7 @@ type Found struct {
 	problems []string
 }
 
-// Find finds the files opts asks for, before a request knows the room
-// left for the pack.
+// Find finds the files opts asks for, before the pack's room is known.
 func Find(ws *workspace.Workspace, opts Options) *Found {
 	if opts.MaxListed == 0 {
 		opts.MaxListed = 300
@@ -189,8 +188,7 @@ func (p *packer) summary() string {
 	return b.String()
 }
 
-// list writes left-out files up to the limit, counts the rest, and returns
-// the lines written.
+// list writes left-out files up to the limit and returns the lines written.
 func (p *packer) list(b *strings.Builder, files []leftOut, already int) int {
 	n := 0
 	for i, l := range files {
@@ -368,8 +366,7 @@ func isGenerated(p string) bool {
 	return false
 }
 
-// isGeneratedText reports a file whose first lines say a tool wrote it
-// (Go's "Code generated ... DO NOT EDIT." and the "@generated" mark).
+// isGeneratedText reports a file whose first lines say a tool wrote it.
 func isGeneratedText(data []byte) bool {
 	head := data[:min(len(data), 1024)]
 	if i := bytes.Index(head, []byte("Code generated")); i >= 0 && bytes.Contains(head[i:], []byte("DO NOT EDIT")) {

@@ -414,8 +414,7 @@ func Probe(caches string) Kernel {
 	return k
 }
 
-// runProbe runs the launcher's probe in the namespaces asked for; an error
-// means the launcher could not run there at all.
+// runProbe runs the probe in the namespaces asked for; error: it could not.
 func runProbe(namespaces, network bool, overlayDir string) (Kernel, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

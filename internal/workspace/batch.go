@@ -51,8 +51,7 @@ type batchOp struct {
 // NewBatch starts an empty batch.
 func (w *Workspace) NewBatch() *Batch { return &Batch{w: w} }
 
-// Write replaces or creates the file p. A zero perm keeps an existing
-// file's permissions (0644 for a new file).
+// Write replaces or creates file p; a zero perm keeps its mode (new: 0644).
 func (b *Batch) Write(p string, data []byte, perm fs.FileMode) {
 	b.ops = append(b.ops, batchOp{kind: opWrite, path: p, data: data, perm: perm})
 }

@@ -47,8 +47,7 @@ var programKeys = []string{
 // gitFileNames can make git run a program, besides each hook in hooks/.
 var gitFileNames = []string{"commondir", "config", "config.worktree", "hooks"}
 
-// GitState is every .git of the workspace and, for each folder git reads
-// settings from, what in it can make git run a program.
+// GitState is every .git and, in each git folder, what can run a program.
 type GitState struct {
 	dotGits  []string           // every .git, at any depth
 	pointers map[string]gitFile // the .git files and links
@@ -135,8 +134,7 @@ func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
 	return real
 }
 
-// gitPath returns where a path git read in a file of folder dir leads, as
-// a workspace path with no link left, or "" outside the workspace.
+// gitPath returns where a path git read in folder dir leads, "" outside.
 func (w *Workspace) gitPath(dir, p string) string {
 	p = strings.TrimSpace(p)
 	if !filepath.IsAbs(p) {

@@ -81,8 +81,7 @@ func hasDriveLetter(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
 }
 
-// wrap turns os.Root's escape error, known only by its text, into an
-// OutsideError naming the path as the LLM wrote it.
+// wrap turns os.Root's escape error, known by its text, into OutsideError.
 func wrap(p string, err error) error {
 	if err == nil {
 		return nil
@@ -248,8 +247,7 @@ func (w *Workspace) CheckWrite(p string) error {
 	return w.protect(p, c, true)
 }
 
-// protect refuses a write of c (written p), of a last link's target too
-// with followLast.
+// protect refuses a write of c (written p); followLast judges a last link.
 func (w *Workspace) protect(p, c string, followLast bool) error {
 	if err := w.private(p, c, followLast); err != nil {
 		return err
@@ -293,8 +291,7 @@ func (w *Workspace) inGitDir(c string) bool {
 // hasDotGit reports whether a clean slash path has a .git element.
 func hasDotGit(c string) bool { return slices.ContainsFunc(strings.Split(c, "/"), isDotGit) }
 
-// isDotGit reports whether a name means .git on some file system (see
-// foldName), or is its 8.3 short name GIT~1.
+// isDotGit reports whether name means .git somewhere, or is its GIT~1.
 func isDotGit(name string) bool {
 	name = foldName(name)
 	return name == ".git" || name == "git~1"
