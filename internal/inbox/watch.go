@@ -192,8 +192,7 @@ func (w *watcher) rescan() {
 	}
 }
 
-// takeUnwritten takes the files a listing found that no one writes as
-// complete, with close events; polled folders may not tell, so wait.
+// takeUnwritten: with close events, listed files no one writes are complete.
 func (w *watcher) takeUnwritten() {
 	if w.closed != nil {
 		w.files.unwritten(time.Now())
@@ -341,8 +340,7 @@ func (t *tracker) finished(path string, now time.Time, closed bool) {
 	}
 }
 
-// unwritten takes the listed files no one writes as complete: saved before
-// Watch began, or whose events were lost.
+// unwritten takes listed files no one writes (events lost, or before Watch).
 func (t *tracker) unwritten(now time.Time) {
 	for path, e := range t.files {
 		if !e.done && !e.complete {

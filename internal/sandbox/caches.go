@@ -114,8 +114,7 @@ func ToolVars() []string {
 	return names
 }
 
-// ToolEnv returns the variables that point tools at the session's caches
-// (nil without Caches); kept's GOFLAGS is extended, not replaced.
+// ToolEnv points tools at the session's caches, extending kept's GOFLAGS.
 func ToolEnv(o Options, kept func(string) string) map[string]string {
 	if o.Caches == "" {
 		return nil
@@ -250,8 +249,7 @@ func SecretPlaces(home string) []string {
 	return out
 }
 
-// systemSockets give power over the machine to whoever connects:
-// container engines, and the system bus (polkit).
+// systemSockets give power over the machine: container engines, polkit.
 var systemSockets = []string{
 	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
 	"/run/podman/podman.sock", "/run/snapd.socket", "/run/dbus/system_bus_socket",

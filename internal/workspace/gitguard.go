@@ -28,8 +28,7 @@ import (
 // are told apart by size and time only, and cannot be put back.
 const maxGitFile = 1 << 20
 
-// programKeys are the settings that make git run a program, from
-// git-config(1): "section.key", "section.*.key" or a whole section.
+// programKeys make git run a program (git-config(1)): "s.key", "s.*.key", "s".
 var programKeys = []string{
 	"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.pager", "core.editor",
 	"core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor",

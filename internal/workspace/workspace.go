@@ -213,8 +213,7 @@ func (w *Workspace) ReadFile(p string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// CourierDir is courier's own folder in a project: file commands never use
-// it, walks never enter it, the sandbox hides it.
+// CourierDir is courier's own folder: file commands and walks keep out.
 const CourierDir = ".courier"
 
 // ProtectedError reports a write into a .git, which says what git runs, or
