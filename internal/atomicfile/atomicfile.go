@@ -10,13 +10,11 @@ import (
 	"sync"
 )
 
-// TempPrefix starts the name of every temporary file courier writes, so
-// that a crash leftover can be recognised, hidden and removed.
+// TempPrefix starts every temporary file courier writes, to know leftovers.
 const TempPrefix = ".courier-tmp-"
 
-// Write replaces path with data: a temporary file in the same folder,
-// synced, renamed over path, and the folder synced, so the rename
-// survives a power cut.
+// Write replaces path with data through a synced temporary file, renamed
+// over path, and the folder synced, so the rename survives a power cut.
 func Write(path string, data []byte, perm os.FileMode) error {
 	f, err := Stage(path, data, perm)
 	if err != nil {
@@ -38,11 +36,8 @@ func Stage(path string, data []byte, perm os.FileMode) (*File, error) {
 	return f, nil
 }
 
-// StageUnsynced is Stage for a file courier can write again from files
-// it syncs (a request, from its state): neither its content nor its
-// rename is synced. It is in place whole or not at all while the machine
-// runs; after a power cut it may be missing or damaged, and its reader
-// must check it.
+// StageUnsynced is Stage, unsynced, for a file courier can write again
+// (a request): after a power cut it may be damaged, and its reader checks.
 func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
 	f, err := Stage(path, data, perm)
 	if err == nil {
@@ -51,8 +46,7 @@ func StageUnsynced(path string, data []byte, perm os.FileMode) (*File, error) {
 	return f, err
 }
 
-// File is the new content of a file, seen under its name only after
-// Commit. Commit or Abort must end it.
+// File is a file's new content, seen only after Commit; Commit or Abort end it.
 type File struct {
 	f        *os.File
 	path     string
@@ -79,14 +73,11 @@ func (f *File) Write(p []byte) (int, error) {
 }
 
 // Commit gives the file its mode, syncs it, renames it over its path and
-// syncs the folder. On failure the temporary file is removed and the old
-// content, if any, stays.
+// syncs the folder; on failure the old content, if any, stays.
 func (f *File) Commit() error { return CommitInOrder(f) }
 
-// CommitInOrder commits files, their contents synced first, then each
-// renamed and its folder synced, in order: a crash never leaves a later
-// one without an earlier one (but an unsynced one). On failure the files
-// not yet renamed are removed.
+// CommitInOrder commits files, contents synced first, then renamed in
+// order: a crash never leaves a later one without an earlier (synced) one.
 func CommitInOrder(files ...*File) error {
 	for _, f := range files {
 		if err := f.seal(); err != nil {
@@ -149,9 +140,8 @@ func IsTemp(name string) bool {
 // CleanTemps removes temporary files a crash left in dir.
 func CleanTemps(dir string) error { return CleanTempsFor(dir, "") }
 
-// CleanTempsFor removes the temporary files a crash left in dir while
-// writing files whose names start with base, leaving other writers'
-// temporary files alone.
+// CleanTempsFor removes the temporary files a crash left in dir writing
+// files whose names start with base, leaving other writers' alone.
 func CleanTempsFor(dir, base string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -171,23 +161,18 @@ func CleanTempsFor(dir, base string) error {
 // file system commits the syncs waiting at once together.
 const syncWorkers = 32
 
-// SyncAll makes many files (or folders), opened with open, durable at
-// once, and returns one error per name.
+// SyncAll makes files or folders, opened with open, durable, an error each.
 func SyncAll(names []string, open func(string) (*os.File, error)) []error {
 	errs := make([]error, len(names))
-	next := make(chan int)
+	busy := make(chan struct{}, syncWorkers)
 	var wg sync.WaitGroup
-	for range min(syncWorkers, len(names)) {
+	for i, name := range names {
+		busy <- struct{}{}
 		wg.Go(func() {
-			for i := range next {
-				errs[i] = syncOne(names[i], open)
-			}
+			errs[i] = syncOne(name, open)
+			<-busy
 		})
 	}
-	for i := range names {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return errs
 }

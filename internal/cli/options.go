@@ -219,7 +219,7 @@ func sayOnce(rep runner.Reporter, said map[string]bool, p runner.Paths, id, name
 func (g *globals) sandboxSettings(p runner.Paths) sandbox.Options {
 	return sandbox.Options{
 		Hide:         p.CourierPlaces(g.io.Getenv),
-		Sockets:      sandbox.SocketEnvOf(g.io.Getenv),
+		Sockets:      sandbox.SocketEnv{RuntimeDir: g.io.Getenv("XDG_RUNTIME_DIR"), SSHAuthSock: g.io.Getenv("SSH_AUTH_SOCK")},
 		Home:         g.io.Getenv("HOME"),
 		HomeReadable: g.cfg.Home == config.HomeReadable,
 		Show:         sandbox.ToolFolders(g.io.Getenv, g.cfg.ReadOnly),

@@ -149,7 +149,7 @@ func processRun(o *processOptions) error {
 	if o.file != "" {
 		return b.ApplyFrom(o.ctx, &inbox.File{Path: o.file, Inbox: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}, o.session, "courier process")
 	}
-	q := inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply)
+	q := inbox.Queue{Dir: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}
 	waiting, err := inbox.Pending(q.Dir)
 	if err != nil {
 		return err
@@ -457,7 +457,7 @@ func decideRun(o *decideOptions) error {
 	case o.approve:
 		d = runner.Decision{Answer: runner.Approve}
 	}
-	handed, err := b.Decide(o.ctx, o.id, d, inbox.NewQueue(b.Paths().Inbox, o.g.cfg.MaxReply).Source("", false))
+	handed, err := b.Decide(o.ctx, o.id, d, inbox.Queue{Dir: b.Paths().Inbox, MaxReply: o.g.cfg.MaxReply}.Source("", false))
 	if handed {
 		verb := "denial"
 		if o.approve {

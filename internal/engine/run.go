@@ -168,7 +168,7 @@ func (e *Engine) sandbox(session string, git *workspace.GitState) *sandbox.Optio
 	sb.Writable = append([]string{e.ws.Dir()}, sb.Writable...)
 	sb.Session = session
 	if git != nil {
-		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), sandbox.GitPaths(e.ws.Dir(), git.DotGits)...)
+		sb.ReadOnly = append(slices.Clip(sb.ReadOnly), git.Paths(e.ws.Dir())...)
 	}
 	return &sb
 }

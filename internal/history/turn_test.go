@@ -24,7 +24,9 @@ func TestFileCommandsAndRunCommandsInOneTurn(t *testing.T) {
 		if err := tr.Before([]string{p}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.ws.WriteFile(p, []byte(content)); err != nil {
+		wb := f.ws.NewBatch()
+		wb.Write(p, content, 0)
+		if err := wb.Commit()[0].Err; err != nil {
 			t.Fatal(err)
 		}
 		ch, err := tr.After(key, []string{p})
@@ -58,7 +60,9 @@ func TestFileCommandsAndRunCommandsInOneTurn(t *testing.T) {
 	if err := tr.Before([]string{"main.go"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.ws.Remove("main.go"); err != nil {
+	wb := f.ws.NewBatch()
+	wb.Remove("main.go")
+	if err := wb.Commit()[0].Err; err != nil {
 		t.Fatal(err)
 	}
 	if ch, err := tr.After(4, []string{"main.go"}); err != nil || ch.Summary(5) != "changed: main.go (deleted)" {
@@ -107,7 +111,9 @@ func TestFileCommandThroughSymlinkedFolder(t *testing.T) {
 	if err := tr.Before([]string{"link/a.txt"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ws.WriteFile("link/a.txt", []byte("through the link\n")); err != nil {
+	wb := f.ws.NewBatch()
+	wb.Write("link/a.txt", "through the link\n", 0)
+	if err := wb.Commit()[0].Err; err != nil {
 		t.Fatal(err)
 	}
 	ch, err := tr.After(0, []string{"link/a.txt"})

@@ -12,9 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// closedEvents reports, through inotify, the files of a folder a writer
-// has just closed or that were moved in: complete at that moment.
-// fsnotify does not offer close-write.
+// closedEvents reports, through inotify (fsnotify has no close-write), the
+// files of a folder just closed by a writer or moved in: complete then.
 type closedEvents struct {
 	f     *os.File
 	fd    int // f's, for adding watches
@@ -99,8 +98,7 @@ func (c *closedEvents) stop() {
 }
 
 // beingWritten reports whether some process holds path open for writing:
-// the kernel grants a read lease only on a file nobody writes. Where
-// leases are not offered (network folders) it cannot tell.
+// the kernel leases only a file nobody writes (not on network folders).
 func beingWritten(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {

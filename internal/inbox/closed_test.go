@@ -240,7 +240,7 @@ func TestTrackerKeepsOrder(t *testing.T) {
 	now := time.Now()
 	older := writeAt(t, dir, "a.txt", "[RUN_COMMAND]\nls\n", now.Add(-time.Minute))
 	newer := writeAt(t, dir, "b.txt", "[DONE]\nok\n[/DONE]\n", now)
-	tr := newTracker(time.Second)
+	tr := newTracker(time.Second, func(string) {})
 	tr.observe(older, now)
 	tr.observe(newer, now)
 	tr.finished(older, now, true) // closed, but cut off: it waits to settle
@@ -263,7 +263,7 @@ func TestTrackerWaitsLongerForAReplyCutMidLine(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
 	cut := writeAt(t, dir, "cut.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst hal", now)
-	tr := newTracker(time.Second)
+	tr := newTracker(time.Second, func(string) {})
 	tr.observe(cut, now)
 	tr.finished(cut, now, true)
 	if got := tr.ready(now.Add(time.Second)); len(got) != 0 {
@@ -277,7 +277,7 @@ func TestTrackerWaitsLongerForAReplyCutMidLine(t *testing.T) {
 	}
 
 	line := writeAt(t, dir, "line.txt", "[CREATE_FILE path=\"a.txt\"]\nfirst half\n", now)
-	tr = newTracker(time.Second)
+	tr = newTracker(time.Second, func(string) {})
 	tr.observe(line, now)
 	if got := tr.ready(now.Add(time.Second)); !slices.Equal(got, []string{line}) {
 		t.Errorf("ready after the settle period = %v, want %v", got, line)
@@ -292,7 +292,7 @@ func TestTrackerDeliversAnEmptyReplyLater(t *testing.T) {
 	now := time.Now()
 	empty := writeAt(t, dir, "a-empty.txt", "", now.Add(-time.Minute))
 	newer := writeAt(t, dir, "b.txt", "[DONE]\nok\n[/DONE]\n", now)
-	tr := newTracker(time.Second)
+	tr := newTracker(time.Second, func(string) {})
 	tr.observe(empty, now)
 	tr.observe(newer, now)
 	tr.finished(empty, now, true)
@@ -321,12 +321,13 @@ func TestTrackerNeverTakesAReplyStillOpen(t *testing.T) {
 	defer f.Close()
 	f.WriteString("[CREATE_FILE path=\"a.txt\"]\nfirst half\n")
 	now := time.Now()
-	tr := newTracker(time.Second)
+	var notes []string
+	tr := newTracker(time.Second, func(s string) { notes = append(notes, s) })
 	tr.observe(path, now)
 	if got := tr.ready(now.Add(24 * time.Hour)); len(got) != 0 {
 		t.Fatalf("ready while the writer has it open = %v", got)
 	}
-	if notes := tr.takeNotes(); len(notes) != 1 || !strings.Contains(notes[0], "still open for writing") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "still open for writing") {
 		t.Errorf("notes = %q, want one saying the file is open", notes)
 	}
 	f.WriteString("[/CREATE_FILE]\n")

@@ -29,8 +29,7 @@ type Watcher struct {
 	passed map[string]string
 }
 
-// NewWatcher returns the source that waits for session id's replies in
-// dir; replies that name no session are taken too.
+// NewWatcher waits for session id's replies in dir, and those naming none.
 func NewWatcher(dir, id string, opts WatchOptions) *Watcher {
 	return &Watcher{folder: folder{dir: dir, id: id, unnamed: true, maxReply: opts.MaxReply}, opts: opts, passed: map[string]string{}}
 }
@@ -39,8 +38,7 @@ func (w *Watcher) Where() string { return "in " + filepath.Base(w.dir) + "/" }
 
 var errFound = errors.New("found")
 
-// Settle implements runner.Source; a reply passed over for another session
-// is not offered again while it is unchanged.
+// Settle implements runner.Source; another session's reply waits, unoffered.
 func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped {
 		p := filepath.Join(w.dir, name)
@@ -50,8 +48,7 @@ func (w *Watcher) Settle(name, hash string, how runner.Settlement) (string, erro
 	return w.folder.Settle(name, hash, how)
 }
 
-// Next implements runner.Source: it waits for a complete reply file for
-// the session.
+// Next implements runner.Source: it waits for a complete reply file.
 func (w *Watcher) Next(ctx context.Context, req runner.Request) (replies.Reply, error) {
 	var got replies.Reply
 	var gotErr error
@@ -88,8 +85,7 @@ func contentKey(path string) string {
 	return fmt.Sprintf("%d/%d", info.Size(), info.ModTime().UnixNano())
 }
 
-// Backlog gives one session's replies waiting in the inbox, oldest first,
-// and then no more.
+// Backlog gives one session's replies waiting in the inbox, oldest first.
 type Backlog struct {
 	folder
 	tried map[string]bool
@@ -127,8 +123,6 @@ type Queue struct {
 	MaxReply int64
 }
 
-func NewQueue(dir string, maxReply int64) Queue { return Queue{Dir: dir, MaxReply: maxReply} }
-
 // Sessions implements runner.Queue.
 func (q Queue) Sessions(protocols []frontend.FrontEnd, maxReply int64) ([]string, error) {
 	paths, err := Pending(q.Dir)
@@ -159,8 +153,7 @@ func (q Queue) Source(id string, unnamed bool) runner.Source {
 	return &Backlog{folder: folder{dir: q.Dir, id: id, unnamed: unnamed, maxReply: q.MaxReply}, tried: map[string]bool{}}
 }
 
-// unfinished says why a reply file should not be taken yet, or "": it is
-// open for writing, or written moments ago and cut off mid-line.
+// unfinished says why a reply is not taken yet: written, or just cut off.
 func unfinished(path string, now time.Time) string {
 	const again = "; run 'courier process' again once it is saved"
 	if writing, _ := beingWritten(path); writing {
@@ -216,8 +209,7 @@ func (f *File) Settle(name, hash string, how runner.Settlement) (string, error) 
 	return folder{dir: f.Inbox, maxReply: f.MaxReply}.Settle(name, hash, how)
 }
 
-// name is the reply's name: its file name in the inbox, as the inbox
-// names its replies, else the path (a bare name as ./name).
+// name is the reply's name: its base name in the inbox, else its path.
 func (f *File) name() string {
 	if f.inInbox() {
 		return filepath.Base(f.Path)
@@ -239,15 +231,20 @@ func (f *File) unusable(err error) error {
 	if !replies.IsUnusable(err) || !f.inInbox() {
 		return err
 	}
-	moved, mvErr := moveAside(f.Inbox, filepath.Base(f.Path), "rejected")
-	if mvErr != nil || moved == "" {
-		return err
-	}
-	return &runner.SetAsideError{Reply: f.name(), Err: err, MovedTo: moved}
+	return setAside(f.Inbox, filepath.Base(f.Path), f.name(), err)
 }
 
-// folder is what the inbox sources share: which folder, which session's
-// replies they take, and how replies are settled.
+// setAside moves dir/name, which can never be applied (err), into
+// rejected/, as a *runner.SetAsideError naming it shown.
+func setAside(dir, name, shown string, err error) error {
+	moved, mvErr := moveAside(dir, name, "rejected")
+	if mvErr != nil || moved == "" {
+		return errors.Join(err, mvErr)
+	}
+	return &runner.SetAsideError{Reply: shown, Err: err, MovedTo: moved}
+}
+
+// folder is what the inbox sources share: where, whose replies, settling.
 type folder struct {
 	dir      string
 	id       string
@@ -255,9 +252,8 @@ type folder struct {
 	maxReply int64 // 0: the runner's limit
 }
 
-// take reads a reply file for req's session: a reply for another session
-// is a *runner.SkippedError; one that can never be applied is moved into
-// rejected/ and a *runner.SetAsideError.
+// take reads a reply file for req's session: another session's is a
+// *runner.SkippedError, one never applicable set aside (see setAside).
 func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 	name := filepath.Base(path)
 	rep, err := replies.Read(path, name, cmp.Or(f.maxReply, req.MaxReply), req.FrontEnd)
@@ -276,11 +272,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 		if !replies.IsUnusable(err) {
 			return replies.Reply{}, err
 		}
-		moved, mvErr := moveAside(f.dir, name, "rejected")
-		if mvErr != nil {
-			return replies.Reply{}, errors.Join(err, mvErr)
-		}
-		return replies.Reply{}, &runner.SetAsideError{Reply: name, Err: err, MovedTo: moved}
+		return replies.Reply{}, setAside(f.dir, name, name, err)
 	}
 	id := rep.Route(req.Protocols...)
 	if (id != "" && id != f.id) || (id == "" && !f.unnamed) {
@@ -290,8 +282,7 @@ func (f folder) take(path string, req runner.Request) (replies.Reply, error) {
 }
 
 // Settle implements runner.Source: an applied or duplicate reply goes into
-// processed/, an outdated one into rejected/; one for another session, or
-// replaced since, stays.
+// processed/, an outdated one into rejected/; others stay.
 func (f folder) Settle(name, hash string, how runner.Settlement) (string, error) {
 	if how == runner.Skipped || name != filepath.Base(name) || !replies.Holds(filepath.Join(f.dir, name), hash, f.maxReply) {
 		return "", nil
@@ -303,8 +294,7 @@ func (f folder) Settle(name, hash string, how runner.Settlement) (string, error)
 	return moveAside(f.dir, name, sub)
 }
 
-// moveAside moves inbox/name into inbox/sub/, never replacing a file
-// there, and returns where it went ("" if gone already).
+// moveAside moves dir/name into dir/sub/, never replacing a file there.
 func moveAside(dir, name, sub string) (string, error) {
 	p := filepath.Join(dir, name)
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
@@ -329,8 +319,7 @@ func moveAside(dir, name, sub string) (string, error) {
 	return dst, nil
 }
 
-// Save writes text into dir as a reply for session id, named to route it
-// there and to say when it was taken.
+// Save writes text into dir as a reply for session id, named with the time.
 func Save(dir, id, text string, at time.Time) (string, error) {
 	name := fmt.Sprintf("%s_reply_%s.txt", id, at.Format("20060102-150405.000"))
 	p := filepath.Join(dir, name)

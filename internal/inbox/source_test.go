@@ -67,7 +67,7 @@ func TestQueueGivesRepliesAsTheyAre(t *testing.T) {
 		old = old.Add(time.Second)
 	}
 	fe := protocol.Tags{}
-	q := NewQueue(dir, 1<<20)
+	q := Queue{Dir: dir, MaxReply: 1 << 20}
 	ids, err := q.Sessions([]frontend.FrontEnd{fe}, 1<<20)
 	if err != nil || len(ids) != 1 || ids[0] != "0badc0de" {
 		t.Fatalf("Sessions = %v, %v", ids, err)
@@ -97,7 +97,7 @@ func TestSettleReadsWithinTheLimit(t *testing.T) {
 	hash := history.Hash(text)
 	writeReply(t, dir, "fits.txt", text)
 	writeReply(t, dir, "crlf.txt", strings.ReplaceAll(text, "\n", "\r\n"))
-	q := NewQueue(dir, int64(len(text)))
+	q := Queue{Dir: dir, MaxReply: int64(len(text))}
 	src := q.Source("", true)
 	if moved, err := src.Settle("fits.txt", hash, runner.Applied); err != nil || moved == "" {
 		t.Errorf("the reply within the limit was not moved: %q, %v", moved, err)

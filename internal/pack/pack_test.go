@@ -83,7 +83,7 @@ func TestPackBudgetAndOrder(t *testing.T) {
 		"handler.go":   strings.Repeat("h", 4000) + "\n",
 		"z_medium2.go": strings.Repeat("z", 1200) + "\n",
 	})
-	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.go"}, Task: "fix the bug in handler.go, please", Budget: 6500})
+	parts := build(ws, pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.go"}, Task: "fix the bug in handler.go, please"}, 6500)
 	paths, summary := packed(parts)
 	want := []string{"handler.go", "a_small.go", "b_medium.go", "z_medium2.go"}
 	if strings.Join(paths, " ") != strings.Join(want, " ") {
@@ -219,7 +219,7 @@ func TestPackListIsBounded(t *testing.T) {
 	for i := range 50 {
 		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("x", 100) + "\n"
 	}
-	parts := build(tree(t, files), pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.txt"}, Budget: 10, MaxListed: 20})
+	parts := build(tree(t, files), pack.Options{Words: protocol.Tags{}.Words(), Include: []string{"*.txt"}, MaxListed: 20}, 10)
 	_, summary := packed(parts)
 	if !strings.Contains(summary, "  f19.txt (101 bytes)\n  ... and 30 more files (3.0 KB)\n") || strings.Contains(summary, "f20.txt") {
 		t.Errorf("summary:\n%s", summary)
@@ -276,10 +276,11 @@ func TestPackReadAheadAsOneByOne(t *testing.T) {
 	}
 }
 
-// build collects the pack of opts, as a request writes it.
-func build(ws *workspace.Workspace, opts pack.Options) []frontend.FileContent {
+// build collects the pack of opts within budget bytes (none: no limit),
+// as a request writes it.
+func build(ws *workspace.Workspace, opts pack.Options, budget ...int) []frontend.FileContent {
 	var files []frontend.FileContent
-	pack.Find(ws, opts).Stream(opts.Budget).Files(func(f frontend.FileContent) {
+	pack.Find(ws, opts).Stream(append(budget, 0)[0]).Files(func(f frontend.FileContent) {
 		files = append(files, f)
 	})
 	return files

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,8 +30,7 @@ type Cache struct {
 	Person string `json:"person,omitempty"` // the person's folder, if any
 }
 
-// PersonCaches returns the person's Go, pip, npm and cargo caches, each
-// where the tool would look.
+// PersonCaches returns the person's Go, pip, npm and cargo caches.
 func PersonCaches(getenv func(string) string) []Cache {
 	// under is the folder env names, or else def below base.
 	under := func(env, base, def string) string {
@@ -62,10 +63,10 @@ func PersonCaches(getenv func(string) string) []Cache {
 	return caches
 }
 
-// privateFolders are the tool folders every session gets empty: pip
-// install --user's (a usercustomize.py planted never runs in another
-// session), cargo's home (holding the registry cache), the XDG cache.
+// privateFolders are the folders each session gets empty: TMPDIR, pip's
+// --user (a planted usercustomize.py stays there), cargo's home, XDG's.
 var privateFolders = []Cache{
+	{Name: "tmp", Env: "TMPDIR"},
 	{Name: "python", Env: "PYTHONUSERBASE"},
 	{Name: "cargo", Env: "CARGO_HOME"},
 	{Name: "xdg", Env: "XDG_CACHE_HOME"},
@@ -79,8 +80,7 @@ type cacheView struct {
 	work  string // the overlay's work folder, "" without an overlay
 }
 
-// caches returns the session's caches as its commands see them; cargo's
-// registry inside cargo's home.
+// caches returns the session's caches as its commands see them.
 func (o Options) caches() []cacheView {
 	if o.Caches == "" {
 		return nil
@@ -105,7 +105,7 @@ func (o Options) caches() []cacheView {
 
 // ToolVars names the variables ToolEnv sets, for courier config.
 func ToolVars() []string {
-	names := []string{"GOFLAGS", "TMPDIR"}
+	names := []string{"GOFLAGS"}
 	for _, c := range append(append([]Cache(nil), privateFolders...), PersonCaches(func(string) string { return "" })...) {
 		if c.Env != "" {
 			names = append(names, c.Env)
@@ -114,13 +114,12 @@ func ToolVars() []string {
 	return names
 }
 
-// ToolEnv returns the variables that point tools at the session's caches
-// (nil without Caches); kept's GOFLAGS is extended, not replaced.
+// ToolEnv points tools at the session's caches, extending kept's GOFLAGS.
 func ToolEnv(o Options, kept func(string) string) map[string]string {
 	if o.Caches == "" {
 		return nil
 	}
-	env := map[string]string{"TMPDIR": o.TempDir()}
+	env := map[string]string{}
 	for _, c := range o.caches() {
 		if c.Env != "" {
 			env[c.Env] = c.view
@@ -132,8 +131,7 @@ func ToolEnv(o Options, kept func(string) string) map[string]string {
 }
 
 // Prepare makes the session's layer folders for the launcher to mount,
-// through an os.Root of Caches: commands write there, so courier never
-// follows a link of theirs.
+// through an os.Root: commands write there, and may leave links.
 func Prepare(o Options) error {
 	if o.Caches == "" {
 		return nil
@@ -146,7 +144,7 @@ func Prepare(o Options) error {
 		return fmt.Errorf("create the session's cache layer: %w", err)
 	}
 	defer root.Close()
-	dirs := []string{o.TempDir()}
+	var dirs []string
 	for _, c := range o.caches() {
 		dirs = append(dirs, c.layer)
 		if c.work != "" {
@@ -165,27 +163,24 @@ func Prepare(o Options) error {
 	return nil
 }
 
-// RemoveLayer removes a session's layer under caches, never following a
-// link a command left in it.
+// RemoveLayer removes a session's layer under caches.
 func RemoveLayer(caches, session string) error {
-	root, err := os.OpenRoot(caches)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil
-		}
-		return fmt.Errorf("remove the session's cache layer: %w", err)
-	}
-	defer root.Close()
-	if err := removeTree(root, filepath.Join("sessions", filepath.Base(session))); err != nil {
+	if err := removeTree(caches, filepath.Join("sessions", filepath.Base(session))); err != nil {
 		return fmt.Errorf("remove the session's cache layer: %w", err)
 	}
 	return nil
 }
 
-// removeTree removes name in root, each folder made the owner's first:
-// overlays leave folders without permissions, Go's module cache
-// read-only ones.
-func removeTree(root *os.Root, name string) error {
+// removeTree removes name in dir, each folder made the owner's first:
+// overlays leave some without permissions, Go's module cache read-only.
+func removeTree(dir, name string) error {
+	root, err := os.OpenRoot(dir) // never following a link a command left
+	if os.IsNotExist(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer root.Close()
 	if _, err := root.Lstat(name); os.IsNotExist(err) {
 		return nil
 	}
@@ -208,4 +203,135 @@ func LayerSessions(caches string) []string {
 		}
 	}
 	return ids
+}
+
+// secretPlaces are where people keep credentials under their home, shell
+// histories included (tokens typed on command lines): seen empty.
+var secretPlaces = []string{
+	// keys, agents, password stores, keyrings
+	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".pki",
+	".local/share/kwalletd", ".config/keepassxc",
+	// cloud and platform credentials
+	".aws", ".azure", ".config/gcloud", ".kube", ".docker",
+	".config/containers/auth.json", ".oci", ".config/doctl", ".vault-token",
+	".terraform.d/credentials.tfrc.json", ".config/gh", ".config/hub",
+	".config/op", ".config/heroku", ".netrc", ".git-credentials",
+	".config/git/credentials", ".pgpass", ".my.cnf", ".s3cfg",
+	// package registries
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip/pip.conf",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+	// the keys of coding agents and LLM tools, model hubs
+	".config/openai", ".codex", ".claude", ".claude.json", ".gemini", ".config/io.datasette.llm",
+	".ollama", ".cache/huggingface", ".huggingface", ".config/github-copilot", ".config/anthropic",
+	// browser profiles and mail
+	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium",
+	".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi",
+	".config/opera", "snap/firefox", "snap/chromium",
+	// shell and tool histories
+	".bash_history", ".zsh_history", ".histfile", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+	".sqlite_history", ".lesshst",
+}
+
+// SecretPlaces returns the secret places under home that exist.
+func SecretPlaces(home string) []string {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil
+	}
+	var out []string
+	for _, p := range secretPlaces {
+		full := filepath.Join(home, filepath.FromSlash(p))
+		if _, err := os.Lstat(full); err == nil {
+			out = append(out, full)
+		}
+	}
+	return out
+}
+
+// systemSockets give power over the machine: container engines, polkit.
+var systemSockets = []string{
+	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
+	"/run/podman/podman.sock", "/run/snapd.socket", "/run/dbus/system_bus_socket",
+}
+
+// SocketEnv is where the person's environment puts the session's sockets.
+type SocketEnv struct {
+	RuntimeDir  string `json:"runtimeDir,omitempty"`  // XDG_RUNTIME_DIR
+	SSHAuthSock string `json:"sshAuthSock,omitempty"` // SSH_AUTH_SOCK
+}
+
+// Existing returns the session's socket places there now: the runtime
+// folder (agents, buses, keyring), the SSH agent's, the system sockets.
+func (e SocketEnv) Existing() []string {
+	var out []string
+	add := func(p string) { out = addExisting(out, p, os.Lstat) }
+	add(e.RuntimeDir)
+	add("/run/user/" + strconv.Itoa(os.Getuid()))
+	if e.SSHAuthSock != "" {
+		add(e.SSHAuthSock)
+		if dir := filepath.Dir(e.SSHAuthSock); !broad(dir) {
+			add(dir)
+		}
+	}
+	for _, s := range systemSockets {
+		add(s)
+	}
+	return out
+}
+
+// addExisting appends p, clean, to out if it is absolute, new and there.
+func addExisting(out []string, p string, stat func(string) (fs.FileInfo, error)) []string {
+	if p = filepath.Clean(p); !filepath.IsAbs(p) || slices.Contains(out, p) {
+		return out
+	}
+	if _, err := stat(p); err != nil {
+		return out
+	}
+	return append(out, p)
+}
+
+// broad reports whether hiding dir would hide more than a socket's folder.
+func broad(dir string) bool {
+	switch filepath.Clean(dir) {
+	case "/", "/run", "/var/run", "/tmp", "/var/tmp", "/dev/shm", "/home", "/root":
+		return true
+	}
+	return filepath.Dir(filepath.Clean(dir)) == "/home"
+}
+
+// toolPlaces are the toolchains and settings a private home shows.
+var toolPlaces = []string{
+	".rustup", ".cargo/bin", "go/bin", ".pyenv", ".nvm", ".volta", ".local/bin",
+	".sdkman", ".deno", ".bun", ".asdf", ".nodenv", ".rbenv", ".m2/repository",
+	".gitconfig", ".config/git/config", ".config/git/ignore", ".cargo/config.toml",
+}
+
+// toolRoots are the variables that name a toolchain's folder.
+var toolRoots = []string{"GOROOT", "JAVA_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR"}
+
+// ToolFolders returns the places a command sees read-only: PATH, the
+// toolchains the environment names, toolPlaces, and extra (read_only).
+func ToolFolders(getenv func(string) string, extra []string) []string {
+	var out []string
+	add := func(p string) { out = addExisting(out, p, os.Stat) }
+	for _, p := range filepath.SplitList(getenv("PATH")) {
+		add(p)
+		// A version manager's shims run it from the folder above.
+		if filepath.Base(p) == "shims" {
+			add(filepath.Dir(p))
+		}
+	}
+	for _, v := range toolRoots {
+		add(getenv(v))
+	}
+	if home := getenv("HOME"); home != "" {
+		for _, p := range toolPlaces {
+			add(filepath.Join(home, filepath.FromSlash(p)))
+		}
+	}
+	for _, p := range extra {
+		add(p)
+	}
+	return out
 }

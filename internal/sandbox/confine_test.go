@@ -366,7 +366,7 @@ func TestSandboxReadOnlyGit(t *testing.T) {
 		}
 	}
 	attack := `echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config; echo 'exit 0' > .git/hooks/pre-commit; rm -rf .git; mv .git moved; echo inside > ok.txt`
-	output, _ := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, ReadOnly: sandbox.GitPaths(ws, []string{".git"}), Kernel: k}, script: attack, dir: ws})
+	output, _ := runSandboxed(t, sandboxRun{opts: sandbox.Options{Writable: []string{ws}, ReadOnly: []string{gitDir}, Kernel: k}, script: attack, dir: ws})
 	if data, err := os.ReadFile(filepath.Join(gitDir, "config")); err != nil || string(data) != "original\n" {
 		t.Errorf(".git/config changed: %q %v\n%s", data, err, output)
 	}

@@ -2,20 +2,29 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// Main is courier's sandbox launcher, run when os.Args[1] == ExecArg with
-// the arguments after it. It confines itself as the options say and starts
-// the command: in a PID namespace it stays as its first process (see
-// runInit), else it becomes the command. It returns the command's status,
-// or ExitFailure after writing "courier: error: sandbox: ..." to stderr.
+// Main is the launcher, run when os.Args[1] == ExecArg: it confines itself
+// and runs the command (see runInit), returning its status, or ExitFailure
+// after writing "courier: error: sandbox: ..." to stderr.
 func Main(args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == probeArg {
 		return probeChild(args[1:], os.Stdout)
@@ -29,13 +38,20 @@ func Main(args []string, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	opts := req.Options
-	if err := nullStdin(); err != nil {
-		return fail(stderr, err)
+	null, err := os.Open(os.DevNull) // on stdin once the options are read
+	if err == nil {
+		err = syscall.Dup3(int(null.Fd()), 0, 0)
+		null.Close()
+	}
+	if err != nil {
+		return fail(stderr, fmt.Errorf("put %s on stdin: %w", os.DevNull, err))
 	}
 	if err := joinCgroups(opts.Limits.Cgroups); err != nil {
 		return fail(stderr, err)
 	}
-	newKeyring()
+	// A new session keyring in place of the person's; where keyring calls
+	// are refused already, there is none to leave.
+	_, _ = unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
 	if opts.Kernel.Namespaces {
 		if err := enterNamespaces(opts); err != nil {
 			return fail(stderr, err)
@@ -60,32 +76,12 @@ func Main(args []string, stderr io.Writer) int {
 	return fail(stderr, fmt.Errorf("run %s: %w", argv[0], err))
 }
 
-// newKeyring gives the command a new session keyring in place of the
-// person's; where keyring calls are refused already, there is none to leave.
-func newKeyring() {
-	_, _ = unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
-}
-
-// nullStdin puts /dev/null on stdin once the options are read.
-func nullStdin() error {
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	defer null.Close()
-	if err := syscall.Dup3(int(null.Fd()), 0, 0); err != nil {
-		return fmt.Errorf("put %s on stdin: %w", os.DevNull, err)
-	}
-	return nil
-}
-
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "courier: error: sandbox: %v\n", err)
 	return ExitFailure
 }
 
-// enterNamespaces builds the command's world and, with the network cut,
-// brings up its loopback.
+// enterNamespaces builds the command's world and brings up its loopback.
 func enterNamespaces(opts Options) error {
 	if os.Getpid() != 1 {
 		return fmt.Errorf("the launcher is process %d, not the first process of a new PID namespace", os.Getpid())
@@ -112,8 +108,7 @@ func enterNamespaces(opts Options) error {
 // while it is still courier: replacing courier's file changes nothing.
 const selfExe = "/proc/self/exe"
 
-// Launcher returns how to start argv (an absolute program path first)
-// confined as opts say, with env as its environment.
+// Launcher returns how to start argv (an absolute path first) confined.
 func Launcher(opts Options, argv, env []string) (Launch, error) {
 	data, err := encodeRequest(opts, env)
 	if err != nil {
@@ -152,10 +147,8 @@ func launchAttr(namespaces, network bool) *syscall.SysProcAttr {
 	return attr
 }
 
-// runInit starts the command and stays as the first process of its PID
-// namespace: it reaps orphans, passes termination signals on to every
-// process, and returns the command's status. When it exits, the kernel
-// kills whatever is left in the namespace.
+// runInit runs the command as the PID namespace's first process: it reaps,
+// passes signals on, and its exit makes the kernel end every process left.
 func runInit(argv, env []string) (int, error) {
 	// Not dumpable: the command cannot read its memory or trace it.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -209,6 +202,384 @@ func loopbackUp() error {
 	}
 	if err != nil {
 		return fmt.Errorf("bring up the loopback: %w", err)
+	}
+	return nil
+}
+
+// A command's processes and memory are bounded by a control group of its
+// own under courier's, v2 or (root only) v1, else by resource limits.
+
+// NewCgroup makes a control group bounded as l says.
+func NewCgroup(l Limits) (*Cgroup, error) {
+	own, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, fmt.Errorf("read courier's control group: %w", err)
+	}
+	mounts, err := cgroupMounts()
+	if err != nil {
+		return nil, err
+	}
+	// courier's group in each hierarchy: "cgroup2", or a v1 controller.
+	groups := map[string]string{}
+	for line := range strings.Lines(string(own)) {
+		if f := strings.SplitN(strings.TrimSpace(line), ":", 3); len(f) == 3 && f[0] == "0" {
+			groups["cgroup2"] = f[2]
+		} else if len(f) == 3 {
+			for _, ctl := range strings.Split(f[1], ",") {
+				groups[ctl] = f[2]
+			}
+		}
+	}
+	name := "courier-" + rand.Text()[:12]
+	// A memory-bound command stays out of swap, where it would slow the
+	// machine instead of meeting its limit.
+	swapMax := "max"
+	if l.Memory > 0 {
+		swapMax = "0"
+	}
+	var tried []string
+	if group, ok := groups["cgroup2"]; ok && mounts["cgroup2"] != "" {
+		c := &Cgroup{}
+		err := c.make(filepath.Join(mounts["cgroup2"], group, name), []limitFile{{"pids.max", count(l.Processes), false}, {"memory.max", count(l.Memory), false}, {"memory.swap.max", swapMax, true}})
+		if err == nil {
+			return c, nil
+		}
+		tried = append(tried, "cgroup v2: "+err.Error())
+	}
+	c := &Cgroup{}
+	mem := count(l.Memory)
+	if mem == "max" {
+		mem = "-1"
+	}
+	for _, ctl := range []struct {
+		name   string
+		limits []limitFile
+	}{
+		{"pids", []limitFile{{"pids.max", count(l.Processes), false}}},
+		{"memory", []limitFile{{"memory.limit_in_bytes", mem, false}, {"memory.memsw.limit_in_bytes", mem, true}}},
+	} {
+		why := "no " + ctl.name + " hierarchy"
+		if base, group := mounts[ctl.name], groups[ctl.name]; base != "" && group != "" {
+			if err = c.make(filepath.Join(base, group, name), ctl.limits); err == nil {
+				continue
+			}
+			why = err.Error()
+		}
+		c.Remove()
+		return nil, fmt.Errorf("no cgroup with the pids and memory controllers (%s)", strings.Join(append(tried, "cgroup v1: "+why), "; "))
+	}
+	return c, nil
+}
+
+// limitFile is a limit as a control group file takes it (swap's optional).
+type limitFile struct {
+	name, value string
+	optional    bool
+}
+
+// count is a limit as cgroup files write it.
+func count[T int | int64](n T) string {
+	if n <= 0 {
+		return "max"
+	}
+	return strconv.FormatInt(int64(n), 10)
+}
+
+func (c *Cgroup) make(dir string, limits []limitFile) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	c.dirs = append(c.dirs, dir)
+	for _, l := range limits {
+		err := os.WriteFile(filepath.Join(dir, l.name), []byte(l.value), 0)
+		if err != nil && !(l.optional && errors.Is(err, os.ErrNotExist)) {
+			c.Remove()
+			return fmt.Errorf("set %s: %w", l.name, err)
+		}
+	}
+	return nil
+}
+
+// cgroupMounts maps "cgroup2" and the v1 controllers to their mounts.
+func cgroupMounts() (map[string]string, error) {
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("read the mounts: %w", err)
+	}
+	out := map[string]string{}
+	for line := range strings.Lines(string(info)) {
+		// ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER
+		before, after, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " - ")
+		fields, tail := strings.Fields(before), strings.Fields(after)
+		if !ok || len(fields) < 5 || len(tail) < 3 || fields[3] != "/" {
+			continue
+		}
+		switch tail[0] {
+		case "cgroup2":
+			out["cgroup2"] = fields[4]
+		case "cgroup":
+			for _, opt := range strings.Split(tail[2], ",") {
+				if opt == "pids" || opt == "memory" {
+					out[opt] = fields[4]
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// joinCgroups moves the launcher, and so all it starts, into the groups.
+func joinCgroups(dirs []string) error {
+	for _, d := range dirs {
+		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte("0"), 0); err != nil {
+			return fmt.Errorf("enter the command's control group: %w", err)
+		}
+	}
+	return nil
+}
+
+func setRlimits(l Limits) error {
+	if l.Processes > 0 {
+		// +1: the launcher itself is one of the user's processes here.
+		n := uint64(l.Processes + 1)
+		if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: n, Max: n}); err != nil {
+			return fmt.Errorf("limit the processes: %w", err)
+		}
+	}
+	if l.Memory > 0 {
+		n := uint64(l.Memory)
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, &unix.Rlimit{Cur: n, Max: n}); err != nil {
+			return fmt.Errorf("limit the memory: %w", err)
+		}
+	}
+	return nil
+}
+
+// probeArg, after ExecArg, makes the launcher try the layers.
+const probeArg = "probe"
+
+// Probe finds what the kernel allows by trying, in a launcher, the mounts,
+// loopback, seccomp filter and an overlay in caches ("" tries none).
+func Probe(caches string) Kernel {
+	var k Kernel
+	abi, err := Available()
+	k.Landlock = abi
+	if err != nil {
+		k.LandlockWhy = err.Error()
+	}
+	if c, err := NewCgroup(Limits{Processes: 1}); err != nil {
+		k.CgroupWhy = err.Error()
+	} else {
+		c.Remove()
+		k.Cgroup = true
+	}
+	var overlayDir string
+	if caches != "" {
+		if err := os.MkdirAll(caches, 0o700); err == nil {
+			overlayDir, _ = os.MkdirTemp(caches, ".probe-")
+		}
+		if overlayDir != "" {
+			defer removeTree(caches, filepath.Base(overlayDir))
+		}
+	}
+	r, err := runProbe(true, true, overlayDir)
+	if err != nil {
+		netErr := err
+		if r, err = runProbe(true, false, overlayDir); err == nil {
+			r.NetworkWhy = "the kernel refuses a network namespace: " + netErr.Error()
+		}
+	}
+	if err != nil {
+		k.NamespacesWhy = explainUserNS(err)
+		k.NetworkWhy = "needs the user namespace"
+	}
+	k.Namespaces, k.NamespacesWhy = r.Namespaces, cmp.Or(r.NamespacesWhy, k.NamespacesWhy)
+	k.Network, k.NetworkWhy = r.Network, cmp.Or(r.NetworkWhy, k.NetworkWhy)
+	k.Overlay, k.OverlayWhy = r.Overlay, r.OverlayWhy
+	switch {
+	case !r.Namespaces:
+		k.OverlayWhy = "needs the mount namespace"
+	case overlayDir == "":
+		k.OverlayWhy = "no folder for the cache layers"
+	}
+	if !r.Namespaces {
+		// The seccomp filter is tried outside them then.
+		r, err = runProbe(false, false, "")
+		if err != nil {
+			k.SeccompWhy = err.Error()
+			return k
+		}
+	}
+	k.Seccomp, k.SeccompWhy = r.Seccomp, r.SeccompWhy
+	return k
+}
+
+// runProbe runs the probe in the namespaces asked for; error: it could not.
+func runProbe(namespaces, network bool, overlayDir string) (Kernel, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	args := []string{"courier", ExecArg, probeArg}
+	if namespaces {
+		args = append(args, "namespaces")
+	}
+	if network {
+		args = append(args, "network")
+	}
+	if overlayDir != "" {
+		args = append(args, "overlay="+overlayDir)
+	}
+	cmd := exec.CommandContext(ctx, selfExe)
+	cmd.Args = args
+	cmd.Env = []string{}
+	cmd.Dir = "/" // courier's own folder may be the workspace
+	cmd.SysProcAttr = launchAttr(namespaces, network)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return Kernel{}, fmt.Errorf("%w: %s", err, msg)
+		}
+		return Kernel{}, err
+	}
+	var k Kernel
+	if err := json.Unmarshal(stdout.Bytes(), &k); err != nil {
+		return Kernel{}, fmt.Errorf("read the probe's findings: %w", err)
+	}
+	return k, nil
+}
+
+// explainUserNS names the setting that forbids a user namespace, if any.
+func explainUserNS(err error) string {
+	sysctl := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join("/proc/sys", strings.ReplaceAll(name, ".", "/")))
+		return strings.TrimSpace(string(data))
+	}
+	switch {
+	case sysctl("user.max_user_namespaces") == "0":
+		return "the kernel allows no user namespaces (user.max_user_namespaces = 0)"
+	case sysctl("kernel.unprivileged_userns_clone") == "0" && os.Getuid() != 0:
+		return "the kernel refuses user namespaces to ordinary users (kernel.unprivileged_userns_clone = 0)"
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS):
+		return "the limit of user namespaces is reached (user.max_user_namespaces): " + err.Error()
+	case errors.Is(err, syscall.EINVAL):
+		return "the kernel has no user namespaces (CONFIG_USER_NS): " + err.Error()
+	}
+	return "the kernel refuses a user namespace: " + err.Error()
+}
+
+// explainDenied explains a mount refused inside the user namespace.
+func explainDenied(err error) string {
+	data, _ := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+	if strings.TrimSpace(string(data)) == "1" && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)) {
+		return "AppArmor denies capabilities in unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1): " + err.Error()
+	}
+	return "the user namespace cannot make the mounts commands need: " + err.Error()
+}
+
+// probeChild is the launcher's side of Probe, writing its findings as JSON.
+func probeChild(args []string, stdout io.Writer) int {
+	var k Kernel
+	try := func(err error, ok *bool, why *string) {
+		if *ok = err == nil; err != nil {
+			*why = err.Error()
+		}
+	}
+	if slices.Contains(args, "namespaces") {
+		switch {
+		case os.Getpid() != 1:
+			k.NamespacesWhy = "the launcher did not start in a new PID namespace"
+		default:
+			for _, a := range args {
+				if dir, ok := strings.CutPrefix(a, "overlay="); ok {
+					try(probeOverlay(dir), &k.Overlay, &k.OverlayWhy)
+				}
+			}
+			if err := probeMounts(); err != nil {
+				k.NamespacesWhy = explainDenied(err)
+			} else {
+				k.Namespaces = true
+			}
+		}
+		if slices.Contains(args, "network") {
+			try(loopbackUp(), &k.Network, &k.NetworkWhy)
+		}
+	}
+	// psx finds the threads in /proc: in a new PID namespace only once
+	// /proc is its own.
+	if namespaced := slices.Contains(args, "namespaces"); !namespaced || k.Namespaces {
+		try(probeSeccomp(), &k.Seccomp, &k.SeccompWhy)
+	}
+	if err := json.NewEncoder(stdout).Encode(k); err != nil {
+		return ExitFailure
+	}
+	return 0
+}
+
+// probeMounts builds a world with a read-only folder in a writable one.
+func probeMounts() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0755"); err != nil {
+		return fmt.Errorf("mount a tmpfs: %w", err)
+	}
+	ws := "/tmp/ws"
+	if err := os.MkdirAll(filepath.Join(ws, "ro"), 0o755); err != nil {
+		return err
+	}
+	if err := buildWorld(Options{Writable: []string{ws}, ReadOnly: []string{filepath.Join(ws, "ro")}}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(ws, "f"), nil, 0o644); err != nil {
+		return fmt.Errorf("the writable folder refused a write: %w", err)
+	}
+	for _, p := range []string{filepath.Join(ws, "ro", "f"), "/etc/courier-probe"} {
+		if err := os.WriteFile(p, nil, 0o644); !errors.Is(err, unix.EROFS) {
+			return fmt.Errorf("a read-only place took a write (%v)", err)
+		}
+	}
+	return nil
+}
+
+// probeOverlay checks that a write through an overlay lands in its upper.
+func probeOverlay(dir string) error {
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return err
+		}
+	}
+	data := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work,userxattr,volatile", dir, dir, dir)
+	if err := unix.Mount("overlay", filepath.Join(dir, "merged"), "overlay", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
+		return fmt.Errorf("mount an overlay: %w", err)
+	}
+	defer unix.Unmount(filepath.Join(dir, "merged"), unix.MNT_DETACH)
+	if err := os.WriteFile(filepath.Join(dir, "merged", "f"), nil, 0o600); err != nil {
+		return fmt.Errorf("write through an overlay: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "upper", "f")); err != nil {
+		return fmt.Errorf("an overlay's write is not in its upper folder: %w", err)
+	}
+	return nil
+}
+
+// probeSeccomp checks that the filter refuses keyrings and UNIX sockets.
+func probeSeccomp() error {
+	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := installFilter(true); err != nil {
+		return err
+	}
+	if _, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0, 0); !errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("the filter let a keyring call through (%v)", err)
+	}
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.Close(fd)
+		return errors.New("a UNIX socket could still be created")
+	}
+	if !errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("creating a UNIX socket failed with %v instead of the filter's EACCES", err)
 	}
 	return nil
 }

@@ -22,18 +22,10 @@ func Launcher(opts Options, argv, env []string) (Launch, error) {
 	return Launch{Path: argv[0], Args: argv, Env: env, Attr: procgroup.Attr()}, nil
 }
 
-// Cgroup is a control group made for one command: never, here.
-type Cgroup struct{}
-
 // NewCgroup says no control group can bound a command here.
 func NewCgroup(Limits) (*Cgroup, error) {
 	return nil, errors.New("control groups are Linux's")
 }
-
-// Dirs, Hit and Remove do nothing here.
-func (c *Cgroup) Dirs() []string { return nil }
-func (c *Cgroup) Hit() string    { return "" }
-func (c *Cgroup) Remove()        {}
 
 // Probe reports that nothing confines commands here.
 func Probe(string) Kernel {

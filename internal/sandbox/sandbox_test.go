@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestRequestRoundTrip(t *testing.T) {
@@ -63,87 +62,6 @@ func TestMainRejectsBadArguments(t *testing.T) {
 		if code != ExitFailure || !strings.HasPrefix(stderr.String(), "courier: error: sandbox: ") {
 			t.Errorf("Main(%q) = %d with %q, want %d and a courier error line", args, code, stderr.String(), ExitFailure)
 		}
-	}
-}
-
-func TestGitPaths(t *testing.T) {
-	write := func(t *testing.T, p, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		name  string
-		setup func(t *testing.T, ws, other string)
-		want  func(ws, other string) []string
-	}{
-		{"no repository", func(t *testing.T, ws, other string) {},
-			func(ws, other string) []string { return nil }},
-		{"a .git folder", func(t *testing.T, ws, other string) { write(t, filepath.Join(ws, ".git", "HEAD"), "ref: x\n") },
-			func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
-		{"a pointer to a folder in the workspace", func(t *testing.T, ws, other string) {
-			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
-			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
-		}, func(ws, other string) []string {
-			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
-		}},
-		{"a worktree and its main repository", func(t *testing.T, ws, other string) {
-			write(t, filepath.Join(ws, ".git"), "gitdir: "+filepath.Join(other, ".git", "worktrees", "wt")+"\n")
-			write(t, filepath.Join(other, ".git", "worktrees", "wt", "commondir"), "../..\n")
-		}, func(ws, other string) []string {
-			return []string{filepath.Join(ws, ".git"), filepath.Join(other, ".git", "worktrees", "wt"), filepath.Join(other, ".git")}
-		}},
-		{"a .git file that is not a pointer", func(t *testing.T, ws, other string) { write(t, filepath.Join(ws, ".git"), "hello\n") },
-			func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
-		{"a commondir that is a FIFO", func(t *testing.T, ws, other string) {
-			write(t, filepath.Join(ws, ".git"), "gitdir: .repo\n")
-			write(t, filepath.Join(ws, ".repo", "HEAD"), "ref: x\n")
-			mkfifo(t, filepath.Join(ws, ".repo", "commondir"))
-		}, func(ws, other string) []string {
-			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".repo")}
-		}},
-		{"a .git that is a FIFO", func(t *testing.T, ws, other string) {
-			mkfifo(t, filepath.Join(ws, ".git"))
-		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
-		{"a symlink to a repository", func(t *testing.T, ws, other string) {
-			write(t, filepath.Join(other, "repo", "HEAD"), "ref: x\n")
-			if err := os.Symlink(filepath.Join(other, "repo"), filepath.Join(ws, ".git")); err != nil {
-				t.Fatal(err)
-			}
-		}, func(ws, other string) []string { return []string{filepath.Join(ws, ".git")} }},
-		{"a submodule, its pointer relative to its own folder", func(t *testing.T, ws, other string) {
-			write(t, filepath.Join(ws, ".git", "modules", "sub", "HEAD"), "ref: x\n")
-			write(t, filepath.Join(ws, "lib", "sub", ".git"), "gitdir: ../../.git/modules/sub\n")
-		}, func(ws, other string) []string {
-			return []string{filepath.Join(ws, ".git"), filepath.Join(ws, "lib", "sub", ".git"), filepath.Join(ws, ".git", "modules", "sub")}
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ws, other := t.TempDir(), t.TempDir()
-			tt.setup(t, ws, other)
-			// A hang guard, not a speed check: a FIFO must not block.
-			done := make(chan []string, 1)
-			var dotgits []string
-			for _, p := range []string{".git", "lib/sub/.git"} {
-				if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
-					dotgits = append(dotgits, p)
-				}
-			}
-			go func() { done <- GitPaths(ws, dotgits) }()
-			select {
-			case got := <-done:
-				if want := tt.want(ws, other); !reflect.DeepEqual(got, want) {
-					t.Errorf("GitPaths = %q, want %q", got, want)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("GitPaths blocks")
-			}
-		})
 	}
 }
 
@@ -310,7 +228,7 @@ func TestSocketEnvFindsSocketsMadeLater(t *testing.T) {
 	dir := t.TempDir()
 	agentDir := filepath.Join(dir, "ssh-later")
 	sock := filepath.Join(agentDir, "agent.2")
-	env := SocketEnvOf(func(k string) string { return map[string]string{"SSH_AUTH_SOCK": sock}[k] })
+	env := SocketEnv{SSHAuthSock: sock}
 	if got := env.Existing(); slices.Contains(got, sock) || slices.Contains(got, agentDir) {
 		t.Fatalf("Existing = %q before the agent's socket exists", got)
 	}

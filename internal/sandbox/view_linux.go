@@ -132,8 +132,7 @@ func planWorld(opts Options) []mount {
 	if filepath.IsAbs(opts.Home) && filepath.Clean(opts.Home) != "/" {
 		home = filepath.Clean(opts.Home)
 	}
-	secrets := SecretPlaces(home)
-	hidden := append(slices.Clone(opts.Hide), secrets...)
+	hidden := append(slices.Clone(opts.Hide), SecretPlaces(home)...)
 	writable := opts.writable()
 	for _, p := range opts.Show {
 		// Never the home or a secret place, whatever PATH holds, nor a
@@ -164,15 +163,12 @@ func planWorld(opts Options) []mount {
 		realWritable = append(realWritable, realPath(w))
 		add(bind, realPath(w), w)
 	}
-	if opts.Caches != "" {
-		add(bind, opts.TempDir(), opts.TempDir())
-		for _, c := range opts.caches() {
-			if c.work == "" {
-				add(bind, c.view, c.layer)
-				continue
-			}
-			plan = append(plan, mount{kind: overlay, target: c.view, source: c.Person, layer: c.layer, work: c.work})
+	for _, c := range opts.caches() {
+		if c.work == "" {
+			add(bind, c.view, c.layer)
+			continue
 		}
+		plan = append(plan, mount{kind: overlay, target: c.view, source: c.Person, layer: c.layer, work: c.work})
 	}
 	for _, p := range opts.ReadOnly {
 		// Only what lies inside a writable folder, links resolved, is
@@ -266,8 +262,7 @@ func makeDev() error {
 	return nil
 }
 
-// apply makes one step of the world; covered reports an empty folder to
-// make read-only once everything inside it is in place.
+// apply makes one step; covered: an empty folder to make read-only last.
 func (m mount) apply() (covered bool, err error) {
 	switch m.kind {
 	case link:
@@ -340,8 +335,7 @@ func (m mount) apply() (covered bool, err error) {
 	return false, nil
 }
 
-// bindFD mounts the place fd names, and the mounts below, at target,
-// read-only unless writable.
+// bindFD mounts what fd names, with what is below, at target.
 func bindFD(fd int, target string, writable bool) error {
 	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("place %s: %w", target, err)
@@ -417,13 +411,11 @@ func realPath(p string) string {
 	return filepath.Clean(p)
 }
 
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
 func underAny(p string, dirs []string) bool {
-	return slices.ContainsFunc(dirs, func(d string) bool { return within(p, d) })
+	return slices.ContainsFunc(dirs, func(d string) bool {
+		rel, err := filepath.Rel(d, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	})
 }
 
 // procReadOnly are the places of /proc that change the machine, which a

@@ -382,7 +382,7 @@ func (s *Server) decide(r *http.Request, a *action) (int, string, error) {
 			d.Answer = runner.ApproveAll
 		}
 	}
-	handed, err := a.rr.Decide(s.ctx, a.id, d, inbox.NewQueue(a.rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source("", false))
+	handed, err := a.rr.Decide(s.ctx, a.id, d, inbox.Queue{Dir: a.rr.Paths().Inbox, MaxReply: s.o.Config.Limits.MaxReply}.Source("", false))
 	if handed {
 		return http.StatusAccepted, "Gave the answer to the courier process waiting for it; it goes on there", nil
 	}

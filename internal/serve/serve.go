@@ -231,7 +231,7 @@ func (s *Server) recover() {
 				return
 			}
 			defer sess.Release()
-			src := inbox.NewQueue(rr.Paths().Inbox, s.o.Config.Limits.MaxReply).Source(i.ID, false)
+			src := inbox.Queue{Dir: rr.Paths().Inbox, MaxReply: s.o.Config.Limits.MaxReply}.Source(i.ID, false)
 			settle := func(name, hash string) { src.Settle(name, hash, runner.Applied) }
 			if _, err := sess.Recover(s.ctx, settle); err != nil && !errors.As(err, new(*runner.WaitingError)) {
 				rep.Warning(runner.Warning{Message: err.Error()})

@@ -11,10 +11,9 @@ import (
 	"github.com/courier-agent/courier/internal/atomicfile"
 )
 
-// Batch makes file writes and removals durable together: new contents go
-// to temporary files, synced at once, then renamed into place, and the
-// changed folders are synced at once. A crash leaves each file as it was
-// or as written, plus temporary files CleanTemps removes.
+// Batch makes writes and removals durable together through temporary files
+// synced at once, renamed, and their folders synced: a crash leaves each
+// file old or new, and temporary files CleanTemps removes.
 type Batch struct {
 	w   *Workspace
 	ops []batchOp
@@ -52,8 +51,7 @@ type batchOp struct {
 // NewBatch starts an empty batch.
 func (w *Workspace) NewBatch() *Batch { return &Batch{w: w} }
 
-// Write replaces or creates the file p. A zero perm keeps an existing
-// file's permissions (0644 for a new file).
+// Write replaces or creates file p; a zero perm keeps its mode (new: 0644).
 func (b *Batch) Write(p, data string, perm fs.FileMode) {
 	b.ops = append(b.ops, batchOp{kind: opWrite, path: p, data: data, perm: perm})
 }
@@ -208,7 +206,7 @@ func (w *Workspace) mkdirAll(p, c string) ([]string, error) {
 }
 
 // missingDirs lists the missing folders above c, outermost first, and the
-// nearest existing one when it is not a folder.
+// nearest existing one if it is not a folder.
 func (w *Workspace) missingDirs(p, c string) (missing []string, notDir string, err error) {
 	for d := path.Dir(c); d != "."; d = path.Dir(d) {
 		info, err := w.root.Stat(d)

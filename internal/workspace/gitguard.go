@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,8 +28,7 @@ import (
 // are told apart by size and time only, and cannot be put back.
 const maxGitFile = 1 << 20
 
-// programKeys are the settings that make git run a program, from
-// git-config(1): "section.key", "section.*.key" or a whole section.
+// programKeys make git run a program (git-config(1)): "s.key", "s.*.key", "s".
 var programKeys = []string{
 	"core.fsmonitor", "core.hookspath", "core.sshcommand", "core.pager", "core.editor",
 	"core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor",
@@ -46,10 +46,9 @@ var programKeys = []string{
 // gitFileNames can make git run a program, besides each hook in hooks/.
 var gitFileNames = []string{"commondir", "config", "config.worktree", "hooks"}
 
-// GitState is every .git of the workspace and, for each folder git reads
-// settings from, what in it can make git run a program.
+// GitState is every .git and, in each git folder, what can run a program.
 type GitState struct {
-	DotGits  []string           // every .git, at any depth
+	dotGits  []string           // every .git, at any depth
 	pointers map[string]gitFile // the .git files and links
 	// dirs are the folders git reads settings from inside the workspace:
 	// the .git folders, where the pointers lead, their common folders.
@@ -71,17 +70,27 @@ type gitFile struct {
 	big  bool
 }
 
-// Git finds every .git of the workspace, ignore files or not, and reads
-// what can run a program in the folders they lead to.
+// Git finds every .git, ignored or not, and what can run a program there.
 func (w *Workspace) Git() (*GitState, error) {
 	g, err := w.findGit()
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range g.DotGits {
+	for _, p := range g.dotGits {
 		g.addDir(w, w.gitDirOf(p, g.pointers), true)
 	}
 	return g, nil
+}
+
+// Paths returns every .git and git folder of g below dir, shown read-only.
+func (g *GitState) Paths(dir string) []string {
+	ps := slices.Concat(g.dotGits, slices.Collect(maps.Keys(g.dirs)))
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	for i, p := range ps {
+		ps[i] = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	return ps
 }
 
 // findGit walks for .git folders, files and links, never into them.
@@ -89,7 +98,7 @@ func (w *Workspace) findGit() (*GitState, error) {
 	g := &GitState{pointers: map[string]gitFile{}, dirs: map[string]*gitDir{}}
 	err := w.walk(walkHooks{visit: func(e walkEntry, _ *ignoreDir) bool {
 		if isDotGit(e.name) {
-			g.DotGits = append(g.DotGits, e.path)
+			g.dotGits = append(g.dotGits, e.path)
 			return false
 		}
 		return e.isDir
@@ -97,8 +106,8 @@ func (w *Workspace) findGit() (*GitState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("look for .git: %w", err)
 	}
-	slices.Sort(g.DotGits)
-	for _, p := range g.DotGits {
+	slices.Sort(g.dotGits)
+	for _, p := range g.dotGits {
 		if f, ok := w.readGitFile(p); ok && !f.mode.IsDir() {
 			g.pointers[p] = f
 		}
@@ -106,8 +115,7 @@ func (w *Workspace) findGit() (*GitState, error) {
 	return g, nil
 }
 
-// gitDirOf returns the folder git reads settings from for the .git at p,
-// "" when it is outside the workspace.
+// gitDirOf returns the git folder of the .git at p, "" outside.
 func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
 	f, ok := pointers[p]
 	if !ok {
@@ -125,8 +133,7 @@ func (w *Workspace) gitDirOf(p string, pointers map[string]gitFile) string {
 	return real
 }
 
-// gitPath returns where a path git read in a file of folder dir leads, as
-// a workspace path with no link left, or "" outside the workspace.
+// gitPath returns where a path git read in folder dir leads, "" outside.
 func (w *Workspace) gitPath(dir, p string) string {
 	p = strings.TrimSpace(p)
 	if !filepath.IsAbs(p) {
@@ -203,10 +210,9 @@ func runs(name string, f gitFile) string {
 			return name + " " + why
 		}
 		return ""
+	case name == "hooks" && !f.mode.IsDir():
+		return "hooks is not a folder"
 	case name == "hooks":
-		if !f.mode.IsDir() {
-			return "hooks is not a folder"
-		}
 		return ""
 	case name == "commondir":
 		return "commondir makes git read settings from elsewhere"
@@ -246,7 +252,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 		return nil, err
 	}
 	var done []string
-	for _, p := range now.DotGits {
+	for _, p := range now.dotGits {
 		f, ok := now.pointers[p]
 		old, had := before.pointers[p]
 		if !ok || had && old == f {
@@ -256,7 +262,7 @@ func (w *Workspace) PutBackGit(before *GitState) ([]string, error) {
 		delete(now.pointers, p)
 	}
 	// Common folders are not followed now: commondir is judged itself.
-	for _, p := range now.DotGits {
+	for _, p := range now.dotGits {
 		now.addDir(w, w.gitDirOf(p, now.pointers), false)
 	}
 	for _, d := range slices.Sorted(maps.Keys(before.dirs)) {
@@ -371,9 +377,8 @@ func (w *Workspace) putBack(p string, old gitFile, had bool) string {
 	return fmt.Sprintf("put back '%s' as it was", p)
 }
 
-// riskyConfig returns why git could run a program because of settings
-// data, or "": a setting of programKeys, or a line git might read
-// differently (continued, a setting on a section's line, an odd name).
+// riskyConfig returns why settings data could make git run a program, or
+// "": a programKeys setting, or a line git might read otherwise.
 func riskyConfig(data []byte) string {
 	section, sub := "", false
 	odd := func(line string) string {
@@ -390,11 +395,11 @@ func riskyConfig(data []byte) string {
 			return "continues a line, which only git reads for certain"
 		}
 		if line[0] == '[' {
-			var ok bool
-			section, sub, ok = repoSection(line)
-			if !ok {
+			m := sectionLine.FindStringSubmatch(line)
+			if m == nil {
 				return odd(line)
 			}
+			section, sub = strings.ToLower(m[1]), m[2] != ""
 			continue
 		}
 		name, _, _ := strings.Cut(line, "=")
@@ -416,22 +421,8 @@ func riskyConfig(data []byte) string {
 	return ""
 }
 
-// repoSection reads `[name]` or `[name "sub"]`: the name in lower case,
-// whether a subsection was given, and ok.
-func repoSection(line string) (string, bool, bool) {
-	inner, ok := strings.CutSuffix(line[1:], "]")
-	name, rest, hasSub := strings.Cut(inner, " ")
-	name, rest = strings.ToLower(name), strings.TrimSpace(rest)
-	switch {
-	case !ok || !configName(name):
-		return "", false, false
-	case !hasSub:
-		return name, false, true
-	case len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' || strings.ContainsAny(rest[1:len(rest)-1], "\"\\]"):
-		return "", false, false
-	}
-	return name, true, true
-}
+// sectionLine is `[name]` or `[name "sub"]`.
+var sectionLine = regexp.MustCompile(`^\[([A-Za-z][A-Za-z0-9-]*)( \s*"[^"\\\]]*"\s*)?\]$`)
 
 // configName reports whether s is letters, digits and '-' after a letter.
 func configName(s string) bool {

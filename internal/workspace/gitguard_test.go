@@ -4,8 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/courier-agent/courier/internal/sandbox/sandboxtest"
 )
 
 // A command may leave repositories as git makes them and as the person
@@ -295,5 +299,71 @@ func appendFile(t *testing.T, p, text string) {
 	defer f.Close()
 	if _, err := f.WriteString(text); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// GitState.Paths names what of the repositories a sandboxed command may
+// only read: every .git, the folder a "gitdir:" file leads to and the
+// common folder a commondir names, inside the workspace (the sandbox
+// shows nothing outside it writable), without blocking on a FIFO.
+func TestGitStatePaths(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		setup func(t *testing.T, ws, other string)
+		want  []string
+	}{
+		{"no repository", nil, nil, nil},
+		{"a .git folder", map[string]string{".git/HEAD": "ref: x\n"}, nil, []string{".git"}},
+		{"a pointer to a folder in the workspace", map[string]string{".git": "gitdir: .repo\n", ".repo/HEAD": "ref: x\n"}, nil, []string{".git", ".repo"}},
+		{"a worktree and its main repository elsewhere", nil, func(t *testing.T, ws, other string) {
+			writeTree(t, ws, map[string]string{".git": "gitdir: " + filepath.Join(other, ".git", "worktrees", "wt") + "\n"})
+			writeTree(t, other, map[string]string{".git/worktrees/wt/commondir": "../..\n"})
+		}, []string{".git"}},
+		{"a worktree and its main repository inside", map[string]string{".git": "gitdir: main/.git/worktrees/wt\n", "main/.git/worktrees/wt/commondir": "../..\n"}, nil,
+			[]string{".git", "main/.git", "main/.git/worktrees/wt"}},
+		{"a .git file that is not a pointer", map[string]string{".git": "hello\n"}, nil, []string{".git"}},
+		{"a commondir that is a FIFO", map[string]string{".git": "gitdir: .repo\n", ".repo/HEAD": "ref: x\n"}, func(t *testing.T, ws, other string) {
+			sandboxtest.Mkfifo(t, filepath.Join(ws, ".repo", "commondir"))
+		}, []string{".git", ".repo"}},
+		{"a .git that is a FIFO", nil, func(t *testing.T, ws, other string) { sandboxtest.Mkfifo(t, filepath.Join(ws, ".git")) }, []string{".git"}},
+		{"a symlink to a repository", nil, func(t *testing.T, ws, other string) {
+			writeTree(t, other, map[string]string{"repo/HEAD": "ref: x\n"})
+			if err := os.Symlink(filepath.Join(other, "repo"), filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{".git"}},
+		{"a submodule, its pointer relative to its own folder", map[string]string{".git/modules/sub/HEAD": "ref: x\n", "lib/sub/.git": "gitdir: ../../.git/modules/sub\n"}, nil,
+			[]string{".git", ".git/modules/sub", "lib/sub/.git"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, other := t.TempDir(), t.TempDir()
+			writeTree(t, ws, tt.files)
+			if tt.setup != nil {
+				tt.setup(t, ws, other)
+			}
+			// A hang guard, not a speed check: a FIFO must not block.
+			done := make(chan []string, 1)
+			go func() {
+				g, err := openWS(t, ws).Git()
+				if err != nil {
+					t.Error(err)
+				}
+				done <- g.Paths(ws)
+			}()
+			var want []string
+			for _, p := range tt.want {
+				want = append(want, filepath.Join(ws, p))
+			}
+			select {
+			case got := <-done:
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("Paths = %q, want %q", got, want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Git blocks")
+			}
+		})
 	}
 }

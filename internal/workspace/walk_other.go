@@ -8,9 +8,8 @@ import (
 	"path"
 )
 
-// folder is a folder by its path below the root: every look goes through
-// os.Root, so a link swapped in for a folder mid-walk may be followed,
-// within the workspace only.
+// folder is a path below the root, looked up through os.Root: a link
+// swapped in mid-walk may be followed, within the workspace only.
 type folder = *rootDir
 
 type rootDir struct {

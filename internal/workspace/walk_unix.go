@@ -41,8 +41,7 @@ func openAt(dir *os.File, name string, flags int) (*os.File, error) {
 	}
 }
 
-// lstatAt sets e's size and kind from the entry name of dir, never
-// through a link; false when there is none.
+// lstatAt sets e's size and kind from name in dir; false if none.
 func lstatAt(dir folder, name string, e *Entry) bool {
 	var st unix.Stat_t
 	if unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {

@@ -8,21 +8,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/courier-agent/courier/internal/sandbox"
 )
 
-// Main is the TestMain of a package whose tests run sandboxed commands:
-// the test binary is the launcher then.
+// Main is the TestMain of a package whose tests run sandboxed commands.
 func Main(m *testing.M) {
 	RunLauncher()
 	os.Exit(m.Run())
 }
 
-// RunLauncher acts as the launcher and exits when the test binary was
-// started as one, as courier's main does.
+// RunLauncher acts as the launcher when the test binary is started as one.
 func RunLauncher() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.Main(os.Args[2:], os.Stderr))
@@ -32,8 +31,7 @@ func RunLauncher() {
 // SkipEnv=1 lets sandbox tests skip on a kernel without Landlock.
 const SkipEnv = "COURIER_TEST_NO_LANDLOCK"
 
-// RequireLandlock fails t (or skips it, see SkipEnv) when the kernel
-// lacks Landlock ABI minABI.
+// RequireLandlock fails (see SkipEnv) t without Landlock ABI minABI.
 func RequireLandlock(t testing.TB, minABI int) {
 	t.Helper()
 	abi, err := sandbox.Available()
@@ -47,12 +45,10 @@ func RequireLandlock(t testing.TB, minABI int) {
 	missing(t, msg, SkipEnv, "the sandbox tests on such a kernel")
 }
 
-// NamespacesSkipEnv=1 lets the namespace tests skip where the kernel
-// refuses user namespaces.
+// NamespacesSkipEnv=1 skips the namespace tests without user namespaces.
 const NamespacesSkipEnv = "COURIER_TEST_NO_USERNS"
 
-// RequireNamespaces returns sandbox.Probe's findings, failing t (or
-// skipping it, see NamespacesSkipEnv) without the namespaces.
+// RequireNamespaces returns sandbox.Probe's findings, failing t without.
 func RequireNamespaces(t testing.TB) sandbox.Kernel {
 	t.Helper()
 	k := sandbox.Probe(t.TempDir())
@@ -70,8 +66,7 @@ func missing(t testing.TB, msg, skipEnv, what string) {
 	t.Fatal(msg + "; set " + skipEnv + "=1 to skip " + what)
 }
 
-// OutsideDir returns a new folder outside the temporary folders (which
-// commands may write), in the home folder or the current one.
+// OutsideDir returns a new folder outside those commands may write.
 func OutsideDir(t testing.TB) string {
 	t.Helper()
 	var bases []string
@@ -95,10 +90,8 @@ func OutsideDir(t testing.TB) string {
 }
 
 func under(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if rel, err := filepath.Rel(d, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dirs, func(d string) bool {
+		rel, err := filepath.Rel(d, p)
+		return err == nil && !strings.HasPrefix(rel, "..")
+	})
 }

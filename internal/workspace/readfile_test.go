@@ -13,14 +13,12 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// An Opener reads what OpenRegular opens and refuses what it refuses, with
-// the same errors: files deep in folders, more folders than it holds open,
+// ReadFile, which packs read with, reads what OpenRegular opens and
+// refuses what it refuses, with the same errors: files deep in folders,
 // symlinks into other folders and out of the workspace, named pipes,
-// folders and missing files. ReadListed, which opens without a look-up
-// first, answers the same for every path, as if each had been listed as a
-// regular file and then swapped: a symlink to a secret outside is not
-// read, and a named pipe does not hang.
-func TestOpenerAnswersAsOpenRegular(t *testing.T) {
+// folders and missing files: a symlink to a secret outside is not read,
+// and a named pipe does not hang.
+func TestReadFileAnswersAsOpenRegular(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{"top.txt": "top\n", "b/other.txt": "other\n"}
 	for i := range 12 {
@@ -38,8 +36,6 @@ func TestOpenerAnswersAsOpenRegular(t *testing.T) {
 	}
 	sandboxtest.Mkfifo(t, filepath.Join(dir, "a/pipe"))
 	ws := openWS(t, dir)
-	o := ws.NewOpener(3)
-	defer o.Close()
 	paths := []string{"top.txt", "a/sibling.txt", "a/d1/up/other.txt", "a/out.txt", "a/absolute.txt", "a/pipe", "a", "a/missing.go", "../x", "a/d3/../../top.txt"}
 	for p := range files {
 		paths = append(paths, p)
@@ -47,7 +43,7 @@ func TestOpenerAnswersAsOpenRegular(t *testing.T) {
 	// Into a buffer too small for most files, which must grow. Twice, so
 	// the second round finds some folders held and others closed.
 	buf := make([]byte, 2)
-	readers := map[string]func(string, []byte) ([]byte, error){"ReadRegular": o.ReadRegular, "ReadListed": o.ReadListed}
+	readers := map[string]func(string, []byte) ([]byte, error){"ReadFile": func(p string, _ []byte) ([]byte, error) { return ws.ReadFile(p) }}
 	// A read that opened the named pipe waiting for a writer would never
 	// return: the reads run aside, and a hang fails the test.
 	done := make(chan struct{})
@@ -60,7 +56,7 @@ func TestOpenerAnswersAsOpenRegular(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a read hung: a named pipe was opened waiting for a writer")
 	}
-	if got, err := o.ReadRegular("a/d7/e/f7.go", nil); string(got) != "package f7\n" || err != nil {
+	if got, err := ws.ReadFile("a/d7/e/f7.go"); string(got) != "package f7\n" || err != nil {
 		t.Errorf("got %q, %v", got, err)
 	}
 }
