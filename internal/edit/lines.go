@@ -116,23 +116,17 @@ func (t *Tracker) Text() string { return t.text }
 // check validates r against the original text and the earlier ranges.
 func (t *Tracker) check(r LineRange) error {
 	n := len(t.orig)
-	bad := func(reason string) error {
-		return &EditError{Reason: reason, Err: ErrBadRange}
-	}
 	switch {
 	case r.Start < 1:
-		return bad(fmt.Sprintf("start_line %d is invalid; lines count from 1", r.Start))
+		return fmt.Errorf("start_line %d is invalid; lines count from 1", r.Start)
 	case r.End < r.Start-1:
-		return bad(fmt.Sprintf("end_line %d is before start_line %d", r.End, r.Start))
+		return fmt.Errorf("end_line %d is before start_line %d", r.End, r.Start)
 	case r.End > n || r.Start > n+1:
-		return bad(fmt.Sprintf("%s is past the end of the file, which has %s (before this reply's edits); %s", lineRef(r), human.Count(n, "line", ""), appendAdvice(n)))
+		return fmt.Errorf("%s is past the end of the file, which has %s (before this reply's edits); %s", lineRef(r), human.Count(n, "line", ""), appendAdvice(n))
 	}
 	for _, a := range t.applied {
 		if overlaps(a, r) {
-			return &EditError{
-				Reason: fmt.Sprintf("this edit (%s) overlaps an earlier edit of this reply (%s); %s", r, a, overlapAdvice),
-				Lines:  []int{a.Start},
-				Err:    ErrOverlap}
+			return fmt.Errorf("this edit (%s) overlaps an earlier edit of this reply (%s); %s", r, a, overlapAdvice)
 		}
 	}
 	return nil

@@ -24,7 +24,7 @@ type Applied struct {
 }
 
 // ApplyEdits applies search/replace pairs in order, each to the text the
-// ones before it left, all or nothing: an error (*EditError) keeps content.
+// ones before it left, all or nothing: an error (*editError) keeps content.
 // A pair that seems already applied is skipped (Skipped, Notes), so that a
 // resent reply does not fail. Each pair is read as written, then without
 // blank lines at the edges of its search text, then without line numbers
@@ -37,15 +37,15 @@ type Applied struct {
 // empty file only.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	if len(edits) == 0 {
-		return Applied{Text: content}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
+		return Applied{Text: content}, errors.New("the edit has no search/replace pairs; send at least one search text and its replacement")
 	}
 	a := Applied{Text: content}
 	origLines := len(splitLines(content))
 	for i, e := range edits {
 		text, note, err := applyPair(a.Text, e, i+1)
 		if err != nil {
-			var ee *EditError
-			if errors.As(err, &ee) && ee.Err == ErrAlreadyApplied {
+			var ee *editError
+			if errors.As(err, &ee) && ee.applied {
 				a.Skipped = append(a.Skipped, i+1)
 				a.Notes = append(a.Notes, ee.Reason+"; skipped it")
 				continue
@@ -79,8 +79,7 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 		if isBlank(content) {
 			return replace, "", nil
 		}
-		return "", "", &EditError{Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
-			Err: ErrEmptySearch}
+		return "", "", fmt.Errorf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n)
 	}
 	m := newMatcher(content)
 	for _, v := range variants(search, replace) {
@@ -223,9 +222,8 @@ func findApplied(m *matcher, search, replace string) (int, bool) {
 }
 
 func alreadyApplied(n, line int) error {
-	return &EditError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
-		Lines: []int{line},
-		Err:   ErrAlreadyApplied}
+	return &editError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
+		Lines: []int{line}, applied: true}
 }
 
 // ambiguous names the lines where the search text matched.
@@ -243,9 +241,8 @@ func ambiguous(m *matcher, hits []hit, lv level, n int) error {
 	if len(lines) > show {
 		where += fmt.Sprintf(" and %d more", len(lines)-show)
 	}
-	return &EditError{Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
-		Lines: lines,
-		Err:   ErrAmbiguous}
+	return &editError{Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
+		Lines: lines}
 }
 
 // howMatched lists what was forgiven to match a pair; nothing when it

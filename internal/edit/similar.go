@@ -218,8 +218,7 @@ func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode
 // notFound builds the error for a search text that matches nowhere, showing
 // the most similar part of the file.
 func notFound(m *matcher, search, replace string, n int) error {
-	e := &EditError{Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
-		Err: ErrNotFound}
+	e := &editError{Reason: fmt.Sprintf("search text of edit %d was not found in the file", n)}
 	m.loadLines()
 	sl := bodyLines(search)
 	start, ok := mostSimilar(m.lines, sl)
