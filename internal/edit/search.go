@@ -82,27 +82,40 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 		return "", "", fmt.Errorf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n)
 	}
 	m := newMatcher(content)
-	for _, v := range variants(search, replace) {
-		for lv := levelExact; lv <= levelIndent; lv++ {
-			hits := m.find(v.search, lv)
-			if len(hits) == 0 {
-				continue
+	v, lv, hits := m.first(variants(search, replace))
+	switch {
+	case len(hits) > 1:
+		return "", "", ambiguous(hits, n)
+	case len(hits) == 1:
+		// An insertion made twice: the replacement keeps the search text
+		// as its anchor, and the whole replacement is in the file already.
+		if lv == levelExact && v.how == "" && strings.Contains(v.replace, v.search) {
+			if done := m.findExact(v.replace); len(done) > 0 {
+				return "", "", alreadyApplied(n, done[0].line+1)
 			}
-			if len(hits) > 1 {
-				return "", "", ambiguous(m, hits, lv, n)
-			}
-			if lv == levelExact && v.how == "" && alreadyInserted(m, v) {
-				line := m.lineOf(m.findExact(v.replace)[0], levelExact)
-				return "", "", alreadyApplied(n, line)
-			}
-			note := matchNote(n, m.lineOf(hits[0], lv), howMatched(v, lv, hits[0]))
-			return m.replace(hits[0], lv, v.replace), note, nil
+		}
+		return m.replace(hits[0], lv, v.replace), matchNote(n, v, lv, hits[0]), nil
+	}
+	// The search text is gone: the replacement found once means the pair
+	// was most likely applied already.
+	if !isBlank(replace) {
+		if _, _, done := m.first(variants(replace, "")); len(done) == 1 {
+			return "", "", alreadyApplied(n, done[0].line+1)
 		}
 	}
-	if line, ok := findApplied(m, search, replace); ok {
-		return "", "", alreadyApplied(n, line)
-	}
 	return "", "", notFound(m, search, replace, n)
+}
+
+// first returns the first reading and level at which one of vs matches.
+func (m *matcher) first(vs []variant) (variant, level, []hit) {
+	for _, v := range vs {
+		for lv := levelExact; lv <= levelIndent; lv++ {
+			if hits := m.find(v.search, lv); len(hits) > 0 {
+				return v, lv, hits
+			}
+		}
+	}
+	return variant{}, levelExact, nil
 }
 
 // variants lists the readings of a pair to try, as written first.
@@ -194,41 +207,19 @@ func dropNumbers(search, replace string) (string, string, bool) {
 	return joinLike(sl, search), joinLike(stripped, replace), true
 }
 
-// alreadyInserted catches an insertion made twice: the replacement contains
-// the search text (it keeps the anchor and adds lines), and the whole
-// replacement is already in the file around that anchor.
-func alreadyInserted(m *matcher, v variant) bool {
-	return strings.Contains(v.replace, v.search) && len(m.findExact(v.replace)) > 0
-}
-
-// findApplied looks for the replacement when the search text is gone; found
-// exactly once, the pair was most likely applied already.
-func findApplied(m *matcher, search, replace string) (int, bool) {
-	if isBlank(replace) {
-		return 0, false
-	}
-	for _, v := range variants(replace, "") {
-		for lv := levelExact; lv <= levelIndent; lv++ {
-			hits := m.find(v.search, lv)
-			if len(hits) == 1 {
-				return m.lineOf(hits[0], lv), true
-			}
-			if len(hits) > 1 {
-				return 0, false
-			}
-		}
-	}
-	return 0, false
-}
-
 func alreadyApplied(n, line int) error {
 	return &editError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
 		Lines: []int{line}, applied: true}
 }
 
 // ambiguous names the lines where the search text matched.
-func ambiguous(m *matcher, hits []hit, lv level, n int) error {
-	lines := m.hitLines(hits, lv)
+func ambiguous(hits []hit, n int) error {
+	var lines []int
+	for _, h := range hits {
+		if len(lines) == 0 || lines[len(lines)-1] != h.line+1 {
+			lines = append(lines, h.line+1)
+		}
+	}
 	const show = 10
 	list := make([]string, 0, show)
 	for _, l := range lines[:min(len(lines), show)] {
@@ -245,9 +236,9 @@ func ambiguous(m *matcher, hits []hit, lv level, n int) error {
 		Lines: lines}
 }
 
-// howMatched lists what was forgiven to match a pair; nothing when it
-// matched as written.
-func howMatched(v variant, lv level, h hit) []string {
+// matchNote says what was forgiven to match pair n; "" when it matched as
+// written.
+func matchNote(n int, v variant, lv level, h hit) string {
 	var how []string
 	if v.how != "" {
 		how = append(how, v.how)
@@ -258,15 +249,10 @@ func howMatched(v variant, lv level, h hit) []string {
 	case levelIndent:
 		how = append(how, indentNote(h.shift))
 	}
-	return how
-}
-
-// matchNote says how pair n matched at line when it was not as written.
-func matchNote(n, line int, how []string) string {
 	if len(how) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("edit %d matched line %d only %s", n, line, strings.Join(how, " and "))
+	return fmt.Sprintf("edit %d matched line %d only %s", n, h.line+1, strings.Join(how, " and "))
 }
 
 func indentNote(shift int) string {

@@ -99,6 +99,3 @@ func lineOffsets(s string) []int {
 	}
 	return append(offs, len(s))
 }
-
-// lineAt returns the 1-based line number of byte offset off in s.
-func lineAt(s string, off int) int { return strings.Count(s[:off], "\n") + 1 }
