@@ -123,9 +123,6 @@ type fence struct {
 // openFence reads a fence line: three or more backticks or tildes,
 // optionally followed by a label.
 func openFence(line string) (fence, bool) {
-	if !mayStartWith(line, "`~") {
-		return fence{}, false
-	}
 	s := trimLine(line)
 	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false

@@ -28,9 +28,6 @@ func markerOf(line string) marker {
 	case ">>>>>>> REPLACE":
 		return replaceMarker
 	}
-	if !mayStartWith(line, "<=>") {
-		return notMarker
-	}
 	s := trimLine(line)
 	if len(s) < 5 {
 		return notMarker

@@ -65,11 +65,7 @@ func typeOf(name string) command.Type {
 
 // readTag says whether line is a tag line and takes it apart.
 func readTag(line string) (t tagLine) {
-	k, ok := tagOpen(line)
-	if !ok {
-		return t
-	}
-	s, indent, ok, escaped := tagStartAt(line, k)
+	s, indent, escaped, ok := tagText(line)
 	if !ok {
 		return t
 	}
