@@ -197,7 +197,7 @@ func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
 		}
 		// Another unknown tag right after: no closing tag follows u.
 		switch {
-		case !p.commandLike(u.words, u.nattrs):
+		case !u.commandLike():
 			p.prose(c.line, next.line)
 		case !p.listing():
 			p.unlisted(c.line, next.line)
@@ -246,7 +246,7 @@ func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, ct tagLine, af
 		line, after = p.lineAt(e)
 		ct = readTag(line)
 	}
-	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
+	if !u.commandLike() && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)
 	}
 	if !closed {

@@ -148,7 +148,7 @@ func unknownMessage(words string, line0, end0 int, closed bool) string {
 	} else {
 		b.WriteString(", so it was ignored.")
 	}
-	if typ, ok := nearMiss(words); ok {
+	if typ := nearMiss(words); typ != "" {
 		fmt.Fprintf(&b, " Did you mean [%s]?", typ)
 	}
 	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", validCommands())

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -44,21 +45,8 @@ type tagLine struct {
 
 // typeOf returns the command a tag name (in upper case) names, or "".
 func typeOf(name string) command.Type {
-	switch name {
-	case "CREATE_FILE":
-		return command.CreateFile
-	case "EDIT_FILE":
-		return command.EditFile
-	case "DELETE_FILE":
-		return command.DeleteFile
-	case "READ_FILE":
-		return command.ReadFile
-	case "RUN_COMMAND":
-		return command.RunCommand
-	case "MESSAGE":
-		return command.Message
-	case "DONE":
-		return command.Done
+	if t := command.Type(name); slices.Contains(command.Types, t) {
+		return t
 	}
 	return ""
 }

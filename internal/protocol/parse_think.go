@@ -16,8 +16,8 @@ import (
 // never closes makes the rest of the reply reasoning, since the model was
 // cut off while still drafting; commands in it are reported, not run.
 
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for a lower-case
-// ASCII prefix.
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for an ASCII
+// prefix.
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && asciiFold(s[:len(prefix)], prefix)
 }
@@ -55,12 +55,12 @@ func hasThinkClose(s string) bool {
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
 	s := trimLine(line)
-	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
-}
-
-// hasSuffixFold is hasPrefixFold for a suffix.
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && asciiFold(s[len(s)-len(suffix):], suffix)
+	for _, end := range []string{"</think>", "</thinking>"} {
+		if len(s) >= len(end) && asciiFold(s[len(s)-len(end):], end) {
+			return true
+		}
+	}
+	return hasPrefixFold(s, "</think")
 }
 
 // think handles a reasoning section starting at c, if there is one; the
