@@ -35,28 +35,19 @@ func what(typ command.Type, path string, line int) string {
 
 // tagProblem is the message for a block whose tag or body is wrong.
 func tagProblem(t *tagLine, line int, path, problem string) string {
-	return fmt.Sprintf("%s %s.%s", what(t.typ, path, line), problem, notDone(t.typ))
+	resend := "block"
+	if t.typ == command.DeleteFile || t.typ == command.ReadFile {
+		resend = "tag"
+	}
+	return fmt.Sprintf("%s %s. %s; resend the corrected %s.", what(t.typ, path, line), problem, notDone[t.typ], resend)
 }
 
 // notDone says what did not happen because a block was refused.
-func notDone(typ command.Type) string {
-	switch typ {
-	case command.CreateFile:
-		return " Nothing was written; resend the corrected block."
-	case command.EditFile:
-		return " The file was not changed; resend the corrected block."
-	case command.DeleteFile:
-		return " Nothing was deleted; resend the corrected tag."
-	case command.ReadFile:
-		return " Nothing was read; resend the corrected tag."
-	case command.RunCommand:
-		return " The command was not run; resend the corrected block."
-	case command.Message:
-		return " The message was not shown; resend the corrected block."
-	case command.Done:
-		return " The task was not marked done; resend the corrected block."
-	}
-	return ""
+var notDone = map[command.Type]string{
+	command.CreateFile: "Nothing was written", command.EditFile: "The file was not changed",
+	command.DeleteFile: "Nothing was deleted", command.ReadFile: "Nothing was read",
+	command.RunCommand: "The command was not run", command.Message: "The message was not shown",
+	command.Done: "The task was not marked done",
 }
 
 func trailingProblem(t *tagLine) string {
@@ -86,16 +77,14 @@ func unclosedMessage(t *tagLine, line0 int, path string, sc bodyScan) string {
 
 func unclosedNotDone(typ command.Type, closer string) string {
 	switch typ {
-	case command.CreateFile:
-		return " Nothing was written to that file; resend the whole block, ending with " + closer + "."
-	case command.EditFile:
-		return " The file was not changed; resend the whole block, ending with " + closer + "."
-	case command.RunCommand:
-		return " The command was not run; resend the whole block, ending with " + closer + "."
+	case command.Done:
+		return " The task was not marked done; put [DONE] ... [/DONE] last in the reply."
 	case command.Message:
 		return " The message was not shown; resend it ending with " + closer + "."
+	case command.CreateFile:
+		return " Nothing was written to that file; resend the whole block, ending with " + closer + "."
 	}
-	return " The task was not marked done; put [DONE] ... [/DONE] last in the reply."
+	return " " + notDone[typ] + "; resend the whole block, ending with " + closer + "."
 }
 
 func isAre(n int) string {
