@@ -128,7 +128,7 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 		}
 		return p.block(c, &t, next)
 	case kindOther:
-		return p.unknown(c, t.unknown(), next)
+		return p.unknown(c, &t, next)
 	case kindClose:
 		if p.strayCloser(c, &t, next) {
 			return next

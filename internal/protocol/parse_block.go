@@ -176,81 +176,24 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // unknown handles a tag line whose name courier does not know. It is
 // reported when it looks like a command: a near miss of a known name,
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
-// before the next tag line. Unknown tags right after it are handled here
-// too, so that no tag line is read twice.
-func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
-	for !p.done(next) {
-		line, after := p.lineAt(next)
-		nt := readTag(line)
-		if nt.kind != kindOther {
-			r := p.unknownScan(c, u, next, nt, after, true)
-			if r == next || p.done(r) {
-				return r
-			}
-			// Past text lines, another unknown tag is handled here too.
-			line, after = p.lineAt(r)
-			if nt = readTag(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
-				return r
-			}
-			c, u, next = r, nt.unknown(), after
+// before the next tag line.
+func (p *parser) unknown(c cursor, u *tagLine, next cursor) cursor {
+	stop, end := next, next // stop: the first line after the text lines that follow the tag
+	closed := false
+	for !p.done(stop) {
+		line, after := p.lineAt(stop)
+		t := readTag(line)
+		if t.kind == kindText {
+			stop = after
 			continue
 		}
-		// Another unknown tag right after: no closing tag follows u.
-		switch {
-		case !u.commandLike():
-			p.prose(c.line, next.line)
-		case !p.listing():
-			p.unlisted(c.line, next.line)
-		default:
-			line0, end0, words := c.line, next.line, u.words
-			p.fail(line0, end0, "", func() string { return unknownMessage(words, line0, end0, false) })
+		if closed = t.kind == kindClose && t.written == u.written; closed {
+			end = after
 		}
-		if strings.IndexByte(line, '<') >= 0 {
-			return next // a reasoning tag may be on that line
-		}
-		// As the main loop would: no blank line, no reasoning tag.
-		c, u, next = next, nt.unknown(), after
-	}
-	return p.unknownScan(c, u, next, tagLine{}, cursor{}, false)
-}
-
-// unknownTag is what unknown needs of an unknown tag's reading.
-type unknownTag struct {
-	written, words string
-	nattrs         int
-}
-
-func (t *tagLine) unknown() unknownTag { return unknownTag{t.written, t.words, len(t.attrs)} }
-
-// unknownScan is unknown for a tag at c that is not followed by another
-// unknown tag: it looks for the closing tag up to the next tag line. ct
-// is the reading of the line at next, which ends after; more is false at
-// the end of the reply.
-func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, ct tagLine, after cursor, more bool) cursor {
-	end := next
-	closed := false
-	stop := next // the first line after the text lines that follow the tag
-	for e := next; more; {
-		if ct.kind == kindClose && ct.written == u.written {
-			end, closed = after, true
-		}
-		if ct.kind != kindText {
-			stop = e
-			break
-		}
-		if e = after; p.done(after) {
-			stop = after
-			break
-		}
-		var line string
-		line, after = p.lineAt(e)
-		ct = readTag(line)
+		break
 	}
 	if !u.commandLike() && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)
-	}
-	if !closed {
-		end = next
 	}
 	if !p.listing() {
 		p.unlisted(c.line, end.line)

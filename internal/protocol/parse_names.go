@@ -91,4 +91,4 @@ func isUpperName(name string) bool {
 // commandLike reports whether an unknown tag line is meant as a command:
 // a name with attributes, or a near miss of a known name. Markdown such as
 // [x], [1] or [NOTE] is not.
-func (u unknownTag) commandLike() bool { return u.nattrs > 0 || nearMiss(u.words) != "" }
+func (t *tagLine) commandLike() bool { return len(t.attrs) > 0 || nearMiss(t.words) != "" }
