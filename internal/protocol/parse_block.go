@@ -83,40 +83,31 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 			sc.body = lead + "\n" + sc.body
 		}
 	}
+	var path, problem string
 	// A final [DONE] without its closing tag still ends the session.
-	finalDone := t.typ == command.Done && sc.stop.name == ""
-	if !sc.closed && !finalDone {
-		if !p.listing() {
-			p.unlisted(c.line, sc.resume.line)
+	if sc.closed || t.typ == command.Done && sc.stop.name == "" {
+		if !sc.closed {
+			sc.body = dropDanglingFence(sc.body)
+		}
+		var cmd command.Command
+		if problem = build(&cmd, t, sc.body, c.line+1); problem == "" {
+			p.add(&cmd, c.line, sc.resume.line)
 			return sc.resume
 		}
-		path, problem := blockPath(t)
-		p.fail(c.line, sc.resume.line, path, func() string {
-			msg := unclosedMessage(t, c.line, path, sc)
-			if problem != "" {
-				msg = joinProblems(msg, tagProblem(t, c.line+1, path, problem))
-			}
-			return msg
-		})
-		return sc.resume
-	}
-	if finalDone && !sc.closed {
-		sc.body = dropDanglingFence(sc.body)
-	}
-	var cmd command.Command
-	problem := buildBlock(&cmd, t, sc.body, c.line+1)
-	if problem == "" {
-		p.add(&cmd, c.line, sc.resume.line)
-		return sc.resume
-	}
-	path := cmd.Path
-	if !sc.closed {
-		p.fail(c.line, sc.resume.line, path, func() string {
-			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblem(t, c.line+1, path, problem))
-		})
+		path = cmd.Path
 	} else {
-		p.fail(c.line, sc.resume.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
+		path, problem = blockPath(t)
 	}
+	p.fail(c.line, sc.resume.line, path, func() string {
+		msg := ""
+		if problem != "" {
+			msg = tagProblem(t, c.line+1, path, problem)
+		}
+		if !sc.closed {
+			msg = joinProblems(unclosedMessage(t, c.line, path, sc), msg)
+		}
+		return msg
+	})
 	return sc.resume
 }
 
@@ -134,7 +125,7 @@ func blockPath(t *tagLine) (string, string) {
 }
 
 // leadText is text after a [MESSAGE] or [DONE] tag on its own line, which
-// starts the body; after other tags it is a mistake reported by buildBlock.
+// starts the body; after other tags it is a mistake reported by build.
 func leadText(t *tagLine) string {
 	if t.typ != command.Message && t.typ != command.Done {
 		return ""
@@ -147,7 +138,7 @@ func leadText(t *tagLine) string {
 // otherwise the blank lines looked at are prose.
 func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	var cmd command.Command
-	problem := buildSimple(&cmd, t)
+	problem := build(&cmd, t, "", c.line+1)
 	path := cmd.Path
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {

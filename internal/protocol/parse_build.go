@@ -6,40 +6,19 @@ import (
 	"github.com/courier-agent/courier/internal/command"
 )
 
-// buildSimple makes a DELETE_FILE or READ_FILE command from its tag in
-// cmd, a zero command, or says what is wrong with it (see tagProblem).
-func buildSimple(cmd *command.Command, t *tagLine) string {
-	cmd.Type = t.typ
-	if t.escaped {
-		cmd.Note = escapedNote
-	}
-	m, problem := tagAttrs(t)
-	path, pathProblem := tagPath(m)
-	cmd.Path = path
-	if problem == "" {
-		problem = pathProblem
-	}
-	if problem == "" && t.trailing != "" && !isCloserOf(t.trailing, t.name) {
-		problem = trailingProblem(t)
-	}
-	if problem == "" && t.typ == command.ReadFile {
-		cmd.StartLine, cmd.EndLine, problem = readRange(m)
-	}
-	return problem
-}
-
 func isCloserOf(s, name string) bool {
 	closer, ok := closerName(s)
 	return ok && strings.ToUpper(closer) == name
 }
 
-// buildBlock makes a command with a body in cmd, a zero command, or says
-// what is wrong with it (see tagProblem). line is the 1-based line of the
-// opening tag.
-func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string {
+// build makes a command from its tag and body in cmd, a zero command, or
+// says what is wrong with it (see tagProblem). line is the 1-based line of
+// the opening tag.
+func build(cmd *command.Command, t *tagLine, body string, line int) string {
 	cmd.Type = t.typ
 	m, problem := tagAttrs(t)
-	if problem == "" && t.trailing != "" && leadText(t) == "" {
+	selfClosing := t.typ == command.DeleteFile || t.typ == command.ReadFile
+	if problem == "" && t.trailing != "" && leadText(t) == "" && !selfClosing {
 		problem = trailingProblem(t)
 	}
 	if t.escaped {
@@ -47,6 +26,14 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string 
 	}
 	var p, note string
 	switch t.typ {
+	case command.DeleteFile, command.ReadFile:
+		// "[READ_FILE path=...][/READ_FILE]" is the tag alone.
+		if cmd.Path, p = tagPath(m); p == "" && t.trailing != "" && !isCloserOf(t.trailing, t.name) {
+			p = trailingProblem(t)
+		}
+		if p == "" && t.typ == command.ReadFile {
+			cmd.StartLine, cmd.EndLine, p = readRange(m)
+		}
 	case command.CreateFile:
 		cmd.Path, p = tagPath(m)
 		cmd.Content, note = fileText(body, t.indent, cmd.Path)
