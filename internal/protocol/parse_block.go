@@ -143,13 +143,8 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		// A line starting "[" but not "[/" is most often the next
-		// command: it is not read twice.
-		rest := line[skipBlanks(line, 0):]
-		if !strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "[/") {
-			if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
-				end = after
-			}
+		if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
+			end = after
 		}
 	}
 	if problem != "" {
@@ -235,10 +230,6 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 // the end).
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
-		if c.pos < len(p.text) && p.text[c.pos] == '\n' { // the most common blank line
-			c = cursor{c.pos + 1, c.line + 1}
-			continue
-		}
 		line, after := p.lineAt(c)
 		if !isBlankLine(line) {
 			return c

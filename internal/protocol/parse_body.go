@@ -124,29 +124,17 @@ type fence struct {
 // optionally followed by a label.
 func openFence(line string) (fence, bool) {
 	s := trimLine(line)
-	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false
 	}
-	n := 0
-	for n < len(s) && s[n] == s[0] {
-		n++
-	}
-	if n < 3 {
-		return fence{}, false
-	}
-	if n == len(s) {
-		return fence{ch: s[0], n: n, bare: true}, true
-	}
-	info := strings.TrimSpace(s[n:])
-	if s[0] == '`' && strings.IndexByte(info, '`') >= 0 {
+	info := strings.TrimLeft(s, s[:1])
+	n := len(s) - len(info)
+	if info = strings.TrimSpace(info); n < 3 || s[0] == '`' && strings.IndexByte(info, '`') >= 0 {
 		return fence{}, false
 	}
 	bare := info == ""
-	for j := 0; j < len(info); j++ {
-		if c := info[j]; c == ' ' || c == '\t' || c == '{' {
-			info = info[:j]
-			break
-		}
+	if i := strings.IndexAny(info, " \t{"); i >= 0 {
+		info = info[:i]
 	}
 	return fence{ch: s[0], n: n, info: strings.ToLower(info), bare: bare}, true
 }
