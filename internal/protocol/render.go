@@ -111,16 +111,16 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 		b.WriteString("\n")
 		part("Requested File Contents")
 		b.WriteString("## Requested File Contents\n")
-		for _, f := range requested {
+		file := func(f frontend.FileContent) {
 			part("file " + ShowName(f.Path) + shownLines(f))
 			writeRequested(b, f)
 		}
+		for _, f := range requested {
+			file(f)
+		}
 		b.WriteString(leftOut)
 		if pack != nil {
-			pack.Files(func(f frontend.FileContent) {
-				part("file " + ShowName(f.Path) + shownLines(f))
-				writeRequested(b, f)
-			})
+			pack.Files(file)
 		}
 	}
 	b.WriteString("\n")
@@ -143,17 +143,11 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 // writeRequested writes one requested file between its marker lines.
 func writeRequested(b *strings.Builder, f frontend.FileContent) {
 	name := ShowName(f.Path)
-	b.WriteString("--- ")
-	b.WriteString(name)
-	b.WriteString(shownLines(f))
-	b.WriteString(" ---\n")
-	b.WriteString(f.Text)
+	fmt.Fprintf(b, "--- %s%s ---\n%s", name, shownLines(f), f.Text)
 	if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
 		b.WriteString("\n")
 	}
-	b.WriteString("--- end ")
-	b.WriteString(name)
-	b.WriteString(" ---\n")
+	fmt.Fprintf(b, "--- end %s ---\n", name)
 }
 
 // renderResults writes the tag protocol's results section: the notices,
@@ -178,16 +172,16 @@ func renderFiles(b *strings.Builder, files []workspace.Entry) {
 		return
 	}
 	for _, f := range files {
+		size := human.Count(int(f.Size), "byte", "")
 		switch {
 		case f.IsDir:
 			// A summary counts files, not bytes: sizes cost a lookup of
 			// every file, and only shown files are looked up.
-			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), human.Count(f.Files, "file", ""))
+			size = human.Count(f.Files, "file", "")
 		case f.Binary:
-			fmt.Fprintf(b, "  %s (%s, binary)\n", ShowName(f.Path), exactBytes(f.Size))
-		default:
-			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), exactBytes(f.Size))
+			size += ", binary"
 		}
+		fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), size)
 	}
 }
 
@@ -253,9 +247,6 @@ func writeBlock(b *strings.Builder, label, text, empty string) {
 		b.WriteString("\n")
 	}
 }
-
-// exactBytes writes a file's size to the byte, as the listing gives it.
-func exactBytes(n int64) string { return human.Count(int(n), "byte", "") }
 
 // shownLines names the lines a partly shown file shows: " (lines 400-464 of
 // 772)", so that two reads of one file are told apart.
