@@ -56,7 +56,7 @@ func before(a, b LineRange) bool {
 // between; after any other change, start a new Tracker from the new text.
 type Tracker struct {
 	orig    []string // original lines without terminators
-	terms   []string // their terminators; "" for an unterminated last line
+	terms   []string // their terminators, eol for an unterminated last line
 	eol     string   // terminator for new lines
 	noFinal bool     // the original is not empty and lacks a final newline
 	applied []LineRange
@@ -73,7 +73,7 @@ func NewTracker(original string) *Tracker {
 		t.terms = append(t.terms, l[len(body):]+"\n")
 	}
 	if t.noFinal {
-		t.terms[len(t.terms)-1] = ""
+		t.terms[len(t.terms)-1] = t.eol // render trims the very end
 	}
 	return t
 }
@@ -158,7 +158,7 @@ func (t *Tracker) render() string {
 	next := 0 // 0-based next original line to copy
 	for _, r := range t.applied {
 		for ; next < r.Start-1; next++ {
-			b.WriteString(t.orig[next] + t.term(next))
+			b.WriteString(t.orig[next] + t.terms[next])
 		}
 		for _, l := range bodyLines(r.Text) {
 			b.WriteString(l + t.eol)
@@ -166,20 +166,11 @@ func (t *Tracker) render() string {
 		next = max(next, r.End)
 	}
 	for ; next < len(t.orig); next++ {
-		b.WriteString(t.orig[next] + t.term(next))
+		b.WriteString(t.orig[next] + t.terms[next])
 	}
 	out := b.String()
 	if t.noFinal {
 		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
 	}
 	return out
-}
-
-// term is the terminator of original line i as written inside the text:
-// the unterminated last line gets one, since render trims the very end.
-func (t *Tracker) term(i int) string {
-	if t.terms[i] == "" {
-		return t.eol
-	}
-	return t.terms[i]
 }

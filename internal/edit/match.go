@@ -54,12 +54,19 @@ func (m *matcher) loadLines() {
 		return
 	}
 	m.lines = splitLines(m.content)
-	m.offs = lineOffsets(m.content)
-	m.tabs = usesTabs(m.lines)
+	m.offs = make([]int, len(m.lines)+1)
 	m.trimmed = make([]string, len(m.lines))
+	tabs := 0 // lines indented with a tab, less those with a space
 	for i, l := range m.lines {
+		m.offs[i+1] = min(m.offs[i]+len(l)+1, len(m.content))
 		m.trimmed[i] = trimEOLSpace(l)
+		if strings.HasPrefix(l, "\t") {
+			tabs++
+		} else if strings.HasPrefix(l, " ") {
+			tabs--
+		}
 	}
+	m.tabs = tabs > 0
 }
 
 // find returns every place search matches at the given level.
@@ -183,7 +190,12 @@ func reindent(lines []string, shift, tab int, useTabs bool) []string {
 			continue
 		}
 		ind := indentOf(l)
-		out[i] = makeIndent(indentWidth(ind, tab)+shift, tab, useTabs) + l[len(ind):]
+		w := max(indentWidth(ind, tab)+shift, 0)
+		indent := strings.Repeat(" ", w)
+		if useTabs {
+			indent = strings.Repeat("\t", w/tab) + strings.Repeat(" ", w%tab)
+		}
+		out[i] = indent + l[len(ind):]
 	}
 	return out
 }
