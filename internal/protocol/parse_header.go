@@ -17,25 +17,13 @@ func (p *parser) header(line string) {
 	if lead := strings.TrimLeftFunc(s, func(r rune) bool { return strings.ContainsRune("*_`#>-+", r) || unicode.IsSpace(r) }); lead == "" || lead[0]|0x20 != 's' {
 		return
 	}
-	s = strings.Map(func(r rune) rune {
-		if r == '*' || r == '_' || r == '`' {
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.TrimLeft(s, "#>-+ \t")
-	key, val, ok := strings.Cut(s, ":")
-	if !ok {
+	s = strings.TrimLeft(strings.NewReplacer("*", "", "_", "", "`", "").Replace(s), "#>-+ \t")
+	key, val, _ := strings.Cut(s, ":")
+	words := strings.Fields(val)
+	if len(words) == 0 {
 		return
 	}
-	key = strings.TrimSpace(key)
-	val = strings.TrimLeftFunc(val, unicode.IsSpace)
-	if i := strings.IndexFunc(val, unicode.IsSpace); i >= 0 {
-		val = val[:i]
-	}
-	if val == "" {
-		return
-	}
+	key, val = strings.TrimSpace(key), words[0]
 	switch {
 	case asciiFold(key, "session"), asciiFold(key, "session id"), asciiFold(key, "sessionid"):
 		if p.reply.Session == "" && isSessionID(val) {
