@@ -39,8 +39,8 @@ func tagAttrs(t *tagLine) (attrs, string) {
 	if len(t.attrs) > maxAttrs && problem == "" {
 		problem = fmt.Sprintf("has %d attributes; no command takes more than a few", len(t.attrs))
 	}
-	for i, a := range t.attrs {
-		if problem == "" && i < maxAttrs && attrs(t.attrs[:i]).has(a.key) {
+	for i, a := range t.attrs[:min(len(t.attrs), maxAttrs)] {
+		if _, twice := attrs(t.attrs[:i]).get(a.key); twice && problem == "" {
 			problem = "the attribute " + a.key + " is given twice"
 		}
 	}
@@ -57,11 +57,6 @@ func tagAttrs(t *tagLine) (attrs, string) {
 		}
 	}
 	return m, problem
-}
-
-func (m attrs) has(k string) bool {
-	_, ok := m.get(k)
-	return ok
 }
 
 // tagPath reads and checks the path attribute.

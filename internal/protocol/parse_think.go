@@ -3,7 +3,6 @@ package protocol
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
@@ -28,9 +27,6 @@ func thinkOpen(line string) (string, bool) {
 	s := line[skipBlanks(line, 0):]
 	if !strings.HasPrefix(s, "<") {
 		return "", false
-	}
-	if len(s) > 1 && s[1] < utf8.RuneSelf && s[1]|0x20 != 't' {
-		return "", false // <div>, <p>, </...>: not a reasoning tag
 	}
 	s = trimLine(s)
 	for _, tag := range []string{"<think>", "<thinking>"} {
