@@ -57,10 +57,41 @@ func readTag(line string) (t tagLine) {
 	if !ok {
 		return t
 	}
-	t.parse(s)
-	if t.kind != kindText {
-		t.indent, t.escaped = indent, escaped
+	if strings.HasPrefix(s, "[/") {
+		if written, ok := closerName(s); ok {
+			return tagLine{kind: kindClose, name: strings.ToUpper(written), written: written, indent: indent, escaped: escaped}
+		}
+		return t
 	}
+	if len(s) < 2 || !isLetter(s[1]) {
+		return t
+	}
+	end := nameEnd(s, 1)
+	t.written = s[1:end]
+	t.typ = typeOf(strings.ToUpper(t.written))
+	t.name = string(t.typ)
+	wordsEnd := end
+	complete := t.readAttrs(s, end, &wordsEnd)
+	switch {
+	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
+		return tagLine{} // "[DONE](url)" is a Markdown link, not a command.
+	case t.typ != "":
+		t.kind = kindOpen
+		if !complete && t.problem == "" {
+			t.problem = "the tag has no closing ']'"
+		}
+		t.splitInline()
+	case complete && t.trailing == "" && t.problem == "":
+		t.kind = kindOther
+		t.name = strings.ToUpper(t.written)
+	default:
+		return tagLine{}
+	}
+	t.words = t.name
+	if wordsEnd > end {
+		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
+	}
+	t.indent, t.escaped = indent, escaped
 	return t
 }
 
@@ -73,48 +104,6 @@ func nameEnd(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// parse reads a tag from s, which starts with '[', into t, which is
-// empty.
-func (t *tagLine) parse(s string) {
-	if strings.HasPrefix(s, "[/") {
-		if written, ok := closerName(s); ok {
-			t.kind, t.name, t.written = kindClose, strings.ToUpper(written), written
-		}
-		return
-	}
-	if len(s) < 2 || !isLetter(s[1]) {
-		return
-	}
-	end := nameEnd(s, 1)
-	t.written = s[1:end]
-	t.typ = typeOf(strings.ToUpper(t.written))
-	t.name = string(t.typ)
-	wordsEnd := end
-	complete := t.readAttrs(s, end, &wordsEnd)
-	switch {
-	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
-		// "[DONE](url)" is a Markdown link, not a command.
-		*t = tagLine{}
-		return
-	case t.typ != "":
-		t.kind = kindOpen
-		if !complete && t.problem == "" {
-			t.problem = "the tag has no closing ']'"
-		}
-		t.splitInline()
-	case complete && t.trailing == "" && t.problem == "":
-		t.kind = kindOther
-		t.name = strings.ToUpper(t.written)
-	default:
-		*t = tagLine{}
-		return
-	}
-	t.words = t.name
-	if wordsEnd > end {
-		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
-	}
 }
 
 // readAttrs reads attributes from s[i:] up to the closing ']'. It reports
