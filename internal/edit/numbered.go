@@ -224,8 +224,7 @@ func (lr *lineReader) skip() (bool, error) {
 func (lr *lineReader) line(limit int) (string, bool, error) {
 	var head []byte
 	rest := 0 // characters after what head keeps
-	cut := false
-	got := false
+	cut, got := false, false
 	var stopped error
 	for {
 		chunk, err := lr.chunk()
@@ -242,14 +241,10 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 		}
 		if limit > 0 && len(head)+len(chunk) > limit {
 			room := limit - len(head)
-			head = append(head, chunk[:room]...)
 			rest += runeCountValid(chunk[room:])
-			cut = true
-		} else if !cut {
-			head = append(head, chunk...)
-		} else {
-			rest += runeCountValid(chunk)
+			chunk, cut = chunk[:room], true
 		}
+		head = append(head, chunk...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			break
 		}
