@@ -166,6 +166,9 @@ func matchEdge(patterns []chrome, lines []edge, fromEnd bool) int {
 // block's body whose language labels are labels (run: a RUN_COMMAND's),
 // and says what it left out ("" for nothing).
 func stripChrome(body, labels string, run bool) (string, string) {
+	if !maybeChrome(body) {
+		return body, ""
+	}
 	var hb, fb [6]edge
 	head := edges(hb[:0], body, 3, false)
 	if len(head) == 0 {
@@ -220,6 +223,27 @@ func stripChrome(body, labels string, run bool) (string, string) {
 		inner = inner[first:] + "\n"
 	}
 	return inner, chromeNote(head[:nh], feet[len(feet)-nf:], shell)
+}
+
+// maybeChrome is a quick look at the first and last lines of body: false
+// when they cannot start a header or end a footer, as for most bodies.
+func maybeChrome(body string) bool {
+	first, start := firstNonBlank(body)
+	if start < 0 {
+		return false
+	}
+	if w := trimLine(first); isLabel(w) || strings.Contains(w, "Copy") || len(w) >= 4 && strings.EqualFold(w[:4], "copy") ||
+		len(w) > 10 && strings.EqualFold(w[:10], "generated ") {
+		return true
+	}
+	last, start := lastNonBlank(body)
+	if w := trimLine(last); strings.Contains(w, "caution") || strings.EqualFold(w, "ignore_when_copying_end") {
+		return true
+	} else if !isLabel(w) {
+		return false
+	}
+	last, _ = lastNonBlank(body[:start])
+	return strings.Contains(last, "caution")
 }
 
 // chromeNote says what stripChrome left out: the lines of head and feet.

@@ -24,8 +24,16 @@ func junk(r rune) rune {
 }
 
 // cleanLine removes invisible characters, turns non-ASCII spaces into
-// ordinary ones and bytes that are not UTF-8 into U+FFFD.
-func cleanLine(s string) string { return strings.Map(junk, s) }
+// ordinary ones and bytes that are not UTF-8 into U+FFFD. An ASCII line,
+// as most are, is returned without a call per byte.
+func cleanLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Map(junk, s)
+		}
+	}
+	return s
+}
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 
@@ -39,8 +47,15 @@ func skipBlanks(s string, i int) int {
 // trimLine trims blanks, invisible characters and non-ASCII spaces.
 func trimLine(s string) string { return strings.TrimSpace(cleanLine(s)) }
 
-// isBlankLine reports a line with nothing a reader would see.
-func isBlankLine(s string) bool { return trimLine(s) == "" }
+// isBlankLine reports a line with nothing a reader would see. Most lines
+// are refused by their first printable ASCII character.
+func isBlankLine(s string) bool {
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\r\v\f", s[i]) >= 0 {
+		i++
+	}
+	return (i == len(s) || s[i] >= utf8.RuneSelf) && trimLine(s[i:]) == ""
+}
 
 // skipListMarker returns the index after a Markdown list marker ("- ",
 // "* ", "+ ", "1. ", "1) ") that starts at i, or i when there is none.
