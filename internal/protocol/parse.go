@@ -168,25 +168,14 @@ func (p *parser) add(cmd *command.Command, first, end int) {
 	p.span(first, end, len(p.cmds)-1)
 }
 
-// listing reports whether the next problem will be listed on its own,
-// rather than counted in the summary entry.
-func (p *parser) listing() bool { return p.errors < maxErrors }
-
-// fail records a PARSE_ERROR covering lines [first, end). The message is
-// built only if it will be listed.
+// fail records a PARSE_ERROR covering lines [first, end). Beyond
+// maxErrors it is only counted in the summary entry, its message not built.
 func (p *parser) fail(first, end int, path string, msg func() string) {
-	if !p.listing() {
-		p.unlisted(first, end)
+	p.errors++
+	if p.errors <= maxErrors {
+		p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
 		return
 	}
-	p.errors++
-	p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
-}
-
-// unlisted is fail for a problem beyond maxErrors, counted in the summary
-// entry.
-func (p *parser) unlisted(first, end int) {
-	p.errors++
 	p.maybeBody = false
 	if p.moreCmd < 0 {
 		p.cmds = append(p.cmds, command.Command{Type: command.ParseError, Line: first + 1})

@@ -181,10 +181,6 @@ func (p *parser) unknown(c cursor, u *tagLine, next cursor) cursor {
 	if !u.commandLike() && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)
 	}
-	if !p.listing() {
-		p.unlisted(c.line, end.line)
-		return end
-	}
 	p.fail(c.line, end.line, "", func() string { return unknownMessage(u.words, c.line, end.line, closed) })
 	return end
 }
