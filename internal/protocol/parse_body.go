@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"iter"
 	"path"
 	"strings"
 )
@@ -74,14 +75,16 @@ func lineEnd(s string, start int) int {
 	return len(s)
 }
 
-// eachLine calls f with every line of s (without "\n") and its offset.
-func eachLine(s string, f func(line string, start int) bool) {
-	for start := 0; start < len(s); {
-		end := lineEnd(s, start)
-		if !f(s[start:end], start) {
-			return
+// lines yields the offset of every line of s and the line, without "\n".
+func lines(s string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for start := 0; start < len(s); {
+			end := lineEnd(s, start)
+			if !yield(start, s[start:end]) {
+				return
+			}
+			start = end + 1
 		}
-		start = end + 1
 	}
 }
 
@@ -92,7 +95,7 @@ func dedent(s string, indent int) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	eachLine(s, func(line string, start int) bool {
+	for start, line := range lines(s) {
 		cols, i := 0, 0
 		for i < len(line) && cols < indent && isBlank(line[i]) {
 			if line[i] == '\t' {
@@ -106,8 +109,7 @@ func dedent(s string, indent int) string {
 		if start+len(line) < len(s) {
 			b.WriteByte('\n')
 		}
-		return true
-	})
+	}
 	return b.String()
 }
 
@@ -153,13 +155,11 @@ func (f fence) closesLine(line string) bool {
 
 // firstNonBlank returns the first line of s that is not blank and where it
 // starts, or start -1 when every line is blank.
-func firstNonBlank(s string) (line string, start int) {
-	for start := 0; start < len(s); {
-		end := lineEnd(s, start)
-		if !isBlankLine(s[start:end]) {
-			return s[start:end], start
+func firstNonBlank(s string) (string, int) {
+	for start, line := range lines(s) {
+		if !isBlankLine(line) {
+			return line, start
 		}
-		start = end + 1
 	}
 	return "", -1
 }
@@ -229,28 +229,26 @@ func wrapsAll(f fence, inner string) bool {
 		return innerFencesPair(inner)
 	}
 	stack := []fence{f}
-	ok := true
-	eachLine(inner, func(line string, _ int) bool {
+	for _, line := range lines(inner) {
 		g, isFence := openFence(line)
-		if !isFence {
-			return true
+		switch {
+		case !isFence:
+		case stack[len(stack)-1].closes(g):
+			if stack = stack[:len(stack)-1]; len(stack) == 0 {
+				return false
+			}
+		default:
+			stack = append(stack, g)
 		}
-		if stack[len(stack)-1].closes(g) {
-			stack = stack[:len(stack)-1]
-			ok = len(stack) > 0
-			return ok
-		}
-		stack = append(stack, g)
-		return true
-	})
-	return ok && len(stack) == 1
+	}
+	return len(stack) == 1
 }
 
 // innerFencesPair reports whether every code block opened in s is closed.
 func innerFencesPair(s string) bool {
 	var open fence
 	inBlock := false
-	eachLine(s, func(line string, _ int) bool {
+	for _, line := range lines(s) {
 		g, isFence := openFence(line)
 		switch {
 		case !isFence:
@@ -259,8 +257,7 @@ func innerFencesPair(s string) bool {
 		case open.closes(g):
 			inBlock = false
 		}
-		return true
-	})
+	}
 	return !inBlock
 }
 
@@ -269,17 +266,15 @@ func innerFencesPair(s string) bool {
 // without its closing tag.
 func dropDanglingFence(s string) string {
 	fences, lastStart, lastIsFence := 0, 0, false
-	eachLine(s, func(line string, start int) bool {
+	for start, line := range lines(s) {
 		if isBlankLine(line) {
-			return true
+			continue
 		}
-		_, lastIsFence = openFence(line)
-		if lastIsFence {
+		if _, lastIsFence = openFence(line); lastIsFence {
 			fences++
 		}
 		lastStart = start
-		return true
-	})
+	}
 	if lastIsFence && fences%2 == 1 {
 		return s[:lastStart]
 	}

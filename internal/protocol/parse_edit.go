@@ -67,7 +67,7 @@ func parseEdits(body string, markup bool, base int) (edits []command.Edit, probl
 		}
 		return unfence(body[from:end], markup)
 	}
-	eachLine(body, func(line string, start int) bool {
+	for start, line := range lines(body) {
 		m := markerOf(line)
 		hasPairs = hasPairs || m == searchMarker
 		next := start + len(line) + 1
@@ -95,9 +95,8 @@ func parseEdits(body string, markup bool, base int) (edits []command.Edit, probl
 		case state == inReplace && m == searchMarker:
 			fail(open, "has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line")
 		}
-		lineNo++
-		return true // go on after a problem, to learn whether there are pairs
-	})
+		lineNo++ // go on after a problem, to learn whether there are pairs
+	}
 	if state != outside {
 		fail(open, "has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line")
 	}
