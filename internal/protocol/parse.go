@@ -63,6 +63,11 @@ type parser struct {
 	// maybeBody is set when a line since the last command could be part
 	// of a block whose opening tag was lost (see loose).
 	maybeBody bool
+	// ahead is the tag of the line at offset aheadAt-1 (0: none), read by
+	// unknown to see where its tag's lines end: the main loop takes it from
+	// here, so that a run of unknown tags is read once.
+	ahead   tagLine
+	aheadAt int
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
@@ -119,7 +124,10 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 			return r
 		}
 	}
-	t := readTag(line)
+	t := p.ahead
+	if p.aheadAt != c.pos+1 {
+		t = readTag(line)
+	}
 	switch t.kind {
 	case kindOpen:
 		p.seenCommand = true

@@ -176,6 +176,7 @@ func (p *parser) unknown(c cursor, u *tagLine, next cursor) cursor {
 		if closed = t.kind == kindClose && t.written == u.written; closed {
 			end = after
 		}
+		p.ahead, p.aheadAt = t, stop.pos+1
 		break
 	}
 	if !u.commandLike() && !(closed && isUpperName(u.written)) {

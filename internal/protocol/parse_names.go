@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,22 +12,23 @@ import (
 // hintOf returns the command a name LLMs use instead of courier's
 // (letters only, upper case) means, or "".
 func hintOf(w string) command.Type {
-	for typ, names := range synonyms {
-		if slices.Contains(names, w) {
-			return typ
-		}
+	switch w {
+	case "CREATE", "WRITE", "WRITEFILE", "NEWFILE", "SAVEFILE", "CREATEFILES", "FILE":
+		return command.CreateFile
+	case "EDIT", "MODIFY", "MODIFYFILE", "UPDATE", "UPDATEFILE", "PATCH", "PATCHFILE", "REPLACE", "EDITFILES":
+		return command.EditFile
+	case "DELETE", "REMOVE", "REMOVEFILE", "RM":
+		return command.DeleteFile
+	case "READ", "VIEW", "VIEWFILE", "OPEN", "OPENFILE", "CAT", "READFILES", "SHOWFILE":
+		return command.ReadFile
+	case "RUN", "COMMAND", "EXEC", "EXECUTE", "SHELL", "RUNSHELL", "RUNCMD", "CMD", "RUNCOMMANDS":
+		return command.RunCommand
+	case "MSG", "SAY":
+		return command.Message
+	case "FINISH", "FINISHED", "COMPLETE", "COMPLETED", "TASKDONE", "TASKCOMPLETE":
+		return command.Done
 	}
 	return ""
-}
-
-var synonyms = map[command.Type][]string{
-	command.CreateFile: {"CREATE", "WRITE", "WRITEFILE", "NEWFILE", "SAVEFILE", "CREATEFILES", "FILE"},
-	command.EditFile:   {"EDIT", "MODIFY", "MODIFYFILE", "UPDATE", "UPDATEFILE", "PATCH", "PATCHFILE", "REPLACE", "EDITFILES"},
-	command.DeleteFile: {"DELETE", "REMOVE", "REMOVEFILE", "RM"},
-	command.ReadFile:   {"READ", "VIEW", "VIEWFILE", "OPEN", "OPENFILE", "CAT", "READFILES", "SHOWFILE"},
-	command.RunCommand: {"RUN", "COMMAND", "EXEC", "EXECUTE", "SHELL", "RUNSHELL", "RUNCMD", "CMD", "RUNCOMMANDS"},
-	command.Message:    {"MSG", "SAY"},
-	command.Done:       {"FINISH", "FINISHED", "COMPLETE", "COMPLETED", "TASKDONE", "TASKCOMPLETE"},
 }
 
 // maxNameLetters bounds the names checked for near misses; longer ones
