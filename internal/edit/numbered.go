@@ -16,24 +16,15 @@ import (
 )
 
 // NumberOptions selects what Numbered shows.
+// A limit of 0 is no limit.
 type NumberOptions struct {
-	// From and To are the 1-based first and last lines to show, inclusive,
-	// To not before From; From 0 means 1, To 0 means the last line.
-	From, To int
-	// MaxLines cuts the listing after this many lines (0: no cut). The cut
-	// note tells the LLM how to ask for the next lines.
-	MaxLines int
-	// MaxLineLen cuts single lines longer than this many bytes (0: no cut),
-	// so one minified line cannot fill the request.
-	MaxLineLen int
-	// MaxBytes cuts the listing once the lines shown reach this many bytes
-	// (0: no cut), as MaxLines does.
-	MaxBytes int
-	// Size is the file's size in bytes, named in the cut note when the file
-	// is too large to count its lines (0: not known).
-	Size int64
-	// Words name the command that reads the next lines, in the cut note;
-	// without them the note gives the lines alone.
+	From, To   int   // 1-based lines to show, inclusive; From 0 is 1, To 0 the last line
+	MaxLines   int   // lines shown; the cut note tells how to ask for the next ones
+	MaxLineLen int   // bytes of one line, so one minified line cannot fill the request
+	MaxBytes   int   // bytes of the lines shown, cut as MaxLines does
+	Size       int64 // the file's size, named when it is too large to count its lines
+	// Words name the command that reads the next lines in the cut note
+	// (nil: the lines alone).
 	Words command.Words
 }
 
@@ -57,10 +48,9 @@ var errLimit = errors.New("read limit reached")
 
 // Listing is a file as Numbered shows it.
 type Listing struct {
-	// Text is the numbered lines with the notes that follow them.
-	Text string
-	// First and Last are the lines shown (0 and 0 when none is); Total is
-	// the file's line count, -1 when it is too large to count.
+	Text string // the numbered lines and the notes after them
+	// First and Last are the lines shown (0 when none is); Total is the
+	// file's line count, -1 when it is too large to count.
 	First, Last, Total int
 }
 
