@@ -43,21 +43,18 @@ func mostSimilar(file, search []string) (start int, ok bool) {
 		}
 	}
 	w := slider{need: need, have: make([]int, len(need))}
-	for i := range n {
+	var scores []int // of the window ending at each line
+	for i := range file {
 		w.add(fileKeys[i], 1)
+		if i >= n {
+			w.add(fileKeys[i-n], -1)
+		}
+		if i >= n-1 {
+			scores = append(scores, w.score)
+		}
 	}
-	scores := []int{w.score}
-	for i := n; i < len(file); i++ {
-		w.add(fileKeys[i-n], -1)
-		w.add(fileKeys[i], 1)
-		scores = append(scores, w.score)
-	}
-	return refine(file, search, scores)
-}
-
-// refine compares the best coarse windows line by line and returns the
-// winner; ties go to the higher coarse score, then to the earlier window.
-func refine(file, search []string, scores []int) (int, bool) {
+	// The best windows are compared line by line; ties go to the higher
+	// coarse score, then to the earlier window.
 	order := make([]int, len(scores))
 	for i := range order {
 		order[i] = i

@@ -70,7 +70,7 @@ func unclosedMessage(t *tagLine, line0 int, path string, sc bodyScan) string {
 	b.WriteString(unclosedNotDone(t.typ, closer))
 	if sc.nSkipped > 0 {
 		fmt.Fprintf(&b, " The %s inside the unclosed block %s not run either (%s); resend %s too.",
-			human.Count(sc.nSkipped, "command tag", ""), isAre(sc.nSkipped), listTags(sc.skipped, sc.nSkipped), itThem(sc.nSkipped))
+			human.Count(sc.nSkipped, "command tag", ""), pick(sc.nSkipped, "was", "were"), listTags(sc.skipped, sc.nSkipped), pick(sc.nSkipped, "it", "them"))
 	}
 	return b.String()
 }
@@ -87,18 +87,12 @@ func unclosedNotDone(typ command.Type, closer string) string {
 	return " " + notDone[typ] + "; resend the whole block, ending with " + closer + "."
 }
 
-func isAre(n int) string {
+// pick is one for 1, many for other counts.
+func pick(n int, one, many string) string {
 	if n == 1 {
-		return "was"
+		return one
 	}
-	return "were"
-}
-
-func itThem(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
+	return many
 }
 
 func listTags(tags []tagAt, total int) string {

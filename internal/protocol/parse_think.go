@@ -112,6 +112,6 @@ func (p *parser) skipThink(c, next cursor) cursor {
 func thinkMessage(line0 int, tags []tagAt, n int) string {
 	return "The reasoning section opened at line " + strconv.Itoa(line0+1) +
 		" (<think>) is never closed, so everything after it counts as reasoning and the " +
-		human.Count(n, "command tag", "") + " in it (" + listTags(tags, n) + ") " + isAre(n) +
+		human.Count(n, "command tag", "") + " in it (" + listTags(tags, n) + ") " + pick(n, "was", "were") +
 		" not run. Close the reasoning with </think> before the commands and resend them."
 }
