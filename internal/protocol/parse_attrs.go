@@ -79,10 +79,8 @@ func readRange(m attrs) (start, end int, problem string) {
 		a, b, isRange := strings.Cut(v, "-")
 		switch {
 		case !isRange:
-			start, end, problem = lineNumber(a, false), 0, ""
-			if start > 0 {
-				end = start
-			}
+			start = lineNumber(a, false)
+			end = start
 		case a == "":
 			start, end = 1, lineNumber(b, false)
 		default:
