@@ -56,6 +56,8 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 	// Each part's Bytes holds where it starts until the end is known.
 	var parts []frontend.Part
 	part := func(name string) { parts = append(parts, frontend.Part{Name: name, Bytes: b.Len()}) }
+	section := func(name string) { part(name); b.WriteString("## " + name + "\n") }
+	line := func(s string) { b.WriteString(strings.TrimRight(s, "\n") + "\n") }
 	part("Header")
 	prompt := o.Prompt
 	if prompt == "" && o.Sequence <= 1 {
@@ -77,40 +79,35 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 	part("Protocol")
 	b.WriteString("=== PROTOCOL ===\n")
 	if o.Reminder {
-		b.WriteString(strings.TrimRight(l.Reminder, "\n"))
+		line(l.Reminder)
 	} else {
-		b.WriteString(strings.TrimRight(l.Protocol, "\n"))
+		line(l.Protocol)
 	}
-	b.WriteString("\n\n=== CONTEXT ===\n")
+	b.WriteString("\n=== CONTEXT ===\n")
 	if o.Environment != "" {
-		part("Environment")
-		b.WriteString("## Environment\n")
-		b.WriteString(strings.TrimRight(o.Environment, "\n"))
-		b.WriteString("\n\n")
+		section("Environment")
+		line(o.Environment)
+		b.WriteString("\n")
 	}
 	if len(o.Messages) > 0 {
-		part("Message from the user")
-		b.WriteString("## Message from the user\n")
+		section("Message from the user")
 		for _, m := range o.Messages {
-			b.WriteString(strings.TrimRight(m, "\n"))
-			b.WriteString("\n")
+			line(m)
 		}
 		b.WriteString("\n")
 	}
-	part("Workspace Files")
+	section("Workspace Files")
 	renderFiles(b, t.Listing())
 	if results := t.LastResults(); o.Sequence > 1 || len(o.Notices) > 0 || results != nil {
 		b.WriteString("\n")
-		part(l.ResultsTitle)
-		b.WriteString("## " + l.ResultsTitle + "\n")
+		section(l.ResultsTitle)
 		l.Results(b, o, results, t)
 	}
 	requested, leftOut := t.RequestedFiles()
 	pack := t.FirstPack()
 	if len(requested) > 0 || pack != nil {
 		b.WriteString("\n")
-		part("Requested File Contents")
-		b.WriteString("## Requested File Contents\n")
+		section("Requested File Contents")
 		file := func(f frontend.FileContent) {
 			part("file " + ShowName(f.Path) + shownLines(f))
 			writeRequested(b, f)
@@ -166,7 +163,6 @@ func renderResults(b *strings.Builder, o frontend.Request, results []command.Res
 }
 
 func renderFiles(b *strings.Builder, files []workspace.Entry) {
-	b.WriteString("## Workspace Files\n")
 	if len(files) == 0 {
 		b.WriteString("(empty workspace)\n")
 		return
