@@ -64,8 +64,8 @@ type parser struct {
 	// of a block whose opening tag was lost (see loose).
 	maybeBody bool
 	// ahead is the tag of the line at offset aheadAt-1 (0: none), read by
-	// unknown to see where its tag's lines end: the main loop takes it from
-	// here, so that a run of unknown tags is read once.
+	// unknown or selfClosing to see where a tag's lines end: the main loop
+	// takes it from here, so that no tag line is read twice.
 	ahead   tagLine
 	aheadAt int
 }

@@ -143,9 +143,11 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
+		ct := readTag(line)
+		if ct.kind == kindClose && ct.name == t.name {
 			end = after
 		}
+		p.ahead, p.aheadAt = ct, blanks.pos+1
 	}
 	if problem != "" {
 		p.fail(c.line, end.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
@@ -227,6 +229,10 @@ func (p *parser) strayCloser(c cursor, t *tagLine, next cursor) bool {
 // the end).
 func (p *parser) skipBlankLines(c cursor) cursor {
 	for !p.done(c) {
+		if c.pos < len(p.text) && p.text[c.pos] == '\n' { // the most common blank line
+			c = cursor{c.pos + 1, c.line + 1}
+			continue
+		}
 		line, after := p.lineAt(c)
 		if !isBlankLine(line) {
 			return c
