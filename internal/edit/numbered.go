@@ -67,7 +67,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
 	from := max(opts.From, 1)
 	for skipped := 0; skipped < from-1; skipped++ {
-		ok, err := lr.skip()
+		_, ok, err := lr.line(-1)
 		if errors.Is(err, errLimit) {
 			return Listing{Text: fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
 				from, human.Bytes(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
@@ -188,29 +188,11 @@ func (lr *lineReader) chunk() ([]byte, error) {
 	return c, err
 }
 
-// skip reads past one line; false at the end of the stream.
-func (lr *lineReader) skip() (bool, error) {
-	got := false
-	for {
-		chunk, err := lr.chunk()
-		got = got || len(chunk) > 0
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF:
-			return got, nil
-		default:
-			return false, err
-		}
-	}
-}
-
 // line reads one line as it is shown: without its "\n" and a final "\r",
-// cut at a character boundary after limit bytes (0: no limit) with a note
-// of the characters left out, which are not kept. It must be text (see
-// ErrNotText). A line going on past stop is returned cut, with errLimit.
+// cut at a character boundary after limit bytes (0: no limit, -1: none
+// kept, as when skipping) with a note of the characters left out, which
+// are not kept. It must be text (see ErrNotText); ok is false at the end of
+// the stream. A line going on past stop is returned cut, with errLimit.
 func (lr *lineReader) line(limit int) (string, bool, error) {
 	var head []byte
 	rest := 0 // characters after what head keeps
@@ -229,7 +211,10 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
 		}
-		if limit > 0 && len(head)+len(chunk) > limit {
+		switch {
+		case limit < 0:
+			chunk = nil
+		case limit > 0 && len(head)+len(chunk) > limit:
 			room := limit - len(head)
 			rest += runeCountValid(chunk[room:])
 			chunk, cut = chunk[:room], true
@@ -266,7 +251,7 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 func (lr *lineReader) count() (n int, complete bool, err error) {
 	lr.stop = lr.read + countLimit
 	for ; ; n++ {
-		ok, err := lr.skip()
+		_, ok, err := lr.line(-1)
 		if errors.Is(err, errLimit) {
 			return n, false, nil
 		}
