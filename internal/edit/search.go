@@ -13,14 +13,12 @@ import (
 
 // Applied is the outcome of ApplyEdits.
 type Applied struct {
-	// Text is the new file content.
-	Text string
+	Text string // the new file content
 	// Notes say, one line per pair, how a pair that did not match exactly
-	// was matched, or that it was skipped as already applied. The LLM should
-	// see them: they tell it what to copy more carefully next time.
-	Notes []string
-	// Skipped holds the 1-based numbers of pairs skipped as already applied.
-	Skipped []int
+	// was matched, or that it was skipped as already applied: they tell the
+	// LLM what to copy more carefully next time.
+	Notes   []string
+	Skipped []int // 1-based numbers of the pairs skipped as already applied
 }
 
 // ApplyEdits applies search/replace pairs in order, each to the text the

@@ -24,11 +24,6 @@ func (m attrs) get(k string) (string, bool) {
 	return "", false
 }
 
-func (m attrs) val(k string) string {
-	v, _ := m.get(k)
-	return v
-}
-
 // maxAttrs bounds the attributes of one tag; no command needs more.
 const maxAttrs = 16
 
@@ -74,8 +69,8 @@ func tagPath(m attrs) (string, string) {
 // readRange reads READ_FILE's lines="120-180" ("120", "120-", "-180") or
 // start_line/end_line. EndLine 0 means to the end of the file.
 func readRange(m attrs) (start, end int, problem string) {
-	if v, ok := m.get("lines"); ok {
-		v = strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(v)
+	if lines, ok := m.get("lines"); ok {
+		v := strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(lines)
 		a, b, isRange := strings.Cut(v, "-")
 		switch {
 		case !isRange:
@@ -88,7 +83,7 @@ func readRange(m attrs) (start, end int, problem string) {
 			end = lineNumber(b, true)
 		}
 		if start < 0 || end < 0 {
-			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(m.val("lines")))
+			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(lines))
 		}
 	} else {
 		var p string

@@ -42,7 +42,7 @@ func build(cmd *command.Command, t *tagLine, body string, line int) string {
 		p = buildEdit(cmd, m, body, t.indent, line)
 	case command.RunCommand:
 		cmd.Command, note = commandText(body, t.indent)
-		cmd.Dir = m.val("cwd")
+		cmd.Dir, _ = m.get("cwd")
 		if cmd.Dir != "" {
 			p = strings.Replace(checkPath(cmd.Dir), "path", "cwd", 1)
 		}
