@@ -65,8 +65,7 @@ type Tracker struct {
 
 // NewTracker starts tracking edits to original.
 func NewTracker(original string) *Tracker {
-	t := &Tracker{eol: lineEnding(original), text: original}
-	t.noFinal = original != "" && !strings.HasSuffix(original, "\n")
+	t := &Tracker{eol: lineEnding(original), text: original, noFinal: original != "" && !strings.HasSuffix(original, "\n")}
 	for _, l := range splitLines(original) {
 		body := strings.TrimSuffix(l, "\r")
 		t.orig = append(t.orig, body)
