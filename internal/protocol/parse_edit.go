@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -20,6 +21,10 @@ const (
 // markerOf recognises "<<<<<<< SEARCH", "=======" and ">>>>>>> REPLACE":
 // five to nine marker characters, the word in any case, blanks around.
 func markerOf(line string) marker {
+	// Most lines are refused by their first byte, before any trimming.
+	if line == "" || line[0] < utf8.RuneSelf && strings.IndexByte("<=> \t\r\v\f", line[0]) < 0 {
+		return notMarker
+	}
 	s := trimLine(line)
 	if s == "" {
 		return notMarker
