@@ -104,7 +104,10 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 			msg = tagProblem(t, c.line+1, path, problem)
 		}
 		if !sc.closed {
-			msg = joinProblems(unclosedMessage(t, c.line, path, sc), msg)
+			if msg != "" {
+				msg = " Also: " + msg
+			}
+			msg = unclosedMessage(t, c.line, path, sc) + msg
 		}
 		return msg
 	})

@@ -67,24 +67,21 @@ func unclosedMessage(t *tagLine, line0 int, path string, sc bodyScan) string {
 	if sc.wrong.name != "" {
 		fmt.Fprintf(&b, " Line %d has [/%s], which does not close it.", sc.wrong.line+1, sc.wrong.name)
 	}
-	b.WriteString(unclosedNotDone(t.typ, closer))
+	switch t.typ {
+	case command.Done:
+		b.WriteString(" The task was not marked done; put [DONE] ... [/DONE] last in the reply.")
+	case command.Message:
+		b.WriteString(" The message was not shown; resend it ending with " + closer + ".")
+	case command.CreateFile:
+		b.WriteString(" Nothing was written to that file; resend the whole block, ending with " + closer + ".")
+	default:
+		b.WriteString(" " + notDone[t.typ] + "; resend the whole block, ending with " + closer + ".")
+	}
 	if sc.nSkipped > 0 {
 		fmt.Fprintf(&b, " The %s inside the unclosed block %s not run either (%s); resend %s too.",
 			human.Count(sc.nSkipped, "command tag", ""), pick(sc.nSkipped, "was", "were"), listTags(sc.skipped, sc.nSkipped), pick(sc.nSkipped, "it", "them"))
 	}
 	return b.String()
-}
-
-func unclosedNotDone(typ command.Type, closer string) string {
-	switch typ {
-	case command.Done:
-		return " The task was not marked done; put [DONE] ... [/DONE] last in the reply."
-	case command.Message:
-		return " The message was not shown; resend it ending with " + closer + "."
-	case command.CreateFile:
-		return " Nothing was written to that file; resend the whole block, ending with " + closer + "."
-	}
-	return " " + notDone[typ] + "; resend the whole block, ending with " + closer + "."
 }
 
 // pick is one for 1, many for other counts.
@@ -106,22 +103,6 @@ func listTags(tags []tagAt, total int) string {
 	return strings.Join(parts, ", ")
 }
 
-// joinProblems adds a second problem to a message.
-func joinProblems(msg, extra string) string {
-	if extra == "" {
-		return msg
-	}
-	return msg + " Also: " + extra
-}
-
-func validCommands() string {
-	names := make([]string, len(command.Types))
-	for i, t := range command.Types {
-		names[i] = string(t)
-	}
-	return strings.Join(names, ", ")
-}
-
 // unknownMessage explains a tag courier does not know.
 func unknownMessage(words string, line0, end0 int, closed bool) string {
 	var b strings.Builder
@@ -134,7 +115,11 @@ func unknownMessage(words string, line0, end0 int, closed bool) string {
 	if typ := nearMiss(words); typ != "" {
 		fmt.Fprintf(&b, " Did you mean [%s]?", typ)
 	}
-	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", validCommands())
+	names := make([]string, len(command.Types))
+	for i, t := range command.Types {
+		names[i] = string(t)
+	}
+	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", strings.Join(names, ", "))
 	return b.String()
 }
 
