@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -121,10 +122,7 @@ func blockPath(t *tagLine) (string, string) {
 		return "", problem
 	}
 	path, pathProblem := tagPath(m)
-	if problem == "" {
-		problem = pathProblem
-	}
-	return path, problem
+	return path, cmp.Or(problem, pathProblem)
 }
 
 // leadText is text after a [MESSAGE] or [DONE] tag on its own line, which

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -56,13 +57,10 @@ func build(cmd *command.Command, t *tagLine, body string, line int) string {
 		cmd.Text = plainText(body, t.indent)
 	}
 	addNote(cmd, note)
-	if p == "" {
+	if problem == "" && p == "" {
 		p = cardProblem(cmd.Content + cmd.Command) // one of them is ""
 	}
-	if problem == "" {
-		problem = p
-	}
-	return problem
+	return cmp.Or(problem, p)
 }
 
 // buildEdit makes an EDIT_FILE: a line range when start_line/end_line are
