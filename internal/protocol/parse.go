@@ -63,9 +63,9 @@ type parser struct {
 	// maybeBody is set when a line since the last command could be part
 	// of a block whose opening tag was lost (see loose).
 	maybeBody bool
-	// ahead is the tag of the line at offset aheadAt-1 (0: none), read by
-	// unknown or selfClosing to see where a tag's lines end: the main loop
-	// takes it from here, so that no tag line is read twice.
+	// ahead is the tag of the line at offset aheadAt-1 (0: none), read to
+	// see where a block or an unknown tag's lines end: the main loop takes
+	// it from here, so that no tag line is read twice.
 	ahead   tagLine
 	aheadAt int
 }

@@ -56,6 +56,7 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
+			p.ahead, p.aheadAt = t, c.pos+1
 			return sc
 		case t.kind == kindOpen:
 			opened[t.typ] = true
