@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -64,12 +65,7 @@ var langLabels = map[string]string{
 const shellLabels = "bash sh shell zsh console shellscript"
 
 // fileLabels are the language labels of the file at p.
-func fileLabels(p string) string {
-	if l, ok := langLabels[path.Ext(p)]; ok {
-		return l
-	}
-	return langLabels[path.Base(p)]
-}
+func fileLabels(p string) string { return cmp.Or(langLabels[path.Ext(p)], langLabels[path.Base(p)]) }
 
 // isLabel reports a language label as pages show it: "python", "C#",
 // "objective-c".
