@@ -52,14 +52,9 @@ func Diff(path, old, new string, maxBytes int) (diff string, added, removed int)
 	}
 	a, b := newSide(old), newSide(new)
 	ops := editScript(a, b)
-	for _, o := range ops {
-		switch o.kind {
-		case opInsert:
-			added++
-		case opDelete:
-			removed++
-		}
-	}
+	// Every line is kept, removed or added: one op each.
+	common := len(a.lines) + len(b.lines) - len(ops)
+	added, removed = len(b.lines)-common, len(a.lines)-common
 	w := diffWriter{max: maxBytes}
 	w.line("--- ", header(path, old))
 	w.line("+++ ", header(path, new))

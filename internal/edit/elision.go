@@ -2,6 +2,7 @@ package edit
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -66,7 +67,7 @@ func isElision(line string) bool {
 	// mentions "existing code" goes on to say something about it.
 	extra := 0
 	for _, w := range word().FindAllString(elisionPhrase().ReplaceAllString(s, " "), -1) {
-		if !fillerWords[strings.ToLower(w)] {
+		if !slices.Contains(fillerWords, strings.ToLower(w)) {
 			extra++
 		}
 	}
@@ -81,13 +82,8 @@ const maxExtraWords = 1
 var word = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\p{L}\p{N}_']+`) })
 
 // fillerWords do not count as saying something more.
-var fillerWords = map[string]bool{
-	"here": true, "there": true, "as": true, "is": true, "it": true, "the": true, "a": true, "an": true,
-	"etc": true, "below": true, "above": true, "goes": true, "go": true, "and": true, "or": true,
-	"of": true, "to": true, "in": true, "from": true, "same": true, "all": true, "everything": true,
-	"else": true, "remains": true, "remain": true, "stays": true, "omitted": true, "unchanged": true,
-	"before": true, "previous": true, "like": true,
-}
+var fillerWords = strings.Fields(`here there as is it the a an etc below above goes go and or of to in
+	from same all everything else remains remain stays omitted unchanged before previous like`)
 
 // opensNote reports whether a trimmed line starts like a placeholder note.
 func opensNote(s string) bool {

@@ -56,7 +56,7 @@ func before(a, b LineRange) bool {
 // between; after any other change, start a new Tracker from the new text.
 type Tracker struct {
 	orig    []string // original lines without terminators
-	terms   []string // their terminators; "" for an unterminated last line
+	terms   []string // their terminators, eol for an unterminated last line
 	eol     string   // terminator for new lines
 	noFinal bool     // the original is not empty and lacks a final newline
 	applied []LineRange
@@ -65,15 +65,14 @@ type Tracker struct {
 
 // NewTracker starts tracking edits to original.
 func NewTracker(original string) *Tracker {
-	t := &Tracker{eol: lineEnding(original), text: original}
-	t.noFinal = original != "" && !strings.HasSuffix(original, "\n")
+	t := &Tracker{eol: lineEnding(original), text: original, noFinal: original != "" && !strings.HasSuffix(original, "\n")}
 	for _, l := range splitLines(original) {
 		body := strings.TrimSuffix(l, "\r")
 		t.orig = append(t.orig, body)
 		t.terms = append(t.terms, l[len(body):]+"\n")
 	}
 	if t.noFinal {
-		t.terms[len(t.terms)-1] = ""
+		t.terms[len(t.terms)-1] = t.eol // render trims the very end
 	}
 	return t
 }
@@ -116,23 +115,17 @@ func (t *Tracker) Text() string { return t.text }
 // check validates r against the original text and the earlier ranges.
 func (t *Tracker) check(r LineRange) error {
 	n := len(t.orig)
-	bad := func(reason string) error {
-		return &EditError{Reason: reason, Err: ErrBadRange}
-	}
 	switch {
 	case r.Start < 1:
-		return bad(fmt.Sprintf("start_line %d is invalid; lines count from 1", r.Start))
+		return fmt.Errorf("start_line %d is invalid; lines count from 1", r.Start)
 	case r.End < r.Start-1:
-		return bad(fmt.Sprintf("end_line %d is before start_line %d", r.End, r.Start))
+		return fmt.Errorf("end_line %d is before start_line %d", r.End, r.Start)
 	case r.End > n || r.Start > n+1:
-		return bad(fmt.Sprintf("%s is past the end of the file, which has %s (before this reply's edits); %s", lineRef(r), human.Count(n, "line", ""), appendAdvice(n)))
+		return fmt.Errorf("%s is past the end of the file, which has %s (before this reply's edits); %s", lineRef(r), human.Count(n, "line", ""), appendAdvice(n))
 	}
 	for _, a := range t.applied {
 		if overlaps(a, r) {
-			return &EditError{
-				Reason: fmt.Sprintf("this edit (%s) overlaps an earlier edit of this reply (%s); %s", r, a, overlapAdvice),
-				Lines:  []int{a.Start},
-				Err:    ErrOverlap}
+			return fmt.Errorf("this edit (%s) overlaps an earlier edit of this reply (%s); %s", r, a, overlapAdvice)
 		}
 	}
 	return nil
@@ -164,7 +157,7 @@ func (t *Tracker) render() string {
 	next := 0 // 0-based next original line to copy
 	for _, r := range t.applied {
 		for ; next < r.Start-1; next++ {
-			b.WriteString(t.orig[next] + t.term(next))
+			b.WriteString(t.orig[next] + t.terms[next])
 		}
 		for _, l := range bodyLines(r.Text) {
 			b.WriteString(l + t.eol)
@@ -172,20 +165,11 @@ func (t *Tracker) render() string {
 		next = max(next, r.End)
 	}
 	for ; next < len(t.orig); next++ {
-		b.WriteString(t.orig[next] + t.term(next))
+		b.WriteString(t.orig[next] + t.terms[next])
 	}
 	out := b.String()
 	if t.noFinal {
 		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
 	}
 	return out
-}
-
-// term is the terminator of original line i as written inside the text:
-// the unterminated last line gets one, since render trims the very end.
-func (t *Tracker) term(i int) string {
-	if t.terms[i] == "" {
-		return t.eol
-	}
-	return t.terms[i]
 }

@@ -1,7 +1,7 @@
 package edit
 
 import (
-	"errors"
+	"strings"
 	"testing"
 )
 
@@ -73,63 +73,54 @@ func TestTrackerErrors(t *testing.T) {
 		name  string
 		orig  string
 		edits []LineRange
-		is    error
 		msg   string
 	}{
 		{
 			name:  "overlap names both edits",
 			orig:  thirty,
 			edits: []LineRange{{12, 20, "x"}, {1, 1, "y"}, {10, 15, "z"}},
-			is:    ErrOverlap,
 			msg:   "this edit (lines 10-15) overlaps an earlier edit of this reply (lines 12-20); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits",
 		},
 		{
 			name:  "insertion inside a replaced range",
 			orig:  thirty,
 			edits: []LineRange{{2, 4, "x"}, {3, 2, "y"}},
-			is:    ErrOverlap,
 			msg:   "this edit (insertion before line 3) overlaps an earlier edit of this reply (lines 2-4); line numbers refer to the file before this reply, so each line can be changed once: merge the two edits",
 		},
 		{
 			name:  "end past the file names its line count",
 			orig:  five,
 			edits: []LineRange{{1, 1, "x"}, {4, 9, "y"}},
-			is:    ErrBadRange,
 			msg:   `end_line 9 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end, replace line 5 with itself followed by the new lines (start_line="5" end_line="5")`,
 		},
 		{
 			name:  "insertion past the end",
 			orig:  five,
 			edits: []LineRange{{7, 6, "x"}},
-			is:    ErrBadRange,
 			msg:   `start_line 7 is past the end of the file, which has 5 lines (before this reply's edits); to add lines at the end, replace line 5 with itself followed by the new lines (start_line="5" end_line="5")`,
 		},
 		{
 			name:  "past a file of one line",
 			orig:  "only\n",
 			edits: []LineRange{{2, 3, "x"}},
-			is:    ErrBadRange,
 			msg:   `end_line 3 is past the end of the file, which has 1 line (before this reply's edits); to add lines at the end, replace line 1 with itself followed by the new lines (start_line="1" end_line="1")`,
 		},
 		{
 			name:  "range in an empty file",
 			orig:  "",
 			edits: []LineRange{{1, 1, "x"}},
-			is:    ErrBadRange,
 			msg:   "end_line 1 is past the end of the file, which has 0 lines (before this reply's edits); the file is empty, so write it anew with its whole content",
 		},
 		{
 			name:  "line zero",
 			orig:  five,
 			edits: []LineRange{{0, 2, "x"}},
-			is:    ErrBadRange,
 			msg:   "start_line 0 is invalid; lines count from 1",
 		},
 		{
 			name:  "reversed range",
 			orig:  five,
 			edits: []LineRange{{4, 2, "x"}},
-			is:    ErrBadRange,
 			msg:   "end_line 2 is before start_line 4",
 		},
 	}
@@ -142,10 +133,6 @@ func TestTrackerErrors(t *testing.T) {
 			}
 			if got != orig {
 				t.Errorf("text changed on error: %q", got)
-			}
-			var ee *EditError
-			if !errors.As(err, &ee) || !errors.Is(err, tt.is) {
-				t.Fatalf("err = %#v, want *EditError wrapping %v", err, tt.is)
 			}
 			if err.Error() != tt.msg {
 				t.Errorf("error text:\n%s\nwant:\n%s", err, tt.msg)
@@ -211,7 +198,7 @@ func TestResumeTracker(t *testing.T) {
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if _, err := resumed.Apply(LineRange{9, 9, "again"}); !errors.Is(err, ErrOverlap) {
+	if _, err := resumed.Apply(LineRange{9, 9, "again"}); err == nil || !strings.Contains(err.Error(), "overlaps an earlier edit") {
 		t.Errorf("overlap after resume: err = %v", err)
 	}
 	_, err = resumed.Apply(LineRange{12, 12, "x"})
@@ -219,7 +206,7 @@ func TestResumeTracker(t *testing.T) {
 	if err == nil || err.Error() != wantMsg {
 		t.Errorf("out of range after resume: err = %v, want %q", err, wantMsg)
 	}
-	if _, err := ResumeTracker(original, []LineRange{{11, 12, "x"}}); !errors.Is(err, ErrBadRange) {
+	if _, err := ResumeTracker(original, []LineRange{{11, 12, "x"}}); err == nil || !strings.Contains(err.Error(), "past the end of the file") {
 		t.Errorf("resume with a bad range: err = %v", err)
 	}
 }

@@ -27,7 +27,7 @@ var tabWidths = []int{4, 8, 2}
 // hit is one place a search text matches.
 type hit struct {
 	off, end int // byte span of an exact match
-	line     int // 0-based first line of a line match
+	line     int // 0-based first line
 	n        int // lines in a line match
 	shift    int // indentation columns to add to the replacement
 	tab      int // tab width the shift was measured with
@@ -54,12 +54,19 @@ func (m *matcher) loadLines() {
 		return
 	}
 	m.lines = splitLines(m.content)
-	m.offs = lineOffsets(m.content)
-	m.tabs = usesTabs(m.lines)
+	m.offs = make([]int, len(m.lines)+1)
 	m.trimmed = make([]string, len(m.lines))
+	tabs := 0 // lines indented with a tab, less those with a space
 	for i, l := range m.lines {
+		m.offs[i+1] = min(m.offs[i]+len(l)+1, len(m.content))
 		m.trimmed[i] = trimEOLSpace(l)
+		if strings.HasPrefix(l, "\t") {
+			tabs++
+		} else if strings.HasPrefix(l, " ") {
+			tabs--
+		}
 	}
+	m.tabs = tabs > 0
 }
 
 // find returns every place search matches at the given level.
@@ -89,13 +96,16 @@ func (m *matcher) findExact(search string) []hit {
 		return nil
 	}
 	var hits []hit
+	line, prev := 0, 0
 	for i := 0; i < len(m.content); {
 		j := strings.Index(m.content[i:], needle)
 		if j < 0 {
 			break
 		}
-		hits = append(hits, hit{off: i + j, end: i + j + len(needle)})
-		i += j + 1
+		line += strings.Count(m.content[prev:i+j], "\n")
+		prev = i + j
+		hits = append(hits, hit{off: prev, end: prev + len(needle), line: line})
+		i = prev + 1
 	}
 	return hits
 }
@@ -147,32 +157,6 @@ func (m *matcher) shiftAt(sl []string, i, tab int) (int, bool) {
 	return shift, true
 }
 
-// lineOf returns the 1-based line where a hit starts.
-func (m *matcher) lineOf(h hit, lv level) int {
-	if lv == levelExact {
-		return lineAt(m.content, h.off)
-	}
-	return h.line + 1
-}
-
-// hitLines returns the distinct 1-based lines where hits start.
-func (m *matcher) hitLines(hits []hit, lv level) []int {
-	var out []int
-	line, prev := 1, 0
-	for _, h := range hits {
-		n := h.line + 1
-		if lv == levelExact {
-			line += strings.Count(m.content[prev:h.off], "\n")
-			prev = h.off
-			n = line
-		}
-		if len(out) == 0 || out[len(out)-1] != n {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // replace returns the content with the hit replaced by replace.
 func (m *matcher) replace(h hit, lv level, replace string) string {
 	if lv == levelExact {
@@ -206,7 +190,12 @@ func reindent(lines []string, shift, tab int, useTabs bool) []string {
 			continue
 		}
 		ind := indentOf(l)
-		out[i] = makeIndent(indentWidth(ind, tab)+shift, tab, useTabs) + l[len(ind):]
+		w := max(indentWidth(ind, tab)+shift, 0)
+		indent := strings.Repeat(" ", w)
+		if useTabs {
+			indent = strings.Repeat("\t", w/tab) + strings.Repeat(" ", w%tab)
+		}
+		out[i] = indent + l[len(ind):]
 	}
 	return out
 }

@@ -16,24 +16,15 @@ import (
 )
 
 // NumberOptions selects what Numbered shows.
+// A limit of 0 is no limit.
 type NumberOptions struct {
-	// From and To are the 1-based first and last lines to show, inclusive,
-	// To not before From; From 0 means 1, To 0 means the last line.
-	From, To int
-	// MaxLines cuts the listing after this many lines (0: no cut). The cut
-	// note tells the LLM how to ask for the next lines.
-	MaxLines int
-	// MaxLineLen cuts single lines longer than this many bytes (0: no cut),
-	// so one minified line cannot fill the request.
-	MaxLineLen int
-	// MaxBytes cuts the listing once the lines shown reach this many bytes
-	// (0: no cut), as MaxLines does.
-	MaxBytes int
-	// Size is the file's size in bytes, named in the cut note when the file
-	// is too large to count its lines (0: not known).
-	Size int64
-	// Words name the command that reads the next lines, in the cut note;
-	// without them the note gives the lines alone.
+	From, To   int   // 1-based lines to show, inclusive; From 0 is 1, To 0 the last line
+	MaxLines   int   // lines shown; the cut note tells how to ask for the next ones
+	MaxLineLen int   // bytes of one line, so one minified line cannot fill the request
+	MaxBytes   int   // bytes of the lines shown, cut as MaxLines does
+	Size       int64 // the file's size, named when it is too large to count its lines
+	// Words name the command that reads the next lines in the cut note
+	// (nil: the lines alone).
 	Words command.Words
 }
 
@@ -57,10 +48,9 @@ var errLimit = errors.New("read limit reached")
 
 // Listing is a file as Numbered shows it.
 type Listing struct {
-	// Text is the numbered lines with the notes that follow them.
-	Text string
-	// First and Last are the lines shown (0 and 0 when none is); Total is
-	// the file's line count, -1 when it is too large to count.
+	Text string // the numbered lines and the notes after them
+	// First and Last are the lines shown (0 when none is); Total is the
+	// file's line count, -1 when it is too large to count.
 	First, Last, Total int
 }
 
@@ -77,7 +67,7 @@ func Numbered(path string, r io.Reader, opts NumberOptions) (Listing, error) {
 	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), stop: skipLimit}
 	from := max(opts.From, 1)
 	for skipped := 0; skipped < from-1; skipped++ {
-		ok, err := lr.skip()
+		_, ok, err := lr.line(-1)
 		if errors.Is(err, errLimit) {
 			return Listing{Text: fmt.Sprintf("[line %d is beyond the first %s of the file%s; courier reads no further into a file]\n",
 				from, human.Bytes(skipLimit), sizeNote(opts.Size)), Total: -1}, nil
@@ -198,34 +188,15 @@ func (lr *lineReader) chunk() ([]byte, error) {
 	return c, err
 }
 
-// skip reads past one line; false at the end of the stream.
-func (lr *lineReader) skip() (bool, error) {
-	got := false
-	for {
-		chunk, err := lr.chunk()
-		got = got || len(chunk) > 0
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF:
-			return got, nil
-		default:
-			return false, err
-		}
-	}
-}
-
 // line reads one line as it is shown: without its "\n" and a final "\r",
-// cut at a character boundary after limit bytes (0: no limit) with a note
-// of the characters left out, which are not kept. It must be text (see
-// ErrNotText). A line going on past stop is returned cut, with errLimit.
+// cut at a character boundary after limit bytes (0: no limit, -1: none
+// kept, as when skipping) with a note of the characters left out, which
+// are not kept. It must be text (see ErrNotText); ok is false at the end of
+// the stream. A line going on past stop is returned cut, with errLimit.
 func (lr *lineReader) line(limit int) (string, bool, error) {
 	var head []byte
 	rest := 0 // characters after what head keeps
-	cut := false
-	got := false
+	cut, got := false, false
 	var stopped error
 	for {
 		chunk, err := lr.chunk()
@@ -240,16 +211,15 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
 		}
-		if limit > 0 && len(head)+len(chunk) > limit {
+		switch {
+		case limit < 0:
+			chunk = nil
+		case limit > 0 && len(head)+len(chunk) > limit:
 			room := limit - len(head)
-			head = append(head, chunk[:room]...)
 			rest += runeCountValid(chunk[room:])
-			cut = true
-		} else if !cut {
-			head = append(head, chunk...)
-		} else {
-			rest += runeCountValid(chunk)
+			chunk, cut = chunk[:room], true
 		}
+		head = append(head, chunk...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			break
 		}
@@ -281,7 +251,7 @@ func (lr *lineReader) line(limit int) (string, bool, error) {
 func (lr *lineReader) count() (n int, complete bool, err error) {
 	lr.stop = lr.read + countLimit
 	for ; ; n++ {
-		ok, err := lr.skip()
+		_, ok, err := lr.line(-1)
 		if errors.Is(err, errLimit) {
 			return n, false, nil
 		}

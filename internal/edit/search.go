@@ -13,18 +13,16 @@ import (
 
 // Applied is the outcome of ApplyEdits.
 type Applied struct {
-	// Text is the new file content.
-	Text string
+	Text string // the new file content
 	// Notes say, one line per pair, how a pair that did not match exactly
-	// was matched, or that it was skipped as already applied. The LLM should
-	// see them: they tell it what to copy more carefully next time.
-	Notes []string
-	// Skipped holds the 1-based numbers of pairs skipped as already applied.
-	Skipped []int
+	// was matched, or that it was skipped as already applied: they tell the
+	// LLM what to copy more carefully next time.
+	Notes   []string
+	Skipped []int // 1-based numbers of the pairs skipped as already applied
 }
 
 // ApplyEdits applies search/replace pairs in order, each to the text the
-// ones before it left, all or nothing: an error (*EditError) keeps content.
+// ones before it left, all or nothing: an error (*editError) keeps content.
 // A pair that seems already applied is skipped (Skipped, Notes), so that a
 // resent reply does not fail. Each pair is read as written, then without
 // blank lines at the edges of its search text, then without line numbers
@@ -37,15 +35,15 @@ type Applied struct {
 // empty file only.
 func ApplyEdits(content string, edits []command.Edit) (Applied, error) {
 	if len(edits) == 0 {
-		return Applied{Text: content}, &EditError{Reason: "the edit has no search/replace pairs; send at least one search text and its replacement", Err: ErrNoEdits}
+		return Applied{Text: content}, errors.New("the edit has no search/replace pairs; send at least one search text and its replacement")
 	}
 	a := Applied{Text: content}
 	origLines := len(splitLines(content))
 	for i, e := range edits {
 		text, note, err := applyPair(a.Text, e, i+1)
 		if err != nil {
-			var ee *EditError
-			if errors.As(err, &ee) && ee.Err == ErrAlreadyApplied {
+			var ee *editError
+			if errors.As(err, &ee) && ee.applied {
 				a.Skipped = append(a.Skipped, i+1)
 				a.Notes = append(a.Notes, ee.Reason+"; skipped it")
 				continue
@@ -79,31 +77,43 @@ func applyPair(content string, e command.Edit, n int) (string, string, error) {
 		if isBlank(content) {
 			return replace, "", nil
 		}
-		return "", "", &EditError{Reason: fmt.Sprintf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n),
-			Err: ErrEmptySearch}
+		return "", "", fmt.Errorf("search text of edit %d is empty, but the file is not; put the lines to change in the search text, or write the whole file anew", n)
 	}
 	m := newMatcher(content)
-	for _, v := range variants(search, replace) {
-		for lv := levelExact; lv <= levelIndent; lv++ {
-			hits := m.find(v.search, lv)
-			if len(hits) == 0 {
-				continue
+	v, lv, hits := m.first(variants(search, replace))
+	switch {
+	case len(hits) > 1:
+		return "", "", ambiguous(hits, n)
+	case len(hits) == 1:
+		// An insertion made twice: the replacement keeps the search text
+		// as its anchor, and the whole replacement is in the file already.
+		if lv == levelExact && v.how == "" && strings.Contains(v.replace, v.search) {
+			if done := m.findExact(v.replace); len(done) > 0 {
+				return "", "", alreadyApplied(n, done[0].line+1)
 			}
-			if len(hits) > 1 {
-				return "", "", ambiguous(m, hits, lv, n)
-			}
-			if lv == levelExact && v.how == "" && alreadyInserted(m, v) {
-				line := m.lineOf(m.findExact(v.replace)[0], levelExact)
-				return "", "", alreadyApplied(n, line)
-			}
-			note := matchNote(n, m.lineOf(hits[0], lv), howMatched(v, lv, hits[0]))
-			return m.replace(hits[0], lv, v.replace), note, nil
+		}
+		return m.replace(hits[0], lv, v.replace), matchNote(n, v, lv, hits[0]), nil
+	}
+	// The search text is gone: the replacement found once means the pair
+	// was most likely applied already.
+	if !isBlank(replace) {
+		if _, _, done := m.first(variants(replace, "")); len(done) == 1 {
+			return "", "", alreadyApplied(n, done[0].line+1)
 		}
 	}
-	if line, ok := findApplied(m, search, replace); ok {
-		return "", "", alreadyApplied(n, line)
-	}
 	return "", "", notFound(m, search, replace, n)
+}
+
+// first returns the first reading and level at which one of vs matches.
+func (m *matcher) first(vs []variant) (variant, level, []hit) {
+	for _, v := range vs {
+		for lv := levelExact; lv <= levelIndent; lv++ {
+			if hits := m.find(v.search, lv); len(hits) > 0 {
+				return v, lv, hits
+			}
+		}
+	}
+	return variant{}, levelExact, nil
 }
 
 // variants lists the readings of a pair to try, as written first.
@@ -195,42 +205,19 @@ func dropNumbers(search, replace string) (string, string, bool) {
 	return joinLike(sl, search), joinLike(stripped, replace), true
 }
 
-// alreadyInserted catches an insertion made twice: the replacement contains
-// the search text (it keeps the anchor and adds lines), and the whole
-// replacement is already in the file around that anchor.
-func alreadyInserted(m *matcher, v variant) bool {
-	return strings.Contains(v.replace, v.search) && len(m.findExact(v.replace)) > 0
-}
-
-// findApplied looks for the replacement when the search text is gone; found
-// exactly once, the pair was most likely applied already.
-func findApplied(m *matcher, search, replace string) (int, bool) {
-	if isBlank(replace) {
-		return 0, false
-	}
-	for _, v := range variants(replace, "") {
-		for lv := levelExact; lv <= levelIndent; lv++ {
-			hits := m.find(v.search, lv)
-			if len(hits) == 1 {
-				return m.lineOf(hits[0], lv), true
-			}
-			if len(hits) > 1 {
-				return 0, false
-			}
-		}
-	}
-	return 0, false
-}
-
 func alreadyApplied(n, line int) error {
-	return &EditError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
-		Lines: []int{line},
-		Err:   ErrAlreadyApplied}
+	return &editError{Reason: fmt.Sprintf("edit %d seems already applied: the replacement text is already at line %d", n, line),
+		Lines: []int{line}, applied: true}
 }
 
 // ambiguous names the lines where the search text matched.
-func ambiguous(m *matcher, hits []hit, lv level, n int) error {
-	lines := m.hitLines(hits, lv)
+func ambiguous(hits []hit, n int) error {
+	var lines []int
+	for _, h := range hits {
+		if len(lines) == 0 || lines[len(lines)-1] != h.line+1 {
+			lines = append(lines, h.line+1)
+		}
+	}
 	const show = 10
 	list := make([]string, 0, show)
 	for _, l := range lines[:min(len(lines), show)] {
@@ -243,14 +230,13 @@ func ambiguous(m *matcher, hits []hit, lv level, n int) error {
 	if len(lines) > show {
 		where += fmt.Sprintf(" and %d more", len(lines)-show)
 	}
-	return &EditError{Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
-		Lines: lines,
-		Err:   ErrAmbiguous}
+	return &editError{Reason: fmt.Sprintf("search text of edit %d matches %d places (%s); add surrounding lines to make it unique", n, len(hits), where),
+		Lines: lines}
 }
 
-// howMatched lists what was forgiven to match a pair; nothing when it
-// matched as written.
-func howMatched(v variant, lv level, h hit) []string {
+// matchNote says what was forgiven to match pair n; "" when it matched as
+// written.
+func matchNote(n int, v variant, lv level, h hit) string {
 	var how []string
 	if v.how != "" {
 		how = append(how, v.how)
@@ -261,15 +247,10 @@ func howMatched(v variant, lv level, h hit) []string {
 	case levelIndent:
 		how = append(how, indentNote(h.shift))
 	}
-	return how
-}
-
-// matchNote says how pair n matched at line when it was not as written.
-func matchNote(n, line int, how []string) string {
 	if len(how) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("edit %d matched line %d only %s", n, line, strings.Join(how, " and "))
+	return fmt.Sprintf("edit %d matched line %d only %s", n, h.line+1, strings.Join(how, " and "))
 }
 
 func indentNote(shift int) string {

@@ -237,69 +237,59 @@ func TestSearchReplaceErrors(t *testing.T) {
 		name    string
 		content string
 		edits   []command.Edit
-		is      error
 		msg     string // the whole Error() text
 	}{
 		{
 			name:    "no pairs",
 			content: "a\n",
-			is:      ErrNoEdits,
 			msg:     "the edit has no search/replace pairs; send at least one search text and its replacement",
 		},
 		{
 			name:    "empty search on a file with content",
 			content: "a\n",
 			edits:   pairs("", "b\n"),
-			is:      ErrEmptySearch,
 			msg:     "search text of edit 1 is empty, but the file is not; put the lines to change in the search text, or write the whole file anew",
 		},
 		{
 			name:    "several matches are named by line",
 			content: dup,
 			edits:   pairs("line 1\n", "line one\n", "dup()", "once()"),
-			is:      ErrAmbiguous,
 			msg:     "search text of edit 2 matches 3 places (lines 10, 42, 88); add surrounding lines to make it unique",
 		},
 		{
 			name:    "many matches are listed up to ten",
 			content: strings.Repeat("x()\n", 12),
 			edits:   pairs("x()", "y()"),
-			is:      ErrAmbiguous,
 			msg:     "search text of edit 1 matches 12 places (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more); add surrounding lines to make it unique",
 		},
 		{
 			name:    "several matches on one line",
 			content: "aaa\n",
 			edits:   pairs("aa", "b"),
-			is:      ErrAmbiguous,
 			msg:     "search text of edit 1 matches 2 places (all on line 1); add surrounding lines to make it unique",
 		},
 		{
 			name:    "several tolerant matches",
 			content: "x  \ny\nx \ny\n",
 			edits:   pairs("x\ny", "z"),
-			is:      ErrAmbiguous,
 			msg:     "search text of edit 1 matches 2 places (lines 1, 3); add surrounding lines to make it unique",
 		},
 		{
 			name:    "already applied",
 			content: numberedFile(20, map[int]string{12: "done := true"}),
 			edits:   pairs("done := false", "done := true"),
-			is:      ErrAlreadyApplied,
 			msg:     "edit 1 seems already applied: the replacement text is already at line 12",
 		},
 		{
 			name:    "insertion already made",
 			content: "import (\n\t\"fmt\"\n\t\"os\"\n)\n",
 			edits:   pairs("\t\"fmt\"\n", "\t\"fmt\"\n\t\"os\"\n"),
-			is:      ErrAlreadyApplied,
 			msg:     "edit 1 seems already applied: the replacement text is already at line 2",
 		},
 		{
 			name:    "not found shows the most similar lines",
 			content: numberedFile(30, map[int]string{14: "func add(a, b int) int {", 15: "\treturn a + b", 16: "}"}),
 			edits:   pairs("func add(a, b int) int {\n\treturn a - b\n}", "func add(a, b int) int {\n\treturn b + a\n}"),
-			is:      ErrNotFound,
 			msg: "search text of edit 1 was not found in the file\n" +
 				"the most similar part of the file is lines 14-16:\n" +
 				"  14 | func add(a, b int) int {\n" +
@@ -312,7 +302,6 @@ func TestSearchReplaceErrors(t *testing.T) {
 			name:    "not found: a misspelt name points at the right function, not an earlier look-alike",
 			content: "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
 			edits:   pairs("def mull(a, b):\n    return a ** b\n", "x\n"),
-			is:      ErrNotFound,
 			msg: "search text of edit 1 was not found in the file\n" +
 				"the most similar part of the file is lines 5-6:\n" +
 				"   5 | def mul(a, b):\n" +
@@ -324,7 +313,6 @@ func TestSearchReplaceErrors(t *testing.T) {
 			name:    "not found, differing only in uneven indentation",
 			content: "if a {\n    b()\n        c()\n}\n",
 			edits:   pairs("if a {\n  b()\n  c()\n}", "x"),
-			is:      ErrNotFound,
 			msg: "search text of edit 1 was not found in the file\n" +
 				"the most similar part of the file is lines 1-4:\n" +
 				"   1 | if a {\n" +
@@ -338,7 +326,6 @@ func TestSearchReplaceErrors(t *testing.T) {
 			name:    "not found and nothing alike, deletion",
 			content: "alpha\nbeta\n",
 			edits:   pairs("gamma()", ""),
-			is:      ErrNotFound,
 			msg: "search text of edit 1 was not found in the file\n" +
 				"no part of the file resembles it; read the file again and copy the search text from it\n" +
 				"(if this text was already removed, this edit is not needed)",
@@ -347,7 +334,6 @@ func TestSearchReplaceErrors(t *testing.T) {
 			name:    "line numbers after earlier pairs are flagged",
 			content: "a\nb\nb\n",
 			edits:   pairs("a\n", "a\nx\ny\n", "b\n", "c\n"),
-			is:      ErrAmbiguous,
 			msg: "search text of edit 2 matches 2 places (lines 4, 5); add surrounding lines to make it unique\n" +
 				"(line numbers count the file after the earlier pairs of this edit were applied)",
 		},
@@ -361,13 +347,6 @@ func TestSearchReplaceErrors(t *testing.T) {
 			if got != tt.content {
 				t.Errorf("content changed on error: %q", got)
 			}
-			if !errors.Is(err, tt.is) {
-				t.Errorf("error %v is not %v", err, tt.is)
-			}
-			var ee *EditError
-			if !errors.As(err, &ee) {
-				t.Fatalf("error %T is not *EditError", err)
-			}
 			if err.Error() != tt.msg {
 				t.Errorf("error text:\n%s\nwant:\n%s", err, tt.msg)
 			}
@@ -378,7 +357,7 @@ func TestSearchReplaceErrors(t *testing.T) {
 func TestSearchReplaceAllOrNothing(t *testing.T) {
 	content := "a\nb\nc\n"
 	got, err := searchReplace(content, pairs("a", "A", "b", "B", "zzz", "Z"))
-	if !errors.Is(err, ErrNotFound) {
+	if err == nil || !strings.Contains(err.Error(), "was not found") {
 		t.Fatalf("err = %v, want not found", err)
 	}
 	if got != content {
@@ -393,7 +372,7 @@ func TestSearchReplaceAllOrNothing(t *testing.T) {
 func TestApplyEditsSkipsAppliedPairs(t *testing.T) {
 	content := "x := 2\ny := 1\n"
 	edits := pairs("x := 1", "x := 2", "y := 1", "y := 2")
-	if _, err := searchReplace(content, edits); !errors.Is(err, ErrAlreadyApplied) {
+	if _, err := searchReplace(content, edits); err == nil || !strings.Contains(err.Error(), "seems already applied") {
 		t.Fatalf("SearchReplace err = %v, want already applied", err)
 	}
 	a, err := ApplyEdits(content, edits)
@@ -455,7 +434,7 @@ func BenchmarkNotFoundSimilarity(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_, err := searchReplace(content, edits)
-		var ee *EditError
+		var ee *editError
 		if !errors.As(err, &ee) || len(ee.Lines) == 0 || ee.Lines[0] != 7001 {
 			b.Fatalf("err = %v", err)
 		}

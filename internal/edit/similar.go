@@ -43,21 +43,18 @@ func mostSimilar(file, search []string) (start int, ok bool) {
 		}
 	}
 	w := slider{need: need, have: make([]int, len(need))}
-	for i := range n {
+	var scores []int // of the window ending at each line
+	for i := range file {
 		w.add(fileKeys[i], 1)
+		if i >= n {
+			w.add(fileKeys[i-n], -1)
+		}
+		if i >= n-1 {
+			scores = append(scores, w.score)
+		}
 	}
-	scores := []int{w.score}
-	for i := n; i < len(file); i++ {
-		w.add(fileKeys[i-n], -1)
-		w.add(fileKeys[i], 1)
-		scores = append(scores, w.score)
-	}
-	return refine(file, search, scores)
-}
-
-// refine compares the best coarse windows line by line and returns the
-// winner; ties go to the higher coarse score, then to the earlier window.
-func refine(file, search []string, scores []int) (int, bool) {
+	// The best windows are compared line by line; ties go to the higher
+	// coarse score, then to the earlier window.
 	order := make([]int, len(scores))
 	for i := range order {
 		order[i] = i
@@ -143,48 +140,36 @@ func lineSimilarity(a, b string) float64 {
 	if na == nb {
 		return 1
 	}
-	return (tokenDice(na, nb) + bigramDice(na, nb)) / 2
+	return (dice(tokens(na), tokens(nb)) + dice(bigrams(na), bigrams(nb))) / 2
 }
 
-// bigramDice is the Dice coefficient of the pairs of adjacent characters.
-func bigramDice(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) < 2 || len(rb) < 2 {
+// dice is the Dice coefficient of two multisets.
+func dice[T comparable](a, b []T) float64 {
+	if len(a)+len(b) == 0 {
 		return 0
 	}
-	count := map[[2]rune]int{}
-	for i := 0; i+1 < len(ra); i++ {
-		count[[2]rune{ra[i], ra[i+1]}]++
+	count := map[T]int{}
+	for _, x := range a {
+		count[x]++
 	}
 	shared := 0
-	for i := 0; i+1 < len(rb); i++ {
-		k := [2]rune{rb[i], rb[i+1]}
-		if count[k] > 0 {
-			count[k]--
+	for _, x := range b {
+		if count[x] > 0 {
+			count[x]--
 			shared++
 		}
 	}
-	return 2 * float64(shared) / float64(len(ra)+len(rb)-2)
+	return 2 * float64(shared) / float64(len(a)+len(b))
 }
 
-// tokenDice is the Dice coefficient of the words of two lines.
-func tokenDice(na, nb string) float64 {
-	ta, tb := tokens(na), tokens(nb)
-	if len(ta)+len(tb) == 0 {
-		return 0
+// bigrams are the pairs of adjacent characters of s.
+func bigrams(s string) [][2]rune {
+	r := []rune(s)
+	var out [][2]rune
+	for i := 0; i+1 < len(r); i++ {
+		out = append(out, [2]rune{r[i], r[i+1]})
 	}
-	count := map[string]int{}
-	for _, t := range ta {
-		count[t]++
-	}
-	shared := 0
-	for _, t := range tb {
-		if count[t] > 0 {
-			count[t]--
-			shared++
-		}
-	}
-	return 2 * float64(shared) / float64(len(ta)+len(tb))
+	return out
 }
 
 // normalizeSpace trims a line and collapses inner runs of whitespace.
@@ -192,34 +177,13 @@ func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " 
 
 // tokens splits a line into words of letters, digits and underscores.
 func tokens(s string) []string {
-	var out []string
-	start := -1
-	for i, r := range s {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
-
-// isWordRune reports whether r belongs in a token.
-func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // notFound builds the error for a search text that matches nowhere, showing
 // the most similar part of the file.
 func notFound(m *matcher, search, replace string, n int) error {
-	e := &EditError{Reason: fmt.Sprintf("search text of edit %d was not found in the file", n),
-		Err: ErrNotFound}
+	e := &editError{Reason: fmt.Sprintf("search text of edit %d was not found in the file", n)}
 	m.loadLines()
 	sl := bodyLines(search)
 	start, ok := mostSimilar(m.lines, sl)

@@ -63,6 +63,11 @@ type parser struct {
 	// maybeBody is set when a line since the last command could be part
 	// of a block whose opening tag was lost (see loose).
 	maybeBody bool
+	// ahead is the tag of the line at offset aheadAt-1 (0: none), read to
+	// see where a block or an unknown tag's lines end: the main loop takes
+	// it from here, so that no tag line is read twice.
+	ahead   tagLine
+	aheadAt int
 }
 
 // cursor is the start of a line: its byte offset and 0-based number. An
@@ -119,7 +124,10 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 			return r
 		}
 	}
-	t := readTag(line)
+	t := p.ahead
+	if p.aheadAt != c.pos+1 {
+		t = readTag(line)
+	}
 	switch t.kind {
 	case kindOpen:
 		p.seenCommand = true
@@ -128,7 +136,7 @@ func (p *parser) step(c cursor, line string, next cursor) cursor {
 		}
 		return p.block(c, &t, next)
 	case kindOther:
-		return p.unknown(c, t.unknown(), next)
+		return p.unknown(c, &t, next)
 	case kindClose:
 		if p.strayCloser(c, &t, next) {
 			return next
@@ -168,25 +176,14 @@ func (p *parser) add(cmd *command.Command, first, end int) {
 	p.span(first, end, len(p.cmds)-1)
 }
 
-// listing reports whether the next problem will be listed on its own,
-// rather than counted in the summary entry.
-func (p *parser) listing() bool { return p.errors < maxErrors }
-
-// fail records a PARSE_ERROR covering lines [first, end). The message is
-// built only if it will be listed.
+// fail records a PARSE_ERROR covering lines [first, end). Beyond
+// maxErrors it is only counted in the summary entry, its message not built.
 func (p *parser) fail(first, end int, path string, msg func() string) {
-	if !p.listing() {
-		p.unlisted(first, end)
+	p.errors++
+	if p.errors <= maxErrors {
+		p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
 		return
 	}
-	p.errors++
-	p.add(&command.Command{Type: command.ParseError, Error: msg(), Path: path}, first, end)
-}
-
-// unlisted is fail for a problem beyond maxErrors, counted in the summary
-// entry.
-func (p *parser) unlisted(first, end int) {
-	p.errors++
 	p.maybeBody = false
 	if p.moreCmd < 0 {
 		p.cmds = append(p.cmds, command.Command{Type: command.ParseError, Line: first + 1})

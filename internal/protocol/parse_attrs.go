@@ -24,11 +24,6 @@ func (m attrs) get(k string) (string, bool) {
 	return "", false
 }
 
-func (m attrs) val(k string) string {
-	v, _ := m.get(k)
-	return v
-}
-
 // maxAttrs bounds the attributes of one tag; no command needs more.
 const maxAttrs = 16
 
@@ -39,8 +34,8 @@ func tagAttrs(t *tagLine) (attrs, string) {
 	if len(t.attrs) > maxAttrs && problem == "" {
 		problem = fmt.Sprintf("has %d attributes; no command takes more than a few", len(t.attrs))
 	}
-	for i, a := range t.attrs {
-		if problem == "" && i < maxAttrs && attrs(t.attrs[:i]).has(a.key) {
+	for i, a := range t.attrs[:min(len(t.attrs), maxAttrs)] {
+		if _, twice := attrs(t.attrs[:i]).get(a.key); twice && problem == "" {
 			problem = "the attribute " + a.key + " is given twice"
 		}
 	}
@@ -59,11 +54,6 @@ func tagAttrs(t *tagLine) (attrs, string) {
 	return m, problem
 }
 
-func (m attrs) has(k string) bool {
-	_, ok := m.get(k)
-	return ok
-}
-
 // tagPath reads and checks the path attribute.
 func tagPath(m attrs) (string, string) {
 	p, ok := m.get("path")
@@ -79,15 +69,13 @@ func tagPath(m attrs) (string, string) {
 // readRange reads READ_FILE's lines="120-180" ("120", "120-", "-180") or
 // start_line/end_line. EndLine 0 means to the end of the file.
 func readRange(m attrs) (start, end int, problem string) {
-	if v, ok := m.get("lines"); ok {
-		v = strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(v)
+	if lines, ok := m.get("lines"); ok {
+		v := strings.NewReplacer("–", "-", "—", "-", " ", "").Replace(lines)
 		a, b, isRange := strings.Cut(v, "-")
 		switch {
 		case !isRange:
-			start, end, problem = lineNumber(a, false), 0, ""
-			if start > 0 {
-				end = start
-			}
+			start = lineNumber(a, false)
+			end = start
 		case a == "":
 			start, end = 1, lineNumber(b, false)
 		default:
@@ -95,7 +83,7 @@ func readRange(m attrs) (start, end int, problem string) {
 			end = lineNumber(b, true)
 		}
 		if start < 0 || end < 0 {
-			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(m.val("lines")))
+			return 0, 0, fmt.Sprintf("has lines=%s; write lines=\"120-180\", lines=\"120\" or lines=\"120-\"", show(lines))
 		}
 	} else {
 		var p string

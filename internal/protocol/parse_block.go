@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
@@ -55,6 +56,7 @@ func (p *parser) scanBody(typ command.Type, from cursor) bodyScan {
 			sc.wrong = tagAt{t.name, c.line}
 		case t.kind == kindOpen && (!fileBody || t.typ == typ):
 			sc.body, sc.resume, sc.stop = p.text[from.pos:c.pos], c, tagAt{string(t.typ), c.line}
+			p.ahead, p.aheadAt = t, c.pos+1
 			return sc
 		case t.kind == kindOpen:
 			opened[t.typ] = true
@@ -83,40 +85,34 @@ func (p *parser) block(c cursor, t *tagLine, next cursor) cursor {
 			sc.body = lead + "\n" + sc.body
 		}
 	}
+	var path, problem string
 	// A final [DONE] without its closing tag still ends the session.
-	finalDone := t.typ == command.Done && sc.stop.name == ""
-	if !sc.closed && !finalDone {
-		if !p.listing() {
-			p.unlisted(c.line, sc.resume.line)
+	if sc.closed || t.typ == command.Done && sc.stop.name == "" {
+		if !sc.closed {
+			sc.body = dropDanglingFence(sc.body)
+		}
+		var cmd command.Command
+		if problem = build(&cmd, t, sc.body, c.line+1); problem == "" {
+			p.add(&cmd, c.line, sc.resume.line)
 			return sc.resume
 		}
-		path, problem := blockPath(t)
-		p.fail(c.line, sc.resume.line, path, func() string {
-			msg := unclosedMessage(t, c.line, path, sc)
-			if problem != "" {
-				msg = joinProblems(msg, tagProblem(t, c.line+1, path, problem))
-			}
-			return msg
-		})
-		return sc.resume
-	}
-	if finalDone && !sc.closed {
-		sc.body = dropDanglingFence(sc.body)
-	}
-	var cmd command.Command
-	problem := buildBlock(&cmd, t, sc.body, c.line+1)
-	if problem == "" {
-		p.add(&cmd, c.line, sc.resume.line)
-		return sc.resume
-	}
-	path := cmd.Path
-	if !sc.closed {
-		p.fail(c.line, sc.resume.line, path, func() string {
-			return joinProblems(unclosedMessage(t, c.line, path, sc), tagProblem(t, c.line+1, path, problem))
-		})
+		path = cmd.Path
 	} else {
-		p.fail(c.line, sc.resume.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
+		path, problem = blockPath(t)
 	}
+	p.fail(c.line, sc.resume.line, path, func() string {
+		msg := ""
+		if problem != "" {
+			msg = tagProblem(t, c.line+1, path, problem)
+		}
+		if !sc.closed {
+			if msg != "" {
+				msg = " Also: " + msg
+			}
+			msg = unclosedMessage(t, c.line, path, sc) + msg
+		}
+		return msg
+	})
 	return sc.resume
 }
 
@@ -127,14 +123,11 @@ func blockPath(t *tagLine) (string, string) {
 		return "", problem
 	}
 	path, pathProblem := tagPath(m)
-	if problem == "" {
-		problem = pathProblem
-	}
-	return path, problem
+	return path, cmp.Or(problem, pathProblem)
 }
 
 // leadText is text after a [MESSAGE] or [DONE] tag on its own line, which
-// starts the body; after other tags it is a mistake reported by buildBlock.
+// starts the body; after other tags it is a mistake reported by build.
 func leadText(t *tagLine) string {
 	if t.typ != command.Message && t.typ != command.Done {
 		return ""
@@ -147,19 +140,16 @@ func leadText(t *tagLine) string {
 // otherwise the blank lines looked at are prose.
 func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 	var cmd command.Command
-	problem := buildSimple(&cmd, t)
+	problem := build(&cmd, t, "", c.line+1)
 	path := cmd.Path
 	end, blanks := next, p.skipBlankLines(next)
 	if !p.done(blanks) {
 		line, after := p.lineAt(blanks)
-		// A line starting "[" but not "[/" is most often the next
-		// command: it is not read twice.
-		rest := line[skipBlanks(line, 0):]
-		if !strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "[/") {
-			if ct := readTag(line); ct.kind == kindClose && ct.name == t.name {
-				end = after
-			}
+		ct := readTag(line)
+		if ct.kind == kindClose && ct.name == t.name {
+			end = after
 		}
+		p.ahead, p.aheadAt = ct, blanks.pos+1
 	}
 	if problem != "" {
 		p.fail(c.line, end.line, path, func() string { return tagProblem(t, c.line+1, path, problem) })
@@ -176,85 +166,25 @@ func (p *parser) selfClosing(c cursor, t *tagLine, next cursor) cursor {
 // unknown handles a tag line whose name courier does not know. It is
 // reported when it looks like a command: a near miss of a known name,
 // attributes, or an UPPER_CASE name with its closing tag (spelt the same)
-// before the next tag line. Unknown tags right after it are handled here
-// too, so that no tag line is read twice.
-func (p *parser) unknown(c cursor, u unknownTag, next cursor) cursor {
-	for !p.done(next) {
-		line, after := p.lineAt(next)
-		nt := readTag(line)
-		if nt.kind != kindOther {
-			r := p.unknownScan(c, u, next, nt, after, true)
-			if r == next || p.done(r) {
-				return r
-			}
-			// Past text lines, another unknown tag is handled here too.
-			line, after = p.lineAt(r)
-			if nt = readTag(line); nt.kind != kindOther || strings.IndexByte(line, '<') >= 0 {
-				return r
-			}
-			c, u, next = r, nt.unknown(), after
+// before the next tag line.
+func (p *parser) unknown(c cursor, u *tagLine, next cursor) cursor {
+	stop, end := next, next // stop: the first line after the text lines that follow the tag
+	closed := false
+	for !p.done(stop) {
+		line, after := p.lineAt(stop)
+		t := readTag(line)
+		if t.kind == kindText {
+			stop = after
 			continue
 		}
-		// Another unknown tag right after: no closing tag follows u.
-		switch {
-		case !p.commandLike(u.words, u.nattrs):
-			p.prose(c.line, next.line)
-		case !p.listing():
-			p.unlisted(c.line, next.line)
-		default:
-			line0, end0, words := c.line, next.line, u.words
-			p.fail(line0, end0, "", func() string { return unknownMessage(words, line0, end0, false) })
+		if closed = t.kind == kindClose && t.written == u.written; closed {
+			end = after
 		}
-		if strings.IndexByte(line, '<') >= 0 {
-			return next // a reasoning tag may be on that line
-		}
-		// As the main loop would: no blank line, no reasoning tag.
-		c, u, next = next, nt.unknown(), after
+		p.ahead, p.aheadAt = t, stop.pos+1
+		break
 	}
-	return p.unknownScan(c, u, next, tagLine{}, cursor{}, false)
-}
-
-// unknownTag is what unknown needs of an unknown tag's reading.
-type unknownTag struct {
-	written, words string
-	nattrs         int
-}
-
-func (t *tagLine) unknown() unknownTag { return unknownTag{t.written, t.words, len(t.attrs)} }
-
-// unknownScan is unknown for a tag at c that is not followed by another
-// unknown tag: it looks for the closing tag up to the next tag line. ct
-// is the reading of the line at next, which ends after; more is false at
-// the end of the reply.
-func (p *parser) unknownScan(c cursor, u unknownTag, next cursor, ct tagLine, after cursor, more bool) cursor {
-	end := next
-	closed := false
-	stop := next // the first line after the text lines that follow the tag
-	for e := next; more; {
-		if ct.kind == kindClose && ct.written == u.written {
-			end, closed = after, true
-		}
-		if ct.kind != kindText {
-			stop = e
-			break
-		}
-		if e = after; p.done(after) {
-			stop = after
-			break
-		}
-		var line string
-		line, after = p.lineAt(e)
-		ct = readTag(line)
-	}
-	if !p.commandLike(u.words, u.nattrs) && !(closed && isUpperName(u.written)) {
+	if !u.commandLike() && !(closed && isUpperName(u.written)) {
 		return p.proseUpTo(c, next, stop)
-	}
-	if !closed {
-		end = next
-	}
-	if !p.listing() {
-		p.unlisted(c.line, end.line)
-		return end
 	}
 	p.fail(c.line, end.line, "", func() string { return unknownMessage(u.words, c.line, end.line, closed) })
 	return end

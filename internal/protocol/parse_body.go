@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"iter"
 	"path"
 	"strings"
 )
@@ -74,14 +75,16 @@ func lineEnd(s string, start int) int {
 	return len(s)
 }
 
-// eachLine calls f with every line of s (without "\n") and its offset.
-func eachLine(s string, f func(line string, start int) bool) {
-	for start := 0; start < len(s); {
-		end := lineEnd(s, start)
-		if !f(s[start:end], start) {
-			return
+// lines yields the offset of every line of s and the line, without "\n".
+func lines(s string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for start := 0; start < len(s); {
+			end := lineEnd(s, start)
+			if !yield(start, s[start:end]) {
+				return
+			}
+			start = end + 1
 		}
-		start = end + 1
 	}
 }
 
@@ -92,7 +95,7 @@ func dedent(s string, indent int) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	eachLine(s, func(line string, start int) bool {
+	for start, line := range lines(s) {
 		cols, i := 0, 0
 		for i < len(line) && cols < indent && isBlank(line[i]) {
 			if line[i] == '\t' {
@@ -106,8 +109,7 @@ func dedent(s string, indent int) string {
 		if start+len(line) < len(s) {
 			b.WriteByte('\n')
 		}
-		return true
-	})
+	}
 	return b.String()
 }
 
@@ -123,33 +125,18 @@ type fence struct {
 // openFence reads a fence line: three or more backticks or tildes,
 // optionally followed by a label.
 func openFence(line string) (fence, bool) {
-	if !mayStartWith(line, "`~") {
-		return fence{}, false
-	}
 	s := trimLine(line)
-	if len(s) < 3 || (s[0] != '`' && s[0] != '~') {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
 		return fence{}, false
 	}
-	n := 0
-	for n < len(s) && s[n] == s[0] {
-		n++
-	}
-	if n < 3 {
-		return fence{}, false
-	}
-	if n == len(s) {
-		return fence{ch: s[0], n: n, bare: true}, true
-	}
-	info := strings.TrimSpace(s[n:])
-	if s[0] == '`' && strings.IndexByte(info, '`') >= 0 {
+	info := strings.TrimLeft(s, s[:1])
+	n := len(s) - len(info)
+	if info = strings.TrimSpace(info); n < 3 || s[0] == '`' && strings.IndexByte(info, '`') >= 0 {
 		return fence{}, false
 	}
 	bare := info == ""
-	for j := 0; j < len(info); j++ {
-		if c := info[j]; c == ' ' || c == '\t' || c == '{' {
-			info = info[:j]
-			break
-		}
+	if i := strings.IndexAny(info, " \t{"); i >= 0 {
+		info = info[:i]
 	}
 	return fence{ch: s[0], n: n, info: strings.ToLower(info), bare: bare}, true
 }
@@ -168,13 +155,11 @@ func (f fence) closesLine(line string) bool {
 
 // firstNonBlank returns the first line of s that is not blank and where it
 // starts, or start -1 when every line is blank.
-func firstNonBlank(s string) (line string, start int) {
-	for start := 0; start < len(s); {
-		end := lineEnd(s, start)
-		if !isBlankLine(s[start:end]) {
-			return s[start:end], start
+func firstNonBlank(s string) (string, int) {
+	for start, line := range lines(s) {
+		if !isBlankLine(line) {
+			return line, start
 		}
-		start = end + 1
 	}
 	return "", -1
 }
@@ -244,28 +229,26 @@ func wrapsAll(f fence, inner string) bool {
 		return innerFencesPair(inner)
 	}
 	stack := []fence{f}
-	ok := true
-	eachLine(inner, func(line string, _ int) bool {
+	for _, line := range lines(inner) {
 		g, isFence := openFence(line)
-		if !isFence {
-			return true
+		switch {
+		case !isFence:
+		case stack[len(stack)-1].closes(g):
+			if stack = stack[:len(stack)-1]; len(stack) == 0 {
+				return false
+			}
+		default:
+			stack = append(stack, g)
 		}
-		if stack[len(stack)-1].closes(g) {
-			stack = stack[:len(stack)-1]
-			ok = len(stack) > 0
-			return ok
-		}
-		stack = append(stack, g)
-		return true
-	})
-	return ok && len(stack) == 1
+	}
+	return len(stack) == 1
 }
 
 // innerFencesPair reports whether every code block opened in s is closed.
 func innerFencesPair(s string) bool {
 	var open fence
 	inBlock := false
-	eachLine(s, func(line string, _ int) bool {
+	for _, line := range lines(s) {
 		g, isFence := openFence(line)
 		switch {
 		case !isFence:
@@ -274,8 +257,7 @@ func innerFencesPair(s string) bool {
 		case open.closes(g):
 			inBlock = false
 		}
-		return true
-	})
+	}
 	return !inBlock
 }
 
@@ -284,17 +266,15 @@ func innerFencesPair(s string) bool {
 // without its closing tag.
 func dropDanglingFence(s string) string {
 	fences, lastStart, lastIsFence := 0, 0, false
-	eachLine(s, func(line string, start int) bool {
+	for start, line := range lines(s) {
 		if isBlankLine(line) {
-			return true
+			continue
 		}
-		_, lastIsFence = openFence(line)
-		if lastIsFence {
+		if _, lastIsFence = openFence(line); lastIsFence {
 			fences++
 		}
 		lastStart = start
-		return true
-	})
+	}
 	if lastIsFence && fences%2 == 1 {
 		return s[:lastStart]
 	}

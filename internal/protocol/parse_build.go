@@ -1,45 +1,25 @@
 package protocol
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/command"
 )
-
-// buildSimple makes a DELETE_FILE or READ_FILE command from its tag in
-// cmd, a zero command, or says what is wrong with it (see tagProblem).
-func buildSimple(cmd *command.Command, t *tagLine) string {
-	cmd.Type = t.typ
-	if t.escaped {
-		cmd.Note = escapedNote
-	}
-	m, problem := tagAttrs(t)
-	path, pathProblem := tagPath(m)
-	cmd.Path = path
-	if problem == "" {
-		problem = pathProblem
-	}
-	if problem == "" && t.trailing != "" && !isCloserOf(t.trailing, t.name) {
-		problem = trailingProblem(t)
-	}
-	if problem == "" && t.typ == command.ReadFile {
-		cmd.StartLine, cmd.EndLine, problem = readRange(m)
-	}
-	return problem
-}
 
 func isCloserOf(s, name string) bool {
 	closer, ok := closerName(s)
 	return ok && strings.ToUpper(closer) == name
 }
 
-// buildBlock makes a command with a body in cmd, a zero command, or says
-// what is wrong with it (see tagProblem). line is the 1-based line of the
-// opening tag.
-func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string {
+// build makes a command from its tag and body in cmd, a zero command, or
+// says what is wrong with it (see tagProblem). line is the 1-based line of
+// the opening tag.
+func build(cmd *command.Command, t *tagLine, body string, line int) string {
 	cmd.Type = t.typ
 	m, problem := tagAttrs(t)
-	if problem == "" && t.trailing != "" && leadText(t) == "" {
+	selfClosing := t.typ == command.DeleteFile || t.typ == command.ReadFile
+	if problem == "" && t.trailing != "" && leadText(t) == "" && !selfClosing {
 		problem = trailingProblem(t)
 	}
 	if t.escaped {
@@ -47,6 +27,14 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string 
 	}
 	var p, note string
 	switch t.typ {
+	case command.DeleteFile, command.ReadFile:
+		// "[READ_FILE path=...][/READ_FILE]" is the tag alone.
+		if cmd.Path, p = tagPath(m); p == "" && t.trailing != "" && !isCloserOf(t.trailing, t.name) {
+			p = trailingProblem(t)
+		}
+		if p == "" && t.typ == command.ReadFile {
+			cmd.StartLine, cmd.EndLine, p = readRange(m)
+		}
 	case command.CreateFile:
 		cmd.Path, p = tagPath(m)
 		cmd.Content, note = fileText(body, t.indent, cmd.Path)
@@ -55,7 +43,7 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string 
 		p = buildEdit(cmd, m, body, t.indent, line)
 	case command.RunCommand:
 		cmd.Command, note = commandText(body, t.indent)
-		cmd.Dir = m.val("cwd")
+		cmd.Dir, _ = m.get("cwd")
 		if cmd.Dir != "" {
 			p = strings.Replace(checkPath(cmd.Dir), "path", "cwd", 1)
 		}
@@ -69,13 +57,10 @@ func buildBlock(cmd *command.Command, t *tagLine, body string, line int) string 
 		cmd.Text = plainText(body, t.indent)
 	}
 	addNote(cmd, note)
-	if p == "" {
+	if problem == "" && p == "" {
 		p = cardProblem(cmd.Content + cmd.Command) // one of them is ""
 	}
-	if problem == "" {
-		problem = p
-	}
-	return problem
+	return cmp.Or(problem, p)
 }
 
 // buildEdit makes an EDIT_FILE: a line range when start_line/end_line are

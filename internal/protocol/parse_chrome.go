@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -64,12 +65,7 @@ var langLabels = map[string]string{
 const shellLabels = "bash sh shell zsh console shellscript"
 
 // fileLabels are the language labels of the file at p.
-func fileLabels(p string) string {
-	if l, ok := langLabels[path.Ext(p)]; ok {
-		return l
-	}
-	return langLabels[path.Base(p)]
-}
+func fileLabels(p string) string { return cmp.Or(langLabels[path.Ext(p)], langLabels[path.Base(p)]) }
 
 // isLabel reports a language label as pages show it: "python", "C#",
 // "objective-c".
@@ -142,26 +138,24 @@ func edges(dst []edge, body string, n int, fromEnd bool) []edge {
 	return dst
 }
 
-// matchEdge returns the first of patterns that fits lines, or -1. From the
-// end, lines are in reverse order.
+// matchEdge returns the first of patterns that fits the first lines (or
+// the last), or -1.
 func matchEdge(patterns []chrome, lines []edge, fromEnd bool) int {
-next:
-	for k, p := range patterns {
+	return slices.IndexFunc(patterns, func(p chrome) bool {
 		if len(p.lines) > len(lines) {
-			continue
+			return false
+		}
+		at := lines[:len(p.lines)]
+		if fromEnd {
+			at = lines[len(lines)-len(p.lines):]
 		}
 		for i, pat := range p.lines {
-			j := i
-			if fromEnd {
-				j = len(p.lines) - 1 - i
-			}
-			if !matchChrome(pat, lines[j].text) {
-				continue next
+			if !matchChrome(pat, at[i].text) {
+				return false
 			}
 		}
-		return k
-	}
-	return -1
+		return true
+	})
 }
 
 // stripChrome leaves out the chat page's lines at the edges of body, a
@@ -177,6 +171,7 @@ func stripChrome(body, labels string, run bool) (string, string) {
 		return body, ""
 	}
 	feet := edges(fb[:0], body, 6, true)
+	slices.Reverse(feet)
 	nh, nf := 0, 0
 	if k := matchEdge(chromeHeads, head, false); k >= 0 {
 		nh = len(chromeHeads[k].lines)
@@ -199,7 +194,7 @@ func stripChrome(body, labels string, run bool) (string, string) {
 		from = head[nh-1].end
 	}
 	if nf > 0 {
-		to = feet[nf-1].start
+		to = feet[len(feet)-nf].start
 	}
 	var code string // a first line of code the header was joined to
 	if i := strings.Index(w, "Copy"); nh == 0 && i > 0 && hasLabel(labels, w[:i]) {
@@ -223,7 +218,7 @@ func stripChrome(body, labels string, run bool) (string, string) {
 	} else {
 		inner = inner[first:] + "\n"
 	}
-	return inner, chromeNote(head[:nh], feet[:nf], shell)
+	return inner, chromeNote(head[:nh], feet[len(feet)-nf:], shell)
 }
 
 // maybeChrome is a quick look at the first and last lines of body: false
@@ -247,15 +242,12 @@ func maybeChrome(body string) bool {
 	return strings.Contains(last, "caution")
 }
 
-// chromeNote says what stripChrome left out: the lines of head, and those
-// of feet (in reverse order). Being chrome, they need no quoting but '...'.
+// chromeNote says what stripChrome left out: the lines of head and feet.
+// Being chrome, they need no quoting but '...'.
 func chromeNote(head, feet []edge, shell bool) string {
-	list := func(lines []edge, reverse bool) string {
+	list := func(lines []edge) string {
 		q := make([]string, len(lines))
 		for i, l := range lines {
-			if reverse {
-				i = len(lines) - 1 - i
-			}
 			q[i] = "'" + l.text + "'"
 		}
 		return strings.Join(q, ", ")
@@ -265,7 +257,7 @@ func chromeNote(head, feet []edge, shell bool) string {
 	case shell:
 		s += "its first line '" + head[0].text + "' (a shell started with no input does nothing)"
 	case len(head) > 0:
-		s += "the chat page's " + list(head, false) + " before the code"
+		s += "the chat page's " + list(head) + " before the code"
 	}
 	if len(feet) > 0 {
 		switch {
@@ -276,7 +268,7 @@ func chromeNote(head, feet []edge, shell bool) string {
 		default:
 			s += "the chat page's "
 		}
-		s += list(feet, true) + " after the code"
+		s += list(feet) + " after the code"
 	}
 	if !shell || len(feet) > 0 {
 		s += " (the reply was copied from the rendered page)"

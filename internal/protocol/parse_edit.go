@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/command"
 )
@@ -20,141 +21,94 @@ const (
 // markerOf recognises "<<<<<<< SEARCH", "=======" and ">>>>>>> REPLACE":
 // five to nine marker characters, the word in any case, blanks around.
 func markerOf(line string) marker {
-	switch line { // the markers as the protocol writes them
-	case "<<<<<<< SEARCH":
-		return searchMarker
-	case "=======":
-		return dividerMarker
-	case ">>>>>>> REPLACE":
-		return replaceMarker
-	}
-	if !mayStartWith(line, "<=>") {
+	// Most lines are refused by their first byte, before any trimming.
+	if line == "" || line[0] < utf8.RuneSelf && strings.IndexByte("<=> \t\r\v\f", line[0]) < 0 {
 		return notMarker
 	}
 	s := trimLine(line)
-	if len(s) < 5 {
+	if s == "" {
 		return notMarker
 	}
-	ch := s[0]
-	n := 0
-	for n < len(s) && s[n] == ch {
-		n++
-	}
-	if n < 5 || n > 9 {
+	rest := strings.TrimLeft(s, s[:1])
+	if n := len(s) - len(rest); n < 5 || n > 9 {
 		return notMarker
 	}
-	word := strings.ToUpper(strings.TrimSpace(s[n:]))
-	switch {
-	case ch == '<' && word == "SEARCH":
+	switch word := strings.ToUpper(strings.TrimSpace(rest)); {
+	case s[0] == '<' && word == "SEARCH":
 		return searchMarker
-	case ch == '=' && word == "":
+	case s[0] == '=' && word == "":
 		return dividerMarker
-	case ch == '>' && word == "REPLACE":
+	case s[0] == '>' && word == "REPLACE":
 		return replaceMarker
 	}
 	return notMarker
 }
 
-// pairState is where parseEdits is within a body.
-type pairState uint8
-
-const (
-	outside pairState = iota
-	inSearch
-	inReplace
-)
-
-// editScan collects search/replace pairs line by line.
-type editScan struct {
-	body     string
-	markup   bool
-	base     int // reply line number of the body's first line
-	state    pairState
-	open     int // reply line of the current pair's SEARCH marker
-	from     int // offset where the current section's text starts
-	search   string
-	edits    []command.Edit
-	problem  string
-	hasPairs bool
-}
-
-// parseEdits reads search/replace pairs from an EDIT_FILE body. Blank lines
-// and fence lines between pairs are ignored; any other text outside a pair,
-// or a pair with missing or doubled markers, is a problem. hasPairs reports
-// whether the body has any SEARCH marker at all.
-func parseEdits(body string, markup bool, base int) ([]command.Edit, string, bool) {
-	e := &editScan{body: body, markup: markup, base: base}
-	n := 0
-	eachLine(body, func(line string, start int) bool {
-		e.line(line, start, base+n)
-		n++
-		return true // go on after a problem, to learn whether there are pairs
-	})
-	if e.problem == "" && e.state != outside {
-		e.problem = fmt.Sprintf("has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line", e.open)
-	}
-	if !e.hasPairs {
-		return nil, "", false
-	}
-	if e.problem != "" {
-		return nil, e.problem, true
-	}
-	return e.edits, "", true
-}
-
-func (e *editScan) line(line string, start, lineNo int) {
-	m := markerOf(line)
-	if m == searchMarker {
-		e.hasPairs = true
-	}
-	next := start + len(line) + 1
-	switch {
-	case e.state == outside && m == searchMarker:
-		e.state, e.open, e.from = inSearch, lineNo, next
-	case e.state == outside && m == notMarker:
-		if _, isFence := openFence(line); !isFence && !isBlankLine(line) {
-			e.fail(lineNo, "has text outside any SEARCH/REPLACE pair at line %d")
+// parseEdits reads search/replace pairs from an EDIT_FILE body whose first
+// line is reply line base. Blank lines and fence lines between pairs are
+// ignored; any other text outside a pair, or a pair with missing or doubled
+// markers, is a problem. hasPairs reports whether the body has any SEARCH
+// marker at all.
+func parseEdits(body string, markup bool, base int) (edits []command.Edit, problem string, hasPairs bool) {
+	const (
+		outside = iota
+		inSearch
+		inReplace
+	)
+	state := outside
+	open, from, lineNo := 0, 0, base // the current pair's SEARCH line, where its section starts
+	var search string
+	// fail keeps the first problem; after it the scan only looks for markers.
+	fail := func(line int, format string) {
+		if problem == "" {
+			problem = fmt.Sprintf(format, line)
 		}
-	case e.state == outside:
-		e.fail(lineNo, "has a marker at line %d outside any pair; each pair starts with <<<<<<< SEARCH")
-	case e.state == inSearch && m == dividerMarker:
-		e.search = e.section(start)
-		e.state, e.from = inReplace, next
-	case e.state == inSearch && m != notMarker:
-		e.fail(e.open, "has a SEARCH/REPLACE pair at line %d without its ======= line")
-	case e.state == inReplace && m == replaceMarker:
-		e.finish(start)
-	case e.state == inReplace && m == dividerMarker:
-		e.fail(e.open, "has a SEARCH/REPLACE pair at line %d with more than one ======= line; if the file itself has such a line, use start_line/end_line instead")
-	case e.state == inReplace && m == searchMarker:
-		e.fail(e.open, "has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line")
 	}
-}
-
-// fail keeps the first problem; after it the scan only looks for markers.
-func (e *editScan) fail(line int, format string) {
-	if e.problem == "" {
-		e.problem = fmt.Sprintf(format, line)
+	// section is the text of the current section up to end, with the file
+	// content rules (a fence around it removed, each line ending in "\n").
+	section := func(end int) string {
+		if end < from {
+			return ""
+		}
+		return unfence(body[from:end], markup)
 	}
-}
-
-// section is the text from the current section's start to end, with the
-// file content rules (a fence around it removed, each line ending in "\n").
-func (e *editScan) section(end int) string {
-	if end < e.from {
-		return ""
+	for start, line := range lines(body) {
+		m := markerOf(line)
+		hasPairs = hasPairs || m == searchMarker
+		next := start + len(line) + 1
+		switch {
+		case state == outside && m == searchMarker:
+			state, open, from = inSearch, lineNo, next
+		case state == outside && m == notMarker:
+			if _, isFence := openFence(line); !isFence && !isBlankLine(line) {
+				fail(lineNo, "has text outside any SEARCH/REPLACE pair at line %d")
+			}
+		case state == outside:
+			fail(lineNo, "has a marker at line %d outside any pair; each pair starts with <<<<<<< SEARCH")
+		case state == inSearch && m == dividerMarker:
+			search = section(start)
+			state, from = inReplace, next
+		case state == inSearch && m != notMarker:
+			fail(open, "has a SEARCH/REPLACE pair at line %d without its ======= line")
+		case state == inReplace && m == replaceMarker && strings.TrimSpace(search) == "":
+			fail(open, "has a SEARCH/REPLACE pair at line %d whose SEARCH part is empty; copy the exact lines to replace into it")
+		case state == inReplace && m == replaceMarker:
+			edits = append(edits, command.Edit{Search: search, Replace: section(start)})
+			state = outside
+		case state == inReplace && m == dividerMarker:
+			fail(open, "has a SEARCH/REPLACE pair at line %d with more than one ======= line; if the file itself has such a line, use start_line/end_line instead")
+		case state == inReplace && m == searchMarker:
+			fail(open, "has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line")
+		}
+		lineNo++ // go on after a problem, to learn whether there are pairs
 	}
-	return unfence(e.body[e.from:end], e.markup)
-}
-
-func (e *editScan) finish(end int) {
-	replace := e.section(end)
-	if strings.TrimSpace(e.search) == "" {
-		e.fail(e.open, "has a SEARCH/REPLACE pair at line %d whose SEARCH part is empty; copy the exact lines to replace into it")
-		return
+	if state != outside {
+		fail(open, "has a SEARCH/REPLACE pair at line %d without its closing >>>>>>> REPLACE line")
 	}
-	e.edits = append(e.edits, command.Edit{Search: e.search, Replace: replace})
-	e.state = outside
+	if !hasPairs || problem != "" {
+		return nil, problem, hasPairs
+	}
+	return edits, "", true
 }
 
 // editFormsProblem explains the two forms of EDIT_FILE.

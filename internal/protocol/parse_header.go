@@ -9,7 +9,7 @@ import (
 // header picks up the "Session: a1b2c3d4" and "Sequence: 3" lines the
 // outbox asks the LLM to echo, written plainly or with Markdown decoration.
 func (p *parser) header(line string) {
-	if len(line) > maxHeaderLine || strings.IndexByte(line, ':') < 0 || (p.reply.Session != "" && p.reply.Sequence != 0) {
+	if len(line) > maxHeaderLine || (p.reply.Session != "" && p.reply.Sequence != 0) {
 		return
 	}
 	s := trimLine(line)
@@ -17,25 +17,13 @@ func (p *parser) header(line string) {
 	if lead := strings.TrimLeftFunc(s, func(r rune) bool { return strings.ContainsRune("*_`#>-+", r) || unicode.IsSpace(r) }); lead == "" || lead[0]|0x20 != 's' {
 		return
 	}
-	s = strings.Map(func(r rune) rune {
-		if r == '*' || r == '_' || r == '`' {
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.TrimLeft(s, "#>-+ \t")
-	key, val, ok := strings.Cut(s, ":")
-	if !ok {
+	s = strings.TrimLeft(strings.NewReplacer("*", "", "_", "", "`", "").Replace(s), "#>-+ \t")
+	key, val, _ := strings.Cut(s, ":")
+	words := strings.Fields(val)
+	if len(words) == 0 {
 		return
 	}
-	key = strings.TrimSpace(key)
-	val = strings.TrimLeftFunc(val, unicode.IsSpace)
-	if i := strings.IndexFunc(val, unicode.IsSpace); i >= 0 {
-		val = val[:i]
-	}
-	if val == "" {
-		return
-	}
+	key, val = strings.TrimSpace(key), words[0]
 	switch {
 	case asciiFold(key, "session"), asciiFold(key, "session id"), asciiFold(key, "sessionid"):
 		if p.reply.Session == "" && isSessionID(val) {
@@ -51,32 +39,10 @@ func (p *parser) header(line string) {
 // maxHeaderLine is the longest line read as a header echo.
 const maxHeaderLine = 200
 
-// asciiFold reports whether s is want (lower-case ASCII) in any ASCII case.
-func asciiFold(s, want string) bool {
-	if len(s) != len(want) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != want[i] {
-			return false
-		}
-	}
-	return true
-}
+// asciiFold reports whether s is want (ASCII) in any ASCII case: with as
+// many bytes, no other character folds to an ASCII one.
+func asciiFold(s, want string) bool { return len(s) == len(want) && strings.EqualFold(s, want) }
 
 func isSessionID(s string) bool {
-	if len(s) != 8 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i] | 0x20
-		if !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(s) == 8 && strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }

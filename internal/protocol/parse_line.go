@@ -10,41 +10,29 @@ import (
 // list marker in front of the tag do not matter. Body lines are never
 // changed by this; only the copy used for recognition is cleaned.
 
-// isInvisible reports characters that chat pages put around text without
-// meaning anything: zero-width spaces and joiners, word joiners, stray BOMs.
-func isInvisible(r rune) bool {
+// junk maps the characters chat pages put around text without meaning
+// anything (zero-width spaces and joiners, stray BOMs) to -1 and non-ASCII
+// spaces to ' '.
+func junk(r rune) rune {
 	switch r {
 	case '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF':
-		return true
-	}
-	return false
-}
-
-// isWideSpace reports non-ASCII spaces that stand for an ordinary space.
-func isWideSpace(r rune) bool {
-	switch r {
+		return -1
 	case '\u00A0', '\u202F', '\u2007', '\u3000':
-		return true
+		return ' '
 	}
-	return false
+	return r
 }
 
 // cleanLine removes invisible characters, turns non-ASCII spaces into
-// ordinary ones and bytes that are not UTF-8 into U+FFFD. It returns s
-// itself when there is nothing to clean.
+// ordinary ones and bytes that are not UTF-8 into U+FFFD. An ASCII line,
+// as most are, is returned without a call per byte.
 func cleanLine(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case isInvisible(r):
-			return -1
-		case isWideSpace(r):
-			return ' '
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Map(junk, s)
 		}
-		return r
-	}, s)
+	}
+	return s
 }
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' }
@@ -56,27 +44,17 @@ func skipBlanks(s string, i int) int {
 	return i
 }
 
-// trimLine trims ASCII blanks and, if there are any, invisible characters
-// and non-ASCII spaces.
-func trimLine(s string) string {
-	return strings.TrimSpace(cleanLine(s))
-}
+// trimLine trims blanks, invisible characters and non-ASCII spaces.
+func trimLine(s string) string { return strings.TrimSpace(cleanLine(s)) }
 
-// isBlankLine reports a line with nothing a reader would see.
+// isBlankLine reports a line with nothing a reader would see. Most lines
+// are refused by their first printable ASCII character.
 func isBlankLine(s string) bool {
-	if i := skipSpace(s); i < len(s) && s[i] < utf8.RuneSelf {
-		return false // most lines: something printable
-	}
-	return trimLine(s) == ""
-}
-
-// skipSpace skips the ASCII spaces strings.TrimSpace removes.
-func skipSpace(s string) int {
 	i := 0
-	for i < len(s) && (isBlank(s[i]) || s[i] == '\r' || s[i] == '\v' || s[i] == '\f') {
+	for i < len(s) && strings.IndexByte(" \t\r\v\f", s[i]) >= 0 {
 		i++
 	}
-	return i
+	return (i == len(s) || s[i] >= utf8.RuneSelf) && trimLine(s[i:]) == ""
 }
 
 // skipListMarker returns the index after a Markdown list marker ("- ",
@@ -105,7 +83,7 @@ func skipListMarker(s string, i int) int {
 func skipJunk(s string, i int) int {
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r != ' ' && r != '\t' && !isInvisible(r) && !isWideSpace(r) {
+		if c := junk(r); c >= 0 && c != ' ' && c != '\t' {
 			return i
 		}
 		i += n
@@ -113,48 +91,45 @@ func skipJunk(s string, i int) int {
 	return i
 }
 
-// mayStartWith is a quick look at a line: false when, after ASCII space,
-// it starts with an ASCII character not in chars, so that trimLine cannot
-// make it start with one.
-func mayStartWith(line, chars string) bool {
-	i := skipSpace(line)
-	return i == len(line) || line[i] >= utf8.RuneSelf || strings.IndexByte(chars, line[i]) >= 0
-}
-
-// isASCII reports whether s is all ASCII.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
+// tagText finds the tag at the start of a line, after indentation,
+// invisible characters and one list marker: it returns the cleaned text
+// from its '[' on, Markdown escapes read (see unescapeTag), the column of
+// the '[' and whether it was escaped. Most lines are refused by their first
+// characters without any copying.
+func tagText(line string) (s string, indent int, escaped, ok bool) {
+	isStart := func(i int) bool {
+		return i < len(line) && (line[i] == '[' || line[i] == '\\' && i+1 < len(line) && line[i+1] == '[')
+	}
+	k := skipJunk(line, 0)
+	if !isStart(k) {
+		if j := skipListMarker(line, k); j > k {
+			k = skipJunk(line, j)
+		}
+		if !isStart(k) {
+			return "", 0, false, false
 		}
 	}
-	return true
-}
-
-// tagStartAt reads the tag of a line whose '[' (or "\\[") tagOpen found at
-// k: it returns the cleaned text from the '[' on, Markdown escapes read
-// (see unescapeTag), the column of the '[' and whether it was escaped.
-// Most lines are rejected by their first characters without any copying.
-func tagStartAt(line string, k int) (string, int, bool, bool) {
 	n := k + 1
 	if line[k] == '\\' {
 		n++
 	}
 	// A tag's name starts with a letter, a closing tag's with '/': "[ ]"
 	// and "[1]" are refused before any cleaning.
-	if n == len(line) {
-		return "", 0, false, false
-	}
-	if c := line[n]; c < utf8.RuneSelf && c != '/' && !isLetter(c) {
+	if n == len(line) || line[n] < utf8.RuneSelf && line[n] != '/' && !isLetter(line[n]) {
 		return "", 0, false, false
 	}
 	// What comes before the tag counts only for its width.
-	s := cleanLine(line[k:])
-	for len(s) > 0 && isBlank(s[len(s)-1]) {
-		s = s[:len(s)-1]
+	for _, r := range line[:k] {
+		switch {
+		case junk(r) < 0:
+		case r == '\t':
+			indent += 4 - indent%4
+		default:
+			indent++
+		}
 	}
-	s, escaped := unescapeTag(s)
-	return s, cleanColumns(line[:k]), true, escaped
+	s, escaped = unescapeTag(strings.TrimRight(cleanLine(line[k:]), " \t"))
+	return s, indent, escaped, true
 }
 
 // unescapeTag reads a tag copied as Markdown with its escapes ("\\[CREATE\\_FILE
@@ -190,45 +165,4 @@ func unescapeTag(s string) (string, bool) {
 // isASCIIPunct reports the characters Markdown lets a backslash escape.
 func isASCIIPunct(c byte) bool {
 	return c > ' ' && c < 0x7f && !isLetter(c) && (c < '0' || c > '9')
-}
-
-// tagOpen finds the '[' of a tag at the start of a line, after
-// indentation, invisible characters and one list marker, or the backslash
-// of a Markdown escape before it.
-func tagOpen(line string) (int, bool) {
-	i := skipJunk(line, 0)
-	if i == len(line) {
-		return 0, false
-	}
-	if isTagStart(line, i) {
-		return i, true
-	}
-	j := skipListMarker(line, i)
-	if j == i {
-		return 0, false
-	}
-	if j = skipJunk(line, j); !isTagStart(line, j) {
-		return 0, false
-	}
-	return j, true
-}
-
-// isTagStart reports a '[', or an escaped one, at line[i:].
-func isTagStart(line string, i int) bool {
-	return i < len(line) && (line[i] == '[' || line[i] == '\\' && i+1 < len(line) && line[i+1] == '[')
-}
-
-// cleanColumns is columns(cleanLine(s)).
-func cleanColumns(s string) int {
-	n := 0
-	for _, r := range s {
-		switch {
-		case isInvisible(r):
-		case r == '\t':
-			n += 4 - n%4
-		default:
-			n++
-		}
-	}
-	return n
 }

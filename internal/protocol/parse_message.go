@@ -35,28 +35,19 @@ func what(typ command.Type, path string, line int) string {
 
 // tagProblem is the message for a block whose tag or body is wrong.
 func tagProblem(t *tagLine, line int, path, problem string) string {
-	return fmt.Sprintf("%s %s.%s", what(t.typ, path, line), problem, notDone(t.typ))
+	resend := "block"
+	if t.typ == command.DeleteFile || t.typ == command.ReadFile {
+		resend = "tag"
+	}
+	return fmt.Sprintf("%s %s. %s; resend the corrected %s.", what(t.typ, path, line), problem, notDone[t.typ], resend)
 }
 
 // notDone says what did not happen because a block was refused.
-func notDone(typ command.Type) string {
-	switch typ {
-	case command.CreateFile:
-		return " Nothing was written; resend the corrected block."
-	case command.EditFile:
-		return " The file was not changed; resend the corrected block."
-	case command.DeleteFile:
-		return " Nothing was deleted; resend the corrected tag."
-	case command.ReadFile:
-		return " Nothing was read; resend the corrected tag."
-	case command.RunCommand:
-		return " The command was not run; resend the corrected block."
-	case command.Message:
-		return " The message was not shown; resend the corrected block."
-	case command.Done:
-		return " The task was not marked done; resend the corrected block."
-	}
-	return ""
+var notDone = map[command.Type]string{
+	command.CreateFile: "Nothing was written", command.EditFile: "The file was not changed",
+	command.DeleteFile: "Nothing was deleted", command.ReadFile: "Nothing was read",
+	command.RunCommand: "The command was not run", command.Message: "The message was not shown",
+	command.Done: "The task was not marked done",
 }
 
 func trailingProblem(t *tagLine) string {
@@ -76,40 +67,29 @@ func unclosedMessage(t *tagLine, line0 int, path string, sc bodyScan) string {
 	if sc.wrong.name != "" {
 		fmt.Fprintf(&b, " Line %d has [/%s], which does not close it.", sc.wrong.line+1, sc.wrong.name)
 	}
-	b.WriteString(unclosedNotDone(t.typ, closer))
+	switch t.typ {
+	case command.Done:
+		b.WriteString(" The task was not marked done; put [DONE] ... [/DONE] last in the reply.")
+	case command.Message:
+		b.WriteString(" The message was not shown; resend it ending with " + closer + ".")
+	case command.CreateFile:
+		b.WriteString(" Nothing was written to that file; resend the whole block, ending with " + closer + ".")
+	default:
+		b.WriteString(" " + notDone[t.typ] + "; resend the whole block, ending with " + closer + ".")
+	}
 	if sc.nSkipped > 0 {
 		fmt.Fprintf(&b, " The %s inside the unclosed block %s not run either (%s); resend %s too.",
-			human.Count(sc.nSkipped, "command tag", ""), isAre(sc.nSkipped), listTags(sc.skipped, sc.nSkipped), itThem(sc.nSkipped))
+			human.Count(sc.nSkipped, "command tag", ""), pick(sc.nSkipped, "was", "were"), listTags(sc.skipped, sc.nSkipped), pick(sc.nSkipped, "it", "them"))
 	}
 	return b.String()
 }
 
-func unclosedNotDone(typ command.Type, closer string) string {
-	switch typ {
-	case command.CreateFile:
-		return " Nothing was written to that file; resend the whole block, ending with " + closer + "."
-	case command.EditFile:
-		return " The file was not changed; resend the whole block, ending with " + closer + "."
-	case command.RunCommand:
-		return " The command was not run; resend the whole block, ending with " + closer + "."
-	case command.Message:
-		return " The message was not shown; resend it ending with " + closer + "."
-	}
-	return " The task was not marked done; put [DONE] ... [/DONE] last in the reply."
-}
-
-func isAre(n int) string {
+// pick is one for 1, many for other counts.
+func pick(n int, one, many string) string {
 	if n == 1 {
-		return "was"
+		return one
 	}
-	return "were"
-}
-
-func itThem(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
+	return many
 }
 
 func listTags(tags []tagAt, total int) string {
@@ -123,22 +103,6 @@ func listTags(tags []tagAt, total int) string {
 	return strings.Join(parts, ", ")
 }
 
-// joinProblems adds a second problem to a message.
-func joinProblems(msg, extra string) string {
-	if extra == "" {
-		return msg
-	}
-	return msg + " Also: " + extra
-}
-
-func validCommands() string {
-	names := make([]string, len(command.Types))
-	for i, t := range command.Types {
-		names[i] = string(t)
-	}
-	return strings.Join(names, ", ")
-}
-
 // unknownMessage explains a tag courier does not know.
 func unknownMessage(words string, line0, end0 int, closed bool) string {
 	var b strings.Builder
@@ -148,10 +112,14 @@ func unknownMessage(words string, line0, end0 int, closed bool) string {
 	} else {
 		b.WriteString(", so it was ignored.")
 	}
-	if typ, ok := nearMiss(words); ok {
+	if typ := nearMiss(words); typ != "" {
 		fmt.Fprintf(&b, " Did you mean [%s]?", typ)
 	}
-	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", validCommands())
+	names := make([]string, len(command.Types))
+	for i, t := range command.Types {
+		names[i] = string(t)
+	}
+	fmt.Fprintf(&b, " The commands are %s, each tag written exactly so, alone at the start of its line.", strings.Join(names, ", "))
 	return b.String()
 }
 

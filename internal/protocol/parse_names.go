@@ -50,9 +50,9 @@ var knownLetters = []struct {
 // a known name spelt with other separators, a common synonym, or a name
 // within a small edit distance (one for names of five letters or more,
 // two from eight).
-func nearMiss(words string) (command.Type, bool) {
+func nearMiss(words string) command.Type {
 	if len(words) > maxNameLetters {
-		return "", false
+		return ""
 	}
 	w := strings.Map(func(r rune) rune {
 		if r < utf8.RuneSelf && isLetter(byte(r)) {
@@ -61,7 +61,7 @@ func nearMiss(words string) (command.Type, bool) {
 		return -1
 	}, words)
 	if typ := hintOf(w); typ != "" {
-		return typ, true
+		return typ
 	}
 	edits := 0
 	switch {
@@ -72,21 +72,15 @@ func nearMiss(words string) (command.Type, bool) {
 	}
 	for _, k := range knownLetters {
 		// The distance is at least the difference in length.
-		if abs(len(w)-len(k.letters)) <= edits && (w == k.letters || edits > 0 && textdist.Levenshtein(w, k.letters) <= edits) {
-			return k.typ, true
+		if max(len(w)-len(k.letters), len(k.letters)-len(w)) <= edits && (w == k.letters || edits > 0 && textdist.Levenshtein(w, k.letters) <= edits) {
+			return k.typ
 		}
 	}
-	return "", false
+	return ""
 }
 
 // isCommandName reports a known command name or a near miss of one.
-func isCommandName(name string) bool {
-	if typeOf(name) != "" {
-		return true
-	}
-	_, ok := nearMiss(name)
-	return ok
-}
+func isCommandName(name string) bool { return typeOf(name) != "" || nearMiss(name) != "" }
 
 // isUpperName reports an UPPER_SNAKE name as written, like "NOTE" or
 // "WRITE_FILE" (not "x" or "Note").
@@ -94,16 +88,7 @@ func isUpperName(name string) bool {
 	return !strings.ContainsFunc(name, unicode.IsLower) && strings.ContainsFunc(name, unicode.IsUpper)
 }
 
-// commandLike reports whether an unknown tag line, with these words and
-// this many attributes, is meant as a command: a near miss of a known
-// name, or a name with attributes. Markdown such as [x], [1] or [NOTE] is
-// not.
-func (p *parser) commandLike(words string, nattrs int) bool {
-	if nattrs > 0 {
-		return true
-	}
-	_, near := nearMiss(words)
-	return near
-}
-
-func abs(n int) int { return max(n, -n) }
+// commandLike reports whether an unknown tag line is meant as a command:
+// a name with attributes, or a near miss of a known name. Markdown such as
+// [x], [1] or [NOTE] is not.
+func (t *tagLine) commandLike() bool { return len(t.attrs) > 0 || nearMiss(t.words) != "" }

@@ -29,14 +29,7 @@ func checkPath(p string) string {
 			return fmt.Sprintf("has a control character in its path %s", show(p))
 		}
 	}
-	for rest := p; rest != ""; {
-		i := strings.IndexAny(rest, `/\`)
-		name := rest
-		if i >= 0 {
-			name, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for name := range strings.FieldsFuncSeq(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if len(name) > maxNameBytes {
 			return fmt.Sprintf("has a path component of %d bytes (%s); names may have at most %d", len(name), show(name), maxNameBytes)
 		}

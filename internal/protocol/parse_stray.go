@@ -27,18 +27,8 @@ func (p *parser) loose(line string) {
 // short "Key: value". A code fence, an opening tag inside the line, a
 // heading of a Markdown file all count as possible body lines.
 func proseLine(line string) bool {
-	s := strings.TrimSpace(line)
-	if strings.IndexByte(s, '*') >= 0 {
-		s = strings.ReplaceAll(s, "**", "")
-	}
-	i, j := 0, len(s)
-	for i < j && isProseMark(s[i]) {
-		i++
-	}
-	for j > i && (s[j-1] == '*' || s[j-1] == '_' || isBlank(s[j-1])) {
-		j--
-	}
-	s = s[i:j]
+	s := strings.ReplaceAll(strings.TrimSpace(line), "**", "")
+	s = strings.TrimRight(strings.TrimLeft(s, "*_#>-+ \t"), "*_ \t")
 	if s == "" {
 		return !strings.Contains(line, "#") // a rule or emphasis alone, not an empty heading
 	}
@@ -54,14 +44,4 @@ func proseLine(line string) bool {
 	}
 	key, _, ok := strings.Cut(s, ": ")
 	return ok && len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' }) < 0
-}
-
-// isProseMark reports the Markdown emphasis, heading, quote and list marks
-// (and blanks) in front of a line of prose.
-func isProseMark(c byte) bool {
-	switch c {
-	case '*', '_', '#', '>', '-', '+', ' ', '\t':
-		return true
-	}
-	return false
 }

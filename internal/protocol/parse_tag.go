@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -44,39 +45,53 @@ type tagLine struct {
 
 // typeOf returns the command a tag name (in upper case) names, or "".
 func typeOf(name string) command.Type {
-	switch name {
-	case "CREATE_FILE":
-		return command.CreateFile
-	case "EDIT_FILE":
-		return command.EditFile
-	case "DELETE_FILE":
-		return command.DeleteFile
-	case "READ_FILE":
-		return command.ReadFile
-	case "RUN_COMMAND":
-		return command.RunCommand
-	case "MESSAGE":
-		return command.Message
-	case "DONE":
-		return command.Done
+	if t := command.Type(name); slices.Contains(command.Types, t) {
+		return t
 	}
 	return ""
 }
 
 // readTag says whether line is a tag line and takes it apart.
 func readTag(line string) (t tagLine) {
-	k, ok := tagOpen(line)
+	s, indent, escaped, ok := tagText(line)
 	if !ok {
 		return t
 	}
-	s, indent, ok, escaped := tagStartAt(line, k)
-	if !ok {
+	if strings.HasPrefix(s, "[/") {
+		if written, ok := closerName(s); ok {
+			return tagLine{kind: kindClose, name: strings.ToUpper(written), written: written, indent: indent, escaped: escaped}
+		}
 		return t
 	}
-	t.parse(s)
-	if t.kind != kindText {
-		t.indent, t.escaped = indent, escaped
+	if len(s) < 2 || !isLetter(s[1]) {
+		return t
 	}
+	end := nameEnd(s, 1)
+	t.written = s[1:end]
+	t.typ = typeOf(strings.ToUpper(t.written))
+	t.name = string(t.typ)
+	wordsEnd := end
+	complete := t.readAttrs(s, end, &wordsEnd)
+	switch {
+	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
+		return tagLine{} // "[DONE](url)" is a Markdown link, not a command.
+	case t.typ != "":
+		t.kind = kindOpen
+		if !complete && t.problem == "" {
+			t.problem = "the tag has no closing ']'"
+		}
+		t.splitInline()
+	case complete && t.trailing == "" && t.problem == "":
+		t.kind = kindOther
+		t.name = strings.ToUpper(t.written)
+	default:
+		return tagLine{}
+	}
+	t.words = t.name
+	if wordsEnd > end {
+		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
+	}
+	t.indent, t.escaped = indent, escaped
 	return t
 }
 
@@ -89,48 +104,6 @@ func nameEnd(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// parse reads a tag from s, which starts with '[', into t, which is
-// empty.
-func (t *tagLine) parse(s string) {
-	if strings.HasPrefix(s, "[/") {
-		if written, ok := closerName(s); ok {
-			t.kind, t.name, t.written = kindClose, strings.ToUpper(written), written
-		}
-		return
-	}
-	if len(s) < 2 || !isLetter(s[1]) {
-		return
-	}
-	end := nameEnd(s, 1)
-	t.written = s[1:end]
-	t.typ = typeOf(strings.ToUpper(t.written))
-	t.name = string(t.typ)
-	wordsEnd := end
-	complete := t.readAttrs(s, end, &wordsEnd)
-	switch {
-	case t.typ != "" && strings.HasPrefix(t.trailing, "(") && complete:
-		// "[DONE](url)" is a Markdown link, not a command.
-		*t = tagLine{}
-		return
-	case t.typ != "":
-		t.kind = kindOpen
-		if !complete && t.problem == "" {
-			t.problem = "the tag has no closing ']'"
-		}
-		t.splitInline()
-	case complete && t.trailing == "" && t.problem == "":
-		t.kind = kindOther
-		t.name = strings.ToUpper(t.written)
-	default:
-		*t = tagLine{}
-		return
-	}
-	t.words = t.name
-	if wordsEnd > end {
-		t.words = strings.ToUpper(strings.Join(strings.Fields(s[1:wordsEnd]), " "))
-	}
 }
 
 // readAttrs reads attributes from s[i:] up to the closing ']'. It reports

@@ -3,7 +3,6 @@ package protocol
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/courier-agent/courier/internal/frontend"
 	"github.com/courier-agent/courier/internal/human"
@@ -16,8 +15,8 @@ import (
 // never closes makes the rest of the reply reasoning, since the model was
 // cut off while still drafting; commands in it are reported, not run.
 
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for a lower-case
-// ASCII prefix.
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for an ASCII
+// prefix.
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && asciiFold(s[:len(prefix)], prefix)
 }
@@ -28,9 +27,6 @@ func thinkOpen(line string) (string, bool) {
 	s := line[skipBlanks(line, 0):]
 	if !strings.HasPrefix(s, "<") {
 		return "", false
-	}
-	if len(s) > 1 && s[1] < utf8.RuneSelf && s[1]|0x20 != 't' {
-		return "", false // <div>, <p>, </...>: not a reasoning tag
 	}
 	s = trimLine(s)
 	for _, tag := range []string{"<think>", "<thinking>"} {
@@ -55,12 +51,12 @@ func hasThinkClose(s string) bool {
 // isOrphanClose reports a line that starts or ends with a closing think tag.
 func isOrphanClose(line string) bool {
 	s := trimLine(line)
-	return hasPrefixFold(s, "</think") || hasSuffixFold(s, "</think>") || hasSuffixFold(s, "</thinking>")
-}
-
-// hasSuffixFold is hasPrefixFold for a suffix.
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && asciiFold(s[len(s)-len(suffix):], suffix)
+	for _, end := range []string{"</think>", "</thinking>"} {
+		if len(s) >= len(end) && asciiFold(s[len(s)-len(end):], end) {
+			return true
+		}
+	}
+	return hasPrefixFold(s, "</think")
 }
 
 // think handles a reasoning section starting at c, if there is one; the
@@ -116,6 +112,6 @@ func (p *parser) skipThink(c, next cursor) cursor {
 func thinkMessage(line0 int, tags []tagAt, n int) string {
 	return "The reasoning section opened at line " + strconv.Itoa(line0+1) +
 		" (<think>) is never closed, so everything after it counts as reasoning and the " +
-		human.Count(n, "command tag", "") + " in it (" + listTags(tags, n) + ") " + isAre(n) +
+		human.Count(n, "command tag", "") + " in it (" + listTags(tags, n) + ") " + pick(n, "was", "were") +
 		" not run. Close the reasoning with </think> before the commands and resend them."
 }

@@ -56,6 +56,8 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 	// Each part's Bytes holds where it starts until the end is known.
 	var parts []frontend.Part
 	part := func(name string) { parts = append(parts, frontend.Part{Name: name, Bytes: b.Len()}) }
+	section := func(name string) { part(name); b.WriteString("## " + name + "\n") }
+	line := func(s string) { b.WriteString(strings.TrimRight(s, "\n") + "\n") }
 	part("Header")
 	prompt := o.Prompt
 	if prompt == "" && o.Sequence <= 1 {
@@ -77,50 +79,45 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 	part("Protocol")
 	b.WriteString("=== PROTOCOL ===\n")
 	if o.Reminder {
-		b.WriteString(strings.TrimRight(l.Reminder, "\n"))
+		line(l.Reminder)
 	} else {
-		b.WriteString(strings.TrimRight(l.Protocol, "\n"))
+		line(l.Protocol)
 	}
-	b.WriteString("\n\n=== CONTEXT ===\n")
+	b.WriteString("\n=== CONTEXT ===\n")
 	if o.Environment != "" {
-		part("Environment")
-		b.WriteString("## Environment\n")
-		b.WriteString(strings.TrimRight(o.Environment, "\n"))
-		b.WriteString("\n\n")
+		section("Environment")
+		line(o.Environment)
+		b.WriteString("\n")
 	}
 	if len(o.Messages) > 0 {
-		part("Message from the user")
-		b.WriteString("## Message from the user\n")
+		section("Message from the user")
 		for _, m := range o.Messages {
-			b.WriteString(strings.TrimRight(m, "\n"))
-			b.WriteString("\n")
+			line(m)
 		}
 		b.WriteString("\n")
 	}
-	part("Workspace Files")
+	section("Workspace Files")
 	renderFiles(b, t.Listing())
 	if results := t.LastResults(); o.Sequence > 1 || len(o.Notices) > 0 || results != nil {
 		b.WriteString("\n")
-		part(l.ResultsTitle)
-		b.WriteString("## " + l.ResultsTitle + "\n")
+		section(l.ResultsTitle)
 		l.Results(b, o, results, t)
 	}
 	requested, leftOut := t.RequestedFiles()
 	pack := t.FirstPack()
 	if len(requested) > 0 || pack != nil {
 		b.WriteString("\n")
-		part("Requested File Contents")
-		b.WriteString("## Requested File Contents\n")
-		for _, f := range requested {
+		section("Requested File Contents")
+		file := func(f frontend.FileContent) {
 			part("file " + ShowName(f.Path) + shownLines(f))
 			writeRequested(b, f)
 		}
+		for _, f := range requested {
+			file(f)
+		}
 		b.WriteString(leftOut)
 		if pack != nil {
-			pack.Files(func(f frontend.FileContent) {
-				part("file " + ShowName(f.Path) + shownLines(f))
-				writeRequested(b, f)
-			})
+			pack.Files(file)
 		}
 	}
 	b.WriteString("\n")
@@ -143,17 +140,11 @@ func RenderLayout(t frontend.Turn, l Layout) (string, []frontend.Part) {
 // writeRequested writes one requested file between its marker lines.
 func writeRequested(b *strings.Builder, f frontend.FileContent) {
 	name := ShowName(f.Path)
-	b.WriteString("--- ")
-	b.WriteString(name)
-	b.WriteString(shownLines(f))
-	b.WriteString(" ---\n")
-	b.WriteString(f.Text)
+	fmt.Fprintf(b, "--- %s%s ---\n%s", name, shownLines(f), f.Text)
 	if f.Text != "" && !strings.HasSuffix(f.Text, "\n") {
 		b.WriteString("\n")
 	}
-	b.WriteString("--- end ")
-	b.WriteString(name)
-	b.WriteString(" ---\n")
+	fmt.Fprintf(b, "--- end %s ---\n", name)
 }
 
 // renderResults writes the tag protocol's results section: the notices,
@@ -172,22 +163,21 @@ func renderResults(b *strings.Builder, o frontend.Request, results []command.Res
 }
 
 func renderFiles(b *strings.Builder, files []workspace.Entry) {
-	b.WriteString("## Workspace Files\n")
 	if len(files) == 0 {
 		b.WriteString("(empty workspace)\n")
 		return
 	}
 	for _, f := range files {
+		size := human.Count(int(f.Size), "byte", "")
 		switch {
 		case f.IsDir:
 			// A summary counts files, not bytes: sizes cost a lookup of
 			// every file, and only shown files are looked up.
-			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), human.Count(f.Files, "file", ""))
+			size = human.Count(f.Files, "file", "")
 		case f.Binary:
-			fmt.Fprintf(b, "  %s (%s, binary)\n", ShowName(f.Path), exactBytes(f.Size))
-		default:
-			fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), exactBytes(f.Size))
+			size += ", binary"
 		}
+		fmt.Fprintf(b, "  %s (%s)\n", ShowName(f.Path), size)
 	}
 }
 
@@ -253,9 +243,6 @@ func writeBlock(b *strings.Builder, label, text, empty string) {
 		b.WriteString("\n")
 	}
 }
-
-// exactBytes writes a file's size to the byte, as the listing gives it.
-func exactBytes(n int64) string { return human.Count(int(n), "byte", "") }
 
 // shownLines names the lines a partly shown file shows: " (lines 400-464 of
 // 772)", so that two reads of one file are told apart.

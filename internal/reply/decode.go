@@ -70,15 +70,13 @@ func decodeUTF8(raw string, base int) (string, error) {
 		return raw, nil
 	}
 	first, count := -1, 0
-	for i := 0; i < len(raw); {
-		r, size := utf8.DecodeRuneInString(raw[i:])
-		if r == utf8.RuneError && size == 1 {
+	for i, r := range raw {
+		if r == utf8.RuneError && !strings.HasPrefix(raw[i:], "\uFFFD") {
 			if first < 0 {
 				first = i
 			}
 			count++
 		}
-		i += size
 	}
 	if count > maxStrayBytes {
 		return "", &DecodeError{Offset: base + first, Reason: "invalid UTF-8"}

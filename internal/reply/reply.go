@@ -100,16 +100,12 @@ func (r Reply) For(fe frontend.FrontEnd) Reply {
 	return r
 }
 
-// hashText is history.Hash of text, hashed in pieces so that a large
-// reply is not copied whole.
+// hashText is history.Hash of text, hashed through io.Copy's small buffer
+// (the LimitReader hides the strings.Reader's WriteTo, which would copy a
+// large reply whole).
 func hashText(text string) string {
 	h := sha256.New()
-	buf := make([]byte, min(len(text), 64<<10))
-	for rest := text; rest != ""; {
-		n := copy(buf, rest)
-		h.Write(buf[:n])
-		rest = rest[n:]
-	}
+	io.Copy(h, io.LimitReader(strings.NewReader(text), int64(len(text))))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -224,14 +220,10 @@ func misnamed(text string) string {
 // RouteName is the session a reply file's name points to, or "".
 func RouteName(name string) string {
 	base := strings.ToLower(filepath.Base(name))
-	if len(base) >= 8 && history.ValidID(base[:8]) && (len(base) == 8 || !isHex(base[8])) {
+	if len(base) >= 8 && history.ValidID(base[:8]) && (len(base) == 8 || !strings.Contains("0123456789abcdef", base[8:9])) {
 		return base[:8]
 	}
 	return ""
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
 }
 
 // Empty reports whether the reply has no command and no text besides the
