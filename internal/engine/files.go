@@ -282,12 +282,12 @@ func (r *turnRun) lineBase(i int, p, current, h string) (string, *edit.Tracker, 
 	base, prior := r.segment(p, i)
 	if base != "" {
 		// Unless a RUN_COMMAND changed the file in between.
-		if tr := r.trackerFor(p, base, prior); tr != nil && tr.Text() == current {
+		if tr := r.trackerFor(i, p, base, prior); tr != nil && tr.Text() == current {
 			return base, tr, len(prior), nil
 		}
 	}
-	if !r.t.Kept(h) {
-		// Kept for recovery to number from, as the reply did.
+	if !r.t.Kept(h) && r.chainTo(p, h, i) == nil {
+		// Recovery could not rebuild this base: keep it.
 		if int64(len(current)) > r.keepRoom() {
 			return "", nil, 0, errTooMuch{int64(len(current))}
 		}
@@ -316,8 +316,8 @@ func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 		if j >= i {
 			break
 		}
-		if res, found := r.results[j]; !found || res.Status != command.OK {
-			continue // a change that does not stand
+		if !r.ok(j) {
+			continue
 		}
 		// An edit whose base is the content it found started afresh.
 		if ch.Base == "" || ch.Base != base || ch.From == ch.Base {
@@ -331,22 +331,13 @@ func (r *turnRun) segment(p string, i int) (string, []edit.LineRange) {
 	return base, prior
 }
 
-// tracker is the line-range tracker a file's last line-range edit left,
-// kept by path so that a run of them neither replays nor reads the base at
-// each edit.
-type tracker struct {
-	base string
-	n    int // ranges applied
-	tr   *edit.Tracker
-}
-
 // trackerFor returns a tracker of base with the prior ranges applied,
-// cached or from the kept base; nil when the base cannot be had.
-func (r *turnRun) trackerFor(p, base string, prior []edit.LineRange) *edit.Tracker {
+// cached or rebuilt; nil when the base cannot be had.
+func (r *turnRun) trackerFor(i int, p, base string, prior []edit.LineRange) *edit.Tracker {
 	if t := r.trackers[p]; t.tr != nil && t.base == base && t.n == len(prior) {
 		return t.tr
 	}
-	text, err := r.t.Content(base)
+	text, err := r.text(p, base, i)
 	if err != nil {
 		return nil
 	}
@@ -367,7 +358,8 @@ func (r *turnRun) commitChange(i int, c command.Command, clean string, cur fileS
 	if cur.exists {
 		ch.From = cur.contentHash()
 		if !r.seen(clean) {
-			// Kept as before the turn's first change, for undo.
+			// Kept as before the turn's first change: for undo, and for
+			// recovery to rebuild from.
 			if _, err := r.t.Keep(cur.data); err != nil {
 				return err
 			}
