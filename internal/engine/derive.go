@@ -73,8 +73,7 @@ func (r *turnRun) chainTo(p, h string, i int) []int {
 // text returns content h of p as command i finds it: kept, or rebuilt.
 func (r *turnRun) text(p, h string, i int) (string, error) {
 	if r.t.Kept(h) {
-		data, err := r.t.Content(h)
-		return string(data), err
+		return r.t.Content(h)
 	}
 	chain := r.chainTo(p, h, i)
 	if chain == nil {
@@ -89,11 +88,10 @@ func (r *turnRun) replay(chain []int) (string, error) {
 	first := r.changes[chain[0]]
 	var text string
 	if first.From != "" && r.t.Kept(first.From) {
-		data, err := r.t.Content(first.From)
-		if err != nil {
+		var err error
+		if text, err = r.t.Content(first.From); err != nil {
 			return "", err
 		}
-		text = string(data)
 	}
 	var tr *edit.Tracker
 	for _, k := range chain {
@@ -117,7 +115,7 @@ func (r *turnRun) replay(chain []int) (string, error) {
 			}
 			text, tr = a.Text, nil
 		}
-		if history.Hash([]byte(text)) != ch.To {
+		if history.Hash(text) != ch.To {
 			return "", fmt.Errorf("rebuild '%s': command %d does not give the content journaled", ch.Path, k+1)
 		}
 	}
