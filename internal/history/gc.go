@@ -82,8 +82,7 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	sizes, err := h.obj.sizes()
-	if err != nil {
+	if err := h.obj.load(); err != nil {
 		return rep, err
 	}
 	start := h.obj.size()
@@ -113,9 +112,9 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	// A content no longer referred to counts as given back: compact
 	// rewrites its pack when that pays or the budget needs it.
 	size := start
-	for x, n := range sizes {
+	for x, at := range h.obj.table {
 		if refs[x] == 0 {
-			size -= n
+			size -= at.n
 		}
 	}
 	for len(kept) > 1 && size > budget {
@@ -132,7 +131,7 @@ func (h *History) GC(budget int64) (GCReport, error) {
 		rep.Pruned = append(rep.Pruned, t.Sequence)
 		for _, x := range hashes(t.Records) {
 			if refs[x]--; refs[x] == 0 {
-				size -= sizes[x]
+				size -= h.obj.table[x].n
 			}
 		}
 	}
