@@ -146,3 +146,22 @@ func fchmod(fd int, mode uint32) error { return unix.Fchmod(fd, mode) }
 
 // notFolder reports an open of a folder that found a symlink or a file.
 func notFolder(err error) bool { return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) }
+
+// lockFile takes an flock on f, exclusive or shared, without waiting:
+// errBusy while another process holds one that excludes it.
+func lockFile(f *os.File, exclusive bool) error {
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return errBusy
+	}
+	return err
+}
+
+func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// processAlive reports whether the process pid runs (or cannot be told).
+func processAlive(pid int) bool { return !errors.Is(unix.Kill(pid, 0), unix.ESRCH) }

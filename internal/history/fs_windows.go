@@ -46,17 +46,9 @@ func openHandle(p string, access, flags uint32) (windows.Handle, error) {
 
 // pathOf is the path of what the handle fd holds open.
 func pathOf(fd int) (string, error) {
-	buf := make([]uint16, 512)
-	for {
-		n, err := windows.GetFinalPathNameByHandle(windows.Handle(fd), &buf[0], uint32(len(buf)), 0)
-		if err != nil {
-			return "", err
-		}
-		if int(n) < len(buf) {
-			return windows.UTF16ToString(buf[:n]), nil
-		}
-		buf = make([]uint16, n)
-	}
+	buf := make([]uint16, windows.MAX_LONG_PATH)
+	n, err := windows.GetFinalPathNameByHandle(windows.Handle(fd), &buf[0], uint32(len(buf)), 0)
+	return windows.UTF16ToString(buf[:min(int(n), len(buf))]), err
 }
 
 // pathAt is the path of name in the folder dirfd; name is one element.
@@ -167,18 +159,8 @@ func at(fd int, name string, op func(p string) error) error {
 
 func unlinkAt(fd int, name string) error { return at(fd, name, os.Remove) }
 
-func rmdirAt(fd int, name string) error {
-	return at(fd, name, func(p string) error {
-		p16, err := windows.UTF16PtrFromString(p)
-		if err == nil {
-			err = windows.RemoveDirectory(p16)
-		}
-		if errors.Is(err, windows.ERROR_DIR_NOT_EMPTY) {
-			return syscall.ENOTEMPTY
-		}
-		return err
-	})
-}
+// rmdirAt: a folder not empty is fs.ErrExist, as undo expects.
+func rmdirAt(fd int, name string) error { return at(fd, name, os.Remove) }
 
 func mkdirAt(fd int, name string, mode uint32) error {
 	return at(fd, name, func(p string) error { return os.Mkdir(p, fs.FileMode(mode)) })
@@ -209,3 +191,35 @@ func mkfifoAt(int, string, uint32) error { return errors.ErrUnsupported }
 // syncFS: Windows has no call that makes a whole file system durable;
 // what undo wrote reaches the disk as the system writes it back.
 func syncFS(...string) error { return nil }
+
+// lockFile takes a LockFileEx lock on f, exclusive or shared, without
+// waiting: errBusy while another process holds one that excludes it. It
+// locks the byte after the holder record: others could not read the
+// bytes a lock covers.
+func lockFile(f *os.File, exclusive bool) error {
+	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
+	if exclusive {
+		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, &windows.Overlapped{Offset: holderSize})
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return errBusy
+	}
+	return err
+}
+
+func unlockFile(f *os.File) {
+	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &windows.Overlapped{Offset: holderSize})
+}
+
+// processAlive reports whether the process pid runs (or cannot be told).
+func processAlive(pid int) bool {
+	const stillActive = 259
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return !errors.Is(err, windows.ERROR_INVALID_PARAMETER) // no such process
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) != nil || code == stillActive
+}

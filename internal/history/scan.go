@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"time"
 
@@ -186,14 +187,6 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	return sc.out, sc.skipped, sc.blocked, nil
 }
 
-// why says why a content was not stored.
-func (h *History) why(overLimit bool) string {
-	if overLimit {
-		return "past the turn's snapshot limit of " + human.ExactBytes(h.opts.TurnLimit)
-	}
-	return "past the snapshot budget of " + human.ExactBytes(h.opts.Budget)
-}
-
 // seek moves the cursor in the previous index to p, returning its entry.
 func (sc *scanner) seek(p string) *Entry {
 	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
@@ -205,15 +198,6 @@ func (sc *scanner) seek(p string) *Entry {
 		return &sc.prev[sc.pi]
 	}
 	return nil
-}
-
-// prevInside reports whether the previous index holds paths inside p.
-func (sc *scanner) prevInside(p string) bool {
-	i := sc.pi
-	if i < len(sc.prev) && sc.prev[i].Path == p {
-		i++
-	}
-	return i < len(sc.prev) && isBelow(sc.prev[i].Path, p)
 }
 
 // keepPrev copies the previous entries of p (with self) and inside it:
@@ -263,7 +247,11 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 			pos := len(sc.out)
 			e.Flags = Ignored
 			sc.out = append(sc.out, e)
-			if isDir && (sc.prevInside(p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
+			next := sc.pi // past p: does the previous index hold paths inside it?
+			if prev != nil {
+				next++
+			}
+			if isDir && (next < len(sc.prev) && isBelow(sc.prev[next].Path, p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
 				sc.enter(fd, name, sc.h.scope.child(cx, p, v))
 			}
 			switch {
@@ -319,7 +307,7 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 		sc.out = append(sc.out, e)
 		if !forced && !sc.lim.read(e.Size) {
 			if e.Hash == "" {
-				sc.skip(e.Path, sc.h.why(true))
+				sc.skip(e.Path, "past the turn's snapshot limit of "+human.ExactBytes(sc.h.opts.TurnLimit))
 			}
 			return
 		}
@@ -393,7 +381,7 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	if stored {
 		e.Flags |= Stored
 	} else {
-		sc.skip(e.Path, sc.h.why(false))
+		sc.skip(e.Path, "past the snapshot budget of "+human.ExactBytes(sc.h.opts.Budget))
 	}
 	if fstat(int(f.Fd()), &after) != nil || !after.sameStat(&before) || n != e.Size ||
 		after.Mtime >= sc.racyFrom || after.Ctime >= sc.racyFrom {
@@ -408,3 +396,93 @@ func hashOf(r io.Reader) (string, int64, error) {
 	n, err := io.Copy(hw, r)
 	return hex.EncodeToString(hw.Sum(nil)), n, err
 }
+
+// Every access to the workspace goes through folders opened one element
+// at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
+// it and whenever.
+
+// openFileAt opens a file of dirfd for reading: never a symlink, without
+// blocking on a FIFO swapped in (the caller checks the kind), and a file
+// of mode 000 by lifting its mode for the open only.
+func openFileAt(dirfd int, name string) (*os.File, error) {
+	fd, err := openAt(dirfd, name, fileFlags)
+	if errors.Is(err, fs.ErrPermission) {
+		var e Entry
+		if lstatAt(dirfd, name, &e) == nil && e.Kind == File && chmodAt(dirfd, name, e.Mode|0o400) == nil {
+			fd, err = openAt(dirfd, name, fileFlags)
+			chmodAt(dirfd, name, e.Mode)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// readNames lists the folder open as fd, at most limit names (more
+// reports there were more).
+func readNames(fd, limit int) (names []string, more bool, err error) {
+	f, err := dirFile(fd)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	names, err = f.Readdirnames(limit + 1)
+	if len(names) > limit {
+		return names[:limit], true, nil
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return names, false, err
+}
+
+// dirChain opens folders one element at a time, keeping the last chain
+// open so that paths in walk order reopen nothing.
+type dirChain struct {
+	root  int
+	paths []string
+	fds   []int
+}
+
+// open returns a descriptor of folder dir ("" is the workspace), valid
+// until the next call or close.
+func (c *dirChain) open(dir string) (int, error) {
+	if dir == "" {
+		c.trim(0)
+		return c.root, nil
+	}
+	if i := slices.Index(c.paths, dir); i >= 0 {
+		c.trim(i + 1)
+		return c.fds[i], nil
+	}
+	parent, err := c.open(parentOf(dir))
+	if err != nil {
+		return -1, err
+	}
+	fd, err := openAt(parent, path.Base(dir), dirFlags)
+	if notFolder(err) {
+		return -1, fmt.Errorf("'%s' is not a folder", display(dir))
+	}
+	if err != nil {
+		return -1, err
+	}
+	c.paths, c.fds = append(c.paths, dir), append(c.fds, fd)
+	return fd, nil
+}
+
+// forget drops p and below from the chain once p was removed.
+func (c *dirChain) forget(p string) {
+	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
+		c.trim(i)
+	}
+}
+
+func (c *dirChain) trim(n int) {
+	for _, fd := range c.fds[n:] {
+		closeFD(fd)
+	}
+	c.paths, c.fds = c.paths[:n], c.fds[:n]
+}
+
+func (c *dirChain) close() { c.trim(0) }

@@ -30,19 +30,31 @@ type Changes struct {
 // changesAt returns what the changed record recs[k] holds, with the
 // reasons earlier records give for what cannot be undone.
 func changesAt(recs []Record, k int) Changes {
-	why := map[string]string{}
+	var skipped []Skipped
 	for _, r := range recs[:k] {
-		for _, sk := range r.Skipped {
-			why[sk.Path] = sk.Reason
-		}
+		skipped = append(skipped, r.Skipped...)
 	}
-	cs := Changes{List: recs[k].Changes, Skipped: recs[k].Skipped}
-	for _, c := range cs.List {
+	return Changes{List: recs[k].Changes, Skipped: recs[k].Skipped, Lost: lostOf(recs[k].Changes, reasons(skipped))}
+}
+
+// lost lists the changes undo cannot reverse (paths left out aside),
+// with the reasons why gives.
+func lostOf(list []Change, why map[string]string) (out []Skipped) {
+	for _, c := range list {
 		if !c.Ignored() && !c.Undoable() {
-			cs.Lost = append(cs.Lost, Skipped{Path: c.Path, Reason: why[c.Path]})
+			out = append(out, Skipped{Path: c.Path, Reason: why[c.Path]})
 		}
 	}
-	return cs
+	return out
+}
+
+// reasons maps each path to its reason, the last one given.
+func reasons(list []Skipped) map[string]string {
+	m := map[string]string{}
+	for _, sk := range list {
+		m[sk.Path] = sk.Reason
+	}
+	return m
 }
 
 // item is one entry of a folded list: a path, or a folder standing for
@@ -165,13 +177,7 @@ func sumOf(m map[string]int) (n int) {
 // items turns the changes into summary items; a folder created or
 // deleted with all in it is one.
 func (cs Changes) items() []item {
-	skipped, lost := map[string]string{}, map[string]string{}
-	for _, sk := range cs.Skipped {
-		skipped[sk.Path] = sk.Reason
-	}
-	for _, l := range cs.Lost {
-		lost[l.Path] = l.Reason
-	}
+	skipped, lost := reasons(cs.Skipped), reasons(cs.Lost)
 	list := cs.List
 	var out []item
 	for i := 0; i < len(list); i++ {
@@ -327,13 +333,7 @@ func notUndoable(recs []Record) []Skipped {
 			why[sk.Path] = sk.Reason
 		}
 	}
-	var out []Skipped
-	for _, c := range plan(recs) {
-		if !c.Ignored() && !c.Undoable() {
-			out = append(out, Skipped{Path: c.Path, Reason: first[c.Path]})
-		}
-	}
-	return out
+	return lostOf(plan(recs), first)
 }
 
 // partlyUndoable is the warning about turn seq, of which lost cannot be
@@ -470,17 +470,12 @@ func (h *History) diffSide(e *Entry) (string, bool) {
 
 // diffOther describes a change of what is not a file, or became one.
 func diffOther(w io.Writer, name string, c *Change) error {
-	var text string
+	text := changeText(c)
 	switch b, a := c.Before, c.After; {
-	case b == nil && a.Kind != File:
-		text = "new " + a.Kind.String()
-		if a.Kind == Symlink {
-			text += " to " + display(a.Target)
-		}
+	case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
+		// as changeText says
 	case a == nil && b.Kind != File:
 		text = b.Kind.String() + " deleted"
-	case b != nil && a != nil && b.Kind != a.Kind:
-		text = b.Kind.String() + " → " + a.Kind.String()
 	case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
 		text = "symlink to " + display(b.Target) + " → " + display(a.Target)
 	default:

@@ -140,10 +140,7 @@ type restorer struct {
 // is removed deepest first, what must come back put back in walk order,
 // and folders get their modes last, deepest first.
 func (r *restorer) run(recs []Record) {
-	why := map[string]string{}
-	for _, l := range notUndoable(recs) {
-		why[l.Path] = l.Reason
-	}
+	why := reasons(notUndoable(recs))
 	var todo []Change
 	for _, c := range plan(recs) {
 		switch {
