@@ -96,10 +96,6 @@ func privatePaths(ws string, dirs []string) map[string]bool {
 	return out
 }
 
-func (h *History) limits() *limits {
-	return &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
-}
-
 // Close releases the pack being written.
 func (h *History) Close() { h.obj.close() }
 
@@ -160,7 +156,7 @@ func (t *Turn) recording() error {
 			}
 		}
 	}
-	t.ix, t.lim = ix, t.h.limits()
+	t.ix, t.lim = ix, &limits{t.h.opts.TurnLimit, t.h.opts.Budget - t.h.obj.size()}
 	return nil
 }
 
@@ -289,7 +285,7 @@ func (h *History) Refresh() error {
 	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, h.limits(), nil); err != nil {
+	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, &limits{h.opts.TurnLimit, h.opts.Budget - h.obj.size()}, nil); err != nil {
 		return err
 	}
 	if err := h.obj.sync(); err != nil {
@@ -396,9 +392,8 @@ func (s Store) Turns(id string) ([]int, error) {
 	return seqs, nil
 }
 
-// numbered lists the numbers that name the files of dir with their one
-// extension ("0003.jsonl", "000001.pack"), ascending, each once, and the disk space the files take
-// in whole blocks of 4 KB.
+// numbered lists the numbers naming the files of dir ("0003.jsonl",
+// "000001.pack"), ascending, once each, and their disk space in 4 KB blocks.
 func numbered(dir string) (nums []int, disk int64, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -426,12 +421,10 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 		err = os.MkdirAll(t.newDirs[0], 0o755)
 	}
 	if err == nil {
-		t.f, err = os.OpenFile(t.path, os.O_RDWR|os.O_CREATE, 0o644)
+		t.f, err = os.OpenFile(t.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	}
 	if err == nil {
-		if err = t.f.Truncate(good); err == nil {
-			_, err = t.f.Seek(good, 0)
-		}
+		err = t.f.Truncate(good)
 	}
 	if err != nil {
 		t.Close()

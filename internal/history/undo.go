@@ -88,13 +88,6 @@ func (h *History) Undo(seq int) (Report, error) {
 		return rep, fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned)
 	}
 	keptDir := filepath.Join(h.dir, "kept", fmt.Sprintf("%04d", seq))
-	// A copy a crash cut short while it was set aside.
-	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			atomicfile.CleanTemps(p)
-		}
-		return nil
-	})
 	root, err := openRoot(h.ws.Dir())
 	if err != nil {
 		return rep, err
@@ -108,7 +101,11 @@ func (h *History) Undo(seq int) (Report, error) {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
 	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !atomicfile.IsTemp(d.Name()) {
+		switch {
+		case err != nil || d.IsDir():
+		case atomicfile.IsTemp(d.Name()):
+			os.Remove(p) // a copy a crash cut short
+		default:
 			rel, _ := filepath.Rel(keptDir, p)
 			rep.Kept[filepath.ToSlash(rel)] = p
 		}
@@ -306,12 +303,16 @@ func (r *restorer) put(c *Change) {
 		}
 		tmp := tempName(c.Path)
 		unlinkAt(fd, tmp)
-		if err := r.writeContent(fd, tmp, b); err != nil {
+		err := r.writeContent(fd, tmp, b)
+		if err == nil {
+			if err = renameAt(fd, tmp, name); err != nil {
+				err = fmt.Errorf("could not put it back: %w", err)
+			}
+		}
+		if err != nil {
 			unlinkAt(fd, tmp)
 			r.fail(c.Path, err.Error())
-			return
 		}
-		r.rename(fd, tmp, c.Path)
 	case FIFO:
 		if cur == nil {
 			if err := mkfifoAt(fd, name, 0o600); err != nil {
@@ -455,13 +456,6 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 		err = cerr
 	}
 	return err
-}
-
-func (r *restorer) rename(fd int, tmp, p string) {
-	if err := renameAt(fd, tmp, path.Base(p)); err != nil {
-		unlinkAt(fd, tmp)
-		r.fail(p, "could not put it back: "+err.Error())
-	}
 }
 
 // parent opens the folder holding p, creating the missing ones.
