@@ -163,7 +163,18 @@ func (t *Turn) recording() error {
 // look brings the index up to date with the workspace, all of it or the
 // given paths (see scanner.only), and returns what changed.
 func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
-	only := onlyPaths(paths)
+	var only map[string]uint8 // see scanner.only
+	if paths != nil {
+		only = map[string]uint8{}
+	}
+	for _, p := range paths {
+		if c, err := workspace.Clean(p); err == nil && c != "." {
+			for q := parentOf(c); q != ""; q = parentOf(q) {
+				only[q] = max(only[q], 1)
+			}
+			only[c] = 2
+		}
+	}
 	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, sticky, baseline, t.lim, only)
 	if blocked {
 		// A symlinked folder on the way: only a full scan sees where the

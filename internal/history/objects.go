@@ -152,7 +152,8 @@ func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, err
 	o.wsize = end
 	if list {
 		o.table[h] = packed{o.wnum, off, end - off}
-		o.pending = appendEntry(o.pending, h, off, end-off)
+		raw, _ := hex.DecodeString(h)
+		o.pending = binary.AppendUvarint(binary.AppendUvarint(append(o.pending, raw...), uint64(off)), uint64(end-off))
 		o.disk += end - off + entryCost
 	}
 	return nil
@@ -193,11 +194,6 @@ func (o *objects) open(fresh bool) error {
 	}
 	o.w, o.wsize = w, info.Size()
 	return nil
-}
-
-func appendEntry(buf []byte, h string, off, n int64) []byte {
-	raw, _ := hex.DecodeString(h)
-	return binary.AppendUvarint(binary.AppendUvarint(append(buf, raw...), uint64(off)), uint64(n))
 }
 
 // sync makes the pack bytes durable, then the index entries listing them.
@@ -343,9 +339,6 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 
 // copyOut appends the contents hs of pack num to the new pack.
 func (o *objects) copyOut(num int, hs []string) error {
-	if len(hs) == 0 {
-		return nil
-	}
 	src, err := os.Open(o.path(num, "pack"))
 	if err != nil {
 		return fmt.Errorf("content store: %w", err)

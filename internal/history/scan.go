@@ -143,23 +143,6 @@ type scanner struct {
 	count    int
 }
 
-// onlyPaths is the scanner's only for a file command's paths.
-func onlyPaths(paths []string) map[string]uint8 {
-	if paths == nil {
-		return nil
-	}
-	only := map[string]uint8{}
-	for _, p := range paths {
-		if c, err := workspace.Clean(p); err == nil && c != "." {
-			for q := parentOf(c); q != ""; q = parentOf(q) {
-				only[q] = max(only[q], 1)
-			}
-			only[c] = 2
-		}
-	}
-	return only
-}
-
 // scan walks the workspace. sticky keeps the previous boundaries; baseline:
 // no command's doing; blocked: a non-folder stands where only has a folder.
 func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
@@ -217,9 +200,17 @@ func (sc *scanner) skip(p, reason string) {
 }
 
 func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
-	room := maxEntries - sc.count
-	names, more, err := readNames(fd, max(room, 0))
-	if err == nil && more {
+	room := max(maxEntries-sc.count, 0)
+	var names []string
+	f, err := dirFile(fd)
+	if err == nil {
+		names, err = f.Readdirnames(room + 1)
+		f.Close()
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil // empty
+	}
+	if len(names) > room {
 		err = fmt.Errorf("the workspace holds more than %d paths; the rest is not snapshotted", maxEntries)
 	}
 	if err != nil {
@@ -417,24 +408,6 @@ func openFileAt(dirfd int, name string) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), name), nil
-}
-
-// readNames lists the folder open as fd, at most limit names (more
-// reports there were more).
-func readNames(fd, limit int) (names []string, more bool, err error) {
-	f, err := dirFile(fd)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	names, err = f.Readdirnames(limit + 1)
-	if len(names) > limit {
-		return names[:limit], true, nil
-	}
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return names, false, err
 }
 
 // dirChain opens folders one element at a time, keeping the last chain

@@ -147,7 +147,11 @@ func (cs Changes) Summary(n int) string {
 			parts = append(parts, it.text)
 			continue
 		}
-		more += max(sumOf(it.counts), 1)
+		sum := 0
+		for _, c := range it.counts {
+			sum += c
+		}
+		more += max(sum, 1)
 		moreLost += it.lost
 	}
 	line := "changed: " + strings.Join(parts, ", ")
@@ -165,13 +169,6 @@ func lostText(n int, format string) string {
 		return ""
 	}
 	return fmt.Sprintf(format, n)
-}
-
-func sumOf(m map[string]int) (n int) {
-	for _, c := range m {
-		n += c
-	}
-	return n
 }
 
 // items turns the changes into summary items; a folder created or
@@ -543,6 +540,7 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 		tl := TurnLog{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
 			Undone: t.Has(RecordUndone), Pruned: t.Has(RecordPruned), Finished: seq < st.SequenceNumber || st.IsComplete}
 		results := map[int]*command.Result{}
+		var skipped []Skipped
 		for k, r := range t.Records {
 			if r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil {
 				results[r.Index] = r.Result
@@ -550,7 +548,10 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 			if r.Kind == RecordResult && r.Result != nil && !r.Result.Success() {
 				tl.Failed++
 			}
-			if r.Kind != RecordChanged || r.Index < 0 || len(r.Changes) == 0 {
+			if r.Kind != RecordChanged || r.Index < 0 {
+				continue
+			}
+			if skipped = append(skipped, r.Skipped...); len(r.Changes) == 0 {
 				continue
 			}
 			cl := CommandLog{Index: r.Index + 1, Changed: changesAt(t.Records, k).Summary(10)}
@@ -568,19 +569,8 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 				tl.Results = append(tl.Results, *r)
 			}
 		}
-		tl.Changed = turnChanges(t.Records).Summary(10)
+		tl.Changed = Changes{List: plan(t.Records), Skipped: skipped, Lost: notUndoable(t.Records)}.Summary(10)
 		out = append(out, tl)
 	}
 	return out, nil
-}
-
-// turnChanges is what a turn changed, each path once (see plan).
-func turnChanges(recs []Record) Changes {
-	cs := Changes{List: plan(recs), Lost: notUndoable(recs)}
-	for _, r := range recs {
-		if r.Kind == RecordChanged && r.Index >= 0 {
-			cs.Skipped = append(cs.Skipped, r.Skipped...)
-		}
-	}
-	return cs
 }

@@ -313,16 +313,14 @@ func (r *restorer) put(c *Change) {
 			unlinkAt(fd, tmp)
 			r.fail(c.Path, err.Error())
 		}
-	case FIFO:
-		if cur == nil {
+	default:
+		// A FIFO, or a socket or device whose mode alone changed.
+		if b.Kind == FIFO && cur == nil {
 			if err := mkfifoAt(fd, name, 0o600); err != nil {
 				r.fail(c.Path, "could not create the fifo: "+err.Error())
 				return
 			}
 		}
-		r.chmod(c.Path, b.Mode)
-	default:
-		// A socket or device whose mode alone changed.
 		r.chmod(c.Path, b.Mode)
 	}
 }
@@ -354,10 +352,10 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 		return "", nil
 	}
 	fd, err := r.ch.open(parentOf(cur.Path))
-	if err != nil {
-		return "", err
+	var f *os.File
+	if err == nil {
+		f, err = openFileAt(fd, path.Base(cur.Path))
 	}
-	f, err := openFileAt(fd, path.Base(cur.Path))
 	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
@@ -412,18 +410,18 @@ func (r *restorer) setAside(c *Change, cur *Entry) bool {
 // copyAside copies a workspace file to dst, durably.
 func (r *restorer) copyAside(p, dst string) error {
 	fd, err := r.ch.open(parentOf(p))
-	if err != nil {
-		return err
+	var src *os.File
+	if err == nil {
+		src, err = openFileAt(fd, path.Base(p))
 	}
-	src, err := openFileAt(fd, path.Base(p))
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	var f *atomicfile.File
+	if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
+		f, err = atomicfile.Create(dst, 0o644)
 	}
-	f, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return err
 	}
