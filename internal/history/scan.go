@@ -154,7 +154,7 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
 		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 0, len(prev)+16)}
 	var top Entry
-	if err := fstat(root, &top); err != nil {
+	if err := lstatAt(root, ".", &top); err != nil {
 		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
 	}
 	sc.out = append(sc.out, top)
@@ -199,7 +199,7 @@ func (sc *scanner) skip(p, reason string) {
 	sc.skipped = append(sc.skipped, Skipped{Path: p, Reason: reason})
 }
 
-func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
+func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 	room := max(maxEntries-sc.count, 0)
 	var names []string
 	f, err := dirFile(fd)
@@ -258,7 +258,7 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 }
 
 // add records a path in scope.
-func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
+func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) {
 	if prev != nil && prev.ignored() {
 		prev = nil
 	}
@@ -316,12 +316,12 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 
 // enter walks the folder just recorded; one of mode 000 gets its mode
 // lifted while it is walked, so what is inside cannot hide.
-func (sc *scanner) enter(fd int, name string, cx walkCtx) {
+func (sc *scanner) enter(fd dirFD, name string, cx walkCtx) {
 	d := sc.out[len(sc.out)-1]
-	sub, err := openAt(fd, name, dirFlags)
+	sub, err := openDir(fd, name)
 	if errors.Is(err, fs.ErrPermission) && chmodAt(fd, name, d.Mode|0o700) == nil {
 		defer chmodAt(fd, name, d.Mode)
-		sub, err = openAt(fd, name, dirFlags)
+		sub, err = openDir(fd, name)
 	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -340,7 +340,7 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	defer f.Close()
 	e.Hash, e.Flags = "", e.Flags&^Stored
 	var before, after Entry
-	if err := fstat(int(f.Fd()), &before); err != nil {
+	if err := fileStat(f, &before); err != nil {
 		return err
 	}
 	if before.Kind != File {
@@ -374,7 +374,7 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	} else {
 		sc.skip(e.Path, "past the snapshot budget of "+human.ExactBytes(sc.h.opts.Budget))
 	}
-	if fstat(int(f.Fd()), &after) != nil || !after.sameStat(&before) || n != e.Size ||
+	if fileStat(f, &after) != nil || !after.sameStat(&before) || n != e.Size ||
 		after.Mtime >= sc.racyFrom || after.Ctime >= sc.racyFrom {
 		e.Flags |= racy
 	}
@@ -392,35 +392,17 @@ func hashOf(r io.Reader) (string, int64, error) {
 // at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
 // it and whenever.
 
-// openFileAt opens a file of dirfd for reading: never a symlink, without
-// blocking on a FIFO swapped in (the caller checks the kind), and a file
-// of mode 000 by lifting its mode for the open only.
-func openFileAt(dirfd int, name string) (*os.File, error) {
-	fd, err := openAt(dirfd, name, fileFlags)
-	if errors.Is(err, fs.ErrPermission) {
-		var e Entry
-		if lstatAt(dirfd, name, &e) == nil && e.Kind == File && chmodAt(dirfd, name, e.Mode|0o400) == nil {
-			fd, err = openAt(dirfd, name, fileFlags)
-			chmodAt(dirfd, name, e.Mode)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
 // dirChain opens folders one element at a time, keeping the last chain
 // open so that paths in walk order reopen nothing.
 type dirChain struct {
-	root  int
+	root  dirFD
 	paths []string
-	fds   []int
+	fds   []dirFD
 }
 
 // open returns a descriptor of folder dir ("" is the workspace), valid
 // until the next call or close.
-func (c *dirChain) open(dir string) (int, error) {
+func (c *dirChain) open(dir string) (dirFD, error) {
 	if dir == "" {
 		c.trim(0)
 		return c.root, nil
@@ -429,16 +411,15 @@ func (c *dirChain) open(dir string) (int, error) {
 		c.trim(i + 1)
 		return c.fds[i], nil
 	}
-	parent, err := c.open(parentOf(dir))
-	if err != nil {
-		return -1, err
+	fd, err := c.open(parentOf(dir))
+	if err == nil {
+		fd, err = openDir(fd, path.Base(dir))
 	}
-	fd, err := openAt(parent, path.Base(dir), dirFlags)
 	if notFolder(err) {
-		return -1, fmt.Errorf("'%s' is not a folder", display(dir))
+		err = fmt.Errorf("'%s' is not a folder", display(dir))
 	}
 	if err != nil {
-		return -1, err
+		return fd, err
 	}
 	c.paths, c.fds = append(c.paths, dir), append(c.fds, fd)
 	return fd, nil

@@ -126,7 +126,7 @@ func (h *History) Undo(seq int) (Report, error) {
 // path: a path is either as later work left it or as before the turn.
 type restorer struct {
 	h       *History
-	root    int
+	root    dirFD
 	keptDir string
 	ch      dirChain
 	rep     *Report
@@ -234,12 +234,6 @@ func (r *restorer) failedAbove(p string) bool {
 // through a symlink).
 func (r *restorer) stat(p string) *Entry {
 	e := &Entry{Path: p}
-	if p == "" {
-		if fstat(r.root, e) != nil {
-			return nil
-		}
-		return e
-	}
 	fd, err := r.ch.open(parentOf(p))
 	if err != nil || lstatAt(fd, path.Base(p), e) != nil {
 		return nil
@@ -433,7 +427,7 @@ func (r *restorer) copyAside(p, dst string) error {
 }
 
 // writeContent makes name the symlink or file b was, content from the store.
-func (r *restorer) writeContent(fd int, name string, b *Entry) error {
+func (r *restorer) writeContent(fd dirFD, name string, b *Entry) error {
 	if b.Kind == Symlink {
 		if err := symlinkAt(b.Target, fd, name); err != nil {
 			return fmt.Errorf("could not create the symlink: %w", err)
@@ -448,7 +442,7 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 		err = fmt.Errorf("its snapshot is missing: %w", err)
 	}
 	if err == nil {
-		err = fchmod(int(f.Fd()), b.Mode)
+		err = fchmod(f, b.Mode)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -457,7 +451,7 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 }
 
 // parent opens the folder holding p, creating the missing ones.
-func (r *restorer) parent(p string) (int, error) {
+func (r *restorer) parent(p string) (dirFD, error) {
 	dir := parentOf(p)
 	fd, err := r.ch.open(dir)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -470,10 +464,10 @@ func (r *restorer) parent(p string) (int, error) {
 	for i := len(missing) - 1; i >= 0; i-- {
 		pfd, err := r.ch.open(parentOf(missing[i]))
 		if err != nil {
-			return -1, err
+			return pfd, err
 		}
 		if err := mkdirAt(pfd, path.Base(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return -1, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
+			return pfd, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
 		}
 	}
 	return r.ch.open(dir)
@@ -481,12 +475,8 @@ func (r *restorer) parent(p string) (int, error) {
 
 // chmod sets a path's mode without following a symlink.
 func (r *restorer) chmod(p string, mode uint32) {
-	var err error
-	if p == "" {
-		err = fchmod(r.root, mode)
-	} else if fd, oerr := r.ch.open(parentOf(p)); oerr != nil {
-		err = oerr
-	} else {
+	fd, err := r.ch.open(parentOf(p))
+	if err == nil {
 		err = chmodAt(fd, path.Base(p), mode)
 	}
 	if err != nil {
