@@ -266,36 +266,32 @@ func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) 
 		e.Flags |= racy
 	}
 	fresh := prev != nil && prev.Flags&racy == 0 && prev.sameStat(&e)
-	switch e.Kind {
-	case Dir:
-		sc.out = append(sc.out, e)
-		if cx.depth+1 >= maxDepth {
-			sc.out[len(sc.out)-1].Flags = Ignored
-			sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
-			return
-		}
+	switch {
+	case e.Kind == Symlink && fresh:
+		e.Target = prev.Target
+	case e.Kind == Symlink:
+		e.Target, _ = readlinkAt(fd, name)
+	case e.Kind == File && fresh:
+		e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
+	}
+	sc.out = append(sc.out, e)
+	switch {
+	case e.Kind == Dir && cx.depth+1 >= maxDepth:
+		sc.out[len(sc.out)-1].Flags = Ignored
+		sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
+	case e.Kind == Dir:
 		sc.enter(fd, name, sc.h.scope.child(cx, e.Path, inScope))
-	case Symlink:
-		if fresh {
-			e.Target = prev.Target
-		} else {
-			e.Target, _ = readlinkAt(fd, name)
-		}
-		sc.out = append(sc.out, e)
-	case File:
+	case e.Kind == File:
 		// A file command's file is kept whatever the limits say.
 		forced := sc.only[e.Path] == 2
 		baseline := sc.baseline && !forced
-		if fresh && prev.Hash != "" {
-			e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
+		if e.Hash != "" {
 			// Known but never stored: stored now if there is room.
 			if e.stored() || !forced && !sc.lim.store(0, true) {
-				sc.out = append(sc.out, e)
 				return
 			}
 			baseline = !forced
 		}
-		sc.out = append(sc.out, e)
 		if !forced && !sc.lim.read(e.Size) {
 			if e.Hash == "" {
 				sc.skip(e.Path, "past the turn's snapshot limit of "+human.ExactBytes(sc.h.opts.TurnLimit))
@@ -309,8 +305,6 @@ func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) 
 		if err != nil {
 			sc.skip(e.Path, "could not be read: "+err.Error())
 		}
-	default:
-		sc.out = append(sc.out, e)
 	}
 }
 

@@ -409,47 +409,41 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 	if t.Has(RecordPruned) {
 		return fmt.Errorf("turn %d cannot be shown: %w", seq, ErrPruned)
 	}
+	var out strings.Builder
 	for _, c := range plan(t.Records) {
-		if err := h.diffPath(w, &c, maxBytes); err != nil {
-			return err
-		}
+		h.diffPath(&out, &c, maxBytes)
 	}
-	return nil
+	_, err = io.WriteString(w, out.String())
+	return err
 }
 
-func (h *History) diffPath(w io.Writer, c *Change, maxBytes int) error {
-	name := display(c.Path)
-	b, a := c.Before, c.After
+func (h *History) diffPath(w *strings.Builder, c *Change, maxBytes int) {
+	name, b, a := display(c.Path), c.Before, c.After
 	if c.Ignored() {
-		_, err := fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
-		return err
+		fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
+		return
 	}
 	if c.modeChanged() {
-		if _, err := fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode); err != nil {
-			return err
-		}
+		fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
 	}
 	bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File
 	if !bf && !af || bf && af && b.sameContent(a) {
-		return diffOther(w, name, c)
+		diffOther(w, name, c)
+		return
 	}
 	old, oldOK := h.diffSide(b)
 	cur, curOK := h.diffSide(a)
 	isBinary := func(data string) bool { return strings.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
 	switch {
 	case !oldOK || !curOK:
-		_, err := fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
-		return err
+		fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
 	case isBinary(old) || isBinary(cur):
-		_, err := fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
-		return err
+		fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
+	default:
+		diffOther(w, name, c)
+		d, _, _ := edit.Diff(name, old, cur, maxBytes)
+		w.WriteString(d)
 	}
-	if err := diffOther(w, name, c); err != nil {
-		return err
-	}
-	d, _, _ := edit.Diff(name, old, cur, maxBytes)
-	_, err := io.WriteString(w, d)
-	return err
 }
 
 // diffSide returns a file's content for a diff (empty if not a file), ok
@@ -466,7 +460,7 @@ func (h *History) diffSide(e *Entry) (string, bool) {
 }
 
 // diffOther describes a change of what is not a file, or became one.
-func diffOther(w io.Writer, name string, c *Change) error {
+func diffOther(w *strings.Builder, name string, c *Change) {
 	text := changeText(c)
 	switch b, a := c.Before, c.After; {
 	case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
@@ -476,10 +470,9 @@ func diffOther(w io.Writer, name string, c *Change) error {
 	case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
 		text = "symlink to " + display(b.Target) + " → " + display(a.Target)
 	default:
-		return nil
+		return
 	}
-	_, err := fmt.Fprintf(w, "# %s: %s\n", name, text)
-	return err
+	fmt.Fprintf(w, "# %s: %s\n", name, text)
 }
 
 func sizes(b, a *Entry) string {
