@@ -84,18 +84,14 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	return string(buf[:max(n, 0)]), err
 }
 
-// dirFile is the folder open as fd, to be listed from its start.
+// dirFile is the folder open as fd, opened again to be listed from its
+// start.
 func dirFile(fd int) (*os.File, error) {
-	dup, err := unix.Dup(fd)
+	again, err := openAt(fd, ".", dirFlags)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(dup), "")
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return os.NewFile(uintptr(again), ""), nil
 }
 
 // chmodAt sets the mode of name in folder fd, never through a symlink.
