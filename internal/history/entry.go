@@ -80,13 +80,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (e *Entry) UnmarshalJSON(data []byte) error {
 	type plain Entry
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*e = Entry(p)
-	e.Path, e.Target = decName(p.Path), decName(p.Target)
-	return nil
+	err := json.Unmarshal(data, (*plain)(e))
+	e.Path, e.Target = decName(e.Path), decName(e.Target)
+	return err
 }
 
 // encName writes a file name, which may be any bytes, as a JSON string:
@@ -168,9 +164,8 @@ func (s Skipped) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (s *Skipped) UnmarshalJSON(data []byte) error {
 	type plain Skipped
-	var p plain
-	err := json.Unmarshal(data, &p)
-	*s = Skipped{Path: decName(p.Path), Reason: p.Reason}
+	err := json.Unmarshal(data, (*plain)(s))
+	s.Path = decName(s.Path)
 	return err
 }
 
@@ -357,18 +352,20 @@ func (ix *index) save(p string) error {
 
 // loadIndex reads a saved index; a missing file is an empty index.
 func loadIndex(p string) (*index, error) {
+	ix := &index{}
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &index{}, nil
+		return ix, nil
 	}
-	ix := &index{}
+	var zr io.ReadCloser
 	if err == nil {
-		var zr io.ReadCloser
-		if zr, err = zlib.NewReader(bytes.NewReader(data)); err == nil {
-			if err = gob.NewDecoder(zr).Decode(ix); err == nil {
-				_, err = io.Copy(io.Discard, zr) // the checksum
-			}
-		}
+		zr, err = zlib.NewReader(bytes.NewReader(data))
+	}
+	if err == nil {
+		err = gob.NewDecoder(zr).Decode(ix)
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, zr) // the checksum
 	}
 	if err != nil {
 		return nil, fmt.Errorf("workspace index %s: %w", p, err)

@@ -5,11 +5,15 @@ package history
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 
 	"golang.org/x/sys/unix"
 )
+
+// dirFD is an open folder.
+type dirFD = int
 
 const (
 	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -80,18 +84,14 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	return string(buf[:max(n, 0)]), err
 }
 
-// dirFile is the folder open as fd, to be listed from its start.
+// dirFile is the folder open as fd, opened again to be listed from its
+// start.
 func dirFile(fd int) (*os.File, error) {
-	dup, err := unix.Dup(fd)
+	again, err := openAt(fd, ".", dirFlags)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(dup), "")
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return os.NewFile(uintptr(again), ""), nil
 }
 
 // chmodAt sets the mode of name in folder fd, never through a symlink.
@@ -142,7 +142,48 @@ func createAt(fd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(nfd), name), nil
 }
 
-func fchmod(fd int, mode uint32) error { return unix.Fchmod(fd, mode) }
+func fchmod(f *os.File, mode uint32) error { return unix.Fchmod(int(f.Fd()), mode) }
+
+func fileStat(f *os.File, e *Entry) error { return fstat(int(f.Fd()), e) }
+
+func openDir(fd int, name string) (int, error) { return openAt(fd, name, dirFlags) }
+
+// openFileAt opens a file of dirfd for reading: never a symlink, without
+// blocking on a FIFO swapped in (the caller checks the kind), and a file
+// of mode 000 by lifting its mode for the open only.
+func openFileAt(dirfd int, name string) (*os.File, error) {
+	fd, err := openAt(dirfd, name, fileFlags)
+	if errors.Is(err, fs.ErrPermission) {
+		var e Entry
+		if lstatAt(dirfd, name, &e) == nil && e.Kind == File && chmodAt(dirfd, name, e.Mode|0o400) == nil {
+			fd, err = openAt(dirfd, name, fileFlags)
+			chmodAt(dirfd, name, e.Mode)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
 
 // notFolder reports an open of a folder that found a symlink or a file.
 func notFolder(err error) bool { return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) }
+
+// lockFile takes an flock on f, exclusive or shared, without waiting:
+// errBusy while another process holds one that excludes it.
+func lockFile(f *os.File, exclusive bool) error {
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return errBusy
+	}
+	return err
+}
+
+func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// processAlive reports whether the process pid runs (or cannot be told).
+func processAlive(pid int) bool { return !errors.Is(unix.Kill(pid, 0), unix.ESRCH) }

@@ -5,20 +5,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/windows"
 )
 
-// On Windows a descriptor is a handle, opened without following a
-// reparse point (a symlink or a junction), and a name in a folder is
-// reached through the folder's path as its handle finds it now.
-
-const (
-	dirFlags  = 1
-	fileFlags = 0
-)
+// On Windows a folder is held open as an os.Root, reached one name at a
+// time and only where Lstat finds no link (nor junction): a root itself
+// never leaves the workspace.
+type dirFD = *os.Root
 
 // errNotDir: a folder was wanted (ENOTDIR is "path not found" here).
 var errNotDir = errors.New("not a folder")
@@ -26,186 +21,136 @@ var errNotDir = errors.New("not a folder")
 func notFolder(err error) bool { return errors.Is(err, syscall.ELOOP) || errors.Is(err, errNotDir) }
 
 // openRoot opens the workspace folder itself (a link naming it is the
-// person's choice and is followed, as os.OpenRoot does).
-func openRoot(dir string) (int, error) {
-	h, err := openHandle(dir, windows.GENERIC_READ, 0)
+// person's choice and is followed).
+func openRoot(dir string) (*os.Root, error) {
+	r, err := os.OpenRoot(dir)
 	if err != nil {
-		return -1, fmt.Errorf("open workspace %s: %w", dir, err)
+		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	return int(h), nil
+	return r, nil
 }
 
-func openHandle(p string, access, flags uint32) (windows.Handle, error) {
-	p16, err := windows.UTF16PtrFromString(p)
-	if err != nil {
-		return windows.InvalidHandle, err
-	}
-	const share = windows.FILE_SHARE_READ | windows.FILE_SHARE_WRITE | windows.FILE_SHARE_DELETE
-	return windows.CreateFile(p16, access, share, nil, windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|flags, 0)
-}
-
-// pathOf is the path of what the handle fd holds open.
-func pathOf(fd int) (string, error) {
-	buf := make([]uint16, 512)
-	for {
-		n, err := windows.GetFinalPathNameByHandle(windows.Handle(fd), &buf[0], uint32(len(buf)), 0)
-		if err != nil {
-			return "", err
-		}
-		if int(n) < len(buf) {
-			return windows.UTF16ToString(buf[:n]), nil
-		}
-		buf = make([]uint16, n)
-	}
-}
-
-// pathAt is the path of name in the folder dirfd; name is one element.
-func pathAt(dirfd int, name string) (string, error) {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\:`) {
-		return "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	dir, err := pathOf(dirfd)
-	return dir + `\` + name, err
-}
-
-// openAt opens name in dirfd, never through a reparse point: a folder
-// with dirFlags, anything else with fileFlags.
-func openAt(dirfd int, name string, flags int) (int, error) {
-	p, err := pathAt(dirfd, name)
-	if err != nil {
-		return -1, err
-	}
-	h, err := openHandle(p, windows.GENERIC_READ, windows.FILE_FLAG_OPEN_REPARSE_POINT)
-	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	var e Entry
-	if err = fstat(int(h), &e); err == nil && e.Kind == Symlink {
-		err = syscall.ELOOP
-	} else if err == nil && flags == dirFlags && e.Kind != Dir {
-		err = errNotDir
+// checked opens name with open unless Lstat finds a link there, or not a
+// folder where one is wanted.
+func checked[T any](d *os.Root, name string, folder bool, open func(string) (T, error)) (T, error) {
+	info, err := d.Lstat(name)
+	switch {
+	case err != nil:
+	case info.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0:
+		err = &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
+	case folder && !info.IsDir():
+		err = &fs.PathError{Op: "open", Path: name, Err: errNotDir}
 	}
 	if err != nil {
-		windows.CloseHandle(h)
-		return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+		var none T
+		return none, err
 	}
-	return int(h), nil
+	return open(name)
 }
 
-func lstatAt(dirfd int, name string, e *Entry) error {
-	return at(dirfd, name, func(p string) error {
-		h, err := openHandle(p, windows.FILE_READ_ATTRIBUTES, windows.FILE_FLAG_OPEN_REPARSE_POINT)
-		if err != nil {
-			return err
-		}
-		defer windows.CloseHandle(h)
-		return fstat(int(h), e)
-	})
-}
+func openDir(d *os.Root, name string) (*os.Root, error) { return checked(d, name, true, d.OpenRoot) }
 
-// fstat fills e from what the handle fd holds. Windows keeps a read-only
-// flag, not a mode: writable files are 0o666, folders 0o777.
-func fstat(fd int, e *Entry) error {
-	var st windows.ByHandleFileInformation
-	if err := windows.GetFileInformationByHandle(windows.Handle(fd), &st); err != nil {
+func openFileAt(d *os.Root, name string) (*os.File, error) { return checked(d, name, false, d.Open) }
+
+// fill copies what an entry keeps of a FileInfo. Windows keeps a
+// read-only flag, not a mode, and no FIFOs or devices in folders; no
+// file number is at hand.
+func fill(e *Entry, info fs.FileInfo, err error) error {
+	if err != nil {
 		return err
 	}
-	e.Size = int64(st.FileSizeHigh)<<32 | int64(st.FileSizeLow)
-	e.Mtime = st.LastWriteTime.Nanoseconds()
+	m := info.Mode()
+	e.Size, e.Mode, e.Kind = 0, uint32(m.Perm()), File
+	e.Mtime = info.ModTime().UnixNano()
 	e.Ctime = e.Mtime
-	e.Ino, e.Dev = uint64(st.FileIndexHigh)<<32|uint64(st.FileIndexLow), uint64(st.VolumeSerialNumber)
-	e.Kind, e.Mode = File, 0o666
 	switch {
-	case st.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0:
-		e.Kind, e.Size = Symlink, 0
-	case st.FileAttributes&windows.FILE_ATTRIBUTE_DIRECTORY != 0:
-		e.Kind, e.Size, e.Mode = Dir, 0, 0o777
-	}
-	if st.FileAttributes&windows.FILE_ATTRIBUTE_READONLY != 0 {
-		e.Mode &^= 0o222
+	case m&(fs.ModeSymlink|fs.ModeIrregular) != 0:
+		e.Kind = Symlink
+	case m.IsDir():
+		e.Kind = Dir
+	case m&fs.ModeSocket != 0:
+		e.Kind = Socket
+	default:
+		e.Size = info.Size()
 	}
 	return nil
 }
 
-func readlinkAt(dirfd int, name string) (target string, err error) {
-	err = at(dirfd, name, func(p string) (err error) { target, err = os.Readlink(p); return err })
-	return target, err
+func lstatAt(d *os.Root, name string, e *Entry) error {
+	info, err := d.Lstat(name)
+	return fill(e, info, err)
 }
 
-// dirFile is the folder open as fd, to be listed.
-func dirFile(fd int) (*os.File, error) {
-	p, err := pathOf(fd)
-	if err != nil {
-		return nil, err
-	}
-	return os.Open(p)
+func fileStat(f *os.File, e *Entry) error {
+	info, err := f.Stat()
+	return fill(e, info, err)
 }
 
-// chmodAt sets or clears the read-only flag of name in folder fd.
-func chmodAt(fd int, name string, mode uint32) error {
-	return at(fd, name, func(p string) error { return os.Chmod(p, fs.FileMode(mode&0o777)) })
+func readlinkAt(d *os.Root, name string) (string, error) { return d.Readlink(name) }
+
+func dirFile(d *os.Root) (*os.File, error) { return d.Open(".") }
+
+// chmodAt sets or clears the read-only flag (of a link itself, not what
+// it names).
+func chmodAt(d *os.Root, name string, mode uint32) error {
+	return d.Chmod(name, fs.FileMode(mode&0o777))
 }
 
-func fchmod(fd int, mode uint32) error {
-	p, err := pathOf(fd)
-	if err != nil {
-		return err
-	}
-	return os.Chmod(p, fs.FileMode(mode&0o777))
-}
+func fchmod(f *os.File, mode uint32) error { return f.Chmod(fs.FileMode(mode & 0o777)) }
 
-func closeFD(fd int) { windows.CloseHandle(windows.Handle(fd)) }
+func closeFD(d *os.Root) { d.Close() }
 
-// at runs op on the path of name in folder fd.
-func at(fd int, name string, op func(p string) error) error {
-	p, err := pathAt(fd, name)
-	if err != nil {
-		return err
-	}
-	return op(p)
-}
+func unlinkAt(d *os.Root, name string) error { return d.Remove(name) }
 
-func unlinkAt(fd int, name string) error { return at(fd, name, os.Remove) }
+// rmdirAt: a folder not empty is fs.ErrExist, as undo expects.
+func rmdirAt(d *os.Root, name string) error { return d.Remove(name) }
 
-func rmdirAt(fd int, name string) error {
-	return at(fd, name, func(p string) error {
-		p16, err := windows.UTF16PtrFromString(p)
-		if err == nil {
-			err = windows.RemoveDirectory(p16)
-		}
-		if errors.Is(err, windows.ERROR_DIR_NOT_EMPTY) {
-			return syscall.ENOTEMPTY
-		}
-		return err
-	})
-}
+func mkdirAt(d *os.Root, name string, mode uint32) error { return d.Mkdir(name, fs.FileMode(mode)) }
 
-func mkdirAt(fd int, name string, mode uint32) error {
-	return at(fd, name, func(p string) error { return os.Mkdir(p, fs.FileMode(mode)) })
-}
+func symlinkAt(target string, d *os.Root, name string) error { return d.Symlink(target, name) }
 
-func symlinkAt(target string, fd int, name string) error {
-	return at(fd, name, func(p string) error { return os.Symlink(target, p) })
-}
+func renameAt(d *os.Root, from, to string) error { return d.Rename(from, to) }
 
-func renameAt(fd int, from, to string) error {
-	return at(fd, to, func(dst string) error {
-		return at(fd, from, func(src string) error { return os.Rename(src, dst) })
-	})
-}
-
-// createAt makes the new file name in folder fd, for writing.
-func createAt(fd int, name string) (f *os.File, err error) {
-	err = at(fd, name, func(p string) error {
-		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		return err
-	})
-	return f, err
+// createAt makes the new file name in folder d, for writing.
+func createAt(d *os.Root, name string) (*os.File, error) {
+	return d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
 
 // mkfifoAt: there are no FIFOs here; undo says so.
-func mkfifoAt(int, string, uint32) error { return errors.ErrUnsupported }
+func mkfifoAt(*os.Root, string, uint32) error { return errors.ErrUnsupported }
 
 // syncFS: Windows has no call that makes a whole file system durable;
 // what undo wrote reaches the disk as the system writes it back.
 func syncFS(...string) error { return nil }
+
+// lockFile takes a LockFileEx lock on f, exclusive or shared, without
+// waiting: errBusy while another process holds one that excludes it. It
+// locks the byte after the holder record: others could not read the
+// bytes a lock covers.
+func lockFile(f *os.File, exclusive bool) error {
+	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
+	if exclusive {
+		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, &windows.Overlapped{Offset: holderSize})
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return errBusy
+	}
+	return err
+}
+
+func unlockFile(f *os.File) {
+	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &windows.Overlapped{Offset: holderSize})
+}
+
+// processAlive reports whether the process pid runs (or cannot be told).
+func processAlive(pid int) bool {
+	const stillActive = 259
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return !errors.Is(err, windows.ERROR_INVALID_PARAMETER) // no such process
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) != nil || code == stillActive
+}

@@ -237,12 +237,11 @@ func lineSet(s string) map[string]bool {
 // storedContents returns everything the content store holds.
 func storedContents(t testing.TB, h *History) []string {
 	t.Helper()
-	sizes, err := h.obj.sizes()
-	if err != nil {
+	if err := h.obj.load(); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for x := range sizes {
+	for x := range h.obj.table {
 		data, err := h.obj.read(x)
 		if err != nil {
 			t.Fatal(err)

@@ -2,14 +2,21 @@ package history
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
@@ -89,10 +96,6 @@ func privatePaths(ws string, dirs []string) map[string]bool {
 	return out
 }
 
-func (h *History) limits() *limits {
-	return &limits{turnLeft: h.opts.TurnLimit, budgetLeft: h.opts.Budget - h.obj.size()}
-}
-
 // Close releases the pack being written.
 func (h *History) Close() { h.obj.close() }
 
@@ -153,14 +156,25 @@ func (t *Turn) recording() error {
 			}
 		}
 	}
-	t.ix, t.lim = ix, t.h.limits()
+	t.ix, t.lim = ix, &limits{t.h.opts.TurnLimit, t.h.opts.Budget - t.h.obj.size()}
 	return nil
 }
 
 // look brings the index up to date with the workspace, all of it or the
 // given paths (see scanner.only), and returns what changed.
 func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
-	only := onlyPaths(paths)
+	var only map[string]uint8 // see scanner.only
+	if paths != nil {
+		only = map[string]uint8{}
+	}
+	for _, p := range paths {
+		if c, err := workspace.Clean(p); err == nil && c != "." {
+			for q := parentOf(c); q != ""; q = parentOf(q) {
+				only[q] = max(only[q], 1)
+			}
+			only[c] = 2
+		}
+	}
 	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, sticky, baseline, t.lim, only)
 	if blocked {
 		// A symlinked folder on the way: only a full scan sees where the
@@ -282,7 +296,7 @@ func (h *History) Refresh() error {
 	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, h.limits(), nil); err != nil {
+	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, &limits{h.opts.TurnLimit, h.opts.Budget - h.obj.size()}, nil); err != nil {
 		return err
 	}
 	if err := h.obj.sync(); err != nil {
@@ -291,6 +305,352 @@ func (h *History) Refresh() error {
 	return ix.save(h.indexPath())
 }
 
+// RecordKind names a record of a turn.
+type RecordKind string
+
+// The records of a turn, in the order a turn writes them (see the
+// package comment).
+const (
+	RecordBegin    RecordKind = "begin"    // which reply, which commands
+	RecordApply    RecordKind = "apply"    // a file change, before it is made
+	RecordStart    RecordKind = "start"    // a command about to run
+	RecordResult   RecordKind = "result"   // a command finished
+	RecordDecision RecordKind = "decision" // the person's answer to a question
+	// RecordChanged: what a command changed (Index -1: what changed
+	// outside the turn, found before a command).
+	RecordChanged RecordKind = "changed"
+	RecordUndone  RecordKind = "undone"
+	// RecordPruned: the turn's contents were dropped for the budget.
+	RecordPruned RecordKind = "pruned"
+)
+
+// Record is one line of a turn's record.
+type Record struct {
+	Kind  RecordKind `json:"kind"`
+	Index int        `json:"index"`
+	At    time.Time  `json:"at"`
+
+	// RecordBegin; UndoPrev is the session's UndoTop when the turn began.
+	ReplyHash string            `json:"replyHash,omitempty"`
+	ReplyFile string            `json:"replyFile,omitempty"`
+	Commands  []command.Command `json:"commands,omitempty"`
+	UndoPrev  int               `json:"undoPrev,omitempty"`
+	// Bodies: the commands whose Content the content store keeps, by
+	// index, so that a reply's 20 MB is not copied into the record.
+	Bodies map[int]string `json:"bodies,omitempty"`
+	obj    *objects       // where a record read from disk finds Bodies
+
+	// RecordApply: the file's content hashes before ("" absent) and after
+	// ("" deleted), its mode before, and for a line-range edit the hash of
+	// the text its numbers refer to and the range replaced there. Result
+	// is recorded once the change is in place.
+	Path  string      `json:"path,omitempty"`
+	From  string      `json:"from,omitempty"`
+	To    string      `json:"to,omitempty"`
+	Mode  fs.FileMode `json:"mode,omitempty"`
+	Base  string      `json:"base,omitempty"`
+	Range *[2]int     `json:"range,omitempty"`
+
+	// RecordResult; AsPlanned stands for the apply record's Result.
+	Result    *command.Result `json:"result,omitempty"`
+	AsPlanned bool            `json:"asPlanned,omitempty"`
+
+	// RecordDecision
+	Approved bool   `json:"approved,omitempty"`
+	All      bool   `json:"all,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+
+	// RecordChanged
+	Changes []Change  `json:"changes,omitempty"`
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Hash is courier's content hash: SHA-256, in hex. It reads data in
+// pieces: a file of 20 MB is not copied to be hashed.
+func Hash(data string) string {
+	h, _, _ := hashOf(struct{ io.Reader }{strings.NewReader(data)})
+	return h
+}
+
+// Turn is the record of one turn. Opened by History.Turn, it also records
+// what the turn's commands change in the workspace.
+type Turn struct {
+	Sequence int
+	Records  []Record
+	path     string
+	f        *os.File // open for appending; nil for ReadTurn
+	dirty    bool     // records added since the last Sync
+	newDirs  []string // folders whose new entries the next Sync makes durable
+	obj      *objects // the session's content store, for reading
+	// Set by History.Turn: the index as the turn has seen it, and what it
+	// may still read and store.
+	h       *History
+	ix      *index
+	lim     *limits
+	scanned bool // the index reflects a full scan made in this turn
+}
+
+func (s Store) turnPath(id string, seq int) string {
+	return filepath.Join(s.Folder(id), "turns", fmt.Sprintf("%04d.jsonl", seq))
+}
+
+// Turns lists the sequence numbers that have a turn, oldest first.
+func (s Store) Turns(id string) ([]int, error) {
+	seqs, _, err := numbered(filepath.Join(s.Folder(id), "turns"))
+	if err != nil {
+		return nil, fmt.Errorf("list turns of %s: %w", id, err)
+	}
+	return seqs, nil
+}
+
+// numbered lists the numbers naming the files of dir ("0003.jsonl",
+// "000001.pack"), ascending, once each, and their disk space in 4 KB blocks.
+func numbered(dir string) (nums []int, disk int64, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, err
+	}
+	for _, e := range entries {
+		name, ext, _ := strings.Cut(e.Name(), ".")
+		if n, err := strconv.Atoi(name); err == nil && n > 0 && !strings.Contains(ext, ".") {
+			nums = append(nums, n)
+		}
+		if info, err := e.Info(); err == nil {
+			disk += (info.Size() + 4095) &^ 4095
+		}
+	}
+	slices.Sort(nums)
+	return slices.Compact(nums), disk, nil
+}
+
+// OpenTurn opens the record of the turn answering request seq for
+// appending, cutting off a last line a crash tore (nothing relied on it).
+func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
+	t, good, err := s.readTurn(id, seq)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.newDirs = []string{filepath.Dir(t.path), s.Folder(id)}
+		err = os.MkdirAll(t.newDirs[0], 0o755)
+	}
+	if err == nil {
+		t.f, err = os.OpenFile(t.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	}
+	if err == nil {
+		err = t.f.Truncate(good)
+	}
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+	}
+	return t, nil
+}
+
+// ReadTurn reads a turn's records without opening it for writing.
+func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
+	t, _, err := s.readTurn(id, seq)
+	if err != nil {
+		return nil, fmt.Errorf("read turn %d: %w", seq, err)
+	}
+	return t, nil
+}
+
+func (s Store) readTurn(id string, seq int) (*Turn, int64, error) {
+	t := &Turn{Sequence: seq, path: s.turnPath(id, seq), obj: &objects{dir: filepath.Join(s.Folder(id), "objects")}}
+	data, err := os.ReadFile(t.path)
+	if err != nil {
+		return t, 0, err
+	}
+	good, err := t.parse(data)
+	return t, good, err
+}
+
+// parse reads whole lines only: a last line without its newline was torn
+// by a crash (good is where it starts). A whole line that does not parse
+// is damage, an error: cutting it would drop the records after it.
+func (t *Turn) parse(data []byte) (good int64, err error) {
+	for line := 1; ; line++ {
+		n := bytes.IndexByte(data[good:], '\n')
+		if n < 0 {
+			return good, nil
+		}
+		var r Record
+		if err := json.Unmarshal(data[good:good+int64(n)], &r); err != nil {
+			return 0, fmt.Errorf("turn record %s is damaged at line %d: %w", t.path, line, err)
+		}
+		for i := range r.Changes {
+			r.Changes[i].Path = entryOf(&r.Changes[i]).Path
+		}
+		if r.Bodies != nil {
+			r.obj = t.obj
+		}
+		t.Records = append(t.Records, r)
+		good += int64(n) + 1
+	}
+}
+
+// Add writes a record without syncing it.
+func (t *Turn) Add(r Record) error {
+	if r.At.IsZero() {
+		r.At = time.Now().UTC()
+	}
+	w, err := t.keepBodies(r)
+	if err == nil {
+		err = json.NewEncoder(t.f).Encode(w)
+	}
+	if err != nil {
+		return fmt.Errorf("turn record: %w", err)
+	}
+	t.dirty = true
+	t.Records = append(t.Records, r)
+	return nil
+}
+
+// bigBody is the size from which a command's Content is kept in the
+// content store rather than in the begin record.
+const bigBody = 64 << 10
+
+// keepBodies returns the begin record as written: its large bodies kept
+// in the content store, durably first, since the record names them.
+func (t *Turn) keepBodies(r Record) (Record, error) {
+	if r.Kind != RecordBegin || t.h == nil {
+		return r, nil
+	}
+	r.Commands = slices.Clone(r.Commands)
+	for i, c := range r.Commands {
+		if len(c.Content) < bigBody {
+			continue
+		}
+		h := Hash(c.Content)
+		if err := t.h.obj.put(h, strings.NewReader(c.Content), int64(len(c.Content))); err != nil {
+			return r, err
+		}
+		if r.Bodies == nil {
+			r.Bodies = map[int]string{}
+		}
+		r.Commands[i].Content, r.Bodies[i] = "", h
+	}
+	if r.Bodies == nil {
+		return r, nil
+	}
+	return r, t.h.obj.sync()
+}
+
+// AllCommands returns a begin record's commands with the bodies the
+// content store keeps read back.
+func (r Record) AllCommands() ([]command.Command, error) {
+	if len(r.Bodies) == 0 {
+		return r.Commands, nil
+	}
+	cmds := slices.Clone(r.Commands)
+	for i, h := range r.Bodies {
+		if i < 0 || i >= len(cmds) {
+			return nil, fmt.Errorf("turn record names a body for command %d of %d", i+1, len(cmds))
+		}
+		data, err := r.obj.read(h)
+		if err != nil {
+			return nil, fmt.Errorf("command %d of the turn: %w", i+1, err)
+		}
+		cmds[i].Content = data
+	}
+	return cmds, nil
+}
+
+// Sync makes what was added durable: the contents kept first, then the
+// records that refer to them, and the folders a new record was made in.
+func (t *Turn) Sync() error {
+	var err error
+	if t.h != nil {
+		err = t.h.obj.sync()
+	}
+	if err == nil && t.dirty {
+		err = t.f.Sync()
+	}
+	for _, d := range t.newDirs {
+		if err == nil {
+			err = atomicfile.SyncDir(d)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("turn record: %w", err)
+	}
+	t.dirty, t.newDirs = false, nil
+	return nil
+}
+
+// Append writes a record durably.
+func (t *Turn) Append(r Record) error {
+	err := t.Add(r)
+	if err == nil {
+		err = t.Sync()
+	}
+	return err
+}
+
+// Close releases the record; what was added stays written.
+func (t *Turn) Close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}
+
+// Begun returns the turn's begin record, if it has one.
+func (t *Turn) Begun() (Record, bool) {
+	i := slices.IndexFunc(t.Records, func(r Record) bool { return r.Kind == RecordBegin })
+	if i < 0 {
+		return Record{}, false
+	}
+	return t.Records[i], true
+}
+
+// Has reports whether the turn has a record of that kind.
+func (t *Turn) Has(kind RecordKind) bool {
+	return slices.ContainsFunc(t.Records, func(r Record) bool { return r.Kind == kind })
+}
+
 // Unfinished returns the begin record of the session's current turn when
-// it was begun and not committed.
+// it was begun and not committed (a complete session's DONE turn keeps
+// the last sequence number).
+func (s Store) Unfinished(st *State) (Record, bool, error) {
+	if st.IsComplete {
+		return Record{}, false, nil
+	}
+	t, err := s.ReadTurn(st.SessionID, st.SequenceNumber)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, err
+	}
+	r, ok := t.Begun()
+	return r, ok, nil
+}
+
+// FindReply returns the turn that applied the reply with that hash, and
+// when (seq 0: none did). Each record begins with its reply's hash: only
+// the start of each is read, and the whole record of one that matches.
+func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err error) {
+	seqs, err := s.Turns(st.SessionID)
+	head := make([]byte, 512)
+	for _, n := range seqs {
+		f, err := os.Open(s.turnPath(st.SessionID, n))
+		if err != nil {
+			return 0, at, fmt.Errorf("find reply: %w", err)
+		}
+		k, _ := io.ReadFull(f, head)
+		f.Close()
+		if !bytes.Contains(head[:k], []byte(`"replyHash":"`+hash+`"`)) {
+			continue
+		}
+		t, err := s.ReadTurn(st.SessionID, n)
+		if err != nil {
+			return 0, at, err
+		}
+		if begin, ok := t.Begun(); ok && begin.ReplyHash == hash {
+			return n, begin.At, nil
+		}
+	}
+	return 0, at, err
+}
+
+// Unfinished is Store.Unfinished, for the engine, which holds a History.
 func (h *History) Unfinished(st *State) (Record, bool, error) { return h.store.Unfinished(st) }

@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"crypto/sha256"
 	"encoding/binary"
@@ -11,14 +12,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
+	"github.com/courier-agent/courier/internal/human"
 )
 
 // The content store keeps each content once, in packs: NNNNNN.pack holds
@@ -39,10 +39,9 @@ type packed struct {
 	off, n int64
 }
 
-// objects is the content store. Its methods are safe for concurrent use.
+// objects is the content store.
 type objects struct {
 	dir     string
-	mu      sync.Mutex
 	table   map[string]packed // nil until loaded
 	w       *os.File          // the pack being appended to
 	wnum    int
@@ -57,7 +56,7 @@ func (o *objects) path(num int, ext string) string {
 	return filepath.Join(o.dir, fmt.Sprintf("%06d.%s", num, ext))
 }
 
-// load reads the indexes once. The caller holds o.mu.
+// load reads the indexes once.
 func (o *objects) load() error {
 	if o.err != nil || o.table != nil {
 		return o.err
@@ -89,15 +88,11 @@ func (o *objects) load() error {
 }
 
 func (o *objects) has(h string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	return o.load() == nil && o.table[h].n > 0
 }
 
 // size is about the disk space the store takes.
 func (o *objects) size() int64 {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	o.load()
 	return o.disk
 }
@@ -106,8 +101,6 @@ func (o *objects) size() int64 {
 // sample shows that saves a tenth. It is not listed when r no longer
 // hashes to h (what was written is dead space).
 func (o *objects) put(h string, r io.ReaderAt, n int64) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if err := o.load(); err != nil || o.table[h].n > 0 {
 		return err
 	}
@@ -120,55 +113,62 @@ func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 		zw.Write(sample)
 		zw.Close()
 	}
-	err := o.open()
 	hw := sha256.New()
 	src := io.TeeReader(io.NewSectionReader(r, 0, n), hw)
-	o.bw.Reset(o.w)
-	if err == nil && zw != nil && z.Len() < len(sample)*9/10 {
-		o.bw.WriteByte('z')
-		zw.Reset(o.bw)
-		if _, err = io.Copy(zw, src); err == nil {
-			err = zw.Close()
+	return o.add(h, false, func(w *bufio.Writer) (bool, error) {
+		var err error
+		if zw != nil && z.Len() < len(sample)*9/10 {
+			w.WriteByte('z')
+			zw.Reset(w)
+			if _, err = io.Copy(zw, src); err == nil {
+				err = zw.Close()
+			}
+		} else {
+			w.WriteByte('r')
+			_, err = io.Copy(w, src)
 		}
-	} else if err == nil {
-		o.bw.WriteByte('r')
-		_, err = io.Copy(o.bw, src)
-	}
+		return hex.EncodeToString(hw.Sum(nil)) == h, err // else changed while read
+	})
+}
+
+// add appends a content to the pack being written (a new one if fresh),
+// as write writes it, format byte first, and lists it under h if write
+// says so.
+func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, error)) error {
+	err := o.open(fresh)
+	list := false
 	if err == nil {
-		err = o.bw.Flush()
+		o.bw.Reset(o.w)
+		if list, err = write(o.bw); err == nil {
+			err = o.bw.Flush()
+		}
 	}
-	var end int64
-	if err == nil {
-		end, err = o.w.Seek(0, io.SeekCurrent) // the pack's end: it is appended to
-	}
-	if err != nil {
+	end, serr := o.w.Seek(0, io.SeekCurrent) // the pack's end: it is appended to
+	if err = cmp.Or(err, serr); err != nil {
 		o.err = fmt.Errorf("content store: %w", err)
 		return o.err
 	}
-	off, size := o.wsize, end-o.wsize
+	off := o.wsize
 	o.wsize = end
-	if hex.EncodeToString(hw.Sum(nil)) != h {
-		return nil // changed while it was read
+	if list {
+		o.table[h] = packed{o.wnum, off, end - off}
+		raw, _ := hex.DecodeString(h)
+		o.pending = binary.AppendUvarint(binary.AppendUvarint(append(o.pending, raw...), uint64(off)), uint64(end-off))
+		o.disk += end - off + entryCost
 	}
-	o.table[h] = packed{o.wnum, off, size}
-	o.pending = appendEntry(o.pending, h, off, size)
-	o.disk += size + entryCost
 	return nil
 }
 
-// open opens the pack to append to, beginning a new one when the last is
-// full. The caller holds o.mu.
-func (o *objects) open() error {
+// open opens the pack to append to: the last while it has room and no
+// fresh one is asked for.
+func (o *objects) open(fresh bool) error {
 	if o.w != nil && o.wsize < packMax {
 		return nil
 	}
-	if err := o.syncLocked(); err != nil {
+	if err := o.sync(); err != nil {
 		return err
 	}
-	if o.w != nil {
-		o.w.Close()
-		o.w = nil
-	}
+	o.close()
 	nums, _, err := numbered(o.dir)
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func (o *objects) open() error {
 	o.wnum = 1
 	if len(nums) > 0 {
 		o.wnum = nums[len(nums)-1]
-		if info, err := os.Stat(o.path(o.wnum, "pack")); err != nil || info.Size() >= packMax {
+		if info, err := os.Stat(o.path(o.wnum, "pack")); fresh || err != nil || info.Size() >= packMax {
 			o.wnum++
 		}
 	}
@@ -196,19 +196,8 @@ func (o *objects) open() error {
 	return nil
 }
 
-func appendEntry(buf []byte, h string, off, n int64) []byte {
-	raw, _ := hex.DecodeString(h)
-	return binary.AppendUvarint(binary.AppendUvarint(append(buf, raw...), uint64(off)), uint64(n))
-}
-
 // sync makes the pack bytes durable, then the index entries listing them.
 func (o *objects) sync() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.syncLocked()
-}
-
-func (o *objects) syncLocked() error {
 	if o.err != nil || len(o.pending) == 0 {
 		return o.err
 	}
@@ -235,8 +224,6 @@ func (o *objects) syncLocked() error {
 
 // close ends the pack being written; what was not synced is dead space.
 func (o *objects) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.w != nil {
 		o.w.Close()
 		o.w = nil
@@ -253,10 +240,8 @@ func (o *objects) read(h string) (string, error) {
 // copyTo writes a content to w, failing at the end if it does not hash
 // to h: damage never passes for content.
 func (o *objects) copyTo(w io.Writer, h string) error {
-	o.mu.Lock()
 	err := o.load()
 	at, ok := o.table[h]
-	o.mu.Unlock()
 	if err == nil && !ok {
 		err = fs.ErrNotExist
 	}
@@ -288,33 +273,17 @@ func (o *objects) copyTo(w io.Writer, h string) error {
 	return nil
 }
 
-// sizes returns the bytes each content takes in its pack.
-func (o *objects) sizes() (map[string]int64, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	err := o.load()
-	out := make(map[string]int64, len(o.table))
-	for h, at := range o.table {
-		out[h] = at.n
-	}
-	return out, err
-}
-
-// compact copies the live contents of a pack a quarter dead (with all, any)
-// into a new one, listed before the old goes: a crash leaves them twice.
+// compact copies the live contents of each pack a quarter dead (with
+// all, any) into a new pack, listed before the old goes: a crash leaves
+// them twice.
 func (o *objects) compact(live func(h string) bool, all bool) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if err := o.load(); err != nil {
 		return err
 	}
-	if err := o.syncLocked(); err != nil {
+	if err := o.sync(); err != nil {
 		return err
 	}
-	if o.w != nil {
-		o.w.Close()
-		o.w = nil
-	}
+	o.close()
 	byPack := map[int][]string{}
 	liveBytes := map[int]int64{}
 	for h, at := range o.table {
@@ -326,23 +295,41 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		}
 	}
 	nums, _, err := numbered(o.dir)
-	for i, num := range nums {
+	if err != nil {
+		return err
+	}
+	var gone []int
+	for _, num := range nums {
+		info, err := os.Stat(o.path(num, "pack"))
 		if err != nil {
-			return err
-		}
-		var size int64 = 1
-		if info, serr := os.Stat(o.path(num, "pack")); serr == nil {
-			size = info.Size()
-		} else {
 			// A pack removed by hand: its index goes.
 			for _, h := range byPack[num] {
 				delete(o.table, h)
 			}
-			byPack[num], liveBytes[num] = nil, 0
+			gone = append(gone, num)
+			continue
 		}
-		if dead := size - liveBytes[num]; dead > 0 && (all || dead*4 >= size || liveBytes[num] == 0) {
-			err = o.rewrite(num, nums[len(nums)-1]+1+i, byPack[num])
+		if dead := info.Size() - liveBytes[num]; dead > 0 && (all || dead*4 >= info.Size() || liveBytes[num] == 0) {
+			if err := o.copyOut(num, byPack[num]); err != nil {
+				return err
+			}
+			gone = append(gone, num)
 		}
+	}
+	if err := o.sync(); err != nil {
+		return err
+	}
+	// The index goes first: a pack without one is dead space, an index
+	// without its pack lists what cannot be read.
+	for _, num := range gone {
+		for _, ext := range []string{"idx", "pack"} {
+			if err := os.Remove(o.path(num, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("content store: %w", err)
+			}
+		}
+	}
+	if len(gone) > 0 {
+		err = atomicfile.SyncDir(o.dir)
 	}
 	if err == nil {
 		_, o.disk, err = numbered(o.dir)
@@ -350,46 +337,157 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 	return err
 }
 
-// rewrite copies the contents hs of pack num into a new pack next.
-func (o *objects) rewrite(num, next int, hs []string) error {
-	sort.Slice(hs, func(i, j int) bool { return o.table[hs[i]].off < o.table[hs[j]].off })
-	if len(hs) > 0 {
-		src, err := os.Open(o.path(num, "pack"))
-		if err != nil {
-			return fmt.Errorf("content store: %w", err)
-		}
-		defer src.Close()
-		dst, err := atomicfile.Create(o.path(next, "pack"), 0o644)
+// copyOut appends the contents hs of pack num to the new pack.
+func (o *objects) copyOut(num int, hs []string) error {
+	src, err := os.Open(o.path(num, "pack"))
+	if err != nil {
+		return fmt.Errorf("content store: %w", err)
+	}
+	defer src.Close()
+	for _, h := range hs {
+		at := o.table[h]
+		err := o.add(h, o.w == nil, func(w *bufio.Writer) (bool, error) {
+			_, err := io.Copy(w, io.NewSectionReader(src, at.off, at.n))
+			return true, err
+		})
 		if err != nil {
 			return err
 		}
-		var idx []byte
-		moved := map[string]packed{}
-		var off int64
-		for _, h := range hs {
-			at := o.table[h]
-			if _, err := io.Copy(dst, io.NewSectionReader(src, at.off, at.n)); err != nil {
-				dst.Abort()
-				return fmt.Errorf("content store: %w", err)
+	}
+	return nil
+}
+
+// GCReport says what a collection did.
+type GCReport struct {
+	// Pruned are the turns, oldest first, that can no longer be undone.
+	Pruned []int
+	// Freed is the disk space given back; Size what the contents take.
+	Freed, Size int64
+	// Over: the workspace's contents and the newest turn alone exceed the
+	// budget.
+	Over bool
+}
+
+// Warning returns the line to show the person, or "".
+func (r GCReport) Warning(budget int64) string {
+	var parts []string
+	if n := len(r.Pruned); n > 0 {
+		parts = append(parts, fmt.Sprintf("snapshots of %s dropped to stay within the %s snapshot budget: %s can no longer be undone",
+			turnList(r.Pruned), human.Bytes(budget), map[bool]string{true: "it", false: "they"}[n == 1]))
+	}
+	if r.Over {
+		parts = append(parts, fmt.Sprintf("the snapshot store takes %s, over its %s budget, for the current workspace and the last turn alone",
+			human.Bytes(r.Size), human.Bytes(budget)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// turnList names turns: "turn 3", "turns 1-4", "turns 1, 3 and 4".
+func turnList(seqs []int) string {
+	if len(seqs) == 1 {
+		return fmt.Sprintf("turn %d", seqs[0])
+	}
+	if seqs[len(seqs)-1]-seqs[0] == len(seqs)-1 && len(seqs) > 2 {
+		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	}
+	names := make([]string, len(seqs))
+	for i, s := range seqs {
+		names[i] = strconv.Itoa(s)
+	}
+	return "turns " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// ErrPruned is returned for a turn whose contents were dropped.
+var ErrPruned = errors.New("its snapshot was dropped to stay within the snapshot budget")
+
+// hashes lists the contents a turn's records refer to.
+func hashes(recs []Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.From, r.Base)
+		for _, h := range r.Bodies {
+			out = append(out, h)
+		}
+		for _, c := range r.Changes {
+			for _, e := range []*Entry{c.Before, c.After} {
+				if e != nil && e.stored() {
+					out = append(out, e.Hash)
+				}
 			}
-			idx = appendEntry(idx, h, off, at.n)
-			moved[h] = packed{next, off, at.n}
-			off += at.n
-		}
-		if err := dst.Commit(); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(o.path(next, "idx"), idx, 0o644); err != nil {
-			return err
-		}
-		maps.Copy(o.table, moved)
-	}
-	// The index goes first: a pack without one is dead space, an index
-	// without its pack lists what cannot be read.
-	for _, ext := range []string{"idx", "pack"} {
-		if err := os.Remove(o.path(num, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("content store: %w", err)
 		}
 	}
-	return atomicfile.SyncDir(o.dir)
+	return out
+}
+
+// GC drops the contents nothing refers to and, while over budget, the
+// oldest turns' (never the newest's). The caller holds the session lock.
+func (h *History) GC(budget int64) (GCReport, error) {
+	var rep GCReport
+	if err := h.tidy(); err != nil {
+		return rep, err
+	}
+	ix, err := loadIndex(h.indexPath())
+	if err != nil {
+		return rep, err
+	}
+	if err := h.obj.load(); err != nil {
+		return rep, err
+	}
+	start := h.obj.size()
+	refs := map[string]int{}
+	for _, e := range ix.Entries {
+		if e.stored() {
+			refs[e.Hash]++
+		}
+	}
+	seqs, err := h.store.Turns(h.id)
+	if err != nil {
+		return rep, err
+	}
+	var kept []*Turn
+	for _, seq := range seqs {
+		t, err := h.store.ReadTurn(h.id, seq)
+		if err != nil {
+			return rep, err
+		}
+		if !t.Has(RecordPruned) {
+			kept = append(kept, t)
+			for _, x := range hashes(t.Records) {
+				refs[x]++
+			}
+		}
+	}
+	// A content no longer referred to counts as given back: compact
+	// rewrites its pack when that pays or the budget needs it.
+	size := start
+	for x, at := range h.obj.table {
+		if refs[x] == 0 {
+			size -= at.n
+		}
+	}
+	for len(kept) > 1 && size > budget {
+		t := kept[0]
+		kept = kept[1:]
+		w, err := h.store.OpenTurn(h.id, t.Sequence)
+		if err == nil {
+			err = w.Append(Record{Kind: RecordPruned})
+			w.Close()
+		}
+		if err != nil {
+			return rep, err
+		}
+		rep.Pruned = append(rep.Pruned, t.Sequence)
+		for _, x := range hashes(t.Records) {
+			if refs[x]--; refs[x] == 0 {
+				size -= h.obj.table[x].n
+			}
+		}
+	}
+	if err := h.obj.compact(func(x string) bool { return refs[x] > 0 }, size > budget || len(rep.Pruned) > 0); err != nil {
+		return rep, err
+	}
+	rep.Size = h.obj.size()
+	rep.Freed = max(start-rep.Size, 0)
+	rep.Over = rep.Size > budget
+	return rep, nil
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"time"
 
@@ -142,23 +143,6 @@ type scanner struct {
 	count    int
 }
 
-// onlyPaths is the scanner's only for a file command's paths.
-func onlyPaths(paths []string) map[string]uint8 {
-	if paths == nil {
-		return nil
-	}
-	only := map[string]uint8{}
-	for _, p := range paths {
-		if c, err := workspace.Clean(p); err == nil && c != "." {
-			for q := parentOf(c); q != ""; q = parentOf(q) {
-				only[q] = max(only[q], 1)
-			}
-			only[c] = 2
-		}
-	}
-	return only
-}
-
 // scan walks the workspace. sticky keeps the previous boundaries; baseline:
 // no command's doing; blocked: a non-folder stands where only has a folder.
 func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only map[string]uint8) (entries []Entry, skipped []Skipped, blocked bool, err error) {
@@ -170,7 +154,7 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
 		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 0, len(prev)+16)}
 	var top Entry
-	if err := fstat(root, &top); err != nil {
+	if err := lstatAt(root, ".", &top); err != nil {
 		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
 	}
 	sc.out = append(sc.out, top)
@@ -186,14 +170,6 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	return sc.out, sc.skipped, sc.blocked, nil
 }
 
-// why says why a content was not stored.
-func (h *History) why(overLimit bool) string {
-	if overLimit {
-		return "past the turn's snapshot limit of " + human.ExactBytes(h.opts.TurnLimit)
-	}
-	return "past the snapshot budget of " + human.ExactBytes(h.opts.Budget)
-}
-
 // seek moves the cursor in the previous index to p, returning its entry.
 func (sc *scanner) seek(p string) *Entry {
 	for ; sc.pi < len(sc.prev) && cmpPath(sc.prev[sc.pi].Path, p) < 0; sc.pi++ {
@@ -205,15 +181,6 @@ func (sc *scanner) seek(p string) *Entry {
 		return &sc.prev[sc.pi]
 	}
 	return nil
-}
-
-// prevInside reports whether the previous index holds paths inside p.
-func (sc *scanner) prevInside(p string) bool {
-	i := sc.pi
-	if i < len(sc.prev) && sc.prev[i].Path == p {
-		i++
-	}
-	return i < len(sc.prev) && isBelow(sc.prev[i].Path, p)
 }
 
 // keepPrev copies the previous entries of p (with self) and inside it:
@@ -232,10 +199,18 @@ func (sc *scanner) skip(p, reason string) {
 	sc.skipped = append(sc.skipped, Skipped{Path: p, Reason: reason})
 }
 
-func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
-	room := maxEntries - sc.count
-	names, more, err := readNames(fd, max(room, 0))
-	if err == nil && more {
+func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
+	room := max(maxEntries-sc.count, 0)
+	var names []string
+	f, err := dirFile(fd)
+	if err == nil {
+		names, err = f.Readdirnames(room + 1)
+		f.Close()
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil // empty
+	}
+	if len(names) > room {
 		err = fmt.Errorf("the workspace holds more than %d paths; the rest is not snapshotted", maxEntries)
 	}
 	if err != nil {
@@ -263,7 +238,11 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 			pos := len(sc.out)
 			e.Flags = Ignored
 			sc.out = append(sc.out, e)
-			if isDir && (sc.prevInside(p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
+			next := sc.pi // past p: does the previous index hold paths inside it?
+			if prev != nil {
+				next++
+			}
+			if isDir && (next < len(sc.prev) && isBelow(sc.prev[next].Path, p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
 				sc.enter(fd, name, sc.h.scope.child(cx, p, v))
 			}
 			switch {
@@ -279,7 +258,7 @@ func (sc *scanner) walkDir(fd int, dir string, cx walkCtx) {
 }
 
 // add records a path in scope.
-func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
+func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) {
 	if prev != nil && prev.ignored() {
 		prev = nil
 	}
@@ -287,39 +266,35 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 		e.Flags |= racy
 	}
 	fresh := prev != nil && prev.Flags&racy == 0 && prev.sameStat(&e)
-	switch e.Kind {
-	case Dir:
-		sc.out = append(sc.out, e)
-		if cx.depth+1 >= maxDepth {
-			sc.out[len(sc.out)-1].Flags = Ignored
-			sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
-			return
-		}
+	switch {
+	case e.Kind == Symlink && fresh:
+		e.Target = prev.Target
+	case e.Kind == Symlink:
+		e.Target, _ = readlinkAt(fd, name)
+	case e.Kind == File && fresh:
+		e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
+	}
+	sc.out = append(sc.out, e)
+	switch {
+	case e.Kind == Dir && cx.depth+1 >= maxDepth:
+		sc.out[len(sc.out)-1].Flags = Ignored
+		sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
+	case e.Kind == Dir:
 		sc.enter(fd, name, sc.h.scope.child(cx, e.Path, inScope))
-	case Symlink:
-		if fresh {
-			e.Target = prev.Target
-		} else {
-			e.Target, _ = readlinkAt(fd, name)
-		}
-		sc.out = append(sc.out, e)
-	case File:
+	case e.Kind == File:
 		// A file command's file is kept whatever the limits say.
 		forced := sc.only[e.Path] == 2
 		baseline := sc.baseline && !forced
-		if fresh && prev.Hash != "" {
-			e.Hash, e.Flags = prev.Hash, e.Flags|prev.Flags&Stored
+		if e.Hash != "" {
 			// Known but never stored: stored now if there is room.
 			if e.stored() || !forced && !sc.lim.store(0, true) {
-				sc.out = append(sc.out, e)
 				return
 			}
 			baseline = !forced
 		}
-		sc.out = append(sc.out, e)
 		if !forced && !sc.lim.read(e.Size) {
 			if e.Hash == "" {
-				sc.skip(e.Path, sc.h.why(true))
+				sc.skip(e.Path, "past the turn's snapshot limit of "+human.ExactBytes(sc.h.opts.TurnLimit))
 			}
 			return
 		}
@@ -330,19 +305,17 @@ func (sc *scanner) add(fd int, name string, e Entry, prev *Entry, cx walkCtx) {
 		if err != nil {
 			sc.skip(e.Path, "could not be read: "+err.Error())
 		}
-	default:
-		sc.out = append(sc.out, e)
 	}
 }
 
 // enter walks the folder just recorded; one of mode 000 gets its mode
 // lifted while it is walked, so what is inside cannot hide.
-func (sc *scanner) enter(fd int, name string, cx walkCtx) {
+func (sc *scanner) enter(fd dirFD, name string, cx walkCtx) {
 	d := sc.out[len(sc.out)-1]
-	sub, err := openAt(fd, name, dirFlags)
+	sub, err := openDir(fd, name)
 	if errors.Is(err, fs.ErrPermission) && chmodAt(fd, name, d.Mode|0o700) == nil {
 		defer chmodAt(fd, name, d.Mode)
-		sub, err = openAt(fd, name, dirFlags)
+		sub, err = openDir(fd, name)
 	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -361,7 +334,7 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	defer f.Close()
 	e.Hash, e.Flags = "", e.Flags&^Stored
 	var before, after Entry
-	if err := fstat(int(f.Fd()), &before); err != nil {
+	if err := fileStat(f, &before); err != nil {
 		return err
 	}
 	if before.Kind != File {
@@ -393,9 +366,9 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	if stored {
 		e.Flags |= Stored
 	} else {
-		sc.skip(e.Path, sc.h.why(false))
+		sc.skip(e.Path, "past the snapshot budget of "+human.ExactBytes(sc.h.opts.Budget))
 	}
-	if fstat(int(f.Fd()), &after) != nil || !after.sameStat(&before) || n != e.Size ||
+	if fileStat(f, &after) != nil || !after.sameStat(&before) || n != e.Size ||
 		after.Mtime >= sc.racyFrom || after.Ctime >= sc.racyFrom {
 		e.Flags |= racy
 	}
@@ -408,3 +381,56 @@ func hashOf(r io.Reader) (string, int64, error) {
 	n, err := io.Copy(hw, r)
 	return hex.EncodeToString(hw.Sum(nil)), n, err
 }
+
+// Every access to the workspace goes through folders opened one element
+// at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
+// it and whenever.
+
+// dirChain opens folders one element at a time, keeping the last chain
+// open so that paths in walk order reopen nothing.
+type dirChain struct {
+	root  dirFD
+	paths []string
+	fds   []dirFD
+}
+
+// open returns a descriptor of folder dir ("" is the workspace), valid
+// until the next call or close.
+func (c *dirChain) open(dir string) (dirFD, error) {
+	if dir == "" {
+		c.trim(0)
+		return c.root, nil
+	}
+	if i := slices.Index(c.paths, dir); i >= 0 {
+		c.trim(i + 1)
+		return c.fds[i], nil
+	}
+	fd, err := c.open(parentOf(dir))
+	if err == nil {
+		fd, err = openDir(fd, path.Base(dir))
+	}
+	if notFolder(err) {
+		err = fmt.Errorf("'%s' is not a folder", display(dir))
+	}
+	if err != nil {
+		return fd, err
+	}
+	c.paths, c.fds = append(c.paths, dir), append(c.fds, fd)
+	return fd, nil
+}
+
+// forget drops p and below from the chain once p was removed.
+func (c *dirChain) forget(p string) {
+	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
+		c.trim(i)
+	}
+}
+
+func (c *dirChain) trim(n int) {
+	for _, fd := range c.fds[n:] {
+		closeFD(fd)
+	}
+	c.paths, c.fds = c.paths[:n], c.fds[:n]
+}
+
+func (c *dirChain) close() { c.trim(0) }

@@ -30,19 +30,31 @@ type Changes struct {
 // changesAt returns what the changed record recs[k] holds, with the
 // reasons earlier records give for what cannot be undone.
 func changesAt(recs []Record, k int) Changes {
-	why := map[string]string{}
+	var skipped []Skipped
 	for _, r := range recs[:k] {
-		for _, sk := range r.Skipped {
-			why[sk.Path] = sk.Reason
-		}
+		skipped = append(skipped, r.Skipped...)
 	}
-	cs := Changes{List: recs[k].Changes, Skipped: recs[k].Skipped}
-	for _, c := range cs.List {
+	return Changes{List: recs[k].Changes, Skipped: recs[k].Skipped, Lost: lostOf(recs[k].Changes, reasons(skipped))}
+}
+
+// lost lists the changes undo cannot reverse (paths left out aside),
+// with the reasons why gives.
+func lostOf(list []Change, why map[string]string) (out []Skipped) {
+	for _, c := range list {
 		if !c.Ignored() && !c.Undoable() {
-			cs.Lost = append(cs.Lost, Skipped{Path: c.Path, Reason: why[c.Path]})
+			out = append(out, Skipped{Path: c.Path, Reason: why[c.Path]})
 		}
 	}
-	return cs
+	return out
+}
+
+// reasons maps each path to its reason, the last one given.
+func reasons(list []Skipped) map[string]string {
+	m := map[string]string{}
+	for _, sk := range list {
+		m[sk.Path] = sk.Reason
+	}
+	return m
 }
 
 // item is one entry of a folded list: a path, or a folder standing for
@@ -135,7 +147,11 @@ func (cs Changes) Summary(n int) string {
 			parts = append(parts, it.text)
 			continue
 		}
-		more += max(sumOf(it.counts), 1)
+		sum := 0
+		for _, c := range it.counts {
+			sum += c
+		}
+		more += max(sum, 1)
 		moreLost += it.lost
 	}
 	line := "changed: " + strings.Join(parts, ", ")
@@ -155,23 +171,10 @@ func lostText(n int, format string) string {
 	return fmt.Sprintf(format, n)
 }
 
-func sumOf(m map[string]int) (n int) {
-	for _, c := range m {
-		n += c
-	}
-	return n
-}
-
 // items turns the changes into summary items; a folder created or
 // deleted with all in it is one.
 func (cs Changes) items() []item {
-	skipped, lost := map[string]string{}, map[string]string{}
-	for _, sk := range cs.Skipped {
-		skipped[sk.Path] = sk.Reason
-	}
-	for _, l := range cs.Lost {
-		lost[l.Path] = l.Reason
-	}
+	skipped, lost := reasons(cs.Skipped), reasons(cs.Lost)
 	list := cs.List
 	var out []item
 	for i := 0; i < len(list); i++ {
@@ -327,13 +330,7 @@ func notUndoable(recs []Record) []Skipped {
 			why[sk.Path] = sk.Reason
 		}
 	}
-	var out []Skipped
-	for _, c := range plan(recs) {
-		if !c.Ignored() && !c.Undoable() {
-			out = append(out, Skipped{Path: c.Path, Reason: first[c.Path]})
-		}
-	}
-	return out
+	return lostOf(plan(recs), first)
 }
 
 // partlyUndoable is the warning about turn seq, of which lost cannot be
@@ -412,47 +409,41 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 	if t.Has(RecordPruned) {
 		return fmt.Errorf("turn %d cannot be shown: %w", seq, ErrPruned)
 	}
+	var out strings.Builder
 	for _, c := range plan(t.Records) {
-		if err := h.diffPath(w, &c, maxBytes); err != nil {
-			return err
-		}
+		h.diffPath(&out, &c, maxBytes)
 	}
-	return nil
+	_, err = io.WriteString(w, out.String())
+	return err
 }
 
-func (h *History) diffPath(w io.Writer, c *Change, maxBytes int) error {
-	name := display(c.Path)
-	b, a := c.Before, c.After
+func (h *History) diffPath(w *strings.Builder, c *Change, maxBytes int) {
+	name, b, a := display(c.Path), c.Before, c.After
 	if c.Ignored() {
-		_, err := fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
-		return err
+		fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
+		return
 	}
 	if c.modeChanged() {
-		if _, err := fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode); err != nil {
-			return err
-		}
+		fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
 	}
 	bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File
 	if !bf && !af || bf && af && b.sameContent(a) {
-		return diffOther(w, name, c)
+		diffOther(w, name, c)
+		return
 	}
 	old, oldOK := h.diffSide(b)
 	cur, curOK := h.diffSide(a)
 	isBinary := func(data string) bool { return strings.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
 	switch {
 	case !oldOK || !curOK:
-		_, err := fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
-		return err
+		fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
 	case isBinary(old) || isBinary(cur):
-		_, err := fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
-		return err
+		fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
+	default:
+		diffOther(w, name, c)
+		d, _, _ := edit.Diff(name, old, cur, maxBytes)
+		w.WriteString(d)
 	}
-	if err := diffOther(w, name, c); err != nil {
-		return err
-	}
-	d, _, _ := edit.Diff(name, old, cur, maxBytes)
-	_, err := io.WriteString(w, d)
-	return err
 }
 
 // diffSide returns a file's content for a diff (empty if not a file), ok
@@ -469,25 +460,19 @@ func (h *History) diffSide(e *Entry) (string, bool) {
 }
 
 // diffOther describes a change of what is not a file, or became one.
-func diffOther(w io.Writer, name string, c *Change) error {
-	var text string
+func diffOther(w *strings.Builder, name string, c *Change) {
+	text := changeText(c)
 	switch b, a := c.Before, c.After; {
-	case b == nil && a.Kind != File:
-		text = "new " + a.Kind.String()
-		if a.Kind == Symlink {
-			text += " to " + display(a.Target)
-		}
+	case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
+		// as changeText says
 	case a == nil && b.Kind != File:
 		text = b.Kind.String() + " deleted"
-	case b != nil && a != nil && b.Kind != a.Kind:
-		text = b.Kind.String() + " → " + a.Kind.String()
 	case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
 		text = "symlink to " + display(b.Target) + " → " + display(a.Target)
 	default:
-		return nil
+		return
 	}
-	_, err := fmt.Fprintf(w, "# %s: %s\n", name, text)
-	return err
+	fmt.Fprintf(w, "# %s: %s\n", name, text)
 }
 
 func sizes(b, a *Entry) string {
@@ -548,6 +533,7 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 		tl := TurnLog{Sequence: seq, Reply: begin.ReplyFile, AppliedAt: begin.At, Commands: len(begin.Commands),
 			Undone: t.Has(RecordUndone), Pruned: t.Has(RecordPruned), Finished: seq < st.SequenceNumber || st.IsComplete}
 		results := map[int]*command.Result{}
+		var skipped []Skipped
 		for k, r := range t.Records {
 			if r.Kind == RecordApply || r.Kind == RecordResult && r.Result != nil {
 				results[r.Index] = r.Result
@@ -555,7 +541,10 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 			if r.Kind == RecordResult && r.Result != nil && !r.Result.Success() {
 				tl.Failed++
 			}
-			if r.Kind != RecordChanged || r.Index < 0 || len(r.Changes) == 0 {
+			if r.Kind != RecordChanged || r.Index < 0 {
+				continue
+			}
+			if skipped = append(skipped, r.Skipped...); len(r.Changes) == 0 {
 				continue
 			}
 			cl := CommandLog{Index: r.Index + 1, Changed: changesAt(t.Records, k).Summary(10)}
@@ -573,19 +562,8 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 				tl.Results = append(tl.Results, *r)
 			}
 		}
-		tl.Changed = turnChanges(t.Records).Summary(10)
+		tl.Changed = Changes{List: plan(t.Records), Skipped: skipped, Lost: notUndoable(t.Records)}.Summary(10)
 		out = append(out, tl)
 	}
 	return out, nil
-}
-
-// turnChanges is what a turn changed, each path once (see plan).
-func turnChanges(recs []Record) Changes {
-	cs := Changes{List: plan(recs), Lost: notUndoable(recs)}
-	for _, r := range recs {
-		if r.Kind == RecordChanged && r.Index >= 0 {
-			cs.Skipped = append(cs.Skipped, r.Skipped...)
-		}
-	}
-	return cs
 }

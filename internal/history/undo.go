@@ -88,13 +88,6 @@ func (h *History) Undo(seq int) (Report, error) {
 		return rep, fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned)
 	}
 	keptDir := filepath.Join(h.dir, "kept", fmt.Sprintf("%04d", seq))
-	// A copy a crash cut short while it was set aside.
-	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			atomicfile.CleanTemps(p)
-		}
-		return nil
-	})
 	root, err := openRoot(h.ws.Dir())
 	if err != nil {
 		return rep, err
@@ -108,7 +101,11 @@ func (h *History) Undo(seq int) (Report, error) {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
 	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !atomicfile.IsTemp(d.Name()) {
+		switch {
+		case err != nil || d.IsDir():
+		case atomicfile.IsTemp(d.Name()):
+			os.Remove(p) // a copy a crash cut short
+		default:
 			rel, _ := filepath.Rel(keptDir, p)
 			rep.Kept[filepath.ToSlash(rel)] = p
 		}
@@ -129,7 +126,7 @@ func (h *History) Undo(seq int) (Report, error) {
 // path: a path is either as later work left it or as before the turn.
 type restorer struct {
 	h       *History
-	root    int
+	root    dirFD
 	keptDir string
 	ch      dirChain
 	rep     *Report
@@ -140,10 +137,7 @@ type restorer struct {
 // is removed deepest first, what must come back put back in walk order,
 // and folders get their modes last, deepest first.
 func (r *restorer) run(recs []Record) {
-	why := map[string]string{}
-	for _, l := range notUndoable(recs) {
-		why[l.Path] = l.Reason
-	}
+	why := reasons(notUndoable(recs))
 	var todo []Change
 	for _, c := range plan(recs) {
 		switch {
@@ -240,12 +234,6 @@ func (r *restorer) failedAbove(p string) bool {
 // through a symlink).
 func (r *restorer) stat(p string) *Entry {
 	e := &Entry{Path: p}
-	if p == "" {
-		if fstat(r.root, e) != nil {
-			return nil
-		}
-		return e
-	}
 	fd, err := r.ch.open(parentOf(p))
 	if err != nil || lstatAt(fd, path.Base(p), e) != nil {
 		return nil
@@ -309,22 +297,24 @@ func (r *restorer) put(c *Change) {
 		}
 		tmp := tempName(c.Path)
 		unlinkAt(fd, tmp)
-		if err := r.writeContent(fd, tmp, b); err != nil {
+		err := r.writeContent(fd, tmp, b)
+		if err == nil {
+			if err = renameAt(fd, tmp, name); err != nil {
+				err = fmt.Errorf("could not put it back: %w", err)
+			}
+		}
+		if err != nil {
 			unlinkAt(fd, tmp)
 			r.fail(c.Path, err.Error())
-			return
 		}
-		r.rename(fd, tmp, c.Path)
-	case FIFO:
-		if cur == nil {
+	default:
+		// A FIFO, or a socket or device whose mode alone changed.
+		if b.Kind == FIFO && cur == nil {
 			if err := mkfifoAt(fd, name, 0o600); err != nil {
 				r.fail(c.Path, "could not create the fifo: "+err.Error())
 				return
 			}
 		}
-		r.chmod(c.Path, b.Mode)
-	default:
-		// A socket or device whose mode alone changed.
 		r.chmod(c.Path, b.Mode)
 	}
 }
@@ -356,10 +346,10 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 		return "", nil
 	}
 	fd, err := r.ch.open(parentOf(cur.Path))
-	if err != nil {
-		return "", err
+	var f *os.File
+	if err == nil {
+		f, err = openFileAt(fd, path.Base(cur.Path))
 	}
-	f, err := openFileAt(fd, path.Base(cur.Path))
 	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
@@ -414,18 +404,18 @@ func (r *restorer) setAside(c *Change, cur *Entry) bool {
 // copyAside copies a workspace file to dst, durably.
 func (r *restorer) copyAside(p, dst string) error {
 	fd, err := r.ch.open(parentOf(p))
-	if err != nil {
-		return err
+	var src *os.File
+	if err == nil {
+		src, err = openFileAt(fd, path.Base(p))
 	}
-	src, err := openFileAt(fd, path.Base(p))
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	var f *atomicfile.File
+	if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
+		f, err = atomicfile.Create(dst, 0o644)
 	}
-	f, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return err
 	}
@@ -437,7 +427,7 @@ func (r *restorer) copyAside(p, dst string) error {
 }
 
 // writeContent makes name the symlink or file b was, content from the store.
-func (r *restorer) writeContent(fd int, name string, b *Entry) error {
+func (r *restorer) writeContent(fd dirFD, name string, b *Entry) error {
 	if b.Kind == Symlink {
 		if err := symlinkAt(b.Target, fd, name); err != nil {
 			return fmt.Errorf("could not create the symlink: %w", err)
@@ -452,7 +442,7 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 		err = fmt.Errorf("its snapshot is missing: %w", err)
 	}
 	if err == nil {
-		err = fchmod(int(f.Fd()), b.Mode)
+		err = fchmod(f, b.Mode)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -460,15 +450,8 @@ func (r *restorer) writeContent(fd int, name string, b *Entry) error {
 	return err
 }
 
-func (r *restorer) rename(fd int, tmp, p string) {
-	if err := renameAt(fd, tmp, path.Base(p)); err != nil {
-		unlinkAt(fd, tmp)
-		r.fail(p, "could not put it back: "+err.Error())
-	}
-}
-
 // parent opens the folder holding p, creating the missing ones.
-func (r *restorer) parent(p string) (int, error) {
+func (r *restorer) parent(p string) (dirFD, error) {
 	dir := parentOf(p)
 	fd, err := r.ch.open(dir)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -481,10 +464,10 @@ func (r *restorer) parent(p string) (int, error) {
 	for i := len(missing) - 1; i >= 0; i-- {
 		pfd, err := r.ch.open(parentOf(missing[i]))
 		if err != nil {
-			return -1, err
+			return pfd, err
 		}
 		if err := mkdirAt(pfd, path.Base(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return -1, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
+			return pfd, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
 		}
 	}
 	return r.ch.open(dir)
@@ -492,12 +475,8 @@ func (r *restorer) parent(p string) (int, error) {
 
 // chmod sets a path's mode without following a symlink.
 func (r *restorer) chmod(p string, mode uint32) {
-	var err error
-	if p == "" {
-		err = fchmod(r.root, mode)
-	} else if fd, oerr := r.ch.open(parentOf(p)); oerr != nil {
-		err = oerr
-	} else {
+	fd, err := r.ch.open(parentOf(p))
+	if err == nil {
 		err = chmodAt(fd, path.Base(p), mode)
 	}
 	if err != nil {
