@@ -379,9 +379,12 @@ type Turn struct {
 	Records  []Record
 	path     string
 	f        *os.File // open for appending; nil for ReadTurn
-	dirty    bool     // records added since the last Sync
-	newDirs  []string // folders whose new entries the next Sync makes durable
-	obj      *objects // the session's content store, for reading
+	// Records added since the last Sync, written to f only once the
+	// contents they name are listed: a crash never leaves a record
+	// naming what the store lost.
+	pending bytes.Buffer
+	newDirs []string // folders whose new entries the next Sync makes durable
+	obj     *objects // the session's content store, for reading
 	// Set by History.Turn: the index as the turn has seen it, and what it
 	// may still read and store.
 	h       *History
@@ -487,19 +490,18 @@ func (t *Turn) parse(data []byte) (good int64, err error) {
 	}
 }
 
-// Add writes a record without syncing it.
+// Add adds a record, written by the next Sync.
 func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
 	w, err := t.keepBodies(r)
 	if err == nil {
-		err = json.NewEncoder(t.f).Encode(w)
+		err = json.NewEncoder(&t.pending).Encode(w)
 	}
 	if err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
-	t.dirty = true
 	t.Records = append(t.Records, r)
 	return nil
 }
@@ -509,7 +511,7 @@ func (t *Turn) Add(r Record) error {
 const bigBody = 64 << 10
 
 // keepBodies returns the begin record as written: its large bodies kept
-// in the content store, durably first, since the record names them.
+// in the content store, which Sync makes durable before the record.
 func (t *Turn) keepBodies(r Record) (Record, error) {
 	if r.Kind != RecordBegin || t.h == nil {
 		return r, nil
@@ -528,10 +530,7 @@ func (t *Turn) keepBodies(r Record) (Record, error) {
 		}
 		r.Commands[i].Content, r.Bodies[i] = "", h
 	}
-	if r.Bodies == nil {
-		return r, nil
-	}
-	return r, t.h.obj.sync()
+	return r, nil
 }
 
 // AllCommands returns a begin record's commands with the bodies the
@@ -561,8 +560,10 @@ func (t *Turn) Sync() error {
 	if t.h != nil {
 		err = t.h.obj.sync()
 	}
-	if err == nil && t.dirty {
-		err = t.f.Sync()
+	if err == nil && t.pending.Len() > 0 {
+		if _, err = t.pending.WriteTo(t.f); err == nil {
+			err = t.f.Sync()
+		}
 	}
 	for _, d := range t.newDirs {
 		if err == nil {
@@ -572,7 +573,7 @@ func (t *Turn) Sync() error {
 	if err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
-	t.dirty, t.newDirs = false, nil
+	t.newDirs = nil
 	return nil
 }
 
@@ -585,9 +586,10 @@ func (t *Turn) Append(r Record) error {
 	return err
 }
 
-// Close releases the record; what was added stays written.
+// Close releases the record, writing what was added.
 func (t *Turn) Close() {
 	if t.f != nil {
+		t.Sync()
 		t.f.Close()
 		t.f = nil
 	}

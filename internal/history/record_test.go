@@ -259,3 +259,34 @@ func TestLargeBodiesKeptApart(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordNeverNamesUnlistedContent: what a crash leaves of a turn's
+// record never names content the store did not list yet. A record is
+// written only by Sync, after the contents it names.
+func TestRecordNeverNamesUnlistedContent(t *testing.T) {
+	f := newFixture(t, Options{})
+	turn := f.turn(1)
+	h, err := turn.Keep("content only this record names\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := turn.Add(Record{Kind: RecordApply, Index: 0, Path: "a.txt", From: h}); err != nil {
+		t.Fatal(err)
+	}
+	// Killed here: another process reads what is on disk.
+	read, err := f.store.ReadTurn(f.id, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range hashes(read.Records) {
+		if _, err := (&objects{dir: f.h.obj.dir}).read(x); x != "" && err != nil {
+			t.Errorf("the record on disk names content the store lost: %v", err)
+		}
+	}
+	if err := turn.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if read, _ := f.store.ReadTurn(f.id, 1); !read.Has(RecordApply) {
+		t.Error("Sync did not write the record")
+	}
+}
