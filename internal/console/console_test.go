@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/courier-agent/courier/internal/syncbuf"
+
 	"github.com/courier-agent/courier/internal/agentspaces"
 	"github.com/courier-agent/courier/internal/command"
 	"github.com/courier-agent/courier/internal/frontend"
@@ -185,7 +187,7 @@ func TestJSONReporter(t *testing.T) {
 // the run's last line says what it answered.
 func TestAgentRunProgress(t *testing.T) {
 	var out bytes.Buffer
-	var errw syncBuffer
+	var errw syncbuf.Buffer
 	tx := NewText(Options{Out: &out, Err: &errw, Progress: true})
 	tx.progress.delay, tx.progress.every = 0, 20*time.Millisecond
 	run := runner.AgentRun{RunID: "20260101-120000000-42", Agent: "claude", Model: "sonnet"}

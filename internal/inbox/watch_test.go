@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/courier-agent/courier/internal/syncbuf"
 )
 
 // testSettle is long next to the pauses the tests write with, so a busy
@@ -40,7 +42,7 @@ type watchRun struct {
 	t   *testing.T
 	dir string
 	got chan delivery
-	log *syncBuffer
+	log *syncbuf.Buffer
 }
 
 // startWatch runs Watch on a new folder, prepared by setup before Watch
@@ -53,7 +55,7 @@ func startWatch(t *testing.T, opts WatchOptions, setup func(t *testing.T, dir st
 	if setup != nil {
 		setup(t, dir)
 	}
-	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &syncBuffer{}}
+	r := &watchRun{t: t, dir: dir, got: make(chan delivery, 100), log: &syncbuf.Buffer{}}
 	opts.Warn = func(msg string) { fmt.Fprintln(r.log, msg) }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

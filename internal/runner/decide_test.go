@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/courier-agent/courier/internal/syncbuf"
+
 	"github.com/courier-agent/courier/internal/console"
 	"github.com/courier-agent/courier/internal/history"
 	"github.com/courier-agent/courier/internal/runner"
@@ -22,13 +24,13 @@ func (f *fixture) decisionNote(id string) string {
 // terminal is the person's terminal as 'courier watch' asks on it: its
 // keyboard gives typed (then nothing more until the test ends), and screen
 // shows what courier wrote.
-func (f *fixture) terminal(typed string) (*console.Terminal, *syncBuffer) {
+func (f *fixture) terminal(typed string) (*console.Terminal, *syncbuf.Buffer) {
 	pr, pw := io.Pipe()
 	go func() {
 		io.WriteString(pw, typed)
 	}()
 	f.t.Cleanup(func() { pw.Close() })
-	screen := &syncBuffer{}
+	screen := &syncbuf.Buffer{}
 	return console.NewTerminal(pr, screen, runner.Later), screen
 }
 
