@@ -533,22 +533,28 @@ func (t *Turn) keepBodies(r Record) (Record, error) {
 	return r, nil
 }
 
-// AllCommands returns a begin record's commands with the bodies the
-// content store keeps read back.
-func (r Record) AllCommands() ([]command.Command, error) {
-	if len(r.Bodies) == 0 {
-		return r.Commands, nil
-	}
-	cmds := slices.Clone(r.Commands)
-	for i, h := range r.Bodies {
-		if i < 0 || i >= len(cmds) {
-			return nil, fmt.Errorf("turn record names a body for command %d of %d", i+1, len(cmds))
-		}
+// Command returns a begin record's command i (0 <= i < len(Commands)),
+// its body read back when the content store keeps it.
+func (r Record) Command(i int) (command.Command, error) {
+	c := r.Commands[i]
+	if h, ok := r.Bodies[i]; ok {
 		data, err := r.obj.read(h)
 		if err != nil {
-			return nil, fmt.Errorf("command %d of the turn: %w", i+1, err)
+			return c, fmt.Errorf("command %d of the turn: %w", i+1, err)
 		}
-		cmds[i].Content = data
+		c.Content = data
+	}
+	return c, nil
+}
+
+// AllCommands returns a begin record's commands, as Command does.
+func (r Record) AllCommands() ([]command.Command, error) {
+	cmds := make([]command.Command, len(r.Commands))
+	for i := range cmds {
+		var err error
+		if cmds[i], err = r.Command(i); err != nil {
+			return nil, err
+		}
 	}
 	return cmds, nil
 }

@@ -64,8 +64,11 @@ func (r *Runner) info(st *history.State) Info {
 		i.Unfinished = begin.ReplyFile
 		if st.Pending == nil {
 			i.State = StateApplying
-		} else if cmds, err := begin.AllCommands(); err == nil && st.Pending.Index < len(cmds) {
-			i.PendingCommand = &cmds[st.Pending.Index]
+		} else if st.Pending.Index < len(begin.Commands) {
+			// Only the command waiting: a listing reads no other body.
+			if c, err := begin.Command(st.Pending.Index); err == nil {
+				i.PendingCommand = &c
+			}
 		}
 	}
 	if h, held := r.store.Holder(st.SessionID); held {

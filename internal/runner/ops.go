@@ -142,14 +142,14 @@ func (r *Runner) ResumeRun(ctx context.Context, id string, d *RunDecision, opID 
 		})
 	}
 	p := *s.st.Pending
-	cmds, err := begin.AllCommands()
+	if p.Index >= len(begin.Commands) {
+		return RunReport{ID: id}, fmt.Errorf("run %s: its journal has no command %d", id, p.Index+1)
+	}
+	c, err := begin.Command(p.Index)
 	if err != nil {
 		return RunReport{ID: id}, err
 	}
-	if p.Index >= len(cmds) {
-		return RunReport{ID: id}, fmt.Errorf("run %s: its journal has no command %d", id, p.Index+1)
-	}
-	want := opID(cmds[p.Index], p.Index)
+	want := opID(c, p.Index)
 	switch {
 	case d == nil:
 		return RunReport{ID: id}, &AnswerNeededError{Run: id, Operation: want}
