@@ -20,19 +20,17 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Options shape what a session's history keeps of its workspace.
+// Options shape what a session's history keeps of its workspace: Off
+// keeps only what file commands change (snapshots = false); Exclude and
+// Include are .gitignore-style patterns left out of, or kept in spite of,
+// .gitignore; Budget is the disk space the contents are brought back to
+// after each turn, TurnLimit what one turn reads; Private lists
+// courier's own folders, never touched.
 type Options struct {
-	// Off keeps what file commands change only (snapshots = false).
-	Off bool
-	// Exclude and Include are .gitignore-style patterns left out of, or
-	// kept in spite of, .gitignore.
-	Exclude, Include []string
-	// Budget is the disk space the contents are brought back to after each
-	// turn by dropping the oldest turns'; TurnLimit caps what one turn
-	// reads to keep what commands change.
+	Off               bool
+	Exclude, Include  []string
 	Budget, TurnLimit int64
-	// Private lists courier's own folders, left out and never touched.
-	Private []string
+	Private           []string
 }
 
 // Defaults of the snapshot_budget and snapshot_limit settings.
@@ -61,23 +59,20 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 	if opts.TurnLimit <= 0 {
 		opts.TurnLimit = DefaultTurnLimit
 	}
-	exclude, err := workspace.CompilePatterns(opts.Exclude)
-	if err != nil {
+	sc := scope{gitignore: ws.GitIgnore(), private: privatePaths(ws.Dir(), append([]string{s.Dir}, opts.Private...))}
+	var err error
+	if sc.exclude, err = workspace.CompilePatterns(opts.Exclude); err != nil {
 		return nil, fmt.Errorf("snapshot exclusions: %w", err)
 	}
-	include, err := workspace.CompilePatterns(opts.Include)
-	if err != nil {
+	if sc.include, err = workspace.CompilePatterns(opts.Include); err != nil {
 		return nil, fmt.Errorf("snapshot inclusions: %w", err)
 	}
 	dir := s.Folder(id)
-	return &History{store: s, id: id, dir: dir, ws: ws, opts: opts,
-		scope: scope{gitignore: ws.GitIgnore(), exclude: exclude, include: include,
-			private: privatePaths(ws.Dir(), append([]string{s.Dir}, opts.Private...))},
+	return &History{store: s, id: id, dir: dir, ws: ws, opts: opts, scope: sc,
 		obj: &objects{dir: filepath.Join(dir, "objects"), bw: bufio.NewWriterSize(nil, 256<<10)}}, nil
 }
 
-// privatePaths returns the folders among dirs inside the workspace,
-// relative to it.
+// privatePaths returns the folders among dirs inside the workspace.
 func privatePaths(ws string, dirs []string) map[string]bool {
 	resolved := func(p string) string {
 		p, _ = filepath.Abs(p)
@@ -99,7 +94,7 @@ func privatePaths(ws string, dirs []string) map[string]bool {
 // Close releases the pack being written.
 func (h *History) Close() { h.obj.close() }
 
-// Budget is the disk space the contents are kept within.
+// Budget is the snapshot budget.
 func (h *History) Budget() int64 { return h.opts.Budget }
 
 func (h *History) indexPath() string { return filepath.Join(h.dir, "index") }
@@ -114,8 +109,8 @@ func (h *History) tidy() error {
 	return nil
 }
 
-// Turn opens the record of turn seq for writing and recording; a turn
-// begun before is taken up where it stopped.
+// Turn opens the record of turn seq to write it and record the
+// workspace; a turn begun before is taken up where it stopped.
 func (h *History) Turn(seq int) (*Turn, error) {
 	if err := h.tidy(); err != nil {
 		return nil, err
@@ -139,18 +134,16 @@ func (t *Turn) recording() error {
 		return err
 	}
 	for seq := ix.Turn + 1; seq <= t.Sequence; seq++ {
-		recs := t.Records
+		old, err := t, error(nil)
 		if seq < t.Sequence {
-			old, err := t.h.store.ReadTurn(t.h.id, seq)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			recs = old.Records
+			old, err = t.h.store.ReadTurn(t.h.id, seq)
 		}
-		for _, rec := range recs {
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, rec := range old.Records {
 			if rec.Kind == RecordChanged {
 				ix.apply(rec.Changes)
 			}
@@ -163,7 +156,7 @@ func (t *Turn) recording() error {
 // look brings the index up to date with the workspace, all of it or the
 // given paths (see scanner.only), and returns what changed.
 func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
-	var only map[string]uint8 // see scanner.only
+	var only map[string]uint8
 	if paths != nil {
 		only = map[string]uint8{}
 	}
@@ -203,9 +196,9 @@ func (t *Turn) Before(paths []string) error {
 		return err
 	}
 	if len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
-		// Mostly new to the index (a first scan): saving the index costs
-		// less than recording it all. It keeps its turn number, so this
-		// turn's records are replayed onto it if the turn is taken up.
+		// Mostly new (a first scan): saving the index costs less than
+		// recording it all. It keeps its turn number, so this turn's
+		// records are replayed onto it if the turn is taken up.
 		if err := t.h.obj.sync(); err != nil {
 			return err
 		}
@@ -214,8 +207,8 @@ func (t *Turn) Before(paths []string) error {
 		}
 		changes = nil
 	}
-	// What could not be kept is recorded even when nothing changed: it
-	// says why a later change of it cannot be undone.
+	// What could not be kept is recorded even unchanged: it says why a
+	// later change of it cannot be undone.
 	if len(changes) == 0 && len(skipped) == 0 {
 		return nil
 	}
@@ -251,10 +244,10 @@ func (t *Turn) Keep(data string) (string, error) {
 	return h, t.h.obj.put(h, strings.NewReader(data), int64(len(data)))
 }
 
-// Kept reports whether the content with that hash is kept.
+// Kept reports whether that content is kept.
 func (t *Turn) Kept(hash string) bool { return t.h.obj.has(hash) }
 
-// Content returns stored content by hash, checked against it.
+// Content returns kept content, checked against its hash.
 func (t *Turn) Content(hash string) (string, error) { return t.h.obj.read(hash) }
 
 // Finish saves the index as the next turn's start and brings the contents
@@ -308,20 +301,16 @@ func (h *History) Refresh() error {
 // RecordKind names a record of a turn.
 type RecordKind string
 
-// The records of a turn, in the order a turn writes them (see the
-// package comment).
+// The records of a turn, in the order a turn writes them.
 const (
 	RecordBegin    RecordKind = "begin"    // which reply, which commands
 	RecordApply    RecordKind = "apply"    // a file change, before it is made
 	RecordStart    RecordKind = "start"    // a command about to run
 	RecordResult   RecordKind = "result"   // a command finished
 	RecordDecision RecordKind = "decision" // the person's answer to a question
-	// RecordChanged: what a command changed (Index -1: what changed
-	// outside the turn, found before a command).
-	RecordChanged RecordKind = "changed"
-	RecordUndone  RecordKind = "undone"
-	// RecordPruned: the turn's contents were dropped for the budget.
-	RecordPruned RecordKind = "pruned"
+	RecordChanged  RecordKind = "changed"  // what command Index changed (-1: what changed meanwhile)
+	RecordUndone   RecordKind = "undone"
+	RecordPruned   RecordKind = "pruned" // its contents were dropped for the budget
 )
 
 // Record is one line of a turn's record.
