@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,15 +23,13 @@ import (
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// The content store keeps each content once, in packs: NNNNNN.pack holds
-// contents one after the other, each a format byte (raw or zlib) and the
-// bytes; NNNNNN.idx lists them: 32 bytes of hash, offset and length as
-// varints. An index lists a content only once its pack is synced; pack
-// bytes no index lists (a crash came first) are dead space for compact;
-// an index entry a crash tore is not read.
+// NNNNNN.pack holds contents one after the other, each a format byte (raw
+// or zlib) and the bytes; NNNNNN.idx lists them: 32 bytes of hash, offset
+// and length as varints, written only once the pack is synced. Pack bytes
+// no index lists (a crash came first) are dead space for compact.
 
 const (
-	packMax     = 64 << 20 // a pack this large is closed and the next begun
+	packMax     = 64 << 20 // then the next pack is begun
 	minCompress = 4 << 10  // below it, compressing costs more than it saves
 	entryCost   = 40       // about what a content adds to its index
 )
@@ -47,7 +47,7 @@ type objects struct {
 	wnum    int
 	wsize   int64
 	bw      *bufio.Writer
-	pending []byte // index entries of what was written since the last sync
+	pending []byte // index entries not yet synced
 	disk    int64  // about the disk space taken
 	err     error  // a failed write: nothing may claim content stored any more
 }
@@ -56,7 +56,6 @@ func (o *objects) path(num int, ext string) string {
 	return filepath.Join(o.dir, fmt.Sprintf("%06d.%s", num, ext))
 }
 
-// load reads the indexes once.
 func (o *objects) load() error {
 	if o.err != nil || o.table != nil {
 		return o.err
@@ -91,15 +90,13 @@ func (o *objects) has(h string) bool {
 	return o.load() == nil && o.table[h].n > 0
 }
 
-// size is about the disk space the store takes.
 func (o *objects) size() int64 {
 	o.load()
 	return o.disk
 }
 
 // put stores the n bytes of r under their hash h, compressed when a
-// sample shows that saves a tenth. It is not listed when r no longer
-// hashes to h (what was written is dead space).
+// sample shows that saves a tenth; unlisted if r no longer hashes to h.
 func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	if err := o.load(); err != nil || o.table[h].n > 0 {
 		return err
@@ -131,9 +128,8 @@ func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	})
 }
 
-// add appends a content to the pack being written (a new one if fresh),
-// as write writes it, format byte first, and lists it under h if write
-// says so.
+// add appends what write writes, format byte first, to the pack (a new
+// one if fresh) and lists it under h if write says so.
 func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, error)) error {
 	err := o.open(fresh)
 	list := false
@@ -159,8 +155,8 @@ func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, err
 	return nil
 }
 
-// open opens the pack to append to: the last while it has room and no
-// fresh one is asked for.
+// open opens the pack to append to: the last while it has room, unless
+// fresh.
 func (o *objects) open(fresh bool) error {
 	if o.w != nil && o.wsize < packMax {
 		return nil
@@ -173,30 +169,21 @@ func (o *objects) open(fresh bool) error {
 	if err != nil {
 		return err
 	}
-	o.wnum = 1
-	if len(nums) > 0 {
-		o.wnum = nums[len(nums)-1]
-		if info, err := os.Stat(o.path(o.wnum, "pack")); fresh || err != nil || info.Size() >= packMax {
-			o.wnum++
-		}
+	o.wnum = slices.Max(append(nums, 0))
+	if info, err := os.Stat(o.path(o.wnum, "pack")); fresh || err != nil || info.Size() >= packMax {
+		o.wnum++
 	}
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return err
 	}
-	w, err := os.OpenFile(o.path(o.wnum, "pack"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
+	if o.w, err = os.OpenFile(o.path(o.wnum, "pack"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+		o.wsize, err = o.w.Seek(0, io.SeekEnd)
 	}
-	info, err := w.Stat()
-	if err != nil {
-		w.Close()
-		return err
-	}
-	o.w, o.wsize = w, info.Size()
-	return nil
+	return err
 }
 
-// sync makes the pack bytes durable, then the index entries listing them.
+// sync makes the pack bytes durable, then the index entries listing them,
+// then the folder.
 func (o *objects) sync() error {
 	if o.err != nil || len(o.pending) == 0 {
 		return o.err
@@ -222,7 +209,6 @@ func (o *objects) sync() error {
 	return nil
 }
 
-// close ends the pack being written; what was not synced is dead space.
 func (o *objects) close() {
 	if o.w != nil {
 		o.w.Close()
@@ -230,7 +216,6 @@ func (o *objects) close() {
 	}
 }
 
-// read returns a whole content, checked against its hash.
 func (o *objects) read(h string) (string, error) {
 	var b strings.Builder
 	err := o.copyTo(&b, h)
@@ -275,12 +260,9 @@ func (o *objects) copyTo(w io.Writer, h string) error {
 
 // compact copies the live contents of each pack a quarter dead (with
 // all, any) into a new pack, listed before the old goes: a crash leaves
-// them twice.
+// them twice. The indexes are read again afterwards.
 func (o *objects) compact(live func(h string) bool, all bool) error {
-	if err := o.load(); err != nil {
-		return err
-	}
-	if err := o.sync(); err != nil {
+	if err := cmp.Or(o.load(), o.sync()); err != nil {
 		return err
 	}
 	o.close()
@@ -290,8 +272,6 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		if live(h) {
 			byPack[at.pack] = append(byPack[at.pack], h)
 			liveBytes[at.pack] += at.n
-		} else {
-			delete(o.table, h)
 		}
 	}
 	nums, _, err := numbered(o.dir)
@@ -301,20 +281,16 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 	var gone []int
 	for _, num := range nums {
 		info, err := os.Stat(o.path(num, "pack"))
-		if err != nil {
-			// A pack removed by hand: its index goes.
-			for _, h := range byPack[num] {
-				delete(o.table, h)
+		if err == nil { // else a pack removed by hand: its index goes
+			dead := info.Size() - liveBytes[num]
+			if dead <= 0 || !all && dead*4 < info.Size() && liveBytes[num] > 0 {
+				continue
 			}
-			gone = append(gone, num)
-			continue
-		}
-		if dead := info.Size() - liveBytes[num]; dead > 0 && (all || dead*4 >= info.Size() || liveBytes[num] == 0) {
 			if err := o.copyOut(num, byPack[num]); err != nil {
 				return err
 			}
-			gone = append(gone, num)
 		}
+		gone = append(gone, num)
 	}
 	if err := o.sync(); err != nil {
 		return err
@@ -329,15 +305,14 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		}
 	}
 	if len(gone) > 0 {
-		err = atomicfile.SyncDir(o.dir)
+		if err := atomicfile.SyncDir(o.dir); err != nil {
+			return err
+		}
 	}
-	if err == nil {
-		_, o.disk, err = numbered(o.dir)
-	}
-	return err
+	o.table = nil
+	return o.load()
 }
 
-// copyOut appends the contents hs of pack num to the new pack.
 func (o *objects) copyOut(num int, hs []string) error {
 	src, err := os.Open(o.path(num, "pack"))
 	if err != nil {
@@ -404,10 +379,7 @@ var ErrPruned = errors.New("its snapshot was dropped to stay within the snapshot
 func hashes(recs []Record) []string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, r.From, r.Base)
-		for _, h := range r.Bodies {
-			out = append(out, h)
-		}
+		out = slices.AppendSeq(append(out, r.From, r.Base), maps.Values(r.Bodies))
 		for _, c := range r.Changes {
 			for _, e := range []*Entry{c.Before, c.After} {
 				if e != nil && e.stored() {
@@ -430,10 +402,7 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	if err := h.obj.load(); err != nil {
-		return rep, err
-	}
-	start := h.obj.size()
+	start := h.obj.size() // a store that does not load fails in compact
 	refs := map[string]int{}
 	for _, e := range ix.Entries {
 		if e.stored() {
