@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
@@ -332,15 +331,14 @@ func (o *objects) copyOut(num int, hs []string) error {
 	return nil
 }
 
-// GCReport says what a collection did.
+// GCReport says what a collection did: the turns, oldest first, that can
+// no longer be undone; the disk space given back and what the contents
+// take; whether the workspace's contents and the newest turn alone
+// exceed the budget.
 type GCReport struct {
-	// Pruned are the turns, oldest first, that can no longer be undone.
-	Pruned []int
-	// Freed is the disk space given back; Size what the contents take.
+	Pruned      []int
 	Freed, Size int64
-	// Over: the workspace's contents and the newest turn alone exceed the
-	// budget.
-	Over bool
+	Over        bool
 }
 
 // Warning returns the line to show the person, or "".
@@ -359,17 +357,14 @@ func (r GCReport) Warning(budget int64) string {
 
 // turnList names turns: "turn 3", "turns 1-4", "turns 1, 3 and 4".
 func turnList(seqs []int) string {
-	if len(seqs) == 1 {
+	n := len(seqs)
+	if n == 1 {
 		return fmt.Sprintf("turn %d", seqs[0])
 	}
-	if seqs[len(seqs)-1]-seqs[0] == len(seqs)-1 && len(seqs) > 2 {
-		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	if n > 2 && seqs[n-1]-seqs[0] == n-1 {
+		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[n-1])
 	}
-	names := make([]string, len(seqs))
-	for i, s := range seqs {
-		names[i] = strconv.Itoa(s)
-	}
-	return "turns " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return fmt.Sprintf("turns %s and %d", strings.ReplaceAll(strings.Trim(fmt.Sprint(seqs[:n-1]), "[]"), " ", ", "), seqs[n-1])
 }
 
 // ErrPruned is returned for a turn whose contents were dropped.
@@ -426,8 +421,8 @@ func (h *History) GC(budget int64) (GCReport, error) {
 			}
 		}
 	}
-	// A content no longer referred to counts as given back: compact
-	// rewrites its pack when that pays or the budget needs it.
+	// What nothing refers to counts as given back: compact rewrites its
+	// pack when that pays or the budget needs it.
 	size := start
 	for x, at := range h.obj.table {
 		if refs[x] == 0 {
