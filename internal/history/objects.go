@@ -112,18 +112,15 @@ func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	hw := sha256.New()
 	src := io.TeeReader(io.NewSectionReader(r, 0, n), hw)
 	return o.add(h, false, func(w *bufio.Writer) (bool, error) {
-		var err error
-		if zw != nil && z.Len() < len(sample)*9/10 {
-			w.WriteByte('z')
-			zw.Reset(w)
-			if _, err = io.Copy(zw, src); err == nil {
-				err = zw.Close()
-			}
-		} else {
+		if zw == nil || z.Len() >= len(sample)*9/10 {
 			w.WriteByte('r')
-			_, err = io.Copy(w, src)
+			_, err := io.Copy(w, src)
+			return hex.EncodeToString(hw.Sum(nil)) == h, err // else changed while read
 		}
-		return hex.EncodeToString(hw.Sum(nil)) == h, err // else changed while read
+		w.WriteByte('z')
+		zw.Reset(w)
+		_, err := io.Copy(zw, src)
+		return hex.EncodeToString(hw.Sum(nil)) == h, cmp.Or(err, zw.Close())
 	})
 }
 
@@ -281,8 +278,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 	for _, num := range nums {
 		info, err := os.Stat(o.path(num, "pack"))
 		if err == nil { // else a pack removed by hand: its index goes
-			dead := info.Size() - liveBytes[num]
-			if dead <= 0 || !all && dead*4 < info.Size() && liveBytes[num] > 0 {
+			if dead := info.Size() - liveBytes[num]; dead <= 0 || !all && dead*4 < info.Size() && liveBytes[num] > 0 {
 				continue
 			}
 			if err := o.copyOut(num, byPack[num]); err != nil {
@@ -318,17 +314,14 @@ func (o *objects) copyOut(num int, hs []string) error {
 		return fmt.Errorf("content store: %w", err)
 	}
 	defer src.Close()
-	for _, h := range hs {
-		at := o.table[h]
-		err := o.add(h, o.w == nil, func(w *bufio.Writer) (bool, error) {
+	for i := 0; err == nil && i < len(hs); i++ {
+		at := o.table[hs[i]]
+		err = o.add(hs[i], o.w == nil, func(w *bufio.Writer) (bool, error) {
 			_, err := io.Copy(w, io.NewSectionReader(src, at.off, at.n))
 			return true, err
 		})
-		if err != nil {
-			return err
-		}
 	}
-	return nil
+	return err
 }
 
 // GCReport says what a collection did: the turns, oldest first, that can
@@ -388,25 +381,17 @@ func hashes(recs []Record) []string {
 
 // GC drops the contents nothing refers to and, while over budget, the
 // oldest turns' (never the newest's). The caller holds the session lock.
-func (h *History) GC(budget int64) (GCReport, error) {
-	var rep GCReport
-	if err := h.tidy(); err != nil {
-		return rep, err
-	}
+func (h *History) GC(budget int64) (rep GCReport, err error) {
 	ix, err := loadIndex(h.indexPath())
-	if err != nil {
+	seqs, terr := h.store.Turns(h.id)
+	if err := cmp.Or(h.tidy(), err, terr, h.obj.load()); err != nil {
 		return rep, err
 	}
-	start := h.obj.size() // a store that does not load fails in compact
 	refs := map[string]int{}
 	for _, e := range ix.Entries {
 		if e.stored() {
 			refs[e.Hash]++
 		}
-	}
-	seqs, err := h.store.Turns(h.id)
-	if err != nil {
-		return rep, err
 	}
 	var kept []*Turn
 	for _, seq := range seqs {
@@ -423,15 +408,15 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	}
 	// What nothing refers to counts as given back: compact rewrites its
 	// pack when that pays or the budget needs it.
+	start := h.obj.size()
 	size := start
 	for x, at := range h.obj.table {
 		if refs[x] == 0 {
 			size -= at.n
 		}
 	}
-	for len(kept) > 1 && size > budget {
+	for ; len(kept) > 1 && size > budget; kept = kept[1:] {
 		t := kept[0]
-		kept = kept[1:]
 		w, err := h.store.OpenTurn(h.id, t.Sequence)
 		if err == nil {
 			err = w.Append(Record{Kind: RecordPruned})
@@ -450,8 +435,6 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	if err := h.obj.compact(func(x string) bool { return refs[x] > 0 }, size > budget || len(rep.Pruned) > 0); err != nil {
 		return rep, err
 	}
-	rep.Size = h.obj.size()
-	rep.Freed = max(start-rep.Size, 0)
-	rep.Over = rep.Size > budget
-	return rep, nil
+	size = h.obj.size()
+	return GCReport{Pruned: rep.Pruned, Freed: max(start-size, 0), Size: size, Over: size > budget}, nil
 }
