@@ -9,10 +9,9 @@
 //	sessions/<id>/index            the workspace as last seen
 //	sessions/<id>/kept/NNNN/       later work the undo of turn NNNN set aside
 //
-// A turn's records: begin (the reply and its commands); a file command's
-// apply (its file's hashes before and after); a RUN_COMMAND's start; each
-// result; and the changes found by comparing the workspace with the index
-// around each command (index -1: what changed outside the turn).
+// A turn writes begin, then per command apply (file commands) or start
+// (RUN_COMMAND), the changes found by comparing the workspace with the
+// index, and the result; index -1 records what changed outside the turn.
 //
 // # What is durable before what
 //
@@ -48,14 +47,11 @@
 // Packs are appended, synced, then listed; gc copies what is still
 // needed into a new pack before the old one goes.
 //
-// # Limits and safety
+// # Safety
 //
-// A turn reads at most Options.TurnLimit to keep what commands change (a
-// file command's file is always kept); then the oldest turns' contents
-// are dropped to stay within Options.Budget. The workspace is reached
-// only through folders opened one element at a time with O_NOFOLLOW: no
-// scan or undo follows a symlink or restores through a link. Undo puts
-// back kinds, contents, permission bits and symlink targets; not times
-// (a restored file is new to build tools, the safe side), owners,
-// extended attributes, hard links, sockets or devices.
+// The workspace is reached only through folders opened one element at a
+// time with O_NOFOLLOW: nothing follows a symlink or restores through a
+// link. Undo puts back kinds, contents, permission bits and symlink
+// targets; not times (a restored file is new to build tools, the safe
+// side), owners, extended attributes, hard links, sockets or devices.
 package history

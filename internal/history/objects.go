@@ -85,14 +85,8 @@ func (o *objects) load() error {
 	return nil
 }
 
-func (o *objects) has(h string) bool {
-	return o.load() == nil && o.table[h].n > 0
-}
-
-func (o *objects) size() int64 {
-	o.load()
-	return o.disk
-}
+func (o *objects) has(h string) bool { return o.load() == nil && o.table[h].n > 0 }
+func (o *objects) size() int64       { o.load(); return o.disk }
 
 // put stores the n bytes of r under their hash h, compressed when a
 // sample shows that saves a tenth; unlisted if r no longer hashes to h.
@@ -205,12 +199,7 @@ func (o *objects) sync() error {
 	return nil
 }
 
-func (o *objects) close() {
-	if o.w != nil {
-		o.w.Close()
-		o.w = nil
-	}
-}
+func (o *objects) close() { o.w.Close(); o.w = nil } // a nil *os.File's Close is an error, not a panic
 
 func (o *objects) read(h string) (string, error) {
 	var b strings.Builder

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
 	"slices"
 	"strings"
 	"time"
@@ -219,9 +218,9 @@ func (s Store) List() ([]*State, []error) {
 	return out, errs
 }
 
-// Lock is an exclusive hold on one session: a lock of the system's on
-// sessions/<id>.lock (flock, or LockFileEx on Windows), released when the
-// process dies. The file also says who holds it and what it does.
+// Lock is an exclusive hold on a session: flock (LockFileEx on Windows)
+// on sessions/<id>.lock, released when the process dies. The file also
+// says who holds it and what it does.
 type Lock struct {
 	f      *os.File
 	holder Holder
