@@ -96,17 +96,16 @@ func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	}
 	sample := make([]byte, min(n, 64<<10))
 	r.ReadAt(sample, 0)
-	var zw *zlib.Writer
 	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed) // its compressor is made on the first write
 	if len(sample) >= minCompress {
-		zw, _ = zlib.NewWriterLevel(&z, zlib.BestSpeed)
 		zw.Write(sample)
 		zw.Close()
 	}
 	hw := sha256.New()
 	src := io.TeeReader(io.NewSectionReader(r, 0, n), hw)
 	return o.add(h, false, func(w *bufio.Writer) (bool, error) {
-		if zw == nil || z.Len() >= len(sample)*9/10 {
+		if z.Len() == 0 || z.Len() >= len(sample)*9/10 {
 			w.WriteByte('r')
 			_, err := io.Copy(w, src)
 			return hex.EncodeToString(hw.Sum(nil)) == h, err // else changed while read
@@ -145,8 +144,7 @@ func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, err
 	return nil
 }
 
-// open opens the pack to append to: the last while it has room, unless
-// fresh.
+// open opens the pack to append to: the last while it has room, unless fresh.
 func (o *objects) open(fresh bool) error {
 	if o.w != nil && o.wsize < packMax {
 		return nil
@@ -172,8 +170,7 @@ func (o *objects) open(fresh bool) error {
 	return err
 }
 
-// sync makes the pack bytes durable, then the index entries listing them,
-// then the folder.
+// sync makes the pack bytes durable, then the index entries, then the folder.
 func (o *objects) sync() error {
 	if o.err != nil || len(o.pending) == 0 {
 		return o.err
@@ -243,9 +240,8 @@ func (o *objects) copyTo(w io.Writer, h string) error {
 	return nil
 }
 
-// compact copies the live contents of each pack a quarter dead (with
-// all, any) into a new pack, listed before the old goes: a crash leaves
-// them twice. The indexes are read again afterwards.
+// compact copies the live contents of each pack a quarter dead (with all,
+// any) into a new pack, listed before the old goes: a crash leaves them twice.
 func (o *objects) compact(live func(h string) bool, all bool) error {
 	if err := cmp.Or(o.load(), o.sync()); err != nil {
 		return err
@@ -267,7 +263,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 	for _, num := range nums {
 		info, err := os.Stat(o.path(num, "pack"))
 		if err == nil { // else a pack removed by hand: its index goes
-			if dead := info.Size() - liveBytes[num]; dead <= 0 || !all && dead*4 < info.Size() && liveBytes[num] > 0 {
+			if dead := info.Size() - liveBytes[num]; dead <= 0 || !all && dead*4 < info.Size() {
 				continue
 			}
 			if err := o.copyOut(num, byPack[num]); err != nil {
