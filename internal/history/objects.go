@@ -134,8 +134,7 @@ func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, err
 		return o.err
 	}
 	off := o.wsize
-	o.wsize = end
-	if list {
+	if o.wsize = end; list {
 		o.table[h] = packed{o.wnum, off, end - off}
 		raw, _ := hex.DecodeString(h)
 		o.pending = binary.AppendUvarint(binary.AppendUvarint(append(o.pending, raw...), uint64(off)), uint64(end-off))
@@ -266,7 +265,18 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 			if dead := info.Size() - liveBytes[num]; dead <= 0 || !all && dead*4 < info.Size() {
 				continue
 			}
-			if err := o.copyOut(num, byPack[num]); err != nil {
+			src, err := os.Open(o.path(num, "pack"))
+			if err != nil {
+				return fmt.Errorf("content store: %w", err)
+			}
+			for i := 0; err == nil && i < len(byPack[num]); i++ {
+				at := o.table[byPack[num][i]]
+				err = o.add(byPack[num][i], o.w == nil, func(w *bufio.Writer) (bool, error) {
+					_, err := io.Copy(w, io.NewSectionReader(src, at.off, at.n))
+					return true, err
+				})
+			}
+			if src.Close(); err != nil {
 				return err
 			}
 		}
@@ -293,26 +303,9 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 	return o.load()
 }
 
-func (o *objects) copyOut(num int, hs []string) error {
-	src, err := os.Open(o.path(num, "pack"))
-	if err != nil {
-		return fmt.Errorf("content store: %w", err)
-	}
-	defer src.Close()
-	for i := 0; err == nil && i < len(hs); i++ {
-		at := o.table[hs[i]]
-		err = o.add(hs[i], o.w == nil, func(w *bufio.Writer) (bool, error) {
-			_, err := io.Copy(w, io.NewSectionReader(src, at.off, at.n))
-			return true, err
-		})
-	}
-	return err
-}
-
 // GCReport says what a collection did: the turns, oldest first, that can
 // no longer be undone; the disk space given back and what the contents
-// take; whether the workspace's contents and the newest turn alone
-// exceed the budget.
+// take; Over: the workspace's contents and the newest turn exceed the budget.
 type GCReport struct {
 	Pruned      []int
 	Freed, Size int64

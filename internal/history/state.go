@@ -36,24 +36,20 @@ type State struct {
 	Summary       string   `json:"summary,omitempty"`  // the DONE text
 	Includes      []string `json:"includes,omitempty"` // patterns whose files the first request packs
 	ApprovedRules []string `json:"approvedRules,omitempty"`
-	Pending       *Pending `json:"pending,omitempty"`   // a command waiting for approval
-	Protocol      string   `json:"protocol,omitempty"`  // "": the tags
-	Messages      []string `json:"messages,omitempty"`  // the person's words for the next request
-	FollowUps     []string `json:"followUps,omitempty"` // tasks added once complete, oldest first
-	Prompt        string   `json:"prompt,omitempty"`    // the next request's task when a follow-up
-	NewChat       bool     `json:"newChat,omitempty"`   // next request: full protocol and machine again
-	// Environment is the machine's description a fresh chat's request
-	// shows, kept so a request written again reads the same.
-	Environment string `json:"environment,omitempty"`
+	Pending       *Pending `json:"pending,omitempty"`     // a command waiting for approval
+	Protocol      string   `json:"protocol,omitempty"`    // "": the tags
+	Messages      []string `json:"messages,omitempty"`    // the person's words for the next request
+	FollowUps     []string `json:"followUps,omitempty"`   // tasks added once complete, oldest first
+	Prompt        string   `json:"prompt,omitempty"`      // the next request's task when a follow-up
+	NewChat       bool     `json:"newChat,omitempty"`     // next request: full protocol and machine again
+	Environment   string   `json:"environment,omitempty"` // the machine as the fresh chat's request showed it
 	// The current request's size and CRC-32C: it is not synced, and one a
 	// power cut damaged is written again.
 	RequestSize int64    `json:"requestSize,omitempty"`
 	RequestSum  uint32   `json:"requestSum,omitempty"`
 	IgnoreCut   []string `json:"ignoreCut,omitempty"` // ignore files courier uses only part of
-	// Run: a run of 'courier ops' (one turn, no requests, its commands
-	// checked by the policy Preset).
-	Run    bool   `json:"run,omitempty"`
-	Preset string `json:"preset,omitempty"`
+	Run         bool     `json:"run,omitempty"`       // a run of 'courier ops': one turn, no requests
+	Preset      string   `json:"preset,omitempty"`    // the policy that checks a run's commands
 }
 
 // ReadRequest is a READ_FILE waiting for the next request: a plain path,
@@ -76,11 +72,10 @@ func (r ReadRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads both forms MarshalJSON writes.
 func (r *ReadRequest) UnmarshalJSON(data []byte) error {
-	if json.Unmarshal(data, &r.Path) == nil {
-		return nil
-	}
-	if err := json.Unmarshal(data, (*plainRequest)(r)); err != nil {
-		return fmt.Errorf("read request: %w", err)
+	if json.Unmarshal(data, &r.Path) != nil {
+		if err := json.Unmarshal(data, (*plainRequest)(r)); err != nil {
+			return fmt.Errorf("read request: %w", err)
+		}
 	}
 	return nil
 }
