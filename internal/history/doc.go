@@ -9,9 +9,8 @@
 //	sessions/<id>/index            the workspace as last seen
 //	sessions/<id>/kept/NNNN/       later work the undo of turn NNNN set aside
 //
-// A turn writes begin, then per command apply (file commands) or start
-// (RUN_COMMAND), the changes found by comparing the workspace with the
-// index, and the result; index -1 records what changed outside the turn.
+// A turn writes begin, then per command apply or start, the changes found
+// around it against the index (-1: outside the turn), and the result.
 //
 // # What is durable before what
 //
@@ -44,8 +43,7 @@
 // but cannot hold the workspace's nested .git folders, and means running
 // git every turn; loose objects cost a disk block each (400 MB for a
 // first snapshot of 100,000 small files, which packs hold in 35 MB).
-// Packs are appended, synced, then listed; gc copies what is still
-// needed into a new pack before the old one goes.
+// Packs are only appended to, and rewritten only by gc (objects.go).
 //
 // # Safety
 //

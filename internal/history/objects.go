@@ -153,15 +153,12 @@ func (o *objects) open(fresh bool) error {
 	}
 	o.close()
 	nums, _, err := numbered(o.dir)
-	if err != nil {
+	if err = cmp.Or(err, os.MkdirAll(o.dir, 0o755)); err != nil {
 		return err
 	}
 	o.wnum = slices.Max(append(nums, 0))
 	if info, err := os.Stat(o.path(o.wnum, "pack")); fresh || err != nil || info.Size() >= packMax {
 		o.wnum++
-	}
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return err
 	}
 	if o.w, err = os.OpenFile(o.path(o.wnum, "pack"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
 		o.wsize, err = o.w.Seek(0, io.SeekEnd)
@@ -246,8 +243,7 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 		return err
 	}
 	o.close()
-	byPack := map[int][]string{}
-	liveBytes := map[int]int64{}
+	byPack, liveBytes := map[int][]string{}, map[int]int64{}
 	for h, at := range o.table {
 		if live(h) {
 			byPack[at.pack] = append(byPack[at.pack], h)
@@ -294,13 +290,11 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 			}
 		}
 	}
-	if len(gone) > 0 {
-		if err := atomicfile.SyncDir(o.dir); err != nil {
-			return err
-		}
-	}
 	o.table = nil
-	return o.load()
+	if err := o.load(); err != nil || len(gone) == 0 {
+		return err
+	}
+	return atomicfile.SyncDir(o.dir)
 }
 
 // GCReport says what a collection did: the turns, oldest first, that can
@@ -341,7 +335,6 @@ func turnList(seqs []int) string {
 // ErrPruned is returned for a turn whose contents were dropped.
 var ErrPruned = errors.New("its snapshot was dropped to stay within the snapshot budget")
 
-// hashes lists the contents a turn's records refer to.
 func hashes(recs []Record) []string {
 	var out []string
 	for _, r := range recs {

@@ -191,8 +191,7 @@ func (s Store) StageNew(st *State) (*atomicfile.File, error) {
 	return s.Stage(st)
 }
 
-// List loads every session, newest update first, and the errors of the
-// files that do not load.
+// List loads every session, newest update first, and the errors of those that do not load.
 func (s Store) List() ([]*State, []error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -213,9 +212,8 @@ func (s Store) List() ([]*State, []error) {
 	return out, errs
 }
 
-// Lock is an exclusive hold on a session: flock (LockFileEx on Windows)
-// on sessions/<id>.lock, released when the process dies. The file also
-// says who holds it and what it does.
+// Lock is an exclusive hold on a session: flock (LockFileEx on Windows) on
+// sessions/<id>.lock, released when the process dies, which also names the holder.
 type Lock struct {
 	f      *os.File
 	holder Holder
@@ -253,8 +251,7 @@ func (e *LockedError) Error() string {
 
 var errBusy = errors.New("the lock is held")
 
-// Lock takes the session's lock without waiting; what describes the
-// holder ("courier watch").
+// Lock takes the session's lock without waiting; what names the holder ("courier watch").
 func (s Store) Lock(id, what string) (*Lock, error) {
 	f, err := os.OpenFile(filepath.Join(s.Dir, id+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -287,8 +284,7 @@ func (l *Lock) Note(doing string) {
 	}
 }
 
-// write names the holder in one write over a padded area, so a reader
-// never sees half of two records.
+// write names the holder in one padded write: a reader never sees half of two.
 func (l *Lock) write() {
 	if h, err := json.Marshal(l.holder); err == nil && len(h) < holderSize {
 		l.f.WriteAt(append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...), 0)
