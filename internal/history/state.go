@@ -43,13 +43,11 @@ type State struct {
 	Prompt        string   `json:"prompt,omitempty"`      // the next request's task when a follow-up
 	NewChat       bool     `json:"newChat,omitempty"`     // next request: full protocol and machine again
 	Environment   string   `json:"environment,omitempty"` // the machine as the fresh chat's request showed it
-	// The current request's size and CRC-32C: it is not synced, and one a
-	// power cut damaged is written again.
-	RequestSize int64    `json:"requestSize,omitempty"`
-	RequestSum  uint32   `json:"requestSum,omitempty"`
-	IgnoreCut   []string `json:"ignoreCut,omitempty"` // ignore files courier uses only part of
-	Run         bool     `json:"run,omitempty"`       // a run of 'courier ops': one turn, no requests
-	Preset      string   `json:"preset,omitempty"`    // the policy that checks a run's commands
+	RequestSize   int64    `json:"requestSize,omitempty"` // the request is not synced: one a power cut
+	RequestSum    uint32   `json:"requestSum,omitempty"`  // damaged (size, CRC-32C) is written again
+	IgnoreCut     []string `json:"ignoreCut,omitempty"`   // ignore files courier uses only part of
+	Run           bool     `json:"run,omitempty"`         // a run of 'courier ops': one turn, no requests
+	Preset        string   `json:"preset,omitempty"`      // the policy that checks a run's commands
 }
 
 // ReadRequest is a READ_FILE waiting for the next request: a plain path,
@@ -213,7 +211,7 @@ func (s Store) List() ([]*State, []error) {
 }
 
 // Lock is an exclusive hold on a session: flock (LockFileEx on Windows) on
-// sessions/<id>.lock, released when the process dies, which also names the holder.
+// sessions/<id>.lock, which names the holder; it ends with the process.
 type Lock struct {
 	f      *os.File
 	holder Holder
