@@ -12,24 +12,23 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/courier-agent/courier/internal/atomicfile"
 	"github.com/courier-agent/courier/internal/human"
 )
 
-// The content store keeps each content once, in packs: NNNNNN.pack holds
-// contents one after the other, each a format byte (raw or zlib) and the
-// bytes; NNNNNN.idx lists them: 32 bytes of hash, offset and length as
-// varints. An index lists a content only once its pack is synced; pack
-// bytes no index lists (a crash came first) are dead space for compact;
-// an index entry a crash tore is not read.
+// NNNNNN.pack holds contents one after the other, each a format byte (raw
+// or zlib) and the bytes; NNNNNN.idx lists them: 32 bytes of hash, offset
+// and length as varints, written only once the pack is synced. Pack bytes
+// no index lists (a crash came first) are dead space for compact.
 
 const (
-	packMax     = 64 << 20 // a pack this large is closed and the next begun
+	packMax     = 64 << 20 // then the next pack is begun
 	minCompress = 4 << 10  // below it, compressing costs more than it saves
 	entryCost   = 40       // about what a content adds to its index
 )
@@ -47,7 +46,7 @@ type objects struct {
 	wnum    int
 	wsize   int64
 	bw      *bufio.Writer
-	pending []byte // index entries of what was written since the last sync
+	pending []byte // index entries not yet synced
 	disk    int64  // about the disk space taken
 	err     error  // a failed write: nothing may claim content stored any more
 }
@@ -56,7 +55,6 @@ func (o *objects) path(num int, ext string) string {
 	return filepath.Join(o.dir, fmt.Sprintf("%06d.%s", num, ext))
 }
 
-// load reads the indexes once.
 func (o *objects) load() error {
 	if o.err != nil || o.table != nil {
 		return o.err
@@ -87,53 +85,40 @@ func (o *objects) load() error {
 	return nil
 }
 
-func (o *objects) has(h string) bool {
-	return o.load() == nil && o.table[h].n > 0
-}
-
-// size is about the disk space the store takes.
-func (o *objects) size() int64 {
-	o.load()
-	return o.disk
-}
+func (o *objects) has(h string) bool { return o.load() == nil && o.table[h].n > 0 }
+func (o *objects) size() int64       { o.load(); return o.disk }
 
 // put stores the n bytes of r under their hash h, compressed when a
-// sample shows that saves a tenth. It is not listed when r no longer
-// hashes to h (what was written is dead space).
+// sample shows that saves a tenth; unlisted if r no longer hashes to h.
 func (o *objects) put(h string, r io.ReaderAt, n int64) error {
 	if err := o.load(); err != nil || o.table[h].n > 0 {
 		return err
 	}
 	sample := make([]byte, min(n, 64<<10))
 	r.ReadAt(sample, 0)
-	var zw *zlib.Writer
 	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed) // its compressor is made on the first write
 	if len(sample) >= minCompress {
-		zw, _ = zlib.NewWriterLevel(&z, zlib.BestSpeed)
 		zw.Write(sample)
 		zw.Close()
 	}
 	hw := sha256.New()
 	src := io.TeeReader(io.NewSectionReader(r, 0, n), hw)
 	return o.add(h, false, func(w *bufio.Writer) (bool, error) {
-		var err error
-		if zw != nil && z.Len() < len(sample)*9/10 {
-			w.WriteByte('z')
-			zw.Reset(w)
-			if _, err = io.Copy(zw, src); err == nil {
-				err = zw.Close()
-			}
-		} else {
+		if z.Len() == 0 || z.Len() >= len(sample)*9/10 {
 			w.WriteByte('r')
-			_, err = io.Copy(w, src)
+			_, err := io.Copy(w, src)
+			return hex.EncodeToString(hw.Sum(nil)) == h, err // else changed while read
 		}
-		return hex.EncodeToString(hw.Sum(nil)) == h, err // else changed while read
+		w.WriteByte('z')
+		zw.Reset(w)
+		_, err := io.Copy(zw, src)
+		return hex.EncodeToString(hw.Sum(nil)) == h, cmp.Or(err, zw.Close())
 	})
 }
 
-// add appends a content to the pack being written (a new one if fresh),
-// as write writes it, format byte first, and lists it under h if write
-// says so.
+// add appends what write writes, format byte first, to the pack (a new
+// one if fresh) and lists it under h if write says so.
 func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, error)) error {
 	err := o.open(fresh)
 	list := false
@@ -149,8 +134,7 @@ func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, err
 		return o.err
 	}
 	off := o.wsize
-	o.wsize = end
-	if list {
+	if o.wsize = end; list {
 		o.table[h] = packed{o.wnum, off, end - off}
 		raw, _ := hex.DecodeString(h)
 		o.pending = binary.AppendUvarint(binary.AppendUvarint(append(o.pending, raw...), uint64(off)), uint64(end-off))
@@ -159,8 +143,7 @@ func (o *objects) add(h string, fresh bool, write func(*bufio.Writer) (bool, err
 	return nil
 }
 
-// open opens the pack to append to: the last while it has room and no
-// fresh one is asked for.
+// open opens the pack to append to: the last while it has room, unless fresh.
 func (o *objects) open(fresh bool) error {
 	if o.w != nil && o.wsize < packMax {
 		return nil
@@ -170,33 +153,20 @@ func (o *objects) open(fresh bool) error {
 	}
 	o.close()
 	nums, _, err := numbered(o.dir)
-	if err != nil {
+	if err = cmp.Or(err, os.MkdirAll(o.dir, 0o755)); err != nil {
 		return err
 	}
-	o.wnum = 1
-	if len(nums) > 0 {
-		o.wnum = nums[len(nums)-1]
-		if info, err := os.Stat(o.path(o.wnum, "pack")); fresh || err != nil || info.Size() >= packMax {
-			o.wnum++
-		}
+	o.wnum = slices.Max(append(nums, 0))
+	if info, err := os.Stat(o.path(o.wnum, "pack")); fresh || err != nil || info.Size() >= packMax {
+		o.wnum++
 	}
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return err
+	if o.w, err = os.OpenFile(o.path(o.wnum, "pack"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+		o.wsize, err = o.w.Seek(0, io.SeekEnd)
 	}
-	w, err := os.OpenFile(o.path(o.wnum, "pack"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	info, err := w.Stat()
-	if err != nil {
-		w.Close()
-		return err
-	}
-	o.w, o.wsize = w, info.Size()
-	return nil
+	return err
 }
 
-// sync makes the pack bytes durable, then the index entries listing them.
+// sync makes the pack bytes durable, then the index entries, then the folder.
 func (o *objects) sync() error {
 	if o.err != nil || len(o.pending) == 0 {
 		return o.err
@@ -222,15 +192,8 @@ func (o *objects) sync() error {
 	return nil
 }
 
-// close ends the pack being written; what was not synced is dead space.
-func (o *objects) close() {
-	if o.w != nil {
-		o.w.Close()
-		o.w = nil
-	}
-}
+func (o *objects) close() { o.w.Close(); o.w = nil } // a nil *os.File's Close is an error, not a panic
 
-// read returns a whole content, checked against its hash.
 func (o *objects) read(h string) (string, error) {
 	var b strings.Builder
 	err := o.copyTo(&b, h)
@@ -273,25 +236,18 @@ func (o *objects) copyTo(w io.Writer, h string) error {
 	return nil
 }
 
-// compact copies the live contents of each pack a quarter dead (with
-// all, any) into a new pack, listed before the old goes: a crash leaves
-// them twice.
+// compact copies the live contents of each pack a quarter dead (with all,
+// any) into a new pack, listed before the old goes: a crash leaves them twice.
 func (o *objects) compact(live func(h string) bool, all bool) error {
-	if err := o.load(); err != nil {
-		return err
-	}
-	if err := o.sync(); err != nil {
+	if err := cmp.Or(o.load(), o.sync()); err != nil {
 		return err
 	}
 	o.close()
-	byPack := map[int][]string{}
-	liveBytes := map[int]int64{}
+	byPack, liveBytes := map[int][]string{}, map[int]int64{}
 	for h, at := range o.table {
 		if live(h) {
 			byPack[at.pack] = append(byPack[at.pack], h)
 			liveBytes[at.pack] += at.n
-		} else {
-			delete(o.table, h)
 		}
 	}
 	nums, _, err := numbered(o.dir)
@@ -301,20 +257,26 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 	var gone []int
 	for _, num := range nums {
 		info, err := os.Stat(o.path(num, "pack"))
-		if err != nil {
-			// A pack removed by hand: its index goes.
-			for _, h := range byPack[num] {
-				delete(o.table, h)
+		if err == nil { // else a pack removed by hand: its index goes
+			if dead := info.Size() - liveBytes[num]; dead <= 0 || !all && dead*4 < info.Size() {
+				continue
 			}
-			gone = append(gone, num)
-			continue
-		}
-		if dead := info.Size() - liveBytes[num]; dead > 0 && (all || dead*4 >= info.Size() || liveBytes[num] == 0) {
-			if err := o.copyOut(num, byPack[num]); err != nil {
+			src, err := os.Open(o.path(num, "pack"))
+			if err != nil {
+				return fmt.Errorf("content store: %w", err)
+			}
+			for i := 0; err == nil && i < len(byPack[num]); i++ {
+				at := o.table[byPack[num][i]]
+				err = o.add(byPack[num][i], o.w == nil, func(w *bufio.Writer) (bool, error) {
+					_, err := io.Copy(w, io.NewSectionReader(src, at.off, at.n))
+					return true, err
+				})
+			}
+			if src.Close(); err != nil {
 				return err
 			}
-			gone = append(gone, num)
 		}
+		gone = append(gone, num)
 	}
 	if err := o.sync(); err != nil {
 		return err
@@ -328,44 +290,20 @@ func (o *objects) compact(live func(h string) bool, all bool) error {
 			}
 		}
 	}
-	if len(gone) > 0 {
-		err = atomicfile.SyncDir(o.dir)
+	o.table = nil
+	if err := o.load(); err != nil || len(gone) == 0 {
+		return err
 	}
-	if err == nil {
-		_, o.disk, err = numbered(o.dir)
-	}
-	return err
+	return atomicfile.SyncDir(o.dir)
 }
 
-// copyOut appends the contents hs of pack num to the new pack.
-func (o *objects) copyOut(num int, hs []string) error {
-	src, err := os.Open(o.path(num, "pack"))
-	if err != nil {
-		return fmt.Errorf("content store: %w", err)
-	}
-	defer src.Close()
-	for _, h := range hs {
-		at := o.table[h]
-		err := o.add(h, o.w == nil, func(w *bufio.Writer) (bool, error) {
-			_, err := io.Copy(w, io.NewSectionReader(src, at.off, at.n))
-			return true, err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// GCReport says what a collection did.
+// GCReport says what a collection did: the turns, oldest first, that can
+// no longer be undone; the disk space given back and what the contents
+// take; Over: the workspace's contents and the newest turn exceed the budget.
 type GCReport struct {
-	// Pruned are the turns, oldest first, that can no longer be undone.
-	Pruned []int
-	// Freed is the disk space given back; Size what the contents take.
+	Pruned      []int
 	Freed, Size int64
-	// Over: the workspace's contents and the newest turn alone exceed the
-	// budget.
-	Over bool
+	Over        bool
 }
 
 // Warning returns the line to show the person, or "".
@@ -384,30 +322,23 @@ func (r GCReport) Warning(budget int64) string {
 
 // turnList names turns: "turn 3", "turns 1-4", "turns 1, 3 and 4".
 func turnList(seqs []int) string {
-	if len(seqs) == 1 {
+	n := len(seqs)
+	if n == 1 {
 		return fmt.Sprintf("turn %d", seqs[0])
 	}
-	if seqs[len(seqs)-1]-seqs[0] == len(seqs)-1 && len(seqs) > 2 {
-		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[len(seqs)-1])
+	if n > 2 && seqs[n-1]-seqs[0] == n-1 {
+		return fmt.Sprintf("turns %d-%d", seqs[0], seqs[n-1])
 	}
-	names := make([]string, len(seqs))
-	for i, s := range seqs {
-		names[i] = strconv.Itoa(s)
-	}
-	return "turns " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return fmt.Sprintf("turns %s and %d", strings.ReplaceAll(strings.Trim(fmt.Sprint(seqs[:n-1]), "[]"), " ", ", "), seqs[n-1])
 }
 
 // ErrPruned is returned for a turn whose contents were dropped.
 var ErrPruned = errors.New("its snapshot was dropped to stay within the snapshot budget")
 
-// hashes lists the contents a turn's records refer to.
 func hashes(recs []Record) []string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, r.From, r.Base)
-		for _, h := range r.Bodies {
-			out = append(out, h)
-		}
+		out = slices.AppendSeq(append(out, r.From, r.Base), maps.Values(r.Bodies))
 		for _, c := range r.Changes {
 			for _, e := range []*Entry{c.Before, c.After} {
 				if e != nil && e.stored() {
@@ -421,28 +352,17 @@ func hashes(recs []Record) []string {
 
 // GC drops the contents nothing refers to and, while over budget, the
 // oldest turns' (never the newest's). The caller holds the session lock.
-func (h *History) GC(budget int64) (GCReport, error) {
-	var rep GCReport
-	if err := h.tidy(); err != nil {
-		return rep, err
-	}
+func (h *History) GC(budget int64) (rep GCReport, err error) {
 	ix, err := loadIndex(h.indexPath())
-	if err != nil {
+	seqs, terr := h.store.Turns(h.id)
+	if err := cmp.Or(h.tidy(), err, terr, h.obj.load()); err != nil {
 		return rep, err
 	}
-	if err := h.obj.load(); err != nil {
-		return rep, err
-	}
-	start := h.obj.size()
 	refs := map[string]int{}
 	for _, e := range ix.Entries {
 		if e.stored() {
 			refs[e.Hash]++
 		}
-	}
-	seqs, err := h.store.Turns(h.id)
-	if err != nil {
-		return rep, err
 	}
 	var kept []*Turn
 	for _, seq := range seqs {
@@ -457,17 +377,17 @@ func (h *History) GC(budget int64) (GCReport, error) {
 			}
 		}
 	}
-	// A content no longer referred to counts as given back: compact
-	// rewrites its pack when that pays or the budget needs it.
+	// What nothing refers to counts as given back: compact rewrites its
+	// pack when that pays or the budget needs it.
+	start := h.obj.size()
 	size := start
 	for x, at := range h.obj.table {
 		if refs[x] == 0 {
 			size -= at.n
 		}
 	}
-	for len(kept) > 1 && size > budget {
+	for ; len(kept) > 1 && size > budget; kept = kept[1:] {
 		t := kept[0]
-		kept = kept[1:]
 		w, err := h.store.OpenTurn(h.id, t.Sequence)
 		if err == nil {
 			err = w.Append(Record{Kind: RecordPruned})
@@ -486,8 +406,6 @@ func (h *History) GC(budget int64) (GCReport, error) {
 	if err := h.obj.compact(func(x string) bool { return refs[x] > 0 }, size > budget || len(rep.Pruned) > 0); err != nil {
 		return rep, err
 	}
-	rep.Size = h.obj.size()
-	rep.Freed = max(start-rep.Size, 0)
-	rep.Over = rep.Size > budget
-	return rep, nil
+	size = h.obj.size()
+	return GCReport{Pruned: rep.Pruned, Freed: max(start-size, 0), Size: size, Over: size > budget}, nil
 }

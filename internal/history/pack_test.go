@@ -261,3 +261,20 @@ func TestPackRemovedByHand(t *testing.T) {
 		t.Errorf("a content written after the loss is not stored: %v", err)
 	}
 }
+
+func TestGCWarning(t *testing.T) {
+	for _, tc := range []struct {
+		rep  GCReport
+		want string
+	}{
+		{GCReport{}, ""},
+		{GCReport{Pruned: []int{3}}, "snapshots of turn 3 dropped to stay within the 1.0 MB snapshot budget: it can no longer be undone"},
+		{GCReport{Pruned: []int{1, 2}}, "snapshots of turns 1 and 2 dropped to stay within the 1.0 MB snapshot budget: they can no longer be undone"},
+		{GCReport{Pruned: []int{1, 2, 3, 4}}, "snapshots of turns 1-4 dropped to stay within the 1.0 MB snapshot budget: they can no longer be undone"},
+		{GCReport{Pruned: []int{1, 3, 4}, Over: true, Size: 2 << 20}, "snapshots of turns 1, 3 and 4 dropped to stay within the 1.0 MB snapshot budget: they can no longer be undone; the snapshot store takes 2.0 MB, over its 1.0 MB budget, for the current workspace and the last turn alone"},
+	} {
+		if got := tc.rep.Warning(1 << 20); got != tc.want {
+			t.Errorf("Warning(%+v) =\n%q, want\n%q", tc.rep, got, tc.want)
+		}
+	}
+}

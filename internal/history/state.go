@@ -8,8 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,42 +29,25 @@ type State struct {
 	LastResults      []command.Result `json:"lastResults"`
 	ReadFileRequests []ReadRequest    `json:"readFileRequests"`
 
-	Workspace string `json:"workspace"` // absolute
-	// Notices are told to the LLM above the next request's results.
-	Notices []string `json:"notices,omitempty"`
-	// UndoTop is the turn undo takes back next (0: none); Undoing is set
-	// while an undo is under way.
-	UndoTop int      `json:"undoTop,omitempty"`
-	Undoing *Undoing `json:"undoing,omitempty"`
-	Summary string   `json:"summary,omitempty"` // the DONE text
-	// Includes are the patterns whose files the first request packs.
-	Includes      []string `json:"includes,omitempty"`
+	Workspace     string   `json:"workspace"`          // absolute
+	Notices       []string `json:"notices,omitempty"`  // for the LLM, above the next results
+	UndoTop       int      `json:"undoTop,omitempty"`  // the turn undo takes back next (0: none)
+	Undoing       *Undoing `json:"undoing,omitempty"`  // an undo under way
+	Summary       string   `json:"summary,omitempty"`  // the DONE text
+	Includes      []string `json:"includes,omitempty"` // patterns whose files the first request packs
 	ApprovedRules []string `json:"approvedRules,omitempty"`
-	// Pending is set while a turn waits for the person's approval.
-	Pending  *Pending `json:"pending,omitempty"`
-	Protocol string   `json:"protocol,omitempty"` // "": the tags
-	// Messages are the person's words for the next request.
-	Messages []string `json:"messages,omitempty"`
-	// FollowUps are the tasks added once complete, oldest first; Prompt is
-	// the next request's task when it is one.
-	FollowUps []string `json:"followUps,omitempty"`
-	Prompt    string   `json:"prompt,omitempty"`
-	// NewChat: the next request carries the full protocol and the
-	// machine's description again.
-	NewChat bool `json:"newChat,omitempty"`
-	// Environment is the machine's description a fresh chat's request
-	// shows, kept so a request written again reads the same.
-	Environment string `json:"environment,omitempty"`
-	// RequestSize and RequestSum (CRC-32C) are the current request's: it
-	// is not synced, and one a power cut damaged is written again.
-	RequestSize int64  `json:"requestSize,omitempty"`
-	RequestSum  uint32 `json:"requestSum,omitempty"`
-	// IgnoreCut are the ignore files courier said it uses only part of.
-	IgnoreCut []string `json:"ignoreCut,omitempty"`
-	// Run is set for a run of 'courier ops': one turn, no requests, its
-	// commands checked by the policy Preset.
-	Run    bool   `json:"run,omitempty"`
-	Preset string `json:"preset,omitempty"`
+	Pending       *Pending `json:"pending,omitempty"`     // a command waiting for approval
+	Protocol      string   `json:"protocol,omitempty"`    // "": the tags
+	Messages      []string `json:"messages,omitempty"`    // the person's words for the next request
+	FollowUps     []string `json:"followUps,omitempty"`   // tasks added once complete, oldest first
+	Prompt        string   `json:"prompt,omitempty"`      // the next request's task when a follow-up
+	NewChat       bool     `json:"newChat,omitempty"`     // next request: full protocol and machine again
+	Environment   string   `json:"environment,omitempty"` // the machine as the fresh chat's request showed it
+	RequestSize   int64    `json:"requestSize,omitempty"` // the request is not synced: one a power cut
+	RequestSum    uint32   `json:"requestSum,omitempty"`  // damaged (size, CRC-32C) is written again
+	IgnoreCut     []string `json:"ignoreCut,omitempty"`   // ignore files courier uses only part of
+	Run           bool     `json:"run,omitempty"`         // a run of 'courier ops': one turn, no requests
+	Preset        string   `json:"preset,omitempty"`      // the policy that checks a run's commands
 }
 
 // ReadRequest is a READ_FILE waiting for the next request: a plain path,
@@ -88,11 +70,10 @@ func (r ReadRequest) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads both forms MarshalJSON writes.
 func (r *ReadRequest) UnmarshalJSON(data []byte) error {
-	if json.Unmarshal(data, &r.Path) == nil {
-		return nil
-	}
-	if err := json.Unmarshal(data, (*plainRequest)(r)); err != nil {
-		return fmt.Errorf("read request: %w", err)
+	if json.Unmarshal(data, &r.Path) != nil {
+		if err := json.Unmarshal(data, (*plainRequest)(r)); err != nil {
+			return fmt.Errorf("read request: %w", err)
+		}
 	}
 	return nil
 }
@@ -108,18 +89,14 @@ type Pending struct {
 	Sequence int    `json:"sequence"`
 	Index    int    `json:"index"`
 	Command  string `json:"command"`
-	// Env is the command's variables as shell assignments.
-	Env    string `json:"env,omitempty"`
-	Reason string `json:"reason"`
-	Rule   string `json:"rule,omitempty"`
-	// Covers says what approving it "for all like it" covers.
-	Covers string `json:"covers,omitempty"`
+	Env      string `json:"env,omitempty"` // the command's variables as shell assignments
+	Reason   string `json:"reason"`
+	Rule     string `json:"rule,omitempty"`
+	Covers   string `json:"covers,omitempty"` // what approving "all like it" covers
 }
 
-var idPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
-
 // ValidID reports whether id has the shape of a session id.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return len(id) == 8 && strings.Trim(id, "0123456789abcdef") == "" }
 
 // ErrNotFound is returned for a session id with no session file.
 var ErrNotFound = errors.New("session not found")
@@ -131,8 +108,7 @@ func (e *InvalidIDError) Error() string {
 	return fmt.Sprintf("'%s' is not a session id (8 hex digits)", e.ID)
 }
 
-// CorruptError is a session file that does not load, which courier
-// never replaces.
+// CorruptError is a session file that does not load (courier never replaces it).
 type CorruptError struct {
 	Path string
 	Err  error
@@ -145,9 +121,7 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Store is the sessions folder.
-type Store struct {
-	Dir string
-}
+type Store struct{ Dir string }
 
 // Path returns the state file of a session.
 func (s Store) Path(id string) string { return filepath.Join(s.Dir, id+".json") }
@@ -215,8 +189,7 @@ func (s Store) StageNew(st *State) (*atomicfile.File, error) {
 	return s.Stage(st)
 }
 
-// List loads every session, newest update first, and the errors of the
-// files that do not load.
+// List loads every session, newest update first, and the errors of those that do not load.
 func (s Store) List() ([]*State, []error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -233,13 +206,12 @@ func (s Store) List() ([]*State, []error) {
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	slices.SortStableFunc(out, func(a, b *State) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
 	return out, errs
 }
 
-// Lock is an exclusive hold on one session: a lock of the system's on
-// sessions/<id>.lock (flock, or LockFileEx on Windows), released when the
-// process dies. The file also says who holds it and what it does.
+// Lock is an exclusive hold on a session: flock (LockFileEx on Windows) on
+// sessions/<id>.lock, which names the holder; it ends with the process.
 type Lock struct {
 	f      *os.File
 	holder Holder
@@ -275,15 +247,11 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("session %s is in use by %s", e.Session, who)
 }
 
-// errBusy: another process holds the lock (see lockFile).
 var errBusy = errors.New("the lock is held")
 
-func (s Store) lockPath(id string) string { return filepath.Join(s.Dir, id+".lock") }
-
-// Lock takes the session's lock without waiting; what describes the
-// holder ("courier watch").
+// Lock takes the session's lock without waiting; what names the holder ("courier watch").
 func (s Store) Lock(id, what string) (*Lock, error) {
-	f, err := os.OpenFile(s.lockPath(id), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(s.Dir, id+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
@@ -314,15 +282,13 @@ func (l *Lock) Note(doing string) {
 	}
 }
 
-// write names the holder in the lock file, in one write over a padded
-// area, so a reader never sees half of two records.
+// write names the holder in one padded write: a reader never sees half of two.
 func (l *Lock) write() {
 	if h, err := json.Marshal(l.holder); err == nil && len(h) < holderSize {
 		l.f.WriteAt(append(h, bytes.Repeat([]byte{' '}, holderSize-len(h))...), 0)
 	}
 }
 
-// holderSize is the area a holder record is padded to.
 const holderSize = 1024
 
 func readHolder(f *os.File) *Holder {
@@ -337,7 +303,7 @@ func readHolder(f *os.File) *Holder {
 
 // Holder returns who holds the session's lock, if anyone does.
 func (s Store) Holder(id string) (Holder, bool) {
-	f, err := os.Open(s.lockPath(id))
+	f, err := os.Open(filepath.Join(s.Dir, id+".lock"))
 	if err != nil {
 		return Holder{}, false
 	}
