@@ -42,11 +42,8 @@ func (k Kind) String() string {
 
 // Flags of an entry.
 const (
-	// Ignored: left out by .gitignore or a setting; only its stat data is
-	// known.
-	Ignored uint8 = 1 << iota
-	// Stored: the content is in the content store.
-	Stored
+	Ignored uint8 = 1 << iota // left out by .gitignore or a setting: only its stat data is known
+	Stored                    // the content is in the content store
 	// racy: its times were too close to the scan to prove the content
 	// unchanged next time (git's "racy clean"): the next scan reads it.
 	racy
@@ -55,17 +52,16 @@ const (
 // Entry is one path of the workspace as courier saw it: git's index
 // entry, with the content's hash once read.
 type Entry struct {
-	Path  string `json:"path"`
-	Kind  Kind   `json:"kind"`
-	Mode  uint32 `json:"mode"` // 07777
-	Size  int64  `json:"size,omitempty"`
-	Mtime int64  `json:"mtime,omitempty"` // nanoseconds
-	Ctime int64  `json:"ctime,omitempty"`
-	Ino   uint64 `json:"ino,omitempty"`
-	Dev   uint64 `json:"dev,omitempty"`
-	Hash  string `json:"hash,omitempty"`
-	// Target is a symlink's target, as written (never followed).
-	Target string `json:"target,omitempty"`
+	Path   string `json:"path"`
+	Kind   Kind   `json:"kind"`
+	Mode   uint32 `json:"mode"` // 07777
+	Size   int64  `json:"size,omitempty"`
+	Mtime  int64  `json:"mtime,omitempty"` // nanoseconds
+	Ctime  int64  `json:"ctime,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
+	Dev    uint64 `json:"dev,omitempty"`
+	Hash   string `json:"hash,omitempty"`
+	Target string `json:"target,omitempty"` // a symlink's, as written (never followed)
 	Flags  uint8  `json:"flags,omitempty"`
 }
 
@@ -77,7 +73,6 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
 func (e *Entry) UnmarshalJSON(data []byte) error {
 	type plain Entry
 	err := json.Unmarshal(data, (*plain)(e))
@@ -106,14 +101,12 @@ func decName(s string) string {
 func (e *Entry) ignored() bool { return e.Flags&Ignored != 0 }
 func (e *Entry) stored() bool  { return e.Flags&Stored != 0 }
 
-// sameStat reports whether the stat data promise unchanged content, as
-// git trusts its index.
+// sameStat: the stat data promise unchanged content, as git trusts its index.
 func (e *Entry) sameStat(o *Entry) bool {
 	return e.Kind == o.Kind && e.Size == o.Size && e.Mtime == o.Mtime &&
 		e.Ctime == o.Ctime && e.Ino == o.Ino && e.Dev == o.Dev
 }
 
-// sameContent compares by hash, else by stat data.
 func (e *Entry) sameContent(o *Entry) bool {
 	if e.Hash != "" && o.Hash != "" {
 		return e.Hash == o.Hash
@@ -121,9 +114,7 @@ func (e *Entry) sameContent(o *Entry) bool {
 	return e.sameStat(o)
 }
 
-// differ reports whether a path changed between two looks: for a path
-// left out, its stat data (a folder's listing); else its kind, mode,
-// content or target.
+// differ: for a path left out, only its stat data (a folder's listing) tell.
 func differ(b, a *Entry) bool {
 	switch {
 	case b.Kind != a.Kind:
@@ -161,7 +152,6 @@ func (s Skipped) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{Path: encName(s.Path), Reason: s.Reason})
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
 func (s *Skipped) UnmarshalJSON(data []byte) error {
 	type plain Skipped
 	err := json.Unmarshal(data, (*plain)(s))
@@ -187,13 +177,11 @@ func (c *Change) Action() string {
 	return "mode changed"
 }
 
-// modeChanged reports a change of mode of a path of the same kind.
 func (c *Change) modeChanged() bool {
 	return c.Before != nil && c.After != nil && c.Before.Kind == c.After.Kind && c.Before.Mode != c.After.Mode
 }
 
-// Ignored reports a change at a path left out of the history: reported,
-// not undoable.
+// Ignored reports a change at a path left out of the history: not undoable.
 func (c *Change) Ignored() bool {
 	return (c.Before != nil && c.Before.ignored()) || (c.After != nil && c.After.ignored())
 }
@@ -215,7 +203,6 @@ func (c *Change) Undoable() bool {
 	return true
 }
 
-// isDir reports whether the path is a folder before or after.
 func (c *Change) isDir() bool {
 	return (c.After != nil && c.After.Kind == Dir) || (c.Before != nil && c.Before.Kind == Dir)
 }
@@ -223,69 +210,46 @@ func (c *Change) isDir() bool {
 // compare lists what differs between two looks, in walk order.
 func compare(before, after []Entry) []Change {
 	var out []Change
-	for i, j := 0, 0; i < len(before) || j < len(after); {
-		c := 1
-		switch {
-		case j == len(after):
-			c = -1
-		case i < len(before):
-			c = cmpPath(before[i].Path, after[j].Path)
+	for len(before) > 0 || len(after) > 0 {
+		var c Change
+		if len(after) == 0 || len(before) > 0 && cmpPath(before[0].Path, after[0].Path) <= 0 {
+			c.Before, before = &before[0], before[1:]
 		}
-		switch {
-		case c < 0:
-			out = append(out, Change{Path: before[i].Path, Before: &before[i]})
-			i++
-		case c > 0:
-			out = append(out, Change{Path: after[j].Path, After: &after[j]})
-			j++
-		default:
-			if differ(&before[i], &after[j]) {
-				out = append(out, Change{Path: after[j].Path, Before: &before[i], After: &after[j]})
-			}
-			i++
-			j++
+		if len(after) > 0 && (c.Before == nil || c.Before.Path == after[0].Path) {
+			c.After, after = &after[0], after[1:]
+		}
+		if c.Before == nil || c.After == nil || differ(c.Before, c.After) {
+			c.Path = entryOf(&c).Path
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
 // cmpPath orders paths as a sorted depth-first walk visits them: byte
-// order with "/" first, so a folder's contents follow it; "" (the
-// workspace) is first.
+// order with "/" first, so a folder's contents follow it.
 func cmpPath(a, b string) int {
-	for i := 0; i < min(len(a), len(b)); i++ {
-		ca, cb := a[i], b[i]
-		switch {
-		case ca == cb:
-			continue
-		case ca == '/':
-			return -1
-		case cb == '/':
-			return 1
-		case ca < cb:
-			return -1
-		}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a) || i == len(b):
+		return len(a) - len(b)
+	case a[i] == '/':
+		return -1
+	case b[i] == '/':
 		return 1
 	}
-	return len(a) - len(b)
+	return int(a[i]) - int(b[i])
 }
 
 // isBelow reports whether p is inside folder dir ("" holds everything).
 func isBelow(p, dir string) bool {
-	if dir == "" {
-		return p != ""
-	}
-	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
+	return dir == "" && p != "" || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
-// parentOf returns the folder holding p, "" at the top.
-func parentOf(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
+func parentOf(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] }
 
 // display writes a path for people and the LLM: "." for the workspace,
 // quoted when it holds control characters, invalid UTF-8 or a summary's
@@ -337,14 +301,9 @@ func (ix *index) apply(changes []Change) {
 func (ix *index) save(p string) error {
 	var b bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
-	err := gob.NewEncoder(zw).Encode(ix)
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = atomicfile.Write(p, b.Bytes(), 0o644)
-	}
-	if err != nil {
+	gob.NewEncoder(zw).Encode(ix) // into memory: cannot fail
+	zw.Close()
+	if err := atomicfile.Write(p, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("save workspace index: %w", err)
 	}
 	return nil
