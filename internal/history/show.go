@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -37,8 +36,6 @@ func changesAt(recs []Record, k int) Changes {
 	return Changes{List: recs[k].Changes, Skipped: recs[k].Skipped, Lost: lostOf(recs[k].Changes, reasons(skipped))}
 }
 
-// lost lists the changes undo cannot reverse (paths left out aside),
-// with the reasons why gives.
 func lostOf(list []Change, why map[string]string) (out []Skipped) {
 	for _, c := range list {
 		if !c.Ignored() && !c.Undoable() {
@@ -70,11 +67,10 @@ type item struct {
 }
 
 // fold folds more than n items into their folders, at the deepest level
-// leaving at most n (else the first); describe says what a folder holds.
-func fold(items []item, n int, describe func(item) string) []item {
-	if len(items) <= n {
-		return items
-	}
+// leaving at most n (else the first), and returns the texts of the first
+// n, or n-1 and the rest; describe says what a folder holds.
+func fold(items []item, n int, describe func(item) string) (texts []string, rest []item) {
+	n = max(n, 1)
 	at := func(depth int) []item {
 		var out []item
 		index := map[string]int{}
@@ -105,30 +101,33 @@ func fold(items []item, n int, describe func(item) string) []item {
 			}
 			g.paths += max(it.paths, 1)
 		}
-		for k := range out {
-			if out[k].text == "" {
-				out[k].text = displayItem(out[k].path, true) + " (" + describe(out[k]) + ")"
-			}
-		}
 		return out
 	}
-	best := at(1)
-	for depth := 2; len(best) <= n; depth++ {
-		g := at(depth)
-		if len(g) > n || len(g) == len(best) {
-			break
+	best := items
+	if len(items) > n {
+		best = at(1)
+		for depth := 2; len(best) <= n; depth++ {
+			g := at(depth)
+			if len(g) > n || len(g) == len(best) {
+				break
+			}
+			best = g
 		}
-		best = g
 	}
-	return best
+	if len(best) > n {
+		best, rest = best[:n-1], best[n-1:]
+	}
+	for _, it := range best {
+		texts = append(texts, cmp.Or(it.text, displayItem(it.path, true)+" ("+describe(it)+")"))
+	}
+	return texts, rest
 }
 
 // Summary writes the changes on one line for the LLM, at most n items,
 // e.g. "changed: build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files
 // deleted)", saying what undo cannot reverse; "" when nothing changed.
 func (cs Changes) Summary(n int) string {
-	n = max(n, 1)
-	items := fold(cs.items(), n, func(it item) string {
+	texts, rest := fold(cs.items(), n, func(it item) string {
 		var parts []string
 		for _, a := range []string{"created", "edited", "deleted", "type changed", "symlink changed", "mode changed"} {
 			if c := it.counts[a]; c > 0 {
@@ -137,16 +136,8 @@ func (cs Changes) Summary(n int) string {
 		}
 		return cmp.Or(strings.Join(parts, ", "), "changed") + lostText(it.lost, ", %d of them not undoable")
 	})
-	if len(items) == 0 {
-		return ""
-	}
-	var parts []string
 	more, moreLost := 0, 0
-	for i, it := range items {
-		if i < n-1 || len(items) <= n {
-			parts = append(parts, it.text)
-			continue
-		}
+	for _, it := range rest {
 		sum := 0
 		for _, c := range it.counts {
 			sum += c
@@ -154,14 +145,15 @@ func (cs Changes) Summary(n int) string {
 		more += max(sum, 1)
 		moreLost += it.lost
 	}
-	line := "changed: " + strings.Join(parts, ", ")
 	switch {
-	case more > 0 && len(parts) == 0:
-		line += human.Count(more, "path", "")
-	case more > 0:
-		line += fmt.Sprintf(", and %d more", more)
+	case len(rest) > 0 && len(texts) == 0:
+		texts = []string{human.Count(more, "path", "")}
+	case len(rest) > 0:
+		texts = append(texts, fmt.Sprintf("and %d more", more))
+	case len(texts) == 0:
+		return ""
 	}
-	return line + lostText(moreLost, " (%d of them not undoable)")
+	return "changed: " + strings.Join(texts, ", ") + lostText(moreLost, " (%d of them not undoable)")
 }
 
 func lostText(n int, format string) string {
@@ -190,7 +182,6 @@ func (cs Changes) items() []item {
 		// A folder that appeared or went away, everything in it with it.
 		inside := ""
 		switch {
-		case c.Ignored():
 		case c.After != nil && c.After.Kind == Dir && (a == "created" || a == "type changed"):
 			inside = "created"
 		case c.Before != nil && c.Before.Kind == Dir && (a == "deleted" || a == "type changed"):
@@ -222,13 +213,10 @@ func (cs Changes) items() []item {
 			case files == 0:
 				in = "folder deleted"
 			}
-			if a == "type changed" {
-				it.dir = false
-				if files > 0 {
-					text += ", " + in
-				}
-			} else {
+			if a != "type changed" {
 				text = in
+			} else if it.dir = false; files > 0 {
+				text += ", " + in
 			}
 			text += lostText(it.lost, ", %d of them not undoable")
 		case !c.Undoable():
@@ -283,7 +271,6 @@ func displayItem(p string, dir bool) string {
 // else folded into their folders, "gen/ (2,000 files)", and past even
 // that "and N more". The folders among them are shown with a "/".
 func foldPaths(paths, folders []string, n int) []string {
-	n = max(n, 1)
 	isDir := map[string]bool{}
 	for _, f := range folders {
 		isDir[f] = true
@@ -293,7 +280,7 @@ func foldPaths(paths, folders []string, n int) []string {
 		kind := map[bool]string{true: "folder", false: "file"}[isDir[p]]
 		items[i] = item{path: p, dir: isDir[p], text: displayItem(p, isDir[p]), counts: map[string]int{kind: 1}}
 	}
-	items = fold(items, n, func(it item) string {
+	out, rest := fold(items, n, func(it item) string {
 		var parts []string
 		for _, kind := range []string{"file", "folder"} {
 			if c := it.counts[kind]; c > 0 {
@@ -302,16 +289,12 @@ func foldPaths(paths, folders []string, n int) []string {
 		}
 		return strings.Join(parts, ", ")
 	})
-	var out []string
-	for i, it := range items {
-		if i == n-1 && len(items) > n {
-			more := 0
-			for _, rest := range items[i:] {
-				more += max(rest.paths, 1)
-			}
-			return append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
-		}
-		out = append(out, it.text)
+	more := 0
+	for _, it := range rest {
+		more += max(it.paths, 1)
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
 	}
 	return out
 }
@@ -340,15 +323,11 @@ func partlyUndoable(seq int, lost []Skipped) string {
 		return ""
 	}
 	var names []string
-	for i, l := range lost {
-		if i == 5 {
-			names = append(names, fmt.Sprintf("and %d more", len(lost)-5))
-			break
-		}
-		if l.Reason == "" {
-			l.Reason = "not snapshotted"
-		}
-		names = append(names, fmt.Sprintf("%s (%s)", display(l.Path), l.Reason))
+	for _, l := range lost[:min(len(lost), 5)] {
+		names = append(names, fmt.Sprintf("%s (%s)", display(l.Path), cmp.Or(l.Reason, "not snapshotted")))
+	}
+	if len(lost) > 5 {
+		names = append(names, fmt.Sprintf("and %d more", len(lost)-5))
 	}
 	return fmt.Sprintf("turn %d is only partly undoable: %s", seq, strings.Join(names, ", "))
 }
@@ -356,30 +335,36 @@ func partlyUndoable(seq int, lost []Skipped) string {
 // plan composes a turn's changes into one per path, before the first and
 // after the last, in walk order, leaving out paths left as they were.
 func plan(recs []Record) []Change {
-	byPath := map[string]*Change{}
-	var order []string
-	ignored := map[string]bool{}
+	type step struct {
+		Change
+		ignored bool
+	}
+	byPath := map[string]*step{}
+	var order []*step
 	for _, r := range recs {
 		if r.Kind != RecordChanged || r.Index < 0 {
 			continue
 		}
 		for _, c := range r.Changes {
-			p, ok := byPath[c.Path]
-			if !ok {
-				p = &Change{Path: c.Path, Before: c.Before}
+			p := byPath[c.Path]
+			if p == nil {
+				p = &step{Change: Change{Path: c.Path, Before: c.Before}}
 				byPath[c.Path] = p
-				order = append(order, c.Path)
+				order = append(order, p)
 			}
 			p.After = c.After
-			ignored[c.Path] = ignored[c.Path] || c.Ignored()
+			p.ignored = p.ignored || c.Ignored()
 		}
 	}
 	var out []Change
-	for _, path := range order {
-		c := byPath[path]
-		if ignored[path] && !c.Ignored() {
+	for _, p := range order {
+		c := p.Change
+		if c.Before == nil && c.After == nil {
+			continue
+		}
+		if p.ignored && !c.Ignored() {
 			// Left out at some step: it stays reported as such.
-			e := *entryOf(c)
+			e := *entryOf(&c)
 			e.Flags |= Ignored
 			if c.After != nil {
 				c.After = &e
@@ -387,12 +372,11 @@ func plan(recs []Record) []Change {
 				c.Before = &e
 			}
 		}
-		if (c.Before == nil && c.After == nil) || (c.Before != nil && c.After != nil && !c.Ignored() && !differ(c.Before, c.After)) {
-			continue
+		if c.Ignored() || c.Before == nil || c.After == nil || differ(c.Before, c.After) {
+			out = append(out, c)
 		}
-		out = append(out, *c)
 	}
-	sort.Slice(out, func(i, j int) bool { return cmpPath(out[i].Path, out[j].Path) < 0 })
+	slices.SortFunc(out, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
 	return out
 }
 
