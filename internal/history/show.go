@@ -380,9 +380,6 @@ func plan(recs []Record) []Change {
 	return out
 }
 
-// maxDiffFile is the largest file whose content a diff shows.
-const maxDiffFile = 4 << 20
-
 // Diff writes what turn seq changed as a unified diff of text files (each
 // cut at maxBytes, 0: no limit), the rest summarised on "#" lines.
 func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
@@ -395,52 +392,48 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 	}
 	var out strings.Builder
 	for _, c := range plan(t.Records) {
-		h.diffPath(&out, &c, maxBytes)
+		name, b, a := display(c.Path), c.Before, c.After
+		if c.Ignored() {
+			fmt.Fprintf(&out, "# %s: %s, left out of snapshots\n", name, c.Action())
+			continue
+		}
+		if c.modeChanged() {
+			fmt.Fprintf(&out, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
+		}
+		if bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File; !bf && !af || bf && af && b.sameContent(a) {
+			diffOther(&out, name, &c)
+			continue
+		}
+		var data [2]string
+		var sizes []string
+		kept, binary := true, false
+		for i, e := range []*Entry{b, a} {
+			if e == nil || e.Kind != File {
+				continue
+			}
+			sizes = append(sizes, human.Bytes(e.Size))
+			ok := e.stored() && e.Size <= 4<<20 // larger files are not diffed
+			if ok {
+				var err error
+				data[i], err = h.obj.read(e.Hash)
+				ok = err == nil
+			}
+			kept = kept && ok
+			binary = binary || strings.IndexByte(data[i][:min(len(data[i]), 8000)], 0) >= 0
+		}
+		switch {
+		case !kept:
+			fmt.Fprintf(&out, "# %s: %s (%s), content not kept\n", name, c.Action(), strings.Join(sizes, " → "))
+		case binary:
+			fmt.Fprintf(&out, "# %s: binary file %s (%s)\n", name, c.Action(), strings.Join(sizes, " → "))
+		default:
+			diffOther(&out, name, &c)
+			d, _, _ := edit.Diff(name, data[0], data[1], maxBytes)
+			out.WriteString(d)
+		}
 	}
 	_, err = io.WriteString(w, out.String())
 	return err
-}
-
-func (h *History) diffPath(w *strings.Builder, c *Change, maxBytes int) {
-	name, b, a := display(c.Path), c.Before, c.After
-	if c.Ignored() {
-		fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
-		return
-	}
-	if c.modeChanged() {
-		fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
-	}
-	bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File
-	if !bf && !af || bf && af && b.sameContent(a) {
-		diffOther(w, name, c)
-		return
-	}
-	old, oldOK := h.diffSide(b)
-	cur, curOK := h.diffSide(a)
-	isBinary := func(data string) bool { return strings.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
-	switch {
-	case !oldOK || !curOK:
-		fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
-	case isBinary(old) || isBinary(cur):
-		fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
-	default:
-		diffOther(w, name, c)
-		d, _, _ := edit.Diff(name, old, cur, maxBytes)
-		w.WriteString(d)
-	}
-}
-
-// diffSide returns a file's content for a diff (empty if not a file), ok
-// false if it is not kept or too large.
-func (h *History) diffSide(e *Entry) (string, bool) {
-	if e == nil || e.Kind != File {
-		return "", true
-	}
-	if !e.stored() || e.Size > maxDiffFile {
-		return "", false
-	}
-	data, err := h.obj.read(e.Hash)
-	return data, err == nil
 }
 
 // diffOther describes a change of what is not a file, or became one.
@@ -457,16 +450,6 @@ func diffOther(w *strings.Builder, name string, c *Change) {
 		return
 	}
 	fmt.Fprintf(w, "# %s: %s\n", name, text)
-}
-
-func sizes(b, a *Entry) string {
-	switch {
-	case b == nil || b.Kind != File:
-		return human.Bytes(a.Size)
-	case a == nil || a.Kind != File:
-		return human.Bytes(b.Size)
-	}
-	return human.Bytes(b.Size) + " → " + human.Bytes(a.Size)
 }
 
 // TurnLog is one turn as 'courier log' shows it.
