@@ -17,13 +17,9 @@ import (
 
 // Changes is what one command changed in the workspace.
 type Changes struct {
-	List []Change // in walk order
-	// Skipped are changed paths whose content could not be kept: a later
-	// change of them is not undoable.
-	Skipped []Skipped
-	// Lost are the changes of List undo cannot reverse (paths left out of
-	// the history aside), with the reason the turn recorded, if any.
-	Lost []Skipped
+	List    []Change  // in walk order
+	Skipped []Skipped // content not kept, so a later change is not undoable
+	Lost    []Skipped // what of List undo cannot reverse (left-out paths aside), and why
 }
 
 // changesAt returns what the changed record recs[k] holds, with the
@@ -230,7 +226,6 @@ func (cs Changes) items() []item {
 	return out
 }
 
-// entryOf returns the state after, or before for a deletion.
 func entryOf(c *Change) *Entry {
 	if c.After != nil {
 		return c.After
@@ -400,56 +395,43 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 		if c.modeChanged() {
 			fmt.Fprintf(&out, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
 		}
-		if bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File; !bf && !af || bf && af && b.sameContent(a) {
-			diffOther(&out, name, &c)
-			continue
-		}
-		var data [2]string
-		var sizes []string
-		kept, binary := true, false
-		for i, e := range []*Entry{b, a} {
-			if e == nil || e.Kind != File {
+		var diff string
+		if bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File; (bf || af) && !(bf && af && b.sameContent(a)) {
+			var data [2]string
+			var sizes []string
+			kept, binary := true, false
+			for i, e := range []*Entry{b, a} {
+				if e == nil || e.Kind != File {
+					continue
+				}
+				sizes = append(sizes, human.Bytes(e.Size))
+				if kept = kept && e.stored() && e.Size <= 4<<20; kept { // larger files are not diffed
+					var err error
+					data[i], err = h.obj.read(e.Hash)
+					kept = err == nil
+				}
+				binary = binary || strings.IndexByte(data[i][:min(len(data[i]), 8000)], 0) >= 0
+			}
+			if !kept || binary {
+				format := map[bool]string{false: "# %s: %s (%s), content not kept\n", true: "# %s: binary file %s (%s)\n"}[kept]
+				fmt.Fprintf(&out, format, name, c.Action(), strings.Join(sizes, " → "))
 				continue
 			}
-			sizes = append(sizes, human.Bytes(e.Size))
-			ok := e.stored() && e.Size <= 4<<20 // larger files are not diffed
-			if ok {
-				var err error
-				data[i], err = h.obj.read(e.Hash)
-				ok = err == nil
-			}
-			kept = kept && ok
-			binary = binary || strings.IndexByte(data[i][:min(len(data[i]), 8000)], 0) >= 0
+			diff, _, _ = edit.Diff(name, data[0], data[1], maxBytes)
 		}
+		// What is not a file, or became one.
 		switch {
-		case !kept:
-			fmt.Fprintf(&out, "# %s: %s (%s), content not kept\n", name, c.Action(), strings.Join(sizes, " → "))
-		case binary:
-			fmt.Fprintf(&out, "# %s: binary file %s (%s)\n", name, c.Action(), strings.Join(sizes, " → "))
-		default:
-			diffOther(&out, name, &c)
-			d, _, _ := edit.Diff(name, data[0], data[1], maxBytes)
-			out.WriteString(d)
+		case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
+			fmt.Fprintf(&out, "# %s: %s\n", name, changeText(&c))
+		case a == nil && b.Kind != File:
+			fmt.Fprintf(&out, "# %s: %s deleted\n", name, b.Kind)
+		case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
+			fmt.Fprintf(&out, "# %s: symlink to %s → %s\n", name, display(b.Target), display(a.Target))
 		}
+		out.WriteString(diff)
 	}
 	_, err = io.WriteString(w, out.String())
 	return err
-}
-
-// diffOther describes a change of what is not a file, or became one.
-func diffOther(w *strings.Builder, name string, c *Change) {
-	text := changeText(c)
-	switch b, a := c.Before, c.After; {
-	case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
-		// as changeText says
-	case a == nil && b.Kind != File:
-		text = b.Kind.String() + " deleted"
-	case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
-		text = "symlink to " + display(b.Target) + " → " + display(a.Target)
-	default:
-		return
-	}
-	fmt.Fprintf(w, "# %s: %s\n", name, text)
 }
 
 // TurnLog is one turn as 'courier log' shows it.
@@ -459,15 +441,14 @@ type TurnLog struct {
 	AppliedAt time.Time `json:"appliedAt"`
 	Commands  int       `json:"commands"`
 	Failed    int       `json:"failed"`
-	// Changes are the commands that changed the workspace.
-	Changes  []CommandLog `json:"changes"`
-	Undone   bool         `json:"undone"`
-	Finished bool         `json:"finished"`
-	Pruned   bool         `json:"pruned,omitempty"` // cannot be undone nor diffed
-	// Results are how the reply's commands ended; Changed what the turn
-	// changed, each path once.
-	Results []command.Result `json:"results,omitempty"`
-	Changed string           `json:"changed,omitempty"`
+	// Changes are the commands that changed the workspace; Results how
+	// each command ended; Changed what the turn changed, each path once.
+	Changes  []CommandLog     `json:"changes"`
+	Undone   bool             `json:"undone"`
+	Finished bool             `json:"finished"`
+	Pruned   bool             `json:"pruned,omitempty"` // cannot be undone nor diffed
+	Results  []command.Result `json:"results,omitempty"`
+	Changed  string           `json:"changed,omitempty"`
 }
 
 // CommandLog is what one command (Index from 1) of a turn changed: a file
