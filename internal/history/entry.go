@@ -44,13 +44,10 @@ func (k Kind) String() string {
 const (
 	Ignored uint8 = 1 << iota // left out by .gitignore or a setting: only its stat data is known
 	Stored                    // the content is in the content store
-	// racy: its times were too close to the scan to prove the content
-	// unchanged next time (git's "racy clean"): the next scan reads it.
-	racy
+	racy                      // times too close to the scan to trust next time (git's "racy clean")
 )
 
-// Entry is one path of the workspace as courier saw it: git's index
-// entry, with the content's hash once read.
+// Entry is a path of the workspace as courier saw it: git's index entry.
 type Entry struct {
 	Path   string `json:"path"`
 	Kind   Kind   `json:"kind"`
@@ -90,10 +87,9 @@ func encName(s string) string {
 }
 
 func decName(s string) string {
-	if b64, ok := strings.CutPrefix(s, "\x00"); ok {
-		if raw, err := base64.StdEncoding.DecodeString(b64); err == nil {
-			return string(raw)
-		}
+	b64, ok := strings.CutPrefix(s, "\x00")
+	if raw, err := base64.StdEncoding.DecodeString(b64); ok && err == nil {
+		return string(raw)
 	}
 	return s
 }
@@ -194,11 +190,9 @@ func (c *Change) Undoable() bool {
 		return false
 	case b == nil || b.stored():
 		return true
-	case b.Kind == File:
-		// Only the mode changed, and the content is still there.
-		return c.After != nil && c.After.Kind == File && b.sameContent(c.After)
-	case b.Kind == Socket || b.Kind == Device:
-		return c.After != nil && c.After.Kind == b.Kind
+	case b.Kind == File || b.Kind == Socket || b.Kind == Device:
+		// Not stored: only its mode may have changed.
+		return c.After != nil && c.After.Kind == b.Kind && (b.Kind != File || b.sameContent(c.After))
 	}
 	return true
 }
@@ -251,16 +245,16 @@ func isBelow(p, dir string) bool {
 
 func parentOf(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] }
 
-// display writes a path for people and the LLM: "." for the workspace,
-// quoted when it holds control characters, invalid UTF-8 or a summary's
-// punctuation, so it cannot pass for other text.
+// display writes a path for people and the LLM: "." for the workspace, quoted
+// when it holds control characters, invalid UTF-8 or a summary's punctuation,
+// so it cannot pass for other text.
 func display(p string) string {
-	if p == "" {
+	switch {
+	case p == "":
 		return "."
-	}
-	if !utf8.ValidString(p) || strings.ContainsFunc(p, func(r rune) bool {
-		return r < 0x20 || r == 0x7f || r == '"' || r == '(' || r == ',' || unicode.Is(unicode.Cf, r)
-	}) {
+	case !utf8.ValidString(p) || strings.ContainsFunc(p, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || strings.ContainsRune(`"(,`, r) || unicode.Is(unicode.Cf, r)
+	}):
 		return strconv.Quote(p)
 	}
 	return p

@@ -22,8 +22,7 @@ type Changes struct {
 	Lost    []Skipped // what of List undo cannot reverse (left-out paths aside), and why
 }
 
-// changesAt returns what the changed record recs[k] holds, with the
-// reasons earlier records give for what cannot be undone.
+// changesAt is what record recs[k] changed, with earlier records' reasons.
 func changesAt(recs []Record, k int) Changes {
 	var skipped []Skipped
 	for _, r := range recs[:k] {
@@ -50,9 +49,9 @@ func reasons(list []Skipped) map[string]string {
 	return m
 }
 
-// item is one entry of a folded list: a path, or a folder standing for
-// the paths below it: counts by kind (an action, or "file" and "folder"),
-// paths listed (itself included), lost (not undoable).
+// item is a path of a folded list, or a folder standing for those below it:
+// counts by kind (an action, or "file" and "folder"), paths listed (itself
+// included), lost (not undoable).
 type item struct {
 	path   string
 	dir    bool
@@ -63,8 +62,8 @@ type item struct {
 }
 
 // fold folds more than n items into their folders, at the deepest level
-// leaving at most n (else the first), and returns the texts of the first
-// n, or n-1 and the rest; describe says what a folder holds.
+// leaving at most n (else the first), and returns the texts of at most n,
+// or of n-1 and the rest; describe says what a folder holds.
 func fold(items []item, n int, describe func(item) string) (texts []string, rest []item) {
 	n = max(n, 1)
 	at := func(depth int) []item {
@@ -119,9 +118,8 @@ func fold(items []item, n int, describe func(item) string) (texts []string, rest
 	return texts, rest
 }
 
-// Summary writes the changes on one line for the LLM, at most n items,
-// e.g. "changed: build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files
-// deleted)", saying what undo cannot reverse; "" when nothing changed.
+// Summary writes the changes on one line for the LLM, at most n items, saying
+// what undo cannot reverse, e.g. "changed: go.sum (edited), tmp/ (3 files deleted)".
 func (cs Changes) Summary(n int) string {
 	texts, rest := fold(cs.items(), n, func(it item) string {
 		var parts []string
@@ -159,8 +157,7 @@ func lostText(n int, format string) string {
 	return fmt.Sprintf(format, n)
 }
 
-// items turns the changes into summary items; a folder created or
-// deleted with all in it is one.
+// items: a folder created or deleted with all in it is one.
 func (cs Changes) items() []item {
 	skipped, lost := reasons(cs.Skipped), reasons(cs.Lost)
 	list := cs.List
@@ -175,19 +172,15 @@ func (cs Changes) items() []item {
 		if !c.Undoable() {
 			it.lost = 1
 		}
-		// A folder that appeared or went away, everything in it with it.
-		inside := ""
-		switch {
-		case c.After != nil && c.After.Kind == Dir && (a == "created" || a == "type changed"):
+		inside := "deleted"
+		if c.After != nil && c.After.Kind == Dir {
 			inside = "created"
-		case c.Before != nil && c.Before.Kind == Dir && (a == "deleted" || a == "type changed"):
-			inside = "deleted"
 		}
 		text := changeText(c)
 		switch why, later := skipped[c.Path]; {
 		case c.Ignored():
 			text = "ignored, not undoable"
-		case inside != "":
+		case it.dir && a != "mode changed": // a folder that came or went
 			files, size := 0, int64(0)
 			for i+1 < len(list) && isBelow(list[i+1].Path, c.Path) && list[i+1].Action() == inside && !list[i+1].Ignored() {
 				i++
@@ -226,12 +219,7 @@ func (cs Changes) items() []item {
 	return out
 }
 
-func entryOf(c *Change) *Entry {
-	if c.After != nil {
-		return c.After
-	}
-	return c.Before
-}
+func entryOf(c *Change) *Entry { return cmp.Or(c.After, c.Before) }
 
 func changeText(c *Change) string {
 	text := c.Action()
@@ -262,9 +250,8 @@ func displayItem(p string, dir bool) string {
 	return display(p)
 }
 
-// foldPaths lists paths in at most n lines: each path while they fit,
-// else folded into their folders, "gen/ (2,000 files)", and past even
-// that "and N more". The folders among them are shown with a "/".
+// foldPaths lists paths in at most n lines: each while they fit, else folded
+// into their folders, "gen/ (2,000 files)", and past even that "and N more".
 func foldPaths(paths, folders []string, n int) []string {
 	isDir := map[string]bool{}
 	for _, f := range folders {
@@ -294,8 +281,7 @@ func foldPaths(paths, folders []string, n int) []string {
 	return out
 }
 
-// notUndoable lists, in walk order, the paths a turn changed that undo
-// cannot put back (left-out paths aside), with the recorded reason.
+// notUndoable lists, in walk order, what of a turn undo cannot put back, and why.
 func notUndoable(recs []Record) []Skipped {
 	why, first := map[string]string{}, map[string]string{}
 	for _, r := range recs {
@@ -419,7 +405,6 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 			}
 			diff, _, _ = edit.Diff(name, data[0], data[1], maxBytes)
 		}
-		// What is not a file, or became one.
 		switch {
 		case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
 			fmt.Fprintf(&out, "# %s: %s\n", name, changeText(&c))
