@@ -65,9 +65,8 @@ type Entry struct {
 // MarshalJSON writes the path and target as names (see encName).
 func (e Entry) MarshalJSON() ([]byte, error) {
 	type plain Entry
-	p := plain(e)
-	p.Path, p.Target = encName(e.Path), encName(e.Target)
-	return json.Marshal(p)
+	e.Path, e.Target = encName(e.Path), encName(e.Target)
+	return json.Marshal(plain(e))
 }
 
 func (e *Entry) UnmarshalJSON(data []byte) error {
@@ -115,10 +114,9 @@ func differ(b, a *Entry) bool {
 	switch {
 	case b.Kind != a.Kind:
 		return true
+	case (b.ignored() || a.ignored()) && b.Kind == Dir:
+		return b.Mtime != a.Mtime || b.Ino != a.Ino
 	case b.ignored() || a.ignored():
-		if b.Kind == Dir {
-			return b.Mtime != a.Mtime || b.Ino != a.Ino
-		}
 		return !b.sameStat(a) || b.Mode != a.Mode
 	case b.Mode != a.Mode:
 		return true
@@ -270,24 +268,20 @@ type index struct {
 // apply sets the changes' paths to their states after, in walk order.
 func (ix *index) apply(changes []Change) {
 	sorted := slices.Clone(changes)
+	slices.Reverse(sorted) // so that a later change of the same path decides
 	slices.SortStableFunc(sorted, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
-	out := make([]Entry, 0, len(ix.Entries)+len(sorted))
-	i := 0
-	for k, c := range sorted {
-		if k+1 < len(sorted) && sorted[k+1].Path == c.Path {
-			continue // a later change of the same path decides
-		}
-		for ; i < len(ix.Entries) && cmpPath(ix.Entries[i].Path, c.Path) < 0; i++ {
-			out = append(out, ix.Entries[i])
-		}
-		if i < len(ix.Entries) && ix.Entries[i].Path == c.Path {
+	out, old := make([]Entry, 0, len(ix.Entries)+len(sorted)), ix.Entries
+	for _, c := range slices.CompactFunc(sorted, func(a, b Change) bool { return a.Path == b.Path }) {
+		i, found := slices.BinarySearchFunc(old, c.Path, func(e Entry, p string) int { return cmpPath(e.Path, p) })
+		out = append(out, old[:i]...)
+		if found {
 			i++
 		}
-		if c.After != nil {
+		if old = old[i:]; c.After != nil {
 			out = append(out, *c.After)
 		}
 	}
-	ix.Entries = append(out, ix.Entries[i:]...)
+	ix.Entries = append(out, old...)
 }
 
 // save writes the index atomically and durably (the next turn trusts its

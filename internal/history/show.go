@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -81,19 +80,16 @@ func fold(items []item, n int, describe func(item) string) (texts []string, rest
 				out = append(out, item{path: key, counts: map[string]int{}})
 			}
 			g := &out[k]
-			if key == it.path && g.paths == 0 {
-				*g = it
-				g.counts = maps.Clone(it.counts)
-				if g.dir {
-					clear(g.counts) // a folder counts what is below it
-				}
-			} else {
-				g.dir, g.text = true, ""
+			head := key == it.path && g.paths == 0
+			if g.dir, g.text = true, ""; head {
+				g.dir, g.text = it.dir, it.text
+			}
+			if !head || !it.dir { // a folder counts what is below it
 				for a, c := range it.counts {
 					g.counts[a] += c
 				}
-				g.lost += it.lost
 			}
+			g.lost += it.lost
 			g.paths += max(it.paths, 1)
 		}
 		return out
@@ -172,10 +168,7 @@ func (cs Changes) items() []item {
 		if !c.Undoable() {
 			it.lost = 1
 		}
-		inside := "deleted"
-		if c.After != nil && c.After.Kind == Dir {
-			inside = "created"
-		}
+		inside := map[bool]string{true: "created", false: "deleted"}[c.After != nil && c.After.Kind == Dir]
 		text := changeText(c)
 		switch why, later := skipped[c.Path]; {
 		case c.Ignored():
@@ -193,14 +186,10 @@ func (cs Changes) items() []item {
 				}
 			}
 			it.counts = map[string]int{inside: files}
-			in := human.Count(files, "file", "") + " deleted"
-			switch {
-			case inside == "created" && files == 0:
-				in = "new folder"
-			case inside == "created":
-				in = fmt.Sprintf("new, %s, %s", human.Count(files, "file", ""), human.Bytes(size))
-			case files == 0:
-				in = "folder deleted"
+			n := human.Count(files, "file", "")
+			in := map[string]string{"created": "new, " + n + ", " + human.Bytes(size), "deleted": n + " deleted"}[inside]
+			if files == 0 {
+				in = map[string]string{"created": "new folder", "deleted": "folder deleted"}[inside]
 			}
 			if a != "type changed" {
 				text = in
@@ -450,9 +439,6 @@ type CommandLog struct {
 // Log lists the turns of session st, oldest first.
 func (s Store) Log(st *State) ([]TurnLog, error) {
 	seqs, err := s.Turns(st.SessionID)
-	if err != nil {
-		return nil, err
-	}
 	var out []TurnLog
 	for _, seq := range seqs {
 		t, err := s.ReadTurn(st.SessionID, seq)
@@ -498,5 +484,5 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 		tl.Changed = Changes{List: plan(t.Records), Skipped: skipped, Lost: notUndoable(t.Records)}.Summary(10)
 		out = append(out, tl)
 	}
-	return out, nil
+	return out, err
 }
