@@ -177,7 +177,7 @@ func (c *Change) modeChanged() bool {
 
 // Ignored reports a change at a path left out of the history: not undoable.
 func (c *Change) Ignored() bool {
-	return (c.Before != nil && c.Before.ignored()) || (c.After != nil && c.After.ignored())
+	return c.Before != nil && c.Before.ignored() || c.After != nil && c.After.ignored()
 }
 
 // Undoable reports whether undo can put the path back as it was.
@@ -196,7 +196,7 @@ func (c *Change) Undoable() bool {
 }
 
 func (c *Change) isDir() bool {
-	return (c.After != nil && c.After.Kind == Dir) || (c.Before != nil && c.Before.Kind == Dir)
+	return c.After != nil && c.After.Kind == Dir || c.Before != nil && c.Before.Kind == Dir
 }
 
 // compare lists what differs between two looks, in walk order.

@@ -73,13 +73,11 @@ func fold(items []item, n int, describe func(item) string) (texts []string, rest
 			if parts := strings.SplitN(key, "/", depth+1); len(parts) > depth {
 				key = strings.Join(parts[:depth], "/")
 			}
-			k, ok := index[key]
-			if !ok {
-				k = len(out)
-				index[key] = k
+			if index[key] == 0 {
 				out = append(out, item{path: key, counts: map[string]int{}})
+				index[key] = len(out)
 			}
-			g := &out[k]
+			g := &out[index[key]-1]
 			head := key == it.path && g.paths == 0
 			if g.dir, g.text = true, ""; head {
 				g.dir, g.text = it.dir, it.text
@@ -174,17 +172,14 @@ func (cs Changes) items() []item {
 		case c.Ignored():
 			text = "ignored, not undoable"
 		case it.dir && a != "mode changed": // a folder that came or went
-			files, size := 0, int64(0)
+			files, size, first := 0, int64(0), i+1
 			for i+1 < len(list) && isBelow(list[i+1].Path, c.Path) && list[i+1].Action() == inside && !list[i+1].Ignored() {
-				i++
-				if !list[i].isDir() {
+				if i++; !list[i].isDir() {
 					files++
 					size += entryOf(&list[i]).Size
 				}
-				if !list[i].Undoable() {
-					it.lost++
-				}
 			}
+			it.lost += len(lostOf(list[first:i+1], nil))
 			it.counts = map[string]int{inside: files}
 			n := human.Count(files, "file", "")
 			in := map[string]string{"created": "new, " + n + ", " + human.Bytes(size), "deleted": n + " deleted"}[inside]
@@ -310,7 +305,6 @@ func plan(recs []Record) []Change {
 		ignored bool
 	}
 	byPath := map[string]*step{}
-	var order []*step
 	for _, r := range recs {
 		if r.Kind != RecordChanged || r.Index < 0 {
 			continue
@@ -320,17 +314,16 @@ func plan(recs []Record) []Change {
 			if p == nil {
 				p = &step{Change: Change{Path: c.Path, Before: c.Before}}
 				byPath[c.Path] = p
-				order = append(order, p)
 			}
 			p.After = c.After
 			p.ignored = p.ignored || c.Ignored()
 		}
 	}
 	var out []Change
-	for _, p := range order {
+	for _, p := range byPath {
 		c := p.Change
 		if c.Before == nil && c.After == nil {
-			continue
+			continue // made and removed again
 		}
 		if p.ignored && !c.Ignored() {
 			// Left out at some step: it stays reported as such.
@@ -372,9 +365,7 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 		}
 		var diff string
 		if bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File; (bf || af) && !(bf && af && b.sameContent(a)) {
-			var data [2]string
-			var sizes []string
-			kept, binary := true, false
+			data, sizes, kept, binary := [2]string{}, []string(nil), true, false
 			for i, e := range []*Entry{b, a} {
 				if e == nil || e.Kind != File {
 					continue
