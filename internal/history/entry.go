@@ -98,8 +98,7 @@ func (e *Entry) stored() bool  { return e.Flags&Stored != 0 }
 
 // sameStat: the stat data promise unchanged content, as git trusts its index.
 func (e *Entry) sameStat(o *Entry) bool {
-	return e.Kind == o.Kind && e.Size == o.Size && e.Mtime == o.Mtime &&
-		e.Ctime == o.Ctime && e.Ino == o.Ino && e.Dev == o.Dev
+	return e.Kind == o.Kind && e.Size == o.Size && e.Mtime == o.Mtime && e.Ctime == o.Ctime && e.Ino == o.Ino && e.Dev == o.Dev
 }
 
 func (e *Entry) sameContent(o *Entry) bool {

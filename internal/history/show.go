@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -274,15 +275,12 @@ func notUndoable(recs []Record) []Skipped {
 				first[c.Path] = why[c.Path]
 			}
 		}
-		for _, sk := range r.Skipped {
-			why[sk.Path] = sk.Reason
-		}
+		maps.Copy(why, reasons(r.Skipped))
 	}
 	return lostOf(plan(recs), first)
 }
 
-// partlyUndoable is the warning about turn seq, of which lost cannot be
-// undone: "turn 3 is only partly undoable: big.txt (...)"; or "".
+// partlyUndoable warns that lost, of turn seq, cannot be undone; "" if none.
 func partlyUndoable(seq int, lost []Skipped) string {
 	if len(lost) == 0 {
 		return ""
@@ -300,11 +298,7 @@ func partlyUndoable(seq int, lost []Skipped) string {
 // plan composes a turn's changes into one per path, before the first and
 // after the last, in walk order, leaving out paths left as they were.
 func plan(recs []Record) []Change {
-	type step struct {
-		Change
-		ignored bool
-	}
-	byPath := map[string]*step{}
+	byPath, ignored := map[string]*Change{}, map[string]bool{}
 	for _, r := range recs {
 		if r.Kind != RecordChanged || r.Index < 0 {
 			continue
@@ -312,20 +306,20 @@ func plan(recs []Record) []Change {
 		for _, c := range r.Changes {
 			p := byPath[c.Path]
 			if p == nil {
-				p = &step{Change: Change{Path: c.Path, Before: c.Before}}
+				p = &Change{Path: c.Path, Before: c.Before}
 				byPath[c.Path] = p
 			}
 			p.After = c.After
-			p.ignored = p.ignored || c.Ignored()
+			ignored[c.Path] = ignored[c.Path] || c.Ignored()
 		}
 	}
 	var out []Change
 	for _, p := range byPath {
-		c := p.Change
+		c := *p
 		if c.Before == nil && c.After == nil {
 			continue // made and removed again
 		}
-		if p.ignored && !c.Ignored() {
+		if ignored[c.Path] && !c.Ignored() {
 			// Left out at some step: it stays reported as such.
 			e := *entryOf(&c)
 			e.Flags |= Ignored
@@ -416,8 +410,8 @@ type TurnLog struct {
 	Changed  string           `json:"changed,omitempty"`
 }
 
-// CommandLog is what one command (Index from 1) of a turn changed: a file
-// command's file, action and lines, or another's summary line.
+// CommandLog is what command Index (from 1) changed: a file command's file,
+// action and lines, or another's summary line.
 type CommandLog struct {
 	Index   int    `json:"index"`
 	Path    string `json:"path,omitempty"`
