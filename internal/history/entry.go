@@ -42,42 +42,33 @@ func (k Kind) String() string {
 
 // Flags of an entry.
 const (
-	// Ignored: left out by .gitignore or a setting; only its stat data is
-	// known.
-	Ignored uint8 = 1 << iota
-	// Stored: the content is in the content store.
-	Stored
-	// racy: its times were too close to the scan to prove the content
-	// unchanged next time (git's "racy clean"): the next scan reads it.
-	racy
+	Ignored uint8 = 1 << iota // left out by .gitignore or a setting: only its stat data is known
+	Stored                    // the content is in the content store
+	racy                      // times too close to the scan to trust next time (git's "racy clean")
 )
 
-// Entry is one path of the workspace as courier saw it: git's index
-// entry, with the content's hash once read.
+// Entry is a path of the workspace as courier saw it: git's index entry.
 type Entry struct {
-	Path  string `json:"path"`
-	Kind  Kind   `json:"kind"`
-	Mode  uint32 `json:"mode"` // 07777
-	Size  int64  `json:"size,omitempty"`
-	Mtime int64  `json:"mtime,omitempty"` // nanoseconds
-	Ctime int64  `json:"ctime,omitempty"`
-	Ino   uint64 `json:"ino,omitempty"`
-	Dev   uint64 `json:"dev,omitempty"`
-	Hash  string `json:"hash,omitempty"`
-	// Target is a symlink's target, as written (never followed).
-	Target string `json:"target,omitempty"`
+	Path   string `json:"path"`
+	Kind   Kind   `json:"kind"`
+	Mode   uint32 `json:"mode"` // 07777
+	Size   int64  `json:"size,omitempty"`
+	Mtime  int64  `json:"mtime,omitempty"` // nanoseconds
+	Ctime  int64  `json:"ctime,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
+	Dev    uint64 `json:"dev,omitempty"`
+	Hash   string `json:"hash,omitempty"`
+	Target string `json:"target,omitempty"` // a symlink's, as written (never followed)
 	Flags  uint8  `json:"flags,omitempty"`
 }
 
 // MarshalJSON writes the path and target as names (see encName).
 func (e Entry) MarshalJSON() ([]byte, error) {
 	type plain Entry
-	p := plain(e)
-	p.Path, p.Target = encName(e.Path), encName(e.Target)
-	return json.Marshal(p)
+	e.Path, e.Target = encName(e.Path), encName(e.Target)
+	return json.Marshal(plain(e))
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
 func (e *Entry) UnmarshalJSON(data []byte) error {
 	type plain Entry
 	err := json.Unmarshal(data, (*plain)(e))
@@ -95,10 +86,9 @@ func encName(s string) string {
 }
 
 func decName(s string) string {
-	if b64, ok := strings.CutPrefix(s, "\x00"); ok {
-		if raw, err := base64.StdEncoding.DecodeString(b64); err == nil {
-			return string(raw)
-		}
+	b64, ok := strings.CutPrefix(s, "\x00")
+	if raw, err := base64.StdEncoding.DecodeString(b64); ok && err == nil {
+		return string(raw)
 	}
 	return s
 }
@@ -106,14 +96,11 @@ func decName(s string) string {
 func (e *Entry) ignored() bool { return e.Flags&Ignored != 0 }
 func (e *Entry) stored() bool  { return e.Flags&Stored != 0 }
 
-// sameStat reports whether the stat data promise unchanged content, as
-// git trusts its index.
+// sameStat: the stat data promise unchanged content, as git trusts its index.
 func (e *Entry) sameStat(o *Entry) bool {
-	return e.Kind == o.Kind && e.Size == o.Size && e.Mtime == o.Mtime &&
-		e.Ctime == o.Ctime && e.Ino == o.Ino && e.Dev == o.Dev
+	return e.Kind == o.Kind && e.Size == o.Size && e.Mtime == o.Mtime && e.Ctime == o.Ctime && e.Ino == o.Ino && e.Dev == o.Dev
 }
 
-// sameContent compares by hash, else by stat data.
 func (e *Entry) sameContent(o *Entry) bool {
 	if e.Hash != "" && o.Hash != "" {
 		return e.Hash == o.Hash
@@ -121,17 +108,14 @@ func (e *Entry) sameContent(o *Entry) bool {
 	return e.sameStat(o)
 }
 
-// differ reports whether a path changed between two looks: for a path
-// left out, its stat data (a folder's listing); else its kind, mode,
-// content or target.
+// differ: for a path left out, only its stat data (a folder's listing) tell.
 func differ(b, a *Entry) bool {
 	switch {
 	case b.Kind != a.Kind:
 		return true
+	case (b.ignored() || a.ignored()) && b.Kind == Dir:
+		return b.Mtime != a.Mtime || b.Ino != a.Ino
 	case b.ignored() || a.ignored():
-		if b.Kind == Dir {
-			return b.Mtime != a.Mtime || b.Ino != a.Ino
-		}
 		return !b.sameStat(a) || b.Mode != a.Mode
 	case b.Mode != a.Mode:
 		return true
@@ -161,7 +145,6 @@ func (s Skipped) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{Path: encName(s.Path), Reason: s.Reason})
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
 func (s *Skipped) UnmarshalJSON(data []byte) error {
 	type plain Skipped
 	err := json.Unmarshal(data, (*plain)(s))
@@ -187,15 +170,13 @@ func (c *Change) Action() string {
 	return "mode changed"
 }
 
-// modeChanged reports a change of mode of a path of the same kind.
 func (c *Change) modeChanged() bool {
 	return c.Before != nil && c.After != nil && c.Before.Kind == c.After.Kind && c.Before.Mode != c.After.Mode
 }
 
-// Ignored reports a change at a path left out of the history: reported,
-// not undoable.
+// Ignored reports a change at a path left out of the history: not undoable.
 func (c *Change) Ignored() bool {
-	return (c.Before != nil && c.Before.ignored()) || (c.After != nil && c.After.ignored())
+	return c.Before != nil && c.Before.ignored() || c.After != nil && c.After.ignored()
 }
 
 // Undoable reports whether undo can put the path back as it was.
@@ -206,97 +187,71 @@ func (c *Change) Undoable() bool {
 		return false
 	case b == nil || b.stored():
 		return true
-	case b.Kind == File:
-		// Only the mode changed, and the content is still there.
-		return c.After != nil && c.After.Kind == File && b.sameContent(c.After)
-	case b.Kind == Socket || b.Kind == Device:
-		return c.After != nil && c.After.Kind == b.Kind
+	case b.Kind == File || b.Kind == Socket || b.Kind == Device:
+		// Not stored: only its mode may have changed.
+		return c.After != nil && c.After.Kind == b.Kind && (b.Kind != File || b.sameContent(c.After))
 	}
 	return true
 }
 
-// isDir reports whether the path is a folder before or after.
 func (c *Change) isDir() bool {
-	return (c.After != nil && c.After.Kind == Dir) || (c.Before != nil && c.Before.Kind == Dir)
+	return c.After != nil && c.After.Kind == Dir || c.Before != nil && c.Before.Kind == Dir
 }
 
 // compare lists what differs between two looks, in walk order.
 func compare(before, after []Entry) []Change {
 	var out []Change
-	for i, j := 0, 0; i < len(before) || j < len(after); {
-		c := 1
-		switch {
-		case j == len(after):
-			c = -1
-		case i < len(before):
-			c = cmpPath(before[i].Path, after[j].Path)
+	for len(before) > 0 || len(after) > 0 {
+		var c Change
+		if len(after) == 0 || len(before) > 0 && cmpPath(before[0].Path, after[0].Path) <= 0 {
+			c.Before, before = &before[0], before[1:]
 		}
-		switch {
-		case c < 0:
-			out = append(out, Change{Path: before[i].Path, Before: &before[i]})
-			i++
-		case c > 0:
-			out = append(out, Change{Path: after[j].Path, After: &after[j]})
-			j++
-		default:
-			if differ(&before[i], &after[j]) {
-				out = append(out, Change{Path: after[j].Path, Before: &before[i], After: &after[j]})
-			}
-			i++
-			j++
+		if len(after) > 0 && (c.Before == nil || c.Before.Path == after[0].Path) {
+			c.After, after = &after[0], after[1:]
+		}
+		if c.Before == nil || c.After == nil || differ(c.Before, c.After) {
+			c.Path = entryOf(&c).Path
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
 // cmpPath orders paths as a sorted depth-first walk visits them: byte
-// order with "/" first, so a folder's contents follow it; "" (the
-// workspace) is first.
+// order with "/" first, so a folder's contents follow it.
 func cmpPath(a, b string) int {
-	for i := 0; i < min(len(a), len(b)); i++ {
-		ca, cb := a[i], b[i]
-		switch {
-		case ca == cb:
-			continue
-		case ca == '/':
-			return -1
-		case cb == '/':
-			return 1
-		case ca < cb:
-			return -1
-		}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a) || i == len(b):
+		return len(a) - len(b)
+	case a[i] == '/':
+		return -1
+	case b[i] == '/':
 		return 1
 	}
-	return len(a) - len(b)
+	return int(a[i]) - int(b[i])
 }
 
 // isBelow reports whether p is inside folder dir ("" holds everything).
 func isBelow(p, dir string) bool {
-	if dir == "" {
-		return p != ""
-	}
-	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
+	return dir == "" && p != "" || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
-// parentOf returns the folder holding p, "" at the top.
-func parentOf(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
-	}
-	return p[:i]
-}
+func parentOf(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] }
 
-// display writes a path for people and the LLM: "." for the workspace,
-// quoted when it holds control characters, invalid UTF-8 or a summary's
-// punctuation, so it cannot pass for other text.
+// display writes a path for people and the LLM: "." for the workspace, quoted
+// when it holds control characters, invalid UTF-8 or a summary's punctuation,
+// so it cannot pass for other text.
 func display(p string) string {
-	if p == "" {
+	switch {
+	case p == "":
 		return "."
-	}
-	if !utf8.ValidString(p) || strings.ContainsFunc(p, func(r rune) bool {
-		return r < 0x20 || r == 0x7f || r == '"' || r == '(' || r == ',' || unicode.Is(unicode.Cf, r)
-	}) {
+	case !utf8.ValidString(p) || strings.ContainsFunc(p, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || strings.ContainsRune(`"(,`, r) || unicode.Is(unicode.Cf, r)
+	}):
 		return strconv.Quote(p)
 	}
 	return p
@@ -312,24 +267,20 @@ type index struct {
 // apply sets the changes' paths to their states after, in walk order.
 func (ix *index) apply(changes []Change) {
 	sorted := slices.Clone(changes)
+	slices.Reverse(sorted) // so that a later change of the same path decides
 	slices.SortStableFunc(sorted, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
-	out := make([]Entry, 0, len(ix.Entries)+len(sorted))
-	i := 0
-	for k, c := range sorted {
-		if k+1 < len(sorted) && sorted[k+1].Path == c.Path {
-			continue // a later change of the same path decides
-		}
-		for ; i < len(ix.Entries) && cmpPath(ix.Entries[i].Path, c.Path) < 0; i++ {
-			out = append(out, ix.Entries[i])
-		}
-		if i < len(ix.Entries) && ix.Entries[i].Path == c.Path {
+	out, old := make([]Entry, 0, len(ix.Entries)+len(sorted)), ix.Entries
+	for _, c := range slices.CompactFunc(sorted, func(a, b Change) bool { return a.Path == b.Path }) {
+		i, found := slices.BinarySearchFunc(old, c.Path, func(e Entry, p string) int { return cmpPath(e.Path, p) })
+		out = append(out, old[:i]...)
+		if found {
 			i++
 		}
-		if c.After != nil {
+		if old = old[i:]; c.After != nil {
 			out = append(out, *c.After)
 		}
 	}
-	ix.Entries = append(out, ix.Entries[i:]...)
+	ix.Entries = append(out, old...)
 }
 
 // save writes the index atomically and durably (the next turn trusts its
@@ -337,14 +288,9 @@ func (ix *index) apply(changes []Change) {
 func (ix *index) save(p string) error {
 	var b bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
-	err := gob.NewEncoder(zw).Encode(ix)
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = atomicfile.Write(p, b.Bytes(), 0o644)
-	}
-	if err != nil {
+	gob.NewEncoder(zw).Encode(ix) // into memory: cannot fail
+	zw.Close()
+	if err := atomicfile.Write(p, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("save workspace index: %w", err)
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -18,17 +17,12 @@ import (
 
 // Changes is what one command changed in the workspace.
 type Changes struct {
-	List []Change // in walk order
-	// Skipped are changed paths whose content could not be kept: a later
-	// change of them is not undoable.
-	Skipped []Skipped
-	// Lost are the changes of List undo cannot reverse (paths left out of
-	// the history aside), with the reason the turn recorded, if any.
-	Lost []Skipped
+	List    []Change  // in walk order
+	Skipped []Skipped // content not kept, so a later change is not undoable
+	Lost    []Skipped // what of List undo cannot reverse (left-out paths aside), and why
 }
 
-// changesAt returns what the changed record recs[k] holds, with the
-// reasons earlier records give for what cannot be undone.
+// changesAt is what record recs[k] changed, with earlier records' reasons.
 func changesAt(recs []Record, k int) Changes {
 	var skipped []Skipped
 	for _, r := range recs[:k] {
@@ -37,8 +31,6 @@ func changesAt(recs []Record, k int) Changes {
 	return Changes{List: recs[k].Changes, Skipped: recs[k].Skipped, Lost: lostOf(recs[k].Changes, reasons(skipped))}
 }
 
-// lost lists the changes undo cannot reverse (paths left out aside),
-// with the reasons why gives.
 func lostOf(list []Change, why map[string]string) (out []Skipped) {
 	for _, c := range list {
 		if !c.Ignored() && !c.Undoable() {
@@ -57,9 +49,9 @@ func reasons(list []Skipped) map[string]string {
 	return m
 }
 
-// item is one entry of a folded list: a path, or a folder standing for
-// the paths below it: counts by kind (an action, or "file" and "folder"),
-// paths listed (itself included), lost (not undoable).
+// item is a path of a folded list, or a folder standing for those below it:
+// counts by kind (an action, or "file" and "folder"), paths listed (itself
+// included), lost (not undoable).
 type item struct {
 	path   string
 	dir    bool
@@ -70,11 +62,10 @@ type item struct {
 }
 
 // fold folds more than n items into their folders, at the deepest level
-// leaving at most n (else the first); describe says what a folder holds.
-func fold(items []item, n int, describe func(item) string) []item {
-	if len(items) <= n {
-		return items
-	}
+// leaving at most n (else the first), and returns the texts of at most n,
+// or of n-1 and the rest; describe says what a folder holds.
+func fold(items []item, n int, describe func(item) string) (texts []string, rest []item) {
+	n = max(n, 1)
 	at := func(depth int) []item {
 		var out []item
 		index := map[string]int{}
@@ -83,52 +74,49 @@ func fold(items []item, n int, describe func(item) string) []item {
 			if parts := strings.SplitN(key, "/", depth+1); len(parts) > depth {
 				key = strings.Join(parts[:depth], "/")
 			}
-			k, ok := index[key]
-			if !ok {
-				k = len(out)
-				index[key] = k
+			if index[key] == 0 {
 				out = append(out, item{path: key, counts: map[string]int{}})
+				index[key] = len(out)
 			}
-			g := &out[k]
-			if key == it.path && g.paths == 0 {
-				*g = it
-				g.counts = maps.Clone(it.counts)
-				if g.dir {
-					clear(g.counts) // a folder counts what is below it
-				}
-			} else {
-				g.dir, g.text = true, ""
+			g := &out[index[key]-1]
+			head := key == it.path && g.paths == 0
+			if g.dir, g.text = true, ""; head {
+				g.dir, g.text = it.dir, it.text
+			}
+			if !head || !it.dir { // a folder counts what is below it
 				for a, c := range it.counts {
 					g.counts[a] += c
 				}
-				g.lost += it.lost
 			}
+			g.lost += it.lost
 			g.paths += max(it.paths, 1)
-		}
-		for k := range out {
-			if out[k].text == "" {
-				out[k].text = displayItem(out[k].path, true) + " (" + describe(out[k]) + ")"
-			}
 		}
 		return out
 	}
-	best := at(1)
-	for depth := 2; len(best) <= n; depth++ {
-		g := at(depth)
-		if len(g) > n || len(g) == len(best) {
-			break
+	best := items
+	if len(items) > n {
+		best = at(1)
+		for depth := 2; len(best) <= n; depth++ {
+			g := at(depth)
+			if len(g) > n || len(g) == len(best) {
+				break
+			}
+			best = g
 		}
-		best = g
 	}
-	return best
+	if len(best) > n {
+		best, rest = best[:n-1], best[n-1:]
+	}
+	for _, it := range best {
+		texts = append(texts, cmp.Or(it.text, displayItem(it.path, true)+" ("+describe(it)+")"))
+	}
+	return texts, rest
 }
 
-// Summary writes the changes on one line for the LLM, at most n items,
-// e.g. "changed: build/app (new, 2.1 MB), go.sum (edited), tmp/ (3 files
-// deleted)", saying what undo cannot reverse; "" when nothing changed.
+// Summary writes the changes on one line for the LLM, at most n items, saying
+// what undo cannot reverse, e.g. "changed: go.sum (edited), tmp/ (3 files deleted)".
 func (cs Changes) Summary(n int) string {
-	n = max(n, 1)
-	items := fold(cs.items(), n, func(it item) string {
+	texts, rest := fold(cs.items(), n, func(it item) string {
 		var parts []string
 		for _, a := range []string{"created", "edited", "deleted", "type changed", "symlink changed", "mode changed"} {
 			if c := it.counts[a]; c > 0 {
@@ -137,16 +125,8 @@ func (cs Changes) Summary(n int) string {
 		}
 		return cmp.Or(strings.Join(parts, ", "), "changed") + lostText(it.lost, ", %d of them not undoable")
 	})
-	if len(items) == 0 {
-		return ""
-	}
-	var parts []string
 	more, moreLost := 0, 0
-	for i, it := range items {
-		if i < n-1 || len(items) <= n {
-			parts = append(parts, it.text)
-			continue
-		}
+	for _, it := range rest {
 		sum := 0
 		for _, c := range it.counts {
 			sum += c
@@ -154,14 +134,15 @@ func (cs Changes) Summary(n int) string {
 		more += max(sum, 1)
 		moreLost += it.lost
 	}
-	line := "changed: " + strings.Join(parts, ", ")
 	switch {
-	case more > 0 && len(parts) == 0:
-		line += human.Count(more, "path", "")
-	case more > 0:
-		line += fmt.Sprintf(", and %d more", more)
+	case len(rest) > 0 && len(texts) == 0:
+		texts = []string{human.Count(more, "path", "")}
+	case len(rest) > 0:
+		texts = append(texts, fmt.Sprintf("and %d more", more))
+	case len(texts) == 0:
+		return ""
 	}
-	return line + lostText(moreLost, " (%d of them not undoable)")
+	return "changed: " + strings.Join(texts, ", ") + lostText(moreLost, " (%d of them not undoable)")
 }
 
 func lostText(n int, format string) string {
@@ -171,8 +152,7 @@ func lostText(n int, format string) string {
 	return fmt.Sprintf(format, n)
 }
 
-// items turns the changes into summary items; a folder created or
-// deleted with all in it is one.
+// items: a folder created or deleted with all in it is one.
 func (cs Changes) items() []item {
 	skipped, lost := reasons(cs.Skipped), reasons(cs.Lost)
 	list := cs.List
@@ -187,48 +167,30 @@ func (cs Changes) items() []item {
 		if !c.Undoable() {
 			it.lost = 1
 		}
-		// A folder that appeared or went away, everything in it with it.
-		inside := ""
-		switch {
-		case c.Ignored():
-		case c.After != nil && c.After.Kind == Dir && (a == "created" || a == "type changed"):
-			inside = "created"
-		case c.Before != nil && c.Before.Kind == Dir && (a == "deleted" || a == "type changed"):
-			inside = "deleted"
-		}
+		inside := map[bool]string{true: "created", false: "deleted"}[c.After != nil && c.After.Kind == Dir]
 		text := changeText(c)
 		switch why, later := skipped[c.Path]; {
 		case c.Ignored():
 			text = "ignored, not undoable"
-		case inside != "":
-			files, size := 0, int64(0)
+		case it.dir && a != "mode changed": // a folder that came or went
+			files, size, first := 0, int64(0), i+1
 			for i+1 < len(list) && isBelow(list[i+1].Path, c.Path) && list[i+1].Action() == inside && !list[i+1].Ignored() {
-				i++
-				if !list[i].isDir() {
+				if i++; !list[i].isDir() {
 					files++
 					size += entryOf(&list[i]).Size
 				}
-				if !list[i].Undoable() {
-					it.lost++
-				}
 			}
+			it.lost += len(lostOf(list[first:i+1], nil))
 			it.counts = map[string]int{inside: files}
-			in := human.Count(files, "file", "") + " deleted"
-			switch {
-			case inside == "created" && files == 0:
-				in = "new folder"
-			case inside == "created":
-				in = fmt.Sprintf("new, %s, %s", human.Count(files, "file", ""), human.Bytes(size))
-			case files == 0:
-				in = "folder deleted"
+			n := human.Count(files, "file", "")
+			in := map[string]string{"created": "new, " + n + ", " + human.Bytes(size), "deleted": n + " deleted"}[inside]
+			if files == 0 {
+				in = map[string]string{"created": "new folder", "deleted": "folder deleted"}[inside]
 			}
-			if a == "type changed" {
-				it.dir = false
-				if files > 0 {
-					text += ", " + in
-				}
-			} else {
+			if a != "type changed" {
 				text = in
+			} else if it.dir = false; files > 0 {
+				text += ", " + in
 			}
 			text += lostText(it.lost, ", %d of them not undoable")
 		case !c.Undoable():
@@ -242,13 +204,7 @@ func (cs Changes) items() []item {
 	return out
 }
 
-// entryOf returns the state after, or before for a deletion.
-func entryOf(c *Change) *Entry {
-	if c.After != nil {
-		return c.After
-	}
-	return c.Before
-}
+func entryOf(c *Change) *Entry { return cmp.Or(c.After, c.Before) }
 
 func changeText(c *Change) string {
 	text := c.Action()
@@ -279,11 +235,9 @@ func displayItem(p string, dir bool) string {
 	return display(p)
 }
 
-// foldPaths lists paths in at most n lines: each path while they fit,
-// else folded into their folders, "gen/ (2,000 files)", and past even
-// that "and N more". The folders among them are shown with a "/".
+// foldPaths lists paths in at most n lines: each while they fit, else folded
+// into their folders, "gen/ (2,000 files)", and past even that "and N more".
 func foldPaths(paths, folders []string, n int) []string {
-	n = max(n, 1)
 	isDir := map[string]bool{}
 	for _, f := range folders {
 		isDir[f] = true
@@ -293,7 +247,7 @@ func foldPaths(paths, folders []string, n int) []string {
 		kind := map[bool]string{true: "folder", false: "file"}[isDir[p]]
 		items[i] = item{path: p, dir: isDir[p], text: displayItem(p, isDir[p]), counts: map[string]int{kind: 1}}
 	}
-	items = fold(items, n, func(it item) string {
+	out, rest := fold(items, n, func(it item) string {
 		var parts []string
 		for _, kind := range []string{"file", "folder"} {
 			if c := it.counts[kind]; c > 0 {
@@ -302,22 +256,17 @@ func foldPaths(paths, folders []string, n int) []string {
 		}
 		return strings.Join(parts, ", ")
 	})
-	var out []string
-	for i, it := range items {
-		if i == n-1 && len(items) > n {
-			more := 0
-			for _, rest := range items[i:] {
-				more += max(rest.paths, 1)
-			}
-			return append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
-		}
-		out = append(out, it.text)
+	more := 0
+	for _, it := range rest {
+		more += max(it.paths, 1)
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %s more", human.Thousands(more)))
 	}
 	return out
 }
 
-// notUndoable lists, in walk order, the paths a turn changed that undo
-// cannot put back (left-out paths aside), with the recorded reason.
+// notUndoable lists, in walk order, what of a turn undo cannot put back, and why.
 func notUndoable(recs []Record) []Skipped {
 	why, first := map[string]string{}, map[string]string{}
 	for _, r := range recs {
@@ -326,29 +275,22 @@ func notUndoable(recs []Record) []Skipped {
 				first[c.Path] = why[c.Path]
 			}
 		}
-		for _, sk := range r.Skipped {
-			why[sk.Path] = sk.Reason
-		}
+		maps.Copy(why, reasons(r.Skipped))
 	}
 	return lostOf(plan(recs), first)
 }
 
-// partlyUndoable is the warning about turn seq, of which lost cannot be
-// undone: "turn 3 is only partly undoable: big.txt (...)"; or "".
+// partlyUndoable warns that lost, of turn seq, cannot be undone; "" if none.
 func partlyUndoable(seq int, lost []Skipped) string {
 	if len(lost) == 0 {
 		return ""
 	}
 	var names []string
-	for i, l := range lost {
-		if i == 5 {
-			names = append(names, fmt.Sprintf("and %d more", len(lost)-5))
-			break
-		}
-		if l.Reason == "" {
-			l.Reason = "not snapshotted"
-		}
-		names = append(names, fmt.Sprintf("%s (%s)", display(l.Path), l.Reason))
+	for _, l := range lost[:min(len(lost), 5)] {
+		names = append(names, fmt.Sprintf("%s (%s)", display(l.Path), cmp.Or(l.Reason, "not snapshotted")))
+	}
+	if len(lost) > 5 {
+		names = append(names, fmt.Sprintf("and %d more", len(lost)-5))
 	}
 	return fmt.Sprintf("turn %d is only partly undoable: %s", seq, strings.Join(names, ", "))
 }
@@ -356,30 +298,30 @@ func partlyUndoable(seq int, lost []Skipped) string {
 // plan composes a turn's changes into one per path, before the first and
 // after the last, in walk order, leaving out paths left as they were.
 func plan(recs []Record) []Change {
-	byPath := map[string]*Change{}
-	var order []string
-	ignored := map[string]bool{}
+	byPath, ignored := map[string]*Change{}, map[string]bool{}
 	for _, r := range recs {
 		if r.Kind != RecordChanged || r.Index < 0 {
 			continue
 		}
 		for _, c := range r.Changes {
-			p, ok := byPath[c.Path]
-			if !ok {
+			p := byPath[c.Path]
+			if p == nil {
 				p = &Change{Path: c.Path, Before: c.Before}
 				byPath[c.Path] = p
-				order = append(order, c.Path)
 			}
 			p.After = c.After
 			ignored[c.Path] = ignored[c.Path] || c.Ignored()
 		}
 	}
 	var out []Change
-	for _, path := range order {
-		c := byPath[path]
-		if ignored[path] && !c.Ignored() {
+	for _, p := range byPath {
+		c := *p
+		if c.Before == nil && c.After == nil {
+			continue // made and removed again
+		}
+		if ignored[c.Path] && !c.Ignored() {
 			// Left out at some step: it stays reported as such.
-			e := *entryOf(c)
+			e := *entryOf(&c)
 			e.Flags |= Ignored
 			if c.After != nil {
 				c.After = &e
@@ -387,17 +329,13 @@ func plan(recs []Record) []Change {
 				c.Before = &e
 			}
 		}
-		if (c.Before == nil && c.After == nil) || (c.Before != nil && c.After != nil && !c.Ignored() && !differ(c.Before, c.After)) {
-			continue
+		if c.Ignored() || c.Before == nil || c.After == nil || differ(c.Before, c.After) {
+			out = append(out, c)
 		}
-		out = append(out, *c)
 	}
-	sort.Slice(out, func(i, j int) bool { return cmpPath(out[i].Path, out[j].Path) < 0 })
+	slices.SortFunc(out, func(a, b Change) int { return cmpPath(a.Path, b.Path) })
 	return out
 }
-
-// maxDiffFile is the largest file whose content a diff shows.
-const maxDiffFile = 4 << 20
 
 // Diff writes what turn seq changed as a unified diff of text files (each
 // cut at maxBytes, 0: no limit), the rest summarised on "#" lines.
@@ -411,78 +349,48 @@ func (h *History) Diff(w io.Writer, seq int, maxBytes int) error {
 	}
 	var out strings.Builder
 	for _, c := range plan(t.Records) {
-		h.diffPath(&out, &c, maxBytes)
+		name, b, a := display(c.Path), c.Before, c.After
+		if c.Ignored() {
+			fmt.Fprintf(&out, "# %s: %s, left out of snapshots\n", name, c.Action())
+			continue
+		}
+		if c.modeChanged() {
+			fmt.Fprintf(&out, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
+		}
+		var diff string
+		if bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File; (bf || af) && !(bf && af && b.sameContent(a)) {
+			data, sizes, kept, binary := [2]string{}, []string(nil), true, false
+			for i, e := range []*Entry{b, a} {
+				if e == nil || e.Kind != File {
+					continue
+				}
+				sizes = append(sizes, human.Bytes(e.Size))
+				if kept = kept && e.stored() && e.Size <= 4<<20; kept { // larger files are not diffed
+					var err error
+					data[i], err = h.obj.read(e.Hash)
+					kept = err == nil
+				}
+				binary = binary || strings.IndexByte(data[i][:min(len(data[i]), 8000)], 0) >= 0
+			}
+			if !kept || binary {
+				format := map[bool]string{false: "# %s: %s (%s), content not kept\n", true: "# %s: binary file %s (%s)\n"}[kept]
+				fmt.Fprintf(&out, format, name, c.Action(), strings.Join(sizes, " → "))
+				continue
+			}
+			diff, _, _ = edit.Diff(name, data[0], data[1], maxBytes)
+		}
+		switch {
+		case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
+			fmt.Fprintf(&out, "# %s: %s\n", name, changeText(&c))
+		case a == nil && b.Kind != File:
+			fmt.Fprintf(&out, "# %s: %s deleted\n", name, b.Kind)
+		case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
+			fmt.Fprintf(&out, "# %s: symlink to %s → %s\n", name, display(b.Target), display(a.Target))
+		}
+		out.WriteString(diff)
 	}
 	_, err = io.WriteString(w, out.String())
 	return err
-}
-
-func (h *History) diffPath(w *strings.Builder, c *Change, maxBytes int) {
-	name, b, a := display(c.Path), c.Before, c.After
-	if c.Ignored() {
-		fmt.Fprintf(w, "# %s: %s, left out of snapshots\n", name, c.Action())
-		return
-	}
-	if c.modeChanged() {
-		fmt.Fprintf(w, "# %s: mode %04o → %04o\n", name, b.Mode, a.Mode)
-	}
-	bf, af := b != nil && b.Kind == File, a != nil && a.Kind == File
-	if !bf && !af || bf && af && b.sameContent(a) {
-		diffOther(w, name, c)
-		return
-	}
-	old, oldOK := h.diffSide(b)
-	cur, curOK := h.diffSide(a)
-	isBinary := func(data string) bool { return strings.IndexByte(data[:min(len(data), 8000)], 0) >= 0 }
-	switch {
-	case !oldOK || !curOK:
-		fmt.Fprintf(w, "# %s: %s (%s), content not kept\n", name, c.Action(), sizes(b, a))
-	case isBinary(old) || isBinary(cur):
-		fmt.Fprintf(w, "# %s: binary file %s (%s)\n", name, c.Action(), sizes(b, a))
-	default:
-		diffOther(w, name, c)
-		d, _, _ := edit.Diff(name, old, cur, maxBytes)
-		w.WriteString(d)
-	}
-}
-
-// diffSide returns a file's content for a diff (empty if not a file), ok
-// false if it is not kept or too large.
-func (h *History) diffSide(e *Entry) (string, bool) {
-	if e == nil || e.Kind != File {
-		return "", true
-	}
-	if !e.stored() || e.Size > maxDiffFile {
-		return "", false
-	}
-	data, err := h.obj.read(e.Hash)
-	return data, err == nil
-}
-
-// diffOther describes a change of what is not a file, or became one.
-func diffOther(w *strings.Builder, name string, c *Change) {
-	text := changeText(c)
-	switch b, a := c.Before, c.After; {
-	case b == nil && a.Kind != File, b != nil && a != nil && b.Kind != a.Kind:
-		// as changeText says
-	case a == nil && b.Kind != File:
-		text = b.Kind.String() + " deleted"
-	case b != nil && a != nil && b.Kind == Symlink && b.Target != a.Target:
-		text = "symlink to " + display(b.Target) + " → " + display(a.Target)
-	default:
-		return
-	}
-	fmt.Fprintf(w, "# %s: %s\n", name, text)
-}
-
-func sizes(b, a *Entry) string {
-	switch {
-	case b == nil || b.Kind != File:
-		return human.Bytes(a.Size)
-	case a == nil || a.Kind != File:
-		return human.Bytes(b.Size)
-	}
-	return human.Bytes(b.Size) + " → " + human.Bytes(a.Size)
 }
 
 // TurnLog is one turn as 'courier log' shows it.
@@ -492,19 +400,18 @@ type TurnLog struct {
 	AppliedAt time.Time `json:"appliedAt"`
 	Commands  int       `json:"commands"`
 	Failed    int       `json:"failed"`
-	// Changes are the commands that changed the workspace.
-	Changes  []CommandLog `json:"changes"`
-	Undone   bool         `json:"undone"`
-	Finished bool         `json:"finished"`
-	Pruned   bool         `json:"pruned,omitempty"` // cannot be undone nor diffed
-	// Results are how the reply's commands ended; Changed what the turn
-	// changed, each path once.
-	Results []command.Result `json:"results,omitempty"`
-	Changed string           `json:"changed,omitempty"`
+	// Changes are the commands that changed the workspace; Results how
+	// each command ended; Changed what the turn changed, each path once.
+	Changes  []CommandLog     `json:"changes"`
+	Undone   bool             `json:"undone"`
+	Finished bool             `json:"finished"`
+	Pruned   bool             `json:"pruned,omitempty"` // cannot be undone nor diffed
+	Results  []command.Result `json:"results,omitempty"`
+	Changed  string           `json:"changed,omitempty"`
 }
 
-// CommandLog is what one command (Index from 1) of a turn changed: a file
-// command's file, action and lines, or another's summary line.
+// CommandLog is what command Index (from 1) changed: a file command's file,
+// action and lines, or another's summary line.
 type CommandLog struct {
 	Index   int    `json:"index"`
 	Path    string `json:"path,omitempty"`
@@ -517,9 +424,6 @@ type CommandLog struct {
 // Log lists the turns of session st, oldest first.
 func (s Store) Log(st *State) ([]TurnLog, error) {
 	seqs, err := s.Turns(st.SessionID)
-	if err != nil {
-		return nil, err
-	}
 	var out []TurnLog
 	for _, seq := range seqs {
 		t, err := s.ReadTurn(st.SessionID, seq)
@@ -565,5 +469,5 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 		tl.Changed = Changes{List: plan(t.Records), Skipped: skipped, Lost: notUndoable(t.Records)}.Summary(10)
 		out = append(out, tl)
 	}
-	return out, nil
+	return out, err
 }

@@ -334,3 +334,29 @@ func countChanged(t *testing.T, f *fixture, seq int) int {
 	}
 	return n
 }
+
+// TestIgnoredPathCreatedAndDeleted: a path left out of the history that
+// one command creates and the next deletes is, at the end of the turn,
+// as it was: the turn finishes, and log and diff show nothing of it.
+func TestIgnoredPathCreatedAndDeleted(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.write(map[string]string{".gitignore": "*.log\n", "main.go": "package main\n"})
+	tr := f.turn(1)
+	defer tr.Close()
+	for i, script := range []string{"echo x > a.log", "rm a.log"} {
+		if err := tr.Before(nil); err != nil {
+			t.Fatal(err)
+		}
+		f.sh(script)
+		if _, err := tr.After(i, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var diff bytes.Buffer
+	if err := f.h.Diff(&diff, 1, 0); err != nil || diff.Len() != 0 {
+		t.Errorf("diff: %q, %v", diff.String(), err)
+	}
+}
