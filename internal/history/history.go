@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,17 +21,12 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Options shape what a session's history keeps of its workspace: Off
-// keeps only what file commands change (snapshots = false); Exclude and
-// Include are .gitignore-style patterns left out of, or kept in spite of,
-// .gitignore; Budget is the disk space the contents are brought back to
-// after each turn, TurnLimit what one turn reads; Private lists
-// courier's own folders, never touched.
+// Options shape what a session's history keeps of its workspace.
 type Options struct {
-	Off               bool
-	Exclude, Include  []string
-	Budget, TurnLimit int64
-	Private           []string
+	Off               bool     // keep only what file commands change (snapshots = false)
+	Exclude, Include  []string // .gitignore-style: left out of, or kept in spite of, .gitignore
+	Budget, TurnLimit int64    // the contents' disk space after each turn; what one turn reads
+	Private           []string // courier's own folders, never touched
 }
 
 // Defaults of the snapshot_budget and snapshot_limit settings.
@@ -59,7 +55,19 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 	if opts.TurnLimit <= 0 {
 		opts.TurnLimit = DefaultTurnLimit
 	}
-	sc := scope{gitignore: ws.GitIgnore(), private: privatePaths(ws.Dir(), append([]string{s.Dir}, opts.Private...))}
+	resolved := func(p string) string {
+		p, _ = filepath.Abs(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	sc := scope{gitignore: ws.GitIgnore(), private: map[string]bool{}}
+	for _, d := range append([]string{s.Dir}, opts.Private...) {
+		if rel, err := filepath.Rel(resolved(ws.Dir()), resolved(d)); err == nil && rel != "." && filepath.IsLocal(rel) {
+			sc.private[filepath.ToSlash(rel)] = true
+		}
+	}
 	var err error
 	if sc.exclude, err = workspace.CompilePatterns(opts.Exclude); err != nil {
 		return nil, fmt.Errorf("snapshot exclusions: %w", err)
@@ -70,25 +78,6 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 	dir := s.Folder(id)
 	return &History{store: s, id: id, dir: dir, ws: ws, opts: opts, scope: sc,
 		obj: &objects{dir: filepath.Join(dir, "objects"), bw: bufio.NewWriterSize(nil, 256<<10)}}, nil
-}
-
-// privatePaths returns the folders among dirs inside the workspace.
-func privatePaths(ws string, dirs []string) map[string]bool {
-	resolved := func(p string) string {
-		p, _ = filepath.Abs(p)
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return p
-	}
-	out := map[string]bool{}
-	for _, d := range dirs {
-		rel, err := filepath.Rel(resolved(ws), resolved(d))
-		if err == nil && rel != "." && filepath.IsLocal(rel) {
-			out[filepath.ToSlash(rel)] = true
-		}
-	}
-	return out
 }
 
 // Close releases the pack being written.
@@ -119,7 +108,7 @@ func (h *History) Turn(seq int) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.h = h
+	t.h, t.obj = h, h.obj
 	return t, nil
 }
 
@@ -149,7 +138,7 @@ func (t *Turn) recording() error {
 			}
 		}
 	}
-	t.ix, t.lim = ix, &limits{t.h.opts.TurnLimit, t.h.opts.Budget - t.h.obj.size()}
+	t.ix, t.lim = ix, &limits{t.h.opts.TurnLimit, t.h.opts.Budget - t.obj.size()}
 	return nil
 }
 
@@ -199,10 +188,7 @@ func (t *Turn) Before(paths []string) error {
 		// Mostly new (a first scan): saving the index costs less than
 		// recording it all. It keeps its turn number, so this turn's
 		// records are replayed onto it if the turn is taken up.
-		if err := t.h.obj.sync(); err != nil {
-			return err
-		}
-		if err := t.ix.save(t.h.indexPath()); err != nil {
+		if err := t.saveIndex(); err != nil {
 			return err
 		}
 		changes = nil
@@ -237,18 +223,26 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 	return changesAt(t.Records, len(t.Records)-1), nil
 }
 
+// saveIndex saves the index once the contents it names are durable.
+func (t *Turn) saveIndex() error {
+	if err := t.obj.sync(); err != nil {
+		return err
+	}
+	return t.ix.save(t.h.indexPath())
+}
+
 // Keep stores content a turn needs to finish after a crash and returns
 // its hash; it is durable once the record is synced.
 func (t *Turn) Keep(data string) (string, error) {
 	h := Hash(data)
-	return h, t.h.obj.put(h, strings.NewReader(data), int64(len(data)))
+	return h, t.obj.put(h, strings.NewReader(data), int64(len(data)))
 }
 
 // Kept reports whether that content is kept.
-func (t *Turn) Kept(hash string) bool { return t.h.obj.has(hash) }
+func (t *Turn) Kept(hash string) bool { return t.obj.has(hash) }
 
 // Content returns kept content, checked against its hash.
-func (t *Turn) Content(hash string) (string, error) { return t.h.obj.read(hash) }
+func (t *Turn) Content(hash string) (string, error) { return t.obj.read(hash) }
 
 // Finish saves the index as the next turn's start and brings the contents
 // within the budget. It returns the warnings for the person.
@@ -263,13 +257,12 @@ func (t *Turn) Finish() ([]string, error) {
 	if err := t.ix.save(t.h.indexPath()); err != nil {
 		return nil, err
 	}
-	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records))}
+	var gc GCReport
 	var err error
-	if t.h.obj.size() > t.h.opts.Budget {
-		var gc GCReport
+	if t.obj.size() > t.h.opts.Budget {
 		gc, err = t.h.GC(t.h.opts.Budget)
-		warnings = append(warnings, gc.Warning(t.h.opts.Budget))
 	}
+	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records)), gc.Warning(t.h.opts.Budget)}
 	return slices.DeleteFunc(warnings, func(w string) bool { return w == "" }), err
 }
 
@@ -279,23 +272,15 @@ func (h *History) Refresh() error {
 	if h.opts.Off {
 		return nil
 	}
-	if err := h.tidy(); err != nil {
-		return err
-	}
-	ix, err := loadIndex(h.indexPath())
-	if err != nil {
-		return err
-	}
-	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
+	t := &Turn{h: h, obj: h.obj}
+	seqs, err := h.store.Turns(h.id)
+	if err := cmp.Or(h.tidy(), err, t.recording()); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > t.ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, &limits{h.opts.TurnLimit, h.opts.Budget - h.obj.size()}, nil); err != nil {
+	if _, _, err := t.look(nil, false, true); err != nil {
 		return err
 	}
-	if err := h.obj.sync(); err != nil {
-		return err
-	}
-	return ix.save(h.indexPath())
+	return t.saveIndex()
 }
 
 // RecordKind names a record of a turn.
@@ -373,7 +358,7 @@ type Turn struct {
 	// naming what the store lost.
 	pending bytes.Buffer
 	newDirs []string // folders whose new entries the next Sync makes durable
-	obj     *objects // the session's content store, for reading
+	obj     *objects // the session's content store
 	// Set by History.Turn: the index as the turn has seen it, and what it
 	// may still read and store.
 	h       *History
@@ -445,28 +430,20 @@ func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
 	return t, nil
 }
 
-func (s Store) readTurn(id string, seq int) (*Turn, int64, error) {
-	t := &Turn{Sequence: seq, path: s.turnPath(id, seq), obj: &objects{dir: filepath.Join(s.Folder(id), "objects")}}
+// readTurn reads whole lines only: a last line without its newline was
+// torn by a crash (good is where it starts). A whole line that does not
+// parse is damage, an error: cutting it would drop the records after it.
+func (s Store) readTurn(id string, seq int) (t *Turn, good int64, err error) {
+	t = &Turn{Sequence: seq, path: s.turnPath(id, seq), obj: &objects{dir: filepath.Join(s.Folder(id), "objects")}}
 	data, err := os.ReadFile(t.path)
-	if err != nil {
-		return t, 0, err
-	}
-	good, err := t.parse(data)
-	return t, good, err
-}
-
-// parse reads whole lines only: a last line without its newline was torn
-// by a crash (good is where it starts). A whole line that does not parse
-// is damage, an error: cutting it would drop the records after it.
-func (t *Turn) parse(data []byte) (good int64, err error) {
-	for line := 1; ; line++ {
+	for line := 1; err == nil; line++ {
 		n := bytes.IndexByte(data[good:], '\n')
 		if n < 0 {
-			return good, nil
+			break
 		}
 		var r Record
 		if err := json.Unmarshal(data[good:good+int64(n)], &r); err != nil {
-			return 0, fmt.Errorf("turn record %s is damaged at line %d: %w", t.path, line, err)
+			return t, 0, fmt.Errorf("turn record %s is damaged at line %d: %w", t.path, line, err)
 		}
 		for i := range r.Changes {
 			r.Changes[i].Path = entryOf(&r.Changes[i]).Path
@@ -477,49 +454,40 @@ func (t *Turn) parse(data []byte) (good int64, err error) {
 		t.Records = append(t.Records, r)
 		good += int64(n) + 1
 	}
+	return t, good, err
 }
+
+// bigBody is the size from which a command's Content is kept in the
+// content store, which Sync makes durable first, not in the begin record.
+const bigBody = 64 << 10
 
 // Add adds a record, written by the next Sync.
 func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	w, err := t.keepBodies(r)
-	if err == nil {
-		err = json.NewEncoder(&t.pending).Encode(w)
+	w := r
+	if r.Kind == RecordBegin && t.h != nil {
+		w.Commands = slices.Clone(r.Commands)
+		for i, c := range w.Commands {
+			if len(c.Content) < bigBody {
+				continue
+			}
+			h, err := t.Keep(c.Content)
+			if err != nil {
+				return fmt.Errorf("turn record: %w", err)
+			}
+			if w.Bodies == nil {
+				w.Bodies = map[int]string{}
+			}
+			w.Commands[i].Content, w.Bodies[i] = "", h
+		}
 	}
-	if err != nil {
+	if err := json.NewEncoder(&t.pending).Encode(w); err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
 	t.Records = append(t.Records, r)
 	return nil
-}
-
-// bigBody is the size from which a command's Content is kept in the
-// content store rather than in the begin record.
-const bigBody = 64 << 10
-
-// keepBodies returns the begin record as written: its large bodies kept
-// in the content store, which Sync makes durable before the record.
-func (t *Turn) keepBodies(r Record) (Record, error) {
-	if r.Kind != RecordBegin || t.h == nil {
-		return r, nil
-	}
-	r.Commands = slices.Clone(r.Commands)
-	for i, c := range r.Commands {
-		if len(c.Content) < bigBody {
-			continue
-		}
-		h := Hash(c.Content)
-		if err := t.h.obj.put(h, strings.NewReader(c.Content), int64(len(c.Content))); err != nil {
-			return r, err
-		}
-		if r.Bodies == nil {
-			r.Bodies = map[int]string{}
-		}
-		r.Commands[i].Content, r.Bodies[i] = "", h
-	}
-	return r, nil
 }
 
 // Command returns a begin record's command i (0 <= i < len(Commands)),
@@ -551,10 +519,7 @@ func (r Record) AllCommands() ([]command.Command, error) {
 // Sync makes what was added durable: the contents kept first, then the
 // records that refer to them, and the folders a new record was made in.
 func (t *Turn) Sync() error {
-	var err error
-	if t.h != nil {
-		err = t.h.obj.sync()
-	}
+	err := t.obj.sync()
 	if err == nil && t.pending.Len() > 0 {
 		if _, err = t.pending.WriteTo(t.f); err == nil {
 			err = t.f.Sync()
@@ -577,6 +542,18 @@ func (t *Turn) Append(r Record) error {
 	err := t.Add(r)
 	if err == nil {
 		err = t.Sync()
+	}
+	return err
+}
+
+// Mark gives turn seq a record of kind, unless it has one.
+func (s Store) Mark(id string, seq int, kind RecordKind) error {
+	t, err := s.OpenTurn(id, seq)
+	if err == nil && !t.Has(kind) {
+		err = t.Append(Record{Kind: kind})
+	}
+	if t != nil {
+		t.Close()
 	}
 	return err
 }
