@@ -49,12 +49,7 @@ type History struct {
 
 // Open opens the history of session id, whose workspace is ws.
 func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History, error) {
-	if opts.Budget <= 0 {
-		opts.Budget = DefaultBudget
-	}
-	if opts.TurnLimit <= 0 {
-		opts.TurnLimit = DefaultTurnLimit
-	}
+	opts.Budget, opts.TurnLimit = cmp.Or(opts.Budget, DefaultBudget), cmp.Or(opts.TurnLimit, DefaultTurnLimit)
 	resolved := func(p string) string {
 		p, _ = filepath.Abs(p)
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -127,9 +122,7 @@ func (t *Turn) recording() error {
 		if seq < t.Sequence {
 			old, err = t.h.store.ReadTurn(t.h.id, seq)
 		}
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		} else if err != nil {
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		for _, rec := range old.Records {
@@ -176,29 +169,8 @@ func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped,
 // Before records what changed at a file command's paths, or with nil
 // anywhere, since last seen: the new starting point, not the turn's doing.
 func (t *Turn) Before(paths []string) error {
-	err := t.recording()
-	if err != nil || paths == nil && (t.h.opts.Off || t.scanned) {
-		return err
-	}
-	changes, skipped, err := t.look(paths, false, true)
-	if err != nil {
-		return err
-	}
-	if len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
-		// Mostly new (a first scan): saving the index costs less than
-		// recording it all. It keeps its turn number, so this turn's
-		// records are replayed onto it if the turn is taken up.
-		if err := t.saveIndex(); err != nil {
-			return err
-		}
-		changes = nil
-	}
-	// What could not be kept is recorded even unchanged: it says why a
-	// later change of it cannot be undone.
-	if len(changes) == 0 && len(skipped) == 0 {
-		return nil
-	}
-	return t.Add(Record{Kind: RecordChanged, Index: -1, Changes: changes, Skipped: skipped})
+	_, err := t.record(-1, paths)
+	return err
 }
 
 // After records and returns what command i changed at paths, or with nil
@@ -209,15 +181,28 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 			return changesAt(t.Records, k), nil
 		}
 	}
+	return t.record(i, paths)
+}
+
+func (t *Turn) record(i int, paths []string) (Changes, error) {
+	before := i < 0
 	err := t.recording()
-	if err != nil || paths == nil && t.h.opts.Off {
+	if err != nil || paths == nil && (t.h.opts.Off || before && t.scanned) {
 		return Changes{}, err
 	}
-	changes, skipped, err := t.look(paths, true, false)
-	if err == nil {
-		err = t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped})
+	changes, skipped, err := t.look(paths, !before, before)
+	if err == nil && before && len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
+		// Mostly new (a first scan): saving the index costs less than
+		// recording it all. It keeps its turn number, so this turn's
+		// records are replayed onto it if the turn is taken up.
+		changes, err = nil, t.saveIndex()
 	}
-	if err != nil {
+	// What could not be kept is recorded even unchanged: it says why a
+	// later change of it cannot be undone.
+	if err != nil || before && len(changes) == 0 && len(skipped) == 0 {
+		return Changes{}, err
+	}
+	if err := t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped}); err != nil || before {
 		return Changes{}, err
 	}
 	return changesAt(t.Records, len(t.Records)-1), nil
@@ -250,16 +235,13 @@ func (t *Turn) Finish() ([]string, error) {
 	if t.ix == nil {
 		return nil, nil
 	}
-	if err := t.Sync(); err != nil {
-		return nil, err
-	}
 	t.ix.Turn = max(t.ix.Turn, t.Sequence)
-	if err := t.ix.save(t.h.indexPath()); err != nil {
-		return nil, err
+	err := t.Sync()
+	if err == nil {
+		err = t.ix.save(t.h.indexPath())
 	}
 	var gc GCReport
-	var err error
-	if t.obj.size() > t.h.opts.Budget {
+	if err == nil && t.obj.size() > t.h.opts.Budget {
 		gc, err = t.h.GC(t.h.opts.Budget)
 	}
 	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records)), gc.Warning(t.h.opts.Budget)}
@@ -304,15 +286,14 @@ type Record struct {
 	Index int        `json:"index"`
 	At    time.Time  `json:"at"`
 
-	// RecordBegin; UndoPrev is the session's UndoTop when the turn began.
+	// RecordBegin; UndoPrev is the session's UndoTop when the turn began;
+	// Bodies, by command, the Contents the content store keeps (bigBody).
 	ReplyHash string            `json:"replyHash,omitempty"`
 	ReplyFile string            `json:"replyFile,omitempty"`
 	Commands  []command.Command `json:"commands,omitempty"`
 	UndoPrev  int               `json:"undoPrev,omitempty"`
-	// Bodies: the commands whose Content the content store keeps, by
-	// index, so that a reply's 20 MB is not copied into the record.
-	Bodies map[int]string `json:"bodies,omitempty"`
-	obj    *objects       // where a record read from disk finds Bodies
+	Bodies    map[int]string    `json:"bodies,omitempty"`
+	obj       *objects          // where a record read from disk finds Bodies
 
 	// RecordApply: the file's content hashes before ("" absent) and after
 	// ("" deleted), its mode before, and for a line-range edit the hash of
@@ -339,8 +320,7 @@ type Record struct {
 	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
-// Hash is courier's content hash: SHA-256, in hex. It reads data in
-// pieces: a file of 20 MB is not copied to be hashed.
+// Hash is courier's content hash: SHA-256, in hex, read in pieces (not a copy of 20 MB).
 func Hash(data string) string {
 	h, _, _ := hashOf(struct{ io.Reader }{strings.NewReader(data)})
 	return h
@@ -353,15 +333,12 @@ type Turn struct {
 	Records  []Record
 	path     string
 	f        *os.File // open for appending; nil for ReadTurn
-	// Records added since the last Sync, written to f only once the
-	// contents they name are listed: a crash never leaves a record
-	// naming what the store lost.
+	// Records added since the last Sync, written to f only once the contents
+	// they name are listed: no record names what a crash lost from the store.
 	pending bytes.Buffer
 	newDirs []string // folders whose new entries the next Sync makes durable
 	obj     *objects // the session's content store
-	// Set by History.Turn: the index as the turn has seen it, and what it
-	// may still read and store.
-	h       *History
+	h       *History // set by History.Turn, with the index as the turn saw it and what it may read and store
 	ix      *index
 	lim     *limits
 	scanned bool // the index reflects a full scan made in this turn
@@ -421,13 +398,14 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	return t, nil
 }
 
-// ReadTurn reads a turn's records without opening it for writing.
+// ReadTurn reads a turn's records without opening it for writing; a turn
+// with no record reads as one with no records, and fs.ErrNotExist.
 func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
 	t, _, err := s.readTurn(id, seq)
 	if err != nil {
-		return nil, fmt.Errorf("read turn %d: %w", seq, err)
+		err = fmt.Errorf("read turn %d: %w", seq, err)
 	}
-	return t, nil
+	return t, err
 }
 
 // readTurn reads whole lines only: a last line without its newline was
@@ -505,10 +483,9 @@ func (r Record) Command(i int) (command.Command, error) {
 }
 
 // AllCommands returns a begin record's commands, as Command does.
-func (r Record) AllCommands() ([]command.Command, error) {
-	cmds := make([]command.Command, len(r.Commands))
+func (r Record) AllCommands() (cmds []command.Command, err error) {
+	cmds = make([]command.Command, len(r.Commands))
 	for i := range cmds {
-		var err error
 		if cmds[i], err = r.Command(i); err != nil {
 			return nil, err
 		}
@@ -538,13 +515,7 @@ func (t *Turn) Sync() error {
 }
 
 // Append writes a record durably.
-func (t *Turn) Append(r Record) error {
-	err := t.Add(r)
-	if err == nil {
-		err = t.Sync()
-	}
-	return err
-}
+func (t *Turn) Append(r Record) error { return cmp.Or(t.Add(r), t.Sync()) }
 
 // Mark gives turn seq a record of kind, unless it has one.
 func (s Store) Mark(id string, seq int, kind RecordKind) error {
@@ -589,10 +560,7 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 		return Record{}, false, nil
 	}
 	t, err := s.ReadTurn(st.SessionID, st.SequenceNumber)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Record{}, false, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, err
 	}
 	r, ok := t.Begun()
