@@ -38,13 +38,12 @@ const (
 // History is one session's history opened on its workspace. Changing it
 // needs the session's lock; reading it does not.
 type History struct {
-	store Store
-	id    string
-	dir   string
-	ws    *workspace.Workspace
-	opts  Options
-	scope scope
-	obj   *objects
+	store   Store
+	id, dir string
+	ws      *workspace.Workspace
+	opts    Options
+	scope   scope
+	obj     *objects
 }
 
 // Open opens the history of session id, whose workspace is ws.
@@ -100,11 +99,8 @@ func (h *History) Turn(seq int) (*Turn, error) {
 		return nil, err
 	}
 	t, err := h.store.OpenTurn(h.id, seq)
-	if err != nil {
-		return nil, err
-	}
 	t.h, t.obj = h, h.obj
-	return t, nil
+	return t, err
 }
 
 // recording loads the index when the turn first needs it: the saved one,
@@ -135,37 +131,6 @@ func (t *Turn) recording() error {
 	return nil
 }
 
-// look brings the index up to date with the workspace, all of it or the
-// given paths (see scanner.only), and returns what changed.
-func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
-	var only map[string]uint8
-	if paths != nil {
-		only = map[string]uint8{}
-	}
-	for _, p := range paths {
-		if c, err := workspace.Clean(p); err == nil && c != "." {
-			for q := parentOf(c); q != ""; q = parentOf(q) {
-				only[q] = max(only[q], 1)
-			}
-			only[c] = 2
-		}
-	}
-	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, sticky, baseline, t.lim, only)
-	if blocked {
-		// A symlinked folder on the way: only a full scan sees where the
-		// command's writes land.
-		only = nil
-		entries, skipped, _, err = t.h.scan(t.ix.Entries, sticky, baseline, t.lim, nil)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	changes := compare(t.ix.Entries, entries)
-	t.ix.Entries = entries
-	t.scanned = t.scanned || only == nil
-	return changes, skipped, nil
-}
-
 // Before records what changed at a file command's paths, or with nil
 // anywhere, since last seen: the new starting point, not the turn's doing.
 func (t *Turn) Before(paths []string) error {
@@ -184,14 +149,37 @@ func (t *Turn) After(i int, paths []string) (Changes, error) {
 	return t.record(i, paths)
 }
 
+// record brings the index up to date with the workspace (all of it, or
+// paths) and records what changed before command i (i < 0) or by it.
 func (t *Turn) record(i int, paths []string) (Changes, error) {
 	before := i < 0
 	err := t.recording()
 	if err != nil || paths == nil && (t.h.opts.Off || before && t.scanned) {
 		return Changes{}, err
 	}
-	changes, skipped, err := t.look(paths, !before, before)
-	if err == nil && before && len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
+	var only map[string]uint8 // see scanner.only
+	if paths != nil {
+		only = map[string]uint8{}
+	}
+	for _, p := range paths {
+		if c, err := workspace.Clean(p); err == nil && c != "." {
+			for q := parentOf(c); q != ""; q = parentOf(q) {
+				only[q] = max(only[q], 1)
+			}
+			only[c] = 2
+		}
+	}
+	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, !before, before, t.lim, only)
+	if blocked { // a symlinked folder on the way: only a full scan sees where the writes land
+		only = nil
+		entries, skipped, _, err = t.h.scan(t.ix.Entries, !before, before, t.lim, nil)
+	}
+	if err != nil {
+		return Changes{}, err
+	}
+	changes := compare(t.ix.Entries, entries)
+	t.ix.Entries, t.scanned = entries, t.scanned || only == nil
+	if before && len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
 		// Mostly new (a first scan): saving the index costs less than
 		// recording it all. It keeps its turn number, so this turn's
 		// records are replayed onto it if the turn is taken up.
@@ -259,7 +247,7 @@ func (h *History) Refresh() error {
 	if err := cmp.Or(h.tidy(), err, t.recording()); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > t.ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	if _, _, err := t.look(nil, false, true); err != nil {
+	if t.ix.Entries, _, _, err = h.scan(t.ix.Entries, false, true, t.lim, nil); err != nil {
 		return err
 	}
 	return t.saveIndex()
@@ -296,9 +284,8 @@ type Record struct {
 	obj       *objects          // where a record read from disk finds Bodies
 
 	// RecordApply: the file's content hashes before ("" absent) and after
-	// ("" deleted), its mode before, and for a line-range edit the hash of
-	// the text its numbers refer to and the range replaced there. Result
-	// is recorded once the change is in place.
+	// ("" deleted), its mode before, for a line-range edit the hash of the text
+	// its numbers refer to and the range replaced; its result once in place.
 	Path  string      `json:"path,omitempty"`
 	From  string      `json:"from,omitempty"`
 	To    string      `json:"to,omitempty"`
@@ -378,7 +365,8 @@ func numbered(dir string) (nums []int, disk int64, err error) {
 }
 
 // OpenTurn opens the record of the turn answering request seq for
-// appending, cutting off a last line a crash tore (nothing relied on it).
+// appending, cutting off a last line a crash tore (nothing relied on it);
+// on an error, the turn it returns is closed.
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	t, good, err := s.readTurn(id, seq)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -393,9 +381,9 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	}
 	if err != nil {
 		t.Close()
-		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+		err = fmt.Errorf("open turn %d: %w", seq, err)
 	}
-	return t, nil
+	return t, err
 }
 
 // ReadTurn reads a turn's records without opening it for writing; a turn
@@ -446,19 +434,15 @@ func (t *Turn) Add(r Record) error {
 	}
 	w := r
 	if r.Kind == RecordBegin && t.h != nil {
-		w.Commands = slices.Clone(r.Commands)
+		w.Commands, w.Bodies = slices.Clone(r.Commands), map[int]string{}
 		for i, c := range w.Commands {
-			if len(c.Content) < bigBody {
-				continue
+			if len(c.Content) >= bigBody {
+				h, err := t.Keep(c.Content)
+				if err != nil {
+					return fmt.Errorf("turn record: %w", err)
+				}
+				w.Commands[i].Content, w.Bodies[i] = "", h
 			}
-			h, err := t.Keep(c.Content)
-			if err != nil {
-				return fmt.Errorf("turn record: %w", err)
-			}
-			if w.Bodies == nil {
-				w.Bodies = map[int]string{}
-			}
-			w.Commands[i].Content, w.Bodies[i] = "", h
 		}
 	}
 	if err := json.NewEncoder(&t.pending).Encode(w); err != nil {
@@ -502,15 +486,14 @@ func (t *Turn) Sync() error {
 			err = t.f.Sync()
 		}
 	}
-	for _, d := range t.newDirs {
-		if err == nil {
-			err = atomicfile.SyncDir(d)
+	for err == nil && len(t.newDirs) > 0 {
+		if err = atomicfile.SyncDir(t.newDirs[0]); err == nil {
+			t.newDirs = t.newDirs[1:]
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
-	t.newDirs = nil
 	return nil
 }
 
@@ -523,9 +506,7 @@ func (s Store) Mark(id string, seq int, kind RecordKind) error {
 	if err == nil && !t.Has(kind) {
 		err = t.Append(Record{Kind: kind})
 	}
-	if t != nil {
-		t.Close()
-	}
+	t.Close()
 	return err
 }
 
@@ -552,9 +533,8 @@ func (t *Turn) Has(kind RecordKind) bool {
 	return slices.ContainsFunc(t.Records, func(r Record) bool { return r.Kind == kind })
 }
 
-// Unfinished returns the begin record of the session's current turn when
-// it was begun and not committed (a complete session's DONE turn keeps
-// the last sequence number).
+// Unfinished returns the begin record of the session's current turn if it
+// was begun and not committed (a complete session's last turn, its DONE, was).
 func (s Store) Unfinished(st *State) (Record, bool, error) {
 	if st.IsComplete {
 		return Record{}, false, nil
@@ -572,15 +552,14 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 // the start of each is read, and the whole record of one that matches.
 func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err error) {
 	seqs, err := s.Turns(st.SessionID)
-	head := make([]byte, 512)
 	for _, n := range seqs {
 		f, err := os.Open(s.turnPath(st.SessionID, n))
 		if err != nil {
 			return 0, at, fmt.Errorf("find reply: %w", err)
 		}
-		k, _ := io.ReadFull(f, head)
+		head, _ := io.ReadAll(io.LimitReader(f, 512))
 		f.Close()
-		if !bytes.Contains(head[:k], []byte(`"replyHash":"`+hash+`"`)) {
+		if !bytes.Contains(head, []byte(`"replyHash":"`+hash+`"`)) {
 			continue
 		}
 		t, err := s.ReadTurn(st.SessionID, n)
