@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,17 +21,12 @@ import (
 	"github.com/courier-agent/courier/internal/workspace"
 )
 
-// Options shape what a session's history keeps of its workspace: Off
-// keeps only what file commands change (snapshots = false); Exclude and
-// Include are .gitignore-style patterns left out of, or kept in spite of,
-// .gitignore; Budget is the disk space the contents are brought back to
-// after each turn, TurnLimit what one turn reads; Private lists
-// courier's own folders, never touched.
+// Options shape what a session's history keeps of its workspace.
 type Options struct {
-	Off               bool
-	Exclude, Include  []string
-	Budget, TurnLimit int64
-	Private           []string
+	Off               bool     // keep only what file commands change (snapshots = false)
+	Exclude, Include  []string // .gitignore-style: left out of, or kept in spite of, .gitignore
+	Budget, TurnLimit int64    // the contents' disk space after each turn; what one turn reads
+	Private           []string // courier's own folders, never touched
 }
 
 // Defaults of the snapshot_budget and snapshot_limit settings.
@@ -42,24 +38,30 @@ const (
 // History is one session's history opened on its workspace. Changing it
 // needs the session's lock; reading it does not.
 type History struct {
-	store Store
-	id    string
-	dir   string
-	ws    *workspace.Workspace
-	opts  Options
-	scope scope
-	obj   *objects
+	store   Store
+	id, dir string
+	ws      *workspace.Workspace
+	opts    Options
+	scope   scope
+	obj     *objects
 }
 
 // Open opens the history of session id, whose workspace is ws.
 func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History, error) {
-	if opts.Budget <= 0 {
-		opts.Budget = DefaultBudget
+	opts.Budget, opts.TurnLimit = cmp.Or(opts.Budget, DefaultBudget), cmp.Or(opts.TurnLimit, DefaultTurnLimit)
+	resolved := func(p string) string {
+		p, _ = filepath.Abs(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
 	}
-	if opts.TurnLimit <= 0 {
-		opts.TurnLimit = DefaultTurnLimit
+	sc := scope{gitignore: ws.GitIgnore(), private: map[string]bool{}}
+	for _, d := range append([]string{s.Dir}, opts.Private...) {
+		if rel, err := filepath.Rel(resolved(ws.Dir()), resolved(d)); err == nil && rel != "." && filepath.IsLocal(rel) {
+			sc.private[filepath.ToSlash(rel)] = true
+		}
 	}
-	sc := scope{gitignore: ws.GitIgnore(), private: privatePaths(ws.Dir(), append([]string{s.Dir}, opts.Private...))}
 	var err error
 	if sc.exclude, err = workspace.CompilePatterns(opts.Exclude); err != nil {
 		return nil, fmt.Errorf("snapshot exclusions: %w", err)
@@ -70,25 +72,6 @@ func (s Store) Open(id string, ws *workspace.Workspace, opts Options) (*History,
 	dir := s.Folder(id)
 	return &History{store: s, id: id, dir: dir, ws: ws, opts: opts, scope: sc,
 		obj: &objects{dir: filepath.Join(dir, "objects"), bw: bufio.NewWriterSize(nil, 256<<10)}}, nil
-}
-
-// privatePaths returns the folders among dirs inside the workspace.
-func privatePaths(ws string, dirs []string) map[string]bool {
-	resolved := func(p string) string {
-		p, _ = filepath.Abs(p)
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return p
-	}
-	out := map[string]bool{}
-	for _, d := range dirs {
-		rel, err := filepath.Rel(resolved(ws), resolved(d))
-		if err == nil && rel != "." && filepath.IsLocal(rel) {
-			out[filepath.ToSlash(rel)] = true
-		}
-	}
-	return out
 }
 
 // Close releases the pack being written.
@@ -116,11 +99,8 @@ func (h *History) Turn(seq int) (*Turn, error) {
 		return nil, err
 	}
 	t, err := h.store.OpenTurn(h.id, seq)
-	if err != nil {
-		return nil, err
-	}
-	t.h = h
-	return t, nil
+	t.h, t.obj = h, h.obj
+	return t, err
 }
 
 // recording loads the index when the turn first needs it: the saved one,
@@ -138,9 +118,7 @@ func (t *Turn) recording() error {
 		if seq < t.Sequence {
 			old, err = t.h.store.ReadTurn(t.h.id, seq)
 		}
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		} else if err != nil {
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		for _, rec := range old.Records {
@@ -149,14 +127,37 @@ func (t *Turn) recording() error {
 			}
 		}
 	}
-	t.ix, t.lim = ix, &limits{t.h.opts.TurnLimit, t.h.opts.Budget - t.h.obj.size()}
+	t.ix, t.lim = ix, &limits{t.h.opts.TurnLimit, t.h.opts.Budget - t.obj.size()}
 	return nil
 }
 
-// look brings the index up to date with the workspace, all of it or the
-// given paths (see scanner.only), and returns what changed.
-func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped, error) {
-	var only map[string]uint8
+// Before records what changed at a file command's paths, or with nil
+// anywhere, since last seen: the new starting point, not the turn's doing.
+func (t *Turn) Before(paths []string) error {
+	_, err := t.record(-1, paths)
+	return err
+}
+
+// After records and returns what command i changed at paths, or with nil
+// anywhere (nothing when Off), or what was recorded for i before a crash.
+func (t *Turn) After(i int, paths []string) (Changes, error) {
+	for k, rec := range t.Records {
+		if rec.Kind == RecordChanged && rec.Index == i {
+			return changesAt(t.Records, k), nil
+		}
+	}
+	return t.record(i, paths)
+}
+
+// record brings the index up to date with the workspace (all of it, or
+// paths) and records what changed before command i (i < 0) or by it.
+func (t *Turn) record(i int, paths []string) (Changes, error) {
+	before := i < 0
+	err := t.recording()
+	if err != nil || paths == nil && (t.h.opts.Off || before && t.scanned) {
+		return Changes{}, err
+	}
+	var only map[string]uint8 // see scanner.only
 	if paths != nil {
 		only = map[string]uint8{}
 	}
@@ -168,87 +169,53 @@ func (t *Turn) look(paths []string, sticky, baseline bool) ([]Change, []Skipped,
 			only[c] = 2
 		}
 	}
-	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, sticky, baseline, t.lim, only)
-	if blocked {
-		// A symlinked folder on the way: only a full scan sees where the
-		// command's writes land.
+	entries, skipped, blocked, err := t.h.scan(t.ix.Entries, !before, before, t.lim, only)
+	if blocked { // a symlinked folder on the way: only a full scan sees where the writes land
 		only = nil
-		entries, skipped, _, err = t.h.scan(t.ix.Entries, sticky, baseline, t.lim, nil)
+		entries, skipped, _, err = t.h.scan(t.ix.Entries, !before, before, t.lim, nil)
 	}
 	if err != nil {
-		return nil, nil, err
+		return Changes{}, err
 	}
 	changes := compare(t.ix.Entries, entries)
-	t.ix.Entries = entries
-	t.scanned = t.scanned || only == nil
-	return changes, skipped, nil
-}
-
-// Before records what changed at a file command's paths, or with nil
-// anywhere, since last seen: the new starting point, not the turn's doing.
-func (t *Turn) Before(paths []string) error {
-	err := t.recording()
-	if err != nil || paths == nil && (t.h.opts.Off || t.scanned) {
-		return err
-	}
-	changes, skipped, err := t.look(paths, false, true)
-	if err != nil {
-		return err
-	}
-	if len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
+	t.ix.Entries, t.scanned = entries, t.scanned || only == nil
+	if before && len(changes) > 1000 && len(changes) > len(t.ix.Entries)/4 {
 		// Mostly new (a first scan): saving the index costs less than
 		// recording it all. It keeps its turn number, so this turn's
 		// records are replayed onto it if the turn is taken up.
-		if err := t.h.obj.sync(); err != nil {
-			return err
-		}
-		if err := t.ix.save(t.h.indexPath()); err != nil {
-			return err
-		}
-		changes = nil
+		changes, err = nil, t.saveIndex()
 	}
 	// What could not be kept is recorded even unchanged: it says why a
 	// later change of it cannot be undone.
-	if len(changes) == 0 && len(skipped) == 0 {
-		return nil
-	}
-	return t.Add(Record{Kind: RecordChanged, Index: -1, Changes: changes, Skipped: skipped})
-}
-
-// After records and returns what command i changed at paths, or with nil
-// anywhere (nothing when Off), or what was recorded for i before a crash.
-func (t *Turn) After(i int, paths []string) (Changes, error) {
-	for k, rec := range t.Records {
-		if rec.Kind == RecordChanged && rec.Index == i {
-			return changesAt(t.Records, k), nil
-		}
-	}
-	err := t.recording()
-	if err != nil || paths == nil && t.h.opts.Off {
+	if err != nil || before && len(changes) == 0 && len(skipped) == 0 {
 		return Changes{}, err
 	}
-	changes, skipped, err := t.look(paths, true, false)
-	if err == nil {
-		err = t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped})
-	}
-	if err != nil {
+	if err := t.Add(Record{Kind: RecordChanged, Index: i, Changes: changes, Skipped: skipped}); err != nil || before {
 		return Changes{}, err
 	}
 	return changesAt(t.Records, len(t.Records)-1), nil
+}
+
+// saveIndex saves the index once the contents it names are durable.
+func (t *Turn) saveIndex() error {
+	if err := t.obj.sync(); err != nil {
+		return err
+	}
+	return t.ix.save(t.h.indexPath())
 }
 
 // Keep stores content a turn needs to finish after a crash and returns
 // its hash; it is durable once the record is synced.
 func (t *Turn) Keep(data string) (string, error) {
 	h := Hash(data)
-	return h, t.h.obj.put(h, strings.NewReader(data), int64(len(data)))
+	return h, t.obj.put(h, strings.NewReader(data), int64(len(data)))
 }
 
 // Kept reports whether that content is kept.
-func (t *Turn) Kept(hash string) bool { return t.h.obj.has(hash) }
+func (t *Turn) Kept(hash string) bool { return t.obj.has(hash) }
 
 // Content returns kept content, checked against its hash.
-func (t *Turn) Content(hash string) (string, error) { return t.h.obj.read(hash) }
+func (t *Turn) Content(hash string) (string, error) { return t.obj.read(hash) }
 
 // Finish saves the index as the next turn's start and brings the contents
 // within the budget. It returns the warnings for the person.
@@ -256,20 +223,16 @@ func (t *Turn) Finish() ([]string, error) {
 	if t.ix == nil {
 		return nil, nil
 	}
-	if err := t.Sync(); err != nil {
-		return nil, err
-	}
 	t.ix.Turn = max(t.ix.Turn, t.Sequence)
-	if err := t.ix.save(t.h.indexPath()); err != nil {
-		return nil, err
+	err := t.Sync()
+	if err == nil {
+		err = t.ix.save(t.h.indexPath())
 	}
-	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records))}
-	var err error
-	if t.h.obj.size() > t.h.opts.Budget {
-		var gc GCReport
+	var gc GCReport
+	if err == nil && t.obj.size() > t.h.opts.Budget {
 		gc, err = t.h.GC(t.h.opts.Budget)
-		warnings = append(warnings, gc.Warning(t.h.opts.Budget))
 	}
+	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records)), gc.Warning(t.h.opts.Budget)}
 	return slices.DeleteFunc(warnings, func(w string) bool { return w == "" }), err
 }
 
@@ -279,23 +242,15 @@ func (h *History) Refresh() error {
 	if h.opts.Off {
 		return nil
 	}
-	if err := h.tidy(); err != nil {
-		return err
-	}
-	ix, err := loadIndex(h.indexPath())
-	if err != nil {
-		return err
-	}
-	if seqs, err := h.store.Turns(h.id); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > ix.Turn {
+	t := &Turn{h: h, obj: h.obj}
+	seqs, err := h.store.Turns(h.id)
+	if err := cmp.Or(h.tidy(), err, t.recording()); err != nil || len(seqs) > 0 && seqs[len(seqs)-1] > t.ix.Turn {
 		return err // a turn is under way: it records what it needs
 	}
-	if ix.Entries, _, _, err = h.scan(ix.Entries, false, true, &limits{h.opts.TurnLimit, h.opts.Budget - h.obj.size()}, nil); err != nil {
+	if t.ix.Entries, _, _, err = h.scan(t.ix.Entries, false, true, t.lim, nil); err != nil {
 		return err
 	}
-	if err := h.obj.sync(); err != nil {
-		return err
-	}
-	return ix.save(h.indexPath())
+	return t.saveIndex()
 }
 
 // RecordKind names a record of a turn.
@@ -319,20 +274,18 @@ type Record struct {
 	Index int        `json:"index"`
 	At    time.Time  `json:"at"`
 
-	// RecordBegin; UndoPrev is the session's UndoTop when the turn began.
+	// RecordBegin; UndoPrev is the session's UndoTop when the turn began;
+	// Bodies, by command, the Contents the content store keeps (bigBody).
 	ReplyHash string            `json:"replyHash,omitempty"`
 	ReplyFile string            `json:"replyFile,omitempty"`
 	Commands  []command.Command `json:"commands,omitempty"`
 	UndoPrev  int               `json:"undoPrev,omitempty"`
-	// Bodies: the commands whose Content the content store keeps, by
-	// index, so that a reply's 20 MB is not copied into the record.
-	Bodies map[int]string `json:"bodies,omitempty"`
-	obj    *objects       // where a record read from disk finds Bodies
+	Bodies    map[int]string    `json:"bodies,omitempty"`
+	obj       *objects          // where a record read from disk finds Bodies
 
 	// RecordApply: the file's content hashes before ("" absent) and after
-	// ("" deleted), its mode before, and for a line-range edit the hash of
-	// the text its numbers refer to and the range replaced there. Result
-	// is recorded once the change is in place.
+	// ("" deleted), its mode before, for a line-range edit the hash of the text
+	// its numbers refer to and the range replaced; its result once in place.
 	Path  string      `json:"path,omitempty"`
 	From  string      `json:"from,omitempty"`
 	To    string      `json:"to,omitempty"`
@@ -354,8 +307,7 @@ type Record struct {
 	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
-// Hash is courier's content hash: SHA-256, in hex. It reads data in
-// pieces: a file of 20 MB is not copied to be hashed.
+// Hash is courier's content hash: SHA-256, in hex, read in pieces (not a copy of 20 MB).
 func Hash(data string) string {
 	h, _, _ := hashOf(struct{ io.Reader }{strings.NewReader(data)})
 	return h
@@ -368,15 +320,12 @@ type Turn struct {
 	Records  []Record
 	path     string
 	f        *os.File // open for appending; nil for ReadTurn
-	// Records added since the last Sync, written to f only once the
-	// contents they name are listed: a crash never leaves a record
-	// naming what the store lost.
+	// Records added since the last Sync, written to f only once the contents
+	// they name are listed: no record names what a crash lost from the store.
 	pending bytes.Buffer
 	newDirs []string // folders whose new entries the next Sync makes durable
-	obj     *objects // the session's content store, for reading
-	// Set by History.Turn: the index as the turn has seen it, and what it
-	// may still read and store.
-	h       *History
+	obj     *objects // the session's content store
+	h       *History // set by History.Turn, with the index as the turn saw it and what it may read and store
 	ix      *index
 	lim     *limits
 	scanned bool // the index reflects a full scan made in this turn
@@ -416,7 +365,8 @@ func numbered(dir string) (nums []int, disk int64, err error) {
 }
 
 // OpenTurn opens the record of the turn answering request seq for
-// appending, cutting off a last line a crash tore (nothing relied on it).
+// appending, cutting off a last line a crash tore (nothing relied on it);
+// on an error, the turn it returns is closed.
 func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	t, good, err := s.readTurn(id, seq)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -431,42 +381,35 @@ func (s Store) OpenTurn(id string, seq int) (*Turn, error) {
 	}
 	if err != nil {
 		t.Close()
-		return nil, fmt.Errorf("open turn %d: %w", seq, err)
+		err = fmt.Errorf("open turn %d: %w", seq, err)
 	}
-	return t, nil
+	return t, err
 }
 
-// ReadTurn reads a turn's records without opening it for writing.
+// ReadTurn reads a turn's records without opening it for writing; a turn
+// with no record reads as one with no records, and fs.ErrNotExist.
 func (s Store) ReadTurn(id string, seq int) (*Turn, error) {
 	t, _, err := s.readTurn(id, seq)
 	if err != nil {
-		return nil, fmt.Errorf("read turn %d: %w", seq, err)
+		err = fmt.Errorf("read turn %d: %w", seq, err)
 	}
-	return t, nil
+	return t, err
 }
 
-func (s Store) readTurn(id string, seq int) (*Turn, int64, error) {
-	t := &Turn{Sequence: seq, path: s.turnPath(id, seq), obj: &objects{dir: filepath.Join(s.Folder(id), "objects")}}
+// readTurn reads whole lines only: a last line without its newline was
+// torn by a crash (good is where it starts). A whole line that does not
+// parse is damage, an error: cutting it would drop the records after it.
+func (s Store) readTurn(id string, seq int) (t *Turn, good int64, err error) {
+	t = &Turn{Sequence: seq, path: s.turnPath(id, seq), obj: &objects{dir: filepath.Join(s.Folder(id), "objects")}}
 	data, err := os.ReadFile(t.path)
-	if err != nil {
-		return t, 0, err
-	}
-	good, err := t.parse(data)
-	return t, good, err
-}
-
-// parse reads whole lines only: a last line without its newline was torn
-// by a crash (good is where it starts). A whole line that does not parse
-// is damage, an error: cutting it would drop the records after it.
-func (t *Turn) parse(data []byte) (good int64, err error) {
-	for line := 1; ; line++ {
+	for line := 1; err == nil; line++ {
 		n := bytes.IndexByte(data[good:], '\n')
 		if n < 0 {
-			return good, nil
+			break
 		}
 		var r Record
 		if err := json.Unmarshal(data[good:good+int64(n)], &r); err != nil {
-			return 0, fmt.Errorf("turn record %s is damaged at line %d: %w", t.path, line, err)
+			return t, 0, fmt.Errorf("turn record %s is damaged at line %d: %w", t.path, line, err)
 		}
 		for i := range r.Changes {
 			r.Changes[i].Path = entryOf(&r.Changes[i]).Path
@@ -477,49 +420,36 @@ func (t *Turn) parse(data []byte) (good int64, err error) {
 		t.Records = append(t.Records, r)
 		good += int64(n) + 1
 	}
+	return t, good, err
 }
+
+// bigBody is the size from which a command's Content is kept in the
+// content store, which Sync makes durable first, not in the begin record.
+const bigBody = 64 << 10
 
 // Add adds a record, written by the next Sync.
 func (t *Turn) Add(r Record) error {
 	if r.At.IsZero() {
 		r.At = time.Now().UTC()
 	}
-	w, err := t.keepBodies(r)
-	if err == nil {
-		err = json.NewEncoder(&t.pending).Encode(w)
+	w := r
+	if r.Kind == RecordBegin && t.h != nil {
+		w.Commands, w.Bodies = slices.Clone(r.Commands), map[int]string{}
+		for i, c := range w.Commands {
+			if len(c.Content) >= bigBody {
+				h, err := t.Keep(c.Content)
+				if err != nil {
+					return fmt.Errorf("turn record: %w", err)
+				}
+				w.Commands[i].Content, w.Bodies[i] = "", h
+			}
+		}
 	}
-	if err != nil {
+	if err := json.NewEncoder(&t.pending).Encode(w); err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
 	t.Records = append(t.Records, r)
 	return nil
-}
-
-// bigBody is the size from which a command's Content is kept in the
-// content store rather than in the begin record.
-const bigBody = 64 << 10
-
-// keepBodies returns the begin record as written: its large bodies kept
-// in the content store, which Sync makes durable before the record.
-func (t *Turn) keepBodies(r Record) (Record, error) {
-	if r.Kind != RecordBegin || t.h == nil {
-		return r, nil
-	}
-	r.Commands = slices.Clone(r.Commands)
-	for i, c := range r.Commands {
-		if len(c.Content) < bigBody {
-			continue
-		}
-		h := Hash(c.Content)
-		if err := t.h.obj.put(h, strings.NewReader(c.Content), int64(len(c.Content))); err != nil {
-			return r, err
-		}
-		if r.Bodies == nil {
-			r.Bodies = map[int]string{}
-		}
-		r.Commands[i].Content, r.Bodies[i] = "", h
-	}
-	return r, nil
 }
 
 // Command returns a begin record's command i (0 <= i < len(Commands)),
@@ -537,10 +467,9 @@ func (r Record) Command(i int) (command.Command, error) {
 }
 
 // AllCommands returns a begin record's commands, as Command does.
-func (r Record) AllCommands() ([]command.Command, error) {
-	cmds := make([]command.Command, len(r.Commands))
+func (r Record) AllCommands() (cmds []command.Command, err error) {
+	cmds = make([]command.Command, len(r.Commands))
 	for i := range cmds {
-		var err error
 		if cmds[i], err = r.Command(i); err != nil {
 			return nil, err
 		}
@@ -551,33 +480,33 @@ func (r Record) AllCommands() ([]command.Command, error) {
 // Sync makes what was added durable: the contents kept first, then the
 // records that refer to them, and the folders a new record was made in.
 func (t *Turn) Sync() error {
-	var err error
-	if t.h != nil {
-		err = t.h.obj.sync()
-	}
+	err := t.obj.sync()
 	if err == nil && t.pending.Len() > 0 {
 		if _, err = t.pending.WriteTo(t.f); err == nil {
 			err = t.f.Sync()
 		}
 	}
-	for _, d := range t.newDirs {
-		if err == nil {
-			err = atomicfile.SyncDir(d)
+	for err == nil && len(t.newDirs) > 0 {
+		if err = atomicfile.SyncDir(t.newDirs[0]); err == nil {
+			t.newDirs = t.newDirs[1:]
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("turn record: %w", err)
 	}
-	t.newDirs = nil
 	return nil
 }
 
 // Append writes a record durably.
-func (t *Turn) Append(r Record) error {
-	err := t.Add(r)
-	if err == nil {
-		err = t.Sync()
+func (t *Turn) Append(r Record) error { return cmp.Or(t.Add(r), t.Sync()) }
+
+// Mark gives turn seq a record of kind, unless it has one.
+func (s Store) Mark(id string, seq int, kind RecordKind) error {
+	t, err := s.OpenTurn(id, seq)
+	if err == nil && !t.Has(kind) {
+		err = t.Append(Record{Kind: kind})
 	}
+	t.Close()
 	return err
 }
 
@@ -604,18 +533,14 @@ func (t *Turn) Has(kind RecordKind) bool {
 	return slices.ContainsFunc(t.Records, func(r Record) bool { return r.Kind == kind })
 }
 
-// Unfinished returns the begin record of the session's current turn when
-// it was begun and not committed (a complete session's DONE turn keeps
-// the last sequence number).
+// Unfinished returns the begin record of the session's current turn if it
+// was begun and not committed (a complete session's last turn, its DONE, was).
 func (s Store) Unfinished(st *State) (Record, bool, error) {
 	if st.IsComplete {
 		return Record{}, false, nil
 	}
 	t, err := s.ReadTurn(st.SessionID, st.SequenceNumber)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Record{}, false, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, err
 	}
 	r, ok := t.Begun()
@@ -627,15 +552,14 @@ func (s Store) Unfinished(st *State) (Record, bool, error) {
 // the start of each is read, and the whole record of one that matches.
 func (s Store) FindReply(st *State, hash string) (seq int, at time.Time, err error) {
 	seqs, err := s.Turns(st.SessionID)
-	head := make([]byte, 512)
 	for _, n := range seqs {
 		f, err := os.Open(s.turnPath(st.SessionID, n))
 		if err != nil {
 			return 0, at, fmt.Errorf("find reply: %w", err)
 		}
-		k, _ := io.ReadFull(f, head)
+		head, _ := io.ReadAll(io.LimitReader(f, 512))
 		f.Close()
-		if !bytes.Contains(head[:k], []byte(`"replyHash":"`+hash+`"`)) {
+		if !bytes.Contains(head, []byte(`"replyHash":"`+hash+`"`)) {
 			continue
 		}
 		t, err := s.ReadTurn(st.SessionID, n)

@@ -388,12 +388,7 @@ func (h *History) GC(budget int64) (rep GCReport, err error) {
 	}
 	for ; len(kept) > 1 && size > budget; kept = kept[1:] {
 		t := kept[0]
-		w, err := h.store.OpenTurn(h.id, t.Sequence)
-		if err == nil {
-			err = w.Append(Record{Kind: RecordPruned})
-			w.Close()
-		}
-		if err != nil {
+		if err := h.store.Mark(h.id, t.Sequence, RecordPruned); err != nil {
 			return rep, err
 		}
 		rep.Pruned = append(rep.Pruned, t.Sequence)

@@ -153,13 +153,8 @@ func (s Store) Load(id string) (*State, error) {
 }
 
 // Save writes a session's state atomically.
-func (s Store) Save(st *State) error { return commit(st, s.Stage) }
-
-// Create saves a new session, refusing to replace an existing one.
-func (s Store) Create(st *State) error { return commit(st, s.StageNew) }
-
-func commit(st *State, stage func(*State) (*atomicfile.File, error)) error {
-	f, err := stage(st)
+func (s Store) Save(st *State) error {
+	f, err := s.Stage(st)
 	if err == nil {
 		err = f.Commit()
 	}
@@ -178,7 +173,7 @@ func (s Store) Stage(st *State) (*atomicfile.File, error) {
 	return atomicfile.Stage(s.Path(st.SessionID), append(data, '\n'), 0o644)
 }
 
-// StageNew is Create up to the commit, as Stage is Save.
+// StageNew is Stage for a new session, refusing to replace an existing one.
 func (s Store) StageNew(st *State) (*atomicfile.File, error) {
 	if _, err := os.Stat(s.Path(st.SessionID)); err == nil {
 		return nil, fmt.Errorf("session %s already exists", st.SessionID)

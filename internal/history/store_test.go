@@ -46,7 +46,7 @@ func TestCreateLoadSaveRoundTrip(t *testing.T) {
 	st.Includes = []string{"*.go"}
 	st.ApprovedRules = []string{"go test"}
 	st.Pending = &Pending{Sequence: 3, Index: 1, Command: "rm -rf build", Reason: "deletes files"}
-	if err := s.Create(st); err != nil {
+	if err := create(s, st); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Load("0a1b2c3d")
@@ -75,23 +75,23 @@ func TestCreateLoadSaveRoundTrip(t *testing.T) {
 
 func TestCreateRefusesExisting(t *testing.T) {
 	s := newStore(t)
-	if err := s.Create(newState("0000000a", 0, false)); err != nil {
+	if err := create(s, newState("0000000a", 0, false)); err != nil {
 		t.Fatal(err)
 	}
 	before := readBytes(t, s.Path("0000000a"))
 	other := newState("0000000a", time.Hour, true)
 	other.Task = "another task"
-	if err := s.Create(other); err == nil {
-		t.Fatal("second Create succeeded")
+	if err := create(s, other); err == nil {
+		t.Fatal("second create succeeded")
 	}
 	if after := readBytes(t, s.Path("0000000a")); string(after) != string(before) {
-		t.Errorf("file changed by the refused Create")
+		t.Errorf("file changed by the refused create")
 	}
 }
 
 func TestLoadBadIDs(t *testing.T) {
 	s := newStore(t)
-	if err := s.Create(newState("0000000a", 0, false)); err != nil {
+	if err := create(s, newState("0000000a", 0, false)); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"", "abc", "ABCDEF12", "0000000g", "000000001", "../../../etc/passwd", "0000000a/..", "0000000a.json"} {
@@ -127,7 +127,7 @@ func TestCorruptSessionFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
-			if err := s.Create(newState("0000000c", 0, false)); err != nil {
+			if err := create(s, newState("0000000c", 0, false)); err != nil {
 				t.Fatal(err)
 			}
 			p := s.Path("0000000a")
@@ -179,7 +179,7 @@ func TestList(t *testing.T) {
 		newState("0000000c", 5*time.Hour, true),
 		newState("0000000d", 2*time.Hour, false),
 	} {
-		if err := s.Create(st); err != nil {
+		if err := create(s, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -251,4 +251,13 @@ func tempNames(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// create saves a new session as 'courier ops' does.
+func create(s Store, st *State) error {
+	f, err := s.StageNew(st)
+	if err == nil {
+		err = f.Commit()
+	}
+	return err
 }

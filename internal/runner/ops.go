@@ -47,8 +47,12 @@ func (r *Runner) StartRun(ctx context.Context, cmds []command.Command, opts RunO
 		return RunReport{}, err
 	}
 	st.Run, st.Preset = true, opts.Preset
-	if err := r.store.Create(st); err != nil {
-		return RunReport{}, err
+	f, err := r.store.StageNew(st)
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		return RunReport{}, fmt.Errorf("save session %s: %w", st.SessionID, err)
 	}
 	r.firstSnapshot(st)
 	r.cfg.Reporter.SessionStarted(SessionStarted{Session: st.SessionID, Task: st.Task})

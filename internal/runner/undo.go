@@ -67,15 +67,8 @@ func (s *Session) undo(resumed bool) (UndoReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	t, err := l.store.OpenTurn(st.SessionID, u.Turn)
-	if err != nil {
+	if err := l.store.Mark(st.SessionID, u.Turn, history.RecordUndone); err != nil {
 		return rep, err
-	}
-	defer t.Close()
-	if !t.Has(history.RecordUndone) {
-		if err := t.Append(history.Record{Kind: history.RecordUndone}); err != nil {
-			return rep, err
-		}
 	}
 	next := *st
 	next.Undoing, next.UndoTop = nil, u.Below
