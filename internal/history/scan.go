@@ -421,7 +421,7 @@ func (c *dirChain) open(dir string) (dirFD, error) {
 
 // forget drops p and below from the chain once p was removed.
 func (c *dirChain) forget(p string) {
-	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
+	if i := slices.Index(c.paths, p); i >= 0 {
 		c.trim(i)
 	}
 }
@@ -432,5 +432,3 @@ func (c *dirChain) trim(n int) {
 	}
 	c.paths, c.fds = c.paths[:n], c.fds[:n]
 }
-
-func (c *dirChain) close() { c.trim(0) }
