@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/courier-agent/courier/internal/human"
@@ -409,7 +410,7 @@ func (c *dirChain) open(dir string) (dirFD, error) {
 	if err == nil {
 		fd, err = openDir(fd, path.Base(dir))
 	}
-	if notFolder(err) {
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
 		err = fmt.Errorf("'%s' is not a folder", display(dir))
 	}
 	if err != nil {
