@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
-	"sort"
 	"syscall"
 	"time"
 
@@ -55,7 +53,6 @@ type walkCtx struct {
 	depth                  int
 }
 
-// verdict is what the scope says of one path.
 type verdict uint8
 
 const (
@@ -91,29 +88,11 @@ func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky, fo
 	return inScope
 }
 
-// child returns the context of folder p's contents.
-func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
-	cx.depth++
-	cx.git = cx.git || p == ".git"
-	cx.included = cx.included || s.include.Match(p, true)
-	cx.ignored = cx.ignored || v != inScope
-	return cx
-}
-
 // limits is what one turn may still read, and store of content no command
 // changed (what commands wrote is stored regardless; old turns are pruned).
 type limits struct{ turnLeft, budgetLeft int64 }
 
-// read takes n bytes from what the turn may read.
-func (l *limits) read(n int64) bool {
-	if n > l.turnLeft {
-		return false
-	}
-	l.turnLeft -= n
-	return true
-}
-
-// store takes n bytes from what the store may grow by (0: is there room?).
+// store takes n bytes from what the store may grow by.
 func (l *limits) store(n int64, baseline bool) bool {
 	if n > 0 {
 		n += 41 // its format byte and its index entry
@@ -220,7 +199,7 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 		return
 	}
 	sc.count += len(names)
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, name := range names {
 		p := path.Join(dir, name)
 		prev := sc.seek(p)
@@ -244,7 +223,7 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 				next++
 			}
 			if isDir && (next < len(sc.prev) && isBelow(sc.prev[next].Path, p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
-				sc.enter(fd, name, sc.h.scope.child(cx, p, v))
+				sc.enter(fd, name, cx, v)
 			}
 			switch {
 			case len(sc.out) > pos+1:
@@ -260,13 +239,10 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 
 // add records a path in scope.
 func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) {
-	if prev != nil && prev.ignored() {
-		prev = nil
-	}
 	if e.Mtime >= sc.racyFrom || e.Ctime >= sc.racyFrom {
 		e.Flags |= racy
 	}
-	fresh := prev != nil && prev.Flags&racy == 0 && prev.sameStat(&e)
+	fresh := prev != nil && prev.Flags&(racy|Ignored) == 0 && prev.sameStat(&e)
 	switch {
 	case e.Kind == Symlink && fresh:
 		e.Target = prev.Target
@@ -281,38 +257,40 @@ func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) 
 		sc.out[len(sc.out)-1].Flags = Ignored
 		sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
 	case e.Kind == Dir:
-		sc.enter(fd, name, sc.h.scope.child(cx, e.Path, inScope))
+		sc.enter(fd, name, cx, inScope)
 	case e.Kind == File:
 		// A file command's file is kept whatever the limits say.
 		forced := sc.only[e.Path] == 2
 		baseline := sc.baseline && !forced
 		if e.Hash != "" {
 			// Known but never stored: stored now if there is room.
-			if e.stored() || !forced && !sc.lim.store(0, true) {
+			if e.stored() || !forced && sc.lim.budgetLeft < 0 {
 				return
 			}
 			baseline = !forced
 		}
-		if !forced && !sc.lim.read(e.Size) {
+		if !forced && e.Size > sc.lim.turnLeft {
 			if e.Hash == "" {
 				sc.skip(e.Path, "past the turn's snapshot limit of "+human.ExactBytes(sc.h.opts.TurnLimit))
 			}
 			return
+		} else if !forced {
+			sc.lim.turnLeft -= e.Size
 		}
-		f, err := openFileAt(fd, name)
-		if err == nil {
-			err = sc.read(f, &sc.out[len(sc.out)-1], baseline)
-		}
-		if err != nil {
+		if err := sc.read(fd, name, &sc.out[len(sc.out)-1], baseline); err != nil {
 			sc.skip(e.Path, "could not be read: "+err.Error())
 		}
 	}
 }
 
-// enter walks the folder just recorded; one of mode 000 gets its mode
+// enter walks the folder just recorded (verdict v); one of mode 000 gets its mode
 // lifted while it is walked, so what is inside cannot hide.
-func (sc *scanner) enter(fd dirFD, name string, cx walkCtx) {
+func (sc *scanner) enter(fd dirFD, name string, cx walkCtx, v verdict) {
 	d := sc.out[len(sc.out)-1]
+	cx.depth++
+	cx.git = cx.git || d.Path == ".git"
+	cx.included = cx.included || sc.h.scope.include.Match(d.Path, true)
+	cx.ignored = cx.ignored || v != inScope
 	sub, err := openDir(fd, name)
 	if errors.Is(err, fs.ErrPermission) && chmodAt(fd, name, d.Mode|0o700) == nil {
 		defer chmodAt(fd, name, d.Mode)
@@ -331,9 +309,13 @@ func (sc *scanner) enter(fd dirFD, name string, cx walkCtx) {
 
 // read hashes and stores a file as the limits allow, at most the size the
 // walk saw (a growing file cannot hold the scan); racy if it changed.
-func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
-	defer f.Close()
+func (sc *scanner) read(fd dirFD, name string, e *Entry, baseline bool) error {
 	e.Hash, e.Flags = "", e.Flags&^Stored
+	f, err := openFileAt(fd, name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	var before, after Entry
 	if err := fileStat(f, &before); err != nil {
 		return err
@@ -344,12 +326,11 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	var src io.ReaderAt = f
 	var r io.Reader = io.NewSectionReader(f, 0, e.Size)
 	if e.Size <= smallFile {
-		data := make([]byte, e.Size)
-		n, err := io.ReadFull(f, data)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		data, err := io.ReadAll(r)
+		if err != nil {
 			return err
 		}
-		br := bytes.NewReader(data[:n])
+		br := bytes.NewReader(data)
 		src, r = br, br
 	}
 	h, n, err := hashOf(r)
