@@ -18,15 +18,13 @@ import (
 )
 
 const (
-	// racyWindow is how close to a scan a file's times must be for its
-	// stat data not to prove it unchanged next time: FAT's clock ticks
-	// every 2 seconds.
+	// racyWindow: times this close to a scan do not prove a file unchanged
+	// next time (FAT's clock ticks every 2 seconds).
 	racyWindow = 2 * time.Second
 	// maxDepth and maxEntries bound a scan of an absurd tree.
 	maxDepth   = 256
 	maxEntries = 1 << 20
-	// smallFile is the largest content read whole into memory.
-	smallFile = 1 << 20
+	smallFile  = 1 << 20 // read once, into memory, to be hashed and stored
 )
 
 // The reasons undo leaves a path as it is.
@@ -56,14 +54,10 @@ type walkCtx struct {
 type verdict uint8
 
 const (
-	inScope verdict = iota
-	// boundary: left out, but its stat data kept, so changes are reported.
-	boundary
-	// hidden: inside a boundary, left out without a trace (a folder is
-	// still walked for what the index holds below it).
-	hidden
-	// excluded: left out by the setting, never walked.
-	excluded
+	inScope  verdict = iota
+	boundary         // left out, but its stat data kept, so changes are reported
+	hidden           // inside a boundary, left out without a trace (a folder is still walked for what the index holds below it)
+	excluded         // left out by the setting, never walked
 )
 
 // decide places a path the previous scan had as prev (or nil). sticky
@@ -91,18 +85,6 @@ func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky, fo
 // limits is what one turn may still read, and store of content no command
 // changed (what commands wrote is stored regardless; old turns are pruned).
 type limits struct{ turnLeft, budgetLeft int64 }
-
-// store takes n bytes from what the store may grow by.
-func (l *limits) store(n int64, baseline bool) bool {
-	if n > 0 {
-		n += 41 // its format byte and its index entry
-	}
-	if baseline && n > l.budgetLeft {
-		return false
-	}
-	l.budgetLeft -= n
-	return true
-}
 
 // scanner walks the workspace once, comparing with the previous index as
 // it goes (both in walk order).
@@ -337,8 +319,13 @@ func (sc *scanner) read(fd dirFD, name string, e *Entry, baseline bool) error {
 	if err != nil {
 		return err
 	}
+	cost := n
+	if n > 0 {
+		cost += 41 // its format byte and its index entry
+	}
 	stored := sc.h.obj.has(h)
-	if !stored && sc.lim.store(n, baseline) {
+	if !stored && (!baseline || cost <= sc.lim.budgetLeft) {
+		sc.lim.budgetLeft -= cost
 		if err := sc.h.obj.put(h, src, n); err != nil {
 			return err
 		}
