@@ -200,11 +200,9 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 			pos := len(sc.out)
 			e.Flags = Ignored
 			sc.out = append(sc.out, e)
-			next := sc.pi // past p: does the previous index hold paths inside it?
-			if prev != nil {
-				next++
-			}
-			if isDir && (next < len(sc.prev) && isBelow(sc.prev[next].Path, p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
+			// Does the previous index hold paths inside it (past p itself)?
+			inside := slices.ContainsFunc(sc.prev[sc.pi:min(sc.pi+2, len(sc.prev))], func(q Entry) bool { return isBelow(q.Path, p) })
+			if isDir && (inside || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
 				sc.enter(fd, name, cx, v)
 			}
 			switch {
@@ -351,12 +349,10 @@ func hashOf(r io.Reader) (string, int64, error) {
 	return hex.EncodeToString(hw.Sum(nil)), n, err
 }
 
-// Every access to the workspace goes through folders opened one element
-// at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
-// it and whenever.
-
-// dirChain opens folders one element at a time, keeping the last chain
-// open so that paths in walk order reopen nothing.
+// dirChain is how undo reaches the workspace: through folders opened one
+// element at a time with O_NOFOLLOW, so no symlink is ever followed,
+// whoever planted it and whenever. The last chain stays open: paths in
+// walk order reopen nothing.
 type dirChain struct {
 	root  dirFD
 	paths []string
@@ -386,13 +382,6 @@ func (c *dirChain) open(dir string) (dirFD, error) {
 	}
 	c.paths, c.fds = append(c.paths, dir), append(c.fds, fd)
 	return fd, nil
-}
-
-// forget drops p and below from the chain once p was removed.
-func (c *dirChain) forget(p string) {
-	if i := slices.Index(c.paths, p); i >= 0 {
-		c.trim(i)
-	}
 }
 
 func (c *dirChain) trim(n int) {

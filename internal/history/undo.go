@@ -202,7 +202,6 @@ func (r *restorer) fail(p, reason string) {
 	}
 }
 
-// failedAbove reports whether p or a folder above it failed.
 func (r *restorer) failedAbove(p string) bool {
 	for q := p; q != ""; q = parentOf(q) {
 		if r.failed[q] {
@@ -226,8 +225,7 @@ func (r *restorer) stat(p string) *Entry {
 	return e
 }
 
-// remove takes away what stands where the turn found nothing, or
-// another kind.
+// remove takes away what stands where the turn found nothing, or another kind.
 func (r *restorer) remove(c *Change, cur *Entry) {
 	fd, err := r.ch.open(parentOf(c.Path))
 	name := path.Base(c.Path)
@@ -236,7 +234,6 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 		r.fail(c.Path, err.Error())
 	case cur.Kind == Dir:
 		err = rmdirAt(fd, name)
-		r.ch.forget(c.Path)
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
 			r.fail(c.Path, "the folder holds files the snapshot does not cover, so it was left in place")
 		} else if err != nil {
@@ -425,7 +422,6 @@ func (r *restorer) parent(p string) (dirFD, error) {
 	return r.ch.open(dir)
 }
 
-// open opens workspace file p for reading.
 func (r *restorer) open(p string) (*os.File, error) {
 	fd, err := r.ch.open(parentOf(p))
 	if err != nil {
@@ -434,7 +430,6 @@ func (r *restorer) open(p string) (*os.File, error) {
 	return openFileAt(fd, path.Base(p))
 }
 
-// chmod sets a path's mode without following a symlink.
 func (r *restorer) chmod(p string, mode uint32) {
 	fd, err := r.ch.open(parentOf(p))
 	if err == nil {
