@@ -31,25 +31,22 @@ func openRoot(dir string) (int, error) {
 
 // fill copies what an entry keeps of a stat, once stat has filled st.
 func fill(e *Entry, st *unix.Stat_t, err error) error {
-	e.Size, e.Mode = st.Size, uint32(st.Mode)&0o7777
+	e.Size, e.Mode = 0, uint32(st.Mode)&0o7777
 	e.Mtime, e.Ctime = st.Mtim.Nano(), st.Ctim.Nano()
 	e.Ino, e.Dev = uint64(st.Ino), uint64(st.Dev)
 	switch uint32(st.Mode) & unix.S_IFMT {
 	case unix.S_IFREG:
-		e.Kind = File
+		e.Kind, e.Size = File, st.Size
 	case unix.S_IFDIR:
 		e.Kind = Dir
 	case unix.S_IFLNK:
-		e.Kind = Symlink
+		e.Kind, e.Size = Symlink, st.Size
 	case unix.S_IFIFO:
 		e.Kind = FIFO
 	case unix.S_IFSOCK:
 		e.Kind = Socket
 	default:
 		e.Kind = Device
-	}
-	if e.Kind != File && e.Kind != Symlink {
-		e.Size = 0
 	}
 	return err
 }
@@ -141,10 +138,7 @@ func openFileAt(dirfd int, name string) (*os.File, error) {
 			chmodAt(dirfd, name, e.Mode)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
+	return os.NewFile(uintptr(fd), name), err
 }
 
 // lockFile takes an flock on f without waiting: errBusy while another

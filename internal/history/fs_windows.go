@@ -54,8 +54,7 @@ func fill(e *Entry, info fs.FileInfo, err error) error {
 		return err
 	}
 	m := info.Mode()
-	e.Size, e.Mode, e.Kind = 0, uint32(m.Perm()), File
-	e.Mtime = info.ModTime().UnixNano()
+	e.Size, e.Mode, e.Kind, e.Mtime = 0, uint32(m.Perm()), File, info.ModTime().UnixNano()
 	e.Ctime = e.Mtime
 	switch {
 	case m&(fs.ModeSymlink|fs.ModeIrregular) != 0:

@@ -263,8 +263,8 @@ func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) 
 	}
 }
 
-// enter walks the folder just recorded (verdict v); one of mode 000 gets its mode
-// lifted while it is walked, so what is inside cannot hide.
+// enter walks the folder just recorded (verdict v); one of mode 000 gets
+// its mode lifted while it is walked, so what is inside cannot hide.
 func (sc *scanner) enter(fd dirFD, name string, cx walkCtx, v verdict) {
 	d := sc.out[len(sc.out)-1]
 	cx.depth++
@@ -321,16 +321,14 @@ func (sc *scanner) read(fd dirFD, name string, e *Entry, baseline bool) error {
 	if n > 0 {
 		cost += 41 // its format byte and its index entry
 	}
-	stored := sc.h.obj.has(h)
-	if !stored && (!baseline || cost <= sc.lim.budgetLeft) {
+	if !sc.h.obj.has(h) && (!baseline || cost <= sc.lim.budgetLeft) {
 		sc.lim.budgetLeft -= cost
 		if err := sc.h.obj.put(h, src, n); err != nil {
 			return err
 		}
-		stored = sc.h.obj.has(h)
 	}
 	e.Hash = h
-	if stored {
+	if sc.h.obj.has(h) {
 		e.Flags |= Stored
 	} else {
 		sc.skip(e.Path, "past the snapshot budget of "+human.ExactBytes(sc.h.opts.Budget))
@@ -354,18 +352,13 @@ func hashOf(r io.Reader) (string, int64, error) {
 // whoever planted it and whenever. The last chain stays open: paths in
 // walk order reopen nothing.
 type dirChain struct {
-	root  dirFD
-	paths []string
+	paths []string // the workspace ("") first
 	fds   []dirFD
 }
 
 // open returns a descriptor of folder dir ("" is the workspace), valid
 // until the next call or close.
 func (c *dirChain) open(dir string) (dirFD, error) {
-	if dir == "" {
-		c.trim(0)
-		return c.root, nil
-	}
 	if i := slices.Index(c.paths, dir); i >= 0 {
 		c.trim(i + 1)
 		return c.fds[i], nil

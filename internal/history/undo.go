@@ -87,22 +87,20 @@ func (h *History) Undo(seq int) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	defer closeFD(root)
-	r := &restorer{h: h, keptDir: keptDir, ch: dirChain{root: root}, rep: &rep, failed: map[string]bool{}}
+	r := &restorer{h: h, keptDir: keptDir, ch: dirChain{[]string{""}, []dirFD{root}}, rep: &rep, failed: map[string]bool{}}
 	defer r.ch.trim(0)
 	r.run(t.Records)
 	// What undo wrote must be on disk before the undo is committed.
 	if err := syncFS(h.dir, h.ws.Dir()); err != nil {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
-	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
+	fs.WalkDir(os.DirFS(keptDir), ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil || d.IsDir():
 		case atomicfile.IsTemp(d.Name()):
-			os.Remove(p) // a copy a crash cut short
+			os.Remove(filepath.Join(keptDir, p)) // a copy a crash cut short
 		default:
-			rel, _ := filepath.Rel(keptDir, p)
-			rep.Kept[filepath.ToSlash(rel)] = p
+			rep.Kept[p] = filepath.Join(keptDir, p)
 		}
 		return nil
 	})
@@ -267,15 +265,12 @@ func (r *restorer) put(c *Change) {
 			return
 		}
 		tmp := tempName(c.Path)
-		err := r.writeContent(fd, tmp, b)
-		if err == nil {
-			if err = renameAt(fd, tmp, name); err != nil {
-				err = fmt.Errorf("could not put it back: %w", err)
-			}
-		}
-		if err != nil {
+		if err := r.writeContent(fd, tmp, b); err != nil {
 			unlinkAt(fd, tmp)
 			r.fail(c.Path, err.Error())
+		} else if err := renameAt(fd, tmp, name); err != nil {
+			unlinkAt(fd, tmp)
+			r.fail(c.Path, "could not put it back: "+err.Error())
 		}
 	default:
 		// A FIFO, or a socket or device whose mode alone changed.
