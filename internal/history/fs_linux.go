@@ -12,11 +12,10 @@ func mkfifoAt(fd int, name string, mode uint32) error { return unix.Mkfifoat(fd,
 func syncFS(dirs ...string) error {
 	for _, dir := range dirs {
 		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return err
+		if err == nil {
+			err = unix.Syncfs(fd)
+			unix.Close(fd)
 		}
-		err = unix.Syncfs(fd)
-		unix.Close(fd)
 		if err != nil {
 			return err
 		}

@@ -19,8 +19,7 @@ const (
 	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 )
 
-// openRoot opens the workspace folder itself (a symlink naming it is the
-// person's choice and is followed, as os.OpenRoot does).
+// openRoot opens the workspace folder, following a symlink naming it: the person's choice.
 func openRoot(dir string) (int, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -15,8 +15,7 @@ import (
 // never leaves the workspace.
 type dirFD = *os.Root
 
-// openRoot opens the workspace folder itself (a link naming it is the
-// person's choice and is followed).
+// openRoot opens the workspace folder, following a link naming it: the person's choice.
 func openRoot(dir string) (*os.Root, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
@@ -83,8 +82,7 @@ func readlinkAt(d *os.Root, name string) (string, error) { return d.Readlink(nam
 
 func dirFile(d *os.Root) (*os.File, error) { return d.Open(".") }
 
-// chmodAt sets or clears the read-only flag (of a link itself, not what
-// it names).
+// chmodAt sets or clears the read-only flag (of a link itself).
 func chmodAt(d *os.Root, name string, mode uint32) error {
 	return d.Chmod(name, fs.FileMode(mode&0o777))
 }

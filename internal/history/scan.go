@@ -114,12 +114,10 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	}
 	defer closeFD(root)
 	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
-		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 0, len(prev)+16)}
-	var top Entry
-	if err := lstatAt(root, ".", &top); err != nil {
+		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 1, len(prev)+16)}
+	if err := lstatAt(root, ".", &sc.out[0]); err != nil {
 		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
 	}
-	sc.out = append(sc.out, top)
 	if len(prev) > 0 && prev[0].Path == "" {
 		sc.pi = 1
 	}
@@ -267,10 +265,8 @@ func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) 
 // its mode lifted while it is walked, so what is inside cannot hide.
 func (sc *scanner) enter(fd dirFD, name string, cx walkCtx, v verdict) {
 	d := sc.out[len(sc.out)-1]
-	cx.depth++
-	cx.git = cx.git || d.Path == ".git"
-	cx.included = cx.included || sc.h.scope.include.Match(d.Path, true)
-	cx.ignored = cx.ignored || v != inScope
+	cx = walkCtx{git: cx.git || d.Path == ".git", included: cx.included || sc.h.scope.include.Match(d.Path, true),
+		ignored: cx.ignored || v != inScope, depth: cx.depth + 1}
 	sub, err := openDir(fd, name)
 	if errors.Is(err, fs.ErrPermission) && chmodAt(fd, name, d.Mode|0o700) == nil {
 		defer chmodAt(fd, name, d.Mode)

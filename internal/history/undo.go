@@ -3,7 +3,6 @@ package history
 import (
 	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -31,15 +30,12 @@ type Report struct {
 	Restored, Removed, Folders []string
 }
 
-// undoListed caps a list of paths: an undone "rm -rf" puts back thousands.
-const undoListed = 30
-
-// FoldedRestored lists Restored in at most undoListed lines, folder by
-// folder when they are many.
-func (r Report) FoldedRestored() []string { return foldPaths(r.Restored, r.Folders, undoListed) }
+// FoldedRestored lists Restored in at most 30 lines, folder by folder when
+// they are many: an undone "rm -rf" puts back thousands.
+func (r Report) FoldedRestored() []string { return foldPaths(r.Restored, r.Folders, 30) }
 
 // FoldedRemoved lists Removed as FoldedRestored does.
-func (r Report) FoldedRemoved() []string { return foldPaths(r.Removed, r.Folders, undoListed) }
+func (r Report) FoldedRemoved() []string { return foldPaths(r.Removed, r.Folders, 30) }
 
 // Notice tells the LLM what the undo did.
 func (r Report) Notice() string {
@@ -327,12 +323,10 @@ func (r *restorer) setAside(c *Change, cur *Entry) bool {
 	switch {
 	case cur == nil || cur.Kind != File && cur.Kind != Symlink:
 		return true
-	case cur.Kind == Symlink:
-		if a != nil && a.Kind == Symlink && a.Target == cur.Target {
-			return true
-		}
-	case a != nil && a.Kind == File && cur.sameStat(a):
+	case cur.Kind == Symlink && a != nil && a.Kind == Symlink && a.Target == cur.Target,
+		cur.Kind == File && a != nil && a.Kind == File && cur.sameStat(a):
 		return true
+	case cur.Kind == Symlink:
 	default:
 		h, err := r.hashNow(cur)
 		switch {
@@ -438,6 +432,5 @@ func (r *restorer) chmod(p string, mode uint32) {
 // tempName is where undo writes p's content: fixed per path, so a run
 // after a crash replaces what the crashed one left.
 func tempName(p string) string {
-	sum := sha256.Sum256([]byte(p))
-	return atomicfile.TempPrefix + "undo-" + hex.EncodeToString(sum[:8])
+	return fmt.Sprintf("%sundo-%.8x", atomicfile.TempPrefix, sha256.Sum256([]byte(p)))
 }
