@@ -100,8 +100,7 @@ func (h *History) Undo(seq int) (Report, error) {
 		}
 		return nil
 	})
-	// The commands' changes were put back if each RUN_COMMAND that started
-	// has them recorded.
+	// The commands' changes were put back if each that started has them recorded.
 	changed := map[int]bool{}
 	for _, rec := range t.Records {
 		changed[rec.Index] = changed[rec.Index] || rec.Kind == RecordChanged
@@ -148,23 +147,20 @@ func (r *restorer) run(recs []Record) {
 		}
 		todo = append(todo, c)
 	}
-	for i := len(todo) - 1; i >= 0; i-- {
-		if c := &todo[i]; c.Path != "" {
-			if cur := r.stat(c.Path); cur != nil && (c.Before == nil || cur.Kind != c.Before.Kind) {
-				r.remove(c, cur)
-			}
+	for _, c := range slices.Backward(todo) {
+		if cur := r.stat(c.Path); c.Path != "" && cur != nil && (c.Before == nil || cur.Kind != c.Before.Kind) {
+			r.remove(&c, cur)
 		}
 	}
-	for i := range todo {
-		if c := &todo[i]; c.Before != nil && c.Path != "" && !r.failedAbove(c.Path) {
-			r.put(c)
+	for _, c := range todo {
+		if c.Before != nil && c.Path != "" && !r.failedAbove(c.Path) {
+			r.put(&c)
 		}
 	}
-	for i := len(todo) - 1; i >= 0; i-- {
-		c := &todo[i]
-		if c.Before != nil && c.Before.Kind == Dir && !r.failed[c.Path] {
-			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode != c.Before.Mode {
-				r.chmod(c.Path, c.Before.Mode)
+	for _, c := range slices.Backward(todo) {
+		if b := c.Before; b != nil && b.Kind == Dir && !r.failed[c.Path] {
+			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode != b.Mode {
+				r.chmod(c.Path, b.Mode)
 			}
 		}
 	}
