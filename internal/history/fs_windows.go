@@ -35,11 +35,11 @@ func checked[T any](d *os.Root, name string, folder bool, open func(string) (T, 
 	case folder && !info.IsDir():
 		err = &fs.PathError{Op: "open", Path: name, Err: syscall.ENOTDIR}
 	}
-	if err != nil {
-		var none T
-		return none, err
+	if err == nil {
+		return open(name)
 	}
-	return open(name)
+	var none T
+	return none, err
 }
 
 func openDir(d *os.Root, name string) (*os.Root, error) { return checked(d, name, true, d.OpenRoot) }

@@ -134,12 +134,11 @@ func (r *restorer) run(recs []Record) {
 		case !c.Undoable():
 			r.fail(c.Path, strings.TrimSuffix(reasonNotStored+": "+why[c.Path], ": "))
 			continue
-		case c.Before == nil:
-		case c.Before.Kind == Dir:
+		case c.Before != nil && c.Before.Kind == Dir:
 			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode&0o700 != 0o700 {
 				r.chmod(c.Path, cur.Mode|0o700)
 			}
-		default:
+		case c.Before != nil:
 			// What a crashed undo left under the temporary name.
 			if fd, err := r.ch.open(parentOf(c.Path)); err == nil {
 				unlinkAt(fd, tempName(c.Path))
@@ -223,8 +222,7 @@ func (r *restorer) remove(c *Change, cur *Entry) {
 	case err != nil:
 		r.fail(c.Path, err.Error())
 	case cur.Kind == Dir:
-		err = rmdirAt(fd, name)
-		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
+		if err := rmdirAt(fd, name); errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
 			r.fail(c.Path, "the folder holds files the snapshot does not cover, so it was left in place")
 		} else if err != nil {
 			r.fail(c.Path, "could not remove the folder: "+err.Error())
