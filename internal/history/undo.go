@@ -172,7 +172,7 @@ func (r *restorer) run(recs []Record) {
 	for _, c := range todo {
 		switch {
 		case r.failed[c.Path], c.Before == nil && removed[c.Path]:
-			continue // a folder made for what it holds: those are named
+			continue // failed, or a folder made for what it holds (those are named)
 		case c.Before != nil:
 			r.rep.Restored = append(r.rep.Restored, c.Path)
 		default:
