@@ -6,22 +6,20 @@ const oPath = unix.O_PATH
 
 func mkfifoAt(fd int, name string, mode uint32) error { return unix.Mkfifoat(fd, name, mode) }
 
-// syncFS makes everything written to the file systems holding dirs
-// durable, one call per file system, where an fsync per file would cost
-// a journal commit each.
+// syncFS makes what was written to the file systems holding dirs durable:
+// one syncfs each, not an fsync (a journal commit) per file.
 func syncFS(dirs ...string) error {
 	done := map[uint64]bool{}
 	for _, dir := range dirs {
 		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return err
+		if err == nil {
+			var st unix.Stat_t
+			if err = unix.Fstat(fd, &st); err == nil && !done[st.Dev] {
+				done[st.Dev] = true
+				err = unix.Syncfs(fd)
+			}
+			unix.Close(fd)
 		}
-		var st unix.Stat_t
-		if err = unix.Fstat(fd, &st); err == nil && !done[st.Dev] {
-			done[st.Dev] = true
-			err = unix.Syncfs(fd)
-		}
-		unix.Close(fd)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dirFD is an open folder.
 type dirFD = int
 
 const (
@@ -20,8 +19,7 @@ const (
 	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 )
 
-// openRoot opens the workspace folder itself (a symlink naming it is the
-// person's choice and is followed, as os.OpenRoot does).
+// openRoot opens the workspace folder, following a symlink naming it: the person's choice.
 func openRoot(dir string) (int, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -30,18 +28,18 @@ func openRoot(dir string) (int, error) {
 	return fd, nil
 }
 
-// fillStat copies what an entry keeps of a stat.
-func fillStat(e *Entry, st *unix.Stat_t) {
-	e.Size, e.Mode = st.Size, uint32(st.Mode)&0o7777
+// fill copies what an entry keeps of a stat, once stat has filled st.
+func fill(e *Entry, st *unix.Stat_t, err error) error {
+	e.Size, e.Mode = 0, uint32(st.Mode)&0o7777
 	e.Mtime, e.Ctime = st.Mtim.Nano(), st.Ctim.Nano()
 	e.Ino, e.Dev = uint64(st.Ino), uint64(st.Dev)
 	switch uint32(st.Mode) & unix.S_IFMT {
 	case unix.S_IFREG:
-		e.Kind = File
+		e.Kind, e.Size = File, st.Size
 	case unix.S_IFDIR:
 		e.Kind = Dir
 	case unix.S_IFLNK:
-		e.Kind = Symlink
+		e.Kind, e.Size = Symlink, st.Size
 	case unix.S_IFIFO:
 		e.Kind = FIFO
 	case unix.S_IFSOCK:
@@ -49,27 +47,21 @@ func fillStat(e *Entry, st *unix.Stat_t) {
 	default:
 		e.Kind = Device
 	}
-	if e.Kind != File && e.Kind != Symlink {
-		e.Size = 0
-	}
+	return err
 }
 
-// lstatAt describes name in folder dirfd without following it.
 func lstatAt(dirfd int, name string, e *Entry) error {
 	var st unix.Stat_t
-	err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	fillStat(e, &st)
-	return err
+	return fill(e, &st, unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW))
 }
 
-func fstat(fd int, e *Entry) error {
+func fileStat(f *os.File, e *Entry) error {
 	var st unix.Stat_t
-	err := unix.Fstat(fd, &st)
-	fillStat(e, &st)
-	return err
+	return fill(e, &st, unix.Fstat(int(f.Fd()), &st))
 }
 
-// openAt opens name in dirfd with flags, again after a signal.
+// openAt retries an open a signal interrupted, as os.OpenFile does (some
+// file systems return EINTR despite SA_RESTART).
 func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	for fd, err = unix.Openat(dirfd, name, flags, 0); err == unix.EINTR; {
 		fd, err = unix.Openat(dirfd, name, flags, 0)
@@ -77,53 +69,45 @@ func openAt(dirfd int, name string, flags int) (fd int, err error) {
 	return fd, err
 }
 
-// readlinkAt returns a symlink's target (at most PATH_MAX bytes).
 func readlinkAt(dirfd int, name string) (string, error) {
-	buf := make([]byte, 4096)
+	buf := make([]byte, 4096) // PATH_MAX
 	n, err := unix.Readlinkat(dirfd, name, buf)
 	return string(buf[:max(n, 0)]), err
 }
 
-// dirFile is the folder open as fd, opened again to be listed from its
-// start.
+// dirFile opens folder fd again, to be listed from its start.
 func dirFile(fd int) (*os.File, error) {
 	again, err := openAt(fd, ".", dirFlags)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(again), ""), nil
+	return os.NewFile(uintptr(again), ""), err
 }
 
 // chmodAt sets the mode of name in folder fd, never through a symlink.
 func chmodAt(fd int, name string, mode uint32) error {
 	err := unix.Fchmodat(fd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
-	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
+	if !errors.Is(err, unix.EOPNOTSUPP) {
 		return err
 	}
 	// Linux before 6.6 lacks fchmodat2: chmod through an O_PATH-like
 	// descriptor of the path itself, as the C library does.
-	pfd, err := openAt(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|oPath)
+	pfd, err := openAt(fd, name, fileFlags|oPath)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(pfd)
-	var e Entry
-	if err := fstat(pfd, &e); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(pfd, &st); err != nil {
 		return err
 	}
-	if e.Kind == Symlink {
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return unix.EOPNOTSUPP
 	}
 	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(pfd), mode)
 }
 
-// closeFD closes a descriptor.
 func closeFD(fd int) { unix.Close(fd) }
 
-// unlinkAt removes name (not a folder) from folder fd.
 func unlinkAt(fd int, name string) error { return unix.Unlinkat(fd, name, 0) }
 
-// rmdirAt removes the empty folder name from folder fd.
 func rmdirAt(fd int, name string) error { return unix.Unlinkat(fd, name, unix.AT_REMOVEDIR) }
 
 func mkdirAt(fd int, name string, mode uint32) error { return unix.Mkdirat(fd, name, mode) }
@@ -132,19 +116,12 @@ func symlinkAt(target string, fd int, name string) error { return unix.Symlinkat
 
 func renameAt(fd int, from, to string) error { return unix.Renameat(fd, from, fd, to) }
 
-// createAt makes the new file name in folder fd, for writing, never
-// through a symlink.
 func createAt(fd int, name string) (*os.File, error) {
 	nfd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(nfd), name), nil
+	return os.NewFile(uintptr(nfd), name), err
 }
 
 func fchmod(f *os.File, mode uint32) error { return unix.Fchmod(int(f.Fd()), mode) }
-
-func fileStat(f *os.File, e *Entry) error { return fstat(int(f.Fd()), e) }
 
 func openDir(fd int, name string) (int, error) { return openAt(fd, name, dirFlags) }
 
@@ -160,17 +137,11 @@ func openFileAt(dirfd int, name string) (*os.File, error) {
 			chmodAt(dirfd, name, e.Mode)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
+	return os.NewFile(uintptr(fd), name), err
 }
 
-// notFolder reports an open of a folder that found a symlink or a file.
-func notFolder(err error) bool { return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) }
-
-// lockFile takes an flock on f, exclusive or shared, without waiting:
-// errBusy while another process holds one that excludes it.
+// lockFile takes an flock on f without waiting: errBusy while another
+// process holds one that excludes it.
 func lockFile(f *os.File, exclusive bool) error {
 	how := unix.LOCK_SH
 	if exclusive {

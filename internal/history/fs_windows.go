@@ -15,13 +15,7 @@ import (
 // never leaves the workspace.
 type dirFD = *os.Root
 
-// errNotDir: a folder was wanted (ENOTDIR is "path not found" here).
-var errNotDir = errors.New("not a folder")
-
-func notFolder(err error) bool { return errors.Is(err, syscall.ELOOP) || errors.Is(err, errNotDir) }
-
-// openRoot opens the workspace folder itself (a link naming it is the
-// person's choice and is followed).
+// openRoot opens the workspace folder, following a link naming it: the person's choice.
 func openRoot(dir string) (*os.Root, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
@@ -31,7 +25,7 @@ func openRoot(dir string) (*os.Root, error) {
 }
 
 // checked opens name with open unless Lstat finds a link there, or not a
-// folder where one is wanted.
+// folder where one is wanted (Windows says "path not found" for that).
 func checked[T any](d *os.Root, name string, folder bool, open func(string) (T, error)) (T, error) {
 	info, err := d.Lstat(name)
 	switch {
@@ -39,13 +33,13 @@ func checked[T any](d *os.Root, name string, folder bool, open func(string) (T, 
 	case info.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0:
 		err = &fs.PathError{Op: "open", Path: name, Err: syscall.ELOOP}
 	case folder && !info.IsDir():
-		err = &fs.PathError{Op: "open", Path: name, Err: errNotDir}
+		err = &fs.PathError{Op: "open", Path: name, Err: syscall.ENOTDIR}
 	}
-	if err != nil {
-		var none T
-		return none, err
+	if err == nil {
+		return open(name)
 	}
-	return open(name)
+	var none T
+	return none, err
 }
 
 func openDir(d *os.Root, name string) (*os.Root, error) { return checked(d, name, true, d.OpenRoot) }
@@ -53,15 +47,13 @@ func openDir(d *os.Root, name string) (*os.Root, error) { return checked(d, name
 func openFileAt(d *os.Root, name string) (*os.File, error) { return checked(d, name, false, d.Open) }
 
 // fill copies what an entry keeps of a FileInfo. Windows keeps a
-// read-only flag, not a mode, and no FIFOs or devices in folders; no
-// file number is at hand.
+// read-only flag, not a mode, no FIFOs or devices, no file number.
 func fill(e *Entry, info fs.FileInfo, err error) error {
 	if err != nil {
 		return err
 	}
 	m := info.Mode()
-	e.Size, e.Mode, e.Kind = 0, uint32(m.Perm()), File
-	e.Mtime = info.ModTime().UnixNano()
+	e.Size, e.Mode, e.Kind, e.Mtime = 0, uint32(m.Perm()), File, info.ModTime().UnixNano()
 	e.Ctime = e.Mtime
 	switch {
 	case m&(fs.ModeSymlink|fs.ModeIrregular) != 0:
@@ -90,8 +82,7 @@ func readlinkAt(d *os.Root, name string) (string, error) { return d.Readlink(nam
 
 func dirFile(d *os.Root) (*os.File, error) { return d.Open(".") }
 
-// chmodAt sets or clears the read-only flag (of a link itself, not what
-// it names).
+// chmodAt sets or clears the read-only flag (of a link itself).
 func chmodAt(d *os.Root, name string, mode uint32) error {
 	return d.Chmod(name, fs.FileMode(mode&0o777))
 }
@@ -111,22 +102,19 @@ func symlinkAt(target string, d *os.Root, name string) error { return d.Symlink(
 
 func renameAt(d *os.Root, from, to string) error { return d.Rename(from, to) }
 
-// createAt makes the new file name in folder d, for writing.
 func createAt(d *os.Root, name string) (*os.File, error) {
 	return d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
 
-// mkfifoAt: there are no FIFOs here; undo says so.
 func mkfifoAt(*os.Root, string, uint32) error { return errors.ErrUnsupported }
 
 // syncFS: Windows has no call that makes a whole file system durable;
 // what undo wrote reaches the disk as the system writes it back.
 func syncFS(...string) error { return nil }
 
-// lockFile takes a LockFileEx lock on f, exclusive or shared, without
-// waiting: errBusy while another process holds one that excludes it. It
-// locks the byte after the holder record: others could not read the
-// bytes a lock covers.
+// lockFile locks the byte after the holder record (others could not read
+// the bytes a lock covers) without waiting: errBusy while another process
+// holds a lock that excludes it.
 func lockFile(f *os.File, exclusive bool) error {
 	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
 	if exclusive {

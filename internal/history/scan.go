@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
-	"sort"
+	"syscall"
 	"time"
 
 	"github.com/courier-agent/courier/internal/human"
@@ -19,15 +18,13 @@ import (
 )
 
 const (
-	// racyWindow is how close to a scan a file's times must be for its
-	// stat data not to prove it unchanged next time: FAT's clock ticks
-	// every 2 seconds.
+	// racyWindow: times this close to a scan do not prove a file unchanged
+	// next time (FAT's clock ticks every 2 seconds).
 	racyWindow = 2 * time.Second
 	// maxDepth and maxEntries bound a scan of an absurd tree.
 	maxDepth   = 256
 	maxEntries = 1 << 20
-	// smallFile is the largest content read whole into memory.
-	smallFile = 1 << 20
+	smallFile  = 1 << 20 // read once, into memory, to be hashed and stored
 )
 
 // The reasons undo leaves a path as it is.
@@ -54,18 +51,13 @@ type walkCtx struct {
 	depth                  int
 }
 
-// verdict is what the scope says of one path.
 type verdict uint8
 
 const (
-	inScope verdict = iota
-	// boundary: left out, but its stat data kept, so changes are reported.
-	boundary
-	// hidden: inside a boundary, left out without a trace (a folder is
-	// still walked for what the index holds below it).
-	hidden
-	// excluded: left out by the setting, never walked.
-	excluded
+	inScope  verdict = iota
+	boundary         // left out, but its stat data kept, so changes are reported
+	hidden           // inside a boundary, left out without a trace (a folder is still walked for what the index holds below it)
+	excluded         // left out by the setting, never walked
 )
 
 // decide places a path the previous scan had as prev (or nil). sticky
@@ -90,39 +82,9 @@ func (s *scope) decide(p string, isDir bool, prev *Entry, cx walkCtx, sticky, fo
 	return inScope
 }
 
-// child returns the context of folder p's contents.
-func (s *scope) child(cx walkCtx, p string, v verdict) walkCtx {
-	cx.depth++
-	cx.git = cx.git || p == ".git"
-	cx.included = cx.included || s.include.Match(p, true)
-	cx.ignored = cx.ignored || v != inScope
-	return cx
-}
-
 // limits is what one turn may still read, and store of content no command
 // changed (what commands wrote is stored regardless; old turns are pruned).
 type limits struct{ turnLeft, budgetLeft int64 }
-
-// read takes n bytes from what the turn may read.
-func (l *limits) read(n int64) bool {
-	if n > l.turnLeft {
-		return false
-	}
-	l.turnLeft -= n
-	return true
-}
-
-// store takes n bytes from what the store may grow by (0: is there room?).
-func (l *limits) store(n int64, baseline bool) bool {
-	if n > 0 {
-		n += 41 // its format byte and its index entry
-	}
-	if baseline && n > l.budgetLeft {
-		return false
-	}
-	l.budgetLeft -= n
-	return true
-}
 
 // scanner walks the workspace once, comparing with the previous index as
 // it goes (both in walk order).
@@ -152,12 +114,10 @@ func (h *History) scan(prev []Entry, sticky, baseline bool, lim *limits, only ma
 	}
 	defer closeFD(root)
 	sc := &scanner{h: h, prev: prev, sticky: sticky, baseline: baseline, lim: lim, only: only,
-		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 0, len(prev)+16)}
-	var top Entry
-	if err := lstatAt(root, ".", &top); err != nil {
+		racyFrom: time.Now().Add(-racyWindow).UnixNano(), out: make([]Entry, 1, len(prev)+16)}
+	if err := lstatAt(root, ".", &sc.out[0]); err != nil {
 		return nil, nil, false, fmt.Errorf("scan workspace: %w", err)
 	}
-	sc.out = append(sc.out, top)
 	if len(prev) > 0 && prev[0].Path == "" {
 		sc.pi = 1
 	}
@@ -219,7 +179,7 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 		return
 	}
 	sc.count += len(names)
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, name := range names {
 		p := path.Join(dir, name)
 		prev := sc.seek(p)
@@ -238,12 +198,10 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 			pos := len(sc.out)
 			e.Flags = Ignored
 			sc.out = append(sc.out, e)
-			next := sc.pi // past p: does the previous index hold paths inside it?
-			if prev != nil {
-				next++
-			}
-			if isDir && (next < len(sc.prev) && isBelow(sc.prev[next].Path, p) || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
-				sc.enter(fd, name, sc.h.scope.child(cx, p, v))
+			// Does the previous index hold paths inside it (past p itself)?
+			inside := slices.ContainsFunc(sc.prev[sc.pi:min(sc.pi+2, len(sc.prev))], func(q Entry) bool { return isBelow(q.Path, p) })
+			if isDir && (inside || sc.h.scope.include.MayMatchInside(p) || sc.only[p] == 1) {
+				sc.enter(fd, name, cx, v)
 			}
 			switch {
 			case len(sc.out) > pos+1:
@@ -259,13 +217,10 @@ func (sc *scanner) walkDir(fd dirFD, dir string, cx walkCtx) {
 
 // add records a path in scope.
 func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) {
-	if prev != nil && prev.ignored() {
-		prev = nil
-	}
 	if e.Mtime >= sc.racyFrom || e.Ctime >= sc.racyFrom {
 		e.Flags |= racy
 	}
-	fresh := prev != nil && prev.Flags&racy == 0 && prev.sameStat(&e)
+	fresh := prev != nil && prev.Flags&(racy|Ignored) == 0 && prev.sameStat(&e)
 	switch {
 	case e.Kind == Symlink && fresh:
 		e.Target = prev.Target
@@ -280,38 +235,38 @@ func (sc *scanner) add(fd dirFD, name string, e Entry, prev *Entry, cx walkCtx) 
 		sc.out[len(sc.out)-1].Flags = Ignored
 		sc.skip(e.Path, fmt.Sprintf("more than %d folders deep; not snapshotted", maxDepth))
 	case e.Kind == Dir:
-		sc.enter(fd, name, sc.h.scope.child(cx, e.Path, inScope))
+		sc.enter(fd, name, cx, inScope)
 	case e.Kind == File:
 		// A file command's file is kept whatever the limits say.
 		forced := sc.only[e.Path] == 2
 		baseline := sc.baseline && !forced
 		if e.Hash != "" {
 			// Known but never stored: stored now if there is room.
-			if e.stored() || !forced && !sc.lim.store(0, true) {
+			if e.stored() || !forced && sc.lim.budgetLeft < 0 {
 				return
 			}
 			baseline = !forced
 		}
-		if !forced && !sc.lim.read(e.Size) {
+		if !forced && e.Size > sc.lim.turnLeft {
 			if e.Hash == "" {
 				sc.skip(e.Path, "past the turn's snapshot limit of "+human.ExactBytes(sc.h.opts.TurnLimit))
 			}
 			return
+		} else if !forced {
+			sc.lim.turnLeft -= e.Size
 		}
-		f, err := openFileAt(fd, name)
-		if err == nil {
-			err = sc.read(f, &sc.out[len(sc.out)-1], baseline)
-		}
-		if err != nil {
+		if err := sc.read(fd, name, &sc.out[len(sc.out)-1], baseline); err != nil {
 			sc.skip(e.Path, "could not be read: "+err.Error())
 		}
 	}
 }
 
-// enter walks the folder just recorded; one of mode 000 gets its mode
-// lifted while it is walked, so what is inside cannot hide.
-func (sc *scanner) enter(fd dirFD, name string, cx walkCtx) {
+// enter walks the folder just recorded (verdict v); one of mode 000 gets
+// its mode lifted while it is walked, so what is inside cannot hide.
+func (sc *scanner) enter(fd dirFD, name string, cx walkCtx, v verdict) {
 	d := sc.out[len(sc.out)-1]
+	cx = walkCtx{git: cx.git || d.Path == ".git", included: cx.included || sc.h.scope.include.Match(d.Path, true),
+		ignored: cx.ignored || v != inScope, depth: cx.depth + 1}
 	sub, err := openDir(fd, name)
 	if errors.Is(err, fs.ErrPermission) && chmodAt(fd, name, d.Mode|0o700) == nil {
 		defer chmodAt(fd, name, d.Mode)
@@ -330,9 +285,13 @@ func (sc *scanner) enter(fd dirFD, name string, cx walkCtx) {
 
 // read hashes and stores a file as the limits allow, at most the size the
 // walk saw (a growing file cannot hold the scan); racy if it changed.
-func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
-	defer f.Close()
+func (sc *scanner) read(fd dirFD, name string, e *Entry, baseline bool) error {
 	e.Hash, e.Flags = "", e.Flags&^Stored
+	f, err := openFileAt(fd, name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	var before, after Entry
 	if err := fileStat(f, &before); err != nil {
 		return err
@@ -343,27 +302,29 @@ func (sc *scanner) read(f *os.File, e *Entry, baseline bool) error {
 	var src io.ReaderAt = f
 	var r io.Reader = io.NewSectionReader(f, 0, e.Size)
 	if e.Size <= smallFile {
-		data := make([]byte, e.Size)
-		n, err := io.ReadFull(f, data)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		data, err := io.ReadAll(r)
+		if err != nil {
 			return err
 		}
-		br := bytes.NewReader(data[:n])
+		br := bytes.NewReader(data)
 		src, r = br, br
 	}
 	h, n, err := hashOf(r)
 	if err != nil {
 		return err
 	}
-	stored := sc.h.obj.has(h)
-	if !stored && sc.lim.store(n, baseline) {
+	cost := n
+	if n > 0 {
+		cost += 41 // its format byte and its index entry
+	}
+	if !sc.h.obj.has(h) && (!baseline || cost <= sc.lim.budgetLeft) {
+		sc.lim.budgetLeft -= cost
 		if err := sc.h.obj.put(h, src, n); err != nil {
 			return err
 		}
-		stored = sc.h.obj.has(h)
 	}
 	e.Hash = h
-	if stored {
+	if sc.h.obj.has(h) {
 		e.Flags |= Stored
 	} else {
 		sc.skip(e.Path, "past the snapshot budget of "+human.ExactBytes(sc.h.opts.Budget))
@@ -382,25 +343,18 @@ func hashOf(r io.Reader) (string, int64, error) {
 	return hex.EncodeToString(hw.Sum(nil)), n, err
 }
 
-// Every access to the workspace goes through folders opened one element
-// at a time with O_NOFOLLOW: no symlink is ever followed, whoever planted
-// it and whenever.
-
-// dirChain opens folders one element at a time, keeping the last chain
-// open so that paths in walk order reopen nothing.
+// dirChain is how undo reaches the workspace: through folders opened one
+// element at a time with O_NOFOLLOW, so no symlink is ever followed,
+// whoever planted it and whenever. The last chain stays open: paths in
+// walk order reopen nothing.
 type dirChain struct {
-	root  dirFD
-	paths []string
+	paths []string // the workspace ("") first
 	fds   []dirFD
 }
 
 // open returns a descriptor of folder dir ("" is the workspace), valid
 // until the next call or close.
 func (c *dirChain) open(dir string) (dirFD, error) {
-	if dir == "" {
-		c.trim(0)
-		return c.root, nil
-	}
 	if i := slices.Index(c.paths, dir); i >= 0 {
 		c.trim(i + 1)
 		return c.fds[i], nil
@@ -409,7 +363,7 @@ func (c *dirChain) open(dir string) (dirFD, error) {
 	if err == nil {
 		fd, err = openDir(fd, path.Base(dir))
 	}
-	if notFolder(err) {
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
 		err = fmt.Errorf("'%s' is not a folder", display(dir))
 	}
 	if err != nil {
@@ -419,18 +373,9 @@ func (c *dirChain) open(dir string) (dirFD, error) {
 	return fd, nil
 }
 
-// forget drops p and below from the chain once p was removed.
-func (c *dirChain) forget(p string) {
-	if i := slices.IndexFunc(c.paths, func(q string) bool { return q == p || isBelow(q, p) }); i >= 0 {
-		c.trim(i)
-	}
-}
-
 func (c *dirChain) trim(n int) {
 	for _, fd := range c.fds[n:] {
 		closeFD(fd)
 	}
 	c.paths, c.fds = c.paths[:n], c.fds[:n]
 }
-
-func (c *dirChain) close() { c.trim(0) }

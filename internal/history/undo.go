@@ -1,8 +1,8 @@
 package history
 
 import (
+	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,30 +19,23 @@ import (
 
 // Report says what undoing a turn did.
 type Report struct {
-	Sequence int // the request whose reply was undone
-	// Restored are the paths put back; Removed those the turn created (a
-	// folder only when nothing in it is named); Folders which are folders.
+	Sequence  int               // the request whose reply was undone
+	Kept      map[string]string // path changed since the turn -> where that later content was set aside
+	NotUndone []string          // "path (reason)"
+	Commands  bool              // what the turn's commands changed was put back too
+	Resumed   bool              // an earlier run had begun the undo
+	Outbox    string            // the request that tells the LLM
+	// Restored: the paths put back; Removed: those the turn created (a
+	// folder only when nothing in it is named); Folders: which are folders.
 	Restored, Removed, Folders []string
-	// Kept maps the paths changed since the turn to where that later
-	// content was set aside.
-	Kept map[string]string
-	// NotUndone says what could not be put back, and why ("path (reason)").
-	NotUndone []string
-	// Commands: what the turn's commands changed was put back too.
-	Commands bool
-	Resumed  bool   // an earlier run had begun the undo
-	Outbox   string // the request that tells the LLM
 }
 
-// undoListed caps a list of paths: an undone "rm -rf" puts back thousands.
-const undoListed = 30
+// FoldedRestored lists Restored in at most 30 lines, folder by folder when
+// they are many: an undone "rm -rf" puts back thousands.
+func (r Report) FoldedRestored() []string { return foldPaths(r.Restored, r.Folders, 30) }
 
-// FoldedRestored and FoldedRemoved list the paths in at most undoListed
-// lines, folder by folder when they are many.
-func (r Report) FoldedRestored() []string { return foldPaths(r.Restored, r.Folders, undoListed) }
-
-// FoldedRemoved: see FoldedRestored.
-func (r Report) FoldedRemoved() []string { return foldPaths(r.Removed, r.Folders, undoListed) }
+// FoldedRemoved lists Removed as FoldedRestored does.
+func (r Report) FoldedRemoved() []string { return foldPaths(r.Removed, r.Folders, 30) }
 
 // Notice tells the LLM what the undo did.
 func (r Report) Notice() string {
@@ -81,9 +74,7 @@ func (h *History) Undo(seq int) (Report, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
 	}
-	if t == nil {
-		t = &Turn{Sequence: seq}
-	}
+	t = cmp.Or(t, &Turn{})
 	if t.Has(RecordPruned) {
 		return rep, fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned)
 	}
@@ -92,27 +83,24 @@ func (h *History) Undo(seq int) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	defer closeFD(root)
-	r := &restorer{h: h, root: root, keptDir: keptDir, ch: dirChain{root: root}, rep: &rep, failed: map[string]bool{}}
-	defer r.ch.close()
+	r := &restorer{h: h, keptDir: keptDir, ch: dirChain{[]string{""}, []dirFD{root}}, rep: &rep, failed: map[string]bool{}}
+	defer r.ch.trim(0)
 	r.run(t.Records)
 	// What undo wrote must be on disk before the undo is committed.
 	if err := syncFS(h.dir, h.ws.Dir()); err != nil {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
-	filepath.WalkDir(keptDir, func(p string, d fs.DirEntry, err error) error {
+	fs.WalkDir(os.DirFS(keptDir), ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil || d.IsDir():
 		case atomicfile.IsTemp(d.Name()):
-			os.Remove(p) // a copy a crash cut short
+			os.Remove(filepath.Join(keptDir, p)) // a copy a crash cut short
 		default:
-			rel, _ := filepath.Rel(keptDir, p)
-			rep.Kept[filepath.ToSlash(rel)] = p
+			rep.Kept[p] = filepath.Join(keptDir, p)
 		}
 		return nil
 	})
-	// The commands' changes were put back if each RUN_COMMAND that started
-	// has them recorded.
+	// The commands' changes were put back if each that started has them recorded.
 	changed := map[int]bool{}
 	for _, rec := range t.Records {
 		changed[rec.Index] = changed[rec.Index] || rec.Kind == RecordChanged
@@ -126,7 +114,6 @@ func (h *History) Undo(seq int) (Report, error) {
 // path: a path is either as later work left it or as before the turn.
 type restorer struct {
 	h       *History
-	root    dirFD
 	keptDir string
 	ch      dirChain
 	rep     *Report
@@ -143,42 +130,36 @@ func (r *restorer) run(recs []Record) {
 		switch {
 		case c.Ignored():
 			r.fail(c.Path, reasonIgnored)
+			continue
 		case !c.Undoable():
 			r.fail(c.Path, strings.TrimSuffix(reasonNotStored+": "+why[c.Path], ": "))
-		default:
-			todo = append(todo, c)
-			if c.Kind() == File {
-				// What a crashed undo left under the temporary name.
-				if fd, err := r.ch.open(parentOf(c.Path)); err == nil {
-					unlinkAt(fd, tempName(c.Path))
-				}
-			}
-		}
-	}
-	for _, c := range todo {
-		if c.Before != nil && c.Before.Kind == Dir {
+			continue
+		case c.Before != nil && c.Before.Kind == Dir:
 			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode&0o700 != 0o700 {
 				r.chmod(c.Path, cur.Mode|0o700)
 			}
-		}
-	}
-	for i := len(todo) - 1; i >= 0; i-- {
-		if c := &todo[i]; c.Path != "" {
-			if cur := r.stat(c.Path); cur != nil && (c.Before == nil || cur.Kind != c.Before.Kind) {
-				r.remove(c, cur)
+		case c.Before != nil:
+			// What a crashed undo left under the temporary name.
+			if fd, err := r.ch.open(parentOf(c.Path)); err == nil {
+				unlinkAt(fd, tempName(c.Path))
 			}
 		}
+		todo = append(todo, c)
 	}
-	for i := range todo {
-		if c := &todo[i]; c.Before != nil && !r.failedAbove(c.Path) {
-			r.put(c)
+	for _, c := range slices.Backward(todo) {
+		if cur := r.stat(c.Path); c.Path != "" && cur != nil && (c.Before == nil || cur.Kind != c.Before.Kind) {
+			r.remove(&c, cur)
 		}
 	}
-	for i := len(todo) - 1; i >= 0; i-- {
-		c := &todo[i]
-		if c.Before != nil && c.Before.Kind == Dir && !r.failed[c.Path] {
-			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode != c.Before.Mode {
-				r.chmod(c.Path, c.Before.Mode)
+	for _, c := range todo {
+		if c.Before != nil && c.Path != "" && !r.failedAbove(c.Path) {
+			r.put(&c)
+		}
+	}
+	for _, c := range slices.Backward(todo) {
+		if b := c.Before; b != nil && b.Kind == Dir && !r.failed[c.Path] {
+			if cur := r.stat(c.Path); cur != nil && cur.Kind == Dir && cur.Mode != b.Mode {
+				r.chmod(c.Path, b.Mode)
 			}
 		}
 	}
@@ -190,27 +171,17 @@ func (r *restorer) run(recs []Record) {
 	}
 	for _, c := range todo {
 		switch {
-		case r.failed[c.Path]:
-			continue
+		case r.failed[c.Path], c.Before == nil && removed[c.Path]:
+			continue // failed, or a folder made for what it holds (those are named)
 		case c.Before != nil:
 			r.rep.Restored = append(r.rep.Restored, c.Path)
-		case removed[c.Path]:
-			continue // a folder made for what it holds: those are named
 		default:
 			r.rep.Removed = append(r.rep.Removed, c.Path)
 		}
-		if c.Kind() == Dir {
+		if cmp.Or(c.Before, c.After).Kind == Dir {
 			r.rep.Folders = append(r.rep.Folders, c.Path)
 		}
 	}
-}
-
-// Kind is the path's kind before, or after when it did not exist.
-func (c *Change) Kind() Kind {
-	if c.Before != nil {
-		return c.Before.Kind
-	}
-	return c.After.Kind
 }
 
 func (r *restorer) fail(p, reason string) {
@@ -220,7 +191,6 @@ func (r *restorer) fail(p, reason string) {
 	}
 }
 
-// failedAbove reports whether p or a folder above it failed.
 func (r *restorer) failedAbove(p string) bool {
 	for q := p; q != ""; q = parentOf(q) {
 		if r.failed[q] {
@@ -244,40 +214,29 @@ func (r *restorer) stat(p string) *Entry {
 	return e
 }
 
-// remove takes away what stands where the turn found nothing, or
-// another kind.
+// remove takes away what stands where the turn found nothing, or another kind.
 func (r *restorer) remove(c *Change, cur *Entry) {
 	fd, err := r.ch.open(parentOf(c.Path))
-	if err != nil {
+	name := path.Base(c.Path)
+	switch {
+	case err != nil:
 		r.fail(c.Path, err.Error())
-		return
-	}
-	if cur.Kind == Dir {
-		if err := rmdirAt(fd, path.Base(c.Path)); err != nil {
-			reason := "could not remove the folder: " + err.Error()
-			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
-				reason = "the folder holds files the snapshot does not cover, so it was left in place"
-			}
-			r.fail(c.Path, reason)
-			return
+	case cur.Kind == Dir:
+		if err := rmdirAt(fd, name); errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, fs.ErrExist) {
+			r.fail(c.Path, "the folder holds files the snapshot does not cover, so it was left in place")
+		} else if err != nil {
+			r.fail(c.Path, "could not remove the folder: "+err.Error())
 		}
-		r.ch.forget(c.Path)
-		return
-	}
-	if !r.setAside(c, cur) {
-		return
-	}
-	if err := unlinkAt(fd, path.Base(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		r.fail(c.Path, "could not remove it: "+err.Error())
+	case r.setAside(c, cur):
+		if err := unlinkAt(fd, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.fail(c.Path, "could not remove it: "+err.Error())
+		}
 	}
 }
 
 // put makes a path what it was before the turn.
 func (r *restorer) put(c *Change) {
 	b := c.Before
-	if c.Path == "" {
-		return // the workspace folder: only its mode, set last
-	}
 	fd, err := r.parent(c.Path)
 	if err != nil {
 		r.fail(c.Path, err.Error())
@@ -296,16 +255,12 @@ func (r *restorer) put(c *Change) {
 			return
 		}
 		tmp := tempName(c.Path)
-		unlinkAt(fd, tmp)
-		err := r.writeContent(fd, tmp, b)
-		if err == nil {
-			if err = renameAt(fd, tmp, name); err != nil {
-				err = fmt.Errorf("could not put it back: %w", err)
-			}
-		}
-		if err != nil {
+		if err := r.writeContent(fd, tmp, b); err != nil {
 			unlinkAt(fd, tmp)
 			r.fail(c.Path, err.Error())
+		} else if err := renameAt(fd, tmp, name); err != nil {
+			unlinkAt(fd, tmp)
+			r.fail(c.Path, "could not put it back: "+err.Error())
 		}
 	default:
 		// A FIFO, or a socket or device whose mode alone changed.
@@ -332,29 +287,22 @@ func (r *restorer) already(c *Change, cur *Entry) bool {
 	h, err := r.hashNow(cur)
 	if err != nil {
 		r.fail(c.Path, err.Error())
-		return true
-	}
-	if h == b.Hash && cur.Mode != b.Mode {
+	} else if h == b.Hash && cur.Mode != b.Mode {
 		r.chmod(c.Path, b.Mode)
 	}
-	return h == b.Hash
+	return err != nil || h == b.Hash
 }
 
 // hashNow hashes a file as it is now; "" past the turn limit.
-func (r *restorer) hashNow(cur *Entry) (string, error) {
+func (r *restorer) hashNow(cur *Entry) (h string, err error) {
 	if cur.Size > r.h.opts.TurnLimit {
 		return "", nil
 	}
-	fd, err := r.ch.open(parentOf(cur.Path))
-	var f *os.File
+	f, err := r.open(cur.Path)
 	if err == nil {
-		f, err = openFileAt(fd, path.Base(cur.Path))
+		h, _, err = hashOf(io.LimitReader(f, r.h.opts.TurnLimit))
+		f.Close()
 	}
-	if err != nil {
-		return "", fmt.Errorf("could not read it: %w", err)
-	}
-	defer f.Close()
-	h, _, err := hashOf(io.LimitReader(f, r.h.opts.TurnLimit))
 	if err != nil {
 		return "", fmt.Errorf("could not read it: %w", err)
 	}
@@ -366,26 +314,18 @@ func (r *restorer) hashNow(cur *Entry) (string, error) {
 // It reports false when the path must be left alone.
 func (r *restorer) setAside(c *Change, cur *Entry) bool {
 	a, dst := c.After, filepath.Join(r.keptDir, filepath.FromSlash(c.Path))
-	var err error
 	switch {
 	case cur == nil || cur.Kind != File && cur.Kind != Symlink:
 		return true
-	case cur.Kind == Symlink:
-		if a != nil && a.Kind == Symlink && a.Target == cur.Target {
-			return true
-		}
-		os.MkdirAll(filepath.Dir(dst), 0o755)
-		os.Remove(dst)
-		if err = os.Symlink(cur.Target, dst); err == nil {
-			err = atomicfile.SyncDir(filepath.Dir(dst))
-		}
-	case a != nil && a.Kind == File && cur.sameStat(a):
+	case cur.Kind == Symlink && a != nil && a.Kind == Symlink && a.Target == cur.Target,
+		cur.Kind == File && a != nil && a.Kind == File && cur.sameStat(a):
 		return true
+	case cur.Kind == Symlink:
 	default:
-		h, herr := r.hashNow(cur)
+		h, err := r.hashNow(cur)
 		switch {
-		case herr != nil:
-			r.fail(c.Path, herr.Error())
+		case err != nil:
+			r.fail(c.Path, err.Error())
 			return false
 		case a != nil && h == a.Hash:
 			return true
@@ -393,7 +333,10 @@ func (r *restorer) setAside(c *Change, cur *Entry) bool {
 			r.fail(c.Path, "it changed since the turn and is too large to set aside, so it was left as it is")
 			return false
 		}
-		err = r.copyAside(c.Path, dst)
+	}
+	err := os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err == nil {
+		err = r.keep(cur, dst)
 	}
 	if err != nil {
 		r.fail(c.Path, "it changed since the turn and could not be set aside ("+err.Error()+"), so it was left as it is")
@@ -401,21 +344,21 @@ func (r *restorer) setAside(c *Change, cur *Entry) bool {
 	return err == nil
 }
 
-// copyAside copies a workspace file to dst, durably.
-func (r *restorer) copyAside(p, dst string) error {
-	fd, err := r.ch.open(parentOf(p))
-	var src *os.File
-	if err == nil {
-		src, err = openFileAt(fd, path.Base(p))
+// keep copies a workspace file or symlink to dst, durably.
+func (r *restorer) keep(cur *Entry, dst string) error {
+	if cur.Kind == Symlink {
+		os.Remove(dst)
+		if err := os.Symlink(cur.Target, dst); err != nil {
+			return err
+		}
+		return atomicfile.SyncDir(filepath.Dir(dst))
 	}
+	src, err := r.open(cur.Path)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	var f *atomicfile.File
-	if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
-		f, err = atomicfile.Create(dst, 0o644)
-	}
+	f, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return err
 	}
@@ -440,40 +383,36 @@ func (r *restorer) writeContent(fd dirFD, name string, b *Entry) error {
 	}
 	if err = r.h.obj.copyTo(f, b.Hash); err != nil {
 		err = fmt.Errorf("its snapshot is missing: %w", err)
-	}
-	if err == nil {
+	} else {
 		err = fchmod(f, b.Mode)
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return cmp.Or(err, f.Close())
 }
 
 // parent opens the folder holding p, creating the missing ones.
 func (r *restorer) parent(p string) (dirFD, error) {
 	dir := parentOf(p)
 	fd, err := r.ch.open(dir)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, fs.ErrNotExist) {
 		return fd, err
 	}
-	var missing []string
-	for d := dir; d != "" && r.stat(d) == nil; d = parentOf(d) {
-		missing = append(missing, d)
+	if fd, err = r.parent(dir); err != nil {
+		return fd, err
 	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		pfd, err := r.ch.open(parentOf(missing[i]))
-		if err != nil {
-			return pfd, err
-		}
-		if err := mkdirAt(pfd, path.Base(missing[i]), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return pfd, fmt.Errorf("could not create folder %s: %w", display(missing[i]), err)
-		}
+	if err := mkdirAt(fd, path.Base(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fd, fmt.Errorf("could not create folder %s: %w", display(dir), err)
 	}
 	return r.ch.open(dir)
 }
 
-// chmod sets a path's mode without following a symlink.
+func (r *restorer) open(p string) (*os.File, error) {
+	fd, err := r.ch.open(parentOf(p))
+	if err != nil {
+		return nil, err
+	}
+	return openFileAt(fd, path.Base(p))
+}
+
 func (r *restorer) chmod(p string, mode uint32) {
 	fd, err := r.ch.open(parentOf(p))
 	if err == nil {
@@ -487,6 +426,5 @@ func (r *restorer) chmod(p string, mode uint32) {
 // tempName is where undo writes p's content: fixed per path, so a run
 // after a crash replaces what the crashed one left.
 func tempName(p string) string {
-	sum := sha256.Sum256([]byte(p))
-	return atomicfile.TempPrefix + "undo-" + hex.EncodeToString(sum[:8])
+	return fmt.Sprintf("%sundo-%.8x", atomicfile.TempPrefix, sha256.Sum256([]byte(p)))
 }
