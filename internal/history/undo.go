@@ -74,7 +74,6 @@ func (h *History) Undo(seq int) (Report, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
 	}
-	t = cmp.Or(t, &Turn{})
 	if t.Has(RecordPruned) {
 		return rep, fmt.Errorf("turn %d cannot be undone: %w", seq, ErrPruned)
 	}
