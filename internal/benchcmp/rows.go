@@ -1,7 +1,9 @@
 package benchcmp
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,16 +120,33 @@ func measureAdversarial(e *Env) (float64, string, error) {
 }
 
 // measureResident compares the peak resident memory of 'courier process'
-// with the size of its reply, one CREATE_FILE just under 20 MB.
+// with the size of its reply, one CREATE_FILE just under 20 MB. The reply
+// is written to a file, never held here: see forgetOwnPeak.
 func measureResident(e *Env) (float64, string, error) {
 	bin, err := e.Courier()
 	if err != nil {
 		return 0, "", err
 	}
+	replyFile := filepath.Join(e.Dir, "resident-reply.txt")
+	f, err := os.Create(replyFile)
+	if err != nil {
+		return 0, "", err
+	}
 	line := "\tfmt.Println(\"a line of generated code that fills the file\")\n"
-	body := strings.Repeat(line, (20<<20-100)/len(line))
-	reply := "I'll write it.\n\n[CREATE_FILE path=\"big.go\"]\n" + body + "[/CREATE_FILE]\n"
-	best := 0.0
+	w := bufio.NewWriter(f)
+	w.WriteString("I'll write it.\n\n[CREATE_FILE path=\"big.go\"]\n")
+	for range (20<<20 - 100) / len(line) {
+		w.WriteString(line)
+	}
+	w.WriteString("[/CREATE_FILE]\n")
+	if err := cmp.Or(w.Flush(), f.Close()); err != nil {
+		return 0, "", err
+	}
+	info, err := os.Stat(replyFile)
+	if err != nil {
+		return 0, "", err
+	}
+	size, best := info.Size(), 0.0
 	for range e.Rounds(3) {
 		root, err := os.MkdirTemp(e.Dir, "resident-")
 		if err != nil {
@@ -136,7 +155,10 @@ func measureResident(e *Env) (float64, string, error) {
 		if _, err := courier(e, bin, root, "--environment=false", "new", "--no-watch", "write big.go"); err != nil {
 			return 0, "", err
 		}
-		if err := os.WriteFile(filepath.Join(root, "inbox", "reply.txt"), []byte(reply), 0o644); err != nil {
+		if err := os.Link(replyFile, filepath.Join(root, "inbox", "reply.txt")); err != nil {
+			return 0, "", err
+		}
+		if err := forgetOwnPeak(); err != nil {
 			return 0, "", err
 		}
 		ps, err := courier(e, bin, root, "process")
@@ -147,12 +169,12 @@ func measureResident(e *Env) (float64, string, error) {
 		if err != nil {
 			return 0, "", err
 		}
-		if v := float64(rss) / float64(len(reply)); best == 0 || v < best {
+		if v := float64(rss) / float64(size); best == 0 || v < best {
 			best = v
 		}
 		os.RemoveAll(root)
 	}
-	return best, fmt.Sprintf("peak resident %s for a reply of %s, least of %d runs", human.Bytes(int64(best*float64(len(reply)))), human.Bytes(int64(len(reply))), e.Rounds(3)), nil
+	return best, fmt.Sprintf("peak resident %s for a reply of %s, least of %d runs", human.Bytes(int64(best*float64(size))), human.Bytes(size), e.Rounds(3)), nil
 }
 
 // courier runs courier on root, and returns how it ended.
