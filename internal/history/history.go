@@ -232,7 +232,7 @@ func (t *Turn) Finish() ([]string, error) {
 	if err == nil && t.obj.size() > t.h.opts.Budget {
 		gc, err = t.h.GC(t.h.opts.Budget)
 	}
-	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records)), gc.Warning(t.h.opts.Budget)}
+	warnings := []string{partlyUndoable(t.Sequence, notUndoable(t.Records, plan(t.Records))), gc.Warning(t.h.opts.Budget)}
 	return slices.DeleteFunc(warnings, func(w string) bool { return w == "" }), err
 }
 

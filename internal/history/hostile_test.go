@@ -178,7 +178,7 @@ func TestTurnLimit(t *testing.T) {
 	if !lost(ch) || ch.Summary(10) != want {
 		t.Errorf("summary:\n%s\nwant\n%s", ch.Summary(10), want)
 	}
-	warning := partlyUndoable(2, notUndoable(tr.Records))
+	warning := partlyUndoable(2, notUndoable(tr.Records, plan(tr.Records)))
 	if want := "turn 2 is only partly undoable: big2.bin (past the turn's snapshot limit of 1 MB), big3.bin (past the turn's snapshot limit of 1 MB)"; warning != want {
 		t.Errorf("warning:\n%s\nwant\n%s", warning, want)
 	}

@@ -266,8 +266,9 @@ func foldPaths(paths, folders []string, n int) []string {
 	return out
 }
 
-// notUndoable lists, in walk order, what of a turn undo cannot put back, and why.
-func notUndoable(recs []Record) []Skipped {
+// notUndoable lists, in walk order, what of a turn (recs, planned) undo
+// cannot put back, and why.
+func notUndoable(recs []Record, planned []Change) []Skipped {
 	why, first := map[string]string{}, map[string]string{}
 	for _, r := range recs {
 		for _, c := range r.Changes {
@@ -277,7 +278,7 @@ func notUndoable(recs []Record) []Skipped {
 		}
 		maps.Copy(why, reasons(r.Skipped))
 	}
-	return lostOf(plan(recs), first)
+	return lostOf(planned, first)
 }
 
 // partlyUndoable warns that lost, of turn seq, cannot be undone; "" if none.
@@ -466,7 +467,8 @@ func (s Store) Log(st *State) ([]TurnLog, error) {
 				tl.Results = append(tl.Results, *r)
 			}
 		}
-		tl.Changed = Changes{List: plan(t.Records), Skipped: skipped, Lost: notUndoable(t.Records)}.Summary(10)
+		planned := plan(t.Records)
+		tl.Changed = Changes{List: planned, Skipped: skipped, Lost: notUndoable(t.Records, planned)}.Summary(10)
 		out = append(out, tl)
 	}
 	return out, err

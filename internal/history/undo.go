@@ -123,9 +123,10 @@ type restorer struct {
 // is removed deepest first, what must come back put back in walk order,
 // and folders get their modes last, deepest first.
 func (r *restorer) run(recs []Record) {
-	why := reasons(notUndoable(recs))
+	planned := plan(recs)
+	why := reasons(notUndoable(recs, planned))
 	var todo []Change
-	for _, c := range plan(recs) {
+	for _, c := range planned {
 		switch {
 		case c.Ignored():
 			r.fail(c.Path, reasonIgnored)
